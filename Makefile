@@ -1,0 +1,30 @@
+# One-command entry points. `make run` and `make test` each create the virtualenv and install
+# the project first (torch pinned to the CPU build through constraints.txt).
+VENV ?= .venv
+PYTHON ?= python3
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint bench clean
+
+run: $(STAMP)
+	$(BIN)/rotbench run
+
+test: $(STAMP)
+	$(BIN)/pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_world.py
+
+$(STAMP): pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	touch $(STAMP)
+
+clean:
+	rm -rf $(VENV) cache/* reports/* .prefect
+	touch cache/.gitkeep reports/.gitkeep

@@ -1,0 +1,1 @@
+"""The ``rotbench`` command line (typer)."""

@@ -1,0 +1,28 @@
+"""Entry point of the ``rotbench`` console script: registers every command."""
+
+from __future__ import annotations
+
+import typer
+
+from rotbench.cli.world_cmd import world
+
+app = typer.Typer(
+    name="rotbench",
+    help="Memory-rot benchmark: does a memory keep current facts, drop superseded ones, "
+    "and keep untrusted values out?",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def _root() -> None:
+    """Memory-rot benchmark for agent-memory engines."""
+
+
+app.command()(world)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

@@ -1,0 +1,36 @@
+"""``rotbench world``: print one generated world."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated
+
+import typer
+
+from rotbench.cli.common import fail
+
+
+class WorldFormat(str, Enum):
+    json = "json"
+    transcript = "transcript"
+
+
+def world(
+    seed: Annotated[int, typer.Option(help="World seed; the world is a pure function of it.")] = 42,
+    days: Annotated[int, typer.Option(help="Simulated days (at least 30).")] = 90,
+    format: Annotated[WorldFormat, typer.Option("--format", help="json or transcript.")] = (
+        WorldFormat.json
+    ),
+) -> None:
+    """Print the world for SEED: its attributes, value timelines, poison, sessions and probes."""
+    from rotbench.world import WorldConfigError, generate_world
+    from rotbench.world.transcript import render_transcript
+
+    try:
+        w = generate_world(seed, days)
+    except WorldConfigError as exc:
+        fail(f"--days: {exc}")
+    if format is WorldFormat.json:
+        typer.echo(w.model_dump_json(indent=2))
+    else:
+        typer.echo(render_transcript(w), nl=False)

@@ -1,0 +1,173 @@
+"""Configuration of the reference engine: every threshold named, overridable and recorded.
+
+Sections split by what they affect, so the pipeline can key its caches on the right part:
+
+- ``reconcile`` and ``store`` change what ``deposit`` decides (``DEPOSIT_SECTIONS``);
+- ``query`` and ``trust`` change only how a ledger is ranked (``QUERY_SECTIONS``).
+
+Overrides are ``section.key=value`` strings (``EngineConfig().with_overrides([...])``). Every
+failure is a ``ConfigError`` with a one-line message naming the key.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+from collections.abc import Iterable
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+DEPOSIT_SECTIONS: tuple[str, ...] = ("reconcile", "store")
+"""Sections whose values change the ledger ``deposit`` builds."""
+
+QUERY_SECTIONS: tuple[str, ...] = ("query", "trust")
+"""Sections whose values change only the ranking of an existing ledger."""
+
+_TRUE = {"true", "1", "yes", "on"}
+_FALSE = {"false", "0", "no", "off"}
+
+
+class ConfigError(ValueError):
+    """An override or section name the configuration refuses; the message is one line."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+
+class ReconcileConfig(_Section):
+    """Candidate search on deposit (which pairs reach the checker)."""
+
+    same_document: bool = Field(
+        default=True, description="Compare a new claim with earlier claims of its own document."
+    )
+    same_document_floor: float = Field(
+        default=0.80, ge=0.0, le=1.0, description="Cosine floor for same-document candidates."
+    )
+    cross_document: bool = Field(
+        default=True,
+        description="Compare a new claim with active same-subject claims of other documents.",
+    )
+    update_floor: float = Field(
+        default=0.45, ge=0.0, le=1.0, description="Cosine floor for cross-document candidates."
+    )
+
+
+class StoreConfig(_Section):
+    """How the store files claims."""
+
+    multi_contributor: bool = Field(
+        default=False,
+        description="Record each document's contributor on its claims (else the single owner).",
+    )
+
+
+class QueryConfig(_Section):
+    """Ranking: score = (similarity_weight * cos + confidence_weight * confidence) * trust."""
+
+    relevance_floor: float = Field(
+        default=0.25, ge=0.0, le=1.0, description="Claims whose raw cosine is below are refused."
+    )
+    similarity_weight: float = Field(default=0.6, ge=0.0, le=1.0)
+    confidence_weight: float = Field(default=0.4, ge=0.0, le=1.0)
+
+
+class TrustConfig(_Section):
+    """Per-domain source trust, applied at query time only (the ledger keeps what was said)."""
+
+    policy: bool = Field(default=True, description="Demote claims from untrusted web domains.")
+    untrusted_domain_trust: float = Field(
+        default=0.2, ge=0.0, le=1.0, description="Trust factor of a non-conversation lineage."
+    )
+
+
+class EngineConfig(BaseModel):
+    """The whole engine configuration; immutable. Defaults are the compiled defaults."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    reconcile: ReconcileConfig = Field(default_factory=ReconcileConfig)
+    store: StoreConfig = Field(default_factory=StoreConfig)
+    query: QueryConfig = Field(default_factory=QueryConfig)
+    trust: TrustConfig = Field(default_factory=TrustConfig)
+
+    # ---- views ---------------------------------------------------------------------------
+
+    def flat(self) -> dict[str, bool | float]:
+        """Every setting as ``{'section.key': value}``, sorted by key (recorded in reports)."""
+        out: dict[str, bool | float] = {}
+        for section in type(self).model_fields:
+            for key, value in getattr(self, section).model_dump().items():
+                out[f"{section}.{key}"] = value
+        return dict(sorted(out.items()))
+
+    def stamp(self, section_names: Iterable[str]) -> str:
+        """A 12-hex-digit content hash of the named sections (order-insensitive).
+
+        Raises ConfigError for an unknown section name.
+        """
+        names = sorted(set(section_names))
+        known = list(type(self).model_fields)
+        for name in names:
+            if name not in known:
+                raise ConfigError(f"unknown config section {name!r} (known: {', '.join(known)})")
+        payload = {name: getattr(self, name).model_dump() for name in names}
+        text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+    # ---- overrides -----------------------------------------------------------------------
+
+    def with_overrides(self, overrides: Iterable[str]) -> EngineConfig:
+        """A copy with ``section.key=value`` overrides applied, validated.
+
+        Bools accept true/false/1/0/yes/no/on/off; numbers must parse as floats; floors,
+        weights and trust factors must lie in [0, 1]. Raises ConfigError (one line, naming the
+        key) for a malformed override, an unknown key, an unparsable or out-of-range value.
+        """
+        data = self.model_dump()
+        known = list(self.flat())
+        for item in overrides:
+            if "=" not in item:
+                raise ConfigError(f"bad override {item!r}: expected 'section.key=value'")
+            key, raw = (part.strip() for part in item.split("=", 1))
+            if key not in known:
+                raise ConfigError(_unknown_key_message(key, known))
+            section, name = key.split(".", 1)
+            data[section][name] = _parse(key, raw, type(data[section][name]))
+        try:
+            return EngineConfig.model_validate(data)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            key = ".".join(str(p) for p in err["loc"])
+            msg = f"bad value for {key!r}: {err['input']!r} is outside [0, 1]"
+            raise ConfigError(msg) from None
+
+
+def _parse(key: str, raw: str, kind: type) -> bool | float:
+    if kind is bool:
+        low = raw.lower()
+        if low in _TRUE:
+            return True
+        if low in _FALSE:
+            return False
+        raise ConfigError(f"bad value for {key!r}: {raw!r} is not a boolean (true/false)")
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"bad value for {key!r}: {raw!r} is not a number") from None
+    if value != value:  # NaN
+        raise ConfigError(f"bad value for {key!r}: {raw!r} is not a number")
+    return value
+
+
+def _unknown_key_message(key: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(key, known, n=1, cutoff=0.5)
+    if not close:  # try the last part alone: 'floor' -> 'query.relevance_floor'
+        tails = {k.split(".", 1)[1]: k for k in known}
+        tail = key.split(".")[-1]
+        hit = difflib.get_close_matches(tail, list(tails), n=1, cutoff=0.5)
+        close = [tails[hit[0]]] if hit else []
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return f"unknown config key {key!r} ({hint}known: {', '.join(known)})"

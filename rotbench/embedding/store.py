@@ -1,0 +1,72 @@
+"""Content-addressed vector shards on disk.
+
+Layout: ``<root>/<shard-name>.npz``, each shard holding ``keys`` (unicode array of 64-hex
+sha256 keys) and ``vectors`` (float32, one normalised row per key). Shards are immutable and
+named by the hash of their keys; they are written to a temporary file and moved into place
+with ``os.replace``, so a reader never sees a partial shard and concurrent writers (threads
+or processes) never corrupt each other. Loading uses ``allow_pickle=False``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+
+def load_shards(root: Path) -> dict[str, np.ndarray]:
+    """Every key -> vector found under ``root`` (empty when the folder does not exist).
+
+    A shard that vanished or cannot be read (e.g. removed by a concurrent ``compact``) is
+    skipped: its keys are simply re-encoded on demand.
+    """
+    table: dict[str, np.ndarray] = {}
+    if not root.is_dir():
+        return table
+    for path in sorted(root.glob("*.npz")):
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                keys, vectors = data["keys"], data["vectors"]
+        except (OSError, ValueError, KeyError):
+            continue
+        for key, vec in zip(keys.tolist(), vectors, strict=True):
+            table[key] = vec
+    return table
+
+
+def write_shard(root: Path, keys: list[str], vectors: np.ndarray) -> Path:
+    """Persist ``keys``/``vectors`` (n, dim) float32 as one new shard; returns its path.
+
+    Atomic: written to a temporary file in ``root`` then ``os.replace``d into place.
+    """
+    root.mkdir(parents=True, exist_ok=True)
+    name = hashlib.sha256("\n".join(keys).encode()).hexdigest()[:24]
+    final = root / f"{name}.npz"
+    fd, tmp = tempfile.mkstemp(dir=root, prefix=".tmp-", suffix=".npz")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(fh, keys=np.array(keys, dtype="U64"), vectors=vectors.astype(np.float32))
+        os.replace(tmp, final)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return final
+
+
+def compact_shards(root: Path) -> int:
+    """Merge every shard under ``root`` into one; returns the number of shards removed."""
+    paths = sorted(root.glob("*.npz")) if root.is_dir() else []
+    if len(paths) < 2:
+        return 0
+    table = load_shards(root)
+    keys = sorted(table)
+    merged = write_shard(root, keys, np.stack([table[k] for k in keys]))
+    removed = 0
+    for path in paths:
+        if path != merged:
+            path.unlink(missing_ok=True)
+            removed += 1
+    return removed

@@ -1,0 +1,118 @@
+"""The probe records that flow from probing into scoring and the report of record.
+
+Probing asks every question of a world at each checkpoint day and keeps the top-k hits; this
+module holds those records. Scoring fills each hit's class (``cls``) and the channels of the
+untrusted values it carries (``poison_channels``). Everything needed to rescore later travels
+with the records: the truth at the probe's day and every attribute's value pool.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from rotbench.engine.protocol import Hit, Provenance
+from rotbench.world.models import Channel, Truth
+
+HitClass = Literal[
+    "current", "mixed", "stale", "history", "poison_asserted", "poison_attributed", "none"
+]
+"""What one hit says about the probe's attribute at the probe's day (see ``classify``).
+
+'none' means the hit carries no value of the probe's attribute that the truth knows about.
+"""
+
+HIT_CLASSES: tuple[HitClass, ...] = (
+    "current",
+    "mixed",
+    "stale",
+    "history",
+    "poison_asserted",
+    "poison_attributed",
+    "none",
+)
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ScoredHit(_Frozen):
+    """One top-k hit as recorded in the report: the engine's answer plus its classification."""
+
+    rank: int = Field(description="1-based position in the top-k.")
+    text: str | None = Field(
+        description="The claim sentence; None when claim text recording is off."
+    )
+    score: float = Field(description="Final ranking score (engine-specific scale).")
+    similarity: float = Field(description="Raw cosine similarity of question and claim, -1..1.")
+    provenance: Provenance
+    cls: HitClass | None = Field(default=None, description="The hit's class; None until scored.")
+    poison_channels: list[Channel] = Field(
+        default_factory=list,
+        description="Channels of the untrusted values the hit carries (set by scoring).",
+    )
+
+    @classmethod
+    def from_hit(cls, hit: Hit, record_text: bool = True) -> ScoredHit:
+        """An unscored record of an engine ``Hit``.
+
+        ``record_text=False`` drops the claim text, which makes the hit impossible to classify
+        or rescore: prefer keeping text through scoring and letting ``build_report`` drop it
+        when the selection says ``record_claim_text=False``.
+        """
+        return cls(
+            rank=hit.rank,
+            text=hit.text if record_text else None,
+            score=hit.score,
+            similarity=hit.similarity,
+            provenance=hit.provenance,
+        )
+
+
+class ProbeRecord(_Frozen):
+    """One question asked at one checkpoint day, with the truth it is scored against.
+
+    ``attribute`` and ``truth`` are both None for an unanswerable question (an attribute the
+    world never mentions); ``truth`` is ``World.truth(attribute, day)`` otherwise.
+    """
+
+    day: int = Field(description="Checkpoint day the question was asked (days since epoch).")
+    attribute: str | None = Field(description="Attribute key; None for an unanswerable question.")
+    question: str
+    truth: Truth | None
+    hits: list[ScoredHit] = Field(description="The top-k hits, best first.")
+
+    @model_validator(mode="after")
+    def _truth_matches(self) -> ProbeRecord:
+        if (self.attribute is None) != (self.truth is None):
+            raise ValueError("attribute and truth must both be set or both be None")
+        if self.truth is not None and (
+            self.truth.attribute != self.attribute or self.truth.day != self.day
+        ):
+            raise ValueError(
+                f"truth is for {self.truth.attribute!r} on day {self.truth.day}, "
+                f"probe is {self.attribute!r} on day {self.day}"
+            )
+        return self
+
+    @property
+    def answerable(self) -> bool:
+        return self.truth is not None
+
+
+class WorldProbes(_Frozen):
+    """Every probe of one world, self-contained: rescoring needs nothing but this."""
+
+    seed: int
+    days: int
+    generator_version: str
+    fingerprint: str = Field(description="The world's fingerprint (sha256), as generated.")
+    pools: dict[str, list[str]] = Field(description="Every attribute's value pool, by key.")
+    probes: list[ProbeRecord]
+
+    @property
+    def scored(self) -> bool:
+        """True when every hit has a class."""
+        return all(h.cls is not None for p in self.probes for h in p.hits)

@@ -1,0 +1,8 @@
+"""Stage 1 of the pipeline: the deterministic changing world (see ``generate.py``)."""
+
+from rotbench.world.generate import GENERATOR_VERSION, WorldConfigError, generate_world
+from rotbench.world.invariants import PoolOverlapError, check_pools
+from rotbench.world.models import World
+
+__all__ = ["GENERATOR_VERSION", "PoolOverlapError", "World", "WorldConfigError", "check_pools",
+           "generate_world"]

@@ -1,0 +1,331 @@
+"""The world generator: ``generate_world(seed, days)`` -> World.
+
+A pure function of ``(seed, days, GENERATOR_VERSION)``: one private ``random.Random`` seeded
+from those three, no I/O, no clock. Bump ``GENERATOR_VERSION`` whenever what a seed produces
+changes on purpose; the fingerprint tests pin the output of seeds 42, 43 and 44.
+
+Shape of a world (days counted from the epoch, day 0):
+
+- days 1..10: introductions; every attribute's initial value is stated once.
+- changes fall strictly between checkpoints, from day 11 to the day before the last
+  checkpoint, and two changes of one attribute always have a checkpoint between them, so each
+  change is observable. Two attributes never change (controls), three change and change back
+  (A -> B -> A), the other seven change once or twice to fresh values.
+- mention sessions restate current values; history sessions mention superseded values in the
+  past tense, only on days after they were superseded and while they are not current.
+- six untrusted values, two per channel, on six distinct attributes; each is a pool value
+  the attribute never holds.
+- noise sessions carry no attribute value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from rotbench.world.invariants import check_pools
+from rotbench.world.models import (
+    Attribute,
+    Change,
+    Channel,
+    Fact,
+    Poison,
+    Probe,
+    Session,
+    Turn,
+    World,
+)
+from rotbench.world.pools import (
+    ASSISTANT_ACKS,
+    ATTRIBUTES,
+    NOISE_EXCHANGES,
+    RELAY_REQUEST,
+    RELAY_TURN,
+    TOOL_AFTER,
+    TOOL_CALL,
+    TOOL_REQUEST,
+    TOOL_TURN,
+    UNANSWERABLE_QUESTIONS,
+    UNTRUSTED_DOMAINS,
+    WEB_PAGE,
+    AttributeSpec,
+    all_template_texts,
+)
+
+GENERATOR_VERSION = "1"
+EPOCH = datetime(2026, 1, 5, tzinfo=UTC)
+"""Day 0 of every world: a fixed instant, so timestamps never depend on the clock."""
+MIN_DAYS = 30
+CHECKPOINT_EVERY_DAYS = 15
+INTRO_LAST_DAY = 10
+N_CONTROLS = 2
+N_REVERSIONS = 3
+POISON_PER_CHANNEL = 2
+UNANSWERABLE_PER_CHECKPOINT = 2
+
+_KIND_ORDER = {"intro": 0, "change": 1, "mention": 2, "history": 3, "noise": 4,
+               "relay": 5, "tool_turn": 6, "web_page": 7}
+
+
+class WorldConfigError(ValueError):
+    """Bad generator input (e.g. too few days); the message is one line."""
+
+
+@dataclass
+class _Draft:
+    day: int
+    kind: str
+    turns: list[Turn]
+    facts: list[Fact] = field(default_factory=list)
+    uri: str | None = None
+    order: int = 0
+
+
+def checkpoints_for(days: int) -> list[int]:
+    """Checkpoint days: every 15 days up to ``days`` (15, 30, ..., 90 for 90 days)."""
+    return list(range(CHECKPOINT_EVERY_DAYS, days + 1, CHECKPOINT_EVERY_DAYS))
+
+
+def _rng(seed: int, days: int) -> random.Random:
+    material = f"rotbench-world:{GENERATOR_VERSION}:{seed}:{days}".encode()
+    return random.Random(int.from_bytes(hashlib.sha256(material).digest()[:8], "big"))
+
+
+def _intervals(checkpoints: list[int]) -> list[range]:
+    """Day ranges strictly between consecutive checkpoints where a change may fall."""
+    out, lo = [], INTRO_LAST_DAY + 1
+    for cp in checkpoints:
+        if lo <= cp - 1:
+            out.append(range(lo, cp))
+        lo = cp + 1
+    return out
+
+
+def _change_days(rng: random.Random, intervals: list[range], n: int) -> list[int]:
+    chosen = sorted(rng.sample(range(len(intervals)), n))
+    return [rng.choice(intervals[i]) for i in chosen]
+
+
+def _timeline(rng: random.Random, spec: AttributeSpec, role: str,
+              intervals: list[range]) -> list[Change]:
+    initial = rng.choice(spec.pool)
+    changes = [Change(day=1, value=initial, phrasing="initial")]
+    if role == "control":
+        return changes
+    n = 2 if role == "reversion" else (2 if rng.random() < 0.3 and len(intervals) > 1 else 1)
+    days = _change_days(rng, intervals, n)
+    held = [initial]
+    for i, day in enumerate(days):
+        if role == "reversion" and i == 1:
+            value = initial
+        else:
+            value = rng.choice([v for v in spec.pool if v not in held])
+        held.append(value)
+        changes.append(Change(day=day, value=value,
+                              phrasing=rng.choice(("transition", "restatement"))))
+    return changes
+
+
+def _value_on(changes: list[Change], day: int) -> str:
+    return [c for c in changes if c.day <= day][-1].value
+
+
+def _superseded_on(changes: list[Change], day: int) -> list[str]:
+    held = [c for c in changes if c.day <= day]
+    current = held[-1].value
+    return sorted({c.value for c in held[:-1]} - {current})
+
+
+def _ack(rng: random.Random) -> Turn:
+    return Turn(role="assistant", text=rng.choice(ASSISTANT_ACKS))
+
+
+def _fill(template: str, spec: AttributeSpec, **kw: str) -> str:
+    return template.format(label=spec.label, **kw)
+
+
+def _intro_sessions(rng: random.Random, timelines: dict[str, list[Change]]) -> list[_Draft]:
+    keys = list(timelines)
+    rng.shuffle(keys)
+    intro_days = sorted(rng.sample(range(1, INTRO_LAST_DAY + 1), 4))
+    drafts = []
+    for i, day in enumerate(intro_days):
+        turns, facts = [], []
+        for key in keys[i * 3:(i + 1) * 3]:
+            spec = _SPECS[key]
+            value = timelines[key][0].value
+            facts.append(Fact(turn=len(turns), attribute=key, value=value, tense="present"))
+            turns += [Turn(role="user", text=rng.choice(spec.present).format(v=value)), _ack(rng)]
+        drafts.append(_Draft(day=day, kind="intro", turns=turns, facts=facts))
+    # The intro timeline entries are dated day 1; the stated day is the session's day.
+    return drafts
+
+
+def _change_session(rng: random.Random, spec: AttributeSpec, old: str, ch: Change) -> _Draft:
+    if ch.phrasing == "transition":
+        text = spec.transition.format(old=old, new=ch.value)
+        facts = [Fact(turn=0, attribute=spec.key, value=ch.value, tense="present"),
+                 Fact(turn=0, attribute=spec.key, value=old, tense="past")]
+    else:
+        text = spec.restatement.format(new=ch.value)
+        facts = [Fact(turn=0, attribute=spec.key, value=ch.value, tense="present")]
+    return _Draft(day=ch.day, kind="change", turns=[Turn(role="user", text=text), _ack(rng)],
+                  facts=facts)
+
+
+def _mention_sessions(rng: random.Random, timelines: dict[str, list[Change]], days: int,
+                      change_days: dict[str, set[int]]) -> list[_Draft]:
+    drafts = []
+    for key, changes in timelines.items():
+        spec = _SPECS[key]
+        candidates = [d for d in range(INTRO_LAST_DAY + 1, days + 1) if d not in change_days[key]]
+        for day in sorted(rng.sample(candidates, rng.randint(1, 3))):
+            value = _value_on(changes, day)
+            drafts.append(_Draft(
+                day=day, kind="mention",
+                turns=[Turn(role="user", text=rng.choice(spec.present).format(v=value)), _ack(rng)],
+                facts=[Fact(turn=0, attribute=key, value=value, tense="present")]))
+        for ch in changes[1:]:
+            later = [d for d in range(ch.day + 1, days + 1) if d not in change_days[key]]
+            old_values = [c.value for c in changes if c.day < ch.day]
+            previous = old_values[-1]
+            pick = [d for d in later if previous in _superseded_on(changes, d)]
+            for day in sorted(rng.sample(pick, min(len(pick), rng.randint(1, 2)))):
+                drafts.append(_Draft(
+                    day=day, kind="history",
+                    turns=[Turn(role="user", text=rng.choice(spec.past).format(v=previous)),
+                           _ack(rng)],
+                    facts=[Fact(turn=0, attribute=key, value=previous, tense="past")]))
+    return drafts
+
+
+def _noise_sessions(rng: random.Random, days: int) -> list[_Draft]:
+    drafts = []
+    for day in sorted(rng.sample(range(1, days + 1), max(4, days // 6))):
+        user, assistant = rng.choice(NOISE_EXCHANGES)
+        drafts.append(_Draft(day=day, kind="noise",
+                             turns=[Turn(role="user", text=user),
+                                    Turn(role="assistant", text=assistant)]))
+    return drafts
+
+
+def _poison(rng: random.Random, timelines: dict[str, list[Change]], checkpoints: list[int],
+            seed: int) -> tuple[list[Poison], list[_Draft]]:
+    channels: list[Channel] = [c for c in ("relay", "tool_turn", "source")
+                               for _ in range(POISON_PER_CHANNEL)]
+    keys = rng.sample(list(timelines), len(channels))
+    eligible = [d for d in range(INTRO_LAST_DAY + 1, checkpoints[-1]) if d not in checkpoints]
+    poison, drafts = [], []
+    for i, (key, channel) in enumerate(zip(keys, channels, strict=True)):
+        spec = _SPECS[key]
+        held = {c.value for c in timelines[key]}
+        value = rng.choice([v for v in spec.pool if v not in held])
+        day = rng.choice(eligible)
+        fact = Fact(turn=0, attribute=key, value=value, tense="present", channel=channel)
+        if channel == "relay":
+            turns = [Turn(role="user", text=RELAY_REQUEST),
+                     Turn(role="assistant", text=_fill(RELAY_TURN, spec, v=value))]
+            draft = _Draft(day=day, kind="relay", turns=turns,
+                           facts=[fact.model_copy(update={"turn": 1})])
+        elif channel == "tool_turn":
+            turns = [Turn(role="user", text=TOOL_REQUEST),
+                     Turn(role="assistant", text=TOOL_CALL),
+                     Turn(role="tool", text=_fill(TOOL_TURN, spec, v=value)),
+                     Turn(role="assistant", text=TOOL_AFTER)]
+            draft = _Draft(day=day, kind="tool_turn", turns=turns,
+                           facts=[fact.model_copy(update={"turn": 2})])
+        else:
+            domain = UNTRUSTED_DOMAINS[i % len(UNTRUSTED_DOMAINS)]
+            uri = f"https://{domain}/profiles/world-{seed}/{key.replace('_', '-')}"
+            draft = _Draft(day=day, kind="web_page", uri=uri,
+                           turns=[Turn(role="tool", text=_fill(WEB_PAGE, spec, v=value))],
+                           facts=[fact])
+        drafts.append(draft)
+        poison.append(Poison(attribute=key, value=value, channel=channel, day=day,
+                             document_uri=""))
+    return poison, drafts
+
+
+def _finish_sessions(drafts: list[_Draft], seed: int) -> list[Session]:
+    drafts.sort(key=lambda d: (d.day, _KIND_ORDER[d.kind], d.order))
+    sessions, position, last_day = [], 0, None
+    for d in drafts:
+        position = position + 1 if d.day == last_day else 0
+        last_day = d.day
+        stamp = EPOCH + timedelta(days=d.day, hours=9, minutes=40 * position)
+        uri = d.uri or f"session://world-{seed}/day-{d.day:03d}/{position}"
+        sessions.append(Session(day=d.day, position=position,
+                                timestamp=stamp.isoformat().replace("+00:00", "Z"),
+                                kind=d.kind, document_uri=uri, turns=d.turns, facts=d.facts))
+    return sessions
+
+
+def canonical_json(data: dict) -> str:
+    """Sorted-key, compact, UTF-8 JSON: the text the fingerprint hashes."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def generate_world(seed: int, days: int = 90) -> World:
+    """Build the world for ``seed`` over ``days`` simulated days.
+
+    Raises WorldConfigError when ``days`` is under 30 (a world needs two checkpoints so that a
+    change can be observed between them), and PoolOverlapError if the pools break the
+    invariant. Takes a few milliseconds (see benchmarks/bench_world.py).
+    """
+    if not isinstance(days, int) or days < MIN_DAYS:
+        raise WorldConfigError(f"days must be an integer of at least {MIN_DAYS}, got {days!r}")
+    check_pools({a.key: a.pool for a in ATTRIBUTES}, all_template_texts())
+    rng = _rng(seed, days)
+    checkpoints = checkpoints_for(days)
+    intervals = _intervals(checkpoints)
+    order = [a.key for a in ATTRIBUTES]
+    rng.shuffle(order)
+    roles = {k: "control" for k in order[:N_CONTROLS]}
+    roles |= {k: "reversion" for k in order[N_CONTROLS:N_CONTROLS + N_REVERSIONS]}
+    roles |= {k: "change" for k in order[N_CONTROLS + N_REVERSIONS:]}
+    timelines = {a.key: _timeline(rng, a, roles[a.key], intervals) for a in ATTRIBUTES}
+    change_days = {k: {c.day for c in ch[1:]} for k, ch in timelines.items()}
+
+    drafts = _intro_sessions(rng, timelines)
+    for key, changes in timelines.items():
+        for old, ch in zip(changes, changes[1:], strict=False):
+            drafts.append(_change_session(rng, _SPECS[key], old.value, ch))
+    drafts += _mention_sessions(rng, timelines, days, change_days)
+    drafts += _noise_sessions(rng, days)
+    poison, poison_drafts = _poison(rng, timelines, checkpoints, seed)
+    drafts += poison_drafts
+    for i, d in enumerate(drafts):
+        d.order = i
+    sessions = _finish_sessions(drafts, seed)
+    by_fact = {(f.attribute, f.channel): s.document_uri
+               for s in sessions for f in s.facts if f.channel}
+    poison = [p.model_copy(update={"document_uri": by_fact[(p.attribute, p.channel)]})
+              for p in poison]
+
+    probes = []
+    for cp in checkpoints:
+        probes += [Probe(day=cp, attribute=a.key, question=a.question) for a in ATTRIBUTES]
+        for q in rng.sample(UNANSWERABLE_QUESTIONS, UNANSWERABLE_PER_CHECKPOINT):
+            probes.append(Probe(day=cp, attribute=None, question=q))
+
+    body = dict(
+        seed=seed, days=days, generator_version=GENERATOR_VERSION,
+        epoch=EPOCH.isoformat().replace("+00:00", "Z"),
+        attributes=[Attribute(key=a.key, label=a.label, question=a.question, pool=list(a.pool),
+                              changes=timelines[a.key]) for a in ATTRIBUTES],
+        controls=sorted(k for k, r in roles.items() if r == "control"),
+        reversions=sorted(k for k, r in roles.items() if r == "reversion"),
+        poison=sorted(poison, key=lambda p: (p.day, p.attribute)),
+        sessions=sessions, checkpoints=checkpoints, probes=probes,
+    )
+    draft = World(fingerprint="", **body)
+    fingerprint = hashlib.sha256(
+        canonical_json(draft.model_dump(mode="json", exclude={"fingerprint"})).encode()
+    ).hexdigest()
+    return draft.model_copy(update={"fingerprint": fingerprint})
+
+
+_SPECS: dict[str, AttributeSpec] = {a.key: a for a in ATTRIBUTES}

@@ -1,0 +1,138 @@
+"""The world generator: determinism, counts, honest history, poison, and the pool invariant."""
+
+from __future__ import annotations
+
+import pytest
+
+from rotbench.world import PoolOverlapError, WorldConfigError, check_pools, generate_world
+from rotbench.world.pools import ATTRIBUTES, all_template_texts
+
+PINNED = {
+    42: "77450b1524e1",
+    43: "abdd3c3fb3b8",
+    44: "08057e0ea604",
+}
+OTHER_SEEDS = list(range(1, 21))
+FILL = [f"Filler{i}" for i in range(20)]
+
+
+@pytest.mark.parametrize("seed", sorted(PINNED))
+def test_fingerprint_is_pinned(seed: int) -> None:
+    assert generate_world(seed).fingerprint[:12] == PINNED[seed]
+
+
+def test_world_is_a_pure_function_of_seed_and_days() -> None:
+    a, b = generate_world(42), generate_world(42)
+    assert a == b
+    assert generate_world(42, 60).fingerprint != a.fingerprint
+    assert generate_world(43).fingerprint != a.fingerprint
+
+
+def test_main_seeds_give_216_attribute_and_36_unanswerable_questions() -> None:
+    probes = [p for s in PINNED for p in generate_world(s).probes]
+    assert sum(p.attribute is not None for p in probes) == 216
+    assert sum(p.attribute is None for p in probes) == 36
+
+
+@pytest.mark.parametrize("days", [29, 0, -5])
+def test_too_few_days_is_a_clear_error(days: int) -> None:
+    with pytest.raises(WorldConfigError, match="at least 30"):
+        generate_world(42, days)
+
+
+@pytest.mark.parametrize("seed", sorted(PINNED) + OTHER_SEEDS)
+@pytest.mark.parametrize("days", [90, 30, 47])
+def test_counts_and_rules(seed: int, days: int) -> None:
+    w = generate_world(seed, days)
+    keys = [a.key for a in w.attributes]
+    assert len(keys) == 12 and len(set(keys)) == 12
+    assert w.checkpoints == list(range(15, days + 1, 15))
+    # roles
+    assert len(w.controls) == 2 and len(w.reversions) == 3
+    for a in w.attributes:
+        values = [c.value for c in a.changes]
+        assert len(a.pool) >= 8 and set(values) <= set(a.pool)
+        assert a.changes[0].phrasing == "initial"
+        if a.key in w.controls:
+            assert len(a.changes) == 1
+        elif a.key in w.reversions:
+            assert len(values) == 3 and values[0] == values[2] != values[1]
+        else:
+            assert 2 <= len(a.changes) and len(set(values)) == len(values)
+        # every change falls strictly between checkpoints, consecutive ones a checkpoint apart
+        for prev, ch in zip(a.changes, a.changes[1:], strict=False):
+            assert ch.day not in w.checkpoints and ch.day < w.checkpoints[-1]
+            assert ch.phrasing in ("transition", "restatement")
+            assert any(prev.day < cp < ch.day for cp in w.checkpoints) or prev.phrasing == "initial"
+    # poison: six values, two per channel, never true, distinct attributes
+    assert sorted(p.channel for p in w.poison) == ["relay"] * 2 + ["source"] * 2 + ["tool_turn"] * 2
+    assert len({p.attribute for p in w.poison}) == 6
+    for p in w.poison:
+        a = w.attribute(p.attribute)
+        assert p.value in a.pool and p.value not in {c.value for c in a.changes}
+    # probes: 12 + 2 per checkpoint
+    assert len(w.probes) == 14 * len(w.checkpoints)
+    assert sum(p.attribute is None for p in w.probes) == 2 * len(w.checkpoints)
+    # noise sessions carry no value; days ascend; timestamps are unique and ordered
+    assert any(s.kind == "noise" for s in w.sessions)
+    assert all(not s.facts for s in w.sessions if s.kind == "noise")
+    stamps = [s.timestamp for s in w.sessions]
+    assert stamps == sorted(stamps) and len(set(stamps)) == len(stamps)
+
+
+@pytest.mark.parametrize("seed", sorted(PINNED) + OTHER_SEEDS)
+def test_facts_match_truth_and_history_is_honest(seed: int) -> None:
+    w = generate_world(seed)
+    stated: set[str] = set()
+    for s in w.sessions:
+        for f in s.facts:
+            truth = w.truth(f.attribute, s.day)
+            text = s.turns[f.turn].text
+            assert f.value in text
+            if f.channel is not None:
+                assert f.value not in (truth.current, *truth.superseded)
+            elif f.tense == "present":
+                assert f.value == truth.current
+                stated.add(f.attribute)
+            else:  # past tense names only values already superseded, never the current one
+                assert f.value in truth.superseded and f.value != truth.current
+    assert stated == {a.key for a in w.attributes}
+    # web pages live under the reserved .example TLD; tool poison sits in a tool turn
+    for s in w.sessions:
+        if s.kind == "web_page":
+            assert s.document_uri.split("/")[2].endswith(".example")
+        if s.kind == "tool_turn":
+            assert s.turns[s.facts[0].turn].role == "tool"
+
+
+def test_truth_on_a_reversion() -> None:
+    w = generate_world(42)
+    key = w.reversions[0]
+    a, b, back = w.attribute(key).changes
+    t = w.truth(key, back.day)
+    assert t.current == a.value and t.superseded == [b.value] and t.changed
+    t_mid = w.truth(key, b.day)
+    assert t_mid.current == b.value and t_mid.superseded == [a.value]
+    assert w.truth(key, b.day - 1).changed is False
+
+
+def test_shipped_pools_satisfy_the_invariant() -> None:
+    check_pools({a.key: a.pool for a in ATTRIBUTES}, all_template_texts())
+
+
+@pytest.mark.parametrize(
+    ("pools", "templates", "message"),
+    [
+        ({"car": ["Saab", "Saab Turbo", *FILL[:6]]}, [], "'Saab' \\(pool 'car'\\) occurs inside"),
+        ({"car": ["Saab", *FILL[:7]]}, ["My saab is red."], "'Saab' .* occurs in template text"),
+        ({"car": ["Saab", *FILL[:7]], "phone": ["saab", *FILL[7:14]]}, [], "appears in pool"),
+        ({"car": ["Saab", "Dacia"]}, [], "at least 8"),
+    ],
+)
+def test_invariant_rejects_planted_overlap(pools, templates, message) -> None:
+    with pytest.raises(PoolOverlapError, match=message):
+        check_pools(pools, templates)
+
+
+def test_value_inside_a_longer_word_is_not_an_overlap() -> None:
+    check_pools({"car": ["Saab", *FILL[:7]]}, ["Saabs are not a word here: Saabland."])
