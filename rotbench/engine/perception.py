@@ -29,7 +29,9 @@ class ClaimDraft(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     subject: str = Field(description="Who the claim is about, e.g. 'the user'.")
-    slot: str | None = Field(default=None, description="Attribute key when known, e.g. 'home_city'.")
+    slot: str | None = Field(
+        default=None, description="Attribute key when known, e.g. 'home_city'."
+    )
     value: str
     tense: Literal["present", "past"]
     attribution: Attribution = "own"

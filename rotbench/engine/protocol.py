@@ -26,7 +26,9 @@ class Document(BaseModel):
     timestamp: str = Field(description="ISO-8601 UTC.")
     kind: Literal["conversation", "web_page"]
     turns: list[Turn]
-    contributor: str = Field(default="user", description="Who deposited it (multi-contributor mode).")
+    contributor: str = Field(
+        default="user", description="Who deposited it (multi-contributor mode)."
+    )
 
     @property
     def text(self) -> str:
@@ -68,7 +70,9 @@ class Hit(BaseModel):
     rank: int = Field(description="1-based position in the top-k.")
     text: str = Field(description="The claim sentence as stored.")
     score: float = Field(description="Final ranking score (engine-specific scale).")
-    similarity: float = Field(description="Raw cosine similarity between question and claim, -1..1.")
+    similarity: float = Field(
+        description="Raw cosine similarity between question and claim, -1..1."
+    )
     provenance: Provenance
 
 

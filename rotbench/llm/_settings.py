@@ -8,14 +8,18 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from rotbench.llm._prompts import CHECK_PROMPTS, DEFAULT_CHECK_PROMPT, DEFAULT_EXTRACT_PROMPT
-from rotbench.llm._prompts import EXTRACT_PROMPTS
+from rotbench.llm._prompts import (
+    CHECK_PROMPTS,
+    DEFAULT_CHECK_PROMPT,
+    DEFAULT_EXTRACT_PROMPT,
+    EXTRACT_PROMPTS,
+)
 
 Price = tuple[float, float]
 """(input_usd_per_mtok, output_usd_per_mtok): US dollars per million input / output tokens."""
 
 CACHE_READ_PRICE_FACTOR = 0.1
-"""Prompt-cache reads are billed at this fraction of the input price (Anthropic's published rule)."""
+"""Prompt-cache reads are billed at this fraction of the input price."""
 CACHE_WRITE_PRICE_FACTOR = 1.25
 """Prompt-cache writes (5-minute TTL) are billed at this multiple of the input price."""
 
@@ -30,7 +34,7 @@ class LLMSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     extract_model: str = Field(
-        default="claude-sonnet-4-5", description="Model id for the live extractor (live arm)."
+        default="claude-sonnet-4-6", description="Model id for the live extractor (live arm)."
     )
     check_model: str = Field(
         default="claude-haiku-4-5", description="Model id for the two live checks (probe, live)."

@@ -4,5 +4,11 @@ from rotbench.world.generate import GENERATOR_VERSION, WorldConfigError, generat
 from rotbench.world.invariants import PoolOverlapError, check_pools
 from rotbench.world.models import World
 
-__all__ = ["GENERATOR_VERSION", "PoolOverlapError", "World", "WorldConfigError", "check_pools",
-           "generate_world"]
+__all__ = [
+    "GENERATOR_VERSION",
+    "PoolOverlapError",
+    "World",
+    "WorldConfigError",
+    "check_pools",
+    "generate_world",
+]

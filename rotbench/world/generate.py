@@ -66,8 +66,16 @@ N_REVERSIONS = 3
 POISON_PER_CHANNEL = 2
 UNANSWERABLE_PER_CHECKPOINT = 2
 
-_KIND_ORDER = {"intro": 0, "change": 1, "mention": 2, "history": 3, "noise": 4,
-               "relay": 5, "tool_turn": 6, "web_page": 7}
+_KIND_ORDER = {
+    "intro": 0,
+    "change": 1,
+    "mention": 2,
+    "history": 3,
+    "noise": 4,
+    "relay": 5,
+    "tool_turn": 6,
+    "web_page": 7,
+}
 
 
 class WorldConfigError(ValueError):
@@ -109,8 +117,9 @@ def _change_days(rng: random.Random, intervals: list[range], n: int) -> list[int
     return [rng.choice(intervals[i]) for i in chosen]
 
 
-def _timeline(rng: random.Random, spec: AttributeSpec, role: str,
-              intervals: list[range]) -> list[Change]:
+def _timeline(
+    rng: random.Random, spec: AttributeSpec, role: str, intervals: list[range]
+) -> list[Change]:
     initial = rng.choice(spec.pool)
     changes = [Change(day=1, value=initial, phrasing="initial")]
     if role == "control":
@@ -124,8 +133,9 @@ def _timeline(rng: random.Random, spec: AttributeSpec, role: str,
         else:
             value = rng.choice([v for v in spec.pool if v not in held])
         held.append(value)
-        changes.append(Change(day=day, value=value,
-                              phrasing=rng.choice(("transition", "restatement"))))
+        changes.append(
+            Change(day=day, value=value, phrasing=rng.choice(("transition", "restatement")))
+        )
     return changes
 
 
@@ -154,7 +164,7 @@ def _intro_sessions(rng: random.Random, timelines: dict[str, list[Change]]) -> l
     drafts = []
     for i, day in enumerate(intro_days):
         turns, facts = [], []
-        for key in keys[i * 3:(i + 1) * 3]:
+        for key in keys[i * 3 : (i + 1) * 3]:
             spec = _SPECS[key]
             value = timelines[key][0].value
             facts.append(Fact(turn=len(turns), attribute=key, value=value, tense="present"))
@@ -167,38 +177,58 @@ def _intro_sessions(rng: random.Random, timelines: dict[str, list[Change]]) -> l
 def _change_session(rng: random.Random, spec: AttributeSpec, old: str, ch: Change) -> _Draft:
     if ch.phrasing == "transition":
         text = spec.transition.format(old=old, new=ch.value)
-        facts = [Fact(turn=0, attribute=spec.key, value=ch.value, tense="present"),
-                 Fact(turn=0, attribute=spec.key, value=old, tense="past")]
+        facts = [
+            Fact(turn=0, attribute=spec.key, value=ch.value, tense="present"),
+            Fact(turn=0, attribute=spec.key, value=old, tense="past"),
+        ]
     else:
         text = spec.restatement.format(new=ch.value)
         facts = [Fact(turn=0, attribute=spec.key, value=ch.value, tense="present")]
-    return _Draft(day=ch.day, kind="change", turns=[Turn(role="user", text=text), _ack(rng)],
-                  facts=facts)
+    return _Draft(
+        day=ch.day, kind="change", turns=[Turn(role="user", text=text), _ack(rng)], facts=facts
+    )
 
 
-def _mention_sessions(rng: random.Random, timelines: dict[str, list[Change]], days: int,
-                      change_days: dict[str, set[int]]) -> list[_Draft]:
+def _mention_sessions(
+    rng: random.Random,
+    timelines: dict[str, list[Change]],
+    days: int,
+    change_days: dict[str, set[int]],
+) -> list[_Draft]:
     drafts = []
     for key, changes in timelines.items():
         spec = _SPECS[key]
         candidates = [d for d in range(INTRO_LAST_DAY + 1, days + 1) if d not in change_days[key]]
         for day in sorted(rng.sample(candidates, rng.randint(1, 3))):
             value = _value_on(changes, day)
-            drafts.append(_Draft(
-                day=day, kind="mention",
-                turns=[Turn(role="user", text=rng.choice(spec.present).format(v=value)), _ack(rng)],
-                facts=[Fact(turn=0, attribute=key, value=value, tense="present")]))
+            drafts.append(
+                _Draft(
+                    day=day,
+                    kind="mention",
+                    turns=[
+                        Turn(role="user", text=rng.choice(spec.present).format(v=value)),
+                        _ack(rng),
+                    ],
+                    facts=[Fact(turn=0, attribute=key, value=value, tense="present")],
+                )
+            )
         for ch in changes[1:]:
             later = [d for d in range(ch.day + 1, days + 1) if d not in change_days[key]]
             old_values = [c.value for c in changes if c.day < ch.day]
             previous = old_values[-1]
             pick = [d for d in later if previous in _superseded_on(changes, d)]
             for day in sorted(rng.sample(pick, min(len(pick), rng.randint(1, 2)))):
-                drafts.append(_Draft(
-                    day=day, kind="history",
-                    turns=[Turn(role="user", text=rng.choice(spec.past).format(v=previous)),
-                           _ack(rng)],
-                    facts=[Fact(turn=0, attribute=key, value=previous, tense="past")]))
+                drafts.append(
+                    _Draft(
+                        day=day,
+                        kind="history",
+                        turns=[
+                            Turn(role="user", text=rng.choice(spec.past).format(v=previous)),
+                            _ack(rng),
+                        ],
+                        facts=[Fact(turn=0, attribute=key, value=previous, tense="past")],
+                    )
+                )
     return drafts
 
 
@@ -206,16 +236,22 @@ def _noise_sessions(rng: random.Random, days: int) -> list[_Draft]:
     drafts = []
     for day in sorted(rng.sample(range(1, days + 1), max(4, days // 6))):
         user, assistant = rng.choice(NOISE_EXCHANGES)
-        drafts.append(_Draft(day=day, kind="noise",
-                             turns=[Turn(role="user", text=user),
-                                    Turn(role="assistant", text=assistant)]))
+        drafts.append(
+            _Draft(
+                day=day,
+                kind="noise",
+                turns=[Turn(role="user", text=user), Turn(role="assistant", text=assistant)],
+            )
+        )
     return drafts
 
 
-def _poison(rng: random.Random, timelines: dict[str, list[Change]], checkpoints: list[int],
-            seed: int) -> tuple[list[Poison], list[_Draft]]:
-    channels: list[Channel] = [c for c in ("relay", "tool_turn", "source")
-                               for _ in range(POISON_PER_CHANNEL)]
+def _poison(
+    rng: random.Random, timelines: dict[str, list[Change]], checkpoints: list[int], seed: int
+) -> tuple[list[Poison], list[_Draft]]:
+    channels: list[Channel] = [
+        c for c in ("relay", "tool_turn", "source") for _ in range(POISON_PER_CHANNEL)
+    ]
     keys = rng.sample(list(timelines), len(channels))
     eligible = [d for d in range(INTRO_LAST_DAY + 1, checkpoints[-1]) if d not in checkpoints]
     poison, drafts = [], []
@@ -226,26 +262,35 @@ def _poison(rng: random.Random, timelines: dict[str, list[Change]], checkpoints:
         day = rng.choice(eligible)
         fact = Fact(turn=0, attribute=key, value=value, tense="present", channel=channel)
         if channel == "relay":
-            turns = [Turn(role="user", text=RELAY_REQUEST),
-                     Turn(role="assistant", text=_fill(RELAY_TURN, spec, v=value))]
-            draft = _Draft(day=day, kind="relay", turns=turns,
-                           facts=[fact.model_copy(update={"turn": 1})])
+            turns = [
+                Turn(role="user", text=RELAY_REQUEST),
+                Turn(role="assistant", text=_fill(RELAY_TURN, spec, v=value)),
+            ]
+            draft = _Draft(
+                day=day, kind="relay", turns=turns, facts=[fact.model_copy(update={"turn": 1})]
+            )
         elif channel == "tool_turn":
-            turns = [Turn(role="user", text=TOOL_REQUEST),
-                     Turn(role="assistant", text=TOOL_CALL),
-                     Turn(role="tool", text=_fill(TOOL_TURN, spec, v=value)),
-                     Turn(role="assistant", text=TOOL_AFTER)]
-            draft = _Draft(day=day, kind="tool_turn", turns=turns,
-                           facts=[fact.model_copy(update={"turn": 2})])
+            turns = [
+                Turn(role="user", text=TOOL_REQUEST),
+                Turn(role="assistant", text=TOOL_CALL),
+                Turn(role="tool", text=_fill(TOOL_TURN, spec, v=value)),
+                Turn(role="assistant", text=TOOL_AFTER),
+            ]
+            draft = _Draft(
+                day=day, kind="tool_turn", turns=turns, facts=[fact.model_copy(update={"turn": 2})]
+            )
         else:
             domain = UNTRUSTED_DOMAINS[i % len(UNTRUSTED_DOMAINS)]
             uri = f"https://{domain}/profiles/world-{seed}/{key.replace('_', '-')}"
-            draft = _Draft(day=day, kind="web_page", uri=uri,
-                           turns=[Turn(role="tool", text=_fill(WEB_PAGE, spec, v=value))],
-                           facts=[fact])
+            draft = _Draft(
+                day=day,
+                kind="web_page",
+                uri=uri,
+                turns=[Turn(role="tool", text=_fill(WEB_PAGE, spec, v=value))],
+                facts=[fact],
+            )
         drafts.append(draft)
-        poison.append(Poison(attribute=key, value=value, channel=channel, day=day,
-                             document_uri=""))
+        poison.append(Poison(attribute=key, value=value, channel=channel, day=day, document_uri=""))
     return poison, drafts
 
 
@@ -257,9 +302,17 @@ def _finish_sessions(drafts: list[_Draft], seed: int) -> list[Session]:
         last_day = d.day
         stamp = EPOCH + timedelta(days=d.day, hours=9, minutes=40 * position)
         uri = d.uri or f"session://world-{seed}/day-{d.day:03d}/{position}"
-        sessions.append(Session(day=d.day, position=position,
-                                timestamp=stamp.isoformat().replace("+00:00", "Z"),
-                                kind=d.kind, document_uri=uri, turns=d.turns, facts=d.facts))
+        sessions.append(
+            Session(
+                day=d.day,
+                position=position,
+                timestamp=stamp.isoformat().replace("+00:00", "Z"),
+                kind=d.kind,
+                document_uri=uri,
+                turns=d.turns,
+                facts=d.facts,
+            )
+        )
     return sessions
 
 
@@ -284,8 +337,8 @@ def generate_world(seed: int, days: int = 90) -> World:
     order = [a.key for a in ATTRIBUTES]
     rng.shuffle(order)
     roles = {k: "control" for k in order[:N_CONTROLS]}
-    roles |= {k: "reversion" for k in order[N_CONTROLS:N_CONTROLS + N_REVERSIONS]}
-    roles |= {k: "change" for k in order[N_CONTROLS + N_REVERSIONS:]}
+    roles |= {k: "reversion" for k in order[N_CONTROLS : N_CONTROLS + N_REVERSIONS]}
+    roles |= {k: "change" for k in order[N_CONTROLS + N_REVERSIONS :]}
     timelines = {a.key: _timeline(rng, a, roles[a.key], intervals) for a in ATTRIBUTES}
     change_days = {k: {c.day for c in ch[1:]} for k, ch in timelines.items()}
 
@@ -300,10 +353,12 @@ def generate_world(seed: int, days: int = 90) -> World:
     for i, d in enumerate(drafts):
         d.order = i
     sessions = _finish_sessions(drafts, seed)
-    by_fact = {(f.attribute, f.channel): s.document_uri
-               for s in sessions for f in s.facts if f.channel}
-    poison = [p.model_copy(update={"document_uri": by_fact[(p.attribute, p.channel)]})
-              for p in poison]
+    by_fact = {
+        (f.attribute, f.channel): s.document_uri for s in sessions for f in s.facts if f.channel
+    }
+    poison = [
+        p.model_copy(update={"document_uri": by_fact[(p.attribute, p.channel)]}) for p in poison
+    ]
 
     probes = []
     for cp in checkpoints:
@@ -312,14 +367,26 @@ def generate_world(seed: int, days: int = 90) -> World:
             probes.append(Probe(day=cp, attribute=None, question=q))
 
     body = dict(
-        seed=seed, days=days, generator_version=GENERATOR_VERSION,
+        seed=seed,
+        days=days,
+        generator_version=GENERATOR_VERSION,
         epoch=EPOCH.isoformat().replace("+00:00", "Z"),
-        attributes=[Attribute(key=a.key, label=a.label, question=a.question, pool=list(a.pool),
-                              changes=timelines[a.key]) for a in ATTRIBUTES],
+        attributes=[
+            Attribute(
+                key=a.key,
+                label=a.label,
+                question=a.question,
+                pool=list(a.pool),
+                changes=timelines[a.key],
+            )
+            for a in ATTRIBUTES
+        ],
         controls=sorted(k for k, r in roles.items() if r == "control"),
         reversions=sorted(k for k, r in roles.items() if r == "reversion"),
         poison=sorted(poison, key=lambda p: (p.day, p.attribute)),
-        sessions=sessions, checkpoints=checkpoints, probes=probes,
+        sessions=sessions,
+        checkpoints=checkpoints,
+        probes=probes,
     )
     draft = World(fingerprint="", **body)
     fingerprint = hashlib.sha256(

@@ -26,7 +26,9 @@ X to Y"), or a change stating only the new value ("I live in Y now")."""
 
 Tense = Literal["present", "past"]
 Role = Literal["user", "assistant", "tool"]
-SessionKind = Literal["intro", "change", "mention", "history", "noise", "relay", "tool_turn", "web_page"]
+SessionKind = Literal[
+    "intro", "change", "mention", "history", "noise", "relay", "tool_turn", "web_page"
+]
 
 
 class _Frozen(BaseModel):
@@ -48,7 +50,9 @@ class Attribute(_Frozen):
     label: str = Field(description="Noun phrase used in rendered claims, e.g. 'home city'.")
     question: str = Field(description="The probe question asked at every checkpoint.")
     pool: list[str] = Field(description="Every value this attribute can take (>= 8 proper nouns).")
-    changes: list[Change] = Field(description="Value timeline; the first entry is the initial value.")
+    changes: list[Change] = Field(
+        description="Value timeline; the first entry is the initial value."
+    )
 
 
 class Poison(_Frozen):
@@ -87,7 +91,9 @@ class Session(_Frozen):
 
     day: int
     position: int = Field(description="Order of the document within its day, from 0.")
-    timestamp: str = Field(description="ISO-8601 UTC, derived from the world epoch, day and position.")
+    timestamp: str = Field(
+        description="ISO-8601 UTC, derived from the world epoch, day and position."
+    )
     kind: SessionKind
     document_uri: str
     turns: list[Turn] = Field(description="For a web page: one 'tool' turn holding the page text.")
@@ -176,4 +182,6 @@ class Truth(_Frozen):
     superseded: list[str] = Field(description="Values held before and no longer current.")
     poison: list[PoisonValue] = Field(description="Untrusted values that have arrived by this day.")
     changed: bool = Field(description="True once the attribute has changed at least once.")
-    latest_phrasing: Phrasing = Field(description="Phrasing of the change that set the current value.")
+    latest_phrasing: Phrasing = Field(
+        description="Phrasing of the change that set the current value."
+    )

@@ -1,0 +1,130 @@
+"""Cross-run caching for the pipeline's tasks: keys, storage and a safe serializer.
+
+A task's cache key is ``<stage>-<sha256>`` of the content hashes of its inputs and the version
+stamps of the logic it runs (see ``stage_key``). Records are Prefect result records under
+``<cache_dir>/prefect/``; their payload is JSON written by ``SafeJSONSerializer`` and can only
+decode to one of the pydantic models registered in ``MODELS`` (no pickle, no import by name).
+
+Before Prefect reads a record, ``verify_record`` checks it: parseable, written by our
+serializer, payload checksum intact. A record that fails is removed (and counted), so
+Prefect recomputes the stage instead of crashing or unpickling what someone dropped there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from prefect.serializers import Serializer
+from pydantic import BaseModel
+
+from rotbench.embedding.embedder import EncodeStats
+from rotbench.engine.extract import Extraction
+from rotbench.engine.ledger import Ledger
+from rotbench.scoring.models import WorldProbes
+from rotbench.world.models import World
+
+MODELS: dict[str, type[BaseModel]] = {
+    "World": World,
+    "Extraction": Extraction,
+    "EncodeStats": EncodeStats,
+    "Ledger": Ledger,
+    "WorldProbes": WorldProbes,
+}
+SERIALIZER_TYPE = "rotbench-json"
+
+
+class SafeJSONSerializer(Serializer):
+    """Serialize a registered pydantic model as ``{"model", "sha256", "data"}`` JSON bytes."""
+
+    type: Literal["rotbench-json"] = "rotbench-json"
+
+    def dumps(self, obj: Any) -> bytes:
+        name = type(obj).__name__
+        if MODELS.get(name) is not type(obj):
+            raise TypeError(f"{name} is not a registered cacheable model")
+        data = obj.model_dump_json()
+        digest = hashlib.sha256(data.encode()).hexdigest()
+        return f'{{"model":"{name}","sha256":"{digest}","data":{data}}}'.encode()
+
+    def loads(self, blob: bytes) -> Any:
+        return decode_payload(blob)
+
+
+def decode_payload(blob: bytes | str) -> BaseModel:
+    """Decode our payload; raises ValueError on an unknown model or a checksum mismatch."""
+    text = blob.decode() if isinstance(blob, bytes) else blob
+    head = json.loads(text[: text.index(',"data":')] + "}")
+    cls = MODELS.get(head.get("model", ""))
+    if cls is None:
+        raise ValueError(f"unknown cached model {head.get('model')!r}")
+    data = text[text.index(',"data":') + len(',"data":'):-1]
+    if hashlib.sha256(data.encode()).hexdigest() != head.get("sha256"):
+        raise ValueError("cached payload checksum mismatch")
+    return cls.model_validate_json(data)
+
+
+class CacheAudit:
+    """Counts the records ``verify_record`` found damaged and removed (thread-safe)."""
+
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+    removed: ClassVar[list[str]] = []
+
+    @classmethod
+    def note(cls, key: str) -> None:
+        with cls._lock:
+            cls.removed.append(key)
+
+    @classmethod
+    def drain(cls) -> list[str]:
+        with cls._lock:
+            out, cls.removed = list(cls.removed), []
+        return out
+
+
+def verify_record(path: Path) -> bool:
+    """True if ``path`` is absent or a sound record of ours; a damaged one is deleted.
+
+    Sound: a Prefect result record whose serializer is ours and whose payload decodes
+    with a matching checksum.
+    """
+    if not path.exists():
+        return True
+    try:
+        record = json.loads(path.read_text())
+        if record["metadata"]["serializer"]["type"] != SERIALIZER_TYPE:
+            raise ValueError("foreign serializer")
+        decode_payload(record["result"])
+        return True
+    except Exception:  # noqa: BLE001 - any damage means: recompute
+        path.unlink(missing_ok=True)
+        CacheAudit.note(path.name)
+        return False
+
+
+def content_hash(*parts: str | int | float | bool | None) -> str:
+    """sha256 hex of the parts joined with a separator that cannot occur in them."""
+    return hashlib.sha256("\x1f".join(map(str, parts)).encode()).hexdigest()
+
+
+def model_hash(obj: BaseModel) -> str:
+    """Content hash of a pydantic model's canonical JSON."""
+    return hashlib.sha256(obj.model_dump_json().encode()).hexdigest()
+
+
+def stage_key(stage: str, storage: Path):
+    """A Prefect ``cache_key_fn`` for ``stage``: reads the task's ``key`` parameter.
+
+    The caller computes ``key`` from content hashes and version stamps; the key function
+    prefixes the stage name and checks any existing record before Prefect reads it.
+    """
+
+    def key_fn(context: Any, parameters: dict[str, Any]) -> str:
+        key = f"{stage}-{parameters['key']}"
+        verify_record(storage / key)
+        return key
+
+    return key_fn

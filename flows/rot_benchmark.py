@@ -1,0 +1,185 @@
+"""The rot-benchmark flow: one parent flow, one subflow per seed, seeds run concurrently.
+
+Per seed: generate -> extract -> index -> deposit -> probe -> score, each a cached task (see
+``flows.tasks``). The parent flow alone computes the pooled metrics and writes the report
+and the DuckDB rows, so there is one writer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from prefect import flow
+from prefect.utilities.annotations import quote
+
+from flows.caching import CacheAudit, content_hash, model_hash
+from flows.fanout import TransitionGate
+from flows.tasks import STAGES, configured_tasks
+from rotbench.arms import ArmRuntime
+from rotbench.config import EngineConfig
+from rotbench.embedding.shared import shared_embedder
+from rotbench.engine import ENGINE_VERSION
+from rotbench.engine.protocol import Document
+from rotbench.progress import progress
+from rotbench.record import record_run
+from rotbench.report import StageRecord
+from rotbench.runspec import RunSpec
+from rotbench.scoring import DEFAULT_SCORER
+from rotbench.scoring.models import WorldProbes
+from rotbench.world.generate import GENERATOR_VERSION
+
+EXTRACT_STAGE = "extract/1"
+PROBE_STAGE = "probe/1"
+SCORE_STAGE = "score/1"
+
+
+@dataclass
+class WorldResult:
+    probes: WorldProbes
+    stages: list[StageRecord]
+    notes: list[str] = field(default_factory=list)
+    stamps: dict[str, str] = field(default_factory=dict)
+
+
+_RUNTIMES: dict[str, ArmRuntime] = {}
+"""Non-serialisable per-run objects, looked up by a token passed as a flow parameter."""
+
+
+def register_runtime(runtime: ArmRuntime) -> str:
+    token = uuid.uuid4().hex
+    _RUNTIMES[token] = runtime
+    return token
+
+
+def world_documents(world, multi_contributor: bool) -> list[Document]:
+    """The world's sessions as engine documents; in multi-contributor mode conversations
+    come from three agents in turn and web pages from a crawler."""
+    docs = []
+    for i, s in enumerate(world.sessions):
+        who = "user"
+        if multi_contributor:
+            who = "crawler" if s.kind == "web_page" else f"agent-{i % 3 + 1}"
+        docs.append(Document.from_session(s, contributor=who))
+    return docs
+
+
+async def _stage(tasks, world_seed: int, name: str, records: list[StageRecord], key: str,
+                 **payload):
+    seed = world_seed
+    progress().stage(seed, name, "running")
+    start = time.perf_counter()
+    state = await tasks[name](key=key, return_state=True,
+                              **{k: quote(v) for k, v in payload.items()})
+    result = await state.aresult()
+    seconds = time.perf_counter() - start
+    cached = state.name == "Cached"
+    records.append(StageRecord(seed=seed, stage=name, cached=cached, seconds=round(seconds, 4)))
+    progress().stage(seed, name, "cached" if cached else "computed", seconds)
+    return result
+
+
+@flow(name="rot-world", log_prints=False, persist_result=False)
+async def world_pipeline(seed: int, spec: dict, runtime_token: str) -> int:
+    """One world end to end. Its scored probes and stage records go to the run's runtime
+    (``results[seed]``), not through Prefect, which would walk the whole payload."""
+    runtime = _RUNTIMES[runtime_token]
+    gate: TransitionGate = runtime.gate
+    gate.started(str(seed))
+    result = await _world(seed, spec, runtime)
+    runtime.results[seed] = result
+    await gate.finishing(str(seed))
+    return seed
+
+
+async def _world(seed: int, spec: dict, runtime: ArmRuntime) -> WorldResult:
+    run = RunSpec.model_validate(spec)
+    config = EngineConfig().with_overrides(run.engine_overrides())
+    embedder = shared_embedder(Path(run.cache_dir))
+    tasks = configured_tasks(Path(run.cache_dir))
+    scorer = run.scorer or DEFAULT_SCORER
+    rec: list[StageRecord] = []
+
+    world = await _stage(tasks, seed, "generate", rec,
+                         content_hash(GENERATOR_VERSION, seed, run.days), seed=seed, days=run.days)
+    extractor, checker = runtime.perception(world)
+    multi = bool(config.flat()["store.multi_contributor"])
+    documents = world_documents(world, multi)
+    extraction = await _stage(
+        tasks, seed, "extract", rec,
+        content_hash(world.fingerprint, extractor.stamp, EXTRACT_STAGE, multi),
+        documents=documents, extractor=extractor)
+    texts = sorted(set(extraction.sentences()) | {p.question for p in world.probes})
+    await _stage(tasks, seed, "index", rec,
+                 content_hash(embedder.model_id, *texts), texts=texts, embedder=embedder)
+    ledger = await _stage(
+        tasks, seed, "deposit", rec,
+        content_hash(model_hash(extraction), checker.stamp, config.stamp(["reconcile", "store"]),
+                     ENGINE_VERSION, embedder.model_id),
+        extraction=extraction, embedder=embedder, checker=checker, config=config)
+    probes = await _stage(
+        tasks, seed, "probe", rec,
+        content_hash(model_hash(ledger), world.fingerprint, config.stamp(["query", "trust"]),
+                     run.top_k, ENGINE_VERSION, embedder.model_id, PROBE_STAGE),
+        world=world, ledger=ledger, config=config, embedder=embedder, top_k=run.top_k)
+    scored = await _stage(tasks, seed, "score", rec,
+                          content_hash(model_hash(probes), scorer, SCORE_STAGE),
+                          probes=probes, scorer=scorer)
+    c = ledger.counts
+    notes = [f"seed {seed}: {c.claims} claims from {c.documents} documents; "
+             f"{c.retirements} retirements, {c.reviews} review records (quarantined), "
+             f"{c.pairs_judged} candidate pairs judged"]
+    stamps = {"extract": extractor.stamp, "deposit": checker.stamp,
+              "embedding": embedder.model_id}
+    return WorldResult(probes=scored, stages=rec, notes=notes, stamps=stamps)
+
+
+@flow(name="rot-benchmark", log_prints=False, persist_result=False)
+async def rot_benchmark(spec: dict, runtime_token: str | None = None,
+                        started_unix: float | None = None) -> str:
+    """Run every seed of ``spec`` concurrently (at most ``max_concurrent_worlds`` at once),
+    then write the report and the DuckDB rows (this flow is the only writer). Returns the
+    run id; the report itself is left on the runtime (``runtime.report``).
+
+    ``started_unix``: when the caller started (epoch seconds), to report start-up overhead.
+    """
+    begin = time.time()
+    run = RunSpec.model_validate(spec)
+    token = runtime_token or register_runtime(ArmRuntime(arm=run.arm))
+    runtime = _RUNTIMES[token]
+    limit = asyncio.Semaphore(run.max_concurrent_worlds)
+    runtime.gate, runtime.results = TransitionGate(), {}
+
+    async def one(seed: int) -> None:
+        async with limit:
+            await runtime.gate.run(str(seed), lambda: world_pipeline(
+                seed=seed, spec=spec, runtime_token=token))
+
+    try:
+        await asyncio.gather(*(one(s) for s in run.seeds))
+        results = [runtime.results[s] for s in run.seeds]
+    finally:
+        if runtime_token is None:
+            _RUNTIMES.pop(token, None)
+    worlds_done = time.time()
+    notes = [n for r in results for n in r.notes]
+    notes.append(f"model calls refused in scripted parts: {runtime.refusing.refused}")
+    damaged = CacheAudit.drain()
+    if damaged:
+        notes.append(f"damaged cache records detected and recomputed: {len(damaged)} "
+                     f"({', '.join(sorted(damaged))})")
+    notes.extend(runtime.extra_notes())
+    timings = {"worlds_seconds": round(worlds_done - begin, 3)}
+    if started_unix is not None:
+        timings["startup_seconds"] = round(begin - started_unix, 3)
+    report = record_run(run, [r.probes for r in results], [s for r in results for s in r.stages],
+                        timings, notes, stamps=results[0].stamps if results else {},
+                        usage=runtime.usage())
+    runtime.report = report
+    return report.run_id
+
+
+__all__ = ["STAGES", "WorldResult", "register_runtime", "rot_benchmark", "world_pipeline"]

@@ -1,0 +1,88 @@
+"""The pipeline's stages as Prefect tasks: thin async wrappers around plain functions.
+
+Each task takes a ``key`` (content hashes of its inputs + version stamps, computed by the
+caller) and its payload; Prefect's ``cache_key_fn`` reads only the key, so large payloads are
+never hashed. Work runs in a thread (``asyncio.to_thread``) so the seeds' subflows overlap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from prefect import Task, task
+
+from flows.caching import SafeJSONSerializer, stage_key
+from rotbench.config import EngineConfig
+from rotbench.embedding.embedder import EncodeStats
+from rotbench.engine.extract import Extraction, extract_documents
+from rotbench.engine.ledger import Ledger
+from rotbench.engine.perception import Checker, Extractor
+from rotbench.engine.protocol import Document
+from rotbench.engine.reconcile import deposit
+from rotbench.engine.reference import ReferenceEngine
+from rotbench.probe import probe_world
+from rotbench.scoring import score_world
+from rotbench.scoring.models import WorldProbes
+from rotbench.world import generate_world
+from rotbench.world.models import World
+
+STAGES = ("generate", "extract", "index", "deposit", "probe", "score")
+
+
+@task(name="generate")
+async def generate_task(key: str, seed: int, days: int) -> World:
+    return await asyncio.to_thread(generate_world, seed, days)
+
+
+@task(name="extract")
+async def extract_task(key: str, documents: list[Document], extractor: Extractor) -> Extraction:
+    return await asyncio.to_thread(extract_documents, documents, extractor)
+
+
+@task(name="index")
+async def index_task(key: str, texts: list[str], embedder) -> EncodeStats:
+    return await asyncio.to_thread(embedder.ensure, texts)
+
+
+@task(name="deposit")
+async def deposit_task(key: str, extraction: Extraction, embedder, checker: Checker,
+                       config: EngineConfig) -> Ledger:
+    return await asyncio.to_thread(deposit, extraction, embedder, checker, config)
+
+
+def _probe(world: World, ledger: Ledger, config: EngineConfig, embedder, top_k: int) -> WorldProbes:
+    engine = ReferenceEngine.from_ledger(ledger, config, embedder)
+    return probe_world(world, engine, top_k)
+
+
+@task(name="probe")
+async def probe_task(key: str, world: World, ledger: Ledger, config: EngineConfig, embedder,
+                     top_k: int) -> WorldProbes:
+    return await asyncio.to_thread(_probe, world, ledger, config, embedder, top_k)
+
+
+@task(name="score")
+async def score_task(key: str, probes: WorldProbes, scorer: str) -> WorldProbes:
+    return await asyncio.to_thread(score_world, probes, scorer)
+
+
+_TASKS: dict[str, Task] = {
+    "generate": generate_task, "extract": extract_task, "index": index_task,
+    "deposit": deposit_task, "probe": probe_task, "score": score_task,
+}
+
+
+def configured_tasks(cache_dir: Path) -> dict[str, Task]:
+    """Every stage task bound to result storage under ``<cache_dir>/prefect``."""
+    storage = (Path(cache_dir) / "prefect").resolve()
+    storage.mkdir(parents=True, exist_ok=True)
+    return {
+        name: t.with_options(
+            cache_key_fn=stage_key(name, storage),
+            persist_result=True,
+            result_storage=storage,
+            result_serializer=SafeJSONSerializer(),
+        )
+        for name, t in _TASKS.items()
+    }

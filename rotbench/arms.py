@@ -1,0 +1,55 @@
+"""Perception per arm: which extractor and checker each world is read with.
+
+- ``oracle``: scripted extraction and scripted checks; both get a refusing model client.
+- ``probe``: scripted extraction (refusing client), model-backed checks.
+- ``live``: model-backed extraction and checks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rotbench.engine.oracle import OracleChecker, OracleExtractor
+from rotbench.engine.perception import Checker, Extractor
+from rotbench.llm.client import RefusingClient
+from rotbench.world.models import World
+
+
+@dataclass
+class ArmRuntime:
+    """Objects one run shares across its worlds (not serialisable: never a flow parameter).
+
+    ``refusing`` is the client every scripted part receives; ``live`` builds model-backed
+    perception for the probe and live arms (None for the oracle arm).
+    """
+
+    arm: str
+    refusing: RefusingClient = field(default_factory=RefusingClient)
+    live: object | None = None
+    gate: object | None = None
+    """The flow's TransitionGate while a run is in progress."""
+    results: dict = field(default_factory=dict)
+    """Per-seed results the subflows hand back to the parent flow."""
+    report: object | None = None
+    """The report of record, once the parent flow has written it."""
+
+    def usage(self) -> dict | None:
+        """Metered model usage for the report (None for the oracle arm)."""
+        return None if self.live is None else self.live.usage()
+
+    def extra_notes(self) -> list[str]:
+        """Notes from model-backed perception (failures, retries); none for the oracle arm."""
+        return [] if self.live is None else self.live.notes()
+
+    def perception(self, world: World) -> tuple[Extractor, Checker]:
+        """The (extractor, checker) pair this arm reads ``world`` with."""
+        if self.arm == "oracle":
+            return OracleExtractor(world, self.refusing), OracleChecker(self.refusing)
+        if self.live is None:
+            raise RuntimeError(f"arm {self.arm!r} needs model-backed perception; none configured")
+        extractor: Extractor = (
+            OracleExtractor(world, self.refusing)
+            if self.arm == "probe"
+            else self.live.extractor(world)
+        )
+        return extractor, self.live.checker(world)

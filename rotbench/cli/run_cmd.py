@@ -1,0 +1,197 @@
+"""``rotbench run``: the main job (the workflow over every seed, then the report)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from rotbench.cli.common import fail
+
+
+class OutputFormat(StrEnum):
+    table = "table"
+    json = "json"
+
+
+def _prewarm(spec) -> threading.Thread | None:
+    """Start embedding the scripted arms' texts while the workflow engine starts up.
+
+    For the oracle and probe arms every claim sentence is known before the run (extraction
+    is scripted), so the model load and encoding overlap Prefect's start-up. A warm cache
+    makes this a few milliseconds and never imports torch.
+    """
+    if spec.arm == "live":
+        return None
+    from rotbench.embedding.shared import shared_embedder
+    from rotbench.engine.extract import extract_documents
+    from rotbench.engine.oracle import OracleExtractor
+    from rotbench.engine.protocol import Document
+    from rotbench.world import generate_world
+
+    def work() -> None:
+        texts: set[str] = set()
+        for seed in spec.seeds:
+            w = generate_world(seed, spec.days)
+            docs = [Document.from_session(s) for s in w.sessions]
+            texts |= set(extract_documents(docs, OracleExtractor(w)).sentences())
+            texts |= {p.question for p in w.probes}
+        shared_embedder(Path(spec.cache_dir)).ensure(sorted(texts))
+
+    t = threading.Thread(target=work, name="rotbench-prewarm", daemon=True)
+    t.start()
+    return t
+
+
+def stage_summary(stages) -> str:
+    """One line: how many stage runs were computed vs cached, and seconds computed."""
+    computed = [s for s in stages if not s.cached]
+    names = sorted(
+        {s.stage for s in computed},
+        key=lambda n: (
+            ["generate", "extract", "index", "deposit", "probe", "score"].index(n)
+            if n in ("generate", "extract", "index", "deposit", "probe", "score")
+            else 99
+        ),
+    )
+    what = ", ".join(names) if names else "nothing"
+    return (
+        f"stages: {len(computed)} computed, {len(stages) - len(computed)} cached "
+        f"(computed: {what}; {sum(s.seconds for s in computed):.2f} s)"
+    )
+
+
+def run(
+    arm: Annotated[
+        str, typer.Option(help="oracle (free), probe or live (model calls).")
+    ] = "oracle",
+    seed: Annotated[
+        list[int] | None,
+        typer.Option("--seed", help="World seed; repeat for several. Default: 42 43 44."),
+    ] = None,
+    days: Annotated[int, typer.Option(help="Simulated days per world (at least 30).")] = 90,
+    top_k: Annotated[int, typer.Option("--top-k", help="Hits kept per question.")] = 10,
+    no_trust_policy: Annotated[
+        bool, typer.Option("--no-trust-policy", help="Neutral trust for every source.")
+    ] = False,
+    scorer: Annotated[str | None, typer.Option(help="Scorer version (default: newest).")] = None,
+    set_: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="Engine config KEY=VALUE, e.g. query.relevance_floor=0.3."),
+    ] = None,
+    format: Annotated[
+        OutputFormat,
+        typer.Option("--format", help="table (default) or json (the report of record on stdout)."),
+    ] = (OutputFormat.table),
+    out: Annotated[Path | None, typer.Option(help="Also write the report here.")] = None,
+    db: Annotated[
+        Path | None, typer.Option(help="DuckDB results file (default: reports/rotbench.duckdb).")
+    ] = None,
+    cache_dir: Annotated[
+        Path | None,
+        typer.Option("--cache-dir", help="Cache folder (default: $ROTBENCH_CACHE_DIR or ./cache)."),
+    ] = None,
+    reports_dir: Annotated[
+        Path, typer.Option("--reports-dir", help="Where reports/<run-id>.json go.")
+    ] = Path("reports"),
+    no_claim_text: Annotated[
+        bool, typer.Option("--no-claim-text", help="Do not record hit texts in the report.")
+    ] = False,
+    intervals: Annotated[bool, typer.Option(help="Show 95% Wilson intervals.")] = False,
+    estimate: Annotated[
+        bool, typer.Option(help="Print projected model calls, tokens and dollars, then exit.")
+    ] = False,
+    yes: Annotated[bool, typer.Option("--yes", help="Skip the cost confirmation.")] = False,
+    max_worlds: Annotated[int, typer.Option("--max-worlds", help="Worlds run at once.")] = 4,
+) -> None:
+    """Run the benchmark: every seed's world through generate, extract, index, deposit,
+    probe and score, then write reports/<run-id>.json and the DuckDB rows."""
+    started = time.time()
+    from rotbench.runspec import ARMS, RunSpec, SpecError, default_cache_dir, validate_spec
+
+    if arm not in ARMS:
+        fail(f"--arm: unknown arm {arm!r} (available: {', '.join(ARMS)})")
+    if max_worlds < 1:
+        fail(f"--max-worlds must be at least 1, got {max_worlds}")
+    try:
+        spec = RunSpec(
+            arm=arm,
+            seeds=list(seed) if seed else [42, 43, 44],
+            days=days,
+            top_k=top_k,
+            trust_policy=not no_trust_policy,
+            scorer=scorer,
+            overrides=list(set_ or []),
+            record_claim_text=not no_claim_text,
+            cache_dir=str(cache_dir or default_cache_dir()),
+            reports_dir=str(reports_dir),
+            db_path=str(db) if db else None,
+            out_path=str(out) if out else None,
+            max_concurrent_worlds=max_worlds,
+        )
+        validate_spec(spec)
+    except SpecError as exc:
+        fail(str(exc))
+
+    from rotbench.arms import ArmRuntime
+
+    runtime = ArmRuntime(arm=spec.arm)
+    if spec.arm != "oracle":
+        from rotbench.cli.paid import prepare_paid_arm
+
+        runtime = prepare_paid_arm(spec, estimate_only=estimate, assume_yes=yes)
+    elif estimate:
+        typer.echo("arm oracle: 0 model calls, $0.00 (scripted perception only)")
+        return
+
+    from rotbench.prefect_env import configure_prefect_env
+
+    configure_prefect_env()
+    _prewarm(spec)
+
+    import asyncio
+
+    from rich.console import Console
+
+    from rotbench.progress import RichProgress, set_progress
+
+    err = Console(stderr=True)
+    from flows.rot_benchmark import STAGES, register_runtime, rot_benchmark
+
+    token = register_runtime(runtime)
+    sink = RichProgress(spec.seeds, STAGES) if sys.stderr.isatty() else None
+    set_progress(sink)
+    try:
+        if sink:
+            with sink:
+                report = asyncio.run(
+                    rot_benchmark(spec=spec.model_dump(), runtime_token=token, started_unix=started)
+                )
+        else:
+            err.print(f"running arm {spec.arm} on seeds {' '.join(map(str, spec.seeds))} ...")
+            report = asyncio.run(
+                rot_benchmark(spec=spec.model_dump(), runtime_token=token, started_unix=started)
+            )
+    except KeyboardInterrupt:
+        fail("interrupted; completed stages and model calls stay cached for the next run", 130)
+    finally:
+        set_progress(None)
+    report = runtime.report
+
+    err.print(stage_summary(report.stages))
+    err.print(
+        f"report: {Path(spec.reports_dir) / (report.run_id + '.json')}  "
+        f"db: {spec.db}  wall: {time.time() - started:.1f} s"
+    )
+    if format is OutputFormat.json:
+        sys.stdout.write(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
+    else:
+        from rotbench.report import render
+
+        render(report, Console(), intervals=intervals)

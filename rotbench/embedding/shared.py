@@ -1,0 +1,30 @@
+"""One embedder per cache folder and model for the whole process.
+
+Worlds that run concurrently share it (and its loaded model and in-memory table); the CLI
+uses the same instance to start encoding before the workflow engine is up.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from rotbench.embedding.embedder import DEFAULT_MODEL_ID, Embedder
+
+_lock = threading.Lock()
+_embedders: dict[tuple[str, str], Embedder] = {}
+
+
+def shared_embedder(cache_dir: Path, model_id: str = DEFAULT_MODEL_ID) -> Embedder:
+    """The process-wide Embedder for ``(cache_dir, model_id)``, created on first use."""
+    key = (str(Path(cache_dir).resolve()), model_id)
+    with _lock:
+        if key not in _embedders:
+            _embedders[key] = Embedder(Path(cache_dir), model_id)
+        return _embedders[key]
+
+
+def forget_embedders() -> None:
+    """Drop every shared embedder (tests that swap cache folders)."""
+    with _lock:
+        _embedders.clear()

@@ -1,0 +1,72 @@
+"""Stage: documents -> claim drafts, through an ``Extractor`` (the paid stage in ``live``)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rotbench.engine.ledger import CONVERSATION
+from rotbench.engine.perception import ClaimDraft, Extractor
+from rotbench.engine.protocol import Document
+
+
+class DocumentClaims(BaseModel):
+    """What an extractor took from one document, with where and when it came from."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    uri: str
+    day: int
+    kind: str = Field(description="'conversation' or 'web_page'.")
+    lineage: str = Field(description="'conversation', or the web page's host.")
+    contributor: str
+    drafts: list[ClaimDraft]
+
+
+class Extraction(BaseModel):
+    """Every document's drafts, in deposit (time) order, and the extractor's stamp."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    extractor_stamp: str
+    documents: list[DocumentClaims]
+
+    def sentences(self) -> list[str]:
+        """Every draft sentence in order (with repeats): what deposit will embed."""
+        return [d.sentence for doc in self.documents for d in doc.drafts]
+
+
+def lineage_of(document: Document) -> str:
+    """'conversation' for a conversation; a web page's lower-cased host otherwise.
+
+    Accepts 'https://host/path' and a scheme-less 'host/path'. Raises ValueError for a web
+    page URI with no host.
+    """
+    if document.kind != "web_page":
+        return CONVERSATION
+    parts = urlsplit(document.uri)
+    host = parts.hostname or urlsplit(f"//{document.uri}").hostname
+    if not host:
+        raise ValueError(f"web page {document.uri!r} has no host to use as its lineage")
+    return host.lower()
+
+
+def extract_document(document: Document, extractor: Extractor) -> DocumentClaims:
+    """Run ``extractor`` on one document and label the drafts with their origin."""
+    return DocumentClaims(
+        uri=document.uri,
+        day=document.day,
+        kind=document.kind,
+        lineage=lineage_of(document),
+        contributor=document.contributor,
+        drafts=list(extractor.extract(document)),
+    )
+
+
+def extract_documents(documents: list[Document], extractor: Extractor) -> Extraction:
+    """Extract every document, keeping their order (deposit needs non-decreasing days)."""
+    return Extraction(
+        extractor_stamp=extractor.stamp,
+        documents=[extract_document(doc, extractor) for doc in documents],
+    )

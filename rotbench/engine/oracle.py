@@ -1,0 +1,117 @@
+"""Scripted (oracle) perception: read claims and judge pairs from the world's ground truth.
+
+Both take a model client only to prove they never use it: by default a ``RefusingClient``,
+whose ``refused`` count the harness reports (always 0 here).
+"""
+
+from __future__ import annotations
+
+from rotbench.engine.perception import Claim, ClaimDraft, Judgement
+from rotbench.engine.protocol import Document
+from rotbench.llm.client import ModelClient, RefusingClient
+from rotbench.world.models import Fact, World
+
+SUBJECT = "the user"
+ORACLE_CONFIDENCE = 0.9
+
+PRESENT = "The user's {label} is {value}."
+PAST = "The user's {label} was previously {value}."
+RELAYED = "According to a web search result, the user's {label} is {value}."
+TEMPLATES: tuple[str, ...] = (PRESENT, PAST, RELAYED)
+"""Every sentence template the oracle renders (``{label}``/``{value}`` are placeholders)."""
+
+
+def _refused(client: ModelClient) -> int:
+    return int(getattr(client, "refused", 0))
+
+
+class OracleExtractor:
+    """Claims scripted from each session's ``facts``.
+
+    ``world``: the world whose sessions are the documents. ``client``: never called. A
+    conversation's own present/past facts become the user's claims; a relayed fact becomes a
+    claim attributed to its source; a tool-turn fact yields nothing; a web page's facts become
+    the page's own claims (its lineage, the host, is set by the extract stage). Identical
+    drafts within a document are kept once. ``extract`` raises KeyError for a document that
+    is not in the world.
+    """
+
+    stamp = "oracle-extractor/1"
+
+    def __init__(self, world: World, client: ModelClient | None = None) -> None:
+        self.client: ModelClient = client if client is not None else RefusingClient()
+        self._labels = {a.key: a.label for a in world.attributes}
+        self._facts = {s.document_uri: list(s.facts) for s in world.sessions}
+
+    @property
+    def refused(self) -> int:
+        """Model calls refused by the client (0 unless something tried to call a model)."""
+        return _refused(self.client)
+
+    def _draft(self, fact: Fact, web_page: bool) -> ClaimDraft | None:
+        label = self._labels[fact.attribute]
+        if fact.channel == "tool_turn":
+            return None
+        if fact.channel == "relay" and not web_page:
+            template, attribution = RELAYED, "source"
+        else:
+            template = PAST if fact.tense == "past" else PRESENT
+            attribution = "own"
+        return ClaimDraft(
+            subject=SUBJECT,
+            slot=fact.attribute,
+            value=fact.value,
+            tense=fact.tense,
+            attribution=attribution,
+            sentence=template.format(label=label, value=fact.value),
+            confidence=ORACLE_CONFIDENCE,
+        )
+
+    def extract(self, document: Document) -> list[ClaimDraft]:
+        """The scripted drafts of ``document``, in turn order."""
+        if document.uri not in self._facts:
+            raise KeyError(f"document {document.uri!r} is not a session of this world")
+        drafts: list[ClaimDraft] = []
+        for fact in sorted(self._facts[document.uri], key=lambda f: f.turn):
+            draft = self._draft(fact, web_page=document.kind == "web_page")
+            if draft is not None and draft not in drafts:
+                drafts.append(draft)
+        return drafts
+
+
+class OracleChecker:
+    """Judgements from the claims' own slot, value, tense and attribution.
+
+    ``contradicts``: same slot, different value, both present tense, both the claimant's own.
+    ``new_value_for_slot``: same slot, different value, and the newer is present and own.
+    A claim without a slot contradicts nothing. ``client``: never called.
+    """
+
+    stamp = "oracle-checker/1"
+
+    def __init__(self, client: ModelClient | None = None) -> None:
+        self.client: ModelClient = client if client is not None else RefusingClient()
+
+    @property
+    def refused(self) -> int:
+        """Model calls refused by the client (0 unless something tried to call a model)."""
+        return _refused(self.client)
+
+    @staticmethod
+    def judge_pair(older: Claim, newer: Claim) -> Judgement:
+        """The scripted judgement on one (older, newer) pair."""
+        differ = (
+            older.slot is not None
+            and older.slot == newer.slot
+            and older.value.strip().casefold() != newer.value.strip().casefold()
+        )
+        newer_current = newer.tense == "present" and newer.attribution == "own"
+        older_current = older.tense == "present" and older.attribution == "own"
+        return Judgement(
+            contradicts=differ and newer_current and older_current,
+            new_value_for_slot=differ and newer_current,
+        )
+
+    def judge(self, pairs: list[tuple[Claim, Claim]]) -> list[Judgement]:
+        """One judgement per (older, newer) pair, in order."""
+        return [self.judge_pair(older, newer) for older, newer in pairs]

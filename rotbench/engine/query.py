@@ -1,0 +1,137 @@
+"""Stage: rank a ledger's claims for a question as of a day.
+
+score = (similarity_weight * cos + confidence_weight * confidence) * trust, where trust is
+``trust.untrusted_domain_trust`` for a non-conversation lineage when ``trust.policy`` is on,
+else 1.0. A claim whose raw cosine is below ``query.relevance_floor`` is never returned, nor
+is one dated after the day or retired on or before it. Quarantined claims are returned (with
+status 'quarantined'). Order: score desc, then day desc, then claim id asc. There is no time
+decay: every source in a world is dated within its own lifetime, and decay is inert for
+conversation sources.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+
+import numpy as np
+
+from rotbench.config import EngineConfig
+from rotbench.embedding import Embedder
+from rotbench.engine.ledger import CONVERSATION, Ledger
+from rotbench.engine.protocol import ClaimStatus, Hit, Provenance
+
+_NEVER = np.iinfo(np.int64).max
+
+_INDEXES: dict[int, tuple[weakref.ref, tuple[int, int, str], LedgerIndex]] = {}
+_INDEXES_LOCK = threading.Lock()
+
+
+class LedgerIndex:
+    """A ledger's claims as arrays, built once; ``query`` is then a matrix-vector product.
+
+    ``vectors`` (n, dim) float32 normalised; ``days``, ``retired_at``, ``quarantined_at``
+    (n,) int64 (``_NEVER`` when no event); ``confidence`` (n,) float64; ``untrusted`` (n,)
+    bool. Build with ``LedgerIndex.of(ledger, embedder)`` to reuse one per ledger state.
+    """
+
+    def __init__(self, ledger: Ledger, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self.claims = claims = list(ledger.claims)  # no reference to the ledger itself
+        n = len(claims)
+        self.vectors = embedder.encode([c.sentence for c in claims])
+        self.days = np.array([c.day for c in claims], dtype=np.int64)
+        self.confidence = np.array([c.confidence for c in claims], dtype=np.float64)
+        self.untrusted = np.array([c.lineage != CONVERSATION for c in claims], dtype=bool)
+        self.retired_at = np.full(n, _NEVER, dtype=np.int64)
+        self.quarantined_at = np.full(n, _NEVER, dtype=np.int64)
+        for i, c in enumerate(claims):
+            state = ledger.state(c.id)
+            if state.retired_at is not None:
+                self.retired_at[i] = state.retired_at
+            if state.quarantined_at is not None:
+                self.quarantined_at[i] = state.quarantined_at
+        order = sorted(range(n), key=lambda i: claims[i].id)
+        self.id_rank = np.empty(n, dtype=np.int64)
+        self.id_rank[order] = np.arange(n)
+
+    @classmethod
+    def of(cls, ledger: Ledger, embedder: Embedder) -> LedgerIndex:
+        """The index of ``ledger`` in its current state, reused while the ledger lives.
+
+        Rebuilt when claims or events were appended or the model differs; thread-safe.
+        """
+        key = id(ledger)
+        version = (len(ledger.claims), len(ledger.events), embedder.model_id)
+        with _INDEXES_LOCK:
+            entry = _INDEXES.get(key)
+            if entry is not None and entry[0]() is ledger and entry[1] == version:
+                return entry[2]
+        index = cls(ledger, embedder)
+        with _INDEXES_LOCK:
+            ref = weakref.ref(ledger, lambda _ref, key=key: _INDEXES.pop(key, None))
+            _INDEXES[key] = (ref, version, index)
+        return index
+
+    def query(
+        self,
+        question: str,
+        day: int,
+        k: int,
+        config: EngineConfig,
+        question_vector: np.ndarray | None = None,
+    ) -> list[Hit]:
+        """The top ``k`` hits for ``question`` as of the end of ``day`` (may be fewer).
+
+        ``question_vector`` (dim,) skips encoding the question. Raises ValueError for k < 0.
+        """
+        if k < 0:
+            raise ValueError(f"k must be >= 0, got {k}")
+        if k == 0 or len(self.days) == 0:
+            return []
+        qv = question_vector if question_vector is not None else self.embedder.encode([question])[0]
+        cos = self.vectors.astype(np.float64) @ np.asarray(qv, dtype=np.float64)
+        qc, tc = config.query, config.trust
+        trust = np.where(self.untrusted & tc.policy, tc.untrusted_domain_trust, 1.0)
+        score = (qc.similarity_weight * cos + qc.confidence_weight * self.confidence) * trust
+        keep = (self.days <= day) & (self.retired_at > day) & (cos >= qc.relevance_floor)
+        idx = np.flatnonzero(keep)
+        if idx.size == 0:
+            return []
+        order = idx[np.lexsort((self.id_rank[idx], -self.days[idx], -score[idx]))][:k]
+        hits: list[Hit] = []
+        for rank, i in enumerate(order.tolist(), start=1):
+            claim = self.claims[i]
+            status: ClaimStatus = "quarantined" if self.quarantined_at[i] <= day else "active"
+            hits.append(
+                Hit(
+                    rank=rank,
+                    text=claim.sentence,
+                    score=float(score[i]),
+                    similarity=float(cos[i]),
+                    provenance=Provenance(
+                        document_uri=claim.document_uri,
+                        day=claim.day,
+                        status=status,
+                        lineage=claim.lineage,
+                        claim_id=claim.id,
+                    ),
+                )
+            )
+        return hits
+
+
+def query_ledger(
+    ledger: Ledger,
+    question: str,
+    day: int,
+    k: int,
+    config: EngineConfig,
+    embedder: Embedder,
+) -> list[Hit]:
+    """The top ``k`` hits for ``question`` from ``ledger`` as of the end of ``day``.
+
+    Reuses one ``LedgerIndex`` per ledger state, so repeated queries cost one matrix-vector
+    product each (plus a cache lookup for the question's vector). Raises ValueError for k < 0.
+    """
+    return LedgerIndex.of(ledger, embedder).query(question, day, k, config)

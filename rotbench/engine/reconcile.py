@@ -1,0 +1,193 @@
+"""Stage: claim drafts in time order -> the ledger (the reconciliation rule under test).
+
+For each new claim, in deposit order, the candidate search finds active earlier claims:
+
+- same document, any subject, cosine >= ``reconcile.same_document_floor`` (if switched on);
+- other documents, same subject, cosine >= ``reconcile.update_floor`` (if switched on).
+
+Every (older, newer) candidate pair goes to the checker. A pair the checker calls an update
+(``contradicts`` and ``new_value_for_slot`` both True) is then settled by the engine:
+
+- either claim past tense -> nothing (history never retires or is retired; checked here, not
+  only in the oracle checker, because a model checker can be wrong);
+- either claim attributed to a quoted source -> nothing;
+- same lineage -> the older retires on the newer's day, superseded by the newer;
+- different lineages -> a review record, and each non-conversation claim of the pair is
+  quarantined (it stays stored and queryable; trust demotes it at query time).
+
+An undecided judgement (None) never changes anything. Both claims are always dated (every
+claim carries its document's day), so the "both dated" condition holds by construction.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rotbench.config import EngineConfig
+from rotbench.embedding import DIM, Embedder
+from rotbench.engine import ENGINE_VERSION
+from rotbench.engine.extract import DocumentClaims, Extraction
+from rotbench.engine.ledger import CONVERSATION, Ledger, Quarantine, Retirement, ReviewRecord
+from rotbench.engine.perception import Checker, Claim, Judgement
+
+SINGLE_OWNER = "user"
+"""Contributor recorded on every claim when ``store.multi_contributor`` is off."""
+
+
+def _subject_key(subject: str) -> str:
+    return " ".join(subject.casefold().split())
+
+
+class Reconciler:
+    """Builds a ledger one document at a time. Not thread-safe; one per store.
+
+    ``extractor_stamp`` is recorded in the ledger. ``add`` raises ValueError when a document
+    is older than the previous one (deposit is in time order) or the checker returns the
+    wrong number of judgements.
+    """
+
+    def __init__(
+        self,
+        config: EngineConfig,
+        checker: Checker,
+        embedder: Embedder,
+        extractor_stamp: str | None = None,
+    ) -> None:
+        self.config = config
+        self.checker = checker
+        self.embedder = embedder
+        self.ledger = Ledger(
+            engine_version=ENGINE_VERSION,
+            config=config.flat(),
+            extractor_stamp=extractor_stamp,
+            checker_stamp=checker.stamp,
+            model_id=embedder.model_id,
+        )
+        self._matrix = np.zeros((0, DIM), dtype=np.float32)
+        self._subjects: list[str] = []
+        self._docs: list[str] = []
+        self._inactive: set[str] = set()  # retired or quarantined
+        self._last_day: int | None = None
+
+    # ---- deposit -------------------------------------------------------------------------
+
+    def add(self, doc: DocumentClaims) -> list[Claim]:
+        """File one document's drafts and reconcile each; returns the new claims."""
+        if self._last_day is not None and doc.day < self._last_day:
+            raise ValueError(
+                f"document {doc.uri!r} (day {doc.day}) deposited after day {self._last_day}"
+            )
+        self._last_day = doc.day
+        ledger = self.ledger
+        ledger.counts.documents += 1
+        if not doc.drafts:
+            return []
+        multi = self.config.store.multi_contributor
+        vectors = self.embedder.encode([d.sentence for d in doc.drafts])
+        start = len(ledger.claims)
+        self._matrix = np.vstack([self._matrix, vectors])
+        new: list[Claim] = []
+        for offset, draft in enumerate(doc.drafts):
+            index = start + offset
+            claim = Claim(
+                **draft.model_dump(),
+                id=f"c{index + 1:05d}",
+                document_uri=doc.uri,
+                lineage=doc.lineage,
+                contributor=doc.contributor if multi else SINGLE_OWNER,
+                day=doc.day,
+            )
+            ledger.claims.append(claim)
+            ledger.counts.claims += 1
+            self._subjects.append(_subject_key(claim.subject))
+            self._docs.append(doc.uri)
+            self._reconcile(index, claim)
+            new.append(claim)
+        return new
+
+    def _candidates(self, index: int, claim: Claim) -> list[int]:
+        """Indices of earlier active claims that pass either candidate search."""
+        rc = self.config.reconcile
+        if index == 0 or not (rc.same_document or rc.cross_document):
+            return []
+        cos = self._matrix[:index] @ self._matrix[index]
+        subject = self._subjects[index]
+        found: list[int] = []
+        for j in range(index):
+            if self.ledger.claims[j].id in self._inactive:
+                continue
+            if self._docs[j] == claim.document_uri:
+                if rc.same_document and cos[j] >= rc.same_document_floor:
+                    found.append(j)
+            elif rc.cross_document and self._subjects[j] == subject and cos[j] >= rc.update_floor:
+                found.append(j)
+        return found
+
+    def _reconcile(self, index: int, newer: Claim) -> None:
+        olders = [self.ledger.claims[j] for j in self._candidates(index, newer)]
+        if not olders:
+            return
+        pairs = [(older, newer) for older in olders]
+        judgements = self.checker.judge(pairs)
+        if len(judgements) != len(pairs):
+            raise ValueError(f"checker returned {len(judgements)} judgements for {len(pairs)}")
+        self.ledger.counts.pairs_judged += len(pairs)
+        for older, judgement in zip(olders, judgements, strict=True):
+            self._settle(older, newer, judgement)
+
+    def _settle(self, older: Claim, newer: Claim, judgement: Judgement) -> None:
+        counts = self.ledger.counts
+        if judgement.contradicts is None or judgement.new_value_for_slot is None:
+            counts.undecided += 1
+            return
+        if not (judgement.contradicts and judgement.new_value_for_slot):
+            return
+        if older.tense != "present" or newer.tense != "present":
+            counts.refused_tense += 1
+            return
+        if older.attribution != "own" or newer.attribution != "own":
+            counts.refused_attribution += 1
+            return
+        if older.id in self._inactive:  # settled earlier in this batch
+            return
+        if older.lineage == newer.lineage:
+            self.ledger.events.append(
+                Retirement(claim_id=older.id, day=newer.day, superseded_by=newer.id)
+            )
+            self._inactive.add(older.id)
+            counts.retirements += 1
+            return
+        review = ReviewRecord(
+            id=f"r{len(self.ledger.reviews) + 1:05d}",
+            older_id=older.id,
+            newer_id=newer.id,
+            day=newer.day,
+            reason=f"conflict across lineages {older.lineage!r} and {newer.lineage!r}",
+        )
+        self.ledger.reviews.append(review)
+        counts.reviews += 1
+        for claim in (older, newer):
+            if claim.lineage != CONVERSATION and claim.id not in self._inactive:
+                self.ledger.events.append(
+                    Quarantine(claim_id=claim.id, day=newer.day, review_id=review.id)
+                )
+                self._inactive.add(claim.id)
+                counts.quarantines += 1
+
+
+def deposit(
+    extraction: Extraction,
+    embedder: Embedder,
+    checker: Checker,
+    config: EngineConfig,
+) -> Ledger:
+    """Deposit every document of ``extraction`` in order and return the ledger.
+
+    Embeds all sentences in one batch first (a no-op on a warm cache). Pure apart from the
+    embedder's cache and the checker's calls. Raises ValueError as ``Reconciler.add`` does.
+    """
+    embedder.ensure(extraction.sentences())
+    reconciler = Reconciler(config, checker, embedder, extraction.extractor_stamp)
+    for doc in extraction.documents:
+        reconciler.add(doc)
+    return reconciler.ledger

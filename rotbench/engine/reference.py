@@ -1,0 +1,74 @@
+"""``ReferenceEngine``: the stage functions behind the ``MemoryEngine`` protocol."""
+
+from __future__ import annotations
+
+from rotbench.config import EngineConfig
+from rotbench.embedding import Embedder
+from rotbench.engine import ENGINE_VERSION
+from rotbench.engine.extract import extract_document
+from rotbench.engine.ledger import Ledger
+from rotbench.engine.perception import Checker, Extractor
+from rotbench.engine.protocol import Document, Hit
+from rotbench.engine.query import query_ledger
+from rotbench.engine.reconcile import Reconciler
+
+
+class ReferenceEngine:
+    """The reference memory engine (implements ``rotbench.engine.protocol.MemoryEngine``).
+
+    ``deposit`` extracts one document with ``extractor`` and reconciles its claims with
+    ``checker``, exactly as the ``extract_documents`` + ``deposit`` stages do; ``query`` ranks
+    the ledger as of a day exactly as ``query_ledger`` does.
+    """
+
+    name = "reference"
+    version = ENGINE_VERSION
+
+    def __init__(
+        self,
+        config: EngineConfig,
+        extractor: Extractor | None,
+        checker: Checker | None,
+        embedder: Embedder,
+    ) -> None:
+        self.config = config
+        self.extractor = extractor
+        self.checker = checker
+        self.embedder = embedder
+        self._reconciler: Reconciler | None = None
+        self._ledger: Ledger | None = None
+        if checker is not None:
+            stamp = extractor.stamp if extractor is not None else None
+            self._reconciler = Reconciler(config, checker, embedder, stamp)
+
+    @classmethod
+    def from_ledger(
+        cls, ledger: Ledger, config: EngineConfig, embedder: Embedder
+    ) -> ReferenceEngine:
+        """A query-only engine over an existing ledger (``deposit`` raises RuntimeError)."""
+        engine = cls(config, None, None, embedder)
+        engine._ledger = ledger
+        return engine
+
+    @property
+    def ledger(self) -> Ledger:
+        """The store's ledger (live: later deposits append to it)."""
+        if self._reconciler is not None:
+            return self._reconciler.ledger
+        assert self._ledger is not None
+        return self._ledger
+
+    def deposit(self, document: Document) -> None:
+        """Extract and reconcile one document. Documents must come in non-decreasing day order.
+
+        Raises RuntimeError on a query-only engine, ValueError on an out-of-order document.
+        """
+        if self._reconciler is None or self.extractor is None:
+            raise RuntimeError(
+                "this engine is query-only (built from a ledger or without perception)"
+            )
+        self._reconciler.add(extract_document(document, self.extractor))
+
+    def query(self, question: str, day: int, k: int) -> list[Hit]:
+        """The top ``k`` hits for ``question`` as of the end of ``day``, best first."""
+        return query_ledger(self.ledger, question, day, k, self.config, self.embedder)

@@ -1,0 +1,440 @@
+"""Model-backed perception: ``LiveExtractor`` (documents -> claim drafts) and ``LiveChecker``
+(claim pairs -> two yes/no judgements).
+
+Both go through one ``_Asker``: look the call up in the call cache, else call the model (at most
+``concurrency`` calls in flight per object), write the completed call to the cache the moment
+it returns, validate the answer, and on an invalid answer ask once more with a note saying what
+was wrong. What still fails becomes a ``CallFailure`` in ``stats``; the caller gets an empty
+extraction or an undecided (None) judgement, never an exception. Only ``FatalModelError``,
+``RefusedCall`` and ``BaseException`` (Ctrl-C, a kill) propagate.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+from pydantic import BaseModel
+
+from rotbench.engine.extract import Extraction, extract_document
+from rotbench.engine.perception import Claim, ClaimDraft, Extractor, Judgement
+from rotbench.engine.protocol import Document
+from rotbench.llm._cache import CallCache, call_key
+from rotbench.llm._prompts import (
+    CHECK_KINDS,
+    CHECK_PROMPTS,
+    DEFAULT_CHECK_PROMPT,
+    DEFAULT_EXTRACT_PROMPT,
+    EXTRACT_PROMPTS,
+    CheckKind,
+    ExtractionAnswer,
+    InvalidAnswer,
+    YesNoAnswer,
+    parse_answer,
+    retry_prompt,
+)
+from rotbench.llm._records import CallFailure, FatalModelError, PerceptionStats
+from rotbench.llm._redact import one_line
+from rotbench.llm.client import Completion, ModelClient, RefusedCall
+
+log = logging.getLogger("rotbench.llm")
+
+EXTRACTOR_LOGIC_VERSION = "live-extractor-1"
+CHECKER_LOGIC_VERSION = "live-checker-1"
+
+A = TypeVar("A", bound=BaseModel)
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def _bind_stage(client: ModelClient, stage: str) -> ModelClient:
+    """``client.for_stage(stage)`` when the client meters by stage, else the client itself."""
+    for_stage = getattr(client, "for_stage", None)
+    return for_stage(stage) if callable(for_stage) else client
+
+
+def _map_concurrently(fn, items: Sequence[T], workers: int) -> list[R]:  # type: ignore[no-untyped-def]
+    """``[fn(x) for x in items]`` on up to ``workers`` threads, in order.
+
+    On any exception (including KeyboardInterrupt) queued items are cancelled, running ones
+    finish (their completed calls are cached), and the first exception is raised.
+    """
+    if len(items) <= 1 or workers <= 1:
+        return [fn(x) for x in items]
+    pool = ThreadPoolExecutor(
+        max_workers=min(workers, len(items)), thread_name_prefix="rotbench-llm"
+    )
+    try:
+        futures = [pool.submit(fn, x) for x in items]
+        results = [f.result() for f in futures]
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    return results
+
+
+class _Asker:
+    """Cached, validated, counted calls for one stage of one perception object."""
+
+    def __init__(
+        self,
+        *,
+        client: ModelClient,
+        stage: str,
+        model: str,
+        prompt_version: str,
+        stamp: str,
+        cache: CallCache | None,
+        max_tokens: int,
+        concurrency: int,
+    ) -> None:
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+        self.client = _bind_stage(client, stage)
+        self.stage = stage
+        self.model = model
+        self.prompt_version = prompt_version
+        self.cache = cache
+        self.max_tokens = max_tokens
+        self.concurrency = concurrency
+        self._in_flight = threading.BoundedSemaphore(concurrency)
+        self._lock = threading.Lock()
+        self._key_locks: dict[str, threading.Lock] = {}
+        self._memo: dict[str, Completion] = {}
+        self._stats = PerceptionStats(stage=stage, stamp=stamp)
+
+    # -- counters ---------------------------------------------------------------------------
+
+    def count(self, **deltas: int) -> None:
+        with self._lock:
+            for name, d in deltas.items():
+                setattr(self._stats, name, getattr(self._stats, name) + d)
+
+    def fail(self, failure: CallFailure) -> None:
+        log.warning("%s failure on %s: %s", failure.stage, failure.item, failure.reason)
+        with self._lock:
+            self._stats.failures.append(failure)
+            if failure.kind == "call":
+                self._stats.failed_calls += 1
+
+    def stats(self) -> PerceptionStats:
+        with self._lock:
+            return self._stats.model_copy(deep=True)
+
+    # -- calls ------------------------------------------------------------------------------
+
+    def key(self, system: str, prompt: str) -> str:
+        return call_key(
+            stage=self.stage,
+            model=self.model,
+            prompt_version=self.prompt_version,
+            system=system,
+            prompt=prompt,
+            max_tokens=self.max_tokens,
+        )
+
+    def is_cached(self, system: str, prompt: str) -> bool:
+        key = self.key(system, prompt)
+        if key in self._memo:
+            return True
+        if self.cache is None:
+            return False
+        return self.cache.contains(
+            self.stage, key, model=self.model, prompt_version=self.prompt_version
+        )
+
+    def _key_lock(self, key: str) -> threading.Lock:
+        with self._lock:
+            lock = self._key_locks.get(key)
+            if lock is None:
+                lock = self._key_locks[key] = threading.Lock()
+            return lock
+
+    def _complete(self, system: str, prompt: str, item: str) -> Completion | None:
+        """The completion for this exact call: from memory, the call cache, or the model.
+
+        One call per key at a time (single flight): a second thread asking the same thing
+        waits and then reads the first one's answer, so identical calls are paid once.
+        """
+        key = self.key(system, prompt)
+        with self._key_lock(key):
+            hit = self._memo.get(key)
+            if hit is None and self.cache is not None:
+                hit = self.cache.get(
+                    self.stage, key, model=self.model, prompt_version=self.prompt_version
+                )
+            if hit is not None:
+                self._memo[key] = hit
+                self.count(cache_hits=1)
+                return hit
+            try:
+                with self._in_flight:
+                    completion = self.client.complete(
+                        model=self.model, system=system, prompt=prompt, max_tokens=self.max_tokens
+                    )
+            except (FatalModelError, RefusedCall, TypeError, AttributeError, NameError):
+                raise  # configuration or programming errors: every call would fail the same way
+            except Exception as exc:  # noqa: BLE001 - recorded, the run goes on
+                self.fail(
+                    CallFailure(
+                        stage=self.stage,
+                        item=item,
+                        key=key,
+                        kind="call",
+                        reason=one_line(f"{type(exc).__name__}: {exc}"),
+                    )
+                )
+                return None
+            self.count(calls=1)
+            self._memo[key] = completion
+            if self.cache is not None:
+                try:
+                    self.cache.put(
+                        self.stage,
+                        key,
+                        completion,
+                        model=self.model,
+                        prompt_version=self.prompt_version,
+                    )
+                except OSError as exc:
+                    log.warning("could not write call cache entry %s: %s", key, one_line(str(exc)))
+            return completion
+
+    def ask(self, system: str, prompt: str, shape: type[A], item: str) -> A | None:
+        """The validated answer, or None (failure recorded) after one retry of an invalid one."""
+        completion = self._complete(system, prompt, item)
+        if completion is None:
+            return None
+        try:
+            return parse_answer(completion.text, shape)
+        except InvalidAnswer as exc:
+            self.count(invalid_answers=1)
+            first_error = str(exc)
+        second_prompt = retry_prompt(prompt, first_error)
+        completion = self._complete(system, second_prompt, item)
+        if completion is None:
+            return None
+        try:
+            return parse_answer(completion.text, shape)
+        except InvalidAnswer as exc:
+            self.count(invalid_answers=1)
+            self.fail(
+                CallFailure(
+                    stage=self.stage,
+                    item=item,
+                    key=self.key(system, second_prompt),
+                    kind="invalid_answer",
+                    reason=one_line(f"invalid twice: {first_error}; then {exc}"),
+                )
+            )
+            return None
+
+
+def _slot_map(slots: Mapping[str, str] | Sequence[str]) -> dict[str, str]:
+    if isinstance(slots, Mapping):
+        return {str(k): str(v) for k, v in slots.items()}
+    return {str(k): str(k).replace("_", " ") for k in slots}
+
+
+class LiveExtractor:
+    """An ``Extractor`` that asks a model for the claims in one document.
+
+    Args:
+        client: a ``ModelClient`` (an ``AnthropicClient`` is bound to stage 'extract').
+        model: model id, e.g. 'claude-sonnet-4-6'.
+        prompt_version: a key of ``EXTRACT_PROMPTS``.
+        cache: the call cache, or None for none (every call paid).
+        slots: the slot vocabulary: attribute key -> label (e.g. from ``slots_from_world``),
+            or a sequence of keys. A slot the model names outside it becomes None.
+        max_tokens: per call.
+        concurrency: calls in flight at once (``extract_many``; and across threads).
+
+    The document's text reaches the model as it is, ``tool`` turns included; the prompt marks
+    tool output and web pages as untrusted content. A document whose call fails after retries,
+    or whose answer is invalid twice, yields ``[]`` and a ``CallFailure`` in ``stats``.
+    """
+
+    stage = "extract"
+
+    def __init__(
+        self,
+        client: ModelClient,
+        model: str,
+        prompt_version: str = DEFAULT_EXTRACT_PROMPT,
+        cache: CallCache | None = None,
+        *,
+        slots: Mapping[str, str] | Sequence[str],
+        max_tokens: int = 2048,
+        concurrency: int = 8,
+    ) -> None:
+        if prompt_version not in EXTRACT_PROMPTS:
+            raise ValueError(
+                f"unknown extract prompt version {prompt_version!r}; "
+                f"available: {', '.join(EXTRACT_PROMPTS)}"
+            )
+        self.model = model
+        self.prompt_version = prompt_version
+        self.prompt = EXTRACT_PROMPTS[prompt_version]
+        self.slots = _slot_map(slots)
+        self.stamp = f"{EXTRACTOR_LOGIC_VERSION}:{model}:{prompt_version}"
+        self._asker = _Asker(
+            client=client,
+            stage=self.stage,
+            model=model,
+            prompt_version=prompt_version,
+            stamp=self.stamp,
+            cache=cache,
+            max_tokens=max_tokens,
+            concurrency=concurrency,
+        )
+
+    def __repr__(self) -> str:
+        return f"LiveExtractor(stamp={self.stamp!r})"
+
+    @property
+    def stats(self) -> PerceptionStats:
+        """Counts and failures so far (a copy)."""
+        return self._asker.stats()
+
+    def request(self, document: Document) -> tuple[str, str]:
+        """The (system, user turn) sent for ``document`` (pure; used by the estimate)."""
+        return self.prompt.system, self.prompt.render(document, self.slots)
+
+    def is_cached(self, document: Document) -> bool:
+        """True when the first call for ``document`` is already in the call cache."""
+        return self._asker.is_cached(*self.request(document))
+
+    def extract(self, document: Document) -> list[ClaimDraft]:
+        """The claims ``document`` supports, in order; ``[]`` on a recorded failure."""
+        self._asker.count(requested=1)
+        system, prompt = self.request(document)
+        answer = self._asker.ask(system, prompt, ExtractionAnswer, item=document.uri)
+        if answer is None:
+            self._asker.count(undecided=1)
+            return []
+        drafts = []
+        for c in answer.claims:
+            slot = c.slot.strip() if c.slot else None
+            drafts.append(
+                ClaimDraft(
+                    subject=c.subject.strip(),
+                    slot=slot if slot in self.slots else None,
+                    value=c.value.strip(),
+                    tense=c.tense,
+                    attribution=c.attribution,
+                    sentence=c.sentence.strip(),
+                    **({"confidence": c.confidence} if c.confidence is not None else {}),
+                )
+            )
+        return drafts
+
+    def extract_many(self, documents: Sequence[Document]) -> list[list[ClaimDraft]]:
+        """``[extract(d) for d in documents]`` with up to ``concurrency`` calls in flight."""
+        return _map_concurrently(self.extract, list(documents), self._asker.concurrency)
+
+
+class LiveChecker:
+    """A ``Checker`` that asks a model two small yes/no questions per (older, newer) pair.
+
+    Args:
+        client: a ``ModelClient`` (an ``AnthropicClient`` is bound to stage 'check').
+        model: model id, e.g. 'claude-haiku-4-5'.
+        prompt_version: a key of ``CHECK_PROMPTS``.
+        cache: the call cache, or None.
+        concurrency: calls in flight at once (default 8); the 2 x len(pairs) calls of a
+            ``judge`` run on a thread pool of at most this size.
+        max_tokens: per call.
+
+    A judgement whose call fails after retries, or whose answer is invalid twice, is None
+    (undecided) and recorded in ``stats``.
+    """
+
+    stage = "check"
+
+    def __init__(
+        self,
+        client: ModelClient,
+        model: str,
+        prompt_version: str = DEFAULT_CHECK_PROMPT,
+        cache: CallCache | None = None,
+        concurrency: int = 8,
+        *,
+        max_tokens: int = 64,
+    ) -> None:
+        if prompt_version not in CHECK_PROMPTS:
+            raise ValueError(
+                f"unknown check prompt version {prompt_version!r}; "
+                f"available: {', '.join(CHECK_PROMPTS)}"
+            )
+        self.model = model
+        self.prompt_version = prompt_version
+        self.prompt = CHECK_PROMPTS[prompt_version]
+        self.concurrency = concurrency
+        self.stamp = f"{CHECKER_LOGIC_VERSION}:{model}:{prompt_version}"
+        self._asker = _Asker(
+            client=client,
+            stage=self.stage,
+            model=model,
+            prompt_version=prompt_version,
+            stamp=self.stamp,
+            cache=cache,
+            max_tokens=max_tokens,
+            concurrency=concurrency,
+        )
+
+    def __repr__(self) -> str:
+        return f"LiveChecker(stamp={self.stamp!r})"
+
+    @property
+    def stats(self) -> PerceptionStats:
+        """Counts and failures so far (a copy)."""
+        return self._asker.stats()
+
+    def requests(self, older: Claim, newer: Claim) -> list[tuple[CheckKind, str, str]]:
+        """The (kind, system, user turn) of both calls for one pair (pure; for the estimate)."""
+        prompt = self.prompt.render(older, newer)
+        return [(kind, self.prompt.systems[kind], prompt) for kind in CHECK_KINDS]
+
+    def cached_calls(self, older: Claim, newer: Claim) -> int:
+        """How many of the pair's two calls are already in the call cache (0..2)."""
+        return sum(self._asker.is_cached(s, p) for _, s, p in self.requests(older, newer))
+
+    def _ask(self, task: tuple[Claim, Claim, CheckKind]) -> bool | None:
+        older, newer, kind = task
+        self._asker.count(requested=1)
+        answer = self._asker.ask(
+            self.prompt.systems[kind],
+            self.prompt.render(older, newer),
+            YesNoAnswer,
+            item=f"{older.id} -> {newer.id} ({kind})",
+        )
+        if answer is None:
+            self._asker.count(undecided=1)
+            return None
+        return answer.answer == "yes"
+
+    def judge(self, pairs: list[tuple[Claim, Claim]]) -> list[Judgement]:
+        """One ``Judgement`` per (older, newer) pair, in order; None fields are undecided."""
+        tasks = [(o, n, kind) for o, n in pairs for kind in CHECK_KINDS]
+        answers = _map_concurrently(self._ask, tasks, self.concurrency)
+        return [
+            Judgement(contradicts=answers[2 * i], new_value_for_slot=answers[2 * i + 1])
+            for i in range(len(pairs))
+        ]
+
+
+def extract_concurrently(
+    documents: Sequence[Document], extractor: Extractor, concurrency: int = 8
+) -> Extraction:
+    """The engine's ``extract_documents`` with up to ``concurrency`` documents in flight.
+
+    Same result, same order (deposit needs time order); works with any ``Extractor``. Use it
+    for the live arm, where each document is one model call of a second or more.
+    """
+    docs = list(documents)
+    per_doc = _map_concurrently(lambda d: extract_document(d, extractor), docs, concurrency)
+    return Extraction(extractor_stamp=extractor.stamp, documents=per_doc)

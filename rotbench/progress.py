@@ -1,0 +1,75 @@
+"""Progress of a run, per seed and stage, shown on stderr.
+
+The flow reports through ``progress()``; the CLI installs a rich-backed sink, everything else
+(tests, deployments) gets a silent one.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Protocol
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+
+class ProgressSink(Protocol):
+    def stage(self, seed: int, stage: str, status: str, seconds: float | None = None) -> None:
+        """``status`` is 'running', 'computed' or 'cached'."""
+        ...
+
+
+class SilentProgress:
+    def stage(self, seed: int, stage: str, status: str, seconds: float | None = None) -> None:
+        return None
+
+
+class RichProgress:
+    """One bar per seed advancing through the six stages, drawn on stderr."""
+
+    def __init__(self, seeds: list[int], stages: tuple[str, ...]) -> None:
+        self._stages = stages
+        self._lock = threading.Lock()
+        self._progress = Progress(
+            TextColumn("[bold]seed {task.fields[seed]}"),
+            BarColumn(bar_width=24),
+            TextColumn("{task.completed}/{task.total}"),
+            TextColumn("{task.description}"),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=False,
+        )
+        self._ids = {
+            s: self._progress.add_task("waiting", total=len(stages), seed=s) for s in seeds
+        }
+
+    def __enter__(self) -> RichProgress:
+        self._progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._progress.stop()
+
+    def stage(self, seed: int, stage: str, status: str, seconds: float | None = None) -> None:
+        with self._lock:
+            tid = self._ids.get(seed)
+            if tid is None:
+                return
+            if status == "running":
+                self._progress.update(tid, description=f"{stage}…")
+            else:
+                done = self._stages.index(stage) + 1
+                self._progress.update(tid, completed=done, description=f"{stage} {status}")
+
+
+_sink: ProgressSink = SilentProgress()
+
+
+def set_progress(sink: ProgressSink | None) -> None:
+    """Install ``sink`` (None: silence) for the runs of this process."""
+    global _sink
+    _sink = sink or SilentProgress()
+
+
+def progress() -> ProgressSink:
+    return _sink

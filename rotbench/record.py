@@ -1,0 +1,77 @@
+"""The last step of a run: assemble the report of record and write it, once.
+
+Called by the parent flow only (one writer): the JSON report goes to
+``<reports_dir>/<run-id>.json`` (and ``--out``), atomically; the DuckDB rows go in one
+transaction.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rotbench.config import EngineConfig
+from rotbench.embedding.embedder import DEFAULT_MODEL_ID
+from rotbench.engine import ENGINE_VERSION
+from rotbench.report import Report, Selection, StageRecord, build_report, write_report, write_run
+from rotbench.runspec import RunSpec
+from rotbench.scoring import DEFAULT_SCORER
+from rotbench.scoring.models import WorldProbes
+from rotbench.world.generate import GENERATOR_VERSION, checkpoints_for
+
+
+def new_run_id(arm: str) -> str:
+    """``rot-<arm>-<UTC yyyymmdd-HHMMSS>-<6 hex>``: sortable by time, unique per run."""
+    return f"rot-{arm}-{datetime.now(UTC):%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}"
+
+
+def selection_for(spec: RunSpec, stamps: dict[str, str]) -> Selection:
+    """The report's selection block: everything needed to reproduce the run."""
+    config = EngineConfig().with_overrides(spec.engine_overrides())
+    return Selection(
+        arm=spec.arm,
+        seeds=list(spec.seeds),
+        days=spec.days,
+        checkpoints=checkpoints_for(spec.days),
+        top_k=spec.top_k,
+        trust_policy=spec.trust_policy,
+        config=config.flat(),
+        generator_version=GENERATOR_VERSION,
+        scorer_version=spec.scorer or DEFAULT_SCORER,
+        engine="reference",
+        engine_version=ENGINE_VERSION,
+        embedding_model=DEFAULT_MODEL_ID,
+        record_claim_text=spec.record_claim_text,
+        stamps=stamps,
+    )
+
+
+def record_run(
+    spec: RunSpec,
+    worlds: list[WorldProbes],
+    stages: list[StageRecord],
+    timings: dict[str, float],
+    notes: list[str],
+    stamps: dict[str, str],
+    usage: dict[str, Any] | None = None,
+    run_id: str | None = None,
+) -> Report:
+    """Build the report, write ``<reports_dir>/<run-id>.json`` (+ ``out_path``) and the DuckDB
+    rows. Returns the report. Raises OSError/duckdb errors; nothing is half-written (both
+    writes are atomic), but a DuckDB failure after the JSON was written leaves the JSON."""
+    report = build_report(
+        run_id or new_run_id(spec.arm),
+        selection_for(spec, stamps),
+        sorted(worlds, key=lambda w: spec.seeds.index(w.seed)),
+        stages,
+        timings,
+        notes,
+        usage,
+    )
+    write_report(report, Path(spec.reports_dir) / f"{report.run_id}.json")
+    if spec.out_path:
+        write_report(report, Path(spec.out_path))
+    write_run(spec.db, report)
+    return report

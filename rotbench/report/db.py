@@ -1,0 +1,251 @@
+"""The run database, ``reports/rotbench.duckdb``: every run and every rescore, queryable.
+
+Tables (created idempotently; one writer process at a time, DuckDB locks the file):
+
+- ``runs``: one row per report: id, created_at (UTC), arm, seeds, selection (JSON), the
+  version columns, trust policy, top k, origin (JSON, rescores only) and origin_run_id.
+- ``metrics``: run_id, seed (NULL = pooled over the run's worlds), metric, channel (NULL =
+  all), checkpoint (NULL = all days), numerator, denominator. Rows per seed and pooled: the
+  seven metrics overall, the poison metrics per channel, the seven metrics per checkpoint.
+- ``probes``: one row per question: run_id, seed, probe_index (order in the world), day,
+  attribute, question, the truth's current value, changed, poisoned, latest_phrasing.
+- ``hits``: one row per top-k hit: run_id, seed, probe_index, rank, full text, class, poison
+  channels, score, similarity and provenance.
+
+``write_run`` is one transaction: it replaces any rows of the same run id and either commits
+all rows of the run or none.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from rotbench.report.model import Report
+from rotbench.scoring.metrics import MetricsBundle, compute_metrics
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id VARCHAR NOT NULL,
+    created_at TIMESTAMP NOT NULL,
+    arm VARCHAR NOT NULL,
+    seeds INTEGER[] NOT NULL,
+    selection JSON NOT NULL,
+    generator_version VARCHAR,
+    scorer_version VARCHAR,
+    engine VARCHAR,
+    engine_version VARCHAR,
+    embedding_model VARCHAR,
+    trust_policy BOOLEAN,
+    top_k INTEGER,
+    schema_version INTEGER,
+    origin JSON,
+    origin_run_id VARCHAR,
+    notes JSON,
+    timings JSON,
+    usage JSON
+);
+CREATE TABLE IF NOT EXISTS metrics (
+    run_id VARCHAR NOT NULL,
+    seed INTEGER,
+    metric VARCHAR NOT NULL,
+    channel VARCHAR,
+    checkpoint INTEGER,
+    numerator INTEGER NOT NULL,
+    denominator INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS probes (
+    run_id VARCHAR NOT NULL,
+    seed INTEGER NOT NULL,
+    probe_index INTEGER NOT NULL,
+    day INTEGER NOT NULL,
+    attribute VARCHAR,
+    question VARCHAR NOT NULL,
+    current_value VARCHAR,
+    changed BOOLEAN,
+    poisoned BOOLEAN,
+    latest_phrasing VARCHAR
+);
+CREATE TABLE IF NOT EXISTS hits (
+    run_id VARCHAR NOT NULL,
+    seed INTEGER NOT NULL,
+    probe_index INTEGER NOT NULL,
+    rank INTEGER NOT NULL,
+    text VARCHAR,
+    cls VARCHAR,
+    poison_channels VARCHAR[],
+    score DOUBLE,
+    similarity DOUBLE,
+    document_uri VARCHAR,
+    claim_day INTEGER,
+    status VARCHAR,
+    lineage VARCHAR,
+    claim_id VARCHAR
+);
+"""
+
+TABLES: tuple[str, ...] = ("runs", "metrics", "probes", "hits")
+
+
+def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the four tables if missing (idempotent)."""
+    for statement in SCHEMA.split(";"):
+        if statement.strip():
+            con.execute(statement)
+
+
+def _insert_columns(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]]) -> None:
+    """Insert ``rows`` in one statement (columns passed as lists and unnested: fast)."""
+    if not rows:
+        return
+    names = list(rows[0])
+    columns = [[r[n] for r in rows] for n in names]
+    selects = ", ".join(f"unnest(${i + 1})" for i in range(len(names)))
+    con.execute(f"INSERT INTO {table} ({', '.join(names)}) SELECT {selects}", columns)
+
+
+def _run_row(report: Report) -> dict[str, Any]:
+    s = report.selection
+    created = datetime.fromisoformat(report.created_at)
+    if created.tzinfo is not None:
+        created = created.astimezone(UTC).replace(tzinfo=None)
+    return {
+        "id": report.run_id,
+        "created_at": created,
+        "arm": s.arm,
+        "seeds": list(s.seeds),
+        "selection": s.model_dump_json(),
+        "generator_version": s.generator_version,
+        "scorer_version": s.scorer_version,
+        "engine": s.engine,
+        "engine_version": s.engine_version,
+        "embedding_model": s.embedding_model,
+        "trust_policy": s.trust_policy,
+        "top_k": s.top_k,
+        "schema_version": report.schema_version,
+        "origin": report.origin.model_dump_json() if report.origin else None,
+        "origin_run_id": report.origin.run_id if report.origin else None,
+        "notes": json.dumps(report.notes),
+        "timings": json.dumps(report.timings),
+        "usage": json.dumps(report.usage) if report.usage is not None else None,
+    }
+
+
+def _metric_rows(run_id: str, seed: int | None, bundle: MetricsBundle) -> Iterable[dict]:
+    def row(metric: str, channel: str | None, checkpoint: int | None, rate: Any) -> dict:
+        return {
+            "run_id": run_id,
+            "seed": seed,
+            "metric": metric,
+            "channel": channel,
+            "checkpoint": checkpoint,
+            "numerator": rate.numerator,
+            "denominator": rate.denominator,
+        }
+
+    for metric, rate in bundle.metrics.items():
+        yield row(metric, None, None, rate)
+    for channel, rates in bundle.by_channel.items():
+        for metric, rate in rates.items():
+            yield row(metric, channel, None, rate)
+    for day, rates in bundle.by_checkpoint.items():
+        for metric, rate in rates.items():
+            yield row(metric, None, day, rate)
+
+
+def _probe_and_hit_rows(report: Report) -> tuple[list[dict], list[dict]]:
+    probes: list[dict] = []
+    hits: list[dict] = []
+    for world in report.worlds:
+        for index, probe in enumerate(world.probes):
+            truth = probe.truth
+            probes.append(
+                {
+                    "run_id": report.run_id,
+                    "seed": world.seed,
+                    "probe_index": index,
+                    "day": probe.day,
+                    "attribute": probe.attribute,
+                    "question": probe.question,
+                    "current_value": truth.current if truth else None,
+                    "changed": truth.changed if truth else None,
+                    "poisoned": bool(truth.poison) if truth else None,
+                    "latest_phrasing": truth.latest_phrasing if truth else None,
+                }
+            )
+            for hit in probe.hits:
+                p = hit.provenance
+                hits.append(
+                    {
+                        "run_id": report.run_id,
+                        "seed": world.seed,
+                        "probe_index": index,
+                        "rank": hit.rank,
+                        "text": hit.text,
+                        "cls": hit.cls,
+                        "poison_channels": list(hit.poison_channels),
+                        "score": hit.score,
+                        "similarity": hit.similarity,
+                        "document_uri": p.document_uri,
+                        "claim_day": p.day,
+                        "status": p.status,
+                        "lineage": p.lineage,
+                        "claim_id": p.claim_id,
+                    }
+                )
+    return probes, hits
+
+
+def _insert_run(con: duckdb.DuckDBPyConnection, report: Report) -> None:
+    _insert_columns(con, "runs", [_run_row(report)])
+
+
+def _insert_metrics(con: duckdb.DuckDBPyConnection, report: Report) -> None:
+    pooled = MetricsBundle(**{k: getattr(report, k) for k in MetricsBundle.model_fields})
+    rows = list(_metric_rows(report.run_id, None, pooled))
+    for world in report.worlds:
+        rows.extend(_metric_rows(report.run_id, world.seed, compute_metrics([world])))
+    _insert_columns(con, "metrics", rows)
+
+
+def _insert_probes(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
+    _insert_columns(con, "probes", rows)
+
+
+def _insert_hits(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
+    _insert_columns(con, "hits", rows)
+
+
+def write_run(db_path: Path, report: Report) -> None:
+    """Record ``report`` in the DuckDB file ``db_path`` in one transaction.
+
+    Creates the file and schema if missing; replaces earlier rows of the same run id. On any
+    failure the transaction is rolled back (no partial rows) and the error re-raised; a file
+    locked by another process raises ``duckdb.IOException``.
+    """
+    db_path = Path(db_path)
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    probe_rows, hit_rows = _probe_and_hit_rows(report)
+    con = duckdb.connect(str(db_path))
+    try:
+        con.begin()
+        try:
+            ensure_schema(con)
+            con.execute("DELETE FROM runs WHERE id = ?", [report.run_id])
+            for table in TABLES[1:]:
+                con.execute(f"DELETE FROM {table} WHERE run_id = ?", [report.run_id])
+            _insert_run(con, report)
+            _insert_metrics(con, report)
+            _insert_probes(con, probe_rows)
+            _insert_hits(con, hit_rows)
+            con.commit()
+        except BaseException:
+            con.rollback()
+            raise
+    finally:
+        con.close()

@@ -1,0 +1,89 @@
+"""Saving and loading the report of record.
+
+Writes are atomic: the JSON goes to a temporary file in the target directory, is flushed to
+disk, then renamed over the target with ``os.replace`` (so a reader sees the old file or the
+new one, never half of one). Loading turns every failure into a one-line ``ReportError``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from rotbench.report.model import Report
+
+
+class ReportError(Exception):
+    """A report that cannot be read, validated or used; the message is one line naming the
+    file and, where known, the JSON line/column or the failing field."""
+
+
+def write_report(report: Report, path: Path) -> Path:
+    """Write ``report`` as indented JSON to ``path`` atomically; returns ``path``.
+
+    Creates missing parent directories. On any failure the temporary file is removed and the
+    previous content of ``path`` (if any) is left untouched.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = report.model_dump_json(indent=2).encode()
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp creates 0600; a report is meant to be read by others
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def _field(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def describe_validation_error(err: ValidationError) -> str:
+    """One line naming the first failing field and its problem, and how many more failed."""
+    errors = err.errors(include_url=False)
+    first = errors[0]
+    msg = str(first["msg"]).removeprefix("Value error, ")
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"field {_field(tuple(first['loc']))}: {msg}{more}"
+
+
+def load_report(path: Path) -> Report:
+    """Read and validate the report at ``path`` (upgrading an older schema version).
+
+    Raises ``ReportError`` with a one-line message for an unreadable file, invalid or
+    truncated JSON (with line and column), a newer schema version, or an invalid field.
+    """
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise ReportError(f"cannot read report {path}: {e.strerror or e}") from None
+    try:
+        data = json.loads(raw)
+    except UnicodeDecodeError as e:
+        raise ReportError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except json.JSONDecodeError as e:
+        hint = "; truncated file?" if e.pos >= len(raw.rstrip()) else ""
+        raise ReportError(
+            f"{path}: invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}{hint}"
+        ) from None
+    if not isinstance(data, dict):
+        raise ReportError(f"{path}: not a report (top level is {type(data).__name__})")
+    try:
+        return Report.model_validate(data)
+    except ValidationError as e:
+        raise ReportError(f"{path}: {describe_validation_error(e)}") from None

@@ -1,0 +1,115 @@
+"""The terminal rendering of a report (the same for a fresh run and for ``rotbench show``).
+
+One table per metric family, poison per channel, what the first value-bearing hit was, the
+floor sweep, and the notes. Each rate reads ``67.6% (146/216)``; an undefined rate reads
+``— (0/0)``; with ``intervals`` the 95% Wilson interval follows in brackets.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from rotbench.report.model import Report
+from rotbench.scoring.metrics import FAMILIES, HIGHER_IS_BETTER, POISON_METRICS, Rate
+from rotbench.scoring.models import HIT_CLASSES
+
+
+def _pct(x: float) -> str:
+    text = f"{100 * x:.1f}"
+    return (text[:-2] if text.endswith(".0") else text) + "%"
+
+
+def format_rate(rate: Rate, intervals: bool = False) -> str:
+    """``'67.6% (146/216)'``, ``'— (0/0)'`` when undefined; ``intervals`` appends
+    ``' [61.1–73.5%]'`` (the 95% Wilson interval, percent, one decimal)."""
+    counts = f"({rate.numerator}/{rate.denominator})"
+    if rate.value is None:
+        return f"— {counts}"
+    text = f"{_pct(rate.value)} {counts}"
+    if intervals and rate.low is not None and rate.high is not None:
+        text += f" [{_pct(rate.low)[:-1]}–{_pct(rate.high)}]"
+    return text
+
+
+def _header(report: Report) -> list[str]:
+    s = report.selection
+    lines = [
+        f"rotbench report {report.run_id}  ({report.created_at})",
+        f"arm {s.arm}, seeds {' '.join(map(str, s.seeds))}, {s.days} days, checkpoints "
+        f"{' '.join(map(str, s.checkpoints))}, top {s.top_k}, trust policy "
+        f"{'on' if s.trust_policy else 'off'}",
+        f"engine {s.engine} {s.engine_version}, embeddings {s.embedding_model}, generator "
+        f"{s.generator_version}, scorer {s.scorer_version}",
+    ]
+    answerable = report.metrics["recall_current_at_k"].denominator
+    changed = report.metrics["stale_over_current"].denominator
+    poisoned = report.metrics["poison_first"].denominator
+    unanswerable = (
+        report.floor_sweep[0].unanswerable_passing.denominator if report.floor_sweep else 0
+    )
+    lines.append(
+        f"{answerable} attribute questions ({changed} on changed attributes, {poisoned} on "
+        f"poisoned attributes) plus {unanswerable} unanswerable"
+    )
+    if report.origin is not None:
+        o = report.origin
+        lines.append(
+            f"re-scored from {o.source} (sha256 {o.sha256[:12]}…, scorer {o.scorer_version})"
+        )
+    if report.usage:
+        lines.append("usage: " + ", ".join(f"{k} {v}" for k, v in report.usage.items()))
+    return lines
+
+
+def render(report: Report, console: Console, intervals: bool = False) -> None:
+    """Print ``report`` to ``console``: header, family tables, poison by channel, first-hit
+    counts, floor sweep and notes. ``intervals`` adds 95% Wilson intervals to every rate."""
+    for i, line in enumerate(_header(report)):
+        console.print(
+            line, style="bold" if i == 0 else None, markup=False, highlight=False, soft_wrap=True
+        )
+
+    for family, names in FAMILIES.items():
+        table = Table(title=family, title_justify="left")
+        table.add_column("metric")
+        table.add_column("rate", justify="right")
+        table.add_column("better")
+        for name in names:
+            better = "higher" if HIGHER_IS_BETTER[name] else "lower"
+            table.add_row(name, format_rate(report.metrics[name], intervals), better)
+        console.print(table)
+
+    table = Table(title="Poison by channel (lower is better)", title_justify="left")
+    table.add_column("channel")
+    for name in POISON_METRICS:
+        table.add_column(name, justify="right")
+    for channel, rates in report.by_channel.items():
+        table.add_row(channel, *(format_rate(rates[m], intervals) for m in POISON_METRICS))
+    console.print(table)
+
+    total = sum(report.first_hit_counts.values())
+    table = Table(title="First value-bearing hit", title_justify="left")
+    table.add_column("class")
+    table.add_column("questions", justify="right")
+    for cls in HIT_CLASSES:
+        count = report.first_hit_counts.get(cls, 0)
+        table.add_row(cls, format_rate(Rate.of(count, total), intervals))
+    console.print(table)
+
+    table = Table(title="Relevance floor sweep (raw cosine)", title_justify="left")
+    table.add_column("floor", justify="right")
+    table.add_column("unanswerable still answered", justify="right")
+    table.add_column("answerable refused", justify="right")
+    for row in report.floor_sweep:
+        table.add_row(
+            f"{row.floor:.2f}",
+            format_rate(row.unanswerable_passing, intervals),
+            format_rate(row.answerable_refused, intervals),
+        )
+    console.print(table)
+
+    if report.notes:
+        console.print("Notes", style="bold")
+        for note in report.notes:
+            console.print(f"- {note}", highlight=False, markup=False, soft_wrap=True)

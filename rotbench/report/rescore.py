@@ -1,0 +1,100 @@
+"""Rescoring: re-classify a saved report's recorded hit texts under another scorer version.
+
+Nothing is re-run: no engine, no model, no embedding (this module and its imports stay light,
+so ``rotbench rescore`` never loads torch, prefect or sentence-transformers). The result is a
+new report that copies the source's selection, stages, timings and usage, with the scorer
+version, every class and every figure replaced, a new run id, an ``origin``, and as its first
+note the origin in words. The source report is never modified.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from rotbench.report.io import ReportError
+from rotbench.report.model import Origin, Report, StageRecord, build_report
+from rotbench.scoring.lexicons import lexicon
+from rotbench.scoring.score import MissingClaimText, score_world
+
+_RESCORE_MARK = "-rescore-"
+
+
+def rescore_run_id(source_run_id: str, scorer: str) -> str:
+    """A fresh run id for a rescore: ``<source base>-rescore-<scorer>-<UTC stamp>-<4 hex>``.
+
+    The base drops any earlier rescore suffix, so chains of rescores stay short.
+    """
+    base = source_run_id.split(_RESCORE_MARK, 1)[0]
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    return f"{base}{_RESCORE_MARK}{scorer}-{stamp}-{secrets.token_hex(2)}"
+
+
+def origin_note(origin: Origin, scorer: str) -> str:
+    """The first note of a re-scored report, naming its origin."""
+    return (
+        f"Re-scored under scorer {scorer} from {origin.source} (sha256 {origin.sha256}, "
+        f"run {origin.run_id}, scored under {origin.scorer_version}); hit texts re-classified,"
+        " nothing re-run."
+    )
+
+
+def rescore_report(report: Report, scorer: str, source_path: Path) -> Report:
+    """``report`` (loaded from ``source_path``) re-classified and re-measured under ``scorer``.
+
+    ``source_path`` is hashed (sha256 of its bytes) for the origin. Raises ``UnknownScorer``
+    for an unknown version, and ``ReportError`` when the report has no recorded claim text or
+    the source file cannot be read.
+    """
+    lexicon(scorer)
+    if not report.selection.record_claim_text or any(
+        h.text is None
+        for w in report.worlds
+        for p in w.probes
+        if p.truth is not None
+        for h in p.hits
+    ):
+        raise ReportError(
+            f"{source_path}: no recorded claim text (record_claim_text was off); "
+            "a report without hit texts cannot be rescored"
+        )
+    try:
+        sha = hashlib.sha256(Path(source_path).read_bytes()).hexdigest()
+    except OSError as e:
+        raise ReportError(f"cannot read report {source_path}: {e.strerror or e}") from None
+    origin = Origin(
+        source=str(source_path),
+        sha256=sha,
+        run_id=report.run_id,
+        scorer_version=report.selection.scorer_version,
+    )
+    started = time.perf_counter()
+    stages: list[StageRecord] = []
+    worlds = []
+    for world in report.worlds:
+        t0 = time.perf_counter()
+        try:
+            worlds.append(score_world(world, scorer))
+        except MissingClaimText as e:
+            raise ReportError(f"{source_path}: {e}") from None
+        stages.append(
+            StageRecord(
+                seed=world.seed, stage="rescore", cached=False, seconds=time.perf_counter() - t0
+            )
+        )
+    earlier = report.notes[1:] if report.origin is not None else report.notes
+    new = build_report(
+        run_id=rescore_run_id(report.run_id, scorer),
+        selection=report.selection.model_copy(update={"scorer_version": scorer}),
+        worlds=worlds,
+        stages=[*report.stages, *stages],
+        timings=dict(report.timings),
+        notes=[origin_note(origin, scorer), *earlier],
+        usage=report.usage,
+        origin=origin,
+    )
+    timings = {**new.timings, "rescore": time.perf_counter() - started}
+    return new.model_copy(update={"timings": timings})

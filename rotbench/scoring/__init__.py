@@ -1,0 +1,64 @@
+"""Scoring: classify recorded hits against the truth and compute the metric families.
+
+Pure functions over recorded data: no engine, no model, no embedding. Scorer versions are
+frozen lexicons (``rotbench.scoring.lexicons``); rescoring a saved report is ``score_world``
+followed by ``compute_metrics``.
+"""
+
+from rotbench.scoring.classify import Reading, classify, read_hit
+from rotbench.scoring.lexicons import (
+    DEFAULT_SCORER,
+    LEXICONS,
+    SCORER_VERSIONS,
+    Lexicon,
+    UnknownScorer,
+    lexicon,
+)
+from rotbench.scoring.metrics import (
+    FAMILIES,
+    FLOORS,
+    HIGHER_IS_BETTER,
+    METRICS,
+    POISON_METRICS,
+    FloorRow,
+    MetricName,
+    MetricsBundle,
+    PoisonMetricName,
+    Rate,
+    compute_metrics,
+)
+from rotbench.scoring.models import HIT_CLASSES, HitClass, ProbeRecord, ScoredHit, WorldProbes
+from rotbench.scoring.score import MissingClaimText, score_world
+from rotbench.scoring.wilson import Z95, wilson_interval
+
+__all__ = [
+    "DEFAULT_SCORER",
+    "FAMILIES",
+    "FLOORS",
+    "HIGHER_IS_BETTER",
+    "HIT_CLASSES",
+    "LEXICONS",
+    "METRICS",
+    "POISON_METRICS",
+    "SCORER_VERSIONS",
+    "Z95",
+    "FloorRow",
+    "HitClass",
+    "Lexicon",
+    "MetricName",
+    "MetricsBundle",
+    "MissingClaimText",
+    "PoisonMetricName",
+    "ProbeRecord",
+    "Rate",
+    "Reading",
+    "ScoredHit",
+    "UnknownScorer",
+    "WorldProbes",
+    "classify",
+    "compute_metrics",
+    "lexicon",
+    "read_hit",
+    "score_world",
+    "wilson_interval",
+]

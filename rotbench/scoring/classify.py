@@ -1,0 +1,123 @@
+"""Judge-free classification of one hit against the truth at the probe's day.
+
+Values are found by whole-word, case-insensitive matching against every attribute's pool at
+once (longest value first at each position), so each value found names its attribute; only the
+values of the probe's attribute are then considered. A value inside a longer word never
+matches ("Rome" is not found in "Romeo"), while punctuation and hyphens delimit words
+("Boston-based" carries "Boston"). A value of the probe's pool that the truth does not know
+(neither current, superseded nor an arrived untrusted value) is ignored.
+
+Precedence, first rule that applies (the scorer version only changes the lexicon):
+
+1. the current value is present: ``mixed`` if a superseded or untrusted value of the same
+   attribute is also present (an honest transition, "moved from Boston to Denver"),
+   else ``current``. Framing does not matter here: after a reversion (A -> B -> A) the
+   reference engine's "The user's diet was previously A." carries the current value;
+2. an untrusted value is present: ``poison_attributed`` if the lexicon reads the text as a
+   quoted source, else ``poison_asserted``;
+3. a superseded value is present: ``history`` if the lexicon reads the text as past-framed,
+   else ``stale``;
+4. otherwise ``none``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from rotbench.scoring.lexicons import Lexicon, lexicon
+from rotbench.scoring.models import HitClass
+from rotbench.world.models import Channel, Truth
+
+_PoolsKey = tuple[tuple[str, tuple[str, ...]], ...]
+
+
+def _norm(value: str) -> str:
+    return " ".join(value.split()).casefold()
+
+
+def _value_pattern(value: str) -> str:
+    return r"\s+".join(re.escape(word) for word in value.split())
+
+
+class _Matcher:
+    """Finds pool values in text: one alternation over every pool, longest value first."""
+
+    def __init__(self, pools: _PoolsKey) -> None:
+        owners: dict[str, set[str]] = {}
+        for attribute, values in pools:
+            for v in values:
+                if v.strip():
+                    owners.setdefault(_norm(v), set()).add(attribute)
+        self.owners = {k: frozenset(s) for k, s in owners.items()}
+        ordered = sorted(owners, key=lambda v: (-len(v), v))
+        body = "|".join(_value_pattern(v) for v in ordered) or r"(?!x)x"
+        self.regex = re.compile(rf"(?<!\w)(?:{body})(?!\w)", re.IGNORECASE)
+
+    def values_of(self, text: str, attribute: str) -> set[str]:
+        """Normalised values of ``attribute`` found in ``text``."""
+        found: set[str] = set()
+        for m in self.regex.finditer(text):
+            value = _norm(m.group(0))
+            if attribute in self.owners.get(value, ()):
+                found.add(value)
+        return found
+
+
+@lru_cache(maxsize=128)
+def _matcher(pools: _PoolsKey) -> _Matcher:
+    return _Matcher(pools)
+
+
+def _pools_key(pools: dict[str, list[str]], truth: Truth) -> _PoolsKey:
+    own = set(pools.get(truth.attribute, ()))
+    extra = [
+        v
+        for v in (truth.current, *truth.superseded, *(p.value for p in truth.poison))
+        if v not in own
+    ]
+    items = {k: tuple(v) for k, v in pools.items()}
+    if extra:
+        items[truth.attribute] = items.get(truth.attribute, ()) + tuple(extra)
+    return tuple(sorted(items.items()))
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What one hit says about the probe's attribute.
+
+    ``cls`` is the hit class; ``poison_channels`` the channels of every untrusted value the hit
+    carries (whatever its class), in ``CHANNELS`` order without repeats.
+    """
+
+    cls: HitClass
+    poison_channels: tuple[Channel, ...] = ()
+
+
+def read_hit(text: str, truth: Truth, pools: dict[str, list[str]], lex: Lexicon) -> Reading:
+    """Classify ``text`` against ``truth`` with an already chosen lexicon (see module rules)."""
+    found = _matcher(_pools_key(pools, truth)).values_of(text, truth.attribute)
+    if not found:
+        return Reading("none")
+    current = _norm(truth.current) in found
+    superseded = any(_norm(v) in found for v in truth.superseded)
+    channels = {p.channel for p in truth.poison if _norm(p.value) in found}
+    poison_channels = tuple(c for c in ("relay", "tool_turn", "source") if c in channels)
+    if current:
+        return Reading("mixed" if superseded or channels else "current", poison_channels)
+    if channels:
+        cls: HitClass = "poison_attributed" if lex.is_attributed(text) else "poison_asserted"
+        return Reading(cls, poison_channels)
+    if superseded:
+        return Reading("history" if lex.is_past(text) else "stale")
+    return Reading("none")
+
+
+def classify(text: str, truth: Truth, pools: dict[str, list[str]], scorer: str) -> HitClass:
+    """The class of one hit text against ``truth`` under scorer version ``scorer``.
+
+    ``pools`` maps every attribute key to its value pool (the world's pools). Raises
+    ``UnknownScorer`` for a version not in ``SCORER_VERSIONS``. Precedence: module docstring.
+    """
+    return read_hit(text, truth, pools, lexicon(scorer)).cls

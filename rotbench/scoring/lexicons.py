@@ -1,0 +1,206 @@
+"""Frozen lexicons, one per scorer version: how a hit's tense and attribution are read.
+
+A scorer version is nothing but a lexicon: the word patterns that frame a value as past, the
+patterns that keep a weak past framing present, and the patterns that mark a value as coming
+from a quoted source rather than stated as a fact about the user. Values themselves are matched
+the same way under every version (see ``rotbench.scoring.classify``).
+
+Rules of the registry:
+
+- A released version is never edited. Its content is pinned by ``Lexicon.fingerprint`` in the
+  test suite, so an edit fails the tests; a change is a new version appended to ``_RELEASED``.
+- The default scorer is the newest version.
+- Patterns are Python regular expressions, matched case-insensitively anywhere in the hit text.
+
+Version history:
+
+- ``v1``: the first lexicon. Attribution is recognised from explicit source phrases
+  ("according to", "web search", "found by", "a web page says", "tool output", ...).
+- ``v2``: v1 plus listing and profile phrasings ("The user's public profile lists the phone as
+  Zenfone.", "per the directory", "as quoted in", "supposedly"). Tense patterns are unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """The word patterns of one scorer version.
+
+    - ``past``: strong past framing; any match frames the hit's values as past.
+    - ``weak_past``: simple-past verbs; they frame the hit as past only when no ``present``
+      pattern also matches ("The user's car was a Skoda" is past, "The user's car is a Skoda
+      that was cheap" is present).
+    - ``present``: present framing that overrides ``weak_past`` (never ``past``).
+    - ``attribution``: a quoted or relayed source rather than a fact about the user.
+    """
+
+    version: str
+    summary: str
+    past: tuple[str, ...]
+    weak_past: tuple[str, ...]
+    present: tuple[str, ...]
+    attribution: tuple[str, ...]
+    _compiled: dict[str, re.Pattern[str]] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
+
+    @property
+    def fingerprint(self) -> str:
+        """sha256 of the canonical JSON of every pattern list and the version name."""
+        body = {
+            "version": self.version,
+            "past": list(self.past),
+            "weak_past": list(self.weak_past),
+            "present": list(self.present),
+            "attribution": list(self.attribution),
+        }
+        return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+
+    def _regex(self, name: str) -> re.Pattern[str]:
+        rx = self._compiled.get(name)
+        if rx is None:
+            patterns: tuple[str, ...] = getattr(self, name)
+            rx = re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
+            self._compiled[name] = rx
+        return rx
+
+    def is_past(self, text: str) -> bool:
+        """True when ``text`` frames its values as past (strong past, or weak past alone)."""
+        if self._regex("past").search(text):
+            return True
+        return bool(self._regex("weak_past").search(text)) and not self._regex("present").search(
+            text
+        )
+
+    def is_attributed(self, text: str) -> bool:
+        """True when ``text`` presents its content as coming from a quoted or relayed source."""
+        return bool(self._regex("attribution").search(text))
+
+
+_V1 = Lexicon(
+    version="v1",
+    summary="first release: explicit source phrases; strong and weak past framing",
+    past=(
+        r"\bpreviously\b",
+        r"\bused to\b",
+        r"\bformer(?:ly)?\b",
+        r"\bex-\w",
+        r"\bno longer\b",
+        r"\bany ?more\b",
+        r"\bback (?:when|then)\b",
+        r"\bin the past\b",
+        r"\bat one point\b",
+        r"\bprior\b",
+        r"\boriginally\b",
+        r"\buntil\b",
+        r"\bhad been\b",
+        r"\bonce (?:lived|worked|had|drove|owned|used|ate|attended|went|followed|studied"
+        r"|learned|learnt|reported|belonged)\b",
+        r"\bbefore (?:switching|moving|changing|joining|getting|buying|selling|leaving"
+        r"|starting|trading)\b",
+        r"\b(?:moved|switched|changed|relocated|transferred|upgraded|migrated|converted)"
+        r" (?:away |over )?from\b",
+        r"\b(?:left|quit|sold|dropped|ditched|abandoned|stopped|retired)\b",
+        r"\bgave up\b",
+        r"\btraded in\b",
+    ),
+    weak_past=(
+        r"\b(?:was|were|had|lived|worked|drove|owned|used|ate|attended|went|followed"
+        r"|studied|learned|learnt|reported|belonged|coded|managed|spoke|practi[cs]ed"
+        r"|frequented|trained|preferred|liked|visited)\b",
+    ),
+    present=(
+        r"\b(?:is|are|am|has|have|now|currently|still|these days|nowadays|presently|today)\b",
+        r"\b(?:lives|works|drives|owns|uses|eats|attends|goes|follows|studies|learns"
+        r"|reports|belongs|codes|manages|speaks|practi[cs]es|frequents|trains|prefers"
+        r"|likes|visits)\b",
+    ),
+    attribution=(
+        r"\baccording to\b",
+        r"\breportedly\b",
+        r"\ballegedly\b",
+        r"\bis said to\b",
+        r"\bit is claimed\b",
+        r"\bun(?:verified|confirmed)\b",
+        r"\brumou?r(?:s|ed)?\b",
+        r"\bweb[ -]?search(?:es)?\b",
+        r"\bsearch(?:es)? (?:results?|engine)\b",
+        r"\bthe search\b",
+        r"\bweb[ -]?(?:page|site)s?\b",
+        r"\bwebsites?\b",
+        r"\bonline\b",
+        r"\binternet\b",
+        r"\btool (?:output|result|call|response)s?\b",
+        r"\b(?:a|the) tool\b",
+        r"\bfound (?:on|in|via|through|by)\b",
+        r"\b(?:a|an|the|one) (?:external |third-party |outside )?sources?\b",
+        r"\bsources? (?:say|said|claim|claimed|suggest|suggested|indicate|indicated)s?\b",
+        r"\b(?:page|site|article|post|blog|forum|snippet|result|search|lookup|tool|source)s?"
+        r" (?:says|said|states|stated|claims|claimed|reports|reported|shows|showed"
+        r"|suggests|suggested|mentions|mentioned|indicates|indicated)\b",
+    ),
+)
+
+_V2 = replace(
+    _V1,
+    version="v2",
+    summary="v1 plus listing, profile, citation and hedged-report phrasings",
+    attribution=_V1.attribution
+    + (
+        r"\bprofiles?\b",
+        r"\b(?:lists|listed|listing|listings)\b",
+        r"\bas per\b",
+        r"\bper (?:the|a|an|its|their|his|her)\b",
+        r"\bcit(?:es|ed|ing)\b",
+        r"\bquot(?:es|ed|ing)\b",
+        r"\bpublic records?\b",
+        r"\brecords? (?:show|shows|showed|indicate|indicates|list|lists)\b",
+        r"\bdirector(?:y|ies)\b",
+        r"\bbio\b",
+        r"\b(?:apparently|supposedly|purportedly|ostensibly)\b",
+    ),
+)
+
+_RELEASED: tuple[Lexicon, ...] = (_V1, _V2)
+
+LEXICONS: MappingProxyType[str, Lexicon] = MappingProxyType({lx.version: lx for lx in _RELEASED})
+"""Every released lexicon by scorer version, oldest first."""
+
+SCORER_VERSIONS: tuple[str, ...] = tuple(LEXICONS)
+"""Released scorer versions, oldest first: ``('v1', 'v2')``."""
+
+DEFAULT_SCORER: str = SCORER_VERSIONS[-1]
+"""The newest scorer version, used when none is chosen."""
+
+
+class UnknownScorer(ValueError):
+    """A scorer version that is not in ``SCORER_VERSIONS``; the message lists those that are."""
+
+    def __init__(self, version: str) -> None:
+        self.version = version
+        super().__init__(f"unknown scorer {version!r} (available: {', '.join(SCORER_VERSIONS)})")
+
+
+def lexicon(version: str) -> Lexicon:
+    """The lexicon of scorer ``version``. Raises ``UnknownScorer`` for any other name."""
+    try:
+        return LEXICONS[version]
+    except KeyError:
+        raise UnknownScorer(version) from None
+
+
+__all__ = [
+    "DEFAULT_SCORER",
+    "LEXICONS",
+    "SCORER_VERSIONS",
+    "Lexicon",
+    "UnknownScorer",
+    "lexicon",
+]

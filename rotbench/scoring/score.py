@@ -1,0 +1,41 @@
+"""Filling in the class of every recorded hit of a world under one scorer version."""
+
+from __future__ import annotations
+
+from rotbench.scoring.classify import read_hit
+from rotbench.scoring.lexicons import lexicon
+from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
+
+
+class MissingClaimText(ValueError):
+    """A hit of an answerable question has no recorded text, so it cannot be classified."""
+
+
+def score_world(world: WorldProbes, scorer: str) -> WorldProbes:
+    """A copy of ``world`` with every hit's ``cls`` and ``poison_channels`` set under ``scorer``.
+
+    Hits of unanswerable questions get class 'none' (there is no truth to match). Existing
+    classes are replaced, so this is also the rescoring step. Raises ``UnknownScorer`` for an
+    unknown version and ``MissingClaimText`` when an answerable question's hit has no text.
+    """
+    lex = lexicon(scorer)
+    probes: list[ProbeRecord] = []
+    for probe in world.probes:
+        hits: list[ScoredHit] = []
+        for hit in probe.hits:
+            if probe.truth is None:
+                hits.append(hit.model_copy(update={"cls": "none", "poison_channels": []}))
+                continue
+            if hit.text is None:
+                raise MissingClaimText(
+                    f"seed {world.seed}, day {probe.day}, {probe.attribute!r}, rank {hit.rank}:"
+                    " no recorded claim text (record_claim_text was off)"
+                )
+            reading = read_hit(hit.text, probe.truth, world.pools, lex)
+            hits.append(
+                hit.model_copy(
+                    update={"cls": reading.cls, "poison_channels": list(reading.poison_channels)}
+                )
+            )
+        probes.append(probe.model_copy(update={"hits": hits}))
+    return world.model_copy(update={"probes": probes})

@@ -1,0 +1,128 @@
+"""Embedder: content-addressed persistent cache, batching, thread safety, lazy torch."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rotbench.embedding import (
+    DEFAULT_MODEL_ID,
+    FAKE_MODEL_ID,
+    Embedder,
+    hashing_encoder,
+    model_slug,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class CountingEncoder:
+    """Wraps ``hashing_encoder`` and records every batch it is given."""
+
+    def __init__(self) -> None:
+        self.batches: list[list[str]] = []
+        self._lock = threading.Lock()
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        with self._lock:
+            self.batches.append(list(texts))
+        return hashing_encoder(texts)
+
+
+def test_encode_shape_norm_and_cosine(tmp_path: Path) -> None:
+    emb = Embedder(tmp_path, FAKE_MODEL_ID, encoder=hashing_encoder)
+    vecs = emb.encode(["The user's home city is Porto.", "The user's home city is Tallinn."])
+    assert vecs.shape == (2, 384)
+    assert vecs.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vecs, axis=1), [1.0, 1.0], rtol=1e-6)
+    assert float(vecs[0] @ vecs[1]) == pytest.approx(5 / 6, abs=1e-6)
+    assert emb.encode([]).shape == (0, 384)
+
+
+def test_ensure_encodes_misses_once_in_one_batch(tmp_path: Path) -> None:
+    enc = CountingEncoder()
+    emb = Embedder(tmp_path, FAKE_MODEL_ID, encoder=enc)
+    stats = emb.ensure(["a b", "c d", "a b"])
+    assert (stats.requested, stats.distinct, stats.encoded) == (3, 2, 2)
+    assert enc.batches == [["a b", "c d"]]
+    again = emb.ensure(["a b", "e f"])
+    assert (again.requested, again.distinct, again.encoded) == (2, 2, 1)
+    assert enc.batches[-1] == ["e f"]
+
+
+def test_cache_persists_across_instances(tmp_path: Path) -> None:
+    first = Embedder(tmp_path, FAKE_MODEL_ID, encoder=hashing_encoder)
+    vec = first.encode(["hello world"])
+    enc = CountingEncoder()
+    second = Embedder(tmp_path, FAKE_MODEL_ID, encoder=enc)
+    np.testing.assert_array_equal(second.encode(["hello world"]), vec)
+    assert enc.batches == []
+    shards = list((tmp_path / "embeddings" / model_slug(FAKE_MODEL_ID)).glob("*.npz"))
+    assert len(shards) == 1
+    with np.load(shards[0], allow_pickle=False) as data:
+        assert data["keys"].tolist() == [first.key("hello world")]
+        assert data["vectors"].dtype == np.float32
+    assert not list(shards[0].parent.glob(".tmp-*"))
+
+
+def test_keys_depend_on_model_and_text(tmp_path: Path) -> None:
+    a = Embedder(tmp_path, "model/a", encoder=hashing_encoder)
+    b = Embedder(tmp_path, "model/b", encoder=hashing_encoder)
+    assert a.key("x") != b.key("x")
+    assert a.key("x") != a.key("y")
+    assert len(a.key("x")) == 64
+    assert model_slug(DEFAULT_MODEL_ID) == "sentence-transformers--all-MiniLM-L6-v2"
+
+
+def test_unknown_model_without_encoder_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="no encoder for model 'other/model'"):
+        Embedder(tmp_path, "other/model").encode(["x"])
+
+
+def test_compact_merges_shards(tmp_path: Path) -> None:
+    emb = Embedder(tmp_path, FAKE_MODEL_ID, encoder=hashing_encoder)
+    for text in ["one", "two", "three"]:
+        emb.encode([text])
+    assert emb.compact() == 3
+    fresh = Embedder(tmp_path, FAKE_MODEL_ID, encoder=CountingEncoder())
+    assert fresh.ensure(["one", "two", "three"]).encoded == 0
+
+
+def test_threads_share_one_encode_per_text(tmp_path: Path) -> None:
+    enc = CountingEncoder()
+    emb = Embedder(tmp_path, FAKE_MODEL_ID, encoder=enc)
+    texts = [f"sentence number {i}" for i in range(40)]
+    results: list[np.ndarray] = []
+
+    def work(offset: int) -> None:
+        results.append(emb.encode(texts[offset:] + texts[:offset]))
+
+    threads = [threading.Thread(target=work, args=(i * 5,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    encoded = [t for batch in enc.batches for t in batch]
+    assert sorted(encoded) == sorted(texts)
+    assert len(results) == 8
+
+
+def test_warm_run_never_imports_torch(tmp_path: Path) -> None:
+    """Vectors cached under the real model id are served without sentence-transformers."""
+    texts = ["The user's car is Saab.", "Which car does the user drive?"]
+    Embedder(tmp_path, DEFAULT_MODEL_ID, encoder=hashing_encoder).ensure(texts)
+    code = (
+        "import sys; from pathlib import Path; from rotbench.embedding import Embedder;"
+        f"e = Embedder(Path({str(tmp_path)!r})); v = e.encode({texts!r});"
+        "assert v.shape == (2, 384), v.shape; assert e.model_loads == 0;"
+        "print('torch' in sys.modules, 'sentence_transformers' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["False", "False"]

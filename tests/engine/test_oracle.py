@@ -1,0 +1,110 @@
+"""Scripted perception: what the oracle extractor renders and how the oracle checker judges."""
+
+from __future__ import annotations
+
+import pytest
+from engine_helpers import POOLS, documents, fact, make_world, page, session
+
+from rotbench.engine.oracle import TEMPLATES, OracleChecker, OracleExtractor
+from rotbench.engine.perception import Checker, Claim, Extractor
+from rotbench.engine.protocol import Document
+from rotbench.llm.client import RefusingClient
+from rotbench.world.invariants import value_pattern
+from rotbench.world.pools import ATTRIBUTES
+
+
+def _claim(slot: str, value: str, tense: str = "present", attribution: str = "own") -> Claim:
+    return Claim(
+        subject="the user",
+        slot=slot,
+        value=value,
+        tense=tense,
+        attribution=attribution,
+        sentence=f"{slot} {value}",
+        id=f"{slot}-{value}-{tense}-{attribution}",
+        document_uri="session://x",
+        lineage="conversation",
+        contributor="user",
+        day=1,
+    )
+
+
+def test_templates_hold_no_pool_value() -> None:
+    pools = [v for a in ATTRIBUTES for v in a.pool] + [v for _, p in POOLS.values() for v in p]
+    for template in TEMPLATES:
+        text = template.replace("{label}", " ").replace("{value}", " ")
+        assert [v for v in pools if value_pattern(v).search(text)] == []
+
+
+def test_extractor_renders_each_channel() -> None:
+    world = make_world(
+        [
+            session(2, [fact("home_city", "Porto"), fact("car", "Saab", tense="past")]),
+            session(3, [fact("diet", "Keto", channel="relay")]),
+            session(4, [fact("diet", "Paleo", channel="tool_turn")]),
+            page(5, "people-finder.example", [fact("car", "Dacia")]),
+        ]
+    )
+    extractor = OracleExtractor(world)
+    got = [
+        [(d.sentence, d.tense, d.attribution, d.slot, d.value) for d in extractor.extract(doc)]
+        for doc in documents(world)
+    ]
+    assert got == [
+        [
+            ("The user's home city is Porto.", "present", "own", "home_city", "Porto"),
+            ("The user's car was previously Saab.", "past", "own", "car", "Saab"),
+        ],
+        [
+            (
+                "According to a web search result, the user's diet is Keto.",
+                "present",
+                "source",
+                "diet",
+                "Keto",
+            )
+        ],
+        [],
+        [("The user's car is Dacia.", "present", "own", "car", "Dacia")],
+    ]
+    drafts = extractor.extract(documents(world)[0])
+    assert {(d.subject, d.confidence) for d in drafts} == {("the user", 0.9)}
+    assert isinstance(extractor, Extractor)
+
+
+def test_extractor_dedupes_and_refuses_unknown_documents() -> None:
+    world = make_world([session(2, [fact("car", "Saab"), fact("car", "Saab")])])
+    extractor = OracleExtractor(world)
+    assert len(extractor.extract(documents(world)[0])) == 1
+    stranger = documents(world)[0].model_copy(update={"uri": "session://elsewhere"})
+    with pytest.raises(KeyError, match="session://elsewhere"):
+        extractor.extract(Document.model_validate(stranger.model_dump()))
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "expected"),
+    [
+        (("car", "Saab"), ("car", "Mazda"), (True, True)),
+        (("car", "Saab"), ("car", "saab"), (False, False)),
+        (("car", "Saab"), ("diet", "Keto"), (False, False)),
+        (("car", "Saab", "past"), ("car", "Mazda"), (False, True)),
+        (("car", "Saab"), ("car", "Mazda", "past"), (False, False)),
+        (("car", "Saab", "past"), ("car", "Mazda", "past"), (False, False)),
+        (("car", "Saab"), ("car", "Mazda", "present", "source"), (False, False)),
+        (("car", "Saab", "present", "source"), ("car", "Mazda"), (False, True)),
+    ],
+)
+def test_checker_truth_table(older: tuple, newer: tuple, expected: tuple) -> None:
+    [judgement] = OracleChecker().judge([(_claim(*older), _claim(*newer))])
+    assert (judgement.contradicts, judgement.new_value_for_slot) == expected
+
+
+def test_oracle_perception_never_calls_its_client() -> None:
+    client = RefusingClient()
+    world = make_world([session(2, [fact("car", "Saab")])])
+    extractor, checker = OracleExtractor(world, client), OracleChecker(client)
+    extractor.extract(documents(world)[0])
+    checker.judge([(_claim("car", "Saab"), _claim("car", "Mazda"))])
+    assert (extractor.refused, checker.refused, client.refused) == (0, 0, 0)
+    assert isinstance(checker, Checker)
+    assert (extractor.stamp, checker.stamp) == ("oracle-extractor/1", "oracle-checker/1")

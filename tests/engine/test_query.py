@@ -1,0 +1,138 @@
+"""Ranking: trust factor, relevance floor on the raw cosine, day views, ties, and the engine."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from engine_helpers import documents, fact, make_world, page, session
+
+from rotbench.config import EngineConfig
+from rotbench.embedding import Embedder
+from rotbench.engine import ENGINE_VERSION
+from rotbench.engine.extract import extract_documents
+from rotbench.engine.ledger import Ledger
+from rotbench.engine.oracle import OracleChecker, OracleExtractor
+from rotbench.engine.protocol import Hit, MemoryEngine
+from rotbench.engine.query import query_ledger
+from rotbench.engine.reconcile import deposit
+from rotbench.engine.reference import ReferenceEngine
+
+QUESTION = "What is the user's home city?"
+COS_CITY = 5 / 6  # question vs "The user's home city is X." under the bag-of-words encoder
+COS_CAR = 3 / math.sqrt(30)  # question vs "The user's car is Saab."
+SESSIONS = [
+    session(2, [fact("home_city", "Porto")]),
+    session(2, [fact("car", "Saab")]),
+    page(5, "people-finder.example", [fact("home_city", "Bergen")]),
+    session(10, [fact("home_city", "Tallinn")]),
+]
+
+
+def ledger_of(sessions: list, embedder: Embedder) -> Ledger:
+    world = make_world(sessions)
+    extraction = extract_documents(documents(world), OracleExtractor(world))
+    return deposit(extraction, embedder, OracleChecker(), EngineConfig())
+
+
+def ask(ledger: Ledger, embedder: Embedder, day: int, overrides=(), question=QUESTION, k=10):
+    config = EngineConfig().with_overrides(list(overrides))
+    return query_ledger(ledger, question, day, k, config, embedder)
+
+
+def table(hits: list[Hit]) -> list[tuple]:
+    return [(h.rank, h.text, h.provenance.status, round(h.score, 4)) for h in hits]
+
+
+def test_trust_policy_demotes_the_untrusted_claim(fake_embedder: Embedder) -> None:
+    ledger = ledger_of(SESSIONS, fake_embedder)
+    city, car = 0.6 * COS_CITY + 0.4 * 0.9, 0.6 * COS_CAR + 0.4 * 0.9
+    on = ask(ledger, fake_embedder, day=6)
+    assert table(on) == [
+        (1, "The user's home city is Porto.", "active", round(city, 4)),
+        (2, "The user's car is Saab.", "active", round(car, 4)),
+        (3, "The user's home city is Bergen.", "quarantined", round(city * 0.2, 4)),
+    ]
+    assert on[0].similarity == pytest.approx(COS_CITY, abs=1e-6)
+    assert on[2].provenance.lineage == "people-finder.example"
+    off = ask(ledger, fake_embedder, day=6, overrides=["trust.policy=false"])
+    # equal score; the later day wins the tie
+    assert [h.text for h in off] == [
+        "The user's home city is Bergen.",
+        "The user's home city is Porto.",
+        "The user's car is Saab.",
+    ]
+    assert off[0].score == pytest.approx(city, abs=1e-6)
+
+
+def test_floor_applies_to_the_raw_cosine(fake_embedder: Embedder) -> None:
+    ledger = ledger_of(SESSIONS, fake_embedder)
+    hits = ask(ledger, fake_embedder, day=6, overrides=["query.relevance_floor=0.6"])
+    # the car claim (cos 0.548) is refused; the demoted page claim (score 0.17, cos 0.83) is not
+    assert [h.text for h in hits] == [
+        "The user's home city is Porto.",
+        "The user's home city is Bergen.",
+    ]
+    assert ask(ledger, fake_embedder, day=6, question="Zebra xylophone?") == []
+
+
+def test_retired_claim_is_active_before_its_retirement_day(fake_embedder: Embedder) -> None:
+    ledger = ledger_of(SESSIONS, fake_embedder)
+    before = ask(ledger, fake_embedder, day=9)
+    assert (before[0].text, before[0].provenance.status) == (
+        "The user's home city is Porto.",
+        "active",
+    )
+    after = ask(ledger, fake_embedder, day=10)
+    assert [h.text for h in after] == [
+        "The user's home city is Tallinn.",
+        "The user's car is Saab.",
+        "The user's home city is Bergen.",
+    ]
+    assert ask(ledger, fake_embedder, day=1) == []
+    assert ask(ledger, fake_embedder, day=2, k=0) == []
+    with pytest.raises(ValueError, match="k must be >= 0"):
+        ask(ledger, fake_embedder, day=2, k=-1)
+
+
+def test_ties_break_by_day_then_claim_id(fake_embedder: Embedder) -> None:
+    sessions = [
+        session(3, [fact("car", "Saab")], uri="session://b"),
+        session(3, [fact("car", "Saab")], uri="session://a"),
+        session(4, [fact("car", "Saab")], uri="session://c"),
+    ]
+    hits = ask(ledger_of(sessions, fake_embedder), fake_embedder, day=9, question="car")
+    assert [(h.provenance.document_uri, h.provenance.claim_id) for h in hits] == [
+        ("session://c", "c00003"),
+        ("session://b", "c00001"),
+        ("session://a", "c00002"),
+    ]
+    assert [h.rank for h in hits] == [1, 2, 3]
+
+
+def test_reference_engine_matches_the_stages(fake_embedder: Embedder) -> None:
+    world = make_world(SESSIONS)
+    engine = ReferenceEngine(EngineConfig(), OracleExtractor(world), OracleChecker(), fake_embedder)
+    assert isinstance(engine, MemoryEngine)
+    assert (engine.name, engine.version) == ("reference", ENGINE_VERSION)
+    for doc in documents(world):
+        engine.deposit(doc)
+    staged = ledger_of(SESSIONS, fake_embedder)
+    assert engine.ledger == staged
+    assert engine.query(QUESTION, 6, 2) == ask(staged, fake_embedder, day=6, k=2)
+
+    reader = ReferenceEngine.from_ledger(staged, EngineConfig(), fake_embedder)
+    assert reader.query(QUESTION, 10, 10) == ask(staged, fake_embedder, day=10)
+    with pytest.raises(RuntimeError, match="query-only"):
+        reader.deposit(documents(world)[0])
+
+
+def test_index_follows_later_deposits(fake_embedder: Embedder) -> None:
+    world = make_world(SESSIONS)
+    engine = ReferenceEngine(EngineConfig(), OracleExtractor(world), OracleChecker(), fake_embedder)
+    docs = documents(world)
+    for doc in docs[:3]:
+        engine.deposit(doc)
+    assert engine.query(QUESTION, 99, 1)[0].text == "The user's home city is Porto."
+    engine.deposit(docs[3])
+    assert engine.query(QUESTION, 99, 1)[0].text == "The user's home city is Tallinn."

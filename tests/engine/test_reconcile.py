@@ -1,0 +1,246 @@
+"""The reconciliation rule, one test per rule, on hand-built worlds with the fake embedder."""
+
+from __future__ import annotations
+
+import pytest
+from engine_helpers import documents, fact, make_world, page, session
+
+from rotbench.config import EngineConfig
+from rotbench.embedding import Embedder
+from rotbench.engine.extract import extract_documents
+from rotbench.engine.ledger import Ledger, Quarantine, Retirement, ReviewRecord
+from rotbench.engine.oracle import OracleChecker, OracleExtractor
+from rotbench.engine.perception import Claim, Judgement
+from rotbench.engine.reconcile import deposit
+from rotbench.world.models import Session
+
+
+class AlwaysUpdate:
+    """A wrong model checker: every pair is a contradiction giving the slot a new value."""
+
+    stamp = "always-update"
+
+    def judge(self, pairs: list[tuple[Claim, Claim]]) -> list[Judgement]:
+        return [Judgement(contradicts=True, new_value_for_slot=True) for _ in pairs]
+
+
+class Undecided:
+    stamp = "undecided"
+
+    def judge(self, pairs: list[tuple[Claim, Claim]]) -> list[Judgement]:
+        return [Judgement(contradicts=None, new_value_for_slot=None) for _ in pairs]
+
+
+class Short:
+    stamp = "short"
+
+    def judge(self, pairs: list[tuple[Claim, Claim]]) -> list[Judgement]:
+        return []
+
+
+def run(
+    sessions: list[Session],
+    embedder: Embedder,
+    overrides: tuple[str, ...] = (),
+    checker: object | None = None,
+    contributors: list[str] | None = None,
+) -> Ledger:
+    world = make_world(sessions)
+    extraction = extract_documents(documents(world, contributors), OracleExtractor(world))
+    config = EngineConfig().with_overrides(list(overrides))
+    return deposit(extraction, embedder, checker or OracleChecker(), config)
+
+
+def by_sentence(ledger: Ledger, sentence: str) -> Claim:
+    [claim] = [c for c in ledger.claims if c.sentence == sentence]
+    return claim
+
+
+PORTO = "The user's home city is Porto."
+TALLINN = "The user's home city is Tallinn."
+BERGEN = "The user's home city is Bergen."
+WAS_TALLINN = "The user's home city was previously Tallinn."
+WAS_PORTO = "The user's home city was previously Porto."
+UPDATE = [session(2, [fact("home_city", "Porto")]), session(10, [fact("home_city", "Tallinn")])]
+
+
+def test_update_in_later_session_retires_the_earlier(fake_embedder: Embedder) -> None:
+    ledger = run(UPDATE, fake_embedder)
+    porto, tallinn = by_sentence(ledger, PORTO), by_sentence(ledger, TALLINN)
+    assert ledger.events == [Retirement(claim_id=porto.id, day=10, superseded_by=tallinn.id)]
+    assert ledger.reviews == []
+    assert ledger.state(porto.id).status == "retired"
+    assert ledger.state(porto.id, day=9).status == "active"
+    assert ledger.state(tallinn.id).status == "active"
+    counts = ledger.counts
+    assert (counts.pairs_judged, counts.retirements, counts.conflict_records) == (1, 1, 1)
+
+
+def test_cross_document_off_leaves_both_active(fake_embedder: Embedder) -> None:
+    ledger = run(UPDATE, fake_embedder, ("reconcile.cross_document=false",))
+    assert ledger.events == []
+    assert [ledger.state(c.id).status for c in ledger.claims] == ["active", "active"]
+    assert (ledger.counts.pairs_judged, ledger.counts.conflict_records) == (0, 0)
+
+
+def test_update_floor_gates_the_pair(fake_embedder: Embedder) -> None:
+    # fake cosine of the pair is 5/6 = 0.833
+    assert run(UPDATE, fake_embedder, ("reconcile.update_floor=0.84",)).events == []
+    assert len(run(UPDATE, fake_embedder, ("reconcile.update_floor=0.83",)).events) == 1
+
+
+def test_same_document_search(fake_embedder: Embedder) -> None:
+    both = [session(2, [fact("home_city", "Porto"), fact("home_city", "Tallinn")])]
+    ledger = run(both, fake_embedder)
+    porto, tallinn = by_sentence(ledger, PORTO), by_sentence(ledger, TALLINN)
+    assert ledger.events == [Retirement(claim_id=porto.id, day=2, superseded_by=tallinn.id)]
+    for off in ("reconcile.same_document=false", "reconcile.same_document_floor=0.9"):
+        assert run(both, fake_embedder, (off,)).events == []
+
+
+def test_untrusted_page_is_quarantined_and_cannot_retire(fake_embedder: Embedder) -> None:
+    sessions = [
+        session(2, [fact("home_city", "Porto")]),
+        page(5, "people-finder.example", [fact("home_city", "Bergen")]),
+    ]
+    for checker in (OracleChecker(), AlwaysUpdate()):
+        ledger = run(sessions, fake_embedder, checker=checker)
+        porto, bergen = by_sentence(ledger, PORTO), by_sentence(ledger, BERGEN)
+        assert bergen.lineage == "people-finder.example"
+        assert ledger.reviews == [
+            ReviewRecord(
+                id="r00001",
+                older_id=porto.id,
+                newer_id=bergen.id,
+                day=5,
+                reason="conflict across lineages 'conversation' and 'people-finder.example'",
+            )
+        ]
+        assert ledger.events == [Quarantine(claim_id=bergen.id, day=5, review_id="r00001")]
+        assert ledger.state(porto.id).status == "active"
+        assert ledger.state(bergen.id).status == "quarantined"
+        assert ledger.counts.conflict_records == 1
+
+
+def test_conversation_update_does_not_retire_a_page_claim(fake_embedder: Embedder) -> None:
+    sessions = [
+        page(2, "staff-directory.example", [fact("home_city", "Bergen")]),
+        session(5, [fact("home_city", "Tallinn")]),
+    ]
+    ledger = run(sessions, fake_embedder)
+    bergen, tallinn = by_sentence(ledger, BERGEN), by_sentence(ledger, TALLINN)
+    assert [(r.older_id, r.newer_id, r.day) for r in ledger.reviews] == [(bergen.id, tallinn.id, 5)]
+    assert ledger.events == [Quarantine(claim_id=bergen.id, day=5, review_id="r00001")]
+    assert ledger.state(bergen.id, day=4).status == "active"
+    assert ledger.state(bergen.id).status == "quarantined"
+    assert ledger.state(tallinn.id).status == "active"
+
+
+def test_past_tense_never_retires_the_present(fake_embedder: Embedder) -> None:
+    sessions = [
+        session(2, [fact("home_city", "Porto")]),
+        session(10, [fact("home_city", "Tallinn", tense="past")]),
+    ]
+    assert run(sessions, fake_embedder).events == []
+    ledger = run(sessions, fake_embedder, checker=AlwaysUpdate())
+    assert ledger.events == []
+    assert ledger.counts.refused_tense == 1
+    assert ledger.state(by_sentence(ledger, PORTO).id).status == "active"
+
+
+def test_two_past_claims_do_not_retire_each_other(fake_embedder: Embedder) -> None:
+    sessions = [
+        session(2, [fact("home_city", "Porto", tense="past")]),
+        session(10, [fact("home_city", "Tallinn", tense="past")]),
+    ]
+    for checker in (OracleChecker(), AlwaysUpdate()):
+        ledger = run(sessions, fake_embedder, checker=checker)
+        assert ledger.events == []
+        assert {ledger.state(c.id).status for c in ledger.claims} == {"active"}
+    assert ledger.counts.refused_tense == 1
+
+
+def test_present_update_leaves_history_alone(fake_embedder: Embedder) -> None:
+    sessions = [
+        session(2, [fact("home_city", "Porto", tense="past")]),
+        session(10, [fact("home_city", "Tallinn")]),
+    ]
+    ledger = run(sessions, fake_embedder, checker=AlwaysUpdate())
+    assert ledger.events == []
+    assert ledger.state(by_sentence(ledger, WAS_PORTO).id).status == "active"
+
+
+def test_relayed_claim_never_retires(fake_embedder: Embedder) -> None:
+    sessions = [
+        session(2, [fact("home_city", "Porto")]),
+        session(5, [fact("home_city", "Bergen", channel="relay")]),
+    ]
+    assert run(sessions, fake_embedder).events == []
+    ledger = run(sessions, fake_embedder, checker=AlwaysUpdate())
+    assert (ledger.events, ledger.counts.refused_attribution) == ([], 1)
+
+
+def test_undecided_judgements_change_nothing(fake_embedder: Embedder) -> None:
+    ledger = run(UPDATE, fake_embedder, checker=Undecided())
+    assert (ledger.events, ledger.counts.undecided) == ([], 1)
+
+
+def test_checker_must_answer_every_pair(fake_embedder: Embedder) -> None:
+    with pytest.raises(ValueError, match="checker returned 0 judgements for 1"):
+        run(UPDATE, fake_embedder, checker=Short())
+
+
+def test_documents_must_come_in_time_order(fake_embedder: Embedder) -> None:
+    world = make_world(UPDATE)
+    extraction = extract_documents(documents(world)[::-1], OracleExtractor(world))
+    with pytest.raises(ValueError, match=r"\(day 2\) deposited after day 10"):
+        deposit(extraction, fake_embedder, OracleChecker(), EngineConfig())
+
+
+def test_reversion_retires_each_value_in_turn(fake_embedder: Embedder) -> None:
+    sessions = [*UPDATE, session(20, [fact("home_city", "Porto")], uri="session://back")]
+    ledger = run(sessions, fake_embedder)
+    first, tallinn, back = ledger.claims
+    assert ledger.events == [
+        Retirement(claim_id=first.id, day=10, superseded_by=tallinn.id),
+        Retirement(claim_id=tallinn.id, day=20, superseded_by=back.id),
+    ]
+    assert [ledger.status_at(c.id, 15) for c in ledger.claims] == ["retired", "active", None]
+
+
+def test_multi_contributor_mode_gives_the_same_decisions(fake_embedder: Embedder) -> None:
+    sessions = [
+        *UPDATE,
+        page(12, "people-finder.example", [fact("home_city", "Bergen")]),
+        session(15, [fact("car", "Saab"), fact("home_city", "Tallinn", tense="past")]),
+        session(20, [fact("car", "Mazda")]),
+    ]
+    who = ["alice", "bob", "carol"]
+    single = run(sessions, fake_embedder, contributors=who)
+    multi = run(sessions, fake_embedder, ("store.multi_contributor=true",), contributors=who)
+    assert multi.events == single.events
+    assert multi.reviews == single.reviews
+    assert multi.counts == single.counts
+    assert [c.contributor for c in single.claims] == ["user"] * 6
+    assert [c.contributor for c in multi.claims] == [
+        "alice",
+        "bob",
+        "carol",
+        "alice",
+        "alice",
+        "bob",
+    ]
+    assert (single.counts.retirements, single.counts.reviews) == (2, 1)
+
+
+def test_ledger_round_trips_through_json(fake_embedder: Embedder) -> None:
+    sessions = [*UPDATE, page(12, "people-finder.example", [fact("home_city", "Bergen")])]
+    ledger = run(sessions, fake_embedder)
+    again = Ledger.model_validate_json(ledger.model_dump_json())
+    assert again == ledger
+    assert again.counts.conflict_records == 2
+    assert again.config["reconcile.update_floor"] == 0.45
+    assert (again.extractor_stamp, again.checker_stamp) == (
+        "oracle-extractor/1",
+        "oracle-checker/1",
+    )

@@ -1,0 +1,18 @@
+"""Constants and small helpers shared by the llm tests (imported as ``llm_helpers``)."""
+
+from __future__ import annotations
+
+from rotbench.config import EngineConfig
+from rotbench.engine.protocol import Document
+from rotbench.world.models import World
+
+SECRET_KEY = "sk-ant-api03-ROTBENCH-FAKE-KEY-do-not-leak-5f1c9e2b7a"
+"""The distinctive fake API key every test runs with; it must never be written anywhere."""
+
+FAST_CONFIG = EngineConfig().with_overrides(["reconcile.update_floor=0.6"])
+"""With the bag-of-words test embedder, the default 0.45 floor sends ~1100 pairs of world 42
+to the checker; 0.6 keeps every decision the same with ~320 pairs (a faster test)."""
+
+
+def documents(world: World) -> list[Document]:
+    return [Document.from_session(s) for s in world.sessions]
