@@ -37,7 +37,6 @@ from rotbench.llm import (  # noqa: E402
     build_perception,
     estimate,
     extract_concurrently,
-    slots_from_world,
 )
 from rotbench.world.generate import generate_world  # noqa: E402
 from tests.fakes.fake_anthropic import FakeAnthropic, oracle_answerer  # noqa: E402
@@ -75,17 +74,17 @@ def main(argv: list[str] | None = None) -> int:
             args.arm,
             settings,
             cache_dir=tmp,
-            slots=slots_from_world(worlds[0]),
             api_key="bench-fake-key-not-a-secret",
             base_url=fake.base_url,
         )
 
         def run_world(seed: int) -> int:
-            if live.extractor is not None:
-                extraction = extract_concurrently(docs[seed], live.extractor, args.concurrency)
+            if args.arm == "live":
+                extractor = live.extractor(worlds[args.seeds.index(seed)])
+                extraction = extract_concurrently(docs[seed], extractor, args.concurrency)
             else:
                 extraction = oracle_extractions[seed]
-            ledger = deposit(extraction, embedder, live.checker, config)
+            ledger = deposit(extraction, embedder, live.checker(), config)
             return ledger.counts.retirements
 
         start = time.perf_counter()

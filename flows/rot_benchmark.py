@@ -67,8 +67,9 @@ def world_documents(world, multi_contributor: bool) -> list[Document]:
     return docs
 
 
-async def _stage(tasks, world_seed: int, name: str, records: list[StageRecord], key: str,
-                 **payload):
+async def _stage(tasks, world_seed: int, name: str, records: list[StageRecord], spans: list,
+                 key: str, **payload):
+    """Run one stage task (or take it from the cache); record whether it ran and when."""
     seed = world_seed
     progress().stage(seed, name, "running")
     start = time.perf_counter()
@@ -78,6 +79,7 @@ async def _stage(tasks, world_seed: int, name: str, records: list[StageRecord], 
     seconds = time.perf_counter() - start
     cached = state.name == "Cached"
     records.append(StageRecord(seed=seed, stage=name, cached=cached, seconds=round(seconds, 4)))
+    spans.append((seed, name, start, start + seconds))
     progress().stage(seed, name, "cached" if cached else "computed", seconds)
     return result
 
@@ -103,29 +105,29 @@ async def _world(seed: int, spec: dict, runtime: ArmRuntime) -> WorldResult:
     scorer = run.scorer or DEFAULT_SCORER
     rec: list[StageRecord] = []
 
-    world = await _stage(tasks, seed, "generate", rec,
+    world = await _stage(tasks, seed, "generate", rec, runtime.spans,
                          content_hash(GENERATOR_VERSION, seed, run.days), seed=seed, days=run.days)
     extractor, checker = runtime.perception(world)
     multi = bool(config.flat()["store.multi_contributor"])
     documents = world_documents(world, multi)
     extraction = await _stage(
-        tasks, seed, "extract", rec,
+        tasks, seed, "extract", rec, runtime.spans,
         content_hash(world.fingerprint, extractor.stamp, EXTRACT_STAGE, multi),
         documents=documents, extractor=extractor)
     texts = sorted(set(extraction.sentences()) | {p.question for p in world.probes})
-    await _stage(tasks, seed, "index", rec,
+    await _stage(tasks, seed, "index", rec, runtime.spans,
                  content_hash(embedder.model_id, *texts), texts=texts, embedder=embedder)
     ledger = await _stage(
-        tasks, seed, "deposit", rec,
+        tasks, seed, "deposit", rec, runtime.spans,
         content_hash(model_hash(extraction), checker.stamp, config.stamp(["reconcile", "store"]),
                      ENGINE_VERSION, embedder.model_id),
         extraction=extraction, embedder=embedder, checker=checker, config=config)
     probes = await _stage(
-        tasks, seed, "probe", rec,
+        tasks, seed, "probe", rec, runtime.spans,
         content_hash(model_hash(ledger), world.fingerprint, config.stamp(["query", "trust"]),
                      run.top_k, ENGINE_VERSION, embedder.model_id, PROBE_STAGE),
         world=world, ledger=ledger, config=config, embedder=embedder, top_k=run.top_k)
-    scored = await _stage(tasks, seed, "score", rec,
+    scored = await _stage(tasks, seed, "score", rec, runtime.spans,
                           content_hash(model_hash(probes), scorer, SCORE_STAGE),
                           probes=probes, scorer=scorer)
     c = ledger.counts

@@ -32,6 +32,8 @@ class ArmRuntime:
     """Per-seed results the subflows hand back to the parent flow."""
     report: object | None = None
     """The report of record, once the parent flow has written it."""
+    spans: list = field(default_factory=list)
+    """(seed, stage, start, end) in perf_counter seconds: when each stage ran."""
 
     def usage(self) -> dict | None:
         """Metered model usage for the report (None for the oracle arm)."""

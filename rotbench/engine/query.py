@@ -2,8 +2,10 @@
 
 score = (similarity_weight * cos + confidence_weight * confidence) * trust, where trust is
 ``trust.untrusted_domain_trust`` for a non-conversation lineage when ``trust.policy`` is on,
-else 1.0. A claim whose raw cosine is below ``query.relevance_floor`` is never returned, nor
-is one dated after the day or retired on or before it. Quarantined claims are returned (with
+else 1.0. A claim whose trust-weighted cosine (trust * cos) is below
+``query.relevance_floor`` is never returned: an untrusted source must be that much more
+relevant to be served at all (with trust 1.0 this is the raw cosine). Nor is a claim dated
+after the day or retired on or before it returned. Quarantined claims are returned (with
 status 'quarantined'). Order: score desc, then day desc, then claim id asc. There is no time
 decay: every source in a world is dated within its own lifetime, and decay is inert for
 conversation sources.
@@ -94,7 +96,7 @@ class LedgerIndex:
         qc, tc = config.query, config.trust
         trust = np.where(self.untrusted & tc.policy, tc.untrusted_domain_trust, 1.0)
         score = (qc.similarity_weight * cos + qc.confidence_weight * self.confidence) * trust
-        keep = (self.days <= day) & (self.retired_at > day) & (cos >= qc.relevance_floor)
+        keep = (self.days <= day) & (self.retired_at > day) & (cos * trust >= qc.relevance_floor)
         idx = np.flatnonzero(keep)
         if idx.size == 0:
             return []

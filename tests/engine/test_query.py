@@ -1,4 +1,4 @@
-"""Ranking: trust factor, relevance floor on the raw cosine, day views, ties, and the engine."""
+"""Ranking: trust factor, relevance floor on the trust-weighted cosine, day views, ties, and the engine."""
 
 from __future__ import annotations
 
@@ -47,7 +47,13 @@ def table(hits: list[Hit]) -> list[tuple]:
 def test_trust_policy_demotes_the_untrusted_claim(fake_embedder: Embedder) -> None:
     ledger = ledger_of(SESSIONS, fake_embedder)
     city, car = 0.6 * COS_CITY + 0.4 * 0.9, 0.6 * COS_CAR + 0.4 * 0.9
-    on = ask(ledger, fake_embedder, day=6)
+    # at the default floor (0.25) the demoted page claim is not served at all (0.2 * 0.83)
+    assert [h.text for h in ask(ledger, fake_embedder, day=6)] == [
+        "The user's home city is Porto.",
+        "The user's car is Saab.",
+    ]
+    # under a lower floor it is served, ranked below even the unrelated car claim
+    on = ask(ledger, fake_embedder, day=6, overrides=["query.relevance_floor=0.1"])
     assert table(on) == [
         (1, "The user's home city is Porto.", "active", round(city, 4)),
         (2, "The user's car is Saab.", "active", round(car, 4)),
@@ -65,13 +71,18 @@ def test_trust_policy_demotes_the_untrusted_claim(fake_embedder: Embedder) -> No
     assert off[0].score == pytest.approx(city, abs=1e-6)
 
 
-def test_floor_applies_to_the_raw_cosine(fake_embedder: Embedder) -> None:
+def test_floor_applies_to_the_trust_weighted_cosine(fake_embedder: Embedder) -> None:
     ledger = ledger_of(SESSIONS, fake_embedder)
     hits = ask(ledger, fake_embedder, day=6, overrides=["query.relevance_floor=0.6"])
-    # the car claim (cos 0.548) is refused; the demoted page claim (score 0.17, cos 0.83) is not
-    assert [h.text for h in hits] == [
-        "The user's home city is Porto.",
+    # the car claim (cos 0.548) is refused, and so is the demoted page claim: cos 0.83 but
+    # trust 0.2 leaves 0.17, under the floor
+    assert [h.text for h in hits] == ["The user's home city is Porto."]
+    # with neutral trust the page claim's raw cosine clears the same floor
+    off = ask(ledger, fake_embedder, day=6,
+              overrides=["query.relevance_floor=0.6", "trust.policy=false"])
+    assert [h.text for h in off] == [
         "The user's home city is Bergen.",
+        "The user's home city is Porto.",
     ]
     assert ask(ledger, fake_embedder, day=6, question="Zebra xylophone?") == []
 
@@ -83,7 +94,7 @@ def test_retired_claim_is_active_before_its_retirement_day(fake_embedder: Embedd
         "The user's home city is Porto.",
         "active",
     )
-    after = ask(ledger, fake_embedder, day=10)
+    after = ask(ledger, fake_embedder, day=10, overrides=["query.relevance_floor=0.1"])
     assert [h.text for h in after] == [
         "The user's home city is Tallinn.",
         "The user's car is Saab.",

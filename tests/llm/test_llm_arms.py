@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from llm_helpers import FAST_CONFIG, documents
 
 from rotbench.embedding import Embedder
@@ -57,8 +58,10 @@ def test_probe_arm_reproduces_the_oracle_and_the_estimate_is_exact(
     live = build_perception(
         "probe", SETTINGS, cache_dir=cache_dir, slots=slots_from_world(world42), client=client
     )
-    assert live.extractor is None
-    probe_ledger = deposit(extraction, embedder, live.checker, FAST_CONFIG)
+    assert live.live_extractor is None
+    with pytest.raises(RuntimeError, match="oracle"):
+        live.extractor(world42)
+    probe_ledger = deposit(extraction, embedder, live.checker(), FAST_CONFIG)
 
     assert _decisions(probe_ledger) == _decisions(oracle_ledger)
     assert probe_ledger.counts.retirements > 0 and probe_ledger.counts.reviews > 0
@@ -97,10 +100,11 @@ def test_live_arm_with_oracle_answers_equals_the_oracle_arm(
     live = build_perception(
         "live", SETTINGS, cache_dir=tmp_path, slots=slots_from_world(world42), client=client
     )
-    assert live.extractor is not None
-    extraction = extract_concurrently(docs, live.extractor, SETTINGS.concurrency)
+    extractor = live.extractor(world42)
+    assert extractor is live.live_extractor is live.extractor(world42)  # shared across worlds
+    extraction = extract_concurrently(docs, extractor, SETTINGS.concurrency)
     assert extraction.documents == oracle_extraction.documents
-    ledger = deposit(extraction, embedder, live.checker, FAST_CONFIG)
+    ledger = deposit(extraction, embedder, live.checker(), FAST_CONFIG)
     assert _decisions(ledger) == _decisions(oracle_ledger)
 
     assert est.stages["extract"].calls == oracle_fake.count("extract")
@@ -109,6 +113,11 @@ def test_live_arm_with_oracle_answers_equals_the_oracle_arm(
     summary = live.summary()
     assert set(summary.stamps) == {"extract", "check"}
     assert summary.usage.calls == oracle_fake.count()
+    usage = live.usage()
+    assert usage["calls"] == oracle_fake.count() and usage["failures"] == 0
+    assert usage["usd"] == summary.usage.total_usd > 0
+    notes = live.notes()
+    assert len(notes) == 2 and notes[0].startswith("model extract (live-extractor-1:")
 
 
 def test_estimate_of_three_worlds_and_the_scripted_arm(world42: World, embedder: Embedder) -> None:

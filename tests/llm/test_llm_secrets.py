@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 
@@ -16,7 +17,6 @@ from rotbench.llm import (
     build_perception,
     estimate,
     extract_concurrently,
-    slots_from_world,
 )
 from rotbench.world.models import World
 from tests.fakes.fake_anthropic import FakeAnthropic, oracle_answerer
@@ -43,24 +43,24 @@ def test_key_is_never_written_or_logged(
             "live",
             settings,
             cache_dir=out / "cache",
-            slots=slots_from_world(world42),
             base_url=fake.base_url,  # the key comes from ANTHROPIC_API_KEY
         )
-        assert live.extractor is not None
-        extraction = extract_concurrently(docs, live.extractor, 8)
-        deposit(extraction, embedder, live.checker, FAST_CONFIG)
+        extraction = extract_concurrently(docs, live.extractor(world42), 8)
+        deposit(extraction, embedder, live.checker(), FAST_CONFIG)
         assert all(r.had_api_key for r in fake.requests)
         fake.schedule("401")
         with pytest.raises(FatalModelError) as fatal:
-            live.checker.judge([(c, c) for c in extraction_claims(extraction)][:1])
+            live.checker().judge([(c, c) for c in extraction_claims(extraction)][:1])
     summary = live.summary()
     assert summary.failures  # the failures were recorded, with their reasons
     (out / "summary.json").write_text(summary.model_dump_json(indent=2))
+    (out / "usage.json").write_text(json.dumps(live.usage()))
+    (out / "notes.txt").write_text("\n".join(live.notes()))
     (out / "estimate.txt").write_text(
         estimate(world42, "live", settings, embedder=embedder, cache=live.cache).render()
     )
     (out / "fatal.txt").write_text(str(fatal.value))
-    logging.getLogger("rotbench.llm").warning("repr: %r %r", live.client, live.checker)
+    logging.getLogger("rotbench.llm").warning("repr: %r %r", live.client, live.checker())
 
     assert _files_containing(tmp_path, SECRET_KEY.encode()) == []
     assert len(list((out / "cache" / "calls").rglob("*.json"))) > 20

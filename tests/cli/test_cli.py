@@ -1,0 +1,98 @@
+"""The command line: help everywhere, one-line errors before any work, the main job end to end."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from rotbench.cli.main import app
+
+ROOT = Path(__file__).resolve().parents[2]
+runner = CliRunner()
+
+
+@pytest.mark.parametrize("command", [[], ["run"], ["world"], ["show"], ["rescore"]])
+def test_every_command_has_help(command: list[str]) -> None:
+    result = runner.invoke(app, [*command, "--help"])
+    assert result.exit_code == 0
+    assert "Usage" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--days", "10"], "rotbench: error: --days must be at least 30, got 10"),
+        (["--top-k", "0"], "rotbench: error: --top-k must be at least 1, got 0"),
+        (["--scorer", "v9"], "rotbench: error: --scorer: unknown scorer 'v9' (available: v1, v2)"),
+        (["--set", "query.floor=0.3"],
+         "rotbench: error: --set: unknown config key 'query.floor' (did you mean "
+         "'query.relevance_floor'?"),
+        (["--set", "query.relevance_floor=abc"],
+         "rotbench: error: --set: bad value for 'query.relevance_floor': 'abc' is not a number"),
+        (["--arm", "gold"], "rotbench: error: --arm: unknown arm 'gold' (available: oracle, probe, live)"),
+        (["--seed", "42", "--seed", "42"], "rotbench: error: --seed: duplicate seeds in [42, 42]"),
+    ],
+)
+def test_bad_flags_fail_in_one_line_before_any_work(args, message, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["run", *args, "--cache-dir", str(tmp_path / "c"),
+                                 "--reports-dir", str(tmp_path / "r")])
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(message)
+    assert not (tmp_path / "c").exists() and not (tmp_path / "r").exists()
+
+
+def test_oracle_estimate_is_free() -> None:
+    result = runner.invoke(app, ["run", "--estimate"])
+    assert result.exit_code == 0
+    assert "0 model calls" in result.output
+
+
+def test_world_json_has_the_documented_fields() -> None:
+    result = runner.invoke(app, ["world", "--seed", "42", "--format", "json"])
+    assert result.exit_code == 0
+    w = json.loads(result.output)
+    for key in ("seed", "days", "generator_version", "fingerprint", "attributes", "controls",
+                "reversions", "poison", "sessions", "checkpoints", "probes"):
+        assert key in w
+    assert set(w["attributes"][0]) >= {"key", "question", "pool", "changes"}
+    assert set(w["attributes"][0]["changes"][0]) >= {"day", "value", "phrasing"}
+    assert set(w["poison"][0]) >= {"attribute", "value", "channel", "day"}
+    assert set(w["sessions"][0]) >= {"day", "kind", "document_uri", "turns"}
+    assert set(w["probes"][0]) == {"day", "attribute", "question"}
+    assert len(w["probes"]) == 84
+
+
+def test_world_transcript_and_bad_days() -> None:
+    ok = runner.invoke(app, ["world", "--seed", "43", "--format", "transcript"])
+    assert ok.exit_code == 0 and ok.output.startswith("# World seed 43, 90 days")
+    bad = runner.invoke(app, ["world", "--days", "12"])
+    assert bad.exit_code == 2
+    assert bad.output.strip() == ("rotbench: error: --days: days must be an integer of at "
+                                  "least 30, got 12")
+
+
+def test_main_job_in_a_subprocess(tmp_path: Path) -> None:
+    """One real ``rotbench run`` (seed 42): JSON on stdout, report + DuckDB on disk, the stage
+    summary on stderr, Prefect's log noise kept off stdout."""
+    out = tmp_path / "copy.json"
+    env = {**os.environ}
+    proc = subprocess.run(
+        [sys.executable, "-m", "rotbench.cli.main", "run", "--seed", "42", "--format", "json",
+         "--out", str(out), "--cache-dir", str(tmp_path / "cache"),
+         "--reports-dir", str(tmp_path / "reports")],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    report = json.loads(proc.stdout)
+    assert report["metrics"]["recall_current_at_k"]["numerator"] == 72
+    assert json.loads(out.read_text())["run_id"] == report["run_id"]
+    assert (tmp_path / "reports" / f"{report['run_id']}.json").exists()
+    assert (tmp_path / "reports" / "rotbench.duckdb").exists()
+    assert "stages: 6 computed, 0 cached" in proc.stderr

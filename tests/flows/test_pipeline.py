@@ -1,0 +1,132 @@
+"""The main job end to end: figures on seeds 42-44, cache behaviour, concurrency, one writer.
+
+One cold run (real embedding model) is shared; every cache test works on a copy of its
+folder, so each test sees exactly which stages a change re-runs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import pytest
+from flow_helpers import clone_cache, computed, run_flow
+
+SEEDS = (42, 43, 44)
+STAGES = ("generate", "extract", "index", "deposit", "probe", "score")
+
+
+def frac(rate) -> tuple[int, int]:
+    return rate.numerator, rate.denominator
+
+
+@pytest.fixture(scope="module")
+def baseline(tmp_path_factory):
+    root = tmp_path_factory.mktemp("baseline")
+    report, runtime = run_flow(root)
+    return root, report, runtime
+
+
+def test_main_job_figures(baseline) -> None:
+    root, report, runtime = baseline
+    m = report.metrics
+    assert frac(m["recall_current_at_k"]) == (216, 216)
+    assert frac(m["current_first"]) == (183, 216)
+    assert frac(m["stale_over_current"]) == (2, 123)  # 1.6%: at most 2%
+    assert frac(m["stale_retained_at_k"]) == (2, 123)  # at most 5%
+    assert frac(m["poison_first"]) == (0, 60)
+    assert frac(report.by_channel["source"]["poison_leak_at_k"]) == (0, 21)
+    assert frac(report.by_channel["relay"]["poison_surfaced_at_k"]) == (23, 23)
+    assert frac(report.by_channel["tool_turn"]["poison_surfaced_at_k"]) == (0, 16)
+    assert sum(report.first_hit_counts.values()) == 216
+    assert report.selection.seeds == list(SEEDS)
+    assert "model calls refused in scripted parts: 0" in report.notes
+    assert runtime.refusing.refused == 0
+    # every stage of every seed ran once, cold
+    assert computed(report) == {(s, st) for s in SEEDS for st in STAGES}
+
+
+def test_report_and_duckdb_written_once(baseline) -> None:
+    root, report, _ = baseline
+    path = root / "reports" / f"{report.run_id}.json"
+    assert json.loads(path.read_text())["run_id"] == report.run_id
+    assert [p.name for p in (root / "reports").glob("*.tmp*")] == []
+    con = duckdb.connect(str(root / "reports" / "rotbench.duckdb"), read_only=True)
+    try:
+        assert con.execute("select count(*) from runs").fetchone() == (1,)
+        assert con.execute("select count(*) from probes").fetchone() == (252,)
+        row = con.execute(
+            "select numerator, denominator from metrics where run_id = ? and seed is null "
+            "and metric = 'recall_current_at_k' and channel is null and checkpoint is null",
+            [report.run_id]).fetchone()
+        assert row == (216, 216)
+    finally:
+        con.close()
+
+
+def test_seeds_run_concurrently(baseline) -> None:
+    _, _, runtime = baseline
+    spans = {}
+    for seed, _stage, start, end in runtime.spans:
+        lo, hi = spans.get(seed, (start, end))
+        spans[seed] = (min(lo, start), max(hi, end))
+    assert sorted(spans) == list(SEEDS)
+    # every world's span of stages overlaps every other's
+    for a in SEEDS:
+        for b in SEEDS:
+            if a < b:
+                assert spans[a][0] < spans[b][1] and spans[b][0] < spans[a][1], (a, b, spans)
+
+
+def test_rerun_with_nothing_changed_computes_nothing(baseline, tmp_path) -> None:
+    root = clone_cache(baseline[0], tmp_path / "run")
+    report, _ = run_flow(root)
+    assert computed(report) == set()
+    assert report.metrics == baseline[1].metrics
+
+
+def test_scorer_change_reruns_only_score(baseline, tmp_path) -> None:
+    root = clone_cache(baseline[0], tmp_path / "run")
+    report, _ = run_flow(root, scorer="v1")
+    assert computed(report) == {(s, "score") for s in SEEDS}
+    assert report.selection.scorer_version == "v1"
+
+
+def test_ranking_change_reruns_probe_and_score(baseline, tmp_path) -> None:
+    root = clone_cache(baseline[0], tmp_path / "run")
+    report, _ = run_flow(root, overrides=["query.relevance_floor=0.3"])
+    assert computed(report) == {(s, st) for s in SEEDS for st in ("probe", "score")}
+
+
+def test_reconciliation_change_reruns_deposit_onward(baseline, tmp_path) -> None:
+    root = clone_cache(baseline[0], tmp_path / "run")
+    report, _ = run_flow(root, overrides=["reconcile.cross_document=false"])
+    assert computed(report) == {(s, st) for s in SEEDS for st in ("deposit", "probe", "score")}
+    # the "before" state: no supersession, no conflict records
+    assert frac(report.metrics["stale_over_current"]) == (68, 123)
+    assert all("0 retirements, 0 review records" in n for n in report.notes if "claims" in n)
+
+
+def test_trust_policy_off_lets_the_source_channel_leak(baseline, tmp_path) -> None:
+    root = clone_cache(baseline[0], tmp_path / "run")
+    report, _ = run_flow(root, trust_policy=False)
+    assert computed(report) == {(s, st) for s in SEEDS for st in ("probe", "score")}
+    assert frac(report.by_channel["source"]["poison_leak_at_k"]) == (21, 21)
+
+
+def test_damaged_cache_records_are_recomputed(baseline, tmp_path) -> None:
+    root = clone_cache(baseline[0], tmp_path / "run")
+    records = root / "cache" / "prefect"
+    deposit = sorted(records.glob("deposit-*"))
+    probe = sorted(records.glob("probe-*"))
+    deposit[0].write_text(deposit[0].read_text()[:200])  # truncated
+    foreign = json.loads(probe[0].read_text())
+    foreign["metadata"]["serializer"] = {"type": "pickle"}  # never unpickled: removed instead
+    probe[0].write_text(json.dumps(foreign))
+    report, _ = run_flow(root)
+    ran = computed(report)
+    assert {st for _, st in ran} == {"deposit", "probe"} and len(ran) == 2
+    note = [n for n in report.notes if n.startswith("damaged cache records")]
+    assert note and note[0].startswith("damaged cache records detected and recomputed: 2")
+    assert report.metrics == baseline[1].metrics
