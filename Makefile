@@ -5,7 +5,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench server clean
 
 run: $(STAMP)
 	$(BIN)/rotbench run
@@ -18,6 +18,12 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_world.py
+	$(BIN)/python benchmarks/bench_deposit.py
+	$(BIN)/python benchmarks/bench_rescore.py
+	$(BIN)/python benchmarks/bench_run.py
+
+server: $(STAMP)
+	$(BIN)/rotbench server --port 4200
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)

@@ -45,3 +45,16 @@ def configure_prefect_env() -> dict[str, str]:
             os.environ[key] = value
             applied[key] = value
     return applied
+
+
+SERVER_TUNING: dict[str, str] = {
+    # A long-running server keeps its task-run and event history (the UI shows it), but
+    # writes it in batches: one SQLite write per task event collides with flow-run writes
+    # and costs the client a 2 s retry each time (measured: warm run 6.4 s -> 2.5 s).
+    "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE": "500",
+    "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_BATCH_SIZE": "500",
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "DO_NOT_TRACK": "1",
+}
+"""Environment for ``rotbench server`` (a Prefect server tuned for rotbench's runs)."""
+

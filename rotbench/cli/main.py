@@ -6,6 +6,7 @@ import typer
 
 from rotbench.cli.report_cmds import rescore, show
 from rotbench.cli.run_cmd import run
+from rotbench.cli.server_cmd import server
 from rotbench.cli.world_cmd import world
 
 app = typer.Typer(
@@ -27,6 +28,7 @@ app.command()(run)
 app.command()(world)
 app.command()(show)
 app.command()(rescore)
+app.command()(server)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -35,7 +35,8 @@ def test_every_command_has_help(command: list[str]) -> None:
          "'query.relevance_floor'?"),
         (["--set", "query.relevance_floor=abc"],
          "rotbench: error: --set: bad value for 'query.relevance_floor': 'abc' is not a number"),
-        (["--arm", "gold"], "rotbench: error: --arm: unknown arm 'gold' (available: oracle, probe, live)"),
+        (["--arm", "gold"],
+         "rotbench: error: --arm: unknown arm 'gold' (available: oracle, probe, live)"),
         (["--seed", "42", "--seed", "42"], "rotbench: error: --seed: duplicate seeds in [42, 42]"),
     ],
 )

@@ -1,4 +1,4 @@
-"""Ranking: trust factor, relevance floor on the trust-weighted cosine, day views, ties, and the engine."""
+"""Ranking: trust factor, the relevance floor (on trust x cosine), day views, ties, the engine."""
 
 from __future__ import annotations
 

@@ -7,7 +7,6 @@ folder, so each test sees exactly which stages a change re-runs.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import duckdb
 import pytest
