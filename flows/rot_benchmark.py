@@ -67,19 +67,27 @@ def world_documents(world, multi_contributor: bool) -> list[Document]:
     return docs
 
 
-async def _stage(tasks, world_seed: int, name: str, records: list[StageRecord], spans: list,
-                 key: str, **payload):
-    """Run one stage task (or take it from the cache); record whether it ran and when."""
+async def _stage(tasks, world_seed: int, name: str, records: list[StageRecord],
+                 runtime: ArmRuntime, storage: Path, key: str, **payload):
+    """Run one stage task (or take it from the cache); record whether it ran and when.
+
+    A stage during which model calls failed is not kept in the cache: its completed calls
+    are (in the call cache), so the next run retries only what failed, at no extra cost.
+    """
     seed = world_seed
     progress().stage(seed, name, "running")
+    failures_before = runtime.failure_count()
     start = time.perf_counter()
     state = await tasks[name](key=key, return_state=True,
                               **{k: quote(v) for k, v in payload.items()})
     result = await state.aresult()
     seconds = time.perf_counter() - start
     cached = state.name == "Cached"
+    if not cached and runtime.failure_count() > failures_before:
+        (storage / f"{name}-{key}").unlink(missing_ok=True)
+        runtime.uncached.append(f"{name} (seed {seed})")
     records.append(StageRecord(seed=seed, stage=name, cached=cached, seconds=round(seconds, 4)))
-    spans.append((seed, name, start, start + seconds))
+    runtime.spans.append((seed, name, start, start + seconds))
     progress().stage(seed, name, "cached" if cached else "computed", seconds)
     return result
 
@@ -102,32 +110,33 @@ async def _world(seed: int, spec: dict, runtime: ArmRuntime) -> WorldResult:
     config = EngineConfig().with_overrides(run.engine_overrides())
     embedder = shared_embedder(Path(run.cache_dir))
     tasks = configured_tasks(Path(run.cache_dir))
+    storage = (Path(run.cache_dir) / "prefect").resolve()
     scorer = run.scorer or DEFAULT_SCORER
     rec: list[StageRecord] = []
 
-    world = await _stage(tasks, seed, "generate", rec, runtime.spans,
+    world = await _stage(tasks, seed, "generate", rec, runtime, storage,
                          content_hash(GENERATOR_VERSION, seed, run.days), seed=seed, days=run.days)
     extractor, checker = runtime.perception(world)
     multi = bool(config.flat()["store.multi_contributor"])
     documents = world_documents(world, multi)
     extraction = await _stage(
-        tasks, seed, "extract", rec, runtime.spans,
+        tasks, seed, "extract", rec, runtime, storage,
         content_hash(world.fingerprint, extractor.stamp, EXTRACT_STAGE, multi),
-        documents=documents, extractor=extractor)
+        documents=documents, extractor=extractor, concurrency=run.model_concurrency)
     texts = sorted(set(extraction.sentences()) | {p.question for p in world.probes})
-    await _stage(tasks, seed, "index", rec, runtime.spans,
+    await _stage(tasks, seed, "index", rec, runtime, storage,
                  content_hash(embedder.model_id, *texts), texts=texts, embedder=embedder)
     ledger = await _stage(
-        tasks, seed, "deposit", rec, runtime.spans,
+        tasks, seed, "deposit", rec, runtime, storage,
         content_hash(model_hash(extraction), checker.stamp, config.stamp(["reconcile", "store"]),
                      ENGINE_VERSION, embedder.model_id),
         extraction=extraction, embedder=embedder, checker=checker, config=config)
     probes = await _stage(
-        tasks, seed, "probe", rec, runtime.spans,
+        tasks, seed, "probe", rec, runtime, storage,
         content_hash(model_hash(ledger), world.fingerprint, config.stamp(["query", "trust"]),
                      run.top_k, ENGINE_VERSION, embedder.model_id, PROBE_STAGE),
         world=world, ledger=ledger, config=config, embedder=embedder, top_k=run.top_k)
-    scored = await _stage(tasks, seed, "score", rec, runtime.spans,
+    scored = await _stage(tasks, seed, "score", rec, runtime, storage,
                           content_hash(model_hash(probes), scorer, SCORE_STAGE),
                           probes=probes, scorer=scorer)
     c = ledger.counts
@@ -174,6 +183,9 @@ async def rot_benchmark(spec: dict, runtime_token: str | None = None,
         notes.append(f"damaged cache records detected and recomputed: {len(damaged)} "
                      f"({', '.join(sorted(damaged))})")
     notes.extend(runtime.extra_notes())
+    if runtime.uncached:
+        notes.append("not cached because model calls failed during them (a rerun retries only "
+                     f"the failed calls): {', '.join(runtime.uncached)}")
     timings = {"worlds_seconds": round(worlds_done - begin, 3)}
     if started_unix is not None:
         timings["startup_seconds"] = round(begin - started_unix, 3)

@@ -15,12 +15,13 @@ from prefect import Task, task
 from flows.caching import SafeJSONSerializer, stage_key
 from rotbench.config import EngineConfig
 from rotbench.embedding.embedder import EncodeStats
-from rotbench.engine.extract import Extraction, extract_documents
+from rotbench.engine.extract import Extraction
 from rotbench.engine.ledger import Ledger
 from rotbench.engine.perception import Checker, Extractor
 from rotbench.engine.protocol import Document
 from rotbench.engine.reconcile import deposit
 from rotbench.engine.reference import ReferenceEngine
+from rotbench.llm import extract_concurrently
 from rotbench.probe import probe_world
 from rotbench.scoring import score_world
 from rotbench.scoring.models import WorldProbes
@@ -36,8 +37,9 @@ async def generate_task(key: str, seed: int, days: int) -> World:
 
 
 @task(name="extract")
-async def extract_task(key: str, documents: list[Document], extractor: Extractor) -> Extraction:
-    return await asyncio.to_thread(extract_documents, documents, extractor)
+async def extract_task(key: str, documents: list[Document], extractor: Extractor,
+                       concurrency: int) -> Extraction:
+    return await asyncio.to_thread(extract_concurrently, documents, extractor, concurrency)
 
 
 @task(name="index")

@@ -35,6 +35,13 @@ class ArmRuntime:
     spans: list = field(default_factory=list)
     """(seed, stage, start, end) in perf_counter seconds: when each stage ran."""
 
+    uncached: list = field(default_factory=list)
+    """Stages left out of the cache because model calls failed during them."""
+
+    def failure_count(self) -> int:
+        """Model calls that have failed so far in this run (0 for the oracle arm)."""
+        return 0 if self.live is None else len(self.live.summary().failures)
+
     def usage(self) -> dict | None:
         """Metered model usage for the report (None for the oracle arm)."""
         return None if self.live is None else self.live.usage()

@@ -109,6 +109,14 @@ def run(
     ] = False,
     yes: Annotated[bool, typer.Option("--yes", help="Skip the cost confirmation.")] = False,
     max_worlds: Annotated[int, typer.Option("--max-worlds", help="Worlds run at once.")] = 4,
+    concurrency: Annotated[
+        int, typer.Option(help="Model calls in flight at once (probe and live arms).")
+    ] = 8,
+    llm_settings: Annotated[
+        Path | None,
+        typer.Option("--llm-settings",
+                     help="JSON file: models, prices (US$ per million tokens), prompt versions."),
+    ] = None,
 ) -> None:
     """Run the benchmark: every seed's world through generate, extract, index, deposit,
     probe and score, then write reports/<run-id>.json and the DuckDB rows."""
@@ -119,6 +127,8 @@ def run(
         fail(f"--arm: unknown arm {arm!r} (available: {', '.join(ARMS)})")
     if max_worlds < 1:
         fail(f"--max-worlds must be at least 1, got {max_worlds}")
+    if concurrency < 1:
+        fail(f"--concurrency must be at least 1, got {concurrency}")
     try:
         spec = RunSpec(
             arm=arm,
@@ -133,7 +143,7 @@ def run(
             reports_dir=str(reports_dir),
             db_path=str(db) if db else None,
             out_path=str(out) if out else None,
-            max_concurrent_worlds=max_worlds,
+            max_concurrent_worlds=max_worlds, model_concurrency=concurrency,
         )
         validate_spec(spec)
     except SpecError as exc:
@@ -145,7 +155,8 @@ def run(
     if spec.arm != "oracle":
         from rotbench.cli.paid import prepare_paid_arm
 
-        runtime = prepare_paid_arm(spec, estimate_only=estimate, assume_yes=yes)
+        runtime = prepare_paid_arm(spec, estimate_only=estimate, assume_yes=yes,
+                                   settings_path=llm_settings)
     elif estimate:
         typer.echo("arm oracle: 0 model calls, $0.00 (scripted perception only)")
         return

@@ -97,3 +97,25 @@ def test_main_job_in_a_subprocess(tmp_path: Path) -> None:
     assert (tmp_path / "reports" / f"{report['run_id']}.json").exists()
     assert (tmp_path / "reports" / "rotbench.duckdb").exists()
     assert "stages: 6 computed, 0 cached" in proc.stderr
+
+
+def test_paid_arm_without_a_key_stops_before_any_work(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    result = runner.invoke(app, ["run", "--arm", "probe", "--cache-dir", str(tmp_path / "c"),
+                                 "--reports-dir", str(tmp_path / "r")])
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "ANTHROPIC_API_KEY" in lines[0], result.output
+    assert not (tmp_path / "r").exists()
+
+
+def test_bad_llm_settings_file_names_file_and_field(tmp_path: Path) -> None:
+    bad = tmp_path / "llm.json"
+    bad.write_text('{"concurrency": 0}')
+    result = runner.invoke(app, ["run", "--arm", "live", "--estimate", "--llm-settings", str(bad)])
+    assert result.exit_code == 2
+    assert result.output.strip().startswith(f"rotbench: error: --llm-settings {bad}: field "
+                                            "concurrency:")
+    bad.write_text('{"concurrency": 2,\n "prices": }')
+    result = runner.invoke(app, ["run", "--arm", "live", "--estimate", "--llm-settings", str(bad)])
+    assert result.output.strip().startswith(f"rotbench: error: --llm-settings {bad}: line 2:")

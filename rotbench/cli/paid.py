@@ -1,0 +1,78 @@
+"""Preparing the arms that cost money (probe, live): settings, estimate, key, confirmation."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import typer
+from pydantic import ValidationError
+
+from rotbench.arms import ArmRuntime
+from rotbench.cli.common import fail
+from rotbench.runspec import RunSpec
+
+CONFIRM_ABOVE_CALLS = 200
+"""A real run projected above this many model calls asks before it starts (unless --yes)."""
+
+
+def load_llm_settings(path: Path | None, concurrency: int):
+    """LLMSettings from a JSON file (models, prices, prompt versions), or the defaults.
+
+    Exits with a one-line error naming the file and the field on bad input.
+    """
+    from rotbench.llm import LLMSettings
+
+    data: dict = {}
+    if path is not None:
+        try:
+            data = json.loads(path.read_text())
+        except OSError as exc:
+            fail(f"--llm-settings {path}: cannot read ({exc.strerror})")
+        except json.JSONDecodeError as exc:
+            fail(f"--llm-settings {path}: line {exc.lineno}: invalid JSON ({exc.msg})")
+    data.setdefault("concurrency", concurrency)
+    try:
+        return LLMSettings.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        fail(f"--llm-settings {path}: field {where}: {err['msg']}")
+
+
+def prepare_paid_arm(spec: RunSpec, *, estimate_only: bool, assume_yes: bool,
+                     settings_path: Path | None = None) -> ArmRuntime:
+    """Price the run, check the API key, ask when it is large; returns the arm's runtime.
+
+    With ``estimate_only`` prints the projection and exits 0 (no key needed). A missing key is
+    a one-line error before any work. Above CONFIRM_ABOVE_CALLS projected calls a run asks on
+    a terminal and refuses without one, unless ``assume_yes``.
+    """
+    from rotbench.config import EngineConfig
+    from rotbench.embedding.shared import shared_embedder
+    from rotbench.llm import CallCache, MissingApiKey, build_perception, estimate, require_api_key
+    from rotbench.world import generate_world
+
+    settings = load_llm_settings(settings_path, spec.model_concurrency)
+    if not estimate_only:
+        try:
+            require_api_key()
+        except MissingApiKey as exc:
+            fail(str(exc))
+    worlds = [generate_world(s, spec.days) for s in spec.seeds]
+    projection = estimate(
+        worlds, spec.arm, settings, embedder=shared_embedder(Path(spec.cache_dir)),
+        engine_config=EngineConfig().with_overrides(spec.engine_overrides()),
+        cache=CallCache(spec.cache_dir),
+    )
+    typer.echo(projection.render(), err=not estimate_only)
+    if estimate_only:
+        raise typer.Exit(0)
+    if projection.calls > CONFIRM_ABOVE_CALLS and not assume_yes:
+        if not sys.stdin.isatty():
+            fail(f"this run projects {projection.calls} model calls; pass --yes to run it")
+        if not typer.confirm(f"Run {projection.calls} model calls?", default=False, err=True):
+            fail("cancelled; nothing was run", 1)
+    return ArmRuntime(arm=spec.arm, live=build_perception(spec.arm, settings,
+                                                          cache_dir=spec.cache_dir))
