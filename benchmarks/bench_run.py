@@ -4,7 +4,7 @@ Scenarios (issue 5 targets in brackets):
   cold-3      empty cache dir, no Prefect server running, seeds 42 43 44        [<= 15 s]
   warm-score  same cache, then --scorer v1 (only `score` runs), temporary server  [<= 9 s]
   warm-api    the same against a running `rotbench server` (PREFECT_API_URL)  [<= 3 s]
-  cold-30     empty cache dir, 30 seeds                                           [<= 90 s, < 1.5 GB]
+  cold-30     empty cache dir, 30 seeds                               [<= 90 s, < 1.5 GB]
 
 Peak memory is the largest resident set of any child process (the rotbench process).
 Run: .venv/bin/python benchmarks/bench_run.py [--skip-api] [--skip-30]
