@@ -148,6 +148,26 @@ async def _world(seed: int, spec: dict, runtime: ArmRuntime) -> WorldResult:
     return WorldResult(probes=scored, stages=rec, notes=notes, stamps=stamps)
 
 
+def runtime_for(run: RunSpec) -> ArmRuntime:
+    """The runtime of a run started without the CLI (a deployment): model-backed perception
+    for the paid arms, with the key from ``ANTHROPIC_API_KEY`` and settings from the JSON
+    file named by ``ROTBENCH_LLM_SETTINGS`` (else the defaults)."""
+    if run.arm == "oracle":
+        return ArmRuntime(arm="oracle")
+    import json
+    import os
+
+    from rotbench.llm import LLMSettings, build_perception, require_api_key
+
+    require_api_key()
+    path = os.environ.get("ROTBENCH_LLM_SETTINGS")
+    data = json.loads(Path(path).read_text()) if path else {}
+    data.setdefault("concurrency", run.model_concurrency)
+    settings = LLMSettings.model_validate(data)
+    return ArmRuntime(arm=run.arm, live=build_perception(run.arm, settings,
+                                                         cache_dir=run.cache_dir))
+
+
 @flow(name="rot-benchmark", log_prints=False, persist_result=False)
 async def rot_benchmark(spec: dict, runtime_token: str | None = None,
                         started_unix: float | None = None) -> str:
@@ -159,7 +179,7 @@ async def rot_benchmark(spec: dict, runtime_token: str | None = None,
     """
     begin = time.time()
     run = RunSpec.model_validate(spec)
-    token = runtime_token or register_runtime(ArmRuntime(arm=run.arm))
+    token = runtime_token or register_runtime(runtime_for(run))
     runtime = _RUNTIMES[token]
     limit = asyncio.Semaphore(run.max_concurrent_worlds)
     runtime.gate, runtime.results = TransitionGate(), {}

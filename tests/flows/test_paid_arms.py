@@ -91,3 +91,17 @@ def test_live_arm_with_perfect_answers_matches_the_oracle(tmp_path) -> None:
     assert runtime.report.metrics == oracle.metrics
     assert "extract" in " ".join(sorted(kinds))
     assert runtime.report.usage["calls"] == len(fake.requests)
+
+
+def test_deployment_path_builds_its_own_runtime(tmp_path, monkeypatch) -> None:
+    """What `prefect deployment run` calls: the flow with a spec and no runtime token."""
+    world = generate_world(42)
+    spec = RunSpec(arm="probe", seeds=[42], cache_dir=str(tmp_path / "cache"),
+                   reports_dir=str(tmp_path / "reports"))
+    with FakeAnthropic(oracle_answerer(world)) as fake:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+        run_id = asyncio.run(rot_benchmark(spec=spec.model_dump()))
+        assert len(fake.requests) > 0
+    saved = tmp_path / "reports" / f"{run_id}.json"
+    assert saved.exists() and SECRET not in saved.read_text()
