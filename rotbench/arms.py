@@ -35,6 +35,8 @@ class ArmRuntime:
     spans: list = field(default_factory=list)
     """(seed, stage, start, end) in perf_counter seconds: when each stage ran."""
 
+    estimate: dict | None = None
+    """The projection printed before the run (calls, tokens, dollars per stage), if any."""
     uncached: list = field(default_factory=list)
     """Stages left out of the cache because model calls failed during them."""
 
@@ -43,8 +45,14 @@ class ArmRuntime:
         return 0 if self.live is None else len(self.live.summary().failures)
 
     def usage(self) -> dict | None:
-        """Metered model usage for the report (None for the oracle arm)."""
-        return None if self.live is None else self.live.usage()
+        """Metered model usage for the report, beside the estimate made before the run
+        (None for the oracle arm)."""
+        if self.live is None:
+            return None
+        usage = self.live.usage()
+        if self.estimate is not None:
+            usage["estimate"] = self.estimate
+        return usage
 
     def extra_notes(self) -> list[str]:
         """Notes from model-backed perception (failures, retries); none for the oracle arm."""

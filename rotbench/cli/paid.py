@@ -74,5 +74,5 @@ def prepare_paid_arm(spec: RunSpec, *, estimate_only: bool, assume_yes: bool,
             fail(f"this run projects {projection.calls} model calls; pass --yes to run it")
         if not typer.confirm(f"Run {projection.calls} model calls?", default=False, err=True):
             fail("cancelled; nothing was run", 1)
-    return ArmRuntime(arm=spec.arm, live=build_perception(spec.arm, settings,
-                                                          cache_dir=spec.cache_dir))
+    live = build_perception(spec.arm, settings, cache_dir=spec.cache_dir)
+    return ArmRuntime(arm=spec.arm, live=live, estimate=projection.model_dump(mode="json"))

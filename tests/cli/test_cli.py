@@ -119,3 +119,28 @@ def test_bad_llm_settings_file_names_file_and_field(tmp_path: Path) -> None:
     bad.write_text('{"concurrency": 2,\n "prices": }')
     result = runner.invoke(app, ["run", "--arm", "live", "--estimate", "--llm-settings", str(bad)])
     assert result.output.strip().startswith(f"rotbench: error: --llm-settings {bad}: line 2:")
+
+
+def test_probe_arm_from_the_command_line(tmp_path: Path) -> None:
+    """`rotbench run --arm probe` against the fake API: estimate beside metered usage, and
+    the key in no output and no file."""
+    from rotbench.world import generate_world
+    from tests.fakes.fake_anthropic import FakeAnthropic, oracle_answerer
+
+    secret = "sk-ant-api03-ROTBENCH-CLI-KEY-never-printed-77aa"
+    with FakeAnthropic(oracle_answerer(generate_world(42))) as fake:
+        env = {**os.environ, "ANTHROPIC_API_KEY": secret, "ANTHROPIC_BASE_URL": fake.base_url}
+        proc = subprocess.run(
+            [sys.executable, "-m", "rotbench.cli.main", "run", "--arm", "probe", "--seed", "42",
+             "--yes", "--format", "json", "--cache-dir", str(tmp_path / "cache"),
+             "--reports-dir", str(tmp_path / "reports")],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+        )
+        calls = len(fake.requests)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    usage = json.loads(proc.stdout)["usage"]
+    assert usage["calls"] == calls == usage["estimate"]["stages"]["check"]["calls"]
+    assert secret not in proc.stdout + proc.stderr
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert secret.encode() not in path.read_bytes(), path
