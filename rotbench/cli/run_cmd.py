@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 import time
@@ -47,6 +48,33 @@ def _prewarm(spec) -> threading.Thread | None:
     t = threading.Thread(target=work, name="rotbench-prewarm", daemon=True)
     t.start()
     return t
+
+
+def _run_flow(spec, runtime, server, started: float) -> None:
+    """Run the parent flow in this process, with per-seed progress on stderr."""
+    import asyncio
+
+    from rich.console import Console
+
+    from flows.rot_benchmark import STAGES, register_runtime, rot_benchmark
+    from rotbench.progress import RichProgress, set_progress
+
+    if server is not None:
+        server.wait_ready()
+    call = rot_benchmark(spec=spec.model_dump(), runtime_token=register_runtime(runtime),
+                         started_unix=started)
+    sink = RichProgress(spec.seeds, STAGES) if sys.stderr.isatty() else None
+    set_progress(sink)
+    try:
+        if sink:
+            with sink:
+                asyncio.run(call)
+        else:
+            Console(stderr=True).print(
+                f"running arm {spec.arm} on seeds {' '.join(map(str, spec.seeds))} ...")
+            asyncio.run(call)
+    finally:
+        set_progress(None)
 
 
 def stage_summary(stages) -> str:
@@ -164,37 +192,23 @@ def run(
     from rotbench.prefect_env import configure_prefect_env
 
     configure_prefect_env()
-    _prewarm(spec)
+    from rotbench.prefect_server import EarlyServer, ServerStartError
 
-    import asyncio
-
-    from rich.console import Console
-
-    from rotbench.progress import RichProgress, set_progress
-
-    err = Console(stderr=True)
-    from flows.rot_benchmark import STAGES, register_runtime, rot_benchmark
-
-    token = register_runtime(runtime)
-    sink = RichProgress(spec.seeds, STAGES) if sys.stderr.isatty() else None
-    set_progress(sink)
+    server = None if os.environ.get("PREFECT_API_URL") else EarlyServer().start()
     try:
-        if sink:
-            with sink:
-                report = asyncio.run(
-                    rot_benchmark(spec=spec.model_dump(), runtime_token=token, started_unix=started)
-                )
-        else:
-            err.print(f"running arm {spec.arm} on seeds {' '.join(map(str, spec.seeds))} ...")
-            report = asyncio.run(
-                rot_benchmark(spec=spec.model_dump(), runtime_token=token, started_unix=started)
-            )
+        _prewarm(spec)
+        _run_flow(spec, runtime, server, started)
+    except ServerStartError as exc:
+        fail(str(exc), 1)
     except KeyboardInterrupt:
         fail("interrupted; completed stages and model calls stay cached for the next run", 130)
     finally:
-        set_progress(None)
+        if server is not None:
+            server.stop()
     report = runtime.report
+    from rich.console import Console
 
+    err = Console(stderr=True)
     err.print(stage_summary(report.stages))
     err.print(
         f"report: {Path(spec.reports_dir) / (report.run_id + '.json')}  "
