@@ -240,7 +240,39 @@ def _slot_map(slots: Mapping[str, str] | Sequence[str]) -> dict[str, str]:
     return {str(k): str(k).replace("_", " ") for k in slots}
 
 
-class LiveExtractor:
+class _LivePerception:
+    """What both model-backed seams share: a versioned prompt, a stamp, and an asker that
+    caches, meters and limits the calls. Subclasses set ``stage``, ``_prompts``, ``_logic``."""
+
+    stage: str
+    _prompts: Mapping[str, object]
+    _logic: str
+
+    def _setup(self, client: ModelClient, model: str, prompt_version: str,
+               cache: CallCache | None, max_tokens: int, concurrency: int) -> None:
+        if prompt_version not in self._prompts:
+            raise ValueError(
+                f"unknown {self.stage} prompt version {prompt_version!r}; "
+                f"available: {', '.join(self._prompts)}"
+            )
+        self.model = model
+        self.prompt_version = prompt_version
+        self.prompt = self._prompts[prompt_version]
+        self.stamp = f"{self._logic}:{model}:{prompt_version}"
+        self._asker = _Asker(client=client, stage=self.stage, model=model,
+                             prompt_version=prompt_version, stamp=self.stamp, cache=cache,
+                             max_tokens=max_tokens, concurrency=concurrency)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(stamp={self.stamp!r})"
+
+    @property
+    def stats(self) -> PerceptionStats:
+        """Counts and failures so far (a copy)."""
+        return self._asker.stats()
+
+
+class LiveExtractor(_LivePerception):
     """An ``Extractor`` that asks a model for the claims in one document.
 
     Args:
@@ -259,6 +291,8 @@ class LiveExtractor:
     """
 
     stage = "extract"
+    _prompts = EXTRACT_PROMPTS
+    _logic = EXTRACTOR_LOGIC_VERSION
 
     def __init__(
         self,
@@ -271,34 +305,8 @@ class LiveExtractor:
         max_tokens: int = 2048,
         concurrency: int = 8,
     ) -> None:
-        if prompt_version not in EXTRACT_PROMPTS:
-            raise ValueError(
-                f"unknown extract prompt version {prompt_version!r}; "
-                f"available: {', '.join(EXTRACT_PROMPTS)}"
-            )
-        self.model = model
-        self.prompt_version = prompt_version
-        self.prompt = EXTRACT_PROMPTS[prompt_version]
+        self._setup(client, model, prompt_version, cache, max_tokens, concurrency)
         self.slots = _slot_map(slots)
-        self.stamp = f"{EXTRACTOR_LOGIC_VERSION}:{model}:{prompt_version}"
-        self._asker = _Asker(
-            client=client,
-            stage=self.stage,
-            model=model,
-            prompt_version=prompt_version,
-            stamp=self.stamp,
-            cache=cache,
-            max_tokens=max_tokens,
-            concurrency=concurrency,
-        )
-
-    def __repr__(self) -> str:
-        return f"LiveExtractor(stamp={self.stamp!r})"
-
-    @property
-    def stats(self) -> PerceptionStats:
-        """Counts and failures so far (a copy)."""
-        return self._asker.stats()
 
     def request(self, document: Document) -> tuple[str, str]:
         """The (system, user turn) sent for ``document`` (pure; used by the estimate)."""
@@ -337,7 +345,7 @@ class LiveExtractor:
         return _map_concurrently(self.extract, list(documents), self._asker.concurrency)
 
 
-class LiveChecker:
+class LiveChecker(_LivePerception):
     """A ``Checker`` that asks a model two small yes/no questions per (older, newer) pair.
 
     Args:
@@ -354,6 +362,8 @@ class LiveChecker:
     """
 
     stage = "check"
+    _prompts = CHECK_PROMPTS
+    _logic = CHECKER_LOGIC_VERSION
 
     def __init__(
         self,
@@ -365,34 +375,8 @@ class LiveChecker:
         *,
         max_tokens: int = 64,
     ) -> None:
-        if prompt_version not in CHECK_PROMPTS:
-            raise ValueError(
-                f"unknown check prompt version {prompt_version!r}; "
-                f"available: {', '.join(CHECK_PROMPTS)}"
-            )
-        self.model = model
-        self.prompt_version = prompt_version
-        self.prompt = CHECK_PROMPTS[prompt_version]
         self.concurrency = concurrency
-        self.stamp = f"{CHECKER_LOGIC_VERSION}:{model}:{prompt_version}"
-        self._asker = _Asker(
-            client=client,
-            stage=self.stage,
-            model=model,
-            prompt_version=prompt_version,
-            stamp=self.stamp,
-            cache=cache,
-            max_tokens=max_tokens,
-            concurrency=concurrency,
-        )
-
-    def __repr__(self) -> str:
-        return f"LiveChecker(stamp={self.stamp!r})"
-
-    @property
-    def stats(self) -> PerceptionStats:
-        """Counts and failures so far (a copy)."""
-        return self._asker.stats()
+        self._setup(client, model, prompt_version, cache, max_tokens, concurrency)
 
     def requests(self, older: Claim, newer: Claim) -> list[tuple[CheckKind, str, str]]:
         """The (kind, system, user turn) of both calls for one pair (pure; for the estimate)."""
