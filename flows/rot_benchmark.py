@@ -198,7 +198,10 @@ async def rot_benchmark(spec: dict, runtime_token: str | None = None,
     worlds_done = time.time()
     notes = [n for r in results for n in r.notes]
     notes.append(f"model calls refused in scripted parts: {runtime.refusing.refused}")
-    damaged = CacheAudit.drain()
+    from rotbench.embedding.store import DAMAGED
+
+    damaged = CacheAudit.drain() + [f"embeddings/{name}" for name in DAMAGED]
+    DAMAGED.clear()
     if damaged:
         notes.append(f"damaged cache records detected and recomputed: {len(damaged)} "
                      f"({', '.join(sorted(damaged))})")

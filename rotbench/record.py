@@ -59,8 +59,9 @@ def record_run(
     run_id: str | None = None,
 ) -> Report:
     """Build the report, write ``<reports_dir>/<run-id>.json`` (+ ``out_path``) and the DuckDB
-    rows. Returns the report. Raises OSError/duckdb errors; nothing is half-written (both
-    writes are atomic), but a DuckDB failure after the JSON was written leaves the JSON."""
+    rows. Returns the report. Raises OSError/duckdb errors; nothing is half-written: each
+    write is atomic, and when the DuckDB write fails the JSON files written for it are removed.
+    (``--out`` overwrites an existing file, as an output option does.)"""
     report = build_report(
         run_id or new_run_id(spec.arm),
         selection_for(spec, stamps),
@@ -70,8 +71,13 @@ def record_run(
         notes,
         usage,
     )
-    write_report(report, Path(spec.reports_dir) / f"{report.run_id}.json")
-    if spec.out_path:
-        write_report(report, Path(spec.out_path))
-    write_run(spec.db, report)
+    written = [write_report(report, Path(spec.reports_dir) / f"{report.run_id}.json")]
+    try:
+        if spec.out_path:
+            written.append(write_report(report, Path(spec.out_path)))
+        write_run(spec.db, report)
+    except BaseException:
+        for path in written:  # the JSON and the database agree: both or neither
+            path.unlink(missing_ok=True)
+        raise
     return report

@@ -13,11 +13,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rotbench.world.generate import MIN_DAYS
+from rotbench.world.generate import MAX_DAYS, MIN_DAYS
 
 Arm = Literal["oracle", "probe", "live"]
 ARMS: tuple[str, ...] = ("oracle", "probe", "live")
 DEFAULT_SEEDS: tuple[int, ...] = (42, 43, 44)
+MAX_SEED = 2**31 - 1
+"""Seeds are stored as 32-bit integers in the DuckDB file."""
 
 
 class SpecError(ValueError):
@@ -70,12 +72,17 @@ def validate_spec(spec: RunSpec) -> None:
 
     if spec.days < MIN_DAYS:
         raise SpecError(f"--days must be at least {MIN_DAYS}, got {spec.days}")
+    if spec.days > MAX_DAYS:
+        raise SpecError(f"--days must be at most {MAX_DAYS}, got {spec.days}")
     if spec.top_k < 1:
         raise SpecError(f"--top-k must be at least 1, got {spec.top_k}")
     if not spec.seeds:
         raise SpecError("--seed: at least one seed is required")
     if len(set(spec.seeds)) != len(spec.seeds):
         raise SpecError(f"--seed: duplicate seeds in {spec.seeds}")
+    for seed in spec.seeds:
+        if not 0 <= seed <= MAX_SEED:
+            raise SpecError(f"--seed must be between 0 and {MAX_SEED}, got {seed}")
     if spec.scorer is not None and spec.scorer not in SCORER_VERSIONS:
         known = ", ".join(SCORER_VERSIONS)
         raise SpecError(f"--scorer: unknown scorer {spec.scorer!r} (available: {known})")
@@ -83,3 +90,46 @@ def validate_spec(spec: RunSpec) -> None:
         EngineConfig().with_overrides(spec.engine_overrides())
     except ConfigError as exc:
         raise SpecError(f"--set: {exc}") from None
+    check_writable_dir("--cache-dir", Path(spec.cache_dir))
+    check_writable_dir("--reports-dir", Path(spec.reports_dir))
+    check_writable_file("--db", spec.db)
+    if spec.out_path:
+        check_writable_file("--out", Path(spec.out_path))
+    if spec.db.is_file():
+        check_duckdb_file(spec.db)
+
+
+def _nearest_existing(path: Path) -> Path:
+    for candidate in [path, *path.absolute().parents]:
+        if candidate.exists():
+            return candidate
+    return Path("/")
+
+
+def check_writable_dir(flag: str, path: Path) -> None:
+    """Raise SpecError unless ``path`` is (or can be created as) a writable directory."""
+    if path.exists() and not path.is_dir():
+        raise SpecError(f"{flag} {path}: exists and is not a directory")
+    base = _nearest_existing(path)
+    if not base.is_dir():
+        raise SpecError(f"{flag} {path}: {base} is a file, not a directory")
+    if not os.access(base, os.W_OK):
+        raise SpecError(f"{flag} {path}: {base} is not writable")
+
+
+def check_writable_file(flag: str, path: Path) -> None:
+    """Raise SpecError unless ``path`` can be written as a file (its folder may not exist)."""
+    if path.is_dir():
+        raise SpecError(f"{flag} {path}: is a directory, not a file")
+    check_writable_dir(flag, path.parent)
+
+
+def check_duckdb_file(path: Path) -> None:
+    """Raise SpecError unless the existing ``path`` opens as a DuckDB database."""
+    import duckdb
+
+    try:
+        duckdb.connect(str(path), read_only=True).close()
+    except duckdb.Error as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise SpecError(f"--db {path}: cannot be opened as a DuckDB file ({first})") from None

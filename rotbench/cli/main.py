@@ -31,5 +31,30 @@ app.command()(rescore)
 app.command()(server)
 
 
+
+
+def main() -> None:
+    """Console-script entry: typer's commands, with usage errors as one line (exit 2).
+
+    Click would show a bad option value as a boxed block; rotbench promises one line naming
+    the option, like every other error it reports.
+    """
+    from typer._click import exceptions as click_exc  # typer ships its own click
+
+    command = typer.main.get_command(app)
+    try:
+        code = command.main(prog_name="rotbench", standalone_mode=False)
+    except click_exc.NoArgsIsHelpError as exc:
+        typer.echo(exc.format_message())
+        raise SystemExit(0) from None
+    except click_exc.UsageError as exc:
+        typer.echo(f"rotbench: error: {exc.format_message()}", err=True)
+        raise SystemExit(2) from None
+    except typer.Abort:
+        typer.echo("rotbench: error: interrupted", err=True)
+        raise SystemExit(130) from None
+    raise SystemExit(code if isinstance(code, int) else 0)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    app()
+    main()

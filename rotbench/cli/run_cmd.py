@@ -37,6 +37,12 @@ def _prewarm(spec) -> threading.Thread | None:
     from rotbench.world import generate_world
 
     def work() -> None:
+        try:
+            _encode_all()
+        except Exception:  # noqa: BLE001 - best effort: the index stage does it properly
+            return
+
+    def _encode_all() -> None:
         texts: set[str] = set()
         for seed in spec.seeds:
             w = generate_world(seed, spec.days)
@@ -54,8 +60,6 @@ def _run_flow(spec, runtime, server, started: float) -> None:
     """Run the parent flow in this process, with per-seed progress on stderr."""
     import asyncio
 
-    from rich.console import Console
-
     from flows.rot_benchmark import STAGES, register_runtime, rot_benchmark
     from rotbench.progress import RichProgress, set_progress
 
@@ -70,8 +74,8 @@ def _run_flow(spec, runtime, server, started: float) -> None:
             with sink:
                 asyncio.run(call)
         else:
-            Console(stderr=True).print(
-                f"running arm {spec.arm} on seeds {' '.join(map(str, spec.seeds))} ...")
+            typer.echo(f"running arm {spec.arm} on seeds {' '.join(map(str, spec.seeds))} ...",
+                       err=True)
             asyncio.run(call)
     finally:
         set_progress(None)
@@ -180,6 +184,8 @@ def run(
     from rotbench.arms import ArmRuntime
 
     runtime = ArmRuntime(arm=spec.arm)
+    if spec.arm == "oracle" and llm_settings is not None:
+        fail("--llm-settings applies to the probe and live arms only")
     if spec.arm != "oracle":
         from rotbench.cli.paid import prepare_paid_arm
 
@@ -202,21 +208,24 @@ def run(
         fail(str(exc), 1)
     except KeyboardInterrupt:
         fail("interrupted; completed stages and model calls stay cached for the next run", 130)
+    except Exception as exc:  # noqa: BLE001 - one line for the user; details with ROTBENCH_DEBUG
+        if os.environ.get("ROTBENCH_DEBUG"):
+            raise
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        fail(f"run failed: {type(exc).__name__}: {first} (completed stages stay cached; "
+             "set ROTBENCH_DEBUG=1 for the traceback)", 1)
     finally:
         if server is not None:
             server.stop()
     report = runtime.report
-    from rich.console import Console
-
-    err = Console(stderr=True)
-    err.print(stage_summary(report.stages))
-    err.print(
-        f"report: {Path(spec.reports_dir) / (report.run_id + '.json')}  "
-        f"db: {spec.db}  wall: {time.time() - started:.1f} s"
-    )
+    typer.echo(stage_summary(report.stages), err=True)
+    typer.echo(f"report: {Path(spec.reports_dir) / (report.run_id + '.json')}  db: {spec.db}  "
+               f"wall: {time.time() - started:.1f} s", err=True)
     if format is OutputFormat.json:
         sys.stdout.write(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
     else:
+        from rich.console import Console
+
         from rotbench.report import render
 
         render(report, Console(), intervals=intervals)

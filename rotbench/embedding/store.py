@@ -16,23 +16,39 @@ from pathlib import Path
 
 import numpy as np
 
+DAMAGED: list[str] = []
+"""Names of shards found damaged and removed in this process (reported in run notes)."""
+
+
+def _read_shard(path: Path) -> tuple[list[str], np.ndarray]:
+    """keys, vectors of one shard; raises ValueError when it is not a sound shard."""
+    with np.load(path, allow_pickle=False) as data:
+        keys, vectors = data["keys"].tolist(), data["vectors"]
+    if vectors.ndim != 2 or len(keys) != vectors.shape[0] or not np.isfinite(vectors).all():
+        raise ValueError(f"shard {path.name} has inconsistent keys and vectors")
+    return keys, vectors
+
 
 def load_shards(root: Path) -> dict[str, np.ndarray]:
     """Every key -> vector found under ``root`` (empty when the folder does not exist).
 
-    A shard that vanished or cannot be read (e.g. removed by a concurrent ``compact``) is
-    skipped: its keys are simply re-encoded on demand.
+    A shard that vanished (e.g. removed by a concurrent ``compact``) is skipped. A shard that
+    cannot be read as one (truncated, not a zip, mismatched arrays, non-finite values) is
+    removed and named in ``DAMAGED``: its keys are simply re-encoded on demand.
     """
     table: dict[str, np.ndarray] = {}
     if not root.is_dir():
         return table
     for path in sorted(root.glob("*.npz")):
         try:
-            with np.load(path, allow_pickle=False) as data:
-                keys, vectors = data["keys"], data["vectors"]
-        except (OSError, ValueError, KeyError):
+            keys, vectors = _read_shard(path)
+        except FileNotFoundError:
             continue
-        for key, vec in zip(keys.tolist(), vectors, strict=True):
+        except Exception:  # noqa: BLE001 - any damage: drop the shard, recompute its keys
+            path.unlink(missing_ok=True)
+            DAMAGED.append(path.name)
+            continue
+        for key, vec in zip(keys, vectors, strict=True):
             table[key] = vec
     return table
 

@@ -6,6 +6,8 @@ CLI or the flow fills from its own config and records in the run's selection.
 
 from __future__ import annotations
 
+import math
+
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from rotbench.llm._prompts import (
@@ -52,6 +54,15 @@ class LLMSettings(BaseModel):
         default=2, ge=0, le=10, description="SDK retries per call (429, 529, 5xx, timeouts)."
     )
     timeout_seconds: float = Field(default=120.0, gt=0, description="Per-attempt SDK timeout.")
+
+    @field_validator("prices")
+    @classmethod
+    def _sane_prices(cls, v: dict[str, Price]) -> dict[str, Price]:
+        for model, pair in v.items():
+            if not all(math.isfinite(x) and 0 <= x <= 10_000 for x in pair):
+                raise ValueError(f"price of {model!r} must be two finite amounts from 0 to "
+                                 f"10000 US$ per million tokens, got {list(pair)}")
+        return v
 
     @field_validator("extract_prompt_version")
     @classmethod

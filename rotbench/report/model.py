@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rotbench.scoring.metrics import (
+    METRICS,
     FloorRow,
     MetricName,
     MetricsBundle,
@@ -46,10 +47,10 @@ class Selection(_Strict):
     """What was run: enough to reproduce the run and to read its figures."""
 
     arm: str = Field(description="'oracle', 'probe' or 'live' (or another registered arm).")
-    seeds: list[int]
+    seeds: list[int] = Field(min_length=1)
     days: int = Field(description="Length of each world in days.")
     checkpoints: list[int] = Field(description="Days on which every question was asked.")
-    top_k: int = Field(description="Hits kept per question.")
+    top_k: int = Field(ge=1, description="Hits kept per question.")
     trust_policy: bool = Field(description="Whether the per-domain trust rule was applied.")
     config: dict[str, ConfigValue] = Field(
         default_factory=dict,
@@ -130,6 +131,13 @@ class Report(_Strict):
             data = step(dict(data))
             version = data["schema_version"]
         return data
+
+    @model_validator(mode="after")
+    def _complete(self) -> Report:
+        missing = [m for m in METRICS if m not in self.metrics]
+        if missing:
+            raise ValueError(f"metrics is missing {', '.join(missing)}")
+        return self
 
     @property
     def scored_with(self) -> str:

@@ -85,9 +85,26 @@ class Rate(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> Rate:
+        """A saved rate must agree with its own counts: the value and interval are derived
+        from numerator and denominator, so a report that says otherwise was edited."""
         if self.numerator > self.denominator:
             raise ValueError(f"numerator {self.numerator} > denominator {self.denominator}")
+        expected = Rate._derived(self.numerator, self.denominator)
+        for name, want in zip(("value", "low", "high"), expected, strict=True):
+            got = getattr(self, name)
+            if (want is None) != (got is None) or (
+                want is not None and not abs(got - want) <= 1e-9
+            ):
+                raise ValueError(f"{name} {got!r} does not match {self.numerator}/"
+                                 f"{self.denominator} (expected {want!r})")
         return self
+
+    @staticmethod
+    def _derived(numerator: int, denominator: int) -> tuple[float | None, ...]:
+        interval = wilson_interval(numerator, denominator)
+        if interval is None:
+            return (None, None, None)
+        return (numerator / denominator, interval[0], interval[1])
 
     @classmethod
     def of(cls, numerator: int, denominator: int) -> Rate:

@@ -59,6 +59,8 @@ GENERATOR_VERSION = "1"
 EPOCH = datetime(2026, 1, 5, tzinfo=UTC)
 """Day 0 of every world: a fixed instant, so timestamps never depend on the clock."""
 MIN_DAYS = 30
+MAX_DAYS = 3650
+"""Ten simulated years: far past any schedule worth reading; still a fast, small world."""
 CHECKPOINT_EVERY_DAYS = 15
 INTRO_LAST_DAY = 10
 N_CONTROLS = 2
@@ -325,11 +327,12 @@ def generate_world(seed: int, days: int = 90) -> World:
     """Build the world for ``seed`` over ``days`` simulated days.
 
     Raises WorldConfigError when ``days`` is under 30 (a world needs two checkpoints so that a
-    change can be observed between them), and PoolOverlapError if the pools break the
+    change can be observed between them) or over 3650, and PoolOverlapError if the pools break the
     invariant. Takes a few milliseconds (see benchmarks/bench_world.py).
     """
-    if not isinstance(days, int) or days < MIN_DAYS:
-        raise WorldConfigError(f"days must be an integer of at least {MIN_DAYS}, got {days!r}")
+    if not isinstance(days, int) or not MIN_DAYS <= days <= MAX_DAYS:
+        raise WorldConfigError(
+            f"days must be an integer from {MIN_DAYS} to {MAX_DAYS}, got {days!r}")
     check_pools({a.key: a.pool for a in ATTRIBUTES}, all_template_texts())
     rng = _rng(seed, days)
     checkpoints = checkpoints_for(days)

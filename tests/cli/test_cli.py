@@ -28,6 +28,9 @@ def test_every_command_has_help(command: list[str]) -> None:
     ("args", "message"),
     [
         (["--days", "10"], "rotbench: error: --days must be at least 30, got 10"),
+        (["--days", "100000000"], "rotbench: error: --days must be at most 3650, got 100000000"),
+        (["--seed", "2147483648"],
+         "rotbench: error: --seed must be between 0 and 2147483647, got 2147483648"),
         (["--top-k", "0"], "rotbench: error: --top-k must be at least 1, got 0"),
         (["--scorer", "v9"], "rotbench: error: --scorer: unknown scorer 'v9' (available: v1, v2)"),
         (["--set", "query.floor=0.3"],
@@ -75,8 +78,8 @@ def test_world_transcript_and_bad_days() -> None:
     assert ok.exit_code == 0 and ok.output.startswith("# World seed 43, 90 days")
     bad = runner.invoke(app, ["world", "--days", "12"])
     assert bad.exit_code == 2
-    assert bad.output.strip() == ("rotbench: error: --days: days must be an integer of at "
-                                  "least 30, got 12")
+    assert bad.output.strip() == ("rotbench: error: --days: days must be an integer from 30 "
+                                  "to 3650, got 12")
 
 
 def test_main_job_in_a_subprocess(tmp_path: Path) -> None:
@@ -144,3 +147,64 @@ def test_probe_arm_from_the_command_line(tmp_path: Path) -> None:
     for path in tmp_path.rglob("*"):
         if path.is_file():
             assert secret.encode() not in path.read_bytes(), path
+
+
+def _bad_paths(tmp_path: Path) -> list[tuple[list[str], str]]:
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not a folder")
+    not_db = tmp_path / "not.duckdb"
+    not_db.write_text("plain text")
+    return [
+        (["--cache-dir", str(a_file)], f"--cache-dir {a_file}: exists and is not a directory"),
+        (["--cache-dir", str(a_file / "sub")], f"--cache-dir {a_file / 'sub'}: {a_file} is a file"),
+        (["--reports-dir", str(a_file)], f"--reports-dir {a_file}: exists and is not a directory"),
+        (["--db", str(tmp_path)], f"--db {tmp_path}: is a directory, not a file"),
+        (["--db", str(not_db)], f"--db {not_db}: cannot be opened as a DuckDB file"),
+        (["--out", str(tmp_path)], f"--out {tmp_path}: is a directory, not a file"),
+    ]
+
+
+def test_unusable_output_paths_fail_before_any_work(tmp_path: Path) -> None:
+    for args, message in _bad_paths(tmp_path):
+        result = runner.invoke(app, ["run", "--reports-dir", str(tmp_path / "r"), *args])
+        assert result.exit_code == 2, (args, result.output)
+        line = result.output.strip()
+        assert line.startswith(f"rotbench: error: {message}"), (args, line)
+        assert "\n" not in line
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "--seed", "abc"], "rotbench: error: Invalid value for '--seed'"),
+        (["run", "--format", "xml"], "rotbench: error: Invalid value for '--format'"),
+        (["world", "--days", "x"], "rotbench: error: Invalid value for '--days'"),
+        (["nosuch"], "rotbench: error: No such command 'nosuch'."),
+    ],
+)
+def test_parse_errors_are_one_line_from_the_console_script(args, message) -> None:
+    proc = subprocess.run([sys.executable, "-m", "rotbench.cli.main", *args],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(message), proc.stderr
+
+
+def test_llm_settings_are_refused_on_the_oracle_arm(tmp_path: Path) -> None:
+    settings = tmp_path / "llm.json"
+    settings.write_text("{}")
+    result = runner.invoke(app, ["run", "--llm-settings", str(settings)])
+    assert result.exit_code == 2
+    assert result.output.strip() == ("rotbench: error: --llm-settings applies to the probe and "
+                                     "live arms only")
+
+
+def test_negative_price_is_refused(tmp_path: Path) -> None:
+    settings = tmp_path / "llm.json"
+    settings.write_text('{"prices": {"claude-haiku-4-5": [-1, 5]}}')
+    result = runner.invoke(app, ["run", "--arm", "probe", "--estimate", "--llm-settings",
+                                 str(settings)])
+    assert result.exit_code == 2
+    assert "field prices:" in result.output and "finite amounts from 0" in result.output

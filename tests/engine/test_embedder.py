@@ -126,3 +126,22 @@ def test_warm_run_never_imports_torch(tmp_path: Path) -> None:
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_a_damaged_shard_is_dropped_and_its_texts_reencoded(tmp_path) -> None:
+    from rotbench.embedding import store
+
+    texts = ["The user's car is Saab.", "The user's gym is Peakform."]
+    first = Embedder(tmp_path, FAKE_MODEL_ID, encoder=hashing_encoder)
+    first.ensure(texts)
+    (shard,) = first.root.glob("*.npz")
+    shard.write_bytes(shard.read_bytes()[:200])  # truncated: not a readable zip any more
+    store.DAMAGED.clear()
+    again = Embedder(tmp_path, FAKE_MODEL_ID, encoder=hashing_encoder)
+    stats = again.ensure(texts)
+    assert stats.encoded == 2
+    assert store.DAMAGED == [shard.name]
+    # rewritten whole under the same content-derived name, and readable again
+    assert set(store.load_shards(again.root)) == {again.key(t) for t in texts}
+    assert store.DAMAGED == [shard.name]
+    store.DAMAGED.clear()

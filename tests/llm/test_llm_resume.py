@@ -176,9 +176,9 @@ def test_faults_lose_no_completed_work(world42: World, embedder: Embedder, tmp_p
         return action
 
     with FakeAnthropic(
-        oracle_answerer(world42), fault=first_attempt_of_some_prompts, timeout_sleep_seconds=0.4
+        oracle_answerer(world42), fault=first_attempt_of_some_prompts, timeout_sleep_seconds=2.5
     ) as fake:
-        client = AnthropicClient(base_url=fake.base_url, max_retries=2, timeout_seconds=0.2)
+        client = AnthropicClient(base_url=fake.base_url, max_retries=2, timeout_seconds=2.0)
         ex = LiveExtractor(client, "m", cache=CallCache(tmp_path), slots=slots_from_world(world42))
         ch = LiveChecker(client, "m", cache=CallCache(tmp_path))
         got = extract_concurrently(docs, ex, 8)

@@ -52,3 +52,22 @@ def test_missing_field_and_other_shapes(tmp_path: Path, saved: Path) -> None:
     binary = tmp_path / "bin.json"
     binary.write_bytes(b"\xff\xfe\x00")
     assert "not UTF-8" in _error(binary)
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (lambda d: d["metrics"].pop("current_first"), "metrics is missing current_first"),
+        (lambda d: d["metrics"]["current_first"].update(value=0.5), "value 0.5 does not match"),
+        (lambda d: d["metrics"]["current_first"].update(value=float("nan")), "value nan"),
+        (lambda d: d["metrics"]["current_first"].update(low=0.99), "low 0.99 does not match"),
+        (lambda d: d["selection"].update(top_k=-1), "field selection.top_k"),
+        (lambda d: d["selection"].update(seeds=[]), "field selection.seeds"),
+    ],
+)
+def test_self_contradicting_reports_are_refused(saved: Path, edit, expected) -> None:
+    data = json.loads(saved.read_text())
+    edit(data)
+    bad = saved.with_name("edited.json")
+    bad.write_text(json.dumps(data))
+    assert expected in _error(bad)

@@ -34,9 +34,9 @@ def test_main_seeds_give_216_attribute_and_36_unanswerable_questions() -> None:
     assert sum(p.attribute is None for p in probes) == 36
 
 
-@pytest.mark.parametrize("days", [29, 0, -5])
-def test_too_few_days_is_a_clear_error(days: int) -> None:
-    with pytest.raises(WorldConfigError, match="at least 30"):
+@pytest.mark.parametrize("days", [29, 0, -5, 3651, 10**8])
+def test_days_out_of_range_is_a_clear_error(days: int) -> None:
+    with pytest.raises(WorldConfigError, match=f"from 30 to 3650, got {days}"):
         generate_world(42, days)
 
 
