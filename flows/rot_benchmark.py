@@ -212,6 +212,8 @@ async def rot_benchmark(spec: dict, runtime_token: str | None = None,
     timings = {"worlds_seconds": round(worlds_done - begin, 3)}
     if started_unix is not None:
         timings["startup_seconds"] = round(begin - started_unix, 3)
+    if runtime.prewarm_seconds is not None:
+        timings["embedding_prewarm_seconds"] = runtime.prewarm_seconds
     report = record_run(run, [r.probes for r in results], [s for r in results for s in r.stages],
                         timings, notes, stamps=results[0].stamps if results else {},
                         usage=runtime.usage())

@@ -37,6 +37,8 @@ class ArmRuntime:
 
     estimate: dict | None = None
     """The projection printed before the run (calls, tokens, dollars per stage), if any."""
+    prewarm_seconds: float | None = None
+    """Seconds the CLI spent embedding the scripted arms' texts before the stages ran."""
     uncached: list = field(default_factory=list)
     """Stages left out of the cache because model calls failed during them."""
 

@@ -64,6 +64,9 @@ class EarlyServer:
              "prefect.server.api.server:create_app", "--host", "127.0.0.1", "--port",
              str(self.port), "--log-level", "error", "--lifespan", "on"],
             env=env, stdin=subprocess.DEVNULL,
+            # its own session: a Ctrl-C in the terminal reaches rotbench, which then stops the
+            # server itself, instead of killing the server under a flow that still needs it
+            start_new_session=True,
         )
         os.environ["PREFECT_API_URL"] = self.api_url
         return self

@@ -21,7 +21,7 @@ class OutputFormat(StrEnum):
     json = "json"
 
 
-def _prewarm(spec) -> threading.Thread | None:
+def _prewarm(spec, runtime) -> threading.Thread | None:
     """Start embedding the scripted arms' texts while the workflow engine starts up.
 
     For the oracle and probe arms every claim sentence is known before the run (extraction
@@ -37,10 +37,12 @@ def _prewarm(spec) -> threading.Thread | None:
     from rotbench.world import generate_world
 
     def work() -> None:
+        start = time.perf_counter()
         try:
             _encode_all()
         except Exception:  # noqa: BLE001 - best effort: the index stage does it properly
             return
+        runtime.prewarm_seconds = round(time.perf_counter() - start, 3)
 
     def _encode_all() -> None:
         texts: set[str] = set()
@@ -202,7 +204,7 @@ def run(
 
     server = None if os.environ.get("PREFECT_API_URL") else EarlyServer().start()
     try:
-        _prewarm(spec)
+        _prewarm(spec, runtime)
         _run_flow(spec, runtime, server, started)
     except ServerStartError as exc:
         fail(str(exc), 1)
@@ -218,7 +220,11 @@ def run(
         if server is not None:
             server.stop()
     report = runtime.report
-    typer.echo(stage_summary(report.stages), err=True)
+    summary = stage_summary(report.stages)
+    if "embedding_prewarm_seconds" in report.timings:
+        summary += (f"; embeddings prepared before the stages in "
+                    f"{report.timings['embedding_prewarm_seconds']:.2f} s")
+    typer.echo(summary, err=True)
     typer.echo(f"report: {Path(spec.reports_dir) / (report.run_id + '.json')}  db: {spec.db}  "
                f"wall: {time.time() - started:.1f} s", err=True)
     if format is OutputFormat.json:
