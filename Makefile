@@ -27,8 +27,8 @@ server: $(STAMP)
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet --quiet -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
 
 clean:
