@@ -33,23 +33,27 @@ STAGES = ("generate", "extract", "index", "deposit", "probe", "score")
 
 @task(name="generate")
 async def generate_task(key: str, seed: int, days: int) -> World:
+    """The world of ``seed`` over ``days`` days (``rotbench.world.generate_world``)."""
     return await asyncio.to_thread(generate_world, seed, days)
 
 
 @task(name="extract")
 async def extract_task(key: str, documents: list[Document], extractor: Extractor,
                        concurrency: int) -> Extraction:
+    """Claims of every document, up to ``concurrency`` documents in flight."""
     return await asyncio.to_thread(extract_concurrently, documents, extractor, concurrency)
 
 
 @task(name="index")
 async def index_task(key: str, texts: list[str], embedder) -> EncodeStats:
+    """Embed every claim sentence and question not yet in the embedding cache."""
     return await asyncio.to_thread(embedder.ensure, texts)
 
 
 @task(name="deposit")
 async def deposit_task(key: str, extraction: Extraction, embedder, checker: Checker,
                        config: EngineConfig) -> Ledger:
+    """Reconcile the extraction into a ledger (``rotbench.engine.reconcile.deposit``)."""
     return await asyncio.to_thread(deposit, extraction, embedder, checker, config)
 
 
@@ -61,11 +65,13 @@ def _probe(world: World, ledger: Ledger, config: EngineConfig, embedder, top_k: 
 @task(name="probe")
 async def probe_task(key: str, world: World, ledger: Ledger, config: EngineConfig, embedder,
                      top_k: int) -> WorldProbes:
+    """Ask every checkpoint question of the ledger; unscored top-k hits per probe."""
     return await asyncio.to_thread(_probe, world, ledger, config, embedder, top_k)
 
 
 @task(name="score")
 async def score_task(key: str, probes: WorldProbes, scorer: str) -> WorldProbes:
+    """Classify every hit under ``scorer`` (``rotbench.scoring.score_world``)."""
     return await asyncio.to_thread(score_world, probes, scorer)
 
 

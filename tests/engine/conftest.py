@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-_ROOT = Path(__file__).resolve().parents[2]
-if str(_ROOT) not in sys.path:  # the package is not installed in the venv: run from the tree
-    sys.path.insert(0, str(_ROOT))
-
-from rotbench.embedding import FAKE_MODEL_ID, Embedder, hashing_encoder  # noqa: E402
+from rotbench.embedding import FAKE_MODEL_ID, Embedder, hashing_encoder
 
 
 @pytest.fixture

@@ -7,22 +7,16 @@ it is never written anywhere.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from llm_helpers import SECRET_KEY
 
-_ROOT = Path(__file__).resolve().parents[2]
-if str(_ROOT) not in sys.path:  # the package is not installed in the venv: run from the tree
-    sys.path.insert(0, str(_ROOT))
-
-from llm_helpers import SECRET_KEY  # noqa: E402
-
-from rotbench.embedding import FAKE_MODEL_ID, Embedder, hashing_encoder  # noqa: E402
-from rotbench.world.generate import generate_world  # noqa: E402
-from rotbench.world.models import World  # noqa: E402
-from tests.fakes.fake_anthropic import FakeAnthropic, oracle_answerer  # noqa: E402
+from rotbench.embedding import FAKE_MODEL_ID, Embedder, hashing_encoder
+from rotbench.world.generate import generate_world
+from rotbench.world.models import World
+from tests.fakes.fake_anthropic import FakeAnthropic, oracle_answerer
 
 
 @pytest.fixture(autouse=True)
