@@ -85,19 +85,32 @@ class CacheAudit:
         return out
 
 
-def verify_record(path: Path) -> bool:
+STAGE_MODELS: dict[str, str] = {
+    "generate": "World", "extract": "Extraction", "index": "EncodeStats",
+    "deposit": "Ledger", "probe": "WorldProbes", "score": "WorldProbes",
+}
+"""The model each stage's cached result must hold."""
+
+
+def verify_record(path: Path, model: str | None = None) -> bool:
     """True if ``path`` is absent or a sound record of ours; a damaged one is deleted.
 
-    Sound: a Prefect result record whose serializer is ours and whose payload decodes
-    with a matching checksum.
+    Sound: a Prefect result record written for this very key (its ``storage_key`` names this
+    file, so a record copied over another key is refused), by our serializer, holding
+    ``model`` (when given), with a payload that decodes and matches its checksum.
     """
     if not path.exists():
         return True
     try:
         record = json.loads(path.read_text())
-        if record["metadata"]["serializer"]["type"] != SERIALIZER_TYPE:
+        meta = record["metadata"]
+        if meta["serializer"]["type"] != SERIALIZER_TYPE:
             raise ValueError("foreign serializer")
-        decode_payload(record["result"])
+        if Path(str(meta.get("storage_key", ""))).name != path.name:
+            raise ValueError("record written for another key")
+        payload = decode_payload(record["result"])
+        if model is not None and type(payload).__name__ != model:
+            raise ValueError(f"record holds {type(payload).__name__}, not {model}")
         return True
     except Exception:  # noqa: BLE001 - any damage means: recompute
         path.unlink(missing_ok=True)
@@ -124,7 +137,7 @@ def stage_key(stage: str, storage: Path):
 
     def key_fn(context: Any, parameters: dict[str, Any]) -> str:
         key = f"{stage}-{parameters['key']}"
-        verify_record(storage / key)
+        verify_record(storage / key, STAGE_MODELS.get(stage))
         return key
 
     return key_fn

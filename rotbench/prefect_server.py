@@ -32,6 +32,16 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _die_with_parent() -> None:
+    """In the child before exec (Linux): receive SIGTERM when the rotbench process dies, even
+    by SIGKILL, so a killed run never leaves its server behind."""
+    with contextlib.suppress(Exception):
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 def _prefect_parent_dir() -> str:
     spec = importlib.util.find_spec("prefect")
     if spec is None or spec.origin is None:
@@ -49,6 +59,7 @@ class EarlyServer:
     def __init__(self) -> None:
         self.port = 0
         self.process: subprocess.Popen[bytes] | None = None
+        self.log_path: Path | None = None
 
     @property
     def api_url(self) -> str:
@@ -59,16 +70,26 @@ class EarlyServer:
         env = {**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1",
                "PREFECT__SERVER_FINAL": "1"}
         env.pop("PREFECT_API_URL", None)
+        home = Path(os.environ.get("PREFECT_HOME", Path.home() / ".prefect"))
+        home.mkdir(parents=True, exist_ok=True)
+        self.log_path = home / "rotbench-temporary-server.log"
+        log = open(self.log_path, "wb")  # noqa: SIM115 - handed to the child, closed below
         self.process = subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "--app-dir", _prefect_parent_dir(), "--factory",
              "prefect.server.api.server:create_app", "--host", "127.0.0.1", "--port",
              str(self.port), "--log-level", "error", "--lifespan", "on"],
-            env=env, stdin=subprocess.DEVNULL,
+            env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
             # its own session: a Ctrl-C in the terminal reaches rotbench, which then stops the
-            # server itself, instead of killing the server under a flow that still needs it
+            # server itself, instead of killing the server under a flow that still needs it;
+            # and it dies with rotbench whatever kills rotbench
             start_new_session=True,
+            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
         )
+        log.close()
         os.environ["PREFECT_API_URL"] = self.api_url
+        # this server lives only as long as the run: nobody reads its log store, and sending
+        # to it races its shutdown ("Error logging to API")
+        os.environ.setdefault("PREFECT_LOGGING_TO_API_ENABLED", "false")
         return self
 
     def wait_ready(self, timeout_seconds: float = 60.0) -> None:
@@ -76,7 +97,8 @@ class EarlyServer:
         while time.monotonic() < deadline:
             if self.process is None or self.process.poll() is not None:
                 code = None if self.process is None else self.process.returncode
-                raise ServerStartError(f"the temporary Prefect server exited (code {code})")
+                raise ServerStartError(f"the temporary Prefect server exited (code {code}); "
+                                       f"its log: {self.log_path}")
             with contextlib.suppress(OSError):
                 with urllib.request.urlopen(f"{self.api_url}/health", timeout=1) as r:
                     if r.status == 200:

@@ -60,8 +60,8 @@ def record_run(
 ) -> Report:
     """Build the report, write ``<reports_dir>/<run-id>.json`` (+ ``out_path``) and the DuckDB
     rows. Returns the report. Raises OSError/duckdb errors; nothing is half-written: each
-    write is atomic, and when the DuckDB write fails the JSON files written for it are removed.
-    (``--out`` overwrites an existing file, as an output option does.)"""
+    write is atomic; when the DuckDB write fails the report file is removed, and ``--out`` is
+    only written (overwriting, as an output option does) once both have landed."""
     report = build_report(
         run_id or new_run_id(spec.arm),
         selection_for(spec, stamps),
@@ -71,13 +71,12 @@ def record_run(
         notes,
         usage,
     )
-    written = [write_report(report, Path(spec.reports_dir) / f"{report.run_id}.json")]
+    saved = write_report(report, Path(spec.reports_dir) / f"{report.run_id}.json")
     try:
-        if spec.out_path:
-            written.append(write_report(report, Path(spec.out_path)))
         write_run(spec.db, report)
     except BaseException:
-        for path in written:  # the JSON and the database agree: both or neither
-            path.unlink(missing_ok=True)
+        saved.unlink(missing_ok=True)  # the report file and the database agree: both or neither
         raise
+    if spec.out_path:  # a copy, written last: a failure above never touches the user's file
+        write_report(report, Path(spec.out_path))
     return report

@@ -48,7 +48,9 @@ class RunSpec(BaseModel):
 
     @property
     def db(self) -> Path:
-        return Path(self.db_path) if self.db_path else Path(self.reports_dir) / "rotbench.duckdb"
+        if self.db_path is None:
+            return Path(self.reports_dir) / "rotbench.duckdb"
+        return Path(self.db_path)
 
     def engine_overrides(self) -> list[str]:
         """Overrides in force, the trust flag included (``--no-trust-policy``)."""
@@ -57,8 +59,9 @@ class RunSpec(BaseModel):
 
 
 def default_cache_dir() -> str:
-    """``ROTBENCH_CACHE_DIR`` when set, else ``cache`` (relative to the working directory)."""
-    return os.environ.get("ROTBENCH_CACHE_DIR") or "cache"
+    """``ROTBENCH_CACHE_DIR`` when set (an empty value is refused later), else ``cache``
+    (relative to the working directory)."""
+    return os.environ.get("ROTBENCH_CACHE_DIR", "cache")
 
 
 def validate_spec(spec: RunSpec) -> None:
@@ -90,6 +93,10 @@ def validate_spec(spec: RunSpec) -> None:
         EngineConfig().with_overrides(spec.engine_overrides())
     except ConfigError as exc:
         raise SpecError(f"--set: {exc}") from None
+    for flag, value in (("--cache-dir", spec.cache_dir), ("--reports-dir", spec.reports_dir),
+                        ("--db", spec.db_path), ("--out", spec.out_path)):
+        if value is not None and not value.strip():
+            raise SpecError(f"{flag}: an empty path is not allowed")
     check_writable_dir("--cache-dir", Path(spec.cache_dir))
     check_writable_dir("--reports-dir", Path(spec.reports_dir))
     check_writable_file("--db", spec.db)
@@ -125,11 +132,10 @@ def check_writable_file(flag: str, path: Path) -> None:
 
 
 def check_duckdb_file(path: Path) -> None:
-    """Raise SpecError unless the existing ``path`` opens as a DuckDB database."""
-    import duckdb
+    """Raise SpecError unless the existing ``path`` is a DuckDB file a run can write to."""
+    from rotbench.report.db import check_database
 
     try:
-        duckdb.connect(str(path), read_only=True).close()
-    except duckdb.Error as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise SpecError(f"--db {path}: cannot be opened as a DuckDB file ({first})") from None
+        check_database(path)
+    except ValueError as exc:
+        raise SpecError(f"--db {path}: {exc}") from None

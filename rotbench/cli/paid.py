@@ -32,6 +32,9 @@ def load_llm_settings(path: Path | None, concurrency: int):
             fail(f"--llm-settings {path}: cannot read ({exc.strerror})")
         except json.JSONDecodeError as exc:
             fail(f"--llm-settings {path}: line {exc.lineno}: invalid JSON ({exc.msg})")
+        if not isinstance(data, dict):
+            fail(f"--llm-settings {path}: expected a JSON object of settings, "
+                 f"got {type(data).__name__}")
     data.setdefault("concurrency", concurrency)
     try:
         return LLMSettings.model_validate(data)

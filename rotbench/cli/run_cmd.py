@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import threading
 import time
@@ -56,6 +57,16 @@ def _prewarm(spec, runtime) -> threading.Thread | None:
     t = threading.Thread(target=work, name="rotbench-prewarm", daemon=True)
     t.start()
     return t
+
+
+def _interrupt_on(*signals: signal.Signals) -> None:
+    """Treat these signals like Ctrl-C, so that clean-up (stopping the server) runs."""
+
+    def handler(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    for sig in signals:
+        signal.signal(sig, handler)
 
 
 def _run_flow(spec, runtime, server, started: float) -> None:
@@ -123,17 +134,18 @@ def run(
         OutputFormat,
         typer.Option("--format", help="table (default) or json (the report of record on stdout)."),
     ] = (OutputFormat.table),
-    out: Annotated[Path | None, typer.Option(help="Also write the report here.")] = None,
+    # paths are taken as text: typer would turn an empty path into "." silently
+    out: Annotated[str | None, typer.Option(help="Also write the report here.")] = None,
     db: Annotated[
-        Path | None, typer.Option(help="DuckDB results file (default: reports/rotbench.duckdb).")
+        str | None, typer.Option(help="DuckDB results file (default: reports/rotbench.duckdb).")
     ] = None,
     cache_dir: Annotated[
-        Path | None,
+        str | None,
         typer.Option("--cache-dir", help="Cache folder (default: $ROTBENCH_CACHE_DIR or ./cache)."),
     ] = None,
     reports_dir: Annotated[
-        Path, typer.Option("--reports-dir", help="Where reports/<run-id>.json go.")
-    ] = Path("reports"),
+        str, typer.Option("--reports-dir", help="Where reports/<run-id>.json go.")
+    ] = "reports",
     no_claim_text: Annotated[
         bool, typer.Option("--no-claim-text", help="Do not record hit texts in the report.")
     ] = False,
@@ -173,10 +185,8 @@ def run(
             scorer=scorer,
             overrides=list(set_ or []),
             record_claim_text=not no_claim_text,
-            cache_dir=str(cache_dir or default_cache_dir()),
-            reports_dir=str(reports_dir),
-            db_path=str(db) if db else None,
-            out_path=str(out) if out else None,
+            cache_dir=default_cache_dir() if cache_dir is None else cache_dir,
+            reports_dir=reports_dir, db_path=db, out_path=out,
             max_concurrent_worlds=max_worlds, model_concurrency=concurrency,
         )
         validate_spec(spec)
@@ -203,6 +213,7 @@ def run(
     from rotbench.prefect_server import EarlyServer, ServerStartError
 
     server = None if os.environ.get("PREFECT_API_URL") else EarlyServer().start()
+    _interrupt_on(signal.SIGTERM, signal.SIGHUP)
     try:
         _prewarm(spec, runtime)
         _run_flow(spec, runtime, server, started)

@@ -23,9 +23,12 @@ def world(
     ),
 ) -> None:
     """Print the world for SEED: its attributes, value timelines, poison, sessions and probes."""
+    from rotbench.runspec import MAX_SEED
     from rotbench.world import WorldConfigError, generate_world
     from rotbench.world.transcript import render_transcript
 
+    if not 0 <= seed <= MAX_SEED:
+        fail(f"--seed must be between 0 and {MAX_SEED}, got {seed}")
     try:
         w = generate_world(seed, days)
     except WorldConfigError as exc:

@@ -36,10 +36,14 @@ class LLMSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     extract_model: str = Field(
-        default="claude-sonnet-4-6", description="Model id for the live extractor (live arm)."
+        default="claude-sonnet-4-6",
+        min_length=1,
+        description="Model id for the live extractor (live arm).",
     )
     check_model: str = Field(
-        default="claude-haiku-4-5", description="Model id for the two live checks (probe, live)."
+        default="claude-haiku-4-5",
+        min_length=1,
+        description="Model id for the two live checks (probe, live).",
     )
     prices: dict[str, Price] = Field(
         default_factory=dict,

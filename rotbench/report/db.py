@@ -99,6 +99,42 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
             con.execute(statement)
 
 
+def _columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[str, str]]]:
+    rows = con.execute(
+        "SELECT table_name, column_name, data_type FROM information_schema.columns "
+        "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position").fetchall()
+    out: dict[str, list[tuple[str, str]]] = {}
+    for table, column, kind in rows:
+        out.setdefault(table, []).append((column, kind))
+    return out
+
+
+def check_database(db_path: Path) -> None:
+    """Check, before a run, that ``db_path`` can take a run: writable, not locked, and any
+    rotbench table in it has exactly rotbench's columns. Changes nothing.
+
+    Raises ValueError with a one-line reason. A missing file is fine (created on write).
+    """
+    if not db_path.exists():
+        return
+    try:
+        con = duckdb.connect(str(db_path))
+    except duckdb.Error as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ValueError(f"cannot be opened for writing ({first})") from None
+    try:
+        expected_con = duckdb.connect(":memory:")
+        ensure_schema(expected_con)
+        expected = _columns(expected_con)
+        found = _columns(con)
+        for table in TABLES:
+            if table in found and found[table] != expected[table]:
+                raise ValueError(f"its table {table!r} is not rotbench's (columns "
+                                 f"{[c for c, _ in found[table]]})")
+    finally:
+        con.close()
+
+
 def _insert_columns(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]]) -> None:
     """Insert ``rows`` in one statement (columns passed as lists and unnested: fast)."""
     if not rows:

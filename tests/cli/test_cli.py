@@ -154,12 +154,18 @@ def _bad_paths(tmp_path: Path) -> list[tuple[list[str], str]]:
     a_file.write_text("not a folder")
     not_db = tmp_path / "not.duckdb"
     not_db.write_text("plain text")
+    foreign = tmp_path / "foreign.duckdb"
+    import duckdb
+
+    duckdb.connect(str(foreign)).execute("create table runs (x int)").close()
     return [
+        (["--db", str(foreign)], f"--db {foreign}: its table 'runs' is not rotbench's"),
+        (["--reports-dir", ""], "--reports-dir: an empty path is not allowed"),
         (["--cache-dir", str(a_file)], f"--cache-dir {a_file}: exists and is not a directory"),
         (["--cache-dir", str(a_file / "sub")], f"--cache-dir {a_file / 'sub'}: {a_file} is a file"),
         (["--reports-dir", str(a_file)], f"--reports-dir {a_file}: exists and is not a directory"),
         (["--db", str(tmp_path)], f"--db {tmp_path}: is a directory, not a file"),
-        (["--db", str(not_db)], f"--db {not_db}: cannot be opened as a DuckDB file"),
+        (["--db", str(not_db)], f"--db {not_db}: cannot be opened for writing"),
         (["--out", str(tmp_path)], f"--out {tmp_path}: is a directory, not a file"),
     ]
 
@@ -208,3 +214,21 @@ def test_negative_price_is_refused(tmp_path: Path) -> None:
                                  str(settings)])
     assert result.exit_code == 2
     assert "field prices:" in result.output and "finite amounts from 0" in result.output
+
+
+@pytest.mark.parametrize("content", ["[]", "null", '"text"'])
+def test_llm_settings_must_be_an_object(tmp_path: Path, content: str) -> None:
+    settings = tmp_path / "llm.json"
+    settings.write_text(content)
+    result = runner.invoke(app, ["run", "--arm", "probe", "--estimate", "--llm-settings",
+                                 str(settings)])
+    assert result.exit_code == 2
+    assert result.output.strip().startswith(
+        f"rotbench: error: --llm-settings {settings}: expected a JSON object of settings")
+
+
+def test_world_seed_range_matches_run() -> None:
+    result = runner.invoke(app, ["world", "--seed", "-1"])
+    assert result.exit_code == 2
+    assert result.output.strip() == (
+        "rotbench: error: --seed must be between 0 and 2147483647, got -1")

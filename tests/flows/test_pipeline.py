@@ -123,9 +123,12 @@ def test_damaged_cache_records_are_recomputed(baseline, tmp_path) -> None:
     foreign = json.loads(probe[0].read_text())
     foreign["metadata"]["serializer"] = {"type": "pickle"}  # never unpickled: removed instead
     probe[0].write_text(json.dumps(foreign))
+    score = sorted(records.glob("score-*"))
+    probe[1].write_bytes(score[0].read_bytes())  # a sound record, but of another key
     report, _ = run_flow(root)
     ran = computed(report)
-    assert {st for _, st in ran} == {"deposit", "probe"} and len(ran) == 2
+    assert sorted(st for _, st in ran) == ["deposit", "probe", "probe"]
     note = [n for n in report.notes if n.startswith("damaged cache records")]
-    assert note and note[0].startswith("damaged cache records detected and recomputed: 2")
+    assert note and note[0].startswith("damaged cache records detected and recomputed: 3")
+    assert [w.seed for w in report.worlds] == list(SEEDS)
     assert report.metrics == baseline[1].metrics

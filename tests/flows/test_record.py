@@ -25,12 +25,14 @@ class _NoHits:
 def test_a_failed_database_write_leaves_no_report(tmp_path: Path) -> None:
     probes = probe_world(generate_world(42), _NoHits(), top_k=10)
     (tmp_path / "db-is-a-folder").mkdir()
+    precious = tmp_path / "out.json"
+    precious.write_text("the user's own file")
     spec = RunSpec(seeds=[42], reports_dir=str(tmp_path / "reports"),
-                   db_path=str(tmp_path / "db-is-a-folder"), out_path=str(tmp_path / "out.json"))
+                   db_path=str(tmp_path / "db-is-a-folder"), out_path=str(precious))
     with pytest.raises(Exception):  # noqa: B017 - whatever DuckDB raises for a folder
         record_run(spec, [probes], [], {}, [], {})
     assert list((tmp_path / "reports").glob("*")) == []
-    assert not (tmp_path / "out.json").exists()
+    assert precious.read_text() == "the user's own file"  # --out is only written on success
 
 
 def test_a_successful_record_writes_both(tmp_path: Path) -> None:
