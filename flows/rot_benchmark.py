@@ -8,6 +8,7 @@ and the DuckDB rows, so there is one writer.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -18,12 +19,12 @@ from prefect.utilities.annotations import quote
 
 from flows.caching import CacheAudit, content_hash, model_hash
 from flows.fanout import TransitionGate
-from flows.tasks import STAGES, configured_tasks
-from rotbench.arms import ArmRuntime
-from rotbench.config import EngineConfig
+from flows.tasks import configured_tasks
+from rotbench.arms import ArmRuntime, load_llm_settings, paid_runtime
+from rotbench.config import DEPOSIT_SECTIONS, QUERY_SECTIONS, EngineConfig
 from rotbench.embedding.shared import shared_embedder
 from rotbench.engine import ENGINE_VERSION
-from rotbench.engine.protocol import Document
+from rotbench.engine.extract import index_texts, world_documents
 from rotbench.progress import progress
 from rotbench.record import record_run
 from rotbench.report import StageRecord
@@ -53,18 +54,6 @@ def register_runtime(runtime: ArmRuntime) -> str:
     token = uuid.uuid4().hex
     _RUNTIMES[token] = runtime
     return token
-
-
-def world_documents(world, multi_contributor: bool) -> list[Document]:
-    """The world's sessions as engine documents; in multi-contributor mode conversations
-    come from three agents in turn and web pages from a crawler."""
-    docs = []
-    for i, s in enumerate(world.sessions):
-        who = "user"
-        if multi_contributor:
-            who = "crawler" if s.kind == "web_page" else f"agent-{i % 3 + 1}"
-        docs.append(Document.from_session(s, contributor=who))
-    return docs
 
 
 async def _stage(tasks, world_seed: int, name: str, records: list[StageRecord],
@@ -117,23 +106,23 @@ async def _world(seed: int, spec: dict, runtime: ArmRuntime) -> WorldResult:
     world = await _stage(tasks, seed, "generate", rec, runtime, storage,
                          content_hash(GENERATOR_VERSION, seed, run.days), seed=seed, days=run.days)
     extractor, checker = runtime.perception(world)
-    multi = bool(config.flat()["store.multi_contributor"])
+    multi = config.store.multi_contributor
     documents = world_documents(world, multi)
     extraction = await _stage(
         tasks, seed, "extract", rec, runtime, storage,
         content_hash(world.fingerprint, extractor.stamp, EXTRACT_STAGE, multi),
         documents=documents, extractor=extractor, concurrency=run.model_concurrency)
-    texts = sorted(set(extraction.sentences()) | {p.question for p in world.probes})
+    texts = index_texts(world, extraction)
     await _stage(tasks, seed, "index", rec, runtime, storage,
                  content_hash(embedder.model_id, *texts), texts=texts, embedder=embedder)
     ledger = await _stage(
         tasks, seed, "deposit", rec, runtime, storage,
-        content_hash(model_hash(extraction), checker.stamp, config.stamp(["reconcile", "store"]),
+        content_hash(model_hash(extraction), checker.stamp, config.stamp(DEPOSIT_SECTIONS),
                      ENGINE_VERSION, embedder.model_id),
         extraction=extraction, embedder=embedder, checker=checker, config=config)
     probes = await _stage(
         tasks, seed, "probe", rec, runtime, storage,
-        content_hash(model_hash(ledger), world.fingerprint, config.stamp(["query", "trust"]),
+        content_hash(model_hash(ledger), world.fingerprint, config.stamp(QUERY_SECTIONS),
                      run.top_k, ENGINE_VERSION, embedder.model_id, PROBE_STAGE),
         world=world, ledger=ledger, config=config, embedder=embedder, top_k=run.top_k)
     scored = await _stage(tasks, seed, "score", rec, runtime, storage,
@@ -154,18 +143,9 @@ def runtime_for(run: RunSpec) -> ArmRuntime:
     file named by ``ROTBENCH_LLM_SETTINGS`` (else the defaults)."""
     if run.arm == "oracle":
         return ArmRuntime(arm="oracle")
-    import json
-    import os
-
-    from rotbench.llm import LLMSettings, build_perception, require_api_key
-
-    require_api_key()
     path = os.environ.get("ROTBENCH_LLM_SETTINGS")
-    data = json.loads(Path(path).read_text()) if path else {}
-    data.setdefault("concurrency", run.model_concurrency)
-    settings = LLMSettings.model_validate(data)
-    return ArmRuntime(arm=run.arm, live=build_perception(run.arm, settings,
-                                                         cache_dir=run.cache_dir))
+    settings = load_llm_settings(Path(path) if path else None, run.model_concurrency)
+    return paid_runtime(run.arm, settings, run.cache_dir)
 
 
 @flow(name="rot-benchmark", log_prints=False, persist_result=False)
@@ -221,4 +201,4 @@ async def rot_benchmark(spec: dict, runtime_token: str | None = None,
     return report.run_id
 
 
-__all__ = ["STAGES", "WorldResult", "register_runtime", "rot_benchmark", "world_pipeline"]
+__all__ = ["WorldResult", "register_runtime", "rot_benchmark", "world_pipeline"]

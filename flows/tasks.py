@@ -28,8 +28,6 @@ from rotbench.scoring.models import WorldProbes
 from rotbench.world import generate_world
 from rotbench.world.models import World
 
-STAGES = ("generate", "extract", "index", "deposit", "probe", "score")
-
 
 @task(name="generate")
 async def generate_task(key: str, seed: int, days: int) -> World:
@@ -75,7 +73,7 @@ async def score_task(key: str, probes: WorldProbes, scorer: str) -> WorldProbes:
     return await asyncio.to_thread(score_world, probes, scorer)
 
 
-_TASKS: dict[str, Task] = {
+_TASKS: dict[str, Task] = {  # one per name in STAGES
     "generate": generate_task, "extract": extract_task, "index": index_task,
     "deposit": deposit_task, "probe": probe_task, "score": score_task,
 }

@@ -7,7 +7,9 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from rotbench.engine.oracle import OracleChecker, OracleExtractor
 from rotbench.engine.perception import Checker, Extractor
@@ -72,3 +74,47 @@ class ArmRuntime:
             else self.live.extractor(world)
         )
         return extractor, self.live.checker(world)
+
+
+class SettingsError(ValueError):
+    """A bad model-settings file; the message is one line naming the file and line or field."""
+
+
+def load_llm_settings(path: Path | None, concurrency: int):
+    """``LLMSettings`` from a JSON object file (models, prices, prompt versions), else the
+    defaults; ``concurrency`` (model calls in flight) applies unless the file sets it.
+
+    Raises SettingsError naming the file and the JSON line or the settings field.
+    """
+    from pydantic import ValidationError
+
+    from rotbench.llm import LLMSettings
+
+    data: object = {}
+    if path is not None:
+        try:
+            data = json.loads(Path(path).read_text())
+        except OSError as exc:
+            raise SettingsError(f"{path}: cannot read ({exc.strerror})") from None
+        except json.JSONDecodeError as exc:
+            raise SettingsError(f"{path}: line {exc.lineno}: invalid JSON ({exc.msg})") from None
+        if not isinstance(data, dict):
+            raise SettingsError(f"{path}: expected a JSON object of settings, "
+                                f"got {type(data).__name__}")
+    assert isinstance(data, dict)
+    data.setdefault("concurrency", concurrency)
+    try:
+        return LLMSettings.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        raise SettingsError(f"{path}: field {where}: {err['msg']}") from None
+
+
+def paid_runtime(arm: str, settings, cache_dir: str, estimate: dict | None = None) -> ArmRuntime:
+    """The runtime of a probe or live run: model-backed perception sharing one client, meter
+    and call cache across worlds. Raises MissingApiKey without ``ANTHROPIC_API_KEY``."""
+    from rotbench.llm import build_perception
+
+    live = build_perception(arm, settings, cache_dir=cache_dir)
+    return ArmRuntime(arm=arm, live=live, estimate=estimate)

@@ -17,6 +17,8 @@ from rotbench.world.generate import MAX_DAYS, MIN_DAYS
 
 Arm = Literal["oracle", "probe", "live"]
 ARMS: tuple[str, ...] = ("oracle", "probe", "live")
+STAGES: tuple[str, ...] = ("generate", "extract", "index", "deposit", "probe", "score")
+"""The pipeline's stages, in order (one cached task each)."""
 DEFAULT_SEEDS: tuple[int, ...] = (42, 43, 44)
 MAX_SEED = 2**31 - 1
 """Seeds are stored as 32-bit integers in the DuckDB file."""
@@ -62,6 +64,23 @@ def default_cache_dir() -> str:
     """``ROTBENCH_CACHE_DIR`` when set (an empty value is refused later), else ``cache``
     (relative to the working directory)."""
     return os.environ.get("ROTBENCH_CACHE_DIR", "cache")
+
+
+def build_spec(**fields) -> RunSpec:
+    """A validated RunSpec from command-line values (see ``validate_spec``).
+
+    Raises SpecError (one line, naming the flag) on any bad value.
+    """
+    arm = fields.get("arm", "oracle")
+    if arm not in ARMS:
+        raise SpecError(f"--arm: unknown arm {arm!r} (available: {', '.join(ARMS)})")
+    for name, flag in (("max_concurrent_worlds", "--max-worlds"),
+                       ("model_concurrency", "--concurrency")):
+        if fields.get(name, 1) < 1:
+            raise SpecError(f"{flag} must be at least 1, got {fields[name]}")
+    spec = RunSpec(**fields)
+    validate_spec(spec)
+    return spec
 
 
 def validate_spec(spec: RunSpec) -> None:

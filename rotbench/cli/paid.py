@@ -2,46 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import typer
-from pydantic import ValidationError
 
-from rotbench.arms import ArmRuntime
+from rotbench.arms import ArmRuntime, SettingsError, load_llm_settings, paid_runtime
 from rotbench.cli.common import fail
 from rotbench.runspec import RunSpec
 
 CONFIRM_ABOVE_CALLS = 200
 """A real run projected above this many model calls asks before it starts (unless --yes)."""
-
-
-def load_llm_settings(path: Path | None, concurrency: int):
-    """LLMSettings from a JSON file (models, prices, prompt versions), or the defaults.
-
-    Exits with a one-line error naming the file and the field on bad input.
-    """
-    from rotbench.llm import LLMSettings
-
-    data: dict = {}
-    if path is not None:
-        try:
-            data = json.loads(path.read_text())
-        except OSError as exc:
-            fail(f"--llm-settings {path}: cannot read ({exc.strerror})")
-        except json.JSONDecodeError as exc:
-            fail(f"--llm-settings {path}: line {exc.lineno}: invalid JSON ({exc.msg})")
-        if not isinstance(data, dict):
-            fail(f"--llm-settings {path}: expected a JSON object of settings, "
-                 f"got {type(data).__name__}")
-    data.setdefault("concurrency", concurrency)
-    try:
-        return LLMSettings.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        fail(f"--llm-settings {path}: field {where}: {err['msg']}")
 
 
 def prepare_paid_arm(spec: RunSpec, *, estimate_only: bool, assume_yes: bool,
@@ -54,10 +25,13 @@ def prepare_paid_arm(spec: RunSpec, *, estimate_only: bool, assume_yes: bool,
     """
     from rotbench.config import EngineConfig
     from rotbench.embedding.shared import shared_embedder
-    from rotbench.llm import CallCache, MissingApiKey, build_perception, estimate, require_api_key
+    from rotbench.llm import CallCache, MissingApiKey, estimate, require_api_key
     from rotbench.world import generate_world
 
-    settings = load_llm_settings(settings_path, spec.model_concurrency)
+    try:
+        settings = load_llm_settings(settings_path, spec.model_concurrency)
+    except SettingsError as exc:
+        fail(f"--llm-settings {exc}")
     if not estimate_only:
         try:
             require_api_key()
@@ -77,5 +51,5 @@ def prepare_paid_arm(spec: RunSpec, *, estimate_only: bool, assume_yes: bool,
             fail(f"this run projects {projection.calls} model calls; pass --yes to run it")
         if not typer.confirm(f"Run {projection.calls} model calls?", default=False, err=True):
             fail("cancelled; nothing was run", 1)
-    live = build_perception(spec.arm, settings, cache_dir=spec.cache_dir)
-    return ArmRuntime(arm=spec.arm, live=live, estimate=projection.model_dump(mode="json"))
+    return paid_runtime(spec.arm, settings, spec.cache_dir,
+                        estimate=projection.model_dump(mode="json"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -22,41 +23,35 @@ class OutputFormat(StrEnum):
     json = "json"
 
 
-def _prewarm(spec, runtime) -> threading.Thread | None:
+def _prewarm(spec, runtime) -> None:
     """Start embedding the scripted arms' texts while the workflow engine starts up.
 
     For the oracle and probe arms every claim sentence is known before the run (extraction
-    is scripted), so the model load and encoding overlap Prefect's start-up. A warm cache
-    makes this a few milliseconds and never imports torch.
+    is scripted), so the model load and encoding overlap Prefect's start-up; the index stage
+    then finds them cached. A warm cache makes this a few milliseconds and never imports
+    torch. Best effort: any failure is left for the index stage to meet and report.
     """
     if spec.arm == "live":
-        return None
+        return
     from rotbench.embedding.shared import shared_embedder
-    from rotbench.engine.extract import extract_documents
+    from rotbench.engine.extract import extract_documents, index_texts, world_documents
     from rotbench.engine.oracle import OracleExtractor
-    from rotbench.engine.protocol import Document
     from rotbench.world import generate_world
 
     def work() -> None:
         start = time.perf_counter()
+        texts: set[str] = set()
         try:
-            _encode_all()
-        except Exception:  # noqa: BLE001 - best effort: the index stage does it properly
+            for seed in spec.seeds:
+                w = generate_world(seed, spec.days)
+                extraction = extract_documents(world_documents(w), OracleExtractor(w))
+                texts.update(index_texts(w, extraction))
+            shared_embedder(Path(spec.cache_dir)).ensure(sorted(texts))
+        except Exception:  # noqa: BLE001
             return
         runtime.prewarm_seconds = round(time.perf_counter() - start, 3)
 
-    def _encode_all() -> None:
-        texts: set[str] = set()
-        for seed in spec.seeds:
-            w = generate_world(seed, spec.days)
-            docs = [Document.from_session(s) for s in w.sessions]
-            texts |= set(extract_documents(docs, OracleExtractor(w)).sentences())
-            texts |= {p.question for p in w.probes}
-        shared_embedder(Path(spec.cache_dir)).ensure(sorted(texts))
-
-    t = threading.Thread(target=work, name="rotbench-prewarm", daemon=True)
-    t.start()
-    return t
+    threading.Thread(target=work, name="rotbench-prewarm", daemon=True).start()
 
 
 def _interrupt_on(*signals: signal.Signals) -> None:
@@ -73,22 +68,21 @@ def _run_flow(spec, runtime, server, started: float) -> None:
     """Run the parent flow in this process, with per-seed progress on stderr."""
     import asyncio
 
-    from flows.rot_benchmark import STAGES, register_runtime, rot_benchmark
+    from flows.rot_benchmark import register_runtime, rot_benchmark
     from rotbench.progress import RichProgress, set_progress
+    from rotbench.runspec import STAGES
 
     if server is not None:
         server.wait_ready()
     call = rot_benchmark(spec=spec.model_dump(), runtime_token=register_runtime(runtime),
                          started_unix=started)
     sink = RichProgress(spec.seeds, STAGES) if sys.stderr.isatty() else None
+    if sink is None:
+        typer.echo(f"running arm {spec.arm} on seeds {' '.join(map(str, spec.seeds))} ...",
+                   err=True)
     set_progress(sink)
     try:
-        if sink:
-            with sink:
-                asyncio.run(call)
-        else:
-            typer.echo(f"running arm {spec.arm} on seeds {' '.join(map(str, spec.seeds))} ...",
-                       err=True)
+        with sink or contextlib.nullcontext():
             asyncio.run(call)
     finally:
         set_progress(None)
@@ -96,16 +90,11 @@ def _run_flow(spec, runtime, server, started: float) -> None:
 
 def stage_summary(stages) -> str:
     """One line: how many stage runs were computed vs cached, and seconds computed."""
+    from rotbench.runspec import STAGES
+
     computed = [s for s in stages if not s.cached]
-    names = sorted(
-        {s.stage for s in computed},
-        key=lambda n: (
-            ["generate", "extract", "index", "deposit", "probe", "score"].index(n)
-            if n in ("generate", "extract", "index", "deposit", "probe", "score")
-            else 99
-        ),
-    )
-    what = ", ".join(names) if names else "nothing"
+    ran = {s.stage for s in computed}
+    what = ", ".join(n for n in STAGES if n in ran) or "nothing"
     return (
         f"stages: {len(computed)} computed, {len(stages) - len(computed)} cached "
         f"(computed: {what}; {sum(s.seconds for s in computed):.2f} s)"
@@ -167,16 +156,10 @@ def run(
     """Run the benchmark: every seed's world through generate, extract, index, deposit,
     probe and score, then write reports/<run-id>.json and the DuckDB rows."""
     started = time.time()
-    from rotbench.runspec import ARMS, RunSpec, SpecError, default_cache_dir, validate_spec
+    from rotbench.runspec import SpecError, build_spec, default_cache_dir
 
-    if arm not in ARMS:
-        fail(f"--arm: unknown arm {arm!r} (available: {', '.join(ARMS)})")
-    if max_worlds < 1:
-        fail(f"--max-worlds must be at least 1, got {max_worlds}")
-    if concurrency < 1:
-        fail(f"--concurrency must be at least 1, got {concurrency}")
     try:
-        spec = RunSpec(
+        spec = build_spec(
             arm=arm,
             seeds=list(seed) if seed else [42, 43, 44],
             days=days,
@@ -189,7 +172,6 @@ def run(
             reports_dir=reports_dir, db_path=db, out_path=out,
             max_concurrent_worlds=max_worlds, model_concurrency=concurrency,
         )
-        validate_spec(spec)
     except SpecError as exc:
         fail(str(exc))
 

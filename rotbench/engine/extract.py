@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rotbench.engine.ledger import CONVERSATION
 from rotbench.engine.perception import ClaimDraft, Extractor
 from rotbench.engine.protocol import Document
+from rotbench.world.models import World
 
 
 class DocumentClaims(BaseModel):
@@ -70,3 +71,24 @@ def extract_documents(documents: list[Document], extractor: Extractor) -> Extrac
         extractor_stamp=extractor.stamp,
         documents=[extract_document(doc, extractor) for doc in documents],
     )
+
+
+def world_documents(world: World, multi_contributor: bool = False) -> list[Document]:
+    """The world's sessions as engine documents, in time order.
+
+    In multi-contributor mode conversations come from three agents in turn and web pages
+    from a crawler; otherwise every document is the user's.
+    """
+    docs = []
+    for i, s in enumerate(world.sessions):
+        who = "user"
+        if multi_contributor:
+            who = "crawler" if s.kind == "web_page" else f"agent-{i % 3 + 1}"
+        docs.append(Document.from_session(s, contributor=who))
+    return docs
+
+
+def index_texts(world: World, extraction: Extraction) -> list[str]:
+    """Every distinct text the index stage embeds for a world: claim sentences and probe
+    questions, sorted (so the list, and a hash of it, does not depend on order)."""
+    return sorted(set(extraction.sentences()) | {p.question for p in world.probes})

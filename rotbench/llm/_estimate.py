@@ -30,6 +30,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from rotbench.engine.extract import world_documents
 from rotbench.engine.perception import Claim, Judgement
 from rotbench.engine.protocol import Document
 from rotbench.llm._cache import CallCache
@@ -143,8 +144,7 @@ def oracle_pairs(
     from rotbench.engine.oracle import OracleExtractor
     from rotbench.engine.reconcile import deposit
 
-    docs = [Document.from_session(s) for s in world.sessions]
-    extraction = extract_documents(docs, OracleExtractor(world))
+    extraction = extract_documents(world_documents(world), OracleExtractor(world))
     recorder = _RecordingChecker()
     deposit(extraction, embedder, recorder, engine_config or EngineConfig())  # type: ignore[arg-type]
     return recorder.pairs
@@ -155,7 +155,7 @@ def _upper_bound_pairs(world: World) -> int:
     from rotbench.engine.oracle import OracleExtractor
 
     ex = OracleExtractor(world)
-    n = sum(len(ex.extract(Document.from_session(s))) for s in world.sessions)
+    n = sum(len(ex.extract(doc)) for doc in world_documents(world))
     return n * (n - 1) // 2
 
 
@@ -257,7 +257,7 @@ def _extract_stage(
             max_tokens=settings.extract_max_tokens,
         )
         oracle = OracleExtractor(w)
-        jobs.extend((ex, Document.from_session(s), oracle) for s in w.sessions)
+        jobs.extend((ex, doc, oracle) for doc in world_documents(w))
     if documents:
         ex = LiveExtractor(
             client,

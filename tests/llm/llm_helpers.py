@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rotbench.config import EngineConfig
+from rotbench.engine.extract import world_documents
 from rotbench.engine.protocol import Document
 from rotbench.world.models import World
 
@@ -15,4 +16,4 @@ to the checker; 0.6 keeps every decision the same with ~320 pairs (a faster test
 
 
 def documents(world: World) -> list[Document]:
-    return [Document.from_session(s) for s in world.sessions]
+    return world_documents(world)
