@@ -6,8 +6,9 @@ stamps of the logic it runs (see ``stage_key``). Records are Prefect result reco
 decode to one of the pydantic models registered in ``MODELS`` (no pickle, no import by name).
 
 Before Prefect reads a record, ``verify_record`` checks it: parseable, written for this key,
-by our serializer, holding the stage's model, payload checksum intact. A record that fails is removed (and counted), so
-Prefect recomputes the stage instead of crashing or unpickling what someone dropped there.
+by our serializer, holding the stage's model, payload checksum intact. A record that fails
+is removed (and counted), so Prefect recomputes the stage instead of crashing or unpickling
+what someone dropped there.
 """
 
 from __future__ import annotations

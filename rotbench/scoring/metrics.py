@@ -18,7 +18,7 @@ Denominators (rules from the benchmark description):
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -35,23 +35,11 @@ MetricName = Literal[
     "poison_first",
     "poison_surfaced_at_k",
 ]
-METRICS: tuple[MetricName, ...] = (
-    "recall_current_at_k",
-    "current_first",
-    "stale_over_current",
-    "stale_retained_at_k",
-    "poison_leak_at_k",
-    "poison_first",
-    "poison_surfaced_at_k",
-)
+METRICS: tuple[MetricName, ...] = get_args(MetricName)
 """Every metric name, in report order (currency, supersession, poison)."""
 
 PoisonMetricName = Literal["poison_leak_at_k", "poison_first", "poison_surfaced_at_k"]
-POISON_METRICS: tuple[PoisonMetricName, ...] = (
-    "poison_leak_at_k",
-    "poison_first",
-    "poison_surfaced_at_k",
-)
+POISON_METRICS: tuple[PoisonMetricName, ...] = get_args(PoisonMetricName)
 
 FAMILIES: dict[str, tuple[MetricName, ...]] = {
     "Currency": ("recall_current_at_k", "current_first"),

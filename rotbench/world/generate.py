@@ -155,6 +155,12 @@ def _ack(rng: random.Random) -> Turn:
     return Turn(role="assistant", text=rng.choice(ASSISTANT_ACKS))
 
 
+def _one_remark(rng: random.Random, day: int, kind: str, text: str, fact: Fact) -> _Draft:
+    """A session of one user remark (carrying ``fact``) and the assistant's acknowledgement."""
+    return _Draft(day=day, kind=kind, turns=[Turn(role="user", text=text), _ack(rng)],
+                  facts=[fact])
+
+
 def _fill(template: str, spec: AttributeSpec, **kw: str) -> str:
     return template.format(label=spec.label, **kw)
 
@@ -203,34 +209,18 @@ def _mention_sessions(
         candidates = [d for d in range(INTRO_LAST_DAY + 1, days + 1) if d not in change_days[key]]
         for day in sorted(rng.sample(candidates, rng.randint(1, 3))):
             value = _value_on(changes, day)
-            drafts.append(
-                _Draft(
-                    day=day,
-                    kind="mention",
-                    turns=[
-                        Turn(role="user", text=rng.choice(spec.present).format(v=value)),
-                        _ack(rng),
-                    ],
-                    facts=[Fact(turn=0, attribute=key, value=value, tense="present")],
-                )
-            )
+            text = rng.choice(spec.present).format(v=value)
+            drafts.append(_one_remark(rng, day, "mention", text,
+                                      Fact(turn=0, attribute=key, value=value, tense="present")))
         for ch in changes[1:]:
             later = [d for d in range(ch.day + 1, days + 1) if d not in change_days[key]]
             old_values = [c.value for c in changes if c.day < ch.day]
             previous = old_values[-1]
             pick = [d for d in later if previous in _superseded_on(changes, d)]
             for day in sorted(rng.sample(pick, min(len(pick), rng.randint(1, 2)))):
-                drafts.append(
-                    _Draft(
-                        day=day,
-                        kind="history",
-                        turns=[
-                            Turn(role="user", text=rng.choice(spec.past).format(v=previous)),
-                            _ack(rng),
-                        ],
-                        facts=[Fact(turn=0, attribute=key, value=previous, tense="past")],
-                    )
-                )
+                text = rng.choice(spec.past).format(v=previous)
+                fact = Fact(turn=0, attribute=key, value=previous, tense="past")
+                drafts.append(_one_remark(rng, day, "history", text, fact))
     return drafts
 
 
