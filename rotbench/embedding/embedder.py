@@ -93,7 +93,6 @@ class Embedder:
         self._table: dict[str, np.ndarray] | None = None
         self.model_loads = 0
         """How many times a model was loaded by this embedder (0 on a fully warm run)."""
-        self.load_seconds = 0.0
         """Wall time spent importing and loading the model (0.0 on a fully warm run)."""
 
     # ---- keys and table ------------------------------------------------------------------
@@ -120,9 +119,7 @@ class Embedder:
         if self._encoder is None:
             if self.model_id != DEFAULT_MODEL_ID:
                 raise ValueError(f"no encoder for model {self.model_id!r}; pass encoder=...")
-            start = time.perf_counter()
             self._encoder = _load_minilm()
-            self.load_seconds += time.perf_counter() - start
             self.model_loads += 1
         keys = list(misses)
         raw = np.asarray(self._encoder([misses[k] for k in keys]), dtype=np.float32)

@@ -22,9 +22,3 @@ def shared_embedder(cache_dir: Path, model_id: str = DEFAULT_MODEL_ID) -> Embedd
         if key not in _embedders:
             _embedders[key] = Embedder(Path(cache_dir), model_id)
         return _embedders[key]
-
-
-def forget_embedders() -> None:
-    """Drop every shared embedder (tests that swap cache folders)."""
-    with _lock:
-        _embedders.clear()

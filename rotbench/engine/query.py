@@ -32,16 +32,17 @@ _INDEXES_LOCK = threading.Lock()
 class LedgerIndex:
     """A ledger's claims as arrays, built once; ``query`` is then a matrix-vector product.
 
-    ``vectors`` (n, dim) float32 normalised; ``days``, ``retired_at``, ``quarantined_at``
-    (n,) int64 (``_NEVER`` when no event); ``confidence`` (n,) float64; ``untrusted`` (n,)
-    bool. Build with ``LedgerIndex.of(ledger, embedder)`` to reuse one per ledger state.
+    ``vectors`` (n, dim) float64 normalised (converted once, not per query); ``days``,
+    ``retired_at``, ``quarantined_at`` (n,) int64 (``_NEVER`` when no event); ``confidence``
+    (n,) float64; ``untrusted`` (n,) bool. Build with ``LedgerIndex.of(ledger, embedder)``
+    to reuse one per ledger state.
     """
 
     def __init__(self, ledger: Ledger, embedder: Embedder) -> None:
         self.embedder = embedder
         self.claims = claims = list(ledger.claims)  # no reference to the ledger itself
         n = len(claims)
-        self.vectors = embedder.encode([c.sentence for c in claims])
+        self.vectors = embedder.encode([c.sentence for c in claims]).astype(np.float64)
         self.days = np.array([c.day for c in claims], dtype=np.int64)
         self.confidence = np.array([c.confidence for c in claims], dtype=np.float64)
         self.untrusted = np.array([c.lineage != CONVERSATION for c in claims], dtype=bool)
@@ -81,18 +82,17 @@ class LedgerIndex:
         day: int,
         k: int,
         config: EngineConfig,
-        question_vector: np.ndarray | None = None,
     ) -> list[Hit]:
         """The top ``k`` hits for ``question`` as of the end of ``day`` (may be fewer).
 
-        ``question_vector`` (dim,) skips encoding the question. Raises ValueError for k < 0.
+        Raises ValueError for k < 0.
         """
         if k < 0:
             raise ValueError(f"k must be >= 0, got {k}")
         if k == 0 or len(self.days) == 0:
             return []
-        qv = question_vector if question_vector is not None else self.embedder.encode([question])[0]
-        cos = self.vectors.astype(np.float64) @ np.asarray(qv, dtype=np.float64)
+        qv = self.embedder.encode([question])[0]
+        cos = self.vectors @ np.asarray(qv, dtype=np.float64)
         qc, tc = config.query, config.trust
         trust = np.where(self.untrusted & tc.policy, tc.untrusted_domain_trust, 1.0)
         score = (qc.similarity_weight * cos + qc.confidence_weight * self.confidence) * trust

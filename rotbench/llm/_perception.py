@@ -283,7 +283,8 @@ class LiveExtractor(_LivePerception):
         slots: the slot vocabulary: attribute key -> label (e.g. from ``slots_from_world``),
             or a sequence of keys. A slot the model names outside it becomes None.
         max_tokens: per call.
-        concurrency: calls in flight at once (``extract_many``; and across threads).
+        concurrency: calls in flight at once, across every thread using this extractor
+            (``extract_concurrently`` puts several documents in flight).
 
     The document's text reaches the model as it is, ``tool`` turns included; the prompt marks
     tool output and web pages as untrusted content. A document whose call fails after retries,
@@ -340,10 +341,6 @@ class LiveExtractor(_LivePerception):
             )
         return drafts
 
-    def extract_many(self, documents: Sequence[Document]) -> list[list[ClaimDraft]]:
-        """``[extract(d) for d in documents]`` with up to ``concurrency`` calls in flight."""
-        return _map_concurrently(self.extract, list(documents), self._asker.concurrency)
-
 
 class LiveChecker(_LivePerception):
     """A ``Checker`` that asks a model two small yes/no questions per (older, newer) pair.
@@ -375,7 +372,6 @@ class LiveChecker(_LivePerception):
         *,
         max_tokens: int = 64,
     ) -> None:
-        self.concurrency = concurrency
         self._setup(client, model, prompt_version, cache, max_tokens, concurrency)
 
     def requests(self, older: Claim, newer: Claim) -> list[tuple[CheckKind, str, str]]:
@@ -404,7 +400,7 @@ class LiveChecker(_LivePerception):
     def judge(self, pairs: list[tuple[Claim, Claim]]) -> list[Judgement]:
         """One ``Judgement`` per (older, newer) pair, in order; None fields are undecided."""
         tasks = [(o, n, kind) for o, n in pairs for kind in CHECK_KINDS]
-        answers = _map_concurrently(self._ask, tasks, self.concurrency)
+        answers = _map_concurrently(self._ask, tasks, self._asker.concurrency)
         return [
             Judgement(contradicts=answers[2 * i], new_value_for_slot=answers[2 * i + 1])
             for i in range(len(pairs))

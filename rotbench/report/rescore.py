@@ -18,7 +18,7 @@ from pathlib import Path
 from rotbench.report.io import ReportError
 from rotbench.report.model import Origin, Report, StageRecord, build_report
 from rotbench.scoring.lexicons import lexicon
-from rotbench.scoring.score import MissingClaimText, score_world
+from rotbench.scoring.score import score_world
 
 _RESCORE_MARK = "-rescore-"
 
@@ -76,10 +76,7 @@ def rescore_report(report: Report, scorer: str, source_path: Path) -> Report:
     worlds = []
     for world in report.worlds:
         t0 = time.perf_counter()
-        try:
-            worlds.append(score_world(world, scorer))
-        except MissingClaimText as e:
-            raise ReportError(f"{source_path}: {e}") from None
+        worlds.append(score_world(world, scorer))  # texts were checked above
         stages.append(
             StageRecord(
                 seed=world.seed, stage="rescore", cached=False, seconds=time.perf_counter() - t0

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 
+from rotbench.engine.oracle import PAST, PRESENT, RELAYED
 from rotbench.engine.protocol import Provenance
 from rotbench.report.model import Report, Selection, StageRecord, build_report
 from rotbench.scoring.lexicons import DEFAULT_SCORER
@@ -117,19 +118,18 @@ def synthetic_world_probes(seed: int, days: int = 90, k: int = 10) -> WorldProbe
         for attr in world.attributes:
             truth = world.truth(attr.key, day)
             label = attr.label
-            texts = [f"The user's {label} is {truth.current}."]
+            texts = [PRESENT.format(label=label, value=truth.current)]
             for old in truth.superseded:
-                texts.append(f"The user's {label} was previously {old}.")
-                texts.append(f"The user's {label} is {old}.")
+                texts.append(PAST.format(label=label, value=old))
+                texts.append(PRESENT.format(label=label, value=old))
             for p in truth.poison:
-                texts.append(
-                    {
-                        "relay": f"According to a web search result, the user's {label} is",
-                        "tool_turn": f"The user's public profile lists the {label} as",
-                        "source": f"The user's {label} is",
-                    }[p.channel]
-                    + f" {p.value}."
-                )
+                template = {
+                    "relay": RELAYED,
+                    # attributed under scorer v2 only: keeps a v1/v2 difference in the data
+                    "tool_turn": "The user's public profile lists the {label} as {value}.",
+                    "source": PRESENT,
+                }[p.channel]
+                texts.append(template.format(label=label, value=p.value))
             others = [a for a in world.attributes if a.key != attr.key]
             while len(texts) < k:
                 other = rng.choice(others)

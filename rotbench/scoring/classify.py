@@ -28,17 +28,14 @@ from functools import lru_cache
 
 from rotbench.scoring.lexicons import Lexicon, lexicon
 from rotbench.scoring.models import HitClass
-from rotbench.world.models import Channel, Truth
+from rotbench.world.invariants import WORD_AFTER, WORD_BEFORE, value_regex
+from rotbench.world.models import CHANNELS, Channel, Truth
 
 _PoolsKey = tuple[tuple[str, tuple[str, ...]], ...]
 
 
 def _norm(value: str) -> str:
     return " ".join(value.split()).casefold()
-
-
-def _value_pattern(value: str) -> str:
-    return r"\s+".join(re.escape(word) for word in value.split())
 
 
 class _Matcher:
@@ -52,8 +49,8 @@ class _Matcher:
                     owners.setdefault(_norm(v), set()).add(attribute)
         self.owners = {k: frozenset(s) for k, s in owners.items()}
         ordered = sorted(owners, key=lambda v: (-len(v), v))
-        body = "|".join(_value_pattern(v) for v in ordered) or r"(?!x)x"
-        self.regex = re.compile(rf"(?<!\w)(?:{body})(?!\w)", re.IGNORECASE)
+        body = "|".join(value_regex(v) for v in ordered) or r"(?!x)x"
+        self.regex = re.compile(rf"{WORD_BEFORE}(?:{body}){WORD_AFTER}", re.IGNORECASE)
 
     def values_of(self, text: str, attribute: str) -> set[str]:
         """Normalised values of ``attribute`` found in ``text``."""
@@ -103,7 +100,7 @@ def read_hit(text: str, truth: Truth, pools: dict[str, list[str]], lex: Lexicon)
     current = _norm(truth.current) in found
     superseded = any(_norm(v) in found for v in truth.superseded)
     channels = {p.channel for p in truth.poison if _norm(p.value) in found}
-    poison_channels = tuple(c for c in ("relay", "tool_turn", "source") if c in channels)
+    poison_channels = tuple(c for c in CHANNELS if c in channels)
     if current:
         return Reading("mixed" if superseded or channels else "current", poison_channels)
     if channels:

@@ -97,16 +97,8 @@ class Rate(BaseModel):
     @classmethod
     def of(cls, numerator: int, denominator: int) -> Rate:
         """The rate ``numerator/denominator`` with its interval filled in."""
-        interval = wilson_interval(numerator, denominator)
-        if interval is None:
-            return cls(numerator=numerator, denominator=denominator)
-        return cls(
-            numerator=numerator,
-            denominator=denominator,
-            value=numerator / denominator,
-            low=interval[0],
-            high=interval[1],
-        )
+        value, low, high = cls._derived(numerator, denominator)
+        return cls(numerator=numerator, denominator=denominator, value=value, low=low, high=high)
 
 
 class FloorRow(BaseModel):

@@ -16,9 +16,23 @@ class PoolOverlapError(ValueError):
     """A pool set breaks the invariant; the message names the value and where it occurs."""
 
 
+WORD_BEFORE = r"(?<!\w)"
+WORD_AFTER = r"(?!\w)"
+"""Whole-word boundaries: a value must not touch a letter, digit or underscore."""
+
+
+def value_regex(value: str) -> str:
+    """Regex body matching ``value`` with any run of whitespace between its words.
+
+    The one definition of "this value appears": scoring joins these bodies between
+    ``WORD_BEFORE``/``WORD_AFTER`` to find values in hits, and the invariant uses the same.
+    """
+    return r"\s+".join(re.escape(word) for word in value.split())
+
+
 def value_pattern(value: str) -> re.Pattern[str]:
-    """Whole-word, case-insensitive pattern for ``value`` (shared with scoring)."""
-    return re.compile(r"(?<![\w-])" + re.escape(value) + r"(?![\w-])", re.IGNORECASE)
+    """Whole-word, case-insensitive pattern for ``value`` (the rule scoring applies)."""
+    return re.compile(WORD_BEFORE + value_regex(value) + WORD_AFTER, re.IGNORECASE)
 
 
 def check_pools(pools: Mapping[str, Iterable[str]], templates: Iterable[str]) -> None:

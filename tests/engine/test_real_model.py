@@ -156,7 +156,7 @@ def test_probing_a_world_takes_milliseconds(
     hits = [query_ledger(ledger, p.question, p.day, 10, config, embedder) for p in world.probes]
     elapsed = time.perf_counter() - start
     assert len(world.probes) == 84
-    assert elapsed < 0.25, elapsed
+    assert elapsed < 1.0, elapsed  # ~10 ms measured; the bound only catches a per-query rebuild
     assert max(len(h) for h in hits) == 10
 
 

@@ -17,3 +17,10 @@ to the checker; 0.6 keeps every decision the same with ~320 pairs (a faster test
 
 def documents(world: World) -> list[Document]:
     return world_documents(world)
+
+
+def drafts_of(docs: list[Document], extractor) -> list[list]:
+    """Each document's drafts, extracted with up to 8 documents in flight."""
+    from rotbench.llm import extract_concurrently
+
+    return [d.drafts for d in extract_concurrently(docs, extractor, 8).documents]

@@ -8,7 +8,15 @@ from pathlib import Path
 import pytest
 from llm_helpers import documents
 
-from rotbench.llm import AnthropicClient, CallCache, Completion, LiveExtractor, Usage, call_key
+from rotbench.llm import (
+    AnthropicClient,
+    CallCache,
+    Completion,
+    LiveExtractor,
+    Usage,
+    call_key,
+    extract_concurrently,
+)
 from rotbench.llm._cache import sdk_major
 from rotbench.llm._estimate import slots_from_world
 from rotbench.world.models import World
@@ -63,17 +71,22 @@ def _constant_extraction(req) -> str:  # type: ignore[no-untyped-def]
     return '{"claims": []}'
 
 
+def _extract(client, model: str, cache_dir: Path, slots, docs) -> None:
+    extract_concurrently(docs, LiveExtractor(client, model, cache=CallCache(cache_dir),
+                                             slots=slots), 8)
+
+
 def test_corrupt_entry_is_refetched_and_rewritten(tmp_path: Path, world42: World) -> None:
     docs = documents(world42)[:6]
     with FakeAnthropic(_constant_extraction) as fake:
         client = AnthropicClient(base_url=fake.base_url)
         slots = slots_from_world(world42)
-        LiveExtractor(client, "m", cache=CallCache(tmp_path), slots=slots).extract_many(docs)
+        _extract(client, "m", tmp_path, slots, docs)
         assert fake.count() == 6
         entries = sorted((tmp_path / "calls" / "extract").glob("*.json"))
         entries[0].write_text('{"truncated": ')
         again = LiveExtractor(client, "m", cache=CallCache(tmp_path), slots=slots)
-        again.extract_many(docs)
+        extract_concurrently(docs, again, 8)
         assert fake.count() == 7  # only the corrupt one was paid again
         assert again.stats.cache_hits == 5 and again.stats.calls == 1
         assert json.loads(entries[0].read_text())["schema"] == 1
@@ -84,8 +97,8 @@ def test_another_model_or_prompt_never_reads_these_entries(tmp_path: Path, world
     slots = slots_from_world(world42)
     with FakeAnthropic(_constant_extraction) as fake:
         client = AnthropicClient(base_url=fake.base_url)
-        LiveExtractor(client, "model-a", cache=CallCache(tmp_path), slots=slots).extract_many(docs)
-        LiveExtractor(client, "model-b", cache=CallCache(tmp_path), slots=slots).extract_many(docs)
-        LiveExtractor(client, "model-a", cache=CallCache(tmp_path), slots=slots).extract_many(docs)
+        _extract(client, "model-a", tmp_path, slots, docs)
+        _extract(client, "model-b", tmp_path, slots, docs)
+        _extract(client, "model-a", tmp_path, slots, docs)
         assert fake.count() == 8
         assert {r.model for r in fake.requests} == {"model-a", "model-b"}

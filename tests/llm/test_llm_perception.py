@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
-from llm_helpers import documents
+from llm_helpers import documents, drafts_of
 
 from rotbench.engine.oracle import OracleChecker, OracleExtractor
 from rotbench.engine.perception import Checker, Claim, Extractor
@@ -92,7 +92,7 @@ def test_extractor_with_an_oracle_model_reproduces_the_oracle(
         _client(oracle_fake), "m", cache=CallCache(tmp_path), slots=slots_from_world(world42)
     )
     oracle = OracleExtractor(world42)
-    assert ex.extract_many(docs) == [oracle.extract(d) for d in docs]
+    assert drafts_of(docs, ex) == [oracle.extract(d) for d in docs]
     distinct = len({d.text for d in docs})
     assert oracle_fake.count("extract") == distinct < len(docs)  # identical texts paid once
     stats = ex.stats
@@ -149,7 +149,7 @@ def test_invalid_twice_is_a_recorded_extraction_failure(
     docs = documents(world42)[:3]
     oracle_fake.set_fault(lambda r: "bad_text" if docs[1].text in r.prompt else None)
     ex = LiveExtractor(_client(oracle_fake), "m", slots=slots_from_world(world42))
-    out = ex.extract_many(docs)
+    out = drafts_of(docs, ex)
     assert out[1] == [] and out[0] and out[2]
     (failure,) = ex.stats.failures
     assert (failure.kind, failure.item, failure.stage) == ("invalid_answer", docs[1].uri, "extract")
@@ -163,7 +163,7 @@ def test_call_failing_after_retries_is_recorded_not_raised(
     docs = documents(world42)[:4]
     oracle_fake.set_fault(lambda r: "500" if docs[2].text in r.prompt else None)
     ex = LiveExtractor(_client(oracle_fake, max_retries=1), "m", slots=slots_from_world(world42))
-    out = ex.extract_many(docs)
+    out = drafts_of(docs, ex)
     assert out[2] == [] and all(out[i] for i in (0, 1, 3))
     (failure,) = ex.stats.failures
     assert failure.kind == "call" and "500" in failure.reason
@@ -218,7 +218,6 @@ def test_live_checker_is_a_checker_with_a_stamp() -> None:
     ch = LiveChecker(RefusingClient(), "claude-haiku-4-5")
     assert isinstance(ch, Checker)
     assert ch.stamp == "live-checker-1:claude-haiku-4-5:check-v1"
-    assert ch.concurrency == 8
 
 
 def test_checker_with_an_oracle_model_reproduces_the_oracle(
@@ -253,5 +252,8 @@ def test_checks_run_concurrently_up_to_the_limit(world42: World) -> None:
         ch.judge(pairs)
         wall = time.perf_counter() - start
     ideal = len(pairs) * 2 / 8 * latency  # 24 calls, 8 at a time: 3 rounds = 0.6 s
+    serial = len(pairs) * 2 * latency  # 4.8 s one at a time
     assert fake.count() == 24
-    assert ideal <= wall < 2 * ideal, wall
+    # never faster than the limit allows; far faster than serial (a loaded CI machine adds
+    # scheduling delay, so the upper bound leaves room while still proving concurrency)
+    assert ideal <= wall < serial / 2, wall

@@ -14,7 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from llm_helpers import FAST_CONFIG, documents
+from llm_helpers import FAST_CONFIG, documents, drafts_of
 
 from rotbench.embedding import Embedder
 from rotbench.engine.extract import extract_documents
@@ -104,15 +104,16 @@ def test_killed_probe_deposit_resumes_paying_each_check_once(
 _CHILD = """
 import sys
 sys.path.insert(0, {root!r})
-from rotbench.engine.protocol import Document
-from rotbench.llm import AnthropicClient, CallCache, LiveExtractor, slots_from_world
+from rotbench.engine.extract import world_documents
+from rotbench.llm import (AnthropicClient, CallCache, LiveExtractor, extract_concurrently,
+                          slots_from_world)
 from rotbench.world.generate import generate_world
 w = generate_world(42)
-docs = [Document.from_session(s) for s in w.sessions]
+docs = world_documents(w)
 client = AnthropicClient(base_url={base_url!r})
 ex = LiveExtractor(client, "m", cache=CallCache({cache!r}), slots=slots_from_world(w),
                    concurrency=4)
-ex.extract_many(docs)
+extract_concurrently(docs, ex, 4)
 print("finished")
 """
 
@@ -140,7 +141,7 @@ def test_sigkill_mid_run_leaves_only_whole_entries(world42: World, tmp_path: Pat
 
         client = AnthropicClient(base_url=fake.base_url)
         ex = LiveExtractor(client, "m", cache=CallCache(tmp_path), slots=slots_from_world(world42))
-        assert ex.extract_many(docs) == [OracleExtractor(world42).extract(d) for d in docs]
+        assert drafts_of(docs, ex) == [OracleExtractor(world42).extract(d) for d in docs]
         answered = fake.answered()
     assert len(answered) == distinct
     assert ex.stats.cache_hits >= len(entries)
