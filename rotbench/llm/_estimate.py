@@ -25,7 +25,8 @@ misses locally). How each number is projected:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -233,6 +234,43 @@ def estimate(
     return est
 
 
+@dataclass
+class _Tally:
+    """Distinct calls of one stage: cached ones are free and only counted, the others are
+    counted with their projected input and output tokens."""
+
+    seen: set[str] = field(default_factory=set)
+    calls: int = 0
+    cached: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+    def add(self, asker, system: str, prompt: str, out_tokens: Callable[[int], int]) -> None:
+        """Count the call (``system``, ``prompt``) once; ``out_tokens(input_tokens)`` projects
+        its answer's size."""
+        key = asker.key(system, prompt)
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        if asker.has(key):
+            self.cached += 1
+            return
+        self.calls += 1
+        n_in = approx_tokens(system + prompt) + MESSAGE_OVERHEAD_TOKENS
+        self.tokens_in += n_in
+        self.tokens_out += out_tokens(n_in)
+
+    def estimate(self, stage: str, model: str, settings: LLMSettings, projection: Projection,
+                 basis: str) -> StageEstimate:
+        return StageEstimate(
+            stage=stage, model=model, calls=self.calls, cached_calls=self.cached,
+            input_tokens=self.tokens_in, output_tokens=self.tokens_out,
+            usd=cost_usd(settings.price(model), input_tokens=self.tokens_in,
+                         output_tokens=self.tokens_out),
+            projection=projection, basis=basis,
+        )
+
+
 def _extract_stage(
     worlds: list[World],
     documents: list[Document],
@@ -244,8 +282,6 @@ def _extract_stage(
     from rotbench.engine.oracle import OracleExtractor
 
     model = settings.extract_model
-    seen: set[str] = set()
-    calls = cached = tokens_in = tokens_out = 0
     jobs: list[tuple[LiveExtractor, Document, OracleExtractor | None]] = []
     for w in worlds:
         ex = LiveExtractor(
@@ -268,33 +304,23 @@ def _extract_stage(
             max_tokens=settings.extract_max_tokens,
         )
         jobs.extend((ex, d, None) for d in documents)
-    for ex, doc, oracle in jobs:
-        system, prompt = ex.request(doc)
-        key = ex._asker.key(system, prompt)
-        if key in seen:
-            continue
-        seen.add(key)
-        if ex.is_cached(doc):
-            cached += 1
-            continue
-        calls += 1
-        n_in = approx_tokens(system + prompt) + MESSAGE_OVERHEAD_TOKENS
-        tokens_in += n_in
-        if oracle is not None:
+    def answer_tokens(doc: Document, oracle: OracleExtractor | None) -> Callable[[int], int]:
+        """Projected answer size: the scripted answer's, or 0.6 x the input without one."""
+        if oracle is None:
+            return lambda n_in: int(0.6 * n_in)
+
+        def scripted(n_in: int) -> int:
             drafts = [d.model_dump(exclude={"confidence"}) for d in oracle.extract(doc)]
-            tokens_out += approx_tokens(json.dumps({"claims": drafts})) + 1
-        else:
-            tokens_out += int(0.6 * n_in)
-    return StageEstimate(
-        stage="extract",
-        model=model,
-        calls=calls,
-        cached_calls=cached,
-        input_tokens=tokens_in,
-        output_tokens=tokens_out,
-        usd=cost_usd(settings.price(model), input_tokens=tokens_in, output_tokens=tokens_out),
-        projection="exact",
-        basis="one call per distinct document prompt (first attempts; retries not projected)",
+            return approx_tokens(json.dumps({"claims": drafts})) + 1
+
+        return scripted
+
+    tally = _Tally()
+    for ex, doc, oracle in jobs:
+        tally.add(ex._asker, *ex.request(doc), answer_tokens(doc, oracle))
+    return tally.estimate(
+        "extract", model, settings, "exact",
+        "one call per distinct document prompt (first attempts; retries not projected)",
     )
 
 
@@ -307,26 +333,17 @@ def _check_stage(
     worlds: list[World],
 ) -> StageEstimate:
     model = settings.check_model
-    seen: set[str] = set()
-    calls = cached = tokens_in = tokens_out = 0
+    tally = _Tally()
+    answer = approx_tokens(CHECK_ANSWER) + 1
     for older, newer in pairs:
         for _kind, system, prompt in checker.requests(older, newer):
-            key = checker._asker.key(system, prompt)
-            if key in seen:
-                continue
-            seen.add(key)
-            if checker._asker.is_cached(system, prompt):
-                cached += 1
-                continue
-            calls += 1
-            tokens_in += approx_tokens(system + prompt) + MESSAGE_OVERHEAD_TOKENS
-            tokens_out += approx_tokens(CHECK_ANSWER) + 1
+            tally.add(checker._asker, system, prompt, lambda n_in: answer)
     if bound_calls:
         # No pair texts to render: price the bound at the mean size of a check call.
         per_in = approx_tokens(checker.prompt.systems["contradiction"]) + 120
-        calls += bound_calls
-        tokens_in += bound_calls * per_in
-        tokens_out += bound_calls * (approx_tokens(CHECK_ANSWER) + 1)
+        tally.calls += bound_calls
+        tally.tokens_in += bound_calls * per_in
+        tally.tokens_out += bound_calls * answer
     projection: Projection = "exact"
     if not worlds:
         basis = "two calls per given pair"
@@ -338,14 +355,4 @@ def _check_stage(
         projection = "approximate"
     else:
         basis = "two calls per pair the oracle deposit sends its checker (if checks agree)"
-    return StageEstimate(
-        stage="check",
-        model=model,
-        calls=calls,
-        cached_calls=cached,
-        input_tokens=tokens_in,
-        output_tokens=tokens_out,
-        usd=cost_usd(settings.price(model), input_tokens=tokens_in, output_tokens=tokens_out),
-        projection=projection,
-        basis=basis,
-    )
+    return tally.estimate("check", model, settings, projection, basis)

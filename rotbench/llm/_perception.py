@@ -138,7 +138,10 @@ class _Asker:
         )
 
     def is_cached(self, system: str, prompt: str) -> bool:
-        key = self.key(system, prompt)
+        return self.has(self.key(system, prompt))
+
+    def has(self, key: str) -> bool:
+        """True when the call with this ``key`` has completed (this process or the cache)."""
         if key in self._memo:
             return True
         if self.cache is None:
