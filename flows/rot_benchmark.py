@@ -23,6 +23,7 @@ from flows.tasks import configured_tasks
 from rotbench.arms import ArmRuntime, load_llm_settings, paid_runtime
 from rotbench.config import DEPOSIT_SECTIONS, QUERY_SECTIONS, EngineConfig
 from rotbench.embedding.shared import shared_embedder
+from rotbench.embedding.store import drain_damaged
 from rotbench.engine import ENGINE_VERSION
 from rotbench.engine.extract import index_texts, world_documents
 from rotbench.progress import progress
@@ -178,10 +179,7 @@ async def rot_benchmark(spec: dict, runtime_token: str | None = None,
     worlds_done = time.time()
     notes = [n for r in results for n in r.notes]
     notes.append(f"model calls refused in scripted parts: {runtime.refusing.refused}")
-    from rotbench.embedding.store import DAMAGED
-
-    damaged = CacheAudit.drain() + [f"embeddings/{name}" for name in DAMAGED]
-    DAMAGED.clear()
+    damaged = CacheAudit.drain() + [f"embeddings/{name}" for name in drain_damaged()]
     if damaged:
         notes.append(f"damaged cache records detected and recomputed: {len(damaged)} "
                      f"({', '.join(sorted(damaged))})")

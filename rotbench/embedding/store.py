@@ -17,7 +17,14 @@ from pathlib import Path
 import numpy as np
 
 DAMAGED: list[str] = []
-"""Names of shards found damaged and removed in this process (reported in run notes)."""
+"""Names of shards found damaged and removed in this process (see ``drain_damaged``)."""
+
+
+def drain_damaged() -> list[str]:
+    """The damaged shards found since the last call, for a run's notes; clears the list."""
+    out = list(DAMAGED)
+    DAMAGED.clear()
+    return out
 
 
 def _read_shard(path: Path) -> tuple[list[str], np.ndarray]:
