@@ -86,6 +86,10 @@ async def _stage(tasks, world_seed: int, name: str, records: list[StageRecord],
     result = await state.aresult()
     seconds = time.perf_counter() - start
     cached = state.name == "Cached"
+    if getattr(result, "failure", None):  # an engine's fault: never cached, never a stage
+        (storage / f"{name}-{key}").unlink(missing_ok=True)
+        progress().stage(seed, shown, "failed")
+        raise EngineFailure(result.failure)
     if not cached and runtime.failure_count() > failures_before:
         (storage / f"{name}-{key}").unlink(missing_ok=True)
         runtime.uncached.append(f"{shown} (seed {seed})")

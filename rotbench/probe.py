@@ -17,14 +17,16 @@ to its hits, so scoring and rescoring need nothing else.
 
 from __future__ import annotations
 
+import queue
+import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
 from pydantic import ValidationError
 
-from rotbench.engine.protocol import AsOfEngine, Document, Hit, MemoryEngine
+from rotbench.engine.protocol import AsOfEngine, Document, Hit, MemoryEngine  # noqa: F401
 from rotbench.safe_text import printable
 from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
 from rotbench.world.models import World
@@ -40,6 +42,32 @@ class EngineFailure(RuntimeError):
     """
 
 
+class _EngineThread:
+    """One daemon thread running submitted calls in order (a hung call never blocks the
+    process from exiting, unlike a ThreadPoolExecutor's worker)."""
+
+    def __init__(self) -> None:
+        self._calls: queue.Queue = queue.Queue()
+        threading.Thread(target=self._loop, name="rotbench-engine", daemon=True).start()
+
+    def _loop(self) -> None:
+        while (item := self._calls.get()) is not None:
+            fn, future = item
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(fn())
+                except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                    future.set_exception(exc)
+
+    def submit(self, fn: Callable[[], Any]) -> Future:
+        future: Future = Future()
+        self._calls.put((fn, future))
+        return future
+
+    def stop(self) -> None:
+        self._calls.put(None)
+
+
 class GuardedEngine:
     """Calls one engine instance from a single dedicated thread, each call limited to
     ``timeout_seconds`` (None: no limit). A call that hangs is abandoned (its thread cannot be
@@ -51,7 +79,11 @@ class GuardedEngine:
         self.seed = seed
         self.timeout_seconds = timeout_seconds
         self.name = name or str(getattr(engine, "name", type(engine).__name__))
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rotbench-engine")
+        missing = [m for m in ("deposit", "query") if not callable(getattr(engine, m, None))]
+        if missing:
+            raise self.fail(None, "protocol", f"{type(engine).__name__} has no "
+                            f"{' or '.join(m + '()' for m in missing)}")
+        self._thread = _EngineThread()
 
     def fail(self, day: int | None, call: str, what: str) -> EngineFailure:
         when = f"day {day}" if day is not None else "set-up"
@@ -60,28 +92,26 @@ class GuardedEngine:
 
     def call(self, day: int | None, call: str, fn: Callable[..., Any], *args: Any) -> Any:
         """``fn(*args)`` on the engine's thread; raises EngineFailure on error or timeout."""
-        future = self._pool.submit(fn, *args)
+        future = self._thread.submit(lambda: fn(*args))
         try:
             return future.result(timeout=self.timeout_seconds)
         except FutureTimeout:
-            self._pool.shutdown(wait=False, cancel_futures=True)
             raise self.fail(day, call, f"no answer within {self.timeout_seconds:g} s") from None
         except Exception as exc:  # noqa: BLE001 - the engine's own error, as one line
             raise self.fail(day, call, f"raised {type(exc).__name__}: {printable(exc)}") from None
 
     def deposit(self, document: Document) -> None:
         self.call(document.day, f"deposit({printable(document.uri, 80)})",
-                  self.engine.deposit, document)
+                  lambda: self.engine.deposit(document))
 
     def hits(self, day: int, question: str, k: int, as_of: bool) -> list[ScoredHit]:
         """The engine's answer to ``question`` as validated ``ScoredHit`` records (rank =
         position). Raises EngineFailure for a non-list, a malformed hit or more than ``k``."""
         call = f"query({printable(question, 80)!r}, k={k})"
         if as_of:
-            assert isinstance(self.engine, AsOfEngine)
-            answer = self.call(day, call, self.engine.query_as_of, question, day, k)
+            answer = self.call(day, call, lambda: self.engine.query_as_of(question, day, k))
         else:
-            answer = self.call(day, call, self.engine.query, question, k)
+            answer = self.call(day, call, lambda: self.engine.query(question, k))
         return validate_hits(answer, k, lambda what: self.fail(day, call, what))
 
     def close(self) -> None:
@@ -91,7 +121,7 @@ class GuardedEngine:
             if callable(close):
                 self.call(None, "close()", close)
         finally:
-            self._pool.shutdown(wait=False)
+            self._thread.stop()
 
 
 def validate_hits(answer: object, k: int,

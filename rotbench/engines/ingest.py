@@ -35,7 +35,9 @@ class EngineAnswers(BaseModel):
     version: str = Field(description="The engine's ``version`` attribute (else the registry's).")
     config: dict[str, ConfigValue] = Field(
         default_factory=dict, description="The engine's ``config`` attribute, if a flat dict.")
-    probes: WorldProbes
+    probes: WorldProbes | None = Field(description="None when the engine failed.")
+    failure: str | None = Field(
+        default=None, description="The one-line EngineFailure; such a result is never cached.")
 
 
 def _flat_config(engine: object) -> dict[str, ConfigValue]:
@@ -61,8 +63,32 @@ def ingest_and_probe(
 ) -> EngineAnswers:
     """Build the engine of ``info`` for ``world`` (a fresh instance, a fresh scratch folder
     under ``scratch_root``, removed afterwards), then deposit and probe interleaved
-    (``rotbench.probe.probe_world``). Raises EngineFailure (one line naming the engine, seed,
-    day and call) when the factory or the engine fails, hangs or answers malformed hits."""
+    (``rotbench.probe.probe_world``). When the factory or the engine fails, hangs or answers
+    malformed hits, the result has no probes and ``failure`` holds the one-line reason naming
+    the engine, seed, day and call (returned, not raised, so the workflow engine logs no
+    traceback for a fault of the engine under test)."""
+    try:
+        return _ingest_and_probe(world, info, arm=arm, extractor=extractor, checker=checker,
+                                 model=model, embedder=embedder, top_k=top_k,
+                                 timeout_seconds=timeout_seconds, scratch_root=scratch_root)
+    except EngineFailure as exc:
+        return EngineAnswers(name=info.name, version=info.version, probes=None,
+                             failure=str(exc))
+
+
+def _ingest_and_probe(
+    world: World,
+    info: EngineInfo,
+    *,
+    arm: str,
+    extractor: Extractor,
+    checker: Checker | None,
+    model: ModelClient,
+    embedder: Embedder,
+    top_k: int,
+    timeout_seconds: float | None,
+    scratch_root: Path | None,
+) -> EngineAnswers:
     factory = load_factory(info)
     if scratch_root is not None:
         scratch_root.mkdir(parents=True, exist_ok=True)

@@ -28,6 +28,7 @@ from typing import Any
 
 import duckdb
 
+from rotbench.engine.protocol import Provenance
 from rotbench.report.model import Report
 from rotbench.scoring.metrics import MetricsBundle, compute_metrics
 
@@ -94,6 +95,9 @@ CREATE TABLE IF NOT EXISTS hits (
 """
 
 TABLES: tuple[str, ...] = ("runs", "metrics", "probes", "hits")
+
+_NO_PROVENANCE = Provenance(lineage=None)
+"""Stands in for a hit that reported no provenance: every provenance column NULL."""
 
 ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
     "runs": [("engine_source", "VARCHAR"), ("engine_config", "JSON")],
@@ -235,7 +239,7 @@ def _probe_and_hit_rows(report: Report) -> tuple[list[dict], list[dict]]:
                 }
             )
             for hit in probe.hits:
-                p = hit.provenance
+                p = hit.provenance or _NO_PROVENANCE
                 hits.append(
                     {
                         "run_id": report.run_id,

@@ -76,7 +76,9 @@ class Selection(_Strict):
     engine: str = Field(description="Engine name as the engine reports it, e.g. 'reference'.")
     engine_version: str
     engine_source: str = Field(
-        default="reference", description="How the engine was chosen: a registered name or 'module:factory'.")
+        default="reference",
+        description="How the engine was chosen: a registered name or 'module:factory'.",
+    )
     embedding_model: str = Field(description="Embedding model id, e.g. 'all-MiniLM-L6-v2'.")
     record_claim_text: bool = Field(
         default=True, description="Whether hit texts are kept in the report (needed to rescore)."
