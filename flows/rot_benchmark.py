@@ -32,7 +32,6 @@ from rotbench.report import StageRecord
 from rotbench.runspec import RunSpec
 from rotbench.scoring import DEFAULT_SCORER
 from rotbench.scoring.models import WorldProbes
-from rotbench.world.generate import GENERATOR_VERSION
 
 EXTRACT_STAGE = "extract/1"
 PROBE_STAGE = "probe/1"
@@ -105,7 +104,8 @@ async def _world(seed: int, spec: dict, runtime: ArmRuntime) -> WorldResult:
     rec: list[StageRecord] = []
 
     world = await _stage(tasks, seed, "generate", rec, runtime, storage,
-                         content_hash(GENERATOR_VERSION, seed, run.days), seed=seed, days=run.days)
+                         content_hash(run.generator, seed, run.days), seed=seed, days=run.days,
+                         generator=run.generator)
     extractor, checker = runtime.perception(world)
     multi = config.store.multi_contributor
     documents = world_documents(world, multi)

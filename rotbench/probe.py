@@ -30,6 +30,7 @@ def probe_world(
                 question=p.question,
                 truth=world.truth(p.attribute, p.day) if p.attribute else None,
                 hits=[ScoredHit.from_hit(h, record_text=record_claim_text) for h in hits],
+                unanswerable=p.unanswerable,
             )
         )
     return WorldProbes(
@@ -39,4 +40,5 @@ def probe_world(
         fingerprint=world.fingerprint,
         pools={a.key: list(a.pool) for a in world.attributes},
         probes=records,
+        controls=list(world.controls),
     )

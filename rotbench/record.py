@@ -19,7 +19,7 @@ from rotbench.report import Report, Selection, StageRecord, build_report, write_
 from rotbench.runspec import RunSpec
 from rotbench.scoring import DEFAULT_SCORER
 from rotbench.scoring.models import WorldProbes
-from rotbench.world.generate import GENERATOR_VERSION, checkpoints_for
+from rotbench.world.generate import checkpoints_for
 
 
 def new_run_id(arm: str) -> str:
@@ -38,7 +38,7 @@ def selection_for(spec: RunSpec, stamps: dict[str, str]) -> Selection:
         top_k=spec.top_k,
         trust_policy=spec.trust_policy,
         config=config.flat(),
-        generator_version=GENERATOR_VERSION,
+        generator_version=spec.generator,
         scorer_version=spec.scorer or DEFAULT_SCORER,
         engine="reference",
         engine_version=ENGINE_VERSION,

@@ -146,6 +146,8 @@ def test_first_hit_counts_sum_to_currency_denominator(bundle) -> None:
         "history": 1,
         "poison_asserted": 1,
         "poison_attributed": 0,
+        "decoy_asserted": 0,
+        "decoy_framed": 0,
         "none": 0,
     }
     assert sum(bundle.first_hit_counts.values()) == bundle.metrics["current_first"].denominator

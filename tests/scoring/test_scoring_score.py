@@ -83,7 +83,7 @@ def test_score_world_errors() -> None:
     with pytest.raises(MissingClaimText, match="rank 1"):
         score_world(world, "v2")
     with pytest.raises(UnknownScorer):
-        score_world(world, "v3")
+        score_world(world, "v9")
     unanswerable = _world([ScoredHit.from_hit(_hit(1, "x"), record_text=False)], truth=None)
     assert score_world(unanswerable, "v2").probes[0].hits[0].cls == "none"
 
