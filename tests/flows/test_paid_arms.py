@@ -34,7 +34,7 @@ def run_probe(root: Path, fake: FakeAnthropic):
 @pytest.fixture(scope="module")
 def probe_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("probe")
-    world = generate_world(42)
+    world = generate_world(42, generator="1")
     with FakeAnthropic(oracle_answerer(world)) as fake:
         report = run_probe(root, fake)
         calls = len(fake.requests)
@@ -77,7 +77,7 @@ def test_api_key_is_written_nowhere(probe_run) -> None:
 
 
 def test_live_arm_with_perfect_answers_matches_the_oracle(tmp_path) -> None:
-    world = generate_world(42)
+    world = generate_world(42, generator="1")
     spec = RunSpec(arm="live", seeds=[42], cache_dir=str(tmp_path / "cache"),
                    reports_dir=str(tmp_path / "reports"))
     with FakeAnthropic(oracle_answerer(world)) as fake:
@@ -95,7 +95,7 @@ def test_live_arm_with_perfect_answers_matches_the_oracle(tmp_path) -> None:
 
 def test_deployment_path_builds_its_own_runtime(tmp_path, monkeypatch) -> None:
     """What `prefect deployment run` calls: the flow with a spec and no runtime token."""
-    world = generate_world(42)
+    world = generate_world(42, generator="1")
     spec = RunSpec(arm="probe", seeds=[42], cache_dir=str(tmp_path / "cache"),
                    reports_dir=str(tmp_path / "reports"))
     with FakeAnthropic(oracle_answerer(world)) as fake:
