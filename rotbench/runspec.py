@@ -18,7 +18,13 @@ from rotbench.world.generate import DEFAULT_GENERATOR, GENERATOR_VERSIONS, MAX_D
 Arm = Literal["oracle", "probe", "live"]
 ARMS: tuple[str, ...] = ("oracle", "probe", "live")
 STAGES: tuple[str, ...] = ("generate", "extract", "index", "deposit", "probe", "score")
-"""The pipeline's stages, in order (one cached task each)."""
+"""The reference engine's pipeline stages, in order (one cached task each)."""
+ENGINE_STAGES: tuple[str, ...] = ("generate", "ingest_probe", "score")
+"""The pipeline of an engine without separable stages (one cached task each)."""
+ALL_STAGES: tuple[str, ...] = ("generate", "extract", "index", "deposit", "probe",
+                               "ingest_probe", "score")
+"""Every stage name, in pipeline order (for summaries)."""
+DEFAULT_ENGINE = "reference"
 DEFAULT_SEEDS: tuple[int, ...] = (42, 43, 44)
 MAX_SEED = 2**31 - 1
 """Seeds are stored as 32-bit integers in the DuckDB file."""
@@ -48,6 +54,13 @@ class RunSpec(BaseModel):
     out_path: str | None = None
     max_concurrent_worlds: int = Field(default=4, ge=1)
     model_concurrency: int = Field(default=8, ge=1, description="Concurrent model calls.")
+    engines: list[str] = Field(
+        default_factory=lambda: [DEFAULT_ENGINE],
+        description="Engines under test: registered names or module:factory, in report order.",
+    )
+    engine_timeout_seconds: float = Field(
+        default=60.0, gt=0, description="Limit on one engine call (deposit or query), seconds."
+    )
 
     @property
     def db(self) -> Path:
@@ -79,6 +92,9 @@ def build_spec(**fields) -> RunSpec:
                        ("model_concurrency", "--concurrency")):
         if fields.get(name, 1) < 1:
             raise SpecError(f"{flag} must be at least 1, got {fields[name]}")
+    if fields.get("engine_timeout_seconds", 1.0) <= 0:
+        raise SpecError("--engine-timeout must be more than 0 seconds, "
+                        f"got {fields['engine_timeout_seconds']}")
     spec = RunSpec(**fields)
     validate_spec(spec)
     return spec
@@ -109,6 +125,17 @@ def validate_spec(spec: RunSpec) -> None:
     if spec.generator not in GENERATOR_VERSIONS:
         known = ", ".join(GENERATOR_VERSIONS)
         raise SpecError(f"--generator: unknown generator {spec.generator!r} (available: {known})")
+    if not spec.engines:
+        raise SpecError("--engine: at least one engine is required")
+    if len(set(spec.engines)) != len(spec.engines):
+        raise SpecError(f"--engine: duplicate engines in {spec.engines}")
+    from rotbench.engines.registry import EngineError, resolve
+
+    for name in spec.engines:
+        try:
+            resolve(name)
+        except EngineError as exc:
+            raise SpecError(f"--engine: {exc}") from None
     if spec.scorer is not None and spec.scorer not in SCORER_VERSIONS:
         known = ", ".join(SCORER_VERSIONS)
         raise SpecError(f"--scorer: unknown scorer {spec.scorer!r} (available: {known})")

@@ -3,7 +3,9 @@
 Tables (created idempotently; one writer process at a time, DuckDB locks the file):
 
 - ``runs``: one row per report: id, created_at (UTC), arm, seeds, selection (JSON), the
-  version columns, trust policy, top k, origin (JSON, rescores only) and origin_run_id.
+  version columns, trust policy (NULL for an engine without that switch), top k, origin
+  (JSON, rescores only), origin_run_id, and the engine's identity: engine, engine_version,
+  engine_source (the ``--engine`` value) and engine_config (JSON).
 - ``metrics``: run_id, seed (NULL = pooled over the run's worlds), metric, channel (NULL =
   all; a poison channel, or for the decoy and abstention metrics a decoy kind or
   unanswerable kind), checkpoint (NULL = all days), numerator, denominator. Rows per seed and
@@ -50,7 +52,9 @@ CREATE TABLE IF NOT EXISTS runs (
     origin_run_id VARCHAR,
     notes JSON,
     timings JSON,
-    usage JSON
+    usage JSON,
+    engine_source VARCHAR,
+    engine_config JSON
 );
 CREATE TABLE IF NOT EXISTS metrics (
     run_id VARCHAR NOT NULL,
@@ -93,12 +97,22 @@ CREATE TABLE IF NOT EXISTS hits (
 
 TABLES: tuple[str, ...] = ("runs", "metrics", "probes", "hits")
 
+ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
+    "runs": [("engine_source", "VARCHAR"), ("engine_config", "JSON")],
+}
+"""Columns added after the first schema, per table, in order: a file written before them is
+completed with ``ALTER TABLE ... ADD COLUMN`` (older rows read NULL there)."""
+
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
-    """Create the four tables if missing (idempotent)."""
+    """Create the four tables if missing and add any column of ``ADDED_COLUMNS`` an older
+    file lacks (idempotent)."""
     for statement in SCHEMA.split(";"):
         if statement.strip():
             con.execute(statement)
+    for table, columns in ADDED_COLUMNS.items():
+        for name, kind in columns:
+            con.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {name} {kind}")
 
 
 def _columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[str, str]]]:
@@ -130,7 +144,11 @@ def check_database(db_path: Path) -> None:
         expected = _columns(expected_con)
         found = _columns(con)
         for table in TABLES:
-            if table in found and found[table] != expected[table]:
+            added = {name for name, _ in ADDED_COLUMNS.get(table, [])}
+            older = [c for c in expected[table] if c[0] not in added]
+            if table in found and found[table] not in (expected[table], older) and not (
+                    found[table][:len(older)] == older
+                    and {c for c, _ in found[table][len(older):]} <= added):
                 raise ValueError(f"its table {table!r} is not rotbench's (columns "
                                  f"{[c for c, _ in found[table]]})")
     finally:
@@ -171,6 +189,8 @@ def _run_row(report: Report) -> dict[str, Any]:
         "notes": json.dumps(report.notes),
         "timings": json.dumps(report.timings),
         "usage": json.dumps(report.usage) if report.usage is not None else None,
+        "engine_source": s.engine_source,
+        "engine_config": json.dumps(s.config),
     }
 
 

@@ -186,7 +186,10 @@ class MetricsBundle(BaseModel):
         description="Class of the first value-bearing hit ('none': no such hit), per answerable"
         " question; sums to the currency denominator."
     )
-    floor_sweep: list[FloorRow]
+    floor_sweep: list[FloorRow] | None = Field(
+        description="None (not applicable) when some hit reported no raw similarity: an "
+        "engine's blended score is not a cosine, so no floor can be read from it."
+    )
 
 
 def _first_value_bearing(hits: list[ScoredHit]) -> ScoredHit | None:
@@ -415,5 +418,6 @@ def compute_metrics(
         by_phrasing=grouped(lambda p: p.truth.latest_phrasing,
                             ("initial", "transition", "restatement")),
         first_hit_counts=first_counts,
-        floor_sweep=_floor_sweep(answerable, unanswerable),
+        floor_sweep=_floor_sweep(answerable, unanswerable) if all(
+            h.similarity is not None for p in probes for h in p.hits) else None,
     )

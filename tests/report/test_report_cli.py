@@ -76,7 +76,8 @@ def _fails(args: list[str], code: int, needle: str, directory: Path) -> None:
 def test_rescore_errors(saved: Path, tmp_path: Path) -> None:
     d = saved.parent
     _fails(
-        ["rescore", str(saved), "--scorer", "v9"], 2, "unknown scorer 'v9' (available: v1, v2, v3)", d
+        ["rescore", str(saved), "--scorer", "v9"], 2,
+        "unknown scorer 'v9' (available: v1, v2, v3)", d
     )
     cut = d / "cut.json"
     cut.write_text(saved.read_text()[:5000])

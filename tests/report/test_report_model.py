@@ -24,8 +24,8 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 TOP_LEVEL = [
     "schema_version", "run_id", "created_at", "origin", "selection", "metrics", "by_channel",
-    "by_kind", "by_checkpoint", "by_attribute", "by_phrasing", "first_hit_counts", "floor_sweep", "worlds",
-    "notes", "stages", "timings", "usage",
+    "by_kind", "by_checkpoint", "by_attribute", "by_phrasing", "first_hit_counts", "floor_sweep",
+    "worlds", "notes", "stages", "timings", "usage",
 ]  # fmt: skip
 
 
@@ -72,7 +72,8 @@ def test_round_trip(saved: Path, small_report: Report) -> None:
 
 def test_committed_schema_v1_fixture_still_loads() -> None:
     report = load_report(FIXTURES / "report-schema-v1.json")
-    assert report.schema_version == 1
+    assert report.schema_version == 2  # upgraded on load
+    assert (report.selection.engine, report.selection.engine_source) == ("reference", "reference")
     assert report.run_id == "fixture-schema-v1"
     # written before the new metrics: it has the core seven only, and they still recompute
     assert list(report.metrics) == list(CORE_METRICS) and report.by_kind == {}
