@@ -11,7 +11,7 @@ from rotbench.scoring import DEFAULT_SCORER, LEXICONS, SCORER_VERSIONS, UnknownS
 RELEASED_FINGERPRINTS = {
     "v1": "9e7c41ff178445af42896cc4c15ed0786d19dcc4e94468e668dbd3c9d76d7aca",
     "v2": "e3fda195bff1eec682d13b19f3183ee6fb7a277f1a8954ea081f77688bd5fa0e",
-    "v3": "V3PIN",
+    "v3": "d76febf9c98b00aa2c716fc3a827d46319d70f8b94cc844dddb62f35e3523481",
 }
 
 
