@@ -54,7 +54,7 @@ def prepare_paid_arm(spec: RunSpec, *, estimate_only: bool, assume_yes: bool,
             require_api_key()
         except MissingApiKey as exc:
             fail(str(exc))
-    worlds = [generate_world(s, spec.days) for s in spec.seeds]
+    worlds = [generate_world(s, spec.days, spec.generator) for s in spec.seeds]
     projection = estimate(
         worlds, spec.arm, settings, embedder=shared_embedder(Path(spec.cache_dir)),
         engine_config=EngineConfig().with_overrides(spec.engine_overrides()),

@@ -23,7 +23,7 @@ class _NoHits:
 
 
 def test_a_failed_database_write_leaves_no_report(tmp_path: Path) -> None:
-    probes = probe_world(generate_world(42), _NoHits(), top_k=10)
+    probes = probe_world(generate_world(42, generator="1"), _NoHits(), top_k=10)
     (tmp_path / "db-is-a-folder").mkdir()
     precious = tmp_path / "out.json"
     precious.write_text("the user's own file")
@@ -36,7 +36,7 @@ def test_a_failed_database_write_leaves_no_report(tmp_path: Path) -> None:
 
 
 def test_a_successful_record_writes_both(tmp_path: Path) -> None:
-    probes = probe_world(generate_world(42), _NoHits(), top_k=10)
+    probes = probe_world(generate_world(42, generator="1"), _NoHits(), top_k=10)
     spec = RunSpec(seeds=[42], reports_dir=str(tmp_path / "reports"))
     report = record_run(spec, [probes], [], {}, [], {})
     assert (tmp_path / "reports" / f"{report.run_id}.json").exists()
