@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -29,7 +30,30 @@ from rotbench.engines.ingest import EngineAnswers
 from rotbench.scoring.models import WorldProbes
 from rotbench.world.models import World
 
+class StageRef(BaseModel):
+    """What a stage task returns and Prefect caches: where its output lies, not the output.
+
+    The payload (a registered model) is ``<cache_dir>/stages/<stage>-<key>.json`` in the
+    ``SafeJSONSerializer`` format; ``sha256`` is the hash of its JSON data, so a downstream
+    key can name the content without loading it. ``summary`` holds the few counts the run's
+    notes need (an engine's reported identity, the ledger's counts). ``complete`` is False when model calls failed during the stage (the caller
+    then keeps it out of the cache).
+    """
+
+    stage: str
+    key: str
+    model: str
+    sha256: str
+    size_bytes: int
+    summary: dict[str, Any] = {}
+    complete: bool = True
+
+    def path(self, cache_dir: Path | str) -> Path:
+        return payload_path(cache_dir, self.stage, self.key)
+
+
 MODELS: dict[str, type[BaseModel]] = {
+    "StageRef": StageRef,
     "World": World,
     "Extraction": Extraction,
     "EncodeStats": EncodeStats,
@@ -93,7 +117,7 @@ STAGE_MODELS: dict[str, str] = {
     "deposit": "Ledger", "probe": "WorldProbes", "ingest_probe": "EngineAnswers",
     "score": "WorldProbes",
 }
-"""The model each stage's cached result must hold."""
+"""The model each stage's stored output holds (its Prefect record holds a ``StageRef``)."""
 
 
 def verify_record(path: Path, model: str | None = None) -> bool:
@@ -115,11 +139,54 @@ def verify_record(path: Path, model: str | None = None) -> bool:
         payload = decode_payload(record["result"])
         if model is not None and type(payload).__name__ != model:
             raise ValueError(f"record holds {type(payload).__name__}, not {model}")
+        if isinstance(payload, StageRef):
+            stored = payload.path(path.parent.parent)
+            if not stored.is_file() or stored.stat().st_size != payload.size_bytes:
+                raise ValueError(f"stored output {stored.name} is missing or damaged")
         return True
     except Exception:  # noqa: BLE001 - any damage means: recompute
         path.unlink(missing_ok=True)
         CacheAudit.note(path.name)
         return False
+
+
+def payload_path(cache_dir: Path | str, stage: str, key: str) -> Path:
+    """Where the output of ``stage`` under ``key`` is stored."""
+    return Path(cache_dir) / "stages" / f"{stage}-{key}.json"
+
+
+def store_payload(cache_dir: Path | str, stage: str, key: str, obj: BaseModel,
+                  summary: dict[str, Any] | None = None, complete: bool = True) -> StageRef:
+    """Write ``obj`` atomically as the output of ``stage`` under ``key``; return its ref."""
+    blob = SafeJSONSerializer().dumps(obj)
+    path = payload_path(cache_dir, stage, key)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp.write_bytes(blob)
+    os.replace(tmp, path)
+    digest = json.loads(blob[: blob.index(b',"data":')] + b"}")["sha256"]
+    return StageRef(stage=stage, key=key, model=type(obj).__name__, sha256=digest,
+                    size_bytes=len(blob), summary=summary or {}, complete=complete)
+
+
+class PayloadMissing(RuntimeError):
+    """A stage's stored output is gone or damaged (the stage is recomputed next run)."""
+
+
+def load_payload(cache_dir: Path | str, ref: StageRef) -> Any:
+    """The model stored for ``ref``; raises PayloadMissing when absent or damaged (and then
+    removes it, so the next run recomputes that stage)."""
+    path = ref.path(cache_dir)
+    try:
+        blob = path.read_bytes()
+        head = json.loads(blob[: blob.index(b',"data":')] + b"}")
+        if head.get("model") != ref.model or head.get("sha256") != ref.sha256:
+            raise ValueError("stored output does not match its reference")
+        return decode_payload(blob)
+    except (OSError, ValueError) as exc:
+        path.unlink(missing_ok=True)
+        CacheAudit.note(path.name)
+        raise PayloadMissing(f"{ref.stage} output {path.name}: {exc}") from None
 
 
 def content_hash(*parts: str | int | float | bool | None) -> str:
@@ -141,7 +208,7 @@ def stage_key(stage: str, storage: Path):
 
     def key_fn(context: Any, parameters: dict[str, Any]) -> str:
         key = f"{stage}-{parameters['key']}"
-        verify_record(storage / key, STAGE_MODELS.get(stage))
+        verify_record(storage / key, "StageRef")
         return key
 
     return key_fn

@@ -1,273 +1,335 @@
-"""The rot-benchmark flow: one parent flow, one subflow per seed, seeds run concurrently.
+"""The rot-benchmark flow: one parent flow, one task per world, worlds run concurrently.
 
-Per seed: generate -> extract -> index -> deposit -> probe -> score, each a cached task (see
-``flows.tasks``). The parent flow alone computes the pooled metrics and writes the report
-and the DuckDB rows, so there is one writer.
+The parent validates its typed parameters with the CLI's own rules (``RunSpec``), guards the
+budget of a paid arm, submits one ``world`` task per seed to a task runner (threads in this
+process, or a Dask cluster with ``dask``), then alone writes each engine's report of record
+and its DuckDB rows (one writer), a markdown artifact and log lines saying where they went.
+
+Per world, ``flows.world`` runs generate -> extract -> index -> deposit -> probe -> score
+(or an engine's ingest_probe -> score), each a cached task. Nothing is shared between worlds
+but files: stage outputs under the cache folder, and the run's spend ledger.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import threading
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from prefect import flow
-from prefect.utilities.annotations import quote
+from prefect import flow, get_run_logger, tags
+from prefect.task_runners import ThreadPoolTaskRunner
 
-from flows.caching import CacheAudit, content_hash, model_hash
-from flows.fanout import TransitionGate
-from flows.tasks import configured_tasks
-from rotbench.arms import ArmRuntime, load_llm_settings, paid_runtime
-from rotbench.config import DEPOSIT_SECTIONS, QUERY_SECTIONS, EngineConfig
-from rotbench.embedding.shared import shared_embedder
-from rotbench.embedding.store import drain_damaged
-from rotbench.engine import ENGINE_VERSION
-from rotbench.engine.extract import index_texts, world_documents
-from rotbench.engines.registry import EngineInfo, resolve
-from rotbench.probe import EngineFailure
-from rotbench.progress import progress
+from flows.caching import load_payload
+from flows.world import WorldOutcome, world_task
 from rotbench.record import EngineIdentity, record_run
-from rotbench.report import StageRecord
-from rotbench.runspec import RunSpec
-from rotbench.scoring import DEFAULT_SCORER
-from rotbench.scoring.models import WorldProbes
-from rotbench.world.models import World
+from rotbench.report import Report
+from rotbench.runspec import DEFAULT_SEEDS, Arm, RunSpec, spec_from_parameters
 
-EXTRACT_STAGE = "extract/1"
-PROBE_STAGE = "probe/1"
-SCORE_STAGE = "score/1"
-INGEST_STAGE = "ingest_probe/1"
-REFERENCE_NAME = "reference"
+
+class BudgetRefused(RuntimeError):
+    """A paid run projected above its budget; nothing was called (one line)."""
+
+
+class AllWorldsFailed(RuntimeError):
+    """Every world of the run failed; the message lists the one-line reasons."""
 
 
 @dataclass
-class WorldResult:
-    """One engine's outcome on one world: scored probes, or the one-line failure."""
+class RunOutcome:
+    """What a run produced (the flow's return value in-process)."""
 
-    probes: WorldProbes | None
-    stages: list[StageRecord]
-    notes: list[str] = field(default_factory=list)
-    stamps: dict[str, str] = field(default_factory=dict)
-    identity: dict = field(default_factory=dict)
-    """The engine's name, version and config as it reported them."""
-    failure: str | None = None
+    reports: list[Report] = field(default_factory=list)
+    """Every engine's report of record, in the run's engine order."""
+    report_paths: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    """One line per engine and world that failed (no report is written for that engine)."""
+    missing: dict[int, str] = field(default_factory=dict)
+    """Seeds whose world failed as a whole -> one-line reason (left out of every report)."""
+    refused: int = 0
+    """Model calls refused in scripted parts."""
+    spans: list[tuple[int, str, float, float]] = field(default_factory=list)
+    """(seed, stage, start, end) in epoch seconds: when each stage ran."""
+    usage: dict | None = None
+    cut_short: bool = False
 
-
-_RUNTIMES: dict[str, ArmRuntime] = {}
-"""Non-serialisable per-run objects, looked up by a token passed as a flow parameter."""
-
-
-def register_runtime(runtime: ArmRuntime) -> str:
-    token = uuid.uuid4().hex
-    _RUNTIMES[token] = runtime
-    return token
-
-
-async def _stage(tasks, world_seed: int, name: str, records: list[StageRecord],
-                 runtime: ArmRuntime, storage: Path, key: str, label: str | None = None,
-                 **payload):
-    """Run one stage task (or take it from the cache); record whether it ran and when.
-
-    A stage during which model calls failed is not kept in the cache: its completed calls
-    are (in the call cache), so the next run retries only what failed, at no extra cost.
-    ``label`` (e.g. 'transcript-rag:ingest_probe') names the stage in progress lines.
-    """
-    seed = world_seed
-    shown = label or name
-    progress().stage(seed, shown, "running")
-    failures_before = runtime.failure_count()
-    start = time.perf_counter()
-    state = await tasks[name](key=key, return_state=True,
-                              **{k: quote(v) for k, v in payload.items()})
-    result = await state.aresult()
-    seconds = time.perf_counter() - start
-    cached = state.name == "Cached"
-    if getattr(result, "failure", None):  # an engine's fault: never cached, never a stage
-        (storage / f"{name}-{key}").unlink(missing_ok=True)
-        progress().stage(seed, shown, "failed")
-        raise EngineFailure(result.failure)
-    if not cached and runtime.failure_count() > failures_before:
-        (storage / f"{name}-{key}").unlink(missing_ok=True)
-        runtime.uncached.append(f"{shown} (seed {seed})")
-    records.append(StageRecord(seed=seed, stage=name, cached=cached, seconds=round(seconds, 4)))
-    runtime.spans.append((seed, shown, start, start + seconds))
-    progress().stage(seed, shown, "cached" if cached else "computed", seconds)
-    return result
+    @property
+    def report(self) -> Report | None:
+        return self.reports[0] if self.reports else None
 
 
-@flow(name="rot-world", log_prints=False, persist_result=False)
-async def world_pipeline(seed: int, spec: dict, runtime_token: str) -> int:
-    """One world, every engine of the run in turn. Each engine's scored probes and stage
-    records go to the run's runtime (``results[(engine, seed)]``), not through Prefect,
-    which would walk the whole payload. One engine failing does not stop the others."""
-    runtime = _RUNTIMES[runtime_token]
-    gate: TransitionGate = runtime.gate
-    gate.started(str(seed))
-    run = RunSpec.model_validate(spec)
-    tasks = configured_tasks(Path(run.cache_dir))
-    generate_records: list[StageRecord] = []
-    storage = (Path(run.cache_dir) / "prefect").resolve()
-    world = await _stage(tasks, seed, "generate", generate_records, runtime, storage,
-                         content_hash(run.generator, seed, run.days), seed=seed,
-                         days=run.days, generator=run.generator)
-    for name in run.engines:
-        info = resolve(name)
-        records = list(generate_records)
+def _seed_text(seeds: list[int]) -> str:
+    if len(seeds) > 3 and seeds == list(range(seeds[0], seeds[0] + len(seeds))):
+        return f"{seeds[0]}-{seeds[-1]}"
+    return ",".join(map(str, seeds[:5])) + (f",+{len(seeds) - 5}" if len(seeds) > 5 else "")
+
+
+def run_name() -> str:
+    """The flow run's name: arm, engines and seeds, e.g. 'oracle reference seeds 42,43,44'."""
+    from prefect.runtime import flow_run
+
+    p = flow_run.parameters
+    engines = "+".join(p.get("engines") or ["reference"])
+    return f"{p.get('arm', 'oracle')} {engines} seeds {_seed_text(list(p.get('seeds') or []))}"
+
+
+def _merge_usage(outcomes: list[WorldOutcome], estimate: dict | None,
+                 spent: dict | None) -> dict | None:
+    """The run's usage: each world's flat totals summed; per-world detail kept by seed."""
+    worlds = [o for o in outcomes if o.usage is not None]
+    if not worlds:
+        return None
+    total: dict = {}
+    for key in ("calls", "cache_hits", "input_tokens", "output_tokens", "failures"):
+        total[key] = sum(int(o.usage.get(key) or 0) for o in worlds)
+    usds = [o.usage.get("usd") for o in worlds]
+    total["usd"] = None if any(u is None for u in usds) else round(sum(usds), 6)
+    total["detail"] = {"seeds": {str(o.seed): o.usage.get("detail") for o in worlds}}
+    if estimate is not None:
+        total["estimate"] = estimate
+    if spent is not None:
+        total["budget"] = spent
+    return total
+
+
+def _prewarm(spec: RunSpec) -> threading.Thread | None:
+    """Start embedding the scripted arms' texts while the worlds start (oracle and probe
+    arms, reference engine): every claim sentence is known before the run, so encoding in
+    one batch overlaps start-up and the index stages find them cached. Best effort."""
+    if spec.arm == "live" or "reference" not in spec.engines:
+        return None
+
+    def work() -> None:
+        from rotbench.embedding.shared import shared_embedder
+        from rotbench.engine.extract import extract_documents, index_texts, world_documents
+        from rotbench.engine.oracle import OracleExtractor
+        from rotbench.world import generate_world
+
+        texts: set[str] = set()
         try:
-            if info.separable:
-                result = await _reference_world(world, run, runtime, tasks, records)
-            else:
-                result = await _engine_world(world, info, run, runtime, tasks, records)
-        except EngineFailure as exc:
-            result = WorldResult(probes=None, stages=records, failure=str(exc))
-        runtime.results[(name, seed)] = result
-    await gate.finishing(str(seed))
-    return seed
+            for seed in spec.seeds:
+                w = generate_world(seed, spec.days, spec.generator)
+                extraction = extract_documents(world_documents(w), OracleExtractor(w))
+                texts.update(index_texts(w, extraction))
+            shared_embedder(Path(spec.cache_dir)).ensure(sorted(texts))
+        except Exception:  # noqa: BLE001 - the index stage meets and reports any failure
+            return
+
+    thread = threading.Thread(target=work, name="rotbench-prewarm", daemon=True)
+    thread.start()
+    return thread
 
 
-async def _reference_world(world: World, run: RunSpec, runtime: ArmRuntime, tasks,
-                           rec: list[StageRecord]) -> WorldResult:
-    """The reference engine's separable stages: extract, index, deposit, probe (as of each
-    checkpoint day), score."""
-    seed = world.seed
-    config = EngineConfig().with_overrides(run.engine_overrides())
-    embedder = shared_embedder(Path(run.cache_dir))
-    storage = (Path(run.cache_dir) / "prefect").resolve()
-    scorer = run.scorer or DEFAULT_SCORER
-    extractor, checker = runtime.perception(world)
-    multi = config.store.multi_contributor
-    documents = world_documents(world, multi)
-    extraction = await _stage(
-        tasks, seed, "extract", rec, runtime, storage,
-        content_hash(world.fingerprint, extractor.stamp, EXTRACT_STAGE, multi),
-        documents=documents, extractor=extractor, concurrency=run.model_concurrency)
-    texts = index_texts(world, extraction)
-    await _stage(tasks, seed, "index", rec, runtime, storage,
-                 content_hash(embedder.model_id, *texts), texts=texts, embedder=embedder)
-    ledger = await _stage(
-        tasks, seed, "deposit", rec, runtime, storage,
-        content_hash(model_hash(extraction), checker.stamp, config.stamp(DEPOSIT_SECTIONS),
-                     ENGINE_VERSION, embedder.model_id),
-        extraction=extraction, embedder=embedder, checker=checker, config=config)
-    probes = await _stage(
-        tasks, seed, "probe", rec, runtime, storage,
-        content_hash(model_hash(ledger), world.fingerprint, config.stamp(QUERY_SECTIONS),
-                     run.top_k, ENGINE_VERSION, embedder.model_id, PROBE_STAGE),
-        world=world, ledger=ledger, config=config, embedder=embedder, top_k=run.top_k)
-    scored = await _stage(tasks, seed, "score", rec, runtime, storage,
-                          content_hash(model_hash(probes), scorer, SCORE_STAGE),
-                          probes=probes, scorer=scorer)
-    c = ledger.counts
-    notes = [f"seed {seed}: {c.claims} claims from {c.documents} documents; "
-             f"{c.retirements} retirements, {c.reviews} review records (quarantined), "
-             f"{c.pairs_judged} candidate pairs judged"]
-    stamps = {"extract": extractor.stamp, "deposit": checker.stamp,
-              "embedding": embedder.model_id}
-    identity = {"name": REFERENCE_NAME, "version": ENGINE_VERSION, "config": config.flat()}
-    return WorldResult(probes=scored, stages=rec, notes=notes, stamps=stamps, identity=identity)
+def task_runner_for(spec: RunSpec):
+    """Threads in this process (``max_concurrent_worlds`` at once), or prefect-dask's
+    ``DaskTaskRunner``: a LocalCluster of ``dask_workers`` processes for ``dask='local'``,
+    else the scheduler at that address."""
+    if spec.dask is None:
+        return ThreadPoolTaskRunner(max_workers=spec.max_concurrent_worlds)
+    from prefect_dask import DaskTaskRunner
+
+    if spec.dask == "local":
+        return DaskTaskRunner(cluster_kwargs={"n_workers": spec.dask_workers,
+                                              "threads_per_worker": 1, "processes": True,
+                                              "dashboard_address": None})
+    return DaskTaskRunner(address=spec.dask)
 
 
-async def _engine_world(world: World, info: EngineInfo, run: RunSpec, runtime: ArmRuntime,
-                        tasks, rec: list[StageRecord]) -> WorldResult:
-    """An engine without separable stages: ingest-and-probe (interleaved), then score."""
-    seed = world.seed
-    embedder = shared_embedder(Path(run.cache_dir))
-    storage = (Path(run.cache_dir) / "prefect").resolve()
-    scorer = run.scorer or DEFAULT_SCORER
-    extractor, checker = runtime.perception(world)
-    answers = await _stage(
-        tasks, seed, "ingest_probe", rec, runtime, storage,
-        content_hash(world.fingerprint, info.identity, extractor.stamp, checker.stamp,
-                     embedder.model_id, run.top_k, INGEST_STAGE),
-        label=f"{info.name}:ingest_probe",
-        world=world, info=info, arm=run.arm, extractor=extractor, checker=checker,
-        model=runtime.engine_client(info.name), embedder=embedder, top_k=run.top_k,
-        timeout_seconds=run.engine_timeout_seconds,
-        scratch_root=Path(run.cache_dir) / "scratch")
-    scored = await _stage(tasks, seed, "score", rec, runtime, storage,
-                          content_hash(model_hash(answers.probes), scorer, SCORE_STAGE),
-                          label=f"{info.name}:score", probes=answers.probes, scorer=scorer)
-    stamps = {"perception": extractor.stamp, "checks": checker.stamp,
-              "embedding": embedder.model_id}
-    if info.source_sha256:
-        stamps["engine_source"] = info.source_sha256
-    identity = {"name": answers.name, "version": answers.version, "config": answers.config}
-    return WorldResult(probes=scored, stages=rec, stamps=stamps, identity=identity)
+def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None):
+    """Submit one world task per seed; returns (outcomes, {seed: one-line failure})."""
+    payload = spec.model_dump(mode="json")
+    outcomes: list[WorldOutcome] = []
+    missing: dict[int, str] = {}
+    labels = [f"arm:{spec.arm}", *(f"engine:{e}" for e in spec.engines)]
+    with tags(*labels), task_runner_for(spec) as runner:
+        futures = [(seed, runner.submit(world_task, {
+            "seed": seed, "spec": payload, "ledger_path": ledger_path, "budget": budget}))
+            for seed in spec.seeds]
+        for seed, future in futures:
+            try:
+                outcomes.append(future.result())
+            except Exception as exc:  # noqa: BLE001 - one line per seed
+                text = str(exc).strip().splitlines()
+                missing[seed] = f"{type(exc).__name__}: {text[0] if text else ''}"[:300]
+    return outcomes, missing
 
 
-def runtime_for(run: RunSpec) -> ArmRuntime:
-    """The runtime of a run started without the CLI (a deployment): model-backed perception
-    for the paid arms, with the key from ``ANTHROPIC_API_KEY`` and settings from the JSON
-    file named by ``ROTBENCH_LLM_SETTINGS`` (else the defaults)."""
-    if run.arm == "oracle":
-        return ArmRuntime(arm="oracle")
-    path = os.environ.get("ROTBENCH_LLM_SETTINGS")
-    settings = load_llm_settings(Path(path) if path else None, run.model_concurrency)
-    return paid_runtime(run.arm, settings, run.cache_dir)
+def _artifact_markdown(outcome: RunOutcome, spec: RunSpec) -> str:
+    from rotbench.report import format_rate
+
+    lines = [f"# rotbench: arm {spec.arm}, seeds {_seed_text(spec.seeds)}", ""]
+    for report, path in zip(outcome.reports, outcome.report_paths, strict=True):
+        lines += [f"## engine {report.selection.engine} ({report.run_id})", "",
+                  f"report: `{path}`  ", f"database: `{spec.db}`", "",
+                  "| metric | rate |", "|---|---|"]
+        for name, rate in report.metrics.items():
+            lines.append(f"| {name} | {format_rate(rate)} |")
+        lines.append("")
+    usage = outcome.usage or {}
+    usd = usage.get("usd")
+    lines.append(f"model calls: {usage.get('calls', 0)}; dollars: "
+                 f"{'unknown (unpriced)' if usd is None and usage else f'US${usd or 0:.4f}'}"
+                 + ("; **cut short: the budget was reached**" if outcome.cut_short else ""))
+    if outcome.missing:
+        lines.append("")
+        lines.append("missing seeds: " + "; ".join(f"{s} ({r})"
+                                                  for s, r in outcome.missing.items()))
+    for failure in outcome.failures:
+        lines.append(f"- engine failure: {failure}")
+    return "\n".join(lines)
 
 
-@flow(name="rot-benchmark", log_prints=False, persist_result=False)
-async def rot_benchmark(spec: dict, runtime_token: str | None = None,
-                        started_unix: float | None = None) -> str:
-    """Run every seed of ``spec`` concurrently (at most ``max_concurrent_worlds`` at once),
-    each world through every engine of the run, then write one report of record and its
-    DuckDB rows per engine (this flow is the only writer). Returns the run ids, joined by
-    commas; the reports are left on the runtime (``runtime.reports``, in engine order), and
-    the one-line failures of engines that failed on some world in ``runtime.failures`` (no
-    report is written for such an engine; the others' are).
+@flow(name="rot-benchmark", flow_run_name=run_name, log_prints=False, persist_result=False,
+      validate_parameters=True)
+async def rot_benchmark(
+    arm: Arm = "oracle",
+    seeds: list[int] = list(DEFAULT_SEEDS),  # noqa: B006, B008 - Prefect copies defaults
+    days: int = 90,
+    top_k: int = 10,
+    engines: list[str] = ["reference"],  # noqa: B006
+    scorer: str | None = None,
+    generator: str = RunSpec.model_fields["generator"].default,
+    overrides: list[str] = [],  # noqa: B006
+    trust_policy: bool = True,
+    record_claim_text: bool = True,
+    budget_usd: float | None = None,
+    budget_calls: int | None = None,
+    llm_settings: str | None = None,
+    dask: str | None = None,
+    dask_workers: int = 2,
+    max_concurrent_worlds: int = 4,
+    model_concurrency: int = 8,
+    engine_timeout_seconds: float = 60.0,
+    cache_dir: str = "cache",
+    reports_dir: str = "reports",
+    db_path: str | None = None,
+    out_path: str | None = None,
+) -> RunOutcome:
+    """Run every seed's world through every engine, then write one report of record and its
+    DuckDB rows per engine. Parameters are ``rotbench.runspec.RunSpec``'s fields (checked
+    by the same rules as ``rotbench run``). Returns a ``RunOutcome``.
 
-    ``started_unix``: when the caller started (epoch seconds), to report start-up overhead.
+    Paid arms: the projected calls and dollars are logged before any call and the run is
+    refused (BudgetRefused) above ``budget_usd`` / ``budget_calls`` (else the settings
+    file's budget); while running, calls stop once the budget is spent and the reports say
+    the run was cut short.
     """
     begin = time.time()
-    run = RunSpec.model_validate(spec)
-    token = runtime_token or register_runtime(runtime_for(run))
-    runtime = _RUNTIMES[token]
-    limit = asyncio.Semaphore(run.max_concurrent_worlds)
-    runtime.gate, runtime.results = TransitionGate(), {}
-
-    async def one(seed: int) -> None:
-        async with limit:
-            await runtime.gate.run(str(seed), lambda: world_pipeline(
-                seed=seed, spec=spec, runtime_token=token))
-
-    try:
-        await asyncio.gather(*(one(s) for s in run.seeds))
-    finally:
-        if runtime_token is None:
-            _RUNTIMES.pop(token, None)
+    logger = get_run_logger()
+    params = {k: v for k, v in locals().items() if k in RunSpec.model_fields}
+    spec = spec_from_parameters(params)
+    logger.info("rotbench run: arm %s, engines %s, %d seeds, runner %s", spec.arm,
+                ", ".join(spec.engines), len(spec.seeds), spec.dask or "threads")
+    estimate, ledger_path, budget = None, None, None
+    if spec.arm != "oracle":
+        estimate, ledger_path, budget = await asyncio.to_thread(_guard_budget, spec, logger)
+    _prewarm(spec)
+    outcomes, missing = await asyncio.to_thread(_run_worlds, spec, ledger_path, budget)
     worlds_done = time.time()
-    shared = [f"model calls refused in scripted parts: {runtime.refusing.refused}"]
-    damaged = CacheAudit.drain() + [f"embeddings/{name}" for name in drain_damaged()]
-    if damaged:
-        shared.append(f"damaged cache records detected and recomputed: {len(damaged)} "
-                      f"({', '.join(sorted(damaged))})")
-    shared.extend(runtime.extra_notes())
-    if runtime.uncached:
-        shared.append("not cached because model calls failed during them (a rerun retries "
-                      f"only the failed calls): {', '.join(runtime.uncached)}")
+    if not outcomes:
+        raise AllWorldsFailed("every world failed: " + "; ".join(
+            f"seed {s}: {r}" for s, r in missing.items()))
+    spent = None
+    if ledger_path is not None:
+        from rotbench.budget import Budget, SpendLedger
+
+        spent = SpendLedger(Path(ledger_path), Budget(**budget)).totals()
+        spent["limit"] = budget
+    outcome = RunOutcome(missing=missing, usage=_merge_usage(outcomes, estimate, spent),
+                         refused=sum(o.refused for o in outcomes),
+                         cut_short=bool(spent and spent["refused"]))
+    outcome.spans = [(o.seed, *span) for o in outcomes for span in o.spans]
+    by_seed = {o.seed: o for o in outcomes}
+    present = [s for s in spec.seeds if s in by_seed]
+    notes = _shared_notes(spec, outcomes, outcome)
     timings = {"worlds_seconds": round(worlds_done - begin, 3)}
-    if started_unix is not None:
-        timings["startup_seconds"] = round(begin - started_unix, 3)
-    if runtime.prewarm_seconds is not None:
-        timings["embedding_prewarm_seconds"] = runtime.prewarm_seconds
-    runtime.reports, runtime.failures = [], []
-    for name in run.engines:
-        results = [runtime.results[(name, s)] for s in run.seeds]
+    started = os.environ.get("ROTBENCH_STARTED_UNIX")
+    if started:
+        timings["startup_seconds"] = round(begin - float(started), 3)
+    for index, name in enumerate(spec.engines):
+        results = [by_seed[s].engines[index] for s in present]
         failed = [r.failure for r in results if r.failure]
         if failed:
-            runtime.failures.extend(failed)
+            outcome.failures.extend(failed)
+            logger.warning("engine %s failed; no report: %s", name, failed[0])
             continue
-        notes = [n for r in results for n in r.notes] + shared
-        report = record_run(run, [r.probes for r in results],
-                            [s for r in results for s in r.stages], timings, notes,
-                            stamps=results[0].stamps, usage=runtime.usage(),
+        worlds = [load_payload(spec.cache_dir, r.scored) for r in results]
+        world_notes = [n for r in results for n in r.notes]
+        kept = spec.model_copy(update={"seeds": present})
+        report = record_run(kept, worlds, [s for r in results for s in r.stages], timings,
+                            world_notes + notes, stamps=results[0].stamps,
+                            usage=outcome.usage,
                             engine=EngineIdentity(source=name, **results[0].identity))
-        runtime.reports.append(report)
-    runtime.report = runtime.reports[0] if runtime.reports else None
-    return ",".join(r.run_id for r in runtime.reports)
+        path = str(Path(spec.reports_dir) / f"{report.run_id}.json")
+        outcome.reports.append(report)
+        outcome.report_paths.append(path)
+        logger.info("engine %s: report written to %s (run id %s; database %s)", name, path,
+                    report.run_id, spec.db)
+    await _publish(outcome, spec, logger)
+    return outcome
 
 
-__all__ = ["WorldResult", "register_runtime", "rot_benchmark", "world_pipeline"]
+def _shared_notes(spec: RunSpec, outcomes: list[WorldOutcome], outcome: RunOutcome) -> list:
+    notes = [f"model calls refused in scripted parts: {outcome.refused}"]
+    damaged = [d for o in outcomes for d in o.damaged]
+    if damaged:
+        notes.append(f"damaged cache records detected and recomputed: {len(damaged)} "
+                     f"({', '.join(sorted(damaged))})")
+    notes.extend(n for o in outcomes for n in o.notes)
+    uncached = [u for o in outcomes for u in o.uncached]
+    if uncached:
+        notes.append("not cached because model calls failed during them (a rerun retries "
+                     f"only the failed calls): {', '.join(uncached)}")
+    if outcome.missing:
+        notes.append(f"seeds missing from this report (their world failed; requested "
+                     f"{len(spec.seeds)}, reported {len(spec.seeds) - len(outcome.missing)}): "
+                     + "; ".join(f"{s}: {r}" for s, r in outcome.missing.items()))
+    if outcome.cut_short:
+        b = outcome.usage.get("budget", {}) if outcome.usage else {}
+        notes.append(f"cut short: the budget was reached after {b.get('calls')} calls "
+                     f"(US${b.get('usd', 0):.4f}); {b.get('refused')} further calls were "
+                     "refused and their items left unanswered")
+    return notes
+
+
+def _guard_budget(spec: RunSpec, logger) -> tuple[dict, str, dict]:
+    """Project the paid run's cost, log it, refuse it above the budget; returns (estimate,
+    spend ledger path, budget)."""
+    from prefect.runtime import flow_run
+
+    from rotbench.arms import load_llm_settings
+    from rotbench.budget import effective_budget, project_cost, refusal
+
+    path = spec.llm_settings or os.environ.get("ROTBENCH_LLM_SETTINGS")
+    settings = load_llm_settings(Path(path) if path else None, spec.model_concurrency)
+    budget = effective_budget(spec.budget_usd, spec.budget_calls, settings)
+    projection = project_cost(spec, settings)
+    logger.info("projected cost: %s calls, %s; budget: %s", projection.calls,
+                "dollars unknown" if projection.usd is None else f"US${projection.usd:.4f}",
+                budget.describe())
+    reason = refusal(budget, projection.calls, projection.usd)
+    if reason:
+        raise BudgetRefused(f"refused before any model call: {reason}")
+    run_id = flow_run.id or f"local-{os.getpid()}-{time.time_ns()}"
+    ledger = Path(spec.cache_dir).resolve() / "budget" / f"{run_id}.json"
+    return projection.model_dump(mode="json"), str(ledger), budget.model_dump()
+
+
+async def _publish(outcome: RunOutcome, spec: RunSpec, logger) -> None:
+    """A markdown artifact (figures, report paths, calls, dollars) on the flow run."""
+    from prefect.artifacts import acreate_markdown_artifact
+
+    usage = outcome.usage or {}
+    logger.info("model calls %s, dollars %s%s", usage.get("calls", 0), usage.get("usd", 0),
+                "; cut short by the budget" if outcome.cut_short else "")
+    try:
+        await acreate_markdown_artifact(markdown=_artifact_markdown(outcome, spec),
+                                        key=f"rotbench-{spec.arm}",
+                                        description="rotbench figures, report, calls, dollars")
+    except Exception as exc:  # noqa: BLE001 - the reports are written; the artifact is extra
+        logger.warning("could not publish the run's artifact: %s", exc)
+
+
+__all__ = ["AllWorldsFailed", "BudgetRefused", "RunOutcome", "rot_benchmark"]

@@ -1,91 +1,153 @@
-"""The pipeline's stages as Prefect tasks: thin async wrappers around plain functions.
+"""The pipeline's stages as Prefect tasks: thin wrappers around plain functions.
 
-Each task takes a ``key`` (content hashes of its inputs + version stamps, computed by the
-caller) and its payload; Prefect's ``cache_key_fn`` reads only the key, so large payloads are
-never hashed. Work runs in a thread (``asyncio.to_thread``) so the seeds' subflows overlap.
+Each stage task takes a ``key`` (content hashes of its inputs + version stamps, computed by
+the caller) and returns a ``StageRef``: its output is stored under ``<cache>/stages/`` and
+Prefect caches only the small reference, so a cache hit reads a few hundred bytes and a
+downstream key names upstream content by its hash without loading it. Payloads are loaded
+only by a stage that actually computes.
+
+Stage tasks run inline inside the per-world task (``flows.world``), on its thread or Dask
+worker: their ``ctx`` (the world's perception, embedder and cache folder, built inside the
+world task from the run's settings) never crosses a process boundary. Every stage has a
+timeout; stages that can fail transiently (disk, model calls) are retried with backoff.
 """
 
 from __future__ import annotations
 
-import asyncio
+import logging
 from pathlib import Path
+from typing import Any
 
 from prefect import Task, task
 
-from flows.caching import SafeJSONSerializer, stage_key
-from rotbench.config import EngineConfig
-from rotbench.embedding.embedder import EncodeStats
-from rotbench.engine.extract import Extraction
-from rotbench.engine.ledger import Ledger
-from rotbench.engine.perception import Checker, Extractor
-from rotbench.engine.protocol import Document
+from flows.caching import SafeJSONSerializer, StageRef, load_payload, stage_key, store_payload
+from rotbench.engine.extract import index_texts, world_documents
 from rotbench.engine.reconcile import deposit
 from rotbench.engine.reference import ReferenceEngine
-from rotbench.engines.ingest import EngineAnswers, ingest_and_probe
-from rotbench.engines.registry import EngineInfo
+from rotbench.engines.ingest import ingest_and_probe
 from rotbench.llm import extract_concurrently
-from rotbench.probe import probe_as_of
+from rotbench.probe import EngineFailure, probe_as_of
 from rotbench.scoring import score_world
-from rotbench.scoring.models import WorldProbes
 from rotbench.world import generate_world
-from rotbench.world.models import World
+
+STAGE_TIMEOUT_SECONDS: dict[str, float] = {
+    "generate": 120, "extract": 3600, "index": 1800, "deposit": 3600, "probe": 1800,
+    "ingest_probe": 7200, "score": 600,
+}
+"""Upper limit on one stage of one world, seconds (generous: a paid extraction of a long
+world is slow; a stuck stage still ends)."""
+RETRY_DELAYS_SECONDS: list[float] = [1.0, 5.0]
+"""Backoff between attempts of a stage that failed transiently."""
+
+class _ThreadTimeoutNotice(logging.Filter):
+    """Drop Prefect's per-task notice that a timeout in a worker thread cannot interrupt a
+    blocking call: known and documented here (a stage's timeout takes effect when its
+    current call returns; engine calls and model calls have their own interrupting limits)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "running in a worker thread" not in record.getMessage()
 
 
-@task(name="generate")
-async def generate_task(key: str, seed: int, days: int, generator: str) -> World:
-    """The world of ``seed`` over ``days`` days from generator version ``generator``
-    (``rotbench.world.generate_world``)."""
-    return await asyncio.to_thread(generate_world, seed, days, generator)
+logging.getLogger("prefect.task_runs").addFilter(_ThreadTimeoutNotice())
+
+_NOT_TRANSIENT = ("EngineFailure", "FatalModelError", "RefusedCall", "PayloadMissing",
+                  "SpecError", "TypeError", "ValueError", "KeyError", "AttributeError")
 
 
-@task(name="extract")
-async def extract_task(key: str, documents: list[Document], extractor: Extractor,
-                       concurrency: int) -> Extraction:
-    """Claims of every document, up to ``concurrency`` documents in flight."""
-    return await asyncio.to_thread(extract_concurrently, documents, extractor, concurrency)
+def transient(task: Any, task_run: Any, state: Any) -> bool:
+    """Retry condition: retry unless the error says the next attempt would fail the same way
+    (an engine's own fault, a rejected API key, a programming or input error)."""
+    try:
+        state.result()
+    except Exception as exc:  # noqa: BLE001 - classifying the failure
+        return type(exc).__name__ not in _NOT_TRANSIENT
+    return False
 
 
-@task(name="index")
-async def index_task(key: str, texts: list[str], embedder) -> EncodeStats:
+def _load(ctx, ref: StageRef):
+    return load_payload(ctx.cache_dir, ref)
+
+
+def _store(ctx, stage: str, key: str, obj, summary=None, failures_before: int | None = None):
+    complete = failures_before is None or ctx.failure_count() == failures_before
+    return store_payload(ctx.cache_dir, stage, key, obj, summary, complete)
+
+
+@task(name="generate", task_run_name="generate seed {seed}")
+def generate_task(key: str, seed: int, ctx, days: int, generator: str) -> StageRef:
+    """The world of ``seed`` over ``days`` days (``rotbench.world.generate_world``)."""
+    return _store(ctx, "generate", key, generate_world(seed, days, generator))
+
+
+@task(name="extract", task_run_name="extract seed {seed}")
+def extract_task(key: str, seed: int, ctx, world: StageRef, multi: bool,
+                 concurrency: int) -> StageRef:
+    """Claims of every document of the world, up to ``concurrency`` documents in flight."""
+    w = _load(ctx, world)
+    before = ctx.failure_count()
+    extractor, _ = ctx.perception(w)
+    extraction = extract_concurrently(world_documents(w, multi), extractor, concurrency)
+    return _store(ctx, "extract", key, extraction, failures_before=before)
+
+
+@task(name="index", task_run_name="index seed {seed}")
+def index_task(key: str, seed: int, ctx, world: StageRef, extraction: StageRef) -> StageRef:
     """Embed every claim sentence and question not yet in the embedding cache."""
-    return await asyncio.to_thread(embedder.ensure, texts)
+    texts = index_texts(_load(ctx, world), _load(ctx, extraction))
+    return _store(ctx, "index", key, ctx.embedder().ensure(texts))
 
 
-@task(name="deposit")
-async def deposit_task(key: str, extraction: Extraction, embedder, checker: Checker,
-                       config: EngineConfig) -> Ledger:
+@task(name="deposit", task_run_name="deposit seed {seed}")
+def deposit_task(key: str, seed: int, ctx, world: StageRef, extraction: StageRef,
+                 config) -> StageRef:
     """Reconcile the extraction into a ledger (``rotbench.engine.reconcile.deposit``)."""
-    return await asyncio.to_thread(deposit, extraction, embedder, checker, config)
+    w = _load(ctx, world)
+    before = ctx.failure_count()
+    _, checker = ctx.perception(w)
+    ledger = deposit(_load(ctx, extraction), ctx.embedder(), checker, config)
+    c = ledger.counts
+    summary = {"claims": c.claims, "documents": c.documents, "retirements": c.retirements,
+               "reviews": c.reviews, "pairs_judged": c.pairs_judged}
+    return _store(ctx, "deposit", key, ledger, summary, failures_before=before)
 
 
-def _probe(world: World, ledger: Ledger, config: EngineConfig, embedder, top_k: int) -> WorldProbes:
-    engine = ReferenceEngine.from_ledger(ledger, config, embedder)
-    return probe_as_of(world, engine, top_k)
-
-
-@task(name="probe")
-async def probe_task(key: str, world: World, ledger: Ledger, config: EngineConfig, embedder,
-                     top_k: int) -> WorldProbes:
+@task(name="probe", task_run_name="probe seed {seed}")
+def probe_task(key: str, seed: int, ctx, world: StageRef, ledger: StageRef, config,
+               top_k: int) -> StageRef:
     """Ask every checkpoint question of the ledger; unscored top-k hits per probe."""
-    return await asyncio.to_thread(_probe, world, ledger, config, embedder, top_k)
+    engine = ReferenceEngine.from_ledger(_load(ctx, ledger), config, ctx.embedder())
+    return _store(ctx, "probe", key, probe_as_of(_load(ctx, world), engine, top_k))
 
 
-@task(name="ingest_probe")
-async def ingest_probe_task(key: str, world: World, info: EngineInfo, arm: str,
-                            extractor: Extractor, checker: Checker, model, embedder, top_k: int,
-                            timeout_seconds: float, scratch_root: Path) -> EngineAnswers:
+@task(name="ingest_probe", task_run_name="{engine} ingest_probe seed {seed}")
+def ingest_probe_task(key: str, seed: int, engine: str, ctx, world: StageRef, arm: str,
+                      top_k: int, timeout_seconds: float) -> StageRef:
     """Build the engine for the world, deposit and probe interleaved
-    (``rotbench.engines.ingest.ingest_and_probe``)."""
-    return await asyncio.to_thread(
-        ingest_and_probe, world, info, arm=arm, extractor=extractor, checker=checker,
-        model=model, embedder=embedder, top_k=top_k, timeout_seconds=timeout_seconds,
-        scratch_root=scratch_root)
+    (``rotbench.engines.ingest.ingest_and_probe``). Raises EngineFailure (never cached,
+    never retried) when the engine failed."""
+    from rotbench.engines.registry import resolve
+
+    w = _load(ctx, world)
+    before = ctx.failure_count()
+    extractor, checker = ctx.perception(w)
+    answers = ingest_and_probe(
+        w, resolve(engine), arm=arm, extractor=extractor, checker=checker,
+        model=ctx.engine_client(engine), embedder=ctx.embedder(), top_k=top_k,
+        timeout_seconds=timeout_seconds, scratch_root=Path(ctx.cache_dir) / "scratch")
+    if answers.failure:
+        raise EngineFailure(answers.failure)
+    identity = {"name": answers.name, "version": answers.version, "config": answers.config}
+    return _store(ctx, "ingest_probe", key, answers, identity, failures_before=before)
 
 
-@task(name="score")
-async def score_task(key: str, probes: WorldProbes, scorer: str) -> WorldProbes:
-    """Classify every hit under ``scorer`` (``rotbench.scoring.score_world``)."""
-    return await asyncio.to_thread(score_world, probes, scorer)
+@task(name="score", task_run_name="{engine} score seed {seed}")
+def score_task(key: str, seed: int, engine: str, ctx, probes: StageRef, scorer: str,
+               field: str | None = None) -> StageRef:
+    """Classify every hit under ``scorer`` (``rotbench.scoring.score_world``). ``field``:
+    read the probes from this attribute of the stored output (an engine's answers)."""
+    stored = _load(ctx, probes)
+    return _store(ctx, "score", key, score_world(getattr(stored, field) if field else stored,
+                                                 scorer))
 
 
 _TASKS: dict[str, Task] = {  # one per name in ALL_STAGES
@@ -93,10 +155,12 @@ _TASKS: dict[str, Task] = {  # one per name in ALL_STAGES
     "deposit": deposit_task, "probe": probe_task, "ingest_probe": ingest_probe_task,
     "score": score_task,
 }
+_RETRIED = {"generate", "extract", "index", "deposit", "probe", "score"}
 
 
 def configured_tasks(cache_dir: Path) -> dict[str, Task]:
-    """Every stage task bound to result storage under ``<cache_dir>/prefect``."""
+    """Every stage task bound to result storage under ``<cache_dir>/prefect``, with its
+    timeout, and retries with backoff for the stages that can fail transiently."""
     storage = (Path(cache_dir) / "prefect").resolve()
     storage.mkdir(parents=True, exist_ok=True)
     return {
@@ -105,6 +169,10 @@ def configured_tasks(cache_dir: Path) -> dict[str, Task]:
             persist_result=True,
             result_storage=storage,
             result_serializer=SafeJSONSerializer(),
+            timeout_seconds=STAGE_TIMEOUT_SECONDS[name],
+            retries=len(RETRY_DELAYS_SECONDS) if name in _RETRIED else 0,
+            retry_delay_seconds=RETRY_DELAYS_SECONDS,
+            retry_condition_fn=transient,
         )
         for name, t in _TASKS.items()
     }

@@ -19,34 +19,26 @@ from rotbench.world.models import World
 
 @dataclass
 class ArmRuntime:
-    """Objects one run shares across its worlds (not serialisable: never a flow parameter).
+    """The objects one world of a run reads with (not serialisable: built inside the world's
+    task from the run's settings, never a flow or task parameter).
 
     ``refusing`` is the client every scripted part receives; ``live`` builds model-backed
-    perception for the probe and live arms (None for the oracle arm).
+    perception for the probe and live arms (None for the oracle arm). ``cache_dir`` is the
+    run's cache folder (embeddings, stage outputs).
     """
 
     arm: str
     refusing: RefusingClient = field(default_factory=RefusingClient)
     live: object | None = None
-    gate: object | None = None
-    """The flow's TransitionGate while a run is in progress."""
-    results: dict = field(default_factory=dict)
-    """Per-seed results the subflows hand back to the parent flow."""
-    report: object | None = None
-    """The first engine's report of record, once the parent flow has written it."""
-    reports: list = field(default_factory=list)
-    """Every engine's report of record, in the run's engine order."""
-    failures: list = field(default_factory=list)
-    """One line per engine and world that failed (no report is written for that engine)."""
-    spans: list = field(default_factory=list)
-    """(seed, stage, start, end) in perf_counter seconds: when each stage ran."""
-
+    cache_dir: str = "cache"
     estimate: dict | None = None
-    """The projection printed before the run (calls, tokens, dollars per stage), if any."""
-    prewarm_seconds: float | None = None
-    """Seconds the CLI spent embedding the scripted arms' texts before the stages ran."""
-    uncached: list = field(default_factory=list)
-    """Stages left out of the cache because model calls failed during them."""
+    """The projection made before the run (calls, tokens, dollars per stage), if any."""
+
+    def embedder(self):
+        """The process-wide embedder of this run's cache folder."""
+        from rotbench.embedding.shared import shared_embedder
+
+        return shared_embedder(Path(self.cache_dir))
 
     def failure_count(self) -> int:
         """Model calls that have failed so far in this run (0 for the oracle arm)."""
@@ -126,10 +118,20 @@ def load_llm_settings(path: Path | None, concurrency: int):
         raise SettingsError(f"{path}: field {where}: {err['msg']}") from None
 
 
-def paid_runtime(arm: str, settings, cache_dir: str, estimate: dict | None = None) -> ArmRuntime:
-    """The runtime of a probe or live run: model-backed perception sharing one client, meter
-    and call cache across worlds. Raises MissingApiKey without ``ANTHROPIC_API_KEY``."""
-    from rotbench.llm import build_perception
+def paid_runtime(arm: str, settings, cache_dir: str, estimate: dict | None = None,
+                 ledger=None, api_key: str | None = None) -> ArmRuntime:
+    """The runtime of a probe or live world: model-backed perception with its own client,
+    meter and the run's call cache; every call drawn from ``ledger`` (a
+    ``rotbench.budget.SpendLedger``) when given. Raises MissingApiKey without a key
+    (``api_key``, else ``ANTHROPIC_API_KEY``)."""
+    from rotbench.llm import AnthropicClient, UsageMeter, build_perception
 
-    live = build_perception(arm, settings, cache_dir=cache_dir)
-    return ArmRuntime(arm=arm, live=live, estimate=estimate)
+    client = AnthropicClient(api_key=api_key, max_retries=settings.max_retries,
+                             timeout_seconds=settings.timeout_seconds,
+                             meter=UsageMeter(settings.prices))
+    if ledger is not None:
+        from rotbench.budget import BudgetedClient
+
+        client = BudgetedClient(client, ledger, settings)
+    live = build_perception(arm, settings, cache_dir=cache_dir, client=client)
+    return ArmRuntime(arm=arm, live=live, estimate=estimate, cache_dir=cache_dir)

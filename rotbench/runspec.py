@@ -61,6 +61,20 @@ class RunSpec(BaseModel):
     engine_timeout_seconds: float = Field(
         default=60.0, gt=0, description="Limit on one engine call (deposit or query), seconds."
     )
+    llm_settings: str | None = Field(
+        default=None, description="JSON file of model settings (probe, live arms): models, "
+        "prices, prompt versions, budget. None: $ROTBENCH_LLM_SETTINGS, else the defaults.")
+    budget_usd: float | None = Field(
+        default=None, description="US dollars this run may spend on model calls; None: the "
+        "settings file's budget, else no limit.")
+    budget_calls: int | None = Field(
+        default=None, description="Model calls this run may make; None: the settings file's "
+        "budget, else no limit.")
+    dask: str | None = Field(
+        default=None, description="Run the worlds on Dask: 'local' (a LocalCluster of worker "
+        "processes on this machine) or a scheduler address such as tcp://host:8786. None: "
+        "threads in this process.")
+    dask_workers: int = Field(default=2, description="Worker processes of a 'local' cluster.")
 
     @property
     def db(self) -> Path:
@@ -115,6 +129,17 @@ def validate_spec(spec: RunSpec) -> None:
         raise SpecError(f"--days must be at most {MAX_DAYS}, got {spec.days}")
     if spec.top_k < 1:
         raise SpecError(f"--top-k must be at least 1, got {spec.top_k}")
+    for flag, value in (("--budget-usd", spec.budget_usd), ("--budget-calls", spec.budget_calls)):
+        if value is not None and not value >= 0:
+            raise SpecError(f"{flag} must be 0 or more, got {value}")
+    if spec.dask_workers < 1:
+        raise SpecError(f"--dask-workers must be at least 1, got {spec.dask_workers}")
+    if spec.dask is not None and spec.dask != "local" and "://" not in spec.dask \
+            and ":" not in spec.dask:
+        raise SpecError(f"--dask: expected 'local' or a scheduler address such as "
+                        f"tcp://host:8786, got {spec.dask!r}")
+    if spec.llm_settings is not None and not Path(spec.llm_settings).is_file():
+        raise SpecError(f"--llm-settings {spec.llm_settings}: no such file")
     if not spec.seeds:
         raise SpecError("--seed: at least one seed is required")
     if len(set(spec.seeds)) != len(spec.seeds):
@@ -189,3 +214,20 @@ def check_duckdb_file(path: Path) -> None:
         check_database(path)
     except ValueError as exc:
         raise SpecError(f"--db {path}: {exc}") from None
+
+
+def spec_from_parameters(params: dict) -> RunSpec:
+    """A validated RunSpec from a flow run's parameters (the same checks as the CLI's).
+
+    Raises SpecError (one line, naming the parameter) on any bad value.
+    """
+    from pydantic import ValidationError
+
+    try:
+        spec = RunSpec.model_validate(params)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or "(parameters)"
+        raise SpecError(f"parameter {where}: {err['msg']}") from None
+    validate_spec(spec)
+    return spec

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
 from rotbench.cli.engine_cmds import compare, engines
@@ -36,6 +38,17 @@ app.command()(compare)
 
 
 
+def bare_dask_means_local(args: list[str]) -> list[str]:
+    """``--dask`` without a value (last, or followed by another option) means ``--dask
+    local``: a LocalCluster on this machine."""
+    out = list(args)
+    for i, arg in enumerate(out):
+        if arg == "--dask" and (i + 1 == len(out) or out[i + 1].startswith("-")):
+            out.insert(i + 1, "local")
+            break
+    return out
+
+
 def main() -> None:
     """Console-script entry: typer's commands, with usage errors as one line (exit 2).
 
@@ -46,7 +59,8 @@ def main() -> None:
 
     command = typer.main.get_command(app)
     try:
-        code = command.main(prog_name="rotbench", standalone_mode=False)
+        code = command.main(args=bare_dask_means_local(sys.argv[1:]), prog_name="rotbench",
+                            standalone_mode=False)
     except click_exc.NoArgsIsHelpError as exc:
         typer.echo(exc.format_message())
         raise SystemExit(0) from None

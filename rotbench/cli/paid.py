@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import typer
 
-from rotbench.arms import ArmRuntime, SettingsError, load_llm_settings, paid_runtime
+from rotbench.arms import SettingsError, load_llm_settings
 from rotbench.cli.common import fail
 from rotbench.runspec import RunSpec
 
@@ -15,38 +14,23 @@ CONFIRM_ABOVE_CALLS = 200
 """A real run projected above this many model calls asks before it starts (unless --yes)."""
 
 
-def _engine_stages(projection, engines: list[str]) -> None:
-    """Keep only the stages the run's engines use: extraction when an engine takes perceived
-    claims (every such engine shares one call cache, so it is paid once), the checks when the
-    reference engine runs. An engine's own model calls are not projected (noted)."""
-    from rotbench.engines.registry import resolve
+def prepare_paid_arm(spec: RunSpec, *, estimate_only: bool, assume_yes: bool) -> dict:
+    """Price the run, check the API key and the budget, ask when it is large; returns the
+    projection (JSON-ready) for the report.
 
-    infos = [resolve(name) for name in engines]
-    if not any(i.takes == "claims" for i in infos):
-        projection.stages.pop("extract", None)
-    if not any(i.separable for i in infos):
-        projection.stages.pop("check", None)
-    own = [i.name for i in infos if i.paid_calls and not i.separable]
-    if own:
-        projection.notes.append("not projected: the engines' own model calls "
-                                f"({', '.join(own)}); they are cached and metered")
-
-
-def prepare_paid_arm(spec: RunSpec, *, estimate_only: bool, assume_yes: bool,
-                     settings_path: Path | None = None) -> ArmRuntime:
-    """Price the run, check the API key, ask when it is large; returns the arm's runtime.
-
-    With ``estimate_only`` prints the projection and exits 0 (no key needed). A missing key is
-    a one-line error before any work. Above CONFIRM_ABOVE_CALLS projected calls a run asks on
-    a terminal and refuses without one, unless ``assume_yes``.
+    With ``estimate_only`` prints the projection and exits 0 (no key needed). A missing key or
+    a projection above the budget is a one-line error before any work. Above
+    CONFIRM_ABOVE_CALLS projected calls a run asks on a terminal and refuses without one,
+    unless ``assume_yes``.
     """
-    from rotbench.config import EngineConfig
-    from rotbench.embedding.shared import shared_embedder
-    from rotbench.llm import CallCache, MissingApiKey, estimate, require_api_key
-    from rotbench.world import generate_world
+    from pathlib import Path
+
+    from rotbench.budget import effective_budget, project_cost, refusal
+    from rotbench.llm import MissingApiKey, require_api_key
 
     try:
-        settings = load_llm_settings(settings_path, spec.model_concurrency)
+        settings = load_llm_settings(Path(spec.llm_settings) if spec.llm_settings else None,
+                                     spec.model_concurrency)
     except SettingsError as exc:
         fail(f"--llm-settings {exc}")
     if not estimate_only:
@@ -54,20 +38,17 @@ def prepare_paid_arm(spec: RunSpec, *, estimate_only: bool, assume_yes: bool,
             require_api_key()
         except MissingApiKey as exc:
             fail(str(exc))
-    worlds = [generate_world(s, spec.days, spec.generator) for s in spec.seeds]
-    projection = estimate(
-        worlds, spec.arm, settings, embedder=shared_embedder(Path(spec.cache_dir)),
-        engine_config=EngineConfig().with_overrides(spec.engine_overrides()),
-        cache=CallCache(spec.cache_dir),
-    )
-    _engine_stages(projection, spec.engines)
+    projection = project_cost(spec, settings)
     typer.echo(projection.render(), err=not estimate_only)
     if estimate_only:
         raise typer.Exit(0)
+    budget = effective_budget(spec.budget_usd, spec.budget_calls, settings)
+    reason = refusal(budget, projection.calls, projection.usd)
+    if reason:
+        fail(f"refused: {reason}; nothing was run")
     if projection.calls > CONFIRM_ABOVE_CALLS and not assume_yes:
         if not sys.stdin.isatty():
             fail(f"this run projects {projection.calls} model calls; pass --yes to run it")
         if not typer.confirm(f"Run {projection.calls} model calls?", default=False, err=True):
             fail("cancelled; nothing was run", 1)
-    return paid_runtime(spec.arm, settings, spec.cache_dir,
-                        estimate=projection.model_dump(mode="json"))
+    return projection.model_dump(mode="json")

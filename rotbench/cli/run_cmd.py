@@ -23,37 +23,6 @@ class OutputFormat(StrEnum):
     json = "json"
 
 
-def _prewarm(spec, runtime) -> None:
-    """Start embedding the scripted arms' texts while the workflow engine starts up.
-
-    For the oracle and probe arms every claim sentence is known before the run (extraction
-    is scripted), so the model load and encoding overlap Prefect's start-up; the index stage
-    then finds them cached. A warm cache makes this a few milliseconds and never imports
-    torch. Best effort: any failure is left for the index stage to meet and report.
-    """
-    if spec.arm == "live" or "reference" not in spec.engines:
-        return
-    from rotbench.embedding.shared import shared_embedder
-    from rotbench.engine.extract import extract_documents, index_texts, world_documents
-    from rotbench.engine.oracle import OracleExtractor
-    from rotbench.world import generate_world
-
-    def work() -> None:
-        start = time.perf_counter()
-        texts: set[str] = set()
-        try:
-            for seed in spec.seeds:
-                w = generate_world(seed, spec.days, spec.generator)
-                extraction = extract_documents(world_documents(w), OracleExtractor(w))
-                texts.update(index_texts(w, extraction))
-            shared_embedder(Path(spec.cache_dir)).ensure(sorted(texts))
-        except Exception:  # noqa: BLE001
-            return
-        runtime.prewarm_seconds = round(time.perf_counter() - start, 3)
-
-    threading.Thread(target=work, name="rotbench-prewarm", daemon=True).start()
-
-
 def _interrupt_on(*signals: signal.Signals) -> None:
     """Treat these signals like Ctrl-C, so that clean-up (stopping the server) runs."""
 
@@ -64,30 +33,38 @@ def _interrupt_on(*signals: signal.Signals) -> None:
         signal.signal(sig, handler)
 
 
-def _run_flow(spec, runtime, server, started: float) -> None:
-    """Run the parent flow in this process, with per-seed progress on stderr."""
+def _run_flow(spec, server, started: float):
+    """Run the parent flow in this process, with a line per seed on stderr; returns its
+    ``RunOutcome``."""
     import asyncio
 
-    from flows.rot_benchmark import register_runtime, rot_benchmark
+    from prefect import tags
+
+    from flows.rot_benchmark import rot_benchmark
+
+    if server is not None:
+        server.wait_ready()
+    os.environ["ROTBENCH_STARTED_UNIX"] = repr(started)
+    typer.echo(f"running arm {spec.arm}, engines {', '.join(spec.engines)}, on "
+               f"{len(spec.seeds)} seeds ({' '.join(map(str, spec.seeds[:10]))}"
+               f"{' ...' if len(spec.seeds) > 10 else ''})"
+               f"{' on Dask ' + spec.dask if spec.dask else ''} ...", err=True)
+    params = spec.model_dump(exclude={"max_concurrent_worlds"}) | {
+        "max_concurrent_worlds": spec.max_concurrent_worlds}
     from rotbench.engines.registry import resolve
     from rotbench.progress import RichProgress, set_progress
     from rotbench.runspec import ENGINE_STAGES, STAGES
 
-    if server is not None:
-        server.wait_ready()
-    call = rot_benchmark(spec=spec.model_dump(), runtime_token=register_runtime(runtime),
-                         started_unix=started)
     per_seed = ("generate",) + tuple(
         stage for name in spec.engines
         for stage in (STAGES if resolve(name).separable else ENGINE_STAGES)[1:])
-    sink = RichProgress(spec.seeds, per_seed) if sys.stderr.isatty() else None
-    if sink is None:
-        typer.echo(f"running arm {spec.arm}, engines {', '.join(spec.engines)}, on seeds "
-                   f"{' '.join(map(str, spec.seeds))} ...", err=True)
+    sink = RichProgress(spec.seeds, per_seed) if sys.stderr.isatty() and not spec.dask \
+        and len(spec.seeds) <= 20 else None
     set_progress(sink)
     try:
-        with sink or contextlib.nullcontext():
-            asyncio.run(call)
+        with sink or contextlib.nullcontext(), \
+                tags(f"arm:{spec.arm}", *(f"engine:{e}" for e in spec.engines), "cli"):
+            return asyncio.run(rot_benchmark(**params))
     finally:
         set_progress(None)
 
@@ -163,10 +140,28 @@ def run(
         float, typer.Option("--engine-timeout", help="Limit on one engine call, seconds.")
     ] = 60.0,
     llm_settings: Annotated[
-        Path | None,
+        str | None,
         typer.Option("--llm-settings",
-                     help="JSON file: models, prices (US$ per million tokens), prompt versions."),
+                     help="JSON file: models, prices (US$ per million tokens), prompt "
+                     "versions, budget (default: $ROTBENCH_LLM_SETTINGS)."),
     ] = None,
+    budget_usd: Annotated[
+        float | None,
+        typer.Option("--budget-usd", help="Refuse a paid run projected above this many US "
+                     "dollars, and stop calling once it is spent (default: the settings file's)."),
+    ] = None,
+    budget_calls: Annotated[
+        int | None,
+        typer.Option("--budget-calls", help="The same limit in model calls."),
+    ] = None,
+    dask: Annotated[
+        str | None,
+        typer.Option("--dask", help="Run the worlds on Dask: bare --dask starts a LocalCluster "
+                     "of worker processes; --dask tcp://HOST:8786 uses that scheduler."),
+    ] = None,
+    dask_workers: Annotated[
+        int, typer.Option("--dask-workers", help="Worker processes of the local cluster.")
+    ] = 2,
 ) -> None:
     """Run the benchmark: every seed's world through generate, extract, index, deposit,
     probe and score, then write reports/<run-id>.json and the DuckDB rows."""
@@ -189,20 +184,18 @@ def run(
             max_concurrent_worlds=max_worlds, model_concurrency=concurrency,
             engines=list(engine) if engine else ["reference"],
             engine_timeout_seconds=engine_timeout,
+            llm_settings=llm_settings, budget_usd=budget_usd, budget_calls=budget_calls,
+            dask=dask, dask_workers=dask_workers,
         )
     except SpecError as exc:
         fail(str(exc))
 
-    from rotbench.arms import ArmRuntime
-
-    runtime = ArmRuntime(arm=spec.arm)
     if spec.arm == "oracle" and llm_settings is not None:
         fail("--llm-settings applies to the probe and live arms only")
     if spec.arm != "oracle":
         from rotbench.cli.paid import prepare_paid_arm
 
-        runtime = prepare_paid_arm(spec, estimate_only=estimate, assume_yes=yes,
-                                   settings_path=llm_settings)
+        prepare_paid_arm(spec, estimate_only=estimate, assume_yes=yes)
     elif estimate:
         typer.echo("arm oracle: 0 model calls, $0.00 (scripted perception only)")
         return
@@ -214,9 +207,9 @@ def run(
 
     server = None if os.environ.get("PREFECT_API_URL") else EarlyServer().start()
     _interrupt_on(signal.SIGTERM, signal.SIGHUP)
+    outcome = None
     try:
-        _prewarm(spec, runtime)
-        _run_flow(spec, runtime, server, started)
+        outcome = _run_flow(spec, server, started)
     except ServerStartError as exc:
         fail(str(exc), 1)
     except KeyboardInterrupt:
@@ -230,7 +223,7 @@ def run(
     finally:
         if server is not None:
             server.stop()
-    _print_results(spec, runtime, format, intervals, started)
+    _print_results(spec, outcome, format, intervals, started)
 
 
 def _print_results(spec, runtime, format: OutputFormat, intervals: bool, started: float) -> None:
@@ -243,9 +236,6 @@ def _print_results(spec, runtime, format: OutputFormat, intervals: bool, started
 
     for report in runtime.reports:
         summary = stage_summary(report.stages)
-        if "embedding_prewarm_seconds" in report.timings:
-            summary += (f"; embeddings prepared before the stages in "
-                        f"{report.timings['embedding_prewarm_seconds']:.2f} s")
         typer.echo(f"engine {report.selection.engine}: {summary}", err=True)
         typer.echo(f"report: {Path(spec.reports_dir) / (report.run_id + '.json')}  db: "
                    f"{spec.db}  wall: {time.time() - started:.1f} s", err=True)
@@ -256,9 +246,15 @@ def _print_results(spec, runtime, format: OutputFormat, intervals: bool, started
     if len(runtime.reports) > 1 and format is not OutputFormat.json:
         Console().rule("Comparison")
         render_comparison(compare_reports(runtime.reports), Console(), intervals)
-    if runtime.failures:
-        from rotbench.safe_text import printable
+    from rotbench.safe_text import printable
 
+    if runtime.cut_short:
+        typer.echo("rotbench: warning: cut short, the budget was reached; items left "
+                   "unanswered are listed in the report's notes", err=True)
+    for seed, reason in runtime.missing.items():
+        typer.echo(f"rotbench: error: seed {seed} missing: {printable(reason, 400)}", err=True)
+    if runtime.failures:
         for line in runtime.failures:
             typer.echo(f"rotbench: error: {printable(line, 400)}", err=True)
+    if runtime.failures or runtime.missing:
         raise typer.Exit(1)

@@ -58,6 +58,12 @@ class LLMSettings(BaseModel):
         default=2, ge=0, le=10, description="SDK retries per call (429, 529, 5xx, timeouts)."
     )
     timeout_seconds: float = Field(default=120.0, gt=0, description="Per-attempt SDK timeout.")
+    budget_usd: float | None = Field(
+        default=None, ge=0, description="US dollars a run may spend; None: no limit. A run's "
+        "--budget-usd (or deployment parameter) takes precedence.")
+    budget_calls: int | None = Field(
+        default=None, ge=0, description="Model calls a run may make; None: no limit. A run's "
+        "--budget-calls (or deployment parameter) takes precedence.")
 
     @field_validator("prices")
     @classmethod

@@ -6,19 +6,17 @@ import asyncio
 import shutil
 from pathlib import Path
 
-from flows.rot_benchmark import register_runtime, rot_benchmark
-from rotbench.arms import ArmRuntime
+from flows.rot_benchmark import RunOutcome, rot_benchmark
 from rotbench.report import Report
-from rotbench.runspec import RunSpec
 
 
-def run_flow(root: Path, **fields) -> tuple[Report, ArmRuntime]:
-    """Run the flow with cache and reports under ``root``; returns the report and runtime."""
-    spec = RunSpec(cache_dir=str(root / "cache"), reports_dir=str(root / "reports"), **fields)
-    runtime = ArmRuntime(arm=spec.arm)
-    asyncio.run(rot_benchmark(spec=spec.model_dump(), runtime_token=register_runtime(runtime)))
-    assert isinstance(runtime.report, Report)
-    return runtime.report, runtime
+def run_flow(root: Path, **fields) -> tuple[Report, RunOutcome]:
+    """Run the flow with cache and reports under ``root``; returns the first report and the
+    run's outcome."""
+    outcome = asyncio.run(rot_benchmark(cache_dir=str(root / "cache"),
+                                        reports_dir=str(root / "reports"), **fields))
+    assert isinstance(outcome.report, Report)
+    return outcome.report, outcome
 
 
 def computed(report: Report) -> set[tuple[int, str]]:

@@ -1,0 +1,225 @@
+"""One world of a run, as one Prefect task: the unit that runs on a thread or a Dask worker.
+
+``world_task(seed, spec, ledger_path)`` takes and returns plain data: it builds the world's
+perception from the run's settings, runs every engine's stages (nested stage tasks, each
+cached by content) and returns a ``WorldOutcome`` naming the stored per-world results. A
+failing engine is kept to its engine; anything else fails this world's task alone, with a
+one-line reason, and the parent reports the seed as missing.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from prefect import task
+from prefect.utilities.annotations import quote
+from pydantic import BaseModel, Field
+
+from flows.caching import CacheAudit, StageRef, content_hash
+from flows.tasks import configured_tasks
+from rotbench.arms import ArmRuntime, load_llm_settings, paid_runtime
+from rotbench.config import DEPOSIT_SECTIONS, QUERY_SECTIONS, EngineConfig
+from rotbench.embedding.embedder import DEFAULT_MODEL_ID
+from rotbench.embedding.store import drain_damaged
+from rotbench.engine import ENGINE_VERSION
+from rotbench.engines.registry import EngineInfo, resolve
+from rotbench.probe import EngineFailure
+from rotbench.progress import progress
+from rotbench.report import StageRecord
+from rotbench.runspec import RunSpec
+from rotbench.scoring import DEFAULT_SCORER
+
+EXTRACT_STAGE = "extract/1"
+INDEX_STAGE = "index/2"
+PROBE_STAGE = "probe/1"
+SCORE_STAGE = "score/1"
+INGEST_STAGE = "ingest_probe/1"
+REFERENCE_NAME = "reference"
+
+
+class EngineOutcome(BaseModel):
+    """One engine on one world: the stored scored probes, or the one-line failure."""
+
+    engine: str
+    scored: StageRef | None = None
+    stages: list[StageRecord] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    stamps: dict[str, str] = Field(default_factory=dict)
+    identity: dict = Field(default_factory=dict)
+    """The engine's name, version and config as it reported them."""
+    failure: str | None = None
+
+
+class WorldOutcome(BaseModel):
+    """What one world's task hands back to the parent flow (plain data, a few KB)."""
+
+    seed: int
+    engines: list[EngineOutcome]
+    usage: dict | None = None
+    """This world's metered model usage (``LivePerception.usage``); None on the oracle arm."""
+    notes: list[str] = Field(default_factory=list)
+    """Model perception notes (calls, failures) of this world."""
+    refused: int = 0
+    """Model calls refused in scripted parts."""
+    uncached: list[str] = Field(default_factory=list)
+    damaged: list[str] = Field(default_factory=list)
+    spans: list[tuple[str, float, float]] = Field(default_factory=list)
+    """(stage label, start, end) in epoch seconds."""
+
+
+def api_key_for_run() -> str | None:
+    """The model API key: ``ANTHROPIC_API_KEY`` from the worker's environment, else the
+    Prefect Secret block named by ``ROTBENCH_ANTHROPIC_SECRET_BLOCK`` (None: neither)."""
+    key = os.environ.get("ANTHROPIC_API_KEY")
+    block = os.environ.get("ROTBENCH_ANTHROPIC_SECRET_BLOCK")
+    if key or not block:
+        return key
+    from prefect.blocks.system import Secret
+
+    return Secret.load(block).get()
+
+
+def world_runtime(spec: RunSpec, ledger_path: str | None, budget: dict | None) -> ArmRuntime:
+    """The perception one world is read with, built from the run's settings."""
+    if spec.arm == "oracle":
+        return ArmRuntime(arm="oracle", cache_dir=spec.cache_dir)
+    from rotbench.budget import Budget, SpendLedger
+
+    path = spec.llm_settings or os.environ.get("ROTBENCH_LLM_SETTINGS")
+    settings = load_llm_settings(Path(path) if path else None, spec.model_concurrency)
+    ledger = SpendLedger(Path(ledger_path), Budget(**(budget or {}))) if ledger_path else None
+    return paid_runtime(spec.arm, settings, spec.cache_dir, ledger=ledger,
+                        api_key=api_key_for_run())
+
+
+class _World:
+    """Running one world's stages: records whether each ran and when."""
+
+    def __init__(self, seed: int, spec: RunSpec, runtime: ArmRuntime) -> None:
+        self.seed, self.spec, self.runtime = seed, spec, runtime
+        self.tasks = configured_tasks(Path(spec.cache_dir))
+        self.storage = (Path(spec.cache_dir) / "prefect").resolve()
+        self.uncached: list[str] = []
+        self.spans: list[tuple[str, float, float]] = []
+        self.ctx = quote(runtime)
+
+    def stage(self, name: str, records: list[StageRecord], key: str, label: str | None = None,
+              **payload) -> StageRef:
+        shown = label or name
+        progress().stage(self.seed, shown, "running")
+        start, t0 = time.time(), time.perf_counter()
+        state = self.tasks[name](key=key, seed=self.seed, ctx=self.ctx, return_state=True,
+                                 **payload)
+        ref: StageRef = state.result()  # raises the stage's own error
+        seconds = time.perf_counter() - t0
+        cached = state.name == "Cached"
+        if not cached and not ref.complete:  # model calls failed: keep it out of the cache
+            (self.storage / f"{name}-{key}").unlink(missing_ok=True)
+            self.uncached.append(f"{shown} (seed {self.seed})")
+        records.append(StageRecord(seed=self.seed, stage=name, cached=cached,
+                                   seconds=round(seconds, 4)))
+        self.spans.append((shown, start, start + seconds))
+        progress().stage(self.seed, shown, "cached" if cached else "computed", seconds)
+        return ref
+
+
+def _reference(w: _World, world: StageRef, rec: list[StageRecord]) -> EngineOutcome:
+    """The reference engine's separable stages: extract, index, deposit, probe, score."""
+    run, rt = w.spec, w.runtime
+    config = EngineConfig().with_overrides(run.engine_overrides())
+    scorer = run.scorer or DEFAULT_SCORER
+    extract_stamp, check_stamp = perception_stamps(rt)
+    multi = config.store.multi_contributor
+    extraction = w.stage("extract", rec, content_hash(world.sha256, extract_stamp,
+                                                      EXTRACT_STAGE, multi),
+                         world=world, multi=multi, concurrency=run.model_concurrency)
+    w.stage("index", rec, content_hash(DEFAULT_MODEL_ID, world.sha256, extraction.sha256,
+                                       multi, INDEX_STAGE),
+            world=world, extraction=extraction)
+    ledger = w.stage("deposit", rec, content_hash(
+        extraction.sha256, check_stamp, config.stamp(DEPOSIT_SECTIONS), ENGINE_VERSION,
+        DEFAULT_MODEL_ID), world=world, extraction=extraction, config=config)
+    probes = w.stage("probe", rec, content_hash(
+        ledger.sha256, world.sha256, config.stamp(QUERY_SECTIONS), run.top_k, ENGINE_VERSION,
+        DEFAULT_MODEL_ID, PROBE_STAGE), world=world, ledger=ledger, config=config,
+        top_k=run.top_k)
+    scored = w.stage("score", rec, content_hash(probes.sha256, scorer, SCORE_STAGE),
+                     label=f"{REFERENCE_NAME}:score", engine=REFERENCE_NAME, probes=probes,
+                     scorer=scorer)
+    c = ledger.summary
+    notes = [f"seed {w.seed}: {c.get('claims', 0)} claims from {c.get('documents', 0)} "
+             f"documents; {c.get('retirements', 0)} retirements, {c.get('reviews', 0)} review "
+             f"records (quarantined), {c.get('pairs_judged', 0)} candidate pairs judged"]
+    stamps = {"extract": extract_stamp, "deposit": check_stamp, "embedding": DEFAULT_MODEL_ID}
+    identity = {"name": REFERENCE_NAME, "version": ENGINE_VERSION, "config": config.flat()}
+    return EngineOutcome(engine=REFERENCE_NAME, scored=scored, stages=rec, notes=notes,
+                         stamps=stamps, identity=identity)
+
+
+def _engine(w: _World, info: EngineInfo, name: str, world: StageRef,
+            rec: list[StageRecord]) -> EngineOutcome:
+    """An engine without separable stages: ingest-and-probe (interleaved), then score."""
+    run = w.spec
+    scorer = run.scorer or DEFAULT_SCORER
+    extract_stamp, check_stamp = perception_stamps(w.runtime)
+    answers = w.stage(
+        "ingest_probe", rec,
+        content_hash(world.sha256, info.identity, extract_stamp, check_stamp,
+                     DEFAULT_MODEL_ID, run.top_k, INGEST_STAGE),
+        label=f"{info.name}:ingest_probe", engine=name, world=world, arm=run.arm,
+        top_k=run.top_k, timeout_seconds=run.engine_timeout_seconds)
+    scored = w.stage("score", rec, content_hash(answers.sha256, "probes", scorer, SCORE_STAGE),
+                     label=f"{info.name}:score", engine=name, probes=answers, scorer=scorer,
+                     field="probes")
+    stamps = {"perception": extract_stamp, "checks": check_stamp, "embedding": DEFAULT_MODEL_ID}
+    if info.source_sha256:
+        stamps["engine_source"] = info.source_sha256
+    return EngineOutcome(engine=name, scored=scored, stages=rec, stamps=stamps,
+                         identity=dict(answers.summary))
+
+
+def perception_stamps(rt: ArmRuntime) -> tuple[str, str]:
+    """(extractor stamp, checker stamp) of the arm: they name the perception logic, model
+    and prompt version, and enter the cache keys of the stages they read."""
+    from rotbench.engine.oracle import OracleChecker, OracleExtractor
+
+    if rt.live is None:
+        return OracleExtractor.stamp, OracleChecker.stamp
+    live = rt.live
+    checker = live.checker().stamp
+    if rt.arm == "probe":
+        return OracleExtractor.stamp, checker
+    from rotbench.llm._perception import LiveExtractor
+
+    s = live.settings
+    return f"{LiveExtractor._logic}:{s.extract_model}:{s.extract_prompt_version}", checker
+
+
+@task(name="world", task_run_name="world seed {seed}", persist_result=False)
+def world_task(seed: int, spec: dict, ledger_path: str | None = None,
+               budget: dict | None = None) -> WorldOutcome:
+    """Every engine of the run on the world of ``seed``; see the module docstring."""
+    run = RunSpec.model_validate(spec)
+    runtime = world_runtime(run, ledger_path, budget)
+    w = _World(seed, run, runtime)
+    generate_records: list[StageRecord] = []
+    world = w.stage("generate", generate_records, content_hash(run.generator, seed, run.days),
+                    days=run.days, generator=run.generator)
+    outcomes = []
+    for name in run.engines:
+        info = resolve(name)
+        records = list(generate_records)
+        try:
+            if info.separable:
+                outcomes.append(_reference(w, world, records))
+            else:
+                outcomes.append(_engine(w, info, name, world, records))
+        except EngineFailure as exc:
+            outcomes.append(EngineOutcome(engine=name, stages=records, failure=str(exc)))
+    return WorldOutcome(
+        seed=seed, engines=outcomes, usage=runtime.usage(), notes=runtime.extra_notes(),
+        refused=runtime.refusing.refused, uncached=w.uncached,
+        damaged=CacheAudit.drain() + [f"embeddings/{n}" for n in drain_damaged()],
+        spans=w.spans)
