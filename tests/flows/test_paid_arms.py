@@ -9,33 +9,36 @@ from pathlib import Path
 import pytest
 from flow_helpers import clone_cache, computed, run_flow
 
-from flows.rot_benchmark import register_runtime, rot_benchmark
-from rotbench.arms import ArmRuntime
+from flows.rot_benchmark import BudgetRefused, rot_benchmark
 from rotbench.config import EngineConfig
 from rotbench.embedding.shared import shared_embedder
-from rotbench.llm import LLMSettings, build_perception, estimate
-from rotbench.runspec import RunSpec
+from rotbench.llm import LLMSettings, estimate
 from rotbench.world import generate_world
 from tests.fakes.fake_anthropic import FakeAnthropic, oracle_answerer
 
 SECRET = "sk-ant-api03-ROTBENCH-FLOW-KEY-must-not-leak-91d3"
 
 
+def paid_flow(root: Path, arm: str, **fields):
+    """The flow as a deployment runs it: the key and API address from the environment."""
+    outcome = asyncio.run(rot_benchmark(arm=arm, seeds=[42], generator="1",
+                                        cache_dir=str(root / "cache"),
+                                        reports_dir=str(root / "reports"), **fields))
+    return outcome
+
+
 def run_probe(root: Path, fake: FakeAnthropic):
-    spec = RunSpec(arm="probe", seeds=[42], generator="1", cache_dir=str(root / "cache"),
-                   reports_dir=str(root / "reports"))
-    live = build_perception("probe", LLMSettings(), cache_dir=spec.cache_dir, api_key=SECRET,
-                            base_url=fake.base_url)
-    runtime = ArmRuntime(arm="probe", live=live)
-    asyncio.run(rot_benchmark(spec=spec.model_dump(), runtime_token=register_runtime(runtime)))
-    return runtime.report
+    return paid_flow(root, "probe").report
 
 
 @pytest.fixture(scope="module")
 def probe_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("probe")
     world = generate_world(42, generator="1")
-    with FakeAnthropic(oracle_answerer(world)) as fake:
+    mp = pytest.MonkeyPatch()
+    with FakeAnthropic(oracle_answerer(world)) as fake, mp.context() as env:
+        env.setenv("ANTHROPIC_API_KEY", SECRET)
+        env.setenv("ANTHROPIC_BASE_URL", fake.base_url)
         report = run_probe(root, fake)
         calls = len(fake.requests)
         projected = estimate([world], "probe", LLMSettings(),
@@ -76,32 +79,29 @@ def test_api_key_is_written_nowhere(probe_run) -> None:
         assert SECRET.encode() not in path.read_bytes(), path
 
 
-def test_live_arm_with_perfect_answers_matches_the_oracle(tmp_path) -> None:
+def test_live_arm_with_perfect_answers_matches_the_oracle(tmp_path, monkeypatch) -> None:
     world = generate_world(42, generator="1")
-    spec = RunSpec(arm="live", seeds=[42], generator="1", cache_dir=str(tmp_path / "cache"),
-                   reports_dir=str(tmp_path / "reports"))
-    with FakeAnthropic(oracle_answerer(world)) as fake:
-        live = build_perception("live", LLMSettings(), cache_dir=spec.cache_dir,
-                                api_key=SECRET, base_url=fake.base_url)
-        runtime = ArmRuntime(arm="live", live=live)
-        asyncio.run(rot_benchmark(spec=spec.model_dump(),
-                                  runtime_token=register_runtime(runtime)))
-        kinds = {r.kind for r in fake.requests}
-    oracle, _ = run_flow(tmp_path / "oracle", seeds=[42], generator="1")
-    assert runtime.report.metrics == oracle.metrics
-    assert "extract" in " ".join(sorted(kinds))
-    assert runtime.report.usage["calls"] == len(fake.requests)
-
-
-def test_deployment_path_builds_its_own_runtime(tmp_path, monkeypatch) -> None:
-    """What `prefect deployment run` calls: the flow with a spec and no runtime token."""
-    world = generate_world(42, generator="1")
-    spec = RunSpec(arm="probe", seeds=[42], generator="1", cache_dir=str(tmp_path / "cache"),
-                   reports_dir=str(tmp_path / "reports"))
     with FakeAnthropic(oracle_answerer(world)) as fake:
         monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
         monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
-        run_id = asyncio.run(rot_benchmark(spec=spec.model_dump()))
-        assert len(fake.requests) > 0
-    saved = tmp_path / "reports" / f"{run_id}.json"
+        outcome = paid_flow(tmp_path, "live")
+        kinds = {r.kind for r in fake.requests}
+    oracle, _ = run_flow(tmp_path / "oracle", seeds=[42], generator="1")
+    assert outcome.report.metrics == oracle.metrics
+    assert "extract" in " ".join(sorted(kinds))
+    assert outcome.report.usage["calls"] == len(fake.requests)
+    saved = Path(outcome.report_paths[0])
     assert saved.exists() and SECRET not in saved.read_text()
+
+
+def test_budget_below_the_projection_refuses_before_any_call(tmp_path, monkeypatch) -> None:
+    world = generate_world(42, generator="1")
+    with FakeAnthropic(oracle_answerer(world)) as fake:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+        with pytest.raises(BudgetRefused, match="exceed the budget of 10 calls"):
+            paid_flow(tmp_path, "probe", budget_calls=10)
+        with pytest.raises(BudgetRefused, match="settings price no model"):
+            paid_flow(tmp_path, "probe", budget_usd=5.0)
+        assert fake.requests == []
+    assert not (tmp_path / "reports").exists() or not list((tmp_path / "reports").glob("*.json"))
