@@ -29,10 +29,10 @@ def configure_prefect_env() -> dict[str, str]:
         "PREFECT_SERVER_LOGGING_LEVEL": "WARNING",
         "PREFECT_LOGGING_LOG_PRINTS": "false",
         "PREFECT_RESULTS_PERSIST_BY_DEFAULT": "false",
-        # The temporary server's event persister and task-run recorder write every task
-        # event into its SQLite file; their writes collide with flow-run writes and each
-        # collision costs a 2 s client retry. The run's own records are the report and
-        # DuckDB, so these two services are off unless the user turns them on.
+        # The temporary server of a single CLI run lives only as long as the run and
+        # nobody can look at its history afterwards, so it skips recording task runs and
+        # events (``rotbench server`` and any server the user runs keep them: see
+        # SERVER_TUNING).
         "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED": "false",
         "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_ENABLED": "false",
         "HF_HUB_OFFLINE": "1",
@@ -48,10 +48,17 @@ def configure_prefect_env() -> dict[str, str]:
 
 
 SERVER_TUNING: dict[str, str] = {
-    # A long-running server keeps its task-run and event history (the UI shows it), but
-    # writes it in batches: one SQLite write per task event collides with flow-run writes
-    # and costs the client a 2 s retry each time (measured: warm run 6.4 s -> 2.5 s).
-    "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE": "500",
+    # A long-running server keeps every task run and event, so the UI and the API show each
+    # stage with its Cached or Completed state. These two services used to be switched off
+    # here by mistake (``configure_prefect_env`` turned them off for the temporary server
+    # and this server inherited it). The SQLite collisions that once made that look
+    # necessary came from the flow's shape, not from the services: a hundred concurrent
+    # subflows each created and finished a flow run (API writes racing one another and
+    # the recorder on the one SQLite file). A run now makes one flow run whatever its seed
+    # count; its stages are task runs, which reach the server as events the recorder
+    # writes in batches.
+    "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED": "true",
+    "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_ENABLED": "true",
     "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_BATCH_SIZE": "500",
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
     "DO_NOT_TRACK": "1",

@@ -19,8 +19,8 @@ def server(
     """Run a Prefect server for rotbench in the foreground (Ctrl-C stops it).
 
     Then, in another shell: export PREFECT_API_URL=http://127.0.0.1:PORT/api. Runs skip the
-    temporary server's start-up (about 4-6 s each). Task and event history is written in
-    batches so that it does not stall flow-run writes.
+    temporary server's start-up (about 4-6 s each), and every stage task with its Cached or
+    Completed state stays visible in the UI and the API.
     """
     from rotbench.prefect_env import SERVER_TUNING, configure_prefect_env
 
