@@ -30,14 +30,15 @@ from rotbench.engines.ingest import EngineAnswers
 from rotbench.scoring.models import WorldProbes
 from rotbench.world.models import World
 
+
 class StageRef(BaseModel):
     """What a stage task returns and Prefect caches: where its output lies, not the output.
 
     The payload (a registered model) is ``<cache_dir>/stages/<stage>-<key>.json`` in the
     ``SafeJSONSerializer`` format; ``sha256`` is the hash of its JSON data, so a downstream
-    key can name the content without loading it. ``summary`` holds the few counts the run's
-    notes need (an engine's reported identity, the ledger's counts). ``complete`` is False when model calls failed during the stage (the caller
-    then keeps it out of the cache).
+    key can name the content without loading it. ``summary`` holds the little the run's
+    notes need (the ledger's counts, an engine's reported identity). ``complete`` is False
+    when model calls failed during the stage (the caller then keeps it out of the cache).
     """
 
     stage: str

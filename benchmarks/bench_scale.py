@@ -1,0 +1,65 @@
+"""Scale goals of issue 15, measured as a user runs them (one `rotbench run` subprocess each).
+
+Scenarios (goals in brackets), oracle arm, ``--max-worlds 8``, temporary server:
+  cold-N     empty cache, N seeds (default 100)                         [100: <= 35 s]
+  warm-N     the same again, nothing changed                            [100: <= 8 s]
+  score-N    the same cache, --scorer v1 (only `score` runs)            [100: <= 10 s]
+  dask-N     the warm cache again on a 2-process LocalCluster (--dask)  [compare]
+Peak memory: the rotbench process's largest resident set (os.wait4), Dask workers excluded.
+
+A/B against another checkout on the same machine and load:
+  .venv/bin/python benchmarks/bench_scale.py --checkout /path/to/other/checkout
+Run: .venv/bin/python benchmarks/bench_scale.py [--seeds 100] [--dask] [--checkout DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(checkout: Path, args: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall seconds, peak RSS MB) of one `rotbench run` from ``checkout``."""
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "rotbench.cli.main", "run", *args],
+                            env={**env, "PYTHONPATH": str(checkout)}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    err = proc.stderr.read() if proc.stderr else ""
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"rotbench run failed:\n{err[-3000:]}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seeds", type=int, default=100)
+    ap.add_argument("--checkout", type=Path, default=ROOT)
+    ap.add_argument("--dask", action="store_true")
+    a = ap.parse_args()
+    seeds = [str(s) for s in range(1000, 1000 + a.seeds)]
+    seed_args = [x for s in seeds for x in ("--seed", s)]
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "PREFECT_HOME": str(Path(tmp) / "prefect")}
+        env.pop("PREFECT_API_URL", None)
+        base = [*seed_args, "--max-worlds", "8", "--cache-dir", f"{tmp}/cache",
+                "--reports-dir", f"{tmp}/reports", "--format", "json"]
+        rows = [("cold", run(a.checkout, base, env)), ("warm", run(a.checkout, base, env)),
+                ("score-v1", run(a.checkout, [*base, "--scorer", "v1"], env))]
+        if a.dask:
+            rows.append(("dask-warm", run(a.checkout, [*base, "--dask"], env)))
+    print(f"checkout {a.checkout}, {a.seeds} seeds, {time.strftime('%Y-%m-%d %H:%M')}")
+    for name, (wall, peak) in rows:
+        print(f"{name}-{a.seeds:<6} wall {wall:6.1f} s   peak {peak:6.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
