@@ -70,7 +70,11 @@ def run_name() -> str:
     """The flow run's name: arm, engines and seeds, e.g. 'oracle reference seeds 42,43,44'."""
     from prefect.runtime import flow_run
 
-    p = flow_run.parameters
+    return name_for(flow_run.parameters)
+
+
+def name_for(p: dict) -> str:
+    """A run's readable name from its parameters."""
     engines = "+".join(p.get("engines") or ["reference"])
     return f"{p.get('arm', 'oracle')} {engines} seeds {_seed_text(list(p.get('seeds') or []))}"
 
@@ -128,6 +132,10 @@ def task_runner_for(spec: RunSpec):
     else the scheduler at that address."""
     if spec.dask is None:
         return ThreadPoolTaskRunner(max_workers=spec.max_concurrent_worlds)
+    if not os.environ.get("PREFECT_API_URL"):
+        # each Dask worker would start a temporary server of its own, all on one SQLite file
+        raise RuntimeError("dask: the workers need a Prefect server to report to; set "
+                           "PREFECT_API_URL (rotbench run sets it for its own server)")
     from prefect_dask import DaskTaskRunner
 
     if spec.dask == "local":
