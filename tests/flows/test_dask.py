@@ -15,14 +15,20 @@ SEEDS = [42, 43, 44]
 
 @pytest.fixture(scope="module")
 def api_server():
-    """Dask workers are other processes: they reach the run's server via PREFECT_API_URL."""
+    """Dask workers are other processes: they reach the run's server via PREFECT_API_URL
+    (inherited when the cluster spawns them). This process points at it only inside the
+    fixture, so later tests get the temporary server again."""
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
     server = EarlyServer().start()
     try:
         server.wait_ready(120)
-        yield server.api_url
+        with temporary_settings(updates={PREFECT_API_URL: server.api_url}):
+            yield server.api_url
     finally:
         server.stop()
         os.environ.pop("PREFECT_API_URL", None)
+        os.environ.pop("PREFECT_LOGGING_TO_API_ENABLED", None)
 
 
 def test_local_cluster_gives_the_local_results_exactly(api_server, tmp_path) -> None:
