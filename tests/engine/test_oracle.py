@@ -110,4 +110,4 @@ def test_oracle_perception_never_calls_its_client() -> None:
     checker.judge([(_claim("car", "Saab"), _claim("car", "Mazda"))])
     assert (extractor.refused, checker.refused, client.refused) == (0, 0, 0)
     assert isinstance(checker, Checker)
-    assert (extractor.stamp, checker.stamp) == ("oracle-extractor/1", "oracle-checker/1")
+    assert (extractor.stamp, checker.stamp) == ("oracle-extractor/2", "oracle-checker/1")
