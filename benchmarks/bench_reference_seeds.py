@@ -4,6 +4,7 @@ Usage::
 
     python benchmarks/bench_reference_seeds.py [--seeds 1-100] [--generator 2] [--scorer v3]
         [--set reconcile.slot_search=false ...] [--cache-dir cache] [--misses]
+        [--checker oracle|always-update]
 
 Runs the plain stage functions the pipeline wires together (generate_world ->
 world_documents -> extract_documents -> Embedder.ensure -> reconcile.deposit ->
@@ -11,6 +12,8 @@ ReferenceEngine.from_ledger + probe_as_of -> score_world -> compute_metrics) for
 and prints the pooled figures as ``value (numerator/denominator)``, the wall seconds and the
 peak memory. ``--misses`` also prints every answerable question whose first value-bearing hit
 is not the current value, and every unanswerable question answered (first hit text).
+``--checker always-update`` replaces the oracle checker by one that calls every pair an
+update (a badly wrong model), to show what the engine's own guards prevent.
 """
 
 from __future__ import annotations
@@ -45,8 +48,19 @@ def parse_seeds(text: str) -> list[int]:
     return seeds
 
 
+class AlwaysUpdate:
+    """A checker that calls every pair a contradiction giving the slot a new value."""
+
+    stamp = "always-update"
+
+    def judge(self, pairs):  # noqa: ANN001, ANN201 - the Checker protocol
+        from rotbench.engine.perception import Judgement
+
+        return [Judgement(contradicts=True, new_value_for_slot=True) for _ in pairs]
+
+
 def run_seeds(seeds: list[int], overrides: list[str], generator: str, scorer: str,
-              cache_dir: Path, days: int = 90, top_k: int = 10):
+              cache_dir: Path, days: int = 90, top_k: int = 10, checker: str = "oracle"):
     """Score the reference engine (oracle arm) on ``seeds``; returns (worlds, ledgers)."""
     from rotbench.config import EngineConfig
     from rotbench.embedding import Embedder
@@ -68,7 +82,8 @@ def run_seeds(seeds: list[int], overrides: list[str], generator: str, scorer: st
             world_documents(world, config.store.multi_contributor), extractor,
             questions=[p.question for p in world.probes])
         embedder.ensure(index_texts(world, extraction))
-        ledger = deposit(extraction, embedder, OracleChecker(), config)
+        judge = AlwaysUpdate() if checker == "always-update" else OracleChecker()
+        ledger = deposit(extraction, embedder, judge, config)
         engine = ReferenceEngine.from_ledger(ledger, config, embedder,
                                              frames=extraction.questions)
         scored.append(score_world(probe_as_of(world, engine, top_k), scorer))
@@ -85,6 +100,7 @@ def main() -> None:
     parser.add_argument("--set", dest="overrides", action="append", default=[])
     parser.add_argument("--cache-dir", type=Path, default=ROOT / "cache")
     parser.add_argument("--misses", action="store_true")
+    parser.add_argument("--checker", choices=["oracle", "always-update"], default="oracle")
     args = parser.parse_args()
 
     from rotbench.scoring import compute_metrics
@@ -93,14 +109,14 @@ def main() -> None:
     seeds = parse_seeds(args.seeds)
     start = time.perf_counter()
     worlds, ledgers = run_seeds(seeds, args.overrides, args.generator, args.scorer,
-                                args.cache_dir / "embeddings")
+                                args.cache_dir / "embeddings", checker=args.checker)
     bundle = compute_metrics(worlds, reads_decoys=lexicon(args.scorer).reads_decoys)
     wall = time.perf_counter() - start
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     pairs = sum(le.counts.pairs_judged for le in ledgers)
     retire = sum(le.counts.retirements for le in ledgers)
     print(f"seeds {args.seeds} ({len(seeds)} worlds), generator {args.generator}, scorer "
-          f"{args.scorer}, overrides {args.overrides or 'none'}")
+          f"{args.scorer}, checker {args.checker}, overrides {args.overrides or 'none'}")
     for name in SHOWN:
         rate = bundle.metrics.get(name)
         if rate is None:

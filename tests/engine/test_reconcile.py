@@ -103,7 +103,8 @@ def test_cross_document_off_leaves_both_active(fake_embedder: Embedder) -> None:
 def test_update_floor_gates_the_pair(fake_embedder: Embedder) -> None:
     # fake cosine of the pair is 5/6 = 0.833
     assert run(UPDATE, fake_embedder, (*COSINE_ONLY, "reconcile.update_floor=0.84")).events == []
-    assert len(run(UPDATE, fake_embedder, (*COSINE_ONLY, "reconcile.update_floor=0.83")).events) == 1
+    ledger = run(UPDATE, fake_embedder, (*COSINE_ONLY, "reconcile.update_floor=0.83"))
+    assert len(ledger.events) == 1
 
 
 def test_slot_search_finds_the_pair_whatever_the_cosine(fake_embedder: Embedder) -> None:
