@@ -25,7 +25,7 @@ import hashlib
 import json
 from typing import Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from rotbench.engine.perception import Claim
 from rotbench.world.generate import EPOCH
@@ -114,25 +114,24 @@ class Ruling(_Strict):
         description="Where the pair came from, e.g. an engine's review queue.")
     note: str | None = Field(default=None, max_length=2000)
 
-    @model_validator(mode="before")
+    @field_validator("schema_version", mode="before")
     @classmethod
-    def _version(cls, data: object) -> object:
-        if isinstance(data, dict) and "schema_version" in data:
-            v = data["schema_version"]
-            if isinstance(v, int) and not isinstance(v, bool) and v > RULINGS_SCHEMA_VERSION:
-                raise ValueError(f"rulings schema_version {v} is newer than this rotbench "
-                                 f"reads ({RULINGS_SCHEMA_VERSION}); upgrade rotbench")
-            if v != RULINGS_SCHEMA_VERSION:
-                raise ValueError(f"unknown rulings schema_version {v!r} "
-                                 f"(this rotbench reads {RULINGS_SCHEMA_VERSION})")
-        return data
+    def _version(cls, v: object) -> object:
+        if isinstance(v, int) and not isinstance(v, bool) and v > RULINGS_SCHEMA_VERSION:
+            raise ValueError(f"version {v} is newer than this rotbench reads "
+                             f"({RULINGS_SCHEMA_VERSION}); upgrade rotbench")
+        if v != RULINGS_SCHEMA_VERSION or isinstance(v, bool):
+            raise ValueError(f"unknown version {v!r} (this rotbench reads "
+                             f"{RULINGS_SCHEMA_VERSION})")
+        return v
 
-    @model_validator(mode="after")
-    def _ordered(self) -> Ruling:
-        if self.newer.date < self.older.date:
-            raise ValueError(f"newer.date {self.newer.date} is before older.date "
-                             f"{self.older.date}")
-        return self
+    @field_validator("newer")
+    @classmethod
+    def _ordered(cls, newer: RulingClaim, info: ValidationInfo) -> RulingClaim:
+        older = info.data.get("older")
+        if older is not None and newer.date < older.date:
+            raise ValueError(f"date {newer.date} is before the older claim's {older.date}")
+        return newer
 
     @property
     def key(self) -> str:
