@@ -1,8 +1,10 @@
 """The rot-benchmark flow: one parent flow, one subflow per seed, seeds run concurrently.
 
 Per seed: generate -> extract -> index -> deposit -> probe -> score, each a cached task (see
-``flows.tasks``). The parent flow alone computes the pooled metrics and writes the report
-and the DuckDB rows, so there is one writer.
+``flows.tasks``). Once every world is done, one run-wide cached task, ``real_pairs``, scores
+the reference engine's checks against the run's rulings file (probe and live arms). The
+parent flow alone computes the pooled metrics and writes the report and the DuckDB rows, so
+there is one writer.
 """
 
 from __future__ import annotations

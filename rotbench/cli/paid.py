@@ -75,7 +75,7 @@ def prepare_paid_arm(spec: RunSpec, *, estimate_only: bool, assume_yes: bool,
         engine_config=EngineConfig().with_overrides(spec.engine_overrides()),
         cache=CallCache(spec.cache_dir), extra_pairs=[r.claims() for r in ruled],
     )
-    if spec.rulings_file() is not None:
+    if ruled:
         projection.notes.append(f"real pairs: {len(ruled)} ruled pairs from "
                                 f"{printable(spec.rulings_file())}, two check calls each "
                                 "(in the check stage)")
