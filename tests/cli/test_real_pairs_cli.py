@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -51,16 +52,18 @@ def test_probe_run_prints_the_real_pairs_block_and_the_estimate_counts_them(
         return base(req)
 
     common = ["--arm", "probe", "--seed", "42", "--generator", "1",
-              "--set", "reconcile.cross_document=false",
-              "--cache-dir", str(tmp_path / "cache"), "--reports-dir", str(tmp_path / "r")]
+              "--set", "reconcile.cross_document=false", "--reports-dir", str(tmp_path / "r")]
     with FakeAnthropic(answer) as fake:
         env = {"ANTHROPIC_API_KEY": "sk-ant-test-real-pairs", "ANTHROPIC_BASE_URL": fake.base_url}
-        plain = runner.invoke(app, ["run", *common, "--estimate"])
-        counted = runner.invoke(app, ["run", *common, "--estimate", "--rulings", str(DATA)])
-        assert len(fake.requests) == 0
-        run = _rotbench(["run", *common, "--rulings", str(DATA), "--yes"], tmp_path, env)
+        run = _rotbench(["run", *common, "--cache-dir", str(tmp_path / "cache"),
+                         "--rulings", str(DATA), "--yes"], tmp_path, env)
         retries = sum(r.is_retry for r in fake.requests)
         calls = len(fake.requests)
+    # the estimates: an empty call cache, the run's embeddings (so no model is loaded here)
+    shutil.copytree(tmp_path / "cache" / "embeddings", tmp_path / "fresh" / "embeddings")
+    fresh = ["--cache-dir", str(tmp_path / "fresh")]
+    plain = runner.invoke(app, ["run", *common, *fresh, "--estimate"])
+    counted = runner.invoke(app, ["run", *common, *fresh, "--estimate", "--rulings", str(DATA)])
     assert plain.exit_code == counted.exit_code == 0, plain.output + counted.output
     assert _check_calls(counted.output)[0] - _check_calls(plain.output)[0] == 2 * 5
     assert f"real pairs: 5 ruled pairs from {DATA}, two check calls each" in counted.output
