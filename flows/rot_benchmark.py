@@ -104,7 +104,7 @@ async def _stage(tasks, world_seed: int, name: str, records: list[StageRecord],
         raise EngineFailure(result.failure)
     if not cached and runtime.failure_count() > failures_before:
         (storage / f"{name}-{key}").unlink(missing_ok=True)
-        runtime.uncached.append(f"{shown} (seed {seed})")
+        runtime.uncached.append(f"{shown} (seed {seed})" if seed is not None else shown)
     records.append(StageRecord(seed=seed, stage=name, cached=cached, seconds=round(seconds, 4)))
     runtime.spans.append((seed, shown, start, start + seconds))
     progress().stage(seed, shown, "cached" if cached else "computed", seconds)

@@ -132,6 +132,8 @@ def test_the_stage_is_cached_by_file_and_checker(runs) -> None:
     _, reports, requests = runs
     # unchanged file, but an answer was invalid: the stage is not kept, its calls are
     assert requests[3] == [] and computed(reports[3]) == {(None, "real_pairs")}
+    assert ("not cached because model calls failed during them (a rerun retries only the "
+            "failed calls): real_pairs") in reports[3].notes
     # another file: the stage runs, every call comes from the call cache
     assert requests[4] == [] and computed(reports[4]) == {(None, "real_pairs")}
     assert reports[4].real_pairs.rates["undecided"].numerator == 0
