@@ -73,7 +73,8 @@ def runs(tmp_path_factory):
 
     1. the shipped file; 2. the same plus one ruling; 3. unchanged; 4. a file with every
     decided pair of run 3 and no undecided one; 5. unchanged; 6. ``real_pairs=False``;
-    7. no rulings file at all. ``requests[i]``: the fake's requests during run ``i``."""
+    7. no rulings file at all; 8. none given, the shipped file in the reports folder.
+    ``requests[i]``: the fake's requests during run ``i``."""
     root = tmp_path_factory.mktemp("real-pairs")
     rulings, decided = root / "rulings.jsonl", root / "decided.jsonl"
     shutil.copy(DATA, rulings)
@@ -95,6 +96,8 @@ def runs(tmp_path_factory):
         run(5, decided)
         run(6, rulings, real_pairs=False)
         run(7, None)
+        shutil.copy(DATA, root / "reports" / "rulings.jsonl")
+        run(8, None)
     return root, reports, requests
 
 
@@ -147,6 +150,11 @@ def test_no_real_pairs_and_no_file_read_nothing(runs) -> None:
     for i in (6, 7):
         assert reports[i].real_pairs is None and requests[i] == []
         assert "real_pairs" not in {s.stage for s in reports[i].stages}
+    # the reports folder's rulings.jsonl is read when no file is given
+    block = reports[8].real_pairs
+    assert requests[8] == [] and block.rulings_read == 6
+    assert block.rulings_file == str(runs[0] / "reports" / "rulings.jsonl")
+    assert block.rates == reports[1].real_pairs.rates
 
 
 def test_the_estimate_counts_two_calls_per_ruled_pair(runs) -> None:
