@@ -22,11 +22,15 @@ from pathlib import Path
 from prefect import flow, get_run_logger, tags
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from flows.caching import load_payload
-from flows.world import WorldOutcome, world_task
+from flows.caching import content_hash, load_payload
+from flows.world import WorldOutcome, WorldStages, perception_stamps, world_runtime, world_task
+from rotbench.engines.registry import resolve
 from rotbench.record import EngineIdentity, record_run
-from rotbench.report import Report
+from rotbench.report import Report, StageRecord
+from rotbench.rulings import ORACLE_REASON, RealPairs, not_scored, read_rulings
 from rotbench.runspec import DEFAULT_SEEDS, Arm, RunSpec, spec_from_parameters
+
+REAL_PAIRS_STAGE = "real_pairs/1"
 
 
 class BudgetRefused(RuntimeError):
@@ -80,17 +84,23 @@ def name_for(p: dict) -> str:
 
 
 def _merge_usage(outcomes: list[WorldOutcome], estimate: dict | None,
-                 spent: dict | None) -> dict | None:
-    """The run's usage: each world's flat totals summed; per-world detail kept by seed."""
-    worlds = [o for o in outcomes if o.usage is not None]
-    if not worlds:
+                 spent: dict | None, run_wide: dict | None = None) -> dict | None:
+    """The run's usage: each world's flat totals (and the run-wide stages', ``run_wide``)
+    summed; per-world detail kept by seed, the run-wide stages' under ``run``."""
+    parts = [o.usage for o in outcomes if o.usage is not None]
+    if run_wide is not None:
+        parts.append(run_wide)
+    if not parts:
         return None
     total: dict = {}
     for key in ("calls", "cache_hits", "input_tokens", "output_tokens", "failures"):
-        total[key] = sum(int(o.usage.get(key) or 0) for o in worlds)
-    usds = [o.usage.get("usd") for o in worlds]
+        total[key] = sum(int(u.get(key) or 0) for u in parts)
+    usds = [u.get("usd") for u in parts]
     total["usd"] = None if any(u is None for u in usds) else round(sum(usds), 6)
-    total["detail"] = {"seeds": {str(o.seed): o.usage.get("detail") for o in worlds}}
+    total["detail"] = {"seeds": {str(o.seed): o.usage.get("detail") for o in outcomes
+                                 if o.usage is not None}}
+    if run_wide is not None:
+        total["detail"]["run"] = run_wide.get("detail")
     if estimate is not None:
         total["estimate"] = estimate
     if spent is not None:
@@ -207,6 +217,8 @@ async def rot_benchmark(
     llm_settings: str | None = None,
     dask: str | None = None,
     dask_workers: int = 2,
+    rulings_path: str | None = None,
+    real_pairs: bool = True,
     max_concurrent_worlds: int = 4,
     model_concurrency: int = 8,
     engine_timeout_seconds: float = 60.0,
@@ -235,23 +247,25 @@ async def rot_benchmark(
         estimate, ledger_path, budget = await asyncio.to_thread(_guard_budget, spec, logger)
     _prewarm(spec)
     outcomes, missing = await asyncio.to_thread(_run_worlds, spec, ledger_path, budget)
-    worlds_done = time.time()
     if not outcomes:
         raise AllWorldsFailed("every world failed: " + "; ".join(
             f"seed {s}: {r}" for s, r in missing.items()))
+    pairs = await asyncio.to_thread(_real_pairs, spec, ledger_path, budget)
+    worlds_done = time.time()
     spent = None
     if ledger_path is not None:
         from rotbench.budget import Budget, SpendLedger
 
         spent = SpendLedger(Path(ledger_path), Budget(**budget)).totals()
         spent["limit"] = budget
-    outcome = RunOutcome(missing=missing, usage=_merge_usage(outcomes, estimate, spent),
+    outcome = RunOutcome(missing=missing,
+                         usage=_merge_usage(outcomes, estimate, spent, pairs.usage),
                          refused=sum(o.refused for o in outcomes),
                          cut_short=bool(spent and spent["refused"]))
     outcome.spans = [(o.seed, *span) for o in outcomes for span in o.spans]
     by_seed = {o.seed: o for o in outcomes}
     present = [s for s in spec.seeds if s in by_seed]
-    notes = _shared_notes(spec, outcomes, outcome)
+    notes = _shared_notes(spec, outcomes, outcome, pairs)
     timings = {"worlds_seconds": round(worlds_done - begin, 3)}
     started = os.environ.get("ROTBENCH_STARTED_UNIX")
     if started:
@@ -266,10 +280,14 @@ async def rot_benchmark(
         worlds = [load_payload(spec.cache_dir, r.scored) for r in results]
         world_notes = [n for r in results for n in r.notes]
         kept = spec.model_copy(update={"seeds": present})
-        report = record_run(kept, worlds, [s for r in results for s in r.stages], timings,
+        reference = resolve(name).separable  # real pairs score the reference engine's checks
+        report = record_run(kept, worlds, [s for r in results for s in r.stages]
+                            + (pairs.stages if reference else []), timings,
                             world_notes + notes, stamps=results[0].stamps,
                             usage=outcome.usage,
-                            engine=EngineIdentity(source=name, **results[0].identity))
+                            engine=EngineIdentity(source=name, **results[0].identity),
+                            review_queue=[i for r in results for i in r.review_queue],
+                            real_pairs=pairs.block if reference else None)
         path = str(Path(spec.reports_dir) / f"{report.run_id}.json")
         outcome.reports.append(report)
         outcome.report_paths.append(path)
@@ -279,14 +297,16 @@ async def rot_benchmark(
     return outcome
 
 
-def _shared_notes(spec: RunSpec, outcomes: list[WorldOutcome], outcome: RunOutcome) -> list:
+def _shared_notes(spec: RunSpec, outcomes: list[WorldOutcome], outcome: RunOutcome,
+                  pairs: RunWide) -> list:
     notes = [f"model calls refused in scripted parts: {outcome.refused}"]
     damaged = [d for o in outcomes for d in o.damaged]
     if damaged:
         notes.append(f"damaged cache records detected and recomputed: {len(damaged)} "
                      f"({', '.join(sorted(damaged))})")
     notes.extend(n for o in outcomes for n in o.notes)
-    uncached = [u for o in outcomes for u in o.uncached]
+    notes.extend(pairs.notes)
+    uncached = [u for o in outcomes for u in o.uncached] + pairs.uncached
     if uncached:
         notes.append("not cached because model calls failed during them (a rerun retries "
                      f"only the failed calls): {', '.join(uncached)}")
@@ -300,6 +320,42 @@ def _shared_notes(spec: RunSpec, outcomes: list[WorldOutcome], outcome: RunOutco
                      f"(US${b.get('usd', 0):.4f}); {b.get('refused')} further calls were "
                      "refused and their items left unanswered")
     return notes
+
+
+@dataclass
+class RunWide:
+    """The run-wide stages' results (today: real pairs), folded into every report."""
+
+    block: RealPairs | None = None
+    stages: list[StageRecord] = field(default_factory=list)
+    usage: dict | None = None
+    notes: list[str] = field(default_factory=list)
+    uncached: list[str] = field(default_factory=list)
+
+
+def _real_pairs(spec: RunSpec, ledger_path: str | None, budget: dict | None) -> RunWide:
+    """The run-wide real-pairs stage, once every world is done: the reference engine's
+    checker on every ruled pair of the run's rulings file, scored against the rulings.
+    Nothing without a rulings file or without the reference engine in the run; on the
+    oracle arm a block saying it is not scored. Cached by the file's sha256 and the
+    checker's stamp; its calls draw on the run's budget like the worlds'."""
+    path = spec.rulings_file()
+    if path is None or not any(resolve(name).separable for name in spec.engines):
+        return RunWide()
+    rulings = read_rulings(path)
+    fields = {"rulings_sha256": rulings.sha256, "rulings_read": len(rulings.rulings)}
+    if spec.arm == "oracle":
+        return RunWide(block=not_scored(ORACLE_REASON, rulings_file=str(path), **fields))
+    runtime = world_runtime(spec, ledger_path, budget)
+    _, check_stamp = perception_stamps(runtime)
+    w = WorldStages(None, spec, runtime)
+    records: list[StageRecord] = []
+    ref = w.stage("real_pairs", records, content_hash(rulings.sha256, check_stamp,
+                                                      REAL_PAIRS_STAGE),
+                  rulings=rulings.effective, **fields)
+    block = load_payload(spec.cache_dir, ref).model_copy(update={"rulings_file": str(path)})
+    return RunWide(block=block, stages=records, usage=runtime.usage(),
+                   notes=runtime.extra_notes(), uncached=w.uncached)
 
 
 def _guard_budget(spec: RunSpec, logger) -> tuple[dict, str, dict]:

@@ -27,12 +27,13 @@ from rotbench.engine.reference import ReferenceEngine
 from rotbench.engines.ingest import ingest_and_probe
 from rotbench.llm import extract_concurrently
 from rotbench.probe import EngineFailure, probe_as_of
+from rotbench.rulings import review_items, score_real_pairs
 from rotbench.scoring import score_world
 from rotbench.world import generate_world
 
 STAGE_TIMEOUT_SECONDS: dict[str, float] = {
     "generate": 120, "extract": 3600, "index": 1800, "deposit": 3600, "probe": 1800,
-    "ingest_probe": 7200, "score": 600,
+    "ingest_probe": 7200, "score": 600, "real_pairs": 3600,
 }
 """Upper limit on one stage of one world, seconds (generous: a paid extraction of a long
 world is slow; a stuck stage still ends)."""
@@ -82,11 +83,13 @@ def generate_task(key: str, seed: int, ctx, days: int, generator: str) -> StageR
 @task(name="extract", task_run_name="extract seed {seed}")
 def extract_task(key: str, seed: int, ctx, world: StageRef, multi: bool,
                  concurrency: int) -> StageRef:
-    """Claims of every document of the world, up to ``concurrency`` documents in flight."""
+    """Claims of every document of the world, up to ``concurrency`` documents in flight, and
+    the frames of the world's probe questions when the extractor reads questions."""
     w = _load(ctx, world)
     before = ctx.failure_count()
     extractor, _ = ctx.perception(w)
-    extraction = extract_concurrently(world_documents(w, multi), extractor, concurrency)
+    extraction = extract_concurrently(world_documents(w, multi), extractor, concurrency,
+                                      [p.question for p in w.probes])
     return _store(ctx, "extract", key, extraction, failures_before=before)
 
 
@@ -100,22 +103,27 @@ def index_task(key: str, seed: int, ctx, world: StageRef, extraction: StageRef) 
 @task(name="deposit", task_run_name="deposit seed {seed}")
 def deposit_task(key: str, seed: int, ctx, world: StageRef, extraction: StageRef,
                  config) -> StageRef:
-    """Reconcile the extraction into a ledger (``rotbench.engine.reconcile.deposit``)."""
+    """Reconcile the extraction into a ledger (``rotbench.engine.reconcile.deposit``). The
+    reference's summary carries the counts and the ledger's review records
+    (``rotbench.rulings.review_items``), so a cached world need not load its ledger."""
     w = _load(ctx, world)
     before = ctx.failure_count()
     _, checker = ctx.perception(w)
     ledger = deposit(_load(ctx, extraction), ctx.embedder(), checker, config)
     c = ledger.counts
     summary = {"claims": c.claims, "documents": c.documents, "retirements": c.retirements,
-               "reviews": c.reviews, "pairs_judged": c.pairs_judged}
+               "reviews": c.reviews, "pairs_judged": c.pairs_judged,
+               "review_queue": [i.model_dump(mode="json") for i in review_items(ledger, seed)]}
     return _store(ctx, "deposit", key, ledger, summary, failures_before=before)
 
 
 @task(name="probe", task_run_name="probe seed {seed}")
-def probe_task(key: str, seed: int, ctx, world: StageRef, ledger: StageRef, config,
-               top_k: int) -> StageRef:
-    """Ask every checkpoint question of the ledger; unscored top-k hits per probe."""
-    engine = ReferenceEngine.from_ledger(_load(ctx, ledger), config, ctx.embedder())
+def probe_task(key: str, seed: int, ctx, world: StageRef, ledger: StageRef,
+               extraction: StageRef, config, top_k: int) -> StageRef:
+    """Ask every checkpoint question of the ledger, each with the frame the extraction read
+    for it (``Extraction.questions``); unscored top-k hits per probe."""
+    frames = _load(ctx, extraction).questions
+    engine = ReferenceEngine.from_ledger(_load(ctx, ledger), config, ctx.embedder(), frames)
     return _store(ctx, "probe", key, probe_as_of(_load(ctx, world), engine, top_k))
 
 
@@ -150,12 +158,25 @@ def score_task(key: str, seed: int, engine: str, ctx, probes: StageRef, scorer: 
                                                  scorer))
 
 
+@task(name="real_pairs", task_run_name="real_pairs")
+def real_pairs_task(key: str, ctx, rulings: list, rulings_sha256: str, rulings_read: int,
+                    seed: int | None = None) -> StageRef:
+    """Run-wide, after the worlds: the run's checker on every ruled pair, scored against the
+    rulings (``rotbench.rulings.score_real_pairs``). The checks go through the call cache,
+    so a rulings file with one ruling more pays only for that pair."""
+    before = ctx.failure_count()
+    checker = ctx.live.checker()
+    block = score_real_pairs(rulings, checker, rulings_sha256=rulings_sha256,
+                             rulings_read=rulings_read)
+    return _store(ctx, "real_pairs", key, block, failures_before=before)
+
+
 _TASKS: dict[str, Task] = {  # one per name in ALL_STAGES
     "generate": generate_task, "extract": extract_task, "index": index_task,
     "deposit": deposit_task, "probe": probe_task, "ingest_probe": ingest_probe_task,
-    "score": score_task,
+    "score": score_task, "real_pairs": real_pairs_task,
 }
-_RETRIED = {"generate", "extract", "index", "deposit", "probe", "score"}
+_RETRIED = {"generate", "extract", "index", "deposit", "probe", "score", "real_pairs"}
 
 
 def configured_tasks(cache_dir: Path) -> dict[str, Task]:

@@ -28,6 +28,7 @@ from rotbench.engines.registry import EngineInfo, resolve
 from rotbench.probe import EngineFailure
 from rotbench.progress import progress
 from rotbench.report import StageRecord
+from rotbench.rulings import ReviewItem
 from rotbench.runspec import RunSpec
 from rotbench.scoring import DEFAULT_SCORER
 
@@ -50,6 +51,8 @@ class EngineOutcome(BaseModel):
     identity: dict = Field(default_factory=dict)
     """The engine's name, version and config as it reported them."""
     failure: str | None = None
+    review_queue: list[ReviewItem] = Field(default_factory=list)
+    """The reference engine's review records on this world (empty for other engines)."""
 
 
 class WorldOutcome(BaseModel):
@@ -94,10 +97,10 @@ def world_runtime(spec: RunSpec, ledger_path: str | None, budget: dict | None) -
                         api_key=api_key_for_run())
 
 
-class _World:
+class WorldStages:
     """Running one world's stages: records whether each ran and when."""
 
-    def __init__(self, seed: int, spec: RunSpec, runtime: ArmRuntime) -> None:
+    def __init__(self, seed: int | None, spec: RunSpec, runtime: ArmRuntime) -> None:
         self.seed, self.spec, self.runtime = seed, spec, runtime
         self.tasks = configured_tasks(Path(spec.cache_dir))
         self.storage = (Path(spec.cache_dir) / "prefect").resolve()
@@ -112,12 +115,14 @@ class _World:
         start, t0 = time.time(), time.perf_counter()
         state = self.tasks[name](key=key, seed=self.seed, ctx=self.ctx, return_state=True,
                                  **payload)
-        ref: StageRef = state.result()  # raises the stage's own error
+        ref: StageRef = state.result(_sync=True)  # raises the stage's own error; sync even
+        # when called from a thread of the async parent flow (the run-wide stages)
         seconds = time.perf_counter() - t0
         cached = state.name == "Cached"
         if not cached and not ref.complete:  # model calls failed: keep it out of the cache
             (self.storage / f"{name}-{key}").unlink(missing_ok=True)
-            self.uncached.append(f"{shown} (seed {self.seed})")
+            self.uncached.append(f"{shown} (seed {self.seed})" if self.seed is not None
+                                 else shown)
         records.append(StageRecord(seed=self.seed, stage=name, cached=cached,
                                    seconds=round(seconds, 4)))
         self.spans.append((shown, start, start + seconds))
@@ -125,7 +130,7 @@ class _World:
         return ref
 
 
-def _reference(w: _World, world: StageRef, rec: list[StageRecord]) -> EngineOutcome:
+def _reference(w: WorldStages, world: StageRef, rec: list[StageRecord]) -> EngineOutcome:
     """The reference engine's separable stages: extract, index, deposit, probe, score."""
     run, rt = w.spec, w.runtime
     config = EngineConfig().with_overrides(run.engine_overrides())
@@ -142,9 +147,9 @@ def _reference(w: _World, world: StageRef, rec: list[StageRecord]) -> EngineOutc
         extraction.sha256, check_stamp, config.stamp(DEPOSIT_SECTIONS), ENGINE_VERSION,
         DEFAULT_MODEL_ID), world=world, extraction=extraction, config=config)
     probes = w.stage("probe", rec, content_hash(
-        ledger.sha256, world.sha256, config.stamp(QUERY_SECTIONS), run.top_k, ENGINE_VERSION,
-        DEFAULT_MODEL_ID, PROBE_STAGE), world=world, ledger=ledger, config=config,
-        top_k=run.top_k)
+        ledger.sha256, world.sha256, extraction.sha256, config.stamp(QUERY_SECTIONS),
+        run.top_k, ENGINE_VERSION, DEFAULT_MODEL_ID, PROBE_STAGE), world=world, ledger=ledger,
+        extraction=extraction, config=config, top_k=run.top_k)
     scored = w.stage("score", rec, content_hash(probes.sha256, scorer, SCORE_STAGE),
                      label=f"{REFERENCE_NAME}:score", engine=REFERENCE_NAME, probes=probes,
                      scorer=scorer)
@@ -154,11 +159,13 @@ def _reference(w: _World, world: StageRef, rec: list[StageRecord]) -> EngineOutc
              f"records (quarantined), {c.get('pairs_judged', 0)} candidate pairs judged"]
     stamps = {"extract": extract_stamp, "deposit": check_stamp, "embedding": DEFAULT_MODEL_ID}
     identity = {"name": REFERENCE_NAME, "version": ENGINE_VERSION, "config": config.flat()}
+    queue = [ReviewItem.model_validate({**item, "seed": w.seed})
+             for item in c.get("review_queue", [])]
     return EngineOutcome(engine=REFERENCE_NAME, scored=scored, stages=rec, notes=notes,
-                         stamps=stamps, identity=identity)
+                         stamps=stamps, identity=identity, review_queue=queue)
 
 
-def _engine(w: _World, info: EngineInfo, name: str, world: StageRef,
+def _engine(w: WorldStages, info: EngineInfo, name: str, world: StageRef,
             rec: list[StageRecord]) -> EngineOutcome:
     """An engine without separable stages: ingest-and-probe (interleaved), then score."""
     run = w.spec
@@ -203,7 +210,7 @@ def world_task(seed: int, spec: dict, ledger_path: str | None = None,
     """Every engine of the run on the world of ``seed``; see the module docstring."""
     run = RunSpec.model_validate(spec)
     runtime = world_runtime(run, ledger_path, budget)
-    w = _World(seed, run, runtime)
+    w = WorldStages(seed, run, runtime)
     generate_records: list[StageRecord] = []
     world = w.stage("generate", generate_records, content_hash(run.generator, seed, run.days),
                     days=run.days, generator=run.generator)

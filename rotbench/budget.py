@@ -27,6 +27,7 @@ from pydantic import BaseModel
 
 from rotbench.llm._settings import LLMSettings, cost_usd
 from rotbench.llm.client import Completion
+from rotbench.safe_text import printable
 
 
 class BudgetReached(RuntimeError):
@@ -169,6 +170,19 @@ class BudgetedClient:
         return f"BudgetedClient({self.client!r}, budget={self.ledger.budget.describe()})"
 
 
+def ruled_pairs(spec: Any) -> list:
+    """The rulings in effect whose pairs the run will check: those of the run's rulings file
+    when the reference engine runs (its checks are the ones scored), else none. The file was
+    validated with the spec."""
+    from rotbench.engines.registry import resolve
+    from rotbench.rulings import read_rulings
+
+    path = spec.rulings_file()
+    if path is None or not any(resolve(name).separable for name in spec.engines):
+        return []
+    return read_rulings(path).effective
+
+
 def project_cost(spec: Any, settings: LLMSettings):
     """The run's projected model calls, tokens and dollars (``rotbench.llm.Estimate``),
     counting only the stages its engines use: extraction when an engine takes perceived
@@ -181,11 +195,16 @@ def project_cost(spec: Any, settings: LLMSettings):
     from rotbench.world import generate_world
 
     worlds = [generate_world(s, spec.days, spec.generator) for s in spec.seeds]
+    ruled = ruled_pairs(spec)
     projection = estimate(
         worlds, spec.arm, settings, embedder=shared_embedder(Path(spec.cache_dir)),
         engine_config=EngineConfig().with_overrides(spec.engine_overrides()),
-        cache=CallCache(spec.cache_dir),
+        cache=CallCache(spec.cache_dir), extra_pairs=[r.claims() for r in ruled],
     )
+    if ruled:
+        projection.notes.append(f"real pairs: {len(ruled)} ruled pairs from "
+                                f"{printable(spec.rulings_file())}, two check calls each "
+                                "(in the check stage)")
     infos = [resolve(name) for name in spec.engines]
     if not any(i.takes == "claims" for i in infos):
         projection.stages.pop("extract", None)

@@ -161,6 +161,14 @@ def run(
     dask_workers: Annotated[
         int, typer.Option("--dask-workers", help="Worker processes of the local cluster.")
     ] = 2,
+    rulings: Annotated[
+        str | None,
+        typer.Option("--rulings", help="Rulings on real pairs (JSON Lines) to score the checks "
+                     "against (probe, live). Default: <reports-dir>/rulings.jsonl if present."),
+    ] = None,
+    no_real_pairs: Annotated[
+        bool, typer.Option("--no-real-pairs", help="Read no rulings file.")
+    ] = False,
 ) -> None:
     """Run the benchmark: every seed's world through generate, extract, index, deposit,
     probe and score, then write reports/<run-id>.json and the DuckDB rows."""
@@ -185,6 +193,7 @@ def run(
             engine_timeout_seconds=engine_timeout,
             llm_settings=llm_settings, budget_usd=budget_usd, budget_calls=budget_calls,
             dask=dask, dask_workers=dask_workers,
+            rulings_path=rulings, real_pairs=not no_real_pairs,
         )
     except SpecError as exc:
         fail(str(exc))
