@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from prefect import flow, get_run_logger, tags
+from prefect import flow, get_run_logger
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from flows.caching import content_hash, load_payload
@@ -58,6 +58,8 @@ class RunOutcome:
     """(seed, stage, start, end) in epoch seconds: when each stage ran."""
     usage: dict | None = None
     cut_short: bool = False
+    flow_run_id: str | None = None
+    """The Prefect flow run (its artifact and task runs hang off it)."""
 
     @property
     def report(self) -> Report | None:
@@ -160,8 +162,7 @@ def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None):
     payload = spec.model_dump(mode="json")
     outcomes: list[WorldOutcome] = []
     missing: dict[int, str] = {}
-    labels = [f"arm:{spec.arm}", *(f"engine:{e}" for e in spec.engines)]
-    with tags(*labels), task_runner_for(spec) as runner:
+    with task_runner_for(spec) as runner:
         futures = [(seed, runner.submit(world_task, {
             "seed": seed, "spec": payload, "ledger_path": ledger_path, "budget": budget}))
             for seed in spec.seeds]
@@ -242,6 +243,7 @@ async def rot_benchmark(
     spec = spec_from_parameters(params)
     logger.info("rotbench run: arm %s, engines %s, %d seeds, runner %s", spec.arm,
                 ", ".join(spec.engines), len(spec.seeds), spec.dask or "threads")
+    await _tag_run(spec, logger)
     estimate, ledger_path, budget = None, None, None
     if spec.arm != "oracle":
         estimate, ledger_path, budget = await asyncio.to_thread(_guard_budget, spec, logger)
@@ -258,7 +260,9 @@ async def rot_benchmark(
 
         spent = SpendLedger(Path(ledger_path), Budget(**budget)).totals()
         spent["limit"] = budget
-    outcome = RunOutcome(missing=missing,
+    from prefect.runtime import flow_run
+
+    outcome = RunOutcome(missing=missing, flow_run_id=flow_run.id,
                          usage=_merge_usage(outcomes, estimate, spent, pairs.usage),
                          refused=sum(o.refused for o in outcomes),
                          cut_short=bool(spent and spent["refused"]))
@@ -379,6 +383,24 @@ def _guard_budget(spec: RunSpec, logger) -> tuple[dict, str, dict]:
     run_id = flow_run.id or f"local-{os.getpid()}-{time.time_ns()}"
     ledger = Path(spec.cache_dir).resolve() / "budget" / f"{run_id}.json"
     return projection.model_dump(mode="json"), str(ledger), budget.model_dump()
+
+
+async def _tag_run(spec: RunSpec, logger) -> None:
+    """Tag the flow run with its arm and engines (one API call). The tags go on the flow run
+    alone: a task run with tags asks the server for tag concurrency slots before it starts
+    (a round trip per stage, cached or not), so the tasks carry none."""
+    from prefect.client.orchestration import get_client
+    from prefect.runtime import flow_run
+
+    labels = {f"arm:{spec.arm}", *(f"engine:{e}" for e in spec.engines)}
+    if flow_run.id is None or labels <= set(flow_run.tags or []):
+        return
+    try:
+        async with get_client() as client:
+            await client.update_flow_run(flow_run.id,
+                                         tags=sorted(labels | set(flow_run.tags or [])))
+    except Exception as exc:  # noqa: BLE001 - tags are a label, never a reason to fail
+        logger.warning("could not tag the flow run: %s", exc)
 
 
 async def _publish(outcome: RunOutcome, spec: RunSpec, logger) -> None:

@@ -105,3 +105,54 @@ def test_budget_below_the_projection_refuses_before_any_call(tmp_path, monkeypat
             paid_flow(tmp_path, "probe", budget_usd=5.0)
         assert fake.requests == []
     assert not (tmp_path / "reports").exists() or not list((tmp_path / "reports").glob("*.json"))
+
+
+def read_artifacts(flow_run_id: str) -> list:
+    """The artifacts of one flow run, from the server the flow reported to."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+
+    with get_client(sync_client=True) as client:
+        return client.read_artifacts(
+            flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id])))
+
+
+def test_a_run_that_spends_its_budget_is_cut_short(tmp_path, monkeypatch) -> None:
+    """The projection passes, but every check's first answer is invalid (so each check pays
+    a retry the projection did not count): calls stop at the budget, the rest are refused,
+    and the report, the outcome and the artifact say the run was cut short."""
+    world = generate_world(42, generator="1")
+    oracle = oracle_answerer(world)
+
+    def invalid_first(req):
+        if req.kind in ("contradiction", "slot") and not req.is_retry:
+            return "I cannot tell."
+        return oracle(req)
+
+    few = ["reconcile.cross_document=false"]
+    with FakeAnthropic(invalid_first) as fake:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+        projected = estimate([world], "probe", LLMSettings(),
+                             embedder=shared_embedder(tmp_path / "cache"),
+                             engine_config=EngineConfig().with_overrides(few), cache=None).calls
+        outcome = paid_flow(tmp_path, "probe", budget_calls=projected, overrides=few,
+                            model_concurrency=1)
+        made = len(fake.requests)
+    assert projected > 2
+    assert made == projected  # not one call past the budget
+    assert outcome.cut_short and outcome.missing == {}
+    spent = outcome.report.usage["budget"]
+    assert spent["calls"] == projected and spent["refused"] >= 1
+    assert spent["limit"]["calls"] == projected
+    note = (f"cut short: the budget was reached after {projected} calls (US$0.0000); "
+            f"{spent['refused']} further calls were refused and their items left unanswered")
+    assert note in outcome.report.notes
+    saved = Path(outcome.report_paths[0])
+    assert note in saved.read_text()
+    [artifact] = read_artifacts(outcome.flow_run_id)
+    assert artifact.type == "markdown" and artifact.key == "rotbench-probe"
+    assert "**cut short: the budget was reached**" in artifact.data
+    assert f"report: `{saved}`" in artifact.data
+    assert f"model calls: {outcome.report.usage['calls']};" in artifact.data
+    assert "| recall_current_at_k |" in artifact.data

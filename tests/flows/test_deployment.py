@@ -1,0 +1,273 @@
+"""The scheduled path as a Prefect user runs it, end to end: ``rotbench server`` on a free
+loopback port, a process work pool, ``prefect --no-prompt deploy --all`` from the project's
+prefect.yaml, a worker, and ``prefect deployment run ... --watch``: the oracle deployment
+twice (the second run all cached), the live one against the fake Anthropic API (refused by
+its budget, then two runs started together that its concurrency limit keeps apart).
+
+Everything runs in subprocesses with their own PREFECT_HOME; the project folder is a
+temporary one holding prefect.yaml and links to the code, so the deployment's relative
+paths (working directory, cache, reports) land there. Every wait is bounded, and the server
+and the worker are always stopped (their whole process groups).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from rotbench.world import generate_world
+from tests.fakes.fake_anthropic import FakeAnthropic, oracle_answerer
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+KEY = "sk-ant-api03-ROTBENCH-DEPLOY-KEY-never-written-7c2e"
+STAGES = {"generate", "extract", "index", "deposit", "probe", "score"}
+SEED = [42]
+"""One seed keeps the test short; the deployments' own defaults are seeds 42 43 44."""
+LIVE_PARAMS = ["--param", "seeds=[42]", "--param",
+               'overrides=["reconcile.cross_document=false"]']
+"""The live deployment on one seed, the world's checks within a document only (fewer
+calls through the fake)."""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Stack:
+    """A server, a work pool, the deployments and a worker, in ``project``. ``stop`` ends
+    every process it started (SIGTERM to its process group, then SIGKILL)."""
+
+    def __init__(self, tmp: Path, fake_url: str) -> None:
+        self.project = tmp / "project"
+        self.project.mkdir()
+        shutil.copy(ROOT / "prefect.yaml", self.project / "prefect.yaml")
+        for name in ("flows", "rotbench"):
+            (self.project / name).symlink_to(ROOT / name)
+        self.logs = tmp / "logs"
+        self.logs.mkdir()
+        self.port = _free_port()
+        self.api = f"http://127.0.0.1:{self.port}/api"
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+        self.env.update({
+            "PREFECT_HOME": str(tmp / "prefect-home"), "PREFECT_API_URL": self.api,
+            "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1",
+            "PREFECT_WORKER_QUERY_SECONDS": "1", "PREFECT_WORKER_PREFETCH_SECONDS": "1",
+            "PREFECT_UI_ENABLED": "false", "PYTHONPATH": str(ROOT),
+            "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake_url,
+            "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+        })
+        self.procs: list[subprocess.Popen] = []
+
+    def spawn(self, name: str, args: list[str]) -> subprocess.Popen:
+        log = open(self.logs / f"{name}.log", "wb")  # noqa: SIM115 - the child's output
+        proc = subprocess.Popen(args, cwd=self.project, env=self.env, stdout=log,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+        log.close()
+        self.procs.append(proc)
+        return proc
+
+    def prefect(self, *args: str, timeout: float = 120, check: bool = True):
+        done = subprocess.run([str(BIN / "prefect"), *args], cwd=self.project, env=self.env,
+                              capture_output=True, text=True, timeout=timeout)
+        if check and done.returncode != 0:
+            raise AssertionError(f"prefect {' '.join(args)} exited {done.returncode}:\n"
+                                 f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+        return done
+
+    def start(self) -> None:
+        server = self.spawn("server", [sys.executable, "-m", "rotbench.cli.main", "server",
+                                       "--port", str(self.port)])
+        deadline = time.monotonic() + 90
+        while True:
+            assert server.poll() is None, (self.logs / "server.log").read_text()[-3000:]
+            with contextlib.suppress(OSError):
+                with urllib.request.urlopen(f"{self.api}/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            assert time.monotonic() < deadline, "the server did not answer in 90 s"
+            time.sleep(0.2)
+        self.prefect("work-pool", "create", "rotbench", "--type", "process")
+        self.prefect("--no-prompt", "deploy", "--all")
+        self.spawn("worker", [str(BIN / "prefect"), "worker", "start", "--pool", "rotbench"])
+
+    def stop(self) -> None:
+        for proc in reversed(self.procs):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)
+        for proc in reversed(self.procs):
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=10)
+
+    def post(self, path: str, body: dict) -> list | dict:
+        req = urllib.request.Request(f"{self.api}{path}", data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return json.loads(r.read())
+
+    def get(self, path: str) -> dict:
+        with urllib.request.urlopen(f"{self.api}{path}", timeout=10) as r:
+            return json.loads(r.read())
+
+    def run(self, deployment: str, *params: str, watch: bool = True):
+        """``prefect deployment run``; returns (exit code, flow run id)."""
+        args = ["deployment", "run", f"rot-benchmark/{deployment}", *params]
+        if watch:
+            args += ["--watch", "--watch-interval", "1", "--watch-timeout", "150"]
+        done = self.prefect(*args, timeout=180, check=False)
+        found = re.search(r"UUID: ([0-9a-f-]{36})", done.stdout)
+        assert found, done.stdout[-2000:] + done.stderr[-2000:]
+        return done.returncode, found.group(1)
+
+    def flow_run(self, run_id: str) -> dict:
+        return self.get(f"/flow_runs/{run_id}")
+
+    def wait_final(self, run_id: str, seconds: float = 150) -> dict:
+        deadline = time.monotonic() + seconds
+        while True:
+            run = self.flow_run(run_id)
+            if run["state_type"] in ("COMPLETED", "FAILED", "CRASHED", "CANCELLED"):
+                return run
+            assert time.monotonic() < deadline, f"flow run still {run['state_name']}"
+            time.sleep(0.5)
+
+    def task_states(self, run_id: str, expected: int, seconds: float = 30) -> dict[str, str]:
+        """task run name -> state name of one flow run, once ``expected`` task runs reached
+        the server (the recorder writes them from events, a moment after the run ends)."""
+        deadline = time.monotonic() + seconds
+        while True:
+            runs = self.post("/task_runs/filter", {
+                "flow_runs": {"id": {"any_": [run_id]}}, "limit": 200})
+            if len(runs) >= expected and all(r["state_type"] in ("COMPLETED", "FAILED")
+                                              for r in runs):
+                return {r["name"]: r["state_name"] for r in runs}
+            assert time.monotonic() < deadline, f"{len(runs)} task runs of {expected}"
+            time.sleep(0.5)
+
+    def artifact(self, run_id: str) -> dict:
+        [found] = self.post("/artifacts/filter", {"flow_runs": {"id": {"any_": [run_id]}}})
+        return found
+
+
+@pytest.fixture(scope="module")
+def deployed(tmp_path_factory):
+    """Every run, in order; returns (stack, fake's requests per live run, run ids)."""
+    tmp = tmp_path_factory.mktemp("deploy")
+    with FakeAnthropic(oracle_answerer(generate_world(42))) as fake:
+        stack = Stack(tmp, fake.base_url)
+        try:
+            stack.start()
+            runs: dict[str, tuple[int, str]] = {}
+            runs["oracle-cold"] = stack.run("oracle-nightly", "--param", "seeds=[42]")
+            runs["oracle-warm"] = stack.run("oracle-nightly", "--param", "seeds=[42]")
+            before = len(fake.requests)
+            runs["refused"] = stack.run("live-weekly", *LIVE_PARAMS, "--param",
+                                        "budget_calls=3")
+            refused_requests = len(fake.requests) - before
+            # two paid runs started together: the second waits for the first's slot
+            runs["live-1"] = stack.run("live-weekly", *LIVE_PARAMS, watch=False)
+            runs["live-2"] = stack.run("live-weekly", *LIVE_PARAMS, watch=False)
+            finals = {name: stack.wait_final(runs[name][1]) for name in ("live-1", "live-2")}
+            yield stack, runs, finals, refused_requests, list(fake.requests)
+        finally:
+            stack.stop()
+
+
+def test_oracle_deployment_writes_report_rows_and_artifact(deployed) -> None:
+    stack, runs, _, _, _ = deployed
+    code, run_id = runs["oracle-cold"]
+    assert code == 0, (stack.logs / "worker.log").read_text()[-4000:]
+    run = stack.flow_run(run_id)
+    assert run["state_name"] == "Completed"
+    assert run["name"] == "oracle reference seeds 42"
+    # the deployment's tags, and the engine's added by the run itself
+    assert {"arm:oracle", "rotbench", "engine:reference"} <= set(run["tags"])
+    reports = stack.project / "reports"
+    artifact = stack.artifact(run_id)
+    assert artifact["type"] == "markdown" and artifact["key"] == "rotbench-oracle"
+    [path] = re.findall(r"report: `([^`]+)`", artifact["data"])
+    report = json.loads((stack.project / path).read_text())
+    assert (stack.project / path).parent == reports
+    assert report["selection"]["arm"] == "oracle" and report["selection"]["seeds"] == SEED
+    recall = report["metrics"]["recall_current_at_k"]
+    assert f"({recall['numerator']}/{recall['denominator']}) |" in \
+        artifact["data"].split("| recall_current_at_k |")[1].splitlines()[0]
+    con = duckdb.connect(str(reports / "rotbench.duckdb"), read_only=True)
+    try:
+        row = con.execute(
+            "select numerator, denominator from metrics where run_id = ? and seed is null "
+            "and metric = 'recall_current_at_k' and channel is null and checkpoint is null",
+            [report["run_id"]]).fetchone()
+        probes = con.execute("select count(*) from probes where run_id = ?",
+                             [report["run_id"]]).fetchone()
+    finally:
+        con.close()
+    assert row == (recall["numerator"], recall["denominator"]) and row[1] > 0
+    assert probes[0] == len(report["worlds"][0]["probes"])
+
+
+def test_second_oracle_run_is_cached_task_by_task(deployed) -> None:
+    stack, runs, _, _, _ = deployed
+    cold = stack.task_states(runs["oracle-cold"][1], expected=len(STAGES) + 1)
+    assert runs["oracle-warm"][0] == 0
+    warm = stack.task_states(runs["oracle-warm"][1], expected=len(STAGES) + 1)
+    names = {f"{s} seed 42" for s in STAGES - {"score"}} | {"reference score seed 42",
+                                                            "world seed 42"}
+    assert set(cold) == set(warm) == names
+    assert {cold[n] for n in names} == {"Completed"}
+    assert warm.pop("world seed 42") == "Completed"
+    assert set(warm.values()) == {"Cached"}
+    # tasks carry no tags: a tagged task asks for concurrency slots, a round trip each
+    task_runs = stack.post("/task_runs/filter",
+                           {"flow_runs": {"id": {"any_": [runs["oracle-warm"][1]]}}})
+    assert [r["tags"] for r in task_runs] == [[]] * len(names)
+
+
+def test_live_deployment_is_refused_above_its_budget(deployed) -> None:
+    stack, runs, _, refused_requests, _ = deployed
+    code, run_id = runs["refused"]
+    assert code != 0 and refused_requests == 0
+    run = stack.flow_run(run_id)
+    assert run["state_type"] == "FAILED"
+    assert "BudgetRefused: refused before any model call: projected" in run["state"]["message"]
+    assert "exceed the budget of 3 calls" in run["state"]["message"]
+
+
+def test_live_deployment_runs_one_at_a_time_against_the_fake_api(deployed) -> None:
+    stack, runs, finals, _, requests = deployed
+    first, second = finals["live-1"], finals["live-2"]
+    assert first["state_name"] == second["state_name"] == "Completed"
+    assert {"arm:live", "paid"} <= set(first["tags"])
+    # the concurrency limit: the second started only once the first had finished
+    assert second["start_time"] >= first["end_time"]
+    art1, art2 = stack.artifact(first["id"]), stack.artifact(second["id"])
+    calls = int(re.search(r"model calls: (\d+);", art1["data"]).group(1))
+    assert calls > 0 and "cut short" not in art1["data"]
+    # every call the fake answered belongs to the first run: the second paid for nothing
+    assert len(requests) == calls
+    assert "model calls: 0;" in art2["data"]
+    written = [p for d in ("cache", "reports") for p in (stack.project / d).rglob("*")
+               if p.is_file()]
+    assert any("calls" in p.parts for p in written)
+    for path in written:
+        assert KEY.encode() not in path.read_bytes(), path
