@@ -1,8 +1,9 @@
 """The scheduled path as a Prefect user runs it, end to end: ``rotbench server`` on a free
 loopback port, a process work pool, ``prefect --no-prompt deploy --all`` from the project's
 prefect.yaml, a worker, and ``prefect deployment run ... --watch``: the oracle deployment
-twice (the second run all cached), the live one against the fake Anthropic API (refused by
-its budget, then two runs started together that its concurrency limit keeps apart).
+twice (the second run all cached), and two runs of the live one against the fake Anthropic
+API started together: one refused by its budget, one that runs, kept apart by the
+deployment's concurrency limit.
 
 Everything runs in subprocesses with their own PREFECT_HOME; the project folder is a
 temporary one holding prefect.yaml and links to the code, so the deployment's relative
@@ -36,9 +37,12 @@ BIN = Path(sys.executable).parent
 KEY = "sk-ant-api03-ROTBENCH-DEPLOY-KEY-never-written-7c2e"
 STAGES = {"generate", "extract", "index", "deposit", "probe", "score"}
 SEED = [42]
-"""One seed keeps the test short; the deployments' own defaults are seeds 42 43 44."""
-LIVE_PARAMS = ["--param", "seeds=[42]", "--param",
-               'overrides=["reconcile.cross_document=false"]']
+DAYS = 30
+"""One short world keeps the test short; the deployments' defaults are seeds 42 43 44 over
+90 days."""
+FEW_CHECKS = ["reconcile.cross_document=false"]
+LIVE_PARAMS = ["--param", "seeds=[42]", "--param", f"days={DAYS}",
+               "--param", f"overrides={json.dumps(FEW_CHECKS)}"]
 """The live deployment on one seed, the world's checks within a document only (fewer
 calls through the fake)."""
 
@@ -73,6 +77,15 @@ class Stack:
             "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
         })
         self.procs: list[subprocess.Popen] = []
+        self.phases: list[tuple[str, float]] = []
+        """(phase, wall seconds): where the test's time went (written to logs/phases.json)."""
+        self._t0 = time.monotonic()
+
+    def mark(self, phase: str) -> None:
+        now = time.monotonic()
+        self.phases.append((phase, round(now - self._t0, 2)))
+        self._t0 = now
+        (self.logs / "phases.json").write_text(json.dumps(self.phases))
 
     def spawn(self, name: str, args: list[str]) -> subprocess.Popen:
         log = open(self.logs / f"{name}.log", "wb")  # noqa: SIM115 - the child's output
@@ -103,8 +116,11 @@ class Stack:
                         break
             assert time.monotonic() < deadline, "the server did not answer in 90 s"
             time.sleep(0.2)
+        self.mark("server")
         self.prefect("work-pool", "create", "rotbench", "--type", "process")
+        self.mark("work pool")
         self.prefect("--no-prompt", "deploy", "--all")
+        self.mark("deploy")
         self.spawn("worker", [str(BIN / "prefect"), "worker", "start", "--pool", "rotbench"])
 
     def stop(self) -> None:
@@ -137,7 +153,15 @@ class Stack:
         done = self.prefect(*args, timeout=180, check=False)
         found = re.search(r"UUID: ([0-9a-f-]{36})", done.stdout)
         assert found, done.stdout[-2000:] + done.stderr[-2000:]
+        self.mark(f"run {deployment}{' (watched)' if watch else ''}")
         return done.returncode, found.group(1)
+
+    def create_run(self, deployment: str, **parameters) -> str:
+        """A flow run of the deployment through the API (as a schedule creates it); its id."""
+        dep = self.get(f"/deployments/name/rot-benchmark/{deployment}")
+        run = self.post(f"/deployments/{dep['id']}/create_flow_run", {"parameters": parameters})
+        self.mark(f"create {deployment}")
+        return run["id"]
 
     def flow_run(self, run_id: str) -> dict:
         return self.get(f"/flow_runs/{run_id}")
@@ -173,32 +197,35 @@ class Stack:
 def deployed(tmp_path_factory):
     """Every run, in order; returns (stack, fake's requests per live run, run ids)."""
     tmp = tmp_path_factory.mktemp("deploy")
-    with FakeAnthropic(oracle_answerer(generate_world(42))) as fake:
+    with FakeAnthropic(oracle_answerer(generate_world(42, DAYS))) as fake:
         stack = Stack(tmp, fake.base_url)
         try:
             stack.start()
-            runs: dict[str, tuple[int, str]] = {}
-            runs["oracle-cold"] = stack.run("oracle-nightly", "--param", "seeds=[42]")
-            runs["oracle-warm"] = stack.run("oracle-nightly", "--param", "seeds=[42]")
-            before = len(fake.requests)
-            runs["refused"] = stack.run("live-weekly", *LIVE_PARAMS, "--param",
-                                        "budget_calls=3")
-            refused_requests = len(fake.requests) - before
-            # two paid runs started together: the second waits for the first's slot
-            runs["live-1"] = stack.run("live-weekly", *LIVE_PARAMS, watch=False)
-            runs["live-2"] = stack.run("live-weekly", *LIVE_PARAMS, watch=False)
-            finals = {name: stack.wait_final(runs[name][1]) for name in ("live-1", "live-2")}
-            yield stack, runs, finals, refused_requests, list(fake.requests)
+            runs: dict[str, tuple[int | None, str]] = {}
+            # the cold oracle run and two live ones at once: the live deployment's
+            # concurrency limit runs one live run at a time (either may go first)
+            runs["oracle-cold"] = (None, stack.create_run("oracle-nightly", seeds=SEED, days=DAYS))
+            # (a seed no other run reads, so its calls are never in the call cache)
+            runs["refused"] = (None, stack.create_run("live-weekly", seeds=[7], days=DAYS,
+                                                      budget_calls=3))
+            runs["live"] = stack.run("live-weekly", *LIVE_PARAMS)
+            finals = {name: stack.wait_final(runs[name][1])
+                      for name in ("oracle-cold", "refused", "live")}
+            stack.mark("first runs final")
+            # the same oracle run again: every stage from the cache
+            runs["oracle-warm"] = stack.run("oracle-nightly", "--param", "seeds=[42]",
+                                            "--param", f"days={DAYS}")
+            yield stack, runs, finals, list(fake.requests)
         finally:
             stack.stop()
+            print("deployment test phases (s):", stack.phases)
 
 
 def test_oracle_deployment_writes_report_rows_and_artifact(deployed) -> None:
-    stack, runs, _, _, _ = deployed
-    code, run_id = runs["oracle-cold"]
-    assert code == 0, (stack.logs / "worker.log").read_text()[-4000:]
-    run = stack.flow_run(run_id)
-    assert run["state_name"] == "Completed"
+    stack, runs, finals, _ = deployed
+    run_id = runs["oracle-cold"][1]
+    run = finals["oracle-cold"]
+    assert run["state_name"] == "Completed", (stack.logs / "worker.log").read_text()[-4000:]
     assert run["name"] == "oracle reference seeds 42"
     # the deployment's tags, and the engine's added by the run itself
     assert {"arm:oracle", "rotbench", "engine:reference"} <= set(run["tags"])
@@ -209,6 +236,7 @@ def test_oracle_deployment_writes_report_rows_and_artifact(deployed) -> None:
     report = json.loads((stack.project / path).read_text())
     assert (stack.project / path).parent == reports
     assert report["selection"]["arm"] == "oracle" and report["selection"]["seeds"] == SEED
+    assert report["selection"]["days"] == DAYS
     recall = report["metrics"]["recall_current_at_k"]
     assert f"({recall['numerator']}/{recall['denominator']}) |" in \
         artifact["data"].split("| recall_current_at_k |")[1].splitlines()[0]
@@ -227,7 +255,7 @@ def test_oracle_deployment_writes_report_rows_and_artifact(deployed) -> None:
 
 
 def test_second_oracle_run_is_cached_task_by_task(deployed) -> None:
-    stack, runs, _, _, _ = deployed
+    stack, runs, _, _ = deployed
     cold = stack.task_states(runs["oracle-cold"][1], expected=len(STAGES) + 1)
     assert runs["oracle-warm"][0] == 0
     warm = stack.task_states(runs["oracle-warm"][1], expected=len(STAGES) + 1)
@@ -244,28 +272,33 @@ def test_second_oracle_run_is_cached_task_by_task(deployed) -> None:
 
 
 def test_live_deployment_is_refused_above_its_budget(deployed) -> None:
-    stack, runs, _, refused_requests, _ = deployed
-    code, run_id = runs["refused"]
-    assert code != 0 and refused_requests == 0
-    run = stack.flow_run(run_id)
+    stack, _, finals, _ = deployed
+    run = finals["refused"]
     assert run["state_type"] == "FAILED"
     assert "BudgetRefused: refused before any model call: projected" in run["state"]["message"]
     assert "exceed the budget of 3 calls" in run["state"]["message"]
+    artifacts = stack.post("/artifacts/filter", {"flow_runs": {"id": {"any_": [run["id"]]}}})
+    assert "rotbench-live" not in [a["key"] for a in artifacts]  # no figures: nothing ran
 
 
-def test_live_deployment_runs_one_at_a_time_against_the_fake_api(deployed) -> None:
-    stack, runs, finals, _, requests = deployed
-    first, second = finals["live-1"], finals["live-2"]
-    assert first["state_name"] == second["state_name"] == "Completed"
-    assert {"arm:live", "paid"} <= set(first["tags"])
-    # the concurrency limit: the second started only once the first had finished
+def test_live_deployment_against_the_fake_api_one_run_at_a_time(deployed) -> None:
+    stack, runs, finals, requests = deployed
+    code, _ = runs["live"]
+    live, refused = finals["live"], finals["refused"]
+    assert code == 0 and live["state_name"] == "Completed"
+    assert live["name"] == "live reference seeds 42"
+    assert {"arm:live", "paid", "engine:reference"} <= set(live["tags"])
+    # the concurrency limit: one of the two live runs started only once the other ended
+    first, second = sorted([live, refused], key=lambda r: r["start_time"])
     assert second["start_time"] >= first["end_time"]
-    art1, art2 = stack.artifact(first["id"]), stack.artifact(second["id"])
-    calls = int(re.search(r"model calls: (\d+);", art1["data"]).group(1))
-    assert calls > 0 and "cut short" not in art1["data"]
-    # every call the fake answered belongs to the first run: the second paid for nothing
+    artifact = stack.artifact(live["id"])
+    calls = int(re.search(r"model calls: (\d+);", artifact["data"]).group(1))
+    assert calls > 0 and "cut short" not in artifact["data"]
+    # every call the fake answered was the live run's: the refused one made none
     assert len(requests) == calls
-    assert "model calls: 0;" in art2["data"]
+    [path] = re.findall(r"report: `([^`]+)`", artifact["data"])
+    report = json.loads((stack.project / path).read_text())
+    assert report["usage"]["calls"] == calls and report["selection"]["arm"] == "live"
     written = [p for d in ("cache", "reports") for p in (stack.project / d).rglob("*")
                if p.is_file()]
     assert any("calls" in p.parts for p in written)
