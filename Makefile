@@ -28,7 +28,7 @@ server: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --quiet -c constraints.txt -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --quiet -c constraints.txt -e '.[dev,mem0,particles,benchd]'
 	touch $(STAMP)
 
 clean:
