@@ -5,7 +5,6 @@ by the module; figures are pinned exactly."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import re
 import sys
@@ -165,12 +164,15 @@ def mem0_answerer(world):
     """mem0's extraction call answered as the oracle would (its New Messages matched to the
     world's document); any other prompt fails the test."""
     oracle = OracleExtractor(world)
-    by_messages = {json.dumps(messages_of(d)): d for d in world_documents(world)}
+    def key(messages) -> str:  # mem0's rendering of new messages: "role: content" lines
+        return "".join(f"{m['role']}: {m['content']}\n" for m in messages).strip()
+
+    by_messages = {key(messages_of(d)): d for d in world_documents(world)}
     pattern = re.compile(r"## New Messages\n(.*?)\n\n## Observation Date", re.DOTALL)
 
     def answer(request) -> str:
         found = pattern.search(request.prompt)
-        document = by_messages[json.dumps(json.loads(found.group(1)))]
+        document = by_messages[found.group(1).strip()]
         return scripted_answer(oracle.extract(document))
 
     return answer
