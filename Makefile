@@ -21,6 +21,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_deposit.py
 	$(BIN)/python benchmarks/bench_rescore.py
 	$(BIN)/python benchmarks/bench_run.py
+	$(BIN)/python benchmarks/bench_peers.py
 
 server: $(STAMP)
 	$(BIN)/rotbench server --port 4200
