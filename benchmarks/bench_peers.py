@@ -79,7 +79,7 @@ def main() -> None:
             out = work / "report.json"
             wall, peak = timed([str(BIN / "particles"), "benchmark", "rot", "--arm", "oracle",
                                 "--seed", "42", "--seed", "43", "--seed", "44",
-                                "--out", str(out)], own_env, cwd=work)
+                                "--format", "json", "--output", str(out)], own_env, cwd=work)
             rows.append(("particles-own (its benchmark)", wall, peak, "72-75 s measured"))
             if out.exists():
                 metrics = json.loads(out.read_text()).get("metrics", {})
