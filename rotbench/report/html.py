@@ -481,9 +481,10 @@ def default_plots_dir(html_path: Path) -> Path:
 
 
 def write_page(reports: list[Report], html_path: Path | None, plots_dir: Path | None,
-               sources: list[str] | None = None, force: bool = False) -> tuple[int, list[Path]]:
-    """Draw the plots, write the page to ``html_path`` and the plot files (SVG and PNG) to
-    ``plots_dir`` (either may be None), each file atomically.
+               sources: list[str] | None = None, force: bool = False,
+               plots: list[Plot] | None = None) -> tuple[int, list[Path]]:
+    """Draw the plots (unless given as ``plots``), write the page to ``html_path`` and the
+    plot files (SVG and PNG) to ``plots_dir`` (either may be None), each file atomically.
 
     Returns (page size in bytes, plot files written). Raises ``CompareError`` for several
     reports on different worlds unless ``force``, OSError when a write fails.
@@ -496,7 +497,8 @@ def write_page(reports: list[Report], html_path: Path | None, plots_dir: Path | 
         if reason is not None:
             raise CompareError(f"the reports ran on different worlds: {reason} "
                                "(--force shows them together anyway)")
-    plots = build_plots(reports)
+    if plots is None:
+        plots = build_plots(reports, png=plots_dir is not None)
     size = 0
     if html_path is not None:
         page = render_html(reports, plots, sources=sources, force=force).encode()

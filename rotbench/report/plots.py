@@ -25,6 +25,7 @@ deterministic (fixed id salt, no date).
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,7 +100,8 @@ _RC = {
 @dataclass(frozen=True)
 class Plot:
     """One rendered figure: ``name`` (file stem, e.g. 'family-currency'), ``title`` (one line,
-    for a caption), ``svg`` (the SVG document's text, from ``<svg`` on) and ``png`` (bytes)."""
+    for a caption), ``svg`` (the SVG document's text, from ``<svg`` on) and ``png`` (bytes;
+    empty when not asked for)."""
 
     name: str
     title: str
@@ -170,14 +172,23 @@ def _figure(width: float, height: float) -> Figure:
     return Figure(figsize=(width, height), dpi=_DPI, layout="constrained")
 
 
-def _render(name: str, title: str, fig: Figure) -> Plot:
+Drawn = tuple[str, str, Figure]
+"""A drawn figure before rendering: (name, title, figure)."""
+
+
+def _render(name: str, title: str, fig: Figure, png: bool = True) -> Plot:
     svg = io.StringIO()
     fig.savefig(svg, format="svg", metadata={"Date": None})
     text = svg.getvalue()
     text = text[text.index("<svg"):]
-    png = io.BytesIO()
-    fig.savefig(png, format="png", dpi=_DPI, metadata={"Software": None})
-    return Plot(name=name, title=title, svg=text, png=png.getvalue())
+    # drop the RDF block (creator, licence): bytes a reader never sees
+    text = re.sub(r"\s*<metadata>.*?</metadata>", "", text, count=1, flags=re.DOTALL)
+    if not png:
+        return Plot(name=name, title=title, svg=text, png=b"")
+    fig.set_layout_engine("none")  # keep the layout the SVG got: the PNG is the same picture
+    data = io.BytesIO()
+    fig.savefig(data, format="png", dpi=_DPI, metadata={"Software": None})
+    return Plot(name=name, title=title, svg=text, png=data.getvalue())
 
 
 def _title(fig: Figure, what: str, reports: list[Report]) -> str:
@@ -205,7 +216,7 @@ def _better(metric: str) -> str:
     return "higher is better" if HIGHER_IS_BETTER.get(metric, False) else "lower is better"
 
 
-def family_plot(family: str, metrics: tuple[str, ...], reports: list[Report]) -> Plot | None:
+def family_plot(family: str, metrics: tuple[str, ...], reports: list[Report]) -> Drawn | None:
     """Each metric of ``family`` over the checkpoint days, one line per report with its 95%
     Wilson band; None when no report carries any of the family's metrics."""
     present = [m for m in metrics if any(m in r.metrics for r in reports)]
@@ -236,7 +247,7 @@ def family_plot(family: str, metrics: tuple[str, ...], reports: list[Report]) ->
         ax.set_ylabel(f"% of {DENOMINATORS.get(metric, 'questions')}")
     _legend(fig, labels)
     title = _title(fig, f"{family} over simulated time (bands: 95% Wilson interval)", reports)
-    return _render(f"family-{family.lower()}", title, fig)
+    return (f"family-{family.lower()}", title, fig)
 
 
 def _first_classes(report: Report) -> tuple[list[str], list[int], list[int], dict]:
@@ -256,13 +267,12 @@ def _first_classes(report: Report) -> tuple[list[str], list[int], list[int], dic
     return attributes, days, seeds, cells
 
 
-def heatmap_plot(reports: list[Report]) -> Plot:
+def heatmap_plot(reports: list[Report]) -> Drawn:
     """Attribute x checkpoint day, coloured by the class of the first value-bearing hit; each
     day is split into one column per seed; one panel per report."""
     labels = run_labels(reports)
     codes = {cls: i for i, cls in enumerate(HIT_CLASSES)}
-    cmap = ListedColormap([CLASS_COLOURS[c] for c in HIT_CLASSES])
-    cmap.set_bad("white")
+    cmap = ListedColormap([CLASS_COLOURS[c] for c in HIT_CLASSES]).with_extremes(bad="white")
     data = [_first_classes(r) for r in reports]
     rows = max((len(d[0]) for d in data), default=1)
     fig = _figure(9.6, 1.4 + len(reports) * (0.3 * rows + 1.2))
@@ -299,7 +309,7 @@ def heatmap_plot(reports: list[Report]) -> Plot:
     fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 5),
                frameon=False, title="class of the first value-bearing hit")
     title = _title(fig, "First value-bearing hit per attribute and checkpoint", reports)
-    return _render("first-hit-heatmap", title, fig)
+    return ("first-hit-heatmap", title, fig)
 
 
 def _bars(ax, groups: list[str], series: list[list[Rate | None]], labels: list[str]) -> None:
@@ -329,7 +339,7 @@ def _bars(ax, groups: list[str], series: list[list[Rate | None]], labels: list[s
     ax.grid(axis="x", visible=False)
 
 
-def phrasing_plot(reports: list[Report]) -> Plot:
+def phrasing_plot(reports: list[Report]) -> Drawn:
     """``current_first`` and ``stale_over_current`` by how the current value was worded
     (a transition naming old and new, or a restatement of the new value only)."""
     labels = run_labels(reports)
@@ -344,10 +354,10 @@ def phrasing_plot(reports: list[Report]) -> Plot:
     _legend(fig, labels, bars=True)
     title = _title(fig, "Transition vs restatement (error bars: 95% Wilson; counts n/d)",
                    reports)
-    return _render("phrasing", title, fig)
+    return ("phrasing", title, fig)
 
 
-def poison_plot(reports: list[Report]) -> Plot:
+def poison_plot(reports: list[Report]) -> Drawn:
     """Each poison metric per channel (relay, tool_turn, source), one bar per report."""
     labels = run_labels(reports)
     channels = [c for c in CHANNELS if any(c in r.by_channel for r in reports)]
@@ -361,25 +371,20 @@ def poison_plot(reports: list[Report]) -> Plot:
         ax.set_ylabel("% of questions poisoned via the channel")
     _legend(fig, labels, bars=True)
     title = _title(fig, "Poison by channel (error bars: 95% Wilson; counts n/d)", reports)
-    return _render("poison-by-channel", title, fig)
+    return ("poison-by-channel", title, fig)
 
 
-def build_plots(reports: list[Report]) -> list[Plot]:
+def build_plots(reports: list[Report], png: bool = True) -> list[Plot]:
     """Every figure for ``reports`` (one or more, the first is the baseline), in page order:
-    the families, then the heat map, phrasing and poison by channel. Raises ValueError for
-    no reports."""
+    the families, then the heat map, phrasing and poison by channel. ``png=False`` leaves
+    ``Plot.png`` empty (the page needs only the SVG; half the drawing time). Raises
+    ValueError for no reports."""
     if not reports:
         raise ValueError("no reports to plot")
-    plots: list[Plot] = []
     with matplotlib.rc_context(_RC):
-        for family, metrics in FAMILIES.items():
-            plot = family_plot(family, metrics, reports)
-            if plot is not None:
-                plots.append(plot)
-        plots.append(heatmap_plot(reports))
-        plots.append(phrasing_plot(reports))
-        plots.append(poison_plot(reports))
-    return plots
+        drawn = [family_plot(family, metrics, reports) for family, metrics in FAMILIES.items()]
+        drawn += [heatmap_plot(reports), phrasing_plot(reports), poison_plot(reports)]
+        return [_render(*d, png=png) for d in drawn if d is not None]
 
 
 def write_plots(plots: list[Plot], folder: Path) -> list[Path]:
