@@ -252,10 +252,11 @@ def _by_kind(reports: list[Report], labels: list[str]) -> str:
             f"<th>metric</th>{heads}</tr>{rows}</table>")
 
 
-def _badge(cls: str | None) -> str:
+def _badge(cls: str | None, title: str | None = None) -> str:
     name = cls or "unscored"
     key = name if name in CLASS_COLOURS else "unscored"
-    return f'<span class="cls k-{key}">{esc(name.replace("_", " "))}</span>'
+    tip = f' title="{esc(title)}"' if title else ""
+    return f'<span class="cls k-{key}"{tip}>{esc(name.replace("_", " "))}</span>'
 
 
 def _class_css() -> str:
@@ -316,7 +317,10 @@ def _truth_line(probe: ProbeRecord) -> str:
         kind = probe.unanswerable or "unrelated"
         return (f'<p class="tr">unanswerable ({esc(kind.replace("_", " "))}): the world never '
                 "says; any hit is an answer where none is due</p>")
-    parts = [f"current <b>{esc(t.current)}</b> (set by {esc(t.latest_phrasing)})"]
+    how = {"initial": "the first value", "transition": "set by a transition naming old and "
+           "new", "restatement": "set by a restatement of the new value"}
+    parts = [f"current <b>{esc_text(t.current)}</b> "
+             f"({esc_text(how.get(t.latest_phrasing, t.latest_phrasing))})"]
     if t.superseded:
         parts.append("superseded " + esc(", ".join(t.superseded)))
     if t.poison:
@@ -370,8 +374,9 @@ def _question(key: tuple, probes: list[ProbeRecord | None], labels: list[str]) -
     day, attribute, question = key
     known = [p for p in probes if p is not None]
     subject = esc(attribute.replace("_", " ")) if attribute else "unanswerable"
-    firsts = " ".join(_badge(_first_class(p)) if p is not None else "<span class=muted>—"
-                      "</span>" for p in probes)
+    firsts = " ".join(
+        (_badge(_first_class(p), label if len(probes) > 1 else None) if p is not None
+         else "<span class=muted>—</span>") for p, label in zip(probes, labels, strict=True))
     summary = (f"day {day} · {subject} · first: {firsts} · "
                f"<span class=muted>{esc(question, 300)}</span>")
     parts = [_truth_line(known[0])]

@@ -241,6 +241,10 @@ def family_plot(family: str, metrics: tuple[str, ...], reports: list[Report]) ->
             ax.plot(xs, [p[0] for p in points], color=colour, marker=MARKERS[i % len(MARKERS)],
                     markersize=5, linewidth=1.8, label=labels[i])
             ax.set_xticks(days)
+        if not any(p.value is not None for r in reports
+                   for p in (r.by_checkpoint[d].get(metric) for d in r.by_checkpoint) if p):
+            ax.text(0.5, 0.5, "no question in this metric's denominator", ha="center",
+                    va="center", transform=ax.transAxes, color="#666666")
         ax.set_ylim(-3, 103)
         ax.set_title(f"{metric} ({_better(metric)})")
         ax.set_xlabel("checkpoint (simulated day)")

@@ -54,7 +54,7 @@ def test_single_page_headline_tables_plots_notes_and_every_question(single_page:
     # every question (3 seeds x 84) with every hit (10 each), each with its class cell
     assert page.count('<details class="q ') == 252
     assert len(re.findall(r"<tr><td>\d+<td class=k-", page)) == 2520
-    assert "truth on day 15: current <b>" in page
+    assert "truth on day 15: current <b>" in page and "(the first value)" in page
     assert "* marks" not in page  # one report: no comparison marks
 
 
