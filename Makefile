@@ -29,6 +29,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_deposit.py
 	$(BIN)/python benchmarks/bench_rescore.py
 	$(BIN)/python benchmarks/bench_run.py
+	$(BIN)/python benchmarks/bench_html.py
 
 server: $(STAMP)
 	$(BIN)/rotbench server --port 4200
