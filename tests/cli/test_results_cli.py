@@ -174,3 +174,9 @@ def test_report_without_html_prints_the_tables(store: Path) -> None:
     assert one.exit_code == 0 and "current_first" in one.output
     two = runner.invoke(app, ["report", "run-old", "run-new", "--db", _db(store)])
     assert two.exit_code == 0 and "differs from the first column" in two.output
+
+
+@pytest.mark.parametrize("command", ["report", "runs", "export"])
+def test_new_commands_have_help(command: str) -> None:
+    result = runner.invoke(app, [command, "--help"])
+    assert result.exit_code == 0 and "Usage" in result.output

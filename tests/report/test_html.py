@@ -158,3 +158,18 @@ def test_page_path_problem(tmp_path: Path) -> None:
     page = tmp_path / "old.html"
     page.write_text("<!DOCTYPE html><html></html>")
     assert page_path_problem(page) is None
+
+
+def test_engine_without_similarity_score_or_provenance(report_v2: Report) -> None:
+    world = report_v2.worlds[0]
+    probe = world.probes[0]
+    bare = [h.model_copy(update={"similarity": None, "score": None, "provenance": None})
+            for h in probe.hits]
+    world = world.model_copy(update={"probes": [probe.model_copy(update={"hits": bare})]})
+    report = report_v2.model_copy(update={"worlds": [world], "floor_sweep": None})
+    page = render_html([report], [])
+    assert "not applicable (some hits report no raw cosine similarity)" in page
+    rows = re.findall(r"<tr><td>\d+<td class=k-[\w]+>[^<]*<td>[^<]*<td>([^<]*)<td>(.*?)(?=<tr>|"
+                      r"</table>)", page)
+    assert len(rows) == 10
+    assert {r for r in rows} == {("", '<span class="muted">not reported</span>')}
