@@ -8,6 +8,7 @@ and the DuckDB rows, so there is one writer.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import time
 import uuid
@@ -144,7 +145,8 @@ async def _reference_world(world: World, run: RunSpec, runtime: ArmRuntime, task
     extraction = await _stage(
         tasks, seed, "extract", rec, runtime, storage,
         content_hash(world.fingerprint, extractor.stamp, EXTRACT_STAGE, multi),
-        documents=documents, extractor=extractor, concurrency=run.model_concurrency)
+        documents=documents, extractor=extractor, concurrency=run.model_concurrency,
+        questions=[p.question for p in world.probes])
     texts = index_texts(world, extraction)
     await _stage(tasks, seed, "index", rec, runtime, storage,
                  content_hash(embedder.model_id, *texts), texts=texts, embedder=embedder)
@@ -156,8 +158,11 @@ async def _reference_world(world: World, run: RunSpec, runtime: ArmRuntime, task
     probes = await _stage(
         tasks, seed, "probe", rec, runtime, storage,
         content_hash(model_hash(ledger), world.fingerprint, config.stamp(QUERY_SECTIONS),
-                     run.top_k, ENGINE_VERSION, embedder.model_id, PROBE_STAGE),
-        world=world, ledger=ledger, config=config, embedder=embedder, top_k=run.top_k)
+                     run.top_k, ENGINE_VERSION, embedder.model_id, PROBE_STAGE,
+                     json.dumps({q: f.model_dump() for q, f in extraction.questions.items()},
+                                sort_keys=True)),
+        world=world, ledger=ledger, config=config, embedder=embedder, top_k=run.top_k,
+        frames=extraction.questions)
     scored = await _stage(tasks, seed, "score", rec, runtime, storage,
                           content_hash(model_hash(probes), scorer, SCORE_STAGE),
                           probes=probes, scorer=scorer)

@@ -17,7 +17,7 @@ from rotbench.config import EngineConfig
 from rotbench.embedding.embedder import EncodeStats
 from rotbench.engine.extract import Extraction
 from rotbench.engine.ledger import Ledger
-from rotbench.engine.perception import Checker, Extractor
+from rotbench.engine.perception import Checker, Extractor, QuestionFrame
 from rotbench.engine.protocol import Document
 from rotbench.engine.reconcile import deposit
 from rotbench.engine.reference import ReferenceEngine
@@ -40,9 +40,11 @@ async def generate_task(key: str, seed: int, days: int, generator: str) -> World
 
 @task(name="extract")
 async def extract_task(key: str, documents: list[Document], extractor: Extractor,
-                       concurrency: int) -> Extraction:
-    """Claims of every document, up to ``concurrency`` documents in flight."""
-    return await asyncio.to_thread(extract_concurrently, documents, extractor, concurrency)
+                       concurrency: int, questions: list[str] | None = None) -> Extraction:
+    """Claims of every document, up to ``concurrency`` documents in flight, and the frames
+    of the probe ``questions`` when the extractor reads questions."""
+    return await asyncio.to_thread(extract_concurrently, documents, extractor, concurrency,
+                                   questions or [])
 
 
 @task(name="index")
@@ -58,16 +60,18 @@ async def deposit_task(key: str, extraction: Extraction, embedder, checker: Chec
     return await asyncio.to_thread(deposit, extraction, embedder, checker, config)
 
 
-def _probe(world: World, ledger: Ledger, config: EngineConfig, embedder, top_k: int) -> WorldProbes:
-    engine = ReferenceEngine.from_ledger(ledger, config, embedder)
+def _probe(world: World, ledger: Ledger, config: EngineConfig, embedder, top_k: int,
+           frames: dict[str, QuestionFrame] | None = None) -> WorldProbes:
+    engine = ReferenceEngine.from_ledger(ledger, config, embedder, frames)
     return probe_as_of(world, engine, top_k)
 
 
 @task(name="probe")
 async def probe_task(key: str, world: World, ledger: Ledger, config: EngineConfig, embedder,
-                     top_k: int) -> WorldProbes:
-    """Ask every checkpoint question of the ledger; unscored top-k hits per probe."""
-    return await asyncio.to_thread(_probe, world, ledger, config, embedder, top_k)
+                     top_k: int, frames: dict[str, QuestionFrame] | None = None) -> WorldProbes:
+    """Ask every checkpoint question of the ledger, each with its frame from ``frames``;
+    unscored top-k hits per probe."""
+    return await asyncio.to_thread(_probe, world, ledger, config, embedder, top_k, frames)
 
 
 @task(name="ingest_probe")
