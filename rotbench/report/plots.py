@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import io
 import re
+import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -192,9 +193,18 @@ def _render(name: str, title: str, fig: Figure, png: bool = True) -> Plot:
 
 
 def _title(fig: Figure, what: str, reports: list[Report]) -> str:
+    """Set the figure's title (what it shows, then what ran, wrapped to the figure's width);
+    returns it as one line for a caption."""
     line = selection_line(reports)
-    fig.suptitle(f"{what}\n{line}", fontsize=10.5, linespacing=1.5)
+    width = int(fig.get_figwidth() * 14)  # characters of 10.5 pt text per inch, roughly
+    wrap = textwrap.TextWrapper(width, break_on_hyphens=False).wrap
+    fig.suptitle("\n".join([*wrap(what), *wrap(line)]),
+                 fontsize=10.5, linespacing=1.5)
     return f"{what} ({line})"
+
+
+def _ylabel(ax, text: str) -> None:
+    ax.set_ylabel("\n".join(textwrap.wrap(text, 34)))
 
 
 def _legend(fig: Figure, labels: list[str], bars: bool = False) -> None:
@@ -248,7 +258,7 @@ def family_plot(family: str, metrics: tuple[str, ...], reports: list[Report]) ->
         ax.set_ylim(-3, 103)
         ax.set_title(f"{metric} ({_better(metric)})")
         ax.set_xlabel("checkpoint (simulated day)")
-        ax.set_ylabel(f"% of {DENOMINATORS.get(metric, 'questions')}")
+        _ylabel(ax, f"% of {DENOMINATORS.get(metric, 'questions')}")
     _legend(fig, labels)
     title = _title(fig, f"{family} over simulated time (bands: 95% Wilson interval)", reports)
     return (f"family-{family.lower()}", title, fig)
@@ -354,7 +364,7 @@ def phrasing_plot(reports: list[Report]) -> Drawn:
         _bars(ax, list(PHRASINGS), series, labels)
         ax.set_title(f"{metric} ({_better(metric)})")
         ax.set_xlabel("how the change to the current value was worded")
-        ax.set_ylabel(f"% of {DENOMINATORS[metric]}")
+        _ylabel(ax, f"% of {DENOMINATORS[metric]}")
     _legend(fig, labels, bars=True)
     title = _title(fig, "Transition vs restatement (error bars: 95% Wilson; counts n/d)",
                    reports)
@@ -372,7 +382,7 @@ def poison_plot(reports: list[Report]) -> Drawn:
         _bars(ax, [c.replace("_", " ") for c in channels], series, labels)
         ax.set_title(f"{metric} ({_better(metric)})")
         ax.set_xlabel("channel the untrusted value arrived by")
-        ax.set_ylabel("% of questions poisoned via the channel")
+        _ylabel(ax, "% of questions poisoned via the channel")
     _legend(fig, labels, bars=True)
     title = _title(fig, "Poison by channel (error bars: 95% Wilson; counts n/d)", reports)
     return ("poison-by-channel", title, fig)
