@@ -204,7 +204,7 @@ def _title(fig: Figure, what: str, reports: list[Report]) -> str:
 
 
 def _ylabel(ax, text: str) -> None:
-    ax.set_ylabel("\n".join(textwrap.wrap(text, 34)))
+    ax.set_ylabel("\n".join(textwrap.wrap(text, 40)))
 
 
 def _legend(fig: Figure, labels: list[str], bars: bool = False) -> None:
