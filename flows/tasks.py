@@ -25,6 +25,7 @@ from rotbench.engines.ingest import EngineAnswers, ingest_and_probe
 from rotbench.engines.registry import EngineInfo
 from rotbench.llm import extract_concurrently
 from rotbench.probe import probe_as_of
+from rotbench.rulings import RealPairs, Ruling, score_real_pairs
 from rotbench.scoring import score_world
 from rotbench.scoring.models import WorldProbes
 from rotbench.world import generate_world
@@ -92,10 +93,19 @@ async def score_task(key: str, probes: WorldProbes, scorer: str) -> WorldProbes:
     return await asyncio.to_thread(score_world, probes, scorer)
 
 
+@task(name="real_pairs")
+async def real_pairs_task(key: str, rulings: list[Ruling], checker: Checker,
+                          rulings_sha256: str, rulings_read: int) -> RealPairs:
+    """The checker's two answers on every ruled pair, scored against the rulings
+    (``rotbench.rulings.score_real_pairs``); run-wide, not per seed."""
+    return await asyncio.to_thread(score_real_pairs, rulings, checker,
+                                   rulings_sha256=rulings_sha256, rulings_read=rulings_read)
+
+
 _TASKS: dict[str, Task] = {  # one per name in ALL_STAGES
     "generate": generate_task, "extract": extract_task, "index": index_task,
     "deposit": deposit_task, "probe": probe_task, "ingest_probe": ingest_probe_task,
-    "score": score_task,
+    "score": score_task, "real_pairs": real_pairs_task,
 }
 
 

@@ -172,6 +172,14 @@ def run(
         typer.Option("--llm-settings",
                      help="JSON file: models, prices (US$ per million tokens), prompt versions."),
     ] = None,
+    rulings: Annotated[
+        str | None,
+        typer.Option("--rulings", help="Rulings on real pairs (JSON Lines) to score the checks "
+                     "against (probe, live). Default: <reports-dir>/rulings.jsonl if present."),
+    ] = None,
+    no_real_pairs: Annotated[
+        bool, typer.Option("--no-real-pairs", help="Read no rulings file.")
+    ] = False,
 ) -> None:
     """Run the benchmark: every seed's world through generate, extract, index, deposit,
     probe and score, then write reports/<run-id>.json and the DuckDB rows."""
@@ -195,6 +203,7 @@ def run(
             engines=list(engine) if engine else ["reference"],
             engine_timeout_seconds=engine_timeout,
             html_path=html,
+            rulings_path=rulings, real_pairs=not no_real_pairs,
         )
     except SpecError as exc:
         fail(str(exc))

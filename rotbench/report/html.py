@@ -297,6 +297,35 @@ def _floor_sweep(reports: list[Report], labels: list[str]) -> str:
     return "".join(out)
 
 
+def _real_pairs(reports: list[Report], labels: list[str]) -> str:
+    """The real-pairs block of each report that has one (never pooled with the worlds)."""
+    out = []
+    for r, label in zip(reports, labels, strict=True):
+        block = getattr(r, "real_pairs", None)
+        if block is None:
+            continue
+        if not block.scored:
+            out.append(f"<p>{esc(label)}: not scored ({esc(block.reason or 'no reason given')})"
+                       "</p>")
+            continue
+        rows = "".join(f"<tr><td>{esc(name.replace('_', ' '))}</td>{_rate_cell(rate)}</tr>"
+                       for name, rate in block.rates.items())
+        verdicts = "".join(
+            f"<tr><td>{esc(ruling)}</td>" + "".join(f'<td class="n">{esc(n)}</td>'
+                                                    for n in counts.values()) + "</tr>"
+            for ruling, counts in block.table.items())
+        heads = "".join(f"<th>checks: {esc(k)}</th>" for k in
+                        next(iter(block.table.values()), {}))
+        out.append(f"<h3>{esc(label)}: {len(block.pairs)} ruled pairs from "
+                   f"<code>{esc(block.rulings_file or '')}</code></h3><table><tr><th>outcome"
+                   f"</th><th>rate</th></tr>{rows}</table><table><tr><th>ruling</th>{heads}"
+                   f"</tr>{verdicts}</table>")
+    if not out:
+        return ""
+    return ("<h2 id=real-pairs>Real pairs</h2><p>The checks against people's rulings on pairs "
+            "from a real store; never pooled with the world figures.</p>" + "".join(out))
+
+
 def _plots(plots: list[Plot]) -> str:
     return "".join(
         f'<figure id="plot-{esc(p.name)}" data-plot="{esc(p.name)}">{p.svg}'
@@ -445,6 +474,7 @@ def render_html(reports: list[Report], plots: list[Plot], sources: list[str] | N
         f"<h2 id=figures>Figures by family</h2>{legend}{_family_tables(families, labels)}"
         f"{_by_kind(reports, labels)}{_first_hits(reports, labels)}"
         f"{_floor_sweep(reports, labels)}"
+        f"{_real_pairs(reports, labels)}"
         f"<h2 id=plots>Plots</h2>{_plots(plots)}"
         f"<h2 id=notes>Notes</h2>{_notes(reports, labels)}"
         "<h2 id=questions>Every question</h2><p>Each question with the truth on its day and "

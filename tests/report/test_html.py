@@ -173,3 +173,19 @@ def test_engine_without_similarity_score_or_provenance(report_v2: Report) -> Non
                       r"</table>)", page)
     assert len(rows) == 10
     assert {r for r in rows} == {("", '<span class="muted">not reported</span>')}
+
+
+def test_real_pairs_block_has_its_own_section(report_v2: Report) -> None:
+    from rotbench.engine.oracle import OracleChecker
+    from rotbench.rulings import ORACLE_REASON, not_scored, read_rulings, score_real_pairs
+
+    data = Path(__file__).parents[1] / "data" / "rulings.jsonl"
+    block = score_real_pairs(read_rulings(data).effective, OracleChecker())
+    page = render_html([report_v2.model_copy(update={"real_pairs": block})], [])
+    section = page.split("<h2 id=real-pairs>Real pairs</h2>")[1].split("<h2")[0]
+    assert "5 ruled pairs" in section
+    assert "60% (3/5)" in section and "33.3% (1/3)" in section
+    unscored = render_html([report_v2.model_copy(update={
+        "real_pairs": not_scored(ORACLE_REASON, rulings_read=6)})], [])
+    assert "not scored (" in unscored
+    assert "id=real-pairs" not in render_html([report_v2], [])
