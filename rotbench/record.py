@@ -19,6 +19,7 @@ from rotbench.embedding.embedder import DEFAULT_MODEL_ID
 from rotbench.engine import ENGINE_VERSION
 from rotbench.report import Report, Selection, StageRecord, build_report, write_report, write_run
 from rotbench.report.model import ConfigValue
+from rotbench.rulings import RealPairs, ReviewItem
 from rotbench.runspec import RunSpec
 from rotbench.scoring import DEFAULT_SCORER
 from rotbench.scoring.models import WorldProbes
@@ -80,11 +81,16 @@ def record_run(
     usage: dict[str, Any] | None = None,
     run_id: str | None = None,
     engine: EngineIdentity | None = None,
+    review_queue: list[ReviewItem] | None = None,
+    real_pairs: RealPairs | None = None,
 ) -> Report:
     """Build the report, write ``<reports_dir>/<run-id>.json`` (+ ``out_path``) and the DuckDB
     rows. Returns the report. Raises OSError/duckdb errors; nothing is half-written: each
     write is atomic; when the DuckDB write fails the report file is removed, and ``--out`` is
-    only written (overwriting, as an output option does) once both have landed."""
+    only written (overwriting, as an output option does) once both have landed.
+
+    ``review_queue`` (the reference engine's review records) and ``real_pairs`` (the checks
+    scored against rulings) go into the report as they are."""
     report = build_report(
         run_id or new_run_id(spec.arm),
         selection_for(spec, stamps, engine),
@@ -93,6 +99,8 @@ def record_run(
         timings,
         notes,
         usage,
+        review_queue=review_queue,
+        real_pairs=real_pairs,
     )
     saved = write_report(report, Path(spec.reports_dir) / f"{report.run_id}.json")
     try:

@@ -162,11 +162,24 @@ def run(
     engine_timeout: Annotated[
         float, typer.Option("--engine-timeout", help="Limit on one engine call, seconds.")
     ] = 60.0,
+    html: Annotated[
+        str | None,
+        typer.Option("--html", help="At the end, write the HTML report here (with every engine "
+                     "of the run side by side; plots also beside it as SVG and PNG)."),
+    ] = None,
     llm_settings: Annotated[
         Path | None,
         typer.Option("--llm-settings",
                      help="JSON file: models, prices (US$ per million tokens), prompt versions."),
     ] = None,
+    rulings: Annotated[
+        str | None,
+        typer.Option("--rulings", help="Rulings on real pairs (JSON Lines) to score the checks "
+                     "against (probe, live). Default: <reports-dir>/rulings.jsonl if present."),
+    ] = None,
+    no_real_pairs: Annotated[
+        bool, typer.Option("--no-real-pairs", help="Read no rulings file.")
+    ] = False,
 ) -> None:
     """Run the benchmark: every seed's world through generate, extract, index, deposit,
     probe and score, then write reports/<run-id>.json and the DuckDB rows."""
@@ -189,6 +202,8 @@ def run(
             max_concurrent_worlds=max_worlds, model_concurrency=concurrency,
             engines=list(engine) if engine else ["reference"],
             engine_timeout_seconds=engine_timeout,
+            html_path=html,
+            rulings_path=rulings, real_pairs=not no_real_pairs,
         )
     except SpecError as exc:
         fail(str(exc))
@@ -253,6 +268,8 @@ def _print_results(spec, runtime, format: OutputFormat, intervals: bool, started
             sys.stdout.write(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
         else:
             render(report, Console(), intervals=intervals)
+    if spec.html_path and runtime.reports:
+        typer.echo(f"html: {spec.html_path}", err=True)
     if len(runtime.reports) > 1 and format is not OutputFormat.json:
         Console().rule("Comparison")
         render_comparison(compare_reports(runtime.reports), Console(), intervals)

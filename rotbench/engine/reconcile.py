@@ -1,6 +1,17 @@
 """Stage: claim drafts in time order -> the ledger (the reconciliation rule under test).
 
-For each new claim, in deposit order, the candidate search finds active earlier claims:
+For each new claim, in deposit order, the candidate search finds active earlier claims.
+With ``reconcile.slot_search`` on (the default):
+
+- a claim that gives a slot a value (``Claim.slot_fact``) meets every active fact of the
+  same subject and slot, from any document, whatever the cosine; only a present-tense claim of
+  the claimant's own meets anything, and only such claims, since nothing else can retire or
+  be retired; a claim repeating the new claim's value is no candidate either (a restatement
+  is not an update);
+- a hypothetical, negated or suggested claim meets nothing;
+- a claim without a slot falls back to the two cosine searches below.
+
+With it off, every claim goes through the cosine searches:
 
 - same document, any subject, cosine >= ``reconcile.same_document_floor`` (if switched on);
 - other documents, same subject, cosine >= ``reconcile.update_floor`` (if switched on).
@@ -11,6 +22,8 @@ Every (older, newer) candidate pair goes to the checker. A pair the checker call
 - either claim past tense -> nothing (history never retires or is retired; checked here, not
   only in the oracle checker, because a model checker can be wrong);
 - either claim attributed to a quoted source -> nothing;
+- with ``reconcile.same_slot_only`` on: the two are not facts of the same subject and slot
+  -> nothing, whatever the checker said (a retirement never touches another attribute);
 - same lineage -> the older retires on the newer's day, superseded by the newer;
 - different lineages -> a review record, and each non-conversation claim of the pair is
   quarantined (it stays stored and queryable; trust demotes it at query time).
@@ -28,14 +41,25 @@ from rotbench.embedding import DIM, Embedder
 from rotbench.engine import ENGINE_VERSION
 from rotbench.engine.extract import DocumentClaims, Extraction
 from rotbench.engine.ledger import CONVERSATION, Ledger, Quarantine, Retirement, ReviewRecord
-from rotbench.engine.perception import Checker, Claim, Judgement
+from rotbench.engine.perception import Checker, Claim, Judgement, subject_key
 
 SINGLE_OWNER = "user"
 """Contributor recorded on every claim when ``store.multi_contributor`` is off."""
 
 
-def _subject_key(subject: str) -> str:
-    return " ".join(subject.casefold().split())
+def _settleable(claim: Claim) -> bool:
+    """A claim that may retire or be retired: a present-tense fact of the claimant's own."""
+    return claim.slot_fact and claim.tense == "present" and claim.attribution == "own"
+
+
+def _value_key(claim: Claim) -> str:
+    return " ".join(claim.value.casefold().split())
+
+
+def same_slot(older: Claim, newer: Claim) -> bool:
+    """Both claims are facts about the same subject and the same (named) slot."""
+    return (older.slot_fact and newer.slot_fact and older.slot == newer.slot
+            and subject_key(older.subject) == subject_key(newer.subject))
 
 
 class Reconciler:
@@ -67,6 +91,7 @@ class Reconciler:
         self._subjects: list[str] = []
         self._docs: list[str] = []
         self._inactive: set[str] = set()  # retired or quarantined
+        self._by_slot: dict[tuple[str, str | None], list[int]] = {}  # (subject, slot) -> index
         self._last_day: int | None = None
 
     # ---- deposit -------------------------------------------------------------------------
@@ -99,8 +124,10 @@ class Reconciler:
             )
             ledger.claims.append(claim)
             ledger.counts.claims += 1
-            self._subjects.append(_subject_key(claim.subject))
+            self._subjects.append(subject_key(claim.subject))
             self._docs.append(doc.uri)
+            if claim.slot_fact:
+                self._by_slot.setdefault((self._subjects[-1], claim.slot), []).append(index)
             self._reconcile(index, claim)
             new.append(claim)
         return new
@@ -108,7 +135,16 @@ class Reconciler:
     def _candidates(self, index: int, claim: Claim) -> list[int]:
         """Indices of earlier active claims that pass either candidate search."""
         rc = self.config.reconcile
-        if index == 0 or not (rc.same_document or rc.cross_document):
+        if index == 0:
+            return []
+        if rc.slot_search and (claim.slot_fact or claim.mood != "fact"):
+            if not _settleable(claim):
+                return []
+            claims = self.ledger.claims
+            return [j for j in self._by_slot.get((self._subjects[index], claim.slot), [])
+                    if j < index and claims[j].id not in self._inactive
+                    and _settleable(claims[j]) and _value_key(claims[j]) != _value_key(claim)]
+        if not (rc.same_document or rc.cross_document):
             return []
         cos = self._matrix[:index] @ self._matrix[index]
         subject = self._subjects[index]
@@ -147,6 +183,9 @@ class Reconciler:
             return
         if older.attribution != "own" or newer.attribution != "own":
             counts.refused_attribution += 1
+            return
+        if self.config.reconcile.same_slot_only and not same_slot(older, newer):
+            counts.refused_slot += 1
             return
         if older.id in self._inactive:  # settled earlier in this batch
             return
