@@ -23,6 +23,7 @@ from prefect import flow, get_run_logger
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from flows.caching import content_hash, load_payload
+from flows.publish import publish_page
 from flows.world import WorldOutcome, WorldStages, perception_stamps, world_runtime, world_task
 from rotbench.engines.registry import resolve
 from rotbench.record import EngineIdentity, record_run
@@ -220,6 +221,7 @@ async def rot_benchmark(
     dask_workers: int = 2,
     rulings_path: str | None = None,
     real_pairs: bool = True,
+    html_path: str | None = None,
     max_concurrent_worlds: int = 4,
     model_concurrency: int = 8,
     engine_timeout_seconds: float = 60.0,
@@ -297,6 +299,9 @@ async def rot_benchmark(
         outcome.report_paths.append(path)
         logger.info("engine %s: report written to %s (run id %s; database %s)", name, path,
                     report.run_id, spec.db)
+    if (failure := await publish_page(spec, outcome.reports)) is not None:
+        outcome.failures.append(failure)
+        logger.warning("%s", failure)
     await _publish(outcome, spec, logger)
     return outcome
 

@@ -186,32 +186,28 @@ def ruled_pairs(spec: Any) -> list:
 def project_cost(spec: Any, settings: LLMSettings):
     """The run's projected model calls, tokens and dollars (``rotbench.llm.Estimate``),
     counting only the stages its engines use: extraction when an engine takes perceived
-    claims (one call cache serves them all), the checks when the reference engine runs. An
-    engine's own model calls are not projected (noted). Loads the embedding model."""
+    claims (one call cache serves them all), the checks when the reference engine runs, the
+    real pairs of the run's rulings file, and each paid engine's own calls from its estimate
+    hook (``rotbench.engines.estimate.project_engines``). Loads the embedding model."""
     from rotbench.config import EngineConfig
     from rotbench.embedding.shared import shared_embedder
+    from rotbench.engines.estimate import project_engines
     from rotbench.engines.registry import resolve
     from rotbench.llm import CallCache, estimate
     from rotbench.world import generate_world
 
     worlds = [generate_world(s, spec.days, spec.generator) for s in spec.seeds]
     ruled = ruled_pairs(spec)
+    embedder, cache = shared_embedder(Path(spec.cache_dir)), CallCache(spec.cache_dir)
     projection = estimate(
-        worlds, spec.arm, settings, embedder=shared_embedder(Path(spec.cache_dir)),
+        worlds, spec.arm, settings, embedder=embedder,
         engine_config=EngineConfig().with_overrides(spec.engine_overrides()),
-        cache=CallCache(spec.cache_dir), extra_pairs=[r.claims() for r in ruled],
+        cache=cache, extra_pairs=[r.claims() for r in ruled],
     )
     if ruled:
         projection.notes.append(f"real pairs: {len(ruled)} ruled pairs from "
                                 f"{printable(spec.rulings_file())}, two check calls each "
                                 "(in the check stage)")
-    infos = [resolve(name) for name in spec.engines]
-    if not any(i.takes == "claims" for i in infos):
-        projection.stages.pop("extract", None)
-    if not any(i.separable for i in infos):
-        projection.stages.pop("check", None)
-    own = [i.name for i in infos if i.paid_calls and not i.separable]
-    if own:
-        projection.notes.append("not projected: the engines' own model calls "
-                                f"({', '.join(own)}); they are cached and metered")
+    project_engines(projection, [resolve(name) for name in spec.engines], worlds,
+                    arm=spec.arm, settings=settings, embedder=embedder, cache=cache)
     return projection

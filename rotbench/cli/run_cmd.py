@@ -138,6 +138,11 @@ def run(
     engine_timeout: Annotated[
         float, typer.Option("--engine-timeout", help="Limit on one engine call, seconds.")
     ] = 60.0,
+    html: Annotated[
+        str | None,
+        typer.Option("--html", help="At the end, write the HTML report here (with every engine "
+                     "of the run side by side; plots also beside it as SVG and PNG)."),
+    ] = None,
     llm_settings: Annotated[
         str | None,
         typer.Option("--llm-settings",
@@ -193,6 +198,7 @@ def run(
             engine_timeout_seconds=engine_timeout,
             llm_settings=llm_settings, budget_usd=budget_usd, budget_calls=budget_calls,
             dask=dask, dask_workers=dask_workers,
+            html_path=html,
             rulings_path=rulings, real_pairs=not no_real_pairs,
         )
     except SpecError as exc:
@@ -251,6 +257,8 @@ def _print_results(spec, runtime, format: OutputFormat, intervals: bool, started
             sys.stdout.write(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
         else:
             render(report, Console(), intervals=intervals)
+    if spec.html_path and runtime.reports:
+        typer.echo(f"html: {spec.html_path}", err=True)
     if len(runtime.reports) > 1 and format is not OutputFormat.json:
         Console().rule("Comparison")
         render_comparison(compare_reports(runtime.reports), Console(), intervals)

@@ -41,7 +41,7 @@ DAYS = 30
 """One short world keeps the test short; the deployments' defaults are seeds 42 43 44 over
 90 days."""
 FEW_CHECKS = ["reconcile.cross_document=false"]
-LIVE_PARAMS = ["--param", "seeds=[42]", "--param", f"days={DAYS}",
+LIVE_PARAMS = ["--param", "seeds=[42]", "--param", f"days={DAYS}", "--param", "html_path=null",
                "--param", f"overrides={json.dumps(FEW_CHECKS)}"]
 """The live deployment on one seed, the world's checks within a document only (fewer
 calls through the fake)."""
@@ -188,9 +188,10 @@ class Stack:
             assert time.monotonic() < deadline, f"{len(runs)} task runs of {expected}"
             time.sleep(0.5)
 
-    def artifact(self, run_id: str) -> dict:
-        [found] = self.post("/artifacts/filter", {"flow_runs": {"id": {"any_": [run_id]}}})
-        return found
+    def artifact(self, run_id: str, kind: str = "markdown") -> dict:
+        found = self.post("/artifacts/filter", {"flow_runs": {"id": {"any_": [run_id]}}})
+        [one] = [a for a in found if a["type"] == kind]
+        return one
 
 
 @pytest.fixture(scope="module")
@@ -207,7 +208,7 @@ def deployed(tmp_path_factory):
             runs["oracle-cold"] = (None, stack.create_run("oracle-nightly", seeds=SEED, days=DAYS))
             # (a seed no other run reads, so its calls are never in the call cache)
             runs["refused"] = (None, stack.create_run("live-weekly", seeds=[7], days=DAYS,
-                                                      budget_calls=3))
+                                                      budget_calls=3, html_path=None))
             runs["live"] = stack.run("live-weekly", *LIVE_PARAMS)
             finals = {name: stack.wait_final(runs[name][1])
                       for name in ("oracle-cold", "refused", "live")}
@@ -252,6 +253,11 @@ def test_oracle_deployment_writes_report_rows_and_artifact(deployed) -> None:
         con.close()
     assert row == (recall["numerator"], recall["denominator"]) and row[1] > 0
     assert probes[0] == len(report["worlds"][0]["probes"])
+    # the deployment's html_path: the page, linked from the run's artifacts
+    link = stack.artifact(run_id, "link")
+    page = stack.project / "reports" / "oracle-nightly.html"
+    assert link["key"] == "rotbench-html-report" and page.read_text().startswith("<!DOCTYPE")
+    assert page.resolve().as_uri() in link["data"]
 
 
 def test_second_oracle_run_is_cached_task_by_task(deployed) -> None:
