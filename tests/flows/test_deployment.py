@@ -188,9 +188,9 @@ class Stack:
             assert time.monotonic() < deadline, f"{len(runs)} task runs of {expected}"
             time.sleep(0.5)
 
-    def artifact(self, run_id: str, kind: str = "markdown") -> dict:
+    def artifact(self, run_id: str, key: str) -> dict:
         found = self.post("/artifacts/filter", {"flow_runs": {"id": {"any_": [run_id]}}})
-        [one] = [a for a in found if a["type"] == kind]
+        [one] = [a for a in found if a["key"] == key]
         return one
 
 
@@ -205,7 +205,8 @@ def deployed(tmp_path_factory):
             runs: dict[str, tuple[int | None, str]] = {}
             # the cold oracle run and two live ones at once: the live deployment's
             # concurrency limit runs one live run at a time (either may go first)
-            runs["oracle-cold"] = (None, stack.create_run("oracle-nightly", seeds=SEED, days=DAYS))
+            runs["oracle-cold"] = (None, stack.create_run("oracle-nightly", seeds=SEED, days=DAYS,
+                                                          html_path=None))
             # (a seed no other run reads, so its calls are never in the call cache)
             runs["refused"] = (None, stack.create_run("live-weekly", seeds=[7], days=DAYS,
                                                       budget_calls=3, html_path=None))
@@ -231,8 +232,8 @@ def test_oracle_deployment_writes_report_rows_and_artifact(deployed) -> None:
     # the deployment's tags, and the engine's added by the run itself
     assert {"arm:oracle", "rotbench", "engine:reference"} <= set(run["tags"])
     reports = stack.project / "reports"
-    artifact = stack.artifact(run_id)
-    assert artifact["type"] == "markdown" and artifact["key"] == "rotbench-oracle"
+    artifact = stack.artifact(run_id, "rotbench-oracle")
+    assert artifact["type"] == "markdown"
     [path] = re.findall(r"report: `([^`]+)`", artifact["data"])
     report = json.loads((stack.project / path).read_text())
     assert (stack.project / path).parent == reports
@@ -253,11 +254,6 @@ def test_oracle_deployment_writes_report_rows_and_artifact(deployed) -> None:
         con.close()
     assert row == (recall["numerator"], recall["denominator"]) and row[1] > 0
     assert probes[0] == len(report["worlds"][0]["probes"])
-    # the deployment's html_path: the page, linked from the run's artifacts
-    link = stack.artifact(run_id, "link")
-    page = stack.project / "reports" / "oracle-nightly.html"
-    assert link["key"] == "rotbench-html-report" and page.read_text().startswith("<!DOCTYPE")
-    assert page.resolve().as_uri() in link["data"]
 
 
 def test_second_oracle_run_is_cached_task_by_task(deployed) -> None:
@@ -271,6 +267,11 @@ def test_second_oracle_run_is_cached_task_by_task(deployed) -> None:
     assert {cold[n] for n in names} == {"Completed"}
     assert warm.pop("world seed 42") == "Completed"
     assert set(warm.values()) == {"Cached"}
+    # the deployment's html_path (the cold run was given none): the page, linked
+    link = stack.artifact(runs["oracle-warm"][1], "rotbench-html-report")
+    page = stack.project / "reports" / "oracle-nightly.html"
+    assert page.read_text().startswith("<!DOCTYPE")
+    assert page.resolve().as_uri() in link["data"]
     # tasks carry no tags: a tagged task asks for concurrency slots, a round trip each
     task_runs = stack.post("/task_runs/filter",
                            {"flow_runs": {"id": {"any_": [runs["oracle-warm"][1]]}}})
@@ -297,7 +298,7 @@ def test_live_deployment_against_the_fake_api_one_run_at_a_time(deployed) -> Non
     # the concurrency limit: one of the two live runs started only once the other ended
     first, second = sorted([live, refused], key=lambda r: r["start_time"])
     assert second["start_time"] >= first["end_time"]
-    artifact = stack.artifact(live["id"])
+    artifact = stack.artifact(live["id"], "rotbench-live")
     calls = int(re.search(r"model calls: (\d+);", artifact["data"]).group(1))
     assert calls > 0 and "cut short" not in artifact["data"]
     # every call the fake answered was the live run's: the refused one made none
