@@ -217,6 +217,8 @@ def deployed(tmp_path_factory):
             # the same oracle run again: every stage from the cache
             runs["oracle-warm"] = stack.run("oracle-nightly", "--param", "seeds=[42]",
                                             "--param", f"days={DAYS}")
+            warm = stack.flow_run(runs["oracle-warm"][1])
+            stack.phases.append(("warm oracle flow time", warm["total_run_time"]))
             yield stack, runs, finals, list(fake.requests)
         finally:
             stack.stop()
