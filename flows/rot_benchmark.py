@@ -17,7 +17,7 @@ from pathlib import Path
 from prefect import flow
 from prefect.utilities.annotations import quote
 
-from flows.caching import CacheAudit, content_hash, model_hash
+from flows.caching import CacheAudit, SafeJSONSerializer, content_hash, model_hash
 from flows.fanout import TransitionGate
 from flows.tasks import configured_tasks
 from rotbench.arms import ArmRuntime, load_llm_settings, paid_runtime
@@ -68,8 +68,8 @@ async def _stage(tasks, world_seed: int, name: str, records: list[StageRecord],
     progress().stage(seed, name, "running")
     failures_before = runtime.failure_count()
     start = time.perf_counter()
-    state = await tasks[name](key=key, return_state=True,
-                              **{k: quote(v) for k, v in payload.items()})
+    keyed = tasks[name].with_options(result_serializer=SafeJSONSerializer(key=f"{name}-{key}"))
+    state = await keyed(key=key, return_state=True, **{k: quote(v) for k, v in payload.items()})
     result = await state.aresult()
     seconds = time.perf_counter() - start
     cached = state.name == "Cached"
@@ -194,7 +194,7 @@ async def rot_benchmark(spec: dict, runtime_token: str | None = None,
         timings["embedding_prewarm_seconds"] = runtime.prewarm_seconds
     report = record_run(run, [r.probes for r in results], [s for r in results for s in r.stages],
                         timings, notes, stamps=results[0].stamps if results else {},
-                        usage=runtime.usage())
+                        usage=runtime.usage(), degraded=runtime.degraded())
     runtime.report = report
     return report.run_id
 

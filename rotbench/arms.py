@@ -58,6 +58,19 @@ class ArmRuntime:
             usage["estimate"] = self.estimate
         return usage
 
+    def degraded(self) -> list[str]:
+        """Why this run's figures are incomplete: per stage, the items a failed model call
+        left unanswered (empty extractions, undecided checks). Empty for a complete run."""
+        if self.live is None:
+            return []
+        reasons = []
+        for stage, st in self.live.stats().items():
+            if st.failures:
+                what = "documents left unextracted" if stage == "extract" else (
+                    "checks left undecided")
+                reasons.append(f"{len(st.failures)} {what} after failed model calls")
+        return reasons
+
     def extra_notes(self) -> list[str]:
         """Notes from model-backed perception (failures, retries); none for the oracle arm."""
         return [] if self.live is None else self.live.notes()

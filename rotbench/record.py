@@ -15,7 +15,7 @@ from typing import Any
 from rotbench.config import EngineConfig
 from rotbench.embedding.embedder import DEFAULT_MODEL_ID
 from rotbench.engine import ENGINE_VERSION
-from rotbench.report import Report, Selection, StageRecord, build_report, write_report, write_run
+from rotbench.report import Report, Selection, StageRecord, build_report, write_report
 from rotbench.runspec import RunSpec
 from rotbench.scoring import DEFAULT_SCORER
 from rotbench.scoring.models import WorldProbes
@@ -36,7 +36,7 @@ def selection_for(spec: RunSpec, stamps: dict[str, str]) -> Selection:
         days=spec.days,
         checkpoints=checkpoints_for(spec.days),
         top_k=spec.top_k,
-        trust_policy=spec.trust_policy,
+        trust_policy=config.trust.policy,  # the effective value, whichever flag set it
         config=config.flat(),
         generator_version=GENERATOR_VERSION,
         scorer_version=spec.scorer or DEFAULT_SCORER,
@@ -57,11 +57,22 @@ def record_run(
     stamps: dict[str, str],
     usage: dict[str, Any] | None = None,
     run_id: str | None = None,
+    degraded: list[str] | None = None,
 ) -> Report:
     """Build the report, write ``<reports_dir>/<run-id>.json`` (+ ``out_path``) and the DuckDB
-    rows. Returns the report. Raises OSError/duckdb errors; nothing is half-written: each
-    write is atomic; when the DuckDB write fails the report file is removed, and ``--out`` is
-    only written (overwriting, as an output option does) once both have landed."""
+    rows (``rotbench.report.store.record``). Returns the report.
+
+    Raises ValueError when the worlds are not exactly the selection's seeds (a cached
+    result that is not what ran) and OSError when the report cannot be written. Nothing is
+    half-written: each write is atomic; a database that stays locked or fails leaves the
+    report with a pending marker that the next run or ``rotbench db`` imports; ``--out``
+    (checked before the run) is written last."""
+    from rotbench.report.store import record
+
+    ran = sorted(w.seed for w in worlds)
+    if ran != sorted(spec.seeds):
+        raise ValueError(f"the worlds computed are seeds {ran}, not the selection's "
+                         f"{sorted(spec.seeds)}")
     report = build_report(
         run_id or new_run_id(spec.arm),
         selection_for(spec, stamps),
@@ -70,13 +81,9 @@ def record_run(
         timings,
         notes,
         usage,
+        degraded=degraded,
     )
-    saved = write_report(report, Path(spec.reports_dir) / f"{report.run_id}.json")
-    try:
-        write_run(spec.db, report)
-    except BaseException:
-        saved.unlink(missing_ok=True)  # the report file and the database agree: both or neither
-        raise
+    record(report, Path(spec.reports_dir) / f"{report.run_id}.json", spec.db)
     if spec.out_path:  # a copy, written last: a failure above never touches the user's file
         write_report(report, Path(spec.out_path))
     return report

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from rotbench.cli.db_cmd import db
 from rotbench.cli.report_cmds import rescore, show
 from rotbench.cli.run_cmd import run
 from rotbench.cli.server_cmd import server
@@ -29,6 +30,7 @@ app.command()(world)
 app.command()(show)
 app.command()(rescore)
 app.command()(server)
+app.command()(db)
 
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
 import sys
 import threading
 import time
@@ -16,6 +15,7 @@ from typing import Annotated
 import typer
 
 from rotbench.cli.common import fail
+from rotbench.cli.interrupts import Interrupts, is_interruption
 
 
 class OutputFormat(StrEnum):
@@ -54,32 +54,24 @@ def _prewarm(spec, runtime) -> None:
     threading.Thread(target=work, name="rotbench-prewarm", daemon=True).start()
 
 
-def _interrupt_on(*signals: signal.Signals) -> None:
-    """Treat these signals like Ctrl-C, so that clean-up (stopping the server) runs."""
-
-    def handler(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    for sig in signals:
-        signal.signal(sig, handler)
-
-
 def _run_flow(spec, runtime, server, started: float) -> None:
     """Run the parent flow in this process, with per-seed progress on stderr."""
     import asyncio
 
     from flows.rot_benchmark import register_runtime, rot_benchmark
-    from rotbench.progress import RichProgress, set_progress
+    from rotbench.progress import PlainProgress, RichProgress, set_progress
     from rotbench.runspec import STAGES
 
     if server is not None:
         server.wait_ready()
     call = rot_benchmark(spec=spec.model_dump(), runtime_token=register_runtime(runtime),
                          started_unix=started)
-    sink = RichProgress(spec.seeds, STAGES) if sys.stderr.isatty() else None
-    if sink is None:
+    if sys.stderr.isatty():
+        sink = RichProgress(spec.seeds, STAGES)
+    else:  # CI or a log file: a live bar would print once; one line per finished stage
         typer.echo(f"running arm {spec.arm} on seeds {' '.join(map(str, spec.seeds))} ...",
                    err=True)
+        sink = PlainProgress()
     set_progress(sink)
     try:
         with sink or contextlib.nullcontext():
@@ -101,6 +93,7 @@ def stage_summary(stages) -> str:
     )
 
 
+@Interrupts.around
 def run(
     arm: Annotated[
         str, typer.Option(help="oracle (free), probe or live (model calls).")
@@ -152,10 +145,18 @@ def run(
         typer.Option("--llm-settings",
                      help="JSON file: models, prices (US$ per million tokens), prompt versions."),
     ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Let --out replace an existing report.")
+    ] = False,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Exit 3 when the run is degraded (model calls "
+                           "failed, so some checks or extractions are missing).")
+    ] = False,
 ) -> None:
     """Run the benchmark: every seed's world through generate, extract, index, deposit,
     probe and score, then write reports/<run-id>.json and the DuckDB rows."""
     started = time.time()
+    interrupts = Interrupts.current()
     from rotbench.runspec import SpecError, build_spec, default_cache_dir
 
     try:
@@ -171,6 +172,8 @@ def run(
             cache_dir=default_cache_dir() if cache_dir is None else cache_dir,
             reports_dir=reports_dir, db_path=db, out_path=out,
             max_concurrent_worlds=max_worlds, model_concurrency=concurrency,
+            force=force, cache_flag="--cache-dir" if cache_dir is not None else (
+                "ROTBENCH_CACHE_DIR" if "ROTBENCH_CACHE_DIR" in os.environ else "--cache-dir"),
         )
     except SpecError as exc:
         fail(str(exc))
@@ -194,17 +197,18 @@ def run(
     configure_prefect_env()
     from rotbench.prefect_server import EarlyServer, ServerStartError
 
-    server = None if os.environ.get("PREFECT_API_URL") else EarlyServer().start()
-    _interrupt_on(signal.SIGTERM, signal.SIGHUP)
+    server = None
     try:
+        if not os.environ.get("PREFECT_API_URL"):
+            server = EarlyServer().start()
         _prewarm(spec, runtime)
         _run_flow(spec, runtime, server, started)
     except ServerStartError as exc:
         fail(str(exc), 1)
-    except KeyboardInterrupt:
-        fail("interrupted; completed stages and model calls stay cached for the next run", 130)
-    except Exception as exc:  # noqa: BLE001 - one line for the user; details with ROTBENCH_DEBUG
-        if os.environ.get("ROTBENCH_DEBUG"):
+    except BaseException as exc:  # noqa: BLE001 - one line for the user (ROTBENCH_DEBUG: all)
+        if is_interruption(exc) or interrupts.signum is not None:
+            fail(interrupts.message(), interrupts.exit_code())
+        if os.environ.get("ROTBENCH_DEBUG") or not isinstance(exc, Exception):
             raise
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         fail(f"run failed: {type(exc).__name__}: {first} (completed stages stay cached; "
@@ -228,3 +232,7 @@ def run(
         from rotbench.report import render
 
         render(report, Console(), intervals=intervals)
+    if report.degraded:
+        typer.echo(f"rotbench: warning: degraded run: {'; '.join(report.degraded)}", err=True)
+        if strict:
+            raise typer.Exit(3)

@@ -37,6 +37,8 @@ _UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 """``{v: f}``: ``f`` turns a version ``v`` report dict into a version ``v + 1`` one."""
 
 ConfigValue = bool | int | float | str | None
+RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$"
+"""A run id names a file: no separator, no leading dot, no control character."""
 
 
 class _Strict(BaseModel):
@@ -92,7 +94,10 @@ class Report(_Strict):
     """The report of record of one run or one rescore (JSON field names are the contract)."""
 
     schema_version: int = Field(default=SCHEMA_VERSION, description="Report schema version.")
-    run_id: str
+    run_id: str = Field(
+        pattern=RUN_ID_PATTERN,
+        description="Letters, digits, '.', '_' and '-' only (it names the report's file).",
+    )
     created_at: str = Field(description="ISO-8601 UTC instant the report was built.")
     origin: Origin | None = Field(default=None, description="Set for a re-scored report.")
     selection: Selection
@@ -109,6 +114,11 @@ class Report(_Strict):
     timings: dict[str, float] = Field(default_factory=dict, description="Seconds per phase.")
     usage: dict[str, Any] | None = Field(
         default=None, description="Metered model usage (tokens, usd); None for free arms."
+    )
+    degraded: list[str] = Field(
+        default_factory=list,
+        description="Why the figures are incomplete (e.g. model calls that failed, leaving "
+        "checks undecided); empty for a complete run.",
     )
 
     @model_validator(mode="before")
@@ -168,6 +178,7 @@ def build_report(
     usage: dict[str, Any] | None = None,
     *,
     origin: Origin | None = None,
+    degraded: list[str] | None = None,
 ) -> Report:
     """The report of record of a run.
 
@@ -191,4 +202,5 @@ def build_report(
         stages=list(stages),
         timings=dict(timings),
         usage=usage,
+        degraded=list(degraded or []),
     )

@@ -92,6 +92,7 @@ def rescore_report(report: Report, scorer: str, source_path: Path) -> Report:
         notes=[origin_note(origin, scorer), *earlier],
         usage=report.usage,
         origin=origin,
+        degraded=list(report.degraded),
     )
     timings = {**new.timings, "rescore": time.perf_counter() - started}
     return new.model_copy(update={"timings": timings})
