@@ -5,8 +5,9 @@ main thread; later ones (Prefect re-sends SIGTERM to the handler it found) are i
 run unwinds once. Whatever exception the unwinding surfaces as (``KeyboardInterrupt``,
 Prefect's ``TerminationSignal``, a cancelled task), the command ends with
 ``rotbench: error: interrupted by SIGTERM; ...`` and exit code 128 + the signal number (130 for
-Ctrl-C, 143 for SIGTERM, 129 for SIGHUP). Prefect's own "Crash detected!" log lines, which
-only repeat that the run was interrupted, are kept off the terminal.
+Ctrl-C, 143 for SIGTERM, 129 for SIGHUP). Prefect's own "Crash detected!" and "Finished in
+state Crashed" log lines, which only repeat that the run was interrupted, are kept off the
+terminal.
 """
 
 from __future__ import annotations
@@ -23,14 +24,22 @@ PREFECT_RUN_LOGGERS: tuple[str, ...] = ("prefect.flow_runs", "prefect.task_runs"
 
 
 class _DropCrashLines(logging.Filter):
+    """Drops Prefect's "Crash detected!" and "Finished in state Crashed(...)" lines: an
+    interrupted run says so in its own one line, and any other failure is reported as
+    ``run failed: ...`` (with the traceback under ROTBENCH_DEBUG)."""
+
     def filter(self, record: logging.LogRecord) -> bool:
-        return not str(record.getMessage()).startswith("Crash detected!")
+        message = str(record.getMessage())
+        return not (message.startswith("Crash detected!")
+                    or message.startswith("Finished in state Crashed("))
 
 
 class Interrupts:
     """The signal handlers of one run. ``signum`` is the first signal received (or None)."""
 
     _active: ClassVar[list[Interrupts]] = []
+    last_signum: ClassVar[int | None] = None
+    """The first signal any command of this process received (for the console script)."""
 
     @classmethod
     def around(cls, command: Callable[..., Any]) -> Callable[..., Any]:
@@ -78,11 +87,36 @@ class Interrupts:
         if self.signum is not None:
             return  # already unwinding: one interruption, one message
         self.signum = signum
+        if Interrupts.last_signum is None:
+            Interrupts.last_signum = signum
         raise KeyboardInterrupt
 
     def exit_code(self, default: int = signal.SIGINT) -> int:
         """128 + the signal number (130 when no signal was recorded: a plain Ctrl-C)."""
         return 128 + (self.signum or default)
+
+    def exit_now(self) -> None:
+        """Print the one line, flush, and end the process with ``exit_code()`` at once.
+
+        Ending without interpreter finalisation is deliberate: worker threads may still be
+        inside native code (torch loading the embedding model), and tearing the interpreter
+        down under them aborts the process ("terminate called ...", exit 134) after the
+        message. Every file rotbench writes is written atomically, so nothing is left
+        half-written; call this after stopping any child process.
+        """
+        import os
+        import sys
+
+        from rotbench.outputs import terminal_safe
+
+        print(f"rotbench: error: {terminal_safe(self.message(), one_line=True)}",
+              file=sys.stderr)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(self.exit_code())
 
     def message(self) -> str:
         """The one line the user sees."""

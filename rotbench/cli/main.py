@@ -52,9 +52,13 @@ def main() -> None:
     except click_exc.UsageError as exc:
         typer.echo(f"rotbench: error: {exc.format_message()}", err=True)
         raise SystemExit(2) from None
-    except typer.Abort:
-        typer.echo("rotbench: error: interrupted", err=True)
-        raise SystemExit(130) from None
+    except typer.Abort:  # Ctrl-C (or a signal) outside a run's own handling
+        from rotbench.cli.interrupts import Interrupts
+
+        stopped = Interrupts()
+        stopped.signum = Interrupts.last_signum
+        typer.echo(f"rotbench: error: {stopped.message()}", err=True)
+        raise SystemExit(stopped.exit_code()) from None
     raise SystemExit(code if isinstance(code, int) else 0)
 
 

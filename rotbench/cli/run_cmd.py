@@ -207,7 +207,9 @@ def run(
         fail(str(exc), 1)
     except BaseException as exc:  # noqa: BLE001 - one line for the user (ROTBENCH_DEBUG: all)
         if is_interruption(exc) or interrupts.signum is not None:
-            fail(interrupts.message(), interrupts.exit_code())
+            if server is not None:
+                server.stop()
+            interrupts.exit_now()
         if os.environ.get("ROTBENCH_DEBUG") or not isinstance(exc, Exception):
             raise
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""

@@ -28,7 +28,8 @@ from rotbench.embedding import DIM, Embedder
 from rotbench.engine import ENGINE_VERSION
 from rotbench.engine.extract import DocumentClaims, Extraction
 from rotbench.engine.ledger import CONVERSATION, Ledger, Quarantine, Retirement, ReviewRecord
-from rotbench.engine.perception import Checker, Claim, Judgement
+from rotbench.engine.lookahead import Lookahead, speculative
+from rotbench.engine.perception import Checker, Claim, ClaimDraft, Judgement
 
 SINGLE_OWNER = "user"
 """Contributor recorded on every claim when ``store.multi_contributor`` is off."""
@@ -68,6 +69,8 @@ class Reconciler:
         self._docs: list[str] = []
         self._inactive: set[str] = set()  # retired or quarantined
         self._last_day: int | None = None
+        self.lookahead: Lookahead | None = None
+        """Set by ``deposit`` for a checker that can be asked ahead (see ``lookahead``)."""
 
     # ---- deposit -------------------------------------------------------------------------
 
@@ -89,14 +92,7 @@ class Reconciler:
         new: list[Claim] = []
         for offset, draft in enumerate(doc.drafts):
             index = start + offset
-            claim = Claim(
-                **draft.model_dump(),
-                id=f"c{index + 1:05d}",
-                document_uri=doc.uri,
-                lineage=doc.lineage,
-                contributor=doc.contributor if multi else SINGLE_OWNER,
-                day=doc.day,
-            )
+            claim = file_claim(draft, index, doc, multi)
             ledger.claims.append(claim)
             ledger.counts.claims += 1
             self._subjects.append(_subject_key(claim.subject))
@@ -107,6 +103,8 @@ class Reconciler:
 
     def _candidates(self, index: int, claim: Claim) -> list[int]:
         """Indices of earlier active claims that pass either candidate search."""
+        if self.lookahead is not None:  # one rule for what is asked and what is asked ahead
+            return self.lookahead.candidates(index, self._inactive)
         rc = self.config.reconcile
         if index == 0 or not (rc.same_document or rc.cross_document):
             return []
@@ -128,6 +126,8 @@ class Reconciler:
         if not olders:
             return
         pairs = [(older, newer) for older in olders]
+        if self.lookahead is not None:
+            self.lookahead.before_judging(index, self._inactive, pairs)
         judgements = self.checker.judge(pairs)
         if len(judgements) != len(pairs):
             raise ValueError(f"checker returned {len(judgements)} judgements for {len(pairs)}")
@@ -175,6 +175,30 @@ class Reconciler:
                 counts.quarantines += 1
 
 
+def file_claim(draft: ClaimDraft, index: int, doc: DocumentClaims, multi: bool) -> Claim:
+    """The claim filed at ledger position ``index`` (0-based) from ``draft`` of ``doc``."""
+    return Claim(
+        **draft.model_dump(),
+        id=f"c{index + 1:05d}",
+        document_uri=doc.uri,
+        lineage=doc.lineage,
+        contributor=doc.contributor if multi else SINGLE_OWNER,
+        day=doc.day,
+    )
+
+
+def _lookahead(extraction: Extraction, embedder: Embedder, checker: Checker,
+               config: EngineConfig) -> Lookahead:
+    multi = config.store.multi_contributor
+    claims: list[Claim] = []
+    for doc in extraction.documents:
+        for draft in doc.drafts:
+            claims.append(file_claim(draft, len(claims), doc, multi))
+    matrix = (embedder.encode([c.sentence for c in claims]) if claims
+              else np.zeros((0, DIM), dtype=np.float32))
+    return Lookahead(claims, matrix, [_subject_key(c.subject) for c in claims], config, checker)
+
+
 def deposit(
     extraction: Extraction,
     embedder: Embedder,
@@ -184,10 +208,20 @@ def deposit(
     """Deposit every document of ``extraction`` in order and return the ledger.
 
     Embeds all sentences in one batch first (a no-op on a warm cache). Pure apart from the
-    embedder's cache and the checker's calls. Raises ValueError as ``Reconciler.add`` does.
+    embedder's cache and the checker's calls. A checker that can be asked ahead (a model
+    checker) is kept busy with the pairs the deposit will certainly reach (see
+    ``rotbench.engine.lookahead``): same ledger, same calls, less waiting. Raises
+    ValueError as ``Reconciler.add`` does.
     """
     embedder.ensure(extraction.sentences())
     reconciler = Reconciler(config, checker, embedder, extraction.extractor_stamp)
-    for doc in extraction.documents:
-        reconciler.add(doc)
+    if speculative(checker):
+        reconciler.lookahead = _lookahead(extraction, embedder, checker, config)
+    try:
+        for doc in extraction.documents:
+            reconciler.add(doc)
+    except BaseException:
+        if reconciler.lookahead is not None:
+            checker.cancel_pending()  # type: ignore[attr-defined]
+        raise
     return reconciler.ledger

@@ -1,0 +1,145 @@
+"""Asking a slow checker ahead of the deposit, without asking anything the deposit won't.
+
+Deposit reconciles claims one at a time, and which pairs a claim is checked against depends
+on what earlier judgements retired or quarantined. A model checker answers in about a second,
+so asking only the current claim's pairs leaves most of the allowed calls idle, and one
+throttled call holds up everything behind it.
+
+``Lookahead`` walks the claims still to come and finds the pairs whose judgement will
+*certainly* be asked for: (older, newer) is certain when the older is active now and no
+judgement still unknown could deactivate it before the newer's turn. A judgement can only
+deactivate claims that are both present tense and own statements: the older (same lineage:
+retired) or a non-conversation member of the pair (different lineages: quarantined). Known
+judgements are applied as the engine would. Certain pairs are handed to the checker's
+``prefetch``; the deposit then takes every judgement from the checker as before, so the
+ledger and the calls paid are the same as without the lookahead, only sooner.
+
+A checker takes part when it has ``prefetch(pairs)``, ``asked(older, newer)``,
+``known(older, newer)``, ``room()``, ``wait(timeout_seconds)`` and ``cancel_pending()``
+(``rotbench.llm.LiveChecker`` does);
+any other checker is driven one claim at a time as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from rotbench.config import EngineConfig
+from rotbench.engine.ledger import CONVERSATION
+from rotbench.engine.perception import Claim, Judgement
+
+HORIZON_CLAIMS = 160
+"""How many claims past the current one a look ahead scans, at most."""
+WAIT_SECONDS = 0.5
+"""Longest pause between two looks while the current claim's answers are outstanding."""
+
+
+def speculative(checker: object) -> bool:
+    """True when ``checker`` offers the calls a lookahead needs."""
+    return all(callable(getattr(checker, name, None))
+               for name in ("prefetch", "asked", "known", "room", "wait", "cancel_pending"))
+
+
+def _could_deactivate(older: Claim, newer: Claim) -> tuple[bool, bool]:
+    """(older, newer) that an update judgement on this pair would deactivate."""
+    if older.tense != "present" or newer.tense != "present":
+        return False, False
+    if older.attribution != "own" or newer.attribution != "own":
+        return False, False
+    if older.lineage == newer.lineage:
+        return True, False
+    return older.lineage != CONVERSATION, newer.lineage != CONVERSATION
+
+
+class Lookahead:
+    """Every claim of one deposit, in order, with its vector, and the candidate rule.
+
+    ``claims[i]`` must be exactly the claim the reconciler files at position ``i``;
+    ``matrix`` their unit vectors (float32, one row each), ``subjects`` and ``documents`` the
+    keys the candidate search compares.
+    """
+
+    def __init__(self, claims: Sequence[Claim], matrix: np.ndarray, subjects: Sequence[str],
+                 config: EngineConfig, checker: object) -> None:
+        self.claims = list(claims)
+        self.matrix = np.ascontiguousarray(matrix, dtype=np.float32)
+        self.config = config
+        self.checker = checker
+        subject_ids = {s: i for i, s in enumerate(dict.fromkeys(subjects))}
+        doc_ids = {d: i for i, d in enumerate(dict.fromkeys(c.document_uri for c in claims))}
+        self._subjects = np.array([subject_ids[s] for s in subjects], dtype=np.int64)
+        self._docs = np.array([doc_ids[c.document_uri] for c in claims], dtype=np.int64)
+        self._static: dict[int, np.ndarray] = {}
+
+    def static_candidates(self, index: int) -> np.ndarray:
+        """Indices of earlier claims passing either similarity search, active or not."""
+        found = self._static.get(index)
+        if found is not None:
+            return found
+        rc = self.config.reconcile
+        if index == 0 or not (rc.same_document or rc.cross_document):
+            found = np.zeros(0, dtype=np.int64)
+        else:
+            cos = self.matrix[:index] @ self.matrix[index]
+            same_doc = self._docs[:index] == self._docs[index]
+            mask = np.zeros(index, dtype=bool)
+            if rc.same_document:
+                mask |= same_doc & (cos >= rc.same_document_floor)
+            if rc.cross_document:
+                same_subject = self._subjects[:index] == self._subjects[index]
+                mask |= ~same_doc & same_subject & (cos >= rc.update_floor)
+            found = np.nonzero(mask)[0]
+        self._static[index] = found
+        return found
+
+    def candidates(self, index: int, inactive: set[str]) -> list[int]:
+        """Indices of earlier claims active now (ids not in ``inactive``) that pass a search."""
+        return [int(j) for j in self.static_candidates(index)
+                if self.claims[j].id not in inactive]
+
+    def certain_pairs(self, index: int, inactive: set[str],
+                      budget: int) -> list[tuple[Claim, Claim]]:
+        """Pairs, from claim ``index`` on, whose judgement the deposit will certainly ask for
+        and that have not been asked yet; at most ``budget`` of them, earliest first."""
+        inactive = set(inactive)
+        threatened: set[int] = set()
+        out: list[tuple[Claim, Claim]] = []
+        end = min(len(self.claims), index + HORIZON_CLAIMS)
+        for j in range(index, end):
+            newer = self.claims[j]
+            for o in self.candidates(j, inactive):
+                older = self.claims[o]
+                hits = _could_deactivate(older, newer)
+                if o in threatened:  # this pair may or may not be asked: its effects are unsure
+                    threatened.update(x for x, hit in zip((o, j), hits, strict=True) if hit)
+                    continue
+                judgement: Judgement | None = self.checker.known(older, newer)  # type: ignore[attr-defined]
+                if judgement is None:
+                    if len(out) < budget and not self.checker.asked(older, newer):  # type: ignore[attr-defined]
+                        out.append((older, newer))
+                    threatened.update(x for x, hit in zip((o, j), hits, strict=True) if hit)
+                elif judgement.contradicts and judgement.new_value_for_slot:
+                    # a certain pair, an update: what it deactivates is inactive from now on
+                    inactive.update(self.claims[x].id
+                                    for x, hit in zip((o, j), hits, strict=True) if hit)
+            if len(out) >= budget:
+                break
+        return out
+
+    def before_judging(self, index: int, inactive: set[str],
+                       pairs: list[tuple[Claim, Claim]]) -> None:
+        """Keep the checker busy with certain pairs until every judgement claim ``index``
+        needs (``pairs``) has finished. Returns when they have; ``judge`` then finds them."""
+        checker = self.checker
+        checker.prefetch(pairs)  # type: ignore[attr-defined]
+        while True:
+            room = checker.room() // 2  # type: ignore[attr-defined]
+            if room:
+                ahead = self.certain_pairs(index, inactive, room)
+                if ahead:
+                    checker.prefetch(ahead)  # type: ignore[attr-defined]
+            if all(checker.known(o, n) is not None for o, n in pairs):  # type: ignore[attr-defined]
+                return
+            checker.wait(WAIT_SECONDS)  # type: ignore[attr-defined]
