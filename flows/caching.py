@@ -25,6 +25,7 @@ from pydantic import BaseModel
 from rotbench.embedding.embedder import EncodeStats
 from rotbench.engine.extract import Extraction
 from rotbench.engine.ledger import Ledger
+from rotbench.engines.ingest import EngineAnswers
 from rotbench.scoring.models import WorldProbes
 from rotbench.world.models import World
 
@@ -34,6 +35,7 @@ MODELS: dict[str, type[BaseModel]] = {
     "EncodeStats": EncodeStats,
     "Ledger": Ledger,
     "WorldProbes": WorldProbes,
+    "EngineAnswers": EngineAnswers,
 }
 SERIALIZER_TYPE = "rotbench-json"
 
@@ -105,7 +107,8 @@ class CacheAudit:
 
 STAGE_MODELS: dict[str, str] = {
     "generate": "World", "extract": "Extraction", "index": "EncodeStats",
-    "deposit": "Ledger", "probe": "WorldProbes", "score": "WorldProbes",
+    "deposit": "Ledger", "probe": "WorldProbes", "ingest_probe": "EngineAnswers",
+    "score": "WorldProbes",
 }
 """The model each stage's cached result must hold."""
 

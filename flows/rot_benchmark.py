@@ -26,25 +26,35 @@ from rotbench.embedding.shared import shared_embedder
 from rotbench.embedding.store import drain_damaged
 from rotbench.engine import ENGINE_VERSION
 from rotbench.engine.extract import index_texts, world_documents
+from rotbench.engines.registry import EngineInfo, resolve
+from rotbench.probe import EngineFailure
 from rotbench.progress import progress
-from rotbench.record import record_run
+from rotbench.record import EngineIdentity, record_run
 from rotbench.report import StageRecord
 from rotbench.runspec import RunSpec
 from rotbench.scoring import DEFAULT_SCORER
 from rotbench.scoring.models import WorldProbes
 from rotbench.world.generate import GENERATOR_VERSION
+from rotbench.world.models import World
 
 EXTRACT_STAGE = "extract/1"
 PROBE_STAGE = "probe/1"
 SCORE_STAGE = "score/1"
+INGEST_STAGE = "ingest_probe/1"
+REFERENCE_NAME = "reference"
 
 
 @dataclass
 class WorldResult:
-    probes: WorldProbes
+    """One engine's outcome on one world: scored probes, or the one-line failure."""
+
+    probes: WorldProbes | None
     stages: list[StageRecord]
     notes: list[str] = field(default_factory=list)
     stamps: dict[str, str] = field(default_factory=dict)
+    identity: dict = field(default_factory=dict)
+    """The engine's name, version and config as it reported them."""
+    failure: str | None = None
 
 
 _RUNTIMES: dict[str, ArmRuntime] = {}
@@ -58,14 +68,17 @@ def register_runtime(runtime: ArmRuntime) -> str:
 
 
 async def _stage(tasks, world_seed: int, name: str, records: list[StageRecord],
-                 runtime: ArmRuntime, storage: Path, key: str, **payload):
+                 runtime: ArmRuntime, storage: Path, key: str, label: str | None = None,
+                 **payload):
     """Run one stage task (or take it from the cache); record whether it ran and when.
 
     A stage during which model calls failed is not kept in the cache: its completed calls
     are (in the call cache), so the next run retries only what failed, at no extra cost.
+    ``label`` (e.g. 'transcript-rag:ingest_probe') names the stage in progress lines.
     """
     seed = world_seed
-    progress().stage(seed, name, "running")
+    shown = label or name
+    progress().stage(seed, shown, "running")
     failures_before = runtime.failure_count()
     start = time.perf_counter()
     keyed = tasks[name].with_options(result_serializer=SafeJSONSerializer(key=f"{name}-{key}"))
@@ -73,39 +86,58 @@ async def _stage(tasks, world_seed: int, name: str, records: list[StageRecord],
     result = await state.aresult()
     seconds = time.perf_counter() - start
     cached = state.name == "Cached"
+    if getattr(result, "failure", None):  # an engine's fault: never cached, never a stage
+        (storage / f"{name}-{key}").unlink(missing_ok=True)
+        progress().stage(seed, shown, "failed")
+        raise EngineFailure(result.failure)
     if not cached and runtime.failure_count() > failures_before:
         (storage / f"{name}-{key}").unlink(missing_ok=True)
-        runtime.uncached.append(f"{name} (seed {seed})")
+        runtime.uncached.append(f"{shown} (seed {seed})")
     records.append(StageRecord(seed=seed, stage=name, cached=cached, seconds=round(seconds, 4)))
-    runtime.spans.append((seed, name, start, start + seconds))
-    progress().stage(seed, name, "cached" if cached else "computed", seconds)
+    runtime.spans.append((seed, shown, start, start + seconds))
+    progress().stage(seed, shown, "cached" if cached else "computed", seconds)
     return result
 
 
 @flow(name="rot-world", log_prints=False, persist_result=False)
 async def world_pipeline(seed: int, spec: dict, runtime_token: str) -> int:
-    """One world end to end. Its scored probes and stage records go to the run's runtime
-    (``results[seed]``), not through Prefect, which would walk the whole payload."""
+    """One world, every engine of the run in turn. Each engine's scored probes and stage
+    records go to the run's runtime (``results[(engine, seed)]``), not through Prefect,
+    which would walk the whole payload. One engine failing does not stop the others."""
     runtime = _RUNTIMES[runtime_token]
     gate: TransitionGate = runtime.gate
     gate.started(str(seed))
-    result = await _world(seed, spec, runtime)
-    runtime.results[seed] = result
+    run = RunSpec.model_validate(spec)
+    tasks = configured_tasks(Path(run.cache_dir))
+    generate_records: list[StageRecord] = []
+    storage = (Path(run.cache_dir) / "prefect").resolve()
+    world = await _stage(tasks, seed, "generate", generate_records, runtime, storage,
+                         content_hash(GENERATOR_VERSION, seed, run.days), seed=seed,
+                         days=run.days)
+    for name in run.engines:
+        info = resolve(name)
+        records = list(generate_records)
+        try:
+            if info.separable:
+                result = await _reference_world(world, run, runtime, tasks, records)
+            else:
+                result = await _engine_world(world, info, run, runtime, tasks, records)
+        except EngineFailure as exc:
+            result = WorldResult(probes=None, stages=records, failure=str(exc))
+        runtime.results[(name, seed)] = result
     await gate.finishing(str(seed))
     return seed
 
 
-async def _world(seed: int, spec: dict, runtime: ArmRuntime) -> WorldResult:
-    run = RunSpec.model_validate(spec)
+async def _reference_world(world: World, run: RunSpec, runtime: ArmRuntime, tasks,
+                           rec: list[StageRecord]) -> WorldResult:
+    """The reference engine's separable stages: extract, index, deposit, probe (as of each
+    checkpoint day), score."""
+    seed = world.seed
     config = EngineConfig().with_overrides(run.engine_overrides())
     embedder = shared_embedder(Path(run.cache_dir))
-    tasks = configured_tasks(Path(run.cache_dir))
     storage = (Path(run.cache_dir) / "prefect").resolve()
     scorer = run.scorer or DEFAULT_SCORER
-    rec: list[StageRecord] = []
-
-    world = await _stage(tasks, seed, "generate", rec, runtime, storage,
-                         content_hash(GENERATOR_VERSION, seed, run.days), seed=seed, days=run.days)
     extractor, checker = runtime.perception(world)
     multi = config.store.multi_contributor
     documents = world_documents(world, multi)
@@ -135,7 +167,36 @@ async def _world(seed: int, spec: dict, runtime: ArmRuntime) -> WorldResult:
              f"{c.pairs_judged} candidate pairs judged"]
     stamps = {"extract": extractor.stamp, "deposit": checker.stamp,
               "embedding": embedder.model_id}
-    return WorldResult(probes=scored, stages=rec, notes=notes, stamps=stamps)
+    identity = {"name": REFERENCE_NAME, "version": ENGINE_VERSION, "config": config.flat()}
+    return WorldResult(probes=scored, stages=rec, notes=notes, stamps=stamps, identity=identity)
+
+
+async def _engine_world(world: World, info: EngineInfo, run: RunSpec, runtime: ArmRuntime,
+                        tasks, rec: list[StageRecord]) -> WorldResult:
+    """An engine without separable stages: ingest-and-probe (interleaved), then score."""
+    seed = world.seed
+    embedder = shared_embedder(Path(run.cache_dir))
+    storage = (Path(run.cache_dir) / "prefect").resolve()
+    scorer = run.scorer or DEFAULT_SCORER
+    extractor, checker = runtime.perception(world)
+    answers = await _stage(
+        tasks, seed, "ingest_probe", rec, runtime, storage,
+        content_hash(world.fingerprint, info.identity, extractor.stamp, checker.stamp,
+                     embedder.model_id, run.top_k, INGEST_STAGE),
+        label=f"{info.name}:ingest_probe",
+        world=world, info=info, arm=run.arm, extractor=extractor, checker=checker,
+        model=runtime.engine_client(info.name), embedder=embedder, top_k=run.top_k,
+        timeout_seconds=run.engine_timeout_seconds,
+        scratch_root=Path(run.cache_dir) / "scratch")
+    scored = await _stage(tasks, seed, "score", rec, runtime, storage,
+                          content_hash(model_hash(answers.probes), scorer, SCORE_STAGE),
+                          label=f"{info.name}:score", probes=answers.probes, scorer=scorer)
+    stamps = {"perception": extractor.stamp, "checks": checker.stamp,
+              "embedding": embedder.model_id}
+    if info.source_sha256:
+        stamps["engine_source"] = info.source_sha256
+    identity = {"name": answers.name, "version": answers.version, "config": answers.config}
+    return WorldResult(probes=scored, stages=rec, stamps=stamps, identity=identity)
 
 
 def runtime_for(run: RunSpec) -> ArmRuntime:
@@ -153,8 +214,11 @@ def runtime_for(run: RunSpec) -> ArmRuntime:
 async def rot_benchmark(spec: dict, runtime_token: str | None = None,
                         started_unix: float | None = None) -> str:
     """Run every seed of ``spec`` concurrently (at most ``max_concurrent_worlds`` at once),
-    then write the report and the DuckDB rows (this flow is the only writer). Returns the
-    run id; the report itself is left on the runtime (``runtime.report``).
+    each world through every engine of the run, then write one report of record and its
+    DuckDB rows per engine (this flow is the only writer). Returns the run ids, joined by
+    commas; the reports are left on the runtime (``runtime.reports``, in engine order), and
+    the one-line failures of engines that failed on some world in ``runtime.failures`` (no
+    report is written for such an engine; the others' are).
 
     ``started_unix``: when the caller started (epoch seconds), to report start-up overhead.
     """
@@ -172,31 +236,40 @@ async def rot_benchmark(spec: dict, runtime_token: str | None = None,
 
     try:
         await asyncio.gather(*(one(s) for s in run.seeds))
-        results = [runtime.results[s] for s in run.seeds]
     finally:
         if runtime_token is None:
             _RUNTIMES.pop(token, None)
     worlds_done = time.time()
-    notes = [n for r in results for n in r.notes]
-    notes.append(f"model calls refused in scripted parts: {runtime.refusing.refused}")
+    shared = [f"model calls refused in scripted parts: {runtime.refusing.refused}"]
     damaged = CacheAudit.drain() + [f"embeddings/{name}" for name in drain_damaged()]
     if damaged:
-        notes.append(f"damaged cache records detected and recomputed: {len(damaged)} "
-                     f"({', '.join(sorted(damaged))})")
-    notes.extend(runtime.extra_notes())
+        shared.append(f"damaged cache records detected and recomputed: {len(damaged)} "
+                      f"({', '.join(sorted(damaged))})")
+    shared.extend(runtime.extra_notes())
     if runtime.uncached:
-        notes.append("not cached because model calls failed during them (a rerun retries only "
-                     f"the failed calls): {', '.join(runtime.uncached)}")
+        shared.append("not cached because model calls failed during them (a rerun retries "
+                      f"only the failed calls): {', '.join(runtime.uncached)}")
     timings = {"worlds_seconds": round(worlds_done - begin, 3)}
     if started_unix is not None:
         timings["startup_seconds"] = round(begin - started_unix, 3)
     if runtime.prewarm_seconds is not None:
         timings["embedding_prewarm_seconds"] = runtime.prewarm_seconds
-    report = record_run(run, [r.probes for r in results], [s for r in results for s in r.stages],
-                        timings, notes, stamps=results[0].stamps if results else {},
-                        usage=runtime.usage(), degraded=runtime.degraded())
-    runtime.report = report
-    return report.run_id
+    runtime.reports, runtime.failures = [], []
+    for name in run.engines:
+        results = [runtime.results[(name, s)] for s in run.seeds]
+        failed = [r.failure for r in results if r.failure]
+        if failed:
+            runtime.failures.extend(failed)
+            continue
+        notes = [n for r in results for n in r.notes] + shared
+        report = record_run(run, [r.probes for r in results],
+                            [s for r in results for s in r.stages], timings, notes,
+                            stamps=results[0].stamps, usage=runtime.usage(),
+                            engine=EngineIdentity(source=name, **results[0].identity),
+                            degraded=runtime.degraded())
+        runtime.reports.append(report)
+    runtime.report = runtime.reports[0] if runtime.reports else None
+    return ",".join(r.run_id for r in runtime.reports)
 
 
 __all__ = ["WorldResult", "register_runtime", "rot_benchmark", "world_pipeline"]

@@ -21,8 +21,10 @@ from rotbench.engine.perception import Checker, Extractor
 from rotbench.engine.protocol import Document
 from rotbench.engine.reconcile import deposit
 from rotbench.engine.reference import ReferenceEngine
+from rotbench.engines.ingest import EngineAnswers, ingest_and_probe
+from rotbench.engines.registry import EngineInfo
 from rotbench.llm import extract_concurrently
-from rotbench.probe import probe_world
+from rotbench.probe import probe_as_of
 from rotbench.scoring import score_world
 from rotbench.scoring.models import WorldProbes
 from rotbench.world import generate_world
@@ -57,7 +59,7 @@ async def deposit_task(key: str, extraction: Extraction, embedder, checker: Chec
 
 def _probe(world: World, ledger: Ledger, config: EngineConfig, embedder, top_k: int) -> WorldProbes:
     engine = ReferenceEngine.from_ledger(ledger, config, embedder)
-    return probe_world(world, engine, top_k)
+    return probe_as_of(world, engine, top_k)
 
 
 @task(name="probe")
@@ -67,15 +69,28 @@ async def probe_task(key: str, world: World, ledger: Ledger, config: EngineConfi
     return await asyncio.to_thread(_probe, world, ledger, config, embedder, top_k)
 
 
+@task(name="ingest_probe")
+async def ingest_probe_task(key: str, world: World, info: EngineInfo, arm: str,
+                            extractor: Extractor, checker: Checker, model, embedder, top_k: int,
+                            timeout_seconds: float, scratch_root: Path) -> EngineAnswers:
+    """Build the engine for the world, deposit and probe interleaved
+    (``rotbench.engines.ingest.ingest_and_probe``)."""
+    return await asyncio.to_thread(
+        ingest_and_probe, world, info, arm=arm, extractor=extractor, checker=checker,
+        model=model, embedder=embedder, top_k=top_k, timeout_seconds=timeout_seconds,
+        scratch_root=scratch_root)
+
+
 @task(name="score")
 async def score_task(key: str, probes: WorldProbes, scorer: str) -> WorldProbes:
     """Classify every hit under ``scorer`` (``rotbench.scoring.score_world``)."""
     return await asyncio.to_thread(score_world, probes, scorer)
 
 
-_TASKS: dict[str, Task] = {  # one per name in STAGES
+_TASKS: dict[str, Task] = {  # one per name in ALL_STAGES
     "generate": generate_task, "extract": extract_task, "index": index_task,
-    "deposit": deposit_task, "probe": probe_task, "score": score_task,
+    "deposit": deposit_task, "probe": probe_task, "ingest_probe": ingest_probe_task,
+    "score": score_task,
 }
 
 

@@ -33,7 +33,11 @@ class ArmRuntime:
     results: dict = field(default_factory=dict)
     """Per-seed results the subflows hand back to the parent flow."""
     report: object | None = None
-    """The report of record, once the parent flow has written it."""
+    """The first engine's report of record, once the parent flow has written it."""
+    reports: list = field(default_factory=list)
+    """Every engine's report of record, in the run's engine order."""
+    failures: list = field(default_factory=list)
+    """One line per engine and world that failed (no report is written for that engine)."""
     spans: list = field(default_factory=list)
     """(seed, stage, start, end) in perf_counter seconds: when each stage ran."""
 
@@ -74,6 +78,17 @@ class ArmRuntime:
     def extra_notes(self) -> list[str]:
         """Notes from model-backed perception (failures, retries); none for the oracle arm."""
         return [] if self.live is None else self.live.notes()
+
+    def engine_client(self, engine: str):
+        """The model client an engine under test gets: the refusing client on the oracle
+        arm; on the paid arms the run's client, cached under ``calls/engine-<name>/`` and
+        metered under that stage."""
+        if self.live is None:
+            return self.refusing
+        from rotbench.llm.engine_client import CachedModelClient
+
+        stage = "engine-" + "".join(c if c.isalnum() or c in "-_" else "_" for c in engine)
+        return CachedModelClient(self.live.client, self.live.cache, stage)
 
     def perception(self, world: World) -> tuple[Extractor, Checker]:
         """The (extractor, checker) pair this arm reads ``world`` with."""

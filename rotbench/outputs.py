@@ -20,8 +20,8 @@ import re
 import tempfile
 from pathlib import Path
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_NEWLINES = re.compile(r"[\n]")
+MAX_TERMINAL_CHARS = 20_000
+"""Longest line ``terminal_safe`` passes on (a note or an error message is far shorter)."""
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 MAX_NAME_CHARS = 120
 DUCKDB_MAGIC = b"DUCK"
@@ -33,15 +33,13 @@ class OutputError(ValueError):
 
 
 def terminal_safe(text: object, *, one_line: bool = False) -> str:
-    """``text`` with control characters (ESC, BEL, C1, bidi overrides) escaped as ``\\xNN`` /
-    ``\\uNNNN``; newlines kept unless ``one_line`` (then escaped as ``\\n`` too)."""
-    out = _CONTROL.sub(lambda m: _escape(m.group()), str(text))
-    return _NEWLINES.sub("\\\\n", out) if one_line else out
+    """``text`` with control and format characters (ESC, BEL, C1, bidi overrides) shown as
+    escapes (``rotbench.safe_text.printable``); newlines kept unless ``one_line``."""
+    from rotbench.safe_text import printable
 
-
-def _escape(ch: str) -> str:
-    code = ord(ch)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    if one_line:
+        return printable(text, MAX_TERMINAL_CHARS)
+    return "\n".join(printable(part, MAX_TERMINAL_CHARS) for part in str(text).split("\n"))
 
 
 def safe_file_name(text: str, fallback: str = "report") -> str:

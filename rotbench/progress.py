@@ -25,10 +25,15 @@ class SilentProgress:
 
 
 class RichProgress:
-    """One bar per seed advancing through the six stages, drawn on stderr."""
+    """One bar per seed advancing through its stages (every engine's), drawn on stderr.
+
+    ``stages``: the stage names one seed goes through (with repeats across engines); the bar
+    advances by one for each stage computed or taken from the cache.
+    """
 
     def __init__(self, seeds: list[int], stages: tuple[str, ...]) -> None:
         self._stages = stages
+        self._done: dict[int, int] = dict.fromkeys(seeds, 0)
         self._lock = threading.Lock()
         self._progress = Progress(
             TextColumn("[bold]seed {task.fields[seed]}"),
@@ -58,8 +63,9 @@ class RichProgress:
             if status == "running":
                 self._progress.update(tid, description=f"{stage}…")
             else:
-                done = self._stages.index(stage) + 1
-                self._progress.update(tid, completed=done, description=f"{stage} {status}")
+                self._done[seed] += 1
+                self._progress.update(tid, completed=self._done[seed],
+                                      description=f"{stage} {status}")
 
 
 class PlainProgress:

@@ -12,10 +12,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from rotbench.config import EngineConfig
 from rotbench.embedding.embedder import DEFAULT_MODEL_ID
 from rotbench.engine import ENGINE_VERSION
 from rotbench.report import Report, Selection, StageRecord, build_report, write_report
+from rotbench.report.model import ConfigValue
 from rotbench.runspec import RunSpec
 from rotbench.scoring import DEFAULT_SCORER
 from rotbench.scoring.models import WorldProbes
@@ -27,21 +30,42 @@ def new_run_id(arm: str) -> str:
     return f"rot-{arm}-{datetime.now(UTC):%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}"
 
 
-def selection_for(spec: RunSpec, stamps: dict[str, str]) -> Selection:
-    """The report's selection block: everything needed to reproduce the run."""
-    config = EngineConfig().with_overrides(spec.engine_overrides())
+class EngineIdentity(BaseModel):
+    """Which engine a report measures: how it was chosen (``source``: the ``--engine``
+    value) and the name, version and flat config the engine reported."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    source: str = "reference"
+    name: str = "reference"
+    version: str = ENGINE_VERSION
+    config: dict[str, ConfigValue] | None = Field(
+        default=None, description="None: the reference engine's configuration of the run.")
+
+
+def selection_for(spec: RunSpec, stamps: dict[str, str],
+                  engine: EngineIdentity | None = None) -> Selection:
+    """The report's selection block: everything needed to reproduce the run, for the engine
+    ``engine`` (default: the reference engine)."""
+    engine = engine or EngineIdentity()
+    reference = engine.source == "reference"
+    effective = EngineConfig().with_overrides(spec.engine_overrides())
+    config = effective.flat() if reference else dict(engine.config or {})
+    # the trust policy in force, whichever flag set it (--no-trust-policy or --set)
+    trust_policy = effective.trust.policy if reference else None
     return Selection(
         arm=spec.arm,
         seeds=list(spec.seeds),
         days=spec.days,
         checkpoints=checkpoints_for(spec.days),
         top_k=spec.top_k,
-        trust_policy=config.trust.policy,  # the effective value, whichever flag set it
-        config=config.flat(),
+        trust_policy=trust_policy,
+        config=config,
         generator_version=GENERATOR_VERSION,
         scorer_version=spec.scorer or DEFAULT_SCORER,
-        engine="reference",
-        engine_version=ENGINE_VERSION,
+        engine=engine.name,
+        engine_version=engine.version,
+        engine_source=engine.source,
         embedding_model=DEFAULT_MODEL_ID,
         record_claim_text=spec.record_claim_text,
         stamps=stamps,
@@ -57,6 +81,7 @@ def record_run(
     stamps: dict[str, str],
     usage: dict[str, Any] | None = None,
     run_id: str | None = None,
+    engine: EngineIdentity | None = None,
     degraded: list[str] | None = None,
 ) -> Report:
     """Build the report, write ``<reports_dir>/<run-id>.json`` (+ ``out_path``) and the DuckDB
@@ -75,7 +100,7 @@ def record_run(
                          f"{sorted(spec.seeds)}")
     report = build_report(
         run_id or new_run_id(spec.arm),
-        selection_for(spec, stamps),
+        selection_for(spec, stamps, engine),
         sorted(worlds, key=lambda w: spec.seeds.index(w.seed)),
         stages,
         timings,

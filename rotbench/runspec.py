@@ -18,7 +18,13 @@ from rotbench.world.generate import MAX_DAYS, MIN_DAYS
 Arm = Literal["oracle", "probe", "live"]
 ARMS: tuple[str, ...] = ("oracle", "probe", "live")
 STAGES: tuple[str, ...] = ("generate", "extract", "index", "deposit", "probe", "score")
-"""The pipeline's stages, in order (one cached task each)."""
+"""The reference engine's pipeline stages, in order (one cached task each)."""
+ENGINE_STAGES: tuple[str, ...] = ("generate", "ingest_probe", "score")
+"""The pipeline of an engine without separable stages (one cached task each)."""
+ALL_STAGES: tuple[str, ...] = ("generate", "extract", "index", "deposit", "probe",
+                               "ingest_probe", "score")
+"""Every stage name, in pipeline order (for summaries)."""
+DEFAULT_ENGINE = "reference"
 DEFAULT_SEEDS: tuple[int, ...] = (42, 43, 44)
 MAX_SEED = 2**31 - 1
 """Seeds are stored as 32-bit integers in the DuckDB file."""
@@ -51,6 +57,13 @@ class RunSpec(BaseModel):
     out_path: str | None = None
     max_concurrent_worlds: int = Field(default=4, ge=1)
     model_concurrency: int = Field(default=8, ge=1, description="Concurrent model calls.")
+    engines: list[str] = Field(
+        default_factory=lambda: [DEFAULT_ENGINE],
+        description="Engines under test: registered names or module:factory, in report order.",
+    )
+    engine_timeout_seconds: float = Field(
+        default=60.0, gt=0, description="Limit on one engine call (deposit or query), seconds."
+    )
 
     @property
     def db(self) -> Path:
@@ -90,6 +103,9 @@ def build_spec(*, force: bool = False, cache_flag: str = "--cache-dir", **fields
         value = fields.get(name, 1)
         if not 1 <= value <= top:
             raise SpecError(f"{flag} must be between 1 and {top}, got {value}")
+    timeout = fields.get("engine_timeout_seconds", 1.0)
+    if not timeout > 0 or timeout == float("inf"):
+        raise SpecError(f"--engine-timeout must be a number of seconds above 0, got {timeout}")
     spec = RunSpec(**fields)
     validate_spec(spec, force=force, cache_flag=cache_flag)
     return spec
@@ -118,6 +134,17 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
     for seed in spec.seeds:
         if not 0 <= seed <= MAX_SEED:
             raise SpecError(f"--seed must be between 0 and {MAX_SEED}, got {seed}")
+    if not spec.engines:
+        raise SpecError("--engine: at least one engine is required")
+    if len(set(spec.engines)) != len(spec.engines):
+        raise SpecError(f"--engine: duplicate engines in {spec.engines}")
+    from rotbench.engines.registry import EngineError, resolve
+
+    for name in spec.engines:
+        try:
+            resolve(name)
+        except EngineError as exc:
+            raise SpecError(f"--engine: {exc}") from None
     if spec.scorer is not None and spec.scorer not in SCORER_VERSIONS:
         known = ", ".join(SCORER_VERSIONS)
         raise SpecError(f"--scorer: unknown scorer {spec.scorer!r} (available: {known})")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from rotbench.cli.db_cmd import db
+from rotbench.cli.engine_cmds import compare, engines
 from rotbench.cli.report_cmds import rescore, show
 from rotbench.cli.run_cmd import run
 from rotbench.cli.server_cmd import server
@@ -31,6 +32,8 @@ app.command()(show)
 app.command()(rescore)
 app.command()(server)
 app.command()(db)
+app.command()(engines)
+app.command()(compare)
 
 
 

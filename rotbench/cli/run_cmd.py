@@ -31,7 +31,7 @@ def _prewarm(spec, runtime) -> None:
     then finds them cached. A warm cache makes this a few milliseconds and never imports
     torch. Best effort: any failure is left for the index stage to meet and report.
     """
-    if spec.arm == "live":
+    if spec.arm == "live" or "reference" not in spec.engines:
         return
     from rotbench.embedding.shared import shared_embedder
     from rotbench.engine.extract import extract_documents, index_texts, world_documents
@@ -59,18 +59,22 @@ def _run_flow(spec, runtime, server, started: float) -> None:
     import asyncio
 
     from flows.rot_benchmark import register_runtime, rot_benchmark
+    from rotbench.engines.registry import resolve
     from rotbench.progress import PlainProgress, RichProgress, set_progress
-    from rotbench.runspec import STAGES
+    from rotbench.runspec import ENGINE_STAGES, STAGES
 
     if server is not None:
         server.wait_ready()
     call = rot_benchmark(spec=spec.model_dump(), runtime_token=register_runtime(runtime),
                          started_unix=started)
+    per_seed = ("generate",) + tuple(
+        stage for name in spec.engines
+        for stage in (STAGES if resolve(name).separable else ENGINE_STAGES)[1:])
     if sys.stderr.isatty():
-        sink = RichProgress(spec.seeds, STAGES)
+        sink = RichProgress(spec.seeds, per_seed)
     else:  # CI or a log file: a live bar would print once; one line per finished stage
-        typer.echo(f"running arm {spec.arm} on seeds {' '.join(map(str, spec.seeds))} ...",
-                   err=True)
+        typer.echo(f"running arm {spec.arm}, engines {', '.join(spec.engines)}, on seeds "
+                   f"{' '.join(map(str, spec.seeds))} ...", err=True)
         sink = PlainProgress()
     set_progress(sink)
     try:
@@ -82,11 +86,11 @@ def _run_flow(spec, runtime, server, started: float) -> None:
 
 def stage_summary(stages) -> str:
     """One line: how many stage runs were computed vs cached, and seconds computed."""
-    from rotbench.runspec import STAGES
+    from rotbench.runspec import ALL_STAGES
 
     computed = [s for s in stages if not s.cached]
     ran = {s.stage for s in computed}
-    what = ", ".join(n for n in STAGES if n in ran) or "nothing"
+    what = ", ".join(n for n in ALL_STAGES if n in ran) or "nothing"
     return (
         f"stages: {len(computed)} computed, {len(stages) - len(computed)} cached "
         f"(computed: {what}; {sum(s.seconds for s in computed):.2f} s)"
@@ -140,6 +144,14 @@ def run(
     concurrency: Annotated[
         int, typer.Option(help="Model calls in flight at once (probe and live arms).")
     ] = 8,
+    engine: Annotated[
+        list[str] | None,
+        typer.Option("--engine", help="Engine under test: a registered name (see `rotbench "
+                     "engines`) or module:factory; repeat to compare. Default: reference."),
+    ] = None,
+    engine_timeout: Annotated[
+        float, typer.Option("--engine-timeout", help="Limit on one engine call, seconds.")
+    ] = 60.0,
     llm_settings: Annotated[
         Path | None,
         typer.Option("--llm-settings",
@@ -174,6 +186,8 @@ def run(
             max_concurrent_worlds=max_worlds, model_concurrency=concurrency,
             force=force, cache_flag="--cache-dir" if cache_dir is not None else (
                 "ROTBENCH_CACHE_DIR" if "ROTBENCH_CACHE_DIR" in os.environ else "--cache-dir"),
+            engines=list(engine) if engine else ["reference"],
+            engine_timeout_seconds=engine_timeout,
         )
     except SpecError as exc:
         fail(str(exc))
@@ -218,23 +232,43 @@ def run(
     finally:
         if server is not None:
             server.stop()
-    report = runtime.report
-    summary = stage_summary(report.stages)
-    if "embedding_prewarm_seconds" in report.timings:
-        summary += (f"; embeddings prepared before the stages in "
-                    f"{report.timings['embedding_prewarm_seconds']:.2f} s")
-    typer.echo(summary, err=True)
-    typer.echo(f"report: {Path(spec.reports_dir) / (report.run_id + '.json')}  db: {spec.db}  "
-               f"wall: {time.time() - started:.1f} s", err=True)
-    if format is OutputFormat.json:
-        sys.stdout.write(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
-    else:
-        from rich.console import Console
+    _print_results(spec, runtime, format, intervals, started, strict)
 
-        from rotbench.report import render
 
-        render(report, Console(), intervals=intervals)
-    if report.degraded:
-        typer.echo(f"rotbench: warning: degraded run: {'; '.join(report.degraded)}", err=True)
-        if strict:
-            raise typer.Exit(3)
+def _print_results(spec, runtime, format: OutputFormat, intervals: bool, started: float,
+                   strict: bool = False) -> None:
+    """The end of a run: per report a summary line and its tables (or JSON), then the
+    comparison when several engines ran, then each engine failure as one line (exit 1),
+    then a warning per degraded report (exit 3 with ``strict``)."""
+    from rich.console import Console
+
+    from rotbench.report import render
+    from rotbench.report.compare import compare_reports, render_comparison
+
+    for report in runtime.reports:
+        summary = stage_summary(report.stages)
+        if "embedding_prewarm_seconds" in report.timings:
+            summary += (f"; embeddings prepared before the stages in "
+                        f"{report.timings['embedding_prewarm_seconds']:.2f} s")
+        typer.echo(f"engine {report.selection.engine}: {summary}", err=True)
+        typer.echo(f"report: {Path(spec.reports_dir) / (report.run_id + '.json')}  db: "
+                   f"{spec.db}  wall: {time.time() - started:.1f} s", err=True)
+        if format is OutputFormat.json:
+            sys.stdout.write(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
+        else:
+            render(report, Console(), intervals=intervals)
+    if len(runtime.reports) > 1 and format is not OutputFormat.json:
+        Console().rule("Comparison")
+        render_comparison(compare_reports(runtime.reports), Console(), intervals)
+    if runtime.failures:
+        from rotbench.safe_text import printable
+
+        for line in runtime.failures:
+            typer.echo(f"rotbench: error: {printable(line, 400)}", err=True)
+        raise typer.Exit(1)
+    degraded = [r for r in runtime.reports if r.degraded]
+    for report in degraded:
+        typer.echo(f"rotbench: warning: degraded run {report.run_id}: "
+                   f"{'; '.join(report.degraded)}", err=True)
+    if degraded and strict:
+        raise typer.Exit(3)

@@ -51,38 +51,57 @@ class Document(BaseModel):
 
 
 class Provenance(BaseModel):
-    """Where a hit came from and its state in the store at the query day."""
+    """Where a hit came from and its state in the store when it was served (all optional but
+    the engine's own choice of what to report; the reference engine fills every field)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    document_uri: str
-    day: int = Field(description="Day of the claim (its source document's day).")
-    status: ClaimStatus
-    lineage: str = Field(default="conversation", description="'conversation' or a web domain.")
+    document_uri: str | None = None
+    day: int | None = Field(default=None, description="Day of the claim (its document's day).")
+    status: ClaimStatus | None = None
+    lineage: str | None = Field(
+        default="conversation", description="'conversation' or a web domain; None if unknown."
+    )
     claim_id: str | None = None
 
 
 class Hit(BaseModel):
-    """One ranked answer to a query."""
+    """One ranked answer to a query. Only ``text`` is required.
+
+    The harness numbers hits by their position in the returned list (``rank`` given by an
+    engine is ignored). ``similarity`` is the raw cosine of question and hit where the engine
+    has one: the relevance-floor sweep is computed only when every hit of a run reports it,
+    because a blended ranking score is not a cosine.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    rank: int = Field(description="1-based position in the top-k.")
-    text: str = Field(description="The claim sentence as stored.")
-    score: float = Field(description="Final ranking score (engine-specific scale).")
-    similarity: float = Field(
-        description="Raw cosine similarity between question and claim, -1..1."
+    text: str = Field(description="The hit as the engine would hand it to an agent.")
+    rank: int | None = Field(default=None, description="1-based position; set by the harness.")
+    score: float | None = Field(default=None, description="Ranking score (engine's own scale).")
+    similarity: float | None = Field(
+        default=None, description="Raw cosine similarity of question and hit, -1..1."
     )
-    provenance: Provenance
+    provenance: Provenance | None = None
 
 
 @runtime_checkable
 class MemoryEngine(Protocol):
-    """A store under test. Implementations keep all state internal.
+    """A store under test (protocol v2). Implementations keep all state internal.
 
-    ``deposit`` is called once per document in time order (non-decreasing ``day``);
-    ``query`` may be called for any day and must answer from the store as it was at the end
-    of that day.
+    What the harness guarantees to an engine instance:
+
+    - one instance serves exactly one world; a fresh instance is built for every world;
+    - every call on an instance comes from one and the same thread, one call at a time;
+    - ``deposit`` receives the world's documents in time order (non-decreasing ``day``),
+      each exactly once;
+    - the questions of a checkpoint day ``d`` are asked only after every document with
+      ``day <= d`` has been deposited, and before any later document is;
+    - each call may take at most the run's per-call timeout (``--engine-timeout``, seconds);
+      a call past it, an exception, or a malformed answer ends the engine's run on that world
+      with a one-line error naming the engine, seed, day and call.
+
+    ``query`` answers from the store as it is now: an engine needs no notion of time.
     """
 
     name: str
@@ -92,6 +111,21 @@ class MemoryEngine(Protocol):
         """Add one document to the store."""
         ...
 
-    def query(self, question: str, day: int, k: int) -> list[Hit]:
-        """The top ``k`` hits for ``question`` as of ``day``, best first (may be fewer)."""
+    def query(self, question: str, k: int) -> list[Hit]:
+        """At most ``k`` hits for ``question`` from the store as it is now, best first."""
+        ...
+
+
+@runtime_checkable
+class AsOfEngine(MemoryEngine, Protocol):
+    """An engine that can answer as of a past day once every document is deposited.
+
+    The harness may then deposit a whole world first and probe every checkpoint afterwards
+    (the reference engine's separate, cached deposit and probe stages). The answers must be
+    the same as those the interleaved order would get.
+    """
+
+    def query_as_of(self, question: str, day: int, k: int) -> list[Hit]:
+        """At most ``k`` hits for ``question`` from the store as it stood at the end of
+        ``day``, best first."""
         ...

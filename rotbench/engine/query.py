@@ -92,7 +92,9 @@ class LedgerIndex:
         if k == 0 or len(self.days) == 0:
             return []
         qv = self.embedder.encode([question])[0]
-        cos = self.vectors @ np.asarray(qv, dtype=np.float64)
+        # rounded so that equal sentences score exactly equal whatever the matrix size (a
+        # BLAS product over more rows may differ in the last bit), and ties break by day
+        cos = np.round(self.vectors @ np.asarray(qv, dtype=np.float64), 12)
         qc, tc = config.query, config.trust
         trust = np.where(self.untrusted & tc.policy, tc.untrusted_domain_trust, 1.0)
         score = (qc.similarity_weight * cos + qc.confidence_weight * self.confidence) * trust

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rotbench.config import EngineConfig
 from rotbench.embedding import Embedder
 from rotbench.engine import ENGINE_VERSION
@@ -12,9 +14,12 @@ from rotbench.engine.protocol import Document, Hit
 from rotbench.engine.query import query_ledger
 from rotbench.engine.reconcile import Reconciler
 
+if TYPE_CHECKING:
+    from rotbench.engines.context import EngineContext
+
 
 class ReferenceEngine:
-    """The reference memory engine (implements ``rotbench.engine.protocol.MemoryEngine``).
+    """The reference memory engine (implements ``rotbench.engine.protocol.AsOfEngine``).
 
     ``deposit`` extracts one document with ``extractor`` and reconciles its claims with
     ``checker``, exactly as the ``extract_documents`` + ``deposit`` stages do; ``query`` ranks
@@ -69,6 +74,25 @@ class ReferenceEngine:
             )
         self._reconciler.add(extract_document(document, self.extractor))
 
-    def query(self, question: str, day: int, k: int) -> list[Hit]:
+    def query(self, question: str, k: int) -> list[Hit]:
+        """The top ``k`` hits for ``question`` from the store as it is now, best first."""
+        return query_ledger(self.ledger, question, NOW, k, self.config, self.embedder)
+
+    def query_as_of(self, question: str, day: int, k: int) -> list[Hit]:
         """The top ``k`` hits for ``question`` as of the end of ``day``, best first."""
         return query_ledger(self.ledger, question, day, k, self.config, self.embedder)
+
+
+NOW = 2**62
+"""A day after every day of any world: "as of now" for the ledger's dated queries."""
+
+
+def make_engine(context: EngineContext, config: EngineConfig | None = None) -> ReferenceEngine:
+    """The registered factory: a reference engine reading documents with the arm's extractor
+    and judging pairs with the arm's checker (``context.checker``, else the oracle checker
+    refusing model calls). ``config``: default engine configuration unless given."""
+    from rotbench.engine.oracle import OracleChecker
+
+    checker = getattr(context, "checker", None) or OracleChecker(context.model)
+    return ReferenceEngine(config or EngineConfig(), context.extractor, checker,
+                           context.embedder)

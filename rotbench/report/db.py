@@ -3,9 +3,10 @@
 Tables (created idempotently; one writer process at a time, DuckDB locks the file):
 
 - ``runs``: one row per report: id, created_at (UTC), arm, seeds, selection (JSON), the
-  version columns, trust policy, top k, origin (JSON, rescores only), origin_run_id, and
-  ``degraded`` / ``degraded_reasons`` (a run whose model calls failed). Columns added after
-  a file was created are added to it on the next write.
+  version columns, trust policy (NULL for an engine without that switch), top k, origin
+  (JSON, rescores only), origin_run_id, the engine's identity: engine, engine_version,
+  engine_source (the ``--engine`` value) and engine_config (JSON), and ``degraded`` /
+  ``degraded_reasons`` (a run whose model calls failed).
 - ``metrics``: run_id, seed (NULL = pooled over the run's worlds), metric, channel (NULL =
   all), checkpoint (NULL = all days), numerator, denominator. Rows per seed and pooled: the
   seven metrics overall, the poison metrics per channel, the seven metrics per checkpoint.
@@ -30,6 +31,7 @@ from typing import Any
 
 import duckdb
 
+from rotbench.engine.protocol import Provenance
 from rotbench.report.model import Report
 from rotbench.scoring.metrics import MetricsBundle, compute_metrics
 
@@ -53,6 +55,8 @@ CREATE TABLE IF NOT EXISTS runs (
     notes JSON,
     timings JSON,
     usage JSON,
+    engine_source VARCHAR,
+    engine_config JSON,
     degraded BOOLEAN,
     degraded_reasons JSON
 );
@@ -97,6 +101,16 @@ CREATE TABLE IF NOT EXISTS hits (
 
 TABLES: tuple[str, ...] = ("runs", "metrics", "probes", "hits")
 
+_NO_PROVENANCE = Provenance(lineage=None)
+"""Stands in for a hit that reported no provenance: every provenance column NULL."""
+
+ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
+    "runs": [("engine_source", "VARCHAR"), ("engine_config", "JSON"),
+             ("degraded", "BOOLEAN"), ("degraded_reasons", "JSON")],
+}
+"""Columns added after the first schema, per table, in order: a file written before them is
+completed with ``ALTER TABLE ... ADD COLUMN`` (older rows read NULL there)."""
+
 
 INT32 = (-(2**31), 2**31 - 1)
 """The range of a DuckDB INTEGER column."""
@@ -121,17 +135,14 @@ def _expected_columns() -> dict[str, list[tuple[str, str]]]:
 
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
-    """Create the four tables if missing and add any column an older rotbench's file lacks
-    (``ALTER TABLE ... ADD COLUMN IF NOT EXISTS``; existing rows get NULL). Idempotent."""
+    """Create the four tables if missing and add any column of ``ADDED_COLUMNS`` an older
+    file lacks (idempotent)."""
     for statement in SCHEMA.split(";"):
         if statement.strip():
             con.execute(statement)
-    found = _columns(con)
-    for table, columns in _expected_columns().items():
-        have = {c for c, _ in found.get(table, [])}
-        for column, kind in columns:
-            if column not in have:
-                con.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {kind}")
+    for table, columns in ADDED_COLUMNS.items():
+        for name, kind in columns:
+            con.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {name} {kind}")
 
 
 def _columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[str, str]]]:
@@ -170,7 +181,11 @@ def check_database(db_path: Path) -> None:
         expected = _expected_columns()
         found = _columns(con)
         for table in TABLES:
-            if table in found and not set(found[table]) <= set(expected[table]):
+            added = {name for name, _ in ADDED_COLUMNS.get(table, [])}
+            older = [c for c in expected[table] if c[0] not in added]
+            if table in found and found[table] not in (expected[table], older) and not (
+                    found[table][:len(older)] == older
+                    and {c for c, _ in found[table][len(older):]} <= added):
                 raise ValueError(f"its table {table!r} is not rotbench's (columns "
                                  f"{[c for c, _ in found[table]]})")
     finally:
@@ -262,6 +277,8 @@ def _run_row(report: Report) -> dict[str, Any]:
         "notes": json.dumps(report.notes),
         "timings": json.dumps(report.timings),
         "usage": json.dumps(report.usage) if report.usage is not None else None,
+        "engine_source": s.engine_source,
+        "engine_config": json.dumps(s.config),
         "degraded": bool(report.degraded),
         "degraded_reasons": json.dumps(report.degraded),
     }
@@ -310,7 +327,7 @@ def _probe_and_hit_rows(report: Report) -> tuple[list[dict], list[dict]]:
                 }
             )
             for hit in probe.hits:
-                p = hit.provenance
+                p = hit.provenance or _NO_PROVENANCE
                 hits.append(
                     {
                         "run_id": report.run_id,

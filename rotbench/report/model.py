@@ -30,10 +30,23 @@ from rotbench.scoring.models import HitClass, WorldProbes
 from rotbench.scoring.score import score_world
 from rotbench.world.models import Channel
 
-SCHEMA_VERSION = 1
-"""The report schema this rotbench writes and reads."""
+SCHEMA_VERSION = 2
+"""The report schema this rotbench writes and reads.
 
-_UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+- 1: the first schema (the reference engine only).
+- 2: any engine: ``selection.engine_source``; ``selection.trust_policy`` may be None (an
+  engine without that switch); a hit's score, similarity and provenance may be None;
+  ``floor_sweep`` is None when some hit reported no raw similarity.
+"""
+
+
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    selection = dict(data.get("selection") or {})
+    selection.setdefault("engine_source", selection.get("engine", "reference"))
+    return {**data, "selection": selection, "schema_version": 2}
+
+
+_UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
 """``{v: f}``: ``f`` turns a version ``v`` report dict into a version ``v + 1`` one."""
 
 ConfigValue = bool | int | float | str | None
@@ -53,15 +66,21 @@ class Selection(_Strict):
     days: int = Field(description="Length of each world in days.")
     checkpoints: list[int] = Field(description="Days on which every question was asked.")
     top_k: int = Field(ge=1, description="Hits kept per question.")
-    trust_policy: bool = Field(description="Whether the per-domain trust rule was applied.")
+    trust_policy: bool | None = Field(
+        description="Whether the reference engine's per-domain trust rule was applied; None "
+        "for an engine without that switch.")
     config: dict[str, ConfigValue] = Field(
         default_factory=dict,
-        description="Every engine/ranking threshold, flat: {'relevance_floor': 0.25, ...}.",
+        description="The engine's configuration, flat: {'relevance_floor': 0.25, ...}.",
     )
     generator_version: str
     scorer_version: str
-    engine: str = Field(description="Engine name, e.g. 'reference'.")
+    engine: str = Field(description="Engine name as the engine reports it, e.g. 'reference'.")
     engine_version: str
+    engine_source: str = Field(
+        default="reference",
+        description="How the engine was chosen: a registered name or 'module:factory'.",
+    )
     embedding_model: str = Field(description="Embedding model id, e.g. 'all-MiniLM-L6-v2'.")
     record_claim_text: bool = Field(
         default=True, description="Whether hit texts are kept in the report (needed to rescore)."
@@ -107,7 +126,8 @@ class Report(_Strict):
     by_attribute: dict[str, dict[MetricName, Rate]]
     by_phrasing: dict[str, dict[MetricName, Rate]]
     first_hit_counts: dict[HitClass, int]
-    floor_sweep: list[FloorRow]
+    floor_sweep: list[FloorRow] | None = Field(
+        description="None (not applicable) when some hit reported no raw similarity.")
     worlds: list[WorldProbes]
     notes: list[str] = Field(default_factory=list, description="For a rescore, first: origin.")
     stages: list[StageRecord] = Field(default_factory=list)

@@ -38,17 +38,16 @@ def _header(report: Report) -> list[str]:
     lines = [
         f"rotbench report {report.run_id}  ({report.created_at})",
         f"arm {s.arm}, seeds {' '.join(map(str, s.seeds))}, {s.days} days, checkpoints "
-        f"{' '.join(map(str, s.checkpoints))}, top {s.top_k}, trust policy "
-        f"{'on' if s.trust_policy else 'off'}",
+        f"{' '.join(map(str, s.checkpoints))}, top {s.top_k}"
+        + ("" if s.trust_policy is None else
+           f", trust policy {'on' if s.trust_policy else 'off'}"),
         f"engine {s.engine} {s.engine_version}, embeddings {s.embedding_model}, generator "
         f"{s.generator_version}, scorer {s.scorer_version}",
     ]
     answerable = report.metrics["recall_current_at_k"].denominator
     changed = report.metrics["stale_over_current"].denominator
     poisoned = report.metrics["poison_first"].denominator
-    unanswerable = (
-        report.floor_sweep[0].unanswerable_passing.denominator if report.floor_sweep else 0
-    )
+    unanswerable = sum(1 for w in report.worlds for p in w.probes if p.truth is None)
     lines.append(
         f"{answerable} attribute questions ({changed} on changed attributes, {poisoned} on "
         f"poisoned attributes) plus {unanswerable} unanswerable"
@@ -101,6 +100,11 @@ def render(report: Report, console: Console, intervals: bool = False) -> None:
         table.add_row(cls, format_rate(Rate.of(count, total), intervals))
     console.print(table)
 
+    if report.floor_sweep is None:
+        console.print("Relevance floor sweep: not applicable (some hits report no raw cosine)",
+                      highlight=False)
+        _notes(report, console)
+        return
     table = Table(title="Relevance floor sweep (raw cosine)", title_justify="left")
     table.add_column("floor", justify="right")
     table.add_column("unanswerable still answered", justify="right")
@@ -112,7 +116,10 @@ def render(report: Report, console: Console, intervals: bool = False) -> None:
             format_rate(row.answerable_refused, intervals),
         )
     console.print(table)
+    _notes(report, console)
 
+
+def _notes(report: Report, console: Console) -> None:
     if report.notes:
         console.print("Notes", style="bold")
         for note in report.notes:

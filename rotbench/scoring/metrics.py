@@ -138,7 +138,10 @@ class MetricsBundle(BaseModel):
         description="Class of the first value-bearing hit ('none': no such hit), per answerable"
         " question; sums to the currency denominator."
     )
-    floor_sweep: list[FloorRow]
+    floor_sweep: list[FloorRow] | None = Field(
+        description="None (not applicable) when some hit reported no raw similarity: an "
+        "engine's blended score is not a cosine, so no floor can be read from it."
+    )
 
 
 def _first_value_bearing(hits: list[ScoredHit]) -> ScoredHit | None:
@@ -261,5 +264,6 @@ def compute_metrics(worlds: list[WorldProbes], seed: int | None = None) -> Metri
         ),
         by_phrasing=_grouped(answerable, lambda p: p.truth.latest_phrasing, phrasings),
         first_hit_counts=first_counts,
-        floor_sweep=_floor_sweep(answerable, unanswerable),
+        floor_sweep=_floor_sweep(answerable, unanswerable) if all(
+            h.similarity is not None for p in probes for h in p.hits) else None,
     )

@@ -39,15 +39,21 @@ class _Frozen(BaseModel):
 
 
 class ScoredHit(_Frozen):
-    """One top-k hit as recorded in the report: the engine's answer plus its classification."""
+    """One top-k hit as recorded in the report: the engine's answer plus its classification.
 
-    rank: int = Field(description="1-based position in the top-k.")
+    ``score``, ``similarity`` and ``provenance`` are whatever the engine reported (None when
+    it reported nothing); ``rank`` is the hit's position in the engine's answer.
+    """
+
+    rank: int = Field(ge=1, description="1-based position in the top-k.")
     text: str | None = Field(
-        description="The claim sentence; None when claim text recording is off."
+        description="The hit's text; None when claim text recording is off."
     )
-    score: float = Field(description="Final ranking score (engine-specific scale).")
-    similarity: float = Field(description="Raw cosine similarity of question and claim, -1..1.")
-    provenance: Provenance
+    score: float | None = Field(default=None, description="Ranking score (engine's own scale).")
+    similarity: float | None = Field(
+        default=None, description="Raw cosine similarity of question and hit, -1..1."
+    )
+    provenance: Provenance | None = None
     cls: HitClass | None = Field(default=None, description="The hit's class; None until scored.")
     poison_channels: list[Channel] = Field(
         default_factory=list,
@@ -55,15 +61,19 @@ class ScoredHit(_Frozen):
     )
 
     @classmethod
-    def from_hit(cls, hit: Hit, record_text: bool = True) -> ScoredHit:
-        """An unscored record of an engine ``Hit``.
+    def from_hit(cls, hit: Hit, rank: int | None = None, record_text: bool = True) -> ScoredHit:
+        """An unscored record of an engine ``Hit`` at position ``rank`` (default: the hit's
+        own ``rank``; ValueError when neither is set).
 
         ``record_text=False`` drops the claim text, which makes the hit impossible to classify
         or rescore: prefer keeping text through scoring and letting ``build_report`` drop it
         when the selection says ``record_claim_text=False``.
         """
+        position = rank if rank is not None else hit.rank
+        if position is None:
+            raise ValueError("a hit needs a rank (its position in the answer)")
         return cls(
-            rank=hit.rank,
+            rank=position,
             text=hit.text if record_text else None,
             score=hit.score,
             similarity=hit.similarity,

@@ -13,7 +13,7 @@ from rotbench.engine import ENGINE_VERSION
 from rotbench.engine.extract import extract_documents
 from rotbench.engine.ledger import Ledger
 from rotbench.engine.oracle import OracleChecker, OracleExtractor
-from rotbench.engine.protocol import Hit, MemoryEngine
+from rotbench.engine.protocol import AsOfEngine, Hit, MemoryEngine
 from rotbench.engine.query import query_ledger
 from rotbench.engine.reconcile import deposit
 from rotbench.engine.reference import ReferenceEngine
@@ -124,16 +124,17 @@ def test_ties_break_by_day_then_claim_id(fake_embedder: Embedder) -> None:
 def test_reference_engine_matches_the_stages(fake_embedder: Embedder) -> None:
     world = make_world(SESSIONS)
     engine = ReferenceEngine(EngineConfig(), OracleExtractor(world), OracleChecker(), fake_embedder)
-    assert isinstance(engine, MemoryEngine)
+    assert isinstance(engine, MemoryEngine) and isinstance(engine, AsOfEngine)
     assert (engine.name, engine.version) == ("reference", ENGINE_VERSION)
     for doc in documents(world):
         engine.deposit(doc)
     staged = ledger_of(SESSIONS, fake_embedder)
     assert engine.ledger == staged
-    assert engine.query(QUESTION, 6, 2) == ask(staged, fake_embedder, day=6, k=2)
+    assert engine.query_as_of(QUESTION, 6, 2) == ask(staged, fake_embedder, day=6, k=2)
+    assert engine.query(QUESTION, 2) == ask(staged, fake_embedder, day=10**6, k=2)
 
     reader = ReferenceEngine.from_ledger(staged, EngineConfig(), fake_embedder)
-    assert reader.query(QUESTION, 10, 10) == ask(staged, fake_embedder, day=10)
+    assert reader.query_as_of(QUESTION, 10, 10) == ask(staged, fake_embedder, day=10)
     with pytest.raises(RuntimeError, match="query-only"):
         reader.deposit(documents(world)[0])
 
@@ -144,6 +145,6 @@ def test_index_follows_later_deposits(fake_embedder: Embedder) -> None:
     docs = documents(world)
     for doc in docs[:3]:
         engine.deposit(doc)
-    assert engine.query(QUESTION, 99, 1)[0].text == "The user's home city is Porto."
+    assert engine.query(QUESTION, 1)[0].text == "The user's home city is Porto."
     engine.deposit(docs[3])
-    assert engine.query(QUESTION, 99, 1)[0].text == "The user's home city is Tallinn."
+    assert engine.query(QUESTION, 1)[0].text == "The user's home city is Tallinn."

@@ -21,7 +21,7 @@ class _NoHits:
     def deposit(self, document) -> None:
         return None
 
-    def query(self, question, day, k):
+    def query(self, question, k):
         return []
 
 

@@ -111,3 +111,24 @@ def test_example_queries_execute(two_runs) -> None:
         changes = con.execute(QUERIES["rescore_class_changes"]).fetchall()
         assert changes
         assert {(row[-2], row[-1]) for row in changes} == {("poison_attributed", "poison_asserted")}
+
+
+def test_a_file_from_before_the_engine_columns_is_completed(tmp_path: Path,
+                                                            small_report: Report) -> None:
+    """A database written before ``engine_source``/``engine_config`` existed passes the pre-run
+    check, takes new runs, and keeps its old rows (NULL in the new columns)."""
+    db = tmp_path / "old.duckdb"
+    old_schema = db_module.SCHEMA.replace(",\n    engine_source VARCHAR,\n    engine_config JSON",
+                                          "")
+    assert old_schema != db_module.SCHEMA
+    with duckdb.connect(str(db)) as con:
+        for statement in old_schema.split(";"):
+            if statement.strip():
+                con.execute(statement)
+        con.execute("INSERT INTO runs (id, created_at, arm, seeds, selection) VALUES "
+                    "('old-run', now(), 'oracle', [42], '{}')")
+    db_module.check_database(db)
+    write_run(db, small_report)
+    with duckdb.connect(str(db), read_only=True) as con:
+        rows = con.execute("SELECT id, engine_source FROM runs ORDER BY id").fetchall()
+    assert rows == [("old-run", None), (small_report.run_id, "reference")]

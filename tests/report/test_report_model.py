@@ -71,7 +71,8 @@ def test_round_trip(saved: Path, small_report: Report) -> None:
 
 def test_committed_schema_v1_fixture_still_loads() -> None:
     report = load_report(FIXTURES / "report-schema-v1.json")
-    assert report.schema_version == 1
+    assert report.schema_version == 2  # upgraded on load
+    assert (report.selection.engine, report.selection.engine_source) == ("reference", "reference")
     assert report.run_id == "fixture-schema-v1"
     recomputed = compute_metrics([score_world(w, report.scored_with) for w in report.worlds])
     assert recomputed.metrics == report.metrics

@@ -1,0 +1,36 @@
+"""A complete engine for rotbench in about 20 lines: the newest thing the user said per slot.
+
+Run it with:  rotbench run --engine examples.my_engine:make_engine
+"""
+
+import numpy as np
+
+from rotbench.engine.protocol import Hit
+
+
+class NewestStatement:
+    name, version = "newest-statement", "1.0"
+
+    def __init__(self, context):
+        self.context = context  # rotbench's embedder, perceived claims, scratch folder, ...
+        self.memory = {}  # (subject, slot) -> sentence
+
+    def deposit(self, document):
+        if document.kind == "web_page":
+            return  # only trust what happens in the conversation
+        for claim in self.context.claims(document):
+            if claim.slot and claim.tense == "present" and claim.attribution == "own":
+                self.memory[(claim.subject, claim.slot)] = claim.sentence
+
+    def query(self, question, k):
+        texts = list(self.memory.values())
+        if not texts:
+            return []
+        vectors = self.context.embedder.encode([question, *texts])
+        similarity = vectors[1:] @ vectors[0]
+        best = np.argsort(-similarity)[:k]
+        return [Hit(text=texts[i], similarity=float(similarity[i])) for i in best]
+
+
+def make_engine(context):
+    return NewestStatement(context)

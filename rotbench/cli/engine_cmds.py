@@ -1,0 +1,87 @@
+"""``rotbench engines`` and ``rotbench compare`` (registered in ``rotbench.cli.main``)."""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from rotbench.cli.common import fail
+
+
+class CompareFormat(StrEnum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+
+
+def engines(
+    format: Annotated[str, typer.Option("--format", help="'table' or 'json'.")] = "table",
+) -> None:
+    """List every registered engine: name, version, whether it is installed (and the extra
+    that installs it), what it takes in, and whether it can make paid model calls."""
+    from rotbench.engines.registry import registered
+
+    if format not in ("table", "json"):
+        fail(f"--format: unknown format {format!r} (available: table, json)")
+    found = registered()
+    if format == "json":
+        rows = [{**info.model_dump(mode="json"), "installed": info.installed}
+                for info in found.values()]
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    table = Table(title="Registered engines (--engine NAME, or --engine module:factory)",
+                  title_justify="left")
+    for head in ("name", "version", "installed", "takes", "paid calls"):
+        table.add_column(head, no_wrap=True)
+    table.add_column("summary")
+    for info in found.values():
+        installed = "yes" if info.installed else (
+            f"no: pip install 'rotbench[{info.extra}]'" if info.extra else "no")
+        table.add_row(info.name, info.version, installed,
+                      "perceived claims" if info.takes == "claims" else "raw documents",
+                      "yes" if info.paid_calls else "no", info.summary)
+    Console().print(table)
+
+
+def compare(
+    reports: Annotated[list[Path], typer.Argument(help="Two or more saved reports; the first "
+                                                  "is the baseline column.", show_default=False)],
+    intervals: Annotated[bool, typer.Option("--intervals", help="Show 95% Wilson intervals.")
+                         ] = False,
+    format: Annotated[CompareFormat, typer.Option("--format", help="table, json or markdown.")
+                      ] = CompareFormat.table,
+    force: Annotated[bool, typer.Option("--force", help="Compare reports on different worlds."
+                                        )] = False,
+) -> None:
+    """Compare reports side by side: one table per metric family, a column per report, and
+    '*' on each figure that differs significantly (95%) from the first column."""
+    from rotbench.report.compare import (
+        CompareError,
+        compare_reports,
+        comparison_markdown,
+        render_comparison,
+    )
+    from rotbench.report.io import ReportError, load_report
+
+    loaded = []
+    for path in reports:
+        try:
+            loaded.append(load_report(path))
+        except ReportError as exc:
+            fail(str(exc), 1)
+    try:
+        comparison = compare_reports(loaded, force=force)
+    except CompareError as exc:
+        fail(str(exc), 1)
+    if format is CompareFormat.json:
+        typer.echo(comparison.model_dump_json(indent=2))
+    elif format is CompareFormat.markdown:
+        typer.echo(comparison_markdown(comparison, intervals), nl=False)
+    else:
+        render_comparison(comparison, Console(), intervals)

@@ -1,0 +1,147 @@
+"""The engine registry: which engines rotbench can run, found without importing them.
+
+An engine is registered by a Python entry point in the group ``rotbench.engines`` whose
+object is an ``EngineInfo`` (a small, import-light description naming the factory as a
+``"module:callable"`` string), so a third-party package registers its engine from its own
+``pyproject.toml``:
+
+    [project.entry-points."rotbench.engines"]
+    my-engine = "my_package.rotbench_plugin:INFO"
+
+The factory module is imported only when that engine is chosen. Besides registered names,
+``--engine module:factory`` names a factory importable from the working directory.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import importlib
+import importlib.metadata as md
+import importlib.util
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ENTRY_POINT_GROUP = "rotbench.engines"
+
+
+class EngineError(ValueError):
+    """An engine cannot be chosen or built; the message is one line."""
+
+
+class EngineInfo(BaseModel):
+    """What the harness knows about an engine before building it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(description="Registered name, e.g. 'transcript-rag'.")
+    version: str = Field(description="Version of the engine's logic; enters the cache keys.")
+    factory: str = Field(description="'module:callable' taking an EngineContext.")
+    takes: Literal["documents", "claims"] = Field(
+        description="'documents': raw documents; 'claims': rotbench's perceived claims."
+    )
+    paid_calls: bool = Field(default=False, description="Whether it can make model calls.")
+    requires: tuple[str, ...] = Field(
+        default=(), description="Import names of the packages it needs beyond rotbench's own."
+    )
+    extra: str | None = Field(default=None, description="The rotbench extra that installs them.")
+    separable: bool = Field(
+        default=False,
+        description="True for the reference engine only: the flow runs its extract, index, "
+        "deposit and probe stages separately (it answers as of a past day).",
+    )
+    summary: str = ""
+    source_sha256: str | None = Field(
+        default=None, description="For a module:factory engine, the hash of its module file."
+    )
+
+    @property
+    def installed(self) -> bool:
+        """True when every required package can be imported."""
+        return all(importlib.util.find_spec(name) is not None for name in self.requires)
+
+    @property
+    def identity(self) -> str:
+        """What enters a cache key: name, version and (ad-hoc engines) the source hash."""
+        return f"{self.name}@{self.version}" + (
+            f"#{self.source_sha256}" if self.source_sha256 else ""
+        )
+
+
+def registered() -> dict[str, EngineInfo]:
+    """Every engine registered through entry points, by name (sorted). Entry points whose
+    object is not an ``EngineInfo`` are skipped. Imports only the entry points' own modules."""
+    found: dict[str, EngineInfo] = {}
+    for ep in md.entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            info = ep.load()
+        except Exception:  # noqa: BLE001 - a broken plug-in must not hide the others
+            continue
+        if isinstance(info, EngineInfo):
+            found[ep.name] = info
+    return dict(sorted(found.items()))
+
+
+def _source_hash(module_name: str) -> str | None:
+    spec = importlib.util.find_spec(module_name)
+    if spec is None or not spec.origin or not Path(spec.origin).is_file():
+        return None
+    return hashlib.sha256(Path(spec.origin).read_bytes()).hexdigest()[:16]
+
+
+def resolve(name: str) -> EngineInfo:
+    """The ``EngineInfo`` for ``--engine NAME``: a registered name, or ``module:factory``
+    importable from the working directory (its version is then taken from the built engine,
+    and its module file's hash keys the cache, so an edited engine is re-run).
+
+    Raises EngineError: unknown name (with the closest names), a module that cannot be found,
+    or a registered engine whose extra is not installed.
+    """
+    engines = registered()
+    if name in engines:
+        info = engines[name]
+        if not info.installed:
+            hint = f"pip install 'rotbench[{info.extra}]'" if info.extra else (
+                "pip install " + " ".join(info.requires))
+            raise EngineError(f"engine {name!r} is not installed: {hint}")
+        return info
+    if ":" in name:
+        module, _, attr = name.partition(":")
+        if not module or not attr:
+            raise EngineError(f"--engine {name!r}: expected module:factory")
+        if str(Path.cwd()) not in sys.path:
+            sys.path.insert(0, str(Path.cwd()))
+        try:
+            digest = _source_hash(module)
+        except (ImportError, ValueError):
+            digest = None
+        if importlib.util.find_spec(module.split(".")[0]) is None or digest is None:
+            raise EngineError(f"--engine {name!r}: module {module!r} not found "
+                              "(it must be importable from the working directory)")
+        return EngineInfo(name=name, version="unversioned", factory=name, takes="documents",
+                          summary="a factory given on the command line", source_sha256=digest)
+    close = difflib.get_close_matches(name, list(engines), n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    raise EngineError(f"unknown engine {name!r} ({hint}available: {', '.join(engines)}; "
+                      "or give module:factory)")
+
+
+def load_factory(info: EngineInfo) -> Callable[..., Any]:
+    """Import and return the factory named by ``info.factory``. Raises EngineError."""
+    module, _, attr = info.factory.partition(":")
+    if str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))
+    try:
+        factory = getattr(importlib.import_module(module), attr)
+    except Exception as exc:  # noqa: BLE001 - user code: one line whatever it raised
+        from rotbench.safe_text import printable
+
+        raise EngineError(f"engine {info.name!r}: cannot load {info.factory!r} "
+                          f"({type(exc).__name__}: {printable(exc)})") from None
+    if not callable(factory):
+        raise EngineError(f"engine {info.name!r}: {info.factory!r} is not callable")
+    return factory

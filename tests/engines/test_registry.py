@@ -1,0 +1,103 @@
+"""The engine registry, the engines command, and the harness's checks of an engine's answers."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from rotbench.cli.main import app
+from rotbench.engine.protocol import Hit
+from rotbench.engines import registry
+from rotbench.engines.registry import EngineError, EngineInfo, resolve
+from rotbench.probe import EngineFailure, GuardedEngine, validate_hits
+
+runner = CliRunner()
+
+
+def test_builtins_are_registered_through_entry_points() -> None:
+    found = registry.registered()
+    assert {"reference", "transcript-rag", "latest-wins"} <= set(found)
+    assert found["reference"].separable and found["reference"].takes == "claims"
+    assert found["transcript-rag"].takes == "documents" and not found["transcript-rag"].paid_calls
+    assert found["latest-wins"].factory == "rotbench.engines.latest_wins:make_engine"
+
+
+def test_unknown_engine_suggests_the_closest_name() -> None:
+    with pytest.raises(EngineError) as err:
+        resolve("transcript-ragg")
+    assert str(err.value).startswith("unknown engine 'transcript-ragg' (did you mean "
+                                     "'transcript-rag'? available: ")
+
+
+def test_missing_extra_names_the_extra(monkeypatch) -> None:
+    info = EngineInfo(name="far", version="1", factory="far_away:make", takes="documents",
+                      requires=("no_such_package_here",), extra="far")
+    monkeypatch.setattr(registry, "registered", lambda: {"far": info})
+    with pytest.raises(EngineError, match=r"engine 'far' is not installed: pip install "
+                                          r"'rotbench\[far\]'"):
+        resolve("far")
+
+
+def test_module_factory_is_resolved_from_the_working_directory(tmp_path, monkeypatch) -> None:
+    (tmp_path / "mine.py").write_text("def make(context):\n    return None\n")
+    monkeypatch.chdir(tmp_path)
+    info = resolve("mine:make")
+    assert (info.name, info.takes) == ("mine:make", "documents")
+    assert info.source_sha256 and info.identity.startswith("mine:make@unversioned#")
+    with pytest.raises(EngineError, match="module 'nowhere' not found"):
+        resolve("nowhere:make")
+
+
+def test_engines_command_lists_every_engine() -> None:
+    table = runner.invoke(app, ["engines"])
+    assert table.exit_code == 0
+    assert "transcript-rag" in table.output and "raw documents" in table.output
+    rows = json.loads(runner.invoke(app, ["engines", "--format", "json"]).output)
+    by_name = {r["name"]: r for r in rows}
+    assert by_name["latest-wins"]["installed"] is True
+    assert by_name["reference"]["version"] == "0.2.1"
+
+
+def test_run_refuses_an_unknown_engine_before_any_work(tmp_path) -> None:
+    result = runner.invoke(app, ["run", "--engine", "refrence", "--cache-dir",
+                                 str(tmp_path / "c"), "--reports-dir", str(tmp_path / "r")])
+    assert result.exit_code == 2
+    assert result.output.strip().startswith(
+        "rotbench: error: --engine: unknown engine 'refrence' (did you mean 'reference'?")
+    assert not (tmp_path / "c").exists()
+
+
+def _reason(what: str) -> Exception:
+    return ValueError(what)
+
+
+@pytest.mark.parametrize(("answer", "message"), [
+    ("a string", "returned str, not a list of hits"),
+    ([Hit(text="a")] * 3, "returned 3 hits for k=2"),
+    ([{"txt": "a"}], "malformed hit at position 1: text: Field required"),
+    ([Hit(text="a"), {"text": "b", "similarity": "high"}],
+     "malformed hit at position 2: similarity: Input should be a valid number"),
+])
+def test_malformed_answers_are_named(answer, message) -> None:
+    with pytest.raises(ValueError) as err:
+        validate_hits(answer, 2, _reason)
+    assert str(err.value).startswith(message)
+
+
+def test_hits_are_ranked_by_position_whatever_the_engine_says() -> None:
+    hits = validate_hits([Hit(text="b", rank=9), {"text": "a"}], 5, _reason)
+    assert [(h.rank, h.text, h.similarity, h.provenance) for h in hits] == [
+        (1, "b", None, None), (2, "a", None, None)]
+
+
+def test_an_object_without_query_is_refused_at_set_up() -> None:
+    class Half:
+        name = "half"
+
+        def deposit(self, document) -> None: ...
+
+    with pytest.raises(EngineFailure, match=r"^engine half: seed 7, set-up: protocol: Half has "
+                                            r"no query\(\)$"):
+        GuardedEngine(Half(), 7, 1.0)

@@ -1,0 +1,142 @@
+"""Several engines in one run: the built-in baselines' figures on seeds 42-44, one report of
+record per engine, cache behaviour per engine, and engine failures kept to their engine."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+from flow_helpers import clone_cache, run_flow
+
+from rotbench.embedding.shared import shared_embedder
+from rotbench.engine.extract import world_documents
+from rotbench.engine.oracle import OracleChecker, OracleExtractor
+from rotbench.engine.reference import make_engine
+from rotbench.engines.context import EngineContext
+from rotbench.llm.client import RefusingClient
+from rotbench.probe import probe_world
+from rotbench.scoring import score_world
+from rotbench.world import generate_world
+
+SEEDS = (42, 43, 44)
+ENGINES = ["transcript-rag", "latest-wins", "reference"]
+
+
+def frac(rate) -> tuple[int, int]:
+    return rate.numerator, rate.denominator
+
+
+def figures(report) -> dict[str, tuple[int, int]]:
+    return {name: frac(rate) for name, rate in report.metrics.items()}
+
+
+@pytest.fixture(scope="module")
+def three(tmp_path_factory):
+    root = tmp_path_factory.mktemp("three")
+    _, runtime = run_flow(root, engines=ENGINES)
+    return root, runtime
+
+
+def test_one_report_per_engine_in_order(three) -> None:
+    root, runtime = three
+    assert [r.selection.engine for r in runtime.reports] == ENGINES
+    assert [r.selection.engine_source for r in runtime.reports] == ENGINES
+    assert runtime.failures == []
+    con = duckdb.connect(str(root / "reports" / "rotbench.duckdb"), read_only=True)
+    try:
+        rows = con.execute("select engine, engine_version, engine_source, trust_policy "
+                           "from runs order by engine").fetchall()
+    finally:
+        con.close()
+    assert rows == [("latest-wins", "1.0.0", "latest-wins", None),
+                    ("reference", "0.2.1", "reference", True),
+                    ("transcript-rag", "1.0.0", "transcript-rag", None)]
+
+
+def test_baseline_figures(three) -> None:
+    rag, latest, reference = three[1].reports
+    assert figures(rag) == {
+        "recall_current_at_k": (211, 216), "current_first": (116, 216),
+        "stale_over_current": (42, 123), "stale_retained_at_k": (110, 123),
+        "poison_leak_at_k": (0, 60), "poison_first": (0, 60), "poison_surfaced_at_k": (60, 60)}
+    assert figures(latest) == {
+        "recall_current_at_k": (200, 216), "current_first": (174, 216),
+        "stale_over_current": (0, 123), "stale_retained_at_k": (0, 123),
+        "poison_leak_at_k": (10, 60), "poison_first": (10, 60), "poison_surfaced_at_k": (16, 60)}
+    assert frac(latest.by_channel["source"]["poison_leak_at_k"]) == (10, 21)
+    assert figures(reference)["current_first"] == (183, 216)
+    assert figures(reference)["stale_retained_at_k"] == (2, 123)
+    # transcript turns carry a raw cosine, so the floor sweep applies to them too
+    assert rag.floor_sweep is not None and latest.floor_sweep is not None
+
+
+def test_stages_per_engine(three) -> None:
+    rag, _, reference = three[1].reports
+    assert {(s.seed, s.stage) for s in rag.stages} == {
+        (s, st) for s in SEEDS for st in ("generate", "ingest_probe", "score")}
+    assert {s.stage for s in reference.stages} == {
+        "generate", "extract", "index", "deposit", "probe", "score"}
+
+
+def test_scorer_change_reruns_only_score_for_every_engine(three, tmp_path) -> None:
+    root = clone_cache(three[0], tmp_path / "run")
+    _, runtime = run_flow(root, engines=ENGINES, scorer="v1")
+    for report in runtime.reports:
+        assert {(s.seed, s.stage) for s in report.stages if not s.cached} == {
+            (s, "score") for s in SEEDS}, report.selection.engine
+
+
+def test_failing_engines_name_engine_seed_day_and_call(three, tmp_path) -> None:
+    root = clone_cache(three[0], tmp_path / "run")
+    engines = ["tests.flows.bad_engines:raises", "transcript-rag",
+               "tests.flows.bad_engines:malformed", "tests.flows.bad_engines:hangs"]
+    _, runtime = run_flow(root, engines=engines, seeds=[42], engine_timeout_seconds=0.5)
+    assert [r.selection.engine for r in runtime.reports] == ["transcript-rag"]
+    assert runtime.failures == [
+        "engine raises: seed 42, day 15: query('Which city does the user live in?', k=10): "
+        "raised ValueError: the index is \\x1b]0;gone\\x07",
+        "engine malformed: seed 42, day 15: query('Which city does the user live in?', k=10): "
+        "malformed hit at position 2: text: Input should be a valid string",
+        "engine hangs: seed 42, day 21: deposit(session://world-42/day-021/0): "
+        "no answer within 0.5 s",
+    ]
+
+
+def test_day_blind_engine_is_not_penalised(three, tmp_path) -> None:
+    """The newest present-tense statement of the user per slot, with no notion of time,
+    through the interleaved path: every current value, no stale one."""
+    root = clone_cache(three[0], tmp_path / "run")
+    report, _ = run_flow(root, engines=["examples.my_engine:make_engine"])
+    assert report.selection.engine == "newest-statement"
+    assert frac(report.metrics["recall_current_at_k"]) == (216, 216)
+    assert frac(report.metrics["stale_retained_at_k"]) == (0, 123)
+    assert frac(report.metrics["stale_over_current"]) == (0, 123)
+
+
+def test_reference_engine_same_figures_interleaved(three, tmp_path) -> None:
+    """The reference engine deposited and probed interleaved (protocol v2) answers exactly
+    as its separate deposit and as-of probe stages do."""
+    root, runtime = three
+    reference = runtime.reports[2]
+    embedder = shared_embedder(root / "cache")
+    refusing = RefusingClient()
+    for staged in reference.worlds:
+        world = generate_world(staged.seed)
+        context = EngineContext(arm="oracle", seed=world.seed, scratch_dir=tmp_path,
+                                embedder=embedder, model=refusing,
+                                extractor=OracleExtractor(world, refusing),
+                                checker=OracleChecker(refusing))
+        interleaved = score_world(
+            probe_world(world, make_engine(context), 10, world_documents(world)), "v2")
+        # identical hits; scores equal up to the last bit of a BLAS sum over fewer rows
+        assert _exact(interleaved) == _exact(staged)
+        assert _floats(interleaved) == pytest.approx(_floats(staged), abs=1e-12)
+    assert refusing.refused == 0
+
+
+def _exact(world) -> list:
+    return [(p.day, p.question, [(h.rank, h.text, h.provenance, h.cls) for h in p.hits])
+            for p in world.probes]
+
+
+def _floats(world) -> list[float]:
+    return [x for p in world.probes for h in p.hits for x in (h.score, h.similarity)]
