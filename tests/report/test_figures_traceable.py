@@ -75,7 +75,7 @@ def test_strict_makes_a_degraded_run_exit_3(tmp_path: Path, small_report: Report
                                                             "failed model calls"]})
 
     def fake_flow(spec, runtime, server, started) -> None:
-        runtime.report = degraded
+        runtime.report, runtime.reports = degraded, [degraded]
 
     monkeypatch.setattr(run_cmd, "_run_flow", fake_flow)
     monkeypatch.setattr(run_cmd, "_prewarm", lambda spec, runtime: None)
@@ -85,7 +85,7 @@ def test_strict_makes_a_degraded_run_exit_3(tmp_path: Path, small_report: Report
     lenient = runner.invoke(app, args, env=env)
     strict = runner.invoke(app, [*args, "--strict"], env=env)
     assert lenient.exit_code == 0 and strict.exit_code == 3
-    assert "rotbench: warning: degraded run: 3 checks left undecided" in strict.output
+    assert f"rotbench: warning: degraded run {degraded.run_id}: 3 checks left undecided" in strict.output
 
 
 def test_show_checks_the_stored_figures_against_the_probes(tmp_path: Path,
