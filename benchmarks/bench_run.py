@@ -7,7 +7,7 @@ Scenarios (issue 5 targets in brackets):
   cold-30     empty cache dir, 30 seeds                               [<= 90 s, < 1.5 GB]
 
 Peak memory is the largest resident set of any child process (the rotbench process).
-Run: .venv/bin/python benchmarks/bench_run.py [--skip-api] [--skip-30]
+Run: .venv/bin/python benchmarks/bench_run.py [--skip-api] [--skip-30] [--engine NAME ...]
 """
 
 from __future__ import annotations
@@ -48,12 +48,15 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--skip-api", action="store_true")
     ap.add_argument("--skip-30", action="store_true")
+    ap.add_argument("--engine", action="append", default=[],
+                    help="engine(s) under test, passed to every run (default: reference)")
     opts = ap.parse_args()
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
         base = ["--cache-dir", str(t / "cache"), "--reports-dir", str(t / "reports")]
+        base += [arg for name in opts.engine for arg in ("--engine", name)]
         rows.append(("cold-3", *run(base, env), "<= 15 s"))
         rows.append(("warm-score", *run([*base, "--scorer", "v1"], env), "<= 9 s"))
         if not opts.skip_api:

@@ -34,7 +34,6 @@ from rotbench.report import StageRecord
 from rotbench.runspec import RunSpec
 from rotbench.scoring import DEFAULT_SCORER
 from rotbench.scoring.models import WorldProbes
-from rotbench.world.generate import GENERATOR_VERSION
 from rotbench.world.models import World
 
 EXTRACT_STAGE = "extract/1"
@@ -112,8 +111,8 @@ async def world_pipeline(seed: int, spec: dict, runtime_token: str) -> int:
     generate_records: list[StageRecord] = []
     storage = (Path(run.cache_dir) / "prefect").resolve()
     world = await _stage(tasks, seed, "generate", generate_records, runtime, storage,
-                         content_hash(GENERATOR_VERSION, seed, run.days), seed=seed,
-                         days=run.days)
+                         content_hash(run.generator, seed, run.days), seed=seed,
+                         days=run.days, generator=run.generator)
     for name in run.engines:
         info = resolve(name)
         records = list(generate_records)

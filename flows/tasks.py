@@ -32,9 +32,10 @@ from rotbench.world.models import World
 
 
 @task(name="generate")
-async def generate_task(key: str, seed: int, days: int) -> World:
-    """The world of ``seed`` over ``days`` days (``rotbench.world.generate_world``)."""
-    return await asyncio.to_thread(generate_world, seed, days)
+async def generate_task(key: str, seed: int, days: int, generator: str) -> World:
+    """The world of ``seed`` over ``days`` days from generator version ``generator``
+    (``rotbench.world.generate_world``)."""
+    return await asyncio.to_thread(generate_world, seed, days, generator)
 
 
 @task(name="extract")

@@ -153,6 +153,7 @@ def _world_probes(world: World, records: list[ProbeRecord]) -> WorldProbes:
         fingerprint=world.fingerprint,
         pools={a.key: list(a.pool) for a in world.attributes},
         probes=records,
+        controls=list(world.controls),
     )
 
 
@@ -163,6 +164,7 @@ def _record(world: World, probe: Any, hits: list[ScoredHit]) -> ProbeRecord:
         question=probe.question,
         truth=world.truth(probe.attribute, probe.day) if probe.attribute else None,
         hits=hits,
+        unanswerable=getattr(probe, "unanswerable", None),
     )
 
 

@@ -22,7 +22,7 @@ from rotbench.report.model import ConfigValue
 from rotbench.runspec import RunSpec
 from rotbench.scoring import DEFAULT_SCORER
 from rotbench.scoring.models import WorldProbes
-from rotbench.world.generate import GENERATOR_VERSION, checkpoints_for
+from rotbench.world.generate import checkpoints_for
 
 
 def new_run_id(arm: str) -> str:
@@ -61,7 +61,7 @@ def selection_for(spec: RunSpec, stamps: dict[str, str],
         top_k=spec.top_k,
         trust_policy=trust_policy,
         config=config,
-        generator_version=GENERATOR_VERSION,
+        generator_version=spec.generator,
         scorer_version=spec.scorer or DEFAULT_SCORER,
         engine=engine.name,
         engine_version=engine.version,

@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rotbench.world.generate import MAX_DAYS, MIN_DAYS
+from rotbench.world.generate import DEFAULT_GENERATOR, GENERATOR_VERSIONS, MAX_DAYS, MIN_DAYS
 
 Arm = Literal["oracle", "probe", "live"]
 ARMS: tuple[str, ...] = ("oracle", "probe", "live")
@@ -48,6 +48,7 @@ class RunSpec(BaseModel):
     days: int = 90
     top_k: int = 10
     trust_policy: bool = True
+    generator: str = Field(default=DEFAULT_GENERATOR, description="World generator version.")
     scorer: str | None = Field(default=None, description="None = the newest scorer version.")
     overrides: list[str] = Field(default_factory=list, description="Engine config KEY=VALUE.")
     record_claim_text: bool = True
@@ -134,6 +135,9 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
     for seed in spec.seeds:
         if not 0 <= seed <= MAX_SEED:
             raise SpecError(f"--seed must be between 0 and {MAX_SEED}, got {seed}")
+    if spec.generator not in GENERATOR_VERSIONS:
+        known = ", ".join(GENERATOR_VERSIONS)
+        raise SpecError(f"--generator: unknown generator {spec.generator!r} (available: {known})")
     if not spec.engines:
         raise SpecError("--engine: at least one engine is required")
     if len(set(spec.engines)) != len(spec.engines):

@@ -15,6 +15,23 @@ CONFIRM_ABOVE_CALLS = 200
 """A real run projected above this many model calls asks before it starts (unless --yes)."""
 
 
+def _engine_stages(projection, engines: list[str]) -> None:
+    """Keep only the stages the run's engines use: extraction when an engine takes perceived
+    claims (every such engine shares one call cache, so it is paid once), the checks when the
+    reference engine runs. An engine's own model calls are not projected (noted)."""
+    from rotbench.engines.registry import resolve
+
+    infos = [resolve(name) for name in engines]
+    if not any(i.takes == "claims" for i in infos):
+        projection.stages.pop("extract", None)
+    if not any(i.separable for i in infos):
+        projection.stages.pop("check", None)
+    own = [i.name for i in infos if i.paid_calls and not i.separable]
+    if own:
+        projection.notes.append("not projected: the engines' own model calls "
+                                f"({', '.join(own)}); they are cached and metered")
+
+
 def prepare_paid_arm(spec: RunSpec, *, estimate_only: bool, assume_yes: bool,
                      settings_path: Path | None = None) -> ArmRuntime:
     """Price the run, check the API key, ask when it is large; returns the arm's runtime.
@@ -37,12 +54,13 @@ def prepare_paid_arm(spec: RunSpec, *, estimate_only: bool, assume_yes: bool,
             require_api_key()
         except MissingApiKey as exc:
             fail(str(exc))
-    worlds = [generate_world(s, spec.days) for s in spec.seeds]
+    worlds = [generate_world(s, spec.days, spec.generator) for s in spec.seeds]
     projection = estimate(
         worlds, spec.arm, settings, embedder=shared_embedder(Path(spec.cache_dir)),
         engine_config=EngineConfig().with_overrides(spec.engine_overrides()),
         cache=CallCache(spec.cache_dir),
     )
+    _engine_stages(projection, spec.engines)
     typer.echo(projection.render(), err=not estimate_only)
     if estimate_only:
         raise typer.Exit(0)

@@ -43,7 +43,7 @@ def _prewarm(spec, runtime) -> None:
         texts: set[str] = set()
         try:
             for seed in spec.seeds:
-                w = generate_world(seed, spec.days)
+                w = generate_world(seed, spec.days, spec.generator)
                 extraction = extract_documents(world_documents(w), OracleExtractor(w))
                 texts.update(index_texts(w, extraction))
             shared_embedder(Path(spec.cache_dir)).ensure(sorted(texts))
@@ -111,6 +111,9 @@ def run(
     no_trust_policy: Annotated[
         bool, typer.Option("--no-trust-policy", help="Neutral trust for every source.")
     ] = False,
+    generator: Annotated[
+        str, typer.Option(help="World generator version: 1 or 2 (default: newest, 2).")
+    ] = "2",
     scorer: Annotated[str | None, typer.Option(help="Scorer version (default: newest).")] = None,
     set_: Annotated[
         list[str] | None,
@@ -178,6 +181,7 @@ def run(
             days=days,
             top_k=top_k,
             trust_policy=not no_trust_policy,
+            generator=generator,
             scorer=scorer,
             overrides=list(set_ or []),
             record_claim_text=not no_claim_text,

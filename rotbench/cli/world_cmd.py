@@ -18,6 +18,9 @@ class WorldFormat(StrEnum):
 def world(
     seed: Annotated[int, typer.Option(help="World seed; the world is a pure function of it.")] = 42,
     days: Annotated[int, typer.Option(help="Simulated days (at least 30).")] = 90,
+    generator: Annotated[
+        str, typer.Option(help="World generator version: 1 or 2 (default: newest, 2).")
+    ] = "2",
     format: Annotated[WorldFormat, typer.Option("--format", help="json or transcript.")] = (
         WorldFormat.json
     ),
@@ -25,12 +28,15 @@ def world(
     """Print the world for SEED: its attributes, value timelines, poison, sessions and probes."""
     from rotbench.runspec import MAX_SEED
     from rotbench.world import WorldConfigError, generate_world
+    from rotbench.world.generate import UnknownGenerator
     from rotbench.world.transcript import render_transcript
 
     if not 0 <= seed <= MAX_SEED:
         fail(f"--seed must be between 0 and {MAX_SEED}, got {seed}")
     try:
-        w = generate_world(seed, days)
+        w = generate_world(seed, days, generator)
+    except UnknownGenerator as exc:
+        fail(f"--generator: {exc}")
     except WorldConfigError as exc:
         fail(f"--days: {exc}")
     if format is WorldFormat.json:

@@ -17,7 +17,18 @@ ORACLE_CONFIDENCE = 0.9
 PRESENT = "The user's {label} is {value}."
 PAST = "The user's {label} was previously {value}."
 RELAYED = "According to a web search result, the user's {label} is {value}."
-TEMPLATES: tuple[str, ...] = (PRESENT, PAST, RELAYED)
+DECOY_SENTENCES: dict[str, tuple[str, str]] = {
+    "other_person": ("someone the user knows",
+                     "Someone the user knows has {value} as their {label}."),
+    "hypothetical": ("the user, hypothetically",
+                     "The user might pick {value} as their {label} someday."),
+    "negation": ("the user, negated", "The user would never pick {value} as their {label}."),
+    "suggestion": ("the assistant's suggestion",
+                   "The assistant suggested {value} as the user's {label}; the user declined."),
+}
+"""Decoy kind -> (subject, sentence). A decoy keeps its own subject and mood and no slot, so
+it is never filed as, compared with, or allowed to retire one of the user's facts."""
+TEMPLATES: tuple[str, ...] = (PRESENT, PAST, RELAYED, *(t for _, t in DECOY_SENTENCES.values()))
 """Every sentence template the oracle renders (``{label}``/``{value}`` are placeholders)."""
 
 
@@ -31,7 +42,9 @@ class OracleExtractor:
     ``world``: the world whose sessions are the documents. ``client``: never called. A
     conversation's own present/past facts become the user's claims; a relayed fact becomes a
     claim attributed to its source; a tool-turn fact yields nothing; a web page's facts become
-    the page's own claims (its lineage, the host, is set by the extract stage). Identical
+    the page's own claims (its lineage, the host, is set by the extract stage); a decoy
+    (someone else's fact, a hypothetical, a negation, a declined suggestion) becomes a claim
+    with its own subject and mood and no slot (``DECOY_SENTENCES``). Identical
     drafts within a document are kept once. ``extract`` raises KeyError for a document that
     is not in the world.
     """
@@ -52,6 +65,17 @@ class OracleExtractor:
         label = self._labels[fact.attribute]
         if fact.channel == "tool_turn":
             return None
+        if fact.decoy is not None:
+            subject, template = DECOY_SENTENCES[fact.decoy]
+            return ClaimDraft(
+                subject=subject,
+                slot=None,
+                value=fact.value,
+                tense="present",
+                attribution="own",
+                sentence=template.format(label=label, value=fact.value),
+                confidence=ORACLE_CONFIDENCE,
+            )
         if fact.channel == "relay" and not web_page:
             template, attribution = RELAYED, "source"
         else:

@@ -122,8 +122,10 @@ def resolve(name: str) -> EngineInfo:
         if importlib.util.find_spec(module.split(".")[0]) is None or digest is None:
             raise EngineError(f"--engine {name!r}: module {module!r} not found "
                               "(it must be importable from the working directory)")
-        return EngineInfo(name=name, version="unversioned", factory=name, takes="documents",
-                          summary="a factory given on the command line", source_sha256=digest)
+        return EngineInfo(name=name, version="unversioned", factory=name, takes="claims",
+                          summary="a factory given on the command line (it may read perceived "
+                          "claims, so an estimate counts the extraction)",
+                          source_sha256=digest)
     close = difflib.get_close_matches(name, list(engines), n=1)
     hint = f"did you mean {close[0]!r}? " if close else ""
     raise EngineError(f"unknown engine {name!r} ({hint}available: {', '.join(engines)}; "

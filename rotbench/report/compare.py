@@ -163,8 +163,13 @@ def _cell_text(cell: Cell, intervals: bool) -> str:
     return text
 
 
-def _heading(column: Column) -> str:
-    return f"{printable(column.engine, 40)} {printable(column.engine_version, 20)}"
+def _heading(column: Column, scorer: bool = False) -> str:
+    text = f"{printable(column.engine, 40)} {printable(column.engine_version, 20)}"
+    return text + (f" ({printable(column.scorer_version, 10)})" if scorer else "")
+
+
+def _scorers_differ(comparison: Comparison) -> bool:
+    return len({c.scorer_version for c in comparison.columns}) > 1
 
 
 def render_comparison(comparison: Comparison, console: Console, intervals: bool = False) -> None:
@@ -173,7 +178,7 @@ def render_comparison(comparison: Comparison, console: Console, intervals: bool 
         table = Table(title=family.name, title_justify="left")
         table.add_column("metric")
         for column in comparison.columns:
-            table.add_column(_heading(column), justify="right")
+            table.add_column(_heading(column, _scorers_differ(comparison)), justify="right")
         table.add_column("better")
         for row in family.rows:
             table.add_row(row.metric, *(_cell_text(c, intervals) for c in row.cells), row.better)
@@ -197,7 +202,7 @@ def comparison_markdown(comparison: Comparison, intervals: bool = False) -> str:
     lines: list[str] = []
     for family in comparison.families:
         lines += [f"### {family.name}", ""]
-        heads = [_md(_heading(c)) for c in comparison.columns]
+        heads = [_md(_heading(c, _scorers_differ(comparison))) for c in comparison.columns]
         lines.append("| metric | " + " | ".join(heads) + " | better |")
         lines.append("|---|" + "---|" * len(heads) + "---|")
         for row in family.rows:

@@ -8,8 +8,10 @@ Tables (created idempotently; one writer process at a time, DuckDB locks the fil
   engine_source (the ``--engine`` value) and engine_config (JSON), and ``degraded`` /
   ``degraded_reasons`` (a run whose model calls failed).
 - ``metrics``: run_id, seed (NULL = pooled over the run's worlds), metric, channel (NULL =
-  all), checkpoint (NULL = all days), numerator, denominator. Rows per seed and pooled: the
-  seven metrics overall, the poison metrics per channel, the seven metrics per checkpoint.
+  all; a poison channel, or for the decoy and abstention metrics a decoy kind or
+  unanswerable kind), checkpoint (NULL = all days), numerator, denominator. Rows per seed and
+  pooled: every metric overall, the poison metrics per channel, the decoy metrics per decoy
+  kind, ``answered_unanswerable`` per near-miss/unrelated, every metric per checkpoint.
 - ``probes``: one row per question: run_id, seed, probe_index (order in the world), day,
   attribute, question, the truth's current value, changed, poisoned, latest_phrasing.
 - ``hits``: one row per top-k hit: run_id, seed, probe_index, rank, full text, class, poison
@@ -32,7 +34,7 @@ from typing import Any
 import duckdb
 
 from rotbench.engine.protocol import Provenance
-from rotbench.report.model import Report
+from rotbench.report.model import Report, reads_decoys
 from rotbench.scoring.metrics import MetricsBundle, compute_metrics
 
 SCHEMA = """
@@ -301,6 +303,9 @@ def _metric_rows(run_id: str, seed: int | None, bundle: MetricsBundle) -> Iterab
     for channel, rates in bundle.by_channel.items():
         for metric, rate in rates.items():
             yield row(metric, channel, None, rate)
+    for kind, rates in bundle.by_kind.items():
+        for metric, rate in rates.items():
+            yield row(metric, kind, None, rate)
     for day, rates in bundle.by_checkpoint.items():
         for metric, rate in rates.items():
             yield row(metric, None, day, rate)
@@ -357,7 +362,8 @@ def _insert_metrics(con: duckdb.DuckDBPyConnection, report: Report) -> None:
     pooled = MetricsBundle(**{k: getattr(report, k) for k in MetricsBundle.model_fields})
     rows = list(_metric_rows(report.run_id, None, pooled))
     for world in report.worlds:
-        rows.extend(_metric_rows(report.run_id, world.seed, compute_metrics([world])))
+        bundle = compute_metrics([world], reads_decoys=reads_decoys(report.selection))
+        rows.extend(_metric_rows(report.run_id, world.seed, bundle))
     _insert_columns(con, "metrics", rows)
 
 

@@ -17,8 +17,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from rotbench.scoring.lexicons import LEXICONS
 from rotbench.scoring.metrics import (
-    METRICS,
+    CORE_METRICS,
     FloorRow,
     MetricName,
     MetricsBundle,
@@ -122,6 +123,11 @@ class Report(_Strict):
     selection: Selection
     metrics: dict[MetricName, Rate]
     by_channel: dict[Channel, dict[PoisonMetricName, Rate]]
+    by_kind: dict[str, dict[MetricName, Rate]] = Field(
+        default_factory=dict,
+        description="{decoy kind or unanswerable kind: {metric: rate}}; empty in reports "
+        "written before generator 2.",
+    )
     by_checkpoint: dict[int, dict[MetricName, Rate]]
     by_attribute: dict[str, dict[MetricName, Rate]]
     by_phrasing: dict[str, dict[MetricName, Rate]]
@@ -164,7 +170,9 @@ class Report(_Strict):
 
     @model_validator(mode="after")
     def _complete(self) -> Report:
-        missing = [m for m in METRICS if m not in self.metrics]
+        # Only the core seven are required: metrics added later are absent from older
+        # reports, and the decoy metrics from reports scored under v1 or v2.
+        missing = [m for m in CORE_METRICS if m not in self.metrics]
         if missing:
             raise ValueError(f"metrics is missing {', '.join(missing)}")
         return self
@@ -173,6 +181,12 @@ class Report(_Strict):
     def scored_with(self) -> str:
         """The scorer version of every class in this report."""
         return self.selection.scorer_version
+
+
+def reads_decoys(selection: Selection) -> bool:
+    """Whether the report's scorer classifies decoy values (scorer v3 on)."""
+    lex = LEXICONS.get(selection.scorer_version)
+    return lex is not None and lex.reads_decoys
 
 
 def now_utc() -> str:
@@ -208,7 +222,7 @@ def build_report(
     ``selection.record_claim_text`` is False, hit texts are dropped after scoring.
     """
     scored = [w if w.scored else score_world(w, selection.scorer_version) for w in worlds]
-    bundle: MetricsBundle = compute_metrics(scored)
+    bundle: MetricsBundle = compute_metrics(scored, reads_decoys=reads_decoys(selection))
     if not selection.record_claim_text:
         scored = [_strip_text(w) for w in scored]
     return Report(

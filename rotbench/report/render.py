@@ -1,8 +1,9 @@
 """The terminal rendering of a report (the same for a fresh run and for ``rotbench show``).
 
-One table per metric family, poison per channel, what the first value-bearing hit was, the
-floor sweep, and the notes. Each rate reads ``67.6% (146/216)``; an undefined rate reads
-``— (0/0)``; with ``intervals`` the 95% Wilson interval follows in brackets.
+One table per metric family (a metric the report lacks, e.g. a decoy metric under scorer
+v1, is left out), poison per channel, decoys and abstention per kind, what the first
+value-bearing hit was, the floor sweep, and the notes. Each rate reads ``67.6% (146/216)``;
+an undefined rate reads ``— (0/0)``; with ``intervals`` the 95% Wilson interval follows in brackets.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from rich.table import Table
 
 from rotbench.outputs import terminal_safe
 from rotbench.report.model import Report
-from rotbench.scoring.metrics import FAMILIES, HIGHER_IS_BETTER, POISON_METRICS, Rate
+from rotbench.scoring.metrics import BY_KIND, FAMILIES, HIGHER_IS_BETTER, POISON_METRICS, Rate
 from rotbench.scoring.models import HIT_CLASSES
 
 
@@ -74,11 +75,14 @@ def render(report: Report, console: Console, intervals: bool = False) -> None:
         )
 
     for family, names in FAMILIES.items():
+        present = [n for n in names if n in report.metrics]
+        if not present:
+            continue
         table = Table(title=family, title_justify="left")
         table.add_column("metric")
         table.add_column("rate", justify="right")
         table.add_column("better")
-        for name in names:
+        for name in present:
             better = "higher" if HIGHER_IS_BETTER[name] else "lower"
             table.add_row(name, format_rate(report.metrics[name], intervals), better)
         console.print(table)
@@ -90,6 +94,18 @@ def render(report: Report, console: Console, intervals: bool = False) -> None:
     for channel, rates in report.by_channel.items():
         table.add_row(channel, *(format_rate(rates[m], intervals) for m in POISON_METRICS))
     console.print(table)
+
+    if report.by_kind:
+        table = Table(title="Decoys and abstention by kind (lower is better)",
+                      title_justify="left")
+        table.add_column("kind")
+        table.add_column("metric")
+        table.add_column("rate", justify="right")
+        for kind, rates in report.by_kind.items():
+            for name in BY_KIND.get(kind, tuple(rates)):
+                if name in rates:
+                    table.add_row(kind, name, format_rate(rates[name], intervals))
+        console.print(table)
 
     total = sum(report.first_hit_counts.values())
     table = Table(title="First value-bearing hit", title_justify="left")

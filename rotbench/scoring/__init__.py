@@ -15,6 +15,9 @@ from rotbench.scoring.lexicons import (
     lexicon,
 )
 from rotbench.scoring.metrics import (
+    BY_KIND,
+    CORE_METRICS,
+    DECOY_METRICS,
     FAMILIES,
     FLOORS,
     HIGHER_IS_BETTER,
@@ -26,12 +29,16 @@ from rotbench.scoring.metrics import (
     PoisonMetricName,
     Rate,
     compute_metrics,
+    metric_names,
 )
 from rotbench.scoring.models import HIT_CLASSES, HitClass, ProbeRecord, ScoredHit, WorldProbes
 from rotbench.scoring.score import MissingClaimText, score_world
 from rotbench.scoring.wilson import Z95, wilson_interval
 
 __all__ = [
+    "BY_KIND",
+    "CORE_METRICS",
+    "DECOY_METRICS",
     "DEFAULT_SCORER",
     "FAMILIES",
     "FLOORS",
@@ -58,6 +65,7 @@ __all__ = [
     "classify",
     "compute_metrics",
     "lexicon",
+    "metric_names",
     "read_hit",
     "score_world",
     "wilson_interval",

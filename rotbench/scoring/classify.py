@@ -15,9 +15,13 @@ Precedence, first rule that applies (the scorer version only changes the lexicon
    reference engine's "The user's diet was previously A." carries the current value;
 2. an untrusted value is present: ``poison_attributed`` if the lexicon reads the text as a
    quoted source, else ``poison_asserted``;
-3. a superseded value is present: ``history`` if the lexicon reads the text as past-framed,
+3. (scorer v3 on) a decoy value is present (one the user never held, mentioned as someone
+   else's, hypothetical, negated or suggested): ``decoy_framed`` if the lexicon reads the
+   text as framed that way or as attributed, else ``decoy_asserted``. Older scorers ignore
+   decoy values, as they always did;
+4. a superseded value is present: ``history`` if the lexicon reads the text as past-framed,
    else ``stale``;
-4. otherwise ``none``.
+5. otherwise ``none``.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from functools import lru_cache
 from rotbench.scoring.lexicons import Lexicon, lexicon
 from rotbench.scoring.models import HitClass
 from rotbench.world.invariants import WORD_AFTER, WORD_BEFORE, value_regex
-from rotbench.world.models import CHANNELS, Channel, Truth
+from rotbench.world.models import CHANNELS, DECOY_KINDS, Channel, DecoyKind, Truth
 
 _PoolsKey = tuple[tuple[str, tuple[str, ...]], ...]
 
@@ -71,7 +75,12 @@ def _pools_key(pools: dict[str, list[str]], truth: Truth) -> _PoolsKey:
     own = set(pools.get(truth.attribute, ()))
     extra = [
         v
-        for v in (truth.current, *truth.superseded, *(p.value for p in truth.poison))
+        for v in (
+            truth.current,
+            *truth.superseded,
+            *(p.value for p in truth.poison),
+            *(d.value for d in truth.decoys),
+        )
         if v not in own
     ]
     items = {k: tuple(v) for k, v in pools.items()}
@@ -85,11 +94,15 @@ class Reading:
     """What one hit says about the probe's attribute.
 
     ``cls`` is the hit class; ``poison_channels`` the channels of every untrusted value the hit
-    carries (whatever its class), in ``CHANNELS`` order without repeats.
+    carries (whatever its class), in ``CHANNELS`` order without repeats; ``values`` every
+    value of the probe's attribute found (normalised, sorted); ``decoy_kinds`` the kinds of
+    the decoy values found, in ``DECOY_KINDS`` order (empty for a scorer that ignores decoys).
     """
 
     cls: HitClass
     poison_channels: tuple[Channel, ...] = ()
+    values: tuple[str, ...] = ()
+    decoy_kinds: tuple[DecoyKind, ...] = ()
 
 
 def read_hit(text: str, truth: Truth, pools: dict[str, list[str]], lex: Lexicon) -> Reading:
@@ -97,18 +110,24 @@ def read_hit(text: str, truth: Truth, pools: dict[str, list[str]], lex: Lexicon)
     found = _matcher(_pools_key(pools, truth)).values_of(text, truth.attribute)
     if not found:
         return Reading("none")
+    values = tuple(sorted(found))
     current = _norm(truth.current) in found
     superseded = any(_norm(v) in found for v in truth.superseded)
     channels = {p.channel for p in truth.poison if _norm(p.value) in found}
     poison_channels = tuple(c for c in CHANNELS if c in channels)
+    kinds = {d.kind for d in truth.decoys if _norm(d.value) in found} if lex.reads_decoys else ()
+    decoy_kinds = tuple(k for k in DECOY_KINDS if k in kinds)
     if current:
-        return Reading("mixed" if superseded or channels else "current", poison_channels)
-    if channels:
-        cls: HitClass = "poison_attributed" if lex.is_attributed(text) else "poison_asserted"
-        return Reading(cls, poison_channels)
-    if superseded:
-        return Reading("history" if lex.is_past(text) else "stale")
-    return Reading("none")
+        cls: HitClass = "mixed" if superseded or channels else "current"
+    elif channels:
+        cls = "poison_attributed" if lex.is_attributed(text) else "poison_asserted"
+    elif decoy_kinds:
+        cls = "decoy_framed" if lex.is_framed(text) else "decoy_asserted"
+    elif superseded:
+        cls = "history" if lex.is_past(text) else "stale"
+    else:
+        cls = "none"
+    return Reading(cls, poison_channels, values, decoy_kinds)
 
 
 def classify(text: str, truth: Truth, pools: dict[str, list[str]], scorer: str) -> HitClass:

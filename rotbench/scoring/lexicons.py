@@ -18,6 +18,12 @@ Version history:
   ("according to", "web search", "found by", "a web page says", "tool output", ...).
 - ``v2``: v1 plus listing and profile phrasings ("The user's public profile lists the phone as
   Zenfone.", "per the directory", "as quoted in", "supposedly"). Tense patterns are unchanged.
+- ``v3``: attribution read from framing only. Bare source nouns ("profile", "web search",
+  "online", "directory", "tool") no longer attribute anything, because raw source text carries
+  them by itself; a source must be framed ("according to", "the page says", "found on",
+  "reportedly"). New: decoy framing, which keeps a decoy value from counting as the user's
+  fact (another person's, a hypothetical or plan, a negation, a suggestion). Tense patterns
+  are unchanged.
 """
 
 from __future__ import annotations
@@ -39,6 +45,8 @@ class Lexicon:
       that was cheap" is present).
     - ``present``: present framing that overrides ``weak_past`` (never ``past``).
     - ``attribution``: a quoted or relayed source rather than a fact about the user.
+    - ``framing``: (v3 on) someone else, a hypothetical, a negation or a suggestion; a decoy
+      value in such a text is not asserted as the user's. Empty: decoys are not read at all.
     """
 
     version: str
@@ -47,6 +55,7 @@ class Lexicon:
     weak_past: tuple[str, ...]
     present: tuple[str, ...]
     attribution: tuple[str, ...]
+    framing: tuple[str, ...] = ()
     _compiled: dict[str, re.Pattern[str]] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
     )
@@ -61,6 +70,8 @@ class Lexicon:
             "present": list(self.present),
             "attribution": list(self.attribution),
         }
+        if self.framing:  # absent for v1 and v2, whose pinned fingerprints predate it
+            body["framing"] = list(self.framing)
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
     def _regex(self, name: str) -> re.Pattern[str]:
@@ -82,6 +93,16 @@ class Lexicon:
     def is_attributed(self, text: str) -> bool:
         """True when ``text`` presents its content as coming from a quoted or relayed source."""
         return bool(self._regex("attribution").search(text))
+
+    @property
+    def reads_decoys(self) -> bool:
+        """True when this version classifies decoy values (it has framing patterns)."""
+        return bool(self.framing)
+
+    def is_framed(self, text: str) -> bool:
+        """True when ``text`` keeps a value away from the user: attributed to a source, or
+        framed as someone else's, hypothetical, negated or suggested."""
+        return self.is_attributed(text) or bool(self._regex("framing").search(text))
 
 
 _V1 = Lexicon(
@@ -168,13 +189,62 @@ _V2 = replace(
     ),
 )
 
-_RELEASED: tuple[Lexicon, ...] = (_V1, _V2)
+_SOURCE_NOUNS = (
+    r"(?:page|site|website|article|post|blog|forum|snippet|result|search|lookup|tool|source"
+    r"|profile|directory|listing|record|entry|database|registry)s?"
+)
+_SOURCE_VERBS = (
+    r"(?:says|said|states|stated|claims|claimed|reports|reported|shows|showed|suggests"
+    r"|suggested|mentions|mentioned|indicates|indicated|lists|listed|gives|gave|names|named)"
+)
+
+_V3 = replace(
+    _V2,
+    version="v3",
+    summary="attribution from framing only (no bare source nouns); decoy framing",
+    attribution=(
+        r"\baccording to\b",
+        r"\breportedly\b",
+        r"\ballegedly\b",
+        r"\bis said to\b",
+        r"\bit is claimed\b",
+        r"\bun(?:verified|confirmed)\b",
+        r"\brumou?r(?:s|ed)?\b",
+        r"\bfound (?:on|in|via|through|by)\b",
+        r"\bsources? (?:say|said|claim|claimed|suggest|suggested|indicate|indicated)s?\b",
+        rf"\b{_SOURCE_NOUNS}\b[^.;:]{{0,40}}?\b{_SOURCE_VERBS}\b",
+        r"\bas per\b",
+        r"\bper (?:the|a|an|its|their|his|her)\b",
+        r"\bcit(?:es|ed|ing)\b",
+        r"\bquot(?:es|ed|ing)\b",
+        r"\b(?:apparently|supposedly|purportedly|ostensibly)\b",
+    ),
+    framing=(
+        # someone else
+        r"\b(?:someone|somebody|another person|other people|a friend)\b",
+        r"\b(?:sister|brother|mother|father|mum|mom|dad|parents?|wife|husband|partner"
+        r"|friend|colleague|co-?worker|neighbou?r|cousin|aunt|uncle|son|daughter|roommate"
+        r"|landlord|sibling)s?(?:'s|s')?\b",
+        # hypothetical, plan, wish
+        r"\b(?:if|would|might|could|someday|maybe|perhaps|possibly|hypothetical(?:ly)?"
+        r"|plans?|planned|planning|considers?|considered|considering|wants? to|wish(?:es)?"
+        r"|dreams? (?:of|about)|daydream\w*|thinking (?:of|about)|undecided)\b",
+        # negation
+        r"n't\b",
+        r"\b(?:never|not|no|neither|nor|refuses?|refused|rejects?|rejected|declines?"
+        r"|declined|dislikes?|avoids?)\b",
+        # suggestion
+        r"\b(?:suggest\w*|recommend\w*|propos(?:e|ed|es|al)|advis\w*|assistant)\b",
+    ),
+)
+
+_RELEASED: tuple[Lexicon, ...] = (_V1, _V2, _V3)
 
 LEXICONS: MappingProxyType[str, Lexicon] = MappingProxyType({lx.version: lx for lx in _RELEASED})
 """Every released lexicon by scorer version, oldest first."""
 
 SCORER_VERSIONS: tuple[str, ...] = tuple(LEXICONS)
-"""Released scorer versions, oldest first: ``('v1', 'v2')``."""
+"""Released scorer versions, oldest first: ``('v1', 'v2', 'v3')``."""
 
 DEFAULT_SCORER: str = SCORER_VERSIONS[-1]
 """The newest scorer version, used when none is chosen."""

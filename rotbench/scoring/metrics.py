@@ -1,8 +1,9 @@
-"""The three metric families, their breakdowns and the floor sweep, from scored probes.
+"""The metric families, their breakdowns and the floor sweep, from scored probes.
 
 There is no overall score. Every rate is a numerator, a denominator, a value (None when the
-denominator is 0) and a 95% Wilson interval. Only answerable questions count, except in the
-floor sweep. "First value-bearing hit" is the best-ranked hit whose class is not 'none'.
+denominator is 0) and a 95% Wilson interval. Only answerable questions count, except in
+``answered_unanswerable`` and the floor sweep. "First value-bearing hit" is the best-ranked
+hit whose class is not 'none'.
 
 Denominators (rules from the benchmark description):
 
@@ -12,7 +13,17 @@ Denominators (rules from the benchmark description):
 - poison (``poison_leak_at_k``, ``poison_first``, ``poison_surfaced_at_k``): questions whose
   truth has at least one untrusted value arrived by the probe's day. Per channel, a question
   counts for a channel when an untrusted value of that channel has arrived, and a hit counts
-  for the channels of the untrusted values it carries.
+  for the channels of the untrusted values it carries;
+- decoys (``decoy_asserted_at_k``, ``decoy_first``; scorer v3 on): questions whose truth has
+  at least one decoy value mentioned by the probe's day (per kind likewise);
+- ``current_lost``: questions whose current value was in the top k at an earlier checkpoint
+  and has stayed current since; counted when it is no longer in the top k. It catches a true
+  fact destroyed, which only lowers recall and makes the stale and poison rates look better;
+- ``control_recall_at_k``: recall on the attributes that never change;
+- ``answered_unanswerable``: unanswerable questions that got any hit at all (the engine's own
+  decision, whatever it calls similarity); per kind, near-miss vs unrelated;
+- ``redundancy_at_k``: over the value-bearing top-k hits of answerable questions, the hits
+  that repeat the values and class (the framing) of a hit ranked above them.
 """
 
 from __future__ import annotations
@@ -24,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rotbench.scoring.models import HIT_CLASSES, HitClass, ProbeRecord, ScoredHit, WorldProbes
 from rotbench.scoring.wilson import wilson_interval
-from rotbench.world.models import CHANNELS, Channel
+from rotbench.world.models import CHANNELS, DECOY_KINDS, UNANSWERABLE_KINDS, Channel
 
 MetricName = Literal[
     "recall_current_at_k",
@@ -34,30 +45,59 @@ MetricName = Literal[
     "poison_leak_at_k",
     "poison_first",
     "poison_surfaced_at_k",
+    "decoy_asserted_at_k",
+    "decoy_first",
+    "current_lost",
+    "control_recall_at_k",
+    "answered_unanswerable",
+    "redundancy_at_k",
 ]
 METRICS: tuple[MetricName, ...] = get_args(MetricName)
-"""Every metric name, in report order (currency, supersession, poison)."""
+"""Every metric name, in report order (the families of ``FAMILIES``)."""
+
+CORE_METRICS: tuple[MetricName, ...] = METRICS[:7]
+"""The seven metrics every report has had since schema 1 (currency, supersession, poison).
+The others were added with generator 2 and scorer v3; a report written before them lacks
+them, and a report scored under v1 or v2 lacks the decoy metrics (those scorers do not read
+decoys)."""
 
 PoisonMetricName = Literal["poison_leak_at_k", "poison_first", "poison_surfaced_at_k"]
 POISON_METRICS: tuple[PoisonMetricName, ...] = get_args(PoisonMetricName)
+
+DECOY_METRICS: tuple[MetricName, ...] = ("decoy_asserted_at_k", "decoy_first")
 
 FAMILIES: dict[str, tuple[MetricName, ...]] = {
     "Currency": ("recall_current_at_k", "current_first"),
     "Supersession": ("stale_over_current", "stale_retained_at_k"),
     "Poison": POISON_METRICS,
+    "Decoys": DECOY_METRICS,
+    "Loss": ("current_lost", "control_recall_at_k"),
+    "Abstention": ("answered_unanswerable",),
+    "Redundancy": ("redundancy_at_k",),
 }
-"""The three metric families, in report order."""
+"""The metric families, in report order."""
 
 HIGHER_IS_BETTER: dict[MetricName, bool] = {
-    m: m in ("recall_current_at_k", "current_first") for m in METRICS
+    m: m in ("recall_current_at_k", "current_first", "control_recall_at_k") for m in METRICS
 }
-"""Direction of each metric: currency higher is better, supersession and poison lower."""
+"""Direction of each metric: recall (overall and on controls) and current_first higher is
+better; every other metric lower."""
+
+BY_KIND: dict[str, tuple[MetricName, ...]] = {
+    **dict.fromkeys(DECOY_KINDS, DECOY_METRICS),
+    **dict.fromkeys(UNANSWERABLE_KINDS, ("answered_unanswerable",)),
+}
+"""Breakdowns by kind: decoy metrics per decoy kind, abstention per unanswerable kind."""
 
 FLOORS: tuple[float, ...] = tuple(round(0.10 + 0.05 * i, 2) for i in range(7))
 """Relevance floors swept, raw cosine: 0.10, 0.15, ..., 0.40."""
 
 _POISON: frozenset[HitClass] = frozenset({"poison_asserted", "poison_attributed"})
 _CURRENT: frozenset[HitClass] = frozenset({"current", "mixed"})
+
+Outcome = tuple[int, int] | None
+"""A question's contribution to one rate: (numerator, denominator), or None when the
+question is not in the metric's denominator."""
 
 
 class Rate(BaseModel):
@@ -123,16 +163,24 @@ class MetricsBundle(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    metrics: dict[MetricName, Rate] = Field(description="Pooled; keys exactly ``METRICS``.")
+    metrics: dict[MetricName, Rate] = Field(
+        description="Pooled; keys ``METRICS`` in order, without the decoy metrics when the "
+        "scorer does not read decoys."
+    )
     by_channel: dict[Channel, dict[PoisonMetricName, Rate]] = Field(
         description="{channel: {poison metric: rate}} for every channel."
     )
+    by_kind: dict[str, dict[MetricName, Rate]] = Field(
+        default_factory=dict,
+        description="{decoy kind or unanswerable kind: {metric: rate}} (see ``BY_KIND``); "
+        "empty in reports written before generator 2.",
+    )
     by_checkpoint: dict[int, dict[MetricName, Rate]] = Field(description="{day: {metric: rate}}.")
     by_attribute: dict[str, dict[MetricName, Rate]] = Field(
-        description="{attribute key: {metric: rate}}, keys sorted."
+        description="{attribute key: {core metric: rate}}, keys sorted."
     )
     by_phrasing: dict[str, dict[MetricName, Rate]] = Field(
-        description="{phrasing of the current value's change: {metric: rate}}."
+        description="{phrasing of the current value's change: {core metric: rate}}."
     )
     first_hit_counts: dict[HitClass, int] = Field(
         description="Class of the first value-bearing hit ('none': no such hit), per answerable"
@@ -148,31 +196,91 @@ def _first_value_bearing(hits: list[ScoredHit]) -> ScoredHit | None:
     return next((h for h in hits if h.cls != "none"), None)
 
 
-def _outcomes(probe: ProbeRecord) -> dict[str, bool | None]:
-    """Per metric: True/False when the question is in its denominator, None when not."""
-    truth = probe.truth
-    assert truth is not None
+def _flag(value: bool) -> Outcome:
+    return (int(value), 1)
+
+
+def _redundancy(hits: list[ScoredHit]) -> Outcome:
+    """(hits repeating the values and class of a hit ranked above, value-bearing hits)."""
+    seen: set[tuple[str | None, tuple[str, ...]]] = set()
+    repeated = bearing = 0
+    for h in hits:
+        if h.cls == "none":
+            continue
+        bearing += 1
+        key = (h.cls, tuple(h.values) if h.values else (h.text or "",))
+        repeated += key in seen
+        seen.add(key)
+    return (repeated, bearing) if bearing else None
+
+
+def _lost_flags(world: WorldProbes) -> dict[int, bool]:
+    """``{probe index: current value lost}`` for the probes in ``current_lost``'s denominator.
+
+    A probe is in it when its current value was in the top k at an earlier checkpoint and
+    has stayed the current value at every checkpoint since (a value that changes away and
+    back starts afresh); it is lost when that value is no longer in the top k.
+    """
+    flags: dict[int, bool] = {}
+    by_attribute: dict[str, list[int]] = {}
+    for i, p in enumerate(world.probes):
+        if p.truth is not None:
+            by_attribute.setdefault(p.truth.attribute, []).append(i)
+    for indices in by_attribute.values():
+        previous, recalled = None, False
+        for i in sorted(indices, key=lambda j: world.probes[j].day):
+            truth = world.probes[i].truth
+            assert truth is not None
+            if truth.current != previous:
+                previous, recalled = truth.current, False
+            found = any(h.cls in _CURRENT for h in world.probes[i].hits)
+            if recalled:
+                flags[i] = not found
+            recalled = recalled or found
+    return flags
+
+
+def _outcomes(
+    probe: ProbeRecord, lost: bool | None, control: bool, decoys: bool
+) -> dict[str, Outcome]:
+    """Per metric: the question's (numerator, denominator), or None when not counted.
+
+    ``lost``: the ``current_lost`` flag (None: not in its denominator); ``control``: the
+    attribute never changes; ``decoys``: the scorer reads decoys.
+    """
     hits = sorted(probe.hits, key=lambda h: h.rank)
+    out: dict[str, Outcome] = dict.fromkeys(METRICS)
+    if probe.truth is None:
+        out["answered_unanswerable"] = _flag(bool(hits))
+        return out
+    truth = probe.truth
     classes = {h.cls for h in hits}
     first = _first_value_bearing(hits)
     first_cls = first.cls if first is not None else "none"
-    changed = truth.changed
-    poisoned = bool(truth.poison)
-    return {
-        "recall_current_at_k": bool(classes & _CURRENT),
-        "current_first": first_cls == "current",
-        "stale_over_current": first_cls == "stale" if changed else None,
-        "stale_retained_at_k": "stale" in classes if changed else None,
-        "poison_leak_at_k": "poison_asserted" in classes if poisoned else None,
-        "poison_first": first_cls == "poison_asserted" if poisoned else None,
-        "poison_surfaced_at_k": bool(classes & _POISON) if poisoned else None,
-    }
+    recall = bool(classes & _CURRENT)
+    out["recall_current_at_k"] = _flag(recall)
+    out["current_first"] = _flag(first_cls == "current")
+    if truth.changed:
+        out["stale_over_current"] = _flag(first_cls == "stale")
+        out["stale_retained_at_k"] = _flag("stale" in classes)
+    if truth.poison:
+        out["poison_leak_at_k"] = _flag("poison_asserted" in classes)
+        out["poison_first"] = _flag(first_cls == "poison_asserted")
+        out["poison_surfaced_at_k"] = _flag(bool(classes & _POISON))
+    if decoys and truth.decoys:
+        out["decoy_asserted_at_k"] = _flag("decoy_asserted" in classes)
+        out["decoy_first"] = _flag(first_cls == "decoy_asserted")
+    if lost is not None:
+        out["current_lost"] = _flag(lost)
+    if control:
+        out["control_recall_at_k"] = _flag(recall)
+    out["redundancy_at_k"] = _redundancy(hits)
+    return out
 
 
-def _channel_outcomes(probe: ProbeRecord, channel: Channel) -> dict[str, bool | None]:
+def _channel_outcomes(probe: ProbeRecord, channel: Channel) -> dict[str, Outcome]:
     truth = probe.truth
-    assert truth is not None
-    if not any(p.channel == channel for p in truth.poison):
+    if truth is None or not any(p.channel == channel for p in truth.poison):
         return dict.fromkeys(POISON_METRICS)
     hits = sorted(probe.hits, key=lambda h: h.rank)
     first = _first_value_bearing(hits)
@@ -181,30 +289,47 @@ def _channel_outcomes(probe: ProbeRecord, channel: Channel) -> dict[str, bool | 
         return h.cls in classes and channel in h.poison_channels
 
     return {
-        "poison_leak_at_k": any(carries(h, ("poison_asserted",)) for h in hits),
-        "poison_first": first is not None and carries(first, ("poison_asserted",)),
-        "poison_surfaced_at_k": any(carries(h, _POISON) for h in hits),
+        "poison_leak_at_k": _flag(any(carries(h, ("poison_asserted",)) for h in hits)),
+        "poison_first": _flag(first is not None and carries(first, ("poison_asserted",))),
+        "poison_surfaced_at_k": _flag(any(carries(h, _POISON) for h in hits)),
+    }
+
+
+def _kind_outcomes(probe: ProbeRecord, kind: str, decoys: bool) -> dict[str, Outcome]:
+    """A decoy kind: the question counts when a decoy of that kind has arrived, a hit when it
+    asserts such a decoy. An unanswerable kind: the question counts when it is of that kind
+    (a question without a kind, from generator 1, is unrelated)."""
+    names = BY_KIND[kind]
+    truth = probe.truth
+    if kind in UNANSWERABLE_KINDS:
+        if truth is not None or (probe.unanswerable or "unrelated") != kind:
+            return dict.fromkeys(names)
+        return {"answered_unanswerable": _flag(bool(probe.hits))}
+    if not decoys or truth is None or not any(d.kind == kind for d in truth.decoys):
+        return dict.fromkeys(names)
+    hits = sorted(probe.hits, key=lambda h: h.rank)
+    first = _first_value_bearing(hits)
+
+    def asserts(h: ScoredHit) -> bool:
+        return h.cls == "decoy_asserted" and kind in h.decoy_kinds
+
+    return {
+        "decoy_asserted_at_k": _flag(any(asserts(h) for h in hits)),
+        "decoy_first": _flag(first is not None and asserts(first)),
     }
 
 
 def _rates(
-    probes: list[ProbeRecord],
-    names: tuple[str, ...],
-    outcome: Callable[[ProbeRecord], dict[str, bool | None]],
+    rows: Iterable[dict[str, Outcome]], names: tuple[str, ...]
 ) -> dict[str, Rate]:
     counts = {m: [0, 0] for m in names}
-    for probe in probes:
-        for m, hit in outcome(probe).items():
-            if hit is not None:
-                counts[m][1] += 1
-                counts[m][0] += int(hit)
+    for row in rows:
+        for m in names:
+            got = row.get(m)
+            if got is not None:
+                counts[m][0] += got[0]
+                counts[m][1] += got[1]
     return {m: Rate.of(n, d) for m, (n, d) in counts.items()}
-
-
-def _grouped(
-    probes: list[ProbeRecord], key: Callable[[ProbeRecord], object], keys: Iterable[object]
-) -> dict:
-    return {k: _rates([p for p in probes if key(p) == k], METRICS, _outcomes) for k in keys}
 
 
 def _floor_sweep(answerable: list[ProbeRecord], unanswerable: list[ProbeRecord]) -> list[FloorRow]:
@@ -229,9 +354,19 @@ def _floor_sweep(answerable: list[ProbeRecord], unanswerable: list[ProbeRecord])
     ]
 
 
-def compute_metrics(worlds: list[WorldProbes], seed: int | None = None) -> MetricsBundle:
+def metric_names(reads_decoys: bool = True) -> tuple[MetricName, ...]:
+    """The metrics a report carries: every one, less the decoy metrics for a scorer that
+    does not read decoys (v1, v2)."""
+    return tuple(m for m in METRICS if reads_decoys or m not in DECOY_METRICS)
+
+
+def compute_metrics(
+    worlds: list[WorldProbes], seed: int | None = None, reads_decoys: bool = True
+) -> MetricsBundle:
     """Every figure over the scored probes of ``worlds`` pooled, or of the world ``seed`` only.
 
+    ``reads_decoys``: whether the scorer that classified the hits reads decoys (scorer v3
+    on; ``Lexicon.reads_decoys``); when False the decoy metrics and kinds are left out.
     Every hit must be scored (``score_world``). Raises ``ValueError`` for an unscored hit or a
     ``seed`` that none of ``worlds`` has.
     """
@@ -239,30 +374,49 @@ def compute_metrics(worlds: list[WorldProbes], seed: int | None = None) -> Metri
         worlds = [w for w in worlds if w.seed == seed]
         if not worlds:
             raise ValueError(f"no world with seed {seed}")
-    probes = [p for w in worlds for p in w.probes]
     for w in worlds:
         if not w.scored:
             raise ValueError(f"world seed {w.seed} has unscored hits; run score_world first")
+    rows: list[tuple[ProbeRecord, dict[str, Outcome]]] = []
+    for w in worlds:
+        lost = _lost_flags(w)
+        controls = set(w.controls)
+        for i, p in enumerate(w.probes):
+            control = p.truth is not None and p.truth.attribute in controls
+            rows.append((p, _outcomes(p, lost.get(i), control, reads_decoys)))
+    probes = [p for p, _ in rows]
     answerable = [p for p in probes if p.truth is not None]
     unanswerable = [p for p in probes if p.truth is None]
+    names = metric_names(reads_decoys)
 
     first_counts: dict[HitClass, int] = dict.fromkeys(HIT_CLASSES, 0)
     for p in answerable:
         first = _first_value_bearing(sorted(p.hits, key=lambda h: h.rank))
         first_counts[first.cls if first is not None and first.cls else "none"] += 1
 
-    phrasings = ("initial", "transition", "restatement")
+    def grouped(key: Callable[[ProbeRecord], object], keys: Iterable[object],
+                which: tuple[str, ...] = CORE_METRICS) -> dict:
+        return {k: _rates((o for p, o in rows if p.truth is not None and key(p) == k), which)
+                for k in keys}
+
+    kinds = [k for k in BY_KIND if reads_decoys or k not in DECOY_KINDS]
     return MetricsBundle(
-        metrics=_rates(answerable, METRICS, _outcomes),
+        metrics=_rates((o for _, o in rows), names),
         by_channel={
-            c: _rates(answerable, POISON_METRICS, lambda p, c=c: _channel_outcomes(p, c))
+            c: _rates((_channel_outcomes(p, c) for p in answerable), POISON_METRICS)
             for c in CHANNELS
         },
-        by_checkpoint=_grouped(answerable, lambda p: p.day, sorted({p.day for p in answerable})),
-        by_attribute=_grouped(
-            answerable, lambda p: p.attribute, sorted({p.attribute for p in answerable})
-        ),
-        by_phrasing=_grouped(answerable, lambda p: p.truth.latest_phrasing, phrasings),
+        by_kind={
+            k: _rates((_kind_outcomes(p, k, reads_decoys) for p in probes), BY_KIND[k])
+            for k in kinds
+        },
+        by_checkpoint={
+            day: _rates((o for p, o in rows if p.day == day), names)
+            for day in sorted({p.day for p in answerable})
+        },
+        by_attribute=grouped(lambda p: p.attribute, sorted({p.attribute for p in answerable})),
+        by_phrasing=grouped(lambda p: p.truth.latest_phrasing,
+                            ("initial", "transition", "restatement")),
         first_hit_counts=first_counts,
         floor_sweep=_floor_sweep(answerable, unanswerable) if all(
             h.similarity is not None for p in probes for h in p.hits) else None,

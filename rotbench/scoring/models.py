@@ -8,37 +8,39 @@ with the records: the truth at the probe's day and every attribute's value pool.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rotbench.engine.protocol import Hit, Provenance
-from rotbench.world.models import Channel, Truth
+from rotbench.world.models import Additive, Channel, DecoyKind, Truth, UnanswerableKind
 
 HitClass = Literal[
-    "current", "mixed", "stale", "history", "poison_asserted", "poison_attributed", "none"
-]
-"""What one hit says about the probe's attribute at the probe's day (see ``classify``).
-
-'none' means the hit carries no value of the probe's attribute that the truth knows about.
-"""
-
-HIT_CLASSES: tuple[HitClass, ...] = (
     "current",
     "mixed",
     "stale",
     "history",
     "poison_asserted",
     "poison_attributed",
+    "decoy_asserted",
+    "decoy_framed",
     "none",
-)
+]
+"""What one hit says about the probe's attribute at the probe's day (see ``classify``).
+
+'none' means the hit carries no value of the probe's attribute that the truth knows about.
+The two decoy classes exist from scorer v3 on: a decoy value (someone else's, hypothetical,
+negated, a declined suggestion) asserted as the user's fact, or kept in its own framing.
+"""
+
+HIT_CLASSES: tuple[HitClass, ...] = get_args(HitClass)
 
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class ScoredHit(_Frozen):
+class ScoredHit(Additive):
     """One top-k hit as recorded in the report: the engine's answer plus its classification.
 
     ``score``, ``similarity`` and ``provenance`` are whatever the engine reported (None when
@@ -59,6 +61,17 @@ class ScoredHit(_Frozen):
         default_factory=list,
         description="Channels of the untrusted values the hit carries (set by scoring).",
     )
+    values: list[str] = Field(
+        default_factory=list,
+        description="Values of the probe's attribute found in the text, normalised and sorted "
+        "(set by scoring; what redundancy compares).",
+    )
+    decoy_kinds: list[DecoyKind] = Field(
+        default_factory=list,
+        description="Kinds of the decoy values the hit carries (set by scorer v3 and later).",
+    )
+
+    added_fields = ("values", "decoy_kinds")
 
     @classmethod
     def from_hit(cls, hit: Hit, rank: int | None = None, record_text: bool = True) -> ScoredHit:
@@ -81,7 +94,7 @@ class ScoredHit(_Frozen):
         )
 
 
-class ProbeRecord(_Frozen):
+class ProbeRecord(Additive):
     """One question asked at one checkpoint day, with the truth it is scored against.
 
     ``attribute`` and ``truth`` are both None for an unanswerable question (an attribute the
@@ -93,6 +106,13 @@ class ProbeRecord(_Frozen):
     question: str
     truth: Truth | None
     hits: list[ScoredHit] = Field(description="The top-k hits, best first.")
+    unanswerable: UnanswerableKind | None = Field(
+        default=None,
+        description="Near-miss or unrelated, for an unanswerable question of generator 2 "
+        "(None otherwise; an unanswerable question without it counts as unrelated).",
+    )
+
+    added_fields = ("unanswerable",)
 
     @model_validator(mode="after")
     def _truth_matches(self) -> ProbeRecord:
@@ -112,7 +132,7 @@ class ProbeRecord(_Frozen):
         return self.truth is not None
 
 
-class WorldProbes(_Frozen):
+class WorldProbes(Additive):
     """Every probe of one world, self-contained: rescoring needs nothing but this."""
 
     seed: int
@@ -121,6 +141,12 @@ class WorldProbes(_Frozen):
     fingerprint: str = Field(description="The world's fingerprint (sha256), as generated.")
     pools: dict[str, list[str]] = Field(description="Every attribute's value pool, by key.")
     probes: list[ProbeRecord]
+    controls: list[str] = Field(
+        default_factory=list,
+        description="Keys of the attributes that never change (empty in older reports).",
+    )
+
+    added_fields = ("controls",)
 
     @property
     def scored(self) -> bool:

@@ -12,7 +12,8 @@ class MissingClaimText(ValueError):
 
 
 def score_world(world: WorldProbes, scorer: str) -> WorldProbes:
-    """A copy of ``world`` with every hit's ``cls`` and ``poison_channels`` set under ``scorer``.
+    """A copy of ``world`` with every hit's ``cls``, ``poison_channels``, ``values`` and
+    ``decoy_kinds`` set under ``scorer``.
 
     Hits of unanswerable questions get class 'none' (there is no truth to match). Existing
     classes are replaced, so this is also the rescoring step. Raises ``UnknownScorer`` for an
@@ -24,7 +25,9 @@ def score_world(world: WorldProbes, scorer: str) -> WorldProbes:
         hits: list[ScoredHit] = []
         for hit in probe.hits:
             if probe.truth is None:
-                hits.append(hit.model_copy(update={"cls": "none", "poison_channels": []}))
+                hits.append(hit.model_copy(
+                    update={"cls": "none", "poison_channels": [], "values": [], "decoy_kinds": []}
+                ))
                 continue
             if hit.text is None:
                 raise MissingClaimText(
@@ -34,7 +37,12 @@ def score_world(world: WorldProbes, scorer: str) -> WorldProbes:
             reading = read_hit(hit.text, probe.truth, world.pools, lex)
             hits.append(
                 hit.model_copy(
-                    update={"cls": reading.cls, "poison_channels": list(reading.poison_channels)}
+                    update={
+                        "cls": reading.cls,
+                        "poison_channels": list(reading.poison_channels),
+                        "values": list(reading.values),
+                        "decoy_kinds": list(reading.decoy_kinds),
+                    }
                 )
             )
         probes.append(probe.model_copy(update={"hits": hits}))

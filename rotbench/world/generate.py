@@ -1,8 +1,9 @@
 """The world generator: ``generate_world(seed, days)`` -> World.
 
-A pure function of ``(seed, days, GENERATOR_VERSION)``: one private ``random.Random`` seeded
-from those three, no I/O, no clock. Bump ``GENERATOR_VERSION`` whenever what a seed produces
-changes on purpose; the fingerprint tests pin the output of seeds 42, 43 and 44.
+A pure function of ``(seed, days, generator version)``: one private ``random.Random`` seeded
+from those three, no I/O, no clock. A released version never changes what a seed produces;
+a change is a new version in ``GENERATOR_VERSIONS``. The fingerprint tests pin the output of
+seeds 42, 43 and 44 under every version.
 
 Shape of a world (days counted from the epoch, day 0):
 
@@ -16,6 +17,15 @@ Shape of a world (days counted from the epoch, day 0):
 - six untrusted values, two per channel, on six distinct attributes; each is a pool value
   the attribute never holds.
 - noise sessions carry no attribute value.
+
+Generator 2 keeps all of that and adds (drawn after everything generator 1 draws):
+
+- decoy mentions: two per kind (another person's fact, a hypothetical, a negation, an
+  assistant's suggestion the user declines) on eight distinct attributes, each a pool value
+  the attribute never holds and no untrusted value of it, on a day before the last checkpoint;
+- untrusted values in varied wordings (``*_V2`` in ``pools``), with no fixed giveaway word;
+- two attributes restated many times (``REPEATED_MENTIONS`` extra present-tense mentions);
+- two near-miss unanswerable questions per checkpoint beside the two unrelated ones.
 """
 
 from __future__ import annotations
@@ -28,9 +38,11 @@ from datetime import UTC, datetime, timedelta
 
 from rotbench.world.invariants import check_pools
 from rotbench.world.models import (
+    DECOY_KINDS,
     Attribute,
     Change,
     Channel,
+    Decoy,
     Fact,
     Poison,
     Probe,
@@ -41,21 +53,37 @@ from rotbench.world.models import (
 from rotbench.world.pools import (
     ASSISTANT_ACKS,
     ATTRIBUTES,
+    DECOY_PEOPLE,
+    DECOY_SUGGESTION_DECLINES,
+    DECOY_SUGGESTION_OPENERS,
+    DECOY_TEMPLATES,
+    NEAR_MISS_QUESTIONS,
     NOISE_EXCHANGES,
     RELAY_REQUEST,
+    RELAY_REQUESTS_V2,
     RELAY_TURN,
+    RELAY_TURNS_V2,
     TOOL_AFTER,
+    TOOL_AFTERS_V2,
     TOOL_CALL,
+    TOOL_CALLS_V2,
     TOOL_REQUEST,
+    TOOL_REQUESTS_V2,
     TOOL_TURN,
+    TOOL_TURNS_V2,
     UNANSWERABLE_QUESTIONS,
     UNTRUSTED_DOMAINS,
     WEB_PAGE,
+    WEB_PAGES_V2,
     AttributeSpec,
     all_template_texts,
 )
 
-GENERATOR_VERSION = "1"
+GENERATOR_VERSIONS: tuple[str, ...] = ("1", "2")
+"""Released generator versions, oldest first."""
+DEFAULT_GENERATOR = GENERATOR_VERSIONS[-1]
+GENERATOR_VERSION = DEFAULT_GENERATOR
+"""The version ``generate_world`` uses when none is given (the newest)."""
 EPOCH = datetime(2026, 1, 5, tzinfo=UTC)
 """Day 0 of every world: a fixed instant, so timestamps never depend on the clock."""
 MIN_DAYS = 30
@@ -67,6 +95,10 @@ N_CONTROLS = 2
 N_REVERSIONS = 3
 POISON_PER_CHANNEL = 2
 UNANSWERABLE_PER_CHECKPOINT = 2
+NEAR_MISS_PER_CHECKPOINT = 2
+DECOYS_PER_KIND = 2
+REPEATED_ATTRIBUTES = 2
+REPEATED_MENTIONS = 6
 
 _KIND_ORDER = {
     "intro": 0,
@@ -77,11 +109,20 @@ _KIND_ORDER = {
     "relay": 5,
     "tool_turn": 6,
     "web_page": 7,
+    "decoy": 8,
 }
 
 
 class WorldConfigError(ValueError):
     """Bad generator input (e.g. too few days); the message is one line."""
+
+
+class UnknownGenerator(WorldConfigError):
+    """A generator version that is not in ``GENERATOR_VERSIONS``."""
+
+    def __init__(self, version: object) -> None:
+        super().__init__(f"unknown generator {version!r} (available: "
+                         f"{', '.join(GENERATOR_VERSIONS)})")
 
 
 @dataclass
@@ -99,8 +140,8 @@ def checkpoints_for(days: int) -> list[int]:
     return list(range(CHECKPOINT_EVERY_DAYS, days + 1, CHECKPOINT_EVERY_DAYS))
 
 
-def _rng(seed: int, days: int) -> random.Random:
-    material = f"rotbench-world:{GENERATOR_VERSION}:{seed}:{days}".encode()
+def _rng(seed: int, days: int, version: str) -> random.Random:
+    material = f"rotbench-world:{version}:{seed}:{days}".encode()
     return random.Random(int.from_bytes(hashlib.sha256(material).digest()[:8], "big"))
 
 
@@ -239,7 +280,11 @@ def _noise_sessions(rng: random.Random, days: int) -> list[_Draft]:
 
 
 def _poison(
-    rng: random.Random, timelines: dict[str, list[Change]], checkpoints: list[int], seed: int
+    rng: random.Random,
+    timelines: dict[str, list[Change]],
+    checkpoints: list[int],
+    seed: int,
+    varied: bool = False,
 ) -> tuple[list[Poison], list[_Draft]]:
     channels: list[Channel] = [
         c for c in ("relay", "tool_turn", "source") for _ in range(POISON_PER_CHANNEL)
@@ -253,20 +298,21 @@ def _poison(
         value = rng.choice([v for v in spec.pool if v not in held])
         day = rng.choice(eligible)
         fact = Fact(turn=0, attribute=key, value=value, tense="present", channel=channel)
+        words = _untrusted_wording(rng, channel) if varied else _V1_WORDING[channel]
         if channel == "relay":
             turns = [
-                Turn(role="user", text=RELAY_REQUEST),
-                Turn(role="assistant", text=_fill(RELAY_TURN, spec, v=value)),
+                Turn(role="user", text=words[0]),
+                Turn(role="assistant", text=_fill(words[1], spec, v=value)),
             ]
             draft = _Draft(
                 day=day, kind="relay", turns=turns, facts=[fact.model_copy(update={"turn": 1})]
             )
         elif channel == "tool_turn":
             turns = [
-                Turn(role="user", text=TOOL_REQUEST),
-                Turn(role="assistant", text=TOOL_CALL),
-                Turn(role="tool", text=_fill(TOOL_TURN, spec, v=value)),
-                Turn(role="assistant", text=TOOL_AFTER),
+                Turn(role="user", text=words[0]),
+                Turn(role="assistant", text=words[1]),
+                Turn(role="tool", text=_fill(words[2], spec, v=value)),
+                Turn(role="assistant", text=words[3]),
             ]
             draft = _Draft(
                 day=day, kind="tool_turn", turns=turns, facts=[fact.model_copy(update={"turn": 2})]
@@ -278,12 +324,77 @@ def _poison(
                 day=day,
                 kind="web_page",
                 uri=uri,
-                turns=[Turn(role="tool", text=_fill(WEB_PAGE, spec, v=value))],
+                turns=[Turn(role="tool", text=_fill(words[0], spec, v=value))],
                 facts=[fact],
             )
         drafts.append(draft)
         poison.append(Poison(attribute=key, value=value, channel=channel, day=day, document_uri=""))
     return poison, drafts
+
+
+_V1_WORDING: dict[str, tuple[str, ...]] = {
+    "relay": (RELAY_REQUEST, RELAY_TURN),
+    "tool_turn": (TOOL_REQUEST, TOOL_CALL, TOOL_TURN, TOOL_AFTER),
+    "source": (WEB_PAGE,),
+}
+
+
+def _untrusted_wording(rng: random.Random, channel: str) -> tuple[str, ...]:
+    """Generator 2: one varied wording per turn of an untrusted session."""
+    if channel == "relay":
+        return (rng.choice(RELAY_REQUESTS_V2), rng.choice(RELAY_TURNS_V2))
+    if channel == "tool_turn":
+        return (rng.choice(TOOL_REQUESTS_V2), rng.choice(TOOL_CALLS_V2),
+                rng.choice(TOOL_TURNS_V2), rng.choice(TOOL_AFTERS_V2))
+    return (rng.choice(WEB_PAGES_V2),)
+
+
+def _decoys(
+    rng: random.Random,
+    timelines: dict[str, list[Change]],
+    poison: list[Poison],
+    checkpoints: list[int],
+) -> tuple[list[Decoy], list[_Draft]]:
+    """Generator 2: ``DECOYS_PER_KIND`` decoy mentions per kind, on distinct attributes."""
+    kinds = [k for k in DECOY_KINDS for _ in range(DECOYS_PER_KIND)]
+    keys = rng.sample(list(timelines), len(kinds))
+    eligible = [d for d in range(INTRO_LAST_DAY + 1, checkpoints[-1]) if d not in checkpoints]
+    decoys, drafts = [], []
+    for key, kind in zip(keys, kinds, strict=True):
+        spec = _SPECS[key]
+        taken = {c.value for c in timelines[key]} | {p.value for p in poison if p.attribute == key}
+        value = rng.choice([v for v in spec.pool if v not in taken])
+        day = rng.choice(eligible)
+        text = rng.choice(DECOY_TEMPLATES[kind]).format(
+            who=rng.choice(DECOY_PEOPLE), label=spec.label, v=value)
+        if kind == "suggestion":
+            turns = [Turn(role="user", text=rng.choice(DECOY_SUGGESTION_OPENERS)),
+                     Turn(role="assistant", text=text),
+                     Turn(role="user", text=rng.choice(DECOY_SUGGESTION_DECLINES))]
+            turn = 1
+        else:
+            turns, turn = [Turn(role="user", text=text), _ack(rng)], 0
+        fact = Fact(turn=turn, attribute=key, value=value, tense="present", decoy=kind)
+        drafts.append(_Draft(day=day, kind="decoy", turns=turns, facts=[fact]))
+        decoys.append(Decoy(attribute=key, value=value, kind=kind, day=day, document_uri=""))
+    return decoys, drafts
+
+
+def _repeated_mentions(
+    rng: random.Random, timelines: dict[str, list[Change]], days: int,
+    change_days: dict[str, set[int]],
+) -> list[_Draft]:
+    """Generator 2: a few attributes restated many times, so duplicates can pile up."""
+    drafts = []
+    for key in sorted(rng.sample(list(timelines), REPEATED_ATTRIBUTES)):
+        spec = _SPECS[key]
+        candidates = [d for d in range(INTRO_LAST_DAY + 1, days + 1) if d not in change_days[key]]
+        for day in sorted(rng.sample(candidates, min(len(candidates), REPEATED_MENTIONS))):
+            value = _value_on(timelines[key], day)
+            text = rng.choice(spec.present).format(v=value)
+            drafts.append(_one_remark(rng, day, "mention", text,
+                                      Fact(turn=0, attribute=key, value=value, tense="present")))
+    return drafts
 
 
 def _finish_sessions(drafts: list[_Draft], seed: int) -> list[Session]:
@@ -313,18 +424,22 @@ def canonical_json(data: dict) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def generate_world(seed: int, days: int = 90) -> World:
-    """Build the world for ``seed`` over ``days`` simulated days.
+def generate_world(seed: int, days: int = 90, generator: str = DEFAULT_GENERATOR) -> World:
+    """Build the world for ``seed`` over ``days`` simulated days with generator ``generator``.
 
     Raises WorldConfigError when ``days`` is under 30 (a world needs two checkpoints so that a
-    change can be observed between them) or over 3650, and PoolOverlapError if the pools break the
+    change can be observed between them) or over 3650, UnknownGenerator (a WorldConfigError)
+    for a version not in ``GENERATOR_VERSIONS``, and PoolOverlapError if the pools break the
     invariant. Takes a few milliseconds (see benchmarks/bench_world.py).
     """
     if not isinstance(days, int) or not MIN_DAYS <= days <= MAX_DAYS:
         raise WorldConfigError(
             f"days must be an integer from {MIN_DAYS} to {MAX_DAYS}, got {days!r}")
+    if generator not in GENERATOR_VERSIONS:
+        raise UnknownGenerator(generator)
+    v2 = generator != "1"
     check_pools({a.key: a.pool for a in ATTRIBUTES}, all_template_texts())
-    rng = _rng(seed, days)
+    rng = _rng(seed, days, generator)
     checkpoints = checkpoints_for(days)
     intervals = _intervals(checkpoints)
     order = [a.key for a in ATTRIBUTES]
@@ -341,8 +456,12 @@ def generate_world(seed: int, days: int = 90) -> World:
             drafts.append(_change_session(rng, _SPECS[key], old.value, ch))
     drafts += _mention_sessions(rng, timelines, days, change_days)
     drafts += _noise_sessions(rng, days)
-    poison, poison_drafts = _poison(rng, timelines, checkpoints, seed)
+    poison, poison_drafts = _poison(rng, timelines, checkpoints, seed, varied=v2)
     drafts += poison_drafts
+    decoys: list[Decoy] = []
+    if v2:
+        decoys, decoy_drafts = _decoys(rng, timelines, poison, checkpoints)
+        drafts += decoy_drafts + _repeated_mentions(rng, timelines, days, change_days)
     for i, d in enumerate(drafts):
         d.order = i
     sessions = _finish_sessions(drafts, seed)
@@ -352,17 +471,28 @@ def generate_world(seed: int, days: int = 90) -> World:
     poison = [
         p.model_copy(update={"document_uri": by_fact[(p.attribute, p.channel)]}) for p in poison
     ]
+    by_decoy = {
+        (f.attribute, f.decoy): s.document_uri for s in sessions for f in s.facts if f.decoy
+    }
+    decoys = sorted(
+        (d.model_copy(update={"document_uri": by_decoy[(d.attribute, d.kind)]}) for d in decoys),
+        key=lambda d: (d.day, d.attribute),
+    )
 
     probes = []
     for cp in checkpoints:
         probes += [Probe(day=cp, attribute=a.key, question=a.question) for a in ATTRIBUTES]
         for q in rng.sample(UNANSWERABLE_QUESTIONS, UNANSWERABLE_PER_CHECKPOINT):
-            probes.append(Probe(day=cp, attribute=None, question=q))
+            probes.append(Probe(day=cp, attribute=None, question=q,
+                                unanswerable="unrelated" if v2 else None))
+        if v2:
+            for q in rng.sample(NEAR_MISS_QUESTIONS, NEAR_MISS_PER_CHECKPOINT):
+                probes.append(Probe(day=cp, attribute=None, question=q, unanswerable="near_miss"))
 
     body = dict(
         seed=seed,
         days=days,
-        generator_version=GENERATOR_VERSION,
+        generator_version=generator,
         epoch=EPOCH.isoformat().replace("+00:00", "Z"),
         attributes=[
             Attribute(
@@ -377,6 +507,7 @@ def generate_world(seed: int, days: int = 90) -> World:
         controls=sorted(k for k, r in roles.items() if r == "control"),
         reversions=sorted(k for k, r in roles.items() if r == "reversion"),
         poison=sorted(poison, key=lambda p: (p.day, p.attribute)),
+        decoys=decoys,
         sessions=sessions,
         checkpoints=checkpoints,
         probes=probes,

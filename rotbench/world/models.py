@@ -10,9 +10,9 @@ Days are integers counted from the world epoch (day 0); day 1 is the first day w
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 Channel = Literal["relay", "tool_turn", "source"]
 """How an untrusted value arrives: relayed by the assistant from a web search, a ``tool``
@@ -24,15 +24,46 @@ Phrasing = Literal["initial", "transition", "restatement"]
 """How a value was introduced: the first value, a change naming old and new ("I moved from
 X to Y"), or a change stating only the new value ("I live in Y now")."""
 
+DecoyKind = Literal["other_person", "hypothetical", "negation", "suggestion"]
+"""How a decoy mention carries a pool value the user never holds (generator 2): another
+person's fact ("My sister's car is a Dacia"), a hypothetical or plan, a negation ("I would
+never drive a Dacia"), or an assistant's suggestion the user does not take."""
+
+DECOY_KINDS: tuple[DecoyKind, ...] = ("other_person", "hypothetical", "negation", "suggestion")
+
+UnanswerableKind = Literal["near_miss", "unrelated"]
+"""An unanswerable question close to an attribute the world knows ("Which city does the
+user's best friend live in?"), or about something unrelated ("the user's blood type")."""
+
+UNANSWERABLE_KINDS: tuple[UnanswerableKind, ...] = ("near_miss", "unrelated")
+
 Tense = Literal["present", "past"]
 Role = Literal["user", "assistant", "tool"]
 SessionKind = Literal[
-    "intro", "change", "mention", "history", "noise", "relay", "tool_turn", "web_page"
+    "intro", "change", "mention", "history", "noise", "relay", "tool_turn", "web_page", "decoy"
 ]
 
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Additive(_Frozen):
+    """A model whose fields added by generator 2 are left out of its JSON while empty.
+
+    ``added_fields`` names those fields. A generator-1 world then serialises byte for byte as it
+    did before they existed, so its fingerprint and every cache key derived from it stay put.
+    """
+
+    added_fields: ClassVar[tuple[str, ...]] = ()
+
+    @model_serializer(mode="wrap")
+    def _omit_empty_additions(self, handler: SerializerFunctionWrapHandler) -> dict:
+        data = handler(self)
+        for name in self.added_fields:
+            if name in data and data[name] in (None, [], {}):
+                del data[name]
+        return data
 
 
 class Change(_Frozen):
@@ -65,7 +96,18 @@ class Poison(_Frozen):
     document_uri: str = Field(description="The document (session or web page) that carries it.")
 
 
-class Fact(_Frozen):
+class Decoy(_Frozen):
+    """A decoy mention (generator 2): a pool value the user never holds, said so that a
+    correct reader does not file it as the user's fact (see ``DecoyKind``)."""
+
+    attribute: str
+    value: str
+    kind: DecoyKind
+    day: int = Field(description="Day of the mention (days since the world epoch).")
+    document_uri: str = Field(description="The session that carries it.")
+
+
+class Fact(Additive):
     """Ground-truth annotation of what one turn of a session says about an attribute.
 
     The world's text is what an engine sees; facts are what a perfect reader would take from
@@ -79,6 +121,12 @@ class Fact(_Frozen):
     channel: Channel | None = Field(
         default=None, description="None for the user's own statement, else the untrusted channel."
     )
+    decoy: DecoyKind | None = Field(
+        default=None,
+        description="Set for a decoy mention: the value is not the user's (see DecoyKind).",
+    )
+
+    added_fields = ("decoy",)
 
 
 class Turn(_Frozen):
@@ -107,15 +155,22 @@ class Session(_Frozen):
         return "\n".join(f"{t.role}: {t.text}" for t in self.turns)
 
 
-class Probe(_Frozen):
+class Probe(Additive):
     """A question asked at a checkpoint; ``attribute`` is None for an unanswerable question."""
 
     day: int
     attribute: str | None
     question: str
+    unanswerable: UnanswerableKind | None = Field(
+        default=None,
+        description="For an unanswerable question of generator 2: near-miss or unrelated "
+        "(None: answerable, or generator 1, whose unanswerable questions are all unrelated).",
+    )
+
+    added_fields = ("unanswerable",)
 
 
-class World(_Frozen):
+class World(Additive):
     """One generated world. A pure function of ``(seed, days, generator_version)``."""
 
     seed: int
@@ -127,9 +182,14 @@ class World(_Frozen):
     controls: list[str] = Field(description="Keys of the attributes that never change.")
     reversions: list[str] = Field(description="Keys of the attributes that change back (A->B->A).")
     poison: list[Poison]
+    decoys: list[Decoy] = Field(
+        default_factory=list, description="Decoy mentions (generator 2; empty in generator 1)."
+    )
     sessions: list[Session]
     checkpoints: list[int]
     probes: list[Probe]
+
+    added_fields = ("decoys",)
 
     # ---- ground truth -------------------------------------------------------------------
 
@@ -157,6 +217,11 @@ class World(_Frozen):
             if c.value != current.value and c.value not in superseded:
                 superseded.append(c.value)
         poison = [(p.value, p.channel) for p in self.poison if p.attribute == key and p.day <= day]
+        decoys = [
+            DecoyValue(value=d.value, kind=d.kind)
+            for d in self.decoys
+            if d.attribute == key and d.day <= day
+        ]
         return Truth(
             attribute=key,
             day=day,
@@ -165,6 +230,7 @@ class World(_Frozen):
             poison=[PoisonValue(value=v, channel=ch) for v, ch in poison],
             changed=len(held) > 1,
             latest_phrasing=current.phrasing,
+            decoys=decoys,
         )
 
 
@@ -173,7 +239,12 @@ class PoisonValue(_Frozen):
     channel: Channel
 
 
-class Truth(_Frozen):
+class DecoyValue(_Frozen):
+    value: str
+    kind: DecoyKind
+
+
+class Truth(Additive):
     """Ground truth for one attribute on one day (see ``World.truth``)."""
 
     attribute: str
@@ -185,3 +256,9 @@ class Truth(_Frozen):
     latest_phrasing: Phrasing = Field(
         description="Phrasing of the change that set the current value."
     )
+    decoys: list[DecoyValue] = Field(
+        default_factory=list,
+        description="Decoy values mentioned by this day (never the user's; generator 2).",
+    )
+
+    added_fields = ("decoys",)

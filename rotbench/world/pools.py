@@ -313,9 +313,99 @@ WEB_PAGE = "Public profile page. The user's {label} is {v}. Last updated by the 
 UNTRUSTED_DOMAINS: tuple[str, ...] = ("people-finder.example", "staff-directory.example")
 
 
+# ---- generator 2 ----------------------------------------------------------------------------
+# Decoys: a pool value the user never holds, said so that it is not the user's fact.
+# ``{who}`` is a person the user knows; ``{label}`` the attribute's label; ``{v}`` the value.
+
+DECOY_PEOPLE: tuple[str, ...] = ("sister", "brother", "neighbour", "colleague")
+"""People whose facts appear as decoys. Disjoint from the people of the near-miss
+questions, so that no near-miss question is ever answerable."""
+
+DECOY_TEMPLATES: dict[str, tuple[str, ...]] = {
+    "other_person": (
+        "My {who}'s {label} is {v}.",
+        "Funny thing: my {who}'s {label} is {v}.",
+    ),
+    "hypothetical": (
+        "If I ever changed my {label}, I would pick {v}.",
+        "Someday I might make {v} my {label}, but not this year.",
+        "I keep daydreaming about {v} as my {label}; nothing is decided.",
+    ),
+    "negation": (
+        "I would never pick {v} as my {label}.",
+        "{v} as my {label}? Not a chance.",
+        "People keep guessing my {label} is {v}, but it is not.",
+    ),
+    "suggestion": (
+        "Have you thought about {v} as your {label}?",
+        "You could try {v} as your {label}.",
+    ),
+}
+"""Decoy wordings by kind. A suggestion is the assistant's turn; the others are the user's."""
+
+DECOY_SUGGESTION_OPENERS: tuple[str, ...] = (
+    "I'm in a rut lately. Any ideas for a change?",
+    "Give me one suggestion to shake things up.",
+)
+DECOY_SUGGESTION_DECLINES: tuple[str, ...] = (
+    "No thanks, I'm happy with things as they are.",
+    "Nah, I'll stick with what I have.",
+)
+
+# Untrusted values in varied wording: no fixed word names the channel. Attribution is
+# something an engine must add or keep; only some relay wordings carry it themselves.
+RELAY_REQUESTS_V2: tuple[str, ...] = (
+    "Can you check what is out there about me?",
+    "What comes up if you look me up?",
+)
+RELAY_TURNS_V2: tuple[str, ...] = (
+    "I had a look. Your {label} is {v}, it seems.",
+    "Found something: your {label} is {v}.",
+    "According to what I found, your {label} is {v}.",
+)
+TOOL_REQUESTS_V2: tuple[str, ...] = ("Check me out, would you?", "Run a quick lookup on me.")
+TOOL_CALLS_V2: tuple[str, ...] = ("Running a lookup now.", "One moment, checking.")
+TOOL_TURNS_V2: tuple[str, ...] = (
+    "lookup: {label} = {v}",
+    "match 1 of 3 | {label}: {v}",
+    "{label}: {v}; confidence high",
+)
+TOOL_AFTERS_V2: tuple[str, ...] = ("Here is what came back.", "That is all I got.")
+WEB_PAGES_V2: tuple[str, ...] = (
+    "Member spotlight. Their {label} is {v}. More news below.",
+    "About this person: {label}, {v}. Last edited by a volunteer.",
+    "Team notes. {label}: {v}. Comments are closed.",
+)
+
+NEAR_MISS_QUESTIONS: tuple[str, ...] = (
+    "Which city does the user's best friend live in?",
+    "Which company does the user's partner work for?",
+    "What car does the user's father drive?",
+    "What phone does the user's mother have?",
+    "Which gym does the user's roommate go to?",
+    "What diet does the user's cousin follow?",
+    "Which language is the user's landlord learning?",
+    "Which coffee shop does the user's uncle go to?",
+)
+"""Unanswerable questions close to an attribute the world knows, about someone the world
+never gives a fact for (never one of ``DECOY_PEOPLE``)."""
+
+
+def v2_template_texts() -> list[str]:
+    """Every fixed text only generator 2 uses (placeholders included)."""
+    texts: list[str] = list(DECOY_PEOPLE)
+    for wordings in DECOY_TEMPLATES.values():
+        texts += list(wordings)
+    texts += list(DECOY_SUGGESTION_OPENERS) + list(DECOY_SUGGESTION_DECLINES)
+    for group in (RELAY_REQUESTS_V2, RELAY_TURNS_V2, TOOL_REQUESTS_V2, TOOL_CALLS_V2,
+                  TOOL_TURNS_V2, TOOL_AFTERS_V2, WEB_PAGES_V2, NEAR_MISS_QUESTIONS):
+        texts += list(group)
+    return texts
+
+
 def all_template_texts() -> list[str]:
     """Every fixed text a world can contain, placeholders included (for the invariant check)."""
-    texts: list[str] = []
+    texts: list[str] = v2_template_texts()
     for a in ATTRIBUTES:
         texts += [a.label, a.question, *a.present, a.transition, a.restatement, *a.past]
     texts += list(UNANSWERABLE_QUESTIONS) + list(ASSISTANT_ACKS)

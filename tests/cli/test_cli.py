@@ -32,7 +32,8 @@ def test_every_command_has_help(command: list[str]) -> None:
         (["--seed", "2147483648"],
          "rotbench: error: --seed must be between 0 and 2147483647, got 2147483648"),
         (["--top-k", "0"], "rotbench: error: --top-k must be between 1 and 2147483647, got 0"),
-        (["--scorer", "v9"], "rotbench: error: --scorer: unknown scorer 'v9' (available: v1, v2)"),
+        (["--scorer", "v9"],
+         "rotbench: error: --scorer: unknown scorer 'v9' (available: v1, v2, v3)"),
         (["--set", "query.floor=0.3"],
          "rotbench: error: --set: unknown config key 'query.floor' (did you mean "
          "'query.relevance_floor'?"),
@@ -70,7 +71,14 @@ def test_world_json_has_the_documented_fields() -> None:
     assert set(w["poison"][0]) >= {"attribute", "value", "channel", "day"}
     assert set(w["sessions"][0]) >= {"day", "kind", "document_uri", "turns"}
     assert set(w["probes"][0]) == {"day", "attribute", "question"}
-    assert len(w["probes"]) == 84
+    assert len(w["probes"]) == 96  # generator 2: 12 + 2 unrelated + 2 near-miss per checkpoint
+    assert w["generator_version"] == "2" and len(w["decoys"]) == 8
+    assert {p["unanswerable"] for p in w["probes"] if p["attribute"] is None} == {
+        "near_miss", "unrelated"}
+    old = json.loads(runner.invoke(app, ["world", "--generator", "1"]).output)
+    assert old["generator_version"] == "1" and len(old["probes"]) == 84 and "decoys" not in old
+    bad = runner.invoke(app, ["world", "--generator", "7"])
+    assert bad.exit_code == 2 and "--generator: unknown generator '7'" in bad.output
 
 
 def test_world_transcript_and_bad_days() -> None:
@@ -131,7 +139,7 @@ def test_probe_arm_from_the_command_line(tmp_path: Path) -> None:
     from tests.fakes.fake_anthropic import FakeAnthropic, oracle_answerer
 
     secret = "sk-ant-api03-ROTBENCH-CLI-KEY-never-printed-77aa"
-    with FakeAnthropic(oracle_answerer(generate_world(42))) as fake:
+    with FakeAnthropic(oracle_answerer(generate_world(42, generator="1"))) as fake:
         env = {**os.environ, "ANTHROPIC_API_KEY": secret, "ANTHROPIC_BASE_URL": fake.base_url}
         proc = subprocess.run(
             [sys.executable, "-m", "rotbench.cli.main", "run", "--arm", "probe", "--seed", "42",

@@ -39,7 +39,7 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def worlds() -> dict[int, tuple[World, Extraction]]:
     out = {}
     for seed in SEEDS:
-        world = generate_world(seed)
+        world = generate_world(seed, generator="1")
         docs = [Document.from_session(s) for s in world.sessions]
         out[seed] = (world, extract_documents(docs, OracleExtractor(world)))
     return out
@@ -172,7 +172,7 @@ from rotbench.engine.protocol import Document
 from rotbench.engine.query import query_ledger
 from rotbench.engine.reconcile import deposit
 from rotbench.world import generate_world
-world = generate_world(44)
+world = generate_world(44, generator="1")
 emb = Embedder(Path({str(cache_dir)!r}))
 ex = extract_documents([Document.from_session(s) for s in world.sessions], OracleExtractor(world))
 ledger = deposit(ex, emb, OracleChecker(), EngineConfig())

@@ -44,7 +44,7 @@ def test_module_factory_is_resolved_from_the_working_directory(tmp_path, monkeyp
     (tmp_path / "mine.py").write_text("def make(context):\n    return None\n")
     monkeypatch.chdir(tmp_path)
     info = resolve("mine:make")
-    assert (info.name, info.takes) == ("mine:make", "documents")
+    assert (info.name, info.takes) == ("mine:make", "claims")
     assert info.source_sha256 and info.identity.startswith("mine:make@unversioned#")
     with pytest.raises(EngineError, match="module 'nowhere' not found"):
         resolve("nowhere:make")
@@ -101,3 +101,13 @@ def test_an_object_without_query_is_refused_at_set_up() -> None:
     with pytest.raises(EngineFailure, match=r"^engine half: seed 7, set-up: protocol: Half has "
                                             r"no query\(\)$"):
         GuardedEngine(Half(), 7, 1.0)
+
+
+def test_estimate_counts_only_what_the_engines_use(tmp_path) -> None:
+    args = ["run", "--arm", "probe", "--estimate", "--seed", "42", "--cache-dir",
+            str(tmp_path / "c"), "--reports-dir", str(tmp_path / "r")]
+    rag = runner.invoke(app, [*args, "--engine", "transcript-rag"])
+    assert rag.exit_code == 0, rag.output
+    assert "total    0 calls" in rag.output
+    reference = runner.invoke(app, args)
+    assert "check" in reference.output and "total    0 calls" not in reference.output

@@ -53,18 +53,26 @@ def test_one_report_per_engine_in_order(three) -> None:
 
 
 def test_baseline_figures(three) -> None:
+    """Generator 2, scorer v3 (the defaults), oracle perception."""
     rag, latest, reference = three[1].reports
     assert figures(rag) == {
-        "recall_current_at_k": (211, 216), "current_first": (116, 216),
-        "stale_over_current": (42, 123), "stale_retained_at_k": (110, 123),
-        "poison_leak_at_k": (0, 60), "poison_first": (0, 60), "poison_surfaced_at_k": (60, 60)}
+        "recall_current_at_k": (207, 216), "current_first": (106, 216),
+        "stale_over_current": (41, 121), "stale_retained_at_k": (111, 121),
+        "poison_leak_at_k": (50, 65), "poison_first": (15, 65), "poison_surfaced_at_k": (63, 65),
+        "decoy_asserted_at_k": (3, 75), "decoy_first": (0, 75), "current_lost": (0, 137),
+        "control_recall_at_k": (36, 36), "answered_unanswerable": (72, 72),
+        "redundancy_at_k": (316, 873)}
     assert figures(latest) == {
-        "recall_current_at_k": (200, 216), "current_first": (174, 216),
-        "stale_over_current": (0, 123), "stale_retained_at_k": (0, 123),
-        "poison_leak_at_k": (10, 60), "poison_first": (10, 60), "poison_surfaced_at_k": (16, 60)}
-    assert frac(latest.by_channel["source"]["poison_leak_at_k"]) == (10, 21)
-    assert figures(reference)["current_first"] == (183, 216)
-    assert figures(reference)["stale_retained_at_k"] == (2, 123)
+        "recall_current_at_k": (210, 216), "current_first": (202, 216),
+        "stale_over_current": (0, 121), "stale_retained_at_k": (0, 121),
+        "poison_leak_at_k": (3, 65), "poison_first": (3, 65), "poison_surfaced_at_k": (6, 65),
+        "decoy_asserted_at_k": (0, 75), "decoy_first": (0, 75), "current_lost": (6, 144),
+        "control_recall_at_k": (35, 36), "answered_unanswerable": (72, 72),
+        "redundancy_at_k": (3, 394)}
+    assert frac(latest.by_channel["source"]["poison_leak_at_k"]) == (3, 27)
+    assert frac(rag.by_channel["tool_turn"]["poison_leak_at_k"]) == (13, 15)
+    assert figures(reference)["current_first"] == (200, 216)
+    assert figures(reference)["stale_retained_at_k"] == (6, 121)
     # transcript turns carry a raw cosine, so the floor sweep applies to them too
     assert rag.floor_sweep is not None and latest.floor_sweep is not None
 
@@ -108,8 +116,8 @@ def test_day_blind_engine_is_not_penalised(three, tmp_path) -> None:
     report, _ = run_flow(root, engines=["examples.my_engine:make_engine"])
     assert report.selection.engine == "newest-statement"
     assert frac(report.metrics["recall_current_at_k"]) == (216, 216)
-    assert frac(report.metrics["stale_retained_at_k"]) == (0, 123)
-    assert frac(report.metrics["stale_over_current"]) == (0, 123)
+    assert frac(report.metrics["stale_retained_at_k"]) == (0, 121)
+    assert frac(report.metrics["stale_over_current"]) == (0, 121)
 
 
 def test_reference_engine_same_figures_interleaved(three, tmp_path) -> None:
@@ -120,13 +128,14 @@ def test_reference_engine_same_figures_interleaved(three, tmp_path) -> None:
     embedder = shared_embedder(root / "cache")
     refusing = RefusingClient()
     for staged in reference.worlds:
-        world = generate_world(staged.seed)
+        world = generate_world(staged.seed, generator=reference.selection.generator_version)
         context = EngineContext(arm="oracle", seed=world.seed, scratch_dir=tmp_path,
                                 embedder=embedder, model=refusing,
                                 extractor=OracleExtractor(world, refusing),
                                 checker=OracleChecker(refusing))
         interleaved = score_world(
-            probe_world(world, make_engine(context), 10, world_documents(world)), "v2")
+            probe_world(world, make_engine(context), 10, world_documents(world)),
+            reference.selection.scorer_version)
         # identical hits; scores equal up to the last bit of a BLAS sum over fewer rows
         assert _exact(interleaved) == _exact(staged)
         assert _floats(interleaved) == pytest.approx(_floats(staged), abs=1e-12)

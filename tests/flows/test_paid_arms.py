@@ -22,7 +22,7 @@ SECRET = "sk-ant-api03-ROTBENCH-FLOW-KEY-must-not-leak-91d3"
 
 
 def run_probe(root: Path, fake: FakeAnthropic):
-    spec = RunSpec(arm="probe", seeds=[42], cache_dir=str(root / "cache"),
+    spec = RunSpec(arm="probe", seeds=[42], generator="1", cache_dir=str(root / "cache"),
                    reports_dir=str(root / "reports"))
     live = build_perception("probe", LLMSettings(), cache_dir=spec.cache_dir, api_key=SECRET,
                             base_url=fake.base_url)
@@ -34,7 +34,7 @@ def run_probe(root: Path, fake: FakeAnthropic):
 @pytest.fixture(scope="module")
 def probe_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("probe")
-    world = generate_world(42)
+    world = generate_world(42, generator="1")
     with FakeAnthropic(oracle_answerer(world)) as fake:
         report = run_probe(root, fake)
         calls = len(fake.requests)
@@ -49,7 +49,7 @@ def probe_run(tmp_path_factory):
 
 def test_probe_arm_reproduces_the_oracle_figures(probe_run, tmp_path) -> None:
     _, report, calls, _, _, _ = probe_run
-    oracle, _ = run_flow(tmp_path, seeds=[42])
+    oracle, _ = run_flow(tmp_path, seeds=[42], generator="1")
     assert calls > 0
     assert report.metrics == oracle.metrics
     assert report.by_channel == oracle.by_channel
@@ -77,8 +77,8 @@ def test_api_key_is_written_nowhere(probe_run) -> None:
 
 
 def test_live_arm_with_perfect_answers_matches_the_oracle(tmp_path) -> None:
-    world = generate_world(42)
-    spec = RunSpec(arm="live", seeds=[42], cache_dir=str(tmp_path / "cache"),
+    world = generate_world(42, generator="1")
+    spec = RunSpec(arm="live", seeds=[42], generator="1", cache_dir=str(tmp_path / "cache"),
                    reports_dir=str(tmp_path / "reports"))
     with FakeAnthropic(oracle_answerer(world)) as fake:
         live = build_perception("live", LLMSettings(), cache_dir=spec.cache_dir,
@@ -87,7 +87,7 @@ def test_live_arm_with_perfect_answers_matches_the_oracle(tmp_path) -> None:
         asyncio.run(rot_benchmark(spec=spec.model_dump(),
                                   runtime_token=register_runtime(runtime)))
         kinds = {r.kind for r in fake.requests}
-    oracle, _ = run_flow(tmp_path / "oracle", seeds=[42])
+    oracle, _ = run_flow(tmp_path / "oracle", seeds=[42], generator="1")
     assert runtime.report.metrics == oracle.metrics
     assert "extract" in " ".join(sorted(kinds))
     assert runtime.report.usage["calls"] == len(fake.requests)
@@ -95,8 +95,8 @@ def test_live_arm_with_perfect_answers_matches_the_oracle(tmp_path) -> None:
 
 def test_deployment_path_builds_its_own_runtime(tmp_path, monkeypatch) -> None:
     """What `prefect deployment run` calls: the flow with a spec and no runtime token."""
-    world = generate_world(42)
-    spec = RunSpec(arm="probe", seeds=[42], cache_dir=str(tmp_path / "cache"),
+    world = generate_world(42, generator="1")
+    spec = RunSpec(arm="probe", seeds=[42], generator="1", cache_dir=str(tmp_path / "cache"),
                    reports_dir=str(tmp_path / "reports"))
     with FakeAnthropic(oracle_answerer(world)) as fake:
         monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)

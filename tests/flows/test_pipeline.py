@@ -1,7 +1,9 @@
 """The main job end to end: figures on seeds 42-44, cache behaviour, concurrency, one writer.
 
-One cold run (real embedding model) is shared; every cache test works on a copy of its
-folder, so each test sees exactly which stages a change re-runs.
+One cold run (real embedding model) of generator 1 under scorer v2 is shared: it must
+reproduce the figures rotbench reported before generator 2 and scorer v3 existed. Every
+cache test works on a copy of its folder, so each test sees exactly which stages a change
+re-runs. A second run, the default (generator 2, scorer v3), pins the new figures.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from flow_helpers import clone_cache, computed, run_flow
 
 SEEDS = (42, 43, 44)
 STAGES = ("generate", "extract", "index", "deposit", "probe", "score")
+V1 = {"generator": "1", "scorer": "v2"}
+"""``rotbench run --generator 1 --scorer v2``: the run of record before generator 2."""
 
 
 def frac(rate) -> tuple[int, int]:
@@ -23,18 +27,27 @@ def frac(rate) -> tuple[int, int]:
 @pytest.fixture(scope="module")
 def baseline(tmp_path_factory):
     root = tmp_path_factory.mktemp("baseline")
-    report, runtime = run_flow(root)
+    report, runtime = run_flow(root, **V1)
     return root, report, runtime
 
 
-def test_main_job_figures(baseline) -> None:
+def test_generator_1_scorer_v2_reproduces_the_old_figures(baseline) -> None:
     root, report, runtime = baseline
     m = report.metrics
+    assert (report.selection.generator_version, report.selection.scorer_version) == ("1", "v2")
     assert frac(m["recall_current_at_k"]) == (216, 216)
     assert frac(m["current_first"]) == (183, 216)
     assert frac(m["stale_over_current"]) == (2, 123)  # 1.6%: at most 2%
     assert frac(m["stale_retained_at_k"]) == (2, 123)  # at most 5%
     assert frac(m["poison_first"]) == (0, 60)
+    assert frac(m["poison_leak_at_k"]) == (0, 60)
+    assert frac(m["poison_surfaced_at_k"]) == (23, 60)
+    # scorer v2 does not read decoys; the other new metrics are there
+    assert "decoy_asserted_at_k" not in m and "decoy_first" not in m
+    assert frac(m["current_lost"]) == (0, 147)
+    assert frac(m["control_recall_at_k"]) == (36, 36)
+    assert frac(m["answered_unanswerable"]) == (33, 36)
+    assert frac(report.by_kind["unrelated"]["answered_unanswerable"]) == (33, 36)
     assert frac(report.by_channel["source"]["poison_leak_at_k"]) == (0, 21)
     assert frac(report.by_channel["relay"]["poison_surfaced_at_k"]) == (23, 23)
     assert frac(report.by_channel["tool_turn"]["poison_surfaced_at_k"]) == (0, 16)
@@ -80,27 +93,27 @@ def test_seeds_run_concurrently(baseline) -> None:
 
 def test_rerun_with_nothing_changed_computes_nothing(baseline, tmp_path) -> None:
     root = clone_cache(baseline[0], tmp_path / "run")
-    report, _ = run_flow(root)
+    report, _ = run_flow(root, **V1)
     assert computed(report) == set()
     assert report.metrics == baseline[1].metrics
 
 
 def test_scorer_change_reruns_only_score(baseline, tmp_path) -> None:
     root = clone_cache(baseline[0], tmp_path / "run")
-    report, _ = run_flow(root, scorer="v1")
+    report, _ = run_flow(root, generator="1", scorer="v1")
     assert computed(report) == {(s, "score") for s in SEEDS}
     assert report.selection.scorer_version == "v1"
 
 
 def test_ranking_change_reruns_probe_and_score(baseline, tmp_path) -> None:
     root = clone_cache(baseline[0], tmp_path / "run")
-    report, _ = run_flow(root, overrides=["query.relevance_floor=0.3"])
+    report, _ = run_flow(root, **V1, overrides=["query.relevance_floor=0.3"])
     assert computed(report) == {(s, st) for s in SEEDS for st in ("probe", "score")}
 
 
 def test_reconciliation_change_reruns_deposit_onward(baseline, tmp_path) -> None:
     root = clone_cache(baseline[0], tmp_path / "run")
-    report, _ = run_flow(root, overrides=["reconcile.cross_document=false"])
+    report, _ = run_flow(root, **V1, overrides=["reconcile.cross_document=false"])
     assert computed(report) == {(s, st) for s in SEEDS for st in ("deposit", "probe", "score")}
     # the "before" state: no supersession, no conflict records
     assert frac(report.metrics["stale_over_current"]) == (68, 123)
@@ -109,7 +122,7 @@ def test_reconciliation_change_reruns_deposit_onward(baseline, tmp_path) -> None
 
 def test_trust_policy_off_lets_the_source_channel_leak(baseline, tmp_path) -> None:
     root = clone_cache(baseline[0], tmp_path / "run")
-    report, _ = run_flow(root, trust_policy=False)
+    report, _ = run_flow(root, **V1, trust_policy=False)
     assert computed(report) == {(s, st) for s in SEEDS for st in ("probe", "score")}
     assert frac(report.by_channel["source"]["poison_leak_at_k"]) == (21, 21)
 
@@ -125,7 +138,7 @@ def test_damaged_cache_records_are_recomputed(baseline, tmp_path) -> None:
     probe[0].write_text(json.dumps(foreign))
     score = sorted(records.glob("score-*"))
     probe[1].write_bytes(score[0].read_bytes())  # a sound record, but of another key
-    report, _ = run_flow(root)
+    report, _ = run_flow(root, **V1)
     ran = computed(report)
     assert sorted(st for _, st in ran) == ["deposit", "probe", "probe"]
     note = [n for n in report.notes if n.startswith("damaged cache records")]
@@ -136,18 +149,17 @@ def test_damaged_cache_records_are_recomputed(baseline, tmp_path) -> None:
 
 def test_a_payload_swapped_in_from_another_seed_is_recomputed(baseline, tmp_path) -> None:
     from flows.caching import content_hash
-    from rotbench.world.generate import GENERATOR_VERSION
 
     root = clone_cache(baseline[0], tmp_path / "run")
     records = root / "cache" / "prefect"
 
     def generate_record(seed: int):
-        return records / f"generate-{content_hash(GENERATOR_VERSION, seed, 90)}"
+        return records / f"generate-{content_hash(V1['generator'], seed, 90)}"
 
     mine, other = json.loads(generate_record(42).read_text()), generate_record(43)
     mine["result"] = json.loads(other.read_text())["result"]  # metadata left untouched
     generate_record(42).write_text(json.dumps(mine))
-    report, _ = run_flow(root)
+    report, _ = run_flow(root, **V1)
     assert [w.seed for w in report.worlds] == list(SEEDS)
     assert frac(report.metrics["current_first"]) == (183, 216)
     assert ("damaged cache records detected and recomputed: 1 "
@@ -157,3 +169,37 @@ def test_a_payload_swapped_in_from_another_seed_is_recomputed(baseline, tmp_path
         seeds = con.execute("SELECT seed, count(*) FROM probes WHERE run_id = ? GROUP BY seed "
                             "ORDER BY seed", [report.run_id]).fetchall()
     assert seeds == [(42, 84), (43, 84), (44, 84)]
+
+
+@pytest.fixture(scope="module")
+def default_run(baseline, tmp_path_factory):
+    root = clone_cache(baseline[0], tmp_path_factory.mktemp("v2") / "run")
+    report, _ = run_flow(root)
+    return report
+
+
+def test_default_run_is_generator_2_scorer_v3_with_every_new_row(default_run) -> None:
+    report = default_run
+    assert (report.selection.generator_version, report.selection.scorer_version) == ("2", "v3")
+    counts = {name: frac(rate) for name, rate in report.metrics.items()}
+    assert counts == {
+        "recall_current_at_k": (216, 216),
+        "current_first": (200, 216),
+        "stale_over_current": (0, 121),
+        "stale_retained_at_k": (6, 121),
+        "poison_leak_at_k": (0, 65),
+        "poison_first": (0, 65),
+        "poison_surfaced_at_k": (23, 65),
+        "decoy_asserted_at_k": (0, 75),
+        "decoy_first": (0, 75),
+        "current_lost": (0, 144),
+        "control_recall_at_k": (36, 36),
+        "answered_unanswerable": (72, 72),
+        "redundancy_at_k": (336, 749),
+    }
+    kinds = {k: {m: frac(r) for m, r in rates.items()} for k, rates in report.by_kind.items()}
+    assert kinds["other_person"]["decoy_asserted_at_k"] == (0, 23)
+    assert kinds["suggestion"]["decoy_asserted_at_k"] == (0, 13)
+    assert kinds["near_miss"] == {"answered_unanswerable": (36, 36)}
+    assert kinds["unrelated"] == {"answered_unanswerable": (36, 36)}
+    assert frac(report.by_checkpoint[90]["current_lost"]) == (0, 30)

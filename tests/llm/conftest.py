@@ -34,7 +34,7 @@ def _clean_anthropic_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(scope="session")
 def world42() -> World:
-    return generate_world(42)
+    return generate_world(42, generator="1")
 
 
 @pytest.fixture

@@ -108,7 +108,7 @@ from rotbench.engine.extract import world_documents
 from rotbench.llm import (AnthropicClient, CallCache, LiveExtractor, extract_concurrently,
                           slots_from_world)
 from rotbench.world.generate import generate_world
-w = generate_world(42)
+w = generate_world(42, generator="1")
 docs = world_documents(w)
 client = AnthropicClient(base_url={base_url!r})
 ex = LiveExtractor(client, "m", cache=CallCache({cache!r}), slots=slots_from_world(w),

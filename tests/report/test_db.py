@@ -11,8 +11,9 @@ from rotbench.report import Report, rescore_report, write_report, write_run
 from rotbench.report import db as db_module
 from rotbench.report.queries import QUERIES
 
-# per metrics bundle: 7 metrics + 3 channels x 3 poison metrics + 6 checkpoints x 7 metrics
-ROWS_PER_BUNDLE = 7 + 9 + 42
+# per metrics bundle under scorer v1/v2 (no decoy metrics): 11 metrics + 3 channels x 3 poison
+# metrics + 2 unanswerable kinds x 1 + 6 checkpoints x 11 metrics
+ROWS_PER_BUNDLE = 11 + 9 + 2 + 66
 
 
 def _count(db: Path, table: str, run_id: str) -> int:

@@ -85,7 +85,8 @@ def test_strict_makes_a_degraded_run_exit_3(tmp_path: Path, small_report: Report
     lenient = runner.invoke(app, args, env=env)
     strict = runner.invoke(app, [*args, "--strict"], env=env)
     assert lenient.exit_code == 0 and strict.exit_code == 3
-    assert f"rotbench: warning: degraded run {degraded.run_id}: 3 checks left undecided" in strict.output
+    assert (f"rotbench: warning: degraded run {degraded.run_id}: 3 checks left undecided"
+            in strict.output)
 
 
 def test_show_checks_the_stored_figures_against_the_probes(tmp_path: Path,

@@ -60,7 +60,7 @@ def test_rescore_writes_a_new_report_and_records_it(saved: Path, small_report: R
     result = runner.invoke(
         app, ["rescore", str(saved), "--out", str(out), "--db", str(out.with_suffix(".db"))]
     )
-    assert result.exit_code == 0 and load_report(out).selection.scorer_version == "v2"
+    assert result.exit_code == 0 and load_report(out).selection.scorer_version == "v3"
     assert out.with_suffix(".db").exists()
 
 
@@ -76,7 +76,8 @@ def _fails(args: list[str], code: int, needle: str, directory: Path) -> None:
 def test_rescore_errors(saved: Path, tmp_path: Path) -> None:
     d = saved.parent
     _fails(
-        ["rescore", str(saved), "--scorer", "v9"], 2, "unknown scorer 'v9' (available: v1, v2)", d
+        ["rescore", str(saved), "--scorer", "v9"], 2,
+        "unknown scorer 'v9' (available: v1, v2, v3)", d
     )
     cut = d / "cut.json"
     cut.write_text(saved.read_text()[:5000])

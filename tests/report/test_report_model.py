@@ -18,21 +18,21 @@ from rotbench.report import (
 )
 from rotbench.report import model as model_module
 from rotbench.report.synthetic import synthetic_selection, synthetic_world_probes
-from rotbench.scoring import METRICS, compute_metrics, score_world
+from rotbench.scoring import CORE_METRICS, compute_metrics, metric_names, score_world
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
 TOP_LEVEL = [
     "schema_version", "run_id", "created_at", "origin", "selection", "metrics", "by_channel",
-    "by_checkpoint", "by_attribute", "by_phrasing", "first_hit_counts", "floor_sweep", "worlds",
-    "notes", "stages", "timings", "usage", "degraded",
+    "by_kind", "by_checkpoint", "by_attribute", "by_phrasing", "first_hit_counts", "floor_sweep",
+    "worlds", "notes", "stages", "timings", "usage", "degraded",
 ]  # fmt: skip
 
 
 def test_json_field_names(small_report: Report) -> None:
     data = json.loads(small_report.model_dump_json())
     assert list(data) == TOP_LEVEL
-    assert list(data["metrics"]) == list(METRICS)
+    assert list(data["metrics"]) == list(metric_names(reads_decoys=False))  # scorer v2
     assert set(data["metrics"]["current_first"]) == {
         "numerator",
         "denominator",
@@ -57,7 +57,8 @@ def test_build_scores_unscored_worlds_and_strips_text_when_asked() -> None:
     assert not world.scored
     report = build_report("r", synthetic_selection([5], "v1"), [world], [], {}, [])
     assert report.worlds[0] == score_world(world, "v1")
-    assert report.metrics == compute_metrics([score_world(world, "v1")]).metrics
+    expected = compute_metrics([score_world(world, "v1")], reads_decoys=False).metrics
+    assert report.metrics == expected
     off = build_report(
         "r", synthetic_selection([5], "v1", record_claim_text=False), [world], [], {}, []
     )
@@ -72,10 +73,12 @@ def test_round_trip(saved: Path, small_report: Report) -> None:
 def test_committed_schema_v1_fixture_still_loads() -> None:
     report = load_report(FIXTURES / "report-schema-v1.json")
     assert report.schema_version == 2  # upgraded on load
-    assert (report.selection.engine, report.selection.engine_source) == ("reference", "reference")
+    assert (report.selection.engine, report.selection.engine_source) == ("synthetic", "synthetic")
     assert report.run_id == "fixture-schema-v1"
+    # written before the new metrics: it has the core seven only, and they still recompute
+    assert list(report.metrics) == list(CORE_METRICS) and report.by_kind == {}
     recomputed = compute_metrics([score_world(w, report.scored_with) for w in report.worlds])
-    assert recomputed.metrics == report.metrics
+    assert {m: recomputed.metrics[m] for m in CORE_METRICS} == report.metrics
     assert (
         report.metrics["current_first"].numerator,
         report.metrics["current_first"].denominator,

@@ -11,6 +11,7 @@ from rotbench.scoring import DEFAULT_SCORER, LEXICONS, SCORER_VERSIONS, UnknownS
 RELEASED_FINGERPRINTS = {
     "v1": "9e7c41ff178445af42896cc4c15ed0786d19dcc4e94468e668dbd3c9d76d7aca",
     "v2": "e3fda195bff1eec682d13b19f3183ee6fb7a277f1a8954ea081f77688bd5fa0e",
+    "v3": "d76febf9c98b00aa2c716fc3a827d46319d70f8b94cc844dddb62f35e3523481",
 }
 
 
@@ -21,7 +22,7 @@ def test_released_lexicons_are_frozen(version: str) -> None:
 
 def test_every_version_is_pinned_and_default_is_newest() -> None:
     assert set(SCORER_VERSIONS) == set(RELEASED_FINGERPRINTS)
-    assert DEFAULT_SCORER == SCORER_VERSIONS[-1] == "v2"
+    assert DEFAULT_SCORER == SCORER_VERSIONS[-1] == "v3"
 
 
 def test_v2_extends_v1_attribution_only() -> None:
@@ -34,7 +35,7 @@ def test_v2_extends_v1_attribution_only() -> None:
 def test_lexicon_lookup_error_lists_versions() -> None:
     with pytest.raises(UnknownScorer) as err:
         lexicon("v0")
-    assert str(err.value) == "unknown scorer 'v0' (available: v1, v2)"
+    assert str(err.value) == "unknown scorer 'v0' (available: v1, v2, v3)"
     assert isinstance(err.value, ValueError)
 
 

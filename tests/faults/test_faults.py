@@ -1,0 +1,101 @@
+"""Each kind of fault real memory engines have moves its own metric beyond the reference
+engine's 95% interval on seeds 42 43 44 (generator 2, scorer v3), and a correct engine does not.
+
+The reference figures are those pinned in tests/flows/test_pipeline.py (the default run).
+The test engines rank with the deterministic bag-of-words embedder, so no model is loaded.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from faulty_engines import (
+    CollateralInvalidation,
+    CorrectEngine,
+    DecoyFiler,
+    NeverAbstains,
+    RawLines,
+    ReAddDeletes,
+    Tripler,
+)
+
+from rotbench.embedding import FAKE_MODEL_ID, Embedder, hashing_encoder
+from rotbench.probe import probe_world
+from rotbench.scoring import compute_metrics, score_world, wilson_interval
+from rotbench.world import generate_world
+
+SEEDS = (42, 43, 44)
+REFERENCE = {  # the reference engine, `rotbench run` (generator 2, scorer v3)
+    "decoy_asserted_at_k": (0, 75),
+    "current_lost": (0, 144),
+    "control_recall_at_k": (36, 36),
+    "answered_unanswerable": (72, 72),
+    "redundancy_at_k": (336, 749),
+    "poison_leak_at_k": (0, 65),
+}
+WORSE_IS_LOWER = {"control_recall_at_k"}
+
+
+def run(factory, tmp_path: Path) -> dict[str, tuple[int, int]]:
+    embedder = Embedder(tmp_path / "emb", FAKE_MODEL_ID, encoder=hashing_encoder)
+    worlds = []
+    for seed in SEEDS:
+        world = generate_world(seed)
+        worlds.append(score_world(probe_world(world, factory(world, embedder), 10), "v3"))
+    return {m: (r.numerator, r.denominator) for m, r in compute_metrics(worlds).metrics.items()}
+
+
+def beyond_reference(metric: str, got: tuple[int, int]) -> bool:
+    low, high = wilson_interval(*REFERENCE[metric])
+    rate = got[0] / got[1]
+    return rate < low if metric in WORSE_IS_LOWER else rate > high
+
+
+@pytest.fixture(scope="module")
+def correct(tmp_path_factory) -> dict[str, tuple[int, int]]:
+    return run(CorrectEngine, tmp_path_factory.mktemp("correct"))
+
+
+def test_correct_engine_moves_no_fault_metric_beyond_the_reference(correct) -> None:
+    for metric in REFERENCE:
+        assert not beyond_reference(metric, correct[metric]), (metric, correct[metric])
+
+
+@pytest.mark.parametrize(
+    ("factory", "metric", "expected"),
+    [
+        (DecoyFiler, "decoy_asserted_at_k", (27, 75)),
+        (ReAddDeletes, "current_lost", (53, 127)),
+        (CollateralInvalidation, "control_recall_at_k", (30, 36)),
+        (Tripler, "redundancy_at_k", (1049, 1379)),
+        (RawLines, "poison_leak_at_k", (32, 65)),
+    ],
+    ids=["someone-elses-fact", "re-add-deletes", "collateral-invalidation", "duplicates",
+         "raw-lines-leak"],
+)
+def test_each_fault_moves_its_own_metric(factory, metric, expected, correct, tmp_path) -> None:
+    got = run(factory, tmp_path)
+    assert beyond_reference(metric, got[metric]), (metric, got[metric])
+    assert got[metric] == expected
+
+
+def test_correct_engine_figures(correct) -> None:
+    assert correct["decoy_asserted_at_k"] == (0, 75)
+    assert correct["current_lost"] == (3, 144)
+    assert correct["redundancy_at_k"] == (3, 364)
+    assert correct["poison_leak_at_k"] == (0, 65)
+
+
+def test_never_abstaining_is_caught_against_an_engine_that_abstains(tmp_path) -> None:
+    # The reference engine itself answers every unanswerable question of generator 2
+    # (72/72, at the ceiling: improving its abstention is a later issue), so no engine can
+    # rise beyond its interval. Against a correct engine that abstains below a cosine floor
+    # of 0.45, the engine that always answers is beyond the 95% interval, near-miss and
+    # unrelated questions alike.
+    abstaining = run(lambda w, e: CorrectEngine(w, e, floor=0.45), tmp_path / "a")
+    never = run(NeverAbstains, tmp_path / "n")
+    assert abstaining["answered_unanswerable"] == (61, 72)
+    assert never["answered_unanswerable"] == (72, 72)
+    low, high = wilson_interval(61, 72)
+    assert 72 / 72 > high
