@@ -8,7 +8,7 @@ lists where the stored figures and the probes disagree (an edited or damaged fil
 
 from __future__ import annotations
 
-from rotbench.report.model import Report
+from rotbench.report.model import Report, reads_decoys
 from rotbench.scoring.metrics import MetricsBundle, Rate, compute_metrics
 
 MAX_LISTED = 3
@@ -45,16 +45,17 @@ def _figures(bundle: MetricsBundle | Report) -> dict[str, object]:
 def recompute(report: Report) -> MetricsBundle:
     """The figures of ``report``'s probes (classes as recorded). Raises ValueError when a
     hit is unscored."""
-    return compute_metrics(list(report.worlds))
+    return compute_metrics(list(report.worlds), reads_decoys=reads_decoys(report.selection))
 
 
 def mismatches(report: Report) -> list[str]:
-    """Figures where the stored value and the probes disagree, as ``'metrics.current_first:
-    stored 216/216, probes give 183/216'``; the first MAX_LISTED, then a count of the rest.
-    An empty list means every stored figure is what the probes give."""
+    """Stored figures the probes disagree with, as ``'metrics.current_first: stored 216/216,
+    probes give 183/216'``; the first MAX_LISTED, then a count of the rest. A figure the
+    report does not store (one added by a later rotbench) is not a disagreement. An empty
+    list means every stored figure is what the probes give."""
     stored = _figures(report)
     derived = _figures(recompute(report))
-    differ = [k for k in sorted(set(stored) | set(derived)) if stored.get(k) != derived.get(k)]
+    differ = [k for k in sorted(stored) if stored[k] != derived.get(k, stored[k])]
     lines = [f"{k}: stored {stored.get(k, 'nothing')}, probes give {derived.get(k, 'nothing')}"
              for k in differ[:MAX_LISTED]]
     if len(differ) > MAX_LISTED:

@@ -16,6 +16,7 @@ from rotbench.llm._records import CallFailure, PerceptionStats
 from rotbench.record import selection_for
 from rotbench.report import Report, render, write_report, write_run
 from rotbench.runspec import RunSpec
+from rotbench.scoring.metrics import Rate
 
 runner = CliRunner()
 
@@ -93,13 +94,13 @@ def test_show_checks_the_stored_figures_against_the_probes(tmp_path: Path,
                                                            small_report: Report) -> None:
     true = small_report.metrics["current_first"]
     data = json.loads(small_report.model_dump_json())
-    data["metrics"]["current_first"].update(numerator=true.denominator,
-                                            value=1.0, low=0.9, high=1.0)
+    data["metrics"]["current_first"] = Rate.of(true.denominator,
+                                               true.denominator).model_dump(mode="json")
     path = tmp_path / "edited.json"
     path.write_text(json.dumps(data))
     result = runner.invoke(app, ["show", str(path), "--format", "json"])
     assert result.exit_code == 0
-    warning, _, body = result.output.partition("\n")
+    warning, body = result.stderr.strip(), result.stdout
     assert warning.startswith(f"rotbench: warning: {path}: the stored figures disagree with "
                               "the report's probes (metrics.current_first: stored "
                               f"{true.denominator}/{true.denominator}, probes give "
