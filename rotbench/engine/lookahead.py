@@ -72,6 +72,16 @@ class Lookahead:
         self._subjects = np.array([subject_ids[s] for s in subjects], dtype=np.int64)
         self._docs = np.array([doc_ids[c.document_uri] for c in claims], dtype=np.int64)
         self._static: dict[int, np.ndarray] = {}
+        self._known: dict[tuple[int, int], Judgement] = {}
+        """Judgements already finished, by (older, newer) position: asked of the checker once."""
+
+    def _judgement(self, o: int, j: int) -> Judgement | None:
+        found = self._known.get((o, j))
+        if found is None:
+            found = self.checker.known(self.claims[o], self.claims[j])  # type: ignore[attr-defined]
+            if found is not None:
+                self._known[(o, j)] = found
+        return found
 
     def static_candidates(self, index: int) -> np.ndarray:
         """Indices of earlier claims passing either similarity search, active or not."""
@@ -115,7 +125,7 @@ class Lookahead:
                 if o in threatened:  # this pair may or may not be asked: its effects are unsure
                     threatened.update(x for x, hit in zip((o, j), hits, strict=True) if hit)
                     continue
-                judgement: Judgement | None = self.checker.known(older, newer)  # type: ignore[attr-defined]
+                judgement = self._judgement(o, j)
                 if judgement is None:
                     if len(out) < budget and not self.checker.asked(older, newer):  # type: ignore[attr-defined]
                         out.append((older, newer))

@@ -93,6 +93,8 @@ class Reconciler:
         for offset, draft in enumerate(doc.drafts):
             index = start + offset
             claim = file_claim(draft, index, doc, multi)
+            if self.lookahead is not None:  # the very object the lookahead asked about
+                claim = self.lookahead.claims[index]
             ledger.claims.append(claim)
             ledger.counts.claims += 1
             self._subjects.append(_subject_key(claim.subject))

@@ -15,6 +15,7 @@ import logging
 import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_for
 from typing import TypeVar
 
 from pydantic import BaseModel
@@ -391,6 +392,7 @@ class LiveChecker(_LivePerception):
         self._setup(client, model, prompt_version, cache, max_tokens, concurrency)
         self._pool: ThreadPoolExecutor | None = None
         self._asked: dict[str, Future[bool | None]] = {}
+        self._keys: dict[tuple[int, int], tuple[Claim, Claim, dict[str, str]]] = {}
         self._done = threading.Condition()
 
     def requests(self, older: Claim, newer: Claim) -> list[tuple[CheckKind, str, str]]:
@@ -435,7 +437,14 @@ class LiveChecker(_LivePerception):
     # -- asking ahead (see rotbench.engine.lookahead) ---------------------------------------
 
     def _task_key(self, older: Claim, newer: Claim, kind: CheckKind) -> str:
-        return self._asker.key(self.prompt.systems[kind], self.prompt.render(older, newer))
+        """The call key of one question (memoised per pair object: rendering and hashing a
+        prompt costs more than the lookahead's bookkeeping around it)."""
+        memo = self._keys.get((id(older), id(newer)))
+        if memo is None or memo[0] is not older or memo[1] is not newer:
+            rendered = self.prompt.render(older, newer)
+            keys = {k: self._asker.key(self.prompt.systems[k], rendered) for k in CHECK_KINDS}
+            memo = self._keys[(id(older), id(newer))] = (older, newer, keys)
+        return memo[2][kind]
 
     def _submit(self, pairs: list[tuple[Claim, Claim]]) -> list[Future[bool | None]]:
         """Both questions of every pair, each asked once per checker: the future of an
@@ -503,10 +512,14 @@ class LiveChecker(_LivePerception):
             self._done.wait(timeout_seconds)
 
     def cancel_pending(self) -> None:
-        """Drop every question queued and not yet started (on an interruption)."""
+        """On an interruption: drop every question queued and not yet started, and wait for
+        those already running, so each completed call is in the call cache before the
+        interruption goes on."""
         with self._done:
-            for future in self._asked.values():
-                future.cancel()
+            futures = list(self._asked.values())
+        for future in futures:
+            future.cancel()
+        wait_for(futures)
 
 
 def extract_concurrently(
