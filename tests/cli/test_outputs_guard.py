@@ -4,6 +4,7 @@ the OS, and messages naming the wrong thing, all refused in one line before any 
 from __future__ import annotations
 
 import json
+import os
 import socket
 from pathlib import Path
 
@@ -152,11 +153,17 @@ def test_show_refuses_a_file_beyond_the_size_limit(tmp_path: Path, monkeypatch) 
     ("99999", "--port must be between 1 and 65535, got 99999"),
     ("0", "--port must be between 1 and 65535, got 0"),
 ])
-def test_server_port_is_checked_before_anything_is_printed(port, message) -> None:
+def test_server_port_is_checked_before_anything_is_printed(port, message, monkeypatch) -> None:
+    monkeypatch.setattr(os, "execvpe", _no_exec)
     _one_line_error(runner.invoke(app, ["server", "--port", port]), 2, message)
 
 
+def _no_exec(*args) -> None:
+    raise SystemExit(0)  # the server would start here
+
+
 def test_server_port_in_use_is_one_line(monkeypatch) -> None:
+    monkeypatch.setattr(os, "execvpe", _no_exec)
     with socket.socket() as held:
         held.bind(("127.0.0.1", 0))
         held.listen()
