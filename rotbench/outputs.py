@@ -50,8 +50,9 @@ def safe_file_name(text: str, fallback: str = "report") -> str:
 
 
 def file_kind(path: Path) -> str:
-    """'missing', 'directory', 'report' (a JSON object naming a schema_version and a run_id),
-    'duckdb', or 'other' (anything else, a device or an unreadable file included)."""
+    """'missing', 'empty' (a file of 0 bytes), 'directory', 'report' (a JSON object naming a
+    schema_version and a run_id), 'duckdb', or 'other' (anything else, a device or an
+    unreadable file included)."""
     try:
         if not path.exists():
             return "missing"
@@ -63,6 +64,8 @@ def file_kind(path: Path) -> str:
             head = fh.read(4096)
     except OSError:
         return "other"
+    if not head:
+        return "empty"
     if head[8:12] == DUCKDB_MAGIC:
         return "duckdb"
     text = head.lstrip()
@@ -82,8 +85,9 @@ def check_outputs(outputs: list[tuple[str, Path, str]], *, force: bool = False) 
     """Check outputs given as ``(flag, path, kind written)`` with kind 'report' or 'duckdb'.
 
     Raises OutputError when two outputs are the same file, when a path holds a file of
-    another kind (a directory, a database where a report goes, anything unknown), or when a
-    report output would replace an existing report without ``force``.
+    another kind (a directory, a database where a report goes, anything unknown; an empty
+    file is fine), or when a report output would replace an existing report without
+    ``force``.
     """
     for i, (flag, path, _) in enumerate(outputs):
         for other_flag, other, _ in outputs[i + 1:]:
@@ -92,7 +96,7 @@ def check_outputs(outputs: list[tuple[str, Path, str]], *, force: bool = False) 
                                   "each output needs its own file")
     for flag, path, kind in outputs:
         found = file_kind(path)
-        if found in ("missing", kind) and not (kind == "report" and found == "report"):
+        if found in ("missing", "empty", kind) and not (kind == "report" and found == "report"):
             continue
         if found == "report" and kind == "report":
             if force:

@@ -30,8 +30,9 @@ MAX_SEED = 2**31 - 1
 """Seeds are stored as 32-bit integers in the DuckDB file."""
 MAX_INT32 = 2**31 - 1
 """Largest value of a DuckDB INTEGER column (top k, days, ranks are stored as such)."""
-CACHE_SUBFOLDERS: tuple[str, ...] = ("prefect", "calls", "embeddings")
-"""Folders a run writes under the cache folder (stage results, model calls, vectors)."""
+CACHE_SUBFOLDERS: tuple[str, ...] = ("prefect", "calls", "embeddings", "scratch")
+"""Folders a run writes under the cache folder (stage results, model calls, vectors, the
+engines' scratch space)."""
 
 
 class SpecError(ValueError):

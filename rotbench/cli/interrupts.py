@@ -95,6 +95,13 @@ class Interrupts:
         """128 + the signal number (130 when no signal was recorded: a plain Ctrl-C)."""
         return 128 + (self.signum or default)
 
+    def note(self, exc: BaseException) -> None:
+        """Record the signal an exception carries (Prefect's ``TerminationSignal`` does) when
+        no handler of ours saw it first."""
+        signum = getattr(exc, "signal", None)
+        if self.signum is None and isinstance(signum, int):
+            self.signum = signum
+
     def exit_now(self) -> None:
         """Print the one line, flush, and end the process with ``exit_code()`` at once.
 

@@ -225,6 +225,7 @@ def run(
         fail(str(exc), 1)
     except BaseException as exc:  # noqa: BLE001 - one line for the user (ROTBENCH_DEBUG: all)
         if is_interruption(exc) or interrupts.signum is not None:
+            interrupts.note(exc)
             if server is not None:
                 server.stop()
             interrupts.exit_now()
