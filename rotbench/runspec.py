@@ -30,6 +30,9 @@ MAX_SEED = 2**31 - 1
 """Seeds are stored as 32-bit integers in the DuckDB file."""
 MAX_INT32 = 2**31 - 1
 """Largest value of a DuckDB INTEGER column (top k, days, ranks are stored as such)."""
+MAX_WORLDS = 256
+MAX_MODEL_CONCURRENCY = 256
+"""Upper bounds of ``--max-worlds`` and ``--concurrency`` (the model settings' own bound)."""
 CACHE_SUBFOLDERS: tuple[str, ...] = ("prefect", "calls", "embeddings", "scratch")
 """Folders a run writes under the cache folder (stage results, model calls, vectors, the
 engines' scratch space)."""
@@ -85,11 +88,6 @@ def default_cache_dir() -> str:
     return os.environ.get("ROTBENCH_CACHE_DIR", "cache")
 
 
-MAX_WORLDS = 256
-MAX_MODEL_CONCURRENCY = 256
-"""Upper bounds of ``--max-worlds`` and ``--concurrency`` (the model settings' own bound)."""
-
-
 def build_spec(*, force: bool = False, cache_flag: str = "--cache-dir", **fields) -> RunSpec:
     """A validated RunSpec from command-line values (see ``validate_spec``).
 
@@ -106,7 +104,7 @@ def build_spec(*, force: bool = False, cache_flag: str = "--cache-dir", **fields
         if not 1 <= value <= top:
             raise SpecError(f"{flag} must be between 1 and {top}, got {value}")
     timeout = fields.get("engine_timeout_seconds", 1.0)
-    if not timeout > 0 or timeout == float("inf"):
+    if not timeout > 0:  # also NaN, which no comparison passes
         raise SpecError(f"--engine-timeout must be a number of seconds above 0, got {timeout}")
     spec = RunSpec(**fields)
     validate_spec(spec, force=force, cache_flag=cache_flag)

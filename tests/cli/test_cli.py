@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
 
 
-@pytest.mark.parametrize("command", [[], ["run"], ["world"], ["show"], ["rescore"]])
+@pytest.mark.parametrize("command", [[], ["run"], ["world"], ["show"], ["rescore"], ["db"]])
 def test_every_command_has_help(command: list[str]) -> None:
     result = runner.invoke(app, [*command, "--help"])
     assert result.exit_code == 0
