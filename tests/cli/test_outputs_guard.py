@@ -68,18 +68,18 @@ def test_out_replaces_an_earlier_report_only_with_force(tmp_path: Path,
     assert _run(tmp_path, "--out", str(earlier), "--force").exit_code == 0
 
 
-@pytest.mark.parametrize("run_id", ["../../escape/x", "/tmp/rotbench-escape-abs/x", "a/b"])
+@pytest.mark.parametrize("run_id", ["../../escape/x", "{tmp}/abs-escape/x", "a/b"])
 def test_rescore_never_lets_a_run_id_choose_a_path(tmp_path: Path, small_report: Report,
                                                    run_id: str) -> None:
     data = json.loads(small_report.model_dump_json())
-    data["run_id"] = run_id
+    data["run_id"] = run_id.format(tmp=tmp_path)  # relative, absolute, nested
     source = tmp_path / "reports" / "edited.json"
     source.parent.mkdir()
     source.write_text(json.dumps(data))
     result = runner.invoke(app, ["rescore", str(source), "--scorer", "v1"])
     _one_line_error(result, 1, f"{source}: field run_id: String should match pattern")
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["edited.json", "reports"]
-    assert not Path("/tmp/rotbench-escape-abs").exists()
+    assert not (tmp_path.parent / "escape").exists()
 
 
 def test_show_escapes_control_characters_read_from_a_report(tmp_path: Path,
