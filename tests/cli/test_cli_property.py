@@ -62,7 +62,7 @@ def _assert_clean(argv: list[str]) -> None:
         assert len(lines) == 1 and lines[0].startswith("rotbench: error: "), (argv, err)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     days=ints, top_k=ints, seeds=st.lists(ints, max_size=3), worlds=ints, concurrency=ints,
     sets=st.lists(st.tuples(keys, set_values), max_size=2),
@@ -82,7 +82,7 @@ def test_run_never_shows_a_traceback(days, top_k, seeds, worlds, concurrency, se
     _assert_clean(argv)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(path=paths, body=st.one_of(st.binary(max_size=64), st.sampled_from([
     b"{}", b"[]", b'{"schema_version": 99}', b'{"schema_version": true}', b"\xff\xfe"])),
     fmt=st.sampled_from(["table", "json", "xml"]))
@@ -93,7 +93,7 @@ def test_show_and_rescore_never_show_a_traceback(path, body, fmt) -> None:
         _assert_clean(["rescore", target, "--scorer", "v1"])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(port=ints, seed=ints, days=ints)
 def test_server_and_world_never_show_a_traceback(port, seed, days) -> None:
     _assert_clean(["server", "--port", str(port)])
