@@ -26,6 +26,7 @@ from rotbench.embedding.embedder import EncodeStats
 from rotbench.engine.extract import Extraction
 from rotbench.engine.ledger import Ledger
 from rotbench.engines.ingest import EngineAnswers
+from rotbench.rulings import RealPairs
 from rotbench.scoring.models import WorldProbes
 from rotbench.world.models import World
 
@@ -36,6 +37,7 @@ MODELS: dict[str, type[BaseModel]] = {
     "Ledger": Ledger,
     "WorldProbes": WorldProbes,
     "EngineAnswers": EngineAnswers,
+    "RealPairs": RealPairs,
 }
 SERIALIZER_TYPE = "rotbench-json"
 
@@ -108,7 +110,7 @@ class CacheAudit:
 STAGE_MODELS: dict[str, str] = {
     "generate": "World", "extract": "Extraction", "index": "EncodeStats",
     "deposit": "Ledger", "probe": "WorldProbes", "ingest_probe": "EngineAnswers",
-    "score": "WorldProbes",
+    "score": "WorldProbes", "real_pairs": "RealPairs",
 }
 """The model each stage's cached result must hold."""
 

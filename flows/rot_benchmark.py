@@ -1,13 +1,16 @@
 """The rot-benchmark flow: one parent flow, one subflow per seed, seeds run concurrently.
 
 Per seed: generate -> extract -> index -> deposit -> probe -> score, each a cached task (see
-``flows.tasks``). The parent flow alone computes the pooled metrics and writes the report
-and the DuckDB rows, so there is one writer.
+``flows.tasks``). Once every world is done, one run-wide cached task, ``real_pairs``, scores
+the reference engine's checks against the run's rulings file (probe and live arms). The
+parent flow alone computes the pooled metrics and writes the report and the DuckDB rows, so
+there is one writer.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import time
 import uuid
@@ -31,6 +34,14 @@ from rotbench.probe import EngineFailure
 from rotbench.progress import progress
 from rotbench.record import EngineIdentity, record_run
 from rotbench.report import StageRecord
+from rotbench.rulings import (
+    ORACLE_REASON,
+    RealPairs,
+    ReviewItem,
+    not_scored,
+    read_rulings,
+    review_items,
+)
 from rotbench.runspec import RunSpec
 from rotbench.scoring import DEFAULT_SCORER
 from rotbench.scoring.models import WorldProbes
@@ -40,6 +51,7 @@ EXTRACT_STAGE = "extract/1"
 PROBE_STAGE = "probe/1"
 SCORE_STAGE = "score/1"
 INGEST_STAGE = "ingest_probe/1"
+REAL_PAIRS_STAGE = "real_pairs/1"
 REFERENCE_NAME = "reference"
 
 
@@ -54,6 +66,8 @@ class WorldResult:
     identity: dict = field(default_factory=dict)
     """The engine's name, version and config as it reported them."""
     failure: str | None = None
+    review_queue: list[ReviewItem] = field(default_factory=list)
+    """The reference engine's review records on this world."""
 
 
 _RUNTIMES: dict[str, ArmRuntime] = {}
@@ -91,7 +105,7 @@ async def _stage(tasks, world_seed: int, name: str, records: list[StageRecord],
         raise EngineFailure(result.failure)
     if not cached and runtime.failure_count() > failures_before:
         (storage / f"{name}-{key}").unlink(missing_ok=True)
-        runtime.uncached.append(f"{shown} (seed {seed})")
+        runtime.uncached.append(f"{shown} (seed {seed})" if seed is not None else shown)
     records.append(StageRecord(seed=seed, stage=name, cached=cached, seconds=round(seconds, 4)))
     runtime.spans.append((seed, shown, start, start + seconds))
     progress().stage(seed, shown, "cached" if cached else "computed", seconds)
@@ -143,7 +157,8 @@ async def _reference_world(world: World, run: RunSpec, runtime: ArmRuntime, task
     extraction = await _stage(
         tasks, seed, "extract", rec, runtime, storage,
         content_hash(world.fingerprint, extractor.stamp, EXTRACT_STAGE, multi),
-        documents=documents, extractor=extractor, concurrency=run.model_concurrency)
+        documents=documents, extractor=extractor, concurrency=run.model_concurrency,
+        questions=[p.question for p in world.probes])
     texts = index_texts(world, extraction)
     await _stage(tasks, seed, "index", rec, runtime, storage,
                  content_hash(embedder.model_id, *texts), texts=texts, embedder=embedder)
@@ -155,8 +170,11 @@ async def _reference_world(world: World, run: RunSpec, runtime: ArmRuntime, task
     probes = await _stage(
         tasks, seed, "probe", rec, runtime, storage,
         content_hash(model_hash(ledger), world.fingerprint, config.stamp(QUERY_SECTIONS),
-                     run.top_k, ENGINE_VERSION, embedder.model_id, PROBE_STAGE),
-        world=world, ledger=ledger, config=config, embedder=embedder, top_k=run.top_k)
+                     run.top_k, ENGINE_VERSION, embedder.model_id, PROBE_STAGE,
+                     json.dumps({q: f.model_dump() for q, f in extraction.questions.items()},
+                                sort_keys=True)),
+        world=world, ledger=ledger, config=config, embedder=embedder, top_k=run.top_k,
+        frames=extraction.questions)
     scored = await _stage(tasks, seed, "score", rec, runtime, storage,
                           content_hash(model_hash(probes), scorer, SCORE_STAGE),
                           probes=probes, scorer=scorer)
@@ -167,7 +185,8 @@ async def _reference_world(world: World, run: RunSpec, runtime: ArmRuntime, task
     stamps = {"extract": extractor.stamp, "deposit": checker.stamp,
               "embedding": embedder.model_id}
     identity = {"name": REFERENCE_NAME, "version": ENGINE_VERSION, "config": config.flat()}
-    return WorldResult(probes=scored, stages=rec, notes=notes, stamps=stamps, identity=identity)
+    return WorldResult(probes=scored, stages=rec, notes=notes, stamps=stamps, identity=identity,
+                       review_queue=review_items(ledger, seed))
 
 
 async def _engine_world(world: World, info: EngineInfo, run: RunSpec, runtime: ArmRuntime,
@@ -196,6 +215,31 @@ async def _engine_world(world: World, info: EngineInfo, run: RunSpec, runtime: A
         stamps["engine_source"] = info.source_sha256
     identity = {"name": answers.name, "version": answers.version, "config": answers.config}
     return WorldResult(probes=scored, stages=rec, stamps=stamps, identity=identity)
+
+
+async def _real_pairs(run: RunSpec, runtime: ArmRuntime,
+                      records: list[StageRecord]) -> RealPairs | None:
+    """The run-wide real-pairs stage: the reference engine's checker on every ruled pair of
+    the run's rulings file, scored against the rulings. None without a rulings file or
+    without the reference engine in the run; on the oracle arm a block saying it is not
+    scored. Cached by the file's sha256 and the checker's stamp; the checks themselves go
+    through the call cache, so a file with one ruling more pays only for that pair."""
+    path = run.rulings_file()
+    if path is None or not any(resolve(name).separable for name in run.engines):
+        return None
+    rulings = read_rulings(path)
+    fields = {"rulings_sha256": rulings.sha256, "rulings_read": len(rulings.rulings)}
+    if run.arm == "oracle":
+        return not_scored(ORACLE_REASON, rulings_file=str(path), **fields)
+    if runtime.live is None:
+        raise RuntimeError(f"arm {run.arm!r} needs model-backed perception; none configured")
+    checker = runtime.live.checker()
+    storage = (Path(run.cache_dir) / "prefect").resolve()
+    block = await _stage(configured_tasks(Path(run.cache_dir)), None, "real_pairs", records,
+                         runtime, storage,
+                         content_hash(rulings.sha256, checker.stamp, REAL_PAIRS_STAGE),
+                         rulings=rulings.effective, checker=checker, **fields)
+    return block.model_copy(update={"rulings_file": str(path)})
 
 
 def runtime_for(run: RunSpec) -> ArmRuntime:
@@ -238,6 +282,8 @@ async def rot_benchmark(spec: dict, runtime_token: str | None = None,
     finally:
         if runtime_token is None:
             _RUNTIMES.pop(token, None)
+    run_records: list[StageRecord] = []
+    real_pairs = await _real_pairs(run, runtime, run_records)
     worlds_done = time.time()
     shared = [f"model calls refused in scripted parts: {runtime.refusing.refused}"]
     damaged = CacheAudit.drain() + [f"embeddings/{name}" for name in drain_damaged()]
@@ -261,10 +307,14 @@ async def rot_benchmark(spec: dict, runtime_token: str | None = None,
             runtime.failures.extend(failed)
             continue
         notes = [n for r in results for n in r.notes] + shared
+        reference = resolve(name).separable  # real pairs score the reference engine's checks
         report = record_run(run, [r.probes for r in results],
-                            [s for r in results for s in r.stages], timings, notes,
+                            [s for r in results for s in r.stages]
+                            + (run_records if reference else []), timings, notes,
                             stamps=results[0].stamps, usage=runtime.usage(),
                             engine=EngineIdentity(source=name, **results[0].identity),
+                            review_queue=[i for r in results for i in r.review_queue],
+                            real_pairs=real_pairs if reference else None,
                             degraded=runtime.degraded())
         runtime.reports.append(report)
     runtime.report = runtime.reports[0] if runtime.reports else None

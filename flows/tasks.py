@@ -17,7 +17,7 @@ from rotbench.config import EngineConfig
 from rotbench.embedding.embedder import EncodeStats
 from rotbench.engine.extract import Extraction
 from rotbench.engine.ledger import Ledger
-from rotbench.engine.perception import Checker, Extractor
+from rotbench.engine.perception import Checker, Extractor, QuestionFrame
 from rotbench.engine.protocol import Document
 from rotbench.engine.reconcile import deposit
 from rotbench.engine.reference import ReferenceEngine
@@ -25,6 +25,7 @@ from rotbench.engines.ingest import EngineAnswers, ingest_and_probe
 from rotbench.engines.registry import EngineInfo
 from rotbench.llm import extract_concurrently
 from rotbench.probe import probe_as_of
+from rotbench.rulings import RealPairs, Ruling, score_real_pairs
 from rotbench.scoring import score_world
 from rotbench.scoring.models import WorldProbes
 from rotbench.world import generate_world
@@ -40,9 +41,11 @@ async def generate_task(key: str, seed: int, days: int, generator: str) -> World
 
 @task(name="extract")
 async def extract_task(key: str, documents: list[Document], extractor: Extractor,
-                       concurrency: int) -> Extraction:
-    """Claims of every document, up to ``concurrency`` documents in flight."""
-    return await asyncio.to_thread(extract_concurrently, documents, extractor, concurrency)
+                       concurrency: int, questions: list[str] | None = None) -> Extraction:
+    """Claims of every document, up to ``concurrency`` documents in flight, and the frames
+    of the probe ``questions`` when the extractor reads questions."""
+    return await asyncio.to_thread(extract_concurrently, documents, extractor, concurrency,
+                                   questions or [])
 
 
 @task(name="index")
@@ -58,16 +61,18 @@ async def deposit_task(key: str, extraction: Extraction, embedder, checker: Chec
     return await asyncio.to_thread(deposit, extraction, embedder, checker, config)
 
 
-def _probe(world: World, ledger: Ledger, config: EngineConfig, embedder, top_k: int) -> WorldProbes:
-    engine = ReferenceEngine.from_ledger(ledger, config, embedder)
+def _probe(world: World, ledger: Ledger, config: EngineConfig, embedder, top_k: int,
+           frames: dict[str, QuestionFrame] | None = None) -> WorldProbes:
+    engine = ReferenceEngine.from_ledger(ledger, config, embedder, frames)
     return probe_as_of(world, engine, top_k)
 
 
 @task(name="probe")
 async def probe_task(key: str, world: World, ledger: Ledger, config: EngineConfig, embedder,
-                     top_k: int) -> WorldProbes:
-    """Ask every checkpoint question of the ledger; unscored top-k hits per probe."""
-    return await asyncio.to_thread(_probe, world, ledger, config, embedder, top_k)
+                     top_k: int, frames: dict[str, QuestionFrame] | None = None) -> WorldProbes:
+    """Ask every checkpoint question of the ledger, each with its frame from ``frames``;
+    unscored top-k hits per probe."""
+    return await asyncio.to_thread(_probe, world, ledger, config, embedder, top_k, frames)
 
 
 @task(name="ingest_probe")
@@ -88,10 +93,19 @@ async def score_task(key: str, probes: WorldProbes, scorer: str) -> WorldProbes:
     return await asyncio.to_thread(score_world, probes, scorer)
 
 
+@task(name="real_pairs")
+async def real_pairs_task(key: str, rulings: list[Ruling], checker: Checker,
+                          rulings_sha256: str, rulings_read: int) -> RealPairs:
+    """The checker's two answers on every ruled pair, scored against the rulings
+    (``rotbench.rulings.score_real_pairs``); run-wide, not per seed."""
+    return await asyncio.to_thread(score_real_pairs, rulings, checker,
+                                   rulings_sha256=rulings_sha256, rulings_read=rulings_read)
+
+
 _TASKS: dict[str, Task] = {  # one per name in ALL_STAGES
     "generate": generate_task, "extract": extract_task, "index": index_task,
     "deposit": deposit_task, "probe": probe_task, "ingest_probe": ingest_probe_task,
-    "score": score_task,
+    "score": score_task, "real_pairs": real_pairs_task,
 }
 
 

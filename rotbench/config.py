@@ -52,6 +52,17 @@ class ReconcileConfig(_Section):
     update_floor: float = Field(
         default=0.45, ge=0.0, le=1.0, description="Cosine floor for cross-document candidates."
     )
+    slot_search: bool = Field(
+        default=True,
+        description="A claim that gives a slot a value meets every active claim of the same "
+        "subject and slot, whatever its wording (no cosine floor); hypothetical, negated and "
+        "suggested claims meet none. Off: the two cosine searches alone.",
+    )
+    same_slot_only: bool = Field(
+        default=True,
+        description="A retirement or review only ever pairs two facts of the same subject and "
+        "slot, whatever the checker says (no collateral). Off: the checker's word alone.",
+    )
 
 
 class StoreConfig(_Section):
@@ -71,6 +82,16 @@ class QueryConfig(_Section):
     )
     similarity_weight: float = Field(default=0.6, ge=0.0, le=1.0)
     confidence_weight: float = Field(default=0.4, ge=0.0, le=1.0)
+    present_first: bool = Field(
+        default=True,
+        description="For a question about the present, the subject's present-tense facts of "
+        "the slot asked about rank first, above its history, quoted sources and anything else.",
+    )
+    abstain_unknown: bool = Field(
+        default=True,
+        description="Answer nothing when the store holds no fact of the subject and slot the "
+        "question asks about (instead of whatever passes the relevance floor).",
+    )
 
 
 class TrustConfig(_Section):

@@ -19,6 +19,7 @@ from rotbench.embedding.embedder import DEFAULT_MODEL_ID
 from rotbench.engine import ENGINE_VERSION
 from rotbench.report import Report, Selection, StageRecord, build_report, write_report
 from rotbench.report.model import ConfigValue
+from rotbench.rulings import RealPairs, ReviewItem
 from rotbench.runspec import RunSpec
 from rotbench.scoring import DEFAULT_SCORER
 from rotbench.scoring.models import WorldProbes
@@ -82,6 +83,8 @@ def record_run(
     usage: dict[str, Any] | None = None,
     run_id: str | None = None,
     engine: EngineIdentity | None = None,
+    review_queue: list[ReviewItem] | None = None,
+    real_pairs: RealPairs | None = None,
     degraded: list[str] | None = None,
 ) -> Report:
     """Build the report, write ``<reports_dir>/<run-id>.json`` (+ ``out_path``) and the DuckDB
@@ -91,7 +94,10 @@ def record_run(
     result that is not what ran) and OSError when the report cannot be written. Nothing is
     half-written: each write is atomic; a database that stays locked or fails leaves the
     report with a pending marker that the next run or ``rotbench db`` imports; ``--out``
-    (checked before the run) is written last."""
+    (checked before the run) is written last.
+
+    ``review_queue`` (the reference engine's review records) and ``real_pairs`` (the checks
+    scored against rulings) go into the report as they are."""
     from rotbench.report.store import record
 
     ran = sorted(w.seed for w in worlds)
@@ -106,6 +112,8 @@ def record_run(
         timings,
         notes,
         usage,
+        review_queue=review_queue,
+        real_pairs=real_pairs,
         degraded=degraded,
     )
     record(report, Path(spec.reports_dir) / f"{report.run_id}.json", spec.db)

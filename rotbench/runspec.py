@@ -22,7 +22,7 @@ STAGES: tuple[str, ...] = ("generate", "extract", "index", "deposit", "probe", "
 ENGINE_STAGES: tuple[str, ...] = ("generate", "ingest_probe", "score")
 """The pipeline of an engine without separable stages (one cached task each)."""
 ALL_STAGES: tuple[str, ...] = ("generate", "extract", "index", "deposit", "probe",
-                               "ingest_probe", "score")
+                               "ingest_probe", "score", "real_pairs")
 """Every stage name, in pipeline order (for summaries)."""
 DEFAULT_ENGINE = "reference"
 DEFAULT_SEEDS: tuple[int, ...] = (42, 43, 44)
@@ -69,6 +69,19 @@ class RunSpec(BaseModel):
     engine_timeout_seconds: float = Field(
         default=60.0, gt=0, description="Limit on one engine call (deposit or query), seconds."
     )
+    rulings_path: str | None = Field(
+        default=None, description="Rulings file for the real pairs; None = "
+        "<reports_dir>/rulings.jsonl when it exists.")
+    real_pairs: bool = Field(default=True, description="False: read no rulings (--no-real-pairs).")
+
+    def rulings_file(self) -> Path | None:
+        """The rulings file this run reads, or None (``--no-real-pairs``, or no file given
+        and none in the reports folder)."""
+        if not self.real_pairs:
+            return None
+        from rotbench.rulings import find_rulings
+
+        return find_rulings(self.rulings_path, self.reports_dir)
 
     @property
     def db(self) -> Path:
@@ -159,6 +172,19 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
                         ("--db", spec.db_path), ("--out", spec.out_path)):
         if value is not None and not value.strip():
             raise SpecError(f"{flag}: an empty path is not allowed")
+    if spec.rulings_path is not None:
+        if not spec.real_pairs:
+            raise SpecError("--rulings and --no-real-pairs contradict each other")
+        if not spec.rulings_path.strip():
+            raise SpecError("--rulings: an empty path is not allowed")
+    rulings = spec.rulings_file()
+    if rulings is not None:
+        from rotbench.rulings import RulingsError, read_rulings
+
+        try:
+            read_rulings(rulings)
+        except RulingsError as exc:
+            raise SpecError(f"--rulings {exc}") from None
     check_run_outputs(spec, force=force, cache_flag=cache_flag)
 
 

@@ -7,6 +7,7 @@ import typer
 from rotbench.cli.db_cmd import db
 from rotbench.cli.engine_cmds import compare, engines
 from rotbench.cli.report_cmds import rescore, show
+from rotbench.cli.review_cmd import review
 from rotbench.cli.run_cmd import run
 from rotbench.cli.server_cmd import server
 from rotbench.cli.world_cmd import world
@@ -34,6 +35,7 @@ app.command()(server)
 app.command()(db)
 app.command()(engines)
 app.command()(compare)
+app.command()(review)
 
 
 

@@ -10,6 +10,7 @@ import typer
 from rotbench.arms import ArmRuntime, SettingsError, load_llm_settings, paid_runtime
 from rotbench.cli.common import fail
 from rotbench.runspec import RunSpec
+from rotbench.safe_text import printable
 
 CONFIRM_ABOVE_CALLS = 200
 """A real run projected above this many model calls asks before it starts (unless --yes)."""
@@ -30,6 +31,19 @@ def _engine_stages(projection, engines: list[str]) -> None:
     if own:
         projection.notes.append("not projected: the engines' own model calls "
                                 f"({', '.join(own)}); they are cached and metered")
+
+
+def _ruled_pairs(spec: RunSpec) -> list:
+    """The rulings in effect whose pairs the run will check: those of the run's rulings file
+    when the reference engine runs (its checks are the ones scored), else none. The file was
+    validated with the spec."""
+    from rotbench.engines.registry import resolve
+    from rotbench.rulings import read_rulings
+
+    path = spec.rulings_file()
+    if path is None or not any(resolve(name).separable for name in spec.engines):
+        return []
+    return read_rulings(path).effective
 
 
 def prepare_paid_arm(spec: RunSpec, *, estimate_only: bool, assume_yes: bool,
@@ -55,11 +69,16 @@ def prepare_paid_arm(spec: RunSpec, *, estimate_only: bool, assume_yes: bool,
         except MissingApiKey as exc:
             fail(str(exc))
     worlds = [generate_world(s, spec.days, spec.generator) for s in spec.seeds]
+    ruled = _ruled_pairs(spec)
     projection = estimate(
         worlds, spec.arm, settings, embedder=shared_embedder(Path(spec.cache_dir)),
         engine_config=EngineConfig().with_overrides(spec.engine_overrides()),
-        cache=CallCache(spec.cache_dir),
+        cache=CallCache(spec.cache_dir), extra_pairs=[r.claims() for r in ruled],
     )
+    if ruled:
+        projection.notes.append(f"real pairs: {len(ruled)} ruled pairs from "
+                                f"{printable(spec.rulings_file())}, two check calls each "
+                                "(in the check stage)")
     _engine_stages(projection, spec.engines)
     typer.echo(projection.render(), err=not estimate_only)
     if estimate_only:

@@ -167,6 +167,14 @@ def run(
         bool, typer.Option("--strict", help="Exit 3 when the run is degraded (model calls "
                            "failed, so some checks or extractions are missing).")
     ] = False,
+    rulings: Annotated[
+        str | None,
+        typer.Option("--rulings", help="Rulings on real pairs (JSON Lines) to score the checks "
+                     "against (probe, live). Default: <reports-dir>/rulings.jsonl if present."),
+    ] = None,
+    no_real_pairs: Annotated[
+        bool, typer.Option("--no-real-pairs", help="Read no rulings file.")
+    ] = False,
 ) -> None:
     """Run the benchmark: every seed's world through generate, extract, index, deposit,
     probe and score, then write reports/<run-id>.json and the DuckDB rows."""
@@ -192,6 +200,7 @@ def run(
                 "ROTBENCH_CACHE_DIR" if "ROTBENCH_CACHE_DIR" in os.environ else "--cache-dir"),
             engines=list(engine) if engine else ["reference"],
             engine_timeout_seconds=engine_timeout,
+            rulings_path=rulings, real_pairs=not no_real_pairs,
         )
     except SpecError as exc:
         fail(str(exc))

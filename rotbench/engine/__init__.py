@@ -8,6 +8,6 @@ stage functions the pipeline wires together), ``ledger`` (the append-only store)
 This package module imports nothing, so importing ``rotbench.engine.protocol`` stays cheap.
 """
 
-ENGINE_VERSION = "0.2.1"
+ENGINE_VERSION = "0.3.0"
 """Version of the reference engine's decision and ranking logic; enters the cache keys.
 Bump it whenever what ``deposit`` decides or what ``query`` returns can change."""

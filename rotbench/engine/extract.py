@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from rotbench.engine.ledger import CONVERSATION
-from rotbench.engine.perception import ClaimDraft, Extractor
+from rotbench.engine.perception import ClaimDraft, Extractor, QuestionFrame, QuestionReader
 from rotbench.engine.protocol import Document
 from rotbench.world.models import World
 
@@ -26,12 +27,15 @@ class DocumentClaims(BaseModel):
 
 
 class Extraction(BaseModel):
-    """Every document's drafts, in deposit (time) order, and the extractor's stamp."""
+    """Every document's drafts, in deposit (time) order, the extractor's stamp, and what the
+    extractor read each probe question to ask (``questions``: question text -> frame; empty
+    for an extractor that reads no questions, or a question it could not read)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     extractor_stamp: str
     documents: list[DocumentClaims]
+    questions: dict[str, QuestionFrame] = Field(default_factory=dict)
 
     def sentences(self) -> list[str]:
         """Every draft sentence in order (with repeats): what deposit will embed."""
@@ -65,11 +69,32 @@ def extract_document(document: Document, extractor: Extractor) -> DocumentClaims
     )
 
 
-def extract_documents(documents: list[Document], extractor: Extractor) -> Extraction:
-    """Extract every document, keeping their order (deposit needs non-decreasing days)."""
+def read_questions(questions: Sequence[str], extractor: Extractor,
+                   concurrency: int = 1) -> dict[str, QuestionFrame]:
+    """``{question: frame}`` for each distinct question ``extractor`` can read (it must be a
+    ``QuestionReader``; otherwise ``{}``), in first-seen order. A question read as None (a
+    failed call) is left out, so the engine ranks it without a frame."""
+    if not isinstance(extractor, QuestionReader):
+        return {}
+    distinct = list(dict.fromkeys(questions))
+    if concurrency > 1 and len(distinct) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=min(concurrency, len(distinct))) as pool:
+            frames = list(pool.map(extractor.read_question, distinct))
+    else:
+        frames = [extractor.read_question(q) for q in distinct]
+    return {q: f for q, f in zip(distinct, frames, strict=True) if f is not None}
+
+
+def extract_documents(documents: list[Document], extractor: Extractor,
+                      questions: Sequence[str] = ()) -> Extraction:
+    """Extract every document, keeping their order (deposit needs non-decreasing days), and
+    read ``questions`` (the world's probe questions) when the extractor reads questions."""
     return Extraction(
         extractor_stamp=extractor.stamp,
         documents=[extract_document(doc, extractor) for doc in documents],
+        questions=read_questions(questions, extractor),
     )
 
 

@@ -72,6 +72,11 @@ class LedgerCounts(BaseModel):
     refused_attribution: int = Field(
         default=0, description="Pairs the checker called an update, refused: a quoted source."
     )
+    refused_slot: int = Field(
+        default=0,
+        description="Pairs the checker called an update, refused: not two facts of the same "
+        "subject and slot (``reconcile.same_slot_only``).",
+    )
 
     @model_validator(mode="before")
     @classmethod

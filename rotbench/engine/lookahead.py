@@ -7,10 +7,10 @@ throttled call holds up everything behind it.
 
 ``Lookahead`` walks the claims still to come and finds the pairs whose judgement will
 *certainly* be asked for: (older, newer) is certain when the older is active now and no
-judgement still unknown could deactivate it before the newer's turn. A judgement can only
-deactivate claims that are both present tense and own statements: the older (same lineage:
-retired) or a non-conversation member of the pair (different lineages: quarantined). Known
-judgements are applied as the engine would. Certain pairs are handed to the checker's
+judgement still unknown could deactivate it before the newer's turn. Which claims a
+judgement could deactivate, and which pairs the search finds, are the engine's own rules
+(``rotbench.engine.reconcile`` hands them in). Known judgements are applied as the engine
+would. Certain pairs are handed to the checker's
 ``prefetch``; the deposit then takes every judgement from the checker as before, so the
 ledger and the calls paid are the same as without the lookahead, only sooner.
 
@@ -22,12 +22,8 @@ any other checker is driven one claim at a time as before.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-import numpy as np
-
-from rotbench.config import EngineConfig
-from rotbench.engine.ledger import CONVERSATION
 from rotbench.engine.perception import Claim, Judgement
 
 HORIZON_CLAIMS = 160
@@ -42,36 +38,26 @@ def speculative(checker: object) -> bool:
                for name in ("prefetch", "asked", "known", "room", "wait", "cancel_pending"))
 
 
-def _could_deactivate(older: Claim, newer: Claim) -> tuple[bool, bool]:
-    """(older, newer) that an update judgement on this pair would deactivate."""
-    if older.tense != "present" or newer.tense != "present":
-        return False, False
-    if older.attribution != "own" or newer.attribution != "own":
-        return False, False
-    if older.lineage == newer.lineage:
-        return True, False
-    return older.lineage != CONVERSATION, newer.lineage != CONVERSATION
-
-
 class Lookahead:
-    """Every claim of one deposit, in order, with its vector, and the candidate rule.
+    """Every claim of one deposit, in order, and the engine's two rules about them.
 
-    ``claims[i]`` must be exactly the claim the reconciler files at position ``i``;
-    ``matrix`` their unit vectors (float32, one row each), ``subjects`` and ``documents`` the
-    keys the candidate search compares.
+    ``claims[i]`` must be exactly the claim the reconciler files at position ``i``.
+    ``static_candidates(i)``: the earlier claims claim ``i`` would be checked against if
+    every claim were still active (the candidate search without the active filter).
+    ``may_deactivate(older, newer)``: which of the pair an update judgement would retire or
+    quarantine, as (older, newer) booleans. Both come from ``rotbench.engine.reconcile``,
+    the single home of the rules.
     """
 
-    def __init__(self, claims: Sequence[Claim], matrix: np.ndarray, subjects: Sequence[str],
-                 config: EngineConfig, checker: object) -> None:
+    def __init__(self, claims: Sequence[Claim],
+                 static_candidates: Callable[[int], Sequence[int]],
+                 may_deactivate: Callable[[Claim, Claim], tuple[bool, bool]],
+                 checker: object) -> None:
         self.claims = list(claims)
-        self.matrix = np.ascontiguousarray(matrix, dtype=np.float32)
-        self.config = config
         self.checker = checker
-        subject_ids = {s: i for i, s in enumerate(dict.fromkeys(subjects))}
-        doc_ids = {d: i for i, d in enumerate(dict.fromkeys(c.document_uri for c in claims))}
-        self._subjects = np.array([subject_ids[s] for s in subjects], dtype=np.int64)
-        self._docs = np.array([doc_ids[c.document_uri] for c in claims], dtype=np.int64)
-        self._static: dict[int, np.ndarray] = {}
+        self._rule = static_candidates
+        self._may_deactivate = may_deactivate
+        self._static: dict[int, list[int]] = {}
         self._known: dict[tuple[int, int], Judgement] = {}
         """Judgements already finished, by (older, newer) position: asked of the checker once."""
 
@@ -83,25 +69,11 @@ class Lookahead:
                 self._known[(o, j)] = found
         return found
 
-    def static_candidates(self, index: int) -> np.ndarray:
-        """Indices of earlier claims passing either similarity search, active or not."""
+    def static_candidates(self, index: int) -> list[int]:
+        """Earlier claims passing the candidate search, active or not (memoised)."""
         found = self._static.get(index)
-        if found is not None:
-            return found
-        rc = self.config.reconcile
-        if index == 0 or not (rc.same_document or rc.cross_document):
-            found = np.zeros(0, dtype=np.int64)
-        else:
-            cos = self.matrix[:index] @ self.matrix[index]
-            same_doc = self._docs[:index] == self._docs[index]
-            mask = np.zeros(index, dtype=bool)
-            if rc.same_document:
-                mask |= same_doc & (cos >= rc.same_document_floor)
-            if rc.cross_document:
-                same_subject = self._subjects[:index] == self._subjects[index]
-                mask |= ~same_doc & same_subject & (cos >= rc.update_floor)
-            found = np.nonzero(mask)[0]
-        self._static[index] = found
+        if found is None:
+            found = self._static[index] = [int(j) for j in self._rule(index)]
         return found
 
     def candidates(self, index: int, inactive: set[str]) -> list[int]:
@@ -121,7 +93,7 @@ class Lookahead:
             newer = self.claims[j]
             for o in self.candidates(j, inactive):
                 older = self.claims[o]
-                hits = _could_deactivate(older, newer)
+                hits = self._may_deactivate(older, newer)
                 if o in threatened:  # this pair may or may not be asked: its effects are unsure
                     threatened.update(x for x, hit in zip((o, j), hits, strict=True) if hit)
                     continue

@@ -6,10 +6,11 @@ whose ``refused`` count the harness reports (always 0 here).
 
 from __future__ import annotations
 
-from rotbench.engine.perception import Claim, ClaimDraft, Judgement
+from rotbench.engine.perception import Claim, ClaimDraft, Judgement, Mood, QuestionFrame
 from rotbench.engine.protocol import Document
 from rotbench.llm.client import ModelClient, RefusingClient
 from rotbench.world.models import Fact, World
+from rotbench.world.pools import NEAR_MISS_FRAMES, UNRELATED_SLOTS
 
 SUBJECT = "the user"
 ORACLE_CONFIDENCE = 0.9
@@ -28,6 +29,11 @@ DECOY_SENTENCES: dict[str, tuple[str, str]] = {
 }
 """Decoy kind -> (subject, sentence). A decoy keeps its own subject and mood and no slot, so
 it is never filed as, compared with, or allowed to retire one of the user's facts."""
+DECOY_MOODS: dict[str, Mood] = {
+    "other_person": "fact", "hypothetical": "hypothetical", "negation": "negated",
+    "suggestion": "suggested",
+}
+"""Decoy kind -> the mood its claim carries (someone else's fact is still a fact)."""
 TEMPLATES: tuple[str, ...] = (PRESENT, PAST, RELAYED, *(t for _, t in DECOY_SENTENCES.values()))
 """Every sentence template the oracle renders (``{label}``/``{value}`` are placeholders)."""
 
@@ -44,17 +50,28 @@ class OracleExtractor:
     claim attributed to its source; a tool-turn fact yields nothing; a web page's facts become
     the page's own claims (its lineage, the host, is set by the extract stage); a decoy
     (someone else's fact, a hypothetical, a negation, a declined suggestion) becomes a claim
-    with its own subject and mood and no slot (``DECOY_SENTENCES``). Identical
+    with its own subject and mood and no slot (``DECOY_SENTENCES``, ``DECOY_MOODS``). Identical
     drafts within a document are kept once. ``extract`` raises KeyError for a document that
     is not in the world.
+
+    It also reads questions (``QuestionReader``): an attribute's question asks for the user's
+    value of that slot; a near-miss question for another person's (``NEAR_MISS_FRAMES``); an
+    unrelated one for a slot no world fills (``UNRELATED_SLOTS``). Any other question is read
+    as None (no frame).
     """
 
-    stamp = "oracle-extractor/1"
+    stamp = "oracle-extractor/2"
 
     def __init__(self, world: World, client: ModelClient | None = None) -> None:
         self.client: ModelClient = client if client is not None else RefusingClient()
         self._labels = {a.key: a.label for a in world.attributes}
         self._facts = {s.document_uri: list(s.facts) for s in world.sessions}
+        self._frames = {q: QuestionFrame(subject=who, slot=slot)
+                        for q, (who, slot) in NEAR_MISS_FRAMES.items()}
+        self._frames.update({q: QuestionFrame(subject=SUBJECT, slot=slot)
+                             for q, slot in UNRELATED_SLOTS.items()})
+        self._frames.update({a.question: QuestionFrame(subject=SUBJECT, slot=a.key)
+                             for a in world.attributes})
 
     @property
     def refused(self) -> int:
@@ -75,6 +92,7 @@ class OracleExtractor:
                 attribution="own",
                 sentence=template.format(label=label, value=fact.value),
                 confidence=ORACLE_CONFIDENCE,
+                mood=DECOY_MOODS[fact.decoy],
             )
         if fact.channel == "relay" and not web_page:
             template, attribution = RELAYED, "source"
@@ -90,6 +108,10 @@ class OracleExtractor:
             sentence=template.format(label=label, value=fact.value),
             confidence=ORACLE_CONFIDENCE,
         )
+
+    def read_question(self, question: str) -> QuestionFrame | None:
+        """The scripted frame of ``question`` (None for a question the world never asks)."""
+        return self._frames.get(question)
 
     def extract(self, document: Document) -> list[ClaimDraft]:
         """The scripted drafts of ``document``, in turn order."""

@@ -22,6 +22,20 @@ from rotbench.engine.protocol import Document
 Attribution = Literal["own", "source"]
 """'own': the user's own statement (or a page asserting a fact); 'source': quoted or relayed."""
 
+Mood = Literal["fact", "hypothetical", "negated", "suggested"]
+"""How the claim is said: a plain statement of fact, a hypothetical or plan ("I might move to
+X"), a negation ("I would never pick X") or someone's suggestion the subject did not take up.
+Only a fact can give a slot its value."""
+
+SUBJECT_ALIASES: dict[str, str] = {"user": "the user", "the user": "the user"}
+"""Spellings of the persona that name the same subject (after case folding)."""
+
+
+def subject_key(subject: str) -> str:
+    """The comparison key of a subject: case-folded, spaces collapsed, 'user' = 'the user'."""
+    key = " ".join(subject.casefold().split())
+    return SUBJECT_ALIASES.get(key, key)
+
 
 class ClaimDraft(BaseModel):
     """A claim as an extractor proposes it, before the engine files it in the ledger."""
@@ -37,6 +51,13 @@ class ClaimDraft(BaseModel):
     attribution: Attribution = "own"
     sentence: str = Field(description="The rendered sentence that is embedded and returned.")
     confidence: float = Field(default=0.9, ge=0.0, le=1.0)
+    mood: Mood = Field(default="fact", description="See ``Mood``; only a fact fills a slot.")
+
+    @property
+    def slot_fact(self) -> bool:
+        """True when the claim can give its subject's slot a value: it names a slot and is a
+        plain fact (not hypothetical, negated or suggested)."""
+        return self.slot is not None and self.mood == "fact"
 
 
 class Claim(ClaimDraft):
@@ -55,6 +76,33 @@ class Extractor(Protocol):
 
     def extract(self, document: Document) -> list[ClaimDraft]:
         """The claims ``document`` supports, in the order they appear."""
+        ...
+
+
+class QuestionFrame(BaseModel):
+    """What a question asks: whose (``subject``), which attribute (``slot``), and when.
+
+    ``slot`` is None when the reader cannot tie the question to a slot it knows of; a slot
+    key outside the store's vocabulary (``'blood_type'``) says the question is about
+    something the store was never told.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    subject: str = Field(description="Whose attribute, e.g. 'the user', 'the user's father'.")
+    slot: str | None = Field(default=None, description="Attribute key asked about, if known.")
+    tense: Literal["present", "past"] = Field(
+        default="present", description="'present': the value now; 'past': an earlier one.")
+
+
+@runtime_checkable
+class QuestionReader(Protocol):
+    """Optional second duty of an extractor: read a question into a ``QuestionFrame``."""
+
+    stamp: str
+
+    def read_question(self, question: str) -> QuestionFrame | None:
+        """The frame of ``question``, or None when it cannot be read (a failed call)."""
         ...
 
 

@@ -9,6 +9,15 @@ after the day or retired on or before it returned. Quarantined claims are return
 status 'quarantined'). Order: score desc, then day desc, then claim id asc. There is no time
 decay: every source in a world is dated within its own lifetime, and decay is inert for
 conversation sources.
+
+When the question has been read into a ``QuestionFrame`` naming a slot:
+
+- ``query.abstain_unknown``: if the store holds no fact (as of the day) of the frame's
+  subject and slot, nothing is returned: the store knows nothing about what is asked;
+- ``query.present_first``: for a question about the present, the subject's present-tense
+  facts of that slot in its own words (from a trusted lineage while ``trust.policy`` is on,
+  and not quarantined) rank first, whatever their cosine, then everything else in the order
+  above. History, quoted sources and other slots stay in the list below them.
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ import numpy as np
 from rotbench.config import EngineConfig
 from rotbench.embedding import Embedder
 from rotbench.engine.ledger import CONVERSATION, Ledger
+from rotbench.engine.perception import QuestionFrame, subject_key
 from rotbench.engine.protocol import ClaimStatus, Hit, Provenance
 
 _NEVER = np.iinfo(np.int64).max
@@ -46,6 +56,10 @@ class LedgerIndex:
         self.days = np.array([c.day for c in claims], dtype=np.int64)
         self.confidence = np.array([c.confidence for c in claims], dtype=np.float64)
         self.untrusted = np.array([c.lineage != CONVERSATION for c in claims], dtype=bool)
+        self.slot_of = [(subject_key(c.subject), c.slot) if c.slot_fact else None
+                        for c in claims]
+        self.present_own = np.array(
+            [c.tense == "present" and c.attribution == "own" for c in claims], dtype=bool)
         self.retired_at = np.full(n, _NEVER, dtype=np.int64)
         self.quarantined_at = np.full(n, _NEVER, dtype=np.int64)
         for i, c in enumerate(claims):
@@ -82,9 +96,11 @@ class LedgerIndex:
         day: int,
         k: int,
         config: EngineConfig,
+        frame: QuestionFrame | None = None,
     ) -> list[Hit]:
         """The top ``k`` hits for ``question`` as of the end of ``day`` (may be fewer).
 
+        ``frame``: what the question asks, when a reader has read it (see the module doc).
         Raises ValueError for k < 0.
         """
         if k < 0:
@@ -98,11 +114,23 @@ class LedgerIndex:
         qc, tc = config.query, config.trust
         trust = np.where(self.untrusted & tc.policy, tc.untrusted_domain_trust, 1.0)
         score = (qc.similarity_weight * cos + qc.confidence_weight * self.confidence) * trust
-        keep = (self.days <= day) & (self.retired_at > day) & (cos * trust >= qc.relevance_floor)
+        alive = (self.days <= day) & (self.retired_at > day)
+        first = np.zeros(len(self.days), dtype=bool)
+        if frame is not None and frame.slot is not None:
+            wanted = (subject_key(frame.subject), frame.slot)
+            asked = np.array([s == wanted for s in self.slot_of], dtype=bool) & alive
+            if qc.abstain_unknown and not asked.any():
+                return []
+            if qc.present_first and frame.tense == "present":
+                first = asked & self.present_own & (self.quarantined_at > day)
+                if tc.policy:
+                    first &= ~self.untrusted
+        keep = alive & ((cos * trust >= qc.relevance_floor) | first)
         idx = np.flatnonzero(keep)
         if idx.size == 0:
             return []
-        order = idx[np.lexsort((self.id_rank[idx], -self.days[idx], -score[idx]))][:k]
+        order = idx[np.lexsort((self.id_rank[idx], -self.days[idx], -score[idx],
+                                ~first[idx]))][:k]
         hits: list[Hit] = []
         for rank, i in enumerate(order.tolist(), start=1):
             claim = self.claims[i]
@@ -132,10 +160,14 @@ def query_ledger(
     k: int,
     config: EngineConfig,
     embedder: Embedder,
+    frame: QuestionFrame | None = None,
 ) -> list[Hit]:
     """The top ``k`` hits for ``question`` from ``ledger`` as of the end of ``day``.
+
+    ``frame``: what the question asks (subject, slot, tense), if read; None ranks by score
+    and the relevance floor alone.
 
     Reuses one ``LedgerIndex`` per ledger state, so repeated queries cost one matrix-vector
     product each (plus a cache lookup for the question's vector). Raises ValueError for k < 0.
     """
-    return LedgerIndex.of(ledger, embedder).query(question, day, k, config)
+    return LedgerIndex.of(ledger, embedder).query(question, day, k, config, frame)

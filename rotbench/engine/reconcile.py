@@ -1,6 +1,17 @@
 """Stage: claim drafts in time order -> the ledger (the reconciliation rule under test).
 
-For each new claim, in deposit order, the candidate search finds active earlier claims:
+For each new claim, in deposit order, the candidate search finds active earlier claims.
+With ``reconcile.slot_search`` on (the default):
+
+- a claim that gives a slot a value (``Claim.slot_fact``) meets every active fact of the
+  same subject and slot, from any document, whatever the cosine; only a present-tense claim of
+  the claimant's own meets anything, and only such claims, since nothing else can retire or
+  be retired; a claim repeating the new claim's value is no candidate either (a restatement
+  is not an update);
+- a hypothetical, negated or suggested claim meets nothing;
+- a claim without a slot falls back to the two cosine searches below.
+
+With it off, every claim goes through the cosine searches:
 
 - same document, any subject, cosine >= ``reconcile.same_document_floor`` (if switched on);
 - other documents, same subject, cosine >= ``reconcile.update_floor`` (if switched on).
@@ -11,6 +22,8 @@ Every (older, newer) candidate pair goes to the checker. A pair the checker call
 - either claim past tense -> nothing (history never retires or is retired; checked here, not
   only in the oracle checker, because a model checker can be wrong);
 - either claim attributed to a quoted source -> nothing;
+- with ``reconcile.same_slot_only`` on: the two are not facts of the same subject and slot
+  -> nothing, whatever the checker said (a retirement never touches another attribute);
 - same lineage -> the older retires on the newer's day, superseded by the newer;
 - different lineages -> a review record, and each non-conversation claim of the pair is
   quarantined (it stays stored and queryable; trust demotes it at query time).
@@ -29,14 +42,25 @@ from rotbench.engine import ENGINE_VERSION
 from rotbench.engine.extract import DocumentClaims, Extraction
 from rotbench.engine.ledger import CONVERSATION, Ledger, Quarantine, Retirement, ReviewRecord
 from rotbench.engine.lookahead import Lookahead, speculative
-from rotbench.engine.perception import Checker, Claim, ClaimDraft, Judgement
+from rotbench.engine.perception import Checker, Claim, ClaimDraft, Judgement, subject_key
 
 SINGLE_OWNER = "user"
 """Contributor recorded on every claim when ``store.multi_contributor`` is off."""
 
 
-def _subject_key(subject: str) -> str:
-    return " ".join(subject.casefold().split())
+def _settleable(claim: Claim) -> bool:
+    """A claim that may retire or be retired: a present-tense fact of the claimant's own."""
+    return claim.slot_fact and claim.tense == "present" and claim.attribution == "own"
+
+
+def _value_key(claim: Claim) -> str:
+    return " ".join(claim.value.casefold().split())
+
+
+def same_slot(older: Claim, newer: Claim) -> bool:
+    """Both claims are facts about the same subject and the same (named) slot."""
+    return (older.slot_fact and newer.slot_fact and older.slot == newer.slot
+            and subject_key(older.subject) == subject_key(newer.subject))
 
 
 class Reconciler:
@@ -68,6 +92,7 @@ class Reconciler:
         self._subjects: list[str] = []
         self._docs: list[str] = []
         self._inactive: set[str] = set()  # retired or quarantined
+        self._by_slot: dict[tuple[str, str | None], list[int]] = {}  # (subject, slot) -> index
         self._last_day: int | None = None
         self.lookahead: Lookahead | None = None
         """Set by ``deposit`` for a checker that can be asked ahead (see ``lookahead``)."""
@@ -97,8 +122,10 @@ class Reconciler:
                 claim = self.lookahead.claims[index]
             ledger.claims.append(claim)
             ledger.counts.claims += 1
-            self._subjects.append(_subject_key(claim.subject))
+            self._subjects.append(subject_key(claim.subject))
             self._docs.append(doc.uri)
+            if claim.slot_fact:
+                self._by_slot.setdefault((self._subjects[-1], claim.slot), []).append(index)
             self._reconcile(index, claim)
             new.append(claim)
         return new
@@ -108,7 +135,16 @@ class Reconciler:
         if self.lookahead is not None:  # one rule for what is asked and what is asked ahead
             return self.lookahead.candidates(index, self._inactive)
         rc = self.config.reconcile
-        if index == 0 or not (rc.same_document or rc.cross_document):
+        if index == 0:
+            return []
+        if rc.slot_search and (claim.slot_fact or claim.mood != "fact"):
+            if not _settleable(claim):
+                return []
+            claims = self.ledger.claims
+            return [j for j in self._by_slot.get((self._subjects[index], claim.slot), [])
+                    if j < index and claims[j].id not in self._inactive
+                    and _settleable(claims[j]) and _value_key(claims[j]) != _value_key(claim)]
+        if not (rc.same_document or rc.cross_document):
             return []
         cos = self._matrix[:index] @ self._matrix[index]
         subject = self._subjects[index]
@@ -150,6 +186,9 @@ class Reconciler:
         if older.attribution != "own" or newer.attribution != "own":
             counts.refused_attribution += 1
             return
+        if self.config.reconcile.same_slot_only and not same_slot(older, newer):
+            counts.refused_slot += 1
+            return
         if older.id in self._inactive:  # settled earlier in this batch
             return
         if older.lineage == newer.lineage:
@@ -189,8 +228,24 @@ def file_claim(draft: ClaimDraft, index: int, doc: DocumentClaims, multi: bool) 
     )
 
 
+def may_deactivate(older: Claim, newer: Claim, config: EngineConfig) -> tuple[bool, bool]:
+    """Which of (older, newer) an update judgement on the pair would retire or quarantine:
+    ``Reconciler._settle``'s conditions that do not depend on the judgement."""
+    if older.tense != "present" or newer.tense != "present":
+        return False, False
+    if older.attribution != "own" or newer.attribution != "own":
+        return False, False
+    if config.reconcile.same_slot_only and not same_slot(older, newer):
+        return False, False
+    if older.lineage == newer.lineage:
+        return True, False
+    return older.lineage != CONVERSATION, newer.lineage != CONVERSATION
+
+
 def _lookahead(extraction: Extraction, embedder: Embedder, checker: Checker,
                config: EngineConfig) -> Lookahead:
+    """A lookahead over every claim of ``extraction`` with ``Reconciler._candidates``' rule
+    (every claim taken as active; the lookahead filters by what is active)."""
     multi = config.store.multi_contributor
     claims: list[Claim] = []
     for doc in extraction.documents:
@@ -198,7 +253,36 @@ def _lookahead(extraction: Extraction, embedder: Embedder, checker: Checker,
             claims.append(file_claim(draft, len(claims), doc, multi))
     matrix = (embedder.encode([c.sentence for c in claims]) if claims
               else np.zeros((0, DIM), dtype=np.float32))
-    return Lookahead(claims, matrix, [_subject_key(c.subject) for c in claims], config, checker)
+    subjects = [subject_key(c.subject) for c in claims]
+    by_slot: dict[tuple[str, str | None], list[int]] = {}
+    for i, c in enumerate(claims):
+        if c.slot_fact:
+            by_slot.setdefault((subjects[i], c.slot), []).append(i)
+    rc = config.reconcile
+
+    def static(index: int) -> list[int]:
+        claim = claims[index]
+        if index == 0:
+            return []
+        if rc.slot_search and (claim.slot_fact or claim.mood != "fact"):
+            if not _settleable(claim):
+                return []
+            return [j for j in by_slot.get((subjects[index], claim.slot), [])
+                    if j < index and _settleable(claims[j])
+                    and _value_key(claims[j]) != _value_key(claim)]
+        if not (rc.same_document or rc.cross_document):
+            return []
+        cos = matrix[:index] @ matrix[index]
+        found = []
+        for j in range(index):
+            if claims[j].document_uri == claim.document_uri:
+                if rc.same_document and cos[j] >= rc.same_document_floor:
+                    found.append(j)
+            elif rc.cross_document and subjects[j] == subjects[index] and cos[j] >= rc.update_floor:
+                found.append(j)
+        return found
+
+    return Lookahead(claims, static, lambda o, n: may_deactivate(o, n, config), checker)
 
 
 def deposit(

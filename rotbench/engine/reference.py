@@ -9,7 +9,7 @@ from rotbench.embedding import Embedder
 from rotbench.engine import ENGINE_VERSION
 from rotbench.engine.extract import extract_document
 from rotbench.engine.ledger import Ledger
-from rotbench.engine.perception import Checker, Extractor
+from rotbench.engine.perception import Checker, Extractor, QuestionFrame, QuestionReader
 from rotbench.engine.protocol import Document, Hit
 from rotbench.engine.query import query_ledger
 from rotbench.engine.reconcile import Reconciler
@@ -23,7 +23,9 @@ class ReferenceEngine:
 
     ``deposit`` extracts one document with ``extractor`` and reconciles its claims with
     ``checker``, exactly as the ``extract_documents`` + ``deposit`` stages do; ``query`` ranks
-    the ledger as of a day exactly as ``query_ledger`` does.
+    the ledger as of a day exactly as ``query_ledger`` does, with the question's frame: from
+    ``frames`` when given (the extract stage's reading), else read by ``extractor`` when it
+    is a ``QuestionReader`` (each distinct question once), else none.
     """
 
     name = "reference"
@@ -35,11 +37,13 @@ class ReferenceEngine:
         extractor: Extractor | None,
         checker: Checker | None,
         embedder: Embedder,
+        frames: dict[str, QuestionFrame] | None = None,
     ) -> None:
         self.config = config
         self.extractor = extractor
         self.checker = checker
         self.embedder = embedder
+        self._frames: dict[str, QuestionFrame | None] = dict(frames or {})
         self._reconciler: Reconciler | None = None
         self._ledger: Ledger | None = None
         if checker is not None:
@@ -48,10 +52,12 @@ class ReferenceEngine:
 
     @classmethod
     def from_ledger(
-        cls, ledger: Ledger, config: EngineConfig, embedder: Embedder
+        cls, ledger: Ledger, config: EngineConfig, embedder: Embedder,
+        frames: dict[str, QuestionFrame] | None = None,
     ) -> ReferenceEngine:
-        """A query-only engine over an existing ledger (``deposit`` raises RuntimeError)."""
-        engine = cls(config, None, None, embedder)
+        """A query-only engine over an existing ledger (``deposit`` raises RuntimeError);
+        ``frames``: question -> frame, as the extract stage read them."""
+        engine = cls(config, None, None, embedder, frames)
         engine._ledger = ledger
         return engine
 
@@ -74,13 +80,22 @@ class ReferenceEngine:
             )
         self._reconciler.add(extract_document(document, self.extractor))
 
+    def frame(self, question: str) -> QuestionFrame | None:
+        """What ``question`` asks, as given or read (None: no reader, or unreadable)."""
+        if question not in self._frames:
+            reader = self.extractor
+            read = reader.read_question(question) if isinstance(reader, QuestionReader) else None
+            self._frames[question] = read
+        return self._frames[question]
+
     def query(self, question: str, k: int) -> list[Hit]:
         """The top ``k`` hits for ``question`` from the store as it is now, best first."""
-        return query_ledger(self.ledger, question, NOW, k, self.config, self.embedder)
+        return self.query_as_of(question, NOW, k)
 
     def query_as_of(self, question: str, day: int, k: int) -> list[Hit]:
         """The top ``k`` hits for ``question`` as of the end of ``day``, best first."""
-        return query_ledger(self.ledger, question, day, k, self.config, self.embedder)
+        return query_ledger(self.ledger, question, day, k, self.config, self.embedder,
+                            self.frame(question))
 
 
 NOW = 2**62

@@ -5,7 +5,9 @@ misses locally). How each number is projected:
 
 - extract (live arm only): one call per distinct extraction prompt. Identical conversations
   (same text) share one prompt, and a ``LiveExtractor`` pays for a prompt once, so this is the
-  exact count of first attempts. Retries after an invalid answer are not projected.
+  exact count of first attempts. Retries after an invalid answer are not projected. From
+  prompt ``extract-v2`` the stage also reads each distinct probe question once (the same
+  questions recur in every world, so a run pays for them once).
 - check (probe and live arms): the oracle arm is deposited with a recording checker, which
   yields every (older, newer) pair the candidate search sends to the checker; two calls per
   pair, counted once per distinct prompt. For the probe arm this is exact as long as the live
@@ -46,6 +48,7 @@ ARMS: tuple[str, ...] = ("oracle", "probe", "live")
 
 MESSAGE_OVERHEAD_TOKENS = 3
 CHECK_ANSWER = '{"answer": "yes"}'
+QUESTION_ANSWER = '{"subject": "the user", "slot": "home_city", "tense": "present"}'
 
 
 def approx_tokens(text: str) -> int:
@@ -283,6 +286,7 @@ def _extract_stage(
 
     model = settings.extract_model
     jobs: list[tuple[LiveExtractor, Document, OracleExtractor | None]] = []
+    readers: list[tuple[LiveExtractor, World]] = []
     for w in worlds:
         ex = LiveExtractor(
             client,
@@ -294,6 +298,7 @@ def _extract_stage(
         )
         oracle = OracleExtractor(w)
         jobs.extend((ex, doc, oracle) for doc in world_documents(w))
+        readers.append((ex, w))
     if documents:
         ex = LiveExtractor(
             client,
@@ -318,10 +323,22 @@ def _extract_stage(
     tally = _Tally()
     for ex, doc, oracle in jobs:
         tally.add(ex._asker, *ex.request(doc), answer_tokens(doc, oracle))
-    return tally.estimate(
-        "extract", model, settings, "exact",
-        "one call per distinct document prompt (first attempts; retries not projected)",
-    )
+    questions = 0
+    for ex, w in readers:
+        oracle = OracleExtractor(w)
+        for question in dict.fromkeys(p.question for p in w.probes):
+            request = ex.question_request(question)
+            if request is None:
+                continue
+            frame = oracle.read_question(question)
+            size = approx_tokens(frame.model_dump_json() if frame else QUESTION_ANSWER) + 1
+            before = tally.calls + tally.cached
+            tally.add(ex._asker, *request, lambda n_in, size=size: size)
+            questions += tally.calls + tally.cached - before
+    basis = "one call per distinct document prompt (first attempts; retries not projected)"
+    if questions:
+        basis += f", plus one per distinct question read ({questions})"
+    return tally.estimate("extract", model, settings, "exact", basis)
 
 
 def _check_stage(

@@ -20,8 +20,8 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from rotbench.engine.extract import Extraction, extract_document
-from rotbench.engine.perception import Claim, ClaimDraft, Extractor, Judgement
+from rotbench.engine.extract import Extraction, extract_document, read_questions
+from rotbench.engine.perception import Claim, ClaimDraft, Extractor, Judgement, QuestionFrame
 from rotbench.engine.protocol import Document
 from rotbench.llm._cache import CallCache, call_key
 from rotbench.llm._prompts import (
@@ -33,6 +33,7 @@ from rotbench.llm._prompts import (
     CheckKind,
     ExtractionAnswer,
     InvalidAnswer,
+    QuestionAnswer,
     YesNoAnswer,
     parse_answer,
     retry_prompt,
@@ -306,6 +307,9 @@ class LiveExtractor(_LivePerception):
     The document's text reaches the model as it is, ``tool`` turns included; the prompt marks
     tool output and web pages as untrusted content. A document whose call fails after retries,
     or whose answer is invalid twice, yields ``[]`` and a ``CallFailure`` in ``stats``.
+
+    From prompt ``extract-v2`` it also reads questions (``read_question``: one call per
+    distinct question, cached like an extraction, metered under stage 'extract').
     """
 
     stage = "extract"
@@ -334,6 +338,29 @@ class LiveExtractor(_LivePerception):
         """True when the first call for ``document`` is already in the call cache."""
         return self._asker.is_cached(*self.request(document))
 
+    def question_request(self, question: str) -> tuple[str, str] | None:
+        """The (system, user turn) that reads ``question``; None when the prompt version
+        reads no questions (pure; used by the estimate)."""
+        system = self.prompt.question_system
+        if system is None:
+            return None
+        return system, self.prompt.render_question(question, self.slots)
+
+    def read_question(self, question: str) -> QuestionFrame | None:
+        """What ``question`` asks (subject, slot, tense); None for a prompt version that reads
+        no questions or a recorded failure. A slot outside the vocabulary is kept: it names
+        something the store was never told."""
+        request = self.question_request(question)
+        if request is None:
+            return None
+        self._asker.count(requested=1)
+        answer = self._asker.ask(*request, QuestionAnswer, item=f"question {question[:60]!r}")
+        if answer is None:
+            self._asker.count(undecided=1)
+            return None
+        return QuestionFrame(subject=answer.subject.strip(), slot=answer.slot,
+                             tense=answer.tense)
+
     def extract(self, document: Document) -> list[ClaimDraft]:
         """The claims ``document`` supports, in order; ``[]`` on a recorded failure."""
         self._asker.count(requested=1)
@@ -353,6 +380,7 @@ class LiveExtractor(_LivePerception):
                     tense=c.tense,
                     attribution=c.attribution,
                     sentence=c.sentence.strip(),
+                    mood=c.mood,
                     **({"confidence": c.confidence} if c.confidence is not None else {}),
                 )
             )
@@ -523,13 +551,16 @@ class LiveChecker(_LivePerception):
 
 
 def extract_concurrently(
-    documents: Sequence[Document], extractor: Extractor, concurrency: int = 8
+    documents: Sequence[Document], extractor: Extractor, concurrency: int = 8,
+    questions: Sequence[str] = (),
 ) -> Extraction:
-    """The engine's ``extract_documents`` with up to ``concurrency`` documents in flight.
+    """The engine's ``extract_documents`` with up to ``concurrency`` documents (then
+    questions) in flight.
 
     Same result, same order (deposit needs time order); works with any ``Extractor``. Use it
     for the live arm, where each document is one model call of a second or more.
     """
     docs = list(documents)
     per_doc = _map_concurrently(lambda d: extract_document(d, extractor), docs, concurrency)
-    return Extraction(extractor_stamp=extractor.stamp, documents=per_doc)
+    return Extraction(extractor_stamp=extractor.stamp, documents=per_doc,
+                      questions=read_questions(questions, extractor, concurrency))

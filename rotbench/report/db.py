@@ -16,6 +16,10 @@ Tables (created idempotently; one writer process at a time, DuckDB locks the fil
   attribute, question, the truth's current value, changed, poisoned, latest_phrasing.
 - ``hits``: one row per top-k hit: run_id, seed, probe_index, rank, full text, class, poison
   channels, score, similarity and provenance.
+- ``real_pairs``: one row per ruled real pair a run scored: run_id, pair_id, ruling, the two
+  checks' answers (NULL: no answer), outcome (agree, false_positive, miss, undecided),
+  ruled_by, the two claim texts (NULL without claim text), checker stamp and the rulings
+  file's sha256. Kept apart from ``metrics``: never pooled with the worlds.
 
 ``write_run`` is one transaction: it replaces any rows of the same run id and either commits
 all rows of the run or none.
@@ -99,9 +103,22 @@ CREATE TABLE IF NOT EXISTS hits (
     lineage VARCHAR,
     claim_id VARCHAR
 );
+CREATE TABLE IF NOT EXISTS real_pairs (
+    run_id VARCHAR NOT NULL,
+    pair_id VARCHAR NOT NULL,
+    ruling VARCHAR NOT NULL,
+    contradicts BOOLEAN,
+    new_value_for_slot BOOLEAN,
+    outcome VARCHAR NOT NULL,
+    ruled_by VARCHAR,
+    older_text VARCHAR,
+    newer_text VARCHAR,
+    checker_stamp VARCHAR,
+    rulings_sha256 VARCHAR
+);
 """
 
-TABLES: tuple[str, ...] = ("runs", "metrics", "probes", "hits")
+TABLES: tuple[str, ...] = ("runs", "metrics", "probes", "hits", "real_pairs")
 
 _NO_PROVENANCE = Provenance(lineage=None)
 """Stands in for a hit that reported no provenance: every provenance column NULL."""
@@ -137,7 +154,7 @@ def _expected_columns() -> dict[str, list[tuple[str, str]]]:
 
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
-    """Create the four tables if missing and add any column of ``ADDED_COLUMNS`` an older
+    """Create the tables if missing and add any column of ``ADDED_COLUMNS`` an older
     file lacks (idempotent)."""
     for statement in SCHEMA.split(";"):
         if statement.strip():
@@ -375,6 +392,15 @@ def _insert_hits(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
     _insert_columns(con, "hits", rows)
 
 
+def _insert_real_pairs(con: duckdb.DuckDBPyConnection, report: Report) -> None:
+    block = report.real_pairs
+    if block is None or not block.scored:
+        return
+    _insert_columns(con, "real_pairs", [
+        {"run_id": report.run_id, **p.model_dump(), "checker_stamp": block.checker_stamp,
+         "rulings_sha256": block.rulings_sha256} for p in block.pairs])
+
+
 def write_run(db_path: Path, report: Report, *, wait_seconds: float = 0.0,
               say: Callable[[str], None] | None = None) -> None:
     """Record ``report`` in the DuckDB file ``db_path`` in one transaction.
@@ -401,6 +427,7 @@ def write_run(db_path: Path, report: Report, *, wait_seconds: float = 0.0,
             _insert_metrics(con, report)
             _insert_probes(con, probe_rows)
             _insert_hits(con, hit_rows)
+            _insert_real_pairs(con, report)
             con.commit()
         except BaseException:
             con.rollback()

@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from rotbench.rulings import RealPairs, ReviewItem, without_text
 from rotbench.scoring.lexicons import LEXICONS
 from rotbench.scoring.metrics import (
     CORE_METRICS,
@@ -141,6 +142,14 @@ class Report(_Strict):
     usage: dict[str, Any] | None = Field(
         default=None, description="Metered model usage (tokens, usd); None for free arms."
     )
+    review_queue: list[ReviewItem] = Field(
+        default_factory=list,
+        description="The reference engine's review records (pairs it may not settle itself), "
+        "for `rotbench review`; empty for other engines and without claim text.")
+    real_pairs: RealPairs | None = Field(
+        default=None,
+        description="The checks scored against people's rulings on real pairs; never pooled "
+        "with the world metrics. None when the run read no rulings file.")
     degraded: list[str] = Field(
         default_factory=list,
         description="Why the figures are incomplete (e.g. model calls that failed, leaving "
@@ -212,6 +221,8 @@ def build_report(
     usage: dict[str, Any] | None = None,
     *,
     origin: Origin | None = None,
+    review_queue: list[ReviewItem] | None = None,
+    real_pairs: RealPairs | None = None,
     degraded: list[str] | None = None,
 ) -> Report:
     """The report of record of a run.
@@ -219,12 +230,15 @@ def build_report(
     Worlds with unscored hits are scored under ``selection.scorer_version`` first (raises
     ``UnknownScorer`` / ``MissingClaimText`` as ``score_world``); already scored worlds are
     taken as they are. Figures are pooled over ``worlds``. When
-    ``selection.record_claim_text`` is False, hit texts are dropped after scoring.
+    ``selection.record_claim_text`` is False, hit texts are dropped after scoring, and so are
+    the review queue and the real pairs' claim texts.
     """
     scored = [w if w.scored else score_world(w, selection.scorer_version) for w in worlds]
     bundle: MetricsBundle = compute_metrics(scored, reads_decoys=reads_decoys(selection))
     if not selection.record_claim_text:
         scored = [_strip_text(w) for w in scored]
+        review_queue = []
+        real_pairs = without_text(real_pairs) if real_pairs is not None else None
     return Report(
         run_id=run_id,
         created_at=now_utc(),
@@ -236,5 +250,7 @@ def build_report(
         stages=list(stages),
         timings=dict(timings),
         usage=usage,
+        review_queue=list(review_queue or []),
+        real_pairs=real_pairs,
         degraded=list(degraded or []),
     )

@@ -2,7 +2,8 @@
 
 One table per metric family (a metric the report lacks, e.g. a decoy metric under scorer
 v1, is left out), poison per channel, decoys and abstention per kind, what the first
-value-bearing hit was, the floor sweep, and the notes. Each rate reads ``67.6% (146/216)``;
+value-bearing hit was, the floor sweep, the real pairs (when the run read rulings), and the
+notes. Each rate reads ``67.6% (146/216)``;
 an undefined rate reads ``— (0/0)``; with ``intervals`` the 95% Wilson interval follows in brackets.
 """
 
@@ -119,6 +120,7 @@ def render(report: Report, console: Console, intervals: bool = False) -> None:
     if report.floor_sweep is None:
         console.print("Relevance floor sweep: not applicable (some hits report no raw cosine)",
                       highlight=False)
+        _real_pairs(report, console, intervals)
         _notes(report, console)
         return
     table = Table(title="Relevance floor sweep (raw cosine)", title_justify="left")
@@ -132,7 +134,36 @@ def render(report: Report, console: Console, intervals: bool = False) -> None:
             format_rate(row.answerable_refused, intervals),
         )
     console.print(table)
+    _real_pairs(report, console, intervals)
     _notes(report, console)
+
+
+def _real_pairs(report: Report, console: Console, intervals: bool) -> None:
+    """The "Real pairs" block: the checks against people's rulings, apart from the worlds."""
+    block = report.real_pairs
+    if block is None:
+        return
+    if not block.scored:
+        console.print(f"Real pairs: not scored; {block.reason}", highlight=False, markup=False,
+                      soft_wrap=True)
+        return
+    table = Table(title=f"Real pairs ({len(block.pairs)} ruled pairs; not pooled with the "
+                  "worlds)", title_justify="left")
+    table.add_column("ruling")
+    for column in ("checks retire", "checks keep", "undecided"):
+        table.add_column(column, justify="right")
+    for ruling, cells in block.table.items():
+        table.add_row(ruling, *(str(cells[k]) for k in ("retire", "keep", "undecided")))
+    console.print(table)
+    table = Table(title="Real pairs: rates", title_justify="left")
+    table.add_column("outcome")
+    table.add_column("rate", justify="right")
+    table.add_column("over")
+    over = {"agree": "every ruled pair", "false_positive": "pairs ruled coexist",
+            "miss": "pairs ruled replacement", "undecided": "every ruled pair"}
+    for name, rate in block.rates.items():
+        table.add_row(name, format_rate(rate, intervals), over[name])
+    console.print(table)
 
 
 def _notes(report: Report, console: Console) -> None:

@@ -390,6 +390,28 @@ NEAR_MISS_QUESTIONS: tuple[str, ...] = (
 """Unanswerable questions close to an attribute the world knows, about someone the world
 never gives a fact for (never one of ``DECOY_PEOPLE``)."""
 
+NEAR_MISS_FRAMES: dict[str, tuple[str, str]] = {
+    "Which city does the user's best friend live in?": ("the user's best friend", "home_city"),
+    "Which company does the user's partner work for?": ("the user's partner", "employer"),
+    "What car does the user's father drive?": ("the user's father", "car"),
+    "What phone does the user's mother have?": ("the user's mother", "phone"),
+    "Which gym does the user's roommate go to?": ("the user's roommate", "gym"),
+    "What diet does the user's cousin follow?": ("the user's cousin", "diet"),
+    "Which language is the user's landlord learning?": ("the user's landlord", "language"),
+    "Which coffee shop does the user's uncle go to?": ("the user's uncle", "coffee_shop"),
+}
+"""What each near-miss question asks: (whose, which attribute key). Ground truth for the
+oracle's question reading; a test keeps it in step with ``NEAR_MISS_QUESTIONS``."""
+
+UNRELATED_SLOTS: dict[str, str] = {
+    "What is the name of the user's dog?": "dog_name",
+    "What is the user's favorite board game?": "favorite_board_game",
+    "What is the user's blood type?": "blood_type",
+    "Which musical instrument does the user play?": "instrument",
+}
+"""The slot each unrelated unanswerable question asks about: a slot no world ever fills.
+Ground truth for the oracle's question reading."""
+
 
 def v2_template_texts() -> list[str]:
     """Every fixed text only generator 2 uses (placeholders included)."""

@@ -12,8 +12,10 @@ POOLS: dict[str, tuple[str, list[str]]] = {
 }
 
 
-def fact(attribute: str, value: str, tense: str = "present", channel: str | None = None) -> Fact:
-    return Fact(turn=0, attribute=attribute, value=value, tense=tense, channel=channel)
+def fact(attribute: str, value: str, tense: str = "present", channel: str | None = None,
+         decoy: str | None = None) -> Fact:
+    return Fact(turn=0, attribute=attribute, value=value, tense=tense, channel=channel,
+                decoy=decoy)
 
 
 def session(day: int, facts: list[Fact], uri: str | None = None, kind: str = "mention") -> Session:

@@ -9,12 +9,16 @@ from rotbench.config import DEPOSIT_SECTIONS, QUERY_SECTIONS, ConfigError, Engin
 
 def test_defaults_flat() -> None:
     assert EngineConfig().flat() == {
+        "query.abstain_unknown": True,
         "query.confidence_weight": 0.4,
+        "query.present_first": True,
         "query.relevance_floor": 0.25,
         "query.similarity_weight": 0.6,
         "reconcile.cross_document": True,
         "reconcile.same_document": True,
         "reconcile.same_document_floor": 0.8,
+        "reconcile.same_slot_only": True,
+        "reconcile.slot_search": True,
         "reconcile.update_floor": 0.45,
         "store.multi_contributor": False,
         "trust.policy": True,

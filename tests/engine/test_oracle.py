@@ -110,4 +110,32 @@ def test_oracle_perception_never_calls_its_client() -> None:
     checker.judge([(_claim("car", "Saab"), _claim("car", "Mazda"))])
     assert (extractor.refused, checker.refused, client.refused) == (0, 0, 0)
     assert isinstance(checker, Checker)
-    assert (extractor.stamp, checker.stamp) == ("oracle-extractor/1", "oracle-checker/1")
+    assert (extractor.stamp, checker.stamp) == ("oracle-extractor/2", "oracle-checker/1")
+
+
+def test_oracle_reads_every_question_a_world_asks() -> None:
+    """The question tables stay in step with the generator's questions: every probe of both
+    generators gets a frame; only attribute questions name the user and a slot of the world."""
+    from rotbench.engine.perception import QuestionFrame
+    from rotbench.world import generate_world
+    from rotbench.world.pools import (
+        NEAR_MISS_FRAMES,
+        NEAR_MISS_QUESTIONS,
+        UNANSWERABLE_QUESTIONS,
+        UNRELATED_SLOTS,
+    )
+
+    assert set(NEAR_MISS_FRAMES) == set(NEAR_MISS_QUESTIONS)
+    assert set(UNRELATED_SLOTS) == set(UNANSWERABLE_QUESTIONS)
+    for generator in ("1", "2"):
+        world = generate_world(42, generator=generator)
+        reader = OracleExtractor(world)
+        keys = {a.key for a in world.attributes}
+        for probe in world.probes:
+            frame = reader.read_question(probe.question)
+            assert isinstance(frame, QuestionFrame), probe.question
+            asks_user_slot = frame.subject == "the user" and frame.slot in keys
+            assert asks_user_slot == (probe.attribute is not None), probe.question
+            if probe.attribute is not None:
+                assert frame.slot == probe.attribute
+    assert OracleExtractor(generate_world(42)).read_question("Who is the user?") is None

@@ -148,3 +148,87 @@ def test_index_follows_later_deposits(fake_embedder: Embedder) -> None:
     assert engine.query(QUESTION, 1)[0].text == "The user's home city is Porto."
     engine.deposit(docs[3])
     assert engine.query(QUESTION, 1)[0].text == "The user's home city is Tallinn."
+
+
+# ---- the question's frame: present first, abstention ------------------------------------------
+
+from rotbench.engine.perception import QuestionFrame  # noqa: E402
+
+USER_CITY = QuestionFrame(subject="the user", slot="home_city")
+HISTORY = [
+    session(2, [fact("home_city", "Porto")]),
+    session(10, [fact("home_city", "Tallinn")]),
+    session(12, [fact("home_city", "Porto", tense="past")]),
+    session(14, [fact("home_city", "Bergen", channel="relay")]),
+    session(15, [fact("car", "Saab")]),
+]
+WAS_PORTO = "The user's home city was previously Porto."
+RELAYED = "According to a web search result, the user's home city is Bergen."
+TALLINN = "The user's home city is Tallinn."
+
+
+def framed(ledger: Ledger, embedder: Embedder, frame: QuestionFrame | None, question: str,
+           overrides=(), day: int = 20) -> list[str]:
+    config = EngineConfig().with_overrides(list(overrides))
+    return [h.text for h in query_ledger(ledger, question, day, 10, config, embedder, frame)]
+
+
+def test_present_fact_of_the_slot_ranks_above_history_and_quoted_sources(
+        fake_embedder: Embedder) -> None:
+    ledger = ledger_of(HISTORY, fake_embedder)
+    # a question worded like the history: by score alone, history and the relay come first
+    question = "According to a web search result, what was the user's home city previously?"
+    plain = framed(ledger, fake_embedder, None, question)
+    assert plain.index(TALLINN) > min(plain.index(WAS_PORTO), plain.index(RELAYED))
+    ranked = framed(ledger, fake_embedder, USER_CITY, question)
+    assert ranked[0] == TALLINN
+    assert {WAS_PORTO, RELAYED} <= set(ranked[1:])  # still served, below
+    off = framed(ledger, fake_embedder, USER_CITY, question, ["query.present_first=false"])
+    assert off == plain
+    past = QuestionFrame(subject="the user", slot="home_city", tense="past")
+    assert framed(ledger, fake_embedder, past, question) == plain
+
+
+def test_an_untrusted_page_is_never_put_first(fake_embedder: Embedder) -> None:
+    ledger = ledger_of([page(3, "people-finder.example", [fact("car", "Mazda")]),
+                        session(4, [fact("car", "Saab")])], fake_embedder)
+    frame = QuestionFrame(subject="the user", slot="car")
+    assert framed(ledger, fake_embedder, frame, "What is the user's car?")[0] == (
+        "The user's car is Saab.")
+
+
+def test_abstains_when_the_store_knows_nothing_of_the_subject_and_slot(
+        fake_embedder: Embedder) -> None:
+    ledger = ledger_of(HISTORY, fake_embedder)
+    near_miss = QuestionFrame(subject="the user's best friend", slot="home_city")
+    unrelated = QuestionFrame(subject="the user", slot="blood_type")
+    for frame, question in ((near_miss, "Which city does the user's best friend live in?"),
+                            (unrelated, "What is the user's blood type?")):
+        assert framed(ledger, fake_embedder, None, question) != []  # the floor lets it through
+        assert framed(ledger, fake_embedder, frame, question) == []
+        assert framed(ledger, fake_embedder, frame, question,
+                      ["query.abstain_unknown=false"]) != []
+    # known only from day 2 on; 'User' names the same subject
+    user = QuestionFrame(subject="User", slot="home_city")
+    assert framed(ledger, fake_embedder, user, QUESTION, day=1) == []
+    assert framed(ledger, fake_embedder, user, QUESTION, day=2) == [
+        "The user's home city is Porto."]
+
+
+def test_reference_engine_reads_each_question_once(fake_embedder: Embedder) -> None:
+    world = make_world(HISTORY)
+    reads: list[str] = []
+
+    class Reader(OracleExtractor):
+        def read_question(self, question: str) -> QuestionFrame | None:
+            reads.append(question)
+            return USER_CITY if "home city" in question else QuestionFrame(
+                subject="the user", slot="blood_type")
+
+    engine = ReferenceEngine(EngineConfig(), Reader(world), OracleChecker(), fake_embedder)
+    for doc in documents(world):
+        engine.deposit(doc)
+    for _ in range(2):
+        assert [h.text for h in engine.query(QUESTION, 1)] == [TALLINN]
+        assert engine.query("What is the user's blood type?", 3) == []
+    assert reads == [QUESTION, "What is the user's blood type?"]

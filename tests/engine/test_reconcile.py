@@ -24,6 +24,19 @@ class AlwaysUpdate:
         return [Judgement(contradicts=True, new_value_for_slot=True) for _ in pairs]
 
 
+class Recorder:
+    """The oracle's judgements, remembering every pair asked about."""
+
+    stamp = "recorder"
+
+    def __init__(self) -> None:
+        self.pairs: list[tuple[Claim, Claim]] = []
+
+    def judge(self, pairs: list[tuple[Claim, Claim]]) -> list[Judgement]:
+        self.pairs.extend(pairs)
+        return OracleChecker().judge(pairs)
+
+
 class Undecided:
     stamp = "undecided"
 
@@ -76,8 +89,12 @@ def test_update_in_later_session_retires_the_earlier(fake_embedder: Embedder) ->
     assert (counts.pairs_judged, counts.retirements, counts.conflict_records) == (1, 1, 1)
 
 
+COSINE_ONLY = ("reconcile.slot_search=false",)
+"""The engine before slot search: candidates come from the two cosine searches alone."""
+
+
 def test_cross_document_off_leaves_both_active(fake_embedder: Embedder) -> None:
-    ledger = run(UPDATE, fake_embedder, ("reconcile.cross_document=false",))
+    ledger = run(UPDATE, fake_embedder, (*COSINE_ONLY, "reconcile.cross_document=false"))
     assert ledger.events == []
     assert [ledger.state(c.id).status for c in ledger.claims] == ["active", "active"]
     assert (ledger.counts.pairs_judged, ledger.counts.conflict_records) == (0, 0)
@@ -85,8 +102,46 @@ def test_cross_document_off_leaves_both_active(fake_embedder: Embedder) -> None:
 
 def test_update_floor_gates_the_pair(fake_embedder: Embedder) -> None:
     # fake cosine of the pair is 5/6 = 0.833
-    assert run(UPDATE, fake_embedder, ("reconcile.update_floor=0.84",)).events == []
-    assert len(run(UPDATE, fake_embedder, ("reconcile.update_floor=0.83",)).events) == 1
+    assert run(UPDATE, fake_embedder, (*COSINE_ONLY, "reconcile.update_floor=0.84")).events == []
+    ledger = run(UPDATE, fake_embedder, (*COSINE_ONLY, "reconcile.update_floor=0.83"))
+    assert len(ledger.events) == 1
+
+
+def test_slot_search_finds_the_pair_whatever_the_cosine(fake_embedder: Embedder) -> None:
+    for overrides in (("reconcile.update_floor=1.0",), ("reconcile.cross_document=false",),
+                      ("reconcile.same_document=false", "reconcile.cross_document=false")):
+        ledger = run(UPDATE, fake_embedder, overrides)
+        porto, tallinn = by_sentence(ledger, PORTO), by_sentence(ledger, TALLINN)
+        assert ledger.events == [Retirement(claim_id=porto.id, day=10, superseded_by=tallinn.id)]
+        assert ledger.counts.pairs_judged == 1
+
+
+def test_slot_search_meets_only_the_same_subject_and_slot(fake_embedder: Embedder) -> None:
+    sessions = [
+        session(2, [fact("home_city", "Porto"), fact("car", "Saab")]),
+        session(4, [fact("home_city", "Porto", tense="past")]),
+        session(6, [fact("home_city", "Bergen", channel="relay")]),
+        session(8, [fact("home_city", "Porto")]),  # a restatement: no update to check
+        session(10, [fact("home_city", "Tallinn")]),
+    ]
+    recorder = Recorder()
+    ledger = run(sessions, fake_embedder, checker=recorder)
+    # Tallinn meets the two present Porto claims only: not the car, the history, the relay
+    assert [(o.sentence, n.sentence) for o, n in recorder.pairs] == [(PORTO, TALLINN)] * 2
+    assert ledger.counts.retirements == 2
+    recorder = Recorder()
+    run(sessions, fake_embedder, COSINE_ONLY, checker=recorder)
+    assert len(recorder.pairs) > 2
+
+
+def test_a_claim_that_is_not_a_fact_meets_nothing(fake_embedder: Embedder) -> None:
+    sessions = [session(2, [fact("home_city", "Porto")]),
+                session(5, [fact("home_city", "Bergen", decoy="hypothetical")])]
+    recorder = Recorder()
+    ledger = run(sessions, fake_embedder, checker=recorder)
+    assert (recorder.pairs, ledger.events) == ([], [])
+    [claim] = [c for c in ledger.claims if c.value == "Bergen"]
+    assert (claim.mood, claim.slot, claim.slot_fact) == ("hypothetical", None, False)
 
 
 def test_same_document_search(fake_embedder: Embedder) -> None:
@@ -95,7 +150,7 @@ def test_same_document_search(fake_embedder: Embedder) -> None:
     porto, tallinn = by_sentence(ledger, PORTO), by_sentence(ledger, TALLINN)
     assert ledger.events == [Retirement(claim_id=porto.id, day=2, superseded_by=tallinn.id)]
     for off in ("reconcile.same_document=false", "reconcile.same_document_floor=0.9"):
-        assert run(both, fake_embedder, (off,)).events == []
+        assert run(both, fake_embedder, (*COSINE_ONLY, off)).events == []
 
 
 def test_untrusted_page_is_quarantined_and_cannot_retire(fake_embedder: Embedder) -> None:
@@ -142,7 +197,9 @@ def test_past_tense_never_retires_the_present(fake_embedder: Embedder) -> None:
         session(10, [fact("home_city", "Tallinn", tense="past")]),
     ]
     assert run(sessions, fake_embedder).events == []
-    ledger = run(sessions, fake_embedder, checker=AlwaysUpdate())
+    # slot search never sends the pair; the cosine search does, and the engine refuses it
+    assert run(sessions, fake_embedder, checker=AlwaysUpdate()).counts.pairs_judged == 0
+    ledger = run(sessions, fake_embedder, COSINE_ONLY, checker=AlwaysUpdate())
     assert ledger.events == []
     assert ledger.counts.refused_tense == 1
     assert ledger.state(by_sentence(ledger, PORTO).id).status == "active"
@@ -154,9 +211,10 @@ def test_two_past_claims_do_not_retire_each_other(fake_embedder: Embedder) -> No
         session(10, [fact("home_city", "Tallinn", tense="past")]),
     ]
     for checker in (OracleChecker(), AlwaysUpdate()):
-        ledger = run(sessions, fake_embedder, checker=checker)
-        assert ledger.events == []
-        assert {ledger.state(c.id).status for c in ledger.claims} == {"active"}
+        for overrides in ((), COSINE_ONLY):
+            ledger = run(sessions, fake_embedder, overrides, checker=checker)
+            assert ledger.events == []
+            assert {ledger.state(c.id).status for c in ledger.claims} == {"active"}
     assert ledger.counts.refused_tense == 1
 
 
@@ -176,8 +234,21 @@ def test_relayed_claim_never_retires(fake_embedder: Embedder) -> None:
         session(5, [fact("home_city", "Bergen", channel="relay")]),
     ]
     assert run(sessions, fake_embedder).events == []
-    ledger = run(sessions, fake_embedder, checker=AlwaysUpdate())
+    assert run(sessions, fake_embedder, checker=AlwaysUpdate()).counts.pairs_judged == 0
+    ledger = run(sessions, fake_embedder, COSINE_ONLY, checker=AlwaysUpdate())
     assert (ledger.events, ledger.counts.refused_attribution) == ([], 1)
+
+
+def test_a_retirement_never_touches_another_slot(fake_embedder: Embedder) -> None:
+    """A wrong checker calls a car claim an update of the home city: the engine refuses it
+    (same_slot_only), and only the cosine search could have sent the pair at all."""
+    sessions = [session(2, [fact("home_city", "Porto")]), session(5, [fact("car", "Saab")])]
+    overrides = (*COSINE_ONLY, "reconcile.update_floor=0.0")
+    ledger = run(sessions, fake_embedder, overrides, checker=AlwaysUpdate())
+    assert (ledger.events, ledger.counts.pairs_judged, ledger.counts.refused_slot) == ([], 1, 1)
+    ledger = run(sessions, fake_embedder, (*overrides, "reconcile.same_slot_only=false"),
+                 checker=AlwaysUpdate())
+    assert [e.claim_id for e in ledger.events] == [by_sentence(ledger, PORTO).id]
 
 
 def test_undecided_judgements_change_nothing(fake_embedder: Embedder) -> None:
@@ -241,6 +312,6 @@ def test_ledger_round_trips_through_json(fake_embedder: Embedder) -> None:
     assert again.counts.conflict_records == 2
     assert again.config["reconcile.update_floor"] == 0.45
     assert (again.extractor_stamp, again.checker_stamp) == (
-        "oracle-extractor/1",
+        "oracle-extractor/2",
         "oracle-checker/1",
     )

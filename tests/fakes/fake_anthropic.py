@@ -44,6 +44,7 @@ from rotbench.llm._prompts import (
     claim_views_of,
     document_text_of,
     prompt_kind,
+    question_text_of,
 )
 from rotbench.world.models import World
 
@@ -56,7 +57,8 @@ class FakeRequest:
 
     index: int
     kind: str | None
-    """'extract', 'contradiction', 'slot', or None for a system prompt the fake does not know."""
+    """'extract', 'question', 'contradiction', 'slot', or None for a system prompt the fake does
+    not know."""
     model: str
     system: str
     prompt: str
@@ -333,11 +335,17 @@ def oracle_answerer(worlds: World | Iterable[World]) -> Answer:
             doc = Document.from_session(s)
             by_text.setdefault(doc.text, (ex, doc))
 
+    readers = [OracleExtractor(w) for w in worlds]
+
     def answer(req: FakeRequest) -> str:
         if req.kind == "extract":
             ex, doc = by_text[document_text_of(req.prompt)]
             drafts = [d.model_dump(exclude={"confidence"}) for d in ex.extract(doc)]
             return json.dumps({"claims": drafts})
+        if req.kind == "question":
+            question = question_text_of(req.prompt)
+            frame = next(f for r in readers if (f := r.read_question(question)) is not None)
+            return frame.model_dump_json()
         if req.kind in ("contradiction", "slot"):
             older, newer = claim_views_of(req.prompt)
             j = OracleChecker.judge_pair(_claim_from_view(older, "o"), _claim_from_view(newer, "n"))
@@ -348,10 +356,14 @@ def oracle_answerer(worlds: World | Iterable[World]) -> Answer:
     return answer
 
 
-def constant_answerer(extract: str = '{"claims": []}', check: str = '{"answer": "no"}') -> Answer:
-    """Answers every extraction with ``extract`` and every check with ``check``."""
+def constant_answerer(extract: str = '{"claims": []}', check: str = '{"answer": "no"}',
+                      question: str = '{"subject": "the user", "slot": null}') -> Answer:
+    """Answers every extraction with ``extract``, every question reading with ``question``
+    and every check with ``check``."""
 
     def answer(req: FakeRequest) -> str:
+        if req.kind == "question":
+            return question
         return extract if req.kind == "extract" else check
 
     return answer

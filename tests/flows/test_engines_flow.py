@@ -48,7 +48,7 @@ def test_one_report_per_engine_in_order(three) -> None:
     finally:
         con.close()
     assert rows == [("latest-wins", "1.0.0", "latest-wins", None),
-                    ("reference", "0.2.1", "reference", True),
+                    ("reference", "0.3.0", "reference", True),
                     ("transcript-rag", "1.0.0", "transcript-rag", None)]
 
 
@@ -71,8 +71,13 @@ def test_baseline_figures(three) -> None:
         "redundancy_at_k": (3, 394)}
     assert frac(latest.by_channel["source"]["poison_leak_at_k"]) == (3, 27)
     assert frac(rag.by_channel["tool_turn"]["poison_leak_at_k"]) == (13, 15)
-    assert figures(reference)["current_first"] == (200, 216)
-    assert figures(reference)["stale_retained_at_k"] == (6, 121)
+    assert figures(reference) == {
+        "recall_current_at_k": (216, 216), "current_first": (216, 216),
+        "stale_over_current": (0, 121), "stale_retained_at_k": (0, 121),
+        "poison_leak_at_k": (0, 65), "poison_first": (0, 65), "poison_surfaced_at_k": (23, 65),
+        "decoy_asserted_at_k": (0, 75), "decoy_first": (0, 75), "current_lost": (0, 144),
+        "control_recall_at_k": (36, 36), "answered_unanswerable": (0, 72),
+        "redundancy_at_k": (328, 737)}
     # transcript turns carry a raw cosine, so the floor sweep applies to them too
     assert rag.floor_sweep is not None and latest.floor_sweep is not None
 

@@ -18,6 +18,9 @@ SEEDS = (42, 43, 44)
 STAGES = ("generate", "extract", "index", "deposit", "probe", "score")
 V1 = {"generator": "1", "scorer": "v2"}
 """``rotbench run --generator 1 --scorer v2``: the run of record before generator 2."""
+OLD_RULES = ["reconcile.slot_search=false", "reconcile.same_slot_only=false",
+             "query.present_first=false", "query.abstain_unknown=false"]
+"""Every rule engine 0.3.0 added, turned off: engine 0.2.1's decisions and ranking."""
 
 
 def frac(rate) -> tuple[int, int]:
@@ -31,10 +34,42 @@ def baseline(tmp_path_factory):
     return root, report, runtime
 
 
-def test_generator_1_scorer_v2_reproduces_the_old_figures(baseline) -> None:
+def test_generator_1_scorer_v2_with_the_new_rules(baseline) -> None:
     root, report, runtime = baseline
     m = report.metrics
     assert (report.selection.generator_version, report.selection.scorer_version) == ("1", "v2")
+    counts = {name: frac(rate) for name, rate in m.items()}
+    assert counts == {
+        "recall_current_at_k": (216, 216),
+        "current_first": (216, 216),
+        "stale_over_current": (0, 123),
+        "stale_retained_at_k": (0, 123),
+        "poison_leak_at_k": (0, 60),
+        "poison_first": (0, 60),
+        "poison_surfaced_at_k": (23, 60),
+        "current_lost": (0, 147),
+        "control_recall_at_k": (36, 36),
+        "answered_unanswerable": (0, 36),
+        "redundancy_at_k": (280, 630),
+    }
+    assert report.selection.seeds == list(SEEDS)
+    assert "model calls refused in scripted parts: 0" in report.notes
+    assert runtime.refusing.refused == 0
+    # every stage of every seed ran once, cold
+    assert computed(report) == {(s, st) for s in SEEDS for st in STAGES}
+
+
+@pytest.fixture(scope="module")
+def old_engine(baseline, tmp_path_factory):
+    root = clone_cache(baseline[0], tmp_path_factory.mktemp("old") / "run")
+    report, runtime = run_flow(root, **V1, overrides=OLD_RULES)
+    return report, runtime
+
+
+def test_generator_1_scorer_v2_reproduces_the_old_figures(old_engine) -> None:
+    """With the four new rules turned off, engine 0.3.0 gives engine 0.2.1's figures."""
+    report, runtime = old_engine
+    m = report.metrics
     assert frac(m["recall_current_at_k"]) == (216, 216)
     assert frac(m["current_first"]) == (183, 216)
     assert frac(m["stale_over_current"]) == (2, 123)  # 1.6%: at most 2%
@@ -52,11 +87,8 @@ def test_generator_1_scorer_v2_reproduces_the_old_figures(baseline) -> None:
     assert frac(report.by_channel["relay"]["poison_surfaced_at_k"]) == (23, 23)
     assert frac(report.by_channel["tool_turn"]["poison_surfaced_at_k"]) == (0, 16)
     assert sum(report.first_hit_counts.values()) == 216
-    assert report.selection.seeds == list(SEEDS)
-    assert "model calls refused in scripted parts: 0" in report.notes
-    assert runtime.refusing.refused == 0
-    # every stage of every seed ran once, cold
-    assert computed(report) == {(s, st) for s in SEEDS for st in STAGES}
+    # the rules' switches change deposit and ranking only: the extraction is reused
+    assert computed(report) == {(s, st) for s in SEEDS for st in ("deposit", "probe", "score")}
 
 
 def test_report_and_duckdb_written_once(baseline) -> None:
@@ -113,10 +145,13 @@ def test_ranking_change_reruns_probe_and_score(baseline, tmp_path) -> None:
 
 def test_reconciliation_change_reruns_deposit_onward(baseline, tmp_path) -> None:
     root = clone_cache(baseline[0], tmp_path / "run")
-    report, _ = run_flow(root, **V1, overrides=["reconcile.cross_document=false"])
+    report, _ = run_flow(root, **V1, overrides=["reconcile.cross_document=false",
+                                                 "reconcile.slot_search=false"])
     assert computed(report) == {(s, st) for s in SEEDS for st in ("deposit", "probe", "score")}
-    # the "before" state: no supersession, no conflict records
-    assert frac(report.metrics["stale_over_current"]) == (68, 123)
+    # the "before" state: no supersession, no conflict records. The present-first ranking
+    # cannot help: a stale value left active is as present as the current one (68/123
+    # with it off too)
+    assert frac(report.metrics["stale_over_current"]) == (73, 123)
     assert all("0 retirements, 0 review records" in n for n in report.notes if "claims" in n)
 
 
@@ -184,9 +219,9 @@ def test_default_run_is_generator_2_scorer_v3_with_every_new_row(default_run) ->
     counts = {name: frac(rate) for name, rate in report.metrics.items()}
     assert counts == {
         "recall_current_at_k": (216, 216),
-        "current_first": (200, 216),
+        "current_first": (216, 216),
         "stale_over_current": (0, 121),
-        "stale_retained_at_k": (6, 121),
+        "stale_retained_at_k": (0, 121),
         "poison_leak_at_k": (0, 65),
         "poison_first": (0, 65),
         "poison_surfaced_at_k": (23, 65),
@@ -194,12 +229,24 @@ def test_default_run_is_generator_2_scorer_v3_with_every_new_row(default_run) ->
         "decoy_first": (0, 75),
         "current_lost": (0, 144),
         "control_recall_at_k": (36, 36),
-        "answered_unanswerable": (72, 72),
-        "redundancy_at_k": (336, 749),
+        "answered_unanswerable": (0, 72),
+        "redundancy_at_k": (328, 737),
     }
     kinds = {k: {m: frac(r) for m, r in rates.items()} for k, rates in report.by_kind.items()}
     assert kinds["other_person"]["decoy_asserted_at_k"] == (0, 23)
     assert kinds["suggestion"]["decoy_asserted_at_k"] == (0, 13)
-    assert kinds["near_miss"] == {"answered_unanswerable": (36, 36)}
-    assert kinds["unrelated"] == {"answered_unanswerable": (36, 36)}
+    assert kinds["near_miss"] == {"answered_unanswerable": (0, 36)}
+    assert kinds["unrelated"] == {"answered_unanswerable": (0, 36)}
     assert frac(report.by_checkpoint[90]["current_lost"]) == (0, 30)
+
+
+def test_default_run_with_the_new_rules_off_gives_engine_0_2_1_figures(
+        baseline, tmp_path) -> None:
+    root = clone_cache(baseline[0], tmp_path / "run")
+    report, _ = run_flow(root, overrides=OLD_RULES)
+    counts = {name: frac(rate) for name, rate in report.metrics.items()}
+    assert {m: counts[m] for m in ("current_first", "stale_over_current", "stale_retained_at_k",
+                                   "answered_unanswerable", "redundancy_at_k")} == {
+        "current_first": (200, 216), "stale_over_current": (0, 121),
+        "stale_retained_at_k": (6, 121), "answered_unanswerable": (72, 72),
+        "redundancy_at_k": (336, 749)}

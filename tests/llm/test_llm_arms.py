@@ -92,7 +92,8 @@ def test_live_arm_with_oracle_answers_equals_the_oracle_arm(
     oracle_fake: FakeAnthropic, world42: World, embedder: Embedder, tmp_path: Path
 ) -> None:
     docs = documents(world42)
-    oracle_extraction = extract_documents(docs, OracleExtractor(world42))
+    questions = [p.question for p in world42.probes]
+    oracle_extraction = extract_documents(docs, OracleExtractor(world42), questions)
     oracle_ledger = deposit(oracle_extraction, embedder, OracleChecker(), FAST_CONFIG)
     est = estimate(world42, "live", SETTINGS, embedder=embedder, engine_config=FAST_CONFIG)
 
@@ -102,12 +103,15 @@ def test_live_arm_with_oracle_answers_equals_the_oracle_arm(
     )
     extractor = live.extractor(world42)
     assert extractor is live.live_extractor is live.extractor(world42)  # shared across worlds
-    extraction = extract_concurrently(docs, extractor, SETTINGS.concurrency)
+    extraction = extract_concurrently(docs, extractor, SETTINGS.concurrency, questions)
     assert extraction.documents == oracle_extraction.documents
+    # every question read as the oracle reads it: 12 attributes and 4 unrelated questions
+    assert extraction.questions == oracle_extraction.questions
+    assert len(extraction.questions) == oracle_fake.count("question") == 16
     ledger = deposit(extraction, embedder, live.checker(), FAST_CONFIG)
     assert _decisions(ledger) == _decisions(oracle_ledger)
 
-    assert est.stages["extract"].calls == oracle_fake.count("extract")
+    assert est.stages["extract"].calls == oracle_fake.count(("extract", "question"))
     assert est.stages["check"].calls == oracle_fake.count(CHECK_KINDS)
     assert est.stages["extract"].output_tokens == live.meter.stage("extract").output_tokens
     summary = live.summary()

@@ -79,8 +79,8 @@ def _client(fake: FakeAnthropic, **kw: float) -> AnthropicClient:
 def test_live_extractor_is_an_extractor_with_a_stamp() -> None:
     ex = LiveExtractor(RefusingClient(), "claude-sonnet-4-6", slots=["home_city"])
     assert isinstance(ex, Extractor)
-    assert ex.stamp == "live-extractor-1:claude-sonnet-4-6:extract-v1"
-    with pytest.raises(ValueError, match="available: extract-v1"):
+    assert ex.stamp == "live-extractor-1:claude-sonnet-4-6:extract-v2"
+    with pytest.raises(ValueError, match="available: extract-v1, extract-v2"):
         LiveExtractor(RefusingClient(), "m", "extract-v0", slots=[])
 
 
@@ -257,3 +257,65 @@ def test_checks_run_concurrently_up_to_the_limit(world42: World) -> None:
     # never faster than the limit allows; far faster than serial (a loaded CI machine adds
     # scheduling delay, so the upper bound leaves room while still proving concurrency)
     assert ideal <= wall < serial / 2, wall
+
+
+# ---- subject, mood and question reading (extract-v2) ----------------------------------------
+
+V2_ANSWER = json.dumps({"claims": [
+    {"subject": "the user's sister", "slot": "home_city", "value": "Porto", "tense": "present",
+     "mood": "fact", "attribution": "own", "sentence": "The user's sister's home city is Porto."},
+    {"subject": "the user", "slot": "car", "value": "Dacia", "tense": "present",
+     "mood": "Negation", "attribution": "own", "sentence": "The user would never drive a Dacia."},
+    {"subject": "User", "slot": "home_city", "value": "Hobart", "tense": "present",
+     "mood": "hypothetical", "attribution": "own", "sentence": "The user might move to Hobart."},
+    {"subject": "the user", "slot": "home_city", "value": "Bergen", "tense": "present",
+     "attribution": "own", "sentence": "The user's home city is Bergen."},
+]})
+
+
+def test_extract_v2_parses_subject_and_mood(world42: World) -> None:
+    from tests.fakes.fake_anthropic import constant_answerer
+
+    doc = documents(world42)[0]
+    with FakeAnthropic(constant_answerer(extract=V2_ANSWER)) as fake:
+        ex = LiveExtractor(_client(fake), "m", slots=slots_from_world(world42))
+        drafts = ex.extract(doc)
+        [request] = fake.requests
+    assert request.kind == "extract" and '"mood"' in request.system
+    got = [(d.subject, d.slot, d.value, d.mood, d.slot_fact) for d in drafts]
+    assert got == [
+        ("the user's sister", "home_city", "Porto", "fact", True),
+        ("the user", "car", "Dacia", "negated", False),
+        ("User", "home_city", "Hobart", "hypothetical", False),
+        ("the user", "home_city", "Bergen", "fact", True),
+    ]
+
+
+def test_question_reading_parses_subject_slot_and_tense(world42: World) -> None:
+    from rotbench.engine.perception import QuestionFrame, QuestionReader
+    from tests.fakes.fake_anthropic import constant_answerer
+
+    answers = {
+        '{"subject": "The user\'s father", "slot": " Car ", "tense": "Present"}':
+            QuestionFrame(subject="The user's father", slot="car"),
+        '{"subject": "the user", "slot": "blood_type"}':
+            QuestionFrame(subject="the user", slot="blood_type"),
+        'Here: {"subject": "the user", "slot": null, "tense": "past"}':
+            QuestionFrame(subject="the user", slot=None, tense="past"),
+    }
+    for text, frame in answers.items():
+        with FakeAnthropic(constant_answerer(question=text)) as fake:
+            ex = LiveExtractor(_client(fake), "m", slots=slots_from_world(world42))
+            assert isinstance(ex, QuestionReader)
+            assert ex.read_question("What car does the user's father drive?") == frame
+            [request] = fake.requests
+            assert request.kind == "question"
+            assert "<question>\nWhat car does the user's father drive?\n</question>" in (
+                request.prompt)
+    with FakeAnthropic(constant_answerer(question='{"slot": "car"}')) as fake:
+        ex = LiveExtractor(_client(fake), "m", slots=slots_from_world(world42))
+        assert ex.read_question("Which car?") is None  # invalid twice: no frame
+        assert fake.count("question") == 2
+        assert [f.kind for f in ex.stats.failures] == ["invalid_answer"]
+    v1 = LiveExtractor(RefusingClient(), "m", "extract-v1", slots=slots_from_world(world42))
+    assert v1.read_question("Which car?") is None  # v1 reads no questions: no call made
