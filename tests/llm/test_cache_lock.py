@@ -15,9 +15,8 @@ from tests.fakes.fake_anthropic import FakeAnthropic, oracle_answerer
 
 
 def test_two_runs_sharing_a_cache_pay_each_call_once(embedder, tmp_path: Path) -> None:
-    world = generate_world(42, days=30)
-    whole = extract_documents(world_documents(world), OracleExtractor(world))
-    extraction = whole.model_copy(update={"documents": whole.documents[:12]})
+    world = generate_world(42)
+    extraction = extract_documents(world_documents(world), OracleExtractor(world))
     cache = tmp_path / "shared-cache"
     ledgers = []
     with FakeAnthropic(oracle_answerer(world), latency_seconds=0.02) as fake:
@@ -34,7 +33,7 @@ def test_two_runs_sharing_a_cache_pay_each_call_once(embedder, tmp_path: Path) -
         for t in threads:
             t.join()
         distinct = len({r.prompt_sha for r in fake.requests})
-        assert len(fake.requests) == distinct > 100
+        assert len(fake.requests) == distinct > 50
     assert ledgers[0] == ledgers[1]
     paid = [live.summary().stats["check"].calls for live in runs]
     hits = [live.summary().stats["check"].cache_hits for live in runs]
