@@ -196,7 +196,7 @@ def test_a_payload_swapped_in_from_another_seed_is_recomputed(baseline, tmp_path
     generate_record(42).write_text(json.dumps(mine))
     report, _ = run_flow(root, **V1)
     assert [w.seed for w in report.worlds] == list(SEEDS)
-    assert frac(report.metrics["current_first"]) == (183, 216)
+    assert report.metrics == baseline[1].metrics  # the figures of what ran, not seed 43 twice
     assert ("damaged cache records detected and recomputed: 1 "
             f"({generate_record(42).name})") in report.notes
     assert (42, "generate") in computed(report)
