@@ -5,13 +5,21 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench server clean
+.PHONY: run test lint bench server clean browser
 
 run: $(STAMP)
 	$(BIN)/rotbench run
 
-test: $(STAMP)
-	$(BIN)/pytest
+test: $(STAMP) browser
+	ROTBENCH_REQUIRE_BROWSER=1 $(BIN)/pytest
+
+# The HTML report is checked in headless Chromium (Debian's `chromium` package). Installed
+# here when missing and running as root; otherwise say how.
+browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	{ if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	  else echo "make test needs chromium: sudo apt-get install -y chromium" >&2; exit 1; fi; }
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -21,6 +29,8 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_deposit.py
 	$(BIN)/python benchmarks/bench_rescore.py
 	$(BIN)/python benchmarks/bench_run.py
+	$(BIN)/python benchmarks/bench_peers.py
+	$(BIN)/python benchmarks/bench_html.py
 
 server: $(STAMP)
 	$(BIN)/rotbench server --port 4200
@@ -28,7 +38,7 @@ server: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --quiet -c constraints.txt -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --quiet -c constraints.txt -e '.[dev,mem0,particles,benchd]'
 	touch $(STAMP)
 
 clean:

@@ -22,6 +22,7 @@ from prefect.utilities.annotations import quote
 
 from flows.caching import CacheAudit, SafeJSONSerializer, content_hash, model_hash
 from flows.fanout import TransitionGate
+from flows.publish import publish_page
 from flows.tasks import configured_tasks
 from rotbench.arms import ArmRuntime, load_llm_settings, paid_runtime
 from rotbench.config import DEPOSIT_SECTIONS, QUERY_SECTIONS, EngineConfig
@@ -318,6 +319,8 @@ async def rot_benchmark(spec: dict, runtime_token: str | None = None,
                             degraded=runtime.degraded())
         runtime.reports.append(report)
     runtime.report = runtime.reports[0] if runtime.reports else None
+    if (failure := await publish_page(run, runtime.reports)) is not None:
+        runtime.failures.append(failure)
     return ",".join(r.run_id for r in runtime.reports)
 
 

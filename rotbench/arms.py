@@ -88,7 +88,8 @@ class ArmRuntime:
         from rotbench.llm.engine_client import CachedModelClient
 
         stage = "engine-" + "".join(c if c.isalnum() or c in "-_" else "_" for c in engine)
-        return CachedModelClient(self.live.client, self.live.cache, stage)
+        return CachedModelClient(self.live.client, self.live.cache, stage,
+                                 default_model=self.live.settings.extract_model)
 
     def perception(self, world: World) -> tuple[Extractor, Checker]:
         """The (extractor, checker) pair this arm reads ``world`` with."""

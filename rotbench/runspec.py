@@ -69,6 +69,8 @@ class RunSpec(BaseModel):
     engine_timeout_seconds: float = Field(
         default=60.0, gt=0, description="Limit on one engine call (deposit or query), seconds."
     )
+    html_path: str | None = Field(
+        default=None, description="Write the HTML report of the run's reports here at the end.")
     rulings_path: str | None = Field(
         default=None, description="Rulings file for the real pairs; None = "
         "<reports_dir>/rulings.jsonl when it exists.")
@@ -214,6 +216,25 @@ def check_run_outputs(spec: RunSpec, *, force: bool = False,
         raise SpecError(str(exc)) from None
     if spec.db.is_file():
         check_duckdb_file(spec.db)
+    if spec.html_path is not None:
+        check_html_path(spec)
+
+
+def check_html_path(spec: RunSpec) -> None:
+    """Raise SpecError unless ``--html`` can take the run's HTML page (see
+    ``rotbench.report.html.page_path_problem``) and is none of the run's other outputs."""
+    from rotbench.report.html import page_path_problem
+
+    path = Path(spec.html_path or "")
+    if not str(spec.html_path).strip():
+        raise SpecError("--html: an empty path is not allowed")
+    for flag, other in (("--db", spec.db), ("--out", spec.out_path)):
+        if other is not None and Path(other).absolute() == path.absolute():
+            raise SpecError(f"--html {path}: the same file as {flag}")
+    problem = page_path_problem(path)
+    if problem:
+        raise SpecError(f"--html {path}: {problem}")
+    check_writable_file("--html", path)
 
 
 def check_writable_dir(flag: str, path: Path) -> None:

@@ -37,8 +37,12 @@ def engines(
         return
     table = Table(title="Registered engines (--engine NAME, or --engine module:factory)",
                   title_justify="left")
+    widest = max((len(name) for name in found), default=4)
     for head in ("name", "version", "installed", "takes", "paid calls"):
-        table.add_column(head, no_wrap=True)
+        # names never shrink; a long version (a peer engine's) folds instead
+        table.add_column(head, no_wrap=head != "version",
+                         overflow="fold" if head == "version" else "ellipsis",
+                         min_width=widest if head == "name" else None)
     table.add_column("summary")
     for info in found.values():
         installed = "yes" if info.installed else (

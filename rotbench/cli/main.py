@@ -7,6 +7,7 @@ import typer
 from rotbench.cli.db_cmd import db
 from rotbench.cli.engine_cmds import compare, engines
 from rotbench.cli.report_cmds import rescore, show
+from rotbench.cli.results_cmds import export, report, runs
 from rotbench.cli.review_cmd import review
 from rotbench.cli.run_cmd import run
 from rotbench.cli.server_cmd import server
@@ -35,6 +36,9 @@ app.command()(server)
 app.command()(db)
 app.command()(engines)
 app.command()(compare)
+app.command()(report)
+app.command()(runs)
+app.command()(export)
 app.command()(review)
 
 

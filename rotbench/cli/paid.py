@@ -16,21 +16,15 @@ CONFIRM_ABOVE_CALLS = 200
 """A real run projected above this many model calls asks before it starts (unless --yes)."""
 
 
-def _engine_stages(projection, engines: list[str]) -> None:
-    """Keep only the stages the run's engines use: extraction when an engine takes perceived
-    claims (every such engine shares one call cache, so it is paid once), the checks when the
-    reference engine runs. An engine's own model calls are not projected (noted)."""
+def _engine_stages(projection, engines: list[str], worlds, arm: str, settings, embedder,
+                   cache) -> None:
+    """Keep only the stages the run's engines use and add the engines' own calls
+    (``rotbench.engines.estimate.project_engines``)."""
+    from rotbench.engines.estimate import project_engines
     from rotbench.engines.registry import resolve
 
-    infos = [resolve(name) for name in engines]
-    if not any(i.takes == "claims" for i in infos):
-        projection.stages.pop("extract", None)
-    if not any(i.separable for i in infos):
-        projection.stages.pop("check", None)
-    own = [i.name for i in infos if i.paid_calls and not i.separable]
-    if own:
-        projection.notes.append("not projected: the engines' own model calls "
-                                f"({', '.join(own)}); they are cached and metered")
+    project_engines(projection, [resolve(name) for name in engines], worlds, arm=arm,
+                    settings=settings, embedder=embedder, cache=cache)
 
 
 def _ruled_pairs(spec: RunSpec) -> list:
@@ -70,16 +64,17 @@ def prepare_paid_arm(spec: RunSpec, *, estimate_only: bool, assume_yes: bool,
             fail(str(exc))
     worlds = [generate_world(s, spec.days, spec.generator) for s in spec.seeds]
     ruled = _ruled_pairs(spec)
+    embedder, cache = shared_embedder(Path(spec.cache_dir)), CallCache(spec.cache_dir)
     projection = estimate(
-        worlds, spec.arm, settings, embedder=shared_embedder(Path(spec.cache_dir)),
+        worlds, spec.arm, settings, embedder=embedder,
         engine_config=EngineConfig().with_overrides(spec.engine_overrides()),
-        cache=CallCache(spec.cache_dir), extra_pairs=[r.claims() for r in ruled],
+        cache=cache, extra_pairs=[r.claims() for r in ruled],
     )
     if ruled:
         projection.notes.append(f"real pairs: {len(ruled)} ruled pairs from "
                                 f"{printable(spec.rulings_file())}, two check calls each "
                                 "(in the check stage)")
-    _engine_stages(projection, spec.engines)
+    _engine_stages(projection, spec.engines, worlds, spec.arm, settings, embedder, cache)
     typer.echo(projection.render(), err=not estimate_only)
     if estimate_only:
         raise typer.Exit(0)

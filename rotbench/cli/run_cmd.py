@@ -155,6 +155,11 @@ def run(
     engine_timeout: Annotated[
         float, typer.Option("--engine-timeout", help="Limit on one engine call, seconds.")
     ] = 60.0,
+    html: Annotated[
+        str | None,
+        typer.Option("--html", help="At the end, write the HTML report here (with every engine "
+                     "of the run side by side; plots also beside it as SVG and PNG)."),
+    ] = None,
     llm_settings: Annotated[
         Path | None,
         typer.Option("--llm-settings",
@@ -200,6 +205,7 @@ def run(
                 "ROTBENCH_CACHE_DIR" if "ROTBENCH_CACHE_DIR" in os.environ else "--cache-dir"),
             engines=list(engine) if engine else ["reference"],
             engine_timeout_seconds=engine_timeout,
+            html_path=html,
             rulings_path=rulings, real_pairs=not no_real_pairs,
         )
     except SpecError as exc:
@@ -271,6 +277,8 @@ def _print_results(spec, runtime, format: OutputFormat, intervals: bool, started
             sys.stdout.write(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
         else:
             render(report, Console(), intervals=intervals)
+    if spec.html_path and runtime.reports:
+        typer.echo(f"html: {spec.html_path}", err=True)
     if len(runtime.reports) > 1 and format is not OutputFormat.json:
         Console().rule("Comparison")
         render_comparison(compare_reports(runtime.reports), Console(), intervals)

@@ -33,3 +33,58 @@ LATEST_WINS = EngineInfo(
     takes="claims",
     summary="baseline: newest claim per subject and slot from any source; no trust policy",
 )
+
+
+def _dist(name: str) -> str:
+    """Installed version of distribution ``name``, or 'missing' (read from metadata only)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "missing"
+
+
+MEM0_RAW = EngineInfo(
+    name="mem0-raw",
+    version=f"1.0.0+mem0ai-{_dist('mem0ai')}",
+    factory="rotbench.engines.mem0_engine:make_raw",
+    takes="documents",
+    requires=("mem0", "qdrant_client"),
+    extra="mem0",
+    summary="mem0 (open source) storing every turn as it is (infer=False); mem0's own search",
+)
+
+MEM0 = EngineInfo(
+    name="mem0",
+    version=f"1.0.0+mem0ai-{_dist('mem0ai')}",
+    factory="rotbench.engines.mem0_engine:make_infer",
+    takes="documents",
+    paid_calls=True,
+    requires=("mem0", "qdrant_client"),
+    extra="mem0",
+    estimate="rotbench.engines.mem0_estimate:estimate_calls",
+    summary="mem0 (open source) with its own extraction (infer=True); rotbench's model as "
+    "its LLM (scripted on the oracle arm)",
+)
+
+PARTICLES = EngineInfo(
+    name="particles",
+    version=f"1.0.0+linkedparticles-{_dist('linkedparticles')}",
+    factory="rotbench.engines.particles_engine:make_engine",
+    takes="claims",
+    requires=("particles",),
+    extra="particles",
+    summary="Particles (linkedparticles) fed rotbench's perceived claims and checks",
+)
+
+BENCHD = EngineInfo(
+    name="benchd",
+    version=f"1.0.0+benchd-harness-{_dist('benchd-harness')}",
+    factory="rotbench.engines.benchd_bridge:make_engine",
+    takes="documents",
+    requires=("benchd_harness",),
+    extra="benchd",
+    parametric=True,
+    summary="bridge to a benchd-harness adapter: --engine benchd:<adapter> (e.g. benchd:echo)",
+)

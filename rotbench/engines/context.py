@@ -30,6 +30,7 @@ class EngineContext:
       takes perceived claims files instead of reading raw text;
     - ``checker``: the arm's contradiction and slot checks (scripted on the oracle arm, a
       model on the paid arms), for engines that want rotbench's judgement of claim pairs.
+    - ``variant``: for an engine chosen as ``NAME:VARIANT`` (``benchd:echo``), VARIANT.
     """
 
     arm: str
@@ -39,6 +40,7 @@ class EngineContext:
     model: ModelClient
     extractor: Extractor
     checker: Checker | None = None
+    variant: str | None = None
 
     def claims(self, document: Document) -> list[ClaimDraft]:
         """The perceived claims of ``document``, in order (see ``rotbench.engine.perception``)."""

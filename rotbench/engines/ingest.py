@@ -96,7 +96,7 @@ def _ingest_and_probe(
     try:
         context = EngineContext(arm=arm, seed=world.seed, scratch_dir=scratch,
                                 embedder=embedder, model=model, extractor=extractor,
-                                checker=checker)
+                                checker=checker, variant=info.variant)
         try:
             engine = factory(context)
         except EngineError as exc:

@@ -54,6 +54,17 @@ class EngineInfo(BaseModel):
         description="True for the reference engine only: the flow runs its extract, index, "
         "deposit and probe stages separately (it answers as of a past day).",
     )
+    parametric: bool = Field(
+        default=False,
+        description="True when the engine is chosen as 'NAME:VARIANT' (e.g. 'benchd:echo'); "
+        "the factory reads the variant from ``EngineContext.variant``.",
+    )
+    variant: str | None = Field(default=None, description="The VARIANT of 'NAME:VARIANT'.")
+    estimate: str | None = Field(
+        default=None,
+        description="'module:callable' projecting the engine's own model calls on a paid arm "
+        "(see ``rotbench.engines.estimate``); None: its calls are not projected.",
+    )
     summary: str = ""
     source_sha256: str | None = Field(
         default=None, description="For a module:factory engine, the hash of its module file."
@@ -102,12 +113,20 @@ def resolve(name: str) -> EngineInfo:
     or a registered engine whose extra is not installed.
     """
     engines = registered()
-    if name in engines:
-        info = engines[name]
+    base, _, variant = name.partition(":")
+    if name in engines or (variant and base in engines and engines[base].parametric):
+        info = engines[base] if variant else engines[name]
         if not info.installed:
             hint = f"pip install 'rotbench[{info.extra}]'" if info.extra else (
                 "pip install " + " ".join(info.requires))
             raise EngineError(f"engine {name!r} is not installed: {hint}")
+        if info.parametric and not variant:
+            raise EngineError(f"engine {name!r} needs a variant: --engine {name}:NAME")
+        if variant:
+            if not all(c.isalnum() or c in "-_." for c in variant):
+                raise EngineError(f"engine {name!r}: bad variant {variant!r} (letters, digits, "
+                                  "'-', '_' and '.' only)")
+            return info.model_copy(update={"name": name, "variant": variant})
         return info
     if ":" in name:
         module, _, attr = name.partition(":")

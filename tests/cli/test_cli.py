@@ -98,7 +98,7 @@ def test_main_job_in_a_subprocess(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "rotbench.cli.main", "run", "--seed", "42", "--format", "json",
          "--out", str(out), "--cache-dir", str(tmp_path / "cache"),
-         "--reports-dir", str(tmp_path / "reports")],
+         "--reports-dir", str(tmp_path / "reports"), "--html", str(tmp_path / "page.html")],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -108,6 +108,10 @@ def test_main_job_in_a_subprocess(tmp_path: Path) -> None:
     assert (tmp_path / "reports" / f"{report['run_id']}.json").exists()
     assert (tmp_path / "reports" / "rotbench.duckdb").exists()
     assert "stages: 6 computed, 0 cached" in proc.stderr
+    page = (tmp_path / "page.html").read_text()  # run --html: the page, plots beside it
+    assert report["run_id"] in page and 'data-metric="current_first"' in page
+    assert len(list((tmp_path / "page-plots").glob("*.png"))) == 10
+    assert f"html: {tmp_path / 'page.html'}" in proc.stderr
 
 
 def test_paid_arm_without_a_key_stops_before_any_work(tmp_path: Path, monkeypatch) -> None:

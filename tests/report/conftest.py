@@ -28,3 +28,25 @@ def small_report() -> Report:
 def saved(tmp_path: Path, small_report: Report) -> Path:
     """``small_report`` written to ``<tmp>/reports/<run-id>.json``."""
     return write_report(small_report, tmp_path / "reports" / f"{small_report.run_id}.json")
+
+
+@pytest.fixture(scope="session")
+def report_v1() -> Report:
+    """``report_v2``'s worlds scored under v1 (differs on the tool_turn channel)."""
+    return synthetic_report((42, 43, 44), scorer="v1")
+
+
+@pytest.fixture(scope="session")
+def plots_v2(report_v2: Report):
+    """Every plot of ``report_v2``, SVG and PNG (drawing takes a few seconds: shared)."""
+    from rotbench.report.plots import build_plots
+
+    return build_plots([report_v2])
+
+
+@pytest.fixture(scope="session")
+def pair_plots(report_v2: Report, report_v1: Report):
+    """Every plot of ``report_v2`` beside ``report_v1``, SVG only."""
+    from rotbench.report.plots import build_plots
+
+    return build_plots([report_v2, report_v1], png=False)

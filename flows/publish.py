@@ -1,0 +1,36 @@
+"""The end of a run that asked for ``--html`` (or a deployment with ``html_path``): the
+HTML page of the run's reports, and a Prefect link artifact pointing at it."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from prefect.artifacts import acreate_link_artifact
+
+from rotbench.report import Report
+from rotbench.report.html import default_plots_dir, write_page
+from rotbench.runspec import RunSpec
+
+
+async def publish_page(run: RunSpec, reports: list[Report]) -> str | None:
+    """Write ``run.html_path`` (every report side by side, plots beside it) and link it
+    from the flow run's artifacts. Returns a one-line failure, or None when it worked or
+    nothing was asked for. The reports of record are already written either way."""
+    if not run.html_path or not reports:
+        return None
+    page = Path(run.html_path)
+    try:
+        sources = [str(Path(run.reports_dir) / f"{r.run_id}.json") for r in reports]
+        size, _ = await asyncio.to_thread(write_page, reports, page, default_plots_dir(page),
+                                          sources, True)
+    except Exception as exc:  # noqa: BLE001 - one line; the reports themselves are safe
+        return f"html: cannot write {page}: {type(exc).__name__}: {exc}"
+    try:
+        await acreate_link_artifact(
+            link=page.resolve().as_uri(), link_text=f"rotbench report ({size / 1e6:.2f} MB)",
+            key="rotbench-html-report",
+            description=f"The HTML report of runs {', '.join(r.run_id for r in reports)}")
+    except Exception as exc:  # noqa: BLE001 - the page is written; only the link is missing
+        return f"html: wrote {page} but could not link it as an artifact: {exc}"
+    return None

@@ -1,0 +1,384 @@
+"""``rotbench report``, ``rotbench runs`` and ``rotbench export``: looking at results.
+
+Registered in ``rotbench.cli.main``. None of them runs an engine or loads a model; ``report``
+imports matplotlib only when it draws. Every failure is one line on stderr: exit 2 for a
+bad option, 1 for a problem with a file, the database or a report. Nothing read from a
+report or the database decides a path or reaches the terminal unescaped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from rotbench.cli.common import fail
+
+DEFAULT_DB = Path("reports") / "rotbench.duckdb"
+RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
+"""What a run id may look like when it names a file (``<id>.json`` beside the database)."""
+
+
+class TableFormat(StrEnum):
+    table = "table"
+    json = "json"
+
+
+class ExportFormat(StrEnum):
+    csv = "csv"
+    parquet = "parquet"
+
+
+def _db_option(help_text: str = "The run database (default: reports/rotbench.duckdb).") -> Any:
+    return typer.Option("--db", help=help_text, show_default=False)
+
+
+def _connect_read_only(db: Path):
+    """A read-only DuckDB connection to ``db``, or a one-line failure (exit 1)."""
+    import duckdb
+
+    if not db.is_file():
+        fail(f"--db {db}: no run database there (a run writes one; --db names another)", 1)
+    try:
+        return duckdb.connect(str(db), read_only=True)
+    except duckdb.Error as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        fail(f"--db {db}: cannot be opened for reading ({first})", 1)
+
+
+def _has_column(con, table: str, column: str) -> bool:
+    return bool(con.execute(
+        "SELECT count(*) FROM information_schema.columns WHERE table_schema = 'main' "
+        "AND table_name = ? AND column_name = ?", [table, column]).fetchone()[0])
+
+
+def _run_ids(con) -> list[str]:
+    if not _has_column(con, "runs", "id"):
+        return []
+    return [r[0] for r in con.execute("SELECT id FROM runs ORDER BY created_at DESC").fetchall()]
+
+
+def _unknown_run(run: str, known: list[str], db: Path) -> str:
+    from difflib import get_close_matches
+
+    from rotbench.safe_text import printable
+
+    close = get_close_matches(run, known, n=1)
+    hint = f"; did you mean {close[0]}?" if close else ""
+    return (f"{printable(run, 120)}: neither a report file nor a run id in {db}{hint} "
+            "(`rotbench runs` lists them)")
+
+
+def resolve_runs(runs: list[str], db: Path | None) -> tuple[list, list[str], list[Path]]:
+    """Load each RUN: a report file, or a run id in the database whose report of record is
+    ``<id>.json`` in the database's folder. Returns (reports, sources, report paths).
+    Fails (exit 1) with one line naming the RUN that cannot be loaded."""
+    from rotbench.report.io import ReportError, load_report
+
+    reports, sources, paths = [], [], []
+    con = None
+    db_path = db or DEFAULT_DB
+    try:
+        for run in runs:
+            path = Path(run)
+            if run.strip() and path.is_file():
+                target = path
+            elif run.strip() and (path.suffix == ".json" or os.sep in run):
+                fail(f"{run}: no such report file", 1)
+            else:
+                if con is None:
+                    con = _connect_read_only(db_path)
+                known = _run_ids(con)
+                if run not in known or not RUN_ID.fullmatch(run):
+                    fail(_unknown_run(run, known, db_path), 1)
+                target = db_path.parent / f"{run}.json"
+                if not target.is_file():
+                    fail(f"run {run} is in {db_path} but its report of record is not at "
+                         f"{target}; pass the report file instead", 1)
+            try:
+                report = load_report(target)
+            except ReportError as exc:
+                fail(str(exc), 1)
+            if target != path and report.run_id != run:
+                fail(f"{target}: holds run {report.run_id!r}, not {run!r}", 1)
+            reports.append(report)
+            sources.append(str(target))
+            paths.append(target)
+    finally:
+        if con is not None:
+            con.close()
+    return reports, sources, paths
+
+
+def _check_output(flag: str, path: Path, inputs: list[Path], db: Path | None,
+                  kind: str) -> None:
+    """Refuse an output that is an input, the database, a folder, or an existing file that
+    is not of ``kind`` ('html': starts with an HTML doctype; 'dir': a folder)."""
+    resolved = path.resolve()
+    for other in [*inputs, *([db] if db else [])]:
+        if other.exists() and other.resolve() == resolved:
+            fail(f"{flag} {path}: is one of the inputs; choose another path")
+    if kind == "dir":
+        if path.exists() and not path.is_dir():
+            fail(f"{flag} {path}: exists and is not a folder")
+        return
+    if path.is_dir():
+        fail(f"{flag} {path}: is a folder, not a file")
+    from rotbench.report.html import page_path_problem
+
+    problem = page_path_problem(path)
+    if problem:
+        fail(f"{flag} {path}: {problem}")
+    from rotbench.runspec import SpecError, check_writable_dir
+
+    try:
+        check_writable_dir(flag, path.parent)
+    except SpecError as exc:
+        fail(str(exc))
+
+
+def report(
+    runs: Annotated[list[str], typer.Argument(
+        help="Report files or run ids in the database; the first is the baseline column.",
+        show_default=False)],
+    html: Annotated[Path | None, typer.Option(
+        "--html", help="Write one self-contained HTML page here (plots inline).",
+        show_default=False)] = None,
+    plots: Annotated[Path | None, typer.Option(
+        "--plots", help="Folder for the plots as SVG and PNG (default with --html: "
+        "<page name>-plots beside the page).", show_default=False)] = None,
+    db: Annotated[Path | None, _db_option()] = None,
+    force: Annotated[bool, typer.Option(
+        "--force", help="Show reports on different worlds together.")] = False,
+    intervals: Annotated[bool, typer.Option(
+        "--intervals", help="Terminal output: show 95% Wilson intervals.")] = False,
+) -> None:
+    """Show one run or several side by side: an HTML page (--html) with every family's
+    table, the plots, the notes and every question's hits; the plots as files (--plots);
+    or, with neither, the terminal tables (as `show` or `compare`)."""
+    if html is not None and not str(html).strip():
+        fail("--html: an empty path is not allowed")
+    if html is not None and plots is None:
+        from rotbench.report.html import default_plots_dir
+
+        plots = default_plots_dir(html)
+    reports, sources, paths = resolve_runs(list(runs), db)
+    if html is not None:
+        _check_output("--html", html, paths, db or DEFAULT_DB, "html")
+    if plots is not None:
+        _check_output("--plots", plots, paths, db or DEFAULT_DB, "dir")
+    from rotbench.report.compare import CompareError
+    from rotbench.report.html import write_page
+
+    if html is None and plots is None:
+        from rich.console import Console
+
+        if len(reports) == 1:
+            from rotbench.report.render import render
+
+            render(reports[0], Console(), intervals=intervals)
+            return
+        from rotbench.report.compare import compare_reports, render_comparison
+
+        try:
+            render_comparison(compare_reports(reports, force=force), Console(), intervals)
+        except CompareError as exc:
+            fail(str(exc), 1)
+        return
+    try:
+        size, written = write_page(reports, html, plots, sources, force)
+    except CompareError as exc:
+        fail(str(exc), 1)
+    except OSError as exc:
+        fail(f"cannot write the report: {exc.strerror or exc}", 1)
+    if html is not None:
+        typer.echo(f"wrote {html} ({size / 1e6:.2f} MB)", err=True)
+    if written:
+        typer.echo(f"wrote {len(written)} plot files to {plots}", err=True)
+
+
+HEADLINE = ("current_first", "stale_over_current", "poison_leak_at_k")
+
+
+def list_runs(con, arm: str | None = None, engine: str | None = None,
+              limit: int | None = None) -> list[dict[str, Any]]:
+    """The runs in the database, newest first, as plain dicts: id, created_at (ISO UTC),
+    arm, engine, engine_version, engine_source, seeds, scorer, degraded (False when the
+    database predates the marking), and per headline metric ``{numerator, denominator,
+    value}`` (None when the run lacks it). ``engine`` matches the name or the source."""
+    degraded = "r.degraded" if _has_column(con, "runs", "degraded") else "NULL"
+    source = "r.engine_source" if _has_column(con, "runs", "engine_source") else "NULL"
+    where, params = [], []
+    if arm is not None:
+        where.append("r.arm = ?")
+        params.append(arm)
+    if engine is not None:
+        where.append(f"(r.engine = ? OR {source} = ?)")
+        params += [engine, engine]
+    sql = (f"SELECT r.id, r.created_at, r.arm, r.engine, r.engine_version, {source}, r.seeds, "
+           f"r.scorer_version, {degraded} FROM runs r"
+           + (" WHERE " + " AND ".join(where) if where else "")
+           + " ORDER BY r.created_at DESC, r.id DESC"
+           + (f" LIMIT {int(limit)}" if limit is not None else ""))
+    rows = con.execute(sql, params).fetchall()
+    ids = [r[0] for r in rows]
+    figures: dict[tuple[str, str], tuple[int, int]] = {}
+    if ids:
+        for run_id, metric, n, d in con.execute(
+                "SELECT run_id, metric, numerator, denominator FROM metrics WHERE seed IS NULL "
+                "AND channel IS NULL AND checkpoint IS NULL AND metric IN (?, ?, ?) "
+                "AND run_id IN (SELECT unnest(?))", [*HEADLINE, ids]).fetchall():
+            figures[(run_id, metric)] = (n, d)
+    out = []
+    for run_id, created, arm_, eng, version, src, seeds, scorer, bad in rows:
+        entry: dict[str, Any] = {
+            "id": run_id, "created_at": created.isoformat() + "Z" if created else None,
+            "arm": arm_, "engine": eng, "engine_version": version, "engine_source": src,
+            "seeds": list(seeds or []), "scorer": scorer, "degraded": bool(bad)}
+        for metric in HEADLINE:
+            got = figures.get((run_id, metric))
+            entry[metric] = None if got is None else {
+                "numerator": got[0], "denominator": got[1],
+                "value": got[0] / got[1] if got[1] else None}
+        out.append(entry)
+    return out
+
+
+def _figure(cell: dict | None) -> str:
+    if cell is None:
+        return "n/a"
+    from rotbench.report.render import format_rate
+    from rotbench.scoring.metrics import Rate
+
+    return format_rate(Rate.of(cell["numerator"], cell["denominator"]))
+
+
+def runs(
+    arm: Annotated[str | None, typer.Option("--arm", help="Only runs of this arm.",
+                                            show_default=False)] = None,
+    engine: Annotated[str | None, typer.Option(
+        "--engine", help="Only runs of this engine (name or --engine value).",
+        show_default=False)] = None,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most this many.",
+                                              show_default=False)] = None,
+    format: Annotated[TableFormat, typer.Option("--format", help="table or json.")
+                      ] = TableFormat.table,
+    db: Annotated[Path | None, _db_option()] = None,
+) -> None:
+    """List the runs in the database, newest first: id, date, arm, engine, seeds, scorer,
+    the three headline figures and whether the run was degraded."""
+    con = _connect_read_only(db or DEFAULT_DB)
+    try:
+        found = list_runs(con, arm, engine, limit)
+    finally:
+        con.close()
+    if format is TableFormat.json:
+        typer.echo(json.dumps(found, indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    from rotbench.safe_text import printable
+
+    table = Table(title=f"Runs in {printable(db or DEFAULT_DB, 200)}, newest first",
+                  title_justify="left")
+    for head in ("id", "date (UTC)", "arm", "engine", "seeds", "scorer", *HEADLINE,
+                 "degraded"):
+        table.add_column(head, justify="right" if head in HEADLINE else "left")
+    for r in found:
+        table.add_row(*(printable(x, 80) for x in (
+            r["id"], (r["created_at"] or "")[:19].replace("T", " "), r["arm"],
+            f"{r['engine']} {r['engine_version']}", " ".join(map(str, r["seeds"])),
+            r["scorer"])), *(_figure(r[m]) for m in HEADLINE),
+            "yes" if r["degraded"] else "no")
+    import sys
+
+    # piped output (a file, a pager): wide enough that ids and figures are not cut
+    Console(width=None if sys.stdout.isatty() else 200).print(table, markup=False,
+                                                               highlight=False)
+    if not found:
+        typer.echo("no runs match", err=True)
+
+
+def _sql_literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def export_run(con, run_id: str, folder: Path, format: str) -> list[Path]:
+    """Write the probes, hits and metrics rows of ``run_id`` to ``folder`` as
+    ``probes.<format>``, ``hits.<format>`` and ``metrics.<format>`` with DuckDB's COPY; each
+    file lands atomically. Returns the paths written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    options = "FORMAT csv, HEADER" if format == "csv" else "FORMAT parquet"
+    orders = {"probes": "seed, probe_index", "hits": "seed, probe_index, rank",
+              "metrics": "seed NULLS FIRST, metric, channel NULLS FIRST, "
+                         "checkpoint NULLS FIRST"}
+    written = []
+    for table, order in orders.items():
+        target = folder / f"{table}.{format}"
+        fd, tmp = tempfile.mkstemp(prefix=f".{table}.", suffix=".tmp", dir=folder)
+        os.close(fd)
+        try:
+            con.execute(f"COPY (SELECT * FROM {table} WHERE run_id = ? ORDER BY {order}) "
+                        f"TO {_sql_literal(tmp)} ({options})", [run_id])
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        written.append(target)
+    return written
+
+
+def export(
+    run: Annotated[str, typer.Argument(help="A run id in the database, or a report file.",
+                                       show_default=False)],
+    out: Annotated[Path, typer.Option("--out", help="Folder for the files (created).",
+                                      show_default=False)],
+    format: Annotated[ExportFormat, typer.Option("--format", help="csv or parquet.")
+                      ] = ExportFormat.csv,
+    db: Annotated[Path | None, _db_option()] = None,
+) -> None:
+    """Export a run's probes and hits (and its metric rows) as flat tables, one file each
+    (probes, hits, metrics), for pandas or a spreadsheet."""
+    import duckdb
+
+    if not str(out).strip():
+        fail("--out: an empty path is not allowed")
+    path = Path(run)
+    inputs = [path] if path.is_file() else []
+    _check_output("--out", out, inputs, db or DEFAULT_DB, "dir")
+    try:
+        if path.is_file():  # a report file: through a throwaway database of its own
+            from rotbench.report.db import write_run
+
+            [report], _, _ = resolve_runs([run], db)
+            with tempfile.TemporaryDirectory() as scratch:
+                scratch_db = Path(scratch) / "export.duckdb"
+                write_run(scratch_db, report)
+                con = duckdb.connect(str(scratch_db), read_only=True)
+                try:
+                    written = export_run(con, report.run_id, out, format.value)
+                finally:
+                    con.close()
+        else:
+            db_path = db or DEFAULT_DB
+            con = _connect_read_only(db_path)
+            try:
+                if run not in _run_ids(con):
+                    fail(_unknown_run(run, _run_ids(con), db_path), 1)
+                written = export_run(con, run, out, format.value)
+            finally:
+                con.close()
+    except OSError as exc:
+        fail(f"--out {out}: cannot write ({exc.strerror or exc})", 1)
+    except duckdb.Error as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        fail(f"export failed: {first}", 1)
+    typer.echo(f"wrote {', '.join(str(p) for p in written)}", err=True)

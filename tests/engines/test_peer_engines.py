@@ -1,0 +1,200 @@
+"""Real peer engines on rotbench's worlds: mem0 (raw and with its extraction), Particles, and
+the benchd-harness bridge. One flow run of all of them on seeds 42-44 (oracle arm) is shared
+by the module; figures are pinned exactly."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "flows"))
+from flow_helpers import run_flow  # noqa: E402
+
+from flows.rot_benchmark import register_runtime, rot_benchmark  # noqa: E402
+from rotbench.arms import ArmRuntime  # noqa: E402
+from rotbench.embedding.shared import shared_embedder  # noqa: E402
+from rotbench.engine.extract import world_documents  # noqa: E402
+from rotbench.engine.oracle import OracleExtractor  # noqa: E402
+from rotbench.engines import builtin, registry  # noqa: E402
+from rotbench.engines.estimate import project_engines  # noqa: E402
+from rotbench.engines.mem0_engine import messages_of, scripted_answer  # noqa: E402
+from rotbench.engines.registry import EngineError, resolve  # noqa: E402
+from rotbench.llm import LLMSettings, build_perception, estimate  # noqa: E402
+from rotbench.runspec import RunSpec  # noqa: E402
+from rotbench.world import generate_world  # noqa: E402
+from tests.fakes.fake_anthropic import FakeAnthropic  # noqa: E402
+
+ENGINES = ["mem0-raw", "mem0", "particles", "benchd:echo", "benchd:null"]
+SECRET = "sk-ant-api03-ROTBENCH-PEER-KEY-must-not-leak-77a1"
+
+TRANSCRIPT_RAG = {
+    "recall_current_at_k": (207, 216), "current_first": (106, 216),
+    "stale_over_current": (41, 121), "stale_retained_at_k": (111, 121),
+    "poison_leak_at_k": (50, 65), "poison_first": (15, 65), "poison_surfaced_at_k": (63, 65),
+    "decoy_asserted_at_k": (3, 75), "decoy_first": (0, 75), "current_lost": (0, 137),
+    "control_recall_at_k": (36, 36), "answered_unanswerable": (72, 72),
+    "redundancy_at_k": (316, 873)}
+"""The transcript-rag baseline's figures (tests/flows/test_engines_flow.py)."""
+
+
+def figures(report) -> dict[str, tuple[int, int]]:
+    return {name: (r.numerator, r.denominator) for name, r in report.metrics.items()}
+
+
+def leaks(report) -> dict[str, tuple[int, int]]:
+    return {ch: (m["poison_leak_at_k"].numerator, m["poison_leak_at_k"].denominator)
+            for ch, m in report.by_channel.items() if "poison_leak_at_k" in m}
+
+
+@pytest.fixture(scope="module")
+def peers(tmp_path_factory):
+    root = tmp_path_factory.mktemp("peers")
+    cwd = tmp_path_factory.mktemp("cwd")
+    before = os.getcwd()
+    os.chdir(cwd)  # any stray file an engine writes into the working directory lands here
+    try:
+        _, runtime = run_flow(root, engines=ENGINES)
+    finally:
+        os.chdir(before)
+    return root, cwd, {r.selection.engine: r for r in runtime.reports}, runtime
+
+
+def test_every_peer_runs(peers) -> None:
+    _, _, reports, runtime = peers
+    assert runtime.failures == []
+    assert list(reports) == ENGINES
+
+
+def test_mem0_raw_is_transcript_rag(peers) -> None:
+    """Every turn as it is, searched by the same cosine: the figures of transcript-rag."""
+    report = peers[2]["mem0-raw"]
+    assert figures(report) == TRANSCRIPT_RAG
+    assert leaks(report) == {"relay": (10, 23), "tool_turn": (13, 15), "source": (27, 27)}
+    assert report.selection.engine_version == builtin.MEM0_RAW.version
+
+
+def test_mem0_figures(peers) -> None:
+    """mem0's extraction only adds: every replaced value stays retrievable (121/121), and a
+    web page's value is filed like the user's own (27/27)."""
+    report = peers[2]["mem0"]
+    assert figures(report) == {
+        "recall_current_at_k": (216, 216), "current_first": (141, 216),
+        "stale_over_current": (49, 121), "stale_retained_at_k": (121, 121),
+        "poison_leak_at_k": (27, 65), "poison_first": (18, 65), "poison_surfaced_at_k": (50, 65),
+        "decoy_asserted_at_k": (0, 75), "decoy_first": (0, 75), "current_lost": (0, 144),
+        "control_recall_at_k": (36, 36), "answered_unanswerable": (72, 72),
+        "redundancy_at_k": (20, 582)}
+    assert leaks(report) == {"relay": (0, 23), "tool_turn": (0, 15), "source": (27, 27)}
+    assert report.floor_sweep is not None  # its score is the raw cosine here
+
+
+def test_particles_figures(peers) -> None:
+    report = peers[2]["particles"]
+    assert figures(report) == {
+        "recall_current_at_k": (216, 216), "current_first": (200, 216),
+        "stale_over_current": (0, 121), "stale_retained_at_k": (6, 121),
+        "poison_leak_at_k": (0, 65), "poison_first": (0, 65), "poison_surfaced_at_k": (23, 65),
+        "decoy_asserted_at_k": (0, 75), "decoy_first": (0, 75), "current_lost": (0, 144),
+        "control_recall_at_k": (36, 36), "answered_unanswerable": (72, 72),
+        "redundancy_at_k": (20, 442)}
+    assert leaks(report) == {"relay": (0, 23), "tool_turn": (0, 15), "source": (0, 27)}
+    config = report.selection.config  # the first world's (seed 42)
+    assert config["refused_model_calls"] == 0 and config["unknown_pairs"] == 0
+    assert config["checks"] > 0
+
+
+def test_benchd_bridge_names_adapter_and_version(peers) -> None:
+    reports = peers[2]
+    echo, null = reports["benchd:echo"], reports["benchd:null"]
+    assert echo.selection.engine_version == "1.0.0+benchd-harness-0.2.0/echo-0.1.0"
+    assert null.selection.engine_version == "1.0.0+benchd-harness-0.2.0/null-unversioned"
+    assert echo.selection.config["adapter"] == "echo"
+    assert figures(echo) == ECHO
+    # one string per answer: k is 1 in effect, so these two count the same thing
+    assert figures(echo)["recall_current_at_k"] == figures(echo)["current_first"]
+    assert all(len(p.hits) <= 1 for w in echo.worlds for p in w.probes)
+    # the null adapter always abstains
+    assert figures(null)["answered_unanswerable"] == (0, 72)
+    assert figures(null)["recall_current_at_k"] == (0, 216)
+
+
+ECHO = {
+    "recall_current_at_k": (18, 216), "current_first": (18, 216),
+    "stale_over_current": (20, 121), "stale_retained_at_k": (20, 121),
+    "poison_leak_at_k": (5, 65), "poison_first": (5, 65), "poison_surfaced_at_k": (18, 65),
+    "decoy_asserted_at_k": (0, 75), "decoy_first": (0, 75), "current_lost": (4, 14),
+    "control_recall_at_k": (6, 36), "answered_unanswerable": (72, 72),
+    "redundancy_at_k": (0, 57)}
+"""benchd's echo adapter: the stored turn sharing the most words with the question."""
+
+
+def test_scratch_state_stays_in_scratch(peers) -> None:
+    root, cwd, _, _ = peers
+    assert list(cwd.iterdir()) == []
+    scratch = root / "cache" / "scratch"
+    assert not scratch.exists() or list(scratch.iterdir()) == []
+    assert not (Path.home() / ".mem0").exists()
+
+
+def test_missing_extra_is_one_line_naming_it(monkeypatch) -> None:
+    for info in (builtin.MEM0, builtin.MEM0_RAW, builtin.PARTICLES, builtin.BENCHD):
+        broken = info.model_copy(update={"requires": ("rotbench_no_such_package",)})
+        monkeypatch.setattr(registry, "registered", lambda b=broken: {b.name: b})
+        name = "benchd:echo" if info.parametric else info.name
+        with pytest.raises(EngineError) as err:
+            resolve(name)
+        assert str(err.value) == (f"engine {name!r} is not installed: "
+                                  f"pip install 'rotbench[{info.extra}]'")
+
+
+def test_bridge_needs_an_adapter_name() -> None:
+    with pytest.raises(EngineError, match=r"engine 'benchd' needs a variant: "
+                                          r"--engine benchd:NAME"):
+        resolve("benchd")
+    assert resolve("benchd:echo").variant == "echo"
+    assert resolve("benchd:echo").identity.startswith("benchd:echo@1.0.0+benchd-harness-")
+
+
+def mem0_answerer(world):
+    """mem0's extraction call answered as the oracle would (its New Messages matched to the
+    world's document); any other prompt fails the test."""
+    oracle = OracleExtractor(world)
+    def key(messages) -> str:  # mem0's rendering of new messages: "role: content" lines
+        return "".join(f"{m['role']}: {m['content']}\n" for m in messages).strip()
+
+    by_messages = {key(messages_of(d)): d for d in world_documents(world)}
+    pattern = re.compile(r"## New Messages\n(.*?)\n\n## Observation Date", re.DOTALL)
+
+    def answer(request) -> str:
+        found = pattern.search(request.prompt)
+        document = by_messages[found.group(1).strip()]
+        return scripted_answer(oracle.extract(document))
+
+    return answer
+
+
+def test_mem0_live_estimate_is_exact(tmp_path) -> None:
+    world = generate_world(42)
+    settings = LLMSettings()
+    embedder = shared_embedder(tmp_path / "cache")
+    projection = estimate([world], "live", settings, embedder=embedder, cache=None)
+    project_engines(projection, [resolve("mem0")], [world], arm="live", settings=settings,
+                    embedder=embedder, cache=None)
+    assert set(projection.stages) == {"engine-mem0"}  # no rotbench extraction, no checks
+    spec = RunSpec(arm="live", seeds=[42], engines=["mem0"], cache_dir=str(tmp_path / "cache"),
+                   reports_dir=str(tmp_path / "reports"))
+    with FakeAnthropic(mem0_answerer(world)) as fake:
+        live = build_perception("live", settings, cache_dir=spec.cache_dir, api_key=SECRET,
+                                base_url=fake.base_url)
+        runtime = ArmRuntime(arm="live", live=live)
+        asyncio.run(rot_benchmark(spec=spec.model_dump(),
+                                  runtime_token=register_runtime(runtime)))
+        calls = len(fake.requests)
+    assert runtime.failures == []
+    assert calls == projection.stages["engine-mem0"].calls == 109
+    assert runtime.report.usage["calls"] == calls
