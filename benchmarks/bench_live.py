@@ -8,6 +8,12 @@ share one extractor and one checker, hence one concurrency limit.
 
     .venv/bin/python benchmarks/bench_live.py                 # 1 s per call, seeds 42 43 44
     .venv/bin/python benchmarks/bench_live.py --latency-seconds 0.2 --arm probe
+    .venv/bin/python benchmarks/bench_live.py --seeds 42 --latency-seconds 0.5
+    .venv/bin/python benchmarks/bench_live.py --seeds 42 --arm probe --latency-seconds 0.5 \
+        --throttle-every 7 --retry-after-seconds 1     # one request in seven gets a 429
+
+``in flight`` is the mean number of calls the fake was answering at once (the sum of every
+request's time in the server over the wall time); ideally it equals ``--concurrency``.
 
 Embeddings use the real all-MiniLM-L6-v2 through the project cache (``cache/``), warmed
 before the clock starts; every model call goes to a fresh, empty call cache. Exits 1 when the
@@ -44,6 +50,13 @@ from tests.fakes.fake_anthropic import FakeAnthropic, oracle_answerer  # noqa: E
 CHECK_KINDS = ("contradiction", "slot")
 
 
+def throttle(every: int):
+    """A fake-server fault answering every ``every``-th request with a 429 (None: never)."""
+    if every <= 0:
+        return None
+    return lambda req: "429" if req.index % every == every - 1 else None
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--arm", choices=("probe", "live"), default="live")
@@ -52,6 +65,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--concurrency", type=int, default=8)
     ap.add_argument("--max-ratio", type=float, default=4.0)
     ap.add_argument("--embedding-cache", type=Path, default=ROOT / "cache")
+    ap.add_argument("--throttle-every", type=int, default=0,
+                    help="Answer every Nth request with a 429 (0: never).")
+    ap.add_argument("--retry-after-seconds", type=float, default=1.0,
+                    help="The retry-after of those 429s, in seconds.")
     args = ap.parse_args(argv)
 
     worlds = [generate_world(seed) for seed in args.seeds]
@@ -68,7 +85,9 @@ def main(argv: list[str] | None = None) -> int:
 
     with (
         tempfile.TemporaryDirectory() as tmp,
-        FakeAnthropic(oracle_answerer(worlds), latency_seconds=args.latency_seconds) as fake,
+        FakeAnthropic(oracle_answerer(worlds), latency_seconds=args.latency_seconds,
+                      retry_after_ms=int(args.retry_after_seconds * 1000),
+                      fault=throttle(args.throttle_every)) as fake,
     ):
         live = build_perception(
             args.arm,
@@ -91,8 +110,9 @@ def main(argv: list[str] | None = None) -> int:
         with ThreadPoolExecutor(max_workers=len(worlds)) as pool:
             retirements = list(pool.map(run_world, args.seeds))
         wall = time.perf_counter() - start
-        extract_calls = fake.count("extract")
-        check_calls = fake.count(CHECK_KINDS)
+        extract_calls = fake.count("extract", outcome="ok")
+        check_calls = fake.count(CHECK_KINDS, outcome="ok")
+        throttled = fake.count(outcome="429")
 
     calls = extract_calls + check_calls
     ideal = calls / args.concurrency * args.latency_seconds
@@ -107,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"concurrency  {args.concurrency}")
     print(f"ideal        {ideal:.1f} s  (calls / concurrency x latency)")
     print(f"wall         {wall:.1f} s")
+    print(f"in flight    {calls * args.latency_seconds / wall:.1f} on average "
+          f"(throttled requests: {throttled})")
     print(f"ratio        {ratio:.2f}  (limit {args.max_ratio})")
     print(f"retirements  {retirements}; failures {len(summary.failures)}")
     return 0 if ratio <= args.max_ratio else 1

@@ -68,20 +68,37 @@ SERIALIZER_TYPE = "rotbench-json"
 
 
 class SafeJSONSerializer(Serializer):
-    """Serialize a registered pydantic model as ``{"model", "sha256", "data"}`` JSON bytes."""
+    """Serialize a registered pydantic model as ``{"model", "key", "sha256", "data"}`` JSON
+    bytes. ``key`` is the cache key the result is stored under (``<stage>-<hash>``); the
+    payload carries it, so a payload moved under another key (another seed's, another
+    stage's) is recognised. The checksum covers the key and the data."""
 
     type: Literal["rotbench-json"] = "rotbench-json"
+    key: str | None = None
 
     def dumps(self, obj: Any) -> bytes:
         name = type(obj).__name__
         if MODELS.get(name) is not type(obj):
             raise TypeError(f"{name} is not a registered cacheable model")
         data = obj.model_dump_json()
-        digest = hashlib.sha256(data.encode()).hexdigest()
-        return f'{{"model":"{name}","sha256":"{digest}","data":{data}}}'.encode()
+        key = json.dumps(self.key)
+        digest = _digest(self.key, data)
+        return f'{{"model":"{name}","key":{key},"sha256":"{digest}","data":{data}}}'.encode()
 
     def loads(self, blob: bytes) -> Any:
         return decode_payload(blob)
+
+
+def _digest(key: str | None, data: str) -> str:
+    return hashlib.sha256(f"{key}\x1f{data}".encode()).hexdigest()
+
+
+def payload_key(blob: bytes | str) -> str | None:
+    """The cache key a payload says it was written for (None when it names none)."""
+    text = blob.decode() if isinstance(blob, bytes) else blob
+    head = json.loads(text[: text.index(',"data":')] + "}")
+    key = head.get("key")
+    return key if isinstance(key, str) else None
 
 
 def decode_payload(blob: bytes | str) -> BaseModel:
@@ -92,7 +109,7 @@ def decode_payload(blob: bytes | str) -> BaseModel:
     if cls is None:
         raise ValueError(f"unknown cached model {head.get('model')!r}")
     data = text[text.index(',"data":') + len(',"data":'):-1]
-    if hashlib.sha256(data.encode()).hexdigest() != head.get("sha256"):
+    if _digest(head.get("key"), data) != head.get("sha256"):
         raise ValueError("cached payload checksum mismatch")
     return cls.model_validate_json(data)
 
@@ -127,8 +144,9 @@ def verify_record(path: Path, model: str | None = None) -> bool:
     """True if ``path`` is absent or a sound record of ours; a damaged one is deleted.
 
     Sound: a Prefect result record written for this very key (its ``storage_key`` names this
-    file, so a record copied over another key is refused), by our serializer, holding
-    ``model`` (when given), with a payload that decodes and matches its checksum.
+    file, and its payload carries this key: a record copied over another key, or a payload
+    swapped in from another seed's or stage's record, is refused), by our serializer,
+    holding ``model`` (when given), with a payload that decodes and matches its checksum.
     """
     if not path.exists():
         return True
@@ -139,6 +157,8 @@ def verify_record(path: Path, model: str | None = None) -> bool:
             raise ValueError("foreign serializer")
         if Path(str(meta.get("storage_key", ""))).name != path.name:
             raise ValueError("record written for another key")
+        if payload_key(record["result"]) != path.name:
+            raise ValueError("payload written for another key")
         payload = decode_payload(record["result"])
         if model is not None and type(payload).__name__ != model:
             raise ValueError(f"record holds {type(payload).__name__}, not {model}")

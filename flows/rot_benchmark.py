@@ -25,6 +25,7 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from flows.caching import content_hash, load_payload
 from flows.publish import publish_page
 from flows.world import WorldOutcome, WorldStages, perception_stamps, world_runtime, world_task
+from rotbench.arms import degraded_lines
 from rotbench.engines.registry import resolve
 from rotbench.record import EngineIdentity, record_run
 from rotbench.report import Report, StageRecord
@@ -272,6 +273,10 @@ async def rot_benchmark(
     by_seed = {o.seed: o for o in outcomes}
     present = [s for s in spec.seeds if s in by_seed]
     notes = _shared_notes(spec, outcomes, outcome, pairs)
+    degraded: dict[str, int] = {}
+    for counts in [o.degraded for o in outcomes] + [pairs.degraded]:
+        for what, n in counts.items():
+            degraded[what] = degraded.get(what, 0) + n
     timings = {"worlds_seconds": round(worlds_done - begin, 3)}
     started = os.environ.get("ROTBENCH_STARTED_UNIX")
     if started:
@@ -293,7 +298,8 @@ async def rot_benchmark(
                             usage=outcome.usage,
                             engine=EngineIdentity(source=name, **results[0].identity),
                             review_queue=[i for r in results for i in r.review_queue],
-                            real_pairs=pairs.block if reference else None)
+                            real_pairs=pairs.block if reference else None,
+                            degraded=degraded_lines(degraded))
         path = str(Path(spec.reports_dir) / f"{report.run_id}.json")
         outcome.reports.append(report)
         outcome.report_paths.append(path)
@@ -340,6 +346,7 @@ class RunWide:
     usage: dict | None = None
     notes: list[str] = field(default_factory=list)
     uncached: list[str] = field(default_factory=list)
+    degraded: dict[str, int] = field(default_factory=dict)
 
 
 def _real_pairs(spec: RunSpec, ledger_path: str | None, budget: dict | None) -> RunWide:
@@ -364,7 +371,8 @@ def _real_pairs(spec: RunSpec, ledger_path: str | None, budget: dict | None) -> 
                   rulings=rulings.effective, **fields)
     block = load_payload(spec.cache_dir, ref).model_copy(update={"rulings_file": str(path)})
     return RunWide(block=block, stages=records, usage=runtime.usage(),
-                   notes=runtime.extra_notes(), uncached=w.uncached)
+                   notes=runtime.extra_notes(), uncached=w.uncached,
+                   degraded=runtime.degraded_counts())
 
 
 def _guard_budget(spec: RunSpec, logger) -> tuple[dict, str, dict]:

@@ -17,7 +17,7 @@ from prefect import task
 from prefect.utilities.annotations import quote
 from pydantic import BaseModel, Field
 
-from flows.caching import CacheAudit, StageRef, content_hash
+from flows.caching import CacheAudit, SafeJSONSerializer, StageRef, content_hash
 from flows.tasks import configured_tasks
 from rotbench.arms import ArmRuntime, load_llm_settings, paid_runtime
 from rotbench.config import DEPOSIT_SECTIONS, QUERY_SECTIONS, EngineConfig
@@ -70,6 +70,8 @@ class WorldOutcome(BaseModel):
     damaged: list[str] = Field(default_factory=list)
     spans: list[tuple[str, float, float]] = Field(default_factory=list)
     """(stage label, start, end) in epoch seconds."""
+    degraded: dict[str, int] = Field(default_factory=dict)
+    """Items failed model calls left unanswered (``ArmRuntime.degraded_counts``)."""
 
 
 def api_key_for_run() -> str | None:
@@ -113,8 +115,11 @@ class WorldStages:
         shown = label or name
         progress().stage(self.seed, shown, "running")
         start, t0 = time.time(), time.perf_counter()
-        state = self.tasks[name](key=key, seed=self.seed, ctx=self.ctx, return_state=True,
-                                 **payload)
+        # the serializer writes the record's key into it, so a record moved under another
+        # key (another seed's, another stage's) is refused when read (flows.caching)
+        keyed = self.tasks[name].with_options(
+            result_serializer=SafeJSONSerializer(key=f"{name}-{key}"))
+        state = keyed(key=key, seed=self.seed, ctx=self.ctx, return_state=True, **payload)
         ref: StageRef = state.result(_sync=True)  # raises the stage's own error; sync even
         # when called from a thread of the async parent flow (the run-wide stages)
         seconds = time.perf_counter() - t0
@@ -229,4 +234,4 @@ def world_task(seed: int, spec: dict, ledger_path: str | None = None,
         seed=seed, engines=outcomes, usage=runtime.usage(), notes=runtime.extra_notes(),
         refused=runtime.refusing.refused, uncached=w.uncached,
         damaged=CacheAudit.drain() + [f"embeddings/{n}" for n in drain_damaged()],
-        spans=w.spans)
+        spans=w.spans, degraded=runtime.degraded_counts())

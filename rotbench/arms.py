@@ -54,6 +54,24 @@ class ArmRuntime:
             usage["estimate"] = self.estimate
         return usage
 
+    def degraded_counts(self) -> dict[str, int]:
+        """Items a failed model call left unanswered, per kind ('documents left
+        unextracted', 'checks left undecided'); empty for a complete run or world."""
+        if self.live is None:
+            return {}
+        counts: dict[str, int] = {}
+        for stage, st in self.live.stats().items():
+            if st.failures:
+                what = "documents left unextracted" if stage == "extract" else (
+                    "checks left undecided")
+                counts[what] = counts.get(what, 0) + len(st.failures)
+        return counts
+
+    def degraded(self) -> list[str]:
+        """Why this run's figures are incomplete: per stage, the items a failed model call
+        left unanswered (empty extractions, undecided checks). Empty for a complete run."""
+        return degraded_lines(self.degraded_counts())
+
     def extra_notes(self) -> list[str]:
         """Notes from model-backed perception (failures, retries); none for the oracle arm."""
         return [] if self.live is None else self.live.notes()
@@ -82,6 +100,11 @@ class ArmRuntime:
             else self.live.extractor(world)
         )
         return extractor, self.live.checker(world)
+
+
+def degraded_lines(counts: dict[str, int]) -> list[str]:
+    """``ArmRuntime.degraded_counts`` (summed over worlds) as the report's reasons."""
+    return [f"{n} {what} after failed model calls" for what, n in counts.items()]
 
 
 class SettingsError(ValueError):

@@ -68,6 +68,30 @@ class RichProgress:
                                       description=f"{stage} {status}")
 
 
+class PlainProgress:
+    """One plain line per finished stage (``seed 42  deposit  computed  0.12 s``), for a
+    stderr that is not a terminal (CI, a log file), where a live bar would print once."""
+
+    def __init__(self, stream=None) -> None:
+        import sys
+
+        self._stream = stream if stream is not None else sys.stderr
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> PlainProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def stage(self, seed: int, stage: str, status: str, seconds: float | None = None) -> None:
+        if status == "running":
+            return
+        took = f"  {seconds:.2f} s" if seconds is not None else ""
+        with self._lock:
+            print(f"seed {seed}  {stage}  {status}{took}", file=self._stream, flush=True)
+
+
 _sink: ProgressSink = SilentProgress()
 
 

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rotbench.config import EngineConfig
 from rotbench.embedding.embedder import DEFAULT_MODEL_ID
 from rotbench.engine import ENGINE_VERSION
-from rotbench.report import Report, Selection, StageRecord, build_report, write_report, write_run
+from rotbench.report import Report, Selection, StageRecord, build_report, write_report
 from rotbench.report.model import ConfigValue
 from rotbench.rulings import RealPairs, ReviewItem
 from rotbench.runspec import RunSpec
@@ -50,15 +50,17 @@ def selection_for(spec: RunSpec, stamps: dict[str, str],
     ``engine`` (default: the reference engine)."""
     engine = engine or EngineIdentity()
     reference = engine.source == "reference"
-    config = EngineConfig().with_overrides(spec.engine_overrides()).flat() if reference \
-        else dict(engine.config or {})
+    effective = EngineConfig().with_overrides(spec.engine_overrides())
+    config = effective.flat() if reference else dict(engine.config or {})
+    # the trust policy in force, whichever flag set it (--no-trust-policy or --set)
+    trust_policy = effective.trust.policy if reference else None
     return Selection(
         arm=spec.arm,
         seeds=list(spec.seeds),
         days=spec.days,
         checkpoints=checkpoints_for(spec.days),
         top_k=spec.top_k,
-        trust_policy=spec.trust_policy if reference else None,
+        trust_policy=trust_policy,
         config=config,
         generator_version=spec.generator,
         scorer_version=spec.scorer or DEFAULT_SCORER,
@@ -83,14 +85,25 @@ def record_run(
     engine: EngineIdentity | None = None,
     review_queue: list[ReviewItem] | None = None,
     real_pairs: RealPairs | None = None,
+    degraded: list[str] | None = None,
 ) -> Report:
     """Build the report, write ``<reports_dir>/<run-id>.json`` (+ ``out_path``) and the DuckDB
-    rows. Returns the report. Raises OSError/duckdb errors; nothing is half-written: each
-    write is atomic; when the DuckDB write fails the report file is removed, and ``--out`` is
-    only written (overwriting, as an output option does) once both have landed.
+    rows (``rotbench.report.store.record``). Returns the report.
+
+    Raises ValueError when the worlds are not exactly the selection's seeds (a cached
+    result that is not what ran) and OSError when the report cannot be written. Nothing is
+    half-written: each write is atomic; a database that stays locked or fails leaves the
+    report with a pending marker that the next run or ``rotbench db`` imports; ``--out``
+    (checked before the run) is written last.
 
     ``review_queue`` (the reference engine's review records) and ``real_pairs`` (the checks
     scored against rulings) go into the report as they are."""
+    from rotbench.report.store import record
+
+    ran = sorted(w.seed for w in worlds)
+    if ran != sorted(spec.seeds):
+        raise ValueError(f"the worlds computed are seeds {ran}, not the selection's "
+                         f"{sorted(spec.seeds)}")
     report = build_report(
         run_id or new_run_id(spec.arm),
         selection_for(spec, stamps, engine),
@@ -101,13 +114,9 @@ def record_run(
         usage,
         review_queue=review_queue,
         real_pairs=real_pairs,
+        degraded=degraded,
     )
-    saved = write_report(report, Path(spec.reports_dir) / f"{report.run_id}.json")
-    try:
-        write_run(spec.db, report)
-    except BaseException:
-        saved.unlink(missing_ok=True)  # the report file and the database agree: both or neither
-        raise
+    record(report, Path(spec.reports_dir) / f"{report.run_id}.json", spec.db)
     if spec.out_path:  # a copy, written last: a failure above never touches the user's file
         write_report(report, Path(spec.out_path))
     return report

@@ -28,6 +28,14 @@ DEFAULT_ENGINE = "reference"
 DEFAULT_SEEDS: tuple[int, ...] = (42, 43, 44)
 MAX_SEED = 2**31 - 1
 """Seeds are stored as 32-bit integers in the DuckDB file."""
+MAX_INT32 = 2**31 - 1
+"""Largest value of a DuckDB INTEGER column (top k, days, ranks are stored as such)."""
+MAX_WORLDS = 256
+MAX_MODEL_CONCURRENCY = 256
+"""Upper bounds of ``--max-worlds`` and ``--concurrency`` (the model settings' own bound)."""
+CACHE_SUBFOLDERS: tuple[str, ...] = ("prefect", "calls", "embeddings", "scratch")
+"""Folders a run writes under the cache folder (stage results, model calls, vectors, the
+engines' scratch space)."""
 
 
 class SpecError(ValueError):
@@ -109,28 +117,32 @@ def default_cache_dir() -> str:
     return os.environ.get("ROTBENCH_CACHE_DIR", "cache")
 
 
-def build_spec(**fields) -> RunSpec:
+def build_spec(*, force: bool = False, cache_flag: str = "--cache-dir", **fields) -> RunSpec:
     """A validated RunSpec from command-line values (see ``validate_spec``).
 
-    Raises SpecError (one line, naming the flag) on any bad value.
+    ``force``: an existing report at ``--out`` may be replaced. ``cache_flag``: how the
+    cache folder was chosen (``--cache-dir`` or ``ROTBENCH_CACHE_DIR``), named in errors.
+    Raises SpecError (one line, naming the flag or variable) on any bad value.
     """
     arm = fields.get("arm", "oracle")
     if arm not in ARMS:
         raise SpecError(f"--arm: unknown arm {arm!r} (available: {', '.join(ARMS)})")
-    for name, flag in (("max_concurrent_worlds", "--max-worlds"),
-                       ("model_concurrency", "--concurrency")):
-        if fields.get(name, 1) < 1:
-            raise SpecError(f"{flag} must be at least 1, got {fields[name]}")
-    if fields.get("engine_timeout_seconds", 1.0) <= 0:
-        raise SpecError("--engine-timeout must be more than 0 seconds, "
-                        f"got {fields['engine_timeout_seconds']}")
+    for name, flag, top in (("max_concurrent_worlds", "--max-worlds", MAX_WORLDS),
+                            ("model_concurrency", "--concurrency", MAX_MODEL_CONCURRENCY)):
+        value = fields.get(name, 1)
+        if not 1 <= value <= top:
+            raise SpecError(f"{flag} must be between 1 and {top}, got {value}")
+    timeout = fields.get("engine_timeout_seconds", 1.0)
+    if not timeout > 0:  # also NaN, which no comparison passes
+        raise SpecError(f"--engine-timeout must be a number of seconds above 0, got {timeout}")
     spec = RunSpec(**fields)
-    validate_spec(spec)
+    validate_spec(spec, force=force, cache_flag=cache_flag)
     return spec
 
 
-def validate_spec(spec: RunSpec) -> None:
-    """Check every flag before any work: days, k, seeds, scorer and config keys.
+def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--cache-dir") -> None:
+    """Check every flag before any work: days, k, seeds, scorer, config keys, and every
+    folder and file the run will write (see ``check_run_outputs``).
 
     Raises SpecError with a one-line message naming the flag. Imports only light modules
     (the scorer registry and the engine config), never torch or prefect.
@@ -142,8 +154,8 @@ def validate_spec(spec: RunSpec) -> None:
         raise SpecError(f"--days must be at least {MIN_DAYS}, got {spec.days}")
     if spec.days > MAX_DAYS:
         raise SpecError(f"--days must be at most {MAX_DAYS}, got {spec.days}")
-    if spec.top_k < 1:
-        raise SpecError(f"--top-k must be at least 1, got {spec.top_k}")
+    if not 1 <= spec.top_k <= MAX_INT32:
+        raise SpecError(f"--top-k must be between 1 and {MAX_INT32}, got {spec.top_k}")
     for flag, value in (("--budget-usd", spec.budget_usd), ("--budget-calls", spec.budget_calls)):
         if value is not None and not value >= 0:
             raise SpecError(f"{flag} must be 0 or more, got {value}")
@@ -183,7 +195,7 @@ def validate_spec(spec: RunSpec) -> None:
         EngineConfig().with_overrides(spec.engine_overrides())
     except ConfigError as exc:
         raise SpecError(f"--set: {exc}") from None
-    for flag, value in (("--cache-dir", spec.cache_dir), ("--reports-dir", spec.reports_dir),
+    for flag, value in ((cache_flag, spec.cache_dir), ("--reports-dir", spec.reports_dir),
                         ("--db", spec.db_path), ("--out", spec.out_path)):
         if value is not None and not value.strip():
             raise SpecError(f"{flag}: an empty path is not allowed")
@@ -200,11 +212,33 @@ def validate_spec(spec: RunSpec) -> None:
             read_rulings(rulings)
         except RulingsError as exc:
             raise SpecError(f"--rulings {exc}") from None
-    check_writable_dir("--cache-dir", Path(spec.cache_dir))
+    check_run_outputs(spec, force=force, cache_flag=cache_flag)
+
+
+def check_run_outputs(spec: RunSpec, *, force: bool = False,
+                      cache_flag: str = "--cache-dir") -> None:
+    """Every place a run writes, checked for real before it starts: the cache folder and its
+    sub-folders, the reports folder, the DuckDB file and ``--out`` (no two the same file,
+    never a file of another kind, an existing report only with ``force``).
+
+    Raises SpecError naming the flag.
+    """
+    from rotbench.outputs import OutputError, check_outputs
+
+    cache = Path(spec.cache_dir)
+    check_writable_dir(cache_flag, cache)
+    for sub in CACHE_SUBFOLDERS:
+        check_writable_dir(cache_flag, cache / sub)
     check_writable_dir("--reports-dir", Path(spec.reports_dir))
     check_writable_file("--db", spec.db)
+    outputs = [("--db", spec.db, "duckdb")]
     if spec.out_path:
         check_writable_file("--out", Path(spec.out_path))
+        outputs.append(("--out", Path(spec.out_path), "report"))
+    try:
+        check_outputs(outputs, force=force)
+    except OutputError as exc:
+        raise SpecError(str(exc)) from None
     if spec.db.is_file():
         check_duckdb_file(spec.db)
     if spec.html_path is not None:
@@ -228,22 +262,14 @@ def check_html_path(spec: RunSpec) -> None:
     check_writable_file("--html", path)
 
 
-def _nearest_existing(path: Path) -> Path:
-    for candidate in [path, *path.absolute().parents]:
-        if candidate.exists():
-            return candidate
-    return Path("/")
-
-
 def check_writable_dir(flag: str, path: Path) -> None:
-    """Raise SpecError unless ``path`` is (or can be created as) a writable directory."""
-    if path.exists() and not path.is_dir():
-        raise SpecError(f"{flag} {path}: exists and is not a directory")
-    base = _nearest_existing(path)
-    if not base.is_dir():
-        raise SpecError(f"{flag} {path}: {base} is a file, not a directory")
-    if not os.access(base, os.W_OK):
-        raise SpecError(f"{flag} {path}: {base} is not writable")
+    """Raise SpecError unless ``path`` is (or can be created as) a writable directory
+    (probed by creating and removing a temporary entry)."""
+    from rotbench.outputs import probe_writable_dir
+
+    reason = probe_writable_dir(path)
+    if reason is not None:
+        raise SpecError(f"{flag} {path}: {reason}")
 
 
 def check_writable_file(flag: str, path: Path) -> None:
@@ -254,7 +280,8 @@ def check_writable_file(flag: str, path: Path) -> None:
 
 
 def check_duckdb_file(path: Path) -> None:
-    """Raise SpecError unless the existing ``path`` is a DuckDB file a run can write to."""
+    """Raise SpecError unless the existing ``path`` is a DuckDB file a run can write to
+    (a file locked by another process passes: the run waits for it at the end)."""
     from rotbench.report.db import check_database
 
     try:
@@ -276,5 +303,7 @@ def spec_from_parameters(params: dict) -> RunSpec:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"]) or "(parameters)"
         raise SpecError(f"parameter {where}: {err['msg']}") from None
-    validate_spec(spec)
+    # a scheduled run rewrites its out_path each time, as an output option does (the CLI
+    # checked --force before it started the flow)
+    validate_spec(spec, force=True)
     return spec

@@ -8,6 +8,9 @@ import typer
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """Print ``rotbench: error: <message>`` (one line) on stderr and exit with ``code``."""
-    typer.echo(f"rotbench: error: {message}", err=True)
+    """Print ``rotbench: error: <message>`` (one line, control characters escaped) on stderr
+    and exit with ``code``."""
+    from rotbench.outputs import terminal_safe
+
+    typer.echo(f"rotbench: error: {terminal_safe(message, one_line=True)}", err=True)
     raise typer.Exit(code)

@@ -6,6 +6,7 @@ import sys
 
 import typer
 
+from rotbench.cli.db_cmd import db
 from rotbench.cli.engine_cmds import compare, engines
 from rotbench.cli.report_cmds import rescore, show
 from rotbench.cli.results_cmds import export, report, runs
@@ -34,6 +35,7 @@ app.command()(world)
 app.command()(show)
 app.command()(rescore)
 app.command()(server)
+app.command()(db)
 app.command()(engines)
 app.command()(compare)
 app.command()(report)
@@ -73,9 +75,13 @@ def main() -> None:
     except click_exc.UsageError as exc:
         typer.echo(f"rotbench: error: {exc.format_message()}", err=True)
         raise SystemExit(2) from None
-    except typer.Abort:
-        typer.echo("rotbench: error: interrupted", err=True)
-        raise SystemExit(130) from None
+    except typer.Abort:  # Ctrl-C (or a signal) outside a run's own handling
+        from rotbench.cli.interrupts import Interrupts
+
+        stopped = Interrupts()
+        stopped.signum = Interrupts.last_signum
+        typer.echo(f"rotbench: error: {stopped.message()}", err=True)
+        raise SystemExit(stopped.exit_code()) from None
     raise SystemExit(code if isinstance(code, int) else 0)
 
 

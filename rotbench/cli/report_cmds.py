@@ -15,24 +15,33 @@ from typing import Annotated, NoReturn
 import typer
 from rich.console import Console
 
-from rotbench.report.db import write_run
-from rotbench.report.io import ReportError, load_report, write_report
+from rotbench.outputs import OutputError, check_outputs, safe_file_name, terminal_safe
+from rotbench.report.db import check_fits
+from rotbench.report.io import ReportError, load_report
 from rotbench.report.render import render
 from rotbench.report.rescore import rescore_report
+from rotbench.report.verify import mismatches, with_recomputed_figures
 from rotbench.scoring.lexicons import DEFAULT_SCORER, SCORER_VERSIONS, UnknownScorer, lexicon
 
 DB_NAME = "rotbench.duckdb"
 
 
 def _fail(message: str, code: int = 1) -> NoReturn:
-    line = " ".join(str(message).split())
+    line = terminal_safe(" ".join(str(message).split()), one_line=True)
     print(f"rotbench: error: {line}", file=sys.stderr)
     raise typer.Exit(code)
 
 
+def _report_path(text: str) -> Path:
+    """The report argument as a path; an empty one is a bad argument (exit 2), not '.'."""
+    if not text.strip():
+        _fail("the report path is empty", 2)
+    return Path(text)
+
+
 def show(
     report: Annotated[
-        Path, typer.Argument(help="A saved report, e.g. reports/<run-id>.json.", show_default=False)
+        str, typer.Argument(help="A saved report, e.g. reports/<run-id>.json.", show_default=False)
     ],
     intervals: Annotated[
         bool, typer.Option("--intervals", help="Show the 95% Wilson interval of every rate.")
@@ -45,13 +54,22 @@ def show(
     ] = "table",
 ) -> None:
     """Print a saved report: the three metric families, poison by channel, what the first
-    value-bearing hit was, the relevance floor sweep, and the notes."""
+    value-bearing hit was, the relevance floor sweep, and the notes. The stored figures are
+    checked against the report's own probes; where they differ, a warning says so and the
+    figures shown are the ones the probes give."""
     if format not in ("table", "json"):
         _fail(f"unknown format {format!r} (available: table, json)", 2)
+    path = _report_path(report)
     try:
-        loaded = load_report(report)
-    except ReportError as e:
+        loaded = load_report(path)
+        differ = mismatches(loaded)
+    except (ReportError, ValueError) as e:
         _fail(str(e))
+    if differ:
+        print(terminal_safe(f"rotbench: warning: {path}: the stored figures disagree with the "
+                            f"report's probes ({'; '.join(differ)}); showing the figures the "
+                            "probes give", one_line=True), file=sys.stderr)
+        loaded = with_recomputed_figures(loaded)
     if format == "json":
         print(json.dumps(loaded.model_dump(mode="json", exclude={"worlds"}), indent=2))
         return
@@ -60,7 +78,7 @@ def show(
 
 def rescore(
     report: Annotated[
-        Path,
+        str,
         typer.Argument(help="The saved report to rescore (left unchanged).", show_default=False),
     ],
     scorer: Annotated[
@@ -98,25 +116,32 @@ def rescore(
         lexicon(version)
     except UnknownScorer as e:
         _fail(str(e), 2)
+    source_path = _report_path(report)
     try:
-        source = load_report(report)
-        new = rescore_report(source, version, report)
-    except ReportError as e:
+        source = load_report(source_path)
+        check_fits(source)
+        new = rescore_report(source, version, source_path)
+    except (ReportError, ValueError) as e:
         _fail(str(e))
-    out_path = out if out is not None else report.parent / f"{new.run_id}.json"
-    if out_path.resolve() == report.resolve():
-        _fail(f"refusing to overwrite the source report {report}; choose another --out", 2)
+    # the file name comes from the new run id, made safe: nothing read decides a folder
+    out_path = out if out is not None else (
+        source_path.parent / f"{safe_file_name(new.run_id)}.json")
+    if out_path.resolve() == source_path.resolve():
+        _fail(f"refusing to overwrite the source report {source_path}; choose another --out", 2)
     if out_path.exists():
         _fail(f"{out_path} already exists; choose another --out", 2)
     db_path = db if db is not None else out_path.parent / DB_NAME
     try:
-        write_report(new, out_path)
+        check_outputs([("--out", out_path, "report"), ("--db", db_path, "duckdb")])
+    except OutputError as e:
+        _fail(str(e), 2)
+    from rotbench.report.store import record
+
+    try:
+        done = record(new, out_path, db_path)
     except OSError as e:
         _fail(f"cannot write {out_path}: {e.strerror or e}")
-    try:
-        write_run(db_path, new)
-    except Exception as e:  # any database failure: undo the report so nothing is left behind
-        out_path.unlink(missing_ok=True)
-        _fail(f"cannot record the rescore in {db_path}: {type(e).__name__}: {e}")
     render(new, Console())
-    print(f"wrote {out_path}; recorded in {db_path}")
+    where = f"recorded in {db_path}" if done.pending is None else (
+        f"pending for {db_path} (the next run or `rotbench db` imports it)")
+    print(f"wrote {out_path}; {where}")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
 import sys
 import time
 from enum import StrEnum
@@ -15,6 +14,7 @@ from typing import Annotated
 import typer
 
 from rotbench.cli.common import fail
+from rotbench.cli.interrupts import Interrupts, is_interruption
 
 
 class OutputFormat(StrEnum):
@@ -22,22 +22,10 @@ class OutputFormat(StrEnum):
     json = "json"
 
 
-def _interrupt_on(*signals: signal.Signals) -> None:
-    """Treat these signals like Ctrl-C, so that clean-up (stopping the server) runs."""
-
-    def handler(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    for sig in signals:
-        signal.signal(sig, handler)
-
-
 def _run_flow(spec, server, started: float):
     """Run the parent flow in this process, with a line per seed on stderr; returns its
     ``RunOutcome``."""
     import asyncio
-
-    from prefect import tags
 
     from flows.rot_benchmark import rot_benchmark
 
@@ -51,18 +39,21 @@ def _run_flow(spec, server, started: float):
     params = spec.model_dump(exclude={"max_concurrent_worlds"}) | {
         "max_concurrent_worlds": spec.max_concurrent_worlds}
     from rotbench.engines.registry import resolve
-    from rotbench.progress import RichProgress, set_progress
+    from rotbench.progress import PlainProgress, RichProgress, set_progress
     from rotbench.runspec import ENGINE_STAGES, STAGES
 
     per_seed = ("generate",) + tuple(
         stage for name in spec.engines
         for stage in (STAGES if resolve(name).separable else ENGINE_STAGES)[1:])
-    sink = RichProgress(spec.seeds, per_seed) if sys.stderr.isatty() and not spec.dask \
-        and len(spec.seeds) <= 20 else None
+    if not sys.stderr.isatty():  # CI or a log file: one line per finished stage
+        sink = PlainProgress()
+    elif not spec.dask and len(spec.seeds) <= 20:
+        sink = RichProgress(spec.seeds, per_seed)
+    else:  # a live bar of a hundred seeds, or of stages on Dask workers, shows nothing useful
+        sink = None
     set_progress(sink)
     try:
-        with sink or contextlib.nullcontext(), \
-                tags(f"arm:{spec.arm}", *(f"engine:{e}" for e in spec.engines), "cli"):
+        with sink or contextlib.nullcontext():  # tags: the flow tags its own run
             return asyncio.run(rot_benchmark(**params))
     finally:
         set_progress(None)
@@ -81,6 +72,7 @@ def stage_summary(stages) -> str:
     )
 
 
+@Interrupts.around
 def run(
     arm: Annotated[
         str, typer.Option(help="oracle (free), probe or live (model calls).")
@@ -166,6 +158,13 @@ def run(
     dask_workers: Annotated[
         int, typer.Option("--dask-workers", help="Worker processes of the local cluster.")
     ] = 2,
+    force: Annotated[
+        bool, typer.Option("--force", help="Let --out replace an existing report.")
+    ] = False,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Exit 3 when the run is degraded (model calls "
+                           "failed, so some checks or extractions are missing).")
+    ] = False,
     rulings: Annotated[
         str | None,
         typer.Option("--rulings", help="Rulings on real pairs (JSON Lines) to score the checks "
@@ -178,6 +177,7 @@ def run(
     """Run the benchmark: every seed's world through generate, extract, index, deposit,
     probe and score, then write reports/<run-id>.json and the DuckDB rows."""
     started = time.time()
+    interrupts = Interrupts.current()
     from rotbench.runspec import SpecError, build_spec, default_cache_dir
 
     try:
@@ -194,6 +194,8 @@ def run(
             cache_dir=default_cache_dir() if cache_dir is None else cache_dir,
             reports_dir=reports_dir, db_path=db, out_path=out,
             max_concurrent_worlds=max_worlds, model_concurrency=concurrency,
+            force=force, cache_flag="--cache-dir" if cache_dir is not None else (
+                "ROTBENCH_CACHE_DIR" if "ROTBENCH_CACHE_DIR" in os.environ else "--cache-dir"),
             engines=list(engine) if engine else ["reference"],
             engine_timeout_seconds=engine_timeout,
             llm_settings=llm_settings, budget_usd=budget_usd, budget_calls=budget_calls,
@@ -219,17 +221,21 @@ def run(
     configure_prefect_env()
     from rotbench.prefect_server import EarlyServer, ServerStartError
 
-    server = None if os.environ.get("PREFECT_API_URL") else EarlyServer().start()
-    _interrupt_on(signal.SIGTERM, signal.SIGHUP)
+    server = None
     outcome = None
     try:
+        if not os.environ.get("PREFECT_API_URL"):
+            server = EarlyServer().start()
         outcome = _run_flow(spec, server, started)
     except ServerStartError as exc:
         fail(str(exc), 1)
-    except KeyboardInterrupt:
-        fail("interrupted; completed stages and model calls stay cached for the next run", 130)
-    except Exception as exc:  # noqa: BLE001 - one line for the user; details with ROTBENCH_DEBUG
-        if os.environ.get("ROTBENCH_DEBUG"):
+    except BaseException as exc:  # noqa: BLE001 - one line for the user (ROTBENCH_DEBUG: all)
+        if is_interruption(exc) or interrupts.signum is not None:
+            interrupts.note(exc)
+            if server is not None:
+                server.stop()
+            interrupts.exit_now()
+        if os.environ.get("ROTBENCH_DEBUG") or not isinstance(exc, Exception):
             raise
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         fail(f"run failed: {type(exc).__name__}: {first} (completed stages stay cached; "
@@ -237,12 +243,14 @@ def run(
     finally:
         if server is not None:
             server.stop()
-    _print_results(spec, outcome, format, intervals, started)
+    _print_results(spec, outcome, format, intervals, started, strict)
 
 
-def _print_results(spec, runtime, format: OutputFormat, intervals: bool, started: float) -> None:
+def _print_results(spec, runtime, format: OutputFormat, intervals: bool, started: float,
+                   strict: bool = False) -> None:
     """The end of a run: per report a summary line and its tables (or JSON), then the
-    comparison when several engines ran, then each engine failure as one line (exit 1)."""
+    comparison when several engines ran, then each engine failure as one line (exit 1),
+    then a warning per degraded report (exit 3 with ``strict``)."""
     from rich.console import Console
 
     from rotbench.report import render
@@ -274,3 +282,9 @@ def _print_results(spec, runtime, format: OutputFormat, intervals: bool, started
             typer.echo(f"rotbench: error: {printable(line, 400)}", err=True)
     if runtime.failures or runtime.missing:
         raise typer.Exit(1)
+    degraded = [r for r in runtime.reports if r.degraded]
+    for report in degraded:
+        typer.echo(f"rotbench: warning: degraded run {report.run_id}: "
+                   f"{'; '.join(report.degraded)}", err=True)
+    if degraded and strict:
+        raise typer.Exit(3)

@@ -13,6 +13,19 @@ import typer
 from rotbench.cli.common import fail
 
 
+def _port_problem(port: int) -> str | None:
+    """None when 127.0.0.1:``port`` can be listened on now, else the reason."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError as exc:
+            return f"cannot listen on 127.0.0.1:{port} ({exc.strerror or exc})"
+    return None
+
+
 def server(
     port: Annotated[int, typer.Option(help="Port to listen on (127.0.0.1 only).")] = 4200,
 ) -> None:
@@ -24,6 +37,11 @@ def server(
     """
     from rotbench.prefect_env import SERVER_TUNING, configure_prefect_env
 
+    if not 1 <= port <= 65535:
+        fail(f"--port must be between 1 and 65535, got {port}")
+    problem = _port_problem(port)
+    if problem:
+        fail(f"--port {port}: {problem}", 1)
     configure_prefect_env()
     prefect = shutil.which("prefect", path=str(Path(sys.executable).parent)) or shutil.which(
         "prefect")

@@ -41,7 +41,8 @@ from rotbench.embedding import DIM, Embedder
 from rotbench.engine import ENGINE_VERSION
 from rotbench.engine.extract import DocumentClaims, Extraction
 from rotbench.engine.ledger import CONVERSATION, Ledger, Quarantine, Retirement, ReviewRecord
-from rotbench.engine.perception import Checker, Claim, Judgement, subject_key
+from rotbench.engine.lookahead import Lookahead, speculative
+from rotbench.engine.perception import Checker, Claim, ClaimDraft, Judgement, subject_key
 
 SINGLE_OWNER = "user"
 """Contributor recorded on every claim when ``store.multi_contributor`` is off."""
@@ -93,6 +94,8 @@ class Reconciler:
         self._inactive: set[str] = set()  # retired or quarantined
         self._by_slot: dict[tuple[str, str | None], list[int]] = {}  # (subject, slot) -> index
         self._last_day: int | None = None
+        self.lookahead: Lookahead | None = None
+        """Set by ``deposit`` for a checker that can be asked ahead (see ``lookahead``)."""
 
     # ---- deposit -------------------------------------------------------------------------
 
@@ -114,14 +117,9 @@ class Reconciler:
         new: list[Claim] = []
         for offset, draft in enumerate(doc.drafts):
             index = start + offset
-            claim = Claim(
-                **draft.model_dump(),
-                id=f"c{index + 1:05d}",
-                document_uri=doc.uri,
-                lineage=doc.lineage,
-                contributor=doc.contributor if multi else SINGLE_OWNER,
-                day=doc.day,
-            )
+            claim = file_claim(draft, index, doc, multi)
+            if self.lookahead is not None:  # the very object the lookahead asked about
+                claim = self.lookahead.claims[index]
             ledger.claims.append(claim)
             ledger.counts.claims += 1
             self._subjects.append(subject_key(claim.subject))
@@ -134,6 +132,8 @@ class Reconciler:
 
     def _candidates(self, index: int, claim: Claim) -> list[int]:
         """Indices of earlier active claims that pass either candidate search."""
+        if self.lookahead is not None:  # one rule for what is asked and what is asked ahead
+            return self.lookahead.candidates(index, self._inactive)
         rc = self.config.reconcile
         if index == 0:
             return []
@@ -164,6 +164,8 @@ class Reconciler:
         if not olders:
             return
         pairs = [(older, newer) for older in olders]
+        if self.lookahead is not None:
+            self.lookahead.before_judging(index, self._inactive, pairs)
         judgements = self.checker.judge(pairs)
         if len(judgements) != len(pairs):
             raise ValueError(f"checker returned {len(judgements)} judgements for {len(pairs)}")
@@ -214,6 +216,75 @@ class Reconciler:
                 counts.quarantines += 1
 
 
+def file_claim(draft: ClaimDraft, index: int, doc: DocumentClaims, multi: bool) -> Claim:
+    """The claim filed at ledger position ``index`` (0-based) from ``draft`` of ``doc``."""
+    return Claim(
+        **draft.model_dump(),
+        id=f"c{index + 1:05d}",
+        document_uri=doc.uri,
+        lineage=doc.lineage,
+        contributor=doc.contributor if multi else SINGLE_OWNER,
+        day=doc.day,
+    )
+
+
+def may_deactivate(older: Claim, newer: Claim, config: EngineConfig) -> tuple[bool, bool]:
+    """Which of (older, newer) an update judgement on the pair would retire or quarantine:
+    ``Reconciler._settle``'s conditions that do not depend on the judgement."""
+    if older.tense != "present" or newer.tense != "present":
+        return False, False
+    if older.attribution != "own" or newer.attribution != "own":
+        return False, False
+    if config.reconcile.same_slot_only and not same_slot(older, newer):
+        return False, False
+    if older.lineage == newer.lineage:
+        return True, False
+    return older.lineage != CONVERSATION, newer.lineage != CONVERSATION
+
+
+def _lookahead(extraction: Extraction, embedder: Embedder, checker: Checker,
+               config: EngineConfig) -> Lookahead:
+    """A lookahead over every claim of ``extraction`` with ``Reconciler._candidates``' rule
+    (every claim taken as active; the lookahead filters by what is active)."""
+    multi = config.store.multi_contributor
+    claims: list[Claim] = []
+    for doc in extraction.documents:
+        for draft in doc.drafts:
+            claims.append(file_claim(draft, len(claims), doc, multi))
+    matrix = (embedder.encode([c.sentence for c in claims]) if claims
+              else np.zeros((0, DIM), dtype=np.float32))
+    subjects = [subject_key(c.subject) for c in claims]
+    by_slot: dict[tuple[str, str | None], list[int]] = {}
+    for i, c in enumerate(claims):
+        if c.slot_fact:
+            by_slot.setdefault((subjects[i], c.slot), []).append(i)
+    rc = config.reconcile
+
+    def static(index: int) -> list[int]:
+        claim = claims[index]
+        if index == 0:
+            return []
+        if rc.slot_search and (claim.slot_fact or claim.mood != "fact"):
+            if not _settleable(claim):
+                return []
+            return [j for j in by_slot.get((subjects[index], claim.slot), [])
+                    if j < index and _settleable(claims[j])
+                    and _value_key(claims[j]) != _value_key(claim)]
+        if not (rc.same_document or rc.cross_document):
+            return []
+        cos = matrix[:index] @ matrix[index]
+        found = []
+        for j in range(index):
+            if claims[j].document_uri == claim.document_uri:
+                if rc.same_document and cos[j] >= rc.same_document_floor:
+                    found.append(j)
+            elif rc.cross_document and subjects[j] == subjects[index] and cos[j] >= rc.update_floor:
+                found.append(j)
+        return found
+
+    return Lookahead(claims, static, lambda o, n: may_deactivate(o, n, config), checker)
+
+
 def deposit(
     extraction: Extraction,
     embedder: Embedder,
@@ -223,10 +294,20 @@ def deposit(
     """Deposit every document of ``extraction`` in order and return the ledger.
 
     Embeds all sentences in one batch first (a no-op on a warm cache). Pure apart from the
-    embedder's cache and the checker's calls. Raises ValueError as ``Reconciler.add`` does.
+    embedder's cache and the checker's calls. A checker that can be asked ahead (a model
+    checker) is kept busy with the pairs the deposit will certainly reach (see
+    ``rotbench.engine.lookahead``): same ledger, same calls, less waiting. Raises
+    ValueError as ``Reconciler.add`` does.
     """
     embedder.ensure(extraction.sentences())
     reconciler = Reconciler(config, checker, embedder, extraction.extractor_stamp)
-    for doc in extraction.documents:
-        reconciler.add(doc)
+    if speculative(checker):
+        reconciler.lookahead = _lookahead(extraction, embedder, checker, config)
+    try:
+        for doc in extraction.documents:
+            reconciler.add(doc)
+    except BaseException:
+        if reconciler.lookahead is not None:
+            checker.cancel_pending()  # type: ignore[attr-defined]
+        raise
     return reconciler.ledger

@@ -6,17 +6,23 @@ prompt and user turn (which hold the document text or the claim pair), max_token
 Anthropic SDK major version. A different model or prompt therefore never reads another's entry.
 
 Writes are atomic (a temporary file in the same directory, then ``os.replace``): a run killed
-at any instant leaves either a whole entry or none. Reads use ``json`` only, never pickle. An
+at any instant leaves either a whole entry or none. ``CallCache.claim`` is a per-key lock in
+the cache folder (``<stage>/.locks/<key>.lock``, an ``flock``): a process about to pay for a
+call holds it until the entry is written, so another process sharing the folder waits and then
+reads that entry instead of paying for the same call again. The lock dies with its process,
+so a killed run never leaves a call blocked. Reads use ``json`` only, never pickle. An
 entry that does not parse, or whose recorded model / prompt version / key disagree with the
 request, is treated as absent: the call is made again and the entry overwritten.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -89,6 +95,36 @@ class CallCache:
             return Completion.model_validate(data.get("completion"))
         except ValidationError:
             return None
+
+    @contextlib.contextmanager
+    def claim(self, stage: str, key: str) -> Iterator[None]:
+        """Hold the cross-process lock of ``key`` (blocking until any other holder is done).
+
+        Use: look the entry up, and on a miss take the claim, look again, and only then
+        call the model and ``put`` the entry before leaving. Works between threads too (each
+        claim opens its own file). Where locking is unavailable (no ``fcntl``, a read-only
+        folder), the claim is a no-op and identical calls may be paid twice.
+        """
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX
+            yield
+            return
+        lock_path = self.root / stage / ".locks" / f"{key}.lock"
+        try:
+            lock_path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:
+            yield
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            if self.path(stage, key).exists():
+                # answered: whoever waits on this file, or opens a new one, finds the entry
+                lock_path.unlink(missing_ok=True)
+            os.close(fd)  # closing releases the lock
 
     def contains(self, stage: str, key: str, *, model: str, prompt_version: str) -> bool:
         """True when a valid entry for this call exists."""

@@ -14,7 +14,8 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_for
 from typing import TypeVar
 
 from pydantic import BaseModel
@@ -166,47 +167,60 @@ class _Asker:
         """
         key = self.key(system, prompt)
         with self._key_lock(key):
-            hit = self._memo.get(key)
-            if hit is None and self.cache is not None:
-                hit = self.cache.get(
-                    self.stage, key, model=self.model, prompt_version=self.prompt_version
-                )
+            hit = self._memo.get(key) or self._cached(key)
             if hit is not None:
                 self._memo[key] = hit
                 self.count(cache_hits=1)
                 return hit
-            try:
-                with self._in_flight:
-                    completion = self.client.complete(
-                        model=self.model, system=system, prompt=prompt, max_tokens=self.max_tokens
-                    )
-            except (FatalModelError, RefusedCall, TypeError, AttributeError, NameError):
-                raise  # configuration or programming errors: every call would fail the same way
-            except Exception as exc:  # noqa: BLE001 - recorded, the run goes on
-                self.fail(
-                    CallFailure(
-                        stage=self.stage,
-                        item=item,
-                        key=key,
-                        kind="call",
-                        reason=one_line(f"{type(exc).__name__}: {exc}"),
-                    )
+            if self.cache is None:
+                return self._call(key, system, prompt, item)
+            with self.cache.claim(self.stage, key):  # another process may be paying for it
+                hit = self._cached(key)
+                if hit is not None:
+                    self._memo[key] = hit
+                    self.count(cache_hits=1)
+                    return hit
+                return self._call(key, system, prompt, item)
+
+    def _cached(self, key: str) -> Completion | None:
+        if self.cache is None:
+            return None
+        return self.cache.get(self.stage, key, model=self.model, prompt_version=self.prompt_version)
+
+    def _call(self, key: str, system: str, prompt: str, item: str) -> Completion | None:
+        """Call the model (one of ``concurrency`` slots), memoise and cache the answer."""
+        try:
+            with self._in_flight:
+                completion = self.client.complete(
+                    model=self.model, system=system, prompt=prompt, max_tokens=self.max_tokens
                 )
-                return None
-            self.count(calls=1)
-            self._memo[key] = completion
-            if self.cache is not None:
-                try:
-                    self.cache.put(
-                        self.stage,
-                        key,
-                        completion,
-                        model=self.model,
-                        prompt_version=self.prompt_version,
-                    )
-                except OSError as exc:
-                    log.warning("could not write call cache entry %s: %s", key, one_line(str(exc)))
-            return completion
+        except (FatalModelError, RefusedCall, TypeError, AttributeError, NameError):
+            raise  # configuration or programming errors: every call would fail the same way
+        except Exception as exc:  # noqa: BLE001 - recorded, the run goes on
+            self.fail(
+                CallFailure(
+                    stage=self.stage,
+                    item=item,
+                    key=key,
+                    kind="call",
+                    reason=one_line(f"{type(exc).__name__}: {exc}"),
+                )
+            )
+            return None
+        self.count(calls=1)
+        self._memo[key] = completion
+        if self.cache is not None:
+            try:
+                self.cache.put(
+                    self.stage,
+                    key,
+                    completion,
+                    model=self.model,
+                    prompt_version=self.prompt_version,
+                )
+            except OSError as exc:
+                log.warning("could not write call cache entry %s: %s", key, one_line(str(exc)))
+        return completion
 
     def ask(self, system: str, prompt: str, shape: type[A], item: str) -> A | None:
         """The validated answer, or None (failure recorded) after one retry of an invalid one."""
@@ -404,6 +418,10 @@ class LiveChecker(_LivePerception):
         max_tokens: int = 64,
     ) -> None:
         self._setup(client, model, prompt_version, cache, max_tokens, concurrency)
+        self._pool: ThreadPoolExecutor | None = None
+        self._asked: dict[str, Future[bool | None]] = {}
+        self._keys: dict[tuple[int, int], tuple[Claim, Claim, dict[str, str]]] = {}
+        self._done = threading.Condition()
 
     def requests(self, older: Claim, newer: Claim) -> list[tuple[CheckKind, str, str]]:
         """The (kind, system, user turn) of both calls for one pair (pure; for the estimate)."""
@@ -429,13 +447,107 @@ class LiveChecker(_LivePerception):
         return answer.answer == "yes"
 
     def judge(self, pairs: list[tuple[Claim, Claim]]) -> list[Judgement]:
-        """One ``Judgement`` per (older, newer) pair, in order; None fields are undecided."""
-        tasks = [(o, n, kind) for o, n in pairs for kind in CHECK_KINDS]
-        answers = _map_concurrently(self._ask, tasks, self._asker.concurrency)
+        """One ``Judgement`` per (older, newer) pair, in order; None fields are undecided.
+
+        Questions already asked through ``prefetch`` are not asked again: their answers
+        (or failures) are taken as they come."""
+        futures = self._submit(pairs)
+        try:
+            answers = [f.result() for f in futures]
+        except BaseException:
+            self.cancel_pending()
+            raise
         return [
             Judgement(contradicts=answers[2 * i], new_value_for_slot=answers[2 * i + 1])
             for i in range(len(pairs))
         ]
+
+    # -- asking ahead (see rotbench.engine.lookahead) ---------------------------------------
+
+    def _task_key(self, older: Claim, newer: Claim, kind: CheckKind) -> str:
+        """The call key of one question (memoised per pair object: rendering and hashing a
+        prompt costs more than the lookahead's bookkeeping around it)."""
+        memo = self._keys.get((id(older), id(newer)))
+        if memo is None or memo[0] is not older or memo[1] is not newer:
+            rendered = self.prompt.render(older, newer)
+            keys = {k: self._asker.key(self.prompt.systems[k], rendered) for k in CHECK_KINDS}
+            memo = self._keys[(id(older), id(newer))] = (older, newer, keys)
+        return memo[2][kind]
+
+    def _submit(self, pairs: list[tuple[Claim, Claim]]) -> list[Future[bool | None]]:
+        """Both questions of every pair, each asked once per checker: the future of an
+        earlier ask is reused."""
+        out = []
+        with self._done:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=self._asker.concurrency,
+                                                thread_name_prefix="rotbench-check")
+            for older, newer in pairs:
+                for kind in CHECK_KINDS:
+                    key = self._task_key(older, newer, kind)
+                    future = self._asked.get(key)
+                    if future is None or future.cancelled():
+                        future = self._pool.submit(self._ask, (older, newer, kind))
+                        future.add_done_callback(self._notify)
+                        self._asked[key] = future
+                    out.append(future)
+        return out
+
+    def _notify(self, _future: Future[bool | None]) -> None:
+        with self._done:
+            self._done.notify_all()
+
+    def prefetch(self, pairs: list[tuple[Claim, Claim]]) -> None:
+        """Start asking both questions of each pair now, without waiting. Only for pairs
+        whose judgement will certainly be asked for: each call is paid."""
+        self._submit(pairs)
+
+    def asked(self, older: Claim, newer: Claim) -> bool:
+        """True when both questions of the pair have been asked (finished or not)."""
+        with self._done:
+            for kind in CHECK_KINDS:
+                future = self._asked.get(self._task_key(older, newer, kind))
+                if future is None or future.cancelled():
+                    return False
+        return True
+
+    def known(self, older: Claim, newer: Claim) -> Judgement | None:
+        """The pair's judgement when both of its questions have finished (answered, or
+        failed and undecided), else None. Never waits and never asks; re-raises a fatal
+        error (``FatalModelError``, ``RefusedCall``) one of them met."""
+        answers = []
+        with self._done:
+            for kind in CHECK_KINDS:
+                future = self._asked.get(self._task_key(older, newer, kind))
+                if future is None or not future.done() or future.cancelled():
+                    return None
+                answers.append(future)
+        for f in answers:
+            if f.exception() is not None:  # a fatal error: every call would fail alike
+                raise f.exception()  # type: ignore[misc]
+        return Judgement(contradicts=answers[0].result(), new_value_for_slot=answers[1].result())
+
+    def room(self) -> int:
+        """How many more questions may be queued ahead: twice the concurrency, less those
+        asked and not yet finished."""
+        with self._done:
+            busy = sum(1 for f in self._asked.values() if not f.done())
+        return max(0, 2 * self._asker.concurrency - busy)
+
+    def wait(self, timeout_seconds: float) -> None:
+        """Block until any question finishes, or ``timeout_seconds`` pass."""
+        with self._done:
+            self._done.wait(timeout_seconds)
+
+    def cancel_pending(self) -> None:
+        """On an interruption: drop every question queued and not yet started, and wait for
+        those already running, so each completed call is in the call cache before the
+        interruption goes on."""
+        with self._done:
+            futures = list(self._asked.values())
+        for future in futures:
+            future.cancel()
+        wait_for(futures)
 
 
 def extract_concurrently(

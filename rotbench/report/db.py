@@ -4,8 +4,9 @@ Tables (created idempotently; one writer process at a time, DuckDB locks the fil
 
 - ``runs``: one row per report: id, created_at (UTC), arm, seeds, selection (JSON), the
   version columns, trust policy (NULL for an engine without that switch), top k, origin
-  (JSON, rescores only), origin_run_id, and the engine's identity: engine, engine_version,
-  engine_source (the ``--engine`` value) and engine_config (JSON).
+  (JSON, rescores only), origin_run_id, the engine's identity: engine, engine_version,
+  engine_source (the ``--engine`` value) and engine_config (JSON), and ``degraded`` /
+  ``degraded_reasons`` (a run whose model calls failed).
 - ``metrics``: run_id, seed (NULL = pooled over the run's worlds), metric, channel (NULL =
   all; a poison channel, or for the decoy and abstention metrics a decoy kind or
   unanswerable kind), checkpoint (NULL = all days), numerator, denominator. Rows per seed and
@@ -27,8 +28,10 @@ all rows of the run or none.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +62,9 @@ CREATE TABLE IF NOT EXISTS runs (
     timings JSON,
     usage JSON,
     engine_source VARCHAR,
-    engine_config JSON
+    engine_config JSON,
+    degraded BOOLEAN,
+    degraded_reasons JSON
 );
 CREATE TABLE IF NOT EXISTS metrics (
     run_id VARCHAR NOT NULL,
@@ -119,10 +124,33 @@ _NO_PROVENANCE = Provenance(lineage=None)
 """Stands in for a hit that reported no provenance: every provenance column NULL."""
 
 ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
-    "runs": [("engine_source", "VARCHAR"), ("engine_config", "JSON")],
+    "runs": [("engine_source", "VARCHAR"), ("engine_config", "JSON"),
+             ("degraded", "BOOLEAN"), ("degraded_reasons", "JSON")],
 }
 """Columns added after the first schema, per table, in order: a file written before them is
 completed with ``ALTER TABLE ... ADD COLUMN`` (older rows read NULL there)."""
+
+
+INT32 = (-(2**31), 2**31 - 1)
+"""The range of a DuckDB INTEGER column."""
+DB_WAIT_SECONDS = 30.0
+"""How long a write waits for a database another process holds, by default."""
+
+
+class DatabaseBusy(RuntimeError):
+    """The database stayed locked by another process for the whole wait."""
+
+
+@lru_cache(maxsize=1)
+def _expected_columns() -> dict[str, list[tuple[str, str]]]:
+    con = duckdb.connect(":memory:")
+    try:
+        for statement in SCHEMA.split(";"):
+            if statement.strip():
+                con.execute(statement)
+        return _columns(con)
+    finally:
+        con.close()
 
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
@@ -146,9 +174,16 @@ def _columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[str, str]]]
     return out
 
 
+def is_lock_error(exc: BaseException) -> bool:
+    """True when ``exc`` says another process holds the database file."""
+    return isinstance(exc, duckdb.IOException) and "lock" in str(exc).lower()
+
+
 def check_database(db_path: Path) -> None:
-    """Check, before a run, that ``db_path`` can take a run: writable, not locked, and any
-    rotbench table in it has exactly rotbench's columns. Changes nothing.
+    """Check, before a run, that ``db_path`` can take a run: a DuckDB file whose rotbench
+    tables hold rotbench's columns, or an older subset of them (same names and types) that
+    ``ensure_schema`` completes. Changes nothing. A file another process holds passes (the
+    run waits for it when it writes, and keeps its rows pending if it stays held).
 
     Raises ValueError with a one-line reason. A missing file is fine (created on write).
     """
@@ -157,12 +192,12 @@ def check_database(db_path: Path) -> None:
     try:
         con = duckdb.connect(str(db_path))
     except duckdb.Error as exc:
+        if is_lock_error(exc):
+            return
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ValueError(f"cannot be opened for writing ({first})") from None
     try:
-        expected_con = duckdb.connect(":memory:")
-        ensure_schema(expected_con)
-        expected = _columns(expected_con)
+        expected = _expected_columns()
         found = _columns(con)
         for table in TABLES:
             added = {name for name, _ in ADDED_COLUMNS.get(table, [])}
@@ -174,6 +209,57 @@ def check_database(db_path: Path) -> None:
                                  f"{[c for c, _ in found[table]]})")
     finally:
         con.close()
+
+
+def connect_waiting(db_path: Path, wait_seconds: float = DB_WAIT_SECONDS,
+                    say: Callable[[str], None] | None = None) -> duckdb.DuckDBPyConnection:
+    """A connection to ``db_path``, waiting up to ``wait_seconds`` while another process
+    holds the file; ``say`` gets one line when the wait starts and one every 10 s.
+
+    Raises DatabaseBusy when the file stays held; other duckdb errors as they come.
+    """
+    deadline = time.monotonic() + wait_seconds
+    next_word = 0.0
+    while True:
+        try:
+            return duckdb.connect(str(db_path))
+        except duckdb.Error as exc:
+            if not is_lock_error(exc):
+                raise
+            now = time.monotonic()
+            if now >= deadline:
+                raise DatabaseBusy(f"{db_path} is held by another process (waited "
+                                   f"{wait_seconds:g} s)") from None
+            if say is not None and now >= next_word:
+                say(f"waiting for {db_path}: held by another process "
+                    f"(up to {max(0.0, deadline - now):.0f} s more)")
+                next_word = now + 10.0
+            time.sleep(min(0.2, max(0.0, deadline - now)))
+
+
+def _int_columns() -> dict[str, set[str]]:
+    return {t: {c for c, kind in cols if kind == "INTEGER"}
+            for t, cols in _expected_columns().items()}
+
+
+def check_fits(report: Report) -> None:
+    """Raise ValueError (one line, naming the table and column) when a value of ``report``
+    does not fit its DuckDB column: seeds, top k, days, ranks, counts are 32-bit integers."""
+    probe_rows, hit_rows = _probe_and_hit_rows(report)
+    ints = _int_columns()
+    low, high = INT32
+    for table, rows in (("runs", [_run_row(report)]), ("probes", probe_rows), ("hits", hit_rows)):
+        for row in rows:
+            for column in ints[table]:
+                value = row.get(column)
+                values = value if isinstance(value, list) else [value]
+                for v in values:
+                    if isinstance(v, int) and not low <= v <= high:
+                        raise ValueError(f"{table}.{column} = {v} does not fit a 32-bit "
+                                         "integer column")
+    for seed in report.selection.seeds:
+        if not low <= seed <= high:
+            raise ValueError(f"runs.seeds holds {seed}, beyond a 32-bit integer")
 
 
 def _insert_columns(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]]) -> None:
@@ -212,6 +298,8 @@ def _run_row(report: Report) -> dict[str, Any]:
         "usage": json.dumps(report.usage) if report.usage is not None else None,
         "engine_source": s.engine_source,
         "engine_config": json.dumps(s.config),
+        "degraded": bool(report.degraded),
+        "degraded_reasons": json.dumps(report.degraded),
     }
 
 
@@ -313,17 +401,21 @@ def _insert_real_pairs(con: duckdb.DuckDBPyConnection, report: Report) -> None:
          "rulings_sha256": block.rulings_sha256} for p in block.pairs])
 
 
-def write_run(db_path: Path, report: Report) -> None:
+def write_run(db_path: Path, report: Report, *, wait_seconds: float = 0.0,
+              say: Callable[[str], None] | None = None) -> None:
     """Record ``report`` in the DuckDB file ``db_path`` in one transaction.
 
-    Creates the file and schema if missing; replaces earlier rows of the same run id. On any
-    failure the transaction is rolled back (no partial rows) and the error re-raised; a file
-    locked by another process raises ``duckdb.IOException``.
+    Creates the file and schema if missing (completing an older file's columns); replaces
+    earlier rows of the same run id. Waits up to ``wait_seconds`` for a file another process
+    holds (see ``connect_waiting``). On any failure the transaction is rolled back (no
+    partial rows) and the error re-raised: ValueError for a value beyond its column
+    (``check_fits``, before anything is opened), DatabaseBusy for a file that stayed held.
     """
     db_path = Path(db_path)
+    check_fits(report)
     db_path.parent.mkdir(parents=True, exist_ok=True)
     probe_rows, hit_rows = _probe_and_hit_rows(report)
-    con = duckdb.connect(str(db_path))
+    con = connect_waiting(db_path, wait_seconds, say)
     try:
         con.begin()
         try:

@@ -16,6 +16,9 @@ from pydantic import ValidationError
 
 from rotbench.report.model import Report
 
+MAX_REPORT_BYTES = 1 << 30
+"""Largest report file read (1 GiB; a three-world report with hit texts is a few MB)."""
+
 
 class ReportError(Exception):
     """A report that cannot be read, validated or used; the message is one line naming the
@@ -64,14 +67,24 @@ def describe_validation_error(err: ValidationError) -> str:
 def load_report(path: Path) -> Report:
     """Read and validate the report at ``path`` (upgrading an older schema version).
 
-    Raises ``ReportError`` with a one-line message for an unreadable file, invalid or
-    truncated JSON (with line and column), a newer schema version, or an invalid field.
+    Raises ``ReportError`` with a one-line message for an empty path, a folder, a device or
+    anything not a regular file, a file above MAX_REPORT_BYTES, an unreadable file, invalid
+    or truncated JSON (with line and column), a newer schema version, or an invalid field.
     """
     path = Path(path)
+    if not str(path).strip():
+        raise ReportError("no report given: the path is empty")
     try:
-        raw = path.read_bytes()
+        if path.is_dir():
+            raise ReportError(f"{path}: is a directory, not a report file")
+        if path.exists() and not path.is_file():
+            raise ReportError(f"{path}: not a regular file (a device or a pipe?)")
+        with path.open("rb") as fh:
+            raw = fh.read(MAX_REPORT_BYTES + 1)
     except OSError as e:
         raise ReportError(f"cannot read report {path}: {e.strerror or e}") from None
+    if len(raw) > MAX_REPORT_BYTES:
+        raise ReportError(f"{path}: larger than {MAX_REPORT_BYTES >> 20} MiB; not a report")
     try:
         data = json.loads(raw)
     except UnicodeDecodeError as e:

@@ -52,6 +52,8 @@ _UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2
 """``{v: f}``: ``f`` turns a version ``v`` report dict into a version ``v + 1`` one."""
 
 ConfigValue = bool | int | float | str | None
+RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$"
+"""A run id names a file: no separator, no leading dot, no control character."""
 
 
 class _Strict(BaseModel):
@@ -113,7 +115,10 @@ class Report(_Strict):
     """The report of record of one run or one rescore (JSON field names are the contract)."""
 
     schema_version: int = Field(default=SCHEMA_VERSION, description="Report schema version.")
-    run_id: str
+    run_id: str = Field(
+        pattern=RUN_ID_PATTERN,
+        description="Letters, digits, '.', '_' and '-' only (it names the report's file).",
+    )
     created_at: str = Field(description="ISO-8601 UTC instant the report was built.")
     origin: Origin | None = Field(default=None, description="Set for a re-scored report.")
     selection: Selection
@@ -145,6 +150,11 @@ class Report(_Strict):
         default=None,
         description="The checks scored against people's rulings on real pairs; never pooled "
         "with the world metrics. None when the run read no rulings file.")
+    degraded: list[str] = Field(
+        default_factory=list,
+        description="Why the figures are incomplete (e.g. model calls that failed, leaving "
+        "checks undecided); empty for a complete run.",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -213,6 +223,7 @@ def build_report(
     origin: Origin | None = None,
     review_queue: list[ReviewItem] | None = None,
     real_pairs: RealPairs | None = None,
+    degraded: list[str] | None = None,
 ) -> Report:
     """The report of record of a run.
 
@@ -241,4 +252,5 @@ def build_report(
         usage=usage,
         review_queue=list(review_queue or []),
         real_pairs=real_pairs,
+        degraded=list(degraded or []),
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from rotbench.outputs import terminal_safe
 from rotbench.report.model import Report
 from rotbench.scoring.metrics import BY_KIND, FAMILIES, HIGHER_IS_BETTER, POISON_METRICS, Rate
 from rotbench.scoring.models import HIT_CLASSES
@@ -60,12 +61,15 @@ def _header(report: Report) -> list[str]:
         )
     if report.usage:
         lines.append("usage: " + ", ".join(f"{k} {v}" for k, v in report.usage.items()))
-    return lines
+    if report.degraded:
+        lines.append("DEGRADED: " + "; ".join(report.degraded))
+    return [terminal_safe(line, one_line=True) for line in lines]
 
 
 def render(report: Report, console: Console, intervals: bool = False) -> None:
     """Print ``report`` to ``console``: header, family tables, poison by channel, first-hit
-    counts, floor sweep and notes. ``intervals`` adds 95% Wilson intervals to every rate."""
+    counts, floor sweep and notes. ``intervals`` adds 95% Wilson intervals to every rate.
+    Text read from the report reaches the terminal with control characters escaped."""
     for i, line in enumerate(_header(report)):
         console.print(
             line, style="bold" if i == 0 else None, markup=False, highlight=False, soft_wrap=True
@@ -166,4 +170,5 @@ def _notes(report: Report, console: Console) -> None:
     if report.notes:
         console.print("Notes", style="bold")
         for note in report.notes:
-            console.print(f"- {note}", highlight=False, markup=False, soft_wrap=True)
+            console.print(f"- {terminal_safe(note, one_line=True)}", highlight=False,
+                          markup=False, soft_wrap=True)

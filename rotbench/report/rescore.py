@@ -94,6 +94,7 @@ def rescore_report(report: Report, scorer: str, source_path: Path) -> Report:
         origin=origin,
         review_queue=report.review_queue,  # neither depends on the scorer: carried over
         real_pairs=report.real_pairs,
+        degraded=list(report.degraded),
     )
     timings = {**new.timings, "rescore": time.perf_counter() - started}
     return new.model_copy(update={"timings": timings})

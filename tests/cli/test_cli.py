@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
 
 
-@pytest.mark.parametrize("command", [[], ["run"], ["world"], ["show"], ["rescore"]])
+@pytest.mark.parametrize("command", [[], ["run"], ["world"], ["show"], ["rescore"], ["db"]])
 def test_every_command_has_help(command: list[str]) -> None:
     result = runner.invoke(app, [*command, "--help"])
     assert result.exit_code == 0
@@ -31,7 +31,7 @@ def test_every_command_has_help(command: list[str]) -> None:
         (["--days", "100000000"], "rotbench: error: --days must be at most 3650, got 100000000"),
         (["--seed", "2147483648"],
          "rotbench: error: --seed must be between 0 and 2147483647, got 2147483648"),
-        (["--top-k", "0"], "rotbench: error: --top-k must be at least 1, got 0"),
+        (["--top-k", "0"], "rotbench: error: --top-k must be between 1 and 2147483647, got 0"),
         (["--scorer", "v9"],
          "rotbench: error: --scorer: unknown scorer 'v9' (available: v1, v2, v3)"),
         (["--set", "query.floor=0.3"],
@@ -177,7 +177,7 @@ def _bad_paths(tmp_path: Path) -> list[tuple[list[str], str]]:
         (["--cache-dir", str(a_file / "sub")], f"--cache-dir {a_file / 'sub'}: {a_file} is a file"),
         (["--reports-dir", str(a_file)], f"--reports-dir {a_file}: exists and is not a directory"),
         (["--db", str(tmp_path)], f"--db {tmp_path}: is a directory, not a file"),
-        (["--db", str(not_db)], f"--db {not_db}: cannot be opened for writing"),
+        (["--db", str(not_db)], f"--db {not_db}: holds a file that is not a DuckDB database"),
         (["--out", str(tmp_path)], f"--out {tmp_path}: is a directory, not a file"),
     ]
 

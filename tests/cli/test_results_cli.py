@@ -79,7 +79,7 @@ def test_runs_reads_the_degraded_marking_when_the_database_has_it(store: Path,
     db = tmp_path / "marked.duckdb"
     db.write_bytes(Path(_db(store)).read_bytes())
     con = duckdb.connect(str(db))
-    con.execute("ALTER TABLE runs ADD COLUMN degraded BOOLEAN")
+    con.execute("ALTER TABLE runs ADD COLUMN IF NOT EXISTS degraded BOOLEAN")
     con.execute("UPDATE runs SET degraded = (id = 'run-mid')")
     con.close()
     rows = json.loads(runner.invoke(app, ["runs", "--db", str(db), "--format", "json"]).output)

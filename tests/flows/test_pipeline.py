@@ -182,6 +182,30 @@ def test_damaged_cache_records_are_recomputed(baseline, tmp_path) -> None:
     assert report.metrics == baseline[1].metrics
 
 
+def test_a_payload_swapped_in_from_another_seed_is_recomputed(baseline, tmp_path) -> None:
+    from flows.caching import content_hash
+
+    root = clone_cache(baseline[0], tmp_path / "run")
+    records = root / "cache" / "prefect"
+
+    def generate_record(seed: int):
+        return records / f"generate-{content_hash(V1['generator'], seed, 90)}"
+
+    mine, other = json.loads(generate_record(42).read_text()), generate_record(43)
+    mine["result"] = json.loads(other.read_text())["result"]  # metadata left untouched
+    generate_record(42).write_text(json.dumps(mine))
+    report, _ = run_flow(root, **V1)
+    assert [w.seed for w in report.worlds] == list(SEEDS)
+    assert report.metrics == baseline[1].metrics  # the figures of what ran, not seed 43 twice
+    assert ("damaged cache records detected and recomputed: 1 "
+            f"({generate_record(42).name})") in report.notes
+    assert (42, "generate") in computed(report)
+    with duckdb.connect(str(root / "reports" / "rotbench.duckdb"), read_only=True) as con:
+        seeds = con.execute("SELECT seed, count(*) FROM probes WHERE run_id = ? GROUP BY seed "
+                            "ORDER BY seed", [report.run_id]).fetchall()
+    assert seeds == [(42, 84), (43, 84), (44, 84)]
+
+
 @pytest.fixture(scope="module")
 def default_run(baseline, tmp_path_factory):
     root = clone_cache(baseline[0], tmp_path_factory.mktemp("v2") / "run")

@@ -1,0 +1,143 @@
+"""How ``rotbench run`` stops on Ctrl-C, ``kill`` or a closed terminal: one line, one exit code.
+
+The first SIGINT, SIGTERM or SIGHUP is remembered and raised as ``KeyboardInterrupt`` in the
+main thread; later ones (Prefect re-sends SIGTERM to the handler it found) are ignored, so the
+run unwinds once. Whatever exception the unwinding surfaces as (``KeyboardInterrupt``,
+Prefect's ``TerminationSignal``, a cancelled task), the command ends with
+``rotbench: error: interrupted by SIGTERM; ...`` and exit code 128 + the signal number (130 for
+Ctrl-C, 143 for SIGTERM, 129 for SIGHUP). Prefect's own "Crash detected!" and "Finished in
+state Crashed" log lines, which only repeat that the run was interrupted, are kept off the
+terminal.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import signal
+from collections.abc import Callable
+from types import FrameType
+from typing import Any, ClassVar
+
+SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+PREFECT_RUN_LOGGERS: tuple[str, ...] = ("prefect.flow_runs", "prefect.task_runs")
+
+
+class _DropCrashLines(logging.Filter):
+    """Drops Prefect's "Crash detected!" and "Finished in state Crashed(...)" lines: an
+    interrupted run says so in its own one line, and any other failure is reported as
+    ``run failed: ...`` (with the traceback under ROTBENCH_DEBUG)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = str(record.getMessage())
+        return not (message.startswith("Crash detected!")
+                    or message.startswith("Finished in state Crashed("))
+
+
+class Interrupts:
+    """The signal handlers of one run. ``signum`` is the first signal received (or None)."""
+
+    _active: ClassVar[list[Interrupts]] = []
+    last_signum: ClassVar[int | None] = None
+    """The first signal any command of this process received (for the console script)."""
+
+    @classmethod
+    def around(cls, command: Callable[..., Any]) -> Callable[..., Any]:
+        """Decorate a command: handlers installed for its duration, restored after."""
+
+        @functools.wraps(command)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            interrupts = cls().install()
+            cls._active.append(interrupts)
+            try:
+                return command(*args, **kwargs)
+            finally:
+                cls._active.remove(interrupts)
+                interrupts.restore()
+
+        return wrapper
+
+    @classmethod
+    def current(cls) -> Interrupts:
+        """The handlers of the command running now (a fresh, uninstalled one outside)."""
+        return cls._active[-1] if cls._active else cls()
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self._previous: dict[signal.Signals, object] = {}
+        self._filter = _DropCrashLines()
+
+    def install(self) -> Interrupts:
+        """Handle SIGINT, SIGTERM and SIGHUP from now on (main thread only)."""
+        for sig in SIGNALS:
+            self._previous[sig] = signal.signal(sig, self._handle)
+        for name in PREFECT_RUN_LOGGERS:
+            logging.getLogger(name).addFilter(self._filter)
+        return self
+
+    def restore(self) -> None:
+        """Put back the handlers and log filters found by ``install``."""
+        for sig, previous in self._previous.items():
+            signal.signal(sig, previous)  # type: ignore[arg-type]
+        self._previous.clear()
+        for name in PREFECT_RUN_LOGGERS:
+            logging.getLogger(name).removeFilter(self._filter)
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        if self.signum is not None:
+            return  # already unwinding: one interruption, one message
+        self.signum = signum
+        if Interrupts.last_signum is None:
+            Interrupts.last_signum = signum
+        raise KeyboardInterrupt
+
+    def exit_code(self, default: int = signal.SIGINT) -> int:
+        """128 + the signal number (130 when no signal was recorded: a plain Ctrl-C)."""
+        return 128 + (self.signum or default)
+
+    def note(self, exc: BaseException) -> None:
+        """Record the signal an exception carries (Prefect's ``TerminationSignal`` does) when
+        no handler of ours saw it first."""
+        signum = getattr(exc, "signal", None)
+        if self.signum is None and isinstance(signum, int):
+            self.signum = signum
+
+    def exit_now(self) -> None:
+        """Print the one line, flush, and end the process with ``exit_code()`` at once.
+
+        Ending without interpreter finalisation is deliberate: worker threads may still be
+        inside native code (torch loading the embedding model), and tearing the interpreter
+        down under them aborts the process ("terminate called ...", exit 134) after the
+        message. Every file rotbench writes is written atomically, so nothing is left
+        half-written; call this after stopping any child process.
+        """
+        import os
+        import sys
+
+        from rotbench.outputs import terminal_safe
+
+        print(f"rotbench: error: {terminal_safe(self.message(), one_line=True)}",
+              file=sys.stderr)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(self.exit_code())
+
+    def message(self) -> str:
+        """The one line the user sees."""
+        name = signal.Signals(self.signum).name if self.signum else "SIGINT"
+        return (f"interrupted by {name}; completed stages and model calls stay cached for "
+                "the next run")
+
+
+def is_interruption(exc: BaseException) -> bool:
+    """True for the forms an interruption takes while unwinding through Prefect."""
+    if isinstance(exc, KeyboardInterrupt):
+        return True
+    try:
+        from prefect.exceptions import TerminationSignal
+    except ImportError:  # pragma: no cover - prefect is a dependency
+        return False
+    return isinstance(exc, TerminationSignal)
