@@ -67,50 +67,41 @@ def ingest_and_probe(
     malformed hits, the result has no probes and ``failure`` holds the one-line reason naming
     the engine, seed, day and call (returned, not raised, so the workflow engine logs no
     traceback for a fault of the engine under test)."""
-    try:
-        return _ingest_and_probe(world, info, arm=arm, extractor=extractor, checker=checker,
-                                 model=model, embedder=embedder, top_k=top_k,
-                                 timeout_seconds=timeout_seconds, scratch_root=scratch_root)
-    except EngineFailure as exc:
-        return EngineAnswers(name=info.name, version=info.version, probes=None,
-                             failure=str(exc))
-
-
-def _ingest_and_probe(
-    world: World,
-    info: EngineInfo,
-    *,
-    arm: str,
-    extractor: Extractor,
-    checker: Checker | None,
-    model: ModelClient,
-    embedder: Embedder,
-    top_k: int,
-    timeout_seconds: float | None,
-    scratch_root: Path | None,
-) -> EngineAnswers:
     factory = load_factory(info)
     if scratch_root is not None:
         scratch_root.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f"rotbench-{world.seed}-", dir=scratch_root))
     try:
-        context = EngineContext(arm=arm, seed=world.seed, scratch_dir=scratch,
-                                embedder=embedder, model=model, extractor=extractor,
-                                checker=checker, variant=info.variant)
-        try:
-            engine = factory(context)
-        except EngineError as exc:
-            raise EngineFailure(str(exc)) from None
-        except Exception as exc:  # noqa: BLE001 - user code: one line whatever it raised
-            raise EngineFailure(f"engine {printable(info.name, 60)}: seed {world.seed}, set-up: "
-                                f"factory raised {type(exc).__name__}: {printable(exc)}") from None
-        name = str(getattr(engine, "name", info.name))
-        guard = GuardedEngine(engine, world.seed, timeout_seconds, name=name)
-        try:
-            probes = probe_world(world, guard, top_k, world_documents(world))
-        finally:
-            guard.close()
-        return EngineAnswers(name=name, version=str(getattr(engine, "version", info.version)),
-                             config=_flat_config(engine), probes=probes)
+        return _build_and_probe(world, info, factory, scratch, arm=arm, extractor=extractor,
+                                checker=checker, model=model, embedder=embedder,
+                                top_k=top_k, timeout_seconds=timeout_seconds)
+    except EngineFailure as exc:
+        return EngineAnswers(name=info.name, version=info.version, probes=None,
+                             failure=str(exc))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _build_and_probe(world: World, info: EngineInfo, factory, scratch: Path, *, arm: str,
+                     extractor: Extractor, checker: Checker | None, model: ModelClient,
+                     embedder: Embedder, top_k: int,
+                     timeout_seconds: float | None) -> EngineAnswers:
+    """The engine built in ``scratch`` and probed; raises EngineFailure."""
+    context = EngineContext(arm=arm, seed=world.seed, scratch_dir=scratch,
+                            embedder=embedder, model=model, extractor=extractor,
+                            checker=checker, variant=info.variant)
+    try:
+        engine = factory(context)
+    except EngineError as exc:
+        raise EngineFailure(str(exc)) from None
+    except Exception as exc:  # noqa: BLE001 - user code: one line whatever it raised
+        raise EngineFailure(f"engine {printable(info.name, 60)}: seed {world.seed}, set-up: "
+                            f"factory raised {type(exc).__name__}: {printable(exc)}") from None
+    name = str(getattr(engine, "name", info.name))
+    guard = GuardedEngine(engine, world.seed, timeout_seconds, name=name)
+    try:
+        probes = probe_world(world, guard, top_k, world_documents(world))
+    finally:
+        guard.close()
+    return EngineAnswers(name=name, version=str(getattr(engine, "version", info.version)),
+                         config=_flat_config(engine), probes=probes)
