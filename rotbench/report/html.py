@@ -15,11 +15,10 @@ that came from a report is escaped (``html.escape``) and stripped of control cha
 from __future__ import annotations
 
 import html
-import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from rotbench.atomic import write_atomic
 from rotbench.report.compare import Cell, Comparison, Family, Row, compare_reports
 from rotbench.report.model import Report
 from rotbench.report.plots import CLASS_COLOURS, Plot, run_labels, selection_line
@@ -83,25 +82,6 @@ def esc(text: object, limit: int = 2000) -> str:
 def esc_text(text: object, limit: int = 2000) -> str:
     """Like ``esc`` for text between tags only, where quotes need no escape (``& < >``)."""
     return html.escape(printable(text, limit), quote=False)
-
-
-def write_atomic(path: Path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` atomically (temporary file, fsync, rename); creates the
-    folder; on failure the previous file is left untouched. Returns ``path``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; a page is meant to be shared
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
 
 
 def degraded_reasons(report: Report) -> list[str]:

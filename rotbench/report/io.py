@@ -8,12 +8,11 @@ new one, never half of one). Loading turns every failure into a one-line ``Repor
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from rotbench.atomic import write_atomic
 from rotbench.report.model import Report
 
 MAX_REPORT_BYTES = 1 << 30
@@ -31,21 +30,7 @@ def write_report(report: Report, path: Path) -> Path:
     Creates missing parent directories. On any failure the temporary file is removed and the
     previous content of ``path`` (if any) is left untouched.
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    payload = report.model_dump_json(indent=2).encode()
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600; a report is meant to be read by others
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_atomic(Path(path), report.model_dump_json(indent=2).encode())
 
 
 def _field(loc: tuple[int | str, ...]) -> str:

@@ -404,7 +404,7 @@ def build_plots(reports: list[Report], png: bool = True) -> list[Plot]:
 def write_plots(plots: list[Plot], folder: Path) -> list[Path]:
     """Write ``<name>.svg`` and ``<name>.png`` of every plot into ``folder`` (created), each
     file atomically; returns the paths written."""
-    from rotbench.report.html import write_atomic
+    from rotbench.atomic import write_atomic
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)

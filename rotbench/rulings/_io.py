@@ -14,13 +14,13 @@ import fcntl
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from rotbench.atomic import write_atomic
 from rotbench.rulings._model import Ruling
 from rotbench.safe_text import printable
 
@@ -130,15 +130,5 @@ def append_ruling(path: Path, ruling: Ruling) -> RulingsFile:
             raw += b"\n"
         line = ruling.model_dump_json(exclude_none=True).encode() + b"\n"
         new = raw + line
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(new)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(path, new)
     return RulingsFile(path, hashlib.sha256(new).hexdigest(), parse_rulings(new, path))
