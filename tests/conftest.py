@@ -17,3 +17,21 @@ Path(os.environ["PREFECT_HOME"]).mkdir(parents=True, exist_ok=True)
 from rotbench.prefect_env import configure_prefect_env  # noqa: E402
 
 configure_prefect_env()
+
+
+import pytest  # noqa: E402
+
+from rotbench.report import Report, write_report  # noqa: E402
+from rotbench.report.synthetic import synthetic_report  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def small_report() -> Report:
+    """A scored 1-world synthetic report under scorer v2 (84 probes); no engine, no model."""
+    return synthetic_report((7,), scorer="v2")
+
+
+@pytest.fixture()
+def saved(tmp_path: Path, small_report: Report) -> Path:
+    """``small_report`` written to ``<tmp>/reports/<run-id>.json``."""
+    return write_report(small_report, tmp_path / "reports" / f"{small_report.run_id}.json")

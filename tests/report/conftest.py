@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rotbench.report import Report, write_report
+from rotbench.report import Report
 from rotbench.report.synthetic import synthetic_report
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -16,18 +16,6 @@ FIXTURES = Path(__file__).parent / "fixtures"
 def report_v2() -> Report:
     """A scored 3-world synthetic report under scorer v2 (252 probes x 10 hits)."""
     return synthetic_report((42, 43, 44), scorer="v2")
-
-
-@pytest.fixture(scope="session")
-def small_report() -> Report:
-    """A scored 1-world synthetic report under scorer v2 (84 probes)."""
-    return synthetic_report((7,), scorer="v2")
-
-
-@pytest.fixture()
-def saved(tmp_path: Path, small_report: Report) -> Path:
-    """``small_report`` written to ``<tmp>/reports/<run-id>.json``."""
-    return write_report(small_report, tmp_path / "reports" / f"{small_report.run_id}.json")
 
 
 @pytest.fixture(scope="session")
