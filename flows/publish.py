@@ -9,7 +9,6 @@ from pathlib import Path
 from prefect.artifacts import acreate_link_artifact
 
 from rotbench.report import Report
-from rotbench.report.html import default_plots_dir, write_page
 from rotbench.runspec import RunSpec
 
 
@@ -19,6 +18,8 @@ async def publish_page(run: RunSpec, reports: list[Report]) -> str | None:
     nothing was asked for. The reports of record are already written either way."""
     if not run.html_path or not reports:
         return None
+    from rotbench.report.html import default_plots_dir, write_page  # matplotlib: only here
+
     page = Path(run.html_path)
     try:
         sources = [str(Path(run.reports_dir) / f"{r.run_id}.json") for r in reports]

@@ -24,9 +24,17 @@ from prefect.task_runners import ThreadPoolTaskRunner
 
 from flows.caching import content_hash, load_payload
 from flows.publish import publish_page
-from flows.world import WorldOutcome, WorldStages, perception_stamps, world_runtime, world_task
+from flows.world import (
+    WorldOutcome,
+    WorldStages,
+    configured_world_task,
+    perception_stamps,
+    world_key,
+    world_runtime,
+)
 from rotbench.arms import degraded_lines
 from rotbench.engines.registry import resolve
+from rotbench.progress import progress
 from rotbench.record import EngineIdentity, record_run
 from rotbench.report import Report, StageRecord
 from rotbench.rulings import ORACLE_REASON, RealPairs, not_scored, read_rulings
@@ -118,6 +126,12 @@ def _prewarm(spec: RunSpec) -> threading.Thread | None:
     one batch overlaps start-up and the index stages find them cached. Best effort."""
     if spec.arm == "live" or "reference" not in spec.engines:
         return None
+    records = Path(spec.cache_dir) / "prefect"
+    # a seed that ran before (its world is cached) had its texts embedded then
+    seeds = [seed for seed in spec.seeds if not (
+        records / f"generate-{content_hash(spec.generator, seed, spec.days)}").exists()]
+    if not seeds:
+        return None
 
     def work() -> None:
         from rotbench.embedding.shared import shared_embedder
@@ -127,7 +141,7 @@ def _prewarm(spec: RunSpec) -> threading.Thread | None:
 
         texts: set[str] = set()
         try:
-            for seed in spec.seeds:
+            for seed in seeds:
                 w = generate_world(seed, spec.days, spec.generator)
                 extraction = extract_documents(world_documents(w), OracleExtractor(w))
                 texts.update(index_texts(w, extraction))
@@ -160,20 +174,36 @@ def task_runner_for(spec: RunSpec):
 
 
 def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None):
-    """Submit one world task per seed; returns (outcomes, {seed: one-line failure})."""
+    """Submit one world task per seed; returns (outcomes, {seed: one-line failure}).
+
+    A world found whole in the cache (oracle arm) is one Cached task run; its stages are
+    reported as cached. An incomplete outcome (an engine failed, or a stage's model calls
+    failed) is never kept as a whole."""
     payload = spec.model_dump(mode="json")
+    engines = [resolve(name) for name in spec.engines]  # once per run, not per world
+    infos = [info.model_dump(mode="json") for info in engines]
+    storage = (Path(spec.cache_dir) / "prefect").resolve()
     outcomes: list[WorldOutcome] = []
     missing: dict[int, str] = {}
     with task_runner_for(spec) as runner:
-        futures = [(seed, runner.submit(world_task, {
-            "seed": seed, "spec": payload, "ledger_path": ledger_path, "budget": budget}))
-            for seed in spec.seeds]
+        futures = [(seed, runner.submit(configured_world_task(spec, seed, engines), {
+            "seed": seed, "spec": payload, "engines": infos, "ledger_path": ledger_path,
+            "budget": budget})) for seed in spec.seeds]
         for seed, future in futures:
             try:
-                outcomes.append(future.result())
+                outcome = future.result()
             except Exception as exc:  # noqa: BLE001 - one line per seed
                 text = str(exc).strip().splitlines()
                 missing[seed] = f"{type(exc).__name__}: {text[0] if text else ''}"[:300]
+                continue
+            key = world_key(seed, spec, engines)
+            if future.state.name == "Cached":
+                outcome = outcome.as_cached()
+                for record in (r for e in outcome.engines for r in e.stages):
+                    progress().stage(seed, record.stage, "cached", 0.0)
+            elif key is not None and not outcome.complete:
+                (storage / f"world-{key}").unlink(missing_ok=True)
+            outcomes.append(outcome)
     return outcomes, missing
 
 

@@ -1,6 +1,6 @@
 """One world of a run, as one Prefect task: the unit that runs on a thread or a Dask worker.
 
-``world_task(seed, spec, ledger_path)`` takes and returns plain data: it builds the world's
+``world_task(seed, spec, engines, ledger_path)`` takes and returns plain data: it builds the world's
 perception from the run's settings, runs every engine's stages (nested stage tasks, each
 cached by content) and returns a ``WorldOutcome`` naming the stored per-world results. A
 failing engine is kept to its engine; anything else fails this world's task alone, with a
@@ -12,19 +12,27 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 from prefect import task
 from prefect.utilities.annotations import quote
 from pydantic import BaseModel, Field
 
-from flows.caching import CacheAudit, SafeJSONSerializer, StageRef, content_hash
+from flows.caching import (
+    MODELS,
+    CacheAudit,
+    SafeJSONSerializer,
+    StageRef,
+    content_hash,
+    read_record,
+)
 from flows.tasks import configured_tasks
 from rotbench.arms import ArmRuntime, load_llm_settings, paid_runtime
 from rotbench.config import DEPOSIT_SECTIONS, QUERY_SECTIONS, EngineConfig
 from rotbench.embedding.embedder import DEFAULT_MODEL_ID
 from rotbench.embedding.store import drain_damaged
 from rotbench.engine import ENGINE_VERSION
-from rotbench.engines.registry import EngineInfo, resolve
+from rotbench.engines.registry import EngineInfo
 from rotbench.probe import EngineFailure
 from rotbench.progress import progress
 from rotbench.report import StageRecord
@@ -55,6 +63,9 @@ class EngineOutcome(BaseModel):
     """The reference engine's review records on this world (empty for other engines)."""
 
 
+WORLD_STAGE = "world/1"
+
+
 class WorldOutcome(BaseModel):
     """What one world's task hands back to the parent flow (plain data, a few KB)."""
 
@@ -72,6 +83,79 @@ class WorldOutcome(BaseModel):
     """(stage label, start, end) in epoch seconds."""
     degraded: dict[str, int] = Field(default_factory=dict)
     """Items failed model calls left unanswered (``ArmRuntime.degraded_counts``)."""
+    stage_keys: list[str] = Field(default_factory=list)
+    """The stage cache records (``<stage>-<key>``) this outcome's results rest on."""
+
+    @property
+    def complete(self) -> bool:
+        """True when every engine succeeded and every stage went into the cache: only a
+        complete outcome may be cached as a whole."""
+        return not self.uncached and not any(e.failure for e in self.engines)
+
+    def as_cached(self) -> WorldOutcome:
+        """This outcome as a run that found it whole in the cache sees it: every stage
+        cached (0 s), nothing run, nothing damaged."""
+        engines = [e.model_copy(update={"stages": [
+            r.model_copy(update={"cached": True, "seconds": 0.0}) for r in e.stages]})
+            for e in self.engines]
+        return self.model_copy(update={"engines": engines, "spans": [], "damaged": []})
+
+
+MODELS["WorldOutcome"] = WorldOutcome
+
+
+def world_key(seed: int, run: RunSpec, engines: list[EngineInfo]) -> str | None:
+    """The cache key of a whole world's outcome: every input of every stage of the world
+    (seed, generator, days, top k, scorer, the engine configuration, each engine's identity,
+    the oracle's perception stamps, the stage and engine versions, the embedding model).
+
+    None (not cached as a whole) on the paid arms: what their stages return depends on model
+    answers, which the stage keys name by content; their stages are still cached one by one.
+    """
+    if run.arm != "oracle":
+        return None
+    from rotbench.engine.oracle import OracleChecker, OracleExtractor
+
+    config = EngineConfig().with_overrides(run.engine_overrides())
+    return content_hash(WORLD_STAGE, seed, run.generator, run.days, run.top_k,
+                        run.scorer or DEFAULT_SCORER, config.model_dump_json(), ENGINE_VERSION,
+                        DEFAULT_MODEL_ID, OracleExtractor.stamp, OracleChecker.stamp,
+                        EXTRACT_STAGE, INDEX_STAGE, PROBE_STAGE, SCORE_STAGE, INGEST_STAGE,
+                        *(info.identity for info in engines))
+
+
+def _world_cache_key(storage: Path):
+    """Prefect ``cache_key_fn`` of the world task: ``world-<world_key>`` once the record
+    there is checked, with every stage record it rests on (a damaged one is removed and the
+    world recomputed, so the stage computes again); None on the paid arms."""
+
+    def key_fn(context: Any, parameters: dict[str, Any]) -> str | None:
+        run = RunSpec.model_validate(parameters["spec"])
+        infos = [EngineInfo.model_validate(i) for i in parameters["engines"]]
+        key = world_key(parameters["seed"], run, infos)
+        if key is None:
+            return None
+        name = f"world-{key}"
+        outcome = read_record(storage / name, "WorldOutcome")
+        if isinstance(outcome, WorldOutcome) and not all(
+                read_record(storage / k, "StageRef") is not None for k in outcome.stage_keys):
+            (storage / name).unlink(missing_ok=True)
+        return name
+
+    return key_fn
+
+
+def configured_world_task(spec: RunSpec, seed: int, engines: list[EngineInfo]):
+    """The world task of ``seed``: on the oracle arm cached as a whole under ``world_key``
+    in the run's Prefect result storage (a warm world is one Cached task run)."""
+    key = world_key(seed, spec, engines)
+    if key is None:
+        return world_task
+    storage = (Path(spec.cache_dir) / "prefect").resolve()
+    storage.mkdir(parents=True, exist_ok=True)
+    return world_task.with_options(
+        cache_key_fn=_world_cache_key(storage), persist_result=True, result_storage=storage,
+        result_serializer=SafeJSONSerializer(key=f"world-{key}"))
 
 
 def api_key_for_run() -> str | None:
@@ -104,17 +188,38 @@ class WorldStages:
 
     def __init__(self, seed: int | None, spec: RunSpec, runtime: ArmRuntime) -> None:
         self.seed, self.spec, self.runtime = seed, spec, runtime
-        self.tasks = configured_tasks(Path(spec.cache_dir))
         self.storage = (Path(spec.cache_dir) / "prefect").resolve()
+        self._tasks: dict | None = None
         self.uncached: list[str] = []
+        self.keys: list[str] = []
+        """The cache records this world's results rest on (``<stage>-<key>``)."""
         self.spans: list[tuple[str, float, float]] = []
         self.ctx = quote(runtime)
 
+    @property
+    def tasks(self) -> dict:
+        """The stage tasks, configured on first need (only a stage that computes runs one)."""
+        if self._tasks is None:
+            self._tasks = configured_tasks(Path(self.spec.cache_dir))
+        return self._tasks
+
     def stage(self, name: str, records: list[StageRecord], key: str, label: str | None = None,
               **payload) -> StageRef:
+        """The output of stage ``name`` under ``key``: read from a sound cache record when
+        there is one (a file read, no task run), else computed by the stage's Prefect task
+        (with its retries and timeout) and cached. Appends the stage's ``StageRecord``."""
         shown = label or name
-        progress().stage(self.seed, shown, "running")
         start, t0 = time.time(), time.perf_counter()
+        hit = read_record(self.storage / f"{name}-{key}", "StageRef")
+        if isinstance(hit, StageRef):
+            seconds = time.perf_counter() - t0
+            self.keys.append(f"{name}-{key}")
+            records.append(StageRecord(seed=self.seed, stage=name, cached=True,
+                                       seconds=round(seconds, 4)))
+            self.spans.append((shown, start, start + seconds))
+            progress().stage(self.seed, shown, "cached", seconds)
+            return hit
+        progress().stage(self.seed, shown, "running")
         # the serializer writes the record's key into it, so a record moved under another
         # key (another seed's, another stage's) is refused when read (flows.caching)
         keyed = self.tasks[name].with_options(
@@ -128,6 +233,8 @@ class WorldStages:
             (self.storage / f"{name}-{key}").unlink(missing_ok=True)
             self.uncached.append(f"{shown} (seed {self.seed})" if self.seed is not None
                                  else shown)
+        else:
+            self.keys.append(f"{name}-{key}")
         records.append(StageRecord(seed=self.seed, stage=name, cached=cached,
                                    seconds=round(seconds, 4)))
         self.spans.append((shown, start, start + seconds))
@@ -210,9 +317,11 @@ def perception_stamps(rt: ArmRuntime) -> tuple[str, str]:
 
 
 @task(name="world", task_run_name="world seed {seed}", persist_result=False)
-def world_task(seed: int, spec: dict, ledger_path: str | None = None,
+def world_task(seed: int, spec: dict, engines: list[dict], ledger_path: str | None = None,
                budget: dict | None = None) -> WorldOutcome:
-    """Every engine of the run on the world of ``seed``; see the module docstring."""
+    """Every engine of the run on the world of ``seed``; see the module docstring.
+    ``engines``: the run's engines, resolved once by the parent (``EngineInfo`` dicts, in
+    the order of ``spec['engines']``)."""
     run = RunSpec.model_validate(spec)
     runtime = world_runtime(run, ledger_path, budget)
     w = WorldStages(seed, run, runtime)
@@ -220,8 +329,8 @@ def world_task(seed: int, spec: dict, ledger_path: str | None = None,
     world = w.stage("generate", generate_records, content_hash(run.generator, seed, run.days),
                     days=run.days, generator=run.generator)
     outcomes = []
-    for name in run.engines:
-        info = resolve(name)
+    for name, raw in zip(run.engines, engines, strict=True):
+        info = EngineInfo.model_validate(raw)
         records = list(generate_records)
         try:
             if info.separable:
@@ -234,4 +343,4 @@ def world_task(seed: int, spec: dict, ledger_path: str | None = None,
         seed=seed, engines=outcomes, usage=runtime.usage(), notes=runtime.extra_notes(),
         refused=runtime.refusing.refused, uncached=w.uncached,
         damaged=CacheAudit.drain() + [f"embeddings/{n}" for n in drain_damaged()],
-        spans=w.spans, degraded=runtime.degraded_counts())
+        spans=w.spans, degraded=runtime.degraded_counts(), stage_keys=w.keys)
