@@ -250,3 +250,51 @@ def test_default_run_with_the_new_rules_off_gives_engine_0_2_1_figures(
         "current_first": (200, 216), "stale_over_current": (0, 121),
         "stale_retained_at_k": (6, 121), "answered_unanswerable": (72, 72),
         "redundancy_at_k": (336, 749)}
+
+
+class _StageCalls:
+    """Counts, per stage name, the worlds that looked a stage up and the stages that were
+    handed to Prefect as task runs (a cache hit is read without one)."""
+
+    def __init__(self, monkeypatch) -> None:
+        from flows import world
+
+        self.looked_up: list[str] = []
+        self.task_runs: list[str] = []
+        calls = self
+        original_stage = world.WorldStages.stage
+
+        def stage(self, name, records, key, label=None, **payload):
+            calls.looked_up.append(name)
+            return original_stage(self, name, records, key, label, **payload)
+
+        class Tasks(dict):
+            def __getitem__(self, name):
+                calls.task_runs.append(name)
+                return dict.__getitem__(self, name)
+
+        original_tasks = world.configured_tasks
+        monkeypatch.setattr(world.WorldStages, "stage", stage)
+        monkeypatch.setattr(world, "configured_tasks", lambda d: Tasks(original_tasks(d)))
+
+
+def test_a_warm_world_is_one_cached_task_and_looks_up_no_stage(baseline, tmp_path,
+                                                                 monkeypatch) -> None:
+    root = clone_cache(baseline[0], tmp_path / "run")
+    calls = _StageCalls(monkeypatch)
+    report, _ = run_flow(root, **V1)
+    assert calls.looked_up == [] and calls.task_runs == []  # the whole world was cached
+    assert computed(report) == set() and len(report.stages) == 6 * len(SEEDS)
+    assert report.metrics == baseline[1].metrics
+
+
+def test_a_scorer_change_runs_one_task_per_world_and_reads_the_rest(baseline, tmp_path,
+                                                                    monkeypatch) -> None:
+    root = clone_cache(baseline[0], tmp_path / "run")
+    calls = _StageCalls(monkeypatch)
+    report, _ = run_flow(root, generator="1", scorer="v1")
+    assert sorted(calls.looked_up) == sorted(list(STAGES) * len(SEEDS))
+    assert calls.task_runs == ["score"] * len(SEEDS)  # five hits per world cost no task run
+    assert computed(report) == {(s, "score") for s in SEEDS}
+    records = sorted(p.name.split("-")[0] for p in (root / "cache" / "prefect").glob("world-*"))
+    assert records == ["world"] * 2 * len(SEEDS)  # v2's worlds and v1's, each cached whole
