@@ -121,15 +121,18 @@ def _merge_usage(outcomes: list[WorldOutcome], estimate: dict | None,
 
 
 def _prewarm(spec: RunSpec) -> threading.Thread | None:
-    """Start embedding the scripted arms' texts while the worlds start (oracle and probe
-    arms, reference engine): every claim sentence is known before the run, so encoding in
-    one batch overlaps start-up and the index stages find them cached. Best effort."""
+    """Start loading the embedding model, and embedding the texts of the first seed not seen
+    before, while the worlds start (oracle and probe arms, reference engine): the claim
+    sentences are known before the run and most recur across worlds (30 worlds hold about
+    500 distinct ones), so one world's batch covers much of the rest and the index stages
+    find them cached. Generating every world here would do the worlds' own work twice on a
+    cold run. Nothing starts when every seed ran before. Best effort."""
     if spec.arm == "live" or "reference" not in spec.engines:
         return None
     records = Path(spec.cache_dir) / "prefect"
     # a seed that ran before (its world is cached) had its texts embedded then
     seeds = [seed for seed in spec.seeds if not (
-        records / f"generate-{content_hash(spec.generator, seed, spec.days)}").exists()]
+        records / f"generate-{content_hash(spec.generator, seed, spec.days)}").exists()][:1]
     if not seeds:
         return None
 
