@@ -4,7 +4,8 @@ Scenarios (goals in brackets), oracle arm, ``--max-worlds 8``, temporary server:
   cold-N     empty cache, N seeds (default 100)                         [100: <= 35 s]
   warm-N     the same again, nothing changed                            [100: <= 8 s]
   score-N    the same cache, --scorer v1 (only `score` runs)            [100: <= 10 s]
-  dask-N     the warm cache again on a 2-process LocalCluster (--dask)  [compare]
+  dask-cold  an empty cache on a 2-process LocalCluster (--dask)         [compare with cold]
+  dask-warm  that cache again on the LocalCluster                       [compare with warm]
 Peak memory: the rotbench process's largest resident set (os.wait4), Dask workers excluded.
 
 A/B against another checkout on the same machine and load:
@@ -55,8 +56,12 @@ def main() -> None:
         rows = [("cold", run(a.checkout, base, env)), ("warm", run(a.checkout, base, env)),
                 ("score-v1", run(a.checkout, [*base, "--scorer", "v1"], env))]
         if a.dask:
-            rows.append(("dask-warm", run(a.checkout, [*base, "--dask"], env)))
-    print(f"checkout {a.checkout}, {a.seeds} seeds, {time.strftime('%Y-%m-%d %H:%M')}")
+            dask = [*seed_args, "--max-worlds", "8", "--cache-dir", f"{tmp}/dask-cache",
+                    "--reports-dir", f"{tmp}/dask-reports", "--format", "json", "--dask"]
+            rows += [("dask-cold", run(a.checkout, dask, env)),
+                     ("dask-warm", run(a.checkout, dask, env))]
+    print(f"checkout {a.checkout}, {a.seeds} seeds, {time.strftime('%Y-%m-%d %H:%M')}, "
+          f"load average {os.getloadavg()[0]:.1f}")
     for name, (wall, peak) in rows:
         print(f"{name}-{a.seeds:<6} wall {wall:6.1f} s   peak {peak:6.0f} MB")
 
