@@ -72,6 +72,9 @@ class Stack:
             "PREFECT_HOME": str(tmp / "prefect-home"), "PREFECT_API_URL": self.api,
             "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1",
             "PREFECT_WORKER_QUERY_SECONDS": "1", "PREFECT_WORKER_PREFETCH_SECONDS": "1",
+            # a live run held back by the deployment's concurrency limit is offered again
+            # after this long (Prefect's default: 30 s)
+            "PREFECT_SERVER_DEPLOYMENTS_CONCURRENCY_SLOT_WAIT_SECONDS": "1",
             "PREFECT_UI_ENABLED": "false", "PYTHONPATH": str(ROOT),
             "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake_url,
             "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
@@ -115,13 +118,19 @@ class Stack:
                     if r.status == 200:
                         break
             assert time.monotonic() < deadline, "the server did not answer in 90 s"
-            time.sleep(0.2)
+            time.sleep(0.1)
         self.mark("server")
-        self.prefect("work-pool", "create", "rotbench", "--type", "process")
-        self.mark("work pool")
-        self.prefect("--no-prompt", "deploy", "--all")
-        self.mark("deploy")
+        # the pool `prefect work-pool create rotbench --type process` makes (the process
+        # worker's default job template), through the API: one CLI start-up less
+        from prefect.workers.process import ProcessWorker
+
+        self.post("/work_pools/", {"name": "rotbench", "type": "process",
+                                   "base_job_template":
+                                       ProcessWorker.get_default_base_job_template()})
+        # the worker starts up while the deployments are created
         self.spawn("worker", [str(BIN / "prefect"), "worker", "start", "--pool", "rotbench"])
+        self.prefect("--no-prompt", "deploy", "--all")
+        self.mark("work pool, deploy (worker starting)")
 
     def stop(self) -> None:
         for proc in reversed(self.procs):
@@ -145,16 +154,26 @@ class Stack:
         with urllib.request.urlopen(f"{self.api}{path}", timeout=10) as r:
             return json.loads(r.read())
 
-    def run(self, deployment: str, *params: str, watch: bool = True):
-        """``prefect deployment run``; returns (exit code, flow run id)."""
-        args = ["deployment", "run", f"rot-benchmark/{deployment}", *params]
-        if watch:
-            args += ["--watch", "--watch-interval", "1", "--watch-timeout", "150"]
-        done = self.prefect(*args, timeout=180, check=False)
-        found = re.search(r"UUID: ([0-9a-f-]{36})", done.stdout)
-        assert found, done.stdout[-2000:] + done.stderr[-2000:]
-        self.mark(f"run {deployment}{' (watched)' if watch else ''}")
-        return done.returncode, found.group(1)
+    def watch(self, deployment: str, *params: str) -> subprocess.Popen:
+        """Start ``prefect deployment run ... --watch`` in the background (``watched``
+        waits for it)."""
+        args = [str(BIN / "prefect"), "deployment", "run", f"rot-benchmark/{deployment}",
+                *params, "--watch", "--watch-interval", "1", "--watch-timeout", "150"]
+        return subprocess.Popen(args, cwd=self.project, env=self.env, text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+
+    def watched(self, proc: subprocess.Popen, name: str) -> tuple[int, str]:
+        """The watch's exit code and the flow run id it printed."""
+        try:
+            out, err = proc.communicate(timeout=180)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, err = proc.communicate()
+        found = re.search(r"UUID: ([0-9a-f-]{36})", out)
+        assert found, out[-2000:] + err[-2000:]
+        self.mark(f"watched {name}")
+        return proc.returncode, found.group(1)
 
     def create_run(self, deployment: str, **parameters) -> str:
         """A flow run of the deployment through the API (as a schedule creates it); its id."""
@@ -173,7 +192,7 @@ class Stack:
             if run["state_type"] in ("COMPLETED", "FAILED", "CRASHED", "CANCELLED"):
                 return run
             assert time.monotonic() < deadline, f"flow run still {run['state_name']}"
-            time.sleep(0.5)
+            time.sleep(0.2)
 
     def task_states(self, run_id: str, expected: int, seconds: float = 30) -> dict[str, str]:
         """task run name -> state name of one flow run, once ``expected`` task runs reached
@@ -186,7 +205,7 @@ class Stack:
                                               for r in runs):
                 return {r["name"]: r["state_name"] for r in runs}
             assert time.monotonic() < deadline, f"{len(runs)} task runs of {expected}"
-            time.sleep(0.5)
+            time.sleep(0.2)
 
     def artifact(self, run_id: str, key: str) -> dict:
         found = self.post("/artifacts/filter", {"flow_runs": {"id": {"any_": [run_id]}}})
@@ -196,7 +215,8 @@ class Stack:
 
 @pytest.fixture(scope="module")
 def deployed(tmp_path_factory):
-    """Every run, in order; returns (stack, fake's requests per live run, run ids)."""
+    """Every run; returns (stack, {run: (watch exit code or None, flow run id)}, final flow
+    run of the first three, the fake's requests)."""
     tmp = tmp_path_factory.mktemp("deploy")
     with FakeAnthropic(oracle_answerer(generate_world(42, DAYS))) as fake:
         stack = Stack(tmp, fake.base_url)
@@ -210,15 +230,19 @@ def deployed(tmp_path_factory):
             # (a seed no other run reads, so its calls are never in the call cache)
             runs["refused"] = (None, stack.create_run("live-weekly", seeds=[7], days=DAYS,
                                                       budget_calls=3, html_path=None))
-            runs["live"] = stack.run("live-weekly", *LIVE_PARAMS)
-            finals = {name: stack.wait_final(runs[name][1])
-                      for name in ("oracle-cold", "refused", "live")}
-            stack.mark("first runs final")
-            # the same oracle run again: every stage from the cache
-            runs["oracle-warm"] = stack.run("oracle-nightly", "--param", "seeds=[42]",
-                                            "--param", f"days={DAYS}")
-            warm = stack.flow_run(runs["oracle-warm"][1])
-            stack.phases.append(("warm oracle flow time", warm["total_run_time"]))
+            live = stack.watch("live-weekly", *LIVE_PARAMS)
+            finals = {"oracle-cold": stack.wait_final(runs["oracle-cold"][1])}
+            stack.mark("cold oracle final")
+            # the same oracle run again once the cold one is done (the live one may still
+            # be running): every stage from the cache
+            warm = stack.watch("oracle-nightly", "--param", "seeds=[42]", "--param",
+                               f"days={DAYS}")
+            runs["live"] = stack.watched(live, "live")
+            runs["oracle-warm"] = stack.watched(warm, "warm oracle")
+            finals.update({name: stack.wait_final(runs[name][1]) for name in ("refused",
+                                                                               "live")})
+            stack.phases.append(("warm oracle flow time",
+                                 stack.flow_run(runs["oracle-warm"][1])["total_run_time"]))
             yield stack, runs, finals, list(fake.requests)
         finally:
             stack.stop()
