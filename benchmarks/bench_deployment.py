@@ -7,12 +7,14 @@ project's prefect.yaml in a temporary project folder, a worker), then runs
 through the API, as its schedule would. For each run it prints Prefect's flow time
 (``total_run_time``: the flow's own run, from Running to its final state), the wall time
 from creating the run to its final state (the worker's pick-up and the flow process's
-start-up included), and where the flow's time went, from its log lines (worlds, report
-and DuckDB rows, HTML page and artifacts). The warm run's stage task runs and their states
-are read back through the API (the states the UI shows).
+start-up included), and where the flow's time went, from its log lines (parameters,
+worlds, report and DuckDB rows, HTML page, artifact). Each run's stage task runs and their
+states are read back through the API (the states the UI shows).
 
     .venv/bin/python benchmarks/bench_deployment.py
     .venv/bin/python benchmarks/bench_deployment.py --seeds 42 --days 30 --runs 3
+    .venv/bin/python benchmarks/bench_deployment.py --py-spy /tmp/warm.speedscope
+        # the last run's flow process sampled by py-spy (speedscope JSON)
 
 Exits 1 when the warm run's flow time is not under ``--max-warm-seconds`` (default 5).
 """
@@ -22,6 +24,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
+import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -34,8 +39,9 @@ sys.path.insert(0, str(ROOT))
 from tests.flows.test_deployment import Stack  # noqa: E402
 
 MARKS = (("Beginning flow run", "flow begins"), ("rotbench run:", "parameters checked"),
-         ("engine ", "report and rows written"), ("model calls", "page and artifact"),
-         ("Finished in state", "final state"))
+         ("engine ", "worlds, report and rows written"), ("model calls", "page written"),
+         ("Finished in state", "artifact, final state"))
+"""(log line prefix, what happened since the previous mark)."""
 
 
 def _instant(text: str) -> float:
@@ -79,6 +85,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="days (default: the deployment's, 90)")
     parser.add_argument("--runs", type=int, default=2, help="runs, the first one cold")
     parser.add_argument("--max-warm-seconds", type=float, default=5.0)
+    parser.add_argument("--py-spy", type=Path, default=None,
+                        help="record the last run (the worker and its flow process) here")
+    parser.add_argument("--py-spy-bin", default=shutil.which("py-spy") or "py-spy")
     args = parser.parse_args(argv)
     params: dict = {}
     if args.seeds:
@@ -97,10 +106,21 @@ def main(argv: list[str] | None = None) -> int:
             stack.start()
             print(f"stack up in {time.monotonic() - t0:.1f} s: {stack.phases}")
             for index in range(args.runs):
+                spy = None
+                if args.py_spy and index == args.runs - 1:
+                    worker = stack.procs[-1].pid
+                    spy = subprocess.Popen([args.py_spy_bin, "record", "--subprocesses",
+                                            "--pid", str(worker), "--rate", "200", "--format",
+                                            "speedscope", "--output", str(args.py_spy)],
+                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    time.sleep(1)
                 begin = time.monotonic()
                 run_id = stack.create_run("oracle-nightly", **params)
                 run = stack.wait_final(run_id, seconds=900)
                 wall = time.monotonic() - begin
+                if spy is not None:
+                    spy.send_signal(signal.SIGINT)
+                    spy.wait(timeout=60)
                 assert run["state_name"] == "Completed", run["state"]
                 states = settled_task_states(stack, run_id)
                 stages = {n: s for n, s in states.items() if not n.startswith("world ")}
