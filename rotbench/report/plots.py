@@ -414,13 +414,20 @@ def build_plots(reports: list[Report], png: bool = True) -> list[Plot]:
 
 def write_plots(plots: list[Plot], folder: Path) -> list[Path]:
     """Write ``<name>.svg`` and ``<name>.png`` of every plot into ``folder`` (created), each
-    file atomically; returns the paths written."""
+    file atomically; a file that already holds exactly these bytes is left as it is (a
+    rerun with unchanged figures syncs nothing to disk). Returns the paths of the plot
+    files, written or already in place."""
     from rotbench.atomic import write_atomic
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for plot in plots:
-        written.append(write_atomic(folder / f"{plot.name}.svg", plot.svg.encode()))
-        written.append(write_atomic(folder / f"{plot.name}.png", plot.png))
+        for path, data in ((folder / f"{plot.name}.svg", plot.svg.encode()),
+                           (folder / f"{plot.name}.png", plot.png)):
+            try:
+                same = path.is_file() and path.read_bytes() == data
+            except OSError:
+                same = False
+            written.append(path if same else write_atomic(path, data))
     return written
