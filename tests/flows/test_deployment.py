@@ -214,6 +214,19 @@ class Stack:
             assert time.monotonic() < deadline, f"{len(runs)} task runs of {expected}"
             time.sleep(0.2)
 
+    def log_lines(self, run_id: str, wanted: str, seconds: float = 20) -> list[str]:
+        """The flow run's log messages as the server keeps them (the UI's log tab), once one
+        starts with ``wanted`` (logs reach the server in batches, a moment late)."""
+        deadline = time.monotonic() + seconds
+        while True:
+            logs = self.post("/logs/filter", {"logs": {"flow_run_id": {"any_": [run_id]}},
+                                              "sort": "TIMESTAMP_ASC", "limit": 200})
+            lines = [entry["message"] for entry in logs]
+            if any(line.startswith(wanted) for line in lines):
+                return lines
+            assert time.monotonic() < deadline, f"no log line {wanted!r}: {lines}"
+            time.sleep(0.2)
+
     def artifact(self, run_id: str, key: str) -> dict:
         found = self.post("/artifacts/filter", {"flow_runs": {"id": {"any_": [run_id]}}})
         [one] = [a for a in found if a["key"] == key]
@@ -287,6 +300,11 @@ def test_oracle_deployment_writes_report_rows_and_artifact(deployed) -> None:
         con.close()
     assert row == (recall["numerator"], recall["denominator"]) and row[1] > 0
     assert probes[0] == len(report["worlds"][0]["probes"])
+    # where the report went, in the flow run's log on the server
+    lines = stack.log_lines(run_id, "model calls")
+    assert (f"engine reference: report written to {path} (run id {report['run_id']}; "
+            "database reports/rotbench.duckdb)") in lines
+    assert "model calls 0, dollars US$0.0000" in lines
 
 
 def test_second_oracle_run_is_cached_task_by_task(deployed) -> None:
@@ -317,6 +335,13 @@ def test_live_deployment_is_refused_above_its_budget(deployed) -> None:
     assert run["state_type"] == "FAILED"
     assert "BudgetRefused: refused before any model call: projected" in run["state"]["message"]
     assert "exceed the budget of 3 calls" in run["state"]["message"]
+    # the projection and the budget, logged before the refusal
+    lines = stack.log_lines(run["id"], "projected cost")
+    [projected] = [line for line in lines if line.startswith("projected cost")]
+    assert re.fullmatch(r"projected cost: \d+ calls, dollars unknown; budget: 3 calls",
+                        projected)
+    assert int(projected.split()[2]) > 3
+    assert not any(line.startswith("model calls") for line in lines)
     artifacts = stack.post("/artifacts/filter", {"flow_runs": {"id": {"any_": [run["id"]]}}})
     assert "rotbench-live" not in [a["key"] for a in artifacts]  # no figures: nothing ran
 
@@ -339,6 +364,9 @@ def test_live_deployment_against_the_fake_api_one_run_at_a_time(deployed) -> Non
     [path] = re.findall(r"report: `([^`]+)`", artifact["data"])
     report = json.loads((stack.project / path).read_text())
     assert report["usage"]["calls"] == calls and report["selection"]["arm"] == "live"
+    lines = stack.log_lines(live["id"], "model calls")
+    assert f"model calls {calls}, dollars unknown (unpriced)" in lines
+    assert f"projected cost: {calls} calls, dollars unknown; budget: 2500 calls" in lines
     written = [p for d in ("cache", "reports") for p in (stack.project / d).rglob("*")
                if p.is_file()]
     assert any("calls" in p.parts for p in written)
