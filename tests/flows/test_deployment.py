@@ -30,6 +30,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -152,10 +153,19 @@ class Stack:
                 proc.wait(timeout=10)
 
     def post(self, path: str, body: dict) -> list | dict:
-        req = urllib.request.Request(f"{self.api}{path}", data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return json.loads(r.read())
+        """POST to the API; a 502/503 (a server still starting, or busy) is retried for up to
+        10 s, as Prefect's own client does."""
+        deadline = time.monotonic() + 10
+        while True:
+            req = urllib.request.Request(f"{self.api}{path}", data=json.dumps(body).encode(),
+                                         headers={"Content-Type": "application/json"})
+            try:
+                with urllib.request.urlopen(req, timeout=10) as r:
+                    return json.loads(r.read())
+            except urllib.error.HTTPError as exc:
+                if exc.code not in (502, 503) or time.monotonic() > deadline:
+                    raise
+            time.sleep(0.3)
 
     def get(self, path: str) -> dict:
         with urllib.request.urlopen(f"{self.api}{path}", timeout=10) as r:
