@@ -10,7 +10,7 @@ temporary one holding prefect.yaml and links to the code, so the deployment's re
 paths (working directory, cache, reports) land there. Every wait is bounded, and the server
 and the worker are always stopped (their whole process groups).
 
-Kept short (about 65 s quiet, 85 s with the machine's two cores busy) by overlapping what
+Kept short (73 s on two shared cores at a load average of 3-4, 2026-11-30) by overlapping what
 does not depend on each other: the worker starts while the deployments are created, the
 cold oracle run and the two live ones start together, and the warm oracle run starts as
 soon as the cold one is done, beside the live one. The server offers a live run held back

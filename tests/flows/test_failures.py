@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from flow_helpers import computed, run_flow
@@ -78,7 +79,9 @@ def test_a_failure_that_is_not_transient_fails_its_seed_alone_without_retry(
     assert ("seeds missing from this report (their world failed; requested 2, reported 1): "
             "43: ValueError: seed 43 cannot be generated") in report.notes
     assert computed(report) == {(42, stage) for stage in STAGES}
-    assert outcome.report_paths and outcome.report_paths[0].endswith(f"{report.run_id}.json")
+    [saved] = outcome.report_paths
+    assert saved.endswith(f"{report.run_id}.json")
+    assert "43: ValueError: seed 43 cannot be generated" in Path(saved).read_text()
 
 
 def test_a_stage_past_its_timeout_fails_its_seed_alone(tmp_path, monkeypatch, clean) -> None:
