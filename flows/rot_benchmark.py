@@ -210,6 +210,13 @@ def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None):
     return outcomes, missing
 
 
+def _dollars(usage: dict) -> str:
+    """A run's spend for people: 'US$0.0123', or 'unknown (unpriced)' when a model that was
+    called has no price (usage of a free run: {} -> 'US$0.0000')."""
+    usd = usage.get("usd")
+    return "unknown (unpriced)" if usd is None and usage else f"US${usd or 0:.4f}"
+
+
 def _artifact_markdown(outcome: RunOutcome, spec: RunSpec) -> str:
     from rotbench.report import format_rate
 
@@ -222,9 +229,7 @@ def _artifact_markdown(outcome: RunOutcome, spec: RunSpec) -> str:
             lines.append(f"| {name} | {format_rate(rate)} |")
         lines.append("")
     usage = outcome.usage or {}
-    usd = usage.get("usd")
-    lines.append(f"model calls: {usage.get('calls', 0)}; dollars: "
-                 f"{'unknown (unpriced)' if usd is None and usage else f'US${usd or 0:.4f}'}"
+    lines.append(f"model calls: {usage.get('calls', 0)}; dollars: {_dollars(usage)}"
                  + ("; **cut short: the budget was reached**" if outcome.cut_short else ""))
     if outcome.missing:
         lines.append("")
@@ -454,7 +459,7 @@ async def _publish(outcome: RunOutcome, spec: RunSpec, logger) -> None:
     from prefect.artifacts import acreate_markdown_artifact
 
     usage = outcome.usage or {}
-    logger.info("model calls %s, dollars %s%s", usage.get("calls", 0), usage.get("usd", 0),
+    logger.info("model calls %s, dollars %s%s", usage.get("calls", 0), _dollars(usage),
                 "; cut short by the budget" if outcome.cut_short else "")
     try:
         await acreate_markdown_artifact(markdown=_artifact_markdown(outcome, spec),

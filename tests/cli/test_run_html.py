@@ -37,6 +37,7 @@ def test_html_path_is_checked_before_any_work(tmp_path: Path) -> None:
 def test_publish_page_writes_it_and_links_it_as_an_artifact(tmp_path: Path,
                                                             monkeypatch) -> None:
     import flows.publish as publish
+    import rotbench.report.plots as plots_module
 
     links: list[dict] = []
 
@@ -45,13 +46,26 @@ def test_publish_page_writes_it_and_links_it_as_an_artifact(tmp_path: Path,
 
     monkeypatch.setattr(publish, "acreate_link_artifact", fake_link)
     page = tmp_path / "site" / "run.html"
-    spec = RunSpec(reports_dir=str(tmp_path / "reports"), html_path=str(page), seeds=[7])
+    spec = RunSpec(reports_dir=str(tmp_path / "reports"), html_path=str(page), seeds=[7],
+                   cache_dir=str(tmp_path / "cache"))
     report = synthetic_report((7,), scorer="v2")
     assert asyncio.run(publish.publish_page(spec, [report])) is None
     assert page.read_text().startswith("<!DOCTYPE html>")
-    assert len(list((tmp_path / "site" / "run-plots").glob("*.svg"))) == 9
+    svgs = {p.name: p.read_bytes() for p in (tmp_path / "site" / "run-plots").glob("*.svg")}
+    assert len(svgs) == 9
     assert [link["link"] for link in links] == [page.resolve().as_uri()]
     assert links[0]["key"] == "rotbench-html-report"
     assert asyncio.run(publish.publish_page(spec.model_copy(update={"html_path": None}),
                                             [report])) is None
     assert len(links) == 1
+    # the same figures under another run id: the page is rewritten, no figure is redrawn
+
+    def no_drawing(*args, **kwargs):
+        raise AssertionError("figures drawn again")
+
+    monkeypatch.setattr(plots_module, "build_plots", no_drawing)
+    rerun = report.model_copy(update={"run_id": "rot-oracle-20991231-000000-abcdef"})
+    assert asyncio.run(publish.publish_page(spec, [rerun])) is None
+    assert "rot-oracle-20991231-000000-abcdef" in page.read_text()
+    assert {p.name: p.read_bytes()
+            for p in (tmp_path / "site" / "run-plots").glob("*.svg")} == svgs

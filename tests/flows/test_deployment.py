@@ -8,7 +8,14 @@ deployment's concurrency limit.
 Everything runs in subprocesses with their own PREFECT_HOME; the project folder is a
 temporary one holding prefect.yaml and links to the code, so the deployment's relative
 paths (working directory, cache, reports) land there. Every wait is bounded, and the server
-and the worker are always stopped (their whole process groups).
+and the worker are always stopped (their whole process groups, killed after 3 s).
+
+Kept short (73 s on two shared cores at a load average of 3-4, 2026-11-30) by overlapping what
+does not depend on each other: the worker starts while the deployments are created, the
+cold oracle run and the two live ones start together, and the warm oracle run starts as
+soon as the cold one is done, beside the live one. The server offers a live run held back
+by the concurrency limit again after 1 s (Prefect's default waits 30 s). Each phase's wall
+time is printed at the end (``-s``) and written to ``logs/phases.json``.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -72,6 +80,9 @@ class Stack:
             "PREFECT_HOME": str(tmp / "prefect-home"), "PREFECT_API_URL": self.api,
             "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1",
             "PREFECT_WORKER_QUERY_SECONDS": "1", "PREFECT_WORKER_PREFETCH_SECONDS": "1",
+            # a live run held back by the deployment's concurrency limit is offered again
+            # after this long (Prefect's default: 30 s)
+            "PREFECT_SERVER_DEPLOYMENTS_CONCURRENCY_SLOT_WAIT_SECONDS": "1",
             "PREFECT_UI_ENABLED": "false", "PYTHONPATH": str(ROOT),
             "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake_url,
             "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
@@ -115,46 +126,74 @@ class Stack:
                     if r.status == 200:
                         break
             assert time.monotonic() < deadline, "the server did not answer in 90 s"
-            time.sleep(0.2)
+            time.sleep(0.1)
         self.mark("server")
-        self.prefect("work-pool", "create", "rotbench", "--type", "process")
-        self.mark("work pool")
-        self.prefect("--no-prompt", "deploy", "--all")
-        self.mark("deploy")
+        # the pool `prefect work-pool create rotbench --type process` makes (the process
+        # worker's default job template), through the API: one CLI start-up less
+        from prefect.workers.process import ProcessWorker
+
+        self.post("/work_pools/", {"name": "rotbench", "type": "process",
+                                   "base_job_template":
+                                       ProcessWorker.get_default_base_job_template()})
+        # the worker starts up while the deployments are created
         self.spawn("worker", [str(BIN / "prefect"), "worker", "start", "--pool", "rotbench"])
+        self.prefect("--no-prompt", "deploy", "--all")
+        self.mark("work pool, deploy (worker starting)")
 
     def stop(self) -> None:
+        """SIGTERM to every process group, 3 s for all of them to end, then SIGKILL (their
+        state is the test's own temporary folder: nothing needs a clean shutdown)."""
         for proc in reversed(self.procs):
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGTERM)
+        deadline = time.monotonic() + 3
         for proc in reversed(self.procs):
             try:
-                proc.wait(timeout=10)
+                proc.wait(timeout=max(deadline - time.monotonic(), 0.01))
             except subprocess.TimeoutExpired:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait(timeout=10)
 
     def post(self, path: str, body: dict) -> list | dict:
-        req = urllib.request.Request(f"{self.api}{path}", data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return json.loads(r.read())
+        """POST to the API; a 502/503 (a server still starting, or busy) is retried for up to
+        10 s, as Prefect's own client does."""
+        deadline = time.monotonic() + 10
+        while True:
+            req = urllib.request.Request(f"{self.api}{path}", data=json.dumps(body).encode(),
+                                         headers={"Content-Type": "application/json"})
+            try:
+                with urllib.request.urlopen(req, timeout=10) as r:
+                    return json.loads(r.read())
+            except urllib.error.HTTPError as exc:
+                if exc.code not in (502, 503) or time.monotonic() > deadline:
+                    raise
+            time.sleep(0.3)
 
     def get(self, path: str) -> dict:
         with urllib.request.urlopen(f"{self.api}{path}", timeout=10) as r:
             return json.loads(r.read())
 
-    def run(self, deployment: str, *params: str, watch: bool = True):
-        """``prefect deployment run``; returns (exit code, flow run id)."""
-        args = ["deployment", "run", f"rot-benchmark/{deployment}", *params]
-        if watch:
-            args += ["--watch", "--watch-interval", "1", "--watch-timeout", "150"]
-        done = self.prefect(*args, timeout=180, check=False)
-        found = re.search(r"UUID: ([0-9a-f-]{36})", done.stdout)
-        assert found, done.stdout[-2000:] + done.stderr[-2000:]
-        self.mark(f"run {deployment}{' (watched)' if watch else ''}")
-        return done.returncode, found.group(1)
+    def watch(self, deployment: str, *params: str) -> subprocess.Popen:
+        """Start ``prefect deployment run ... --watch`` in the background (``watched``
+        waits for it)."""
+        args = [str(BIN / "prefect"), "deployment", "run", f"rot-benchmark/{deployment}",
+                *params, "--watch", "--watch-interval", "1", "--watch-timeout", "150"]
+        return subprocess.Popen(args, cwd=self.project, env=self.env, text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+
+    def watched(self, proc: subprocess.Popen, name: str) -> tuple[int, str]:
+        """The watch's exit code and the flow run id it printed."""
+        try:
+            out, err = proc.communicate(timeout=180)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, err = proc.communicate()
+        found = re.search(r"UUID: ([0-9a-f-]{36})", out)
+        assert found, out[-2000:] + err[-2000:]
+        self.mark(f"watched {name}")
+        return proc.returncode, found.group(1)
 
     def create_run(self, deployment: str, **parameters) -> str:
         """A flow run of the deployment through the API (as a schedule creates it); its id."""
@@ -173,7 +212,7 @@ class Stack:
             if run["state_type"] in ("COMPLETED", "FAILED", "CRASHED", "CANCELLED"):
                 return run
             assert time.monotonic() < deadline, f"flow run still {run['state_name']}"
-            time.sleep(0.5)
+            time.sleep(0.2)
 
     def task_states(self, run_id: str, expected: int, seconds: float = 30) -> dict[str, str]:
         """task run name -> state name of one flow run, once ``expected`` task runs reached
@@ -186,7 +225,20 @@ class Stack:
                                               for r in runs):
                 return {r["name"]: r["state_name"] for r in runs}
             assert time.monotonic() < deadline, f"{len(runs)} task runs of {expected}"
-            time.sleep(0.5)
+            time.sleep(0.2)
+
+    def log_lines(self, run_id: str, wanted: str, seconds: float = 20) -> list[str]:
+        """The flow run's log messages as the server keeps them (the UI's log tab), once one
+        starts with ``wanted`` (logs reach the server in batches, a moment late)."""
+        deadline = time.monotonic() + seconds
+        while True:
+            logs = self.post("/logs/filter", {"logs": {"flow_run_id": {"any_": [run_id]}},
+                                              "sort": "TIMESTAMP_ASC", "limit": 200})
+            lines = [entry["message"] for entry in logs]
+            if any(line.startswith(wanted) for line in lines):
+                return lines
+            assert time.monotonic() < deadline, f"no log line {wanted!r}: {lines}"
+            time.sleep(0.2)
 
     def artifact(self, run_id: str, key: str) -> dict:
         found = self.post("/artifacts/filter", {"flow_runs": {"id": {"any_": [run_id]}}})
@@ -196,7 +248,8 @@ class Stack:
 
 @pytest.fixture(scope="module")
 def deployed(tmp_path_factory):
-    """Every run, in order; returns (stack, fake's requests per live run, run ids)."""
+    """Every run; returns (stack, {run: (watch exit code or None, flow run id)}, final flow
+    run of the first three, the fake's requests)."""
     tmp = tmp_path_factory.mktemp("deploy")
     with FakeAnthropic(oracle_answerer(generate_world(42, DAYS))) as fake:
         stack = Stack(tmp, fake.base_url)
@@ -210,15 +263,19 @@ def deployed(tmp_path_factory):
             # (a seed no other run reads, so its calls are never in the call cache)
             runs["refused"] = (None, stack.create_run("live-weekly", seeds=[7], days=DAYS,
                                                       budget_calls=3, html_path=None))
-            runs["live"] = stack.run("live-weekly", *LIVE_PARAMS)
-            finals = {name: stack.wait_final(runs[name][1])
-                      for name in ("oracle-cold", "refused", "live")}
-            stack.mark("first runs final")
-            # the same oracle run again: every stage from the cache
-            runs["oracle-warm"] = stack.run("oracle-nightly", "--param", "seeds=[42]",
-                                            "--param", f"days={DAYS}")
-            warm = stack.flow_run(runs["oracle-warm"][1])
-            stack.phases.append(("warm oracle flow time", warm["total_run_time"]))
+            live = stack.watch("live-weekly", *LIVE_PARAMS)
+            finals = {"oracle-cold": stack.wait_final(runs["oracle-cold"][1])}
+            stack.mark("cold oracle final")
+            # the same oracle run again once the cold one is done (the live one may still
+            # be running): every stage from the cache
+            warm = stack.watch("oracle-nightly", "--param", "seeds=[42]", "--param",
+                               f"days={DAYS}")
+            runs["live"] = stack.watched(live, "live")
+            runs["oracle-warm"] = stack.watched(warm, "warm oracle")
+            finals.update({name: stack.wait_final(runs[name][1]) for name in ("refused",
+                                                                               "live")})
+            stack.phases.append(("warm oracle flow time",
+                                 stack.flow_run(runs["oracle-warm"][1])["total_run_time"]))
             yield stack, runs, finals, list(fake.requests)
         finally:
             stack.stop()
@@ -256,6 +313,11 @@ def test_oracle_deployment_writes_report_rows_and_artifact(deployed) -> None:
         con.close()
     assert row == (recall["numerator"], recall["denominator"]) and row[1] > 0
     assert probes[0] == len(report["worlds"][0]["probes"])
+    # where the report went, in the flow run's log on the server
+    lines = stack.log_lines(run_id, "model calls")
+    assert (f"engine reference: report written to {path} (run id {report['run_id']}; "
+            "database reports/rotbench.duckdb)") in lines
+    assert "model calls 0, dollars US$0.0000" in lines
 
 
 def test_second_oracle_run_is_one_cached_world_task(deployed) -> None:
@@ -286,6 +348,13 @@ def test_live_deployment_is_refused_above_its_budget(deployed) -> None:
     assert run["state_type"] == "FAILED"
     assert "BudgetRefused: refused before any model call: projected" in run["state"]["message"]
     assert "exceed the budget of 3 calls" in run["state"]["message"]
+    # the projection and the budget, logged before the refusal
+    lines = stack.log_lines(run["id"], "projected cost")
+    [projected] = [line for line in lines if line.startswith("projected cost")]
+    assert re.fullmatch(r"projected cost: \d+ calls, dollars unknown; budget: 3 calls",
+                        projected)
+    assert int(projected.split()[2]) > 3
+    assert not any(line.startswith("model calls") for line in lines)
     artifacts = stack.post("/artifacts/filter", {"flow_runs": {"id": {"any_": [run["id"]]}}})
     assert "rotbench-live" not in [a["key"] for a in artifacts]  # no figures: nothing ran
 
@@ -308,6 +377,9 @@ def test_live_deployment_against_the_fake_api_one_run_at_a_time(deployed) -> Non
     [path] = re.findall(r"report: `([^`]+)`", artifact["data"])
     report = json.loads((stack.project / path).read_text())
     assert report["usage"]["calls"] == calls and report["selection"]["arm"] == "live"
+    lines = stack.log_lines(live["id"], "model calls")
+    assert f"model calls {calls}, dollars unknown (unpriced)" in lines
+    assert f"projected cost: {calls} calls, dollars unknown; budget: 2500 calls" in lines
     written = [p for d in ("cache", "reports") for p in (stack.project / d).rglob("*")
                if p.is_file()]
     assert any("calls" in p.parts for p in written)

@@ -1,27 +1,114 @@
-"""A world that fails fails alone: its seed is reported missing with a one-line reason, and
-the other worlds' report is written."""
+"""Failures inside one world, through the whole flow: a stage that fails transiently is
+retried and the run's figures are a clean run's; a stage that fails for good (not
+transient, or past its timeout) fails its own seed with a one-line reason while the other
+seeds' report is written and names the missing seed.
+
+Each fault is a patched plain function a stage task calls (``flows.tasks`` imports them by
+name), counting its calls, so the attempts a stage made are counted exactly. The retry
+delays are cut to hundredths of a second."""
 
 from __future__ import annotations
 
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
 from flow_helpers import computed, run_flow
 
 import flows.tasks as tasks
 
+SEEDS = [42, 43]
+DAYS = 30
+STAGES = {"generate", "extract", "index", "deposit", "probe", "score"}
 
-def test_a_failing_world_is_reported_missing_and_the_others_finish(tmp_path,
-                                                                   monkeypatch) -> None:
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory):
+    """The same run with nothing failing: its report."""
+    report, outcome = run_flow(tmp_path_factory.mktemp("clean"), seeds=SEEDS, days=DAYS)
+    assert outcome.missing == {}
+    return report
+
+
+@pytest.fixture(autouse=True)
+def quick_retries(monkeypatch) -> None:
+    monkeypatch.setattr(tasks, "RETRY_DELAYS_SECONDS", [0.01, 0.01])
+
+
+def test_a_transient_failure_is_retried_and_changes_no_figure(tmp_path, monkeypatch,
+                                                              clean) -> None:
+    real = tasks.score_world
+    calls: list[int] = []
+
+    def score(probes, scorer):
+        calls.append(1)
+        if len(calls) == 1:  # the first score of the run (either seed's) meets a full disk
+            raise OSError(28, "No space left on device")
+        return real(probes, scorer)
+
+    monkeypatch.setattr(tasks, "score_world", score)
+    report, outcome = run_flow(tmp_path, seeds=SEEDS, days=DAYS)
+    assert len(calls) == len(SEEDS) + 1  # one retry, of the one failed attempt
+    assert outcome.missing == {} and outcome.failures == []
+    assert report.selection.seeds == SEEDS
+    assert report.metrics == clean.metrics
+    assert report.by_channel == clean.by_channel
+    assert report.worlds == clean.worlds
+    assert computed(report) == {(s, stage) for s in SEEDS for stage in STAGES}
+    assert not any("missing" in note for note in report.notes)
+
+
+def test_a_failure_that_is_not_transient_fails_its_seed_alone_without_retry(
+        tmp_path, monkeypatch, clean) -> None:
     real = tasks.generate_world
+    attempts: Counter[int] = Counter()
 
     def generate(seed: int, days: int, generator: str):
-        if seed == 43:  # a ValueError is not transient: no retry
+        attempts[seed] += 1
+        if seed == 43 and attempts[seed] == 1:  # a retry would succeed: there must be none
             raise ValueError("seed 43 cannot be generated\nsecond line of detail")
         return real(seed, days, generator)
 
     monkeypatch.setattr(tasks, "generate_world", generate)
-    report, outcome = run_flow(tmp_path, seeds=[42, 43, 44], days=30)
+    report, outcome = run_flow(tmp_path, seeds=SEEDS, days=DAYS)
+    assert attempts == {42: 1, 43: 1}
     assert outcome.missing == {43: "ValueError: seed 43 cannot be generated"}
-    assert report.selection.seeds == [42, 44]
-    assert [w.seed for w in report.worlds] == [42, 44]
-    assert ("seeds missing from this report (their world failed; requested 3, reported 2): "
+    assert report.selection.seeds == [42]
+    assert report.worlds == [clean.worlds[0]]  # seed 42's world, untouched
+    assert ("seeds missing from this report (their world failed; requested 2, reported 1): "
             "43: ValueError: seed 43 cannot be generated") in report.notes
-    assert {seed for seed, _ in computed(report)} == {42, 44}
+    assert computed(report) == {(42, stage) for stage in STAGES}
+    [saved] = outcome.report_paths
+    assert saved.endswith(f"{report.run_id}.json")
+    assert "43: ValueError: seed 43 cannot be generated" in Path(saved).read_text()
+
+
+def test_a_stage_past_its_timeout_fails_its_seed_alone(tmp_path, monkeypatch, clean) -> None:
+    """Seed 43's world never finishes generating. Prefect enforces a timeout in a worker
+    thread by raising into it at its next Python instruction (it cannot interrupt one
+    blocking call), so the stuck stage here waits in short sleeps. Without the timeout it
+    would give up by itself after 60 s and the seed would not be missing."""
+    real = tasks.generate_world
+    attempts: Counter[int] = Counter()
+
+    def generate(seed: int, days: int, generator: str):
+        attempts[seed] += 1
+        if seed == 43:
+            give_up = time.monotonic() + 60
+            while time.monotonic() < give_up:
+                time.sleep(0.01)
+        return real(seed, days, generator)
+
+    monkeypatch.setattr(tasks, "generate_world", generate)
+    monkeypatch.setitem(tasks.STAGE_TIMEOUT_SECONDS, "generate", 2.0)
+    monkeypatch.setattr(tasks, "RETRY_DELAYS_SECONDS", [])  # one attempt: the timeout alone
+    report, outcome = run_flow(tmp_path, seeds=SEEDS, days=DAYS)
+    assert attempts == {42: 1, 43: 1}
+    assert list(outcome.missing) == [43]
+    assert outcome.missing[43] == "TaskRunTimeoutError: Scope timed out after 2.0 second(s)."
+    assert report.selection.seeds == [42]
+    assert report.worlds == [clean.worlds[0]]
+    assert any(note.startswith("seeds missing from this report (their world failed; "
+                               "requested 2, reported 1): 43: TaskRunTimeoutError")
+               for note in report.notes)

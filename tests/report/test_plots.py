@@ -115,3 +115,23 @@ def test_plot_files_are_written_as_svg_and_png(plots_v2, tmp_path: Path) -> None
         "family-supersession.svg"]
     assert (tmp_path / "plots" / "family-currency.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not list((tmp_path / "plots").glob(".*"))  # no temporary file left behind
+
+
+def test_unchanged_plot_files_are_left_alone(plots_v2, tmp_path: Path, monkeypatch) -> None:
+    import rotbench.atomic as atomic
+
+    folder = tmp_path / "plots"
+    write_plots(plots_v2[:2], folder)
+    (folder / "family-currency.svg").write_text("<svg>an older figure</svg>")
+    synced: list[str] = []
+    real = atomic.write_atomic
+
+    def counting(path, data):
+        synced.append(Path(path).name)
+        return real(path, data)
+
+    monkeypatch.setattr(atomic, "write_atomic", counting)
+    written = write_plots(plots_v2[:2], folder)
+    assert synced == ["family-currency.svg"]  # only the file whose bytes changed
+    assert len(written) == 4
+    assert (folder / "family-currency.svg").read_text() == plots_v2[0].svg
