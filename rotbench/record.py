@@ -103,6 +103,8 @@ def record_run(
 
     ``review_queue`` (the reference engine's review records) and ``real_pairs`` (the checks
     scored against rulings) go into the report as they are."""
+    from rotbench.report.db import WorldRows
+    from rotbench.report.model import reads_decoys
     from rotbench.report.store import record
     from rotbench.report.worlds import WORLDS_DIR, copy_worlds
 
@@ -119,19 +121,25 @@ def record_run(
             yield world
             del world  # hold no world while the next one is made
 
-    report = build_report(
-        run_id or new_run_id(spec.arm),
-        selection_for(spec, stamps, engine),
-        checked(),
-        stages,
-        timings,
-        notes,
-        usage,
-        review_queue=review_queue,
-        real_pairs=real_pairs,
-        degraded=degraded,
-        worlds_dir=reports_dir / WORLDS_DIR,
-    )
+    selection = selection_for(spec, stamps, engine)
+    rows = WorldRows(Path(spec.db), reads_decoys(selection))  # each world's rows, as it goes
+    try:
+        report = build_report(
+            run_id or new_run_id(spec.arm),
+            selection,
+            checked(),
+            stages,
+            timings,
+            notes,
+            usage,
+            review_queue=review_queue,
+            real_pairs=real_pairs,
+            degraded=degraded,
+            worlds_dir=reports_dir / WORLDS_DIR,
+            on_world=rows,
+        )
+    finally:
+        rows.close()
     ran = sorted(w.seed for w in report.worlds)
     if ran != sorted(spec.seeds):
         raise ValueError(f"the worlds computed are seeds {ran}, not the selection's "

@@ -24,6 +24,11 @@ from rotbench.report.verify import mismatches, with_recomputed_figures
 from rotbench.report.worlds import WORLDS_DIR
 from rotbench.scoring.lexicons import DEFAULT_SCORER, SCORER_VERSIONS, UnknownScorer, lexicon
 
+
+def reads_decoys_of(scorer: str) -> bool:
+    """Whether scorer version ``scorer`` (a known one) classifies decoy values."""
+    return lexicon(scorer).reads_decoys
+
 DB_NAME = "rotbench.duckdb"
 
 
@@ -127,20 +132,25 @@ def rescore(
             _fail(f"{out} already exists; choose another --out", 2)
     # the new worlds go beside the new report (its folder is the user's or the source's)
     out_dir = out.parent if out is not None else source_path.parent
-    if db is not None or out is not None:
-        try:
-            check_outputs([*([("--out", out, "report")] if out is not None else []),
-                           ("--db", db if db is not None else out_dir / DB_NAME, "duckdb")])
-        except OutputError as e:
-            _fail(str(e), 2)
+    try:  # before anything is written (the worlds' rows go to --db as they are re-scored)
+        check_outputs([*([("--out", out, "report")] if out is not None else []),
+                       ("--db", db if db is not None else out_dir / DB_NAME, "duckdb")])
+    except OutputError as e:
+        _fail(str(e), 2)
+    from rotbench.report.db import WorldRows
+
+    # each re-scored world's rows go to the database as it is written (not read back later)
+    rows = WorldRows(db if db is not None else out_dir / DB_NAME, reads_decoys_of(version))
     try:
         source = load_report(source_path)
         check_fits(source)
-        new = rescore_report(source, version, source_path, out_dir / WORLDS_DIR)
+        new = rescore_report(source, version, source_path, out_dir / WORLDS_DIR, rows)
     except (ReportError, ValueError) as e:
         _fail(str(e))
     except OSError as e:
         _fail(f"cannot write the rescored worlds in {out_dir / WORLDS_DIR}: {e.strerror or e}")
+    finally:
+        rows.close()
     # the file name comes from the new run id, made safe: nothing read decides a folder
     out_path = out if out is not None else out_dir / f"{safe_file_name(new.run_id)}.json"
     if out_path.exists():

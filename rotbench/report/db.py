@@ -60,7 +60,7 @@ from rotbench.report.model import Report, reads_decoys
 from rotbench.report.worlds import INT32, check_world_fits, load_world, world_digest
 from rotbench.scoring.metrics import MetricsBundle
 from rotbench.scoring.models import WorldProbes
-from rotbench.scoring.tally import tally_world
+from rotbench.scoring.tally import MetricTally, tally_world
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -534,16 +534,37 @@ def _present(con: duckdb.DuckDBPyConnection, query: str, digests: list[str],
     return {r[0] for r in con.execute(query, [*params, digests]).fetchall()}
 
 
+_STORED = "SELECT world_sha256 FROM worlds WHERE list_contains(?, world_sha256)"
+_FIGURED = ("SELECT DISTINCT world_sha256 FROM world_metrics WHERE decoys = ? AND metric = "
+            "'recall_current_at_k' AND channel IS NULL AND checkpoint IS NULL AND "
+            "list_contains(?, world_sha256)")
+
+
+def _store_world(con: duckdb.DuckDBPyConnection, digest: str, world: WorldProbes,
+                 decoys: bool, stored: bool, figured: bool,
+                 tally: MetricTally | None = None) -> None:
+    """Insert ``world``'s probe and hit rows (unless ``stored``) and its figures under
+    ``decoys`` (unless ``figured``; from ``tally`` when given), one statement per table."""
+    if not stored:
+        probe_rows, hit_rows = _probe_and_hit_rows(digest, world)
+        _insert_columns(con, "worlds", [{
+            "world_sha256": digest, "seed": world.seed, "fingerprint": world.fingerprint,
+            "probes": len(probe_rows), "hits": len(hit_rows)}])
+        _insert_columns(con, "world_probes", probe_rows)
+        _insert_columns(con, "world_hits", hit_rows)
+    if not figured:
+        bundle = (tally if tally is not None else tally_world(world, decoys)).bundle()
+        _insert_columns(con, "world_metrics", list(
+            _metric_rows({"world_sha256": digest, "decoys": decoys}, bundle)))
+
+
 def _insert_worlds(con: duckdb.DuckDBPyConnection, report: Report) -> None:
     """Link the run to its worlds, storing the rows of each world not stored yet (one world
     read at a time, inserted in one statement per table)."""
     decoys = reads_decoys(report.selection)
     digests = [e.sha256 for e in report.worlds if e.sha256 is not None]
-    stored = _present(con, "SELECT world_sha256 FROM worlds WHERE list_contains(?, "
-                      "world_sha256)", digests)
-    figured = _present(con, "SELECT DISTINCT world_sha256 FROM world_metrics WHERE decoys = ? "
-                       "AND metric = 'recall_current_at_k' AND channel IS NULL AND "
-                       "checkpoint IS NULL AND list_contains(?, world_sha256)", digests, decoys)
+    stored = _present(con, _STORED, digests)
+    figured = _present(con, _FIGURED, digests, decoys)
     links = []
     for index, entry in enumerate(report.worlds):
         world = None
@@ -551,30 +572,66 @@ def _insert_worlds(con: duckdb.DuckDBPyConnection, report: Report) -> None:
         if digest is None:  # embedded (a schema 1/2 or in-memory report): same key as a file
             world = load_world(report, index)
             digest = world_digest(world)
-            stored |= _present(con, "SELECT world_sha256 FROM worlds WHERE list_contains(?, "
-                               "world_sha256)", [digest])
+            stored |= _present(con, _STORED, [digest])
+            figured |= _present(con, _FIGURED, [digest], decoys)
         if digest not in stored or digest not in figured:
             world = world or load_world(report, index)
             check_world_fits(world)
-        if digest not in stored:
-            probe_rows, hit_rows = _probe_and_hit_rows(digest, world)
-            _insert_columns(con, "worlds", [{
-                "world_sha256": digest, "seed": world.seed, "fingerprint": world.fingerprint,
-                "probes": len(probe_rows), "hits": len(hit_rows)}])
-            _insert_columns(con, "world_probes", probe_rows)
-            _insert_columns(con, "world_hits", hit_rows)
+            _store_world(con, digest, world, decoys, digest in stored, digest in figured)
             stored.add(digest)
-        if digest not in figured:
-            figured |= _present(con, "SELECT DISTINCT world_sha256 FROM world_metrics WHERE "
-                                "decoys = ? AND list_contains(?, world_sha256)", [digest], decoys)
-        if digest not in figured:
-            bundle = tally_world(world, decoys).bundle()
-            _insert_columns(con, "world_metrics", list(
-                _metric_rows({"world_sha256": digest, "decoys": decoys}, bundle)))
             figured.add(digest)
         links.append({"run_id": report.run_id, "seed": entry.seed, "world_sha256": digest,
                       "decoys": decoys})
     _insert_columns(con, "run_worlds", links)
+
+
+class WorldRows:
+    """Stores each world's rows as a run streams it (``build_report``'s ``on_world``), so
+    ``write_run`` only has to link them and never reads the world files again.
+
+    Each world is one short transaction of its own. That breaks no run's all-or-nothing
+    rule: world rows are keyed by the world file's digest, the same for every run, and no
+    view shows them until a run's ``run_worlds`` rows (written by ``write_run`` in the run's
+    transaction) link them. When the database cannot be opened or written (held by another
+    process, damaged), this gives up quietly and ``write_run`` stores what is missing.
+    Call ``close`` before ``write_run``.
+    """
+
+    def __init__(self, db_path: Path, decoys: bool) -> None:
+        self.db_path = Path(db_path)
+        self.decoys = decoys
+        self.con: duckdb.DuckDBPyConnection | None = None
+        self.given_up = False
+
+    def __call__(self, digest: str, world: WorldProbes, tally: MetricTally) -> None:
+        if self.given_up:
+            return
+        try:
+            if self.con is None:
+                self.db_path.parent.mkdir(parents=True, exist_ok=True)
+                self.con = duckdb.connect(str(self.db_path))
+                self.con.begin()
+                ensure_schema(self.con)
+                self.con.commit()
+            self.con.begin()
+            try:
+                stored = bool(_present(self.con, _STORED, [digest]))
+                figured = bool(_present(self.con, _FIGURED, [digest], self.decoys))
+                if not (stored and figured):
+                    _store_world(self.con, digest, world, self.decoys, stored, figured, tally)
+                self.con.commit()
+            except BaseException:
+                self.con.rollback()
+                raise
+        except (duckdb.Error, OSError):
+            self.given_up = True
+            self.close()
+
+    def close(self) -> None:
+        """Release the database (idempotent)."""
+        if self.con is not None:
+            self.con.close()
+            self.con = None
 
 
 def write_run(db_path: Path, report: Report, *, wait_seconds: float = 0.0,

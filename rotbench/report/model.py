@@ -324,6 +324,7 @@ def build_report(
     real_pairs: RealPairs | None = None,
     degraded: list[str] | None = None,
     worlds_dir: Path | None = None,
+    on_world: Callable[[str, WorldProbes, MetricTally], None] | None = None,
 ) -> Report:
     """The report of record of a run.
 
@@ -337,6 +338,8 @@ def build_report(
     ``worlds_dir`` given: each world is written to ``<worlds_dir>/<sha256>.json``
     (``rotbench.report.worlds.write_world``) and dropped, so no more than one world is held;
     the report lists their digests and must be saved in ``worlds_dir``'s parent folder.
+    ``on_world(sha256, world, tally)`` is then called for each world stored (e.g.
+    ``rotbench.report.db.WorldRows``, storing its database rows while it is at hand).
     None: the worlds are embedded in the report (for reports built in memory). Raises
     OSError when a world file cannot be written and ValueError for a value beyond a
     database column (``check_world_fits``).
@@ -349,7 +352,8 @@ def build_report(
     embedded: list[WorldProbes] | None = None if worlds_dir is not None else []
     for world in worlds:
         scored = world if world.scored else score_world(world, selection.scorer_version)
-        tally += tally_world(scored, decoys)
+        counts = tally_world(scored, decoys)
+        tally += counts
         if not selection.record_claim_text:
             scored = _strip_text(scored)
         if embedded is not None:
@@ -357,7 +361,10 @@ def build_report(
             entries.append(WorldEntry.of(scored, None))
         else:
             check_world_fits(scored)
-            entries.append(WorldEntry.of(scored, write_world(scored, worlds_dir)))
+            digest = write_world(scored, worlds_dir)
+            entries.append(WorldEntry.of(scored, digest))
+            if on_world is not None:
+                on_world(digest, scored, counts)
         del world, scored  # hold no world while the next one is made
     bundle: MetricsBundle = tally.bundle()
     if not selection.record_claim_text:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -25,6 +25,7 @@ from rotbench.report.worlds import iter_worlds
 from rotbench.scoring.lexicons import lexicon
 from rotbench.scoring.models import WorldProbes
 from rotbench.scoring.score import score_world
+from rotbench.scoring.tally import MetricTally
 
 _RESCORE_MARK = "-rescore-"
 
@@ -56,14 +57,19 @@ def _no_text(source_path: Path) -> ReportError:
 
 
 def rescore_report(report: Report, scorer: str, source_path: Path,
-                   worlds_dir: Path | None = None) -> Report:
+                   worlds_dir: Path | None = None,
+                   on_world: Callable[[str, WorldProbes, MetricTally], None] | None = None,
+                   ) -> Report:
     """``report`` (loaded from ``source_path``) re-classified and re-measured under ``scorer``.
 
     ``source_path`` is hashed (sha256 of its bytes) for the origin. ``worlds_dir``: where the
     new report's world files go (the ``worlds`` folder beside where the new report will be
-    saved); None embeds the re-scored worlds in the new report. Raises ``UnknownScorer`` for
-    an unknown version, and ``ReportError`` when the report has no recorded claim text, the
-    source file cannot be read, or a world file is missing or damaged.
+    saved); None embeds the re-scored worlds in the new report. ``on_world``: as for
+    ``build_report`` (e.g. ``rotbench.report.db.WorldRows`` of the database to record in).
+
+    Raises ``UnknownScorer`` for an unknown version, and ``ReportError`` when the report has
+    no recorded claim text, the source file cannot be read, or a world file is missing or
+    damaged.
     """
     lexicon(scorer)
     if not report.selection.record_claim_text:
@@ -108,6 +114,7 @@ def rescore_report(report: Report, scorer: str, source_path: Path,
         real_pairs=report.real_pairs,
         degraded=list(report.degraded),
         worlds_dir=worlds_dir,
+        on_world=on_world,
     )
     timings = {**new.timings, "rescore": time.perf_counter() - started}
     return new.model_copy(update={"stages": [*report.stages, *stages], "timings": timings})

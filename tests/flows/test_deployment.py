@@ -255,7 +255,7 @@ def test_oracle_deployment_writes_report_rows_and_artifact(deployed) -> None:
     finally:
         con.close()
     assert row == (recall["numerator"], recall["denominator"]) and row[1] > 0
-    assert probes[0] == len(report["worlds"][0]["probes"])
+    assert probes[0] == sum(w["probes"] for w in report["worlds"]) > 0
 
 
 def test_second_oracle_run_is_cached_task_by_task(deployed) -> None:

@@ -215,3 +215,20 @@ def test_a_database_of_the_previous_layout_is_upgraded_in_place(tmp_path: Path,
     assert kinds == {"metrics": "VIEW", "probes": "VIEW", "hits": "VIEW"}
     assert got == [(cf.numerator, cf.denominator)]
     assert keys[0] == ("legacy:old-run:7",) and len(keys[1][0]) == 64
+
+
+def test_a_run_stores_each_worlds_rows_as_it_streams(tmp_path: Path, monkeypatch) -> None:
+    """The rows of a new world go to the database while the world is at hand: recording the
+    run never reads a world file back."""
+    def never(report, index):
+        raise AssertionError("a world file was read back")
+
+    monkeypatch.setattr(db_module, "load_world", never)
+    spec = RunSpec(seeds=[45, 46], reports_dir=str(tmp_path / "reports"))
+    report = record_run(spec, (synthetic_world_probes(s) for s in (45, 46)), [], {}, [], {})
+    db = tmp_path / "reports" / "rotbench.duckdb"
+    assert not (tmp_path / "reports" / ".pending" / f"{report.run_id}.json").exists()
+    assert _count(db, "SELECT count(*) FROM hits WHERE run_id = ?", report.run_id) == 1680
+    assert _count(db, "SELECT count(*) FROM metrics WHERE run_id = ? AND seed = 46",
+                  report.run_id) == _count(db, "SELECT count(*) FROM metrics WHERE run_id = ? "
+                                           "AND seed IS NULL", report.run_id) > 0
