@@ -232,3 +232,28 @@ def test_a_run_stores_each_worlds_rows_as_it_streams(tmp_path: Path, monkeypatch
     assert _count(db, "SELECT count(*) FROM metrics WHERE run_id = ? AND seed = 46",
                   report.run_id) == _count(db, "SELECT count(*) FROM metrics WHERE run_id = ? "
                                            "AND seed IS NULL", report.run_id) > 0
+
+
+FIXTURE_V1 = Path(__file__).parent / "fixtures" / "report-schema-v1.json"
+
+
+def test_a_schema_1_report_works_with_every_command(tmp_path: Path) -> None:
+    """The committed schema 1 fixture (one world of 14 questions and 42 hits, embedded):
+    show, export, rescore (which writes schema 3 with world files) and compare."""
+    shown = runner.invoke(app, ["show", str(FIXTURE_V1)])
+    assert shown.exit_code == 0 and "plus 2 unanswerable" in shown.stdout
+    exported = runner.invoke(app, ["export", str(FIXTURE_V1), "--out", str(tmp_path / "x")])
+    assert exported.exit_code == 0, exported.stderr
+    lines = (tmp_path / "x" / "hits.csv").read_text().splitlines()
+    assert len(lines) == 1 + 42 and len((tmp_path / "x" / "probes.csv").read_text()
+                                        .splitlines()) == 1 + 14
+    out = tmp_path / "new" / "v2.json"
+    rescored = runner.invoke(app, ["rescore", str(FIXTURE_V1), "--scorer", "v2", "--out",
+                                   str(out)])
+    assert rescored.exit_code == 0, rescored.stderr
+    new = load_report(out)
+    assert new.schema_version == 3 and new.embedded_worlds is None
+    assert [(e.seed, e.probes, e.hits) for e in new.worlds] == [(42, 14, 42)]
+    assert (tmp_path / "new" / "worlds" / f"{new.worlds[0].sha256}.json").is_file()
+    compared = runner.invoke(app, ["compare", str(FIXTURE_V1), str(out)])
+    assert compared.exit_code == 0, compared.stderr
