@@ -24,12 +24,12 @@ from rotbench.report.verify import mismatches, with_recomputed_figures
 from rotbench.report.worlds import WORLDS_DIR
 from rotbench.scoring.lexicons import DEFAULT_SCORER, SCORER_VERSIONS, UnknownScorer, lexicon
 
+DB_NAME = "rotbench.duckdb"
+
 
 def reads_decoys_of(scorer: str) -> bool:
     """Whether scorer version ``scorer`` (a known one) classifies decoy values."""
     return lexicon(scorer).reads_decoys
-
-DB_NAME = "rotbench.duckdb"
 
 
 def _fail(message: str, code: int = 1) -> NoReturn:
