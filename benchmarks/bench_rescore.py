@@ -56,8 +56,8 @@ def main(runs: int) -> int:
         d = Path(tmp)
         report = synthetic_report((42, 43, 44), scorer="v2")
         source = write_report(report, d / "source.json")
-        probes = sum(len(w.probes) for w in report.worlds)
-        hits = sum(len(p.hits) for w in report.worlds for p in w.probes)
+        probes = sum(w.probes for w in report.worlds)
+        hits = sum(w.hits for w in report.worlds)
         print(
             f"report: {len(report.worlds)} worlds, {probes} questions, {hits} hits, "
             f"{source.stat().st_size / 1e6:.2f} MB JSON"

@@ -326,7 +326,7 @@ async def rot_benchmark(
             outcome.failures.extend(failed)
             logger.warning("engine %s failed; no report: %s", name, failed[0])
             continue
-        worlds = [load_payload(spec.cache_dir, r.scored) for r in results]
+        worlds = (load_payload(spec.cache_dir, r.scored) for r in results)  # one at a time
         world_notes = [n for r in results for n in r.notes]
         kept = spec.model_copy(update={"seeds": present})
         reference = resolve(name).separable  # real pairs score the reference engine's checks

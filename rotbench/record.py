@@ -8,6 +8,7 @@ transaction.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -75,7 +76,7 @@ def selection_for(spec: RunSpec, stamps: dict[str, str],
 
 def record_run(
     spec: RunSpec,
-    worlds: list[WorldProbes],
+    worlds: Iterable[WorldProbes],
     stages: list[StageRecord],
     timings: dict[str, float],
     notes: list[str],
@@ -88,7 +89,11 @@ def record_run(
     degraded: list[str] | None = None,
 ) -> Report:
     """Build the report, write ``<reports_dir>/<run-id>.json`` (+ ``out_path``) and the DuckDB
-    rows (``rotbench.report.store.record``). Returns the report.
+    rows (``rotbench.report.store.record``). Returns the report (counts only: it is small).
+
+    ``worlds`` is consumed one world at a time (a generator that loads each world when asked
+    keeps memory flat; the report lists them in the selection's seed order): each is written
+    to ``<reports_dir>/worlds/<sha256>.json`` and folded into the figures, then dropped.
 
     Raises ValueError when the worlds are not exactly the selection's seeds (a cached
     result that is not what ran) and OSError when the report cannot be written. Nothing is
@@ -98,25 +103,53 @@ def record_run(
 
     ``review_queue`` (the reference engine's review records) and ``real_pairs`` (the checks
     scored against rulings) go into the report as they are."""
+    from rotbench.report.db import WorldRows
+    from rotbench.report.model import reads_decoys
     from rotbench.report.store import record
+    from rotbench.report.worlds import WORLDS_DIR, copy_worlds
 
-    ran = sorted(w.seed for w in worlds)
+    reports_dir = Path(spec.reports_dir)
+    wanted = set(spec.seeds)
+
+    def checked() -> Iterator[WorldProbes]:
+        seen: list[int] = []
+        for world in worlds:  # a world not selected is refused before anything is written
+            seen.append(world.seed)
+            if world.seed not in wanted or seen.count(world.seed) > 1:
+                raise ValueError(f"the worlds computed are seeds {sorted(seen)}, not the "
+                                 f"selection's {sorted(spec.seeds)}")
+            yield world
+            del world  # hold no world while the next one is made
+
+    selection = selection_for(spec, stamps, engine)
+    rows = WorldRows(Path(spec.db), reads_decoys(selection))  # each world's rows, as it goes
+    try:
+        report = build_report(
+            run_id or new_run_id(spec.arm),
+            selection,
+            checked(),
+            stages,
+            timings,
+            notes,
+            usage,
+            review_queue=review_queue,
+            real_pairs=real_pairs,
+            degraded=degraded,
+            worlds_dir=reports_dir / WORLDS_DIR,
+            on_world=rows,
+        )
+    finally:
+        rows.close()
+    ran = sorted(w.seed for w in report.worlds)
     if ran != sorted(spec.seeds):
         raise ValueError(f"the worlds computed are seeds {ran}, not the selection's "
                          f"{sorted(spec.seeds)}")
-    report = build_report(
-        run_id or new_run_id(spec.arm),
-        selection_for(spec, stamps, engine),
-        sorted(worlds, key=lambda w: spec.seeds.index(w.seed)),
-        stages,
-        timings,
-        notes,
-        usage,
-        review_queue=review_queue,
-        real_pairs=real_pairs,
-        degraded=degraded,
-    )
-    record(report, Path(spec.reports_dir) / f"{report.run_id}.json", spec.db)
+    order = {seed: i for i, seed in enumerate(spec.seeds)}
+    report = report.model_copy(
+        update={"worlds": sorted(report.worlds, key=lambda e: order[e.seed])})
+    record(report, reports_dir / f"{report.run_id}.json", spec.db)
     if spec.out_path:  # a copy, written last: a failure above never touches the user's file
-        write_report(report, Path(spec.out_path))
+        out = Path(spec.out_path)
+        copy_worlds(report, out.parent / WORLDS_DIR)
+        write_report(report, out)
     return report

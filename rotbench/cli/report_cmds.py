@@ -21,9 +21,15 @@ from rotbench.report.io import ReportError, load_report
 from rotbench.report.render import render
 from rotbench.report.rescore import rescore_report
 from rotbench.report.verify import mismatches, with_recomputed_figures
+from rotbench.report.worlds import WORLDS_DIR
 from rotbench.scoring.lexicons import DEFAULT_SCORER, SCORER_VERSIONS, UnknownScorer, lexicon
 
 DB_NAME = "rotbench.duckdb"
+
+
+def reads_decoys_of(scorer: str) -> bool:
+    """Whether scorer version ``scorer`` (a known one) classifies decoy values."""
+    return lexicon(scorer).reads_decoys
 
 
 def _fail(message: str, code: int = 1) -> NoReturn:
@@ -71,7 +77,8 @@ def show(
                             "probes give", one_line=True), file=sys.stderr)
         loaded = with_recomputed_figures(loaded)
     if format == "json":
-        print(json.dumps(loaded.model_dump(mode="json", exclude={"worlds"}), indent=2))
+        print(json.dumps(loaded.model_dump(mode="json",
+                                           exclude={"worlds", "embedded_worlds"}), indent=2))
         return
     render(loaded, Console(), intervals=intervals)
 
@@ -117,17 +124,35 @@ def rescore(
     except UnknownScorer as e:
         _fail(str(e), 2)
     source_path = _report_path(report)
+    if out is not None:
+        if out.resolve() == source_path.resolve():
+            _fail(f"refusing to overwrite the source report {source_path}; choose another "
+                  "--out", 2)
+        if out.exists():
+            _fail(f"{out} already exists; choose another --out", 2)
+    # the new worlds go beside the new report (its folder is the user's or the source's)
+    out_dir = out.parent if out is not None else source_path.parent
+    try:  # before anything is written (the worlds' rows go to --db as they are re-scored)
+        check_outputs([*([("--out", out, "report")] if out is not None else []),
+                       ("--db", db if db is not None else out_dir / DB_NAME, "duckdb")])
+    except OutputError as e:
+        _fail(str(e), 2)
+    from rotbench.report.db import WorldRows
+
+    # each re-scored world's rows go to the database as it is written (not read back later)
+    rows = WorldRows(db if db is not None else out_dir / DB_NAME, reads_decoys_of(version))
     try:
         source = load_report(source_path)
         check_fits(source)
-        new = rescore_report(source, version, source_path)
+        new = rescore_report(source, version, source_path, out_dir / WORLDS_DIR, rows)
     except (ReportError, ValueError) as e:
         _fail(str(e))
+    except OSError as e:
+        _fail(f"cannot write the rescored worlds in {out_dir / WORLDS_DIR}: {e.strerror or e}")
+    finally:
+        rows.close()
     # the file name comes from the new run id, made safe: nothing read decides a folder
-    out_path = out if out is not None else (
-        source_path.parent / f"{safe_file_name(new.run_id)}.json")
-    if out_path.resolve() == source_path.resolve():
-        _fail(f"refusing to overwrite the source report {source_path}; choose another --out", 2)
+    out_path = out if out is not None else out_dir / f"{safe_file_name(new.run_id)}.json"
     if out_path.exists():
         _fail(f"{out_path} already exists; choose another --out", 2)
     db_path = db if db is not None else out_path.parent / DB_NAME

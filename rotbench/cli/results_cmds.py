@@ -191,9 +191,11 @@ def report(
         except CompareError as exc:
             fail(str(exc), 1)
         return
+    from rotbench.report.io import ReportError
+
     try:
         size, written = write_page(reports, html, plots, sources, force)
-    except CompareError as exc:
+    except (CompareError, ReportError) as exc:  # ReportError: a missing/damaged world file
         fail(str(exc), 1)
     except OSError as exc:
         fail(f"cannot write the report: {exc.strerror or exc}", 1)
@@ -352,6 +354,8 @@ def export(
     if not str(out).strip():
         fail("--out: an empty path is not allowed")
     path = Path(run)
+    from rotbench.report.io import ReportError
+
     inputs = [path] if path.is_file() else []
     _check_output("--out", out, inputs, db or DEFAULT_DB, "dir")
     try:
@@ -381,4 +385,6 @@ def export(
     except duckdb.Error as exc:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         fail(f"export failed: {first}", 1)
+    except ReportError as exc:  # a report's world file missing or damaged
+        fail(str(exc), 1)
     typer.echo(f"wrote {', '.join(str(p) for p in written)}", err=True)

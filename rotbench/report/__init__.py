@@ -12,10 +12,12 @@ from rotbench.report.model import (
     Report,
     Selection,
     StageRecord,
+    WorldEntry,
     build_report,
 )
 from rotbench.report.render import format_rate, render
 from rotbench.report.rescore import rescore_report
+from rotbench.report.worlds import iter_worlds
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -24,8 +26,10 @@ __all__ = [
     "ReportError",
     "Selection",
     "StageRecord",
+    "WorldEntry",
     "build_report",
     "format_rate",
+    "iter_worlds",
     "load_report",
     "render",
     "rescore_report",

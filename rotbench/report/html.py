@@ -402,8 +402,10 @@ def _drilldown(reports: list[Report], labels: list[str]) -> str:
     """Per seed, every question asked, each with every report's hits side by side."""
     seeds: list[int] = []
     table: dict[int, dict[tuple, list[ProbeRecord | None]]] = {}
+    from rotbench.report.worlds import iter_worlds
+
     for i, r in enumerate(reports):
-        for world in r.worlds:
+        for world in iter_worlds(r):
             if world.seed not in table:
                 seeds.append(world.seed)
                 table[world.seed] = {}

@@ -52,6 +52,9 @@ def describe_validation_error(err: ValidationError) -> str:
 def load_report(path: Path) -> Report:
     """Read and validate the report at ``path`` (upgrading an older schema version).
 
+    The report remembers ``path``: its world files are read from the ``worlds`` folder
+    beside it (``rotbench.report.worlds.iter_worlds``).
+
     Raises ``ReportError`` with a one-line message for an empty path, a folder, a device or
     anything not a regular file, a file above MAX_REPORT_BYTES, an unreadable file, invalid
     or truncated JSON (with line and column), a newer schema version, or an invalid field.
@@ -82,6 +85,6 @@ def load_report(path: Path) -> Report:
     if not isinstance(data, dict):
         raise ReportError(f"{path}: not a report (top level is {type(data).__name__})")
     try:
-        return Report.model_validate(data)
+        return Report.model_validate(data).located(path)
     except ValidationError as e:
         raise ReportError(f"{path}: {describe_validation_error(e)}") from None

@@ -1,21 +1,28 @@
 """The report of record: one versioned pydantic model, saved as ``reports/<run-id>.json``.
 
 A report carries everything needed to read, check and rescore a run without re-running it:
-the full selection, the figures, and per world its pools and every probe with every top-k hit.
+the full selection and the figures (counts) in the report itself, and per world its pools and
+every probe with every top-k hit in a content-addressed world file,
+``<reports dir>/worlds/<sha256>.json``, that the report names by digest (``worlds``; see
+``rotbench.report.worlds``). A report built in memory from a list of worlds (tests, synthetic
+reports) and a report upgraded from schema 1 or 2 carry their worlds inline instead
+(``embedded_worlds``). Read worlds through ``rotbench.report.worlds.iter_worlds``, which
+serves both, one world at a time.
 
 Versioning: ``schema_version`` is the first field. A report written by a newer rotbench is
 refused; an older one is upgraded in place before validation by the chain of functions in
 ``_UPGRADES`` (``{old version: function returning the next version's dict}``). Version 1 is
-the first schema, so the chain is empty today.
+the first schema.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from rotbench.rulings import RealPairs, ReviewItem, without_text
 from rotbench.scoring.lexicons import LEXICONS
@@ -26,19 +33,23 @@ from rotbench.scoring.metrics import (
     MetricsBundle,
     PoisonMetricName,
     Rate,
-    compute_metrics,
 )
 from rotbench.scoring.models import HitClass, WorldProbes
 from rotbench.scoring.score import score_world
+from rotbench.scoring.tally import MetricTally, tally_world
 from rotbench.world.models import Channel
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The report schema this rotbench writes and reads.
 
 - 1: the first schema (the reference engine only).
 - 2: any engine: ``selection.engine_source``; ``selection.trust_policy`` may be None (an
   engine without that switch); a hit's score, similarity and provenance may be None;
   ``floor_sweep`` is None when some hit reported no raw similarity.
+- 3: the report holds counts, not hits: ``worlds`` lists one entry per world (seed,
+  fingerprint, the sha256 of its world file, question and hit counts) and the probes live
+  in ``worlds/<sha256>.json`` beside the report. A version 1 or 2 report is upgraded by
+  moving its worlds to ``embedded_worlds`` and deriving the entries (sha256 None).
 """
 
 
@@ -48,7 +59,31 @@ def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "selection": selection, "schema_version": 2}
 
 
-_UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
+def _entry_of(world: Any) -> Any:
+    """The schema 3 entry of an embedded schema 2 world dict (garbage passes through, so
+    validation names the field)."""
+    if not isinstance(world, dict) or not isinstance(world.get("probes"), list):
+        return world
+    probes = [p for p in world["probes"] if isinstance(p, dict)]
+    return {
+        "seed": world.get("seed"),
+        "fingerprint": world.get("fingerprint"),
+        "sha256": None,
+        "probes": len(world["probes"]),
+        "unanswerable": sum(1 for p in probes if p.get("truth") is None),
+        "hits": sum(len(p["hits"]) for p in probes if isinstance(p.get("hits"), list)),
+    }
+
+
+def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
+    worlds = data.get("worlds")
+    if not isinstance(worlds, list) or "embedded_worlds" in data:
+        return {**data, "schema_version": 3}
+    return {**data, "worlds": [_entry_of(w) for w in worlds], "embedded_worlds": worlds,
+            "schema_version": 3}
+
+
+_UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2, 2: _v2_to_v3}
 """``{v: f}``: ``f`` turns a version ``v`` report dict into a version ``v + 1`` one."""
 
 ConfigValue = bool | int | float | str | None
@@ -111,6 +146,32 @@ class Origin(_Strict):
     scorer_version: str = Field(description="The scorer version the source was scored under.")
 
 
+SHA256_PATTERN = r"^[0-9a-f]{64}$"
+"""A world file's digest: 64 lowercase hex digits (the only text that names a world file)."""
+
+
+class WorldEntry(_Strict):
+    """One world of a report: which world it is and where its probes are."""
+
+    seed: int
+    fingerprint: str = Field(description="The world's fingerprint (sha256), as generated.")
+    sha256: str | None = Field(
+        pattern=SHA256_PATTERN,
+        description="sha256 of the world file ``worlds/<sha256>.json``; None when the world "
+        "is embedded in the report (``embedded_worlds``).")
+    probes: int = Field(ge=0, description="Questions asked in the world.")
+    unanswerable: int = Field(ge=0, description="Of which unanswerable.")
+    hits: int = Field(ge=0, description="Top-k hits recorded over all questions.")
+
+    @classmethod
+    def of(cls, world: WorldProbes, sha256: str | None) -> WorldEntry:
+        """The entry of ``world`` stored under ``sha256`` (None: embedded)."""
+        return cls(seed=world.seed, fingerprint=world.fingerprint, sha256=sha256,
+                   probes=len(world.probes),
+                   unanswerable=sum(1 for p in world.probes if p.truth is None),
+                   hits=sum(len(p.hits) for p in world.probes))
+
+
 class Report(_Strict):
     """The report of record of one run or one rescore (JSON field names are the contract)."""
 
@@ -135,7 +196,11 @@ class Report(_Strict):
     first_hit_counts: dict[HitClass, int]
     floor_sweep: list[FloorRow] | None = Field(
         description="None (not applicable) when some hit reported no raw similarity.")
-    worlds: list[WorldProbes]
+    worlds: list[WorldEntry] = Field(description="One entry per world, in seed order.")
+    embedded_worlds: list[WorldProbes] | None = Field(
+        default=None,
+        description="The worlds themselves, for a report built in memory or upgraded from "
+        "schema 1 or 2; None when they live in world files.")
     notes: list[str] = Field(default_factory=list, description="For a rescore, first: origin.")
     stages: list[StageRecord] = Field(default_factory=list)
     timings: dict[str, float] = Field(default_factory=dict, description="Seconds per phase.")
@@ -184,7 +249,41 @@ class Report(_Strict):
         missing = [m for m in CORE_METRICS if m not in self.metrics]
         if missing:
             raise ValueError(f"metrics is missing {', '.join(missing)}")
+        if self.embedded_worlds is None:
+            for i, entry in enumerate(self.worlds):
+                if entry.sha256 is None:
+                    raise ValueError(f"worlds[{i}].sha256 is missing (and no embedded worlds)")
+        elif [w.seed for w in self.embedded_worlds] != [e.seed for e in self.worlds]:
+            raise ValueError("embedded_worlds are not the seeds of worlds")
         return self
+
+    _worlds_dir: Path | None = PrivateAttr(default=None)
+    _source: Path | None = PrivateAttr(default=None)
+
+    def located(self, report_path: Path) -> Report:
+        """Note that this report's file is ``report_path`` (its world files are in the
+        ``worlds`` folder beside it); returns the report itself."""
+        self._source = Path(report_path)
+        self._worlds_dir = Path(report_path).parent / "worlds"
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        """Equal fields (where the report was loaded from does not count)."""
+        if not isinstance(other, Report):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    __hash__ = None  # a report holds lists: never hashable
+
+    @property
+    def source(self) -> Path | None:
+        """The file this report was loaded from or written to, if known."""
+        return self._source
+
+    @property
+    def worlds_dir(self) -> Path | None:
+        """The folder of this report's world files, if known."""
+        return self._worlds_dir
 
     @property
     def scored_with(self) -> str:
@@ -214,7 +313,7 @@ def _strip_text(world: WorldProbes) -> WorldProbes:
 def build_report(
     run_id: str,
     selection: Selection,
-    worlds: list[WorldProbes],
+    worlds: Iterable[WorldProbes],
     stages: list[StageRecord],
     timings: dict[str, float],
     notes: list[str],
@@ -224,28 +323,61 @@ def build_report(
     review_queue: list[ReviewItem] | None = None,
     real_pairs: RealPairs | None = None,
     degraded: list[str] | None = None,
+    worlds_dir: Path | None = None,
+    on_world: Callable[[str, WorldProbes, MetricTally], None] | None = None,
 ) -> Report:
     """The report of record of a run.
 
-    Worlds with unscored hits are scored under ``selection.scorer_version`` first (raises
-    ``UnknownScorer`` / ``MissingClaimText`` as ``score_world``); already scored worlds are
-    taken as they are. Figures are pooled over ``worlds``. When
+    ``worlds`` is taken one world at a time, in the order given. Worlds with unscored hits
+    are scored under ``selection.scorer_version`` first (raises ``UnknownScorer`` /
+    ``MissingClaimText`` as ``score_world``); already scored worlds are taken as they are.
+    Figures are pooled over ``worlds`` by folding one world's counts at a time. When
     ``selection.record_claim_text`` is False, hit texts are dropped after scoring, and so are
     the review queue and the real pairs' claim texts.
+
+    ``worlds_dir`` given: each world is written to ``<worlds_dir>/<sha256>.json``
+    (``rotbench.report.worlds.write_world``) and dropped, so no more than one world is held;
+    the report lists their digests and must be saved in ``worlds_dir``'s parent folder.
+    ``on_world(sha256, world, tally)`` is then called for each world stored (e.g.
+    ``rotbench.report.db.WorldRows``, storing its database rows while it is at hand).
+    None: the worlds are embedded in the report (for reports built in memory). Raises
+    OSError when a world file cannot be written and ValueError for a value beyond a
+    database column (``check_world_fits``).
     """
-    scored = [w if w.scored else score_world(w, selection.scorer_version) for w in worlds]
-    bundle: MetricsBundle = compute_metrics(scored, reads_decoys=reads_decoys(selection))
+    from rotbench.report.worlds import check_world_fits, write_world
+
+    decoys = reads_decoys(selection)
+    tally = MetricTally(decoys)
+    entries: list[WorldEntry] = []
+    embedded: list[WorldProbes] | None = None if worlds_dir is not None else []
+    for world in worlds:
+        scored = world if world.scored else score_world(world, selection.scorer_version)
+        counts = tally_world(scored, decoys)
+        tally += counts
+        if not selection.record_claim_text:
+            scored = _strip_text(scored)
+        if embedded is not None:
+            embedded.append(scored)
+            entries.append(WorldEntry.of(scored, None))
+        else:
+            check_world_fits(scored)
+            digest = write_world(scored, worlds_dir)
+            entries.append(WorldEntry.of(scored, digest))
+            if on_world is not None:
+                on_world(digest, scored, counts)
+        del world, scored  # hold no world while the next one is made
+    bundle: MetricsBundle = tally.bundle()
     if not selection.record_claim_text:
-        scored = [_strip_text(w) for w in scored]
         review_queue = []
         real_pairs = without_text(real_pairs) if real_pairs is not None else None
-    return Report(
+    report = Report(
         run_id=run_id,
         created_at=now_utc(),
         origin=origin,
         selection=selection,
         **{name: getattr(bundle, name) for name in MetricsBundle.model_fields},
-        worlds=scored,
+        worlds=entries,
+        embedded_worlds=embedded,
         notes=list(notes),
         stages=list(stages),
         timings=dict(timings),
@@ -254,3 +386,6 @@ def build_report(
         real_pairs=real_pairs,
         degraded=list(degraded or []),
     )
+    if worlds_dir is not None:
+        report._worlds_dir = Path(worlds_dir)
+    return report

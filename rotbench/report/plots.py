@@ -272,8 +272,10 @@ def family_plot(family: str, metrics: tuple[str, ...], reports: list[Report]) ->
 def _first_classes(report: Report) -> tuple[list[str], list[int], list[int], dict]:
     """(attributes, days, seeds, {(attribute, day, seed): class of the first value-bearing
     hit, 'none' when there is none}) over the answerable questions."""
+    from rotbench.report.worlds import iter_worlds
+
     cells: dict[tuple[str, int, int], str] = {}
-    for world in report.worlds:
+    for world in iter_worlds(report):
         for probe in world.probes:
             if probe.attribute is None:
                 continue

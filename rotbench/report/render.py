@@ -49,7 +49,7 @@ def _header(report: Report) -> list[str]:
     answerable = report.metrics["recall_current_at_k"].denominator
     changed = report.metrics["stale_over_current"].denominator
     poisoned = report.metrics["poison_first"].denominator
-    unanswerable = sum(1 for w in report.worlds for p in w.probes if p.truth is None)
+    unanswerable = sum(w.unanswerable for w in report.worlds)
     lines.append(
         f"{answerable} attribute questions ({changed} on changed attributes, {poisoned} on "
         f"poisoned attributes) plus {unanswerable} unanswerable"

@@ -79,13 +79,18 @@ def record(report: Report, report_path: Path, db_path: Path, *,
     """Write ``report`` to ``report_path`` and its rows to ``db_path`` (see the module doc).
 
     Raises OSError when the report itself cannot be written (nothing is left behind) and
-    ValueError when a value does not fit the database's columns (checked before anything is
-    written). Any database failure after the report is written leaves the run pending and
+    ValueError when a value does not fit the database's columns, or when the report's world
+    files are not in the ``worlds`` folder beside ``report_path`` (checked before anything
+    is written). Any database failure after the report is written leaves the run pending and
     is returned, not raised. Then imports earlier pending runs of the same database.
     """
     from rotbench.report.db import check_fits
 
     check_fits(report)
+    if report.worlds_dir is not None and report.embedded_worlds is None and (
+            report.worlds_dir.resolve() != (report_path.parent / "worlds").resolve()):
+        raise ValueError(f"{report_path}: the report's world files are in "
+                         f"{report.worlds_dir}, not beside it")
     wait = wait_seconds() if wait is None else wait
     marker = pending_marker(report_path)
     _write_marker(marker, report_path, db_path)
@@ -94,10 +99,11 @@ def record(report: Report, report_path: Path, db_path: Path, *,
     except BaseException:
         marker.unlink(missing_ok=True)
         raise
+    report.located(report_path)
     result = Recorded(report_path, db_path)
     try:
         write_run(db_path, report, wait_seconds=wait, say=say)
-    except (DatabaseBusy, duckdb.Error, OSError) as exc:
+    except (DatabaseBusy, duckdb.Error, OSError, ReportError) as exc:
         result.pending = _first_line(exc)
         say(f"warning: the run's rows could not be written to {db_path} ({result.pending}); "
             f"the report is kept and the rows wait in {marker}: the next run or "
@@ -185,6 +191,9 @@ def import_missing(reports_dir: Path, db_path: Path, *, wait: float = 0.0,
             write_run(Path(db_path), report, wait_seconds=wait, say=say)
         except (ValueError, DatabaseBusy, duckdb.Error, OSError) as exc:
             out.failed.append(f"{path.name}: {_first_line(exc)}")
+            continue
+        except ReportError as exc:
+            out.failed.append(_first_line(exc))
             continue
         known.add(report.run_id)
         out.imported.append(report.run_id)

@@ -1,15 +1,17 @@
 """Checking a saved report's figures against its own probes.
 
-A report stores both its figures (``metrics``, ``by_channel``, ...) and every probe with its
-classified hits, so the figures can be recomputed without running anything. ``mismatches``
-lists where the stored figures and the probes disagree (an edited or damaged file);
-``with_recomputed_figures`` is the report with the figures the probes give.
-"""
+A report stores both its figures (``metrics``, ``by_channel``, ...) and (in its world files)
+every probe with its classified hits, so the figures can be recomputed without running
+anything. ``mismatches`` lists where the stored figures and the probes disagree (an edited
+or damaged file); ``with_recomputed_figures`` is the report with the figures the probes
+give."""
 
 from __future__ import annotations
 
 from rotbench.report.model import Report, reads_decoys
-from rotbench.scoring.metrics import MetricsBundle, Rate, compute_metrics
+from rotbench.report.worlds import iter_worlds
+from rotbench.scoring.metrics import MetricsBundle, Rate
+from rotbench.scoring.tally import tally_worlds
 
 MAX_LISTED = 3
 """Disagreements spelled out in ``mismatches`` before the rest are only counted."""
@@ -43,9 +45,10 @@ def _figures(bundle: MetricsBundle | Report) -> dict[str, object]:
 
 
 def recompute(report: Report) -> MetricsBundle:
-    """The figures of ``report``'s probes (classes as recorded). Raises ValueError when a
-    hit is unscored."""
-    return compute_metrics(list(report.worlds), reads_decoys=reads_decoys(report.selection))
+    """The figures of ``report``'s probes (classes as recorded), read one world at a time.
+    Raises ValueError when a hit is unscored, ReportError for a missing or damaged world
+    file."""
+    return tally_worlds(iter_worlds(report), reads_decoys(report.selection)).bundle()
 
 
 def mismatches(report: Report) -> list[str]:

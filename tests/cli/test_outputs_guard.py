@@ -125,6 +125,7 @@ def test_rescore_refuses_values_beyond_the_database_columns(tmp_path: Path,
     if field == "seed":
         data["selection"]["seeds"] = [2**31]
         data["worlds"][0]["seed"] = 2**31
+        data["embedded_worlds"][0]["seed"] = 2**31
     else:
         data["selection"]["top_k"] = 3_000_000_000
     source = tmp_path / "big.json"

@@ -24,6 +24,7 @@ from rotbench.engines.estimate import project_engines  # noqa: E402
 from rotbench.engines.mem0_engine import messages_of, scripted_answer  # noqa: E402
 from rotbench.engines.registry import EngineError, resolve  # noqa: E402
 from rotbench.llm import LLMSettings, estimate  # noqa: E402
+from rotbench.report.worlds import iter_worlds  # noqa: E402
 from rotbench.world import generate_world  # noqa: E402
 from tests.fakes.fake_anthropic import FakeAnthropic  # noqa: E402
 
@@ -115,7 +116,7 @@ def test_benchd_bridge_names_adapter_and_version(peers) -> None:
     assert figures(echo) == ECHO
     # one string per answer: k is 1 in effect, so these two count the same thing
     assert figures(echo)["recall_current_at_k"] == figures(echo)["current_first"]
-    assert all(len(p.hits) <= 1 for w in echo.worlds for p in w.probes)
+    assert all(len(p.hits) <= 1 for w in iter_worlds(echo) for p in w.probes)
     # the null adapter always abstains
     assert figures(null)["answered_unanswerable"] == (0, 72)
     assert figures(null)["recall_current_at_k"] == (0, 216)

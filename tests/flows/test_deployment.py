@@ -312,7 +312,7 @@ def test_oracle_deployment_writes_report_rows_and_artifact(deployed) -> None:
     finally:
         con.close()
     assert row == (recall["numerator"], recall["denominator"]) and row[1] > 0
-    assert probes[0] == len(report["worlds"][0]["probes"])
+    assert probes[0] == sum(w["probes"] for w in report["worlds"]) > 0
     # where the report went, in the flow run's log on the server
     lines = stack.log_lines(run_id, "model calls")
     assert (f"engine reference: report written to {path} (run id {report['run_id']}; "

@@ -136,7 +136,9 @@ def test_reference_engine_same_figures_interleaved(three, tmp_path) -> None:
     reference = runtime.reports[2]
     embedder = shared_embedder(root / "cache")
     refusing = RefusingClient()
-    for staged in reference.worlds:
+    from rotbench.report.worlds import iter_worlds
+
+    for staged in iter_worlds(reference):
         world = generate_world(staged.seed, generator=reference.selection.generator_version)
         context = EngineContext(arm="oracle", seed=world.seed, scratch_dir=tmp_path,
                                 embedder=embedder, model=refusing,

@@ -60,8 +60,8 @@ def test_rows_per_run(two_runs) -> None:
             " LIMIT 1",
             [report.run_id],
         ).fetchone()
-        assert text == report.worlds[0].probes[0].hits[0].text
-        assert cls == report.worlds[0].probes[0].hits[0].cls
+        assert text == report.embedded_worlds[0].probes[0].hits[0].text
+        assert cls == report.embedded_worlds[0].probes[0].hits[0].cls
 
 
 def test_rewriting_a_run_replaces_its_rows(two_runs) -> None:
@@ -73,32 +73,44 @@ def test_rewriting_a_run_replaces_its_rows(two_runs) -> None:
 
 def test_failure_mid_insert_leaves_no_rows(two_runs, monkeypatch, small_report: Report) -> None:
     db, _, _ = two_runs
-    failing = small_report.model_copy(update={"run_id": "will-fail"})
-    real = db_module._insert_hits
+    # a world not stored yet (another seed), so its hits really are inserted
+    from rotbench.report.synthetic import synthetic_report
 
-    def insert_then_fail(con, rows):
-        real(con, rows)  # the hits really are inserted before the failure
-        raise RuntimeError("forced failure")
+    failing = synthetic_report((8,), scorer="v2").model_copy(update={"run_id": "will-fail"})
+    real = db_module._insert_columns
 
-    monkeypatch.setattr(db_module, "_insert_hits", insert_then_fail)
+    def insert_then_fail(con, table, rows):
+        real(con, table, rows)
+        if table == "world_hits":  # the hits really are inserted before the failure
+            raise RuntimeError("forced failure")
+
+    monkeypatch.setattr(db_module, "_insert_columns", insert_then_fail)
     with pytest.raises(RuntimeError, match="forced failure"):
         write_run(db, failing)
     for table in ("runs", "metrics", "probes", "hits"):
         assert _count(db, table, "will-fail") == 0
     assert _count(db, "hits", small_report.run_id) == 840  # earlier runs untouched
+    with duckdb.connect(str(db), read_only=True) as con:
+        # seed 7 under v2 and under v1 (other classes, another file); not seed 8
+        assert con.execute("SELECT count(*) FROM worlds").fetchone() == (2,)
+        assert con.execute("SELECT count(*) FROM world_hits").fetchone() == (2 * 840,)
 
 
 def test_failure_on_a_new_file_leaves_no_rows(tmp_path: Path, small_report: Report, monkeypatch):
-    def fail(con, rows):
-        raise RuntimeError("forced failure")
+    real = db_module._insert_columns
 
-    monkeypatch.setattr(db_module, "_insert_probes", fail)
+    def fail(con, table, rows):
+        if table == "world_probes":
+            raise RuntimeError("forced failure")
+        real(con, table, rows)
+
+    monkeypatch.setattr(db_module, "_insert_columns", fail)
     db = tmp_path / "fresh.duckdb"
     with pytest.raises(RuntimeError):
         write_run(db, small_report)
     with duckdb.connect(str(db)) as con:
         db_module.ensure_schema(con)
-        for table in ("runs", "metrics", "probes", "hits"):
+        for table in ("runs", "metrics", "probes", "hits", "worlds", "run_worlds"):
             assert con.execute(f"SELECT count(*) FROM {table}").fetchone() == (0,)
 
 

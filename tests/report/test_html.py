@@ -96,7 +96,7 @@ def test_every_report_derived_string_is_escaped(report_v2: Report) -> None:
     selection = report_v2.selection.model_copy(update={
         "engine": evil, "engine_source": "<img src=x onerror=alert(2)>",
         "config": {"<b>key</b>": "<i>v</i>"}})
-    world = report_v2.worlds[0]
+    world = report_v2.embedded_worlds[0]
     probe = world.probes[0]
     hit = probe.hits[0].model_copy(update={"text": "</table><script>alert(3)</script>"})
     probe = probe.model_copy(update={"hits": [hit, *probe.hits[1:]],
@@ -105,7 +105,7 @@ def test_every_report_derived_string_is_escaped(report_v2: Report) -> None:
     hostile = report_v2.model_copy(update={
         "run_id": "run\"><script>alert(5)</script>", "selection": selection,
         "notes": ["<iframe src=//evil.example>", "line\x1b]0;title\x07"],
-        "worlds": [world, *report_v2.worlds[1:]]})
+        "embedded_worlds": [world, *report_v2.embedded_worlds[1:]]})
     page = render_html([hostile], [], sources=["<a href=x>"])
     lowered = page.lower()
     for tag in ("<script", "<img", "<iframe", "<svg onload", "<a href=x", "<b>key", "<i>v"):
@@ -161,12 +161,13 @@ def test_page_path_problem(tmp_path: Path) -> None:
 
 
 def test_engine_without_similarity_score_or_provenance(report_v2: Report) -> None:
-    world = report_v2.worlds[0]
+    world = report_v2.embedded_worlds[0]
     probe = world.probes[0]
     bare = [h.model_copy(update={"similarity": None, "score": None, "provenance": None})
             for h in probe.hits]
     world = world.model_copy(update={"probes": [probe.model_copy(update={"hits": bare})]})
-    report = report_v2.model_copy(update={"worlds": [world], "floor_sweep": None})
+    report = report_v2.model_copy(update={"worlds": report_v2.worlds[:1],
+                                          "embedded_worlds": [world], "floor_sweep": None})
     page = render_html([report], [])
     assert "not applicable (some hits report no raw cosine similarity)" in page
     rows = re.findall(r"<tr><td>\d+<td class=k-[\w]+>[^<]*<td>[^<]*<td>([^<]*)<td>(.*?)(?=<tr>|"

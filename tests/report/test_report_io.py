@@ -30,10 +30,11 @@ def test_truncated_file_names_line_and_column(saved: Path) -> None:
 
 def test_invalid_field_names_the_field(saved: Path) -> None:
     data = json.loads(saved.read_text())
-    data["worlds"][0]["probes"][3]["hits"][2]["rank"] = "first"
+    data["embedded_worlds"][0]["probes"][3]["hits"][2]["rank"] = "first"
     bad = saved.with_name("bad.json")
     bad.write_text(json.dumps(data))
-    assert "field worlds[0].probes[3].hits[2].rank: Input should be a valid integer" in _error(bad)
+    assert ("field embedded_worlds[0].probes[3].hits[2].rank: Input should be a valid "
+            "integer") in _error(bad)
 
 
 def test_missing_field_and_other_shapes(tmp_path: Path, saved: Path) -> None:

@@ -18,6 +18,7 @@ from rotbench.report import (
 )
 from rotbench.report import model as model_module
 from rotbench.report.synthetic import synthetic_selection, synthetic_world_probes
+from rotbench.report.worlds import iter_worlds
 from rotbench.scoring import CORE_METRICS, compute_metrics, metric_names, score_world
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -25,7 +26,8 @@ FIXTURES = Path(__file__).parent / "fixtures"
 TOP_LEVEL = [
     "schema_version", "run_id", "created_at", "origin", "selection", "metrics", "by_channel",
     "by_kind", "by_checkpoint", "by_attribute", "by_phrasing", "first_hit_counts", "floor_sweep",
-    "worlds", "notes", "stages", "timings", "usage", "review_queue", "real_pairs", "degraded",
+    "worlds", "embedded_worlds", "notes", "stages", "timings", "usage", "review_queue",
+    "real_pairs", "degraded",
 ]  # fmt: skip
 
 
@@ -42,7 +44,9 @@ def test_json_field_names(small_report: Report) -> None:
     }
     assert list(data["by_channel"]) == ["relay", "tool_turn", "source"]
     assert list(data["by_checkpoint"]) == ["15", "30", "45", "60", "75", "90"]
-    hit = data["worlds"][0]["probes"][0]["hits"][0]
+    assert data["worlds"] == [{"seed": 7, "fingerprint": "synthetic-7", "sha256": None,
+                               "probes": 84, "unanswerable": 12, "hits": 840}]
+    hit = data["embedded_worlds"][0]["probes"][0]["hits"][0]
     assert {"rank", "text", "score", "similarity", "cls", "provenance"} <= set(hit)
     assert hit["text"] and hit["cls"]
     assert set(data["selection"]) >= {
@@ -56,13 +60,13 @@ def test_build_scores_unscored_worlds_and_strips_text_when_asked() -> None:
     world = synthetic_world_probes(5, k=4)
     assert not world.scored
     report = build_report("r", synthetic_selection([5], "v1"), [world], [], {}, [])
-    assert report.worlds[0] == score_world(world, "v1")
+    assert report.embedded_worlds == [score_world(world, "v1")]
     expected = compute_metrics([score_world(world, "v1")], reads_decoys=False).metrics
     assert report.metrics == expected
     off = build_report(
         "r", synthetic_selection([5], "v1", record_claim_text=False), [world], [], {}, []
     )
-    assert all(h.text is None for p in off.worlds[0].probes for h in p.hits)
+    assert all(h.text is None for p in off.embedded_worlds[0].probes for h in p.hits)
     assert off.metrics == report.metrics  # scored before the texts were dropped
 
 
@@ -72,12 +76,13 @@ def test_round_trip(saved: Path, small_report: Report) -> None:
 
 def test_committed_schema_v1_fixture_still_loads() -> None:
     report = load_report(FIXTURES / "report-schema-v1.json")
-    assert report.schema_version == 2  # upgraded on load
+    assert report.schema_version == 3  # upgraded on load
     assert (report.selection.engine, report.selection.engine_source) == ("synthetic", "synthetic")
     assert report.run_id == "fixture-schema-v1"
     # written before the new metrics: it has the core seven only, and they still recompute
     assert list(report.metrics) == list(CORE_METRICS) and report.by_kind == {}
-    recomputed = compute_metrics([score_world(w, report.scored_with) for w in report.worlds])
+    recomputed = compute_metrics([score_world(w, report.scored_with)
+                                  for w in iter_worlds(report)])
     assert {m: recomputed.metrics[m] for m in CORE_METRICS} == report.metrics
     assert (
         report.metrics["current_first"].numerator,

@@ -23,6 +23,7 @@ from rotbench.scoring import (
     WorldProbes,
     compute_metrics,
 )
+from rotbench.scoring.tally import tally_world
 from rotbench.world.models import PoisonValue, Truth
 
 PROV = Provenance(document_uri="session://1", day=1, status="active")
@@ -100,9 +101,16 @@ def counts(rates: dict) -> dict[str, tuple[int, int]]:
     return {m: (r.numerator, r.denominator) for m, r in rates.items()}
 
 
-@pytest.fixture(scope="module")
-def bundle():
-    return compute_metrics([world(1, [P1, P2, U1]), world(2, [P3, P4, U2])])
+@pytest.fixture(scope="module", params=["pooled", "tally"])
+def bundle(request):
+    """The figures of both worlds at once (``compute_metrics``) and folded one world at a
+    time (``tally_world``): every pinned figure below holds for both."""
+    worlds = [world(1, [P1, P2, U1]), world(2, [P3, P4, U2])]
+    if request.param == "pooled":
+        return compute_metrics(worlds)
+    folded = tally_world(worlds[0])
+    folded += tally_world(worlds[1])
+    return folded.bundle()
 
 
 def test_pooled_metrics(bundle) -> None:

@@ -1,0 +1,171 @@
+"""Figures folded one world at a time: every figure of ``compute_metrics`` is a sum of counts.
+
+Each rate is a sum over questions of (numerator, denominator); the first-hit counts and the
+floor sweep are counts too. ``tally_world`` turns one scored world into those counts, tallies
+add (``a + b`` or ``a += b``), and ``MetricTally.bundle()`` gives the ``MetricsBundle`` that
+``compute_metrics`` gives on the same worlds, key order included. A run can so fold its worlds
+one by one and never hold more than one of them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from rotbench.scoring.metrics import (
+    _CURRENT,
+    BY_KIND,
+    CORE_METRICS,
+    DECOY_KINDS,
+    FLOORS,
+    POISON_METRICS,
+    FloorRow,
+    MetricsBundle,
+    Outcome,
+    Rate,
+    _channel_outcomes,
+    _first_value_bearing,
+    _kind_outcomes,
+    _lost_flags,
+    _outcomes,
+    metric_names,
+)
+from rotbench.scoring.models import HIT_CLASSES, WorldProbes
+from rotbench.world.models import CHANNELS
+
+PHRASINGS: tuple[str, ...] = ("initial", "transition", "restatement")
+"""The phrasing breakdown's keys, in report order."""
+
+Key = tuple[str, object, str]
+"""(group, group key, metric): group 'all' (key None), 'channel', 'kind', 'day', 'attribute'
+or 'phrasing'."""
+
+
+@dataclass
+class MetricTally:
+    """The counts behind every figure of some worlds (all scored under one scorer).
+
+    ``numerators`` / ``denominators``: ``{(group, key, metric): count}``; ``days`` and
+    ``attributes``: the checkpoint days and attribute keys of answerable questions seen;
+    ``first``: class of the first value-bearing hit per answerable question; ``floor_*``:
+    per floor, unanswerable questions passing and answerable ones refused, with their
+    totals; ``similar``: False once some hit reported no raw similarity.
+    """
+
+    reads_decoys: bool = True
+    numerators: Counter = field(default_factory=Counter)
+    denominators: Counter = field(default_factory=Counter)
+    days: set[int] = field(default_factory=set)
+    attributes: set[str] = field(default_factory=set)
+    first: Counter = field(default_factory=Counter)
+    floor_passing: Counter = field(default_factory=Counter)
+    floor_unanswerable: int = 0
+    floor_refused: Counter = field(default_factory=Counter)
+    floor_current: int = 0
+    similar: bool = True
+
+    def __iadd__(self, other: MetricTally) -> MetricTally:
+        if other.reads_decoys != self.reads_decoys:
+            raise ValueError("cannot add tallies of scorers that differ on decoys")
+        self.numerators.update(other.numerators)
+        self.denominators.update(other.denominators)
+        self.days |= other.days
+        self.attributes |= other.attributes
+        self.first.update(other.first)
+        self.floor_passing.update(other.floor_passing)
+        self.floor_unanswerable += other.floor_unanswerable
+        self.floor_refused.update(other.floor_refused)
+        self.floor_current += other.floor_current
+        self.similar = self.similar and other.similar
+        return self
+
+    def __add__(self, other: MetricTally) -> MetricTally:
+        out = MetricTally(self.reads_decoys)
+        out += self
+        out += other
+        return out
+
+    def _count(self, group: str, key: object, outcomes: dict[str, Outcome]) -> None:
+        for metric, got in outcomes.items():
+            if got is not None:
+                self.numerators[(group, key, metric)] += got[0]
+                self.denominators[(group, key, metric)] += got[1]
+
+    def _rates(self, group: str, key: object, names: tuple[str, ...]) -> dict[str, Rate]:
+        return {m: Rate.of(self.numerators[(group, key, m)], self.denominators[(group, key, m)])
+                for m in names}
+
+    def bundle(self) -> MetricsBundle:
+        """The figures of the tallied worlds, exactly as ``compute_metrics`` gives them."""
+        names = metric_names(self.reads_decoys)
+        kinds = [k for k in BY_KIND if self.reads_decoys or k not in DECOY_KINDS]
+        floor_sweep = [
+            FloorRow(floor=f,
+                     unanswerable_passing=Rate.of(self.floor_passing[f], self.floor_unanswerable),
+                     answerable_refused=Rate.of(self.floor_refused[f], self.floor_current))
+            for f in FLOORS
+        ] if self.similar else None
+        return MetricsBundle(
+            metrics=self._rates("all", None, names),
+            by_channel={c: self._rates("channel", c, POISON_METRICS) for c in CHANNELS},
+            by_kind={k: self._rates("kind", k, BY_KIND[k]) for k in kinds},
+            by_checkpoint={d: self._rates("day", d, names) for d in sorted(self.days)},
+            by_attribute={a: self._rates("attribute", a, CORE_METRICS)
+                          for a in sorted(self.attributes)},
+            by_phrasing={p: self._rates("phrasing", p, CORE_METRICS) for p in PHRASINGS},
+            first_hit_counts={c: self.first[c] for c in HIT_CLASSES},
+            floor_sweep=floor_sweep,
+        )
+
+
+def tally_world(world: WorldProbes, reads_decoys: bool = True) -> MetricTally:
+    """The counts of one scored world. Raises ValueError for an unscored hit."""
+    if not world.scored:
+        raise ValueError(f"world seed {world.seed} has unscored hits; run score_world first")
+    out = MetricTally(reads_decoys)
+    lost = _lost_flags(world)
+    controls = set(world.controls)
+    for i, p in enumerate(world.probes):
+        truth = p.truth
+        control = truth is not None and truth.attribute in controls
+        outcomes = _outcomes(p, lost.get(i), control, reads_decoys)
+        out._count("all", None, outcomes)
+        out._count("day", p.day, outcomes)
+        for k in BY_KIND:
+            if reads_decoys or k not in DECOY_KINDS:
+                out._count("kind", k, _kind_outcomes(p, k, reads_decoys))
+        if out.similar and any(h.similarity is None for h in p.hits):
+            out.similar = False
+        if truth is None:
+            best = max((h.similarity for h in p.hits), default=None) if out.similar else None
+            out.floor_unanswerable += 1
+            for f in FLOORS:
+                if best is not None and best >= f:
+                    out.floor_passing[f] += 1
+            continue
+        out.days.add(p.day)
+        out.attributes.add(p.attribute)
+        core = {m: outcomes[m] for m in CORE_METRICS}
+        out._count("attribute", p.attribute, core)
+        out._count("phrasing", truth.latest_phrasing, core)
+        for c in CHANNELS:
+            out._count("channel", c, _channel_outcomes(p, c))
+        first = _first_value_bearing(sorted(p.hits, key=lambda h: h.rank))
+        out.first[first.cls if first is not None and first.cls else "none"] += 1
+        current = [h.similarity for h in p.hits if h.cls in _CURRENT]
+        if current:
+            out.floor_current += 1
+            if out.similar:
+                best_current = max(current)
+                for f in FLOORS:
+                    if best_current < f:
+                        out.floor_refused[f] += 1
+    return out
+
+
+def tally_worlds(worlds, reads_decoys: bool = True) -> MetricTally:
+    """The tally of every world of the iterable ``worlds``, folded one at a time."""
+    out = MetricTally(reads_decoys)
+    for world in worlds:
+        out += tally_world(world, reads_decoys)
+    return out
