@@ -7,9 +7,10 @@ whose texts are all cached never imports torch.
 
 Two locks: a short one guards the in-memory table, a second one the model (loading it and
 running it). A caller whose texts are all cached never waits for a model that is loading or
-encoding someone else's batch. ``Embedder.start_loading`` imports and loads the model on a
+encoding someone else's batch. ``Embedder.start_warming`` imports and loads the model on a
 background thread, so a run that knows it will meet misses can overlap the load with its
-own start-up.
+own start-up; given the texts it will need (``rotbench.engine.oracle.oracle_texts`` on a
+scripted arm), it encodes them there too, in one batch.
 
 torch runs on ``ROTBENCH_TORCH_THREADS`` intra-op threads (default 1). On 2 cores shared with
 the run's own worker threads, two torch threads encoded 160 short sentences in 3.0 s and one
@@ -123,7 +124,7 @@ class Embedder:
         """Guards ``_table`` (held only for lookups and inserts)."""
         self._model_lock = threading.Lock()
         """Held while the model loads or encodes; taken before ``_lock``, never after."""
-        self._loader: threading.Thread | None = None
+        self._load_started = False
         self._table: dict[str, np.ndarray] | None = None
         self.model_loads = 0
         """How many times a model was loaded by this embedder (0 on a fully warm run)."""
@@ -188,29 +189,35 @@ class Embedder:
 
     # ---- public API ----------------------------------------------------------------------
 
-    def start_loading(self) -> threading.Thread | None:
-        """Import and load the real model on a background thread; returns at once.
+    def start_warming(self, texts: Sequence[str] | None = None) -> threading.Thread | None:
+        """Warm the embedder on a background thread; returns the thread at once.
 
-        For a caller that knows misses are coming (a cold run): the load (about 6 s of torch
-        imports) then overlaps its other work, and the first miss waits only for what is
-        left of it. Returns the loading thread, or None when there is nothing to load (an
-        injected encoder, a model already loaded or loading, an unknown model id). A failed
-        load is left for the first miss to meet and report.
+        ``texts`` given: ``ensure(texts)`` there, which loads the model only if one of them
+        is not cached yet and encodes the misses in one batch. ``texts`` None: import and
+        load the real model (for a caller that knows misses are coming but not which);
+        returns None without a thread when that is already done or under way, or cannot
+        be done (an injected encoder, an unknown model id). Either way the work overlaps
+        the caller's own: a later miss waits only for what is left of it, a cache hit never
+        waits. Errors are left for the first real call to meet and report.
         """
-        with self._lock:
-            if self._encoder is not None or self._loader is not None:
-                return None
-            if self.model_id != DEFAULT_MODEL_ID:
-                return None
+        if texts is None:
+            with self._lock:
+                if (self._load_started or self._encoder is not None
+                        or self.model_id != DEFAULT_MODEL_ID):
+                    return None
+                self._load_started = True
 
-            def load() -> None:
-                with self._model_lock, contextlib.suppress(Exception):
-                    self._model()
+        def work() -> None:
+            with contextlib.suppress(Exception):
+                if texts is None:
+                    with self._model_lock:
+                        self._model()
+                else:
+                    self.ensure(texts)
 
-            self._loader = threading.Thread(target=load, name="rotbench-embedder-load",
-                                            daemon=True)
-            self._loader.start()
-            return self._loader
+        thread = threading.Thread(target=work, name="rotbench-embedder-warm", daemon=True)
+        thread.start()
+        return thread
 
     def ensure(self, texts: Sequence[str]) -> EncodeStats:
         """Make sure every text is cached: misses are encoded in one batch and persisted."""
