@@ -104,9 +104,10 @@ class GuardedEngine:
         future = self._thread.submit(lambda: fn(*args))
         try:
             return future.result(timeout=self.timeout_seconds)
-        except FutureTimeout:
-            raise self.fail(day, call, f"no answer within {self.timeout_seconds:g} s") from None
         except Exception as exc:  # noqa: BLE001 - the engine's own error, as one line
+            if isinstance(exc, FutureTimeout) and not future.done():  # not the engine's own
+                raise self.fail(day, call,
+                                f"no answer within {self.timeout_seconds:g} s") from None
             raise self._raised(day, call, exc) from None
 
     def _raised(self, day: int | None, call: str, exc: Exception) -> EngineFailure:

@@ -22,8 +22,11 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import re
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -159,26 +162,51 @@ class Embedder:
     def _encode_misses(self, keyed: dict[str, str]) -> int:
         """Encode the entries of ``keyed`` (key -> text) that are not cached, in one batch,
         and persist them; returns how many were encoded. A text another thread is encoding
-        meanwhile is waited for, never encoded twice."""
+        meanwhile (or a warm-up, see ``start_warming``) is waited for, never encoded twice."""
         if not self._misses(keyed):
             return 0
         with self._model_lock:
-            misses = self._misses(keyed)  # another thread may have encoded them meanwhile
-            if not misses:
-                return 0
-            encoder = self._model()
-            keys = list(misses)
-            raw = np.asarray(encoder([misses[k] for k in keys]), dtype=np.float32)
-            if raw.ndim != 2 or raw.shape[0] != len(keys):
-                raise ValueError(f"encoder returned shape {raw.shape} for {len(keys)} texts")
-            norms = np.linalg.norm(raw, axis=1, keepdims=True)
-            vectors = raw / np.where(norms == 0, 1.0, norms)
-            write_shard(self.root, keys, vectors)
+            return self._encode_locked(self._misses(keyed))  # re-read: others may have
+
+    def _encode_locked(self, misses: dict[str, str]) -> int:
+        """Encode ``misses`` (key -> text) in one batch, persist and add them to the table
+        (``_model_lock`` held); returns how many."""
+        if not misses:
+            return 0
+        encoder = self._model()
+        keys = list(misses)
+        raw = np.asarray(encoder([misses[k] for k in keys]), dtype=np.float32)
+        if raw.ndim != 2 or raw.shape[0] != len(keys):
+            raise ValueError(f"encoder returned shape {raw.shape} for {len(keys)} texts")
+        norms = np.linalg.norm(raw, axis=1, keepdims=True)
+        vectors = raw / np.where(norms == 0, 1.0, norms)
+        write_shard(self.root, keys, vectors)
+        with self._lock:
+            table = self._loaded()
+            for k, vec in zip(keys, vectors, strict=True):
+                table[k] = vec
+        return len(keys)
+
+    def _encode_elsewhere(self, misses: dict[str, str]) -> None:
+        """Encode ``misses`` in a child process (``rotbench.embedding.warm``) and read the
+        shard it writes into the table (``_model_lock`` held). Best effort: whatever is
+        still missing afterwards is simply encoded here by the next caller."""
+        import rotbench
+
+        env = dict(os.environ)
+        top = str(Path(rotbench.__file__).resolve().parents[1])
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (top, env.get("PYTHONPATH")) if p)
+        with contextlib.suppress(Exception):
+            subprocess.run(
+                [sys.executable, "-m", "rotbench.embedding.warm", str(self.root.parent.parent),
+                 self.model_id], input=json.dumps(list(misses.values())), text=True,
+                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+            found = load_shards(self.root)
             with self._lock:
                 table = self._loaded()
-                for k, vec in zip(keys, vectors, strict=True):
-                    table[k] = vec
-            return len(keys)
+                for k in misses:
+                    if k in found and k not in table:
+                        table[k] = found[k]
 
     def _keyed(self, texts: Sequence[str]) -> dict[str, str]:
         """key -> text for the distinct ``texts``, in first-seen order."""
@@ -190,15 +218,19 @@ class Embedder:
     # ---- public API ----------------------------------------------------------------------
 
     def start_warming(self, texts: Sequence[str] | None = None) -> threading.Thread | None:
-        """Warm the embedder on a background thread; returns the thread at once.
+        """Warm the embedder in the background; returns the worker thread at once.
 
-        ``texts`` given: ``ensure(texts)`` there, which loads the model only if one of them
-        is not cached yet and encodes the misses in one batch. ``texts`` None: import and
-        load the real model (for a caller that knows misses are coming but not which);
-        returns None without a thread when that is already done or under way, or cannot
-        be done (an injected encoder, an unknown model id). Either way the work overlaps
-        the caller's own: a later miss waits only for what is left of it, a cache hit never
-        waits. Errors are left for the first real call to meet and report.
+        ``texts`` given: the ones not cached yet are encoded in one batch, in a child
+        process when the real model is not loaded in this one (torch's import, about 6 s of
+        CPU and 500 MB, then stays out of this process and off its interpreter lock), else
+        here; returns None when every text is cached already (nothing is loaded). ``texts``
+        None: import and load the model in this process (for a caller that knows misses are
+        coming but not which); None when that is done or under way, or impossible (an
+        injected encoder, an unknown model id).
+
+        Until the warm-up ends, a caller missing a text waits for it (the model lock is
+        taken here, before returning) and then finds its vectors; a cache hit never waits.
+        Errors are left for the first real call to meet and report.
         """
         if texts is None:
             with self._lock:
@@ -206,17 +238,32 @@ class Embedder:
                         or self.model_id != DEFAULT_MODEL_ID):
                     return None
                 self._load_started = True
+            wanted: dict[str, str] = {}
+        else:
+            wanted = self._misses(self._keyed(texts))
+            if not wanted:
+                return None
+        self._model_lock.acquire()  # released by the worker: callers queue behind it
+        elsewhere = self._encoder is None and self.model_id == DEFAULT_MODEL_ID
 
         def work() -> None:
-            with contextlib.suppress(Exception):
-                if texts is None:
-                    with self._model_lock:
+            try:
+                with contextlib.suppress(Exception):
+                    if texts is None:
                         self._model()
-                else:
-                    self.ensure(texts)
+                    else:
+                        if elsewhere:
+                            self._encode_elsewhere(wanted)
+                        self._encode_locked(self._misses(wanted))
+            finally:
+                self._model_lock.release()
 
         thread = threading.Thread(target=work, name="rotbench-embedder-warm", daemon=True)
-        thread.start()
+        try:
+            thread.start()
+        except BaseException:
+            self._model_lock.release()
+            raise
         return thread
 
     def ensure(self, texts: Sequence[str]) -> EncodeStats:
