@@ -128,6 +128,7 @@ class Embedder:
         self._model_lock = threading.Lock()
         """Held while the model loads or encodes; taken before ``_lock``, never after."""
         self._load_started = False
+        self._warming: threading.Thread | None = None
         self._table: dict[str, np.ndarray] | None = None
         self.model_loads = 0
         """How many times a model was loaded by this embedder (0 on a fully warm run)."""
@@ -223,7 +224,8 @@ class Embedder:
         ``texts`` given: the ones not cached yet are encoded in one batch, in a child
         process when the real model is not loaded in this one (torch's import, about 6 s of
         CPU and 500 MB, then stays out of this process and off its interpreter lock), else
-        here; returns None when every text is cached already (nothing is loaded). ``texts``
+        here; returns None when every text is cached already (nothing is loaded) or a
+        warm-up is still running (a second call never blocks nor starts another). ``texts``
         None: import and load the model in this process (for a caller that knows misses are
         coming but not which); None when that is done or under way, or impossible (an
         injected encoder, an unknown model id).
@@ -241,8 +243,8 @@ class Embedder:
             wanted: dict[str, str] = {}
         else:
             wanted = self._misses(self._keyed(texts))
-            if not wanted:
-                return None
+            if not wanted or (self._warming is not None and self._warming.is_alive()):
+                return None  # nothing missing, or a warm-up already under way
         self._model_lock.acquire()  # released by the worker: callers queue behind it
         elsewhere = self._encoder is None and self.model_id == DEFAULT_MODEL_ID
 
@@ -259,6 +261,7 @@ class Embedder:
                 self._model_lock.release()
 
         thread = threading.Thread(target=work, name="rotbench-embedder-warm", daemon=True)
+        self._warming = thread
         try:
             thread.start()
         except BaseException:

@@ -188,6 +188,7 @@ def test_start_warming_encodes_first_and_later_misses_wait_for_it(tmp_path: Path
     texts = [f"known sentence {i}" for i in range(6)]
     warming = emb.start_warming(texts)
     assert warming is not None
+    assert emb.start_warming(texts + ["more"]) is None  # one warm-up at a time, never blocks
     results = []
     world = threading.Thread(target=lambda: results.append(emb.ensure(texts[2:4] + ["extra"])))
     world.start()
