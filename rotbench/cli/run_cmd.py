@@ -226,11 +226,6 @@ def run(
     try:
         if not os.environ.get("PREFECT_API_URL"):
             server = EarlyServer().start()
-        if spec.arm != "live" and "reference" in spec.engines and spec.dask is None:
-            from rotbench.embedding.shared import shared_embedder
-            from rotbench.engine.oracle import oracle_texts
-
-            shared_embedder(Path(spec.cache_dir)).start_warming(oracle_texts())
         outcome = _run_flow(spec, server, started)
     except ServerStartError as exc:
         fail(str(exc), 1)
