@@ -11,8 +11,10 @@ Talks to the engine only through the protocol in ``rotbench.engine.protocol``. T
 
 Every call goes through ``GuardedEngine``: one dedicated thread per engine instance, a
 timeout per call, and a one-line ``EngineFailure`` naming the engine, seed, day and call for
-an exception, a hang or a malformed answer. The truth at each probe's day is recorded next
-to its hits, so scoring and rescoring need nothing else.
+an exception, a hang or a malformed answer. Without a timeout (the reference engine's own
+probe stage) calls run on the caller's thread: a thread per world and a hand-off per
+question would buy nothing there but waits for the interpreter lock. The truth at each
+probe's day is recorded next to its hits, so scoring and rescoring need nothing else.
 """
 
 from __future__ import annotations
@@ -70,8 +72,9 @@ class _EngineThread:
 
 class GuardedEngine:
     """Calls one engine instance from a single dedicated thread, each call limited to
-    ``timeout_seconds`` (None: no limit). A call that hangs is abandoned (its thread cannot be
-    killed; it is a daemon and dies with the process)."""
+    ``timeout_seconds``. A call that hangs is abandoned (its thread cannot be killed; it is a
+    daemon and dies with the process). ``timeout_seconds`` None: no limit, and every call runs
+    on the caller's thread (same errors, no thread)."""
 
     def __init__(self, engine: MemoryEngine, seed: int, timeout_seconds: float | None,
                  name: str | None = None) -> None:
@@ -83,7 +86,7 @@ class GuardedEngine:
         if missing:
             raise self.fail(None, "protocol", f"{type(engine).__name__} has no "
                             f"{' or '.join(m + '()' for m in missing)}")
-        self._thread = _EngineThread()
+        self._thread = _EngineThread() if timeout_seconds is not None else None
 
     def fail(self, day: int | None, call: str, what: str) -> EngineFailure:
         when = f"day {day}" if day is not None else "set-up"
@@ -91,14 +94,24 @@ class GuardedEngine:
                              f"{call}: {what}")
 
     def call(self, day: int | None, call: str, fn: Callable[..., Any], *args: Any) -> Any:
-        """``fn(*args)`` on the engine's thread; raises EngineFailure on error or timeout."""
+        """``fn(*args)`` on the engine's thread (the caller's without a timeout); raises
+        EngineFailure on error or timeout."""
+        if self._thread is None:
+            try:
+                return fn(*args)
+            except Exception as exc:  # noqa: BLE001 - the engine's own error, as one line
+                raise self._raised(day, call, exc) from None
         future = self._thread.submit(lambda: fn(*args))
         try:
             return future.result(timeout=self.timeout_seconds)
-        except FutureTimeout:
-            raise self.fail(day, call, f"no answer within {self.timeout_seconds:g} s") from None
         except Exception as exc:  # noqa: BLE001 - the engine's own error, as one line
-            raise self.fail(day, call, f"raised {type(exc).__name__}: {printable(exc)}") from None
+            if isinstance(exc, FutureTimeout) and not future.done():  # not the engine's own
+                raise self.fail(day, call,
+                                f"no answer within {self.timeout_seconds:g} s") from None
+            raise self._raised(day, call, exc) from None
+
+    def _raised(self, day: int | None, call: str, exc: Exception) -> EngineFailure:
+        return self.fail(day, call, f"raised {type(exc).__name__}: {printable(exc)}")
 
     def deposit(self, document: Document) -> None:
         self.call(document.day, f"deposit({printable(document.uri, 80)})",
@@ -121,7 +134,8 @@ class GuardedEngine:
             if callable(close):
                 self.call(None, "close()", close)
         finally:
-            self._thread.stop()
+            if self._thread is not None:
+                self._thread.stop()
 
 
 def validate_hits(answer: object, k: int,

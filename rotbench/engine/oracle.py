@@ -10,7 +10,13 @@ from rotbench.engine.perception import Claim, ClaimDraft, Judgement, Mood, Quest
 from rotbench.engine.protocol import Document
 from rotbench.llm.client import ModelClient, RefusingClient
 from rotbench.world.models import Fact, World
-from rotbench.world.pools import NEAR_MISS_FRAMES, UNRELATED_SLOTS
+from rotbench.world.pools import (
+    ATTRIBUTES,
+    NEAR_MISS_FRAMES,
+    NEAR_MISS_QUESTIONS,
+    UNANSWERABLE_QUESTIONS,
+    UNRELATED_SLOTS,
+)
 
 SUBJECT = "the user"
 ORACLE_CONFIDENCE = 0.9
@@ -38,6 +44,23 @@ TEMPLATES: tuple[str, ...] = (PRESENT, PAST, RELAYED, *(t for _, t in DECOY_SENT
 """Every sentence template the oracle renders (``{label}``/``{value}`` are placeholders)."""
 
 
+def oracle_texts() -> list[str]:
+    """Every text the index stage can meet on a scripted arm, sorted: each sentence the
+    oracle extractor can render (every template with every attribute's label and pool
+    value) and every probe question either generator asks (703 texts with today's pools).
+
+    A world's ``index_texts`` under ``OracleExtractor`` is always a subset, so embedding
+    this list once before the worlds run leaves their index stages nothing to encode (and
+    gives every text the same batch, hence the same vector, whichever seeds a run has).
+    """
+    texts = set(UNANSWERABLE_QUESTIONS) | set(NEAR_MISS_QUESTIONS)
+    for attribute in ATTRIBUTES:
+        texts.add(attribute.question)
+        texts.update(template.format(label=attribute.label, value=value)
+                     for template in TEMPLATES for value in attribute.pool)
+    return sorted(texts)
+
+
 def _refused(client: ModelClient) -> int:
     return int(getattr(client, "refused", 0))
 
@@ -61,6 +84,9 @@ class OracleExtractor:
     """
 
     stamp = "oracle-extractor/2"
+    in_process = True
+    """Scripted, pure Python, no I/O: nothing to overlap, so ``extract_concurrently`` runs it
+    on the caller's thread (threads would only queue for the interpreter lock)."""
 
     def __init__(self, world: World, client: ModelClient | None = None) -> None:
         self.client: ModelClient = client if client is not None else RefusingClient()

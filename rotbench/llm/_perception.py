@@ -558,8 +558,11 @@ def extract_concurrently(
     questions) in flight.
 
     Same result, same order (deposit needs time order); works with any ``Extractor``. Use it
-    for the live arm, where each document is one model call of a second or more.
+    for the live arm, where each document is one model call of a second or more. An
+    extractor that says it runs ``in_process`` (the scripted oracle) is run on this thread.
     """
+    if getattr(extractor, "in_process", False):
+        concurrency = 1
     docs = list(documents)
     per_doc = _map_concurrently(lambda d: extract_document(d, extractor), docs, concurrency)
     return Extraction(extractor_stamp=extractor.stamp, documents=per_doc,

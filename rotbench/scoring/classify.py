@@ -55,15 +55,26 @@ class _Matcher:
         ordered = sorted(owners, key=lambda v: (-len(v), v))
         body = "|".join(value_regex(v) for v in ordered) or r"(?!x)x"
         self.regex = re.compile(rf"{WORD_BEFORE}(?:{body}){WORD_AFTER}", re.IGNORECASE)
+        self._scans: dict[str, tuple[str, ...]] = {}
+
+    _SCANS_KEPT = 20_000
+    """Texts whose scan is remembered per matcher (a world's hits repeat a few dozen claim
+    sentences thousands of times; the cache is emptied when full)."""
+
+    def _scan(self, text: str) -> tuple[str, ...]:
+        """Every pool value in ``text``, normalised, in order (remembered per text)."""
+        found = self._scans.get(text)
+        if found is None:
+            found = tuple(_norm(m.group(0)) for m in self.regex.finditer(text))
+            if len(self._scans) >= self._SCANS_KEPT:
+                self._scans.clear()
+            self._scans[text] = found
+        return found
 
     def values_of(self, text: str, attribute: str) -> set[str]:
         """Normalised values of ``attribute`` found in ``text``."""
-        found: set[str] = set()
-        for m in self.regex.finditer(text):
-            value = _norm(m.group(0))
-            if attribute in self.owners.get(value, ()):
-                found.add(value)
-        return found
+        return {value for value in self._scan(text)
+                if attribute in self.owners.get(value, ())}
 
 
 @lru_cache(maxsize=128)
@@ -105,9 +116,17 @@ class Reading:
     decoy_kinds: tuple[DecoyKind, ...] = ()
 
 
-def read_hit(text: str, truth: Truth, pools: dict[str, list[str]], lex: Lexicon) -> Reading:
-    """Classify ``text`` against ``truth`` with an already chosen lexicon (see module rules)."""
-    found = _matcher(_pools_key(pools, truth)).values_of(text, truth.attribute)
+def matcher_for(truth: Truth, pools: dict[str, list[str]]) -> _Matcher:
+    """The value finder for hits scored against ``truth`` with ``pools``: build it once per
+    probe and pass it to ``read_hit`` for each of the probe's hits."""
+    return _matcher(_pools_key(pools, truth))
+
+
+def read_hit(text: str, truth: Truth, pools: dict[str, list[str]], lex: Lexicon,
+             matcher: _Matcher | None = None) -> Reading:
+    """Classify ``text`` against ``truth`` with an already chosen lexicon (see module rules).
+    ``matcher``: ``matcher_for(truth, pools)`` when the caller already has it."""
+    found = (matcher or matcher_for(truth, pools)).values_of(text, truth.attribute)
     if not found:
         return Reading("none")
     values = tuple(sorted(found))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rotbench.scoring.classify import read_hit
+from rotbench.scoring.classify import matcher_for, read_hit
 from rotbench.scoring.lexicons import lexicon
 from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
 
@@ -23,6 +23,7 @@ def score_world(world: WorldProbes, scorer: str) -> WorldProbes:
     probes: list[ProbeRecord] = []
     for probe in world.probes:
         hits: list[ScoredHit] = []
+        matcher = matcher_for(probe.truth, world.pools) if probe.truth is not None else None
         for hit in probe.hits:
             if probe.truth is None:
                 hits.append(hit.model_copy(
@@ -34,7 +35,7 @@ def score_world(world: WorldProbes, scorer: str) -> WorldProbes:
                     f"seed {world.seed}, day {probe.day}, {probe.attribute!r}, rank {hit.rank}:"
                     " no recorded claim text (record_claim_text was off)"
                 )
-            reading = read_hit(hit.text, probe.truth, world.pools, lex)
+            reading = read_hit(hit.text, probe.truth, world.pools, lex, matcher)
             hits.append(
                 hit.model_copy(
                     update={

@@ -30,6 +30,7 @@ Generator 2 keeps all of that and adds (drawn after everything generator 1 draws
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import random
@@ -424,6 +425,15 @@ def canonical_json(data: dict) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+@functools.lru_cache(maxsize=8)
+def _check_pools_once(pools: tuple[tuple[str, tuple[str, ...]], ...],
+                      templates: tuple[str, ...]) -> None:
+    """``check_pools`` once per distinct pool set and template texts in this process (it
+    costs about as much as generating a world). A failing set is not remembered: it raises
+    again on every call."""
+    check_pools(dict(pools), templates)
+
+
 def generate_world(seed: int, days: int = 90, generator: str = DEFAULT_GENERATOR) -> World:
     """Build the world for ``seed`` over ``days`` simulated days with generator ``generator``.
 
@@ -438,7 +448,8 @@ def generate_world(seed: int, days: int = 90, generator: str = DEFAULT_GENERATOR
     if generator not in GENERATOR_VERSIONS:
         raise UnknownGenerator(generator)
     v2 = generator != "1"
-    check_pools({a.key: a.pool for a in ATTRIBUTES}, all_template_texts())
+    _check_pools_once(tuple((a.key, tuple(a.pool)) for a in ATTRIBUTES),
+                      tuple(all_template_texts()))
     rng = _rng(seed, days, generator)
     checkpoints = checkpoints_for(days)
     intervals = _intervals(checkpoints)

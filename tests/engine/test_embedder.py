@@ -145,3 +145,118 @@ def test_a_damaged_shard_is_dropped_and_its_texts_reencoded(tmp_path) -> None:
     assert set(store.load_shards(again.root)) == {again.key(t) for t in texts}
     assert store.DAMAGED == [shard.name]
     store.DAMAGED.clear()
+
+
+class GatedEncoder(CountingEncoder):
+    """A ``CountingEncoder`` that holds every batch until ``gate`` is set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = threading.Event()
+        self.entered = threading.Event()
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        self.entered.set()
+        assert self.gate.wait(30), "the test never opened the gate"
+        return super().__call__(texts)
+
+
+def test_a_cache_hit_never_waits_for_another_threads_encode(tmp_path: Path) -> None:
+    enc = GatedEncoder()
+    emb = Embedder(tmp_path, FAKE_MODEL_ID, encoder=enc)
+    enc.gate.set()
+    cached = emb.encode(["already here"])
+    enc.gate.clear()
+    encoding = threading.Thread(target=emb.ensure, args=(["a new sentence"],))
+    encoding.start()
+    assert enc.entered.wait(30)
+    got: list[np.ndarray] = []
+    reader = threading.Thread(target=lambda: got.append(emb.encode(["already here"])))
+    reader.start()
+    reader.join(30)
+    # the hit was served while the other thread still held the model inside its batch
+    assert not reader.is_alive() and encoding.is_alive()
+    np.testing.assert_array_equal(got[0], cached)
+    enc.gate.set()
+    encoding.join(30)
+    assert enc.batches == [["already here"], ["a new sentence"]]
+
+
+def test_start_warming_encodes_first_and_later_misses_wait_for_it(tmp_path: Path) -> None:
+    enc = GatedEncoder()
+    emb = Embedder(tmp_path, FAKE_MODEL_ID, encoder=enc)
+    texts = [f"known sentence {i}" for i in range(6)]
+    warming = emb.start_warming(texts)
+    assert warming is not None
+    assert emb.start_warming(texts + ["more"]) is None  # one warm-up at a time, never blocks
+    results = []
+    world = threading.Thread(target=lambda: results.append(emb.ensure(texts[2:4] + ["extra"])))
+    world.start()
+    enc.gate.set()
+    warming.join(30)
+    world.join(30)
+    # one batch for the warm-up, in order; the world's call encoded only its own extra text
+    assert enc.batches == [texts, ["extra"]]
+    assert (results[0].requested, results[0].encoded) == (3, 1)
+    assert emb.start_warming(texts) is None  # all cached: nothing to start
+
+
+def test_start_warming_without_texts_needs_the_real_model(tmp_path: Path) -> None:
+    assert Embedder(tmp_path, FAKE_MODEL_ID, encoder=hashing_encoder).start_warming() is None
+    assert Embedder(tmp_path, "other/model").start_warming() is None
+
+
+@pytest.mark.parametrize(("value", "expected"), [(None, 1), ("2", 2), (" 1 ", 1)])
+def test_torch_threads_default_to_one(monkeypatch, value, expected) -> None:
+    from rotbench.embedding.embedder import TORCH_THREADS_ENV, torch_threads
+
+    if value is None:
+        monkeypatch.delenv(TORCH_THREADS_ENV, raising=False)
+    else:
+        monkeypatch.setenv(TORCH_THREADS_ENV, value)
+    assert torch_threads() == expected
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "two", ""])
+def test_torch_threads_refuses_a_non_positive_count(monkeypatch, value) -> None:
+    from rotbench.embedding.embedder import TORCH_THREADS_ENV, torch_threads
+
+    monkeypatch.setenv(TORCH_THREADS_ENV, value)
+    with pytest.raises(ValueError, match=f"ROTBENCH_TORCH_THREADS='{value.strip()}'"):
+        torch_threads()
+
+
+@pytest.mark.parametrize(("stdin", "message"), [
+    ("not json", "stdin: not JSON"),
+    ('{"a": 1}', "stdin: expected a JSON list of strings"),
+    ('["ok", 3]', "stdin: expected a JSON list of strings"),
+])
+def test_warm_child_refuses_bad_input(monkeypatch, capsys, tmp_path, stdin, message) -> None:
+    import io
+
+    from rotbench.embedding import warm
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    assert warm.main([str(tmp_path)]) == 2
+    assert capsys.readouterr().err.startswith(message)
+    assert not (tmp_path / "embeddings").exists()
+
+
+def test_warming_in_a_child_keeps_torch_out_and_gives_the_same_vectors(tmp_path: Path) -> None:
+    """The real model: the child writes the shard, this process reads it and never imports
+    torch; the vectors equal an in-process encode of the same batch, bit for bit."""
+    texts = ["The user's car is Saab.", "Which car does the user drive?",
+             "The user's home city was previously Porto."]
+    code = (
+        "import sys; import numpy as np; from pathlib import Path;"
+        "from rotbench.embedding import Embedder;"
+        f"texts = {texts!r}; e = Embedder(Path({str(tmp_path / 'a')!r}));"
+        "e.start_warming(texts).join(); v = e.encode(texts);"
+        "print(e.model_loads, 'torch' in sys.modules, len(list(e.root.glob('*.npz'))));"
+        f"w = Embedder(Path({str(tmp_path / 'b')!r})).encode(texts);"
+        "print(np.array_equal(v, w))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["0", "False", "1", "True"]

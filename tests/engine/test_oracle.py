@@ -139,3 +139,24 @@ def test_oracle_reads_every_question_a_world_asks() -> None:
             if probe.attribute is not None:
                 assert frame.slot == probe.attribute
     assert OracleExtractor(generate_world(42)).read_question("Who is the user?") is None
+
+
+def test_oracle_texts_hold_every_text_a_scripted_world_embeds() -> None:
+    """Pinned: 703 texts (7 templates x 97 pool values, 12 attribute questions, 4 unrelated
+    and 8 near-miss questions); every seed's index texts are among them, both generators."""
+    from rotbench.engine.extract import extract_documents, index_texts, world_documents
+    from rotbench.engine.oracle import oracle_texts
+    from rotbench.world import generate_world
+
+    texts = oracle_texts()
+    assert len(texts) == 703 == 7 * 97 + 12 + 4 + 8
+    assert texts == sorted(set(texts))
+    seen: set[str] = set()
+    for generator in ("1", "2"):
+        for seed in (42, 43, 44, 1000):
+            world = generate_world(seed, generator=generator)
+            extraction = extract_documents(world_documents(world), OracleExtractor(world),
+                                           [p.question for p in world.probes])
+            seen.update(index_texts(world, extraction))
+    assert seen <= set(texts)
+    assert len(seen) == 219  # these 8 worlds alone already need a third of them

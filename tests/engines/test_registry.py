@@ -111,3 +111,47 @@ def test_estimate_counts_only_what_the_engines_use(tmp_path) -> None:
     assert "total    0 calls" in rag.output
     reference = runner.invoke(app, args)
     assert "check" in reference.output and "total    0 calls" not in reference.output
+
+
+class _Recording:
+    """An as-of engine that notes the thread of every call; ``fail`` raises from query."""
+
+    name = "recording"
+
+    def __init__(self, fail: Exception | None = None) -> None:
+        self.threads: set[int] = set()
+        self.fail = fail
+
+    def deposit(self, document) -> None: ...
+
+    def query(self, question: str, k: int) -> list[Hit]:
+        return self.query_as_of(question, 0, k)
+
+    def query_as_of(self, question: str, day: int, k: int) -> list[Hit]:
+        import threading
+
+        self.threads.add(threading.get_ident())
+        if self.fail is not None:
+            raise self.fail
+        return [Hit(text=f"{question} on day {day}")]
+
+
+@pytest.mark.parametrize(("timeout", "same_thread"), [(None, True), (5.0, False)])
+def test_calls_run_on_the_callers_thread_only_without_a_timeout(timeout, same_thread) -> None:
+    import threading
+
+    engine = _Recording()
+    guard = GuardedEngine(engine, 3, timeout)
+    hits = guard.hits(7, "q?", 2, as_of=True)
+    guard.close()
+    assert [h.text for h in hits] == ["q? on day 7"]
+    assert (engine.threads == {threading.get_ident()}) is same_thread
+
+
+@pytest.mark.parametrize("timeout", [None, 5.0])
+def test_an_engine_raising_a_timeout_of_its_own_is_named(timeout) -> None:
+    guard = GuardedEngine(_Recording(fail=TimeoutError("backend slow")), 3, timeout)
+    with pytest.raises(EngineFailure, match=r"^engine recording: seed 3, day 7: query\('q\?', "
+                                            r"k=2\): raised TimeoutError: backend slow$"):
+        guard.hits(7, "q?", 2, as_of=True)
+    guard.close()

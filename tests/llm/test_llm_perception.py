@@ -319,3 +319,25 @@ def test_question_reading_parses_subject_slot_and_tense(world42: World) -> None:
         assert [f.kind for f in ex.stats.failures] == ["invalid_answer"]
     v1 = LiveExtractor(RefusingClient(), "m", "extract-v1", slots=slots_from_world(world42))
     assert v1.read_question("Which car?") is None  # v1 reads no questions: no call made
+
+
+def test_an_in_process_extractor_runs_on_the_callers_thread(world42: World) -> None:
+    """The scripted oracle has nothing to overlap: no pool of threads, the same result."""
+    import threading
+
+    from rotbench.engine.extract import extract_documents
+    from rotbench.llm import extract_concurrently
+
+    threads: set[int] = set()
+
+    class Noting(OracleExtractor):
+        def extract(self, document):
+            threads.add(threading.get_ident())
+            return super().extract(document)
+
+    questions = [p.question for p in world42.probes]
+    extraction = extract_concurrently(documents(world42), Noting(world42), 8, questions)
+    assert threads == {threading.get_ident()}
+    assert extraction == extract_documents(documents(world42), OracleExtractor(world42),
+                                           questions)
+    assert len(extraction.questions) == 12 + 4  # generator 1: no near-miss questions

@@ -226,3 +226,19 @@ def test_generator_2_untrusted_wording_names_no_channel() -> None:
                 if f.channel is not None:
                     text = s.turns[f.turn].text.lower()
                     assert "profile" not in text and "web" not in text, text
+
+
+def test_a_broken_pool_is_refused_even_after_a_sound_one_was_checked(monkeypatch) -> None:
+    """The pool check runs once per distinct pool set: a changed set is checked again."""
+    import dataclasses
+
+    from rotbench.world import generate as gen
+
+    generate_world(42)  # the shipped pools, checked (and remembered)
+    first, second = ATTRIBUTES[0], ATTRIBUTES[1]
+    broken = dataclasses.replace(second, pool=(*second.pool[:-1], first.pool[0]))
+    monkeypatch.setattr(gen, "ATTRIBUTES", (first, broken, *ATTRIBUTES[2:]))
+    with pytest.raises(PoolOverlapError, match=f"value '{first.pool[0]}' appears in pool"):
+        generate_world(42)
+    with pytest.raises(PoolOverlapError):  # and again: a failure is not remembered
+        generate_world(43)
