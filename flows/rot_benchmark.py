@@ -121,39 +121,16 @@ def _merge_usage(outcomes: list[WorldOutcome], estimate: dict | None,
 
 
 def _prewarm(spec: RunSpec) -> threading.Thread | None:
-    """Start loading the embedding model, and embedding the texts of the first seed not seen
-    before, while the worlds start (oracle and probe arms, reference engine): the claim
-    sentences are known before the run and most recur across worlds (30 worlds hold about
-    500 distinct ones), so one world's batch covers much of the rest and the index stages
-    find them cached. Generating every world here would do the worlds' own work twice on a
-    cold run. Nothing starts when every seed ran before. Best effort."""
-    if spec.arm == "live" or "reference" not in spec.engines:
-        return None
-    records = Path(spec.cache_dir) / "prefect"
-    # a seed that ran before (its world is cached) had its texts embedded then
-    seeds = [seed for seed in spec.seeds if not (
-        records / f"generate-{content_hash(spec.generator, seed, spec.days)}").exists()][:1]
-    if not seeds:
-        return None
+    """Start embedding every text the scripted arms' index stages can meet while the worlds
+    start (``rotbench.embedding.shared.warm_for_run``; ``rotbench run`` starts it earlier,
+    beside the server). On Dask the worlds wait for it, so that the workers find the vectors
+    in the shared cache instead of each loading the model. Best effort: the index stage
+    meets and reports any failure."""
+    from rotbench.embedding.shared import warm_for_run
 
-    def work() -> None:
-        from rotbench.embedding.shared import shared_embedder
-        from rotbench.engine.extract import extract_documents, index_texts, world_documents
-        from rotbench.engine.oracle import OracleExtractor
-        from rotbench.world import generate_world
-
-        texts: set[str] = set()
-        try:
-            for seed in seeds:
-                w = generate_world(seed, spec.days, spec.generator)
-                extraction = extract_documents(world_documents(w), OracleExtractor(w))
-                texts.update(index_texts(w, extraction))
-            shared_embedder(Path(spec.cache_dir)).ensure(sorted(texts))
-        except Exception:  # noqa: BLE001 - the index stage meets and reports any failure
-            return
-
-    thread = threading.Thread(target=work, name="rotbench-prewarm", daemon=True)
-    thread.start()
+    thread = warm_for_run(spec.arm, spec.engines, Path(spec.cache_dir))
+    if thread is not None and spec.dask is not None:
+        thread.join()
     return thread
 
 

@@ -226,6 +226,10 @@ def run(
     try:
         if not os.environ.get("PREFECT_API_URL"):
             server = EarlyServer().start()
+        from rotbench.embedding.shared import warm_for_run
+
+        if spec.dask is None:  # (on Dask the flow starts it and waits for it)
+            warm_for_run(spec.arm, spec.engines, Path(spec.cache_dir))  # beside the boot
         outcome = _run_flow(spec, server, started)
     except ServerStartError as exc:
         fail(str(exc), 1)

@@ -246,7 +246,10 @@ class Embedder:
             if not wanted or (self._warming is not None and self._warming.is_alive()):
                 return None  # nothing missing, or a warm-up already under way
         self._model_lock.acquire()  # released by the worker: callers queue behind it
-        elsewhere = self._encoder is None and self.model_id == DEFAULT_MODEL_ID
+        # a child process only while torch is not in this one: once it is (a process that
+        # already loaded a model, such as a test session), loading here is cheaper
+        elsewhere = (self._encoder is None and self.model_id == DEFAULT_MODEL_ID
+                     and "torch" not in sys.modules)
 
         def work() -> None:
             try:
