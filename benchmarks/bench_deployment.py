@@ -124,11 +124,14 @@ def main(argv: list[str] | None = None) -> int:
                 assert run["state_name"] == "Completed", run["state"]
                 states = settled_task_states(stack, run_id)
                 stages = {n: s for n, s in states.items() if not n.startswith("world ")}
+                worlds = {n: s for n, s in states.items() if n.startswith("world ")}
                 label = "cold" if index == 0 else "warm"
                 cached = sum(s == "Cached" for s in stages.values())
                 results.append((label, run["total_run_time"], wall))
                 print(f"run {index + 1} ({label}): flow time {run['total_run_time']:.2f} s, "
-                      f"wall {wall:.2f} s; stage task runs {len(stages)}, cached {cached}")
+                      f"wall {wall:.2f} s; world task runs {len(worlds)}, cached "
+                      f"{sum(s == 'Cached' for s in worlds.values())}; stage task runs "
+                      f"{len(stages)}, cached {cached}")
                 print("   " + "; ".join(f"{s} +{t:.2f} s" for s, t in flow_steps(stack, run_id)))
         finally:
             stack.stop()

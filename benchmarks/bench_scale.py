@@ -29,12 +29,16 @@ ROOT = Path(__file__).resolve().parents[1]
 def run(checkout: Path, args: list[str], env: dict[str, str]) -> tuple[float, float]:
     """(wall seconds, peak RSS MB) of one `rotbench run` from ``checkout``."""
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "rotbench.cli.main", "run", *args],
-                            env={**env, "PYTHONPATH": str(checkout)}, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    err = proc.stderr.read() if proc.stderr else ""
+    # stderr to a file, not a pipe: a run prints a line per stage, and a pipe nobody reads
+    # until the end fills (64 KB, about 250 seeds) and blocks the run
+    with tempfile.TemporaryFile("w+") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "rotbench.cli.main", "run", *args],
+                                env={**env, "PYTHONPATH": str(checkout)},
+                                stdout=subprocess.DEVNULL, stderr=log, text=True)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        log.seek(0)
+        err = log.read()
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"rotbench run failed:\n{err[-3000:]}")
     return wall, usage.ru_maxrss / 1024
