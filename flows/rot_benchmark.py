@@ -166,7 +166,8 @@ def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None):
     outcomes: list[WorldOutcome] = []
     missing: dict[int, str] = {}
     with task_runner_for(spec) as runner:
-        futures = [(seed, runner.submit(configured_world_task(spec, seed, engines), {
+        keys = {seed: world_key(seed, spec, engines) for seed in spec.seeds}
+        futures = [(seed, runner.submit(configured_world_task(spec, keys[seed]), {
             "seed": seed, "spec": payload, "engines": infos, "ledger_path": ledger_path,
             "budget": budget})) for seed in spec.seeds]
         for seed, future in futures:
@@ -176,7 +177,7 @@ def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None):
                 text = str(exc).strip().splitlines()
                 missing[seed] = f"{type(exc).__name__}: {text[0] if text else ''}"[:300]
                 continue
-            key = world_key(seed, spec, engines)
+            key = keys[seed]
             if future.state.name == "Cached":
                 outcome = outcome.as_cached()
                 for record in (r for e in outcome.engines for r in e.stages):

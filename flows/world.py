@@ -124,18 +124,13 @@ def world_key(seed: int, run: RunSpec, engines: list[EngineInfo]) -> str | None:
                         *(info.identity for info in engines))
 
 
-def _world_cache_key(storage: Path):
-    """Prefect ``cache_key_fn`` of the world task: ``world-<world_key>`` once the record
-    there is checked, with every stage record it rests on (a damaged one is removed and the
-    world recomputed, so the stage computes again); None on the paid arms."""
+def _world_cache_key(storage: Path, name: str):
+    """Prefect ``cache_key_fn`` of one world's task: ``name`` (``world-<world_key>``, worked
+    out once by the parent), once the record there is checked, with every stage record it
+    rests on (a damaged one is removed and the world recomputed, so the stage computes
+    again)."""
 
-    def key_fn(context: Any, parameters: dict[str, Any]) -> str | None:
-        run = RunSpec.model_validate(parameters["spec"])
-        infos = [EngineInfo.model_validate(i) for i in parameters["engines"]]
-        key = world_key(parameters["seed"], run, infos)
-        if key is None:
-            return None
-        name = f"world-{key}"
+    def key_fn(context: Any, parameters: dict[str, Any]) -> str:
         outcome = read_record(storage / name, "WorldOutcome")
         if isinstance(outcome, WorldOutcome) and not all(
                 read_record(storage / k, "StageRef") is not None for k in outcome.stage_keys):
@@ -145,17 +140,18 @@ def _world_cache_key(storage: Path):
     return key_fn
 
 
-def configured_world_task(spec: RunSpec, seed: int, engines: list[EngineInfo]):
-    """The world task of ``seed``: on the oracle arm cached as a whole under ``world_key``
-    in the run's Prefect result storage (a warm world is one Cached task run)."""
-    key = world_key(seed, spec, engines)
+def configured_world_task(spec: RunSpec, key: str | None):
+    """The world task for a world whose ``world_key`` is ``key``: cached as a whole under it
+    in the run's Prefect result storage (a warm world is one Cached task run), or not cached
+    as a whole when ``key`` is None (the paid arms)."""
     if key is None:
         return world_task
     storage = (Path(spec.cache_dir) / "prefect").resolve()
     storage.mkdir(parents=True, exist_ok=True)
+    name = f"world-{key}"
     return world_task.with_options(
-        cache_key_fn=_world_cache_key(storage), persist_result=True, result_storage=storage,
-        result_serializer=SafeJSONSerializer(key=f"world-{key}"))
+        cache_key_fn=_world_cache_key(storage, name), persist_result=True,
+        result_storage=storage, result_serializer=SafeJSONSerializer(key=name))
 
 
 def api_key_for_run() -> str | None:

@@ -112,12 +112,13 @@ def record_run(
     wanted = set(spec.seeds)
 
     def checked() -> Iterator[WorldProbes]:
-        seen: list[int] = []
+        seen: set[int] = set()
         for world in worlds:  # a world not selected is refused before anything is written
-            seen.append(world.seed)
-            if world.seed not in wanted or seen.count(world.seed) > 1:
-                raise ValueError(f"the worlds computed are seeds {sorted(seen)}, not the "
-                                 f"selection's {sorted(spec.seeds)}")
+            if world.seed not in wanted or world.seed in seen:
+                raise ValueError(f"the worlds computed are seeds "
+                                 f"{sorted([*seen, world.seed])}, not the selection's "
+                                 f"{sorted(spec.seeds)}")
+            seen.add(world.seed)
             yield world
             del world  # hold no world while the next one is made
 
