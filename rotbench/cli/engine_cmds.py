@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from rotbench.cli.common import fail
+from rotbench.safe_text import terminal_console
 
 
 class CompareFormat(StrEnum):
@@ -50,7 +50,7 @@ def engines(
         table.add_row(info.name, info.version, installed,
                       "perceived claims" if info.takes == "claims" else "raw documents",
                       "yes" if info.paid_calls else "no", info.summary)
-    Console().print(table)
+    terminal_console().print(table)
 
 
 def compare(
@@ -71,13 +71,16 @@ def compare(
         comparison_markdown,
         render_comparison,
     )
-    from rotbench.report.io import ReportError, load_report
+    from rotbench.report.io import ReportError
+    from rotbench.report.verify import load_checked
 
     loaded = []
     for path in reports:
+        if not str(path).strip() or str(path) == ".":
+            fail("compare: an empty report path is not allowed", 2)
         try:
-            loaded.append(load_report(path))
-        except ReportError as exc:
+            loaded.append(load_checked(path, lambda line: typer.echo(line, err=True)))
+        except (ReportError, ValueError) as exc:
             fail(str(exc), 1)
     try:
         comparison = compare_reports(loaded, force=force)
@@ -88,4 +91,4 @@ def compare(
     elif format is CompareFormat.markdown:
         typer.echo(comparison_markdown(comparison, intervals), nl=False)
     else:
-        render_comparison(comparison, Console(), intervals)
+        render_comparison(comparison, terminal_console(), intervals)

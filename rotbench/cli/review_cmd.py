@@ -14,12 +14,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from rotbench.cli.common import fail
-from rotbench.safe_text import printable
+from rotbench.safe_text import cell, printable, terminal_console
 
 
 def _report_path(run: str, reports_dir: str) -> Path:
@@ -33,6 +32,11 @@ def _report_path(run: str, reports_dir: str) -> Path:
 
 def _claim(c) -> Text:  # noqa: ANN001 - a RulingClaim
     return Text(f"{printable(c.text, 160)}\n{printable(c.source, 60)}, {c.date}")
+
+
+# Every text here comes from the report (a file): pair ids, claims, the run id. Cells are
+# rich Text (never markup) with control characters escaped, printed through the terminal
+# console (rotbench.safe_text), which escapes whatever else would reach the terminal.
 
 
 def review(
@@ -99,15 +103,16 @@ def review(
                                 "ruling": in_effect[i.pair_id].ruling
                                 if i.pair_id in in_effect else None} for i in shown], indent=2))
         return
-    table = Table(title=f"Review records of {report.run_id}: {len(shown)} "
-                  f"{'listed' if all_ else 'open'} of {len(items)}", title_justify="left")
+    table = Table(title=cell(f"Review records of {report.run_id}: {len(shown)} "
+                             f"{'listed' if all_ else 'open'} of {len(items)}", 300),
+                  title_justify="left")
     for column in ("id", "seed", "day", "older claim", "newer claim", *(("ruling",) * all_)):
         table.add_column(column)
     for i in shown:
         extra = (in_effect[i.pair_id].ruling if i.pair_id in in_effect else "open",) * all_
-        table.add_row(i.pair_id, str(i.seed), str(i.day), _claim(i.older), _claim(i.newer),
-                      *extra)
-    Console().print(table)
+        table.add_row(cell(i.pair_id, 80), str(i.seed), str(i.day), _claim(i.older),
+                      _claim(i.newer), *extra)
+    terminal_console().print(table)
     if shown and not all_:
         typer.echo(f"rule with: rotbench review {printable(run)} --rule ID coexist|replacement")
 
@@ -138,5 +143,6 @@ def _append(path: Path, item, kind: str, by: str | None, note: str | None,  # no
     except OSError as exc:
         fail(f"{path}: cannot write ({exc.strerror or exc})", 1)
     replaced = f" (replaces the earlier ruling: {earlier.ruling})" if earlier else ""
-    typer.echo(f"ruled {item.pair_id} {kind}{replaced}; {printable(path)} now holds "
+    typer.echo(f"ruled {printable(item.pair_id, 80)} {kind}{replaced}; {printable(path)} "
+               "now holds "
                f"{len(written.rulings)} rulings on {len(written.effective)} pairs")
