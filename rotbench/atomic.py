@@ -7,6 +7,12 @@ import stat
 import tempfile
 from pathlib import Path
 
+def _open_temporary(fd: int):  # noqa: ANN202 - a binary file object
+    """The file object the bytes are written through (tests replace it to simulate a full
+    disk)."""
+    return os.fdopen(fd, "wb")
+
+
 NEW_FILE_MODE = 0o644
 """Permission bits of a file that did not exist before (readable by others, as ``open``
 under the usual umask gives)."""
@@ -35,7 +41,7 @@ def write_atomic(path: Path, data: bytes, *, follow_symlinks: bool = False,
         mode = NEW_FILE_MODE
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        with os.fdopen(fd, "wb") as fh:
+        with _open_temporary(fd) as fh:
             fh.write(data)
             fh.flush()
             if fsync:

@@ -42,7 +42,12 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]", re.S)
 
 class JSONInputError(ValueError):
     """JSON input that cannot be used; the message is one line naming the source (a file)
-    and, where known, the line."""
+    and, where known, the line. ``strerror`` is the system's reason when the file could not
+    be read at all (else None)."""
+
+    def __init__(self, message: str, strerror: str | None = None) -> None:
+        super().__init__(message)
+        self.strerror = strerror
 
 
 class _Limit(ValueError):
@@ -203,7 +208,8 @@ def read_capped(path: Path, max_bytes: int, what: str = "file") -> bytes:
         with path.open("rb") as fh:
             raw = fh.read(max_bytes + 1)
     except OSError as e:
-        raise JSONInputError(f"{path}: cannot read ({e.strerror or e})") from None
+        raise JSONInputError(f"{path}: cannot read ({e.strerror or e})",
+                             str(e.strerror or e)) from None
     if len(raw) > max_bytes:
         raise JSONInputError(f"{path}: larger than {_size(max_bytes)}, the limit for a "
                              f"{what}")

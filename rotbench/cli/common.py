@@ -16,6 +16,8 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+OWN_EMPTY_CHECK = frozenset({"show", "rescore"})
+"""Commands that refuse an empty argument themselves ("the report path is empty")."""
 PATH_OPTIONS = frozenset({"out", "db", "html", "plots", "reports_dir", "rulings",
                           "cache_dir", "llm_settings"})
 """Options that name a path even where their type is ``str`` (besides every ``Path``)."""
@@ -62,15 +64,18 @@ def empty_path_problem(command, args: list[str]) -> str | None:  # noqa: ANN001
 
 def rotbench_group():  # noqa: ANN201 - a TyperGroup subclass
     """The class of rotbench's command group: typer's, refusing empty paths before any
-    command runs (``empty_path_problem``), as a usage error (one line, exit 2)."""
+    command runs (``empty_path_problem``), as a usage error (one line, exit 2), or what
+    the command itself says of an empty argument where it has its own words."""
     from typer.core import TyperGroup
 
     class RotbenchGroup(TyperGroup):
         def resolve_command(self, ctx, args):  # noqa: ANN001, ANN202 - typer's signature
             name, cmd, rest = super().resolve_command(ctx, args)
             problem = empty_path_problem(cmd, rest) if cmd is not None else None
+            if problem and name in OWN_EMPTY_CHECK and problem.startswith("an empty argument"):
+                problem = None  # the command names its argument itself
             if problem:
-                ctx.fail(problem)
+                fail(problem, 2)
             return name, cmd, rest
 
     return RotbenchGroup

@@ -358,9 +358,6 @@ def schema_problem(con: duckdb.DuckDBPyConnection, required: tuple[str, ...] = (
     expected = _expected_columns()
     legacy = _legacy_columns()
     found = _columns(con)
-    for table in required:
-        if table not in found:
-            return f"holds no table {table!r}; not a rotbench run database"
     for table in TABLES:
         if table not in found:
             continue
@@ -372,6 +369,9 @@ def schema_problem(con: duckdb.DuckDBPyConnection, required: tuple[str, ...] = (
         if not ok:
             return (f"its table {table!r} is not rotbench's (columns "
                     f"{[c for c, _ in found[table]]})")
+    for table in required:
+        if table not in found:
+            return f"holds no table {table!r}; not a rotbench run database"
     return None
 
 

@@ -67,8 +67,10 @@ def load_report(path: Path) -> Report:
         raise ReportError("no report given: the path is empty")
     path = Path(path)
     try:
-        data = read_json_file(path, MAX_REPORT_BYTES, "report")
+        data = read_json_file(path, MAX_REPORT_BYTES, "report file")
     except JSONInputError as e:
+        if e.strerror is not None:
+            raise ReportError(f"cannot read report {path}: {e.strerror}") from None
         raise ReportError(str(e)) from None
     if not isinstance(data, dict):
         raise ReportError(f"{path}: not a report (top level is {type(data).__name__})")

@@ -54,7 +54,7 @@ def _field(loc: tuple[int | str, ...]) -> str:
 
 
 MAX_RULINGS_BYTES = 64 << 20
-"""Largest rulings file read or appended to (64 MiB: a ruling line is about 400 bytes, so
+"""Largest rulings file read or appended to (64 MiB: a ruling line is about 230 bytes, so
 well over 100,000 rulings; a person rules a few hundred pairs)."""
 MAX_RULINGS = 100_000
 """Most rulings one file may hold (``review --all`` of 10^6 rulings took 46 s and 3.3 GB)."""
@@ -116,7 +116,7 @@ def read_rulings(path: Path) -> RulingsFile:
     from rotbench.json_input import JSONInputError, read_capped
 
     try:
-        raw = read_capped(Path(path), MAX_RULINGS_BYTES, "rulings file")
+        raw = read_capped(path, MAX_RULINGS_BYTES, "rulings file")
     except JSONInputError as e:
         raise RulingsError(str(e)) from None
     path = Path(path)
