@@ -7,6 +7,7 @@ import stat
 import tempfile
 from pathlib import Path
 
+
 def _open_temporary(fd: int):  # noqa: ANN202 - a binary file object
     """The file object the bytes are written through (tests replace it to simulate a full
     disk)."""
