@@ -24,9 +24,9 @@ from prefect.serializers import Serializer
 from pydantic import BaseModel
 
 from rotbench.embedding.embedder import EncodeStats
-from rotbench.engine.extract import Extraction
-from rotbench.engine.ledger import Ledger
-from rotbench.engines.ingest import EngineAnswers
+from rotbench.pipeline.extract import Extraction
+from rotbench.pipeline.ingest_probe import EngineAnswers
+from rotbench.reference.ledger import Ledger
 from rotbench.rulings import RealPairs
 from rotbench.scoring.models import WorldProbes
 from rotbench.world.models import World

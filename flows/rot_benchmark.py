@@ -32,11 +32,11 @@ from flows.world import (
     world_key,
     world_runtime,
 )
-from rotbench.arms import degraded_lines
 from rotbench.engines.registry import resolve
+from rotbench.perception.arms import degraded_lines
+from rotbench.pipeline.record import EngineIdentity, record_run
 from rotbench.progress import progress
-from rotbench.record import EngineIdentity, record_run
-from rotbench.report import Report, StageRecord
+from rotbench.results import Report, StageRecord
 from rotbench.rulings import ORACLE_REASON, RealPairs, not_scored, read_rulings
 from rotbench.runspec import DEFAULT_SEEDS, Arm, RunSpec, spec_from_parameters
 
@@ -196,7 +196,7 @@ def _dollars(usage: dict) -> str:
 
 
 def _artifact_markdown(outcome: RunOutcome, spec: RunSpec) -> str:
-    from rotbench.report import format_rate
+    from rotbench.results import format_rate
 
     lines = [f"# rotbench: arm {spec.arm}, seeds {_seed_text(spec.seeds)}", ""]
     for report, path in zip(outcome.reports, outcome.report_paths, strict=True):
@@ -275,7 +275,7 @@ async def rot_benchmark(
     worlds_done = time.time()
     spent = None
     if ledger_path is not None:
-        from rotbench.budget import Budget, SpendLedger
+        from rotbench.perception.model.budget import Budget, SpendLedger
 
         spent = SpendLedger(Path(ledger_path), Budget(**budget)).totals()
         spent["limit"] = budget
@@ -396,8 +396,8 @@ def _guard_budget(spec: RunSpec, logger) -> tuple[dict, str, dict]:
     spend ledger path, budget)."""
     from prefect.runtime import flow_run
 
-    from rotbench.arms import load_llm_settings
-    from rotbench.budget import effective_budget, project_cost, refusal
+    from rotbench.perception.arms import load_llm_settings
+    from rotbench.perception.model.budget import effective_budget, project_cost, refusal
 
     path = spec.llm_settings or os.environ.get("ROTBENCH_LLM_SETTINGS")
     settings = load_llm_settings(Path(path) if path else None, spec.model_concurrency)

@@ -21,15 +21,16 @@ from typing import Any
 from prefect import Task, task
 
 from flows.caching import SafeJSONSerializer, StageRef, load_payload, stage_key, store_payload
-from rotbench.engine.extract import index_texts, world_documents
-from rotbench.engine.reconcile import deposit
-from rotbench.engine.reference import ReferenceEngine
-from rotbench.engines.ingest import ingest_and_probe
-from rotbench.llm import extract_concurrently
-from rotbench.probe import EngineFailure, probe_as_of
-from rotbench.rulings import review_items, score_real_pairs
-from rotbench.scoring import score_world
-from rotbench.world import generate_world
+from rotbench.pipeline.deposit import deposit
+from rotbench.pipeline.extract import extract_concurrently, world_documents
+from rotbench.pipeline.generate import generate
+from rotbench.pipeline.index import index_world
+from rotbench.pipeline.ingest_probe import ingest_and_probe
+from rotbench.pipeline.probe import EngineFailure, probe_as_of
+from rotbench.pipeline.real_pairs import real_pairs
+from rotbench.pipeline.score import score
+from rotbench.reference.engine import ReferenceEngine
+from rotbench.rulings import review_items
 
 STAGE_TIMEOUT_SECONDS: dict[str, float] = {
     "generate": 120, "extract": 3600, "index": 1800, "deposit": 3600, "probe": 1800,
@@ -77,7 +78,7 @@ def _store(ctx, stage: str, key: str, obj, summary=None, failures_before: int | 
 @task(name="generate", task_run_name="generate seed {seed}")
 def generate_task(key: str, seed: int, ctx, days: int, generator: str) -> StageRef:
     """The world of ``seed`` over ``days`` days (``rotbench.world.generate_world``)."""
-    return _store(ctx, "generate", key, generate_world(seed, days, generator))
+    return _store(ctx, "generate", key, generate(seed, days, generator))
 
 
 @task(name="extract", task_run_name="extract seed {seed}")
@@ -96,14 +97,14 @@ def extract_task(key: str, seed: int, ctx, world: StageRef, multi: bool,
 @task(name="index", task_run_name="index seed {seed}")
 def index_task(key: str, seed: int, ctx, world: StageRef, extraction: StageRef) -> StageRef:
     """Embed every claim sentence and question not yet in the embedding cache."""
-    texts = index_texts(_load(ctx, world), _load(ctx, extraction))
-    return _store(ctx, "index", key, ctx.embedder().ensure(texts))
+    stats = index_world(_load(ctx, world), _load(ctx, extraction), ctx.embedder())
+    return _store(ctx, "index", key, stats)
 
 
 @task(name="deposit", task_run_name="deposit seed {seed}")
 def deposit_task(key: str, seed: int, ctx, world: StageRef, extraction: StageRef,
                  config) -> StageRef:
-    """Reconcile the extraction into a ledger (``rotbench.engine.reconcile.deposit``). The
+    """Reconcile the extraction into a ledger (``rotbench.reference.reconcile.deposit``). The
     reference's summary carries the counts and the ledger's review records
     (``rotbench.rulings.review_items``), so a cached world need not load its ledger."""
     w = _load(ctx, world)
@@ -131,7 +132,7 @@ def probe_task(key: str, seed: int, ctx, world: StageRef, ledger: StageRef,
 def ingest_probe_task(key: str, seed: int, engine: str, ctx, world: StageRef, arm: str,
                       top_k: int, timeout_seconds: float) -> StageRef:
     """Build the engine for the world, deposit and probe interleaved
-    (``rotbench.engines.ingest.ingest_and_probe``). Raises EngineFailure (never cached,
+    (``rotbench.pipeline.ingest_probe.ingest_and_probe``). Raises EngineFailure (never cached,
     never retried) when the engine failed."""
     from rotbench.engines.registry import resolve
 
@@ -154,8 +155,7 @@ def score_task(key: str, seed: int, engine: str, ctx, probes: StageRef, scorer: 
     """Classify every hit under ``scorer`` (``rotbench.scoring.score_world``). ``field``:
     read the probes from this attribute of the stored output (an engine's answers)."""
     stored = _load(ctx, probes)
-    return _store(ctx, "score", key, score_world(getattr(stored, field) if field else stored,
-                                                 scorer))
+    return _store(ctx, "score", key, score(getattr(stored, field) if field else stored, scorer))
 
 
 @task(name="real_pairs", task_run_name="real_pairs")
@@ -166,8 +166,8 @@ def real_pairs_task(key: str, ctx, rulings: list, rulings_sha256: str, rulings_r
     so a rulings file with one ruling more pays only for that pair."""
     before = ctx.failure_count()
     checker = ctx.live.checker()
-    block = score_real_pairs(rulings, checker, rulings_sha256=rulings_sha256,
-                             rulings_read=rulings_read)
+    block = real_pairs(rulings, checker, rulings_sha256=rulings_sha256,
+                       rulings_read=rulings_read)
     return _store(ctx, "real_pairs", key, block, failures_before=before)
 
 

@@ -27,15 +27,15 @@ from flows.caching import (
     read_record,
 )
 from flows.tasks import configured_tasks
-from rotbench.arms import ArmRuntime, load_llm_settings, paid_runtime
-from rotbench.config import DEPOSIT_SECTIONS, QUERY_SECTIONS, EngineConfig
 from rotbench.embedding.embedder import DEFAULT_MODEL_ID
 from rotbench.embedding.store import drain_damaged
-from rotbench.engine import ENGINE_VERSION
 from rotbench.engines.registry import EngineInfo
-from rotbench.probe import EngineFailure
+from rotbench.perception.arms import ArmRuntime, load_llm_settings, paid_runtime
+from rotbench.pipeline.probe import EngineFailure
 from rotbench.progress import progress
-from rotbench.report import StageRecord
+from rotbench.reference import ENGINE_VERSION
+from rotbench.reference.config import DEPOSIT_SECTIONS, QUERY_SECTIONS, EngineConfig
+from rotbench.results import StageRecord
 from rotbench.rulings import ReviewItem
 from rotbench.runspec import RunSpec
 from rotbench.scoring import DEFAULT_SCORER
@@ -114,7 +114,7 @@ def world_key(seed: int, run: RunSpec, engines: list[EngineInfo]) -> str | None:
     """
     if run.arm != "oracle":
         return None
-    from rotbench.engine.oracle import OracleChecker, OracleExtractor
+    from rotbench.perception.oracle import OracleChecker, OracleExtractor
 
     config = EngineConfig().with_overrides(run.engine_overrides())
     return content_hash(WORLD_STAGE, seed, run.generator, run.days, run.top_k,
@@ -170,7 +170,7 @@ def world_runtime(spec: RunSpec, ledger_path: str | None, budget: dict | None) -
     """The perception one world is read with, built from the run's settings."""
     if spec.arm == "oracle":
         return ArmRuntime(arm="oracle", cache_dir=spec.cache_dir)
-    from rotbench.budget import Budget, SpendLedger
+    from rotbench.perception.model.budget import Budget, SpendLedger
 
     path = spec.llm_settings or os.environ.get("ROTBENCH_LLM_SETTINGS")
     settings = load_llm_settings(Path(path) if path else None, spec.model_concurrency)
@@ -298,7 +298,7 @@ def _engine(w: WorldStages, info: EngineInfo, name: str, world: StageRef,
 def perception_stamps(rt: ArmRuntime) -> tuple[str, str]:
     """(extractor stamp, checker stamp) of the arm: they name the perception logic, model
     and prompt version, and enter the cache keys of the stages they read."""
-    from rotbench.engine.oracle import OracleChecker, OracleExtractor
+    from rotbench.perception.oracle import OracleChecker, OracleExtractor
 
     if rt.live is None:
         return OracleExtractor.stamp, OracleChecker.stamp
@@ -306,7 +306,7 @@ def perception_stamps(rt: ArmRuntime) -> tuple[str, str]:
     checker = live.checker().stamp
     if rt.arm == "probe":
         return OracleExtractor.stamp, checker
-    from rotbench.llm._perception import LiveExtractor
+    from rotbench.perception.model._perception import LiveExtractor
 
     s = live.settings
     return f"{LiveExtractor._logic}:{s.extract_model}:{s.extract_prompt_version}", checker

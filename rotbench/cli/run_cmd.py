@@ -216,10 +216,10 @@ def run(
         typer.echo("arm oracle: 0 model calls, $0.00 (scripted perception only)")
         return
 
-    from rotbench.prefect_env import configure_prefect_env
+    from flows.prefect_env import configure_prefect_env
 
     configure_prefect_env()
-    from rotbench.prefect_server import EarlyServer, ServerStartError
+    from flows.prefect_server import EarlyServer, ServerStartError
 
     server = None
     outcome = None
@@ -257,8 +257,8 @@ def _print_results(spec, runtime, format: OutputFormat, intervals: bool, started
     then a warning per degraded report (exit 3 with ``strict``)."""
     from rich.console import Console
 
-    from rotbench.report import render
-    from rotbench.report.compare import compare_reports, render_comparison
+    from rotbench.results import render
+    from rotbench.results.presentation.compare import compare_reports, render_comparison
 
     for report in runtime.reports:
         summary = stage_summary(report.stages)

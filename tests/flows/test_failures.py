@@ -18,6 +18,8 @@ from flow_helpers import computed, run_flow
 
 import flows.tasks as tasks
 
+pytestmark = pytest.mark.slow
+
 SEEDS = [42, 43]
 DAYS = 30
 STAGES = {"generate", "extract", "index", "deposit", "probe", "score"}
@@ -47,7 +49,7 @@ def test_a_transient_failure_is_retried_and_changes_no_figure(tmp_path, monkeypa
             raise OSError(28, "No space left on device")
         return real(probes, scorer)
 
-    monkeypatch.setattr(tasks, "score_world", score)
+    monkeypatch.setattr(tasks, "score", score)
     report, outcome = run_flow(tmp_path, seeds=SEEDS, days=DAYS)
     assert len(calls) == len(SEEDS) + 1  # one retry, of the one failed attempt
     assert outcome.missing == {} and outcome.failures == []
@@ -70,7 +72,7 @@ def test_a_failure_that_is_not_transient_fails_its_seed_alone_without_retry(
             raise ValueError("seed 43 cannot be generated\nsecond line of detail")
         return real(seed, days, generator)
 
-    monkeypatch.setattr(tasks, "generate_world", generate)
+    monkeypatch.setattr(tasks, "generate", generate)
     report, outcome = run_flow(tmp_path, seeds=SEEDS, days=DAYS)
     assert attempts == {42: 1, 43: 1}
     assert outcome.missing == {43: "ValueError: seed 43 cannot be generated"}
@@ -100,7 +102,7 @@ def test_a_stage_past_its_timeout_fails_its_seed_alone(tmp_path, monkeypatch, cl
                 time.sleep(0.01)
         return real(seed, days, generator)
 
-    monkeypatch.setattr(tasks, "generate_world", generate)
+    monkeypatch.setattr(tasks, "generate", generate)
     monkeypatch.setitem(tasks.STAGE_TIMEOUT_SECONDS, "generate", 2.0)
     monkeypatch.setattr(tasks, "RETRY_DELAYS_SECONDS", [])  # one attempt: the timeout alone
     report, outcome = run_flow(tmp_path, seeds=SEEDS, days=DAYS)

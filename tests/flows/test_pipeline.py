@@ -14,6 +14,8 @@ import duckdb
 import pytest
 from flow_helpers import clone_cache, computed, run_flow
 
+pytestmark = pytest.mark.slow
+
 SEEDS = (42, 43, 44)
 STAGES = ("generate", "extract", "index", "deposit", "probe", "score")
 V1 = {"generator": "1", "scorer": "v2"}
