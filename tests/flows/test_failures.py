@@ -40,7 +40,7 @@ def quick_retries(monkeypatch) -> None:
 
 def test_a_transient_failure_is_retried_and_changes_no_figure(tmp_path, monkeypatch,
                                                               clean) -> None:
-    real = tasks.score_world
+    real = tasks.score
     calls: list[int] = []
 
     def score(probes, scorer):
@@ -63,7 +63,7 @@ def test_a_transient_failure_is_retried_and_changes_no_figure(tmp_path, monkeypa
 
 def test_a_failure_that_is_not_transient_fails_its_seed_alone_without_retry(
         tmp_path, monkeypatch, clean) -> None:
-    real = tasks.generate_world
+    real = tasks.generate
     attempts: Counter[int] = Counter()
 
     def generate(seed: int, days: int, generator: str):
@@ -91,7 +91,7 @@ def test_a_stage_past_its_timeout_fails_its_seed_alone(tmp_path, monkeypatch, cl
     thread by raising into it at its next Python instruction (it cannot interrupt one
     blocking call), so the stuck stage here waits in short sleeps. Without the timeout it
     would give up by itself after 60 s and the seed would not be missing."""
-    real = tasks.generate_world
+    real = tasks.generate
     attempts: Counter[int] = Counter()
 
     def generate(seed: int, days: int, generator: str):
