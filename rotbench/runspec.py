@@ -17,13 +17,6 @@ from rotbench.world.generate import DEFAULT_GENERATOR, GENERATOR_VERSIONS, MAX_D
 
 Arm = Literal["oracle", "probe", "live"]
 ARMS: tuple[str, ...] = ("oracle", "probe", "live")
-STAGES: tuple[str, ...] = ("generate", "extract", "index", "deposit", "probe", "score")
-"""The reference engine's pipeline stages, in order (one cached task each)."""
-ENGINE_STAGES: tuple[str, ...] = ("generate", "ingest_probe", "score")
-"""The pipeline of an engine without separable stages (one cached task each)."""
-ALL_STAGES: tuple[str, ...] = ("generate", "extract", "index", "deposit", "probe",
-                               "ingest_probe", "score", "real_pairs")
-"""Every stage name, in pipeline order (for summaries)."""
 DEFAULT_ENGINE = "reference"
 DEFAULT_SEEDS: tuple[int, ...] = (42, 43, 44)
 MAX_SEED = 2**31 - 1

@@ -39,8 +39,8 @@ def _run_flow(spec, server, started: float):
     params = spec.model_dump(exclude={"max_concurrent_worlds"}) | {
         "max_concurrent_worlds": spec.max_concurrent_worlds}
     from rotbench.engines.registry import resolve
+    from rotbench.pipeline.stages import ENGINE_STAGES, STAGES
     from rotbench.progress import PlainProgress, RichProgress, set_progress
-    from rotbench.runspec import ENGINE_STAGES, STAGES
 
     per_seed = ("generate",) + tuple(
         stage for name in spec.engines
@@ -61,7 +61,7 @@ def _run_flow(spec, server, started: float):
 
 def stage_summary(stages) -> str:
     """One line: how many stage runs were computed vs cached, and seconds computed."""
-    from rotbench.runspec import ALL_STAGES
+    from rotbench.pipeline.stages import ALL_STAGES
 
     computed = [s for s in stages if not s.cached]
     ran = {s.stage for s in computed}
