@@ -136,3 +136,35 @@ def test_only_flows_and_the_cli_import_prefect() -> None:
             offenders += [f"{name}: {n}" for n in names
                           if n.split(".")[0] in {"prefect", "prefect_dask", "flows"}]
     assert offenders == []
+
+
+def _package_of(module: str, modules: dict[str, Path]) -> str:
+    return module if modules[module].name == "__init__.py" else module.rpartition(".")[0]
+
+
+def private_imports_across_packages() -> list[str]:
+    """``module <- source.name`` for every import of a private module or name (leading
+    underscore) by a module of another package of rotbench/ or flows/ (within a package,
+    private modules are how its ``__init__`` keeps a thin public surface)."""
+    modules = _modules()
+    found = []
+    for name, path in modules.items():
+        here = _package_of(name, modules)
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not isinstance(node, ast.ImportFrom) or node.level or not node.module:
+                continue
+            source = node.module
+            if source.split(".")[0] not in PACKAGES:
+                continue
+            owner = source if source in modules and modules[source].name == "__init__.py" \
+                else source.rpartition(".")[0]
+            if owner == here:
+                continue
+            private = [a.name for a in node.names if a.name.startswith("_")]
+            if any(part.startswith("_") for part in source.split(".")) or private:
+                found.append(f"{name} <- {source}{'.' + ','.join(private) if private else ''}")
+    return sorted(found)
+
+
+def test_no_private_name_is_used_across_packages() -> None:
+    assert private_imports_across_packages() == []

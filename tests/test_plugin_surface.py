@@ -1,6 +1,8 @@
 """The plug-in surface: ``rotbench.plugin`` is all an engine author imports; the old path
 ``rotbench.engine.protocol`` still works for one release, with a DeprecationWarning."""
 
+# layout-codemod: skip (this file names the old paths on purpose)
+
 from __future__ import annotations
 
 import ast

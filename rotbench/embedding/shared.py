@@ -11,6 +11,8 @@ from pathlib import Path
 
 from rotbench.embedding.embedder import DEFAULT_MODEL_ID, Embedder
 
+# Process-wide on purpose: a loaded model (MiniLM, ~90 MB, seconds to load) and its
+# in-memory vector table are worth one copy per process, shared by every world on a thread.
 _lock = threading.Lock()
 _embedders: dict[tuple[str, str], Embedder] = {}
 

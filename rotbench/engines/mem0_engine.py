@@ -49,7 +49,7 @@ DEFAULT_MODEL = "claude-sonnet-4-6"
 """Model of mem0's extraction call when the run's client names none."""
 
 _NOWHERE = "http://127.0.0.1:9/never-called"
-_IMPORT_LOCK = threading.Lock()
+_IMPORT_LOCK = threading.Lock()  # mem0 reads its home folder from the environment at import
 _DATE_LINE = re.compile(r"(## (?:Observation|Current) Date\n)[^\n]*")
 
 

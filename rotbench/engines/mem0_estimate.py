@@ -18,13 +18,13 @@ from pathlib import Path
 from rotbench.engines.context import EngineContext
 from rotbench.engines.mem0_engine import MAX_TOKENS, Mem0Engine, ScriptedLLM, scripted_answer
 from rotbench.perception.client import RefusingClient
-from rotbench.perception.model._cache import call_key
-from rotbench.perception.model._estimate import (
+from rotbench.perception.model import (
     MESSAGE_OVERHEAD_TOKENS,
     StageEstimate,
     approx_tokens,
+    call_key,
+    cost_usd,
 )
-from rotbench.perception.model._settings import cost_usd
 from rotbench.perception.model.engine_client import ENGINE_PROMPT_VERSION
 from rotbench.perception.oracle import OracleExtractor
 from rotbench.pipeline.extract import world_documents

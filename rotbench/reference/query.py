@@ -35,6 +35,10 @@ from rotbench.reference.ledger import CONVERSATION, Ledger
 
 _NEVER = np.iinfo(np.int64).max
 
+# Process-wide on purpose: building a ledger's index (every claim's vector in one matrix) is
+# the expensive part of a query, and one ledger object is queried by many probes through
+# ``ReferenceEngine`` instances that do not share state. Keyed by ``id(ledger)`` with a weak
+# reference, so an entry goes when its ledger does; guarded by the lock (threads share it).
 _INDEXES: dict[int, tuple[weakref.ref, tuple[int, int, str], LedgerIndex]] = {}
 _INDEXES_LOCK = threading.Lock()
 

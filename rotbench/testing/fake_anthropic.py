@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from rotbench.engines.protocol import Document
-from rotbench.perception.model._prompts import (
+from rotbench.perception.model import (
     RETRY_MARKER,
     claim_views_of,
     document_text_of,

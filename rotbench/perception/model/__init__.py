@@ -10,28 +10,47 @@ Public surface (everything else is private):
 - persistence: ``CallCache`` (one JSON file per completed call).
 - reporting: ``PerceptionStats``, ``CallFailure``, ``LLMRunSummary``; errors
   ``ModelCallError`` (recorded), ``FatalModelError`` (raised).
-- planning: ``estimate``, ``Estimate``, ``StageEstimate``, ``slots_from_world``.
+- planning: ``estimate``, ``Estimate``, ``StageEstimate``, ``slots_from_world``, and the
+  pieces an engine's own estimate is made of (``approx_tokens``, ``MESSAGE_OVERHEAD_TOKENS``,
+  ``cost_usd``, ``call_key``).
+- the prompts' wire format, for fakes that answer them (``prompt_kind``,
+  ``document_text_of``, ``question_text_of``, ``claim_views_of``, ``RETRY_MARKER``).
 - wiring: ``build_perception`` -> ``LivePerception``.
 """
 
 from rotbench.perception.client import Completion, ModelClient, RefusedCall, RefusingClient, Usage
 from rotbench.perception.model._cache import CallCache, call_key
 from rotbench.perception.model._estimate import (
+    MESSAGE_OVERHEAD_TOKENS,
     Estimate,
     StageEstimate,
+    approx_tokens,
     estimate,
     oracle_pairs,
     slots_from_world,
 )
-from rotbench.perception.model._perception import LiveChecker, LiveExtractor
-from rotbench.perception.model._prompts import CHECK_PROMPTS, EXTRACT_PROMPTS, InvalidAnswer
+from rotbench.perception.model._perception import (
+    LiveChecker,
+    LiveExtractor,
+    live_extractor_stamp,
+)
+from rotbench.perception.model._prompts import (
+    CHECK_PROMPTS,
+    EXTRACT_PROMPTS,
+    RETRY_MARKER,
+    InvalidAnswer,
+    claim_views_of,
+    document_text_of,
+    prompt_kind,
+    question_text_of,
+)
 from rotbench.perception.model._records import (
     CallFailure,
     FatalModelError,
     ModelCallError,
     PerceptionStats,
 )
-from rotbench.perception.model._settings import LLMSettings
+from rotbench.perception.model._settings import LLMSettings, cost_usd
 from rotbench.perception.model._usage import StageUsage, UsageMeter, UsageReport
 from rotbench.perception.model._wiring import LivePerception, LLMRunSummary, build_perception
 from rotbench.perception.model.anthropic_client import (
@@ -42,6 +61,15 @@ from rotbench.perception.model.anthropic_client import (
 from rotbench.pipeline.extract import extract_concurrently
 
 __all__ = [
+    "MESSAGE_OVERHEAD_TOKENS",
+    "RETRY_MARKER",
+    "approx_tokens",
+    "claim_views_of",
+    "cost_usd",
+    "document_text_of",
+    "prompt_kind",
+    "question_text_of",
+    "live_extractor_stamp",
     "CHECK_PROMPTS",
     "EXTRACT_PROMPTS",
     "AnthropicClient",

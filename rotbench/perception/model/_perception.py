@@ -46,6 +46,12 @@ log = logging.getLogger("rotbench.perception.model")
 EXTRACTOR_LOGIC_VERSION = "live-extractor-1"
 CHECKER_LOGIC_VERSION = "live-checker-1"
 
+
+def live_extractor_stamp(model: str, prompt_version: str) -> str:
+    """The stamp a ``LiveExtractor`` on ``model`` with extraction prompt ``prompt_version``
+    carries (and its cache keys name), without building one."""
+    return f"{EXTRACTOR_LOGIC_VERSION}:{model}:{prompt_version}"
+
 A = TypeVar("A", bound=BaseModel)
 T = TypeVar("T")
 R = TypeVar("R")

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import threading
 
+# Process-wide on purpose: a key resolved by one client must be scrubbed from whatever any
+# thread writes (logs, failure reasons, cache records, reports), and those writers hold no
+# reference to the client. Only ever grows; guarded by the lock.
 _lock = threading.Lock()
 _secrets: set[str] = set()
 
