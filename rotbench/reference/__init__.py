@@ -1,11 +1,13 @@
 """The reference memory engine, the default system under test.
 
-Modules: ``protocol`` (what every engine implements), ``perception`` (extractor and checker
-seams), ``oracle`` (scripted perception), ``extract`` / ``reconcile`` / ``query`` (the plain
-stage functions the pipeline wires together), ``ledger`` (the append-only store) and
-``reference`` (``ReferenceEngine``, the same logic behind the ``MemoryEngine`` protocol).
+Modules: ``config`` (every threshold, named and overridable), ``reconcile`` (deposit: claims
+into the ledger, retiring what they supersede), ``lookahead`` (asking a model checker
+ahead), ``ledger`` (the append-only store), ``query`` (ranking the ledger for a question)
+and ``engine`` (``ReferenceEngine``, the same logic behind the ``MemoryEngine`` protocol).
+What it perceives comes from ``rotbench.perception``; the stages that run it are in
+``rotbench.pipeline``.
 
-This package module imports nothing, so importing ``rotbench.engines.protocol`` stays cheap.
+This package module imports nothing, so importing one of its modules stays cheap.
 """
 
 ENGINE_VERSION = "0.3.0"
