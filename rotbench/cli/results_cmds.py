@@ -43,7 +43,7 @@ def _connect_read_only(db: Path):
     """A read-only DuckDB connection to ``db``, or a one-line failure (exit 1)."""
     import duckdb
 
-    from rotbench.report.db import connect, schema_problem
+    from rotbench.results.database.tables import connect, schema_problem
 
     if not str(db).strip():
         fail("--db: an empty path is not allowed")
@@ -93,8 +93,8 @@ def resolve_runs(runs: list[str], db: Path | None) -> tuple[list, list[str], lis
     """Load each RUN: a report file, or a run id in the database whose report of record is
     ``<id>.json`` in the database's folder. Returns (reports, sources, report paths).
     Fails (exit 1) with one line naming the RUN that cannot be loaded."""
-    from rotbench.report.io import ReportError
-    from rotbench.report.verify import load_checked
+    from rotbench.results.files.report import ReportError
+    from rotbench.results.verify import load_checked
 
     reports, sources, paths = [], [], []
     con = None
@@ -145,7 +145,7 @@ def _check_output(flag: str, path: Path, inputs: list[Path], db: Path | None,
         return
     if path.is_dir():
         fail(f"{flag} {path}: is a folder, not a file")
-    from rotbench.report.html import page_path_problem
+    from rotbench.results.presentation.html import page_path_problem
 
     problem = page_path_problem(path, force)
     if problem:
@@ -181,7 +181,7 @@ def report(
     if html is not None and not str(html).strip():
         fail("--html: an empty path is not allowed")
     if html is not None and plots is None:
-        from rotbench.report.html import default_plots_dir
+        from rotbench.results.presentation.html import default_plots_dir
 
         plots = default_plots_dir(html)
     reports, sources, paths = resolve_runs(list(runs), db)
@@ -190,25 +190,25 @@ def report(
     if plots is not None:
         _check_output("--plots", plots, paths, db or DEFAULT_DB, "dir")
     from rotbench.outputs import OutputError
-    from rotbench.report.compare import CompareError
-    from rotbench.report.html import write_page
+    from rotbench.results.presentation.compare import CompareError
+    from rotbench.results.presentation.html import write_page
 
     if html is None and plots is None:
         from rotbench.safe_text import terminal_console
 
         if len(reports) == 1:
-            from rotbench.report.render import render
+            from rotbench.results.presentation.render import render
 
             render(reports[0], terminal_console(), intervals=intervals)
             return
-        from rotbench.report.compare import compare_reports, render_comparison
+        from rotbench.results.presentation.compare import compare_reports, render_comparison
 
         try:
             render_comparison(compare_reports(reports, force=force), terminal_console(), intervals)
         except CompareError as exc:
             fail(str(exc), 1)
         return
-    from rotbench.report.io import ReportError
+    from rotbench.results.files.report import ReportError
 
     try:
         size, written = write_page(reports, html, plots, sources, force, replace=force)
@@ -274,7 +274,7 @@ def list_runs(con, arm: str | None = None, engine: str | None = None,
 def _figure(cell: dict | None) -> str:
     if cell is None:
         return "n/a"
-    from rotbench.report.render import format_rate
+    from rotbench.results.presentation.render import format_rate
     from rotbench.scoring.metrics import Rate
 
     return format_rate(Rate.of(cell["numerator"], cell["denominator"]))
@@ -430,7 +430,7 @@ def export(
     if not str(out).strip():
         fail("--out: an empty path is not allowed")
     path = Path(run)
-    from rotbench.report.io import ReportError
+    from rotbench.results.files.report import ReportError
 
     inputs = [path] if path.is_file() else []
     _check_output("--out", out, inputs, db or DEFAULT_DB, "dir")
@@ -442,7 +442,7 @@ def export(
         fail(str(exc), 2)
     try:
         if path.is_file():  # a report file: through a throwaway database of its own
-            from rotbench.report.db import connect, write_run
+            from rotbench.results.database.tables import connect, write_run
 
             [report], _, _ = resolve_runs([run], db)
             with tempfile.TemporaryDirectory() as scratch:

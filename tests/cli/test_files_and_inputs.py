@@ -17,9 +17,9 @@ import pytest
 from typer.testing import CliRunner
 
 from rotbench.cli.main import app
-from rotbench.report import write_report, write_run
-from rotbench.report.synthetic import synthetic_report
+from rotbench.results import write_report, write_run
 from rotbench.rulings import ReviewItem
+from rotbench.testing.synthetic import synthetic_report
 
 runner = CliRunner()
 
@@ -139,7 +139,7 @@ def test_export_never_replaces_a_users_own_table(store: Path, tmp_path: Path) ->
 
 def test_csv_export_neutralises_formulas_and_control_characters(tmp_path: Path) -> None:
     report = synthetic_report((42,), scorer="v2")
-    from rotbench.report.worlds import iter_worlds  # noqa: F401 - (embedded worlds here)
+    from rotbench.results.files.worlds import iter_worlds  # noqa: F401 - (embedded worlds here)
 
     worlds = report.embedded_worlds
     assert worlds is not None
@@ -323,7 +323,7 @@ def test_llm_settings_are_never_read_past_their_limit(tmp_path: Path) -> None:
 
 def test_report_files_have_a_size_limit(tmp_path: Path, monkeypatch) -> None:
     from rotbench.json_input import MAX_DEPTH, MAX_NUMBER_CHARS
-    from rotbench.report import io
+    from rotbench.results.files import report as io
 
     assert (io.MAX_REPORT_BYTES, MAX_DEPTH, MAX_NUMBER_CHARS) == (1 << 28, 64, 40)
     doc = (Path(__file__).parents[2] / "docs" / "limits.md").read_text()
@@ -349,7 +349,7 @@ def test_runs_on_a_database_without_rotbench_tables_is_one_line(tmp_path: Path) 
 
 
 def test_no_connection_of_rotbench_sees_python_names(tmp_path: Path) -> None:
-    from rotbench.report.db import connect
+    from rotbench.results.database.tables import connect
 
     runs = [("not", "a", "table")]  # noqa: F841 - what a replacement scan would read
     con = connect(tmp_path / "x.duckdb")
