@@ -255,7 +255,8 @@ def check_html_path(spec: RunSpec) -> None:
         if other is not None and Path(other).absolute() == path.absolute():
             raise SpecError(f"--html {path}: the same file as {flag}")
     problem = page_path_problem(path)
-    if problem:
+    if problem:  # run's --force is for --out only: the page is never forced
+        problem = problem.replace("(--force replaces it)", "(choose another --html)")
         raise SpecError(f"--html {path}: {problem}")
     check_writable_file("--html", path)
 

@@ -21,8 +21,9 @@ def test_html_path_is_checked_before_any_work(tmp_path: Path) -> None:
     report = tmp_path / "r.json"
     report.write_text("{}")
     cases = [
-        (["--html", str(report)], f"rotbench: error: --html {report}: exists and is not an "
-                                  "HTML page; refusing to replace it"),
+        (["--html", str(report)], f"rotbench: error: --html {report}: already exists (not "
+                                  "written there by rotbench); refusing to replace it (choose "
+                                  "another --html)"),
         (["--html", str(tmp_path)], f"rotbench: error: --html {tmp_path}: is a folder, not a "
                                     "file"),
         (["--html", str(tmp_path / "x.duckdb"), "--db", str(tmp_path / "x.duckdb")],
