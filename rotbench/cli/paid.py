@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from rotbench.arms import SettingsError, load_llm_settings
+from rotbench.arms import SettingsError, run_settings
 from rotbench.cli.common import fail
 from rotbench.runspec import RunSpec
 
@@ -23,14 +23,12 @@ def prepare_paid_arm(spec: RunSpec, *, estimate_only: bool, assume_yes: bool) ->
     CONFIRM_ABOVE_CALLS projected calls a run asks on a terminal and refuses without one,
     unless ``assume_yes``.
     """
-    from pathlib import Path
 
     from rotbench.budget import effective_budget, project_cost, refusal
     from rotbench.llm import MissingApiKey, require_api_key
 
     try:
-        settings = load_llm_settings(Path(spec.llm_settings) if spec.llm_settings else None,
-                                     spec.model_concurrency)
+        settings = run_settings(spec)
     except SettingsError as exc:
         fail(f"--llm-settings {exc}")
     if not estimate_only:
@@ -43,7 +41,7 @@ def prepare_paid_arm(spec: RunSpec, *, estimate_only: bool, assume_yes: bool) ->
     if estimate_only:
         raise typer.Exit(0)
     budget = effective_budget(spec.budget_usd, spec.budget_calls, settings)
-    reason = refusal(budget, projection.calls, projection.usd)
+    reason = refusal(budget, projection.calls, projection.applicable_usd)
     if reason:
         fail(f"refused: {reason}; nothing was run")
     if projection.calls > CONFIRM_ABOVE_CALLS and not assume_yes:
