@@ -325,6 +325,8 @@ def world_task(seed: int, spec: dict, engines: list[dict], ledger_path: str | No
     (``flows.concurrency.gate_for_run``)."""
     run = RunSpec.model_validate(spec)
     runtime = world_runtime(run, ledger_path, budget, gate)
+    if runtime.live is not None and hasattr(runtime.live.live_checker, "rounds"):
+        runtime.live.live_checker.label = f"checks seed {seed}"  # batch mode's progress lines
     w = WorldStages(seed, run, runtime)
     generate_records: list[StageRecord] = []
     world = w.stage("generate", generate_records, content_hash(run.generator, seed, run.days),

@@ -189,6 +189,14 @@ class _Handler(BaseHTTPRequestHandler):
         # stall every keep-alive response by ~40 ms.
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
+    def handle(self) -> None:
+        """As the base class, without a traceback on stderr when a client (one a test
+        killed) resets the connection."""
+        try:
+            super().handle()
+        except (ConnectionResetError, BrokenPipeError):
+            pass
+
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002
         """Silent: the default handler would print to stderr (never headers, but noisy)."""
 
