@@ -33,6 +33,7 @@ from rotbench.llm._batch import BatchRunner, BatchTimeout, journal_summary
 from rotbench.llm._batch_perception import BatchChecker, BatchOnlyClient, batch_extraction
 from rotbench.llm._prompt_cache import min_cacheable_tokens, qualifies, system_blocks
 from rotbench.llm._prompts import CHECK_PROMPTS, EXTRACT_PROMPTS
+from rotbench.llm.client import Completion
 from rotbench.world.models import World
 from tests.fakes.fake_anthropic import FakeAnthropic, FakeRequest, oracle_answerer
 
@@ -250,3 +251,25 @@ def test_a_prefix_that_qualifies_is_marked_and_read_from_the_prompt_cache() -> N
     assert second.usage.cache_read_input_tokens == 1281
     assert second.usage.input_tokens == first.usage.input_tokens
     assert fake.requests[0].cached_prefix_chars == len(long_system)
+
+
+def test_the_fake_cancels_a_batch_through_the_sdk(world42: World) -> None:
+    """The fake's cancel endpoint, driven by the real SDK: a batch that would never end is
+    canceled; it ends with the first request done and the rest canceled."""
+    with FakeAnthropic(oracle_answerer(world42), batch_delay_seconds=math.inf) as fake:
+        fake._state.cancel_leaves_done = 1
+        client = AnthropicClient(base_url=fake.base_url)
+        docs = documents(world42)[:3]
+        ex = batch_extractor(world42, CallCache("/nonexistent-unused"))
+        requests = [{"custom_id": f"c{i}", "params": {
+            "model": "claude-sonnet-4-6", "max_tokens": 64, "system": ex.request(d)[0],
+            "messages": [{"role": "user", "content": ex.request(d)[1]}]}}
+            for i, d in enumerate(docs)]
+        batch_id = client.batch_create(requests)
+        assert client.batch_retrieve(batch_id)[0] == "in_progress"
+        client.batch_cancel(batch_id)
+        status, counts = client.batch_retrieve(batch_id)
+        results = dict(client.batch_results(batch_id))
+    assert status == "ended" and counts["succeeded"] == 1 and counts["canceled"] == 2
+    assert isinstance(results["c0"], Completion) and results["c0"].text.startswith('{"claims"')
+    assert results["c1"] == results["c2"] == "batch request canceled"
