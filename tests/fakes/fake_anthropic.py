@@ -487,6 +487,11 @@ class FakeAnthropic:
         with self._state.lock:
             self._state.batch_outcome = outcome
 
+    def set_cancel_leaves_done(self, n: int) -> None:
+        """A canceled batch ends with its first ``n`` requests answered, the rest canceled."""
+        with self._state.lock:
+            self._state.cancel_leaves_done = n
+
     def end_batches(self) -> None:
         """Let every batch still in progress end at its next look."""
         with self._state.lock:

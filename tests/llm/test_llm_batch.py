@@ -257,7 +257,7 @@ def test_the_fake_cancels_a_batch_through_the_sdk(world42: World) -> None:
     """The fake's cancel endpoint, driven by the real SDK: a batch that would never end is
     canceled; it ends with the first request done and the rest canceled."""
     with FakeAnthropic(oracle_answerer(world42), batch_delay_seconds=math.inf) as fake:
-        fake._state.cancel_leaves_done = 1
+        fake.set_cancel_leaves_done(1)
         client = AnthropicClient(base_url=fake.base_url)
         docs = documents(world42)[:3]
         ex = batch_extractor(world42, CallCache("/nonexistent-unused"))
