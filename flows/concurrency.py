@@ -3,8 +3,9 @@
 Which gate a run uses (``gate_for_run``, decided once by the parent flow):
 
 - worlds on threads of this process (no ``dask``) and no named limit: a process-wide
-  semaphore (``rotbench.llm.ProcessGate``) of ``model_concurrency`` slots, shared by every
-  world task, the run-wide checks and the engines' clients. No server round trip per call.
+  semaphore (``rotbench.perception.model.ProcessGate``) of ``model_concurrency`` slots,
+  shared by every world task, the run-wide checks and the engines' clients. No server
+  round trip per call.
 - worlds on Dask (other processes, perhaps other machines): a Prefect global concurrency
   limit created for this run (``rotbench-calls-<flow run id>``, ``model_concurrency``
   slots), taken around every call with ``prefect.concurrency.sync.concurrency`` and deleted
@@ -23,7 +24,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from rotbench.llm._gate import CallGate, process_gate
+from rotbench.perception.model import CallGate, process_gate
 
 LEASE_SECONDS = 60.0
 """Lease of one slot of a Prefect limit: renewed while the call runs; a killed holder's
@@ -110,7 +111,7 @@ async def end_run_gate(plan: dict | None) -> None:
     if not plan:
         return
     if plan["kind"] == "process":
-        from rotbench.llm._gate import forget_process_gate
+        from rotbench.perception.model import forget_process_gate
 
         forget_process_gate(plan["run"])
         return

@@ -6,8 +6,8 @@ import sys
 
 import typer
 
-from rotbench.arms import SettingsError, run_settings
 from rotbench.cli.common import fail
+from rotbench.perception.arms import SettingsError, run_settings
 from rotbench.runspec import RunSpec
 
 CONFIRM_ABOVE_CALLS = 200
@@ -24,8 +24,8 @@ def prepare_paid_arm(spec: RunSpec, *, estimate_only: bool, assume_yes: bool) ->
     unless ``assume_yes``.
     """
 
-    from rotbench.budget import effective_budget, project_cost, refusal
-    from rotbench.llm import MissingApiKey, require_api_key
+    from rotbench.perception.model import MissingApiKey, require_api_key
+    from rotbench.perception.model.budget import effective_budget, project_cost, refusal
 
     try:
         settings = run_settings(spec)

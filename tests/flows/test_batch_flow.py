@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from flows.rot_benchmark import rot_benchmark
-from rotbench.arms import run_settings
-from rotbench.budget import project_cost
+from rotbench.perception.arms import run_settings
+from rotbench.perception.model.budget import project_cost
 from rotbench.runspec import RunSpec
+from rotbench.testing.fake_anthropic import FakeAnthropic, FakeRequest, oracle_answerer
 from rotbench.world import generate_world
-from tests.fakes.fake_anthropic import FakeAnthropic, FakeRequest, oracle_answerer
 
 SEEDS = [42, 43, 44]
 KEY = "sk-ant-api03-ROTBENCH-BATCH-FLOW-KEY-0a7d"

@@ -19,12 +19,18 @@ from pathlib import Path
 import pytest
 
 from flows.rot_benchmark import rot_benchmark
-from rotbench.budget import Budget, BudgetedClient, BudgetReached, SpendLedger, most_cost_usd
-from rotbench.llm import LLMSettings
-from rotbench.llm._gate import GatedClient, ProcessGate, process_gate
-from rotbench.llm.client import Completion, Usage
+from rotbench.perception.client import Completion, Usage
+from rotbench.perception.model import LLMSettings
+from rotbench.perception.model._gate import GatedClient, ProcessGate, process_gate
+from rotbench.perception.model.budget import (
+    Budget,
+    BudgetedClient,
+    BudgetReached,
+    SpendLedger,
+    most_cost_usd,
+)
+from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
 from rotbench.world import generate_world
-from tests.fakes.fake_anthropic import FakeAnthropic, oracle_answerer
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "sk-ant-api03-ROTBENCH-GATE-KEY-not-written-4b1e"

@@ -8,7 +8,9 @@ import os
 import pytest
 from flow_helpers import computed, run_flow
 
-from rotbench.prefect_server import EarlyServer
+from flows.prefect_server import EarlyServer
+
+pytestmark = pytest.mark.slow
 
 SEEDS = [42, 43, 44]
 
@@ -58,11 +60,11 @@ def test_local_cluster_keeps_one_bound_and_one_budget(api_server, tmp_path,
     from prefect.client.orchestration import get_client
 
     from flows.rot_benchmark import rot_benchmark
-    from rotbench.config import EngineConfig
     from rotbench.embedding.shared import shared_embedder
-    from rotbench.llm import LLMSettings, estimate
+    from rotbench.perception.model import LLMSettings, estimate
+    from rotbench.reference.config import EngineConfig
+    from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
     from rotbench.world import generate_world
-    from tests.fakes.fake_anthropic import FakeAnthropic, oracle_answerer
 
     seeds = [42, 43]
     worlds = [generate_world(s, generator="1") for s in seeds]
