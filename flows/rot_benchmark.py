@@ -28,6 +28,7 @@ from flows.world import (
     WorldOutcome,
     WorldStages,
     configured_world_task,
+    drop_incomplete,
     perception_stamps,
     world_key,
     world_runtime,
@@ -178,6 +179,7 @@ def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None):
                 missing[seed] = f"{type(exc).__name__}: {text[0] if text else ''}"[:300]
                 continue
             key = keys[seed]
+            drop_incomplete(spec.cache_dir, outcome.incomplete_keys)
             if future.state.name == "Cached":
                 outcome = outcome.as_cached()
                 for record in (r for e in outcome.engines for r in e.stages):
@@ -302,7 +304,7 @@ async def rot_benchmark(
         failed = [r.failure for r in results if r.failure]
         if failed:
             outcome.failures.extend(failed)
-            logger.warning("engine %s failed; no report: %s", name, failed[0])
+            logger.info("engine %s failed; no report: %s", name, failed[0])  # the CLI says it
             continue
         worlds = (load_payload(spec.cache_dir, r.scored) for r in results)  # one at a time
         world_notes = [n for r in results for n in r.notes]

@@ -85,12 +85,17 @@ class WorldOutcome(BaseModel):
     """Items failed model calls left unanswered (``ArmRuntime.degraded_counts``)."""
     stage_keys: list[str] = Field(default_factory=list)
     """The stage cache records (``<stage>-<key>``) this outcome's results rest on."""
+    incomplete_keys: list[str] = Field(default_factory=list)
+    """The stage records (``<stage>-<key>``) computed with failed model calls: never cached.
+    Prefect writes a stage's record when the world task's transaction commits, after the
+    task body removed it, so the parent removes them again (``drop_incomplete``)."""
 
     @property
     def complete(self) -> bool:
-        """True when every engine succeeded and every stage went into the cache: only a
-        complete outcome may be cached as a whole."""
-        return not self.uncached and not any(e.failure for e in self.engines)
+        """True when every engine succeeded, every stage went into the cache and no model
+        call failed: only a complete outcome may be cached as a whole."""
+        return (not self.uncached and not any(e.failure for e in self.engines)
+                and not any(self.degraded.values()))
 
     def as_cached(self) -> WorldOutcome:
         """This outcome as a run that found it whole in the cache sees it: every stage
@@ -189,6 +194,8 @@ class WorldStages:
         self.uncached: list[str] = []
         self.keys: list[str] = []
         """The cache records this world's results rest on (``<stage>-<key>``)."""
+        self.incomplete: list[str] = []
+        """The records of stages whose model calls failed (see ``drop_incomplete``)."""
         self.spans: list[tuple[str, float, float]] = []
         self.ctx = quote(runtime)
 
@@ -227,6 +234,7 @@ class WorldStages:
         cached = state.name == "Cached"
         if not cached and not ref.complete:  # model calls failed: keep it out of the cache
             (self.storage / f"{name}-{key}").unlink(missing_ok=True)
+            self.incomplete.append(f"{name}-{key}")
             self.uncached.append(f"{shown} (seed {self.seed})" if self.seed is not None
                                  else shown)
         else:
@@ -339,4 +347,18 @@ def world_task(seed: int, spec: dict, engines: list[dict], ledger_path: str | No
         seed=seed, engines=outcomes, usage=runtime.usage(), notes=runtime.extra_notes(),
         refused=runtime.refusing.refused, uncached=w.uncached,
         damaged=CacheAudit.drain() + [f"embeddings/{n}" for n in drain_damaged()],
-        spans=w.spans, degraded=runtime.degraded_counts(), stage_keys=w.keys)
+        spans=w.spans, degraded=runtime.degraded_counts(), stage_keys=w.keys,
+        incomplete_keys=w.incomplete)
+
+
+def drop_incomplete(cache_dir: str | Path, names: list[str]) -> None:
+    """Remove the Prefect records and stored outputs of the stages ``names``
+    (``<stage>-<key>``) whose model calls failed: once the world is done nothing may serve
+    them (and ``flows.caching.read_record`` refuses them should one be written later)."""
+    from flows.caching import payload_path
+
+    storage = (Path(cache_dir) / "prefect").resolve()
+    for name in names:
+        stage, _, key = name.partition("-")
+        (storage / name).unlink(missing_ok=True)
+        payload_path(cache_dir, stage, key).unlink(missing_ok=True)
