@@ -35,6 +35,7 @@ from flows.world import (
 )
 from rotbench.arms import degraded_lines
 from rotbench.engines.registry import resolve
+from rotbench.engines.sandbox import engine_sandbox
 from rotbench.progress import progress
 from rotbench.record import EngineIdentity, record_run
 from rotbench.report import Report, StageRecord
@@ -190,6 +191,17 @@ def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None):
     return outcomes, missing
 
 
+def absolute_paths(spec: RunSpec) -> RunSpec:
+    """``spec`` with the files the worlds read as absolute paths (the cache folder, the
+    model settings, the rulings): the worlds run in the engines' sandbox folder."""
+    settings = spec.llm_settings or os.environ.get("ROTBENCH_LLM_SETTINGS")
+    return spec.model_copy(update={
+        "cache_dir": str(Path(spec.cache_dir).resolve()),
+        "llm_settings": str(Path(settings).resolve()) if settings else None,
+        "rulings_path": str(Path(spec.rulings_path).resolve()) if spec.rulings_path else None,
+    })
+
+
 def _dollars(usage: dict) -> str:
     """A run's spend for people: 'US$0.0123', or 'unknown (unpriced)' when a model that was
     called has no price (usage of a free run: {} -> 'US$0.0000')."""
@@ -269,7 +281,11 @@ async def rot_benchmark(
     if spec.arm != "oracle":
         estimate, ledger_path, budget = await asyncio.to_thread(_guard_budget, spec, logger)
     _prewarm(spec)
-    outcomes, missing = await asyncio.to_thread(_run_worlds, spec, ledger_path, budget)
+    with engine_sandbox(spec.cache_dir) as sandbox:  # engines' cwd and HOME: scratch folders
+        outcomes, missing = await asyncio.to_thread(_run_worlds, absolute_paths(spec),
+                                                    ledger_path, budget)
+    for line in sandbox.notes():
+        logger.warning("%s", line)
     if not outcomes:
         raise AllWorldsFailed("every world failed: " + "; ".join(
             f"seed {s}: {r}" for s, r in missing.items()))
@@ -290,7 +306,7 @@ async def rot_benchmark(
     outcome.spans = [(o.seed, *span) for o in outcomes for span in o.spans]
     by_seed = {o.seed: o for o in outcomes}
     present = [s for s in spec.seeds if s in by_seed]
-    notes = _shared_notes(spec, outcomes, outcome, pairs)
+    notes = _shared_notes(spec, outcomes, outcome, pairs) + sandbox.notes()
     degraded: dict[str, int] = {}
     for counts in [o.degraded for o in outcomes] + [pairs.degraded]:
         for what, n in counts.items():

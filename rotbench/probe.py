@@ -198,8 +198,8 @@ class GuardedEngine:
             raise fail(f"malformed answer: reading it {describe_raised(exc)}") from None
         self.answer_bytes += sum(stored_bytes(h) for h in hits)
         if self.answer_bytes > MAX_WORLD_ANSWER_BYTES:
-            raise fail(f"the answers on this world exceed {MAX_WORLD_ANSWER_BYTES >> 20} MiB "
-                       "in all (the most rotbench stores per engine and world)")
+            raise fail(f"the answers on this world exceed {MAX_WORLD_ANSWER_BYTES:,} bytes in "
+                       "all (the most rotbench stores per engine and world)")
         return hits
 
     def close(self) -> None:
