@@ -427,6 +427,10 @@ def _guard_budget(spec: RunSpec, logger) -> tuple[dict, str, dict]:
     reason = refusal(budget, projection.calls, projection.usd)
     if reason:
         raise BudgetRefused(f"refused before any model call: {reason}")
+    from flows.world import api_key_for_run
+    from rotbench.llm import require_api_key
+
+    require_api_key(api_key_for_run())  # missing or misshapen: refused before any call
     run_id = flow_run.id or f"local-{os.getpid()}-{time.time_ns()}"
     ledger = Path(spec.cache_dir).resolve() / "budget" / f"{run_id}.json"
     return projection.model_dump(mode="json"), str(ledger), budget.model_dump()
