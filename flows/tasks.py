@@ -52,7 +52,8 @@ class _ThreadTimeoutNotice(logging.Filter):
 class _EngineFailureLines(logging.Filter):
     """Drop Prefect's ERROR lines (with a traceback) for a stage that ended with an
     ``EngineFailure``, and its warning that it could not store that exception as the
-    task's result (our serializer stores only rotbench's models, by design): the fault of the engine under test, which rotbench reports itself as
+    task's result (our serializer stores only rotbench's models, by design): the fault of
+    the engine under test, which rotbench reports itself as
     one ``rotbench: error:`` line naming engine, seed, day and call (and in the report's
     notes). Any other failure keeps Prefect's lines."""
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-
 PREFECT_HOME_DIR = "prefect-home"
 """The folder under the cache folder that is Prefect's home (its database, logs, settings)
 when the user set no ``PREFECT_HOME``."""

@@ -1,8 +1,8 @@
 """Text that came from outside (an engine, a report, a cache record) made safe for one line.
 
-Control characters and lone surrogates (escape sequences that retitle or repaint a terminal, carriage returns,
-newlines) are shown as Python escapes, and long text is cut, so an error message stays one
-harmless line.
+Control characters and lone surrogates (escape sequences that retitle or repaint a terminal,
+carriage returns, newlines) are shown as Python escapes, and long text is cut, so an error
+message stays one harmless line.
 """
 
 from __future__ import annotations

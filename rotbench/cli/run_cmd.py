@@ -290,7 +290,6 @@ def _print_results(spec, runtime, format: OutputFormat, intervals: bool, started
 
     from rotbench.report import render
     from rotbench.report.compare import compare_reports, render_comparison
-
     from rotbench.safe_text import printable
 
     for report in runtime.reports:
