@@ -1,4 +1,4 @@
-"""Issue 26: the engine boundary (``rotbench.probe.GuardedEngine``) on hostile engines.
+"""Issue 26: the engine boundary (``rotbench.pipeline.probe.GuardedEngine``) on hostile engines.
 
 Everything an engine returns is copied into plain data and checked before anything else sees
 it; everything it raises (``SystemExit`` and ``GeneratorExit`` too) becomes one line naming
@@ -11,9 +11,9 @@ import math
 
 import pytest
 
-import rotbench.probe as probe
-from rotbench.engines.ingest import _flat_config
-from rotbench.probe import EngineFailure, GuardedEngine, probe_world
+import rotbench.pipeline.probe as probe
+from rotbench.pipeline.ingest_probe import _flat_config
+from rotbench.pipeline.probe import EngineFailure, GuardedEngine, probe_world
 from rotbench.world import generate_world
 from tests.flows import bad_engines as bad
 

@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 from flow_helpers import computed, run_flow
 
-from flows.caching import SafeJSONSerializer, StageRef, read_record
+from flows.caching import SafeJSONSerializer, read_record
+from flows.outcomes import StageRef, WorldOutcome
 from flows.rot_benchmark import rot_benchmark
-from flows.world import WorldOutcome
+from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
 from rotbench.world import generate_world
-from tests.fakes.fake_anthropic import FakeAnthropic, oracle_answerer
 
 KEY = "sk-ant-api03-ROTBENCH-DEGRADED-test-key-0000"
 RUN = {"seeds": [42], "days": 30, "generator": "1"}

@@ -1,0 +1,425 @@
+"""The probe stage: ask every checkpoint question of an engine and record the top-k hits.
+
+Talks to the engine only through the protocol in ``rotbench.engines.protocol``. Two orders:
+
+- ``probe_world`` interleaves (protocol v2): before each checkpoint day it deposits every
+  document up to that day, then asks that day's questions of the store as it is now. Any
+  engine can be measured this way, including one with no notion of time.
+- ``probe_as_of`` asks an ``AsOfEngine`` whose documents are all deposited already, each
+  question as of its checkpoint day (the reference engine's separate deposit and probe
+  stages). Both orders give the same answers for such an engine.
+
+Every call goes through ``GuardedEngine``: one dedicated thread per engine instance, a
+timeout per call, and a one-line ``EngineFailure`` naming the engine, seed, day and call for
+an exception, a hang or a malformed answer. Without a timeout (the reference engine's own
+probe stage) calls run on the caller's thread: a thread per world and a hand-off per
+question would buy nothing there but waits for the interpreter lock. The truth at each
+probe's day is recorded next to its hits, so scoring and rescoring need nothing else.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import queue
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any
+
+from pydantic import ValidationError
+
+from rotbench.engines.protocol import (  # noqa: F401
+    AsOfEngine,
+    Document,
+    Hit,
+    MemoryEngine,
+    Provenance,
+)
+from rotbench.safe_text import printable, safe_str, type_name
+from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
+from rotbench.world.models import World
+
+DEFAULT_TIMEOUT_SECONDS = 60.0
+"""Default limit on one engine call (a deposit or a query), seconds."""
+MAX_HIT_TEXT_CHARS = 16_384
+"""Longest hit text accepted, in characters. A hit is what an agent would be handed as one
+memory; the engines rotbench ships return a sentence or a conversation turn (under 1,000
+characters). The limit keeps one world's probes (about 100 questions x top-k hits) far below
+what the world-file reader accepts (``rotbench.results.files.worlds.MAX_WORLD_BYTES``)."""
+MAX_HIT_FIELD_CHARS = 2_048
+"""Longest provenance string accepted (document URI, lineage, claim id), in characters."""
+MAX_WORLD_ANSWER_BYTES = 96 << 20
+"""Most bytes one engine's answers on one world may take once stored (96 MiB: the hit texts
+and provenance as JSON, plus ``HIT_OVERHEAD_BYTES`` per hit). Scoring adds a few hundred
+bytes per hit, so a finished world stays well under the 256 MiB the reader accepts, whatever
+``--top-k`` and ``--days`` were."""
+HIT_OVERHEAD_BYTES = 512
+"""What one stored, scored hit costs beyond its strings (rank, score, class, values)."""
+SIMILARITY_SLACK = 1e-5
+"""How far past [-1, 1] a similarity may stray and still be taken (clamped): a cosine of
+float32 unit vectors can come out at 1.0000001."""
+
+
+class EngineFailure(RuntimeError):
+    """An engine under test raised, hung past its timeout or answered malformed hits.
+
+    ``str()`` is one printable line: ``engine NAME: seed S, day D: CALL: what happened``.
+    """
+
+
+def engine_attribute(engine: object, attribute: str, default: str) -> str:
+    """``engine.<attribute>`` (its ``name`` or ``version``) as a plain printable string of at
+    most 200 characters, or ``default`` when the engine has none, it is not a string, or
+    reading it raised (a property an engine defines is user code)."""
+    try:
+        value = getattr(engine, attribute, None)
+    except BaseException as exc:  # noqa: BLE001 - user code: anything may come out
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        return default
+    if not isinstance(value, str) or not value:
+        return default
+    return printable(str.__str__(value), 200)
+
+
+def describe_raised(exc: BaseException) -> str:
+    """``raised TYPE: MESSAGE`` for what an engine raised, one printable line that never
+    raises (a raising or lying ``__str__`` is said so, not propagated)."""
+    message = safe_str(exc)
+    return f"raised {type_name(exc)}" + (f": {message}" if message else "")
+
+
+class _EngineThread:
+    """One daemon thread running submitted calls in order (a hung call never blocks the
+    process from exiting, unlike a ThreadPoolExecutor's worker)."""
+
+    def __init__(self) -> None:
+        self._calls: queue.Queue = queue.Queue()
+        threading.Thread(target=self._loop, name="rotbench-engine", daemon=True).start()
+
+    def _loop(self) -> None:
+        while (item := self._calls.get()) is not None:
+            fn, future = item
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(fn())
+                except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                    future.set_exception(exc)
+
+    def submit(self, fn: Callable[[], Any]) -> Future:
+        future: Future = Future()
+        self._calls.put((fn, future))
+        return future
+
+    def stop(self) -> None:
+        self._calls.put(None)
+
+
+class GuardedEngine:
+    """The engine boundary: every call of one engine instance goes through it.
+
+    Calls run from a single dedicated thread, each limited to ``timeout_seconds``. A call
+    that hangs is abandoned (its thread cannot be killed; it is a daemon and dies with the
+    process). ``timeout_seconds`` None: no limit, and every call runs on the caller's thread
+    (same errors, no thread).
+
+    Whatever the engine raises (any ``BaseException`` but ``KeyboardInterrupt``: also
+    ``SystemExit`` and ``GeneratorExit``) becomes one ``EngineFailure`` line, formatted here
+    so that a raising ``__str__`` or ``name`` cannot escape. Whatever it returns is copied
+    into plain data and checked (``validate_hits``) before anything else sees it; the
+    answers of one world may not exceed ``MAX_WORLD_ANSWER_BYTES`` in all."""
+
+    def __init__(self, engine: MemoryEngine, seed: int, timeout_seconds: float | None,
+                 name: str | None = None) -> None:
+        self.engine = engine
+        self.seed = seed
+        self.timeout_seconds = timeout_seconds
+        self.name = name or engine_attribute(engine, "name", type_name(engine))
+        self.answer_bytes = 0
+        """What this engine's answers on this world take so far (see the module limits)."""
+        try:
+            missing = [m for m in ("deposit", "query") if not callable(getattr(engine, m, None))]
+        except BaseException as exc:  # noqa: BLE001 - a raising attribute is the engine's
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            raise self.fail(None, "protocol", describe_raised(exc)) from None
+        if missing:
+            raise self.fail(None, "protocol", f"{type_name(engine)} has no "
+                            f"{' or '.join(m + '()' for m in missing)}")
+        self._thread = _EngineThread() if timeout_seconds is not None else None
+
+    def fail(self, day: int | None, call: str, what: str) -> EngineFailure:
+        when = f"day {day}" if day is not None else "set-up"
+        return EngineFailure(f"engine {printable(self.name, 60)}: seed {self.seed}, {when}: "
+                             f"{call}: {what}")
+
+    def call(self, day: int | None, call: str, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` on the engine's thread (the caller's without a timeout); raises
+        EngineFailure on error (``SystemExit`` and ``GeneratorExit`` included) or timeout."""
+        if self._thread is None:
+            try:
+                return fn(*args)
+            except BaseException as exc:  # noqa: BLE001 - the engine's own error, as one line
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
+                raise self.fail(day, call, describe_raised(exc)) from None
+        future = self._thread.submit(lambda: fn(*args))
+        try:
+            return future.result(timeout=self.timeout_seconds)
+        except BaseException as exc:  # noqa: BLE001 - the engine's own error, as one line
+            if isinstance(exc, FutureTimeout) and not future.done():  # not the engine's own
+                raise self.fail(day, call,
+                                f"no answer within {self.timeout_seconds:g} s") from None
+            if isinstance(exc, KeyboardInterrupt) and not future.done():  # a real Ctrl-C
+                raise
+            raise self.fail(day, call, describe_raised(exc)) from None
+
+    def deposit(self, document: Document) -> None:
+        self.call(document.day, f"deposit({printable(document.uri, 80)})",
+                  lambda: self.engine.deposit(document))
+
+    def hits(self, day: int, question: str, k: int, as_of: bool) -> list[ScoredHit]:
+        """The engine's answer to ``question`` as validated ``ScoredHit`` records (rank =
+        position). Raises EngineFailure for a non-list, a malformed hit, more than ``k``
+        hits, or answers past this world's ``MAX_WORLD_ANSWER_BYTES``."""
+        call = f"query({printable(question, 80)!r}, k={k})"
+        if as_of:
+            answer = self.call(day, call, lambda: self.engine.query_as_of(question, day, k))
+        else:
+            answer = self.call(day, call, lambda: self.engine.query(question, k))
+
+        def fail(what: str) -> EngineFailure:
+            return self.fail(day, call, what)
+
+        try:
+            hits = validate_hits(answer, k, fail)
+        except EngineFailure:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - the answer's own code (a property)
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            raise fail(f"malformed answer: reading it {describe_raised(exc)}") from None
+        self.answer_bytes += sum(stored_bytes(h) for h in hits)
+        if self.answer_bytes > MAX_WORLD_ANSWER_BYTES:
+            raise fail(f"the answers on this world exceed {MAX_WORLD_ANSWER_BYTES:,} bytes in "
+                       "all (the most rotbench stores per engine and world)")
+        return hits
+
+    def close(self) -> None:
+        """Call the engine's optional ``close()`` and release the thread."""
+        try:
+            close = getattr(self.engine, "close", None)
+            if callable(close):
+                self.call(None, "close()", close)
+        except EngineFailure:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - a raising attribute is the engine's
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            raise self.fail(None, "close()", describe_raised(exc)) from None
+        finally:
+            if self._thread is not None:
+                self._thread.stop()
+
+
+def stored_bytes(hit: ScoredHit) -> int:
+    """What ``hit`` takes in a stored world, in bytes (its strings as JSON plus
+    ``HIT_OVERHEAD_BYTES``)."""
+    strings = [hit.text or ""]
+    if hit.provenance is not None:
+        p = hit.provenance
+        strings += [s for s in (p.document_uri, p.lineage, p.claim_id) if s]
+    return HIT_OVERHEAD_BYTES + sum(len(json.dumps(s, ensure_ascii=False).encode())
+                                    for s in strings)
+
+
+_HIT_FIELDS = tuple(Hit.model_fields)
+_PROVENANCE_FIELDS = tuple(Provenance.model_fields)
+
+
+def _plain(value: object, where: str) -> object:
+    """``value`` as exact built-in data (str, int, float, bool, None, or a dict of them for
+    a provenance): subclasses are copied to their base type without calling their methods.
+    Other types are left for pydantic to judge."""
+    if value is None or type(value) in (str, int, float, bool):
+        return value
+    if isinstance(value, bool):
+        return bool(int.__int__(value))
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, int):
+        return int.__int__(value)
+    if isinstance(value, float):
+        return float.__float__(value)
+    return value
+
+
+def _fields(item: object, names: tuple[str, ...], model: type, where: str,
+            fail: Callable[[str], Exception]) -> dict[str, object]:
+    """The fields of a ``model`` instance or a dict, copied into a plain dict."""
+    if isinstance(item, model):
+        data = {n: item.__dict__.get(n) for n in names if n in item.__dict__}
+    elif isinstance(item, dict):
+        data = dict.copy(item)
+        for key in data:
+            if type(key) is not str:
+                raise fail(f"malformed hit at {where}: a key is {type_name(key)}, not a string")
+    else:
+        raise fail(f"malformed hit at {where}: {type_name(item)}, not a "
+                   f"{model.__name__} or a dict")
+    out: dict[str, object] = {}
+    for key, value in data.items():
+        if key == "provenance" and value is not None:
+            out[key] = _fields(value, _PROVENANCE_FIELDS, Provenance, f"{where}: provenance",
+                               fail)
+        else:
+            out[key] = _plain(value, where)
+    return out
+
+
+def _copy_answer(answer: object, k: int, fail: Callable[[str], Exception]) -> list[object]:
+    """The answer's items in a plain list, read without trusting ``__len__`` or
+    ``__iter__`` of a list or tuple subclass; at most ``k + 1`` items of any other
+    sequence are read (so one too many is seen, and an endless one is not followed)."""
+    if isinstance(answer, list):
+        return list.copy(answer)
+    if isinstance(answer, tuple):
+        return list(tuple.__iter__(answer))
+    if not isinstance(answer, Sequence) or isinstance(answer, str | bytes):
+        raise fail(f"returned {type_name(answer)}, not a list of hits")
+    return list(itertools.islice(iter(answer), k + 1))
+
+
+def _check_text(text: object, what: str, limit: int) -> str | None:
+    """Why the string ``text`` is refused (None: taken)."""
+    if not isinstance(text, str):
+        return None  # pydantic names the wrong type
+    if len(text) > limit:
+        return f"{what} is {len(text)} characters, above the {limit} rotbench accepts"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return (f"{what} holds a lone surrogate (U+{ord(text[exc.start]):04X} at character "
+                f"{exc.start}), which no file can store")
+    return None
+
+
+def validate_hits(answer: object, k: int,
+                  fail: Callable[[str], Exception]) -> list[ScoredHit]:
+    """``answer`` (a list of ``Hit`` or of dicts with Hit's fields) as ScoredHit records,
+    ranked by position.
+
+    The answer is first copied into plain data (a plain list of plain dicts of built-in
+    values), then checked. Raises ``fail(reason)`` when it is not a list, holds more than
+    ``k`` hits, or a hit is malformed: a wrong field or type, a text longer than
+    ``MAX_HIT_TEXT_CHARS`` (provenance strings: ``MAX_HIT_FIELD_CHARS``), a lone surrogate
+    in any string, a score that is not finite, or a similarity that is not finite or lies
+    outside [-1, 1] (beyond ``SIMILARITY_SLACK``, which is clamped)."""
+    items = _copy_answer(answer, k, fail)
+    if len(items) > k:
+        raise fail(f"returned {len(items) if isinstance(answer, list | tuple) else 'more'} "
+                   f"hits for k={k}")
+    out: list[ScoredHit] = []
+    for position, item in enumerate(items, start=1):
+        where = f"position {position}"
+        data = _fields(item, _HIT_FIELDS, Hit, where, fail)
+        problem = _check_text(data.get("text"), "text", MAX_HIT_TEXT_CHARS)
+        prov = data.get("provenance")
+        if isinstance(prov, dict):
+            for field in ("document_uri", "lineage", "claim_id", "status"):
+                problem = problem or _check_text(prov.get(field), f"provenance.{field}",
+                                                 MAX_HIT_FIELD_CHARS)
+        if problem:
+            raise fail(f"malformed hit at {where}: {problem}")
+        try:
+            hit = Hit.model_validate(data)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            field = ".".join(str(p) for p in err["loc"]) or "hit"
+            raise fail(f"malformed hit at {where}: {field}: {err['msg']}") from None
+        for field in ("score", "similarity"):
+            number = getattr(hit, field)
+            if number is not None and not math.isfinite(number):
+                raise fail(f"malformed hit at {where}: {field} is {number!r}, not a finite "
+                           "number")
+        sim = hit.similarity
+        if sim is not None and abs(sim) > 1.0:
+            if abs(sim) > 1.0 + SIMILARITY_SLACK:
+                raise fail(f"malformed hit at {where}: similarity {sim!r} lies outside "
+                           "[-1, 1] (it must be a cosine)")
+            hit = hit.model_copy(update={"similarity": max(-1.0, min(1.0, sim))})
+        out.append(ScoredHit.from_hit(hit, rank=position))
+    return out
+
+
+def _world_probes(world: World, records: list[ProbeRecord]) -> WorldProbes:
+    return WorldProbes(
+        seed=world.seed,
+        days=world.days,
+        generator_version=world.generator_version,
+        fingerprint=world.fingerprint,
+        pools={a.key: list(a.pool) for a in world.attributes},
+        probes=records,
+        controls=list(world.controls),
+    )
+
+
+def _record(world: World, probe: Any, hits: list[ScoredHit]) -> ProbeRecord:
+    return ProbeRecord(
+        day=probe.day,
+        attribute=probe.attribute,
+        question=probe.question,
+        truth=world.truth(probe.attribute, probe.day) if probe.attribute else None,
+        hits=hits,
+        unanswerable=getattr(probe, "unanswerable", None),
+    )
+
+
+def probe_world(
+    world: World,
+    engine: MemoryEngine | GuardedEngine,
+    top_k: int,
+    documents: list[Document] | None = None,
+    timeout_seconds: float | None = DEFAULT_TIMEOUT_SECONDS,
+) -> WorldProbes:
+    """Deposit ``documents`` (default: the world's sessions, ``world_documents``) and ask
+    ``world.probes``, interleaved: before each question every document dated on or before
+    its day is deposited, in time order.
+
+    Returns a WorldProbes holding, per probe, its truth (None for an unanswerable question)
+    and up to ``top_k`` unscored hits. Raises EngineFailure (one line) when the engine raises,
+    hangs past ``timeout_seconds`` or answers malformed hits.
+    """
+    from rotbench.pipeline.extract import world_documents
+
+    docs = list(world_documents(world) if documents is None else documents)
+    guard = engine if isinstance(engine, GuardedEngine) else GuardedEngine(
+        engine, world.seed, timeout_seconds)
+    records: list[ProbeRecord] = []
+    next_doc = 0
+    try:
+        for p in world.probes:
+            while next_doc < len(docs) and docs[next_doc].day <= p.day:
+                guard.deposit(docs[next_doc])
+                next_doc += 1
+            records.append(_record(world, p, guard.hits(p.day, p.question, top_k, as_of=False)))
+    finally:
+        if guard is not engine:
+            guard.close()
+    return _world_probes(world, records)
+
+
+def probe_as_of(world: World, engine: AsOfEngine, top_k: int,
+                timeout_seconds: float | None = None) -> WorldProbes:
+    """Ask every question of ``world`` of an engine that already holds the whole world, each
+    as of its checkpoint day (``query_as_of``). Same shape and errors as ``probe_world``."""
+    guard = GuardedEngine(engine, world.seed, timeout_seconds)
+    try:
+        records = [_record(world, p, guard.hits(p.day, p.question, top_k, as_of=True))
+                   for p in world.probes]
+    finally:
+        guard.close()
+    return _world_probes(world, records)
