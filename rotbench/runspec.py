@@ -214,6 +214,10 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
                         ("--db", spec.db_path), ("--out", spec.out_path)):
         if value is not None and not value.strip():
             raise SpecError(f"{flag}: an empty path is not allowed")
+    if spec.out_path and len(spec.engines) > 1:
+        raise SpecError(f"--out names one report file, but the {len(spec.engines)} engines "
+                        "each write a report of their own: drop --out (each report is "
+                        "<reports-dir>/<run id>.json) or run one engine per command")
     if spec.rulings_path is not None:
         if not spec.real_pairs:
             raise SpecError("--rulings and --no-real-pairs contradict each other")

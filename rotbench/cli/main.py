@@ -6,6 +6,7 @@ import sys
 
 import typer
 
+from rotbench.cli.common import rotbench_group
 from rotbench.cli.db_cmd import db
 from rotbench.cli.engine_cmds import compare, engines
 from rotbench.cli.report_cmds import rescore, show
@@ -17,6 +18,7 @@ from rotbench.cli.world_cmd import world
 
 app = typer.Typer(
     name="rotbench",
+    cls=rotbench_group(),
     help="Memory-rot benchmark: does a memory keep current facts, drop superseded ones, "
     "and keep untrusted values out?",
     no_args_is_help=True,

@@ -308,11 +308,9 @@ def _print_results(spec, runtime, format: OutputFormat, intervals: bool, started
     """The end of a run: per report a summary line and its tables (or JSON), then the
     comparison when several engines ran, then each engine failure as one line (exit 1),
     then a warning per degraded report (exit 3 with ``strict``)."""
-    from rich.console import Console
-
     from rotbench.results import render
     from rotbench.results.presentation.compare import compare_reports, render_comparison
-    from rotbench.safe_text import printable
+    from rotbench.safe_text import printable, terminal_console
 
     for report in runtime.reports:
         summary = stage_summary(report.stages)
@@ -323,12 +321,12 @@ def _print_results(spec, runtime, format: OutputFormat, intervals: bool, started
         if format is OutputFormat.json:
             sys.stdout.write(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
         else:
-            render(report, Console(), intervals=intervals)
+            render(report, terminal_console(), intervals=intervals)
     if spec.html_path and runtime.reports:
         typer.echo(f"html: {printable(spec.html_path, 400)}", err=True)
     if len(runtime.reports) > 1 and format is not OutputFormat.json:
-        Console().rule("Comparison")
-        render_comparison(compare_reports(runtime.reports), Console(), intervals)
+        terminal_console().rule("Comparison")
+        render_comparison(compare_reports(runtime.reports), terminal_console(), intervals)
     if runtime.cut_short:
         typer.echo("rotbench: warning: cut short, the budget was reached; items left "
                    "unanswered are listed in the report's notes", err=True)

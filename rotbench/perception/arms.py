@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -107,6 +106,11 @@ def degraded_lines(counts: dict[str, int]) -> list[str]:
     return [f"{n} {what} after failed model calls" for what, n in counts.items()]
 
 
+MAX_SETTINGS_BYTES = 1 << 20
+"""Largest --llm-settings file read (1 MiB; a settings file with prices for a dozen models
+is under 2 KiB)."""
+
+
 class SettingsError(ValueError):
     """A bad model-settings file; the message is one line naming the file and line or field."""
 
@@ -115,20 +119,21 @@ def load_llm_settings(path: Path | None, concurrency: int):
     """``LLMSettings`` from a JSON object file (models, prices, prompt versions), else the
     defaults; ``concurrency`` (model calls in flight) applies unless the file sets it.
 
-    Raises SettingsError naming the file and the JSON line or the settings field.
+    Raises SettingsError naming the file and the JSON line or the settings field; the file
+    is read by ``rotbench.json_input`` (at most MAX_SETTINGS_BYTES, strict UTF-8, depth and
+    number limits).
     """
     from pydantic import ValidationError
 
+    from rotbench.json_input import JSONInputError, read_json_file
     from rotbench.perception.model import LLMSettings
 
     data: object = {}
     if path is not None:
         try:
-            data = json.loads(Path(path).read_text())
-        except OSError as exc:
-            raise SettingsError(f"{path}: cannot read ({exc.strerror})") from None
-        except json.JSONDecodeError as exc:
-            raise SettingsError(f"{path}: line {exc.lineno}: invalid JSON ({exc.msg})") from None
+            data = read_json_file(Path(path), MAX_SETTINGS_BYTES, "model-settings file")
+        except JSONInputError as exc:
+            raise SettingsError(str(exc)) from None
         if not isinstance(data, dict):
             raise SettingsError(f"{path}: expected a JSON object of settings, "
                                 f"got {type(data).__name__}")

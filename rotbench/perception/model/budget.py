@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import fcntl
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
+from rotbench.atomic import write_atomic
+from rotbench.json_input import read_json_file
 from rotbench.perception.client import Completion
 from rotbench.perception.model._settings import LLMSettings, cost_usd
 from rotbench.safe_text import printable
@@ -97,9 +98,7 @@ class SpendLedger:
             try:
                 totals = self._read()
                 error = change(totals)
-                tmp = self.path.with_suffix(".tmp")
-                tmp.write_text(json.dumps(totals))
-                os.replace(tmp, self.path)
+                write_atomic(self.path, json.dumps(totals).encode(), fsync=False)
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
         if error is not None:
@@ -108,8 +107,10 @@ class SpendLedger:
 
     def _read(self) -> dict[str, Any]:
         try:
-            data = json.loads(self.path.read_text())
-        except (OSError, ValueError):
+            data = read_json_file(self.path, 1 << 16, "spend ledger")
+            if not isinstance(data, dict):
+                data = {}
+        except ValueError:  # missing or damaged: nothing counted yet
             data = {}
         return {"calls": int(data.get("calls", 0)), "usd": float(data.get("usd", 0.0)),
                 "refused": int(data.get("refused", 0)), "held": float(data.get("held", 0.0))}
