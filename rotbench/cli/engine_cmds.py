@@ -34,7 +34,7 @@ def engines(
                 for info in found.values()]
         typer.echo(json.dumps(rows, indent=2))
         return
-    from rotbench.tables import Col, print_table
+    from rotbench.results.presentation.tables import Col, print_table
 
     cols = [Col("name"), Col("version"), Col("installed", "words"), Col("takes", "words"),
             Col("paid calls", "words"), Col("summary", "text")]
@@ -61,13 +61,13 @@ def compare(
 ) -> None:
     """Compare reports side by side: one table per metric family, a column per report, and
     '*' on each figure that differs significantly (95%) from the first column."""
-    from rotbench.report.compare import (
+    from rotbench.results.files.report import ReportError, load_report
+    from rotbench.results.presentation.compare import (
         CompareError,
         compare_reports,
         comparison_markdown,
         render_comparison,
     )
-    from rotbench.report.io import ReportError, load_report
 
     loaded = []
     for path in reports:

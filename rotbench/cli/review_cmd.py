@@ -58,7 +58,7 @@ def review(
 ) -> None:
     """List the open review records of a run (pairs the reference engine may not settle
     itself: a web page's claim against a conversation's), or rule on one with --rule."""
-    from rotbench.report.io import ReportError, load_report
+    from rotbench.results.files.report import ReportError, load_report
     from rotbench.rulings import RULING_KINDS, RulingsError, open_items, read_rulings
 
     if format not in ("table", "json"):
@@ -97,7 +97,7 @@ def review(
                                 "ruling": in_effect[i.pair_id].ruling
                                 if i.pair_id in in_effect else None} for i in shown], indent=2))
         return
-    from rotbench.tables import Col, print_table
+    from rotbench.results.presentation.tables import Col, print_table
 
     cols = [Col("id"), Col("seed", justify="right"), Col("day", justify="right"),
             Col("older claim", "text"), Col("newer claim", "text"),
