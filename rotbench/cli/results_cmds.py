@@ -285,8 +285,8 @@ def runs(
         return
     from rich.console import Console
 
-    from rotbench.safe_text import printable
     from rotbench.results.presentation.tables import Col, print_table
+    from rotbench.safe_text import printable
 
     cols = [Col("id"), Col("date (UTC)", "words"), Col("arm"), Col("engine", "words"),
             Col("seeds", "words"), Col("scorer"), *(Col(m, justify="right") for m in HEADLINE),

@@ -15,13 +15,13 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from rotbench.cli.main import app
-from rotbench.perception.protocol import Claim
 from rotbench.engines.registry import registered
+from rotbench.perception.protocol import Claim
 from rotbench.results import Report, render, write_report, write_run
 from rotbench.results.presentation.compare import compare_reports, render_comparison
+from rotbench.results.presentation.tables import Col, column_groups, print_table
 from rotbench.rulings import ReviewItem, RulingClaim, derive_pair_id
 from rotbench.scoring.models import HIT_CLASSES
-from rotbench.results.presentation.tables import Col, column_groups, print_table
 
 runner = CliRunner()
 NARROW = {"COLUMNS": "80", "LINES": "50"}
