@@ -46,6 +46,7 @@ class _ThreadTimeoutNotice(logging.Filter):
 logging.getLogger("prefect.task_runs").addFilter(_ThreadTimeoutNotice())
 
 _NOT_TRANSIENT = ("EngineFailure", "FatalModelError", "RefusedCall", "PayloadMissing",
+                  "BatchTimeout",
                   "SpecError", "TypeError", "ValueError", "KeyError", "AttributeError")
 
 

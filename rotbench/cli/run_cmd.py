@@ -120,8 +120,16 @@ def run(
     yes: Annotated[bool, typer.Option("--yes", help="Skip the cost confirmation.")] = False,
     max_worlds: Annotated[int, typer.Option("--max-worlds", help="Worlds run at once.")] = 4,
     concurrency: Annotated[
-        int, typer.Option(help="Model calls in flight at once (probe and live arms).")
+        int, typer.Option(help="Model calls in flight at once for the whole run (probe and "
+                          "live arms): all worlds, stages and Dask workers together; a call "
+                          "holds its slot from request to response, SDK retries included.")
     ] = 8,
+    concurrency_limit: Annotated[
+        str | None,
+        typer.Option("--concurrency-limit", help="Draw those slots from this Prefect global "
+                     "concurrency limit instead (create it on the server first: prefect gcl "
+                     "create NAME --limit 8); shared by every run naming it."),
+    ] = None,
     engine: Annotated[
         list[str] | None,
         typer.Option("--engine", help="Engine under test: a registered name (see `rotbench "
@@ -149,6 +157,18 @@ def run(
     budget_calls: Annotated[
         int | None,
         typer.Option("--budget-calls", help="The same limit in model calls."),
+    ] = None,
+    batch: Annotated[
+        bool | None,
+        typer.Option("--batch/--no-batch", help="Send the paid stages' calls as Message "
+                     "Batches: half price, answers within 24 h (extraction one batch per "
+                     "run, checks in rounds). Default: the settings file's (off)."),
+    ] = None,
+    batch_timeout: Annotated[
+        float | None,
+        typer.Option("--batch-timeout", help="Longest wait for one batch, seconds (default "
+                     "86400, the API's own expiry); past it the run stops and a rerun "
+                     "collects the batch."),
     ] = None,
     dask: Annotated[
         str | None,
@@ -194,11 +214,13 @@ def run(
             cache_dir=default_cache_dir() if cache_dir is None else cache_dir,
             reports_dir=reports_dir, db_path=db, out_path=out,
             max_concurrent_worlds=max_worlds, model_concurrency=concurrency,
+            model_concurrency_limit=concurrency_limit,
             force=force, cache_flag="--cache-dir" if cache_dir is not None else (
                 "ROTBENCH_CACHE_DIR" if "ROTBENCH_CACHE_DIR" in os.environ else "--cache-dir"),
             engines=list(engine) if engine else ["reference"],
             engine_timeout_seconds=engine_timeout,
             llm_settings=llm_settings, budget_usd=budget_usd, budget_calls=budget_calls,
+            batch=batch, batch_timeout_seconds=batch_timeout,
             dask=dask, dask_workers=dask_workers,
             html_path=html,
             rulings_path=rulings, real_pairs=not no_real_pairs,
