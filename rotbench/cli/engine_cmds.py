@@ -34,7 +34,7 @@ def engines(
                 for info in found.values()]
         typer.echo(json.dumps(rows, indent=2))
         return
-    from rotbench.tables import Col, print_table
+    from rotbench.results.presentation.tables import Col, print_table
 
     cols = [Col("name"), Col("version"), Col("installed", "words"), Col("takes", "words"),
             Col("paid calls", "words"), Col("summary", "text")]

@@ -302,8 +302,8 @@ def runs(
     if format is TableFormat.json:
         typer.echo(json.dumps(found, indent=2))
         return
+    from rotbench.results.presentation.tables import Col, print_table
     from rotbench.safe_text import printable, terminal_console
-    from rotbench.tables import Col, print_table
 
     cols = [Col("id"), Col("date (UTC)", "words"), Col("arm"), Col("engine", "words"),
             Col("seeds", "words"), Col("scorer"), *(Col(m, justify="right") for m in HEADLINE),

@@ -101,7 +101,7 @@ def review(
                                 "ruling": in_effect[i.pair_id].ruling
                                 if i.pair_id in in_effect else None} for i in shown], indent=2))
         return
-    from rotbench.tables import Col, print_table
+    from rotbench.results.presentation.tables import Col, print_table
 
     cols = [Col("id"), Col("seed", justify="right"), Col("day", justify="right"),
             Col("older claim", "text"), Col("newer claim", "text"),
