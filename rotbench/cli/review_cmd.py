@@ -14,11 +14,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
-from rich.text import Text
 
 from rotbench.cli.common import fail
-from rotbench.safe_text import cell, printable, terminal_console
+from rotbench.safe_text import printable, terminal_console
 
 
 def _report_path(run: str, reports_dir: str) -> Path:
@@ -30,8 +28,8 @@ def _report_path(run: str, reports_dir: str) -> Path:
     return Path(reports_dir) / f"{run}.json"
 
 
-def _claim(c) -> Text:  # noqa: ANN001 - a RulingClaim
-    return Text(f"{printable(c.text, 160)}\n{printable(c.source, 60)}, {c.date}")
+def _claim(c) -> str:  # noqa: ANN001 - a RulingClaim
+    return f"{printable(c.text, 160)}\n{printable(c.source, 60)}, {c.date}"
 
 
 # Every text here comes from the report (a file): pair ids, claims, the run id. Cells are
@@ -103,16 +101,16 @@ def review(
                                 "ruling": in_effect[i.pair_id].ruling
                                 if i.pair_id in in_effect else None} for i in shown], indent=2))
         return
-    table = Table(title=cell(f"Review records of {report.run_id}: {len(shown)} "
-                             f"{'listed' if all_ else 'open'} of {len(items)}", 300),
-                  title_justify="left")
-    for column in ("id", "seed", "day", "older claim", "newer claim", *(("ruling",) * all_)):
-        table.add_column(column)
-    for i in shown:
-        extra = (in_effect[i.pair_id].ruling if i.pair_id in in_effect else "open",) * all_
-        table.add_row(cell(i.pair_id, 80), str(i.seed), str(i.day), _claim(i.older),
-                      _claim(i.newer), *extra)
-    terminal_console().print(table)
+    from rotbench.results.presentation.tables import Col, print_table
+
+    cols = [Col("id"), Col("seed", justify="right"), Col("day", justify="right"),
+            Col("older claim", "text"), Col("newer claim", "text"),
+            *((Col("ruling"),) * all_)]
+    rows = [[i.pair_id, str(i.seed), str(i.day), _claim(i.older), _claim(i.newer),
+             *((in_effect[i.pair_id].ruling if i.pair_id in in_effect else "open",) * all_)]
+            for i in shown]
+    print_table(terminal_console(), f"Review records of {report.run_id}: {len(shown)} "
+                f"{'listed' if all_ else 'open'} of {len(items)}", cols, rows)
     if shown and not all_:
         typer.echo(f"rule with: rotbench review {printable(run)} --rule ID coexist|replacement")
 
