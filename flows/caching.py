@@ -125,7 +125,8 @@ def verify_record(path: Path, model: str | None = None) -> bool:
 
 def read_record(path: Path, model: str | None = None) -> BaseModel | None:
     """The payload of the sound record at ``path`` (see ``verify_record``), or None when the
-    file is absent or damaged (a damaged one is deleted and counted in ``CacheAudit``).
+    file is absent or damaged (a damaged one is deleted and counted in ``CacheAudit``), or
+    holds a result that is not ``cacheable`` (deleted, not counted: it is not damage).
 
     This is the stage cache's fast path: a hit costs one small file read and a stat of the
     stored output it names, not a task run."""
@@ -151,11 +152,23 @@ def read_record(path: Path, model: str | None = None) -> BaseModel | None:
             stored = payload.path(path.parent.parent)
             if not stored.is_file() or stored.stat().st_size != payload.size_bytes:
                 raise ValueError(f"stored output {stored.name} is missing or damaged")
-        return payload
     except Exception:  # noqa: BLE001 - any damage means: recompute
         path.unlink(missing_ok=True)
         CacheAudit.note(path.name)
         return None
+    if not cacheable(payload):  # sound, but what it rests on is incomplete: recompute
+        path.unlink(missing_ok=True)
+        return None
+    return payload
+
+
+def cacheable(payload: BaseModel) -> bool:
+    """False for a result that must never be served from the cache: a stage whose model
+    calls failed (``StageRef.complete`` False), a world outcome that is not complete (an
+    engine failed, a stage was left uncached, model calls failed). Prefect may write such a
+    record after the caller removed it (its result records are written when the task's
+    transaction commits), so every read refuses it again; nothing incomplete is ever a hit."""
+    return getattr(payload, "complete", True) is not False
 
 
 def store_payload(cache_dir: Path | str, stage: str, key: str, obj: BaseModel,

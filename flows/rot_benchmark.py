@@ -29,11 +29,13 @@ from flows.publish import publish_page
 from flows.world import (
     WorldStages,
     configured_world_task,
+    drop_incomplete,
     perception_stamps,
     world_key,
     world_runtime,
 )
 from rotbench.engines.registry import resolve
+from rotbench.engines.sandbox import engine_sandbox
 from rotbench.perception.arms import degraded_lines
 from rotbench.perception.model import BatchTimeout
 from rotbench.pipeline import keys
@@ -185,6 +187,7 @@ def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None,
                 missing[seed] = f"{type(exc).__name__}: {text[0] if text else ''}"[:300]
                 continue
             key = world_keys[seed]
+            drop_incomplete(spec.cache_dir, outcome.incomplete_keys)
             if future.state.name == "Cached":
                 outcome = outcome.as_cached()
                 for record in (r for e in outcome.engines for r in e.stages):
@@ -193,6 +196,17 @@ def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None,
                 (storage / f"world-{key}").unlink(missing_ok=True)
             outcomes.append(outcome)
     return outcomes, missing
+
+
+def absolute_paths(spec: RunSpec) -> RunSpec:
+    """``spec`` with the files the worlds read as absolute paths (the cache folder, the
+    model settings, the rulings): the worlds run in the engines' sandbox folder."""
+    settings = spec.llm_settings or os.environ.get("ROTBENCH_LLM_SETTINGS")
+    return spec.model_copy(update={
+        "cache_dir": str(Path(spec.cache_dir).resolve()),
+        "llm_settings": str(Path(settings).resolve()) if settings else None,
+        "rulings_path": str(Path(spec.rulings_path).resolve()) if spec.rulings_path else None,
+    })
 
 
 def _dollars(usage: dict) -> str:
@@ -281,8 +295,11 @@ async def rot_benchmark(
     try:
         _prewarm(spec)
         batched = await asyncio.to_thread(_batch_extract, spec, ledger_path, budget, gate)
-        outcomes, missing = await asyncio.to_thread(_run_worlds, spec, ledger_path, budget,
-                                                    gate)
+        with engine_sandbox(spec.cache_dir) as sandbox:  # engines' cwd and HOME: scratch folders
+            outcomes, missing = await asyncio.to_thread(_run_worlds, absolute_paths(spec),
+                                                        ledger_path, budget, gate)
+        for line in sandbox.notes():
+            logger.warning("%s", line)
         timed_out = [r for r in missing.values() if r.startswith("BatchTimeout")]
         if timed_out:
             raise BatchTimeout(timed_out[0].split(": ", 1)[1])
@@ -309,7 +326,7 @@ async def rot_benchmark(
     outcome.spans = [(o.seed, *span) for o in outcomes for span in o.spans]
     by_seed = {o.seed: o for o in outcomes}
     present = [s for s in spec.seeds if s in by_seed]
-    notes = _shared_notes(spec, outcomes, outcome, pairs) + batched.notes
+    notes = _shared_notes(spec, outcomes, outcome, pairs) + batched.notes + sandbox.notes()
     degraded: dict[str, int] = {}
     for counts in [o.degraded for o in outcomes] + [pairs.degraded]:
         for what, n in counts.items():
@@ -323,7 +340,7 @@ async def rot_benchmark(
         failed = [r.failure for r in results if r.failure]
         if failed:
             outcome.failures.extend(failed)
-            logger.warning("engine %s failed; no report: %s", name, failed[0])
+            logger.info("engine %s failed; no report: %s", name, failed[0])  # the CLI says it
             continue
         worlds = (load_payload(spec.cache_dir, r.scored) for r in results)  # one at a time
         world_notes = [n for r in results for n in r.notes]
@@ -475,6 +492,10 @@ def _guard_budget(spec: RunSpec, logger) -> tuple[dict, str, dict]:
     reason = refusal(budget, projection.calls, usd)
     if reason:
         raise BudgetRefused(f"refused before any model call: {reason}")
+    from flows.world import api_key_for_run
+    from rotbench.perception.model import require_api_key
+
+    require_api_key(api_key_for_run())  # missing or misshapen: refused before any call
     run_id = flow_run.id or f"local-{os.getpid()}-{time.time_ns()}"
     ledger = Path(spec.cache_dir).resolve() / "budget" / f"{run_id}.json"
     return projection.model_dump(mode="json"), str(ledger), budget.model_dump()

@@ -129,6 +129,8 @@ class WorldStages:
         self.uncached: list[str] = []
         self.keys: list[str] = []
         """The cache records this world's results rest on (``<stage>-<key>``)."""
+        self.incomplete: list[str] = []
+        """The records of stages whose model calls failed (see ``drop_incomplete``)."""
         self.spans: list[tuple[str, float, float]] = []
         self.ctx = quote(runtime)
 
@@ -167,6 +169,7 @@ class WorldStages:
         cached = state.name == "Cached"
         if not cached and not ref.complete:  # model calls failed: keep it out of the cache
             (self.storage / f"{name}-{key}").unlink(missing_ok=True)
+            self.incomplete.append(f"{name}-{key}")
             self.uncached.append(f"{shown} (seed {self.seed})" if self.seed is not None
                                  else shown)
         else:
@@ -281,4 +284,18 @@ def world_task(seed: int, spec: dict, engines: list[dict], ledger_path: str | No
         seed=seed, engines=outcomes, usage=runtime.usage(), notes=runtime.extra_notes(),
         refused=runtime.refusing.refused, uncached=w.uncached,
         damaged=CacheAudit.drain() + [f"embeddings/{n}" for n in drain_damaged()],
-        spans=w.spans, degraded=runtime.degraded_counts(), stage_keys=w.keys)
+        spans=w.spans, degraded=runtime.degraded_counts(), stage_keys=w.keys,
+        incomplete_keys=w.incomplete)
+
+
+def drop_incomplete(cache_dir: str | Path, names: list[str]) -> None:
+    """Remove the Prefect records and stored outputs of the stages ``names``
+    (``<stage>-<key>``) whose model calls failed: once the world is done nothing may serve
+    them (and ``flows.caching.read_record`` refuses them should one be written later)."""
+    from flows.caching import payload_path
+
+    storage = (Path(cache_dir) / "prefect").resolve()
+    for name in names:
+        stage, _, key = name.partition("-")
+        (storage / name).unlink(missing_ok=True)
+        payload_path(cache_dir, stage, key).unlink(missing_ok=True)

@@ -22,6 +22,34 @@ class OutputFormat(StrEnum):
     json = "json"
 
 
+@contextlib.contextmanager
+def stdout_to_stderr():
+    """While the run runs, whatever anything writes to standard output (an engine's
+    ``print`` at import, a library's banner, a child process that inherited the descriptor)
+    goes to standard error: stdout carries the report of record alone. Redirects
+    ``sys.stdout`` and, when it is the process's descriptor 1, that descriptor too."""
+    saved_stream, saved_fd = sys.stdout, None
+    try:
+        sys.stdout.flush()
+        if sys.stdout.fileno() == 1 and sys.stderr.fileno() == 2:
+            saved_fd = os.dup(1)
+            os.dup2(2, 1)
+    except (AttributeError, OSError, ValueError):
+        saved_fd = None
+    sys.stdout = sys.stderr
+    try:
+        yield
+    finally:
+        try:
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+        sys.stdout = saved_stream
+        if saved_fd is not None:
+            os.dup2(saved_fd, 1)
+            os.close(saved_fd)
+
+
 def _run_flow(spec, server, started: float):
     """Run the parent flow in this process, with a line per seed on stderr; returns its
     ``RunOutcome``."""
@@ -240,11 +268,13 @@ def run(
 
     from flows.prefect_env import configure_prefect_env
 
-    configure_prefect_env()
+    configure_prefect_env(spec.cache_dir)
     from flows.prefect_server import EarlyServer, ServerStartError
 
     server = None
     outcome = None
+    quiet_stdout = stdout_to_stderr()
+    quiet_stdout.__enter__()
     try:
         if not os.environ.get("PREFECT_API_URL"):
             server = EarlyServer().start()
@@ -267,6 +297,7 @@ def run(
         fail(f"run failed: {type(exc).__name__}: {first} (completed stages stay cached; "
              "set ROTBENCH_DEBUG=1 for the traceback)", 1)
     finally:
+        quiet_stdout.__exit__(None, None, None)
         if server is not None:
             server.stop()
     _print_results(spec, outcome, format, intervals, started, strict)
@@ -281,23 +312,23 @@ def _print_results(spec, runtime, format: OutputFormat, intervals: bool, started
 
     from rotbench.results import render
     from rotbench.results.presentation.compare import compare_reports, render_comparison
+    from rotbench.safe_text import printable
 
     for report in runtime.reports:
         summary = stage_summary(report.stages)
-        typer.echo(f"engine {report.selection.engine}: {summary}", err=True)
-        typer.echo(f"report: {Path(spec.reports_dir) / (report.run_id + '.json')}  db: "
-                   f"{spec.db}  wall: {time.time() - started:.1f} s", err=True)
+        typer.echo(f"engine {printable(report.selection.engine, 200)}: {summary}", err=True)
+        path = printable(Path(spec.reports_dir) / (report.run_id + '.json'), 400)
+        typer.echo(f"report: {path}  db: {printable(spec.db, 400)}  "
+                   f"wall: {time.time() - started:.1f} s", err=True)
         if format is OutputFormat.json:
             sys.stdout.write(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
         else:
             render(report, Console(), intervals=intervals)
     if spec.html_path and runtime.reports:
-        typer.echo(f"html: {spec.html_path}", err=True)
+        typer.echo(f"html: {printable(spec.html_path, 400)}", err=True)
     if len(runtime.reports) > 1 and format is not OutputFormat.json:
         Console().rule("Comparison")
         render_comparison(compare_reports(runtime.reports), Console(), intervals)
-    from rotbench.safe_text import printable
-
     if runtime.cut_short:
         typer.echo("rotbench: warning: cut short, the budget was reached; items left "
                    "unanswered are listed in the report's notes", err=True)
@@ -310,7 +341,7 @@ def _print_results(spec, runtime, format: OutputFormat, intervals: bool, started
         raise typer.Exit(1)
     degraded = [r for r in runtime.reports if r.degraded]
     for report in degraded:
-        typer.echo(f"rotbench: warning: degraded run {report.run_id}: "
-                   f"{'; '.join(report.degraded)}", err=True)
+        typer.echo(f"rotbench: warning: degraded run {printable(report.run_id, 80)}: "
+                   f"{printable('; '.join(report.degraded), 400)}", err=True)
     if degraded and strict:
         raise typer.Exit(3)

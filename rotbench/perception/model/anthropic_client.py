@@ -48,7 +48,38 @@ def require_api_key(api_key: str | None = None) -> str:
     if not key:
         raise MissingApiKey()
     register_secret(key)
+    problem = key_shape_problem(key)
+    if problem:
+        raise MalformedApiKey(problem)
     return key
+
+
+MAX_API_KEY_CHARS = 512
+"""Longest API key accepted, in characters (Anthropic's keys are about 108)."""
+
+
+class MalformedApiKey(MissingApiKey):
+    """The API key cannot be sent as an HTTP header (a newline or another character outside
+    printable ASCII, or far too long): every call would fail, so the run is refused before
+    any. The message never shows the key."""
+
+    def __init__(self, problem: str) -> None:
+        RuntimeError.__init__(self, f"{API_KEY_ENV} {problem}; no model call was made (check "
+                              "how the key was exported: a pasted line break, quotes)")
+
+
+def key_shape_problem(key: str) -> str | None:
+    """Why ``key`` (already stripped of outer whitespace) cannot be an API key, or None. Says
+    what is wrong and where, never the key itself."""
+    if len(key) > MAX_API_KEY_CHARS:
+        return f"is {len(key)} characters long (at most {MAX_API_KEY_CHARS})"
+    for index, ch in enumerate(key):
+        if not "\x21" <= ch <= "\x7e":
+            what = {"\n": "a newline", "\r": "a carriage return", "\t": "a tab",
+                    " ": "a space"}.get(ch, f"character U+{ord(ch):04X}")
+            return (f"holds {what} at character {index + 1} of {len(key)}: a key is printable "
+                    "ASCII without spaces")
+    return None
 
 
 def _fatal_types() -> tuple[type[BaseException], ...]:
