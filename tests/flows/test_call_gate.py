@@ -120,10 +120,25 @@ def test_four_worlds_at_once_never_pass_the_run_bound(worlds, tmp_path, monkeypa
     assert 2 <= peak <= 8, peak
 
 
-def _run_cli(tmp: Path, fake: FakeAnthropic) -> subprocess.Popen:
+@pytest.fixture(scope="module")
+def server_url():
+    """One Prefect server for both CLI runs (started here with a generous wait: on a busy
+    machine the CLI's own temporary server can take longer than its 60 s to answer)."""
+    from flows.prefect_server import EarlyServer
+
+    server = EarlyServer().start()
+    try:
+        server.wait_ready(240)
+        yield server.api_url
+    finally:
+        server.stop()
+        os.environ.pop("PREFECT_API_URL", None)
+        os.environ.pop("PREFECT_LOGGING_TO_API_ENABLED", None)
+
+
+def _run_cli(tmp: Path, fake: FakeAnthropic, api_url: str) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "ANTHROPIC_API_KEY": KEY,
-           "ANTHROPIC_BASE_URL": fake.base_url, "PREFECT_HOME": str(tmp / "prefect-home")}
-    env.pop("PREFECT_API_URL", None)
+           "ANTHROPIC_BASE_URL": fake.base_url, "PREFECT_API_URL": api_url}
     args = [sys.executable, "-m", "rotbench.cli.main", "run", "--arm", "probe",
             "--seed", "42", "--seed", "43", "--generator", "1", "--max-worlds", "4",
             "--concurrency", "8", "--yes", "--cache-dir", str(tmp / "cache"),
@@ -133,12 +148,13 @@ def _run_cli(tmp: Path, fake: FakeAnthropic) -> subprocess.Popen:
                             start_new_session=True)
 
 
-def test_kill_9_and_rerun_repays_at_most_the_concurrency(worlds, tmp_path) -> None:
+def test_kill_9_and_rerun_repays_at_most_the_concurrency(worlds, tmp_path,
+                                                        server_url) -> None:
     """``rotbench run --arm probe`` (seeds 42 43, 2 worlds at once) killed with SIGKILL,
     process group and all, once 40 calls were answered; the rerun on the same cache pays
     again only for what was in flight: at most 8 calls (before: 16, two worlds of 8)."""
     with FakeAnthropic(oracle_answerer(worlds[:2]), latency_seconds=LATENCY) as fake:
-        first = _run_cli(tmp_path, fake)
+        first = _run_cli(tmp_path, fake, server_url)
         deadline = time.monotonic() + 240
         while fake.count(outcome="ok") < 40:
             assert first.poll() is None, first.communicate()[1][-3000:]
@@ -147,7 +163,7 @@ def test_kill_9_and_rerun_repays_at_most_the_concurrency(worlds, tmp_path) -> No
         os.killpg(first.pid, signal.SIGKILL)
         first.communicate()
         killed_at = len(fake.requests)
-        second = _run_cli(tmp_path, fake)
+        second = _run_cli(tmp_path, fake, server_url)
         out, err = second.communicate(timeout=300)
         assert second.returncode == 0, err[-3000:]
         answered = fake.answered()
