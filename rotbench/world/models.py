@@ -267,7 +267,7 @@ class World(Additive):
         earlier value that is not the current one; poison values are the untrusted values whose
         first arrival is on or before ``day``.
         """
-        if self.generator_version not in ("1", "2"):
+        if self.generator_version == "3":
             return knowable_truth(self, key, day)
         attr = self.attribute(key)
         held = [c for c in attr.changes if c.day <= day]
