@@ -38,7 +38,6 @@ from rotbench.progress import progress
 from rotbench.report import StageRecord
 from rotbench.rulings import ReviewItem
 from rotbench.runspec import RunSpec
-from rotbench.scoring import DEFAULT_SCORER
 
 EXTRACT_STAGE = "extract/1"
 INDEX_STAGE = "index/2"
@@ -117,8 +116,8 @@ def world_key(seed: int, run: RunSpec, engines: list[EngineInfo]) -> str | None:
     from rotbench.engine.oracle import OracleChecker, OracleExtractor
 
     config = EngineConfig().with_overrides(run.engine_overrides())
-    return content_hash(WORLD_STAGE, seed, run.generator, run.days, run.top_k,
-                        run.scorer or DEFAULT_SCORER, config.model_dump_json(), ENGINE_VERSION,
+    return content_hash(WORLD_STAGE, seed, *run.world_inputs(), run.top_k,
+                        run.scorer_version, config.model_dump_json(), ENGINE_VERSION,
                         DEFAULT_MODEL_ID, OracleExtractor.stamp, OracleChecker.stamp,
                         EXTRACT_STAGE, INDEX_STAGE, PROBE_STAGE, SCORE_STAGE, INGEST_STAGE,
                         *(info.identity for info in engines))
@@ -242,7 +241,7 @@ def _reference(w: WorldStages, world: StageRef, rec: list[StageRecord]) -> Engin
     """The reference engine's separable stages: extract, index, deposit, probe, score."""
     run, rt = w.spec, w.runtime
     config = EngineConfig().with_overrides(run.engine_overrides())
-    scorer = run.scorer or DEFAULT_SCORER
+    scorer = run.scorer_version
     extract_stamp, check_stamp = perception_stamps(rt)
     multi = config.store.multi_contributor
     extraction = w.stage("extract", rec, content_hash(world.sha256, extract_stamp,
@@ -277,7 +276,7 @@ def _engine(w: WorldStages, info: EngineInfo, name: str, world: StageRef,
             rec: list[StageRecord]) -> EngineOutcome:
     """An engine without separable stages: ingest-and-probe (interleaved), then score."""
     run = w.spec
-    scorer = run.scorer or DEFAULT_SCORER
+    scorer = run.scorer_version
     extract_stamp, check_stamp = perception_stamps(w.runtime)
     answers = w.stage(
         "ingest_probe", rec,
@@ -322,8 +321,9 @@ def world_task(seed: int, spec: dict, engines: list[dict], ledger_path: str | No
     runtime = world_runtime(run, ledger_path, budget)
     w = WorldStages(seed, run, runtime)
     generate_records: list[StageRecord] = []
-    world = w.stage("generate", generate_records, content_hash(run.generator, seed, run.days),
-                    days=run.days, generator=run.generator)
+    world = w.stage("generate", generate_records, content_hash(seed, *run.world_inputs())
+                    if run.volume != 1 else content_hash(run.generator, seed, run.days),
+                    days=run.days, generator=run.generator, volume=run.volume)
     outcomes = []
     for name, raw in zip(run.engines, engines, strict=True):
         info = EngineInfo.model_validate(raw)

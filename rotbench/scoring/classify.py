@@ -42,7 +42,7 @@ from functools import lru_cache
 from rotbench.scoring.lexicons import Lexicon, lexicon
 from rotbench.scoring.models import HitClass
 from rotbench.world.invariants import WORD_AFTER, WORD_BEFORE, value_regex
-from rotbench.world.models import CHANNELS, DECOY_KINDS, Channel, DecoyKind, Truth
+from rotbench.world.models import CHANNELS, DECOY_KINDS_V3, Channel, DecoyKind, Truth
 
 _PoolsKey = tuple[tuple[str, tuple[str, ...]], ...]
 
@@ -149,7 +149,7 @@ def read_hit(text: str, truth: Truth, pools: dict[str, list[str]], lex: Lexicon,
     channels = {p.channel for p in truth.poison if _norm(p.value) in found}
     poison_channels = tuple(c for c in CHANNELS if c in channels)
     kinds = {d.kind for d in truth.decoys if _norm(d.value) in found} if lex.reads_decoys else ()
-    decoy_kinds = tuple(k for k in DECOY_KINDS if k in kinds)
+    decoy_kinds = tuple(k for k in DECOY_KINDS_V3 if k in kinds)
     if current:
         cls: HitClass = "mixed" if superseded or channels or corrected else "current"
     elif channels:
