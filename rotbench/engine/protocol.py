@@ -6,8 +6,8 @@ deposits documents in delivery order, and asks questions at a day.
 Protocol v3 (generator 3) changes one thing: documents come in the order they are delivered,
 which is no longer the order they were written. ``Document.delivered_day`` is new; ``day``
 stays the day of writing. A protocol-v2 engine runs unchanged: one that assumes date order is
-simply wrong about documents that arrive late, which is what generator 3 measures. Nothing else of an engine's
-internals is visible to generation, probing or scoring.
+simply wrong about documents that arrive late, which is what generator 3 measures. Nothing
+else of an engine's internals is visible to generation, probing or scoring.
 """
 
 from __future__ import annotations

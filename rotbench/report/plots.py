@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from rotbench.report.model import Report
 from rotbench.safe_text import printable
-from rotbench.scoring.metrics import FAMILIES, HIGHER_IS_BETTER, POISON_METRICS, Rate
+from rotbench.scoring.metrics import FAMILIES, POISON_METRICS, Rate, better_label
 from rotbench.scoring.models import HIT_CLASSES
 from rotbench.world.models import CHANNELS
 
@@ -238,7 +238,8 @@ def _legend(fig: Figure, labels: list[str], bars: bool = False) -> None:
 
 
 def _better(metric: str) -> str:
-    return "higher is better" if HIGHER_IS_BETTER.get(metric, False) else "lower is better"
+    label = better_label(metric)
+    return f"{label} is better" if label in ("higher", "lower") else f"no direction, read {label}"
 
 
 def family_plot(family: str, metrics: tuple[str, ...], reports: list[Report]) -> Drawn | None:

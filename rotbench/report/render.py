@@ -14,7 +14,8 @@ from rich.table import Table
 
 from rotbench.outputs import terminal_safe
 from rotbench.report.model import Report
-from rotbench.scoring.metrics import BY_KIND, FAMILIES, HIGHER_IS_BETTER, POISON_METRICS, Rate
+from rotbench.scoring.metrics import BY_KIND_V4 as BY_KIND
+from rotbench.scoring.metrics import FAMILIES, POISON_METRICS, Rate, better_label
 from rotbench.scoring.models import HIT_CLASSES
 
 
@@ -84,7 +85,7 @@ def render(report: Report, console: Console, intervals: bool = False) -> None:
         table.add_column("rate", justify="right")
         table.add_column("better")
         for name in present:
-            better = "higher" if HIGHER_IS_BETTER[name] else "lower"
+            better = better_label(name)
             table.add_row(name, format_rate(report.metrics[name], intervals), better)
         console.print(table)
 

@@ -149,6 +149,14 @@ BY_KIND_V4: dict[str, tuple[MetricName, ...]] = {
 """Scorer v4's breakdowns: v3's, the temporary decoy kind, and each hard case of generator 3
 (a question counts for a case when ``Truth.cases`` has it)."""
 
+def better_label(metric: str) -> str:
+    """How a metric reads: 'higher' or 'lower' (is better), or for a context figure
+    'beside <metric>' (no better direction; read it beside the figure that explains it)."""
+    if metric in CONTEXT_FIGURES:
+        return f"beside {CONTEXT_FIGURES[metric]}"  # type: ignore[index]
+    return "higher" if HIGHER_IS_BETTER.get(metric, False) else "lower"  # type: ignore[call-overload]
+
+
 HARD_CASE_KINDS: tuple[str, ...] = ("late", "correction", "retraction", "scheduled", "set")
 
 

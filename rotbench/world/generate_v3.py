@@ -552,7 +552,7 @@ class _Builder:
                 self.drafts.append(_remark(rng, day, "mention", text, [_present(key, value)]))
                 self.plan.statement(key, day)
             held = [(d, v) for d, v in self.actual[key]]
-            for (start, old), (end, _new) in zip(held, held[1:], strict=False):
+            for (_start, old), (end, _new) in zip(held, held[1:], strict=False):
                 if old is None:
                     continue
                 later = [d for d in range(end + 1, self.days + 1)
