@@ -391,7 +391,8 @@ def knowable_truth(world: World, key: str, day: int) -> Truth:
             if f.attribute != key or f.channel is not None or f.decoy is not None:
                 continue
             effective = f.effective_day if f.effective_day is not None else s.day
-            rows.append((effective, s.day, index, f.turn, f, past_in_session, s.late))
+            rows.append((effective, s.day, index, f.turn, f, past_in_session, s.late,
+                         s.arrival))
     rows.sort(key=lambda r: r[:4])
     current: str | None = None
     members: list[str] = []
@@ -403,7 +404,7 @@ def knowable_truth(world: World, key: str, day: int) -> Truth:
     changes = 0
     phrasing: Phrasing = "initial"
     stated = False
-    for effective, _written, _index, _turn, f, transition, _late in rows:
+    for effective, _written, _index, _turn, f, transition, _late, _arrival in rows:
         if effective > day:
             if f.value not in premature:
                 premature.append(f.value)
@@ -456,7 +457,7 @@ def knowable_truth(world: World, key: str, day: int) -> Truth:
     cases: list[HardCase] = []
     own_present = [r for r in rows if r[0] <= day and r[4].tense == "present"]
     if own_present:
-        last = max(own_present, key=lambda r: (r[2], r[3]))
+        last = max(own_present, key=lambda r: (r[7], r[2], r[3]))  # the last delivered
         if last[6] and last[4].value in superseded:
             cases.append("late")
     if corrected:
