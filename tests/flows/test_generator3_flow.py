@@ -55,9 +55,15 @@ PINNED = {  # pooled over seeds 42 43 44
 
 
 @pytest.fixture(scope="module")
-def outcome(tmp_path_factory):
-    _, outcome = run_flow(tmp_path_factory.mktemp("g3"), engines=ENGINES, generator="3")
-    return outcome
+def run_root(tmp_path_factory):
+    root = tmp_path_factory.mktemp("g3")
+    _, outcome = run_flow(root, engines=ENGINES, generator="3")
+    return root, outcome
+
+
+@pytest.fixture(scope="module")
+def outcome(run_root):
+    return run_root[1]
 
 
 def test_every_engine_ran_on_generator_3_under_scorer_v4(outcome) -> None:
@@ -83,3 +89,40 @@ def test_generator_3_separates_the_example_from_the_reference(outcome) -> None:
     differ = [m for m in ("recall_current_at_k", "current_lost", "control_recall_at_k")
               if reference.metrics[m] != example.metrics[m]]
     assert differ == ["recall_current_at_k", "current_lost", "control_recall_at_k"]
+
+
+def test_hard_case_figures_reach_duckdb_show_compare_and_html(run_root) -> None:
+    import io
+
+    import duckdb
+    from rich.console import Console
+
+    from rotbench.report.compare import compare_reports
+    from rotbench.report.html import render_html
+    from rotbench.report.render import render
+
+    root, outcome = run_root
+    reference = outcome.reports[0]
+    with duckdb.connect(str(root / "reports" / "rotbench.duckdb"), read_only=True) as con:
+        rows = dict(((m, ch), (n, d)) for m, ch, n, d in con.execute(
+            "SELECT metric, channel, numerator, denominator FROM metrics WHERE run_id = ? "
+            "AND seed IS NULL AND checkpoint IS NULL AND metric IN ('late_stale_first', "
+            "'member_lost', 'retracted_asserted_at_k')", [reference.run_id]).fetchall())
+        per_day = con.execute(
+            "SELECT count(*) FROM metrics WHERE run_id = ? AND seed IS NULL AND metric = "
+            "'premature_first' AND checkpoint IS NOT NULL", [reference.run_id]).fetchone()[0]
+    assert rows[("late_stale_first", None)] == (13, 13)
+    assert rows[("late_stale_first", "late")] == (13, 13)
+    assert rows[("member_lost", "set")] == (15, 15)
+    assert rows[("retracted_asserted_at_k", None)] == (14, 14)
+    assert per_day == 6  # one row per checkpoint
+    console = Console(file=io.StringIO(), width=160)
+    render(reference, console)
+    shown = console.file.getvalue()
+    assert "Hard cases" in shown and "late_stale_first" in shown and "beside poison_leak" in shown
+    comparison = compare_reports(outcome.reports[:2])
+    better = {row.metric: row.better for family in comparison.families for row in family.rows}
+    assert better["members_recall_at_k"] == "higher"
+    assert better["redundancy_at_k"] == "beside current_lost"
+    page = render_html(outcome.reports, [])
+    assert "late_stale_first" in page and "member_lost" in page

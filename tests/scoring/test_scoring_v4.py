@@ -69,7 +69,8 @@ def _world(probes: list[ProbeRecord]) -> WorldProbes:
 def test_figures_of_generator_3() -> None:
     probes = [
         ProbeRecord(day=30, attribute="car", question="q", truth=SCHEDULED,
-                    hits=[_hit(1, "The user's car is Mazda."), _hit(2, "The user's car is Skoda.")]),
+                    hits=[_hit(1, "The user's car is Mazda."),
+                          _hit(2, "The user's car is Skoda.")]),
         ProbeRecord(day=30, attribute="car", question="q", truth=RETRACTED,
                     hits=[_hit(1, "The user's car is Skoda.")]),
         ProbeRecord(day=30, attribute="language", question="q", truth=SET,
