@@ -34,10 +34,10 @@ ENGINES = ("reference", "latest-wins", "transcript-rag", "examples.my_engine:mak
 
 def build(name: str, world, embedder, scratch: Path):
     """An engine instance for ``world`` built from its registered factory, oracle arm."""
-    from rotbench.engine.oracle import OracleChecker, OracleExtractor
     from rotbench.engines.context import EngineContext
     from rotbench.engines.registry import load_factory, resolve
-    from rotbench.llm.client import RefusingClient
+    from rotbench.perception.client import RefusingClient
+    from rotbench.perception.oracle import OracleChecker, OracleExtractor
 
     info = resolve(name)
     factory = load_factory(info)
@@ -52,8 +52,8 @@ def build(name: str, world, embedder, scratch: Path):
 def measure(name: str, seeds, generator: str, embedder, tmp: Path, days: int = 90,
             volume: int = 1, timings: dict | None = None):
     """Scored WorldProbes of engine ``name`` on each seed (and deposit/probe seconds)."""
-    from rotbench.engine.extract import world_documents
-    from rotbench.probe import GuardedEngine, _record, _world_probes
+    from rotbench.pipeline.extract import world_documents
+    from rotbench.pipeline.probe import GuardedEngine, _record, _world_probes
     from rotbench.scoring import score_world
     from rotbench.scoring.lexicons import default_scorer
     from rotbench.world import generate_world

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rotbench.engine.extract import lineage_of
-from rotbench.engine.oracle import PAST, PRESENT, RETRACTED, OracleExtractor
-from rotbench.engine.perception import ClaimDraft
-from rotbench.engine.protocol import Document, Hit, Provenance
 from rotbench.engines._vectors import VectorTable
+from rotbench.engines.protocol import Document, Hit, Provenance
+from rotbench.perception.oracle import PAST, PRESENT, RETRACTED, OracleExtractor
+from rotbench.perception.protocol import ClaimDraft
+from rotbench.pipeline.extract import lineage_of
 from rotbench.world.models import World
 
 

@@ -35,7 +35,7 @@ from faulty_engines_v3 import (
 )
 
 from rotbench.embedding import FAKE_MODEL_ID, Embedder, hashing_encoder
-from rotbench.probe import probe_world
+from rotbench.pipeline.probe import probe_world
 from rotbench.scoring import compute_metrics, score_world, wilson_interval
 from rotbench.scoring.metrics import CONTEXT_FIGURES, EVENT_METRICS, HIGHER_IS_BETTER
 from rotbench.world import generate_world

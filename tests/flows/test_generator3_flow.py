@@ -97,9 +97,9 @@ def test_hard_case_figures_reach_duckdb_show_compare_and_html(run_root) -> None:
     import duckdb
     from rich.console import Console
 
-    from rotbench.report.compare import compare_reports
-    from rotbench.report.html import render_html
-    from rotbench.report.render import render
+    from rotbench.results.presentation.compare import compare_reports
+    from rotbench.results.presentation.html import render_html
+    from rotbench.results.presentation.render import render
 
     root, outcome = run_root
     reference = outcome.reports[0]

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from rotbench.engine.extract import world_documents
-from rotbench.engine.protocol import Document
+from rotbench.engines.protocol import Document
+from rotbench.pipeline.extract import world_documents
 from rotbench.world import WorldConfigError, generate_world
 from rotbench.world.generate import GENERATOR_VERSIONS
 from rotbench.world.models import Fact, Session, Turn, World, knowable_truth
