@@ -32,11 +32,11 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import random
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
+from rotbench.world.epoch import EPOCH, canonical_json
 from rotbench.world.invariants import check_pools
 from rotbench.world.models import (
     DECOY_KINDS,
@@ -88,8 +88,6 @@ GENERATOR_VERSION = DEFAULT_GENERATOR
 (``--generator 3``) until it becomes the default."""
 MAX_VOLUME = 100
 """Largest ``volume`` (generator 3's filler multiplier)."""
-EPOCH = datetime(2026, 1, 5, tzinfo=UTC)
-"""Day 0 of every world: a fixed instant, so timestamps never depend on the clock."""
 MIN_DAYS = 30
 MAX_DAYS = 3650
 """Ten simulated years: far past any schedule worth reading; still a fast, small world."""
@@ -422,10 +420,6 @@ def _finish_sessions(drafts: list[_Draft], seed: int) -> list[Session]:
         )
     return sessions
 
-
-def canonical_json(data: dict) -> str:
-    """Sorted-key, compact, UTF-8 JSON: the text the fingerprint hashes."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 @functools.lru_cache(maxsize=8)

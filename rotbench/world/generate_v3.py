@@ -32,7 +32,7 @@ import random
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from rotbench.world.generate import EPOCH, canonical_json
+from rotbench.world.epoch import EPOCH, canonical_json
 from rotbench.world.models import (
     Attribute,
     Change,
