@@ -3,7 +3,7 @@
 Names, versions, metric names, run ids and pair ids must appear whole (never wrapped, folded
 or cut with an ellipsis), and no table line may run past 80 characters; free text (engine
 summaries, claims) and long figures wrap instead, and a table too wide for 80 columns is
-split into tables that repeat its first column (``rotbench.tables``).
+split into tables that repeat its first column (``rotbench.results.presentation.tables``).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from rotbench.engines.registry import registered
 from rotbench.perception.protocol import Claim
 from rotbench.results import Report, render, write_report, write_run
 from rotbench.results.presentation.compare import compare_reports, render_comparison
+from rotbench.results.presentation.tables import Col, column_groups, print_table
 from rotbench.rulings import ReviewItem, RulingClaim, derive_pair_id
 from rotbench.scoring.models import HIT_CLASSES
-from rotbench.tables import Col, column_groups, print_table
 
 runner = CliRunner()
 NARROW = {"COLUMNS": "80", "LINES": "50"}

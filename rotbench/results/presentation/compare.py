@@ -20,10 +20,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from rich.console import Console
 
 from rotbench.results.presentation.render import format_rate
+from rotbench.results.presentation.tables import Col, print_table
 from rotbench.results.schema import Report
 from rotbench.safe_text import printable
 from rotbench.scoring.metrics import FAMILIES, POISON_METRICS, Rate, better_label
-from rotbench.tables import Col, print_table
 
 TEST_NAME = "Newcombe hybrid score interval for a difference of two proportions, 95%"
 

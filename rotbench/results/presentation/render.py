@@ -12,11 +12,11 @@ from __future__ import annotations
 from rich.console import Console
 
 from rotbench.outputs import terminal_safe
+from rotbench.results.presentation.tables import Col, print_table
 from rotbench.results.schema import Report
 from rotbench.scoring.metrics import BY_KIND_V4 as BY_KIND
 from rotbench.scoring.metrics import FAMILIES, POISON_METRICS, Rate, better_label
 from rotbench.scoring.models import HIT_CLASSES
-from rotbench.tables import Col, print_table
 
 
 def _pct(x: float) -> str:
