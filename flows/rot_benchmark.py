@@ -249,6 +249,7 @@ async def rot_benchmark(
     engines: list[str] = ["reference"],  # noqa: B006
     scorer: str | None = None,
     generator: str = RunSpec.model_fields["generator"].default,
+    volume: int = 1,
     overrides: list[str] = [],  # noqa: B006
     trust_policy: bool = True,
     record_claim_text: bool = True,

@@ -92,9 +92,11 @@ def _store(ctx, stage: str, key: str, obj, summary=None, failures_before: int | 
 
 
 @task(name="generate", task_run_name="generate seed {seed}")
-def generate_task(key: str, seed: int, ctx, days: int, generator: str) -> StageRef:
+def generate_task(key: str, seed: int, ctx, days: int, generator: str,
+                  volume: int = 1) -> StageRef:
     """The world of ``seed`` over ``days`` days (``rotbench.world.generate_world``)."""
-    return _store(ctx, "generate", key, SPECS["generate"].function(seed, days, generator))
+    return _store(ctx, "generate", key, SPECS["generate"].function(seed, days, generator,
+                                                                   volume))
 
 
 @task(name="extract", task_run_name="extract seed {seed}")

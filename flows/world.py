@@ -32,7 +32,6 @@ from rotbench.reference.config import EngineConfig
 from rotbench.results import StageRecord
 from rotbench.rulings import ReviewItem
 from rotbench.runspec import RunSpec
-from rotbench.scoring import DEFAULT_SCORER
 
 __all__ = ["EngineOutcome", "WorldOutcome", "WorldStages", "configured_world_task",
            "perception_stamps", "world_key", "world_runtime", "world_task"]
@@ -55,9 +54,9 @@ def world_key(seed: int, run: RunSpec, engines: list[EngineInfo]) -> str | None:
     from rotbench.perception.oracle import OracleChecker, OracleExtractor
 
     config = EngineConfig().with_overrides(run.engine_overrides())
-    return keys.world_key(seed, run.generator, run.days, run.top_k, run.scorer or DEFAULT_SCORER,
+    return keys.world_key(seed, run.generator, run.days, run.top_k, run.scorer_version,
                           config, OracleExtractor.stamp, OracleChecker.stamp,
-                          (info.identity for info in engines))
+                          (info.identity for info in engines), volume=run.volume)
 
 
 def _world_cache_key(storage: Path, name: str):
@@ -185,7 +184,7 @@ def _reference(w: WorldStages, world: StageRef, rec: list[StageRecord]) -> Engin
     """The reference engine's separable stages: extract, index, deposit, probe, score."""
     run, rt = w.spec, w.runtime
     config = EngineConfig().with_overrides(run.engine_overrides())
-    scorer = run.scorer or DEFAULT_SCORER
+    scorer = run.scorer_version
     extract_stamp, check_stamp = perception_stamps(rt)
     multi = config.store.multi_contributor
     ws, top_k = world.sha256, run.top_k
@@ -218,7 +217,7 @@ def _engine(w: WorldStages, info: EngineInfo, name: str, world: StageRef,
             rec: list[StageRecord]) -> EngineOutcome:
     """An engine without separable stages: ingest-and-probe (interleaved), then score."""
     run = w.spec
-    scorer = run.scorer or DEFAULT_SCORER
+    scorer = run.scorer_version
     extract_stamp, check_stamp = perception_stamps(w.runtime)
     answers = w.stage(
         "ingest_probe", rec,
@@ -267,8 +266,8 @@ def world_task(seed: int, spec: dict, engines: list[dict], ledger_path: str | No
     w = WorldStages(seed, run, runtime)
     generate_records: list[StageRecord] = []
     world = w.stage("generate", generate_records,
-                    keys.generate_key(run.generator, seed, run.days),
-                    days=run.days, generator=run.generator)
+                    keys.generate_key(run.generator, seed, run.days, run.volume),
+                    days=run.days, generator=run.generator, volume=run.volume)
     outcomes = []
     for name, raw in zip(run.engines, engines, strict=True):
         info = EngineInfo.model_validate(raw)

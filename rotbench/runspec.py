@@ -46,7 +46,9 @@ class RunSpec(BaseModel):
     top_k: int = 10
     trust_policy: bool = True
     generator: str = Field(default=DEFAULT_GENERATOR, description="World generator version.")
-    scorer: str | None = Field(default=None, description="None = the newest scorer version.")
+    volume: int = Field(default=1, description="Generator 3: filler multiplier (1 to 100).")
+    scorer: str | None = Field(default=None, description="None = the generator's default "
+                               "scorer (v4 for generator 3, else v3).")
     overrides: list[str] = Field(default_factory=list, description="Engine config KEY=VALUE.")
     record_claim_text: bool = True
     cache_dir: str = "cache"
@@ -96,6 +98,19 @@ class RunSpec(BaseModel):
         default=None, description="Rulings file for the real pairs; None = "
         "<reports_dir>/rulings.jsonl when it exists.")
     real_pairs: bool = Field(default=True, description="False: read no rulings (--no-real-pairs).")
+
+    @property
+    def scorer_version(self) -> str:
+        """The scorer in force: ``scorer``, else the generator's default
+        (``rotbench.scoring.lexicons.default_scorer``)."""
+        from rotbench.scoring.lexicons import default_scorer
+
+        return self.scorer or default_scorer(self.generator)
+
+    def world_inputs(self) -> tuple:
+        """What names a world besides its seed, for cache keys: (generator, days), plus the
+        volume when it is not 1 (so keys of earlier runs stay as they were)."""
+        return (self.generator, self.days) + ((self.volume,) if self.volume != 1 else ())
 
     def rulings_file(self) -> Path | None:
         """The rulings file this run reads, or None (``--no-real-pairs``, or no file given
@@ -192,6 +207,13 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
     if spec.generator not in GENERATOR_VERSIONS:
         known = ", ".join(GENERATOR_VERSIONS)
         raise SpecError(f"--generator: unknown generator {spec.generator!r} (available: {known})")
+    from rotbench.world.generate import MAX_VOLUME
+
+    if not 1 <= spec.volume <= MAX_VOLUME:
+        raise SpecError(f"--volume must be between 1 and {MAX_VOLUME}, got {spec.volume}")
+    if spec.volume != 1 and spec.generator != "3":
+        raise SpecError(f"--volume: applies to generator 3 only (this run uses generator "
+                        f"{spec.generator})")
     if not spec.engines:
         raise SpecError("--engine: at least one engine is required")
     if len(set(spec.engines)) != len(spec.engines):

@@ -27,6 +27,17 @@ from rotbench.scoring.lexicons import DEFAULT_SCORER, SCORER_VERSIONS, UnknownSc
 DB_NAME = "rotbench.duckdb"
 
 
+def _default_scorer_of(report: str) -> str:
+    """The default scorer for rescoring ``report``: v4 for a generator-3 report, else
+    ``DEFAULT_SCORER`` (also when the report cannot be read: that error is shown later)."""
+    from rotbench.scoring.lexicons import default_scorer
+
+    try:
+        return default_scorer(load_report(_report_path(report)).selection.generator_version)
+    except Exception:  # noqa: BLE001 - the rescore reports the real error itself
+        return DEFAULT_SCORER
+
+
 def reads_decoys_of(scorer: str) -> bool:
     """Whether scorer version ``scorer`` (a known one) classifies decoy values."""
     return lexicon(scorer).reads_decoys
@@ -86,8 +97,8 @@ def rescore(
         str | None,
         typer.Option(
             "--scorer",
-            help=f"Scorer version ({', '.join(SCORER_VERSIONS)}); default the newest, "
-            f"{DEFAULT_SCORER}.",
+            help=f"Scorer version ({', '.join(SCORER_VERSIONS)}); default {DEFAULT_SCORER}, "
+            "or v4 for a report of generator 3.",
             show_default=False,
         ),
     ] = None,
@@ -112,7 +123,7 @@ def rescore(
     """Re-classify a saved report's recorded hit texts under a scorer version and recompute
     every figure, with no engine, model or embedding. Writes a new report whose first note
     names its origin, and records it in the run database."""
-    version = scorer or DEFAULT_SCORER
+    version = scorer or _default_scorer_of(report)
     try:
         lexicon(version)
     except UnknownScorer as e:

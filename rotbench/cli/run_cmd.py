@@ -115,9 +115,13 @@ def run(
         bool, typer.Option("--no-trust-policy", help="Neutral trust for every source.")
     ] = False,
     generator: Annotated[
-        str, typer.Option(help="World generator version: 1 or 2 (default: newest, 2).")
+        str, typer.Option(help="World generator version: 1, 2 or 3 (default: 2; 3 is opt-in).")
     ] = "2",
-    scorer: Annotated[str | None, typer.Option(help="Scorer version (default: newest).")] = None,
+    volume: Annotated[
+        int, typer.Option(help="Generator 3: multiply the filler sessions (1 to 100).")
+    ] = 1,
+    scorer: Annotated[str | None, typer.Option(
+        help="Scorer version (default: v4 for generator 3, else v3).")] = None,
     set_: Annotated[
         list[str] | None,
         typer.Option("--set", help="Engine config KEY=VALUE, e.g. query.relevance_floor=0.3."),
@@ -236,6 +240,7 @@ def run(
             top_k=top_k,
             trust_policy=not no_trust_policy,
             generator=generator,
+            volume=volume,
             scorer=scorer,
             overrides=list(set_ or []),
             record_claim_text=not no_claim_text,

@@ -19,8 +19,11 @@ def world(
     seed: Annotated[int, typer.Option(help="World seed; the world is a pure function of it.")] = 42,
     days: Annotated[int, typer.Option(help="Simulated days (at least 30).")] = 90,
     generator: Annotated[
-        str, typer.Option(help="World generator version: 1 or 2 (default: newest, 2).")
+        str, typer.Option(help="World generator version: 1, 2 or 3 (default: 2).")
     ] = "2",
+    volume: Annotated[
+        int, typer.Option(help="Generator 3: multiply the filler sessions (1 to 100).")
+    ] = 1,
     format: Annotated[WorldFormat, typer.Option("--format", help="json or transcript.")] = (
         WorldFormat.json
     ),
@@ -34,11 +37,11 @@ def world(
     if not 0 <= seed <= MAX_SEED:
         fail(f"--seed must be between 0 and {MAX_SEED}, got {seed}")
     try:
-        w = generate_world(seed, days, generator)
+        w = generate_world(seed, days, generator, volume)
     except UnknownGenerator as exc:
         fail(f"--generator: {exc}")
     except WorldConfigError as exc:
-        fail(f"--days: {exc}")
+        fail(f"--{'volume' if 'volume' in str(exc) else 'days'}: {exc}")
     if format is WorldFormat.json:
         typer.echo(w.model_dump_json(indent=2))
     else:

@@ -1,15 +1,20 @@
 """The protocol every memory engine under test implements, and the shapes it exchanges.
 
 The harness talks to an engine only through this module: it creates a throwaway store,
-deposits documents in time order, and asks questions at a day. Nothing else of an engine's
-internals is visible to generation, probing or scoring.
+deposits documents in delivery order, and asks questions at a day.
+
+Protocol v3 (generator 3) changes one thing: documents come in the order they are delivered,
+which is no longer the order they were written. ``Document.delivered_day`` is new; ``day``
+stays the day of writing. A protocol-v2 engine runs unchanged: one that assumes date order is
+simply wrong about documents that arrive late, which is what generator 3 measures. Nothing
+else of an engine's internals is visible to generation, probing or scoring.
 """
 
 from __future__ import annotations
 
 from typing import Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from rotbench.world.models import Session, Turn
 
@@ -29,6 +34,21 @@ class Document(BaseModel):
     contributor: str = Field(
         default="user", description="Who deposited it (multi-contributor mode)."
     )
+    delivered_day: int | None = Field(
+        default=None, description="Day the document reaches the store (protocol v3), on or "
+        "after ``day``; None: the day it was written (every document of generators 1 and 2).")
+
+    @model_serializer(mode="wrap")
+    def _omit_no_delivery(self, handler: SerializerFunctionWrapHandler) -> dict:
+        data = handler(self)
+        if data.get("delivered_day", 0) is None:
+            del data["delivered_day"]  # a v2 document serialises as it always did
+        return data
+
+    @property
+    def arrival(self) -> int:
+        """The day the document reaches the store: ``delivered_day``, else ``day``."""
+        return self.day if self.delivered_day is None else self.delivered_day
 
     @property
     def text(self) -> str:
@@ -47,6 +67,7 @@ class Document(BaseModel):
             kind="web_page" if session.kind == "web_page" else "conversation",
             turns=list(session.turns),
             contributor=contributor,
+            delivered_day=session.delivered_day,
         )
 
 
@@ -87,16 +108,18 @@ class Hit(BaseModel):
 
 @runtime_checkable
 class MemoryEngine(Protocol):
-    """A store under test (protocol v2). Implementations keep all state internal.
+    """A store under test (protocol v3). Implementations keep all state internal.
 
     What the harness guarantees to an engine instance:
 
     - one instance serves exactly one world; a fresh instance is built for every world;
     - every call on an instance comes from one and the same thread, one call at a time;
-    - ``deposit`` receives the world's documents in time order (non-decreasing ``day``),
-      each exactly once;
-    - the questions of a checkpoint day ``d`` are asked only after every document with
-      ``day <= d`` has been deposited, and before any later document is;
+    - ``deposit`` receives the world's documents in delivery order (non-decreasing
+      ``arrival``: ``delivered_day``, or ``day`` when that is None), each exactly once. Since
+      protocol v3 this is not date order: a document written on day 20 may arrive on day 60,
+      after documents written later (``day`` says when it was written);
+    - the questions of a checkpoint day ``d`` are asked only after every document delivered
+      on or before ``d`` has been deposited, and before any later one is;
     - each call may take at most the run's per-call timeout (``--engine-timeout``, seconds);
       a call past it, an exception, or a malformed answer ends the engine's run on that world
       with a one-line error naming the engine, seed, day and call.
@@ -127,5 +150,6 @@ class AsOfEngine(MemoryEngine, Protocol):
 
     def query_as_of(self, question: str, day: int, k: int) -> list[Hit]:
         """At most ``k`` hits for ``question`` from the store as it stood at the end of
-        ``day``, best first."""
+        ``day``, best first: from the documents delivered by then (``arrival <= day``),
+        never from one delivered later."""
         ...

@@ -41,10 +41,17 @@ DECOY_MOODS: dict[str, Mood] = {
 }
 """Decoy kind -> the mood its claim carries (someone else's fact is still a fact)."""
 TEMPLATES: tuple[str, ...] = (PRESENT, PAST, RELAYED, *(t for _, t in DECOY_SENTENCES.values()))
-"""Every sentence template the oracle renders (``{label}``/``{value}`` are placeholders)."""
+"""Every sentence template the oracle renders for generators 1 and 2 (``{label}``/``{value}``
+are placeholders)."""
+SCHEDULED = "The user's {label} is scheduled to become {value}."
+RETRACTED = "The user no longer has a {label}; it was {value}."
+TEMPORARY = "The user's {label} is temporarily {value}."
+TEMPLATES_V3: tuple[str, ...] = (SCHEDULED, RETRACTED, TEMPORARY)
+"""The sentences only generator 3's statements add: a scheduled change (said before it takes
+effect), a retraction (the value ended with no successor) and a temporary state."""
 
 
-def oracle_texts() -> list[str]:
+def oracle_texts(generator_3: bool = False) -> list[str]:
     """Every text the index stage can meet on a scripted arm, sorted: each sentence the
     oracle extractor can render (every template with every attribute's label and pool
     value) and every probe question either generator asks (703 texts with today's pools).
@@ -52,12 +59,14 @@ def oracle_texts() -> list[str]:
     A world's ``index_texts`` under ``OracleExtractor`` is always a subset, so embedding
     this list once before the worlds run leaves their index stages nothing to encode (and
     gives every text the same batch, hence the same vector, whichever seeds a run has).
+    ``generator_3``: also the sentences of generator 3's statements (``TEMPLATES_V3``).
     """
     texts = set(UNANSWERABLE_QUESTIONS) | set(NEAR_MISS_QUESTIONS)
+    templates = TEMPLATES + (TEMPLATES_V3 if generator_3 else ())
     for attribute in ATTRIBUTES:
         texts.add(attribute.question)
         texts.update(template.format(label=attribute.label, value=value)
-                     for template in TEMPLATES for value in attribute.pool)
+                     for template in templates for value in attribute.pool)
     return sorted(texts)
 
 
@@ -73,7 +82,11 @@ class OracleExtractor:
     claim attributed to its source; a tool-turn fact yields nothing; a web page's facts become
     the page's own claims (its lineage, the host, is set by the extract stage); a decoy
     (someone else's fact, a hypothetical, a negation, a declined suggestion) becomes a claim
-    with its own subject and mood and no slot (``DECOY_SENTENCES``, ``DECOY_MOODS``). Identical
+    with its own subject and mood and no slot (``DECOY_SENTENCES``, ``DECOY_MOODS``). Generator
+    3's statements carry what the text says: a temporary state is the user's claim in mood
+    ``temporary`` with its end day; a scheduled change has ``valid_from`` (rendered as
+    ``SCHEDULED``); a retraction is a past claim (``RETRACTED``); a correction names the value
+    it corrects; a member of a set-valued slot is ``multi_valued``. Identical
     drafts within a document are kept once. ``extract`` raises KeyError for a document that
     is not in the world.
 
@@ -91,6 +104,7 @@ class OracleExtractor:
     def __init__(self, world: World, client: ModelClient | None = None) -> None:
         self.client: ModelClient = client if client is not None else RefusingClient()
         self._labels = {a.key: a.label for a in world.attributes}
+        self._multi = {a.key for a in world.attributes if a.multi_valued}
         self._facts = {s.document_uri: list(s.facts) for s in world.sessions}
         self._frames = {q: QuestionFrame(subject=who, slot=slot)
                         for q, (who, slot) in NEAR_MISS_FRAMES.items()}
@@ -108,6 +122,11 @@ class OracleExtractor:
         label = self._labels[fact.attribute]
         if fact.channel == "tool_turn":
             return None
+        if fact.decoy == "temporary":  # the user's own state, but not the permanent value
+            return ClaimDraft(
+                subject=SUBJECT, slot=fact.attribute, value=fact.value, tense="present",
+                attribution="own", sentence=TEMPORARY.format(label=label, value=fact.value),
+                confidence=ORACLE_CONFIDENCE, mood="temporary", valid_until=fact.until_day)
         if fact.decoy is not None:
             subject, template = DECOY_SENTENCES[fact.decoy]
             return ClaimDraft(
@@ -125,7 +144,21 @@ class OracleExtractor:
         else:
             template = PAST if fact.tense == "past" else PRESENT
             attribution = "own"
+        if fact.event == "scheduled":
+            template = SCHEDULED
+        elif fact.event == "retraction":
+            template = RETRACTED
+        extra: dict = {}
+        if fact.event is not None:
+            extra["event"] = fact.event
+        if fact.effective_day is not None:
+            extra["valid_from"] = fact.effective_day
+        if fact.corrects is not None:
+            extra["corrects"] = fact.corrects
+        if fact.attribute in self._multi:
+            extra["multi_valued"] = True
         return ClaimDraft(
+            **extra,
             subject=SUBJECT,
             slot=fact.attribute,
             value=fact.value,

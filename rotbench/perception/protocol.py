@@ -15,17 +15,21 @@ from __future__ import annotations
 
 from typing import Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from rotbench.engines.protocol import Document
 
 Attribution = Literal["own", "source"]
 """'own': the user's own statement (or a page asserting a fact); 'source': quoted or relayed."""
 
-Mood = Literal["fact", "hypothetical", "negated", "suggested"]
+Mood = Literal["fact", "hypothetical", "negated", "suggested", "temporary"]
 """How the claim is said: a plain statement of fact, a hypothetical or plan ("I might move to
-X"), a negation ("I would never pick X") or someone's suggestion the subject did not take up.
-Only a fact can give a slot its value."""
+X"), a negation ("I would never pick X"), someone's suggestion the subject did not take up,
+or (generator 3) a temporary state that leaves the permanent value as it is ("I'm in Porto
+this week"). Only a fact can give a slot its value."""
+
+ClaimEvent = Literal["correction", "retraction", "scheduled", "member_add", "member_drop"]
+"""What a claim does beyond stating a value (generator 3; the world's ``FactEvent``)."""
 
 SUBJECT_ALIASES: dict[str, str] = {"user": "the user", "the user": "the user"}
 """Spellings of the persona that name the same subject (after case folding)."""
@@ -52,6 +56,30 @@ class ClaimDraft(BaseModel):
     sentence: str = Field(description="The rendered sentence that is embedded and returned.")
     confidence: float = Field(default=0.9, ge=0.0, le=1.0)
     mood: Mood = Field(default="fact", description="See ``Mood``; only a fact fills a slot.")
+    event: ClaimEvent | None = Field(
+        default=None, description="Generator 3: what the claim does (see ``ClaimEvent``).")
+    valid_from: int | None = Field(
+        default=None, description="Day the value takes effect when the text says so (a "
+        "scheduled change), days since the world epoch.")
+    valid_until: int | None = Field(
+        default=None, description="Last day of a temporary state, days since the epoch.")
+    corrects: str | None = Field(
+        default=None, description="A correction: the value it says was stated wrongly.")
+    multi_valued: bool | None = Field(
+        default=None, description="True when the slot holds a set (adding a member "
+        "retires no other).")
+
+    _added = ("event", "valid_from", "valid_until", "corrects", "multi_valued")
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_additions(self, handler: SerializerFunctionWrapHandler) -> dict:
+        """Generator 3's fields are left out of the JSON while None, so a draft of an older
+        world serialises (and hashes into cache keys) exactly as before they existed."""
+        data = handler(self)
+        for name in self._added:
+            if data.get(name, 0) is None:
+                del data[name]
+        return data
 
     @property
     def slot_fact(self) -> bool:

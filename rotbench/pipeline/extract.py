@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from rotbench.engines.protocol import Document
 from rotbench.perception.protocol import ClaimDraft, Extractor, QuestionFrame, QuestionReader
@@ -29,6 +29,21 @@ class DocumentClaims(BaseModel):
     lineage: str = Field(description="'conversation', or the web page's host.")
     contributor: str
     drafts: list[ClaimDraft]
+    delivered_day: int | None = Field(
+        default=None, description="Day the document reached the store when it came late "
+        "(protocol v3); None: the day it was written.")
+
+    @model_serializer(mode="wrap")
+    def _omit_no_delivery(self, handler: SerializerFunctionWrapHandler) -> dict:
+        data = handler(self)
+        if data.get("delivered_day", 0) is None:
+            del data["delivered_day"]  # an on-time document serialises as it always did
+        return data
+
+    @property
+    def arrival(self) -> int:
+        """The day the document reached the store."""
+        return self.day if self.delivered_day is None else self.delivered_day
 
 
 class Extraction(BaseModel):
@@ -71,6 +86,7 @@ def extract_document(document: Document, extractor: Extractor) -> DocumentClaims
         lineage=lineage_of(document),
         contributor=document.contributor,
         drafts=list(extractor.extract(document)),
+        delivered_day=document.delivered_day if document.arrival != document.day else None,
     )
 
 
@@ -104,7 +120,7 @@ def extract_documents(documents: list[Document], extractor: Extractor,
 
 
 def world_documents(world: World, multi_contributor: bool = False) -> list[Document]:
-    """The world's sessions as engine documents, in time order.
+    """The world's sessions as engine documents, in delivery order (the world's order).
 
     In multi-contributor mode conversations come from three agents in turn and web pages
     from a crawler; otherwise every document is the user's.

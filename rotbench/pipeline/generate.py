@@ -6,7 +6,8 @@ from rotbench.world import generate_world
 from rotbench.world.models import World
 
 
-def generate(seed: int, days: int, generator: str) -> World:
+def generate(seed: int, days: int, generator: str, volume: int = 1) -> World:
     """The world of ``seed`` over ``days`` simulated days, built by generator ``generator``
-    (``rotbench.world.generate_world``; raises ``WorldConfigError`` as it does)."""
-    return generate_world(seed, days, generator)
+    with ``volume`` times the filler (generator 3 only) (``rotbench.world.generate_world``;
+    raises ``WorldConfigError`` as it does)."""
+    return generate_world(seed, days, generator, volume)

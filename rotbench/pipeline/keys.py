@@ -42,10 +42,11 @@ def _version(stage: str) -> str | None:
     return SPECS[stage].version
 
 
-def generate_key(generator: str, seed: int, days: int) -> str:
+def generate_key(generator: str, seed: int, days: int, volume: int = 1) -> str:
     """The world of ``seed`` over ``days`` days by ``generator`` (its name carries its
-    version)."""
-    return content_hash(generator, seed, days)
+    version); ``volume`` (generator 3's filler multiplier) joins the key only when not 1, so
+    every earlier key stays as it was."""
+    return content_hash(generator, seed, days, *((volume,) if volume != 1 else ()))
 
 
 def extract_key(world_sha256: str, extractor_stamp: str, multi_contributor: bool) -> str:
@@ -98,10 +99,12 @@ def real_pairs_key(rulings_sha256: str, checker_stamp: str) -> str:
 
 def world_key(seed: int, generator: str, days: int, top_k: int, scorer: str,
               config: EngineConfig, extractor_stamp: str, checker_stamp: str,
-              engine_identities: Iterable[str]) -> str:
+              engine_identities: Iterable[str], volume: int = 1) -> str:
     """A whole world's outcome on the oracle arm: every input of every stage of the world
-    and every stage version (a warm world is then one cache read)."""
-    return content_hash(WORLD_VERSION, seed, generator, days, top_k, scorer,
+    and every stage version (a warm world is then one cache read). ``volume`` joins the key
+    only when not 1."""
+    return content_hash(WORLD_VERSION, seed, generator, days,
+                        *((volume,) if volume != 1 else ()), top_k, scorer,
                         config.model_dump_json(), ENGINE_VERSION, DEFAULT_MODEL_ID,
                         extractor_stamp, checker_stamp, _version("extract"),
                         _version("index"), _version("probe"), _version("score"),

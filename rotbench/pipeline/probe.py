@@ -178,7 +178,7 @@ class GuardedEngine:
             raise self.fail(day, call, describe_raised(exc)) from None
 
     def deposit(self, document: Document) -> None:
-        self.call(document.day, f"deposit({printable(document.uri, 80)})",
+        self.call(document.arrival, f"deposit({printable(document.uri, 80)})",
                   lambda: self.engine.deposit(document))
 
     def hits(self, day: int, question: str, k: int, as_of: bool) -> list[ScoredHit]:
@@ -386,8 +386,8 @@ def probe_world(
     timeout_seconds: float | None = DEFAULT_TIMEOUT_SECONDS,
 ) -> WorldProbes:
     """Deposit ``documents`` (default: the world's sessions, ``world_documents``) and ask
-    ``world.probes``, interleaved: before each question every document dated on or before
-    its day is deposited, in time order.
+    ``world.probes``, interleaved: before each question every document delivered on or
+    before its day is deposited, in delivery order (``Document.arrival``).
 
     Returns a WorldProbes holding, per probe, its truth (None for an unanswerable question)
     and up to ``top_k`` unscored hits. Raises EngineFailure (one line) when the engine raises,
@@ -402,7 +402,7 @@ def probe_world(
     next_doc = 0
     try:
         for p in world.probes:
-            while next_doc < len(docs) and docs[next_doc].day <= p.day:
+            while next_doc < len(docs) and docs[next_doc].arrival <= p.day:
                 guard.deposit(docs[next_doc])
                 next_doc += 1
             records.append(_record(world, p, guard.hits(p.day, p.question, top_k, as_of=False)))

@@ -22,7 +22,6 @@ from rotbench.results import Report, Selection, StageRecord, build_report, write
 from rotbench.results.schema import ConfigValue
 from rotbench.rulings import RealPairs, ReviewItem
 from rotbench.runspec import RunSpec
-from rotbench.scoring import DEFAULT_SCORER
 from rotbench.scoring.models import WorldProbes
 from rotbench.world.generate import checkpoints_for
 
@@ -64,7 +63,7 @@ def selection_for(spec: RunSpec, stamps: dict[str, str],
         trust_policy=trust_policy,
         config=config,
         generator_version=spec.generator,
-        scorer_version=spec.scorer or DEFAULT_SCORER,
+        scorer_version=spec.scorer_version,
         engine=engine.name,
         engine_version=engine.version,
         engine_source=engine.source,

@@ -70,7 +70,9 @@ class ReferenceEngine:
         return self._ledger
 
     def deposit(self, document: Document) -> None:
-        """Extract and reconcile one document. Documents must come in non-decreasing day order.
+        """Extract and reconcile one document. Documents must come in delivery order
+        (non-decreasing ``Document.arrival``, protocol v3); engine 0.3.0 dates each claim by
+        its document's arrival, so a late document supersedes by arrival (issue 22).
 
         Raises RuntimeError on a query-only engine, ValueError on an out-of-order document.
         """

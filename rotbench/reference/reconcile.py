@@ -101,11 +101,12 @@ class Reconciler:
 
     def add(self, doc: DocumentClaims) -> list[Claim]:
         """File one document's drafts and reconcile each; returns the new claims."""
-        if self._last_day is not None and doc.day < self._last_day:
+        if self._last_day is not None and doc.arrival < self._last_day:
             raise ValueError(
-                f"document {doc.uri!r} (day {doc.day}) deposited after day {self._last_day}"
+                f"document {doc.uri!r} (delivered day {doc.arrival}) deposited after day "
+                f"{self._last_day}"
             )
-        self._last_day = doc.day
+        self._last_day = doc.arrival
         ledger = self.ledger
         ledger.counts.documents += 1
         if not doc.drafts:
@@ -224,7 +225,7 @@ def file_claim(draft: ClaimDraft, index: int, doc: DocumentClaims, multi: bool) 
         document_uri=doc.uri,
         lineage=doc.lineage,
         contributor=doc.contributor if multi else SINGLE_OWNER,
-        day=doc.day,
+        day=doc.arrival,  # engine 0.3.0 dates a claim by its arrival (issue 22: event time)
     )
 
 

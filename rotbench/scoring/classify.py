@@ -19,9 +19,18 @@ Precedence, first rule that applies (the scorer version only changes the lexicon
    else's, hypothetical, negated or suggested): ``decoy_framed`` if the lexicon reads the
    text as framed that way or as attributed, else ``decoy_asserted``. Older scorers ignore
    decoy values, as they always did;
-4. a superseded value is present: ``history`` if the lexicon reads the text as past-framed,
-   else ``stale``;
-5. otherwise ``none``.
+4. (scorer v4 on) a premature value is present (a scheduled change said by the probe's day
+   whose effective day is still to come): ``planned`` if the lexicon reads the text as
+   future-framed, else ``premature``;
+5. (scorer v4 on) a corrected value is present (one stated wrongly and corrected; it never
+   held): ``corrected``, whatever its framing;
+6. a superseded value is present: ``history`` if the lexicon reads the text as past-framed,
+   else ``stale``. For a retracted attribute (no current value) the ended value is
+   superseded: framed as current it is ``stale``;
+7. otherwise ``none``.
+
+"The current value" is every current member for a set-valued attribute (generator 3): any
+member present makes the hit ``current`` (or ``mixed``).
 """
 
 from __future__ import annotations
@@ -33,7 +42,7 @@ from functools import lru_cache
 from rotbench.scoring.lexicons import Lexicon, lexicon
 from rotbench.scoring.models import HitClass
 from rotbench.world.invariants import WORD_AFTER, WORD_BEFORE, value_regex
-from rotbench.world.models import CHANNELS, DECOY_KINDS, Channel, DecoyKind, Truth
+from rotbench.world.models import CHANNELS, DECOY_KINDS_V3, Channel, DecoyKind, Truth
 
 _PoolsKey = tuple[tuple[str, tuple[str, ...]], ...]
 
@@ -87,10 +96,12 @@ def _pools_key(pools: dict[str, list[str]], truth: Truth) -> _PoolsKey:
     extra = [
         v
         for v in (
-            truth.current,
+            *truth.current_values,
             *truth.superseded,
             *(p.value for p in truth.poison),
             *(d.value for d in truth.decoys),
+            *truth.premature,
+            *truth.corrected,
         )
         if v not in own
     ]
@@ -130,18 +141,25 @@ def read_hit(text: str, truth: Truth, pools: dict[str, list[str]], lex: Lexicon,
     if not found:
         return Reading("none")
     values = tuple(sorted(found))
-    current = _norm(truth.current) in found
+    current = any(_norm(v) in found for v in truth.current_values)
     superseded = any(_norm(v) in found for v in truth.superseded)
+    events = lex.reads_events
+    premature = events and any(_norm(v) in found for v in truth.premature)
+    corrected = events and any(_norm(v) in found for v in truth.corrected)
     channels = {p.channel for p in truth.poison if _norm(p.value) in found}
     poison_channels = tuple(c for c in CHANNELS if c in channels)
     kinds = {d.kind for d in truth.decoys if _norm(d.value) in found} if lex.reads_decoys else ()
-    decoy_kinds = tuple(k for k in DECOY_KINDS if k in kinds)
+    decoy_kinds = tuple(k for k in DECOY_KINDS_V3 if k in kinds)
     if current:
-        cls: HitClass = "mixed" if superseded or channels else "current"
+        cls: HitClass = "mixed" if superseded or channels or corrected else "current"
     elif channels:
         cls = "poison_attributed" if lex.is_attributed(text) else "poison_asserted"
     elif decoy_kinds:
         cls = "decoy_framed" if lex.is_framed(text) else "decoy_asserted"
+    elif premature:
+        cls = "planned" if lex.is_future(text) else "premature"
+    elif corrected:
+        cls = "corrected"
     elif superseded:
         cls = "history" if lex.is_past(text) else "stale"
     else:

@@ -24,6 +24,12 @@ Version history:
   "reportedly"). New: decoy framing, which keeps a decoy value from counting as the user's
   fact (another person's, a hypothetical or plan, a negation, a suggestion). Tense patterns
   are unchanged.
+- ``v4``: v3 plus generator 3's framings: a temporary state ("temporarily", "this week", "a
+  loaner") keeps a value away from the user's permanent one; future framing ("is scheduled
+  to", "will be", "starting Monday") keeps a scheduled value from counting as current before
+  its effective day; retraction wordings ("no longer has", "I have no car now") frame the
+  ended value as past. Scorer v4 also reads the new classes and figures of generator 3
+  (``rotbench.scoring.classify``, ``rotbench.scoring.metrics``).
 """
 
 from __future__ import annotations
@@ -56,6 +62,7 @@ class Lexicon:
     present: tuple[str, ...]
     attribution: tuple[str, ...]
     framing: tuple[str, ...] = ()
+    future: tuple[str, ...] = ()
     _compiled: dict[str, re.Pattern[str]] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
     )
@@ -72,6 +79,8 @@ class Lexicon:
         }
         if self.framing:  # absent for v1 and v2, whose pinned fingerprints predate it
             body["framing"] = list(self.framing)
+        if self.future:  # absent before v4
+            body["future"] = list(self.future)
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
     def _regex(self, name: str) -> re.Pattern[str]:
@@ -98,6 +107,16 @@ class Lexicon:
     def reads_decoys(self) -> bool:
         """True when this version classifies decoy values (it has framing patterns)."""
         return bool(self.framing)
+
+    @property
+    def reads_events(self) -> bool:
+        """True when this version reads generator 3's events (scheduled, corrected, retracted
+        values and set members: scorer v4 on)."""
+        return bool(self.future)
+
+    def is_future(self, text: str) -> bool:
+        """True when ``text`` frames its value as still to come (a scheduled change)."""
+        return bool(self.future) and bool(self._regex("future").search(text))
 
     def is_framed(self, text: str) -> bool:
         """True when ``text`` keeps a value away from the user: attributed to a source, or
@@ -238,16 +257,68 @@ _V3 = replace(
     ),
 )
 
-_RELEASED: tuple[Lexicon, ...] = (_V1, _V2, _V3)
+_V4 = replace(
+    _V3,
+    version="v4",
+    summary="v3 plus temporary, future (scheduled) and retraction framings; generator 3's "
+            "classes and figures",
+    past=_V3.past + (
+        r"\b(?:has|have|had) no\b",
+        r"\bwithout an?\b",
+        r"\bno \w+(?: \w+)? (?:for (?:me )?now|at the moment|right now|for a while|now)\b",
+        r"\blet \w+(?: \w+)? go\b",
+        r"\bended\b",
+        r"\bcancell?ed\b",
+        r"\bis (?:over|done)\b",
+        r"\bscratch\b",
+        r"\bhanded back\b",
+        r"\buninstalled\b",
+        r"\bwrapped up\b",
+    ),
+    framing=_V3.framing + (
+        r"\btemporar(?:y|ily)\b",
+        r"\b(?:this|for the|for a|that) (?:week|sprint)\b",
+        r"\bfor (?:a few|a couple of|some) days\b",
+        r"\b(?:loaner|borrow\w*|guest pass|on loan|covering for|stands? in|short-term)\b",
+        r"\buntil the weekend\b",
+        r"\bwhile (?:mine|my)\b",
+        r"\bon the side\b",
+        r"\bas an experiment\b",
+    ),
+    future=(
+        r"\bscheduled\b",
+        r"\bwill (?:be|become|start|switch|move)\b",
+        r"\bgoing to\b",
+        r"\bstarting (?:on |from )?(?:mon|tues|wednes|thurs|fri|satur|sun)day\b",
+        r"\b(?:from|on) (?:mon|tues|wednes|thurs|fri|satur|sun)day\b",
+        r"\bin (?:ten days|two weeks|three weeks)\b",
+        r"\bthree weeks from\b",
+        r"\bnext month\b",
+        r"\b(?:becomes|switches to|takes over)\b",
+        r"\b(?:start|move|arrives|gets delivered)\b[^.;]{0,30}\bon\b",
+        r"\bupcoming\b",
+    ),
+)
+
+_RELEASED: tuple[Lexicon, ...] = (_V1, _V2, _V3, _V4)
 
 LEXICONS: MappingProxyType[str, Lexicon] = MappingProxyType({lx.version: lx for lx in _RELEASED})
 """Every released lexicon by scorer version, oldest first."""
 
 SCORER_VERSIONS: tuple[str, ...] = tuple(LEXICONS)
-"""Released scorer versions, oldest first: ``('v1', 'v2', 'v3')``."""
+"""Released scorer versions, oldest first: ``('v1', 'v2', 'v3', 'v4')``."""
 
-DEFAULT_SCORER: str = SCORER_VERSIONS[-1]
-"""The newest scorer version, used when none is chosen."""
+DEFAULT_SCORER: str = "v3"
+"""The scorer used when none is chosen for a world of generator 1 or 2 (their pinned
+figures are v3's); a generator-3 world defaults to ``v4`` (``default_scorer``)."""
+GENERATOR_3_SCORER: str = "v4"
+"""The oldest scorer that reads generator 3's events, and its default."""
+
+
+def default_scorer(generator: str | None) -> str:
+    """The scorer used when none is chosen for worlds of ``generator``: ``v4`` for
+    generator 3, else ``DEFAULT_SCORER``."""
+    return GENERATOR_3_SCORER if generator == "3" else DEFAULT_SCORER
 
 
 class UnknownScorer(ValueError):
@@ -268,6 +339,8 @@ def lexicon(version: str) -> Lexicon:
 
 __all__ = [
     "DEFAULT_SCORER",
+    "GENERATOR_3_SCORER",
+    "default_scorer",
     "LEXICONS",
     "SCORER_VERSIONS",
     "Lexicon",

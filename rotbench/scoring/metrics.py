@@ -24,6 +24,34 @@ Denominators (rules from the benchmark description):
   decision, whatever it calls similarity); per kind, near-miss vs unrelated;
 - ``redundancy_at_k``: over the value-bearing top-k hits of answerable questions, the hits
   that repeat the values and class (the framing) of a hit ranked above them.
+
+Scorer v4 (worlds scored with ``WorldProbes.figures == 'v4'``) adds generator 3's figures,
+each over the questions where its hard case is live (``Truth.cases``):
+
+- ``late_stale_first``: after a late document restating a superseded value, the first
+  value-bearing hit is stale;
+- ``premature_first`` / ``premature_at_k``: before a scheduled change's effective day, the
+  first value-bearing hit / any top-k hit serves the new value as current;
+- ``corrected_served_at_k``: after a correction, a top-k hit carries the corrected value;
+- ``retracted_asserted_at_k``: after a retraction, a top-k hit frames the ended value as
+  current (``stale``);
+- ``members_recall_at_k``: on a set with two members or more, every member is in the top k
+  (higher is better);
+- ``member_lost``: on a set after a member joined, a member older than the newest is missing
+  from the top k;
+
+and changes three definitions: the currency denominators leave out retracted questions
+(there is no current value), which count in ``answered_unanswerable`` instead (numerator: a
+hit that is neither history nor value-free); ``current_lost`` counts every question whose
+current value was delivered before an earlier checkpoint and has stayed current since, lost
+when it is not in the top k, whether or not it was ever recalled (so an update that deletes
+the old value and never adds the new one shows).
+
+Two figures have no better direction (``CONTEXT_FIGURES``) and are read only beside the
+figure that explains them: ``poison_surfaced_at_k`` (an engine that keeps untrusted values
+under their source surfaces more of them than one that adopts them and lets them be
+overwritten; read it beside ``poison_leak_at_k``) and ``redundancy_at_k`` (an engine that
+deletes on re-add repeats itself less; read it beside ``current_lost``).
 """
 
 from __future__ import annotations
@@ -51,9 +79,19 @@ MetricName = Literal[
     "control_recall_at_k",
     "answered_unanswerable",
     "redundancy_at_k",
+    "late_stale_first",
+    "premature_first",
+    "premature_at_k",
+    "corrected_served_at_k",
+    "retracted_asserted_at_k",
+    "members_recall_at_k",
+    "member_lost",
 ]
 METRICS: tuple[MetricName, ...] = get_args(MetricName)
 """Every metric name, in report order (the families of ``FAMILIES``)."""
+
+EVENT_METRICS: tuple[MetricName, ...] = METRICS[13:]
+"""Generator 3's figures (scorer v4 on)."""
 
 CORE_METRICS: tuple[MetricName, ...] = METRICS[:7]
 """The seven metrics every report has had since schema 1 (currency, supersession, poison).
@@ -74,20 +112,57 @@ FAMILIES: dict[str, tuple[MetricName, ...]] = {
     "Loss": ("current_lost", "control_recall_at_k"),
     "Abstention": ("answered_unanswerable",),
     "Redundancy": ("redundancy_at_k",),
+    "Hard cases": EVENT_METRICS,
 }
-"""The metric families, in report order."""
+"""The metric families, in report order ("Hard cases": scorer v4 on generator 3)."""
 
 HIGHER_IS_BETTER: dict[MetricName, bool] = {
-    m: m in ("recall_current_at_k", "current_first", "control_recall_at_k") for m in METRICS
+    m: m in ("recall_current_at_k", "current_first", "control_recall_at_k",
+             "members_recall_at_k") for m in METRICS
 }
-"""Direction of each metric: recall (overall and on controls) and current_first higher is
-better; every other metric lower."""
+"""Direction of each metric: recall (overall, on controls, of set members) and current_first
+higher is better; every other metric lower (but see ``CONTEXT_FIGURES``)."""
+
+CONTEXT_FIGURES: dict[MetricName, MetricName] = {
+    "poison_surfaced_at_k": "poison_leak_at_k",
+    "redundancy_at_k": "current_lost",
+}
+"""Figures with no better direction, each read beside the figure that explains it: a fault
+can move them either way (adopting untrusted values lowers what surfaces under a source;
+deleting on re-add lowers repeats), so neither is a better/worse verdict."""
 
 BY_KIND: dict[str, tuple[MetricName, ...]] = {
     **dict.fromkeys(DECOY_KINDS, DECOY_METRICS),
     **dict.fromkeys(UNANSWERABLE_KINDS, ("answered_unanswerable",)),
 }
 """Breakdowns by kind: decoy metrics per decoy kind, abstention per unanswerable kind."""
+
+BY_KIND_V4: dict[str, tuple[MetricName, ...]] = {
+    **BY_KIND,
+    "temporary": DECOY_METRICS,
+    "late": ("late_stale_first", "stale_over_current", "current_first"),
+    "correction": ("corrected_served_at_k", "current_first"),
+    "retraction": ("retracted_asserted_at_k", "answered_unanswerable"),
+    "scheduled": ("premature_first", "premature_at_k", "current_first"),
+    "set": ("members_recall_at_k", "member_lost", "current_first"),
+}
+"""Scorer v4's breakdowns: v3's, the temporary decoy kind, and each hard case of generator 3
+(a question counts for a case when ``Truth.cases`` has it)."""
+
+def better_label(metric: str) -> str:
+    """How a metric reads: 'higher' or 'lower' (is better), or for a context figure
+    'beside <metric>' (no better direction; read it beside the figure that explains it)."""
+    if metric in CONTEXT_FIGURES:
+        return f"beside {CONTEXT_FIGURES[metric]}"  # type: ignore[index]
+    return "higher" if HIGHER_IS_BETTER.get(metric, False) else "lower"  # type: ignore[call-overload]
+
+
+HARD_CASE_KINDS: tuple[str, ...] = ("late", "correction", "retraction", "scheduled", "set")
+
+
+def by_kind_for(reads_events: bool) -> dict[str, tuple[MetricName, ...]]:
+    """The breakdowns by kind of a scorer that does or does not read generator 3's events."""
+    return BY_KIND_V4 if reads_events else BY_KIND
 
 FLOORS: tuple[float, ...] = tuple(round(0.10 + 0.05 * i, 2) for i in range(7))
 """Relevance floors swept, raw cosine: 0.10, 0.15, ..., 0.40."""
@@ -240,13 +315,76 @@ def _lost_flags(world: WorldProbes) -> dict[int, bool]:
     return flags
 
 
+def _lost_flags_v4(world: WorldProbes) -> dict[int, bool]:
+    """Scorer v4's ``current_lost``: a probe is in the denominator when its current value
+    was already the current value at an earlier checkpoint of the same attribute and has
+    stayed current since; it is lost when that value is not in the top k, whether or not it
+    was ever recalled before. (For a set: the first current member.)"""
+    flags: dict[int, bool] = {}
+    by_attribute: dict[str, list[int]] = {}
+    for i, p in enumerate(world.probes):
+        if p.truth is not None:
+            by_attribute.setdefault(p.truth.attribute, []).append(i)
+    for indices in by_attribute.values():
+        previous: str | None = None
+        for i in sorted(indices, key=lambda j: world.probes[j].day):
+            truth = world.probes[i].truth
+            assert truth is not None
+            if truth.current is not None and truth.current == previous:
+                flags[i] = not any(h.cls in _CURRENT for h in world.probes[i].hits)
+            previous = truth.current
+    return flags
+
+
+def lost_flags(world: WorldProbes) -> dict[int, bool]:
+    """``current_lost``'s flags under the world's scorer (v4's definition for v4 figures)."""
+    return _lost_flags_v4(world) if world.reads_events else _lost_flags(world)
+
+
+def _found_values(hits: list[ScoredHit]) -> set[str]:
+    return {v for h in hits for v in h.values}
+
+
+def _norm(value: str) -> str:
+    return " ".join(value.split()).casefold()
+
+
+def _event_outcomes(probe: ProbeRecord, hits: list[ScoredHit], first_cls: str,
+                    out: dict[str, Outcome]) -> None:
+    truth = probe.truth
+    assert truth is not None
+    classes = {h.cls for h in hits}
+    cases = set(truth.cases)
+    if "late" in cases:
+        out["late_stale_first"] = _flag(first_cls == "stale")
+    if truth.premature:
+        out["premature_first"] = _flag(first_cls == "premature")
+        out["premature_at_k"] = _flag("premature" in classes)
+    if truth.corrected:
+        out["corrected_served_at_k"] = _flag("corrected" in classes)
+    if truth.retracted:
+        out["retracted_asserted_at_k"] = _flag("stale" in classes)
+        out["answered_unanswerable"] = _flag(any(h.cls not in ("none", "history")
+                                                 for h in hits))
+    if len(truth.members) >= 2:
+        found = _found_values(hits)
+        out["members_recall_at_k"] = _flag(all(_norm(m) in found for m in truth.members))
+        older = [m for m in truth.members if m not in truth.added_members]
+        newest = truth.added_members[-1] if truth.added_members else None
+        if newest is not None:
+            older = truth.members[:truth.members.index(newest)]
+        if older:
+            out["member_lost"] = _flag(any(_norm(m) not in found for m in older))
+
+
 def _outcomes(
-    probe: ProbeRecord, lost: bool | None, control: bool, decoys: bool
+    probe: ProbeRecord, lost: bool | None, control: bool, decoys: bool, events: bool = False
 ) -> dict[str, Outcome]:
     """Per metric: the question's (numerator, denominator), or None when not counted.
 
     ``lost``: the ``current_lost`` flag (None: not in its denominator); ``control``: the
-    attribute never changes; ``decoys``: the scorer reads decoys.
+    attribute never changes; ``decoys``: the scorer reads decoys; ``events``: it reads
+    generator 3's events (scorer v4).
     """
     hits = sorted(probe.hits, key=lambda h: h.rank)
     out: dict[str, Outcome] = dict.fromkeys(METRICS)
@@ -258,8 +396,11 @@ def _outcomes(
     first = _first_value_bearing(hits)
     first_cls = first.cls if first is not None else "none"
     recall = bool(classes & _CURRENT)
-    out["recall_current_at_k"] = _flag(recall)
-    out["current_first"] = _flag(first_cls == "current")
+    if events:
+        _event_outcomes(probe, hits, first_cls, out)
+    if truth.current is not None:
+        out["recall_current_at_k"] = _flag(recall)
+        out["current_first"] = _flag(first_cls == "current")
     if truth.changed:
         out["stale_over_current"] = _flag(first_cls == "stale")
         out["stale_retained_at_k"] = _flag("stale" in classes)
@@ -272,7 +413,7 @@ def _outcomes(
         out["decoy_first"] = _flag(first_cls == "decoy_asserted")
     if lost is not None:
         out["current_lost"] = _flag(lost)
-    if control:
+    if control and truth.current is not None:
         out["control_recall_at_k"] = _flag(recall)
     out["redundancy_at_k"] = _redundancy(hits)
     return out
@@ -295,12 +436,18 @@ def _channel_outcomes(probe: ProbeRecord, channel: Channel) -> dict[str, Outcome
     }
 
 
-def _kind_outcomes(probe: ProbeRecord, kind: str, decoys: bool) -> dict[str, Outcome]:
+def _kind_outcomes(probe: ProbeRecord, kind: str, decoys: bool,
+                   row: dict[str, Outcome] | None = None) -> dict[str, Outcome]:
     """A decoy kind: the question counts when a decoy of that kind has arrived, a hit when it
     asserts such a decoy. An unanswerable kind: the question counts when it is of that kind
-    (a question without a kind, from generator 1, is unrelated)."""
-    names = BY_KIND[kind]
+    (a question without a kind, from generator 1, is unrelated). A hard case of generator 3
+    (scorer v4): the question's own outcomes (``row``) when the case is live for it."""
+    names = BY_KIND_V4[kind]
     truth = probe.truth
+    if kind in HARD_CASE_KINDS:
+        if truth is None or kind not in truth.cases or row is None:
+            return dict.fromkeys(names)
+        return {m: row.get(m) for m in names}
     if kind in UNANSWERABLE_KINDS:
         if truth is not None or (probe.unanswerable or "unrelated") != kind:
             return dict.fromkeys(names)
@@ -354,10 +501,24 @@ def _floor_sweep(answerable: list[ProbeRecord], unanswerable: list[ProbeRecord])
     ]
 
 
-def metric_names(reads_decoys: bool = True) -> tuple[MetricName, ...]:
+def metric_names(reads_decoys: bool = True, reads_events: bool = False
+                 ) -> tuple[MetricName, ...]:
     """The metrics a report carries: every one, less the decoy metrics for a scorer that
-    does not read decoys (v1, v2)."""
-    return tuple(m for m in METRICS if reads_decoys or m not in DECOY_METRICS)
+    does not read decoys (v1, v2) and generator 3's for one that does not read events
+    (before v4)."""
+    return tuple(m for m in METRICS if (reads_decoys or m not in DECOY_METRICS)
+                 and (reads_events or m not in EVENT_METRICS))
+
+
+def hit_classes(reads_events: bool) -> tuple[HitClass, ...]:
+    """The classes a scorer gives (v4's three new ones only when it reads events)."""
+    return HIT_CLASSES if reads_events else HIT_CLASSES[:9]
+
+
+def kinds_for(reads_decoys: bool, reads_events: bool) -> list[str]:
+    """The by-kind keys a report carries, in order."""
+    return [k for k in by_kind_for(reads_events) if reads_decoys or k not in DECOY_KINDS
+            and k != "temporary"]
 
 
 def compute_metrics(
@@ -377,19 +538,20 @@ def compute_metrics(
     for w in worlds:
         if not w.scored:
             raise ValueError(f"world seed {w.seed} has unscored hits; run score_world first")
+    events = any(w.reads_events for w in worlds)
     rows: list[tuple[ProbeRecord, dict[str, Outcome]]] = []
     for w in worlds:
-        lost = _lost_flags(w)
+        lost = lost_flags(w)
         controls = set(w.controls)
         for i, p in enumerate(w.probes):
             control = p.truth is not None and p.truth.attribute in controls
-            rows.append((p, _outcomes(p, lost.get(i), control, reads_decoys)))
+            rows.append((p, _outcomes(p, lost.get(i), control, reads_decoys, events)))
     probes = [p for p, _ in rows]
     answerable = [p for p in probes if p.truth is not None]
     unanswerable = [p for p in probes if p.truth is None]
-    names = metric_names(reads_decoys)
+    names = metric_names(reads_decoys, events)
 
-    first_counts: dict[HitClass, int] = dict.fromkeys(HIT_CLASSES, 0)
+    first_counts: dict[HitClass, int] = dict.fromkeys(hit_classes(events), 0)
     for p in answerable:
         first = _first_value_bearing(sorted(p.hits, key=lambda h: h.rank))
         first_counts[first.cls if first is not None and first.cls else "none"] += 1
@@ -399,7 +561,8 @@ def compute_metrics(
         return {k: _rates((o for p, o in rows if p.truth is not None and key(p) == k), which)
                 for k in keys}
 
-    kinds = [k for k in BY_KIND if reads_decoys or k not in DECOY_KINDS]
+    kinds = kinds_for(reads_decoys, events)
+    by_kind = by_kind_for(events)
     return MetricsBundle(
         metrics=_rates((o for _, o in rows), names),
         by_channel={
@@ -407,7 +570,7 @@ def compute_metrics(
             for c in CHANNELS
         },
         by_kind={
-            k: _rates((_kind_outcomes(p, k, reads_decoys) for p in probes), BY_KIND[k])
+            k: _rates((_kind_outcomes(p, k, reads_decoys, o) for p, o in rows), by_kind[k])
             for k in kinds
         },
         by_checkpoint={

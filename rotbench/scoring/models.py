@@ -25,12 +25,18 @@ HitClass = Literal[
     "decoy_asserted",
     "decoy_framed",
     "none",
+    "premature",
+    "planned",
+    "corrected",
 ]
 """What one hit says about the probe's attribute at the probe's day (see ``classify``).
 
 'none' means the hit carries no value of the probe's attribute that the truth knows about.
 The two decoy classes exist from scorer v3 on: a decoy value (someone else's, hypothetical,
 negated, a declined suggestion) asserted as the user's fact, or kept in its own framing.
+The last three exist from scorer v4 on (generator 3): a scheduled value served as current
+before its effective day (``premature``) or framed as still to come (``planned``), and a
+value the user corrected as wrongly stated, served in any framing (``corrected``).
 """
 
 HIT_CLASSES: tuple[HitClass, ...] = get_args(HitClass)
@@ -145,8 +151,16 @@ class WorldProbes(Additive):
         default_factory=list,
         description="Keys of the attributes that never change (empty in older reports).",
     )
+    figures: str | None = Field(
+        default=None, description="'v4' when scored under a scorer that reads generator 3's "
+        "events (its figures follow scorer v4's definitions); None otherwise.")
 
-    added_fields = ("controls",)
+    added_fields = ("controls", "figures")
+
+    @property
+    def reads_events(self) -> bool:
+        """True when the hits were classified by a scorer that reads generator 3's events."""
+        return self.figures is not None
 
     @property
     def scored(self) -> bool:

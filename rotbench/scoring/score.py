@@ -47,4 +47,5 @@ def score_world(world: WorldProbes, scorer: str) -> WorldProbes:
                 )
             )
         probes.append(probe.model_copy(update={"hits": hits}))
-    return world.model_copy(update={"probes": probes})
+    figures = "v4" if lex.reads_events else None
+    return world.model_copy(update={"probes": probes, "figures": figures})

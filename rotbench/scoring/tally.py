@@ -14,9 +14,7 @@ from dataclasses import dataclass, field
 
 from rotbench.scoring.metrics import (
     _CURRENT,
-    BY_KIND,
     CORE_METRICS,
-    DECOY_KINDS,
     FLOORS,
     POISON_METRICS,
     FloorRow,
@@ -26,11 +24,14 @@ from rotbench.scoring.metrics import (
     _channel_outcomes,
     _first_value_bearing,
     _kind_outcomes,
-    _lost_flags,
     _outcomes,
+    by_kind_for,
+    hit_classes,
+    kinds_for,
+    lost_flags,
     metric_names,
 )
-from rotbench.scoring.models import HIT_CLASSES, WorldProbes
+from rotbench.scoring.models import WorldProbes
 from rotbench.world.models import CHANNELS
 
 PHRASINGS: tuple[str, ...] = ("initial", "transition", "restatement")
@@ -53,6 +54,7 @@ class MetricTally:
     """
 
     reads_decoys: bool = True
+    reads_events: bool = False
     numerators: Counter = field(default_factory=Counter)
     denominators: Counter = field(default_factory=Counter)
     days: set[int] = field(default_factory=set)
@@ -67,6 +69,11 @@ class MetricTally:
     def __iadd__(self, other: MetricTally) -> MetricTally:
         if other.reads_decoys != self.reads_decoys:
             raise ValueError("cannot add tallies of scorers that differ on decoys")
+        if other.numerators or other.denominators:
+            if self.numerators or self.denominators:
+                if other.reads_events != self.reads_events:
+                    raise ValueError("cannot add tallies of scorers that differ on events")
+            self.reads_events = other.reads_events
         self.numerators.update(other.numerators)
         self.denominators.update(other.denominators)
         self.days |= other.days
@@ -80,7 +87,7 @@ class MetricTally:
         return self
 
     def __add__(self, other: MetricTally) -> MetricTally:
-        out = MetricTally(self.reads_decoys)
+        out = MetricTally(self.reads_decoys, self.reads_events)
         out += self
         out += other
         return out
@@ -97,8 +104,9 @@ class MetricTally:
 
     def bundle(self) -> MetricsBundle:
         """The figures of the tallied worlds, exactly as ``compute_metrics`` gives them."""
-        names = metric_names(self.reads_decoys)
-        kinds = [k for k in BY_KIND if self.reads_decoys or k not in DECOY_KINDS]
+        names = metric_names(self.reads_decoys, self.reads_events)
+        kinds = kinds_for(self.reads_decoys, self.reads_events)
+        by_kind = by_kind_for(self.reads_events)
         floor_sweep = [
             FloorRow(floor=f,
                      unanswerable_passing=Rate.of(self.floor_passing[f], self.floor_unanswerable),
@@ -108,12 +116,12 @@ class MetricTally:
         return MetricsBundle(
             metrics=self._rates("all", None, names),
             by_channel={c: self._rates("channel", c, POISON_METRICS) for c in CHANNELS},
-            by_kind={k: self._rates("kind", k, BY_KIND[k]) for k in kinds},
+            by_kind={k: self._rates("kind", k, by_kind[k]) for k in kinds},
             by_checkpoint={d: self._rates("day", d, names) for d in sorted(self.days)},
             by_attribute={a: self._rates("attribute", a, CORE_METRICS)
                           for a in sorted(self.attributes)},
             by_phrasing={p: self._rates("phrasing", p, CORE_METRICS) for p in PHRASINGS},
-            first_hit_counts={c: self.first[c] for c in HIT_CLASSES},
+            first_hit_counts={c: self.first[c] for c in hit_classes(self.reads_events)},
             floor_sweep=floor_sweep,
         )
 
@@ -122,18 +130,19 @@ def tally_world(world: WorldProbes, reads_decoys: bool = True) -> MetricTally:
     """The counts of one scored world. Raises ValueError for an unscored hit."""
     if not world.scored:
         raise ValueError(f"world seed {world.seed} has unscored hits; run score_world first")
-    out = MetricTally(reads_decoys)
-    lost = _lost_flags(world)
+    events = world.reads_events
+    out = MetricTally(reads_decoys, events)
+    lost = lost_flags(world)
     controls = set(world.controls)
+    kinds = kinds_for(reads_decoys, events)
     for i, p in enumerate(world.probes):
         truth = p.truth
         control = truth is not None and truth.attribute in controls
-        outcomes = _outcomes(p, lost.get(i), control, reads_decoys)
+        outcomes = _outcomes(p, lost.get(i), control, reads_decoys, events)
         out._count("all", None, outcomes)
         out._count("day", p.day, outcomes)
-        for k in BY_KIND:
-            if reads_decoys or k not in DECOY_KINDS:
-                out._count("kind", k, _kind_outcomes(p, k, reads_decoys))
+        for k in kinds:
+            out._count("kind", k, _kind_outcomes(p, k, reads_decoys, outcomes))
         if out.similar and any(h.similarity is None for h in p.hits):
             out.similar = False
         if truth is None:

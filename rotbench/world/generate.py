@@ -32,11 +32,11 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import random
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
+from rotbench.world.epoch import EPOCH, canonical_json
 from rotbench.world.invariants import check_pools
 from rotbench.world.models import (
     DECOY_KINDS,
@@ -80,13 +80,14 @@ from rotbench.world.pools import (
     all_template_texts,
 )
 
-GENERATOR_VERSIONS: tuple[str, ...] = ("1", "2")
-"""Released generator versions, oldest first."""
-DEFAULT_GENERATOR = GENERATOR_VERSIONS[-1]
+GENERATOR_VERSIONS: tuple[str, ...] = ("1", "2", "3")
+"""Released generator versions, oldest first (generator 3: ``generate_v3``)."""
+DEFAULT_GENERATOR = "2"
 GENERATOR_VERSION = DEFAULT_GENERATOR
-"""The version ``generate_world`` uses when none is given (the newest)."""
-EPOCH = datetime(2026, 1, 5, tzinfo=UTC)
-"""Day 0 of every world: a fixed instant, so timestamps never depend on the clock."""
+"""The version ``generate_world`` uses when none is given. Generator 3 is opt-in
+(``--generator 3``) until it becomes the default."""
+MAX_VOLUME = 100
+"""Largest ``volume`` (generator 3's filler multiplier)."""
 MIN_DAYS = 30
 MAX_DAYS = 3650
 """Ten simulated years: far past any schedule worth reading; still a fast, small world."""
@@ -420,10 +421,6 @@ def _finish_sessions(drafts: list[_Draft], seed: int) -> list[Session]:
     return sessions
 
 
-def canonical_json(data: dict) -> str:
-    """Sorted-key, compact, UTF-8 JSON: the text the fingerprint hashes."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
 
 @functools.lru_cache(maxsize=8)
 def _check_pools_once(pools: tuple[tuple[str, tuple[str, ...]], ...],
@@ -434,8 +431,12 @@ def _check_pools_once(pools: tuple[tuple[str, tuple[str, ...]], ...],
     check_pools(dict(pools), templates)
 
 
-def generate_world(seed: int, days: int = 90, generator: str = DEFAULT_GENERATOR) -> World:
+def generate_world(seed: int, days: int = 90, generator: str = DEFAULT_GENERATOR,
+                   volume: int = 1) -> World:
     """Build the world for ``seed`` over ``days`` simulated days with generator ``generator``.
+
+    ``volume`` (generator 3 only; 1 to ``MAX_VOLUME``) multiplies the filler sessions; the
+    other generators accept only 1.
 
     Raises WorldConfigError when ``days`` is under 30 (a world needs two checkpoints so that a
     change can be observed between them) or over 3650, UnknownGenerator (a WorldConfigError)
@@ -447,6 +448,19 @@ def generate_world(seed: int, days: int = 90, generator: str = DEFAULT_GENERATOR
             f"days must be an integer from {MIN_DAYS} to {MAX_DAYS}, got {days!r}")
     if generator not in GENERATOR_VERSIONS:
         raise UnknownGenerator(generator)
+    if not isinstance(volume, int) or not 1 <= volume <= MAX_VOLUME:
+        raise WorldConfigError(f"volume must be an integer from 1 to {MAX_VOLUME}, "
+                               f"got {volume!r}")
+    if generator == "3":
+        from rotbench.world.generate_v3 import generate_v3
+        from rotbench.world.pools_v3 import all_template_texts_v3
+
+        _check_pools_once(tuple((a.key, tuple(a.pool)) for a in ATTRIBUTES),
+                          tuple(all_template_texts_v3()))
+        return generate_v3(seed, days, volume)
+    if volume != 1:
+        raise WorldConfigError(f"volume applies to generator 3 only (generator {generator} "
+                               f"has no filler to multiply), got {volume}")
     v2 = generator != "1"
     _check_pools_once(tuple((a.key, tuple(a.pool)) for a in ATTRIBUTES),
                       tuple(all_template_texts()))

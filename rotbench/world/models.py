@@ -10,7 +10,7 @@ Days are integers counted from the world epoch (day 0); day 1 is the first day w
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
@@ -24,12 +24,32 @@ Phrasing = Literal["initial", "transition", "restatement"]
 """How a value was introduced: the first value, a change naming old and new ("I moved from
 X to Y"), or a change stating only the new value ("I live in Y now")."""
 
-DecoyKind = Literal["other_person", "hypothetical", "negation", "suggestion"]
+DecoyKind = Literal["other_person", "hypothetical", "negation", "suggestion", "temporary"]
 """How a decoy mention carries a pool value the user never holds (generator 2): another
 person's fact ("My sister's car is a Dacia"), a hypothetical or plan, a negation ("I would
-never drive a Dacia"), or an assistant's suggestion the user does not take."""
+never drive a Dacia"), or an assistant's suggestion the user does not take. Generator 3 adds
+``temporary``: a state that holds for a few days and leaves the permanent attribute as it is
+("I'm in Porto this week for a conference", "driving a loaner Saab while mine is repaired")."""
 
 DECOY_KINDS: tuple[DecoyKind, ...] = ("other_person", "hypothetical", "negation", "suggestion")
+"""The decoy kinds of generator 2 (and the decoy breakdown of scorer v3)."""
+DECOY_KINDS_V3: tuple[DecoyKind, ...] = (*DECOY_KINDS, "temporary")
+"""The decoy kinds of generator 3 (and the decoy breakdown of scorer v4)."""
+
+FactEvent = Literal["correction", "retraction", "scheduled", "member_add", "member_drop"]
+"""What a generator-3 statement does beyond stating a value (see ``Fact.event``):
+
+- ``correction``: the value replaces one stated wrongly before (``Fact.corrects``); the
+  wrong value never held;
+- ``retraction``: the value ends with no successor ("I sold the car and have none now");
+- ``scheduled``: the value takes effect on ``Fact.effective_day``, after it is said;
+- ``member_add`` / ``member_drop``: a member joins / leaves a set-valued attribute.
+"""
+
+HardCase = Literal["late", "correction", "retraction", "scheduled", "temporary", "set"]
+"""The hard cases of generator 3, as they appear in ``Truth.cases``."""
+
+HARD_CASES: tuple[HardCase, ...] = get_args(HardCase)
 
 UnanswerableKind = Literal["near_miss", "unrelated"]
 """An unanswerable question close to an attribute the world knows ("Which city does the
@@ -40,7 +60,8 @@ UNANSWERABLE_KINDS: tuple[UnanswerableKind, ...] = ("near_miss", "unrelated")
 Tense = Literal["present", "past"]
 Role = Literal["user", "assistant", "tool"]
 SessionKind = Literal[
-    "intro", "change", "mention", "history", "noise", "relay", "tool_turn", "web_page", "decoy"
+    "intro", "change", "mention", "history", "noise", "relay", "tool_turn", "web_page", "decoy",
+    "correction", "retraction", "scheduled", "member", "filler",
 ]
 
 
@@ -74,8 +95,12 @@ class Change(_Frozen):
     phrasing: Phrasing
 
 
-class Attribute(_Frozen):
-    """One attribute of the persona, its candidate pool and its value timeline."""
+class Attribute(Additive):
+    """One attribute of the persona, its candidate pool and its value timeline.
+
+    For a set-valued attribute (``multi_valued``, generator 3) ``changes`` lists the first
+    member only; its members over time follow from the sessions (``World.truth``).
+    """
 
     key: str = Field(description="Stable identifier, e.g. 'home_city'.")
     label: str = Field(description="Noun phrase used in rendered claims, e.g. 'home city'.")
@@ -84,6 +109,10 @@ class Attribute(_Frozen):
     changes: list[Change] = Field(
         description="Value timeline; the first entry is the initial value."
     )
+    multi_valued: bool | None = Field(
+        default=None, description="True for a set-valued attribute (generator 3).")
+
+    added_fields = ("multi_valued",)
 
 
 class Poison(_Frozen):
@@ -125,8 +154,17 @@ class Fact(Additive):
         default=None,
         description="Set for a decoy mention: the value is not the user's (see DecoyKind).",
     )
+    event: FactEvent | None = Field(
+        default=None, description="Generator 3: what the statement does (see FactEvent).")
+    effective_day: int | None = Field(
+        default=None, description="Generator 3, scheduled change: the day the value takes "
+        "effect (resolved from the session's day when the text gives a relative date).")
+    until_day: int | None = Field(
+        default=None, description="Generator 3, temporary state: its last day.")
+    corrects: str | None = Field(
+        default=None, description="Generator 3, correction: the value stated wrongly before.")
 
-    added_fields = ("decoy",)
+    added_fields = ("decoy", "event", "effective_day", "until_day", "corrects")
 
 
 class Turn(_Frozen):
@@ -134,8 +172,13 @@ class Turn(_Frozen):
     text: str
 
 
-class Session(_Frozen):
-    """A document deposited into memory: a conversation, or a web page (``kind='web_page'``)."""
+class Session(Additive):
+    """A document deposited into memory: a conversation, or a web page (``kind='web_page'``).
+
+    ``day`` is the day it was written; ``delivered_day`` (generator 3) the day it reaches the
+    store, on or after ``day`` (None: delivered the day it was written, as in generators 1
+    and 2). A world lists its sessions in delivery order.
+    """
 
     day: int
     position: int = Field(description="Order of the document within its day, from 0.")
@@ -146,6 +189,20 @@ class Session(_Frozen):
     document_uri: str
     turns: list[Turn] = Field(description="For a web page: one 'tool' turn holding the page text.")
     facts: list[Fact] = Field(default_factory=list)
+    delivered_day: int | None = Field(
+        default=None, description="Day the document reaches the store (None: its own day).")
+
+    added_fields = ("delivered_day",)
+
+    @property
+    def arrival(self) -> int:
+        """The day the document reaches the store: ``delivered_day``, else ``day``."""
+        return self.day if self.delivered_day is None else self.delivered_day
+
+    @property
+    def late(self) -> bool:
+        """True when the document is delivered after the day it was written."""
+        return self.arrival > self.day
 
     @property
     def text(self) -> str:
@@ -185,11 +242,14 @@ class World(Additive):
     decoys: list[Decoy] = Field(
         default_factory=list, description="Decoy mentions (generator 2; empty in generator 1)."
     )
-    sessions: list[Session]
+    sessions: list[Session] = Field(description="In delivery order (for generators 1 and 2, "
+                                    "delivery is the day of writing).")
     checkpoints: list[int]
     probes: list[Probe]
+    volume: int | None = Field(
+        default=None, description="Generator 3: the filler multiplier it was built with.")
 
-    added_fields = ("decoys",)
+    added_fields = ("decoys", "volume")
 
     # ---- ground truth -------------------------------------------------------------------
 
@@ -207,6 +267,8 @@ class World(Additive):
         earlier value that is not the current one; poison values are the untrusted values whose
         first arrival is on or before ``day``.
         """
+        if self.generator_version == "3":
+            return knowable_truth(self, key, day)
         attr = self.attribute(key)
         held = [c for c in attr.changes if c.day <= day]
         if not held:
@@ -245,11 +307,15 @@ class DecoyValue(_Frozen):
 
 
 class Truth(Additive):
-    """Ground truth for one attribute on one day (see ``World.truth``)."""
+    """Ground truth for one attribute on one day (see ``World.truth``).
+
+    ``current`` is None only for a retracted attribute of generator 3 (it has no value now).
+    The fields after ``decoys`` are generator 3's and left out of the JSON while empty.
+    """
 
     attribute: str
     day: int
-    current: str
+    current: str | None
     superseded: list[str] = Field(description="Values held before and no longer current.")
     poison: list[PoisonValue] = Field(description="Untrusted values that have arrived by this day.")
     changed: bool = Field(description="True once the attribute has changed at least once.")
@@ -260,5 +326,164 @@ class Truth(Additive):
         default_factory=list,
         description="Decoy values mentioned by this day (never the user's; generator 2).",
     )
+    members: list[str] = Field(
+        default_factory=list, description="Set-valued attribute: every current member, in "
+        "the order they joined (``current`` is the first).")
+    added_members: list[str] = Field(
+        default_factory=list, description="Set-valued attribute: members that joined while "
+        "an older member was current (what ``member_lost`` watches the older ones across).")
+    premature: list[str] = Field(
+        default_factory=list, description="Values of scheduled changes said by this day "
+        "whose effective day is still to come (current later, not yet).")
+    corrected: list[str] = Field(
+        default_factory=list, description="Values stated wrongly and corrected by this day: "
+        "they never held.")
+    retracted: bool | None = Field(
+        default=None, description="True when the attribute's last value ended with no "
+        "successor (``current`` is None).")
+    cases: list[HardCase] = Field(
+        default_factory=list, description="The hard cases live for this question (see "
+        "``knowable_truth``).")
 
-    added_fields = ("decoys",)
+    added_fields = ("decoys", "members", "added_members", "premature", "corrected",
+                    "retracted", "cases")
+
+    @property
+    def current_values(self) -> list[str]:
+        """Every value that is current: the members of a set, else ``[current]`` (empty when
+        retracted)."""
+        if self.members:
+            return list(self.members)
+        return [] if self.current is None else [self.current]
+
+
+def knowable_truth(world: World, key: str, day: int) -> Truth:
+    """Generator 3's truth: what the documents delivered by the end of ``day`` imply about
+    attribute ``key``, replayed by their written day (a scheduled change: its effective day).
+
+    Only the user's own conversation statements count (never an untrusted channel or a
+    decoy). Replayed in order of (effective day, written day, delivery order, turn):
+
+    - a present-tense statement makes its value current (a set: adds a member); a past-tense
+      one is history and changes nothing;
+    - a correction makes its value current and moves the value it corrects to
+      ``corrected`` (it never held, so it is not superseded either);
+    - a retraction leaves no current value (``retracted``);
+    - a scheduled change counts from its effective day; before it, its value is
+      ``premature``;
+    - ``member_drop`` removes a member from a set (it becomes superseded).
+
+    Hard cases live for the question (``cases``): ``late`` when the most recently delivered
+    own present-tense statement of the attribute came late and carries a superseded value;
+    ``correction``, ``retraction``, ``scheduled`` (a premature value), ``temporary`` (a
+    temporary state mentioned) and ``set`` (a set-valued attribute with two members or more).
+    Raises ValueError when nothing delivered by ``day`` states a value.
+    """
+    attr = world.attribute(key)
+    multi = bool(attr.multi_valued)
+    rows = []
+    for index, s in enumerate(world.sessions):
+        if s.arrival > day:
+            continue
+        past_in_session = any(f.attribute == key and f.tense == "past" and f.channel is None
+                              and f.decoy is None for f in s.facts)
+        for f in s.facts:
+            if f.attribute != key or f.channel is not None or f.decoy is not None:
+                continue
+            effective = f.effective_day if f.effective_day is not None else s.day
+            rows.append((effective, s.day, index, f.turn, f, past_in_session, s.late,
+                         s.arrival))
+    rows.sort(key=lambda r: r[:4])
+    current: str | None = None
+    members: list[str] = []
+    added: list[str] = []
+    held: list[str] = []
+    corrected: list[str] = []
+    premature: list[str] = []
+    retracted = False
+    changes = 0
+    phrasing: Phrasing = "initial"
+    stated = False
+    for effective, _written, _index, _turn, f, transition, _late, _arrival in rows:
+        if effective > day:
+            if f.value not in premature:
+                premature.append(f.value)
+            continue
+        if f.tense == "past" and f.event not in ("retraction", "member_drop"):
+            continue
+        if f.event == "retraction":
+            if current is not None or members:
+                changes += 1
+            current, members, retracted = None, [], True
+            continue
+        if f.event == "member_drop":
+            if f.value in members:
+                members.remove(f.value)
+                changes += 1
+            continue
+        if f.event == "correction" and f.corrects is not None:
+            if f.corrects not in corrected:
+                corrected.append(f.corrects)
+            held = [v for v in held if v != f.corrects]
+            members = [v for v in members if v != f.corrects]
+            if current == f.corrects:
+                current = None
+        if multi:
+            if f.value not in members:
+                if members:
+                    added.append(f.value)
+                    changes += 1
+                members.append(f.value)
+            current = members[0]
+        elif f.value != current:
+            if stated and f.event != "correction":
+                changes += 1
+            phrasing = "transition" if stated and transition else (
+                "restatement" if stated else "initial")
+            current = f.value
+        if f.value not in held:
+            held.append(f.value)
+        stated = True
+        retracted = False
+    if not stated:
+        raise ValueError(f"attribute {key!r} has no value on day {day}")
+    now = set(members) if multi else ({current} if current is not None else set())
+    superseded = [v for v in held if v not in now and v not in corrected]
+    premature = [v for v in premature if v not in now]
+    poison = [PoisonValue(value=p.value, channel=p.channel)
+              for p in world.poison if p.attribute == key and p.day <= day]
+    decoys = [DecoyValue(value=d.value, kind=d.kind)
+              for d in world.decoys if d.attribute == key and d.day <= day]
+    cases: list[HardCase] = []
+    own_present = [r for r in rows if r[0] <= day and r[4].tense == "present"]
+    if own_present:
+        last = max(own_present, key=lambda r: (r[7], r[2], r[3]))  # the last delivered
+        if last[6] and last[4].value in superseded:
+            cases.append("late")
+    if corrected:
+        cases.append("correction")
+    if retracted:
+        cases.append("retraction")
+    if premature:
+        cases.append("scheduled")
+    if any(d.kind == "temporary" for d in decoys):
+        cases.append("temporary")
+    if multi and len(members) >= 2:
+        cases.append("set")
+    members_now = list(members) if multi else []
+    return Truth(
+        attribute=key,
+        day=day,
+        current=current,
+        superseded=superseded,
+        poison=poison,
+        changed=changes > 0,
+        latest_phrasing=phrasing,
+        decoys=decoys,
+        members=members_now,
+        added_members=[v for v in added if v in members_now],
+        premature=premature,
+        corrected=corrected,
+        retracted=True if retracted else None,
+        cases=cases,
+    )

@@ -1,4 +1,4 @@
-"""Render a world's sessions as a person would read them, in day order."""
+"""Render a world's sessions as a person would read them, in delivery order."""
 
 from __future__ import annotations
 
@@ -6,14 +6,27 @@ from rotbench.world.models import World
 
 
 def render_transcript(world: World) -> str:
-    """Plain-text transcript: one block per session headed by its day, time and source URI."""
+    """Plain-text transcript: one block per session, in the order the store receives them,
+    headed by its day, time and source URI. A document delivered after the day it was
+    written (generator 3) is headed ``Delivered day D (written day W, late)``: the truth at a
+    checkpoint is what the documents delivered by then imply, by their written days."""
     lines = [
         f"# World seed {world.seed}, {world.days} days "
         f"(generator v{world.generator_version}, fingerprint {world.fingerprint[:12]})"
     ]
+    if world.generator_version == "3":
+        lines.append("# Delivery order. Truth at a checkpoint: what the documents delivered "
+                     "by then imply, replayed by written (or effective) day.")
     for s in world.sessions:
         lines.append("")
-        lines.append(f"## Day {s.day} · {s.timestamp} · {s.kind} · {s.document_uri}")
+        when = (f"Delivered day {s.arrival} (written day {s.day}, late)" if s.late
+                else f"Day {s.day}")
+        lines.append(f"## {when} · {s.timestamp} · {s.kind} · {s.document_uri}")
         for t in s.turns:
             lines.append(f"{t.role}: {t.text}")
+        for f in s.facts:
+            if f.effective_day is not None:
+                lines.append(f"   (takes effect on day {f.effective_day})")
+            if f.until_day is not None:
+                lines.append(f"   (temporary, until day {f.until_day})")
     return "\n".join(lines) + "\n"

@@ -261,10 +261,10 @@ def test_checker_must_answer_every_pair(fake_embedder: Embedder) -> None:
         run(UPDATE, fake_embedder, checker=Short())
 
 
-def test_documents_must_come_in_time_order(fake_embedder: Embedder) -> None:
+def test_documents_must_come_in_delivery_order(fake_embedder: Embedder) -> None:
     world = make_world(UPDATE)
     extraction = extract_documents(documents(world)[::-1], OracleExtractor(world))
-    with pytest.raises(ValueError, match=r"\(day 2\) deposited after day 10"):
+    with pytest.raises(ValueError, match=r"\(delivered day 2\) deposited after day 10"):
         deposit(extraction, fake_embedder, OracleChecker(), EngineConfig())
 
 

@@ -156,8 +156,8 @@ def test_generator_2_fingerprint_is_pinned_and_is_the_default(seed: int) -> None
 
 
 def test_unknown_generator_is_a_clear_error() -> None:
-    with pytest.raises(WorldConfigError, match=r"unknown generator '3' \(available: 1, 2\)"):
-        generate_world(42, generator="3")
+    with pytest.raises(WorldConfigError, match=r"unknown generator '4' \(available: 1, 2, 3\)"):
+        generate_world(42, generator="4")
 
 
 def test_generator_1_json_has_no_generator_2_fields() -> None:

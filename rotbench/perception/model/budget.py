@@ -237,7 +237,7 @@ def project_cost(spec: Any, settings: LLMSettings):
     from rotbench.reference.config import EngineConfig
     from rotbench.world import generate_world
 
-    worlds = [generate_world(s, spec.days, spec.generator) for s in spec.seeds]
+    worlds = [generate_world(s, spec.days, spec.generator, spec.volume) for s in spec.seeds]
     ruled = ruled_pairs(spec)
     embedder, cache = shared_embedder(Path(spec.cache_dir)), CallCache(spec.cache_dir)
     projection = estimate(

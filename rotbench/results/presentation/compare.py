@@ -23,7 +23,7 @@ from rotbench.results.presentation.render import format_rate
 from rotbench.results.presentation.tables import Col, print_table
 from rotbench.results.schema import Report
 from rotbench.safe_text import printable
-from rotbench.scoring.metrics import FAMILIES, HIGHER_IS_BETTER, POISON_METRICS, Rate
+from rotbench.scoring.metrics import FAMILIES, POISON_METRICS, Rate, better_label
 
 TEST_NAME = "Newcombe hybrid score interval for a difference of two proportions, 95%"
 
@@ -53,7 +53,8 @@ class Cell(_Frozen):
 
 class Row(_Frozen):
     metric: str
-    better: str = Field(description="'higher' or 'lower'.")
+    better: str = Field(description="'higher' or 'lower', or 'beside <metric>' for a figure "
+                        "with no better direction (``CONTEXT_FIGURES``).")
     cells: list[Cell]
 
 
@@ -121,8 +122,7 @@ def _row(metric: str, rates: list[Rate | None]) -> Row:
         if i > 0 and rate is not None and rates[0] is not None:
             diff = newcombe_difference(rates[0], rate)
         cells.append(Cell(rate=rate, difference=diff))
-    better = "higher" if HIGHER_IS_BETTER.get(metric, False) else "lower"
-    return Row(metric=metric, better=better, cells=cells)
+    return Row(metric=metric, better=better_label(metric), cells=cells)
 
 
 def compare_reports(reports: list[Report], force: bool = False) -> Comparison:

@@ -25,11 +25,11 @@ from rotbench.results.presentation.render import format_rate
 from rotbench.results.schema import Report
 from rotbench.safe_text import printable
 from rotbench.scoring.metrics import (
-    BY_KIND,
+    BY_KIND_V4,
     FAMILIES,
-    HIGHER_IS_BETTER,
     POISON_METRICS,
     Rate,
+    better_label,
 )
 from rotbench.scoring.models import HIT_CLASSES, ProbeRecord, ScoredHit
 
@@ -103,8 +103,7 @@ def degraded_reasons(report: Report) -> list[str]:
 def single_families(report: Report) -> list[Family]:
     """The family tables of one report, in the shapes of ``compare`` (one cell per row)."""
     def row(metric: str, rate: Rate | None) -> Row:
-        better = "higher" if HIGHER_IS_BETTER.get(metric, False) else "lower"
-        return Row(metric=metric, better=better, cells=[Cell(rate=rate)])
+        return Row(metric=metric, better=better_label(metric), cells=[Cell(rate=rate)])
 
     families = [Family(name=name, rows=[row(m, report.metrics.get(m)) for m in metrics])
                 for name, metrics in FAMILIES.items()]
@@ -133,6 +132,10 @@ def _cell(cell: Cell, better: str) -> str:
     diff = cell.difference
     if diff is None or not diff.significant:
         return _rate_cell(cell.rate)
+    if better not in ("higher", "lower"):  # a context figure: a difference, no verdict
+        tip = (f"{'+' if diff.value >= 0 else '−'}{abs(100 * diff.value):.1f} points against "
+               f"the first column (no better direction: read it {better})")
+        return _rate_cell(cell.rate, f' <span class="sig" title="{esc(tip)}">*</span>')
     good = (diff.value > 0) == (better == "higher")
     tip = (f"{'+' if diff.value >= 0 else '−'}{abs(100 * diff.value):.1f} points against the "
            f"first column, 95% interval {100 * diff.low:+.1f} to {100 * diff.high:+.1f}")
@@ -197,7 +200,7 @@ def _headline(reports: list[Report], labels: list[str]) -> str:
         figs = []
         for metric in HEADLINE_METRICS:
             rate = report.metrics.get(metric)
-            better = "higher" if HIGHER_IS_BETTER.get(metric, False) else "lower"
+            better = better_label(metric)
             if rate is None or rate.value is None:
                 value, detail = "—", "n/a" if rate is None else "(0/0)"
             else:
@@ -218,7 +221,7 @@ def _by_kind(reports: list[Report], labels: list[str]) -> str:
     keys = []
     for r in reports:
         for kind, rates in r.by_kind.items():
-            for metric in BY_KIND.get(kind, tuple(rates)):
+            for metric in BY_KIND_V4.get(kind, tuple(rates)):
                 if (kind, metric) not in keys:
                     keys.append((kind, metric))
     if not keys:

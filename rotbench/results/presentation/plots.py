@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from rotbench.results.schema import Report
 from rotbench.safe_text import printable
-from rotbench.scoring.metrics import FAMILIES, HIGHER_IS_BETTER, POISON_METRICS, Rate
+from rotbench.scoring.metrics import FAMILIES, POISON_METRICS, Rate, better_label
 from rotbench.scoring.models import HIT_CLASSES
 from rotbench.world.models import CHANNELS
 
@@ -61,6 +61,9 @@ CLASS_COLOURS: dict[str, str] = {
     "decoy_asserted": "#8c510a",
     "decoy_framed": "#f6e8c3",
     "none": "#d9d9d9",
+    "premature": "#f46d43",
+    "planned": "#fee08b",
+    "corrected": "#762a83",
 }
 """Heat-map colour of each hit class ('none': no value-bearing hit in the top k)."""
 
@@ -74,6 +77,13 @@ DENOMINATORS: dict[str, str] = {
     "poison_surfaced_at_k": "questions on poisoned attributes",
     "decoy_asserted_at_k": "questions on attributes with decoys",
     "decoy_first": "questions on attributes with decoys",
+    "late_stale_first": "questions after a late document restating a superseded value",
+    "premature_first": "questions before a scheduled change takes effect",
+    "premature_at_k": "questions before a scheduled change takes effect",
+    "corrected_served_at_k": "questions after a correction",
+    "retracted_asserted_at_k": "questions after a retraction",
+    "members_recall_at_k": "questions on a set with two members or more",
+    "member_lost": "questions on a set after a member joined",
     "current_lost": "questions whose current value was recalled before",
     "control_recall_at_k": "questions on never-changing attributes",
     "answered_unanswerable": "unanswerable questions",
@@ -229,7 +239,8 @@ def _legend(fig: Figure, labels: list[str], bars: bool = False) -> None:
 
 
 def _better(metric: str) -> str:
-    return "higher is better" if HIGHER_IS_BETTER.get(metric, False) else "lower is better"
+    label = better_label(metric)
+    return f"{label} is better" if label in ("higher", "lower") else f"no direction, read {label}"
 
 
 def family_plot(family: str, metrics: tuple[str, ...], reports: list[Report]) -> Drawn | None:

@@ -14,7 +14,8 @@ from rich.console import Console
 from rotbench.outputs import terminal_safe
 from rotbench.results.presentation.tables import Col, print_table
 from rotbench.results.schema import Report
-from rotbench.scoring.metrics import BY_KIND, FAMILIES, HIGHER_IS_BETTER, POISON_METRICS, Rate
+from rotbench.scoring.metrics import BY_KIND_V4 as BY_KIND
+from rotbench.scoring.metrics import FAMILIES, POISON_METRICS, Rate, better_label
 from rotbench.scoring.models import HIT_CLASSES
 
 
@@ -82,7 +83,7 @@ def render(report: Report, console: Console, intervals: bool = False) -> None:
         print_table(console, family, [Col("metric"), Col("rate", "words", "right"),
                                       Col("better")],
                     [[name, format_rate(report.metrics[name], intervals),
-                      "higher" if HIGHER_IS_BETTER[name] else "lower"] for name in present])
+                      better_label(name)] for name in present])
 
     print_table(console, "Poison by channel (lower is better)",
                 [Col("channel"), *(Col(name, "words", "right") for name in POISON_METRICS)],

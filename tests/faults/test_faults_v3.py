@@ -1,0 +1,169 @@
+"""Generator 3: every kind of fault is caught by its own metric beyond the correct engine's
+95% interval on EACH of seeds 42, 43 and 44 (scorer v4), and no fault makes any figure with
+a better direction look better than the correct engine's interval.
+
+The correct engine is ``EventTimeEngine`` (tests/faults/faulty_engines_v3.py); each faulty
+engine is it with one switch on. Ranking uses the deterministic bag-of-words embedder, so no
+model is loaded. The faults of the first six rows cannot be seen on generator 2 at all (its
+documents arrive in date order and it has no corrections, retractions, temporary states,
+scheduled changes or sets): ``test_generator_2_cannot_see_them`` pins that.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from faulty_engines_v3 import (
+    ArrivalOrder,
+    CollateralInvalidation,
+    CorrectionIgnored,
+    EventTimeEngine,
+    HypotheticalAsUser,
+    NeverAbstains,
+    OtherPersonAsUser,
+    RawLines,
+    ReAddDeletes,
+    RelayAdopted,
+    RetractionIgnored,
+    ScheduledNow,
+    SingleValued,
+    SlotBlindInvalidation,
+    TemporaryAsPermanent,
+    Tripler,
+    WebAsConversation,
+)
+
+from rotbench.embedding import FAKE_MODEL_ID, Embedder, hashing_encoder
+from rotbench.pipeline.probe import probe_world
+from rotbench.scoring import compute_metrics, score_world, wilson_interval
+from rotbench.scoring.metrics import CONTEXT_FIGURES, EVENT_METRICS, HIGHER_IS_BETTER
+from rotbench.world import generate_world
+
+SEEDS = (42, 43, 44)
+Where = tuple[str, ...]
+
+
+def _figure(bundle, where: Where) -> tuple[int, int]:
+    if where[0] == "kind":
+        rate = bundle.by_kind[where[1]][where[2]]
+    elif where[0] == "channel":
+        rate = bundle.by_channel[where[1]][where[2]]
+    else:
+        rate = bundle.metrics[where[0]]
+    return rate.numerator, rate.denominator
+
+
+def run(factory, tmp_path: Path, generator: str = "3") -> dict[int, object]:
+    """{seed: MetricsBundle} of ``factory`` on each seed, plus {None: pooled}."""
+    embedder = Embedder(tmp_path / "emb", FAKE_MODEL_ID, encoder=hashing_encoder)
+    scorer = "v4" if generator == "3" else "v3"
+    worlds = []
+    for seed in SEEDS:
+        world = generate_world(seed, generator=generator)
+        worlds.append(score_world(probe_world(world, factory(world, embedder), 10), scorer))
+    out: dict = {w.seed: compute_metrics([w]) for w in worlds}
+    out[None] = compute_metrics(worlds)
+    return out
+
+
+def beyond(correct: tuple[int, int], got: tuple[int, int], higher_is_better: bool) -> bool:
+    """``got`` is worse than the 95% Wilson interval of ``correct``."""
+    low, high = wilson_interval(*correct)
+    rate = got[0] / got[1]
+    return rate < low if higher_is_better else rate > high
+
+
+@pytest.fixture(scope="module")
+def correct(tmp_path_factory):
+    return run(EventTimeEngine, tmp_path_factory.mktemp("correct"))
+
+
+CASES = [
+    # (fault, its own metric, per-seed figures on 42, 43, 44)
+    (ArrivalOrder, ("late_stale_first",), [(2, 3), (2, 3), (3, 7)]),
+    (SingleValued, ("member_lost",), [(5, 5), (5, 5), (5, 5)]),
+    (TemporaryAsPermanent, ("kind", "temporary", "decoy_asserted_at_k"),
+     [(10, 12), (11, 11), (5, 8)]),
+    (ScheduledNow, ("premature_at_k",), [(4, 4), (4, 4), (4, 4)]),
+    (CorrectionIgnored, ("corrected_served_at_k",), [(2, 3), (8, 8), (10, 10)]),
+    (RetractionIgnored, ("retracted_asserted_at_k",), [(4, 4), (5, 5), (5, 5)]),
+    # the five the default run of generator 2 missed on some seed
+    (RelayAdopted, ("poison_leak_at_k",), [(14, 26), (13, 22), (16, 31)]),
+    (WebAsConversation, ("channel", "source", "poison_leak_at_k"), [(6, 8), (8, 8), (8, 13)]),
+    (OtherPersonAsUser, ("kind", "other_person", "decoy_asserted_at_k"),
+     [(10, 12), (4, 5), (9, 10)]),
+    (HypotheticalAsUser, ("kind", "hypothetical", "decoy_asserted_at_k"),
+     [(3, 7), (11, 11), (9, 11)]),
+    (SlotBlindInvalidation, ("control_recall_at_k",), [(0, 12), (0, 12), (0, 12)]),
+    # the kinds generator 2 already caught
+    (ReAddDeletes, ("current_lost",), [(19, 45), (10, 46), (17, 47)]),
+    (CollateralInvalidation, ("control_recall_at_k",), [(5, 12), (7, 12), (5, 12)]),
+    (Tripler, ("redundancy_at_k",), [(176, 276), (180, 282), (220, 338)]),
+]
+IDS = ["arrival-order", "single-valued", "temporary-as-permanent", "scheduled-now",
+       "correction-ignored", "retraction-ignored", "relay-adopted", "web-as-conversation",
+       "other-person-as-user", "hypothetical-as-user", "slot-blind-invalidation",
+       "re-add-deletes", "collateral-invalidation", "duplicates"]
+
+
+def test_correct_engine_is_right_on_every_hard_case(correct) -> None:
+    pooled = correct[None]
+    for metric in EVENT_METRICS:
+        got = _figure(pooled, (metric,))
+        want = got[1] if HIGHER_IS_BETTER[metric] else 0
+        assert got[0] == want and got[1] > 0, (metric, got)
+    assert _figure(pooled, ("control_recall_at_k",)) == (36, 36)
+    assert _figure(pooled, ("poison_leak_at_k",)) == (0, 79)
+    assert _figure(pooled, ("decoy_asserted_at_k",)) == (0, 103)
+    assert _figure(pooled, ("current_lost",)) == (5, 138)
+
+
+@pytest.mark.parametrize(("factory", "where", "expected"), CASES, ids=IDS)
+def test_each_fault_is_caught_on_each_seed(factory, where, expected, correct, tmp_path) -> None:
+    got = run(factory, tmp_path)
+    higher = HIGHER_IS_BETTER.get(where[-1], False)
+    assert [_figure(got[s], where) for s in SEEDS] == expected
+    for seed in SEEDS:
+        assert beyond(_figure(correct[seed], where), _figure(got[seed], where), higher), seed
+
+
+FAULTS = [c[0] for c in CASES] + [RawLines, NeverAbstains]
+
+
+@pytest.mark.parametrize("factory", FAULTS, ids=[*IDS, "raw-lines", "never-abstains"])
+def test_no_fault_improves_any_figure(factory, correct, tmp_path) -> None:
+    """Every figure with a better direction (all but ``CONTEXT_FIGURES``), pooled: a fault
+    never lands beyond the correct engine's interval on the better side."""
+    got = run(factory, tmp_path)[None]
+    for metric, rate in correct[None].metrics.items():
+        if metric in CONTEXT_FIGURES or rate.denominator == 0:
+            continue
+        mine = got.metrics[metric]
+        if mine.denominator == 0:
+            continue
+        better_side = not HIGHER_IS_BETTER[metric]  # "beyond" on the better side
+        assert not beyond((rate.numerator, rate.denominator),
+                          (mine.numerator, mine.denominator), better_side), (
+            metric, (mine.numerator, mine.denominator), (rate.numerator, rate.denominator))
+
+
+def test_never_abstaining_is_caught_against_an_engine_that_abstains(tmp_path) -> None:
+    # the bag-of-words cosines run high, so the abstaining engine's floor is 0.5 here
+    abstaining = run(lambda w, e: EventTimeEngine(w, e, floor=0.5), tmp_path / "a")
+    never = run(NeverAbstains, tmp_path / "n")
+    where = ("answered_unanswerable",)
+    assert [_figure(abstaining[s], where) for s in SEEDS] == [(15, 28), (14, 29), (12, 29)]
+    assert [_figure(never[s], where) for s in SEEDS] == [(24, 28), (24, 29), (26, 29)]
+    for seed in SEEDS:
+        assert beyond(_figure(abstaining[seed], where), _figure(never[seed], where), False)
+
+
+@pytest.mark.parametrize("factory", [ArrivalOrder, SingleValued, TemporaryAsPermanent,
+                                     ScheduledNow, CorrectionIgnored, RetractionIgnored])
+def test_generator_2_cannot_see_them(factory, tmp_path) -> None:
+    """The worlds before generator 3 never present these cases: each of these faults scores
+    exactly what the correct engine scores on generator 2 (so this file's catches above are
+    generator 3's doing)."""
+    assert run(factory, tmp_path / "f", "2")[None] == run(EventTimeEngine, tmp_path / "c",
+                                                            "2")[None]
