@@ -36,8 +36,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
-import types
 import warnings
 from datetime import datetime
 from importlib.metadata import version
@@ -54,12 +52,6 @@ from rotbench.engines.context import EngineContext
 ADAPTER_VERSION = "1.0.0"
 DEFAULT_MODEL = "claude-sonnet-4-6"
 """Model of Graphiti's calls when the run's client names none."""
-KUZU_BUFFER_POOL_BYTES = 64 * 2**20
-"""Buffer pool of each world's Kuzu database (Kuzu's default is most of the machine's memory;
-a world's graph is a few MB, and a default database grew to about 300 MB resident here)."""
-KUZU_THREADS = 1
-"""Query threads of each world's Kuzu database (worlds already run concurrently)."""
-_KUZU_LOCK = threading.Lock()
 CALL_MODELS = ("ExtractedEntities", "ExtractedEdges", "EdgeDuplicate", "EdgeTimestamps",
                "NodeResolutions", "SummarizedEntities")
 """Response models whose call counts ``config`` always lists (others are added when seen)."""
@@ -67,33 +59,6 @@ CALL_MODELS = ("ExtractedEntities", "ExtractedEdges", "EdgeDuplicate", "EdgeTime
 
 def _time(document: Document) -> datetime:
     return datetime.fromisoformat(document.timestamp.replace("Z", "+00:00"))
-
-
-class _BoundedKuzu(types.ModuleType):
-    """The ``kuzu`` module as graphiti's Kuzu driver sees it: ``Database`` opens with
-    ``KUZU_BUFFER_POOL_BYTES`` and ``KUZU_THREADS`` (the driver passes no settings); every
-    other name is kuzu's own."""
-
-    def __init__(self, real: types.ModuleType) -> None:
-        super().__init__(real.__name__)
-        self._real = real
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._real, name)
-
-    def Database(self, path: str, **kwargs: Any) -> Any:  # noqa: N802 - kuzu's name
-        kwargs.setdefault("buffer_pool_size", KUZU_BUFFER_POOL_BYTES)
-        kwargs.setdefault("max_num_threads", KUZU_THREADS)
-        return self._real.Database(path, **kwargs)
-
-
-def _bound_kuzu() -> None:
-    """Point graphiti's Kuzu driver at ``_BoundedKuzu`` (once per process)."""
-    import graphiti_core.driver.kuzu_driver as kuzu_driver
-
-    with _KUZU_LOCK:
-        if not isinstance(kuzu_driver.kuzu, _BoundedKuzu):
-            kuzu_driver.kuzu = _BoundedKuzu(kuzu_driver.kuzu)
 
 
 def model_of(client: Any) -> str:
@@ -161,7 +126,6 @@ class GraphitiEngine:
         from graphiti_core.driver.kuzu_driver import KuzuDriver
 
         logging.getLogger("graphiti_core").setLevel(logging.ERROR)
-        _bound_kuzu()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)  # "the Kuzu backend is deprecated"
             driver = KuzuDriver(db=str(self.scratch / "graph.kuzu"))
@@ -238,18 +202,18 @@ class GraphitiEngine:
             lineage=lineage_of(document) if document else None, claim_id=edge.uuid)
 
     def close(self) -> None:
-        """Close the graph's database (graphiti's Kuzu driver leaves that to the garbage
-        collector, which would keep its memory and files past the world) and the loop."""
+        """Close the graph and the world's loop, and drop the references to them. Graphiti's
+        Kuzu driver leaves closing the database to the garbage collector, and so does this
+        adapter: a trial that closed it by hand (with a 64 MB buffer pool) ended in a
+        segmentation fault inside kuzu 0.11.3."""
         if self.loop is None:
             return
         try:
             if self.graphiti is not None:
-                driver = self.graphiti.driver
                 self.loop.run_until_complete(self.graphiti.close())
-                driver.client.close()
-                driver.db.close()
         finally:
             self.loop.close()
+            self.graphiti = self.loop = None
 
 
 def make_default(context: EngineContext) -> GraphitiEngine:
