@@ -306,4 +306,6 @@ CALLS_42 = {"calls_ExtractedEntities": 109, "calls_ExtractedEdges": 109,
 """Seed 42, oracle arm: per document one entity and one fact extraction; 42 de-duplication
 calls (new facts with candidates), 4 entity resolutions, 6 summaries, no timestamp call (every
 scripted fact carries its date)."""
-LIVE_CALLS_30_DAYS = 0
+LIVE_CALLS_30_DAYS = 254
+"""Seed 42 over 30 days (99 documents): the calls the fake API receives and the estimate
+projects."""
