@@ -5,13 +5,17 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench server clean browser
+.PHONY: run test test-fast lint bench server clean browser
 
 run: $(STAMP)
 	$(BIN)/rotbench run
 
 test: $(STAMP) browser
 	ROTBENCH_REQUIRE_BROWSER=1 $(BIN)/pytest
+
+# The quick loop while editing: everything but the slow, browser and subprocess tests.
+test-fast: $(STAMP)
+	$(BIN)/pytest -m "not slow and not browser and not subprocess"
 
 # The HTML report is checked in headless Chromium (Debian's `chromium` package). Installed
 # here when missing and running as root; otherwise say how.

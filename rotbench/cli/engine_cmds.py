@@ -65,13 +65,13 @@ def compare(
 ) -> None:
     """Compare reports side by side: one table per metric family, a column per report, and
     '*' on each figure that differs significantly (95%) from the first column."""
-    from rotbench.report.compare import (
+    from rotbench.results.files.report import ReportError, load_report
+    from rotbench.results.presentation.compare import (
         CompareError,
         compare_reports,
         comparison_markdown,
         render_comparison,
     )
-    from rotbench.report.io import ReportError, load_report
 
     loaded = []
     for path in reports:

@@ -60,7 +60,7 @@ def review(
 ) -> None:
     """List the open review records of a run (pairs the reference engine may not settle
     itself: a web page's claim against a conversation's), or rule on one with --rule."""
-    from rotbench.report.io import ReportError, load_report
+    from rotbench.results.files.report import ReportError, load_report
     from rotbench.rulings import RULING_KINDS, RulingsError, open_items, read_rulings
 
     if format not in ("table", "json"):

@@ -21,7 +21,7 @@ from faulty_engines import (
 )
 
 from rotbench.embedding import FAKE_MODEL_ID, Embedder, hashing_encoder
-from rotbench.probe import probe_world
+from rotbench.pipeline.probe import probe_world
 from rotbench.scoring import compute_metrics, score_world, wilson_interval
 from rotbench.world import generate_world
 
