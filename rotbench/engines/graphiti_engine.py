@@ -44,10 +44,10 @@ from typing import Any
 
 import numpy as np
 
-from rotbench.engine.extract import lineage_of
-from rotbench.engine.perception import Claim
-from rotbench.engine.protocol import Document, Hit, Provenance
 from rotbench.engines.context import EngineContext
+from rotbench.engines.protocol import Document, Hit, Provenance
+from rotbench.perception.protocol import Claim
+from rotbench.pipeline.extract import lineage_of
 
 ADAPTER_VERSION = "1.0.0"
 DEFAULT_MODEL = "claude-sonnet-4-6"
@@ -68,7 +68,7 @@ def model_of(client: Any) -> str:
 
 
 class GraphitiEngine:
-    """One Graphiti graph for one world (``rotbench.engine.protocol.MemoryEngine``).
+    """One Graphiti graph for one world (``rotbench.engines.protocol.MemoryEngine``).
 
     ``current_only``: search only edges still current (``graphiti-current``). ``llm``
     replaces the LLM client (default: scripted on the oracle arm, rotbench's model client on
@@ -87,7 +87,7 @@ class GraphitiEngine:
         self.group_id = f"world-{context.seed}"
         if llm is None:
             if context.arm == "oracle":
-                from rotbench.engine.oracle import OracleChecker
+                from rotbench.perception.oracle import OracleChecker
 
                 llm = ScriptedLLM(context.checker or OracleChecker())
             else:

@@ -43,8 +43,8 @@ from graphiti_core.llm_client.client import LLMClient  # noqa: E402
 from graphiti_core.llm_client.config import LLMConfig  # noqa: E402
 from pydantic import BaseModel, ValidationError  # noqa: E402
 
-from rotbench.engine.perception import Checker, Claim, subject_key  # noqa: E402
-from rotbench.engine.protocol import Document  # noqa: E402
+from rotbench.engines.protocol import Document  # noqa: E402
+from rotbench.perception.protocol import Checker, Claim, subject_key  # noqa: E402
 
 MAX_TOKENS = 4096
 """Output budget of every Graphiti call through rotbench's model client (tokens). One fixed

@@ -21,8 +21,6 @@ from flow_helpers import run_flow  # noqa: E402
 
 from flows.rot_benchmark import rot_benchmark  # noqa: E402
 from rotbench.embedding.shared import shared_embedder  # noqa: E402
-from rotbench.engine.oracle import OracleChecker  # noqa: E402
-from rotbench.engine.perception import Claim  # noqa: E402
 from rotbench.engines import builtin  # noqa: E402
 from rotbench.engines.estimate import project_engines  # noqa: E402
 from rotbench.engines.graphiti_estimate import recorded_calls  # noqa: E402
@@ -33,10 +31,12 @@ from rotbench.engines.graphiti_llm import (  # noqa: E402
     parse_answer,
 )
 from rotbench.engines.registry import resolve  # noqa: E402
-from rotbench.llm import LLMSettings, estimate  # noqa: E402
-from rotbench.llm.client import Completion  # noqa: E402
+from rotbench.perception.client import Completion  # noqa: E402
+from rotbench.perception.model import LLMSettings, estimate  # noqa: E402
+from rotbench.perception.oracle import OracleChecker  # noqa: E402
+from rotbench.perception.protocol import Claim  # noqa: E402
+from rotbench.testing.fake_anthropic import FakeAnthropic  # noqa: E402
 from rotbench.world import generate_world  # noqa: E402
-from tests.fakes.fake_anthropic import FakeAnthropic  # noqa: E402
 
 ENGINES = ["graphiti", "graphiti-current"]
 SECRET = "sk-ant-api03-ROTBENCH-GRAPHITI-KEY-must-not-leak-5c2e"
