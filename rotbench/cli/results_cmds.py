@@ -284,26 +284,21 @@ def runs(
         typer.echo(json.dumps(found, indent=2))
         return
     from rich.console import Console
-    from rich.table import Table
 
     from rotbench.safe_text import printable
+    from rotbench.tables import Col, print_table
 
-    table = Table(title=f"Runs in {printable(db or DEFAULT_DB, 200)}, newest first",
-                  title_justify="left")
-    for head in ("id", "date (UTC)", "arm", "engine", "seeds", "scorer", *HEADLINE,
-                 "degraded"):
-        table.add_column(head, justify="right" if head in HEADLINE else "left")
-    for r in found:
-        table.add_row(*(printable(x, 80) for x in (
-            r["id"], (r["created_at"] or "")[:19].replace("T", " "), r["arm"],
-            f"{r['engine']} {r['engine_version']}", " ".join(map(str, r["seeds"])),
-            r["scorer"])), *(_figure(r[m]) for m in HEADLINE),
-            "yes" if r["degraded"] else "no")
-    import sys
-
-    # piped output (a file, a pager): wide enough that ids and figures are not cut
-    Console(width=None if sys.stdout.isatty() else 200).print(table, markup=False,
-                                                               highlight=False)
+    cols = [Col("id"), Col("date (UTC)", "words"), Col("arm"), Col("engine", "words"),
+            Col("seeds", "words"), Col("scorer"), *(Col(m, justify="right") for m in HEADLINE),
+            Col("degraded")]
+    rows = [[*(printable(x, 80) for x in (
+        r["id"], (r["created_at"] or "")[:19].replace("T", " "), r["arm"],
+        f"{r['engine']} {r['engine_version']}", " ".join(map(str, r["seeds"])), r["scorer"])),
+        *(_figure(r[m]) for m in HEADLINE), "yes" if r["degraded"] else "no"] for r in found]
+    # ids, engine names and figures are never cut: at 80 columns (or piped, where rich
+    # assumes 80 unless COLUMNS says otherwise) the columns split over two tables
+    print_table(Console(), f"Runs in {printable(db or DEFAULT_DB, 200)}, newest first", cols,
+                rows)
     if not found:
         typer.echo("no runs match", err=True)
 

@@ -18,12 +18,12 @@ import math
 
 from pydantic import BaseModel, ConfigDict, Field
 from rich.console import Console
-from rich.table import Table
 
 from rotbench.results.presentation.render import format_rate
 from rotbench.results.schema import Report
 from rotbench.safe_text import printable
 from rotbench.scoring.metrics import FAMILIES, HIGHER_IS_BETTER, POISON_METRICS, Rate
+from rotbench.tables import Col, print_table
 
 TEST_NAME = "Newcombe hybrid score interval for a difference of two proportions, 95%"
 
@@ -164,7 +164,7 @@ def _cell_text(cell: Cell, intervals: bool) -> str:
 
 
 def _heading(column: Column, scorer: bool = False) -> str:
-    text = f"{printable(column.engine, 40)} {printable(column.engine_version, 20)}"
+    text = f"{printable(column.engine, 60)} {printable(column.engine_version, 60)}"
     return text + (f" ({printable(column.scorer_version, 10)})" if scorer else "")
 
 
@@ -174,15 +174,12 @@ def _scorers_differ(comparison: Comparison) -> bool:
 
 def render_comparison(comparison: Comparison, console: Console, intervals: bool = False) -> None:
     """One rich table per family; ``*`` marks a significant difference from the first column."""
+    heads = [_heading(column, _scorers_differ(comparison)) for column in comparison.columns]
+    cols = [Col("metric"), *(Col(head, "words", "right") for head in heads), Col("better")]
     for family in comparison.families:
-        table = Table(title=family.name, title_justify="left")
-        table.add_column("metric")
-        for column in comparison.columns:
-            table.add_column(_heading(column, _scorers_differ(comparison)), justify="right")
-        table.add_column("better")
-        for row in family.rows:
-            table.add_row(row.metric, *(_cell_text(c, intervals) for c in row.cells), row.better)
-        console.print(table)
+        print_table(console, family.name, cols,
+                    [[row.metric, *(_cell_text(c, intervals) for c in row.cells), row.better]
+                     for row in family.rows])
     legend = (f"* differs from the first column ({printable(comparison.columns[0].run_id, 80)}) "
               f"at 95%: {comparison.test}")
     console.print(legend, highlight=False, markup=False, soft_wrap=True)

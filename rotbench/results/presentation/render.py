@@ -10,12 +10,12 @@ an undefined rate reads ``— (0/0)``; with ``intervals`` the 95% Wilson interva
 from __future__ import annotations
 
 from rich.console import Console
-from rich.table import Table
 
 from rotbench.outputs import terminal_safe
 from rotbench.results.schema import Report
 from rotbench.scoring.metrics import BY_KIND, FAMILIES, HIGHER_IS_BETTER, POISON_METRICS, Rate
 from rotbench.scoring.models import HIT_CLASSES
+from rotbench.tables import Col, print_table
 
 
 def _pct(x: float) -> str:
@@ -79,43 +79,28 @@ def render(report: Report, console: Console, intervals: bool = False) -> None:
         present = [n for n in names if n in report.metrics]
         if not present:
             continue
-        table = Table(title=family, title_justify="left")
-        table.add_column("metric")
-        table.add_column("rate", justify="right")
-        table.add_column("better")
-        for name in present:
-            better = "higher" if HIGHER_IS_BETTER[name] else "lower"
-            table.add_row(name, format_rate(report.metrics[name], intervals), better)
-        console.print(table)
+        print_table(console, family, [Col("metric"), Col("rate", "words", "right"),
+                                      Col("better")],
+                    [[name, format_rate(report.metrics[name], intervals),
+                      "higher" if HIGHER_IS_BETTER[name] else "lower"] for name in present])
 
-    table = Table(title="Poison by channel (lower is better)", title_justify="left")
-    table.add_column("channel")
-    for name in POISON_METRICS:
-        table.add_column(name, justify="right")
-    for channel, rates in report.by_channel.items():
-        table.add_row(channel, *(format_rate(rates[m], intervals) for m in POISON_METRICS))
-    console.print(table)
+    print_table(console, "Poison by channel (lower is better)",
+                [Col("channel"), *(Col(name, "words", "right") for name in POISON_METRICS)],
+                [[channel, *(format_rate(rates[m], intervals) for m in POISON_METRICS)]
+                 for channel, rates in report.by_channel.items()])
 
     if report.by_kind:
-        table = Table(title="Decoys and abstention by kind (lower is better)",
-                      title_justify="left")
-        table.add_column("kind")
-        table.add_column("metric")
-        table.add_column("rate", justify="right")
-        for kind, rates in report.by_kind.items():
-            for name in BY_KIND.get(kind, tuple(rates)):
-                if name in rates:
-                    table.add_row(kind, name, format_rate(rates[name], intervals))
-        console.print(table)
+        print_table(console, "Decoys and abstention by kind (lower is better)",
+                    [Col("kind"), Col("metric"), Col("rate", "words", "right")],
+                    [[kind, name, format_rate(rates[name], intervals)]
+                     for kind, rates in report.by_kind.items()
+                     for name in BY_KIND.get(kind, tuple(rates)) if name in rates])
 
     total = sum(report.first_hit_counts.values())
-    table = Table(title="First value-bearing hit", title_justify="left")
-    table.add_column("class")
-    table.add_column("questions", justify="right")
-    for cls in HIT_CLASSES:
-        count = report.first_hit_counts.get(cls, 0)
-        table.add_row(cls, format_rate(Rate.of(count, total), intervals))
-    console.print(table)
+    print_table(console, "First value-bearing hit",
+                [Col("class"), Col("questions", "words", "right")],
+                [[cls, format_rate(Rate.of(report.first_hit_counts.get(cls, 0), total),
+                                   intervals)] for cls in HIT_CLASSES])
 
     if report.floor_sweep is None:
         console.print("Relevance floor sweep: not applicable (some hits report no raw cosine)",
@@ -123,17 +108,13 @@ def render(report: Report, console: Console, intervals: bool = False) -> None:
         _real_pairs(report, console, intervals)
         _notes(report, console)
         return
-    table = Table(title="Relevance floor sweep (raw cosine)", title_justify="left")
-    table.add_column("floor", justify="right")
-    table.add_column("unanswerable still answered", justify="right")
-    table.add_column("answerable refused", justify="right")
-    for row in report.floor_sweep:
-        table.add_row(
-            f"{row.floor:.2f}",
-            format_rate(row.unanswerable_passing, intervals),
-            format_rate(row.answerable_refused, intervals),
-        )
-    console.print(table)
+    print_table(console, "Relevance floor sweep (raw cosine)",
+                [Col("floor", justify="right"),
+                 Col("unanswerable still answered", "words", "right"),
+                 Col("answerable refused", "words", "right")],
+                [[f"{row.floor:.2f}", format_rate(row.unanswerable_passing, intervals),
+                  format_rate(row.answerable_refused, intervals)]
+                 for row in report.floor_sweep])
     _real_pairs(report, console, intervals)
     _notes(report, console)
 
@@ -147,23 +128,18 @@ def _real_pairs(report: Report, console: Console, intervals: bool) -> None:
         console.print(f"Real pairs: not scored; {block.reason}", highlight=False, markup=False,
                       soft_wrap=True)
         return
-    table = Table(title=f"Real pairs ({len(block.pairs)} ruled pairs; not pooled with the "
-                  "worlds)", title_justify="left")
-    table.add_column("ruling")
-    for column in ("checks retire", "checks keep", "undecided"):
-        table.add_column(column, justify="right")
-    for ruling, cells in block.table.items():
-        table.add_row(ruling, *(str(cells[k]) for k in ("retire", "keep", "undecided")))
-    console.print(table)
-    table = Table(title="Real pairs: rates", title_justify="left")
-    table.add_column("outcome")
-    table.add_column("rate", justify="right")
-    table.add_column("over")
+    print_table(console, f"Real pairs ({len(block.pairs)} ruled pairs; not pooled with the "
+                "worlds)",
+                [Col("ruling"), *(Col(c, "words", "right")
+                                  for c in ("checks retire", "checks keep", "undecided"))],
+                [[ruling, *(str(cells[k]) for k in ("retire", "keep", "undecided"))]
+                 for ruling, cells in block.table.items()])
     over = {"agree": "every ruled pair", "false_positive": "pairs ruled coexist",
             "miss": "pairs ruled replacement", "undecided": "every ruled pair"}
-    for name, rate in block.rates.items():
-        table.add_row(name, format_rate(rate, intervals), over[name])
-    console.print(table)
+    print_table(console, "Real pairs: rates",
+                [Col("outcome"), Col("rate", "words", "right"), Col("over", "words")],
+                [[name, format_rate(rate, intervals), over[name]]
+                 for name, rate in block.rates.items()])
 
 
 def _notes(report: Report, console: Console) -> None:
