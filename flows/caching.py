@@ -21,7 +21,7 @@ __all__ = [  # content_hash and model_hash live in rotbench.pipeline.keys; kept 
 
 import hashlib
 import json
-import os
+import shutil
 import threading
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -30,6 +30,7 @@ from prefect.serializers import Serializer
 from pydantic import BaseModel
 
 from flows.outcomes import StageRef, WorldOutcome, payload_path
+from rotbench.atomic import write_atomic
 from rotbench.pipeline.keys import content_hash, model_hash
 from rotbench.pipeline.stages import SPECS
 
@@ -125,7 +126,8 @@ def verify_record(path: Path, model: str | None = None) -> bool:
 
 def read_record(path: Path, model: str | None = None) -> BaseModel | None:
     """The payload of the sound record at ``path`` (see ``verify_record``), or None when the
-    file is absent or damaged (a damaged one is deleted and counted in ``CacheAudit``).
+    file is absent or damaged (a damaged one is deleted and counted in ``CacheAudit``), or
+    holds a result that is not ``cacheable`` (deleted, not counted: it is not damage).
 
     This is the stage cache's fast path: a hit costs one small file read and a stat of the
     stored output it names, not a task run."""
@@ -133,7 +135,7 @@ def read_record(path: Path, model: str | None = None) -> BaseModel | None:
         text = path.read_text()
     except FileNotFoundError:
         return None
-    except OSError:
+    except OSError:  # a directory or an unreadable file where the record goes: damaged
         text = ""
     try:
         record = json.loads(text)
@@ -151,22 +153,52 @@ def read_record(path: Path, model: str | None = None) -> BaseModel | None:
             stored = payload.path(path.parent.parent)
             if not stored.is_file() or stored.stat().st_size != payload.size_bytes:
                 raise ValueError(f"stored output {stored.name} is missing or damaged")
-        return payload
     except Exception:  # noqa: BLE001 - any damage means: recompute
-        path.unlink(missing_ok=True)
+        discard(path)
         CacheAudit.note(path.name)
         return None
+    if not cacheable(payload):  # sound, but what it rests on is incomplete: recompute
+        path.unlink(missing_ok=True)
+        return None
+    return payload
+
+
+def cacheable(payload: BaseModel) -> bool:
+    """False for a result that must never be served from the cache: a stage whose model
+    calls failed (``StageRef.complete`` False), a world outcome that is not complete (an
+    engine failed, a stage was left uncached, model calls failed). Prefect may write such a
+    record after the caller removed it (its result records are written when the task's
+    transaction commits), so every read refuses it again; nothing incomplete is ever a hit."""
+    return getattr(payload, "complete", True) is not False
+
+
+def discard(path: Path) -> None:
+    """Remove a damaged record or stored output at ``path``: a file, a symlink, or a
+    directory someone put in its place (removed with what it holds; it sits under the
+    cache folder, under a name only rotbench gives). A failure to remove is left for the
+    write that follows to report."""
+    try:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 def store_payload(cache_dir: Path | str, stage: str, key: str, obj: BaseModel,
                   summary: dict[str, Any] | None = None, complete: bool = True) -> StageRef:
-    """Write ``obj`` atomically as the output of ``stage`` under ``key``; return its ref."""
+    """Write ``obj`` atomically as the output of ``stage`` under ``key``; return its ref.
+
+    Something other than a file in its place (a directory) is a damaged output: removed,
+    then written. Raises OSError when the write fails (a full disk); no temporary file is
+    left behind (``rotbench.atomic.write_atomic``)."""
     blob = SafeJSONSerializer().dumps(obj)
     path = payload_path(cache_dir, stage, key)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    tmp.write_bytes(blob)
-    os.replace(tmp, path)
+    if path.is_dir() and not path.is_symlink():
+        discard(path)
+        CacheAudit.note(path.name)
+    write_atomic(path, blob, fsync=False)
     digest = json.loads(blob[: blob.index(b',"data":')] + b"}")["sha256"]
     return StageRef(stage=stage, key=key, model=type(obj).__name__, sha256=digest,
                     size_bytes=len(blob), summary=summary or {}, complete=complete)
@@ -187,7 +219,7 @@ def load_payload(cache_dir: Path | str, ref: StageRef) -> Any:
             raise ValueError("stored output does not match its reference")
         return decode_payload(blob)
     except (OSError, ValueError) as exc:
-        path.unlink(missing_ok=True)
+        discard(path)
         CacheAudit.note(path.name)
         raise PayloadMissing(f"{ref.stage} output {path.name}: {exc}") from None
 

@@ -79,12 +79,17 @@ class WorldOutcome(BaseModel):
     """Items failed model calls left unanswered (``ArmRuntime.degraded_counts``)."""
     stage_keys: list[str] = Field(default_factory=list)
     """The stage cache records (``<stage>-<key>``) this outcome's results rest on."""
+    incomplete_keys: list[str] = Field(default_factory=list)
+    """The stage records (``<stage>-<key>``) computed with failed model calls: never cached.
+    Prefect writes a stage's record when the world task's transaction commits, after the
+    task body removed it, so the parent removes them again (``drop_incomplete``)."""
 
     @property
     def complete(self) -> bool:
-        """True when every engine succeeded and every stage went into the cache: only a
-        complete outcome may be cached as a whole."""
-        return not self.uncached and not any(e.failure for e in self.engines)
+        """True when every engine succeeded, every stage went into the cache and no model
+        call failed: only a complete outcome may be cached as a whole."""
+        return (not self.uncached and not any(e.failure for e in self.engines)
+                and not any(self.degraded.values()))
 
     def as_cached(self) -> WorldOutcome:
         """This outcome as a run that found it whole in the cache sees it: every stage

@@ -1,7 +1,9 @@
 """Environment for Prefect on machines with no network, set before ``import prefect``.
 
 - analytics and telemetry off (``PREFECT_SERVER_ANALYTICS_ENABLED=false``, ``DO_NOT_TRACK=1``);
-- ``PREFECT_HOME`` inside the project (``<project>/.prefect``) unless the user set one;
+- ``PREFECT_HOME`` inside the run's cache folder (``<cache>/prefect-home``) unless the user
+  set one: rotbench writes only where the user pointed it, never into the working tree, the
+  install folder or ``$HOME``;
 - the temporary server's event persister and task-run recorder off (see below);
 - Prefect's own INFO logging off the terminal unless the user chose a level;
 - no model hub access for the embedding model (``HF_HUB_OFFLINE=1``).
@@ -12,17 +14,19 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-
-def project_root() -> Path:
-    """The checkout this package runs from (holds pyproject.toml), else the working dir."""
-    here = Path(__file__).resolve().parent.parent
-    return here if (here / "pyproject.toml").exists() else Path.cwd()
+PREFECT_HOME_DIR = "prefect-home"
+"""The folder under the cache folder that is Prefect's home (its database, logs, settings)
+when the user set no ``PREFECT_HOME``."""
 
 
-def configure_prefect_env() -> dict[str, str]:
-    """Set the variables above (never overriding the user's); returns what it set."""
+def configure_prefect_env(cache_dir: str | os.PathLike[str] | None = None) -> dict[str, str]:
+    """Set the variables above (never overriding the user's); returns what it set.
+    ``cache_dir``: the run's cache folder (default: ``$ROTBENCH_CACHE_DIR`` or ``./cache``);
+    Prefect's home goes under it, as an absolute path."""
+    if cache_dir is None:
+        cache_dir = os.environ.get("ROTBENCH_CACHE_DIR") or "cache"
     wanted = {
-        "PREFECT_HOME": str(project_root() / ".prefect"),
+        "PREFECT_HOME": str((Path(cache_dir) / PREFECT_HOME_DIR).resolve()),
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         "DO_NOT_TRACK": "1",
         "PREFECT_LOGGING_LEVEL": "WARNING",

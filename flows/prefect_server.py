@@ -92,7 +92,16 @@ class EarlyServer:
         os.environ.setdefault("PREFECT_LOGGING_TO_API_ENABLED", "false")
         return self
 
-    def wait_ready(self, timeout_seconds: float = 60.0) -> None:
+    def wait_ready(self, timeout_seconds: float | None = None) -> None:
+        """Wait for the server's health check; ``timeout_seconds`` default: Prefect's own
+        setting for its temporary server, ``PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS``
+        (at least 60). Raises ServerStartError."""
+        if timeout_seconds is None:
+            try:
+                timeout_seconds = max(60.0, float(os.environ.get(
+                    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "60")))
+            except ValueError:
+                timeout_seconds = 60.0
         deadline = time.monotonic() + timeout_seconds
         while time.monotonic() < deadline:
             if self.process is None or self.process.poll() is not None:

@@ -23,17 +23,21 @@ from prefect import flow, get_run_logger
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from flows.caching import load_payload
+from flows.concurrency import end_run_gate, gate_for_run, gate_from_plan
 from flows.outcomes import WorldOutcome
 from flows.publish import publish_page
 from flows.world import (
     WorldStages,
     configured_world_task,
+    drop_incomplete,
     perception_stamps,
     world_key,
     world_runtime,
 )
 from rotbench.engines.registry import resolve
+from rotbench.engines.sandbox import engine_sandbox
 from rotbench.perception.arms import degraded_lines
+from rotbench.perception.model import BatchTimeout
 from rotbench.pipeline import keys
 from rotbench.pipeline.record import EngineIdentity, record_run
 from rotbench.progress import progress
@@ -95,12 +99,15 @@ def name_for(p: dict) -> str:
 
 
 def _merge_usage(outcomes: list[WorldOutcome], estimate: dict | None,
-                 spent: dict | None, run_wide: dict | None = None) -> dict | None:
-    """The run's usage: each world's flat totals (and the run-wide stages', ``run_wide``)
-    summed; per-world detail kept by seed, the run-wide stages' under ``run``."""
+                 spent: dict | None, run_wide: dict | None = None,
+                 batch_extract: dict | None = None) -> dict | None:
+    """The run's usage: each world's flat totals (and the run-wide stages', ``run_wide``,
+    and the run's extraction batch, ``batch_extract``) summed; per-world detail kept by
+    seed, the run-wide stages' under ``run``, the extraction batch's under ``batch_extract``."""
     parts = [o.usage for o in outcomes if o.usage is not None]
-    if run_wide is not None:
-        parts.append(run_wide)
+    for extra in (run_wide, batch_extract):
+        if extra is not None:
+            parts.append(extra)
     if not parts:
         return None
     total: dict = {}
@@ -112,6 +119,8 @@ def _merge_usage(outcomes: list[WorldOutcome], estimate: dict | None,
                                  if o.usage is not None}}
     if run_wide is not None:
         total["detail"]["run"] = run_wide.get("detail")
+    if batch_extract is not None:
+        total["detail"]["batch_extract"] = batch_extract.get("detail")
     if estimate is not None:
         total["estimate"] = estimate
     if spent is not None:
@@ -152,7 +161,8 @@ def task_runner_for(spec: RunSpec):
     return DaskTaskRunner(address=spec.dask)
 
 
-def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None):
+def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None,
+                gate: dict | None = None):
     """Submit one world task per seed; returns (outcomes, {seed: one-line failure}).
 
     A world found whole in the cache (oracle arm) is one Cached task run; its stages are
@@ -168,7 +178,7 @@ def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None):
         world_keys = {seed: world_key(seed, spec, engines) for seed in spec.seeds}
         futures = [(seed, runner.submit(configured_world_task(spec, world_keys[seed]), {
             "seed": seed, "spec": payload, "engines": infos, "ledger_path": ledger_path,
-            "budget": budget})) for seed in spec.seeds]
+            "budget": budget, "gate": gate})) for seed in spec.seeds]
         for seed, future in futures:
             try:
                 outcome = future.result()
@@ -177,6 +187,7 @@ def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None):
                 missing[seed] = f"{type(exc).__name__}: {text[0] if text else ''}"[:300]
                 continue
             key = world_keys[seed]
+            drop_incomplete(spec.cache_dir, outcome.incomplete_keys)
             if future.state.name == "Cached":
                 outcome = outcome.as_cached()
                 for record in (r for e in outcome.engines for r in e.stages):
@@ -185,6 +196,17 @@ def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None):
                 (storage / f"world-{key}").unlink(missing_ok=True)
             outcomes.append(outcome)
     return outcomes, missing
+
+
+def absolute_paths(spec: RunSpec) -> RunSpec:
+    """``spec`` with the files the worlds read as absolute paths (the cache folder, the
+    model settings, the rulings): the worlds run in the engines' sandbox folder."""
+    settings = spec.llm_settings or os.environ.get("ROTBENCH_LLM_SETTINGS")
+    return spec.model_copy(update={
+        "cache_dir": str(Path(spec.cache_dir).resolve()),
+        "llm_settings": str(Path(settings).resolve()) if settings else None,
+        "rulings_path": str(Path(spec.rulings_path).resolve()) if spec.rulings_path else None,
+    })
 
 
 def _dollars(usage: dict) -> str:
@@ -240,6 +262,9 @@ async def rot_benchmark(
     html_path: str | None = None,
     max_concurrent_worlds: int = 4,
     model_concurrency: int = 8,
+    model_concurrency_limit: str | None = None,
+    batch: bool | None = None,
+    batch_timeout_seconds: float | None = None,
     engine_timeout_seconds: float = 60.0,
     cache_dir: str = "cache",
     reports_dir: str = "reports",
@@ -262,15 +287,28 @@ async def rot_benchmark(
     logger.info("rotbench run: arm %s, engines %s, %d seeds, runner %s", spec.arm,
                 ", ".join(spec.engines), len(spec.seeds), spec.dask or "threads")
     await _tag_run(spec, logger)
-    estimate, ledger_path, budget = None, None, None
+    estimate, ledger_path, budget, gate = None, None, None, None
     if spec.arm != "oracle":
         estimate, ledger_path, budget = await asyncio.to_thread(_guard_budget, spec, logger)
-    _prewarm(spec)
-    outcomes, missing = await asyncio.to_thread(_run_worlds, spec, ledger_path, budget)
-    if not outcomes:
-        raise AllWorldsFailed("every world failed: " + "; ".join(
-            f"seed {s}: {r}" for s, r in missing.items()))
-    pairs = await asyncio.to_thread(_real_pairs, spec, ledger_path, budget)
+        gate = await gate_for_run(spec, Path(ledger_path).stem, _call_limit(spec))
+        logger.info("model calls in flight: %s", gate_from_plan(gate).describe())
+    try:
+        _prewarm(spec)
+        batched = await asyncio.to_thread(_batch_extract, spec, ledger_path, budget, gate)
+        with engine_sandbox(spec.cache_dir) as sandbox:  # engines' cwd and HOME: scratch folders
+            outcomes, missing = await asyncio.to_thread(_run_worlds, absolute_paths(spec),
+                                                        ledger_path, budget, gate)
+        for line in sandbox.notes():
+            logger.warning("%s", line)
+        timed_out = [r for r in missing.values() if r.startswith("BatchTimeout")]
+        if timed_out:
+            raise BatchTimeout(timed_out[0].split(": ", 1)[1])
+        if not outcomes:
+            raise AllWorldsFailed("every world failed: " + "; ".join(
+                f"seed {s}: {r}" for s, r in missing.items()))
+        pairs = await asyncio.to_thread(_real_pairs, spec, ledger_path, budget, gate)
+    finally:
+        await end_run_gate(gate)
     worlds_done = time.time()
     spent = None
     if ledger_path is not None:
@@ -281,13 +319,14 @@ async def rot_benchmark(
     from prefect.runtime import flow_run
 
     outcome = RunOutcome(missing=missing, flow_run_id=flow_run.id,
-                         usage=_merge_usage(outcomes, estimate, spent, pairs.usage),
+                         usage=_merge_usage(outcomes, estimate, spent, pairs.usage,
+                                            batched.usage),
                          refused=sum(o.refused for o in outcomes),
                          cut_short=bool(spent and spent["refused"]))
     outcome.spans = [(o.seed, *span) for o in outcomes for span in o.spans]
     by_seed = {o.seed: o for o in outcomes}
     present = [s for s in spec.seeds if s in by_seed]
-    notes = _shared_notes(spec, outcomes, outcome, pairs)
+    notes = _shared_notes(spec, outcomes, outcome, pairs) + batched.notes + sandbox.notes()
     degraded: dict[str, int] = {}
     for counts in [o.degraded for o in outcomes] + [pairs.degraded]:
         for what, n in counts.items():
@@ -301,7 +340,7 @@ async def rot_benchmark(
         failed = [r.failure for r in results if r.failure]
         if failed:
             outcome.failures.extend(failed)
-            logger.warning("engine %s failed; no report: %s", name, failed[0])
+            logger.info("engine %s failed; no report: %s", name, failed[0])  # the CLI says it
             continue
         worlds = (load_payload(spec.cache_dir, r.scored) for r in results)  # one at a time
         world_notes = [n for r in results for n in r.notes]
@@ -364,7 +403,8 @@ class RunWide:
     degraded: dict[str, int] = field(default_factory=dict)
 
 
-def _real_pairs(spec: RunSpec, ledger_path: str | None, budget: dict | None) -> RunWide:
+def _real_pairs(spec: RunSpec, ledger_path: str | None, budget: dict | None,
+                gate: dict | None = None) -> RunWide:
     """The run-wide real-pairs stage, once every world is done: the reference engine's
     checker on every ruled pair of the run's rulings file, scored against the rulings.
     Nothing without a rulings file or without the reference engine in the run; on the
@@ -377,7 +417,7 @@ def _real_pairs(spec: RunSpec, ledger_path: str | None, budget: dict | None) -> 
     fields = {"rulings_sha256": rulings.sha256, "rulings_read": len(rulings.rulings)}
     if spec.arm == "oracle":
         return RunWide(block=not_scored(ORACLE_REASON, rulings_file=str(path), **fields))
-    runtime = world_runtime(spec, ledger_path, budget)
+    runtime = world_runtime(spec, ledger_path, budget, gate)
     _, check_stamp = perception_stamps(runtime)
     w = WorldStages(None, spec, runtime)
     records: list[StageRecord] = []
@@ -389,24 +429,73 @@ def _real_pairs(spec: RunSpec, ledger_path: str | None, budget: dict | None) -> 
                    degraded=runtime.degraded_counts())
 
 
+def _call_limit(spec: RunSpec) -> int:
+    """Model calls in flight for the run: the settings file's ``concurrency`` when it sets
+    one, else ``model_concurrency`` (``rotbench.perception.arms.load_llm_settings``)."""
+    from rotbench.perception.arms import run_settings
+
+    return run_settings(spec).concurrency
+
+
+def _batch_extract(spec: RunSpec, ledger_path: str | None, budget: dict | None,
+                   gate: dict | None) -> RunWide:
+    """Batch mode on the live arm: every world's documents and probe questions as one
+    Message Batch, before the worlds run (``rotbench.perception.model.batch_extraction``);
+    each world's extract stage then reads its answers from the call cache. Nothing in any
+    other mode.
+    Raises BatchTimeout (one line: how to collect the batch later)."""
+    if spec.arm != "live":
+        return RunWide()
+    runtime = world_runtime(spec, ledger_path, budget, gate)
+    live = runtime.live
+    if live is None or live.batch_runner is None:
+        return RunWide()
+    from rotbench.perception.model import batch_extraction
+    from rotbench.pipeline.extract import world_documents
+    from rotbench.reference.config import EngineConfig
+    from rotbench.world import generate_world
+
+    multi = EngineConfig().with_overrides(spec.engine_overrides()).store.multi_contributor
+    items = []
+    for seed in spec.seeds:
+        world = generate_world(seed, spec.days, spec.generator)
+        items.append((live.extractor(world), world_documents(world, multi),
+                      [p.question for p in world.probes]))
+    outcomes = batch_extraction(items, live.batch_runner)
+    usage = live.meter.stage("extract")
+    submitted = [b for o in outcomes for b in o.submitted]
+    resumed = [b for o in outcomes for b in o.resumed]
+    failed = len(outcomes[-1].failed) if outcomes else 0
+    note = (f"model extract batches: {len(spec.seeds)} worlds, {usage.calls} requests answered "
+            f"in {len(submitted)} batch(es) submitted"
+            + (f" and {len(resumed)} collected from an earlier run" if resumed else "")
+            + (f"; {failed} failed (their documents stay unextracted)" if failed else ""))
+    return RunWide(usage=runtime.usage(), notes=[note])
+
+
 def _guard_budget(spec: RunSpec, logger) -> tuple[dict, str, dict]:
     """Project the paid run's cost, log it, refuse it above the budget; returns (estimate,
     spend ledger path, budget)."""
     from prefect.runtime import flow_run
 
-    from rotbench.perception.arms import load_llm_settings
+    from rotbench.perception.arms import run_settings
     from rotbench.perception.model.budget import effective_budget, project_cost, refusal
 
-    path = spec.llm_settings or os.environ.get("ROTBENCH_LLM_SETTINGS")
-    settings = load_llm_settings(Path(path) if path else None, spec.model_concurrency)
+    settings = run_settings(spec)
     budget = effective_budget(spec.budget_usd, spec.budget_calls, settings)
     projection = project_cost(spec, settings)
+    usd = projection.applicable_usd
     logger.info("projected cost: %s calls, %s; budget: %s", projection.calls,
-                "dollars unknown" if projection.usd is None else f"US${projection.usd:.4f}",
+                "dollars unknown" if usd is None else
+                f"US${usd:.4f}{' (batch price)' if projection.batch else ''}",
                 budget.describe())
-    reason = refusal(budget, projection.calls, projection.usd)
+    reason = refusal(budget, projection.calls, usd)
     if reason:
         raise BudgetRefused(f"refused before any model call: {reason}")
+    from flows.world import api_key_for_run
+    from rotbench.perception.model import require_api_key
+
+    require_api_key(api_key_for_run())  # missing or misshapen: refused before any call
     run_id = flow_run.id or f"local-{os.getpid()}-{time.time_ns()}"
     ledger = Path(spec.cache_dir).resolve() / "budget" / f"{run_id}.json"
     return projection.model_dump(mode="json"), str(ledger), budget.model_dump()
@@ -445,4 +534,4 @@ async def _publish(outcome: RunOutcome, spec: RunSpec, logger) -> None:
         logger.warning("could not publish the run's artifact: %s", exc)
 
 
-__all__ = ["AllWorldsFailed", "BudgetRefused", "RunOutcome", "rot_benchmark"]
+__all__ = ["AllWorldsFailed", "BatchTimeout", "BudgetRefused", "RunOutcome", "rot_benchmark"]

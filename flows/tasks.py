@@ -43,9 +43,32 @@ class _ThreadTimeoutNotice(logging.Filter):
         return "running in a worker thread" not in record.getMessage()
 
 
+class _EngineFailureLines(logging.Filter):
+    """Drop Prefect's ERROR lines (with a traceback) for a stage that ended with an
+    ``EngineFailure``, and its warning that it could not store that exception as the
+    task's result (our serializer stores only rotbench's models, by design): the fault of
+    the engine under test, which rotbench reports itself as
+    one ``rotbench: error:`` line naming engine, seed, day and call (and in the report's
+    notes). Any other failure keeps Prefect's lines."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, EngineFailure):
+            return False
+        message = record.getMessage()
+        if message.startswith(("Task run failed with exception: EngineFailure(",
+                               "Failed to write result: Failed to serialize object of type "
+                               "'EngineFailure'")):
+            return False
+        return not (message.startswith("Finished in state Failed(")
+                    and "exception EngineFailure: " in message[:80])
+
+
 logging.getLogger("prefect.task_runs").addFilter(_ThreadTimeoutNotice())
+logging.getLogger("prefect.task_runs").addFilter(_EngineFailureLines())
 
 _NOT_TRANSIENT = ("EngineFailure", "FatalModelError", "RefusedCall", "PayloadMissing",
+                  "BatchTimeout",
                   "SpecError", "TypeError", "ValueError", "KeyError", "AttributeError")
 
 

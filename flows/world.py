@@ -23,7 +23,7 @@ from flows.tasks import configured_tasks
 from rotbench.embedding.embedder import DEFAULT_MODEL_ID
 from rotbench.embedding.store import drain_damaged
 from rotbench.engines.registry import EngineInfo
-from rotbench.perception.arms import ArmRuntime, load_llm_settings, paid_runtime
+from rotbench.perception.arms import ArmRuntime, paid_runtime, run_settings
 from rotbench.pipeline import keys
 from rotbench.pipeline.probe import EngineFailure
 from rotbench.progress import progress
@@ -102,17 +102,21 @@ def api_key_for_run() -> str | None:
     return Secret.load(block).get()
 
 
-def world_runtime(spec: RunSpec, ledger_path: str | None, budget: dict | None) -> ArmRuntime:
-    """The perception one world is read with, built from the run's settings."""
+def world_runtime(spec: RunSpec, ledger_path: str | None, budget: dict | None,
+                  gate: dict | None = None) -> ArmRuntime:
+    """The perception one world is read with, built from the run's settings; its model
+    calls hold slots of the run's one gate (``gate``: the parent's plan, see
+    ``flows.concurrency``)."""
     if spec.arm == "oracle":
         return ArmRuntime(arm="oracle", cache_dir=spec.cache_dir)
     from rotbench.perception.model.budget import Budget, SpendLedger
 
-    path = spec.llm_settings or os.environ.get("ROTBENCH_LLM_SETTINGS")
-    settings = load_llm_settings(Path(path) if path else None, spec.model_concurrency)
+    settings = run_settings(spec)
     ledger = SpendLedger(Path(ledger_path), Budget(**(budget or {}))) if ledger_path else None
+    from flows.concurrency import gate_from_plan
+
     return paid_runtime(spec.arm, settings, spec.cache_dir, ledger=ledger,
-                        api_key=api_key_for_run())
+                        api_key=api_key_for_run(), gate=gate_from_plan(gate))
 
 
 class WorldStages:
@@ -125,6 +129,8 @@ class WorldStages:
         self.uncached: list[str] = []
         self.keys: list[str] = []
         """The cache records this world's results rest on (``<stage>-<key>``)."""
+        self.incomplete: list[str] = []
+        """The records of stages whose model calls failed (see ``drop_incomplete``)."""
         self.spans: list[tuple[str, float, float]] = []
         self.ctx = quote(runtime)
 
@@ -163,6 +169,7 @@ class WorldStages:
         cached = state.name == "Cached"
         if not cached and not ref.complete:  # model calls failed: keep it out of the cache
             (self.storage / f"{name}-{key}").unlink(missing_ok=True)
+            self.incomplete.append(f"{name}-{key}")
             self.uncached.append(f"{shown} (seed {self.seed})" if self.seed is not None
                                  else shown)
         else:
@@ -248,12 +255,15 @@ def perception_stamps(rt: ArmRuntime) -> tuple[str, str]:
 
 @task(name="world", task_run_name="world seed {seed}", persist_result=False)
 def world_task(seed: int, spec: dict, engines: list[dict], ledger_path: str | None = None,
-               budget: dict | None = None) -> WorldOutcome:
+               budget: dict | None = None, gate: dict | None = None) -> WorldOutcome:
     """Every engine of the run on the world of ``seed``; see the module docstring.
     ``engines``: the run's engines, resolved once by the parent (``EngineInfo`` dicts, in
-    the order of ``spec['engines']``)."""
+    the order of ``spec['engines']``); ``gate``: the run's bound on model calls in flight
+    (``flows.concurrency.gate_for_run``)."""
     run = RunSpec.model_validate(spec)
-    runtime = world_runtime(run, ledger_path, budget)
+    runtime = world_runtime(run, ledger_path, budget, gate)
+    if runtime.live is not None and hasattr(runtime.live.live_checker, "rounds"):
+        runtime.live.live_checker.label = f"checks seed {seed}"  # batch mode's progress lines
     w = WorldStages(seed, run, runtime)
     generate_records: list[StageRecord] = []
     world = w.stage("generate", generate_records,
@@ -274,4 +284,18 @@ def world_task(seed: int, spec: dict, engines: list[dict], ledger_path: str | No
         seed=seed, engines=outcomes, usage=runtime.usage(), notes=runtime.extra_notes(),
         refused=runtime.refusing.refused, uncached=w.uncached,
         damaged=CacheAudit.drain() + [f"embeddings/{n}" for n in drain_damaged()],
-        spans=w.spans, degraded=runtime.degraded_counts(), stage_keys=w.keys)
+        spans=w.spans, degraded=runtime.degraded_counts(), stage_keys=w.keys,
+        incomplete_keys=w.incomplete)
+
+
+def drop_incomplete(cache_dir: str | Path, names: list[str]) -> None:
+    """Remove the Prefect records and stored outputs of the stages ``names``
+    (``<stage>-<key>``) whose model calls failed: once the world is done nothing may serve
+    them (and ``flows.caching.read_record`` refuses them should one be written later)."""
+    from flows.caching import payload_path
+
+    storage = (Path(cache_dir) / "prefect").resolve()
+    for name in names:
+        stage, _, key = name.partition("-")
+        (storage / name).unlink(missing_ok=True)
+        payload_path(cache_dir, stage, key).unlink(missing_ok=True)

@@ -3,25 +3,52 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
 
-def write_atomic(path: Path, data: bytes) -> Path:
+def _open_temporary(fd: int):  # noqa: ANN202 - a binary file object
+    """The file object the bytes are written through (tests replace it to simulate a full
+    disk)."""
+    return os.fdopen(fd, "wb")
+
+
+NEW_FILE_MODE = 0o644
+"""Permission bits of a file that did not exist before (readable by others, as ``open``
+under the usual umask gives)."""
+
+
+def write_atomic(path: Path, data: bytes, *, follow_symlinks: bool = False,
+                 fsync: bool = True) -> Path:
     """Write ``data`` to ``path`` atomically: a temporary file in the same folder, flushed to
-    disk, then one rename. Creates missing folders; the file is made readable by others
-    (0644). On any failure the temporary file is removed and the previous content of
-    ``path`` is left untouched (the error is re-raised). Returns ``path``."""
+    disk, then one rename. Creates missing folders. A file that is replaced keeps its
+    permission bits; a new file gets NEW_FILE_MODE. With ``follow_symlinks`` a symlink at
+    ``path`` is kept and the file it points to is the one replaced (in its own folder);
+    without, the link itself is replaced. ``fsync=False`` skips the flush to disk (for a
+    counter rewritten on every model call, where a crash may lose the last update).
+
+    On any failure (a full disk included) the temporary file is removed and the previous
+    content of ``path`` is left untouched; the error is re-raised. Returns ``path``."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    if not str(path).strip():
+        raise ValueError("an empty path names no file")
+    target = Path(os.path.realpath(path)) if follow_symlinks else path
+    target.parent.mkdir(parents=True, exist_ok=True)
     try:
-        with os.fdopen(fd, "wb") as fh:
+        old = os.stat(target, follow_symlinks=False)
+        mode = stat.S_IMODE(old.st_mode) if stat.S_ISREG(old.st_mode) else NEW_FILE_MODE
+    except OSError:
+        mode = NEW_FILE_MODE
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with _open_temporary(fd) as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600
-        os.replace(tmp, path)
+            if fsync:
+                os.fsync(fh.fileno())
+        os.chmod(tmp, mode)  # mkstemp makes 0600
+        os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

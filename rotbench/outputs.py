@@ -9,15 +9,26 @@
   when it is of the kind the output writes, and a report of record only with ``force``.
 - ``probe_writable_dir``: a folder is writable for real (a temporary entry is created and
   removed), which also catches read-only mounts and ``/proc``, where permission bits lie.
+- ``replace_problem`` / ``write_user_files`` / ``record_user_files``: the one rule for every
+  file rotbench writes into a folder the user named (plot files, an HTML page, exported
+  tables): a file already there is replaced only when rotbench wrote it there and nobody
+  changed it since, recognised by the digest kept in that folder's ``.rotbench-files.json``;
+  anything else is refused with one line unless ``force``.
 
 Every check raises ``OutputError`` with a one-line message naming the flag.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
+import json
 import os
 import re
+import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 MAX_TERMINAL_CHARS = 20_000
@@ -134,3 +145,129 @@ def probe_writable_dir(path: Path) -> str | None:
     except OSError:
         pass
     return None
+
+
+MANIFEST_NAME = ".rotbench-files.json"
+"""The file in a user's folder naming the files rotbench wrote there, with their sha256."""
+MAX_MANIFEST_BYTES = 4 << 20
+"""Largest manifest read (4 MiB: tens of thousands of names)."""
+
+
+def _digest_of(path: Path) -> str | None:
+    h = hashlib.sha256()
+    try:
+        with path.open("rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+    except OSError:
+        return None
+    return h.hexdigest()
+
+
+def _manifest(folder: Path) -> dict[str, str]:
+    """name -> sha256 of the files rotbench wrote in ``folder``; empty when the manifest
+    is missing or damaged (then nothing there counts as rotbench's)."""
+    from rotbench.json_input import read_json_file
+
+    try:
+        data = read_json_file(folder / MANIFEST_NAME, MAX_MANIFEST_BYTES, "manifest")
+    except ValueError:
+        return {}
+    files = data.get("files") if isinstance(data, dict) else None
+    if not isinstance(files, dict):
+        return {}
+    return {k: v for k, v in files.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+@contextlib.contextmanager
+def _folder_locked(folder: Path) -> Iterator[None]:
+    """An exclusive lock on ``folder`` itself (no lock file left behind)."""
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def replace_problem(path: Path, *, force: bool = False) -> str | None:
+    """Why rotbench may not write the file ``path`` (None when it may): an empty path, a
+    folder or anything not a regular file there, a symlink, or a file rotbench did not
+    write there (or that changed since). ``force`` lets a regular file of any content be
+    replaced; never a folder, a device or a symlink."""
+    if not str(path).strip():
+        return "an empty path names no file"
+    path = Path(path)
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"cannot be checked ({exc.strerror or exc})"
+    if stat.S_ISDIR(st.st_mode):
+        return "is a folder, not a file"
+    if stat.S_ISLNK(st.st_mode):
+        return "is a symlink; refusing to write through it"
+    if not stat.S_ISREG(st.st_mode):
+        return "is not a regular file (a device or a pipe?)"
+    if force:
+        return None
+    recorded = _manifest(path.parent).get(path.name)
+    if recorded is not None and recorded == _digest_of(path):
+        return None
+    why = "changed since rotbench wrote it" if recorded else "not written there by rotbench"
+    return f"already exists ({why}); refusing to replace it (--force replaces it)"
+
+
+def check_user_files(flag: str, paths: list[Path], *, force: bool = False) -> None:
+    """Raise OutputError (one line naming ``flag`` and the first file) unless every one of
+    ``paths`` may be written (``replace_problem``)."""
+    for path in paths:
+        problem = replace_problem(path, force=force)
+        if problem:
+            raise OutputError(f"{flag} {path}: {problem}")
+
+
+def record_user_files(paths: list[Path]) -> None:
+    """Note ``paths`` (just written by rotbench) in their folders' manifests, with the
+    sha256 of their bytes, so a later run recognises them as its own."""
+    from rotbench.atomic import write_atomic
+
+    by_folder: dict[Path, list[Path]] = {}
+    for path in paths:
+        by_folder.setdefault(Path(path).parent, []).append(Path(path))
+    for folder, members in by_folder.items():
+        with _folder_locked(folder):
+            files = _manifest(folder)
+            for path in members:
+                digest = _digest_of(path)
+                if digest is not None:
+                    files[path.name] = digest
+            body = {"written_by": "rotbench", "files": dict(sorted(files.items()))}
+            write_atomic(folder / MANIFEST_NAME, json.dumps(body, indent=1).encode())
+
+
+def write_user_files(flag: str, files: list[tuple[Path, bytes]], *,
+                     force: bool = False) -> list[Path]:
+    """Write each ``(path, bytes)`` atomically into a folder the user named, all or none:
+    every path is checked first (``check_user_files``; OutputError names the first that may
+    not be written), then each is written (a file already holding exactly these bytes is
+    left alone) and recorded in its folder's manifest. Returns the paths. Raises OSError
+    when a write fails (no temporary file is left)."""
+    from rotbench.atomic import write_atomic
+
+    check_user_files(flag, [p for p, _ in files], force=force)
+    out = []
+    try:
+        for path, data in files:
+            path = Path(path)
+            try:
+                same = path.is_file() and path.stat().st_size == len(data) and (
+                    path.read_bytes() == data)
+            except OSError:
+                same = False
+            out.append(path if same else write_atomic(path, data))
+    finally:
+        if out:
+            record_user_files(out)
+    return out

@@ -54,7 +54,21 @@ class RunSpec(BaseModel):
     db_path: str | None = Field(default=None, description="None = <reports_dir>/rotbench.duckdb.")
     out_path: str | None = None
     max_concurrent_worlds: int = Field(default=4, ge=1)
-    model_concurrency: int = Field(default=8, ge=1, description="Concurrent model calls.")
+    model_concurrency: int = Field(
+        default=8, ge=1, description="Model calls in flight at once for the whole run: every "
+        "world, stage and process together (each holds a slot from request to response, "
+        "SDK retries included).")
+    model_concurrency_limit: str | None = Field(
+        default=None, description="Name of a Prefect global concurrency limit (created by "
+        "the user on the server) to draw model-call slots from instead; None: a bound of "
+        "model_concurrency made for this run.")
+    batch: bool | None = Field(
+        default=None, description="Send the paid stages' calls as Message Batches (half "
+        "price; extraction one batch per run, checks in rounds). None: the settings file's "
+        "choice (off by default).")
+    batch_timeout_seconds: float | None = Field(
+        default=None, description="Longest wait for one batch, seconds; None: the settings "
+        "file's (default 24 h).")
     engines: list[str] = Field(
         default_factory=lambda: [DEFAULT_ENGINE],
         description="Engines under test: registered names or module:factory, in report order.",
@@ -152,6 +166,14 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
     for flag, value in (("--budget-usd", spec.budget_usd), ("--budget-calls", spec.budget_calls)):
         if value is not None and not value >= 0:
             raise SpecError(f"{flag} must be 0 or more, got {value}")
+    if spec.model_concurrency_limit is not None and (
+            not spec.model_concurrency_limit.strip()
+            or any(c in spec.model_concurrency_limit for c in "/%&<>")):
+        raise SpecError(f"--concurrency-limit: {spec.model_concurrency_limit!r} is not a "
+                        "Prefect concurrency limit name (non-empty, none of / % & < >)")
+    if spec.batch_timeout_seconds is not None and not spec.batch_timeout_seconds > 0:
+        raise SpecError(f"--batch-timeout must be a number of seconds above 0, got "
+                        f"{spec.batch_timeout_seconds}")
     if spec.dask_workers < 1:
         raise SpecError(f"--dask-workers must be at least 1, got {spec.dask_workers}")
     if spec.dask is not None and spec.dask != "local" and "://" not in spec.dask \
@@ -192,6 +214,10 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
                         ("--db", spec.db_path), ("--out", spec.out_path)):
         if value is not None and not value.strip():
             raise SpecError(f"{flag}: an empty path is not allowed")
+    if spec.out_path and len(spec.engines) > 1:
+        raise SpecError(f"--out names one report file, but the {len(spec.engines)} engines "
+                        "each write a report of their own: drop --out (each report is "
+                        "<reports-dir>/<run id>.json) or run one engine per command")
     if spec.rulings_path is not None:
         if not spec.real_pairs:
             raise SpecError("--rulings and --no-real-pairs contradict each other")

@@ -42,8 +42,10 @@ def db(
         fail(f"--db {path}: {exc}", 1)
     for run_id in result.imported:
         typer.echo(f"imported {run_id}")
+    from rotbench.safe_text import printable
+
     for line in result.failed:
-        typer.echo(f"rotbench: warning: not imported: {line}", err=True)
+        typer.echo(f"rotbench: warning: not imported: {printable(line, 400)}", err=True)
     typer.echo(f"{len(result.imported)} runs imported into {path}; {len(result.failed)} "
                "files not imported")
     if result.failed:

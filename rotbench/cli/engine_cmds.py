@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from rotbench.cli.common import fail
+from rotbench.safe_text import terminal_console
 
 
 class CompareFormat(StrEnum):
@@ -45,8 +45,8 @@ def engines(
         rows.append([info.name, info.version, installed,
                      "perceived claims" if info.takes == "claims" else "raw documents",
                      "yes" if info.paid_calls else "no", info.summary])
-    print_table(Console(), "Registered engines (--engine NAME, or --engine module:factory)",
-                cols, rows)
+    print_table(terminal_console(),
+                "Registered engines (--engine NAME, or --engine module:factory)", cols, rows)
 
 
 def compare(
@@ -61,19 +61,22 @@ def compare(
 ) -> None:
     """Compare reports side by side: one table per metric family, a column per report, and
     '*' on each figure that differs significantly (95%) from the first column."""
-    from rotbench.results.files.report import ReportError, load_report
+    from rotbench.results.files.report import ReportError
     from rotbench.results.presentation.compare import (
         CompareError,
         compare_reports,
         comparison_markdown,
         render_comparison,
     )
+    from rotbench.results.verify import load_checked
 
     loaded = []
     for path in reports:
+        if not str(path).strip() or str(path) == ".":
+            fail("compare: an empty report path is not allowed", 2)
         try:
-            loaded.append(load_report(path))
-        except ReportError as exc:
+            loaded.append(load_checked(path, lambda line: typer.echo(line, err=True)))
+        except (ReportError, ValueError) as exc:
             fail(str(exc), 1)
     try:
         comparison = compare_reports(loaded, force=force)
@@ -84,4 +87,4 @@ def compare(
     elif format is CompareFormat.markdown:
         typer.echo(comparison_markdown(comparison, intervals), nl=False)
     else:
-        render_comparison(comparison, Console(), intervals)
+        render_comparison(comparison, terminal_console(), intervals)

@@ -125,6 +125,9 @@ class Interrupts:
                 stream.flush()
             except (OSError, ValueError):
                 pass
+        from rotbench.cli.supervise import report_end
+
+        report_end(self.exit_code())
         os._exit(self.exit_code())
 
     def message(self) -> str:

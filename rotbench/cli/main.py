@@ -6,6 +6,7 @@ import sys
 
 import typer
 
+from rotbench.cli.common import rotbench_group
 from rotbench.cli.db_cmd import db
 from rotbench.cli.engine_cmds import compare, engines
 from rotbench.cli.report_cmds import rescore, show
@@ -17,6 +18,7 @@ from rotbench.cli.world_cmd import world
 
 app = typer.Typer(
     name="rotbench",
+    cls=rotbench_group(),
     help="Memory-rot benchmark: does a memory keep current facts, drop superseded ones, "
     "and keep untrusted values out?",
     no_args_is_help=True,
@@ -61,28 +63,85 @@ def main() -> None:
     """Console-script entry: typer's commands, with usage errors as one line (exit 2).
 
     Click would show a bad option value as a boxed block; rotbench promises one line naming
-    the option, like every other error it reports.
+    the option, like every other error it reports. ``rotbench run`` runs in a child process
+    watched by this one (``rotbench.cli.supervise``), so that a run an engine ended cannot
+    look like a success.
     """
+    from rotbench.cli import supervise
+
+    argv = bare_dask_means_local(sys.argv[1:])
+    if supervise.wanted(argv):
+        raise SystemExit(supervise.supervise(argv))
+    code = _main(argv)
+    if argv[:1] == ["run"]:
+        code = _end_run(code)
+    supervise.report_end(code)
+    raise SystemExit(code)
+
+
+def _main(argv: list[str]) -> int:
     from typer._click import exceptions as click_exc  # typer ships its own click
 
     command = typer.main.get_command(app)
     try:
-        code = command.main(args=bare_dask_means_local(sys.argv[1:]), prog_name="rotbench",
-                            standalone_mode=False)
+        code = command.main(args=argv, prog_name="rotbench", standalone_mode=False)
     except click_exc.NoArgsIsHelpError as exc:
         typer.echo(exc.format_message())
-        raise SystemExit(0) from None
+        return 0
     except click_exc.UsageError as exc:
         typer.echo(f"rotbench: error: {exc.format_message()}", err=True)
-        raise SystemExit(2) from None
+        return 2
     except typer.Abort:  # Ctrl-C (or a signal) outside a run's own handling
         from rotbench.cli.interrupts import Interrupts
 
         stopped = Interrupts()
         stopped.signum = Interrupts.last_signum
         typer.echo(f"rotbench: error: {stopped.message()}", err=True)
-        raise SystemExit(stopped.exit_code()) from None
-    raise SystemExit(code if isinstance(code, int) else 0)
+        return stopped.exit_code()
+    return code if isinstance(code, int) else 0
+
+
+THREAD_JOIN_SECONDS = 2.0
+"""How long the end of ``rotbench run`` waits for threads that are not daemons (an engine's
+own, left running) before ending the process without them, seconds."""
+
+
+def _end_run(code: int) -> int:
+    """After ``rotbench run`` printed its summary: when threads that are not daemons are
+    still running (started by an engine's factory, say), wait ``THREAD_JOIN_SECONDS`` for
+    them, then say so in one line and end the process at once with ``code`` (the
+    interpreter would wait for them for ever). Returns ``code`` when there are none."""
+    import threading
+    import time
+
+    def left() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if not t.daemon and t.is_alive()
+                and t is not threading.main_thread()]
+
+    deadline = time.monotonic() + THREAD_JOIN_SECONDS
+    for thread in left():
+        thread.join(max(0.0, deadline - time.monotonic()))
+    stuck = left()
+    if not stuck:
+        return code
+    from rotbench.safe_text import printable
+
+    names = ", ".join(printable(t.name, 40) for t in stuck[:5])
+    typer.echo(f"rotbench: warning: {len(stuck)} thread(s) still running at the end of the run "
+               f"({names}); not waiting for them", err=True)
+    import logging
+    import os
+
+    from rotbench.cli import supervise
+
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    supervise.report_end(code)
+    os._exit(code)
 
 
 if __name__ == "__main__":  # pragma: no cover

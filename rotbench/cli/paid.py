@@ -7,7 +7,7 @@ import sys
 import typer
 
 from rotbench.cli.common import fail
-from rotbench.perception.arms import SettingsError, load_llm_settings
+from rotbench.perception.arms import SettingsError, run_settings
 from rotbench.runspec import RunSpec
 
 CONFIRM_ABOVE_CALLS = 200
@@ -23,14 +23,12 @@ def prepare_paid_arm(spec: RunSpec, *, estimate_only: bool, assume_yes: bool) ->
     CONFIRM_ABOVE_CALLS projected calls a run asks on a terminal and refuses without one,
     unless ``assume_yes``.
     """
-    from pathlib import Path
 
     from rotbench.perception.model import MissingApiKey, require_api_key
     from rotbench.perception.model.budget import effective_budget, project_cost, refusal
 
     try:
-        settings = load_llm_settings(Path(spec.llm_settings) if spec.llm_settings else None,
-                                     spec.model_concurrency)
+        settings = run_settings(spec)
     except SettingsError as exc:
         fail(f"--llm-settings {exc}")
     if not estimate_only:
@@ -43,7 +41,7 @@ def prepare_paid_arm(spec: RunSpec, *, estimate_only: bool, assume_yes: bool) ->
     if estimate_only:
         raise typer.Exit(0)
     budget = effective_budget(spec.budget_usd, spec.budget_calls, settings)
-    reason = refusal(budget, projection.calls, projection.usd)
+    reason = refusal(budget, projection.calls, projection.applicable_usd)
     if reason:
         fail(f"refused: {reason}; nothing was run")
     if projection.calls > CONFIRM_ABOVE_CALLS and not assume_yes:

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
-from rich.console import Console
 
 from rotbench.outputs import OutputError, check_outputs, safe_file_name, terminal_safe
 from rotbench.results.database.tables import check_fits
@@ -21,7 +20,8 @@ from rotbench.results.files.report import ReportError, load_report
 from rotbench.results.files.worlds import WORLDS_DIR
 from rotbench.results.presentation.render import render
 from rotbench.results.rescore import rescore_report
-from rotbench.results.verify import mismatches, with_recomputed_figures
+from rotbench.results.verify import load_checked
+from rotbench.safe_text import terminal_console
 from rotbench.scoring.lexicons import DEFAULT_SCORER, SCORER_VERSIONS, UnknownScorer, lexicon
 
 DB_NAME = "rotbench.duckdb"
@@ -67,20 +67,14 @@ def show(
         _fail(f"unknown format {format!r} (available: table, json)", 2)
     path = _report_path(report)
     try:
-        loaded = load_report(path)
-        differ = mismatches(loaded)
+        loaded = load_checked(path, lambda line: print(line, file=sys.stderr))
     except (ReportError, ValueError) as e:
         _fail(str(e))
-    if differ:
-        print(terminal_safe(f"rotbench: warning: {path}: the stored figures disagree with the "
-                            f"report's probes ({'; '.join(differ)}); showing the figures the "
-                            "probes give", one_line=True), file=sys.stderr)
-        loaded = with_recomputed_figures(loaded)
     if format == "json":
         print(json.dumps(loaded.model_dump(mode="json",
                                            exclude={"worlds", "embedded_worlds"}), indent=2))
         return
-    render(loaded, Console(), intervals=intervals)
+    render(loaded, terminal_console(), intervals=intervals)
 
 
 def rescore(
@@ -166,7 +160,7 @@ def rescore(
         done = record(new, out_path, db_path)
     except OSError as e:
         _fail(f"cannot write {out_path}: {e.strerror or e}")
-    render(new, Console())
+    render(new, terminal_console())
     where = f"recorded in {db_path}" if done.pending is None else (
         f"pending for {db_path} (the next run or `rotbench db` imports it)")
     print(f"wrote {out_path}; {where}")

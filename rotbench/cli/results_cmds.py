@@ -43,13 +43,27 @@ def _connect_read_only(db: Path):
     """A read-only DuckDB connection to ``db``, or a one-line failure (exit 1)."""
     import duckdb
 
+    from rotbench.results.database.tables import connect, schema_problem
+
+    if not str(db).strip():
+        fail("--db: an empty path is not allowed")
     if not db.is_file():
         fail(f"--db {db}: no run database there (a run writes one; --db names another)", 1)
     try:
-        return duckdb.connect(str(db), read_only=True)
+        con = connect(db, read_only=True)
     except duckdb.Error as exc:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         fail(f"--db {db}: cannot be opened for reading ({first})", 1)
+    try:  # the schema first: a table rotbench reads that is missing or not its own
+        problem = schema_problem(con, required=("runs", "metrics", "probes", "hits"))
+    except duckdb.Error as exc:
+        con.close()
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        fail(f"--db {db}: cannot be read ({first})", 1)
+    if problem:
+        con.close()
+        fail(f"--db {db}: {problem}", 1)
+    return con
 
 
 def _has_column(con, table: str, column: str) -> bool:
@@ -79,7 +93,8 @@ def resolve_runs(runs: list[str], db: Path | None) -> tuple[list, list[str], lis
     """Load each RUN: a report file, or a run id in the database whose report of record is
     ``<id>.json`` in the database's folder. Returns (reports, sources, report paths).
     Fails (exit 1) with one line naming the RUN that cannot be loaded."""
-    from rotbench.results.files.report import ReportError, load_report
+    from rotbench.results.files.report import ReportError
+    from rotbench.results.verify import load_checked
 
     reports, sources, paths = [], [], []
     con = None
@@ -101,9 +116,9 @@ def resolve_runs(runs: list[str], db: Path | None) -> tuple[list, list[str], lis
                 if not target.is_file():
                     fail(f"run {run} is in {db_path} but its report of record is not at "
                          f"{target}; pass the report file instead", 1)
-            try:
-                report = load_report(target)
-            except ReportError as exc:
+            try:  # the figures shown are the ones its probes give (warned when edited)
+                report = load_checked(target, lambda line: typer.echo(line, err=True))
+            except (ReportError, ValueError) as exc:
                 fail(str(exc), 1)
             if target != path and report.run_id != run:
                 fail(f"{target}: holds run {report.run_id!r}, not {run!r}", 1)
@@ -117,7 +132,7 @@ def resolve_runs(runs: list[str], db: Path | None) -> tuple[list, list[str], lis
 
 
 def _check_output(flag: str, path: Path, inputs: list[Path], db: Path | None,
-                  kind: str) -> None:
+                  kind: str, force: bool = False) -> None:
     """Refuse an output that is an input, the database, a folder, or an existing file that
     is not of ``kind`` ('html': starts with an HTML doctype; 'dir': a folder)."""
     resolved = path.resolve()
@@ -132,7 +147,7 @@ def _check_output(flag: str, path: Path, inputs: list[Path], db: Path | None,
         fail(f"{flag} {path}: is a folder, not a file")
     from rotbench.results.presentation.html import page_path_problem
 
-    problem = page_path_problem(path)
+    problem = page_path_problem(path, force)
     if problem:
         fail(f"{flag} {path}: {problem}")
     from rotbench.runspec import SpecError, check_writable_dir
@@ -155,7 +170,8 @@ def report(
         "<page name>-plots beside the page).", show_default=False)] = None,
     db: Annotated[Path | None, _db_option()] = None,
     force: Annotated[bool, typer.Option(
-        "--force", help="Show reports on different worlds together.")] = False,
+        "--force", help="Show reports on different worlds together, and let --html and "
+        "--plots replace files rotbench did not write there.")] = False,
     intervals: Annotated[bool, typer.Option(
         "--intervals", help="Terminal output: show 95% Wilson intervals.")] = False,
 ) -> None:
@@ -170,31 +186,34 @@ def report(
         plots = default_plots_dir(html)
     reports, sources, paths = resolve_runs(list(runs), db)
     if html is not None:
-        _check_output("--html", html, paths, db or DEFAULT_DB, "html")
+        _check_output("--html", html, paths, db or DEFAULT_DB, "html", force)
     if plots is not None:
         _check_output("--plots", plots, paths, db or DEFAULT_DB, "dir")
+    from rotbench.outputs import OutputError
     from rotbench.results.presentation.compare import CompareError
     from rotbench.results.presentation.html import write_page
 
     if html is None and plots is None:
-        from rich.console import Console
+        from rotbench.safe_text import terminal_console
 
         if len(reports) == 1:
             from rotbench.results.presentation.render import render
 
-            render(reports[0], Console(), intervals=intervals)
+            render(reports[0], terminal_console(), intervals=intervals)
             return
         from rotbench.results.presentation.compare import compare_reports, render_comparison
 
         try:
-            render_comparison(compare_reports(reports, force=force), Console(), intervals)
+            render_comparison(compare_reports(reports, force=force), terminal_console(), intervals)
         except CompareError as exc:
             fail(str(exc), 1)
         return
     from rotbench.results.files.report import ReportError
 
     try:
-        size, written = write_page(reports, html, plots, sources, force)
+        size, written = write_page(reports, html, plots, sources, force, replace=force)
+    except OutputError as exc:  # a file there that rotbench did not write
+        fail(str(exc), 2)
     except (CompareError, ReportError) as exc:  # ReportError: a missing/damaged world file
         fail(str(exc), 1)
     except OSError as exc:
@@ -283,9 +302,7 @@ def runs(
     if format is TableFormat.json:
         typer.echo(json.dumps(found, indent=2))
         return
-    from rich.console import Console
-
-    from rotbench.safe_text import printable
+    from rotbench.safe_text import printable, terminal_console
     from rotbench.tables import Col, print_table
 
     cols = [Col("id"), Col("date (UTC)", "words"), Col("arm"), Col("engine", "words"),
@@ -297,8 +314,8 @@ def runs(
         *(_figure(r[m]) for m in HEADLINE), "yes" if r["degraded"] else "no"] for r in found]
     # ids, engine names and figures are never cut: at 80 columns (or piped, where rich
     # assumes 80 unless COLUMNS says otherwise) the columns split over two tables
-    print_table(Console(), f"Runs in {printable(db or DEFAULT_DB, 200)}, newest first", cols,
-                rows)
+    print_table(terminal_console(), f"Runs in {printable(db or DEFAULT_DB, 200)}, newest first",
+                cols, rows)
     if not found:
         typer.echo("no runs match", err=True)
 
@@ -307,29 +324,84 @@ def _sql_literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def export_run(con, run_id: str, folder: Path, format: str) -> list[Path]:
+FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")
+"""A CSV cell starting with one of these is read as a formula by spreadsheet programs
+(OWASP's "CSV injection"); the export puts a ``'`` before such a cell."""
+_CONTROLS = [c for c in range(32) if c not in (9, 10, 13)] + [127]
+"""Control characters written as the text ``\\xNN`` in a CSV export (ESC, NUL, BEL...);
+tab, newline and carriage return stay (the CSV writer quotes them)."""
+
+
+def _quote_ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def csv_safe_column(name: str) -> str:
+    """A SELECT item giving text column ``name`` made safe for a spreadsheet: every control
+    character of ``_CONTROLS`` as the text ``\\xNN``, then a ``'`` before a cell that
+    starts with one of FORMULA_LEADS."""
+    expr = _quote_ident(name)
+    for code in _CONTROLS:
+        expr = f"replace({expr}, chr({code}), '\\x{code:02x}')"
+    leads = ", ".join(f"chr({ord(c)})" for c in FORMULA_LEADS)
+    return (f"CASE WHEN left({expr}, 1) IN ({leads}) THEN chr(39) || {expr} ELSE {expr} "
+            f"END AS {_quote_ident(name)}")
+
+
+def _select_list(con, table: str, format: str) -> str:
+    if format != "csv":
+        return "*"
+    columns = con.execute("SELECT column_name, data_type FROM information_schema.columns "
+                          "WHERE table_schema = 'main' AND table_name = ? "
+                          "ORDER BY ordinal_position", [table]).fetchall()
+    return ", ".join(csv_safe_column(name) if kind == "VARCHAR" else _quote_ident(name)
+                     for name, kind in columns)
+
+
+EXPORT_TABLES = ("probes", "hits", "metrics")
+
+
+def export_targets(folder: Path, format: str) -> list[Path]:
+    """The files ``export_run`` writes into ``folder``."""
+    return [Path(folder) / f"{table}.{format}" for table in EXPORT_TABLES]
+
+
+def export_run(con, run_id: str, folder: Path, format: str, *, force: bool = False
+               ) -> list[Path]:
     """Write the probes, hits and metrics rows of ``run_id`` to ``folder`` as
     ``probes.<format>``, ``hits.<format>`` and ``metrics.<format>`` with DuckDB's COPY; each
-    file lands atomically. Returns the paths written."""
+    file lands atomically. A file already there is replaced only when rotbench wrote it
+    (``rotbench.outputs``; OutputError before anything is written, unless ``force``). In
+    CSV, text cells are made safe for spreadsheets (``csv_safe_column``); Parquet keeps
+    every value as stored. Returns the paths written."""
+    from rotbench.outputs import check_user_files, record_user_files
+
+    folder = Path(folder)
+    targets = export_targets(folder, format)
+    check_user_files("--out", targets, force=force)
     folder.mkdir(parents=True, exist_ok=True)
     options = "FORMAT csv, HEADER" if format == "csv" else "FORMAT parquet"
     orders = {"probes": "seed, probe_index", "hits": "seed, probe_index, rank",
               "metrics": "seed NULLS FIRST, metric, channel NULLS FIRST, "
                          "checkpoint NULLS FIRST"}
     written = []
-    for table, order in orders.items():
-        target = folder / f"{table}.{format}"
-        fd, tmp = tempfile.mkstemp(prefix=f".{table}.", suffix=".tmp", dir=folder)
-        os.close(fd)
-        try:
-            con.execute(f"COPY (SELECT * FROM {table} WHERE run_id = ? ORDER BY {order}) "
-                        f"TO {_sql_literal(tmp)} ({options})", [run_id])
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        written.append(target)
+    try:
+        for table, target in zip(EXPORT_TABLES, targets, strict=True):
+            fd, tmp = tempfile.mkstemp(prefix=f".{table}.", suffix=".tmp", dir=folder)
+            os.close(fd)
+            try:
+                con.execute(f"COPY (SELECT {_select_list(con, table, format)} FROM {table} "
+                            f"WHERE run_id = ? ORDER BY {orders[table]}) "
+                            f"TO {_sql_literal(tmp)} ({options})", [run_id])
+                os.chmod(tmp, 0o644)
+                os.replace(tmp, target)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+            written.append(target)
+    finally:
+        if written:
+            record_user_files(written)
     return written
 
 
@@ -341,9 +413,13 @@ def export(
     format: Annotated[ExportFormat, typer.Option("--format", help="csv or parquet.")
                       ] = ExportFormat.csv,
     db: Annotated[Path | None, _db_option()] = None,
+    force: Annotated[bool, typer.Option(
+        "--force", help="Replace files in --out that rotbench did not write there.")] = False,
 ) -> None:
     """Export a run's probes and hits (and its metric rows) as flat tables, one file each
-    (probes, hits, metrics), for pandas or a spreadsheet."""
+    (probes, hits, metrics), for pandas or a spreadsheet. In CSV a text cell that a
+    spreadsheet would run as a formula (starting with = + - @) gets a leading ', and
+    control characters are written as \\xNN (docs/limits.md)."""
     import duckdb
 
     if not str(out).strip():
@@ -353,17 +429,24 @@ def export(
 
     inputs = [path] if path.is_file() else []
     _check_output("--out", out, inputs, db or DEFAULT_DB, "dir")
+    from rotbench.outputs import OutputError, check_user_files
+
+    try:
+        check_user_files("--out", export_targets(out, format.value), force=force)
+    except OutputError as exc:
+        fail(str(exc), 2)
     try:
         if path.is_file():  # a report file: through a throwaway database of its own
-            from rotbench.results.database.tables import write_run
+            from rotbench.results.database.tables import connect, write_run
 
             [report], _, _ = resolve_runs([run], db)
             with tempfile.TemporaryDirectory() as scratch:
                 scratch_db = Path(scratch) / "export.duckdb"
                 write_run(scratch_db, report)
-                con = duckdb.connect(str(scratch_db), read_only=True)
+                con = connect(scratch_db, read_only=True)
                 try:
-                    written = export_run(con, report.run_id, out, format.value)
+                    written = export_run(con, report.run_id, out, format.value,
+                                         force=force)
                 finally:
                     con.close()
         else:
@@ -372,7 +455,7 @@ def export(
             try:
                 if run not in _run_ids(con):
                     fail(_unknown_run(run, _run_ids(con), db_path), 1)
-                written = export_run(con, run, out, format.value)
+                written = export_run(con, run, out, format.value, force=force)
             finally:
                 con.close()
     except OSError as exc:

@@ -14,10 +14,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from rotbench.cli.common import fail
-from rotbench.safe_text import printable
+from rotbench.safe_text import printable, terminal_console
 
 
 def _report_path(run: str, reports_dir: str) -> Path:
@@ -31,6 +30,11 @@ def _report_path(run: str, reports_dir: str) -> Path:
 
 def _claim(c) -> str:  # noqa: ANN001 - a RulingClaim
     return f"{printable(c.text, 160)}\n{printable(c.source, 60)}, {c.date}"
+
+
+# Every text here comes from the report (a file): pair ids, claims, the run id. Cells are
+# rich Text (never markup) with control characters escaped, printed through the terminal
+# console (rotbench.safe_text), which escapes whatever else would reach the terminal.
 
 
 def review(
@@ -105,7 +109,7 @@ def review(
     rows = [[i.pair_id, str(i.seed), str(i.day), _claim(i.older), _claim(i.newer),
              *((in_effect[i.pair_id].ruling if i.pair_id in in_effect else "open",) * all_)]
             for i in shown]
-    print_table(Console(), f"Review records of {report.run_id}: {len(shown)} "
+    print_table(terminal_console(), f"Review records of {report.run_id}: {len(shown)} "
                 f"{'listed' if all_ else 'open'} of {len(items)}", cols, rows)
     if shown and not all_:
         typer.echo(f"rule with: rotbench review {printable(run)} --rule ID coexist|replacement")
@@ -137,5 +141,6 @@ def _append(path: Path, item, kind: str, by: str | None, note: str | None,  # no
     except OSError as exc:
         fail(f"{path}: cannot write ({exc.strerror or exc})", 1)
     replaced = f" (replaces the earlier ruling: {earlier.ruling})" if earlier else ""
-    typer.echo(f"ruled {item.pair_id} {kind}{replaced}; {printable(path)} now holds "
+    typer.echo(f"ruled {printable(item.pair_id, 80)} {kind}{replaced}; {printable(path)} "
+               "now holds "
                f"{len(written.rulings)} rulings on {len(written.effective)} pairs")

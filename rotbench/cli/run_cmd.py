@@ -22,6 +22,34 @@ class OutputFormat(StrEnum):
     json = "json"
 
 
+@contextlib.contextmanager
+def stdout_to_stderr():
+    """While the run runs, whatever anything writes to standard output (an engine's
+    ``print`` at import, a library's banner, a child process that inherited the descriptor)
+    goes to standard error: stdout carries the report of record alone. Redirects
+    ``sys.stdout`` and, when it is the process's descriptor 1, that descriptor too."""
+    saved_stream, saved_fd = sys.stdout, None
+    try:
+        sys.stdout.flush()
+        if sys.stdout.fileno() == 1 and sys.stderr.fileno() == 2:
+            saved_fd = os.dup(1)
+            os.dup2(2, 1)
+    except (AttributeError, OSError, ValueError):
+        saved_fd = None
+    sys.stdout = sys.stderr
+    try:
+        yield
+    finally:
+        try:
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+        sys.stdout = saved_stream
+        if saved_fd is not None:
+            os.dup2(saved_fd, 1)
+            os.close(saved_fd)
+
+
 def _run_flow(spec, server, started: float):
     """Run the parent flow in this process, with a line per seed on stderr; returns its
     ``RunOutcome``."""
@@ -120,8 +148,16 @@ def run(
     yes: Annotated[bool, typer.Option("--yes", help="Skip the cost confirmation.")] = False,
     max_worlds: Annotated[int, typer.Option("--max-worlds", help="Worlds run at once.")] = 4,
     concurrency: Annotated[
-        int, typer.Option(help="Model calls in flight at once (probe and live arms).")
+        int, typer.Option(help="Model calls in flight at once for the whole run (probe and "
+                          "live arms): all worlds, stages and Dask workers together; a call "
+                          "holds its slot from request to response, SDK retries included.")
     ] = 8,
+    concurrency_limit: Annotated[
+        str | None,
+        typer.Option("--concurrency-limit", help="Draw those slots from this Prefect global "
+                     "concurrency limit instead (create it on the server first: prefect gcl "
+                     "create NAME --limit 8); shared by every run naming it."),
+    ] = None,
     engine: Annotated[
         list[str] | None,
         typer.Option("--engine", help="Engine under test: a registered name (see `rotbench "
@@ -149,6 +185,18 @@ def run(
     budget_calls: Annotated[
         int | None,
         typer.Option("--budget-calls", help="The same limit in model calls."),
+    ] = None,
+    batch: Annotated[
+        bool | None,
+        typer.Option("--batch/--no-batch", help="Send the paid stages' calls as Message "
+                     "Batches: half price, answers within 24 h (extraction one batch per "
+                     "run, checks in rounds). Default: the settings file's (off)."),
+    ] = None,
+    batch_timeout: Annotated[
+        float | None,
+        typer.Option("--batch-timeout", help="Longest wait for one batch, seconds (default "
+                     "86400, the API's own expiry); past it the run stops and a rerun "
+                     "collects the batch."),
     ] = None,
     dask: Annotated[
         str | None,
@@ -194,11 +242,13 @@ def run(
             cache_dir=default_cache_dir() if cache_dir is None else cache_dir,
             reports_dir=reports_dir, db_path=db, out_path=out,
             max_concurrent_worlds=max_worlds, model_concurrency=concurrency,
+            model_concurrency_limit=concurrency_limit,
             force=force, cache_flag="--cache-dir" if cache_dir is not None else (
                 "ROTBENCH_CACHE_DIR" if "ROTBENCH_CACHE_DIR" in os.environ else "--cache-dir"),
             engines=list(engine) if engine else ["reference"],
             engine_timeout_seconds=engine_timeout,
             llm_settings=llm_settings, budget_usd=budget_usd, budget_calls=budget_calls,
+            batch=batch, batch_timeout_seconds=batch_timeout,
             dask=dask, dask_workers=dask_workers,
             html_path=html,
             rulings_path=rulings, real_pairs=not no_real_pairs,
@@ -218,11 +268,13 @@ def run(
 
     from flows.prefect_env import configure_prefect_env
 
-    configure_prefect_env()
+    configure_prefect_env(spec.cache_dir)
     from flows.prefect_server import EarlyServer, ServerStartError
 
     server = None
     outcome = None
+    quiet_stdout = stdout_to_stderr()
+    quiet_stdout.__enter__()
     try:
         if not os.environ.get("PREFECT_API_URL"):
             server = EarlyServer().start()
@@ -245,6 +297,7 @@ def run(
         fail(f"run failed: {type(exc).__name__}: {first} (completed stages stay cached; "
              "set ROTBENCH_DEBUG=1 for the traceback)", 1)
     finally:
+        quiet_stdout.__exit__(None, None, None)
         if server is not None:
             server.stop()
     _print_results(spec, outcome, format, intervals, started, strict)
@@ -255,27 +308,25 @@ def _print_results(spec, runtime, format: OutputFormat, intervals: bool, started
     """The end of a run: per report a summary line and its tables (or JSON), then the
     comparison when several engines ran, then each engine failure as one line (exit 1),
     then a warning per degraded report (exit 3 with ``strict``)."""
-    from rich.console import Console
-
     from rotbench.results import render
     from rotbench.results.presentation.compare import compare_reports, render_comparison
+    from rotbench.safe_text import printable, terminal_console
 
     for report in runtime.reports:
         summary = stage_summary(report.stages)
-        typer.echo(f"engine {report.selection.engine}: {summary}", err=True)
-        typer.echo(f"report: {Path(spec.reports_dir) / (report.run_id + '.json')}  db: "
-                   f"{spec.db}  wall: {time.time() - started:.1f} s", err=True)
+        typer.echo(f"engine {printable(report.selection.engine, 200)}: {summary}", err=True)
+        path = printable(Path(spec.reports_dir) / (report.run_id + '.json'), 400)
+        typer.echo(f"report: {path}  db: {printable(spec.db, 400)}  "
+                   f"wall: {time.time() - started:.1f} s", err=True)
         if format is OutputFormat.json:
             sys.stdout.write(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
         else:
-            render(report, Console(), intervals=intervals)
+            render(report, terminal_console(), intervals=intervals)
     if spec.html_path and runtime.reports:
-        typer.echo(f"html: {spec.html_path}", err=True)
+        typer.echo(f"html: {printable(spec.html_path, 400)}", err=True)
     if len(runtime.reports) > 1 and format is not OutputFormat.json:
-        Console().rule("Comparison")
-        render_comparison(compare_reports(runtime.reports), Console(), intervals)
-    from rotbench.safe_text import printable
-
+        terminal_console().rule("Comparison")
+        render_comparison(compare_reports(runtime.reports), terminal_console(), intervals)
     if runtime.cut_short:
         typer.echo("rotbench: warning: cut short, the budget was reached; items left "
                    "unanswered are listed in the report's notes", err=True)
@@ -288,7 +339,7 @@ def _print_results(spec, runtime, format: OutputFormat, intervals: bool, started
         raise typer.Exit(1)
     degraded = [r for r in runtime.reports if r.degraded]
     for report in degraded:
-        typer.echo(f"rotbench: warning: degraded run {report.run_id}: "
-                   f"{'; '.join(report.degraded)}", err=True)
+        typer.echo(f"rotbench: warning: degraded run {printable(report.run_id, 80)}: "
+                   f"{printable('; '.join(report.degraded), 400)}", err=True)
     if degraded and strict:
         raise typer.Exit(3)

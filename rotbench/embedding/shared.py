@@ -22,7 +22,7 @@ def shared_embedder(cache_dir: Path, model_id: str = DEFAULT_MODEL_ID) -> Embedd
     key = (str(Path(cache_dir).resolve()), model_id)
     with _lock:
         if key not in _embedders:
-            _embedders[key] = Embedder(Path(cache_dir), model_id)
+            _embedders[key] = Embedder(Path(key[0]), model_id)  # absolute: the run may chdir
         return _embedders[key]
 
 

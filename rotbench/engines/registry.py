@@ -158,11 +158,14 @@ def load_factory(info: EngineInfo) -> Callable[..., Any]:
         sys.path.insert(0, str(Path.cwd()))
     try:
         factory = getattr(importlib.import_module(module), attr)
-    except Exception as exc:  # noqa: BLE001 - user code: one line whatever it raised
-        from rotbench.safe_text import printable
+    except BaseException as exc:  # noqa: BLE001 - user code: one line whatever it raised
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        from rotbench.safe_text import printable, safe_str, type_name
 
-        raise EngineError(f"engine {info.name!r}: cannot load {info.factory!r} "
-                          f"({type(exc).__name__}: {printable(exc)})") from None
+        raise EngineError(f"engine {printable(info.name, 60)}: cannot load "
+                          f"{printable(info.factory, 120)} ({type_name(exc)}: "
+                          f"{safe_str(exc)})") from None
     if not callable(factory):
         raise EngineError(f"engine {info.name!r}: {info.factory!r} is not callable")
     return factory

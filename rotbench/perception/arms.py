@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -107,6 +106,11 @@ def degraded_lines(counts: dict[str, int]) -> list[str]:
     return [f"{n} {what} after failed model calls" for what, n in counts.items()]
 
 
+MAX_SETTINGS_BYTES = 1 << 20
+"""Largest --llm-settings file read (1 MiB; a settings file with prices for a dozen models
+is under 2 KiB)."""
+
+
 class SettingsError(ValueError):
     """A bad model-settings file; the message is one line naming the file and line or field."""
 
@@ -115,20 +119,21 @@ def load_llm_settings(path: Path | None, concurrency: int):
     """``LLMSettings`` from a JSON object file (models, prices, prompt versions), else the
     defaults; ``concurrency`` (model calls in flight) applies unless the file sets it.
 
-    Raises SettingsError naming the file and the JSON line or the settings field.
+    Raises SettingsError naming the file and the JSON line or the settings field; the file
+    is read by ``rotbench.json_input`` (at most MAX_SETTINGS_BYTES, strict UTF-8, depth and
+    number limits).
     """
     from pydantic import ValidationError
 
+    from rotbench.json_input import JSONInputError, read_json_file
     from rotbench.perception.model import LLMSettings
 
     data: object = {}
     if path is not None:
         try:
-            data = json.loads(Path(path).read_text())
-        except OSError as exc:
-            raise SettingsError(f"{path}: cannot read ({exc.strerror})") from None
-        except json.JSONDecodeError as exc:
-            raise SettingsError(f"{path}: line {exc.lineno}: invalid JSON ({exc.msg})") from None
+            data = read_json_file(Path(path), MAX_SETTINGS_BYTES, "model-settings file")
+        except JSONInputError as exc:
+            raise SettingsError(str(exc)) from None
         if not isinstance(data, dict):
             raise SettingsError(f"{path}: expected a JSON object of settings, "
                                 f"got {type(data).__name__}")
@@ -142,12 +147,42 @@ def load_llm_settings(path: Path | None, concurrency: int):
         raise SettingsError(f"{path}: field {where}: {err['msg']}") from None
 
 
+def batch_runner(settings, cache_dir: str, client, ledger=None):
+    """The ``rotbench.perception.model.BatchRunner`` of a batch-mode run: the Anthropic
+    client under ``client``'s wrappers (its batch API and its meter), the run's call cache
+    and ledger."""
+    from rotbench.perception.model import BatchRunner, CallCache
+
+    api = client
+    while not hasattr(api, "batch_create") and hasattr(api, "client"):
+        api = api.client
+    return BatchRunner(api, CallCache(cache_dir), api.meter, settings, ledger)
+
+
+def run_settings(spec):
+    """The ``LLMSettings`` of a paid run: the settings file (``spec.llm_settings``, else
+    ``$ROTBENCH_LLM_SETTINGS``, else the defaults) with the run's own ``batch`` and
+    ``batch_timeout_seconds`` where it gives them. Raises SettingsError."""
+    import os
+
+    path = spec.llm_settings or os.environ.get("ROTBENCH_LLM_SETTINGS")
+    settings = load_llm_settings(Path(path) if path else None, spec.model_concurrency)
+    update = {}
+    if spec.batch is not None:
+        update["batch"] = spec.batch
+    if spec.batch_timeout_seconds is not None:
+        update["batch_timeout_seconds"] = spec.batch_timeout_seconds
+    return settings.model_copy(update=update) if update else settings
+
+
 def paid_runtime(arm: str, settings, cache_dir: str, estimate: dict | None = None,
-                 ledger=None, api_key: str | None = None) -> ArmRuntime:
+                 ledger=None, api_key: str | None = None, gate=None) -> ArmRuntime:
     """The runtime of a probe or live world: model-backed perception with its own client,
     meter and the run's call cache; every call drawn from ``ledger`` (a
-    ``rotbench.perception.model.budget.SpendLedger``) when given. Raises MissingApiKey without a key
-    (``api_key``, else ``ANTHROPIC_API_KEY``)."""
+    ``rotbench.perception.model.budget.SpendLedger``) when given, and holding a slot of
+    ``gate`` (the run's ``rotbench.perception.model._gate.CallGate``, shared by every world)
+    while it is in flight. Raises MissingApiKey without a key (``api_key``, else
+    ``ANTHROPIC_API_KEY``)."""
     from rotbench.perception.model import AnthropicClient, UsageMeter, build_perception
 
     client = AnthropicClient(api_key=api_key, max_retries=settings.max_retries,
@@ -157,5 +192,11 @@ def paid_runtime(arm: str, settings, cache_dir: str, estimate: dict | None = Non
         from rotbench.perception.model.budget import BudgetedClient
 
         client = BudgetedClient(client, ledger, settings)
-    live = build_perception(arm, settings, cache_dir=cache_dir, client=client)
+    if gate is not None:
+        from rotbench.perception.model import GatedClient
+
+        client = GatedClient(client, gate)  # outermost: the budget is drawn inside a slot
+    runner = batch_runner(settings, cache_dir, client, ledger) if settings.batch else None
+    live = build_perception(arm, settings, cache_dir=cache_dir, client=client,
+                            batch_runner=runner)
     return ArmRuntime(arm=arm, live=live, estimate=estimate, cache_dir=cache_dir)

@@ -6,6 +6,7 @@ this module is the middle stage as a plain function (``flows/`` caches it).
 
 from __future__ import annotations
 
+import math
 import shutil
 import tempfile
 from pathlib import Path
@@ -18,7 +19,13 @@ from rotbench.engines.registry import EngineError, EngineInfo, load_factory
 from rotbench.perception.client import ModelClient
 from rotbench.perception.protocol import Checker, Extractor
 from rotbench.pipeline.extract import world_documents
-from rotbench.pipeline.probe import EngineFailure, GuardedEngine, probe_world
+from rotbench.pipeline.probe import (
+    EngineFailure,
+    GuardedEngine,
+    describe_raised,
+    engine_attribute,
+    probe_world,
+)
 from rotbench.safe_text import printable
 from rotbench.scoring.models import WorldProbes
 from rotbench.world.models import World
@@ -40,12 +47,42 @@ class EngineAnswers(BaseModel):
         default=None, description="The one-line EngineFailure; such a result is never cached.")
 
 
+MAX_CONFIG_ENTRIES = 200
+"""Most entries of an engine's ``config`` recorded in its report (the rest are dropped)."""
+
+
 def _flat_config(engine: object) -> dict[str, ConfigValue]:
-    config = getattr(engine, "config", None)
-    if not isinstance(config, dict):
+    """The engine's ``config`` attribute as plain data: string keys and scalar values of
+    built-in types (strings cut to 200 printable characters, non-finite numbers dropped);
+    {} when it is not a dict or reading it raised."""
+    try:
+        config = getattr(engine, "config", None)
+        if not isinstance(config, dict):
+            return {}
+        out: dict[str, ConfigValue] = {}
+        for key, value in list(dict.copy(config).items())[:MAX_CONFIG_ENTRIES]:
+            if not isinstance(key, str):
+                continue
+            if isinstance(value, bool):
+                plain: ConfigValue = bool(int.__int__(value))
+            elif isinstance(value, int):
+                plain = int.__int__(value)
+            elif isinstance(value, float):
+                plain = float.__float__(value)
+                if not math.isfinite(plain):
+                    continue
+            elif isinstance(value, str):
+                plain = printable(str.__str__(value), 200)
+            elif value is None:
+                plain = None
+            else:
+                continue
+            out[printable(str.__str__(key), 100)] = plain
+        return out
+    except BaseException as exc:  # noqa: BLE001 - user code: a config is a label only
+        if isinstance(exc, KeyboardInterrupt):
+            raise
         return {}
-    return {str(k): v for k, v in config.items() if isinstance(v, bool | int | float | str)
-            or v is None}
 
 
 def ingest_and_probe(
@@ -68,17 +105,26 @@ def ingest_and_probe(
     malformed hits, the result has no probes and ``failure`` holds the one-line reason naming
     the engine, seed, day and call (returned, not raised, so the workflow engine logs no
     traceback for a fault of the engine under test)."""
-    factory = load_factory(info)
     if scratch_root is not None:
         scratch_root.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f"rotbench-{world.seed}-", dir=scratch_root))
     try:
+        try:
+            factory = load_factory(info)  # the engine's module runs its import-time code here
+        except EngineError as exc:
+            raise EngineFailure(f"{exc} (seed {world.seed}, set-up)") from None
         return _build_and_probe(world, info, factory, scratch, arm=arm, extractor=extractor,
                                 checker=checker, model=model, embedder=embedder,
                                 top_k=top_k, timeout_seconds=timeout_seconds)
     except EngineFailure as exc:
         return EngineAnswers(name=info.name, version=info.version, probes=None,
                              failure=str(exc))
+    except BaseException as exc:  # noqa: BLE001 - engine code ran below: keep it to the engine
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        return EngineAnswers(name=info.name, version=info.version, probes=None,
+                             failure=f"engine {printable(info.name, 60)}: seed {world.seed}: "
+                             f"{describe_raised(exc)}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
@@ -95,14 +141,16 @@ def _build_and_probe(world: World, info: EngineInfo, factory, scratch: Path, *, 
         engine = factory(context)
     except EngineError as exc:
         raise EngineFailure(str(exc)) from None
-    except Exception as exc:  # noqa: BLE001 - user code: one line whatever it raised
+    except BaseException as exc:  # noqa: BLE001 - user code: one line whatever it raised
+        if isinstance(exc, KeyboardInterrupt):
+            raise
         raise EngineFailure(f"engine {printable(info.name, 60)}: seed {world.seed}, set-up: "
-                            f"factory raised {type(exc).__name__}: {printable(exc)}") from None
-    name = str(getattr(engine, "name", info.name))
+                            f"factory {describe_raised(exc)}") from None
+    name = engine_attribute(engine, "name", info.name)
     guard = GuardedEngine(engine, world.seed, timeout_seconds, name=name)
     try:
         probes = probe_world(world, guard, top_k, world_documents(world))
     finally:
         guard.close()
-    return EngineAnswers(name=name, version=str(getattr(engine, "version", info.version)),
+    return EngineAnswers(name=name, version=engine_attribute(engine, "version", info.version),
                          config=_flat_config(engine), probes=probes)

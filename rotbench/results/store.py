@@ -14,19 +14,22 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 
+from rotbench.atomic import write_atomic
+from rotbench.json_input import read_json_file
 from rotbench.outputs import terminal_safe
 from rotbench.results.database.tables import DB_WAIT_SECONDS, DatabaseBusy, write_run
 from rotbench.results.files.report import ReportError, load_report, write_report
 from rotbench.results.schema import Report
 
 PENDING_DIR = ".pending"
+MAX_MARKER_BYTES = 64 << 10
+"""Largest pending marker read (64 KiB; a marker names two paths)."""
 
 
 def _first_line(exc: BaseException) -> str:
@@ -54,12 +57,8 @@ def pending_marker(report_path: Path) -> Path:
 
 
 def _write_marker(marker: Path, report_path: Path, db_path: Path) -> None:
-    marker.parent.mkdir(parents=True, exist_ok=True)
     body = json.dumps({"report": str(report_path.resolve()), "db": str(db_path.resolve())})
-    fd, tmp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=marker.parent)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(body)
-    os.replace(tmp, marker)
+    write_atomic(marker, body.encode())
 
 
 @dataclass
@@ -134,9 +133,9 @@ def import_pending(reports_dir: Path, db_path: Path, *, wait: float = 0.0,
     target = Path(db_path).resolve()
     for marker in sorted(folder.glob("*.json")):
         try:
-            entry = json.loads(marker.read_text())
+            entry = read_json_file(marker, MAX_MARKER_BYTES, "pending marker")
             report_path, db = Path(entry["report"]), Path(entry["db"])
-        except (OSError, ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError):  # JSONInputError is a ValueError
             out.failed.append(f"{marker.name}: unreadable marker")
             continue
         if db != target:

@@ -71,3 +71,25 @@ def with_recomputed_figures(report: Report) -> Report:
     bundle = recompute(report)
     return report.model_copy(update={name: getattr(bundle, name)
                                      for name in MetricsBundle.model_fields})
+
+
+def load_checked(path, warn) -> Report:  # noqa: ANN001 - path: str | Path
+    """The report at ``path`` with the figures its probes give: every command that shows a
+    figure read from a file loads it through here (``show``, ``compare``, ``report``,
+    ``report --html``, ``export`` of a report file).
+
+    When the stored figures disagree with the probes (an edited or damaged file),
+    ``warn`` is called with one line naming the file and the first disagreements, and the
+    recomputed figures are the ones returned. Raises ReportError (unreadable, invalid or
+    missing world files) and ValueError (an unscored hit)."""
+    from rotbench.outputs import terminal_safe
+    from rotbench.results.files.report import load_report
+
+    report = load_report(path)
+    differ = mismatches(report)
+    if not differ:
+        return report
+    warn(terminal_safe(f"rotbench: warning: {path}: the stored figures disagree with the "
+                       f"report's probes ({'; '.join(differ)}); showing the figures the "
+                       "probes give", one_line=True))
+    return with_recomputed_figures(report)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
-import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -54,24 +53,52 @@ def _field(loc: tuple[int | str, ...]) -> str:
     return ".".join(str(p) for p in loc) or "(top level)"
 
 
+MAX_RULINGS_BYTES = 64 << 20
+"""Largest rulings file read or appended to (64 MiB: a ruling line is about 230 bytes, so
+well over 100,000 rulings; a person rules a few hundred pairs)."""
+MAX_RULINGS = 100_000
+"""Most rulings one file may hold (``review --all`` of 10^6 rulings took 46 s and 3.3 GB)."""
+LINE_BREAKS = ("\u0085", "\u2028", "\u2029")
+"""Characters other programs (and ``str.splitlines``) take as line breaks inside a line of
+JSON; the writer escapes them, so a line of the file is exactly what ends at ``\n``."""
+
+
+def ruling_line(ruling: Ruling) -> bytes:
+    """``ruling`` as one line of the file: compact JSON ending in ``\n``, with U+0085,
+    U+2028 and U+2029 written as ``\\u`` escapes (JSON's encoder escapes the control
+    characters, newline included), so no reader can split it."""
+    text = ruling.model_dump_json(exclude_none=True)
+    for ch in LINE_BREAKS:
+        text = text.replace(ch, f"\\u{ord(ch):04x}")
+    return text.encode() + b"\n"
+
+
 def parse_rulings(raw: bytes, path: Path) -> tuple[Ruling, ...]:
-    """Every ruling in ``raw`` (the bytes of ``path``). Raises RulingsError on the first bad
-    line: not UTF-8, not a JSON object, or a field that fails validation."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise RulingsError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    """Every ruling in ``raw`` (the bytes of ``path``). Lines end at ``\n`` only (a
+    ``\r`` before it is dropped); U+2028 and its kind inside a line are text. Raises
+    RulingsError on the first bad line: not UTF-8, not a JSON object, beyond the limits
+    of ``rotbench.json_input`` (depth, number length), a field that fails validation, or
+    more than MAX_RULINGS rulings."""
+    from rotbench.json_input import JSONInputError, decode_utf8, parse_json
+
+    if len(raw) > MAX_RULINGS_BYTES:
+        raise RulingsError(f"{path}: larger than {MAX_RULINGS_BYTES >> 20} MiB, the limit "
+                           "for a rulings file")
     out: list[Ruling] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
+    for number, line_bytes in enumerate(raw.split(b"\n"), start=1):
+        if not line_bytes.strip():
             continue
         where = f"{path}: line {number}"
         try:
-            data = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise RulingsError(f"{where}: invalid JSON at column {e.colno} ({e.msg})") from None
+            data = parse_json(decode_utf8(line_bytes.removesuffix(b"\r"), path, line=number),
+                              path, line=number)
+        except JSONInputError as e:
+            raise RulingsError(str(e)) from None
         if not isinstance(data, dict):
             raise RulingsError(f"{where}: expected a JSON object, got {type(data).__name__}")
+        if len(out) == MAX_RULINGS:
+            raise RulingsError(f"{where}: more than {MAX_RULINGS} rulings, the limit for "
+                               "one file")
         try:
             out.append(Ruling.model_validate(data))
         except ValidationError as e:
@@ -83,13 +110,16 @@ def parse_rulings(raw: bytes, path: Path) -> tuple[Ruling, ...]:
 
 
 def read_rulings(path: Path) -> RulingsFile:
-    """Read and validate the whole rulings file at ``path``. Raises RulingsError (one line)
-    for a missing or unreadable file or any bad line."""
-    path = Path(path)
+    """Read and validate the whole rulings file at ``path`` (a symlink is followed).
+    Raises RulingsError (one line) for an empty path, a missing, unreadable or oversized
+    file, or any bad line."""
+    from rotbench.json_input import JSONInputError, read_capped
+
     try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise RulingsError(f"{path}: cannot read ({e.strerror or e})") from None
+        raw = read_capped(path, MAX_RULINGS_BYTES, "rulings file")
+    except JSONInputError as e:
+        raise RulingsError(str(e)) from None
+    path = Path(path)
     return RulingsFile(path, hashlib.sha256(raw).hexdigest(), parse_rulings(raw, path))
 
 
@@ -119,16 +149,27 @@ def append_ruling(path: Path, ruling: Ruling) -> RulingsFile:
 
     The existing file is validated first (a bad file is left untouched: RulingsError). The
     new content goes to a temporary file in the same folder, is flushed to disk, and replaces
-    the old with one rename, under an exclusive lock.
+    the old with one rename, under an exclusive lock. When ``path`` is a symlink the file it
+    points to is the one rewritten (atomically, in its own folder) and the link stays; the
+    file keeps its permission bits (a new file is 0644).
     """
+    from rotbench.json_input import JSONInputError, read_capped
+
+    if not str(path).strip():
+        raise RulingsError("no rulings file given: the path is empty")
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with _locked(path):
-        raw = path.read_bytes() if path.exists() else b""
+    target = Path(os.path.realpath(path))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with _locked(target):
+        try:
+            raw = read_capped(target, MAX_RULINGS_BYTES, "rulings file") if (
+                target.exists()) else b""
+        except JSONInputError as e:
+            raise RulingsError(str(e)) from None
         parse_rulings(raw, path)
         if raw and not raw.endswith(b"\n"):
             raw += b"\n"
-        line = ruling.model_dump_json(exclude_none=True).encode() + b"\n"
-        new = raw + line
-        write_atomic(path, new)
-    return RulingsFile(path, hashlib.sha256(new).hexdigest(), parse_rulings(new, path))
+        new = raw + ruling_line(ruling)
+        written = parse_rulings(new, path)
+        write_atomic(target, new)
+    return RulingsFile(path, hashlib.sha256(new).hexdigest(), written)

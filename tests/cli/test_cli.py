@@ -135,7 +135,8 @@ def test_bad_llm_settings_file_names_file_and_field(tmp_path: Path) -> None:
                                             "concurrency:")
     bad.write_text('{"concurrency": 2,\n "prices": }')
     result = runner.invoke(app, ["run", "--arm", "live", "--estimate", "--llm-settings", str(bad)])
-    assert result.output.strip().startswith(f"rotbench: error: --llm-settings {bad}: line 2:")
+    assert result.output.strip().startswith(f"rotbench: error: --llm-settings {bad}: invalid "
+                                            "JSON at line 2, column 12")
 
 
 @pytest.mark.slow

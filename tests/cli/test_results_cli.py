@@ -101,7 +101,8 @@ def test_export_probes_and_hits_by_run_id(store: Path, tmp_path: Path, fmt: str)
     result = runner.invoke(app, ["export", "run-mid", "--db", _db(store), "--format", fmt,
                                  "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in out.iterdir()) == [f"hits.{fmt}", f"metrics.{fmt}",
+    assert sorted(p.name for p in out.iterdir()) == [".rotbench-files.json", f"hits.{fmt}",
+                                                     f"metrics.{fmt}",
                                                      f"probes.{fmt}"]
     reader = "read_csv_auto" if fmt == "csv" else "read_parquet"
     con = duckdb.connect()
@@ -137,6 +138,8 @@ def test_report_html_from_run_ids_and_files(store: Path, tmp_path: Path) -> None
     text = page.read_text()
     assert "run-old" in text and "run-new" in text and "* marks a figure" in text
     plots = sorted(p.name for p in (tmp_path / "out" / "page-plots").iterdir())
+    assert plots[0] == ".rotbench-files.json"  # what rotbench wrote there (docs/limits.md)
+    plots = plots[1:]
     assert len(plots) == 18 and "first-hit-heatmap.png" in plots
     assert "first-hit-heatmap.svg" in plots
 
@@ -156,7 +159,8 @@ def test_report_refuses_outputs_that_would_destroy_something(store: Path,
     other.write_text("mine")
     result = runner.invoke(app, ["report", "run-old", "--db", str(db), "--html", str(other)])
     assert result.exit_code == 2
-    assert "exists and is not an HTML page; refusing to replace it" in result.output
+    assert ("already exists (not written there by rotbench); refusing to replace it"
+            in result.output)
     assert other.read_text() == "mine" and db.read_bytes() == before
 
 

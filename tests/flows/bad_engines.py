@@ -52,3 +52,185 @@ def malformed(context):
 
 def hangs(context):
     return Hangs(context)
+
+
+# -- issue 26: engines that attack the boundary itself -----------------------------------------
+
+
+class LyingLength(list):
+    """A hit list whose ``__len__`` says 1 whatever it holds."""
+
+    def __len__(self) -> int:
+        return 1
+
+
+class LongList(_Base):
+    name = "long-list"
+
+    def query(self, question, k):
+        return LyingLength(Hit(text=f"hit {i}") for i in range(50))
+
+
+class Similarity(_Base):
+    """Answers one hit whose ``field`` ('similarity' or 'score') is ``value``."""
+
+    name = "similarity"
+
+    def __init__(self, context, field: str = "similarity", value: float = 7.0) -> None:
+        super().__init__(context)
+        self.field, self.value = field, value
+
+    def query(self, question, k):
+        return [{"text": "a hit", self.field: self.value}]
+
+
+class _Unprintable(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("no text for you")
+
+
+class RaisesUnprintable(_Base):
+    name = "unprintable"
+
+    def query(self, question, k):
+        raise _Unprintable()
+
+
+class RaisingName(_Base):
+    @property
+    def name(self):
+        raise RuntimeError("who am I")
+
+    def query(self, question, k):
+        return [Hit(text="Alex lives in Lisbon.")]
+
+
+class HugeText(_Base):
+    """Hits of 1 MB each (above the boundary's text limit)."""
+
+    name = "huge-text"
+
+    def query(self, question, k):
+        return [Hit(text="x" * 1_000_000)]
+
+
+class LoneSurrogate(_Base):
+    name = "surrogate"
+
+    def query(self, question, k):
+        return [Hit(text="Alex lives in \ud800Lisbon.")]
+
+
+class ExitsInDeposit(_Base):
+    name = "exits"
+
+    def deposit(self, document) -> None:
+        import sys
+
+        sys.exit(0)
+
+    def query(self, question, k):
+        return []
+
+
+class GeneratorExitInQuery(_Base):
+    name = "generator-exit"
+
+    def query(self, question, k):
+        raise GeneratorExit()
+
+
+class HardExitInDeposit(_Base):
+    name = "hard-exit"
+
+    def deposit(self, document) -> None:
+        import os
+
+        os._exit(0)
+
+    def query(self, question, k):
+        return []
+
+
+class EvilName(_Base):
+    name = "\x1b[31mevil\nrotbench: error: forged"
+
+    def query(self, question, k):
+        return [Hit(text="Alex lives in Lisbon.")]
+
+
+class WritesOutside(_Base):
+    """Writes ``./FILE`` and ``~/FILE`` on its first deposit."""
+
+    name = "writes-outside"
+
+    def deposit(self, document) -> None:
+        from pathlib import Path
+
+        for path in (Path("rotbench-engine-wrote-here.txt"),
+                     Path("~/rotbench-engine-wrote-home.txt").expanduser()):
+            if not path.exists():
+                path.write_text("an engine was here\n")
+
+    def query(self, question, k):
+        return [Hit(text="Alex lives in Lisbon.")]
+
+
+def long_list(context):
+    return LongList(context)
+
+
+def similarity(context):
+    return Similarity(context, "similarity", 7.0)
+
+
+def unprintable(context):
+    return RaisesUnprintable(context)
+
+
+def raising_name(context):
+    return RaisingName(context)
+
+
+def huge_text(context):
+    return HugeText(context)
+
+
+def surrogate(context):
+    return LoneSurrogate(context)
+
+
+def exits(context):
+    return ExitsInDeposit(context)
+
+
+def generator_exit(context):
+    return GeneratorExitInQuery(context)
+
+
+def hard_exit(context):
+    return HardExitInDeposit(context)
+
+
+def evil_name(context):
+    return EvilName(context)
+
+
+def writes_outside(context):
+    return WritesOutside(context)
+
+
+def starts_a_thread(context):
+    """A factory that leaves a thread that is not a daemon running for ever."""
+    import threading
+
+    stop = threading.Event()
+    threading.Thread(target=stop.wait, name="engine-own-thread", daemon=False).start()
+    return LatestOnly(context)
+
+
+class LatestOnly(_Base):
+    name = "latest-only"
+
+    def query(self, question, k):
+        return [Hit(text="Alex lives in Lisbon.")]

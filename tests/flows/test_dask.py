@@ -45,3 +45,54 @@ def test_local_cluster_gives_the_local_results_exactly(api_server, tmp_path) -> 
     # the cache the workers wrote serves a local rerun completely
     again, _ = run_flow(tmp_path / "dask", seeds=SEEDS)
     assert computed(again) == set() and again.metrics == local.metrics
+
+
+def test_local_cluster_keeps_one_bound_and_one_budget(api_server, tmp_path,
+                                                      monkeypatch) -> None:
+    """Issue 28 on two worker processes: probe arm, seeds 42 43, ``--concurrency 8``. The
+    run's Prefect global concurrency limit keeps the fake at 8 requests open or fewer
+    (before: 16, two processes of 8), and the spend ledger stops the calls at the budget
+    across both processes: every check's first answer is invalid, so the run needs more
+    calls than projected, and exactly the projected number is made. The limit is deleted
+    at the end."""
+    import asyncio
+
+    from prefect.client.orchestration import get_client
+
+    from flows.rot_benchmark import rot_benchmark
+    from rotbench.embedding.shared import shared_embedder
+    from rotbench.perception.model import LLMSettings, estimate
+    from rotbench.reference.config import EngineConfig
+    from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
+    from rotbench.world import generate_world
+
+    seeds = [42, 43]
+    worlds = [generate_world(s, generator="1") for s in seeds]
+    oracle = oracle_answerer(worlds)
+
+    def invalid_first(req):
+        if req.kind in ("contradiction", "slot") and not req.is_retry:
+            return "I cannot tell."
+        return oracle(req)
+
+    projected = estimate(worlds, "probe", LLMSettings(),
+                         embedder=shared_embedder(tmp_path / "cache"),
+                         engine_config=EngineConfig(), cache=None).calls
+    with FakeAnthropic(invalid_first, latency_seconds=0.3) as fake:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-DASK-GATE-KEY-1f0c")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+        outcome = asyncio.run(rot_benchmark(
+            arm="probe", seeds=seeds, generator="1", dask="local", dask_workers=2,
+            model_concurrency=8, budget_calls=projected, cache_dir=str(tmp_path / "cache"),
+            reports_dir=str(tmp_path / "reports")))
+        peak, made = fake.peak_open, len(fake.requests)
+    print(f"dask: peak open requests {peak}; {made} calls made, {projected} projected")
+    assert outcome.missing == {} and outcome.cut_short
+    assert made == projected  # not one call past the budget, from two processes
+    assert 2 <= peak <= 8, peak
+
+    async def limits():
+        async with get_client() as client:
+            return [limit.name for limit in await client.read_global_concurrency_limits()]
+
+    assert not [n for n in asyncio.run(limits()) if n.startswith("rotbench-calls-")]

@@ -47,7 +47,7 @@ calls through the fake)."""
 @pytest.fixture(scope="module")
 def deployed(tmp_path_factory):
     """Every run; returns (stack, {run: (watch exit code or None, flow run id)}, final flow
-    run of the first three, the fake's requests)."""
+    run of the first three, the fake's single requests, the fake's batches)."""
     tmp = tmp_path_factory.mktemp("deploy")
     with FakeAnthropic(oracle_answerer(generate_world(42, DAYS))) as fake:
         stack = Stack(tmp, fake.base_url)
@@ -74,14 +74,14 @@ def deployed(tmp_path_factory):
                                                                                "live")})
             stack.phases.append(("warm oracle flow time",
                                  stack.flow_run(runs["oracle-warm"][1])["total_run_time"]))
-            yield stack, runs, finals, list(fake.requests)
+            yield stack, runs, finals, list(fake.requests), fake.batches
         finally:
             stack.stop()
             print("deployment test phases (s):", stack.phases)
 
 
 def test_oracle_deployment_writes_report_rows_and_artifact(deployed) -> None:
-    stack, runs, finals, _ = deployed
+    stack, runs, finals, _, _ = deployed
     run_id = runs["oracle-cold"][1]
     run = finals["oracle-cold"]
     assert run["state_name"] == "Completed", (stack.logs / "worker.log").read_text()[-4000:]
@@ -119,7 +119,7 @@ def test_oracle_deployment_writes_report_rows_and_artifact(deployed) -> None:
 
 
 def test_second_oracle_run_is_one_cached_world_task(deployed) -> None:
-    stack, runs, _, _ = deployed
+    stack, runs, _, _, _ = deployed
     cold = stack.task_states(runs["oracle-cold"][1], expected=len(STAGES) + 1)
     assert runs["oracle-warm"][0] == 0
     warm = stack.task_states(runs["oracle-warm"][1], expected=1)
@@ -141,7 +141,7 @@ def test_second_oracle_run_is_one_cached_world_task(deployed) -> None:
 
 
 def test_live_deployment_is_refused_above_its_budget(deployed) -> None:
-    stack, _, finals, _ = deployed
+    stack, _, finals, _, _ = deployed
     run = finals["refused"]
     assert run["state_type"] == "FAILED"
     assert "BudgetRefused: refused before any model call: projected" in run["state"]["message"]
@@ -158,7 +158,9 @@ def test_live_deployment_is_refused_above_its_budget(deployed) -> None:
 
 
 def test_live_deployment_against_the_fake_api_one_run_at_a_time(deployed) -> None:
-    stack, runs, finals, requests = deployed
+    """The live deployment runs in batch mode (``batch: true`` in prefect.yaml): every call
+    goes in a Message Batch, extraction first as one batch, then the checks in rounds."""
+    stack, runs, finals, requests, batches = deployed
     code, _ = runs["live"]
     live, refused = finals["live"], finals["refused"]
     assert code == 0 and live["state_name"] == "Completed"
@@ -170,8 +172,13 @@ def test_live_deployment_against_the_fake_api_one_run_at_a_time(deployed) -> Non
     artifact = stack.artifact(live["id"], "rotbench-live")
     calls = int(re.search(r"model calls: (\d+);", artifact["data"]).group(1))
     assert calls > 0 and "cut short" not in artifact["data"]
-    # every call the fake answered was the live run's: the refused one made none
-    assert len(requests) == calls
+    # every call the fake answered was the live run's, in batches: the refused one made none
+    assert requests == [] and len(batches) >= 2
+    assert sum(len(b.requests) for b in batches) == calls
+    assert {r.kind for _, r in batches[0].requests} == {"extract", "question"}
+    worker = (stack.logs / "worker.log").read_text()
+    assert f"batch {batches[0].id} (extraction): submitted {len(batches[0].requests)} " \
+        "requests" in worker
     [path] = re.findall(r"report: `([^`]+)`", artifact["data"])
     report = json.loads((stack.project / path).read_text())
     assert report["usage"]["calls"] == calls and report["selection"]["arm"] == "live"

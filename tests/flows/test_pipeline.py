@@ -184,6 +184,25 @@ def test_damaged_cache_records_are_recomputed(baseline, tmp_path) -> None:
     assert report.metrics == baseline[1].metrics
 
 
+def test_records_and_stage_files_replaced_by_directories_are_recomputed(baseline,
+                                                                        tmp_path) -> None:
+    """Issue 26 item 23: a directory where a Prefect record or a stage file goes is a
+    damaged record (recomputed), not an IsADirectoryError on every run; no temp file."""
+    root = clone_cache(baseline[0], tmp_path / "run")
+    record = sorted((root / "cache" / "prefect").glob("deposit-*"))[0]
+    stage = sorted((root / "cache" / "stages").glob("probe-*"))[0]
+    for path in (record, stage):
+        path.unlink()
+        path.mkdir()
+        (path / "inside").write_bytes(b"x" * 36_000)
+    report, _ = run_flow(root, **V1)
+    assert [w.seed for w in report.worlds] == list(SEEDS)
+    assert report.metrics == baseline[1].metrics
+    assert record.is_file() and stage.is_file()
+    assert sorted(st for _, st in computed(report)) == ["deposit", "probe"]
+    assert not list((root / "cache").rglob("*.tmp"))
+
+
 def test_a_payload_swapped_in_from_another_seed_is_recomputed(baseline, tmp_path) -> None:
     from rotbench.pipeline.keys import content_hash
 

@@ -16,9 +16,26 @@ Public surface (everything else is private):
 - the prompts' wire format, for fakes that answer them (``prompt_kind``,
   ``document_text_of``, ``question_text_of``, ``claim_views_of``, ``RETRY_MARKER``).
 - wiring: ``build_perception`` -> ``LivePerception``.
+- the run's bound on calls in flight: ``CallGate``, ``ProcessGate``, ``process_gate``,
+  ``forget_process_gate``, ``GatedClient`` (``_gate``).
+- Message Batches: ``BatchRunner``, ``BatchCall``, ``BatchOutcome``, ``BatchTimeout``,
+  ``journal_summary`` (``_batch``); ``BatchChecker``, ``BatchOnlyClient``,
+  ``batch_extraction`` (``_batch_perception``).
 """
 
 from rotbench.perception.client import Completion, ModelClient, RefusedCall, RefusingClient, Usage
+from rotbench.perception.model._batch import (
+    BatchCall,
+    BatchOutcome,
+    BatchRunner,
+    BatchTimeout,
+    journal_summary,
+)
+from rotbench.perception.model._batch_perception import (
+    BatchChecker,
+    BatchOnlyClient,
+    batch_extraction,
+)
 from rotbench.perception.model._cache import CallCache, call_key
 from rotbench.perception.model._estimate import (
     MESSAGE_OVERHEAD_TOKENS,
@@ -28,6 +45,13 @@ from rotbench.perception.model._estimate import (
     estimate,
     oracle_pairs,
     slots_from_world,
+)
+from rotbench.perception.model._gate import (
+    CallGate,
+    GatedClient,
+    ProcessGate,
+    forget_process_gate,
+    process_gate,
 )
 from rotbench.perception.model._perception import (
     LiveChecker,
@@ -61,6 +85,19 @@ from rotbench.perception.model.anthropic_client import (
 from rotbench.pipeline.extract import extract_concurrently
 
 __all__ = [
+    "BatchCall",
+    "BatchChecker",
+    "BatchOnlyClient",
+    "BatchOutcome",
+    "BatchRunner",
+    "BatchTimeout",
+    "CallGate",
+    "GatedClient",
+    "ProcessGate",
+    "batch_extraction",
+    "forget_process_gate",
+    "journal_summary",
+    "process_gate",
     "MESSAGE_OVERHEAD_TOKENS",
     "RETRY_MARKER",
     "approx_tokens",

@@ -22,6 +22,9 @@ misses locally). How each number is projected:
   rendered as the answer JSON; for a check, ``{"answer": "yes"}``). A heuristic, good to tens
   of percent on English text.
 - dollars: tokens times ``settings.prices`` of the stage's model; None without a price.
+  Both prices are given: standard (one call at a time) and batch (Message Batches bill all
+  usage at ``BATCH_PRICE_FACTOR``, half); ``Estimate.applicable_usd`` is the one the run pays
+  (``batch`` from the settings), which the budget guard checks.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from rotbench.engines.protocol import Document
 from rotbench.perception.client import RefusingClient
 from rotbench.perception.model._cache import CallCache
 from rotbench.perception.model._perception import LiveChecker, LiveExtractor
-from rotbench.perception.model._settings import LLMSettings, cost_usd
+from rotbench.perception.model._settings import BATCH_PRICE_FACTOR, LLMSettings, cost_usd
 from rotbench.perception.protocol import Claim, Judgement
 from rotbench.pipeline.extract import world_documents
 from rotbench.world.models import World
@@ -79,6 +82,8 @@ class Estimate(BaseModel):
     arm: str
     stages: dict[str, StageEstimate] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list)
+    batch: bool = Field(default=False, description="The run sends its calls as Message "
+                        "Batches (billed at half price).")
 
     @property
     def calls(self) -> int:
@@ -97,13 +102,25 @@ class Estimate(BaseModel):
             return None
         return round(sum(parts), 4)  # type: ignore[arg-type]
 
+    @property
+    def batch_usd(self) -> float | None:
+        """Total US dollars were every call sent in a Message Batch (half the standard)."""
+        usd = self.usd
+        return None if usd is None else round(usd * BATCH_PRICE_FACTOR, 4)
+
+    @property
+    def applicable_usd(self) -> float | None:
+        """What this run would pay: ``batch_usd`` in batch mode, else ``usd``."""
+        return self.batch_usd if self.batch else self.usd
+
     def render(self) -> str:
         """A short text table for the CLI."""
         lines = [f"estimate for arm {self.arm!r} (calls already cached are free, not counted):"]
         if not self.stages:
             lines.append("  no model calls")
         for s in self.stages.values():
-            usd = "price not configured" if s.usd is None else f"US${s.usd:.2f}"
+            usd = ("price not configured" if s.usd is None else
+                   f"US${s.usd:.2f} (batch US${s.usd * BATCH_PRICE_FACTOR:.2f})")
             mark = "" if s.projection == "exact" else f"  ({s.projection})"
             lines.append(
                 f"  {s.stage:<8} {s.model:<20} {s.calls:>6} calls (+{s.cached_calls} cached)  "
@@ -111,14 +128,14 @@ class Estimate(BaseModel):
             )
             lines.append(f"           basis: {s.basis}")
         total = self.usd
-        lines.append(
-            f"  total    {self.calls} calls, "
-            + (
-                "dollars unknown (no price)"
-                if total is None and self.calls
-                else f"US${total or 0:.2f}"
-            )
-        )
+        if total is None and self.calls:
+            money = "dollars unknown (no price)"
+        else:
+            applies = ("batch applies (--batch)" if self.batch else
+                       "standard applies; --batch for the batch price")
+            money = (f"US${total or 0:.2f} standard, US${self.batch_usd or 0:.2f} batch "
+                     f"({applies})")
+        lines.append(f"  total    {self.calls} calls, {money}")
         lines.extend(f"  note: {n}" for n in self.notes)
         return "\n".join(lines)
 
@@ -203,7 +220,7 @@ def estimate(
         items = list(subject)
         worlds = [x for x in items if isinstance(x, World)]
         documents = [x for x in items if isinstance(x, Document)]
-    est = Estimate(arm=arm)
+    est = Estimate(arm=arm, batch=settings.batch)
     if arm == "oracle":
         est.notes.append("scripted arm: no model call can be made (refusing client)")
         return est

@@ -92,6 +92,9 @@ class _Asker:
         self._key_locks: dict[str, threading.Lock] = {}
         self._memo: dict[str, Completion] = {}
         self._stats = PerceptionStats(stage=stage, stamp=stamp)
+        self.batch_paid: set[str] = set()
+        """Keys this object paid for in a Message Batch: their first read from the call
+        cache counts as a call, not a cache hit."""
 
     # -- counters ---------------------------------------------------------------------------
 
@@ -154,7 +157,7 @@ class _Asker:
             hit = self._memo.get(key) or self._cached(key)
             if hit is not None:
                 self._memo[key] = hit
-                self.count(cache_hits=1)
+                self._hit(key)
                 return hit
             if self.cache is None:
                 return self._call(key, system, prompt, item)
@@ -162,9 +165,15 @@ class _Asker:
                 hit = self._cached(key)
                 if hit is not None:
                     self._memo[key] = hit
-                    self.count(cache_hits=1)
+                    self._hit(key)
                     return hit
                 return self._call(key, system, prompt, item)
+
+    def _hit(self, key: str) -> None:
+        with self._lock:
+            paid = key in self.batch_paid
+            self.batch_paid.discard(key)
+        self.count(**({"calls": 1} if paid else {"cache_hits": 1}))
 
     def _cached(self, key: str) -> Completion | None:
         if self.cache is None:

@@ -24,6 +24,10 @@ CACHE_READ_PRICE_FACTOR = 0.1
 """Prompt-cache reads are billed at this fraction of the input price."""
 CACHE_WRITE_PRICE_FACTOR = 1.25
 """Prompt-cache writes (5-minute TTL) are billed at this multiple of the input price."""
+BATCH_PRICE_FACTOR = 0.5
+"""Message Batches bill all usage (input, output, cache reads and writes) at this fraction of
+the standard prices (Anthropic's pricing page: batch processing is 50% off)."""
+DAY_SECONDS = 24 * 3600.0
 
 
 class LLMSettings(BaseModel):
@@ -49,7 +53,10 @@ class LLMSettings(BaseModel):
         default_factory=dict,
         description="model id -> (input_usd_per_mtok, output_usd_per_mtok). Optional.",
     )
-    concurrency: int = Field(default=8, ge=1, le=256, description="Calls in flight per stage.")
+    concurrency: int = Field(
+        default=8, ge=1, le=256, description="Model calls in flight at once for the whole "
+        "run (every world, stage and process: the run's call gate, "
+        "rotbench.perception.model.CallGate).")
     extract_max_tokens: int = Field(default=2048, ge=16, description="max_tokens per extraction.")
     check_max_tokens: int = Field(default=64, ge=8, description="max_tokens per check answer.")
     extract_prompt_version: str = Field(default=DEFAULT_EXTRACT_PROMPT)
@@ -58,6 +65,15 @@ class LLMSettings(BaseModel):
         default=2, ge=0, le=10, description="SDK retries per call (429, 529, 5xx, timeouts)."
     )
     timeout_seconds: float = Field(default=120.0, gt=0, description="Per-attempt SDK timeout.")
+    batch: bool = Field(
+        default=False, description="Send the paid stages' calls as Message Batches (half "
+        "price, answers within 24 h): extraction as one batch per run, checks in rounds. A "
+        "run's --batch / --no-batch (or deployment parameter) takes precedence.")
+    batch_timeout_seconds: float = Field(
+        default=DAY_SECONDS, gt=0, description="Longest wait for one batch, seconds (the "
+        "API's own expiry: 24 h); past it the run ends and a rerun collects the batch.")
+    batch_poll_seconds: float = Field(
+        default=30.0, gt=0, description="Pause between two looks at a batch in progress.")
     budget_usd: float | None = Field(
         default=None, ge=0, description="US dollars a run may spend; None: no limit. A run's "
         "--budget-usd (or deployment parameter) takes precedence.")

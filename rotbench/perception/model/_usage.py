@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pydantic import BaseModel, Field
 
 from rotbench.perception.client import Usage
-from rotbench.perception.model._settings import Price, cost_usd
+from rotbench.perception.model._settings import BATCH_PRICE_FACTOR, Price, cost_usd
 
 
 class StageUsage(BaseModel):
@@ -21,6 +21,8 @@ class StageUsage(BaseModel):
 
     stage: str
     calls: int = Field(default=0, description="Responses received (each one billed).")
+    batch_calls: int = Field(default=0, description="Of ``calls``, those answered in a "
+                             "Message Batch (billed at half price).")
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_input_tokens: int = 0
@@ -55,8 +57,8 @@ class UsageMeter:
     def __init__(self, prices: Mapping[str, Price] | None = None) -> None:
         self._prices: dict[str, Price] = dict(prices or {})
         self._lock = threading.Lock()
-        # (stage, requested model, returned model) -> [calls, Usage totals]
-        self._totals: dict[tuple[str, str, str], tuple[int, Usage]] = {}
+        # (stage, requested model, returned model, batch) -> [calls, Usage totals]
+        self._totals: dict[tuple[str, str, str, bool], tuple[int, Usage]] = {}
 
     def set_prices(self, prices: Mapping[str, Price]) -> None:
         """Add or replace prices (model id -> (input, output) US dollars per million tokens)."""
@@ -64,10 +66,12 @@ class UsageMeter:
             self._prices.update(prices)
 
     def record(
-        self, stage: str, model: str, usage: Usage, response_model: str | None = None
+        self, stage: str, model: str, usage: Usage, response_model: str | None = None,
+        batch: bool = False,
     ) -> None:
-        """Add one billed response of ``model`` to ``stage``."""
-        key = (stage, model, response_model or model)
+        """Add one billed response of ``model`` to ``stage``; ``batch``: it came from a
+        Message Batch, priced at ``BATCH_PRICE_FACTOR`` of the standard prices."""
+        key = (stage, model, response_model or model, batch)
         with self._lock:
             calls, total = self._totals.get(key, (0, Usage()))
             self._totals[key] = (
@@ -89,9 +93,10 @@ class UsageMeter:
             prices = dict(self._prices)
         out = StageUsage(stage=stage, usd=0.0)
         models: set[str] = set()
-        for (_, model, returned), (calls, u) in rows:
+        for (_, model, returned, batch), (calls, u) in rows:
             models.add(model)
             out.calls += calls
+            out.batch_calls += calls if batch else 0
             out.input_tokens += u.input_tokens
             out.output_tokens += u.output_tokens
             out.cache_read_input_tokens += u.cache_read_input_tokens
@@ -106,7 +111,7 @@ class UsageMeter:
             if usd is None:
                 out.unpriced_calls += calls
             else:
-                out.usd = (out.usd or 0.0) + usd
+                out.usd = (out.usd or 0.0) + usd * (BATCH_PRICE_FACTOR if batch else 1.0)
         out.models = sorted(models)
         if out.unpriced_calls:
             out.usd = None

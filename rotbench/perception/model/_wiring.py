@@ -44,9 +44,10 @@ class LivePerception:
     Plugs into ``rotbench.perception.arms.ArmRuntime.live``: ``extractor(world)`` and
     ``checker(world)``
     hand out the perception a world is read with, ``usage()`` and ``notes()`` what the report
-    records. One instance serves every seed of a run, so the concurrency limit and the
-    in-process de-duplication of identical calls hold across worlds: the checker is shared,
-    and so is the extractor of every world with the same slot vocabulary.
+    records. The checker is shared by every world it serves, and so is the extractor of
+    every world with the same slot vocabulary (identical calls are de-duplicated in
+    process). The run-wide bound on calls in flight is not kept here but by the client's
+    gate (``rotbench.perception.model._gate.GatedClient``), which every world's instance shares.
     """
 
     def __init__(
@@ -57,22 +58,35 @@ class LivePerception:
         meter: UsageMeter,
         cache: CallCache,
         slots: Mapping[str, str] | Sequence[str] | None = None,
+        batch_runner: Any = None,
     ) -> None:
         self.arm = arm
         self.settings = settings
         self.client = client
         self.meter = meter
         self.cache = cache
+        self.batch_runner = batch_runner
+        """A ``rotbench.perception.model.BatchRunner`` in batch mode (extraction and checks go
+        as Message Batches; engines' own calls stay single calls), else None."""
         self._lock = threading.Lock()
         self._extractors: dict[tuple[tuple[str, str], ...], LiveExtractor] = {}
-        self.live_checker = LiveChecker(
-            client,
-            settings.check_model,
-            settings.check_prompt_version,
-            cache,
-            settings.concurrency,
-            max_tokens=settings.check_max_tokens,
-        )
+        self.live_checker: LiveChecker
+        if batch_runner is not None:
+            from rotbench.perception.model._batch_perception import BatchChecker
+
+            self.live_checker = BatchChecker(
+                settings.check_model, settings.check_prompt_version, cache,
+                settings.concurrency, max_tokens=settings.check_max_tokens,
+                runner=batch_runner)
+        else:
+            self.live_checker = LiveChecker(
+                client,
+                settings.check_model,
+                settings.check_prompt_version,
+                cache,
+                settings.concurrency,
+                max_tokens=settings.check_max_tokens,
+            )
         self.live_extractor: LiveExtractor | None = None
         if arm == "live" and slots is not None:
             self.live_extractor = self._extractor_for(slots)
@@ -87,8 +101,13 @@ class LivePerception:
             ex = self._extractors.get(key)
             if ex is None:
                 s = self.settings
+                client = self.client
+                if self.batch_runner is not None:
+                    from rotbench.perception.model._batch_perception import BatchOnlyClient
+
+                    client = BatchOnlyClient(prompt_version=s.extract_prompt_version)
                 ex = self._extractors[key] = LiveExtractor(
-                    self.client,
+                    client,
                     s.extract_model,
                     s.extract_prompt_version,
                     self.cache,
@@ -180,6 +199,10 @@ class LivePerception:
                 f"call cache, {st.invalid_answers} invalid answers, {st.undecided} undecided; "
                 f"{usd}"
             )
+        rounds = getattr(self.live_checker, "rounds", None)
+        if rounds is not None:
+            notes.append(f"model check batches: {rounds} rounds (Message Batches, billed at "
+                         "half price)")
         failures = summary.failures
         if failures:
             notes.append(
@@ -200,6 +223,7 @@ def build_perception(
     client: ModelClient | None = None,
     api_key: str | None = None,
     base_url: str | None = None,
+    batch_runner: Any = None,
 ) -> LivePerception:
     """The checker (probe, live) and extractor (live) of ``arm``, ready to run.
 
@@ -211,7 +235,7 @@ def build_perception(
     client's ``meter`` gets the settings' prices; a client without one gets a fresh meter
     that stays empty (such a client meters nothing). Raises
     MissingApiKey (before anything else) without a key, ValueError for the oracle arm or an
-    unknown arm.
+    unknown arm. ``batch_runner``: batch mode (``rotbench.perception.model._batch.BatchRunner``).
     """
     if arm not in ("probe", "live"):
         raise ValueError(f"arm {arm!r} makes no model calls; build_perception is for probe, live")
@@ -232,4 +256,5 @@ def build_perception(
             meter.set_prices(settings.prices)
         else:
             meter = UsageMeter(settings.prices)
-    return LivePerception(arm, settings, client, meter, CallCache(cache_dir), slots)
+    return LivePerception(arm, settings, client, meter, CallCache(cache_dir), slots,
+                          batch_runner=batch_runner)

@@ -48,7 +48,38 @@ def require_api_key(api_key: str | None = None) -> str:
     if not key:
         raise MissingApiKey()
     register_secret(key)
+    problem = key_shape_problem(key)
+    if problem:
+        raise MalformedApiKey(problem)
     return key
+
+
+MAX_API_KEY_CHARS = 512
+"""Longest API key accepted, in characters (Anthropic's keys are about 108)."""
+
+
+class MalformedApiKey(MissingApiKey):
+    """The API key cannot be sent as an HTTP header (a newline or another character outside
+    printable ASCII, or far too long): every call would fail, so the run is refused before
+    any. The message never shows the key."""
+
+    def __init__(self, problem: str) -> None:
+        RuntimeError.__init__(self, f"{API_KEY_ENV} {problem}; no model call was made (check "
+                              "how the key was exported: a pasted line break, quotes)")
+
+
+def key_shape_problem(key: str) -> str | None:
+    """Why ``key`` (already stripped of outer whitespace) cannot be an API key, or None. Says
+    what is wrong and where, never the key itself."""
+    if len(key) > MAX_API_KEY_CHARS:
+        return f"is {len(key)} characters long (at most {MAX_API_KEY_CHARS})"
+    for index, ch in enumerate(key):
+        if not "\x21" <= ch <= "\x7e":
+            what = {"\n": "a newline", "\r": "a carriage return", "\t": "a tab",
+                    " ": "a space"}.get(ch, f"character U+{ord(ch):04X}")
+            return (f"holds {what} at character {index + 1} of {len(key)}: a key is printable "
+                    "ASCII without spaces")
+    return None
 
 
 def _fatal_types() -> tuple[type[BaseException], ...]:
@@ -141,20 +172,67 @@ class AnthropicClient:
 
     def complete(self, *, model: str, system: str, prompt: str, max_tokens: int) -> Completion:
         """One Messages call with a single user turn; see the class docstring for errors."""
+        kwargs = message_params(model=model, system=system, prompt=prompt,
+                                max_tokens=max_tokens)
+        msg = self._api(lambda: self._sdk.messages.create(**kwargs), f"calling {model!r}")
+        usage = usage_of(msg)
+        self.meter.record(self.stage, model, usage, response_model=msg.model)
+        return completion_of(msg, usage)
+
+    # -- Message Batches (rotbench.perception.model._batch drives them) -------------------
+
+    def batch_create(self, requests: list[dict[str, Any]]) -> str:
+        """Submit ``requests`` (``{"custom_id", "params"}`` each) as one Message Batch;
+        returns its id. Raises ModelCallError / FatalModelError like ``complete``."""
+        batch = self._api(lambda: self._sdk.messages.batches.create(requests=requests),
+                          "creating a message batch")
+        return str(batch.id)
+
+    def batch_retrieve(self, batch_id: str) -> tuple[str, dict[str, int]]:
+        """(processing_status, request_counts) of a batch: 'in_progress', 'canceling' or
+        'ended', and counts of processing / succeeded / errored / canceled / expired."""
+        batch = self._api(lambda: self._sdk.messages.batches.retrieve(batch_id),
+                          f"reading batch {batch_id}")
+        c = batch.request_counts
+        counts = {k: int(getattr(c, k, 0) or 0)
+                  for k in ("processing", "succeeded", "errored", "canceled", "expired")}
+        return str(batch.processing_status), counts
+
+    def batch_cancel(self, batch_id: str) -> None:
+        """Ask the API to cancel a batch (requests not yet processed end 'canceled')."""
+        self._api(lambda: self._sdk.messages.batches.cancel(batch_id),
+                  f"canceling batch {batch_id}")
+
+    def batch_results(self, batch_id: str):
+        """Each result of an ended batch as it is read (any order): (custom_id, Completion)
+        for a success, (custom_id, one-line reason) for errored / canceled / expired. Not
+        metered here: the caller records each success under its stage, at batch prices."""
+        stream = self._api(lambda: self._sdk.messages.batches.results(batch_id),
+                           f"reading the results of batch {batch_id}")
+        for line in stream:
+            result = line.result
+            kind = getattr(result, "type", "?")
+            if kind == "succeeded":
+                usage = usage_of(result.message)
+                yield str(line.custom_id), completion_of(result.message, usage)
+            elif kind == "errored":
+                err = getattr(getattr(result, "error", None), "error", None)
+                what = getattr(err, "type", "error")
+                yield str(line.custom_id), one_line(
+                    f"batch request errored: {what}: {getattr(err, 'message', '')}")
+            else:
+                yield str(line.custom_id), f"batch request {kind}"
+
+    def _api(self, call, what: str):
+        """``call()`` with the SDK's errors turned into ours (see the class docstring)."""
         import anthropic
 
-        kwargs: dict[str, Any] = {
-            "model": model,
-            "max_tokens": max_tokens,
-            "system": system,
-            "messages": [{"role": "user", "content": prompt}],
-        }
         try:
-            msg = self._sdk.messages.create(**kwargs)
+            return call()
         except _fatal_types() as exc:
             status = getattr(exc, "status_code", "?")
             raise FatalModelError(
-                one_line(f"{type(exc).__name__} (HTTP {status}) calling {model!r}: {exc}")
+                one_line(f"{type(exc).__name__} (HTTP {status}) {what}: {exc}")
             ) from None
         except anthropic.APIStatusError as exc:
             raise ModelCallError(
@@ -176,15 +254,31 @@ class AnthropicClient:
         except ValueError as exc:  # a 200 whose body is not the Messages shape
             raise ModelCallError(one_line(f"unusable response body: {exc}")) from None
 
-        u = msg.usage
-        usage = Usage(
-            input_tokens=u.input_tokens or 0,
-            output_tokens=u.output_tokens or 0,
-            cache_read_input_tokens=u.cache_read_input_tokens or 0,
-            cache_creation_input_tokens=u.cache_creation_input_tokens or 0,
-        )
-        self.meter.record(self.stage, model, usage, response_model=msg.model)
-        text = "".join(
-            getattr(b, "text", "") for b in msg.content if getattr(b, "type", "") == "text"
-        )
-        return Completion(text=text, model=msg.model, usage=usage)
+
+def message_params(*, model: str, system: str, prompt: str, max_tokens: int) -> dict[str, Any]:
+    """The Messages request body of one call: a single user turn. A system prompt long
+    enough for the model's prompt cache (``cacheable_prefix``) is sent as one text block
+    marked ``cache_control`` (ephemeral); any other goes as plain text."""
+    from rotbench.perception.model._prompt_cache import system_blocks
+
+    return {"model": model, "max_tokens": max_tokens, "system": system_blocks(model, system),
+            "messages": [{"role": "user", "content": prompt}]}
+
+
+def usage_of(msg: Any) -> Usage:
+    """A response's token usage (absent counts as 0)."""
+    u = msg.usage
+    return Usage(
+        input_tokens=u.input_tokens or 0,
+        output_tokens=u.output_tokens or 0,
+        cache_read_input_tokens=getattr(u, "cache_read_input_tokens", 0) or 0,
+        cache_creation_input_tokens=getattr(u, "cache_creation_input_tokens", 0) or 0,
+    )
+
+
+def completion_of(msg: Any, usage: Usage) -> Completion:
+    """The ``Completion`` of a Messages response: its text blocks joined."""
+    text = "".join(
+        getattr(b, "text", "") for b in msg.content if getattr(b, "type", "") == "text"
+    )
+    return Completion(text=text, model=msg.model, usage=usage)

@@ -6,8 +6,10 @@ Two checks, both in calls and US dollars:
 (``rotbench.perception.model.estimate``)
   with the budget and says why the run must not start;
 - while running, every model call goes through ``BudgetedClient``, which reserves one call in
-  the run's ``SpendLedger`` first and adds the call's dollars after. Once the calls or the
-  dollars reach the budget, further calls are refused with ``BudgetReached``; the perception
+  the run's ``SpendLedger`` first, holding the most it can cost (``most_cost_usd``) while it
+  is in flight, and adds the call's billed dollars after. A call that could take the calls or
+  the dollars (spent plus held) past the budget is refused with ``BudgetReached``, so the
+  spend never passes the budget however many calls are in flight; the perception
   layer records each refusal as an unanswered item (the run goes on with what it has, and
   the report is marked cut short).
 
@@ -20,12 +22,13 @@ from __future__ import annotations
 
 import fcntl
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
+from rotbench.atomic import write_atomic
+from rotbench.json_input import read_json_file
 from rotbench.perception.client import Completion
 from rotbench.perception.model._settings import LLMSettings, cost_usd
 from rotbench.safe_text import printable
@@ -95,9 +98,7 @@ class SpendLedger:
             try:
                 totals = self._read()
                 error = change(totals)
-                tmp = self.path.with_suffix(".tmp")
-                tmp.write_text(json.dumps(totals))
-                os.replace(tmp, self.path)
+                write_atomic(self.path, json.dumps(totals).encode(), fsync=False)
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
         if error is not None:
@@ -106,34 +107,66 @@ class SpendLedger:
 
     def _read(self) -> dict[str, Any]:
         try:
-            data = json.loads(self.path.read_text())
-        except (OSError, ValueError):
+            data = read_json_file(self.path, 1 << 16, "spend ledger")
+            if not isinstance(data, dict):
+                data = {}
+        except ValueError:  # missing or damaged: nothing counted yet
             data = {}
         return {"calls": int(data.get("calls", 0)), "usd": float(data.get("usd", 0.0)),
-                "refused": int(data.get("refused", 0))}
+                "refused": int(data.get("refused", 0)), "held": float(data.get("held", 0.0))}
 
-    def reserve(self) -> None:
-        """Count one call about to be made; raises BudgetReached when the budget is spent."""
+    def reserve(self, hold_usd: float = 0.0, calls: int = 1) -> None:
+        """Count ``calls`` calls about to be made and hold ``hold_usd`` dollars for them (their
+        most possible cost) until ``spend``; raises BudgetReached when the calls would pass
+        the call budget, or the dollars spent plus those held by calls in flight (in any
+        process) plus ``hold_usd`` would pass the dollar budget."""
 
         def change(t: dict[str, Any]) -> BudgetReached | None:
             b = self.budget
-            if (b.calls is not None and t["calls"] >= b.calls) or \
-                    (b.usd is not None and t["usd"] >= b.usd):
-                t["refused"] += 1
+            over_calls = b.calls is not None and t["calls"] + calls > b.calls
+            over_usd = b.usd is not None and (
+                t["usd"] >= b.usd or t["usd"] + t["held"] + hold_usd > b.usd + 1e-12)
+            if over_calls or over_usd:
+                t["refused"] += calls
                 return BudgetReached(f"budget of {b.describe()} reached "
                                      f"({t['calls']} calls, US${t['usd']:.4f} spent)")
-            t["calls"] += 1
+            t["calls"] += calls
+            t["held"] += hold_usd
             return None
 
         self._update(change)
 
-    def spend(self, usd: float) -> None:
-        """Add ``usd`` dollars billed for a call made."""
-        self._update(lambda t: t.__setitem__("usd", t["usd"] + usd))
+    def spend(self, usd: float, held_usd: float = 0.0) -> None:
+        """Add ``usd`` dollars billed for calls made, releasing the ``held_usd`` their
+        ``reserve`` held."""
+
+        def change(t: dict[str, Any]) -> None:
+            t["usd"] += usd
+            t["held"] = max(0.0, t["held"] - held_usd)
+
+        self._update(change)
+
+    def release(self, held_usd: float) -> None:
+        """Give back what ``reserve`` held for a call that failed (nothing billed)."""
+        self.spend(0.0, held_usd)
 
     def totals(self) -> dict[str, Any]:
-        """``{"calls", "usd", "refused"}`` so far."""
+        """``{"calls", "usd", "refused", "held"}`` so far (``held``: dollars held by calls
+        in flight)."""
         return self._read()
+
+
+def most_cost_usd(settings: LLMSettings, model: str, system: str, prompt: str,
+                  max_tokens: int, factor: float = 1.0) -> float:
+    """The most one call can cost in US dollars (0 when ``model`` has no price): every byte
+    of its text an input token (a token is never shorter than a byte) plus 16 for the turn's
+    framing, and ``max_tokens`` of output, at ``factor`` times the list price (0.5 for
+    Message Batches)."""
+    price = settings.price(model)
+    if price is None:
+        return 0.0
+    tokens_in = len(system.encode("utf-8")) + len(prompt.encode("utf-8")) + 16
+    return factor * (cost_usd(price, input_tokens=tokens_in, output_tokens=max_tokens) or 0.0)
 
 
 class BudgetedClient:
@@ -155,16 +188,23 @@ class BudgetedClient:
                               self.settings)
 
     def complete(self, *, model: str, system: str, prompt: str, max_tokens: int) -> Completion:
-        self.ledger.reserve()
-        completion = self.client.complete(model=model, system=system, prompt=prompt,
-                                          max_tokens=max_tokens)
+        hold = (most_cost_usd(self.settings, model, system, prompt, max_tokens)
+                if self.ledger.budget.usd is not None else 0.0)
+        self.ledger.reserve(hold)
+        try:
+            completion = self.client.complete(model=model, system=system, prompt=prompt,
+                                              max_tokens=max_tokens)
+        except BaseException:
+            if hold:
+                self.ledger.release(hold)
+            raise
         u = completion.usage
         usd = cost_usd(self.settings.price(model) or self.settings.price(completion.model),
                        input_tokens=u.input_tokens, output_tokens=u.output_tokens,
                        cache_read_input_tokens=u.cache_read_input_tokens,
                        cache_creation_input_tokens=u.cache_creation_input_tokens)
-        if usd:
-            self.ledger.spend(usd)
+        if usd or hold:
+            self.ledger.spend(usd or 0.0, hold)
         return completion
 
     def __repr__(self) -> str:

@@ -334,6 +334,47 @@ def is_lock_error(exc: BaseException) -> bool:
     return isinstance(exc, duckdb.IOException) and "lock" in str(exc).lower()
 
 
+def connect(db_path: Path | str, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection to ``db_path``: every connection rotbench opens comes from here.
+
+    Replacement scans of Python objects are off: by default DuckDB resolves a table name
+    it does not find (``runs``, ``metrics``) to a Python variable of that name in any
+    caller's frame (the CLI's own ``runs`` function among them), so a file lacking a table
+    would be read from Python memory instead of failing. Raises duckdb.Error as it comes."""
+    con = duckdb.connect(str(db_path), read_only=read_only)
+    try:
+        con.execute("SET python_enable_replacements = false")
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def schema_problem(con: duckdb.DuckDBPyConnection, required: tuple[str, ...] = ()
+                   ) -> str | None:
+    """Why the database of ``con`` is not one rotbench can use (None when it is): a table of
+    rotbench's name whose columns are not rotbench's (nor an older layout that
+    ``ensure_schema`` upgrades), or a table of ``required`` that is missing. One line."""
+    expected = _expected_columns()
+    legacy = _legacy_columns()
+    found = _columns(con)
+    for table in TABLES:
+        if table not in found:
+            continue
+        added = {name for name, _ in ADDED_COLUMNS.get(table, [])}
+        older = [c for c in expected[table] if c[0] not in added]
+        ok = found[table] in (expected[table], older, legacy.get(table)) or (
+            found[table][:len(older)] == older
+            and {c for c, _ in found[table][len(older):]} <= added)
+        if not ok:
+            return (f"its table {table!r} is not rotbench's (columns "
+                    f"{[c for c, _ in found[table]]})")
+    for table in required:
+        if table not in found:
+            return f"holds no table {table!r}; not a rotbench run database"
+    return None
+
+
 def check_database(db_path: Path) -> None:
     """Check, before a run, that ``db_path`` can take a run: a DuckDB file whose rotbench
     tables hold rotbench's columns, or an older layout (fewer ``runs`` columns, or per-run
@@ -346,29 +387,18 @@ def check_database(db_path: Path) -> None:
     if not db_path.exists():
         return
     try:
-        con = duckdb.connect(str(db_path))
+        con = connect(db_path)
     except duckdb.Error as exc:
         if is_lock_error(exc):
             return
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ValueError(f"cannot be opened for writing ({first})") from None
     try:
-        expected = _expected_columns()
-        legacy = _legacy_columns()
-        found = _columns(con)
-        for table in TABLES:
-            if table not in found:
-                continue
-            added = {name for name, _ in ADDED_COLUMNS.get(table, [])}
-            older = [c for c in expected[table] if c[0] not in added]
-            ok = found[table] in (expected[table], older, legacy.get(table)) or (
-                found[table][:len(older)] == older
-                and {c for c, _ in found[table][len(older):]} <= added)
-            if not ok:
-                raise ValueError(f"its table {table!r} is not rotbench's (columns "
-                                 f"{[c for c, _ in found[table]]})")
+        problem = schema_problem(con)
     finally:
         con.close()
+    if problem:
+        raise ValueError(problem)
 
 
 def connect_waiting(db_path: Path, wait_seconds: float = DB_WAIT_SECONDS,
@@ -382,7 +412,7 @@ def connect_waiting(db_path: Path, wait_seconds: float = DB_WAIT_SECONDS,
     next_word = 0.0
     while True:
         try:
-            return duckdb.connect(str(db_path))
+            return connect(db_path)
         except duckdb.Error as exc:
             if not is_lock_error(exc):
                 raise
@@ -611,7 +641,7 @@ class WorldRows:
         try:
             if self.con is None:
                 self.db_path.parent.mkdir(parents=True, exist_ok=True)
-                self.con = duckdb.connect(str(self.db_path))
+                self.con = connect(self.db_path)
                 self.con.begin()
                 ensure_schema(self.con)
                 self.con.commit()

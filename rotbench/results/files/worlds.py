@@ -60,9 +60,13 @@ def write_world(world: WorldProbes, worlds_dir: Path) -> str:
     """Store ``world`` as ``<worlds_dir>/<sha256>.json`` and return the sha256.
 
     Skipped when a file of that name is there and its bytes match; otherwise written
-    atomically (a damaged file is replaced). Raises OSError when the write fails.
+    atomically (a damaged file is replaced). Raises OSError when the write fails, and
+    ValueError for a world above ``MAX_WORLD_BYTES`` (which ``load_world`` would refuse).
     """
     data = world_bytes(world)
+    if len(data) > MAX_WORLD_BYTES:  # the engine boundary keeps answers far below this
+        raise ValueError(f"world seed {world.seed}: {len(data) >> 20} MiB of probes, above the "
+                         f"{MAX_WORLD_BYTES >> 20} MiB a world file may hold; not written")
     digest = hashlib.sha256(data).hexdigest()
     path = world_path(worlds_dir, digest)
     if not _sound(path, digest):
@@ -116,7 +120,11 @@ def load_world(report: Report, index: int) -> WorldProbes:
     except OSError as exc:
         raise ReportError(f"{where}: cannot read world file {name}: "
                           f"{exc.strerror or exc}") from None
-    if len(raw) > MAX_WORLD_BYTES or hashlib.sha256(raw).hexdigest() != entry.sha256:
+    if len(raw) > MAX_WORLD_BYTES:
+        raise ReportError(f"{where}: world file {name} is larger than the "
+                          f"{MAX_WORLD_BYTES >> 20} MiB rotbench reads (a size limit, not "
+                          "damage: no run of this version writes one that large)")
+    if hashlib.sha256(raw).hexdigest() != entry.sha256:
         raise ReportError(f"{where}: world file {name} is damaged (its bytes do not match "
                           "the digest)")
     try:

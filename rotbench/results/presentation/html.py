@@ -19,7 +19,6 @@ import html
 from collections.abc import Iterable
 from pathlib import Path
 
-from rotbench.atomic import write_atomic
 from rotbench.results.presentation.compare import Cell, Comparison, Family, Row, compare_reports
 from rotbench.results.presentation.plots import CLASS_COLOURS, Plot, run_labels, selection_line
 from rotbench.results.presentation.render import format_rate
@@ -476,21 +475,13 @@ def render_html(reports: list[Report], plots: list[Plot], sources: list[str] | N
     )
 
 
-def page_path_problem(path: Path) -> str | None:
-    """Why ``path`` cannot take an HTML page (None when it can): a folder, or an existing
-    file that is not an HTML page (a page is never written over a report or a database)."""
-    path = Path(path)
-    if path.is_dir():
-        return "is a folder, not a file"
-    if path.exists():
-        try:
-            with path.open("rb") as fh:
-                head = fh.read(64).lstrip().lower()
-        except OSError as exc:
-            return f"cannot be read ({exc.strerror or exc})"
-        if not head.startswith(b"<!doctype html"):
-            return "exists and is not an HTML page; refusing to replace it"
-    return None
+def page_path_problem(path: Path, force: bool = False) -> str | None:
+    """Why ``path`` cannot take an HTML page (None when it can): the rule for every file
+    rotbench writes into a user's folder (``rotbench.outputs.replace_problem``): a folder,
+    a symlink, or an existing file rotbench did not write there, unless ``force``."""
+    from rotbench.outputs import replace_problem
+
+    return replace_problem(Path(path), force=force)
 
 
 def default_plots_dir(html_path: Path) -> Path:
@@ -500,13 +491,18 @@ def default_plots_dir(html_path: Path) -> Path:
 
 def write_page(reports: list[Report], html_path: Path | None, plots_dir: Path | None,
                sources: list[str] | None = None, force: bool = False,
-               plots: list[Plot] | None = None) -> tuple[int, list[Path]]:
+               plots: list[Plot] | None = None, *, replace: bool = False
+               ) -> tuple[int, list[Path]]:
     """Draw the plots (unless given as ``plots``), write the page to ``html_path`` and the
     plot files (SVG and PNG) to ``plots_dir`` (either may be None), each file atomically.
 
-    Returns (page size in bytes, plot files written). Raises ``CompareError`` for several
-    reports on different worlds unless ``force``, OSError when a write fails.
+    Files already there are replaced only when rotbench wrote them, or with ``replace``
+    (``rotbench.outputs.write_user_files``); every target is checked before anything is
+    written. Returns (page size in bytes, plot files written). Raises ``CompareError`` for
+    several reports on different worlds unless ``force``, ``OutputError`` (a ValueError)
+    for a target that may not be replaced, OSError when a write fails.
     """
+    from rotbench.outputs import check_user_files, write_user_files
     from rotbench.results.presentation.compare import CompareError, check_same_worlds
     from rotbench.results.presentation.plots import build_plots, write_plots
 
@@ -515,12 +511,17 @@ def write_page(reports: list[Report], html_path: Path | None, plots_dir: Path | 
         if reason is not None:
             raise CompareError(f"the reports ran on different worlds: {reason} "
                                "(--force shows them together anyway)")
+    if html_path is not None:
+        check_user_files("--html", [Path(html_path)], force=replace)
     if plots is None:
         plots = build_plots(reports, png=plots_dir is not None)
+    if plots_dir is not None:
+        check_user_files("--plots", [Path(plots_dir) / f"{p.name}.{ext}" for p in plots
+                                     for ext in ("svg", "png")], force=replace)
     size = 0
     if html_path is not None:
         page = render_html(reports, plots, sources=sources, force=force).encode()
-        write_atomic(html_path, page)
+        write_user_files("--html", [(Path(html_path), page)], force=replace)
         size = len(page)
-    written = write_plots(plots, plots_dir) if plots_dir is not None else []
+    written = write_plots(plots, plots_dir, force=replace) if plots_dir is not None else []
     return size, written

@@ -44,18 +44,23 @@ def plots_key(reports: list[Report], png: bool) -> str:
     return digest.hexdigest()
 
 
+MAX_PLOT_RECORD_BYTES = 1 << 28
+"""Largest stored plot record read (256 MiB; 18 plots of a report are a few MB)."""
+
+
 def cached_plots(reports: list[Report], cache_dir: Path, png: bool = True):
     """``rotbench.results.presentation.plots.build_plots(reports, png)``, read from ``cache_dir``
     when the
     same figures were drawn before, else drawn and stored. Returns (plots, True when they
     came from the cache). Raises what ``build_plots`` raises; a failed store only costs the
     next run a redraw."""
+    from rotbench.json_input import read_json_file
     from rotbench.results.presentation.plots import Plot, build_plots
 
     key = plots_key(reports, png)
     path = Path(cache_dir) / "plots" / f"{key}.json"
     try:
-        data = json.loads(path.read_text())
+        data = read_json_file(path, MAX_PLOT_RECORD_BYTES, "plot record")
         if data["key"] == key:
             return [Plot(name=str(p["name"]), title=str(p["title"]), svg=str(p["svg"]),
                          png=base64.b64decode(p["png"], validate=True))

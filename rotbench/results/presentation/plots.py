@@ -415,22 +415,19 @@ def build_plots(reports: list[Report], png: bool = True) -> list[Plot]:
         return [_render(*d, png=png) for d in drawn if d is not None]
 
 
-def write_plots(plots: list[Plot], folder: Path) -> list[Path]:
+def write_plots(plots: list[Plot], folder: Path, *, force: bool = False,
+                flag: str = "--plots") -> list[Path]:
     """Write ``<name>.svg`` and ``<name>.png`` of every plot into ``folder`` (created), each
     file atomically; a file that already holds exactly these bytes is left as it is (a
-    rerun with unchanged figures syncs nothing to disk). Returns the paths of the plot
-    files, written or already in place."""
-    from rotbench.atomic import write_atomic
+    rerun with unchanged figures syncs nothing to disk). Files already there are replaced
+    only when rotbench wrote them (``rotbench.outputs.write_user_files``; else OutputError
+    before anything is written, unless ``force``). Returns the paths of the plot files,
+    written or already in place."""
+    from rotbench.outputs import write_user_files
 
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
+    files = []
     for plot in plots:
-        for path, data in ((folder / f"{plot.name}.svg", plot.svg.encode()),
-                           (folder / f"{plot.name}.png", plot.png)):
-            try:
-                same = path.is_file() and path.read_bytes() == data
-            except OSError:
-                same = False
-            written.append(path if same else write_atomic(path, data))
-    return written
+        files += [(folder / f"{plot.name}.svg", plot.svg.encode()),
+                  (folder / f"{plot.name}.png", plot.png)]
+    return write_user_files(flag, files, force=force)

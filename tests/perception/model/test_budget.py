@@ -48,7 +48,7 @@ def test_calls_stop_at_the_call_budget_across_threads(tmp_path) -> None:
     for t in threads:
         t.join()
     assert inner.calls == 7 and len(refused) == 13
-    assert client.ledger.totals() == {"calls": 7, "usd": 0.0, "refused": 13}
+    assert client.ledger.totals() == {"calls": 7, "usd": 0.0, "refused": 13, "held": 0.0}
 
 
 def test_calls_stop_once_dollars_reach_the_budget(tmp_path) -> None:

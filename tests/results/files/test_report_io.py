@@ -52,7 +52,9 @@ def test_missing_field_and_other_shapes(tmp_path: Path, saved: Path) -> None:
     assert "cannot read report" in _error(tmp_path / "absent.json")
     binary = tmp_path / "bin.json"
     binary.write_bytes(b"\xff\xfe\x00")
-    assert "not UTF-8" in _error(binary)
+    assert "UTF-16 text; rotbench reads UTF-8 JSON only" in _error(binary)
+    binary.write_bytes(b"\xff\x00")
+    assert "line 1: not UTF-8" in _error(binary)
 
 
 @pytest.mark.parametrize(
@@ -60,7 +62,8 @@ def test_missing_field_and_other_shapes(tmp_path: Path, saved: Path) -> None:
     [
         (lambda d: d["metrics"].pop("current_first"), "metrics is missing current_first"),
         (lambda d: d["metrics"]["current_first"].update(value=0.5), "value 0.5 does not match"),
-        (lambda d: d["metrics"]["current_first"].update(value=float("nan")), "value nan"),
+        (lambda d: d["metrics"]["current_first"].update(value=float("nan")),
+             "NaN and Infinity are not JSON numbers"),
         (lambda d: d["metrics"]["current_first"].update(low=0.99), "low 0.99 does not match"),
         (lambda d: d["selection"].update(top_k=-1), "field selection.top_k"),
         (lambda d: d["selection"].update(seeds=[]), "field selection.seeds"),

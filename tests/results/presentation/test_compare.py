@@ -9,7 +9,13 @@ from typer.testing import CliRunner
 
 from rotbench.cli.main import app
 from rotbench.results import Report, write_report
-from rotbench.results.presentation.compare import CompareError, compare_reports, newcombe_difference
+from rotbench.results.files.report import load_report
+from rotbench.results.presentation.compare import (
+    CompareError,
+    compare_reports,
+    comparison_markdown,
+    newcombe_difference,
+)
 from rotbench.scoring.metrics import Rate
 from rotbench.testing.synthetic import synthetic_report
 
@@ -63,14 +69,18 @@ def test_compare_command_formats(tmp_path, report_v2: Report) -> None:
                      tmp_path / "a.json")
     b = write_report(_with(report_v2, "run-b", "beta", current_first=(116, 216)),
                      tmp_path / "b.json")
+    # figures made up in the file: the command warns and shows what the probes give
     table = runner.invoke(app, ["compare", str(a), str(b)])
     assert table.exit_code == 0, table.output
-    assert "Newcombe" in table.output and "(116/216) *" in table.output
-    md = runner.invoke(app, ["compare", str(a), str(b), "--format", "markdown"])
-    assert "| current_first | 84.7% (183/216) | 53.7% (116/216) * | higher |" in md.output
-    data = json.loads(runner.invoke(app, ["compare", str(a), str(b), "--format", "json"]).output)
+    assert "Newcombe" in table.output and "(116/216)" not in table.output
+    assert f"rotbench: warning: {b}: the stored figures disagree" in table.output
+    loaded = [load_report(a), load_report(b)]
+    md = comparison_markdown(compare_reports(loaded), False)
+    assert "| current_first | 84.7% (183/216) | 53.7% (116/216) * | higher |" in md
+    data = json.loads(runner.invoke(app, ["compare", str(a), str(b), "--format", "json"]).stdout)
     assert data["columns"][1]["run_id"] == "run-b"
     other = write_report(synthetic_report((1,), scorer="v2"), tmp_path / "c.json")
     refused = runner.invoke(app, ["compare", str(a), str(other)])
     assert refused.exit_code == 1
-    assert refused.output.startswith("rotbench: error: the reports ran on different worlds")
+    assert refused.stderr.splitlines()[-1].startswith(
+        "rotbench: error: the reports ran on different worlds")

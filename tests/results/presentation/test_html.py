@@ -154,10 +154,17 @@ def test_page_path_problem(tmp_path: Path) -> None:
     assert page_path_problem(tmp_path) == "is a folder, not a file"
     report = tmp_path / "r.json"
     report.write_text("{}")
-    assert page_path_problem(report) == "exists and is not an HTML page; refusing to replace it"
+    refused = ("already exists (not written there by rotbench); refusing to replace it "
+               "(--force replaces it)")
+    assert page_path_problem(report) == refused
     page = tmp_path / "old.html"
-    page.write_text("<!DOCTYPE html><html></html>")
-    assert page_path_problem(page) is None
+    page.write_text("<!DOCTYPE html><html></html>")  # a page, but not rotbench's
+    assert page_path_problem(page) == refused
+    assert page_path_problem(page, force=True) is None
+    from rotbench.outputs import write_user_files
+
+    write_user_files("--html", [(page, b"<!DOCTYPE html><html>rotbench's</html>")], force=True)
+    assert page_path_problem(page) is None  # rotbench's own page, unchanged since
 
 
 def test_engine_without_similarity_score_or_provenance(report_v2: Report) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import matplotlib
@@ -114,15 +115,16 @@ def test_plot_files_are_written_as_svg_and_png(plots_v2, tmp_path: Path) -> None
         "family-currency.png", "family-currency.svg", "family-supersession.png",
         "family-supersession.svg"]
     assert (tmp_path / "plots" / "family-currency.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert not list((tmp_path / "plots").glob(".*"))  # no temporary file left behind
+    # no temporary file left behind; the manifest names what rotbench wrote (docs/limits.md)
+    assert [p.name for p in (tmp_path / "plots").glob(".*")] == [".rotbench-files.json"]
 
 
 def test_unchanged_plot_files_are_left_alone(plots_v2, tmp_path: Path, monkeypatch) -> None:
     import rotbench.atomic as atomic
 
     folder = tmp_path / "plots"
-    write_plots(plots_v2[:2], folder)
-    (folder / "family-currency.svg").write_text("<svg>an older figure</svg>")
+    older = replace(plots_v2[0], svg="<svg>an older figure</svg>")
+    write_plots([older, plots_v2[1]], folder)  # an older figure, written by rotbench
     synced: list[str] = []
     real = atomic.write_atomic
 
@@ -132,6 +134,7 @@ def test_unchanged_plot_files_are_left_alone(plots_v2, tmp_path: Path, monkeypat
 
     monkeypatch.setattr(atomic, "write_atomic", counting)
     written = write_plots(plots_v2[:2], folder)
-    assert synced == ["family-currency.svg"]  # only the file whose bytes changed
+    # only the file whose bytes changed, and the manifest naming its new digest
+    assert synced == ["family-currency.svg", ".rotbench-files.json"]
     assert len(written) == 4
     assert (folder / "family-currency.svg").read_text() == plots_v2[0].svg

@@ -1,0 +1,145 @@
+"""``rotbench run`` as a parent process watching the run, so that a run that vanished
+cannot look like a success.
+
+An engine under test runs inside the run's process, and whatever it does there (``os._exit(0)``,
+a crash in native code, the kernel's out-of-memory killer) ends that process at once, past
+every ``finally``. So the console script runs ``rotbench run`` in a child process and waits
+for it. The child reports how it ends on a pipe (``report_end``: the exit code, written as its
+last act); the parent then
+
+- exits with the child's code when the child reported one (a normal end, an error line, an
+  interruption);
+- exits 1 with one ``rotbench: error:`` line when the child ended without reporting (exit 0
+  included: nothing in rotbench ends a run that way), and 128 + N when a signal N killed it;
+- stops a child that reported its end but does not exit within ``EXIT_GRACE_SECONDS`` (a
+  thread an engine started that never ends) and exits with the reported code;
+- passes SIGINT, SIGTERM and SIGHUP it receives on to the child (the child's own handlers
+  make the one interruption line and exit code, ``rotbench.cli.interrupts``).
+
+The parent imports nothing heavy and writes nothing but that one line. Set
+``ROTBENCH_NO_SUPERVISOR=1`` to run in-process (a debugger, a profiler).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+CHILD_ENV = "ROTBENCH_RUN_STATUS_FD"
+"""In the child: the file descriptor of the pipe its end is reported on."""
+OFF_ENV = "ROTBENCH_NO_SUPERVISOR"
+EXIT_GRACE_SECONDS = 10.0
+"""How long the child may take to exit after reporting its end (interpreter shutdown, a
+joined thread) before the parent stops it, seconds."""
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def wanted(argv: list[str]) -> bool:
+    """True when this process should run ``argv`` as a supervised child: the ``run``
+    command, not in the child already, not switched off, and the standard streams real
+    file descriptors the child can inherit (not a test's captured streams)."""
+    if not argv or argv[0] != "run" or CHILD_ENV in os.environ or os.environ.get(OFF_ENV):
+        return False
+    try:
+        sys.stdout.fileno()
+        sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        return False
+    return True
+
+
+def report_end(code: int) -> None:
+    """In the child: tell the parent the run ends with ``code`` (at most once; nothing
+    outside a supervised child)."""
+    fd = os.environ.pop(CHILD_ENV, None)
+    if fd is None:
+        return
+    try:
+        os.write(int(fd), f"{code}\n".encode())
+        os.close(int(fd))
+    except (OSError, ValueError):
+        pass
+
+
+def supervise(argv: list[str]) -> int:
+    """Run ``rotbench <argv>`` in a child process and return the exit code this process
+    should end with (see the module docstring)."""
+    read_fd, write_fd = os.pipe()
+    env = {**os.environ, CHILD_ENV: str(write_fd)}
+    try:
+        child = subprocess.Popen([sys.executable, "-m", "rotbench.cli.main", *argv], env=env,
+                                 pass_fds=(write_fd,))
+    except OSError as exc:
+        os.close(read_fd)
+        os.close(write_fd)
+        _say(f"rotbench: error: cannot start the run process: {exc.strerror or exc}")
+        return 1
+    os.close(write_fd)
+    previous = {sig: signal.signal(sig, lambda signum, _frame: _forward(child, signum))
+                for sig in FORWARDED}
+    try:
+        reported = _read_report(read_fd)
+        if reported is not None:
+            try:
+                child.wait(timeout=EXIT_GRACE_SECONDS)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+                _say(f"rotbench: warning: the run's process had not exited "
+                     f"{EXIT_GRACE_SECONDS:g} s after its summary (a thread an engine started "
+                     "still running?); it was stopped")
+            return reported
+        code = child.wait()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if code < 0:
+        name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else (
+            f"signal {-code}")
+        _say(f"rotbench: error: the run's process was killed by {name} before it finished; "
+             "no report of this run is complete (completed stages stay cached)")
+        return 128 - code
+    _say(f"rotbench: error: the run's process ended with exit code {code} before it finished "
+         "(something it ran, such as an engine calling os._exit, ended it); no report of "
+         "this run is complete (completed stages stay cached)")
+    return code or 1
+
+
+def _read_report(fd: int) -> int | None:
+    """The exit code the child reported, or None when the pipe closed without one."""
+    data = b""
+    with os.fdopen(fd, "rb", buffering=0) as pipe:
+        while b"\n" not in data and len(data) < 64 and (chunk := _read(pipe)):
+            data += chunk
+    try:
+        return int(data.strip() or b"x")
+    except ValueError:
+        return None
+
+
+def _read(pipe) -> bytes:
+    while True:
+        try:
+            return pipe.read(64)
+        except InterruptedError:  # a forwarded signal interrupted the wait
+            continue
+
+
+def _forward(child: subprocess.Popen, signum: int) -> None:
+    try:
+        child.send_signal(signum)
+    except OSError:
+        pass
+
+
+def _say(line: str) -> None:
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+__all__ = ["report_end", "supervise", "wanted"]

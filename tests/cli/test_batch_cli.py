@@ -1,0 +1,48 @@
+"""`rotbench run --batch / --batch-timeout / --concurrency-limit`: the flags reach the run, and
+`--estimate` shows the standard and the batch price, saying which applies."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from typer.testing import CliRunner
+
+from rotbench.cli.main import app
+
+runner = CliRunner()
+PRICES = {"claude-sonnet-4-6": [3.0, 15.0], "claude-haiku-4-5": [1.0, 5.0]}
+
+
+def test_estimate_shows_both_prices_and_which_applies(tmp_path) -> None:
+    settings = tmp_path / "s.json"
+    settings.write_text(json.dumps({"prices": PRICES}))
+    base = ["run", "--arm", "live", "--seed", "42", "--estimate", "--llm-settings",
+            str(settings), "--cache-dir", str(tmp_path / "c"), "--reports-dir",
+            str(tmp_path / "r")]
+    batch = runner.invoke(app, [*base, "--batch"])
+    single = runner.invoke(app, base)
+    assert batch.exit_code == 0 == single.exit_code, batch.output + single.output
+    [total] = [line for line in batch.output.splitlines() if line.strip().startswith("total")]
+    found = re.fullmatch(r"  total    (\d+) calls, US\$(\d+\.\d\d) standard, US\$(\d+\.\d\d) "
+                         r"batch \(batch applies \(--batch\)\)", total)
+    assert found, total
+    standard, half = float(found.group(2)), float(found.group(3))
+    assert abs(half - standard / 2) <= 0.006 and half > 0
+    assert "(standard applies; --batch for the batch price)" in single.output
+    assert re.search(r"extract\s+claude-sonnet-4-6 .* US\$\d+\.\d\d \(batch US\$\d+\.\d\d\)",
+                     batch.output)
+
+
+def test_bad_batch_timeout_and_limit_name_fail_in_one_line(tmp_path) -> None:
+    common = ["run", "--arm", "live", "--estimate", "--cache-dir", str(tmp_path / "c"),
+              "--reports-dir", str(tmp_path / "r")]
+    bad = runner.invoke(app, [*common, "--batch-timeout", "0"])
+    assert bad.exit_code == 2
+    assert bad.output.strip() == ("rotbench: error: --batch-timeout must be a number of "
+                                  "seconds above 0, got 0.0")
+    name = runner.invoke(app, [*common, "--concurrency-limit", "a/b"])
+    assert name.exit_code == 2
+    assert name.output.strip() == ("rotbench: error: --concurrency-limit: 'a/b' is not a "
+                                   "Prefect concurrency limit name (non-empty, none of / % & "
+                                   "< >)")
