@@ -48,7 +48,7 @@ server: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --quiet -c constraints.txt -e '.[dev,docs,mem0,particles,benchd]'
+	$(BIN)/python -m pip install --quiet --quiet -c constraints.txt -e '.[dev,docs,mem0,particles,benchd,graphiti]'
 	touch $(STAMP)
 
 clean:

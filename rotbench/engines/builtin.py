@@ -88,3 +88,28 @@ BENCHD = EngineInfo(
     parametric=True,
     summary="bridge to a benchd-harness adapter: --engine benchd:<adapter> (e.g. benchd:echo)",
 )
+
+GRAPHITI = EngineInfo(
+    name="graphiti",
+    version=f"1.0.0+graphiti-core-{_dist('graphiti-core')}",
+    factory="rotbench.engines.graphiti_engine:make_default",
+    takes="documents",
+    paid_calls=True,
+    requires=("graphiti_core", "kuzu"),
+    extra="graphiti",
+    estimate="rotbench.engines.graphiti_estimate:estimate_calls",
+    summary="Graphiti (temporal knowledge graph, embedded Kuzu) with its own extraction and "
+    "its default search (expired facts included); rotbench's model as its LLM",
+)
+
+GRAPHITI_CURRENT = EngineInfo(
+    name="graphiti-current",
+    version=f"1.0.0+graphiti-core-{_dist('graphiti-core')}",
+    factory="rotbench.engines.graphiti_engine:make_current",
+    takes="documents",
+    paid_calls=True,
+    requires=("graphiti_core", "kuzu"),
+    extra="graphiti",
+    estimate="rotbench.engines.graphiti_estimate:estimate_calls",
+    summary="Graphiti as 'graphiti', searching only facts with no invalid_at/expired_at",
+)

@@ -143,7 +143,8 @@ def test_scratch_state_stays_in_scratch(peers) -> None:
 
 
 def test_missing_extra_is_one_line_naming_it(monkeypatch) -> None:
-    for info in (builtin.MEM0, builtin.MEM0_RAW, builtin.PARTICLES, builtin.BENCHD):
+    for info in (builtin.MEM0, builtin.MEM0_RAW, builtin.PARTICLES, builtin.BENCHD,
+                 builtin.GRAPHITI, builtin.GRAPHITI_CURRENT):
         broken = info.model_copy(update={"requires": ("rotbench_no_such_package",)})
         monkeypatch.setattr(registry, "registered", lambda b=broken: {b.name: b})
         name = "benchd:echo" if info.parametric else info.name

@@ -1,0 +1,226 @@
+"""``graphiti`` and ``graphiti-current``: Graphiti (graphiti-core 0.31, getzep/graphiti), the
+temporal knowledge-graph engine behind Zep, on rotbench's worlds.
+
+One throwaway graph per world: an embedded Kuzu database (kuzu 0.11) in the engine's scratch
+folder, group id ``world-<seed>``. Each document becomes one episode (``add_episode``: a
+conversation as a ``message`` episode of ``role: text`` lines, a web page as a ``text``
+episode; ``reference_time`` = the document's written time). Graphiti extracts entities and
+facts (edges between entities, dated with ``valid_at``/``invalid_at``), de-duplicates them
+and expires the edges a new fact contradicts.
+
+- ``graphiti`` searches as its users do by default: ``Graphiti.search(question, group_ids,
+  num_results=k)`` (hybrid BM25 + cosine over facts, reciprocal-rank fusion), which also
+  returns expired and invalidated edges.
+- ``graphiti-current`` keeps only edges with neither ``invalid_at`` nor ``expired_at``
+  (``SearchFilters(invalid_at=[[IS NULL]], expired_at=[[IS NULL]])``).
+
+Both call graphiti's search function with a copy of its default configuration: the method
+``Graphiti.search`` writes ``num_results`` into that module-level configuration, which
+graphiti's own de-duplication search also reads, so a query in one world would change the
+candidates another world's next episode is compared with.
+
+Its LLM, embedder and cross-encoder are rotbench's (``rotbench.engines.graphiti_llm``): on
+the oracle arm a scripted client answering from the perceived claims, on the paid arms
+Graphiti's own prompts sent through rotbench's model client. Hits are the edges' fact texts,
+with rotbench's raw cosine of question and fact as ``similarity`` and status ``retired`` for an
+edge with an ``invalid_at``. Calls by response model are counted in ``config``.
+
+Graphiti is async: each engine instance runs its own event loop, created on the first call,
+so on the harness's engine thread. Known Kuzu-driver gaps handled here: the driver never sets
+``_database`` (graphiti#1258) and its ``build_indices_and_constraints`` does nothing (#1112;
+the graph operations' own builder is called instead). Telemetry is off and no ``.env`` is
+read (``rotbench.engines.graphiti_env``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import warnings
+from datetime import datetime
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rotbench.engines.context import EngineContext
+from rotbench.engines.protocol import Document, Hit, Provenance
+from rotbench.perception.protocol import Claim
+from rotbench.pipeline.extract import lineage_of
+
+ADAPTER_VERSION = "1.0.0"
+DEFAULT_MODEL = "claude-sonnet-4-6"
+"""Model of Graphiti's calls when the run's client names none."""
+CALL_MODELS = ("ExtractedEntities", "ExtractedEdges", "EdgeDuplicate", "EdgeTimestamps",
+               "NodeResolutions", "SummarizedEntities")
+"""Response models whose call counts ``config`` always lists (others are added when seen)."""
+
+
+def _time(document: Document) -> datetime:
+    return datetime.fromisoformat(document.timestamp.replace("Z", "+00:00"))
+
+
+def model_of(client: Any) -> str:
+    """The model Graphiti's calls use on a paid arm: the client's ``default_model`` (the run's
+    extraction model), else ``DEFAULT_MODEL``."""
+    return str(getattr(client, "default_model", None) or DEFAULT_MODEL)
+
+
+class GraphitiEngine:
+    """One Graphiti graph for one world (``rotbench.engines.protocol.MemoryEngine``).
+
+    ``current_only``: search only edges still current (``graphiti-current``). ``llm``
+    replaces the LLM client (default: scripted on the oracle arm, rotbench's model client on
+    the paid arms).
+    """
+
+    def __init__(self, context: EngineContext, *, current_only: bool, llm: Any = None) -> None:
+        from rotbench.engines.builtin import GRAPHITI, GRAPHITI_CURRENT
+        from rotbench.engines.graphiti_llm import CrossEncoder, Embedder, ModelLLM, ScriptedLLM
+
+        info = GRAPHITI_CURRENT if current_only else GRAPHITI
+        self.name, self.version = info.name, info.version
+        self.context = context
+        self.current_only = current_only
+        self.scratch = Path(context.scratch_dir)
+        self.group_id = f"world-{context.seed}"
+        if llm is None:
+            if context.arm == "oracle":
+                from rotbench.perception.oracle import OracleChecker
+
+                llm = ScriptedLLM(context.checker or OracleChecker())
+            else:
+                llm = ModelLLM(context.model, model_of(context.model))
+        self.llm = llm
+        self.embedder = Embedder(context.embedder)
+        # Graphiti embeds entity names that no warm-up knows: one text encoded here, in the
+        # untimed set-up, loads the model now (if this process has not) rather than inside
+        # the first deposit's time limit.
+        context.embedder.encode(["the user"])
+        self.cross_encoder = CrossEncoder(context.embedder)
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.graphiti: Any = None
+        self.documents: dict[str, Document] = {}
+        self._serial = 0
+        self._settings = {"graphiti_core": version("graphiti-core"), "kuzu": version("kuzu"),
+                          "search": "current edges only" if current_only else "default"}
+
+    @property
+    def config(self) -> dict:
+        """Versions, the search used, and this world's Graphiti calls by response model
+        (``calls_<Model>``), with their total."""
+        counts = {f"calls_{m}": self.llm.calls.get(m, 0) for m in CALL_MODELS}
+        counts.update({f"calls_{m}": n for m, n in sorted(self.llm.calls.items())})
+        return {**self._settings, **counts, "calls": sum(self.llm.calls.values()),
+                "episodes": len(self.documents)}
+
+    def _run(self, coro) -> Any:
+        if self.loop is None:
+            self.loop = asyncio.new_event_loop()
+            self.loop.run_until_complete(self._open())
+        return self.loop.run_until_complete(coro)
+
+    async def _open(self) -> None:
+        from graphiti_core import Graphiti
+        from graphiti_core.driver.kuzu_driver import KuzuDriver
+
+        logging.getLogger("graphiti_core").setLevel(logging.ERROR)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # "the Kuzu backend is deprecated"
+            driver = KuzuDriver(db=str(self.scratch / "graph.kuzu"))
+        driver._database = self.group_id  # graphiti#1258: add_episode(group_id=...) reads it
+        await driver.graph_ops.build_indices_and_constraints(driver)  # #1112
+        self.graphiti = Graphiti(graph_driver=driver, llm_client=self.llm,
+                                 embedder=self.embedder, cross_encoder=self.cross_encoder)
+
+    def deposit(self, document: Document) -> None:
+        from rotbench.engines.graphiti_llm import ScriptedLLM
+
+        if isinstance(self.llm, ScriptedLLM):
+            drafts = list(self.context.claims(document))
+            lineage = lineage_of(document)
+            for draft in drafts:
+                self._serial += 1
+                self.llm.claims[draft.sentence] = Claim(
+                    **draft.model_dump(), id=f"c{self._serial}", document_uri=document.uri,
+                    lineage=lineage, contributor=document.contributor, day=document.day)
+            self.llm.document, self.llm.drafts = document, drafts
+            self.llm.time = document.timestamp
+        try:
+            self._run(self._deposit(document))
+        finally:
+            if isinstance(self.llm, ScriptedLLM):
+                self.llm.document, self.llm.drafts, self.llm.time = None, [], None
+
+    async def _deposit(self, document: Document) -> None:
+        from graphiti_core.nodes import EpisodeType
+
+        web = document.kind == "web_page"
+        done = await self.graphiti.add_episode(
+            name=document.uri, episode_body=document.text,
+            source_description=f"web page {lineage_of(document)}" if web else "conversation",
+            reference_time=_time(document),
+            source=EpisodeType.text if web else EpisodeType.message, group_id=self.group_id)
+        self.documents[done.episode.uuid] = document
+
+    def query(self, question: str, k: int) -> list[Hit]:
+        return self._run(self._query(question, k))
+
+    async def _query(self, question: str, k: int) -> list[Hit]:
+        from graphiti_core.search.search import search
+        from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF
+        from graphiti_core.search.search_filters import (
+            ComparisonOperator,
+            DateFilter,
+            SearchFilters,
+        )
+
+        if k <= 0:
+            return []
+        filters = SearchFilters()
+        if self.current_only:
+            null = [[DateFilter(comparison_operator=ComparisonOperator.is_null)]]
+            filters = SearchFilters(invalid_at=null, expired_at=null)
+        config = EDGE_HYBRID_SEARCH_RRF.model_copy(update={"limit": k})
+        edges = (await search(self.graphiti.clients, question, [self.group_id], config,
+                              filters)).edges[:k]
+        if not edges:
+            return []
+        vectors = np.asarray(self.context.embedder.encode([question, *[e.fact for e in edges]]),
+                             np.float64)
+        cosines = vectors[1:] @ vectors[0]
+        return [Hit(text=edge.fact, similarity=float(cos), provenance=self._provenance(edge))
+                for edge, cos in zip(edges, cosines, strict=True)]
+
+    def _provenance(self, edge: Any) -> Provenance:
+        document = next((self.documents[u] for u in edge.episodes if u in self.documents), None)
+        return Provenance(
+            document_uri=document.uri if document else None,
+            day=document.day if document else None,
+            status="retired" if edge.invalid_at is not None else "active",
+            lineage=lineage_of(document) if document else None, claim_id=edge.uuid)
+
+    def close(self) -> None:
+        """Close the graph and the world's loop, and drop the references to them. Graphiti's
+        Kuzu driver leaves closing the database to the garbage collector, and so does this
+        adapter: a trial that closed it by hand (with a 64 MB buffer pool) ended in a
+        segmentation fault inside kuzu 0.11.3."""
+        if self.loop is None:
+            return
+        try:
+            if self.graphiti is not None:
+                self.loop.run_until_complete(self.graphiti.close())
+        finally:
+            self.loop.close()
+            self.graphiti = self.loop = None
+
+
+def make_default(context: EngineContext) -> GraphitiEngine:
+    """Factory of ``graphiti``."""
+    return GraphitiEngine(context, current_only=False)
+
+
+def make_current(context: EngineContext) -> GraphitiEngine:
+    """Factory of ``graphiti-current``."""
+    return GraphitiEngine(context, current_only=True)
