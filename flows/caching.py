@@ -30,6 +30,7 @@ from rotbench.engines.ingest import EngineAnswers
 from rotbench.rulings import RealPairs
 from rotbench.scoring.models import WorldProbes
 from rotbench.world.models import World
+from rotbench.world.shared import SharedWorld
 
 
 class StageRef(BaseModel):
@@ -57,6 +58,7 @@ class StageRef(BaseModel):
 MODELS: dict[str, type[BaseModel]] = {
     "StageRef": StageRef,
     "World": World,
+    "SharedWorld": SharedWorld,
     "Extraction": Extraction,
     "EncodeStats": EncodeStats,
     "Ledger": Ledger,
@@ -133,7 +135,8 @@ class CacheAudit:
 
 
 STAGE_MODELS: dict[str, str] = {
-    "generate": "World", "extract": "Extraction", "index": "EncodeStats",
+    "generate": "World (SharedWorld for --users above 1)", "extract": "Extraction",
+    "index": "EncodeStats",
     "deposit": "Ledger", "probe": "WorldProbes", "ingest_probe": "EngineAnswers",
     "score": "WorldProbes", "real_pairs": "RealPairs",
 }

@@ -38,6 +38,7 @@ from rotbench.progress import progress
 from rotbench.report import StageRecord
 from rotbench.rulings import ReviewItem
 from rotbench.runspec import RunSpec
+from rotbench.safe_text import printable
 from rotbench.scoring import DEFAULT_SCORER
 
 EXTRACT_STAGE = "extract/1"
@@ -61,6 +62,8 @@ class EngineOutcome(BaseModel):
     failure: str | None = None
     review_queue: list[ReviewItem] = Field(default_factory=list)
     """The reference engine's review records on this world (empty for other engines)."""
+    user_scoped: bool | None = None
+    """Shared store: whether the engine took the asking user (None: one user)."""
 
 
 WORLD_STAGE = "world/1"
@@ -117,7 +120,8 @@ def world_key(seed: int, run: RunSpec, engines: list[EngineInfo]) -> str | None:
     from rotbench.engine.oracle import OracleChecker, OracleExtractor
 
     config = EngineConfig().with_overrides(run.engine_overrides())
-    return content_hash(WORLD_STAGE, seed, run.generator, run.days, run.top_k,
+    users: tuple = ("users", run.users, *run.user_id_list()) if run.users > 1 else ()
+    return content_hash(WORLD_STAGE, seed, run.generator, run.days, run.top_k, *users,
                         run.scorer or DEFAULT_SCORER, config.model_dump_json(), ENGINE_VERSION,
                         DEFAULT_MODEL_ID, OracleExtractor.stamp, OracleChecker.stamp,
                         EXTRACT_STAGE, INDEX_STAGE, PROBE_STAGE, SCORE_STAGE, INGEST_STAGE,
@@ -275,24 +279,38 @@ def _reference(w: WorldStages, world: StageRef, rec: list[StageRecord]) -> Engin
 
 def _engine(w: WorldStages, info: EngineInfo, name: str, world: StageRef,
             rec: list[StageRecord]) -> EngineOutcome:
-    """An engine without separable stages: ingest-and-probe (interleaved), then score."""
+    """An engine without separable stages: ingest-and-probe (interleaved), then score. A
+    shared store (``--users`` above 1) runs every engine, the reference one included, this
+    way: its separable stages read one user's world."""
     run = w.spec
     scorer = run.scorer or DEFAULT_SCORER
     extract_stamp, check_stamp = perception_stamps(w.runtime)
+    parts: tuple = (world.sha256, info.identity, extract_stamp, check_stamp,
+                    DEFAULT_MODEL_ID, run.top_k, INGEST_STAGE)
+    extra: dict = {}
+    if run.users > 1:
+        overrides = run.engine_overrides() if info.separable else []
+        config = EngineConfig().with_overrides(overrides)
+        parts += ("users", config.model_dump_json() if info.separable else "")
+        extra["overrides"] = overrides
     answers = w.stage(
-        "ingest_probe", rec,
-        content_hash(world.sha256, info.identity, extract_stamp, check_stamp,
-                     DEFAULT_MODEL_ID, run.top_k, INGEST_STAGE),
+        "ingest_probe", rec, content_hash(*parts),
         label=f"{info.name}:ingest_probe", engine=name, world=world, arm=run.arm,
-        top_k=run.top_k, timeout_seconds=run.engine_timeout_seconds)
+        top_k=run.top_k, timeout_seconds=run.engine_timeout_seconds, **extra)
     scored = w.stage("score", rec, content_hash(answers.sha256, "probes", scorer, SCORE_STAGE),
                      label=f"{info.name}:score", engine=name, probes=answers, scorer=scorer,
                      field="probes")
     stamps = {"perception": extract_stamp, "checks": check_stamp, "embedding": DEFAULT_MODEL_ID}
     if info.source_sha256:
         stamps["engine_source"] = info.source_sha256
+    identity = dict(answers.summary)
+    scoped = identity.pop("user_scoped", None)
+    notes = []
+    if scoped is False:
+        notes.append(f"seed {w.seed}: engine {printable(info.name, 60)} ignored the user: its "
+                     "query takes no 'user', so every question read the whole shared store")
     return EngineOutcome(engine=name, scored=scored, stages=rec, stamps=stamps,
-                         identity=dict(answers.summary))
+                         identity=identity, notes=notes, user_scoped=scoped)
 
 
 def perception_stamps(rt: ArmRuntime) -> tuple[str, str]:
@@ -322,14 +340,21 @@ def world_task(seed: int, spec: dict, engines: list[dict], ledger_path: str | No
     runtime = world_runtime(run, ledger_path, budget)
     w = WorldStages(seed, run, runtime)
     generate_records: list[StageRecord] = []
-    world = w.stage("generate", generate_records, content_hash(run.generator, seed, run.days),
-                    days=run.days, generator=run.generator)
+    if run.users > 1:
+        ids = run.user_id_list()
+        world = w.stage("generate", generate_records, content_hash(
+            run.generator, seed, run.days, "users", run.users, *ids),
+            days=run.days, generator=run.generator, users=run.users, user_ids=ids)
+    else:
+        world = w.stage("generate", generate_records,
+                        content_hash(run.generator, seed, run.days),
+                        days=run.days, generator=run.generator)
     outcomes = []
     for name, raw in zip(run.engines, engines, strict=True):
         info = EngineInfo.model_validate(raw)
         records = list(generate_records)
         try:
-            if info.separable:
+            if info.separable and run.users == 1:
                 outcomes.append(_reference(w, world, records))
             else:
                 outcomes.append(_engine(w, info, name, world, records))

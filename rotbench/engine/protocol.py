@@ -29,6 +29,11 @@ class Document(BaseModel):
     contributor: str = Field(
         default="user", description="Who deposited it (multi-contributor mode)."
     )
+    user: str | None = Field(
+        default=None,
+        description="The user of a shared store whose document this is (an opaque id: data, "
+        "never a path or SQL text); None in a single-user world.",
+    )
 
     @property
     def text(self) -> str:
@@ -38,7 +43,8 @@ class Document(BaseModel):
         return "\n".join(f"{t.role}: {t.text}" for t in self.turns)
 
     @classmethod
-    def from_session(cls, session: Session, contributor: str = "user") -> Document:
+    def from_session(cls, session: Session, contributor: str = "user",
+                     user: str | None = None) -> Document:
         """Wrap a world session as a document, unchanged in text and day."""
         return cls(
             uri=session.document_uri,
@@ -47,6 +53,7 @@ class Document(BaseModel):
             kind="web_page" if session.kind == "web_page" else "conversation",
             turns=list(session.turns),
             contributor=contributor,
+            user=user,
         )
 
 
@@ -102,6 +109,12 @@ class MemoryEngine(Protocol):
       with a one-line error naming the engine, seed, day and call.
 
     ``query`` answers from the store as it is now: an engine needs no notion of time.
+
+    Several users in one store (``rotbench run --users N``): each document carries
+    ``Document.user``, and an engine whose ``query`` accepts a ``user`` keyword is asked
+    ``query(question, k, user=...)`` on behalf of one user (``accepts_user``). An engine
+    without it is asked ``query(question, k)`` and still runs; the report names it as one
+    that ignored the user (its cross-user leaks are then the measurement).
     """
 
     name: str
@@ -129,3 +142,17 @@ class AsOfEngine(MemoryEngine, Protocol):
         """At most ``k`` hits for ``question`` from the store as it stood at the end of
         ``day``, best first."""
         ...
+
+
+def accepts_user(method: object) -> bool:
+    """Whether the engine method ``method`` (``engine.query`` or ``engine.query_as_of``)
+    takes a ``user`` keyword (a parameter named ``user``, or ``**kwargs``). Protocol-v2 and
+    v3 engines that do not are called without it."""
+    import inspect
+
+    try:
+        params = inspect.signature(method).parameters.values()  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == "user" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+               or p.kind == p.VAR_KEYWORD for p in params)

@@ -23,7 +23,15 @@ Denominators (rules from the benchmark description):
 - ``answered_unanswerable``: unanswerable questions that got any hit at all (the engine's own
   decision, whatever it calls similarity); per kind, near-miss vs unrelated;
 - ``redundancy_at_k``: over the value-bearing top-k hits of answerable questions, the hits
-  that repeat the values and class (the framing) of a hit ranked above them.
+  that repeat the values and class (the framing) of a hit ranked above them;
+- isolation (``cross_user_leak_at_k``, ``cross_user_first``; shared stores only,
+  ``rotbench run --users N``): answerable questions for which some other user of the store
+  holds, by the probe's day, a value the asking user never knew (``ProbeRecord.others``).
+  ``cross_user_leak_at_k`` counts the question when a top-k hit carries such a value;
+  ``cross_user_first`` when the first hit carrying any value of the attribute does. Per kind
+  of leak: ``other_current`` (another user's current value) and ``other_history`` (a value
+  another user held before); a question counts for a kind when a value of that kind exists.
+  A single-user report has neither metric.
 """
 
 from __future__ import annotations
@@ -51,6 +59,8 @@ MetricName = Literal[
     "control_recall_at_k",
     "answered_unanswerable",
     "redundancy_at_k",
+    "cross_user_leak_at_k",
+    "cross_user_first",
 ]
 METRICS: tuple[MetricName, ...] = get_args(MetricName)
 """Every metric name, in report order (the families of ``FAMILIES``)."""
@@ -66,6 +76,12 @@ POISON_METRICS: tuple[PoisonMetricName, ...] = get_args(PoisonMetricName)
 
 DECOY_METRICS: tuple[MetricName, ...] = ("decoy_asserted_at_k", "decoy_first")
 
+CROSS_USER_METRICS: tuple[MetricName, ...] = ("cross_user_leak_at_k", "cross_user_first")
+"""Isolation between users of one store: only in reports of shared stores (``--users``)."""
+
+CROSS_USER_KINDS: tuple[str, ...] = ("other_current", "other_history")
+"""Kinds of cross-user leak: another user's current value, or a value from their history."""
+
 FAMILIES: dict[str, tuple[MetricName, ...]] = {
     "Currency": ("recall_current_at_k", "current_first"),
     "Supersession": ("stale_over_current", "stale_retained_at_k"),
@@ -74,6 +90,7 @@ FAMILIES: dict[str, tuple[MetricName, ...]] = {
     "Loss": ("current_lost", "control_recall_at_k"),
     "Abstention": ("answered_unanswerable",),
     "Redundancy": ("redundancy_at_k",),
+    "Isolation": CROSS_USER_METRICS,
 }
 """The metric families, in report order."""
 
@@ -86,8 +103,10 @@ better; every other metric lower."""
 BY_KIND: dict[str, tuple[MetricName, ...]] = {
     **dict.fromkeys(DECOY_KINDS, DECOY_METRICS),
     **dict.fromkeys(UNANSWERABLE_KINDS, ("answered_unanswerable",)),
+    **dict.fromkeys(CROSS_USER_KINDS, CROSS_USER_METRICS),
 }
-"""Breakdowns by kind: decoy metrics per decoy kind, abstention per unanswerable kind."""
+"""Breakdowns by kind: decoy metrics per decoy kind, abstention per unanswerable kind,
+isolation per kind of cross-user leak (shared stores only)."""
 
 FLOORS: tuple[float, ...] = tuple(round(0.10 + 0.05 * i, 2) for i in range(7))
 """Relevance floors swept, raw cosine: 0.10, 0.15, ..., 0.40."""
@@ -222,10 +241,10 @@ def _lost_flags(world: WorldProbes) -> dict[int, bool]:
     back starts afresh); it is lost when that value is no longer in the top k.
     """
     flags: dict[int, bool] = {}
-    by_attribute: dict[str, list[int]] = {}
-    for i, p in enumerate(world.probes):
+    by_attribute: dict[tuple[str | None, str], list[int]] = {}
+    for i, p in enumerate(world.probes):  # per user of a shared store
         if p.truth is not None:
-            by_attribute.setdefault(p.truth.attribute, []).append(i)
+            by_attribute.setdefault((p.user, p.truth.attribute), []).append(i)
     for indices in by_attribute.values():
         previous, recalled = None, False
         for i in sorted(indices, key=lambda j: world.probes[j].day):
@@ -275,7 +294,34 @@ def _outcomes(
     if control:
         out["control_recall_at_k"] = _flag(recall)
     out["redundancy_at_k"] = _redundancy(hits)
+    out.update(_cross_user_outcomes(probe, hits, None))
     return out
+
+
+def _norm(value: str) -> str:
+    return " ".join(value.split()).casefold()
+
+
+def _cross_user_outcomes(probe: ProbeRecord, hits: list[ScoredHit],
+                         kind: str | None) -> dict[str, Outcome]:
+    """The isolation metrics of one question: every kind (``kind`` None) or one kind of
+    ``CROSS_USER_KINDS``. Not counted (None) for a single-user question or when no other
+    user holds a value the asking user never knew (of that kind)."""
+    others = probe.others
+    if others is None:
+        return dict.fromkeys(CROSS_USER_METRICS)
+    if kind is None:
+        leaked = {_norm(v) for v in (*others.current, *others.history)}
+    else:
+        leaked = {_norm(v) for v in (others.current if kind == "other_current"
+                                     else others.history)}
+    if not leaked:
+        return dict.fromkeys(CROSS_USER_METRICS)
+    first = next((h for h in hits if h.values or h.cls not in (None, "none")), None)
+    return {
+        "cross_user_leak_at_k": _flag(any(leaked & set(h.values) for h in hits)),
+        "cross_user_first": _flag(first is not None and bool(leaked & set(first.values))),
+    }
 
 
 def _channel_outcomes(probe: ProbeRecord, channel: Channel) -> dict[str, Outcome]:
@@ -301,6 +347,8 @@ def _kind_outcomes(probe: ProbeRecord, kind: str, decoys: bool) -> dict[str, Out
     (a question without a kind, from generator 1, is unrelated)."""
     names = BY_KIND[kind]
     truth = probe.truth
+    if kind in CROSS_USER_KINDS:
+        return _cross_user_outcomes(probe, sorted(probe.hits, key=lambda h: h.rank), kind)
     if kind in UNANSWERABLE_KINDS:
         if truth is not None or (probe.unanswerable or "unrelated") != kind:
             return dict.fromkeys(names)
@@ -354,10 +402,22 @@ def _floor_sweep(answerable: list[ProbeRecord], unanswerable: list[ProbeRecord])
     ]
 
 
-def metric_names(reads_decoys: bool = True) -> tuple[MetricName, ...]:
+def metric_names(reads_decoys: bool = True, cross_user: bool = False) -> tuple[MetricName, ...]:
     """The metrics a report carries: every one, less the decoy metrics for a scorer that
-    does not read decoys (v1, v2)."""
-    return tuple(m for m in METRICS if reads_decoys or m not in DECOY_METRICS)
+    does not read decoys (v1, v2), less the isolation metrics unless the store is shared."""
+    return tuple(m for m in METRICS if (reads_decoys or m not in DECOY_METRICS)
+                 and (cross_user or m not in CROSS_USER_METRICS))
+
+
+def kind_names(reads_decoys: bool = True, cross_user: bool = False) -> list[str]:
+    """The ``by_kind`` keys a report carries, in ``BY_KIND`` order (see ``metric_names``)."""
+    return [k for k in BY_KIND if (reads_decoys or k not in DECOY_KINDS)
+            and (cross_user or k not in CROSS_USER_KINDS)]
+
+
+def is_shared(world: WorldProbes) -> bool:
+    """Whether ``world`` is a shared store's (its probes asked for several users)."""
+    return bool(world.users)
 
 
 def compute_metrics(
@@ -378,16 +438,16 @@ def compute_metrics(
         if not w.scored:
             raise ValueError(f"world seed {w.seed} has unscored hits; run score_world first")
     rows: list[tuple[ProbeRecord, dict[str, Outcome]]] = []
+    shared = any(is_shared(w) for w in worlds)
     for w in worlds:
         lost = _lost_flags(w)
-        controls = set(w.controls)
         for i, p in enumerate(w.probes):
-            control = p.truth is not None and p.truth.attribute in controls
+            control = p.truth is not None and p.truth.attribute in w.controls_of(p.user)
             rows.append((p, _outcomes(p, lost.get(i), control, reads_decoys)))
     probes = [p for p, _ in rows]
     answerable = [p for p in probes if p.truth is not None]
     unanswerable = [p for p in probes if p.truth is None]
-    names = metric_names(reads_decoys)
+    names = metric_names(reads_decoys, shared)
 
     first_counts: dict[HitClass, int] = dict.fromkeys(HIT_CLASSES, 0)
     for p in answerable:
@@ -399,7 +459,7 @@ def compute_metrics(
         return {k: _rates((o for p, o in rows if p.truth is not None and key(p) == k), which)
                 for k in keys}
 
-    kinds = [k for k in BY_KIND if reads_decoys or k not in DECOY_KINDS]
+    kinds = kind_names(reads_decoys, shared)
     return MetricsBundle(
         metrics=_rates((o for _, o in rows), names),
         by_channel={

@@ -16,7 +16,6 @@ from rotbench.scoring.metrics import (
     _CURRENT,
     BY_KIND,
     CORE_METRICS,
-    DECOY_KINDS,
     FLOORS,
     POISON_METRICS,
     FloorRow,
@@ -28,6 +27,8 @@ from rotbench.scoring.metrics import (
     _kind_outcomes,
     _lost_flags,
     _outcomes,
+    is_shared,
+    kind_names,
     metric_names,
 )
 from rotbench.scoring.models import HIT_CLASSES, WorldProbes
@@ -53,6 +54,8 @@ class MetricTally:
     """
 
     reads_decoys: bool = True
+    cross_user: bool = False
+    """True once a shared store's world is tallied: the isolation metrics are reported."""
     numerators: Counter = field(default_factory=Counter)
     denominators: Counter = field(default_factory=Counter)
     days: set[int] = field(default_factory=set)
@@ -67,6 +70,7 @@ class MetricTally:
     def __iadd__(self, other: MetricTally) -> MetricTally:
         if other.reads_decoys != self.reads_decoys:
             raise ValueError("cannot add tallies of scorers that differ on decoys")
+        self.cross_user = self.cross_user or other.cross_user
         self.numerators.update(other.numerators)
         self.denominators.update(other.denominators)
         self.days |= other.days
@@ -80,7 +84,7 @@ class MetricTally:
         return self
 
     def __add__(self, other: MetricTally) -> MetricTally:
-        out = MetricTally(self.reads_decoys)
+        out = MetricTally(self.reads_decoys, self.cross_user)
         out += self
         out += other
         return out
@@ -97,8 +101,8 @@ class MetricTally:
 
     def bundle(self) -> MetricsBundle:
         """The figures of the tallied worlds, exactly as ``compute_metrics`` gives them."""
-        names = metric_names(self.reads_decoys)
-        kinds = [k for k in BY_KIND if self.reads_decoys or k not in DECOY_KINDS]
+        names = metric_names(self.reads_decoys, self.cross_user)
+        kinds = kind_names(self.reads_decoys, self.cross_user)
         floor_sweep = [
             FloorRow(floor=f,
                      unanswerable_passing=Rate.of(self.floor_passing[f], self.floor_unanswerable),
@@ -122,18 +126,16 @@ def tally_world(world: WorldProbes, reads_decoys: bool = True) -> MetricTally:
     """The counts of one scored world. Raises ValueError for an unscored hit."""
     if not world.scored:
         raise ValueError(f"world seed {world.seed} has unscored hits; run score_world first")
-    out = MetricTally(reads_decoys)
+    out = MetricTally(reads_decoys, is_shared(world))
     lost = _lost_flags(world)
-    controls = set(world.controls)
     for i, p in enumerate(world.probes):
         truth = p.truth
-        control = truth is not None and truth.attribute in controls
+        control = truth is not None and truth.attribute in world.controls_of(p.user)
         outcomes = _outcomes(p, lost.get(i), control, reads_decoys)
         out._count("all", None, outcomes)
         out._count("day", p.day, outcomes)
-        for k in BY_KIND:
-            if reads_decoys or k not in DECOY_KINDS:
-                out._count("kind", k, _kind_outcomes(p, k, reads_decoys))
+        for k in kind_names(reads_decoys, out.cross_user):
+            out._count("kind", k, _kind_outcomes(p, k, reads_decoys))
         if out.similar and any(h.similarity is None for h in p.hits):
             out.similar = False
         if truth is None:
