@@ -22,14 +22,14 @@ from rotbench.atomic import write_atomic
 from rotbench.report.compare import Cell, Comparison, Family, Row, compare_reports
 from rotbench.report.model import Report
 from rotbench.report.plots import CLASS_COLOURS, Plot, run_labels, selection_line
-from rotbench.report.render import format_rate
+from rotbench.report.render import format_rate, kinds_title, shared_line
 from rotbench.safe_text import printable
 from rotbench.scoring.metrics import (
     BY_KIND,
-    FAMILIES,
     HIGHER_IS_BETTER,
     POISON_METRICS,
     Rate,
+    families_for,
 )
 from rotbench.scoring.models import HIT_CLASSES, ProbeRecord, ScoredHit
 
@@ -107,7 +107,7 @@ def single_families(report: Report) -> list[Family]:
         return Row(metric=metric, better=better, cells=[Cell(rate=rate)])
 
     families = [Family(name=name, rows=[row(m, report.metrics.get(m)) for m in metrics])
-                for name, metrics in FAMILIES.items()]
+                for name, metrics in families_for([report]).items()]
     families.append(Family(name="Poison by channel", rows=[
         row(f"{m} ({channel})", rates.get(m))
         for channel, rates in report.by_channel.items() for m in POISON_METRICS]))
@@ -179,6 +179,9 @@ def _selection_table(reports: list[Report], labels: list[str], sources: list[str
         row("embedding model", (esc(x.embedding_model) for x in s)),
         row("degraded", (esc("; ".join(degraded_reasons(r)) or "no") for r in reports)),
     ]
+    if any(x.users for x in s):
+        rows.append(row("shared store", (esc(shared_line(r)) if r.selection.users else "one user"
+                                         for r in reports)))
     if any(r.origin for r in reports):
         rows.append(row("re-scored from", (
             esc(f"{r.origin.source} (sha256 {r.origin.sha256[:12]}…, scorer "
@@ -228,7 +231,8 @@ def _by_kind(reports: list[Report], labels: list[str]) -> str:
         f"<tr><td>{esc(kind)}</td><td><code>{esc(metric)}</code></td>"
         + "".join(_rate_cell(r.by_kind.get(kind, {}).get(metric)) for r in reports) + "</tr>"
         for kind, metric in keys)
-    return (f"<h3>Decoys and abstention by kind (lower is better)</h3><table><tr><th>kind</th>"
+    title = kinds_title(kind for kind, _ in keys)
+    return (f"<h3>{esc(title)}</h3><table><tr><th>kind</th>"
             f"<th>metric</th>{heads}</tr>{rows}</table>")
 
 

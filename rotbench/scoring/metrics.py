@@ -62,8 +62,11 @@ MetricName = Literal[
     "cross_user_leak_at_k",
     "cross_user_first",
 ]
-METRICS: tuple[MetricName, ...] = get_args(MetricName)
+ALL_METRICS: tuple[MetricName, ...] = get_args(MetricName)
 """Every metric name, in report order (the families of ``FAMILIES``)."""
+METRICS: tuple[MetricName, ...] = ALL_METRICS[:-2]
+"""Every metric of a single-user report, in report order (``ALL_METRICS`` less the
+isolation metrics, which only a shared store's report has)."""
 
 CORE_METRICS: tuple[MetricName, ...] = METRICS[:7]
 """The seven metrics every report has had since schema 1 (currency, supersession, poison).
@@ -94,8 +97,21 @@ FAMILIES: dict[str, tuple[MetricName, ...]] = {
 }
 """The metric families, in report order."""
 
+SHARED_ONLY_FAMILIES: frozenset[str] = frozenset({"Isolation"})
+"""Families only a shared store's report has: a table, comparison or page of reports that
+all lack them leaves them out (a single-user report reads as before they existed)."""
+
+
+def families_for(reports: Iterable) -> dict[str, tuple[MetricName, ...]]:
+    """``FAMILIES`` less the shared-only families none of ``reports`` (objects with a
+    ``metrics`` mapping) carries."""
+    reports = list(reports)
+    return {name: metrics for name, metrics in FAMILIES.items()
+            if name not in SHARED_ONLY_FAMILIES
+            or any(m in r.metrics for r in reports for m in metrics)}
+
 HIGHER_IS_BETTER: dict[MetricName, bool] = {
-    m: m in ("recall_current_at_k", "current_first", "control_recall_at_k") for m in METRICS
+    m: m in ("recall_current_at_k", "current_first", "control_recall_at_k") for m in ALL_METRICS
 }
 """Direction of each metric: recall (overall and on controls) and current_first higher is
 better; every other metric lower."""
@@ -268,7 +284,7 @@ def _outcomes(
     attribute never changes; ``decoys``: the scorer reads decoys.
     """
     hits = sorted(probe.hits, key=lambda h: h.rank)
-    out: dict[str, Outcome] = dict.fromkeys(METRICS)
+    out: dict[str, Outcome] = dict.fromkeys(ALL_METRICS)
     if probe.truth is None:
         out["answered_unanswerable"] = _flag(bool(hits))
         return out
@@ -405,7 +421,7 @@ def _floor_sweep(answerable: list[ProbeRecord], unanswerable: list[ProbeRecord])
 def metric_names(reads_decoys: bool = True, cross_user: bool = False) -> tuple[MetricName, ...]:
     """The metrics a report carries: every one, less the decoy metrics for a scorer that
     does not read decoys (v1, v2), less the isolation metrics unless the store is shared."""
-    return tuple(m for m in METRICS if (reads_decoys or m not in DECOY_METRICS)
+    return tuple(m for m in ALL_METRICS if (reads_decoys or m not in DECOY_METRICS)
                  and (cross_user or m not in CROSS_USER_METRICS))
 
 
