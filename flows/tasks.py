@@ -137,7 +137,7 @@ def probe_task(key: str, seed: int, ctx, world: StageRef, ledger: StageRef,
 
 @task(name="ingest_probe", task_run_name="{engine} ingest_probe seed {seed}")
 def ingest_probe_task(key: str, seed: int, engine: str, ctx, world: StageRef, arm: str,
-                      top_k: int, timeout_seconds: float,
+                      top_k: int, timeout_seconds: float | None,
                       overrides: list[str] | None = None) -> StageRef:
     """Build the engine for the world, deposit and probe interleaved
     (``rotbench.engines.ingest.ingest_and_probe``). Raises EngineFailure (never cached,

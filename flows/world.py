@@ -288,7 +288,10 @@ def _engine(w: WorldStages, info: EngineInfo, name: str, world: StageRef,
     parts: tuple = (world.sha256, info.identity, extract_stamp, check_stamp,
                     DEFAULT_MODEL_ID, run.top_k, INGEST_STAGE)
     extra: dict = {}
+    timeout: float | None = run.engine_timeout_seconds
     if run.users > 1:
+        if info.separable:  # rotbench's own engine: no call limit, as in its probe stage
+            timeout = None
         overrides = run.engine_overrides() if info.separable else []
         config = EngineConfig().with_overrides(overrides)
         parts += ("users", config.model_dump_json() if info.separable else "")
@@ -296,7 +299,7 @@ def _engine(w: WorldStages, info: EngineInfo, name: str, world: StageRef,
     answers = w.stage(
         "ingest_probe", rec, content_hash(*parts),
         label=f"{info.name}:ingest_probe", engine=name, world=world, arm=run.arm,
-        top_k=run.top_k, timeout_seconds=run.engine_timeout_seconds, **extra)
+        top_k=run.top_k, timeout_seconds=timeout, **extra)
     scored = w.stage("score", rec, content_hash(answers.sha256, "probes", scorer, SCORE_STAGE),
                      label=f"{info.name}:score", engine=name, probes=answers, scorer=scorer,
                      field="probes")

@@ -340,6 +340,10 @@ def _truth_line(probe: ProbeRecord) -> str:
         parts.append("untrusted " + esc(", ".join(f"{p.value} ({p.channel})" for p in t.poison)))
     if t.decoys:
         parts.append("decoys " + esc(", ".join(f"{d.value} ({d.kind})" for d in t.decoys)))
+    if probe.others is not None and (probe.others.current or probe.others.history):
+        parts.append("other users' values " + esc(", ".join(
+            [f"{v} (current)" for v in probe.others.current]
+            + [f"{v} (history)" for v in probe.others.history])))
     return f'<p class="tr">truth on day {t.day}: {"; ".join(parts)}</p>'
 
 
@@ -384,9 +388,11 @@ def _hits_table(probe: ProbeRecord) -> str:
 
 def _question(key: tuple, probes: list[ProbeRecord | None], labels: list[str]) -> str:
     """One question (same seed, day and question in every report) with each report's hits."""
-    day, attribute, question = key
+    day, user, attribute, question = key
     known = [p for p in probes if p is not None]
     subject = esc(attribute.replace("_", " ")) if attribute else "unanswerable"
+    if user:
+        subject = f"for {esc(user, 60)} · {subject}"
     firsts = " ".join(
         (_badge(_first_class(p), label if len(probes) > 1 else None) if p is not None
          else "<span class=muted>—</span>") for p, label in zip(probes, labels, strict=True))
@@ -414,12 +420,12 @@ def _drilldown(reports: list[Report], labels: list[str]) -> str:
                 seeds.append(world.seed)
                 table[world.seed] = {}
             for probe in world.probes:
-                key = (probe.day, probe.attribute, probe.question)
+                key = (probe.day, probe.user or "", probe.attribute, probe.question)
                 slots = table[world.seed].setdefault(key, [None] * len(reports))
                 slots[i] = probe
     out = []
     for seed in seeds:
-        keys = sorted(table[seed], key=lambda k: (k[0], k[1] is None, k[1] or k[2]))
+        keys = sorted(table[seed], key=lambda k: (k[0], k[1], k[2] is None, k[2] or k[3]))
         out.append(f"<details><summary>seed {seed}: {len(keys)} questions</summary>"
                    + "".join(_question(k, table[seed][k], labels) for k in keys)
                    + "</details>")
