@@ -135,3 +135,17 @@ def test_users_1_keeps_every_cache_key_and_adds_nothing_to_the_selection() -> No
     plain = selection_for(RunSpec(), {})
     assert "users" not in plain.model_dump_json() and "user_scoped" not in plain.model_dump()
     assert selection_for(RunSpec(users=1), {}) == plain
+
+
+def test_an_unscoped_adapter_still_runs_and_the_report_says_it_ignored_the_user(
+        tmp_path) -> None:
+    pytest.importorskip("benchd_harness")
+    report, _ = run_flow(tmp_path, users=2, generator="2", engines=["benchd:echo"])
+    assert report.selection.user_scoped is False
+    assert frac(report.metrics["cross_user_leak_at_k"]) == (18, 316)
+    assert frac(report.by_kind["other_history"]["cross_user_leak_at_k"]) == (9, 144)
+    assert ("seed 42: engine benchd:echo ignored the user: its query takes no 'user', so "
+            "every question read the whole shared store") in report.notes
+    out = io.StringIO()
+    render(report, Console(file=out, width=200))
+    assert "engine took the user: NO: it ignored the user" in out.getvalue()
