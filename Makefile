@@ -5,13 +5,17 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench server clean browser
+.PHONY: run test test-fast docs lint bench server clean browser
 
 run: $(STAMP)
 	$(BIN)/rotbench run
 
 test: $(STAMP) browser
 	ROTBENCH_REQUIRE_BROWSER=1 $(BIN)/pytest
+
+# The quick loop while editing: everything but the slow, browser and subprocess tests.
+test-fast: $(STAMP)
+	$(BIN)/pytest -m "not slow and not browser and not subprocess"
 
 # The HTML report is checked in headless Chromium (Debian's `chromium` package). Installed
 # here when missing and running as root; otherwise say how.
@@ -20,6 +24,12 @@ browser:
 	{ if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
 	  else echo "make test needs chromium: sudo apt-get install -y chromium" >&2; exit 1; fi; }
+
+# The documentation site, from mkdocs.yml and docs/, into site/ (gitignored). --strict turns
+# every warning (a broken link or anchor, a missing page) into a failure. Not --quiet: it
+# hides the warnings from the strict count, and a broken link then passes.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -38,9 +48,9 @@ server: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --quiet -c constraints.txt -e '.[dev,mem0,particles,benchd]'
+	$(BIN)/python -m pip install --quiet --quiet -c constraints.txt -e '.[dev,docs,mem0,particles,benchd]'
 	touch $(STAMP)
 
 clean:
-	rm -rf $(VENV) cache/* reports/* .prefect
+	rm -rf $(VENV) cache/* reports/* .prefect site
 	touch cache/.gitkeep reports/.gitkeep

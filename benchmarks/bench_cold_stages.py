@@ -35,14 +35,14 @@ def measure_stages(seeds: list[int], repeats: int, cache: Path) -> dict[str, flo
     """CPU seconds per stage over ``seeds`` (best of ``repeats``)."""
     import time
 
-    from rotbench.config import EngineConfig
     from rotbench.embedding import Embedder
-    from rotbench.engine.extract import index_texts, world_documents
-    from rotbench.engine.oracle import OracleChecker, OracleExtractor
-    from rotbench.engine.reconcile import deposit
-    from rotbench.engine.reference import ReferenceEngine
-    from rotbench.llm import extract_concurrently
-    from rotbench.probe import probe_as_of
+    from rotbench.perception.oracle import OracleChecker, OracleExtractor
+    from rotbench.pipeline.extract import extract_concurrently, world_documents
+    from rotbench.pipeline.index import index_texts
+    from rotbench.pipeline.probe import probe_as_of
+    from rotbench.reference.config import EngineConfig
+    from rotbench.reference.engine import ReferenceEngine
+    from rotbench.reference.reconcile import deposit
     from rotbench.scoring import score_world
     from rotbench.world import generate_world
 
@@ -75,8 +75,9 @@ def measure_stages(seeds: list[int], repeats: int, cache: Path) -> dict[str, flo
 def warm_cache(seeds: list[int], cache: Path) -> None:
     """Embed every index text of ``seeds`` into ``cache`` (one batch)."""
     from rotbench.embedding import Embedder
-    from rotbench.engine.extract import extract_documents, index_texts, world_documents
-    from rotbench.engine.oracle import OracleExtractor
+    from rotbench.perception.oracle import OracleExtractor
+    from rotbench.pipeline.extract import extract_documents, world_documents
+    from rotbench.pipeline.index import index_texts
     from rotbench.world import generate_world
 
     texts: set[str] = set()
@@ -95,14 +96,15 @@ def measure_embedder(cache: Path) -> dict[str, object]:
     import time
 
     from rotbench.embedding import Embedder
-    from rotbench.engine.extract import extract_documents, index_texts, world_documents
-    from rotbench.engine.oracle import OracleExtractor
+    from rotbench.perception.oracle import OracleExtractor
+    from rotbench.pipeline.extract import extract_documents, world_documents
+    from rotbench.pipeline.index import index_texts
     from rotbench.world import generate_world
 
     start = time.perf_counter()
     embedder = Embedder(cache)
     if hasattr(embedder, "start_warming"):
-        from rotbench.engine.oracle import oracle_texts
+        from rotbench.perception.oracle import oracle_texts
 
         embedder.start_warming(oracle_texts())
     world = generate_world(1000)

@@ -28,13 +28,13 @@ if str(ROOT) not in sys.path:
 
 def run_phase(seed: int, days: int, cache_dir: Path) -> dict[str, object]:
     """Generate, extract, embed, deposit and probe one world; returns the measurements."""
-    from rotbench.config import EngineConfig
     from rotbench.embedding import Embedder
-    from rotbench.engine.extract import extract_documents
-    from rotbench.engine.oracle import OracleChecker, OracleExtractor
-    from rotbench.engine.protocol import Document
-    from rotbench.engine.query import query_ledger
-    from rotbench.engine.reconcile import deposit
+    from rotbench.engines.protocol import Document
+    from rotbench.perception.oracle import OracleChecker, OracleExtractor
+    from rotbench.pipeline.extract import extract_documents
+    from rotbench.reference.config import EngineConfig
+    from rotbench.reference.query import query_ledger
+    from rotbench.reference.reconcile import deposit
     from rotbench.world import generate_world
 
     world = generate_world(seed, days)

@@ -17,10 +17,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from rotbench.report.html import render_html
-from rotbench.report.io import load_report
-from rotbench.report.plots import build_plots, write_plots
-from rotbench.report.synthetic import synthetic_report
+from rotbench.results.files.report import load_report
+from rotbench.results.presentation.html import render_html
+from rotbench.results.presentation.plots import build_plots, write_plots
+from rotbench.testing.synthetic import synthetic_report
 
 TARGET_BYTES = 2_000_000
 

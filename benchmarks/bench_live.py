@@ -1,7 +1,7 @@
 """Speed of the model-backed arms against a slow fake: are the calls really concurrent?
 
 Runs the live arm (model extraction + model checks; ``--arm probe`` for checks only) of three
-worlds against ``tests.fakes.fake_anthropic.FakeAnthropic`` answering like the oracle after
+worlds against ``rotbench.testing.fake_anthropic.FakeAnthropic`` answering like the oracle after
 ``--latency-seconds`` per call, through the real SDK, and compares the wall time with the
 ideal ``calls / concurrency x latency``. Worlds run concurrently (as the flow runs seeds) and
 share one extractor and one checker, hence one concurrency limit.
@@ -32,20 +32,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rotbench.config import EngineConfig  # noqa: E402
 from rotbench.embedding import Embedder  # noqa: E402
-from rotbench.engine.extract import Extraction, extract_documents  # noqa: E402
-from rotbench.engine.oracle import OracleExtractor  # noqa: E402
-from rotbench.engine.protocol import Document  # noqa: E402
-from rotbench.engine.reconcile import deposit  # noqa: E402
-from rotbench.llm import (  # noqa: E402
-    LLMSettings,
-    build_perception,
-    estimate,
-    extract_concurrently,
-)
+from rotbench.engines.protocol import Document  # noqa: E402
+from rotbench.perception.model import LLMSettings, build_perception, estimate  # noqa: E402
+from rotbench.perception.oracle import OracleExtractor  # noqa: E402
+from rotbench.pipeline.extract import Extraction, extract_concurrently, extract_documents  # noqa: E402
+from rotbench.reference.config import EngineConfig  # noqa: E402
+from rotbench.reference.reconcile import deposit  # noqa: E402
+from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer  # noqa: E402
 from rotbench.world.generate import generate_world  # noqa: E402
-from tests.fakes.fake_anthropic import FakeAnthropic, oracle_answerer  # noqa: E402
 
 CHECK_KINDS = ("contradiction", "slot")
 

@@ -54,7 +54,7 @@ class AlwaysUpdate:
     stamp = "always-update"
 
     def judge(self, pairs):  # noqa: ANN001, ANN201 - the Checker protocol
-        from rotbench.engine.perception import Judgement
+        from rotbench.perception.protocol import Judgement
 
         return [Judgement(contradicts=True, new_value_for_slot=True) for _ in pairs]
 
@@ -62,13 +62,14 @@ class AlwaysUpdate:
 def run_seeds(seeds: list[int], overrides: list[str], generator: str, scorer: str,
               cache_dir: Path, days: int = 90, top_k: int = 10, checker: str = "oracle"):
     """Score the reference engine (oracle arm) on ``seeds``; returns (worlds, ledgers)."""
-    from rotbench.config import EngineConfig
     from rotbench.embedding import Embedder
-    from rotbench.engine.extract import extract_documents, index_texts, world_documents
-    from rotbench.engine.oracle import OracleChecker, OracleExtractor
-    from rotbench.engine.reconcile import deposit
-    from rotbench.engine.reference import ReferenceEngine
-    from rotbench.probe import probe_as_of
+    from rotbench.perception.oracle import OracleChecker, OracleExtractor
+    from rotbench.pipeline.extract import extract_documents, world_documents
+    from rotbench.pipeline.index import index_texts
+    from rotbench.pipeline.probe import probe_as_of
+    from rotbench.reference.config import EngineConfig
+    from rotbench.reference.engine import ReferenceEngine
+    from rotbench.reference.reconcile import deposit
     from rotbench.scoring import score_world
     from rotbench.world import generate_world
 

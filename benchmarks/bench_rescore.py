@@ -19,8 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from rotbench.report import load_report, rescore_report, write_report, write_run
-from rotbench.report.synthetic import synthetic_report
+from rotbench.results import load_report, rescore_report, write_report, write_run
+from rotbench.testing.synthetic import synthetic_report
 
 REPO = Path(__file__).resolve().parents[1]
 TARGET_SECONDS = 2.0

@@ -19,10 +19,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from rotbench.report.model import build_report
-from rotbench.report.store import record
-from rotbench.report.synthetic import synthetic_selection, synthetic_world_probes
-from rotbench.report.worlds import WORLDS_DIR
+from rotbench.results.build import build_report
+from rotbench.results.files.worlds import WORLDS_DIR
+from rotbench.results.store import record
+from rotbench.testing.synthetic import synthetic_selection, synthetic_world_probes
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_SECONDS = 20.0

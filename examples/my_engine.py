@@ -5,7 +5,7 @@ Run it with:  rotbench run --engine examples.my_engine:make_engine
 
 import numpy as np
 
-from rotbench.engine.protocol import Hit
+from rotbench.plugin import Hit
 
 
 class NewestStatement:

@@ -13,6 +13,12 @@ what someone dropped there.
 
 from __future__ import annotations
 
+__all__ = [  # content_hash and model_hash live in rotbench.pipeline.keys; kept importable here
+    "MODELS", "CacheAudit", "PayloadMissing", "SafeJSONSerializer", "StageRef", "content_hash",
+    "decode_payload", "load_payload", "model_hash", "payload_key", "payload_path",
+    "read_record", "stage_key", "store_payload", "verify_record",
+]
+
 import hashlib
 import json
 import os
@@ -23,49 +29,21 @@ from typing import Any, ClassVar, Literal
 from prefect.serializers import Serializer
 from pydantic import BaseModel
 
-from rotbench.embedding.embedder import EncodeStats
-from rotbench.engine.extract import Extraction
-from rotbench.engine.ledger import Ledger
-from rotbench.engines.ingest import EngineAnswers
-from rotbench.rulings import RealPairs
-from rotbench.scoring.models import WorldProbes
-from rotbench.world.models import World
+from flows.outcomes import StageRef, WorldOutcome, payload_path
+from rotbench.pipeline.keys import content_hash, model_hash
+from rotbench.pipeline.stages import SPECS
 from rotbench.world.shared import SharedWorld
-
-
-class StageRef(BaseModel):
-    """What a stage task returns and Prefect caches: where its output lies, not the output.
-
-    The payload (a registered model) is ``<cache_dir>/stages/<stage>-<key>.json`` in the
-    ``SafeJSONSerializer`` format; ``sha256`` is the hash of its JSON data, so a downstream
-    key can name the content without loading it. ``summary`` holds the little the run's
-    notes need (the ledger's counts, an engine's reported identity). ``complete`` is False
-    when model calls failed during the stage (the caller then keeps it out of the cache).
-    """
-
-    stage: str
-    key: str
-    model: str
-    sha256: str
-    size_bytes: int
-    summary: dict[str, Any] = {}
-    complete: bool = True
-
-    def path(self, cache_dir: Path | str) -> Path:
-        return payload_path(cache_dir, self.stage, self.key)
-
 
 MODELS: dict[str, type[BaseModel]] = {
     "StageRef": StageRef,
-    "World": World,
+    "WorldOutcome": WorldOutcome,
+    **{spec.output.__name__: spec.output for spec in SPECS.values()},
     "SharedWorld": SharedWorld,
-    "Extraction": Extraction,
-    "EncodeStats": EncodeStats,
-    "Ledger": Ledger,
-    "WorldProbes": WorldProbes,
-    "EngineAnswers": EngineAnswers,
-    "RealPairs": RealPairs,
 }
+"""Every model a cache record may decode to, by class name: the stages' outputs
+(``rotbench.pipeline.stages.SPECS``; the generate stage stores a ``SharedWorld`` for
+``--users`` above 1), a stage task's ``StageRef`` and a world task's ``WorldOutcome``.
+Nothing else is ever decoded (no pickle, no import by name)."""
 SERIALIZER_TYPE = "rotbench-json"
 
 
@@ -119,6 +97,9 @@ def decode_payload(blob: bytes | str) -> BaseModel:
 class CacheAudit:
     """Counts the records ``verify_record`` found damaged and removed (thread-safe)."""
 
+    # Process-wide on purpose: records are checked inside Prefect's cache-key functions,
+    # which get no handle the world task could pass a collector through; each world task
+    # drains what was found into its outcome (``drain``). Guarded by the lock.
     _lock: ClassVar[threading.Lock] = threading.Lock()
     removed: ClassVar[list[str]] = []
 
@@ -132,15 +113,6 @@ class CacheAudit:
         with cls._lock:
             out, cls.removed = list(cls.removed), []
         return out
-
-
-STAGE_MODELS: dict[str, str] = {
-    "generate": "World (SharedWorld for --users above 1)", "extract": "Extraction",
-    "index": "EncodeStats",
-    "deposit": "Ledger", "probe": "WorldProbes", "ingest_probe": "EngineAnswers",
-    "score": "WorldProbes", "real_pairs": "RealPairs",
-}
-"""The model each stage's stored output holds (its Prefect record holds a ``StageRef``)."""
 
 
 def verify_record(path: Path, model: str | None = None) -> bool:
@@ -189,11 +161,6 @@ def read_record(path: Path, model: str | None = None) -> BaseModel | None:
         return None
 
 
-def payload_path(cache_dir: Path | str, stage: str, key: str) -> Path:
-    """Where the output of ``stage`` under ``key`` is stored."""
-    return Path(cache_dir) / "stages" / f"{stage}-{key}.json"
-
-
 def store_payload(cache_dir: Path | str, stage: str, key: str, obj: BaseModel,
                   summary: dict[str, Any] | None = None, complete: bool = True) -> StageRef:
     """Write ``obj`` atomically as the output of ``stage`` under ``key``; return its ref."""
@@ -226,16 +193,6 @@ def load_payload(cache_dir: Path | str, ref: StageRef) -> Any:
         path.unlink(missing_ok=True)
         CacheAudit.note(path.name)
         raise PayloadMissing(f"{ref.stage} output {path.name}: {exc}") from None
-
-
-def content_hash(*parts: str | int | float | bool | None) -> str:
-    """sha256 hex of the parts joined with a separator that cannot occur in them."""
-    return hashlib.sha256("\x1f".join(map(str, parts)).encode()).hexdigest()
-
-
-def model_hash(obj: BaseModel) -> str:
-    """Content hash of a pydantic model's canonical JSON."""
-    return hashlib.sha256(obj.model_dump_json().encode()).hexdigest()
 
 
 def stage_key(stage: str, storage: Path):

@@ -1,6 +1,6 @@
 """The end of a run that asked for ``--html`` (or a deployment with ``html_path``): the
 HTML page of the run's reports, and a Prefect link artifact pointing at it. The figures come
-from ``rotbench.report.plot_cache`` (drawn again only when they changed)."""
+from ``rotbench.results.presentation.plot_cache`` (drawn again only when they changed)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from prefect.artifacts import acreate_link_artifact
 
-from rotbench.report import Report
+from rotbench.results import Report
 from rotbench.runspec import RunSpec
 
 
@@ -21,8 +21,8 @@ async def publish_page(run: RunSpec, reports: list[Report]) -> str | None:
         return None
     # imported here: the page's plots import matplotlib (about 0.5 s), which a run without
     # a page (every CLI run without --html, each deployment run's start) never needs
-    from rotbench.report.html import default_plots_dir, write_page
-    from rotbench.report.plot_cache import cached_plots
+    from rotbench.results.presentation.html import default_plots_dir, write_page
+    from rotbench.results.presentation.plot_cache import cached_plots
 
     page = Path(run.html_path)
     try:

@@ -22,25 +22,24 @@ from pathlib import Path
 from prefect import flow, get_run_logger
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from flows.caching import content_hash, load_payload
+from flows.caching import load_payload
+from flows.outcomes import WorldOutcome
 from flows.publish import publish_page
 from flows.world import (
-    WorldOutcome,
     WorldStages,
     configured_world_task,
     perception_stamps,
     world_key,
     world_runtime,
 )
-from rotbench.arms import degraded_lines
 from rotbench.engines.registry import resolve
+from rotbench.perception.arms import degraded_lines
+from rotbench.pipeline import keys
+from rotbench.pipeline.record import EngineIdentity, record_run
 from rotbench.progress import progress
-from rotbench.record import EngineIdentity, record_run
-from rotbench.report import Report, StageRecord
+from rotbench.results import Report, StageRecord
 from rotbench.rulings import ORACLE_REASON, RealPairs, not_scored, read_rulings
 from rotbench.runspec import DEFAULT_SEEDS, Arm, RunSpec, spec_from_parameters
-
-REAL_PAIRS_STAGE = "real_pairs/1"
 
 
 class BudgetRefused(RuntimeError):
@@ -166,8 +165,8 @@ def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None):
     outcomes: list[WorldOutcome] = []
     missing: dict[int, str] = {}
     with task_runner_for(spec) as runner:
-        keys = {seed: world_key(seed, spec, engines) for seed in spec.seeds}
-        futures = [(seed, runner.submit(configured_world_task(spec, keys[seed]), {
+        world_keys = {seed: world_key(seed, spec, engines) for seed in spec.seeds}
+        futures = [(seed, runner.submit(configured_world_task(spec, world_keys[seed]), {
             "seed": seed, "spec": payload, "engines": infos, "ledger_path": ledger_path,
             "budget": budget})) for seed in spec.seeds]
         for seed, future in futures:
@@ -177,7 +176,7 @@ def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None):
                 text = str(exc).strip().splitlines()
                 missing[seed] = f"{type(exc).__name__}: {text[0] if text else ''}"[:300]
                 continue
-            key = keys[seed]
+            key = world_keys[seed]
             if future.state.name == "Cached":
                 outcome = outcome.as_cached()
                 for record in (r for e in outcome.engines for r in e.stages):
@@ -196,7 +195,7 @@ def _dollars(usage: dict) -> str:
 
 
 def _artifact_markdown(outcome: RunOutcome, spec: RunSpec) -> str:
-    from rotbench.report import format_rate
+    from rotbench.results import format_rate
 
     lines = [f"# rotbench: arm {spec.arm}, seeds {_seed_text(spec.seeds)}", ""]
     for report, path in zip(outcome.reports, outcome.report_paths, strict=True):
@@ -277,7 +276,7 @@ async def rot_benchmark(
     worlds_done = time.time()
     spent = None
     if ledger_path is not None:
-        from rotbench.budget import Budget, SpendLedger
+        from rotbench.perception.model.budget import Budget, SpendLedger
 
         spent = SpendLedger(Path(ledger_path), Budget(**budget)).totals()
         spent["limit"] = budget
@@ -385,8 +384,7 @@ def _real_pairs(spec: RunSpec, ledger_path: str | None, budget: dict | None) -> 
     _, check_stamp = perception_stamps(runtime)
     w = WorldStages(None, spec, runtime)
     records: list[StageRecord] = []
-    ref = w.stage("real_pairs", records, content_hash(rulings.sha256, check_stamp,
-                                                      REAL_PAIRS_STAGE),
+    ref = w.stage("real_pairs", records, keys.real_pairs_key(rulings.sha256, check_stamp),
                   rulings=rulings.effective, **fields)
     block = load_payload(spec.cache_dir, ref).model_copy(update={"rulings_file": str(path)})
     return RunWide(block=block, stages=records, usage=runtime.usage(),
@@ -399,8 +397,8 @@ def _guard_budget(spec: RunSpec, logger) -> tuple[dict, str, dict]:
     spend ledger path, budget)."""
     from prefect.runtime import flow_run
 
-    from rotbench.arms import load_llm_settings
-    from rotbench.budget import effective_budget, project_cost, refusal
+    from rotbench.perception.arms import load_llm_settings
+    from rotbench.perception.model.budget import effective_budget, project_cost, refusal
 
     path = spec.llm_settings or os.environ.get("ROTBENCH_LLM_SETTINGS")
     settings = load_llm_settings(Path(path) if path else None, spec.model_concurrency)

@@ -6,6 +6,9 @@ Prefect caches only the small reference, so a cache hit reads a few hundred byte
 downstream key names upstream content by its hash without loading it. Payloads are loaded
 only by a stage that actually computes.
 
+Each task loads its inputs, calls its stage's function from the stage table
+(``rotbench.pipeline.stages.SPECS``: function, timeout, retries) and stores the output.
+
 Stage tasks run inline inside the per-world task (``flows.world``), on its thread or Dask
 worker: their ``ctx`` (the world's perception, embedder and cache folder, built inside the
 world task from the run's settings) never crosses a process boundary. Every stage has a
@@ -20,23 +23,14 @@ from typing import Any
 
 from prefect import Task, task
 
-from flows.caching import SafeJSONSerializer, StageRef, load_payload, stage_key, store_payload
-from rotbench.engine.extract import index_texts, world_documents
-from rotbench.engine.reconcile import deposit
-from rotbench.engine.reference import ReferenceEngine
-from rotbench.engines.ingest import ingest_and_probe
-from rotbench.llm import extract_concurrently
-from rotbench.probe import EngineFailure, probe_as_of
-from rotbench.rulings import review_items, score_real_pairs
-from rotbench.scoring import score_world
-from rotbench.world import generate_world
+from flows.caching import SafeJSONSerializer, load_payload, stage_key, store_payload
+from flows.outcomes import StageRef
+from rotbench.pipeline.extract import world_documents
+from rotbench.pipeline.probe import EngineFailure
+from rotbench.pipeline.stages import SPECS
+from rotbench.reference.engine import ReferenceEngine
+from rotbench.rulings import review_items
 
-STAGE_TIMEOUT_SECONDS: dict[str, float] = {
-    "generate": 120, "extract": 3600, "index": 1800, "deposit": 3600, "probe": 1800,
-    "ingest_probe": 7200, "score": 600, "real_pairs": 3600,
-}
-"""Upper limit on one stage of one world, seconds (generous: a paid extraction of a long
-world is slow; a stuck stage still ends)."""
 RETRY_DELAYS_SECONDS: list[float] = [1.0, 5.0]
 """Backoff between attempts of a stage that failed transiently."""
 
@@ -78,14 +72,9 @@ def _store(ctx, stage: str, key: str, obj, summary=None, failures_before: int | 
 def generate_task(key: str, seed: int, ctx, days: int, generator: str, users: int = 1,
                   user_ids: list[str] | None = None) -> StageRef:
     """The world of ``seed`` over ``days`` days (``rotbench.world.generate_world``); with
-    ``users`` above 1 the shared store of that many personas
-    (``rotbench.world.shared.compose_shared_world``)."""
-    if users > 1:
-        from rotbench.world.shared import compose_shared_world
-
-        return _store(ctx, "generate", key,
-                      compose_shared_world(seed, users, days, generator, user_ids))
-    return _store(ctx, "generate", key, generate_world(seed, days, generator))
+    ``users`` above 1 the shared store of that many personas (``rotbench.pipeline.generate``)."""
+    return _store(ctx, "generate", key,
+                  SPECS["generate"].function(seed, days, generator, users, user_ids))
 
 
 @task(name="extract", task_run_name="extract seed {seed}")
@@ -96,7 +85,7 @@ def extract_task(key: str, seed: int, ctx, world: StageRef, multi: bool,
     w = _load(ctx, world)
     before = ctx.failure_count()
     extractor, _ = ctx.perception(w)
-    extraction = extract_concurrently(world_documents(w, multi), extractor, concurrency,
+    extraction = SPECS["extract"].function(world_documents(w, multi), extractor, concurrency,
                                       [p.question for p in w.probes])
     return _store(ctx, "extract", key, extraction, failures_before=before)
 
@@ -104,20 +93,20 @@ def extract_task(key: str, seed: int, ctx, world: StageRef, multi: bool,
 @task(name="index", task_run_name="index seed {seed}")
 def index_task(key: str, seed: int, ctx, world: StageRef, extraction: StageRef) -> StageRef:
     """Embed every claim sentence and question not yet in the embedding cache."""
-    texts = index_texts(_load(ctx, world), _load(ctx, extraction))
-    return _store(ctx, "index", key, ctx.embedder().ensure(texts))
+    stats = SPECS["index"].function(_load(ctx, world), _load(ctx, extraction), ctx.embedder())
+    return _store(ctx, "index", key, stats)
 
 
 @task(name="deposit", task_run_name="deposit seed {seed}")
 def deposit_task(key: str, seed: int, ctx, world: StageRef, extraction: StageRef,
                  config) -> StageRef:
-    """Reconcile the extraction into a ledger (``rotbench.engine.reconcile.deposit``). The
+    """Reconcile the extraction into a ledger (``rotbench.reference.reconcile.deposit``). The
     reference's summary carries the counts and the ledger's review records
     (``rotbench.rulings.review_items``), so a cached world need not load its ledger."""
     w = _load(ctx, world)
     before = ctx.failure_count()
     _, checker = ctx.perception(w)
-    ledger = deposit(_load(ctx, extraction), ctx.embedder(), checker, config)
+    ledger = SPECS["deposit"].function(_load(ctx, extraction), ctx.embedder(), checker, config)
     c = ledger.counts
     summary = {"claims": c.claims, "documents": c.documents, "retirements": c.retirements,
                "reviews": c.reviews, "pairs_judged": c.pairs_judged,
@@ -132,7 +121,7 @@ def probe_task(key: str, seed: int, ctx, world: StageRef, ledger: StageRef,
     for it (``Extraction.questions``); unscored top-k hits per probe."""
     frames = _load(ctx, extraction).questions
     engine = ReferenceEngine.from_ledger(_load(ctx, ledger), config, ctx.embedder(), frames)
-    return _store(ctx, "probe", key, probe_as_of(_load(ctx, world), engine, top_k))
+    return _store(ctx, "probe", key, SPECS["probe"].function(_load(ctx, world), engine, top_k))
 
 
 @task(name="ingest_probe", task_run_name="{engine} ingest_probe seed {seed}")
@@ -140,13 +129,13 @@ def ingest_probe_task(key: str, seed: int, engine: str, ctx, world: StageRef, ar
                       top_k: int, timeout_seconds: float | None,
                       overrides: list[str] | None = None) -> StageRef:
     """Build the engine for the world, deposit and probe interleaved
-    (``rotbench.engines.ingest.ingest_and_probe``). Raises EngineFailure (never cached,
+    (``rotbench.pipeline.ingest_probe.ingest_and_probe``). Raises EngineFailure (never cached,
     never retried) when the engine failed. A shared store (``SharedWorld``) is read with a
     perception of every persona's sessions; the reference engine is then built with the
     run's configuration (``overrides``). The summary's ``user_scoped`` says whether the
     engine took the asking user (None: one user)."""
-    from rotbench.config import EngineConfig
     from rotbench.engines.registry import resolve
+    from rotbench.reference.config import EngineConfig
     from rotbench.world.shared import SharedWorld
 
     w = _load(ctx, world)
@@ -156,7 +145,7 @@ def ingest_probe_task(key: str, seed: int, engine: str, ctx, world: StageRef, ar
     info = resolve(engine)
     kwargs = ({"config": EngineConfig().with_overrides(overrides or [])}
               if shared and info.separable else None)
-    answers = ingest_and_probe(
+    answers = SPECS["ingest_probe"].function(
         w, info, arm=arm, extractor=extractor, checker=checker,
         model=ctx.engine_client(engine), embedder=ctx.embedder(), top_k=top_k,
         timeout_seconds=timeout_seconds, scratch_root=Path(ctx.cache_dir) / "scratch",
@@ -174,8 +163,8 @@ def score_task(key: str, seed: int, engine: str, ctx, probes: StageRef, scorer: 
     """Classify every hit under ``scorer`` (``rotbench.scoring.score_world``). ``field``:
     read the probes from this attribute of the stored output (an engine's answers)."""
     stored = _load(ctx, probes)
-    return _store(ctx, "score", key, score_world(getattr(stored, field) if field else stored,
-                                                 scorer))
+    probed = getattr(stored, field) if field else stored
+    return _store(ctx, "score", key, SPECS["score"].function(probed, scorer))
 
 
 @task(name="real_pairs", task_run_name="real_pairs")
@@ -186,34 +175,28 @@ def real_pairs_task(key: str, ctx, rulings: list, rulings_sha256: str, rulings_r
     so a rulings file with one ruling more pays only for that pair."""
     before = ctx.failure_count()
     checker = ctx.live.checker()
-    block = score_real_pairs(rulings, checker, rulings_sha256=rulings_sha256,
-                             rulings_read=rulings_read)
+    block = SPECS["real_pairs"].function(rulings, checker, rulings_sha256=rulings_sha256,
+                       rulings_read=rulings_read)
     return _store(ctx, "real_pairs", key, block, failures_before=before)
-
-
-_TASKS: dict[str, Task] = {  # one per name in ALL_STAGES
-    "generate": generate_task, "extract": extract_task, "index": index_task,
-    "deposit": deposit_task, "probe": probe_task, "ingest_probe": ingest_probe_task,
-    "score": score_task, "real_pairs": real_pairs_task,
-}
-_RETRIED = {"generate", "extract", "index", "deposit", "probe", "score", "real_pairs"}
 
 
 def configured_tasks(cache_dir: Path) -> dict[str, Task]:
     """Every stage task bound to result storage under ``<cache_dir>/prefect``, with its
-    timeout, and retries with backoff for the stages that can fail transiently."""
+    timeout, and retries with backoff for the stages that can fail transiently (both from
+    the stage table, ``rotbench.pipeline.stages.SPECS``)."""
     storage = (Path(cache_dir) / "prefect").resolve()
     storage.mkdir(parents=True, exist_ok=True)
+    tasks: dict[str, Task] = {name: globals()[f"{name}_task"] for name in SPECS}
     return {
         name: t.with_options(
             cache_key_fn=stage_key(name, storage),
             persist_result=True,
             result_storage=storage,
             result_serializer=SafeJSONSerializer(),
-            timeout_seconds=STAGE_TIMEOUT_SECONDS[name],
-            retries=len(RETRY_DELAYS_SECONDS) if name in _RETRIED else 0,
+            timeout_seconds=SPECS[name].timeout_seconds,
+            retries=len(RETRY_DELAYS_SECONDS) if SPECS[name].retried else 0,
             retry_delay_seconds=RETRY_DELAYS_SECONDS,
             retry_condition_fn=transient,
         )
-        for name, t in _TASKS.items()
+        for name, t in tasks.items()
     }

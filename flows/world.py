@@ -16,95 +16,31 @@ from typing import Any
 
 from prefect import task
 from prefect.utilities.annotations import quote
-from pydantic import BaseModel, Field
 
-from flows.caching import (
-    MODELS,
-    CacheAudit,
-    SafeJSONSerializer,
-    StageRef,
-    content_hash,
-    read_record,
-)
+from flows.caching import CacheAudit, SafeJSONSerializer, read_record
+from flows.outcomes import EngineOutcome, StageRef, WorldOutcome
 from flows.tasks import configured_tasks
-from rotbench.arms import ArmRuntime, load_llm_settings, paid_runtime
-from rotbench.config import DEPOSIT_SECTIONS, QUERY_SECTIONS, EngineConfig
 from rotbench.embedding.embedder import DEFAULT_MODEL_ID
 from rotbench.embedding.store import drain_damaged
-from rotbench.engine import ENGINE_VERSION
 from rotbench.engines.registry import EngineInfo
-from rotbench.probe import EngineFailure
+from rotbench.perception.arms import ArmRuntime, load_llm_settings, paid_runtime
+from rotbench.pipeline import keys
+from rotbench.pipeline.probe import EngineFailure
 from rotbench.progress import progress
-from rotbench.report import StageRecord
+from rotbench.reference import ENGINE_VERSION
+from rotbench.reference.config import EngineConfig
+from rotbench.results import StageRecord
 from rotbench.rulings import ReviewItem
 from rotbench.runspec import RunSpec
 from rotbench.safe_text import printable
 from rotbench.scoring import DEFAULT_SCORER
 
-EXTRACT_STAGE = "extract/1"
-INDEX_STAGE = "index/2"
-PROBE_STAGE = "probe/1"
-SCORE_STAGE = "score/1"
-INGEST_STAGE = "ingest_probe/1"
+__all__ = ["EngineOutcome", "WorldOutcome", "WorldStages", "configured_world_task",
+           "perception_stamps", "world_key", "world_runtime", "world_task"]
+
 REFERENCE_NAME = "reference"
 
 
-class EngineOutcome(BaseModel):
-    """One engine on one world: the stored scored probes, or the one-line failure."""
-
-    engine: str
-    scored: StageRef | None = None
-    stages: list[StageRecord] = Field(default_factory=list)
-    notes: list[str] = Field(default_factory=list)
-    stamps: dict[str, str] = Field(default_factory=dict)
-    identity: dict = Field(default_factory=dict)
-    """The engine's name, version and config as it reported them."""
-    failure: str | None = None
-    review_queue: list[ReviewItem] = Field(default_factory=list)
-    """The reference engine's review records on this world (empty for other engines)."""
-    user_scoped: bool | None = None
-    """Shared store: whether the engine took the asking user (None: one user)."""
-
-
-WORLD_STAGE = "world/1"
-
-
-class WorldOutcome(BaseModel):
-    """What one world's task hands back to the parent flow (plain data, a few KB)."""
-
-    seed: int
-    engines: list[EngineOutcome]
-    usage: dict | None = None
-    """This world's metered model usage (``LivePerception.usage``); None on the oracle arm."""
-    notes: list[str] = Field(default_factory=list)
-    """Model perception notes (calls, failures) of this world."""
-    refused: int = 0
-    """Model calls refused in scripted parts."""
-    uncached: list[str] = Field(default_factory=list)
-    damaged: list[str] = Field(default_factory=list)
-    spans: list[tuple[str, float, float]] = Field(default_factory=list)
-    """(stage label, start, end) in epoch seconds."""
-    degraded: dict[str, int] = Field(default_factory=dict)
-    """Items failed model calls left unanswered (``ArmRuntime.degraded_counts``)."""
-    stage_keys: list[str] = Field(default_factory=list)
-    """The stage cache records (``<stage>-<key>``) this outcome's results rest on."""
-
-    @property
-    def complete(self) -> bool:
-        """True when every engine succeeded and every stage went into the cache: only a
-        complete outcome may be cached as a whole."""
-        return not self.uncached and not any(e.failure for e in self.engines)
-
-    def as_cached(self) -> WorldOutcome:
-        """This outcome as a run that found it whole in the cache sees it: every stage
-        cached (0 s), nothing run, nothing damaged."""
-        engines = [e.model_copy(update={"stages": [
-            r.model_copy(update={"cached": True, "seconds": 0.0}) for r in e.stages]})
-            for e in self.engines]
-        return self.model_copy(update={"engines": engines, "spans": [], "damaged": []})
-
-
-MODELS["WorldOutcome"] = WorldOutcome
 
 
 def world_key(seed: int, run: RunSpec, engines: list[EngineInfo]) -> str | None:
@@ -117,15 +53,12 @@ def world_key(seed: int, run: RunSpec, engines: list[EngineInfo]) -> str | None:
     """
     if run.arm != "oracle":
         return None
-    from rotbench.engine.oracle import OracleChecker, OracleExtractor
+    from rotbench.perception.oracle import OracleChecker, OracleExtractor
 
     config = EngineConfig().with_overrides(run.engine_overrides())
-    users: tuple = ("users", run.users, *run.user_id_list()) if run.users > 1 else ()
-    return content_hash(WORLD_STAGE, seed, run.generator, run.days, run.top_k, *users,
-                        run.scorer or DEFAULT_SCORER, config.model_dump_json(), ENGINE_VERSION,
-                        DEFAULT_MODEL_ID, OracleExtractor.stamp, OracleChecker.stamp,
-                        EXTRACT_STAGE, INDEX_STAGE, PROBE_STAGE, SCORE_STAGE, INGEST_STAGE,
-                        *(info.identity for info in engines))
+    return keys.world_key(seed, run.generator, run.days, run.top_k, run.scorer or DEFAULT_SCORER,
+                          config, OracleExtractor.stamp, OracleChecker.stamp,
+                          (info.identity for info in engines), run.users, run.user_id_list())
 
 
 def _world_cache_key(storage: Path, name: str):
@@ -174,7 +107,7 @@ def world_runtime(spec: RunSpec, ledger_path: str | None, budget: dict | None) -
     """The perception one world is read with, built from the run's settings."""
     if spec.arm == "oracle":
         return ArmRuntime(arm="oracle", cache_dir=spec.cache_dir)
-    from rotbench.budget import Budget, SpendLedger
+    from rotbench.perception.model.budget import Budget, SpendLedger
 
     path = spec.llm_settings or os.environ.get("ROTBENCH_LLM_SETTINGS")
     settings = load_llm_settings(Path(path) if path else None, spec.model_concurrency)
@@ -249,20 +182,18 @@ def _reference(w: WorldStages, world: StageRef, rec: list[StageRecord]) -> Engin
     scorer = run.scorer or DEFAULT_SCORER
     extract_stamp, check_stamp = perception_stamps(rt)
     multi = config.store.multi_contributor
-    extraction = w.stage("extract", rec, content_hash(world.sha256, extract_stamp,
-                                                      EXTRACT_STAGE, multi),
+    ws, top_k = world.sha256, run.top_k
+    extraction = w.stage("extract", rec, keys.extract_key(ws, extract_stamp, multi),
                          world=world, multi=multi, concurrency=run.model_concurrency)
-    w.stage("index", rec, content_hash(DEFAULT_MODEL_ID, world.sha256, extraction.sha256,
-                                       multi, INDEX_STAGE),
+    w.stage("index", rec, keys.index_key(ws, extraction.sha256, multi),
             world=world, extraction=extraction)
-    ledger = w.stage("deposit", rec, content_hash(
-        extraction.sha256, check_stamp, config.stamp(DEPOSIT_SECTIONS), ENGINE_VERSION,
-        DEFAULT_MODEL_ID), world=world, extraction=extraction, config=config)
-    probes = w.stage("probe", rec, content_hash(
-        ledger.sha256, world.sha256, extraction.sha256, config.stamp(QUERY_SECTIONS),
-        run.top_k, ENGINE_VERSION, DEFAULT_MODEL_ID, PROBE_STAGE), world=world, ledger=ledger,
-        extraction=extraction, config=config, top_k=run.top_k)
-    scored = w.stage("score", rec, content_hash(probes.sha256, scorer, SCORE_STAGE),
+    ledger = w.stage("deposit", rec, keys.deposit_key(extraction.sha256, check_stamp, config),
+                     world=world, extraction=extraction, config=config)
+    probes = w.stage("probe", rec, keys.probe_key(ledger.sha256, ws, extraction.sha256, config,
+                                                  top_k),
+                     world=world, ledger=ledger, extraction=extraction, config=config,
+                     top_k=top_k)
+    scored = w.stage("score", rec, keys.score_key(probes.sha256, scorer),
                      label=f"{REFERENCE_NAME}:score", engine=REFERENCE_NAME, probes=probes,
                      scorer=scorer)
     c = ledger.summary
@@ -285,22 +216,22 @@ def _engine(w: WorldStages, info: EngineInfo, name: str, world: StageRef,
     run = w.spec
     scorer = run.scorer or DEFAULT_SCORER
     extract_stamp, check_stamp = perception_stamps(w.runtime)
-    parts: tuple = (world.sha256, info.identity, extract_stamp, check_stamp,
-                    DEFAULT_MODEL_ID, run.top_k, INGEST_STAGE)
+    shared_config: EngineConfig | None | bool = False
     extra: dict = {}
     timeout: float | None = run.engine_timeout_seconds
     if run.users > 1:
+        overrides = run.engine_overrides() if info.separable else []
+        shared_config = EngineConfig().with_overrides(overrides) if info.separable else None
+        extra["overrides"] = overrides
         if info.separable:  # rotbench's own engine: no call limit, as in its probe stage
             timeout = None
-        overrides = run.engine_overrides() if info.separable else []
-        config = EngineConfig().with_overrides(overrides)
-        parts += ("users", config.model_dump_json() if info.separable else "")
-        extra["overrides"] = overrides
     answers = w.stage(
-        "ingest_probe", rec, content_hash(*parts),
+        "ingest_probe", rec,
+        keys.ingest_probe_key(world.sha256, info.identity, extract_stamp, check_stamp,
+                              run.top_k, shared_config),
         label=f"{info.name}:ingest_probe", engine=name, world=world, arm=run.arm,
         top_k=run.top_k, timeout_seconds=timeout, **extra)
-    scored = w.stage("score", rec, content_hash(answers.sha256, "probes", scorer, SCORE_STAGE),
+    scored = w.stage("score", rec, keys.score_key(answers.sha256, scorer, from_answers=True),
                      label=f"{info.name}:score", engine=name, probes=answers, scorer=scorer,
                      field="probes")
     stamps = {"perception": extract_stamp, "checks": check_stamp, "embedding": DEFAULT_MODEL_ID}
@@ -319,7 +250,7 @@ def _engine(w: WorldStages, info: EngineInfo, name: str, world: StageRef,
 def perception_stamps(rt: ArmRuntime) -> tuple[str, str]:
     """(extractor stamp, checker stamp) of the arm: they name the perception logic, model
     and prompt version, and enter the cache keys of the stages they read."""
-    from rotbench.engine.oracle import OracleChecker, OracleExtractor
+    from rotbench.perception.oracle import OracleChecker, OracleExtractor
 
     if rt.live is None:
         return OracleExtractor.stamp, OracleChecker.stamp
@@ -327,10 +258,10 @@ def perception_stamps(rt: ArmRuntime) -> tuple[str, str]:
     checker = live.checker().stamp
     if rt.arm == "probe":
         return OracleExtractor.stamp, checker
-    from rotbench.llm._perception import LiveExtractor
+    from rotbench.perception.model import live_extractor_stamp
 
     s = live.settings
-    return f"{LiveExtractor._logic}:{s.extract_model}:{s.extract_prompt_version}", checker
+    return live_extractor_stamp(s.extract_model, s.extract_prompt_version), checker
 
 
 @task(name="world", task_run_name="world seed {seed}", persist_result=False)
@@ -345,12 +276,12 @@ def world_task(seed: int, spec: dict, engines: list[dict], ledger_path: str | No
     generate_records: list[StageRecord] = []
     if run.users > 1:
         ids = run.user_id_list()
-        world = w.stage("generate", generate_records, content_hash(
-            run.generator, seed, run.days, "users", run.users, *ids),
-            days=run.days, generator=run.generator, users=run.users, user_ids=ids)
+        world = w.stage("generate", generate_records,
+                        keys.shared_generate_key(run.generator, seed, run.days, run.users, ids),
+                        days=run.days, generator=run.generator, users=run.users, user_ids=ids)
     else:
         world = w.stage("generate", generate_records,
-                        content_hash(run.generator, seed, run.days),
+                        keys.generate_key(run.generator, seed, run.days),
                         days=run.days, generator=run.generator)
     outcomes = []
     for name, raw in zip(run.engines, engines, strict=True):

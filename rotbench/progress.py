@@ -92,6 +92,9 @@ class PlainProgress:
             print(f"seed {seed}  {stage}  {status}{took}", file=self._stream, flush=True)
 
 
+# Process-wide on purpose: there is one terminal per process. The CLI installs its sink once
+# per command; the flow's world tasks, on any thread, report through ``progress()`` without
+# being handed the sink (it cannot cross into Prefect's task parameters).
 _sink: ProgressSink = SilentProgress()
 
 

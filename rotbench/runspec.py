@@ -17,13 +17,6 @@ from rotbench.world.generate import DEFAULT_GENERATOR, GENERATOR_VERSIONS, MAX_D
 
 Arm = Literal["oracle", "probe", "live"]
 ARMS: tuple[str, ...] = ("oracle", "probe", "live")
-STAGES: tuple[str, ...] = ("generate", "extract", "index", "deposit", "probe", "score")
-"""The reference engine's pipeline stages, in order (one cached task each)."""
-ENGINE_STAGES: tuple[str, ...] = ("generate", "ingest_probe", "score")
-"""The pipeline of an engine without separable stages (one cached task each)."""
-ALL_STAGES: tuple[str, ...] = ("generate", "extract", "index", "deposit", "probe",
-                               "ingest_probe", "score", "real_pairs")
-"""Every stage name, in pipeline order (for summaries)."""
 DEFAULT_ENGINE = "reference"
 DEFAULT_SEEDS: tuple[int, ...] = (42, 43, 44)
 MAX_SEED = 2**31 - 1
@@ -157,7 +150,7 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
     Raises SpecError with a one-line message naming the flag. Imports only light modules
     (the scorer registry and the engine config), never torch or prefect.
     """
-    from rotbench.config import ConfigError, EngineConfig
+    from rotbench.reference.config import ConfigError, EngineConfig
     from rotbench.scoring import SCORER_VERSIONS
 
     if spec.days < MIN_DAYS:
@@ -283,8 +276,9 @@ def check_run_outputs(spec: RunSpec, *, force: bool = False,
 
 def check_html_path(spec: RunSpec) -> None:
     """Raise SpecError unless ``--html`` can take the run's HTML page (see
-    ``rotbench.report.html.page_path_problem``) and is none of the run's other outputs."""
-    from rotbench.report.html import page_path_problem
+    ``rotbench.results.presentation.html.page_path_problem``) and is none of the run's other
+    outputs."""
+    from rotbench.results.presentation.html import page_path_problem
 
     path = Path(spec.html_path or "")
     if not str(spec.html_path).strip():
@@ -318,7 +312,7 @@ def check_writable_file(flag: str, path: Path) -> None:
 def check_duckdb_file(path: Path) -> None:
     """Raise SpecError unless the existing ``path`` is a DuckDB file a run can write to
     (a file locked by another process passes: the run waits for it at the end)."""
-    from rotbench.report.db import check_database
+    from rotbench.results.database.tables import check_database
 
     try:
         check_database(path)

@@ -14,15 +14,15 @@ os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 # Prefect creates its home but not missing parents (.prefect/ in a fresh clone).
 Path(os.environ["PREFECT_HOME"]).mkdir(parents=True, exist_ok=True)
 
-from rotbench.prefect_env import configure_prefect_env  # noqa: E402
+from flows.prefect_env import configure_prefect_env  # noqa: E402
 
 configure_prefect_env()
 
 
 import pytest  # noqa: E402
 
-from rotbench.report import Report, write_report  # noqa: E402
-from rotbench.report.synthetic import synthetic_report  # noqa: E402
+from rotbench.results import Report, write_report  # noqa: E402
+from rotbench.testing.synthetic import synthetic_report  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -26,8 +26,8 @@ def db(
     """Import runs whose rows are pending (the database was busy, or the run was killed
     before its rows were committed) and every report of record in the reports folder that
     the database does not hold yet. Prints what it imported; exits 1 if anything failed."""
-    from rotbench.report.db import DatabaseBusy, check_database
-    from rotbench.report.store import import_missing
+    from rotbench.results.database.tables import DatabaseBusy, check_database
+    from rotbench.results.store import import_missing
 
     folder = Path(reports_dir)
     if not reports_dir.strip() or not folder.is_dir():

@@ -9,7 +9,6 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from rotbench.cli.common import fail
 
@@ -35,22 +34,19 @@ def engines(
                 for info in found.values()]
         typer.echo(json.dumps(rows, indent=2))
         return
-    table = Table(title="Registered engines (--engine NAME, or --engine module:factory)",
-                  title_justify="left")
-    widest = max((len(name) for name in found), default=4)
-    for head in ("name", "version", "installed", "takes", "paid calls"):
-        # names never shrink; a long version (a peer engine's) folds instead
-        table.add_column(head, no_wrap=head != "version",
-                         overflow="fold" if head == "version" else "ellipsis",
-                         min_width=widest if head == "name" else None)
-    table.add_column("summary")
+    from rotbench.tables import Col, print_table
+
+    cols = [Col("name"), Col("version"), Col("installed", "words"), Col("takes", "words"),
+            Col("paid calls", "words"), Col("summary", "text")]
+    rows = []
     for info in found.values():
         installed = "yes" if info.installed else (
             f"no: pip install 'rotbench[{info.extra}]'" if info.extra else "no")
-        table.add_row(info.name, info.version, installed,
-                      "perceived claims" if info.takes == "claims" else "raw documents",
-                      "yes" if info.paid_calls else "no", info.summary)
-    Console().print(table)
+        rows.append([info.name, info.version, installed,
+                     "perceived claims" if info.takes == "claims" else "raw documents",
+                     "yes" if info.paid_calls else "no", info.summary])
+    print_table(Console(), "Registered engines (--engine NAME, or --engine module:factory)",
+                cols, rows)
 
 
 def compare(
@@ -65,13 +61,13 @@ def compare(
 ) -> None:
     """Compare reports side by side: one table per metric family, a column per report, and
     '*' on each figure that differs significantly (95%) from the first column."""
-    from rotbench.report.compare import (
+    from rotbench.results.files.report import ReportError, load_report
+    from rotbench.results.presentation.compare import (
         CompareError,
         compare_reports,
         comparison_markdown,
         render_comparison,
     )
-    from rotbench.report.io import ReportError, load_report
 
     loaded = []
     for path in reports:

@@ -37,6 +37,8 @@ class _DropCrashLines(logging.Filter):
 class Interrupts:
     """The signal handlers of one run. ``signum`` is the first signal received (or None)."""
 
+    # Process-wide on purpose: signal handlers belong to the process, so the stack of
+    # commands that installed one (innermost last) and the first signal seen are too.
     _active: ClassVar[list[Interrupts]] = []
     last_signum: ClassVar[int | None] = None
     """The first signal any command of this process received (for the console script)."""

@@ -6,8 +6,8 @@ import sys
 
 import typer
 
-from rotbench.arms import SettingsError, load_llm_settings
 from rotbench.cli.common import fail
+from rotbench.perception.arms import SettingsError, load_llm_settings
 from rotbench.runspec import RunSpec
 
 CONFIRM_ABOVE_CALLS = 200
@@ -25,8 +25,8 @@ def prepare_paid_arm(spec: RunSpec, *, estimate_only: bool, assume_yes: bool) ->
     """
     from pathlib import Path
 
-    from rotbench.budget import effective_budget, project_cost, refusal
-    from rotbench.llm import MissingApiKey, require_api_key
+    from rotbench.perception.model import MissingApiKey, require_api_key
+    from rotbench.perception.model.budget import effective_budget, project_cost, refusal
 
     try:
         settings = load_llm_settings(Path(spec.llm_settings) if spec.llm_settings else None,

@@ -16,12 +16,12 @@ import typer
 from rich.console import Console
 
 from rotbench.outputs import OutputError, check_outputs, safe_file_name, terminal_safe
-from rotbench.report.db import check_fits
-from rotbench.report.io import ReportError, load_report
-from rotbench.report.render import render
-from rotbench.report.rescore import rescore_report
-from rotbench.report.verify import mismatches, with_recomputed_figures
-from rotbench.report.worlds import WORLDS_DIR
+from rotbench.results.database.tables import check_fits
+from rotbench.results.files.report import ReportError, load_report
+from rotbench.results.files.worlds import WORLDS_DIR
+from rotbench.results.presentation.render import render
+from rotbench.results.rescore import rescore_report
+from rotbench.results.verify import mismatches, with_recomputed_figures
 from rotbench.scoring.lexicons import DEFAULT_SCORER, SCORER_VERSIONS, UnknownScorer, lexicon
 
 DB_NAME = "rotbench.duckdb"
@@ -137,7 +137,7 @@ def rescore(
                        ("--db", db if db is not None else out_dir / DB_NAME, "duckdb")])
     except OutputError as e:
         _fail(str(e), 2)
-    from rotbench.report.db import WorldRows
+    from rotbench.results.database.tables import WorldRows
 
     # each re-scored world's rows go to the database as it is written (not read back later)
     rows = WorldRows(db if db is not None else out_dir / DB_NAME, reads_decoys_of(version))
@@ -160,7 +160,7 @@ def rescore(
         check_outputs([("--out", out_path, "report"), ("--db", db_path, "duckdb")])
     except OutputError as e:
         _fail(str(e), 2)
-    from rotbench.report.store import record
+    from rotbench.results.store import record
 
     try:
         done = record(new, out_path, db_path)

@@ -79,7 +79,7 @@ def resolve_runs(runs: list[str], db: Path | None) -> tuple[list, list[str], lis
     """Load each RUN: a report file, or a run id in the database whose report of record is
     ``<id>.json`` in the database's folder. Returns (reports, sources, report paths).
     Fails (exit 1) with one line naming the RUN that cannot be loaded."""
-    from rotbench.report.io import ReportError, load_report
+    from rotbench.results.files.report import ReportError, load_report
 
     reports, sources, paths = [], [], []
     con = None
@@ -130,7 +130,7 @@ def _check_output(flag: str, path: Path, inputs: list[Path], db: Path | None,
         return
     if path.is_dir():
         fail(f"{flag} {path}: is a folder, not a file")
-    from rotbench.report.html import page_path_problem
+    from rotbench.results.presentation.html import page_path_problem
 
     problem = page_path_problem(path)
     if problem:
@@ -165,7 +165,7 @@ def report(
     if html is not None and not str(html).strip():
         fail("--html: an empty path is not allowed")
     if html is not None and plots is None:
-        from rotbench.report.html import default_plots_dir
+        from rotbench.results.presentation.html import default_plots_dir
 
         plots = default_plots_dir(html)
     reports, sources, paths = resolve_runs(list(runs), db)
@@ -173,25 +173,25 @@ def report(
         _check_output("--html", html, paths, db or DEFAULT_DB, "html")
     if plots is not None:
         _check_output("--plots", plots, paths, db or DEFAULT_DB, "dir")
-    from rotbench.report.compare import CompareError
-    from rotbench.report.html import write_page
+    from rotbench.results.presentation.compare import CompareError
+    from rotbench.results.presentation.html import write_page
 
     if html is None and plots is None:
         from rich.console import Console
 
         if len(reports) == 1:
-            from rotbench.report.render import render
+            from rotbench.results.presentation.render import render
 
             render(reports[0], Console(), intervals=intervals)
             return
-        from rotbench.report.compare import compare_reports, render_comparison
+        from rotbench.results.presentation.compare import compare_reports, render_comparison
 
         try:
             render_comparison(compare_reports(reports, force=force), Console(), intervals)
         except CompareError as exc:
             fail(str(exc), 1)
         return
-    from rotbench.report.io import ReportError
+    from rotbench.results.files.report import ReportError
 
     try:
         size, written = write_page(reports, html, plots, sources, force)
@@ -255,7 +255,7 @@ def list_runs(con, arm: str | None = None, engine: str | None = None,
 def _figure(cell: dict | None) -> str:
     if cell is None:
         return "n/a"
-    from rotbench.report.render import format_rate
+    from rotbench.results.presentation.render import format_rate
     from rotbench.scoring.metrics import Rate
 
     return format_rate(Rate.of(cell["numerator"], cell["denominator"]))
@@ -284,26 +284,21 @@ def runs(
         typer.echo(json.dumps(found, indent=2))
         return
     from rich.console import Console
-    from rich.table import Table
 
     from rotbench.safe_text import printable
+    from rotbench.tables import Col, print_table
 
-    table = Table(title=f"Runs in {printable(db or DEFAULT_DB, 200)}, newest first",
-                  title_justify="left")
-    for head in ("id", "date (UTC)", "arm", "engine", "seeds", "scorer", *HEADLINE,
-                 "degraded"):
-        table.add_column(head, justify="right" if head in HEADLINE else "left")
-    for r in found:
-        table.add_row(*(printable(x, 80) for x in (
-            r["id"], (r["created_at"] or "")[:19].replace("T", " "), r["arm"],
-            f"{r['engine']} {r['engine_version']}", " ".join(map(str, r["seeds"])),
-            r["scorer"])), *(_figure(r[m]) for m in HEADLINE),
-            "yes" if r["degraded"] else "no")
-    import sys
-
-    # piped output (a file, a pager): wide enough that ids and figures are not cut
-    Console(width=None if sys.stdout.isatty() else 200).print(table, markup=False,
-                                                               highlight=False)
+    cols = [Col("id"), Col("date (UTC)", "words"), Col("arm"), Col("engine", "words"),
+            Col("seeds", "words"), Col("scorer"), *(Col(m, justify="right") for m in HEADLINE),
+            Col("degraded")]
+    rows = [[*(printable(x, 80) for x in (
+        r["id"], (r["created_at"] or "")[:19].replace("T", " "), r["arm"],
+        f"{r['engine']} {r['engine_version']}", " ".join(map(str, r["seeds"])), r["scorer"])),
+        *(_figure(r[m]) for m in HEADLINE), "yes" if r["degraded"] else "no"] for r in found]
+    # ids, engine names and figures are never cut: at 80 columns (or piped, where rich
+    # assumes 80 unless COLUMNS says otherwise) the columns split over two tables
+    print_table(Console(), f"Runs in {printable(db or DEFAULT_DB, 200)}, newest first", cols,
+                rows)
     if not found:
         typer.echo("no runs match", err=True)
 
@@ -354,13 +349,13 @@ def export(
     if not str(out).strip():
         fail("--out: an empty path is not allowed")
     path = Path(run)
-    from rotbench.report.io import ReportError
+    from rotbench.results.files.report import ReportError
 
     inputs = [path] if path.is_file() else []
     _check_output("--out", out, inputs, db or DEFAULT_DB, "dir")
     try:
         if path.is_file():  # a report file: through a throwaway database of its own
-            from rotbench.report.db import write_run
+            from rotbench.results.database.tables import write_run
 
             [report], _, _ = resolve_runs([run], db)
             with tempfile.TemporaryDirectory() as scratch:

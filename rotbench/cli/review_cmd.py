@@ -15,8 +15,6 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from rotbench.cli.common import fail
 from rotbench.safe_text import printable
@@ -31,8 +29,8 @@ def _report_path(run: str, reports_dir: str) -> Path:
     return Path(reports_dir) / f"{run}.json"
 
 
-def _claim(c) -> Text:  # noqa: ANN001 - a RulingClaim
-    return Text(f"{printable(c.text, 160)}\n{printable(c.source, 60)}, {c.date}")
+def _claim(c) -> str:  # noqa: ANN001 - a RulingClaim
+    return f"{printable(c.text, 160)}\n{printable(c.source, 60)}, {c.date}"
 
 
 def review(
@@ -60,7 +58,7 @@ def review(
 ) -> None:
     """List the open review records of a run (pairs the reference engine may not settle
     itself: a web page's claim against a conversation's), or rule on one with --rule."""
-    from rotbench.report.io import ReportError, load_report
+    from rotbench.results.files.report import ReportError, load_report
     from rotbench.rulings import RULING_KINDS, RulingsError, open_items, read_rulings
 
     if format not in ("table", "json"):
@@ -99,15 +97,16 @@ def review(
                                 "ruling": in_effect[i.pair_id].ruling
                                 if i.pair_id in in_effect else None} for i in shown], indent=2))
         return
-    table = Table(title=f"Review records of {report.run_id}: {len(shown)} "
-                  f"{'listed' if all_ else 'open'} of {len(items)}", title_justify="left")
-    for column in ("id", "seed", "day", "older claim", "newer claim", *(("ruling",) * all_)):
-        table.add_column(column)
-    for i in shown:
-        extra = (in_effect[i.pair_id].ruling if i.pair_id in in_effect else "open",) * all_
-        table.add_row(i.pair_id, str(i.seed), str(i.day), _claim(i.older), _claim(i.newer),
-                      *extra)
-    Console().print(table)
+    from rotbench.tables import Col, print_table
+
+    cols = [Col("id"), Col("seed", justify="right"), Col("day", justify="right"),
+            Col("older claim", "text"), Col("newer claim", "text"),
+            *((Col("ruling"),) * all_)]
+    rows = [[i.pair_id, str(i.seed), str(i.day), _claim(i.older), _claim(i.newer),
+             *((in_effect[i.pair_id].ruling if i.pair_id in in_effect else "open",) * all_)]
+            for i in shown]
+    print_table(Console(), f"Review records of {report.run_id}: {len(shown)} "
+                f"{'listed' if all_ else 'open'} of {len(items)}", cols, rows)
     if shown and not all_:
         typer.echo(f"rule with: rotbench review {printable(run)} --rule ID coexist|replacement")
 

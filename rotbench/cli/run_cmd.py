@@ -39,8 +39,8 @@ def _run_flow(spec, server, started: float):
     params = spec.model_dump(exclude={"max_concurrent_worlds"}) | {
         "max_concurrent_worlds": spec.max_concurrent_worlds}
     from rotbench.engines.registry import resolve
+    from rotbench.pipeline.stages import ENGINE_STAGES, STAGES
     from rotbench.progress import PlainProgress, RichProgress, set_progress
-    from rotbench.runspec import ENGINE_STAGES, STAGES
 
     per_seed = ("generate",) + tuple(
         stage for name in spec.engines
@@ -62,7 +62,7 @@ def _run_flow(spec, server, started: float):
 
 def stage_summary(stages) -> str:
     """One line: how many stage runs were computed vs cached, and seconds computed."""
-    from rotbench.runspec import ALL_STAGES
+    from rotbench.pipeline.stages import ALL_STAGES
 
     computed = [s for s in stages if not s.cached]
     ran = {s.stage for s in computed}
@@ -227,10 +227,10 @@ def run(
         typer.echo("arm oracle: 0 model calls, $0.00 (scripted perception only)")
         return
 
-    from rotbench.prefect_env import configure_prefect_env
+    from flows.prefect_env import configure_prefect_env
 
     configure_prefect_env()
-    from rotbench.prefect_server import EarlyServer, ServerStartError
+    from flows.prefect_server import EarlyServer, ServerStartError
 
     server = None
     outcome = None
@@ -268,8 +268,8 @@ def _print_results(spec, runtime, format: OutputFormat, intervals: bool, started
     then a warning per degraded report (exit 3 with ``strict``)."""
     from rich.console import Console
 
-    from rotbench.report import render
-    from rotbench.report.compare import compare_reports, render_comparison
+    from rotbench.results import render
+    from rotbench.results.presentation.compare import compare_reports, render_comparison
 
     for report in runtime.reports:
         summary = stage_summary(report.stages)

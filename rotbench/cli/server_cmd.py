@@ -35,7 +35,7 @@ def server(
     temporary server's start-up (about 4-6 s each), and every stage task with its Cached or
     Completed state stays visible in the UI and the API.
     """
-    from rotbench.prefect_env import SERVER_TUNING, configure_prefect_env
+    from flows.prefect_env import SERVER_TUNING, configure_prefect_env
 
     if not 1 <= port <= 65535:
         fail(f"--port must be between 1 and 65535, got {port}")

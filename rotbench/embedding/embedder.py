@@ -9,7 +9,7 @@ Two locks: a short one guards the in-memory table, a second one the model (loadi
 running it). A caller whose texts are all cached never waits for a model that is loading or
 encoding someone else's batch. ``Embedder.start_warming`` imports and loads the model on a
 background thread, so a run that knows it will meet misses can overlap the load with its
-own start-up; given the texts it will need (``rotbench.engine.oracle.oracle_texts`` on a
+own start-up; given the texts it will need (``rotbench.perception.oracle.oracle_texts`` on a
 scripted arm), it encodes them there too, in one batch.
 
 torch runs on ``ROTBENCH_TORCH_THREADS`` intra-op threads (default 1). On 2 cores shared with

@@ -11,6 +11,8 @@ from pathlib import Path
 
 from rotbench.embedding.embedder import DEFAULT_MODEL_ID, Embedder
 
+# Process-wide on purpose: a loaded model (MiniLM, ~90 MB, seconds to load) and its
+# in-memory vector table are worth one copy per process, shared by every world on a thread.
 _lock = threading.Lock()
 _embedders: dict[tuple[str, str], Embedder] = {}
 
@@ -26,13 +28,13 @@ def shared_embedder(cache_dir: Path, model_id: str = DEFAULT_MODEL_ID) -> Embedd
 
 def warm_for_run(arm: str, engines: list[str], cache_dir: Path) -> threading.Thread | None:
     """Start embedding every text a scripted arm's index stage can meet
-    (``rotbench.engine.oracle.oracle_texts``, 703 texts), in one batch in the background,
+    (``rotbench.perception.oracle.oracle_texts``, 703 texts), in one batch in the background,
     for a run of the reference engine on the oracle or probe arm; the live arm's texts are
     not known before its extraction. Returns the warm-up thread, or None when nothing was
     started (every text cached already, a warm-up under way, or not such a run).
     ``Embedder.start_warming`` says how it runs."""
     if arm == "live" or "reference" not in engines:
         return None
-    from rotbench.engine.oracle import oracle_texts
+    from rotbench.perception.oracle import oracle_texts
 
     return shared_embedder(Path(cache_dir)).start_warming(oracle_texts())

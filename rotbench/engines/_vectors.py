@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rotbench.embedding.embedder import Embedder
-from rotbench.engine.protocol import Hit, Provenance
+from rotbench.engines.protocol import Hit, Provenance
 
 
 class VectorTable:

@@ -28,9 +28,9 @@ from __future__ import annotations
 from importlib.metadata import version as dist_version
 from typing import Any
 
-from rotbench.engine.extract import lineage_of
-from rotbench.engine.protocol import Document, Hit, Provenance
 from rotbench.engines.context import EngineContext
+from rotbench.engines.protocol import Document, Hit, Provenance
+from rotbench.pipeline.extract import lineage_of
 
 
 def turns_of(document: Document) -> list[dict[str, Any]]:

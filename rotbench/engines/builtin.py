@@ -5,13 +5,13 @@ Only descriptions live here (no heavy import); each factory is imported when cho
 
 from __future__ import annotations
 
-from rotbench.engine import ENGINE_VERSION
 from rotbench.engines.registry import EngineInfo
+from rotbench.reference import ENGINE_VERSION
 
 REFERENCE = EngineInfo(
     name="reference",
     version=ENGINE_VERSION,
-    factory="rotbench.engine.reference:make_engine",
+    factory="rotbench.reference.engine:make_engine",
     takes="claims",
     paid_calls=True,
     separable=True,

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rotbench.embedding.embedder import Embedder
-    from rotbench.engine.perception import Checker, ClaimDraft, Extractor
-    from rotbench.engine.protocol import Document
-    from rotbench.llm.client import ModelClient
+    from rotbench.engines.protocol import Document
+    from rotbench.perception.client import ModelClient
+    from rotbench.perception.protocol import Checker, ClaimDraft, Extractor
 
 
 @dataclass
@@ -43,5 +43,5 @@ class EngineContext:
     variant: str | None = None
 
     def claims(self, document: Document) -> list[ClaimDraft]:
-        """The perceived claims of ``document``, in order (see ``rotbench.engine.perception``)."""
+        """The perceived claims of ``document``, in order (see ``rotbench.perception.protocol``)."""
         return list(self.extractor.extract(document))

@@ -5,7 +5,8 @@ An engine that makes model calls of its own declares an estimate hook in its ``E
 
     hook(worlds, arm=arm, settings=settings, embedder=embedder, cache=cache, stage=stage)
 
-and returns a ``rotbench.llm.StageEstimate`` for the stage ``stage`` (``engine-<name>``, the
+and returns a ``rotbench.perception.model.StageEstimate`` for the stage ``stage``
+(``engine-<name>``, the
 stage its calls are cached and metered under), or None when the arm makes no such call. An
 engine without a hook is listed in the estimate's notes as not projected.
 """
@@ -25,7 +26,8 @@ def engine_stage(name: str) -> str:
 
 def project_engines(projection, infos: Sequence[EngineInfo], worlds: Sequence[World], *,
                     arm: str, settings, embedder, cache) -> None:
-    """Complete ``projection`` (a ``rotbench.llm.Estimate``) for the run's engines, in place:
+    """Complete ``projection`` (a ``rotbench.perception.model.Estimate``) for the run's engines, in
+    place:
 
     - keep extraction when an engine takes perceived claims (shared: paid once), and the
       checks when the reference engine runs;

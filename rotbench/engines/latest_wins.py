@@ -12,15 +12,15 @@ scoping rule is rotbench's own (issue 23, docs/several-users.md): a per-user par
 
 from __future__ import annotations
 
-from rotbench.engine.extract import lineage_of
-from rotbench.engine.protocol import Document, Hit, Provenance
 from rotbench.engines._vectors import VectorTable
 from rotbench.engines.builtin import LATEST_WINS
 from rotbench.engines.context import EngineContext
+from rotbench.engines.protocol import Document, Hit, Provenance
+from rotbench.pipeline.extract import lineage_of
 
 
 class LatestWins:
-    """Newest claim per subject, slot and tense (``rotbench.engine.protocol.MemoryEngine``)."""
+    """Newest claim per subject, slot and tense (``rotbench.engines.protocol.MemoryEngine``)."""
 
     name = LATEST_WINS.name
     version = LATEST_WINS.version

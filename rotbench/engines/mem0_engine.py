@@ -44,10 +44,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rotbench.engine.extract import lineage_of
-from rotbench.engine.perception import ClaimDraft
-from rotbench.engine.protocol import Document, Hit, Provenance
 from rotbench.engines.context import EngineContext
+from rotbench.engines.protocol import Document, Hit, Provenance
+from rotbench.perception.protocol import ClaimDraft
+from rotbench.pipeline.extract import lineage_of
 
 ADAPTER_VERSION = "1.0.0"
 USER_ID = "the-user"
@@ -57,7 +57,7 @@ DEFAULT_MODEL = "claude-sonnet-4-6"
 """Model of mem0's extraction call when the run's client names none."""
 
 _NOWHERE = "http://127.0.0.1:9/never-called"
-_IMPORT_LOCK = threading.Lock()
+_IMPORT_LOCK = threading.Lock()  # mem0 reads its home folder from the environment at import
 _DATE_LINE = re.compile(r"(## (?:Observation|Current) Date\n)[^\n]*")
 
 
@@ -189,7 +189,7 @@ def model_of(client: Any) -> str:
 
 
 class Mem0Engine:
-    """One mem0 ``Memory`` for one world (``rotbench.engine.protocol.MemoryEngine``).
+    """One mem0 ``Memory`` for one world (``rotbench.engines.protocol.MemoryEngine``).
 
     ``infer=False`` is ``mem0-raw``; ``infer=True`` is ``mem0``. ``llm`` replaces mem0's LLM
     (default: scripted on the oracle arm, the model client on the paid arms).

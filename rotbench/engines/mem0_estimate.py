@@ -15,15 +15,19 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from rotbench.engine.extract import world_documents
-from rotbench.engine.oracle import OracleExtractor
 from rotbench.engines.context import EngineContext
 from rotbench.engines.mem0_engine import MAX_TOKENS, Mem0Engine, ScriptedLLM, scripted_answer
-from rotbench.llm._cache import call_key
-from rotbench.llm._estimate import MESSAGE_OVERHEAD_TOKENS, StageEstimate, approx_tokens
-from rotbench.llm._settings import cost_usd
-from rotbench.llm.client import RefusingClient
-from rotbench.llm.engine_client import ENGINE_PROMPT_VERSION
+from rotbench.perception.client import RefusingClient
+from rotbench.perception.model import (
+    MESSAGE_OVERHEAD_TOKENS,
+    StageEstimate,
+    approx_tokens,
+    call_key,
+    cost_usd,
+)
+from rotbench.perception.model.engine_client import ENGINE_PROMPT_VERSION
+from rotbench.perception.oracle import OracleExtractor
+from rotbench.pipeline.extract import world_documents
 
 
 def recorded_prompts(world, embedder,

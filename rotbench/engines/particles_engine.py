@@ -50,10 +50,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from rotbench.engine.extract import lineage_of
-from rotbench.engine.perception import Claim, ClaimDraft
-from rotbench.engine.protocol import Document, Hit, Provenance
 from rotbench.engines.context import EngineContext
+from rotbench.engines.protocol import Document, Hit, Provenance
+from rotbench.perception.protocol import Claim, ClaimDraft
+from rotbench.pipeline.extract import lineage_of
 
 _LOCK = threading.RLock()
 """Held by every call into Particles (its settings are process-wide)."""
@@ -167,7 +167,7 @@ def _settings(scratch: Path) -> Iterator[None]:
 
 
 class ParticlesEngine:
-    """One scratch Particles store for one world (``rotbench.engine.protocol.MemoryEngine``)."""
+    """One scratch Particles store for one world (``rotbench.engines.protocol.MemoryEngine``)."""
 
     def __init__(self, context: EngineContext) -> None:
         from rotbench.engines.builtin import PARTICLES

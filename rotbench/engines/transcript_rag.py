@@ -10,15 +10,15 @@ docs/several-users.md): a per-user partition, as a transcript store keyed by use
 
 from __future__ import annotations
 
-from rotbench.engine.extract import lineage_of
-from rotbench.engine.protocol import Document, Hit, Provenance
 from rotbench.engines._vectors import VectorTable
 from rotbench.engines.builtin import TRANSCRIPT_RAG
 from rotbench.engines.context import EngineContext
+from rotbench.engines.protocol import Document, Hit, Provenance
+from rotbench.pipeline.extract import lineage_of
 
 
 class TranscriptRAG:
-    """Every turn a row; top k by cosine (``rotbench.engine.protocol.MemoryEngine``)."""
+    """Every turn a row; top k by cosine (``rotbench.engines.protocol.MemoryEngine``)."""
 
     name = TRANSCRIPT_RAG.name
     version = TRANSCRIPT_RAG.version

@@ -27,7 +27,7 @@ from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from rotbench.engine.perception import Claim
+from rotbench.perception.protocol import Claim
 from rotbench.world.generate import EPOCH
 
 RULINGS_SCHEMA_VERSION = 1

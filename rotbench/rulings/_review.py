@@ -6,7 +6,7 @@ each names, so changes elsewhere in the ledger do not reach this module.
 
 from __future__ import annotations
 
-from rotbench.engine.ledger import Ledger
+from rotbench.reference.ledger import Ledger
 from rotbench.rulings._model import ReviewItem, RulingClaim, derive_pair_id
 
 

@@ -90,6 +90,8 @@ def test_world_transcript_and_bad_days() -> None:
                                   "to 3650, got 12")
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_main_job_in_a_subprocess(tmp_path: Path) -> None:
     """One real ``rotbench run`` (seed 42): JSON on stdout, report + DuckDB on disk, the stage
     summary on stderr, Prefect's log noise kept off stdout."""
@@ -136,11 +138,13 @@ def test_bad_llm_settings_file_names_file_and_field(tmp_path: Path) -> None:
     assert result.output.strip().startswith(f"rotbench: error: --llm-settings {bad}: line 2:")
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_probe_arm_from_the_command_line(tmp_path: Path) -> None:
     """`rotbench run --arm probe` against the fake API: estimate beside metered usage, and
     the key in no output and no file."""
+    from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
     from rotbench.world import generate_world
-    from tests.fakes.fake_anthropic import FakeAnthropic, oracle_answerer
 
     secret = "sk-ant-api03-ROTBENCH-CLI-KEY-never-printed-77aa"
     with FakeAnthropic(oracle_answerer(generate_world(42, generator="1"))) as fake:
@@ -192,6 +196,7 @@ def test_unusable_output_paths_fail_before_any_work(tmp_path: Path) -> None:
     assert not (tmp_path / "r").exists()
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize(
     ("args", "message"),
     [

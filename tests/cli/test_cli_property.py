@@ -11,10 +11,13 @@ import tempfile
 from pathlib import Path
 from unittest import mock
 
+import pytest  # noqa: E402
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rotbench.cli.main import main
+
+pytestmark = pytest.mark.slow
 
 WORK = Path(tempfile.mkdtemp(prefix="rotbench-cli-property-"))
 (WORK / "a-file").write_text("not a folder")

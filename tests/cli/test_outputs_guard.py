@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rotbench.cli.main import app
-from rotbench.report import Report, write_report
+from rotbench.results import Report, write_report
 
 runner = CliRunner()
 
@@ -142,7 +142,7 @@ def test_show_refuses_a_device_instead_of_reading_it(tmp_path: Path) -> None:
 
 
 def test_show_refuses_a_file_beyond_the_size_limit(tmp_path: Path, monkeypatch) -> None:
-    import rotbench.report.io as io
+    import rotbench.results.files.report as io
 
     monkeypatch.setattr(io, "MAX_REPORT_BYTES", 64)
     big = tmp_path / "big.json"

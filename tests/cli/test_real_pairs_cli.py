@@ -14,10 +14,12 @@ import pytest
 from typer.testing import CliRunner
 
 from rotbench.cli.main import app
-from rotbench.engine.perception import Claim
-from rotbench.report import write_report
-from rotbench.report.synthetic import synthetic_report
+from rotbench.perception.protocol import Claim
+from rotbench.results import write_report
 from rotbench.rulings import ReviewItem, RulingClaim, derive_pair_id, read_rulings
+from rotbench.testing.synthetic import synthetic_report
+
+pytestmark = [pytest.mark.slow, pytest.mark.subprocess]
 
 runner = CliRunner()
 ROOT = Path(__file__).parents[2]
@@ -41,8 +43,8 @@ def test_probe_run_prints_the_real_pairs_block_and_the_estimate_counts_them(
         tmp_path: Path) -> None:
     """The acceptance run: `rotbench run --arm probe --rulings tests/data/rulings.jsonl --yes`
     against the fake API (which answers the gym pair with nonsense: undecided)."""
+    from rotbench.testing.fake_anthropic import FakeAnthropic, FakeRequest, oracle_answerer
     from rotbench.world import generate_world
-    from tests.fakes.fake_anthropic import FakeAnthropic, FakeRequest, oracle_answerer
 
     base = oracle_answerer(generate_world(42, generator="1"))
 

@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from rotbench.cli.main import app
-from rotbench.report import Report, write_report, write_run
-from rotbench.report.synthetic import synthetic_report
+from rotbench.results import Report, write_report, write_run
+from rotbench.testing.synthetic import synthetic_report
 
 runner = CliRunner()
 
@@ -128,6 +128,7 @@ def test_export_a_report_file_and_errors(store: Path, tmp_path: Path) -> None:
     assert clash.exit_code == 2 and "exists and is not a folder" in clash.output
 
 
+@pytest.mark.slow
 def test_report_html_from_run_ids_and_files(store: Path, tmp_path: Path) -> None:
     page = tmp_path / "out" / "page.html"
     result = runner.invoke(app, ["report", "run-old", str(store / "reports" / "run-new.json"),

@@ -5,11 +5,14 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest  # noqa: E402
 from typer.testing import CliRunner
 
 from rotbench.cli.main import app
-from rotbench.report.synthetic import synthetic_report
 from rotbench.runspec import RunSpec
+from rotbench.testing.synthetic import synthetic_report
+
+pytestmark = pytest.mark.slow
 
 runner = CliRunner()
 
@@ -37,7 +40,7 @@ def test_html_path_is_checked_before_any_work(tmp_path: Path) -> None:
 def test_publish_page_writes_it_and_links_it_as_an_artifact(tmp_path: Path,
                                                             monkeypatch) -> None:
     import flows.publish as publish
-    import rotbench.report.plots as plots_module
+    import rotbench.results.presentation.plots as plots_module
 
     links: list[dict] = []
 

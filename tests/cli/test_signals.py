@@ -16,6 +16,8 @@ import pytest
 
 from rotbench.progress import PlainProgress
 
+pytestmark = [pytest.mark.slow, pytest.mark.subprocess]
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -17,16 +17,18 @@ from flow_helpers import run_flow  # noqa: E402
 
 from flows.rot_benchmark import rot_benchmark  # noqa: E402
 from rotbench.embedding.shared import shared_embedder  # noqa: E402
-from rotbench.engine.extract import world_documents  # noqa: E402
-from rotbench.engine.oracle import OracleExtractor  # noqa: E402
 from rotbench.engines import builtin, registry  # noqa: E402
 from rotbench.engines.estimate import project_engines  # noqa: E402
 from rotbench.engines.mem0_engine import messages_of, scripted_answer  # noqa: E402
 from rotbench.engines.registry import EngineError, resolve  # noqa: E402
-from rotbench.llm import LLMSettings, estimate  # noqa: E402
-from rotbench.report.worlds import iter_worlds  # noqa: E402
+from rotbench.perception.model import LLMSettings, estimate  # noqa: E402
+from rotbench.perception.oracle import OracleExtractor  # noqa: E402
+from rotbench.pipeline.extract import world_documents  # noqa: E402
+from rotbench.results.files.worlds import iter_worlds  # noqa: E402
+from rotbench.testing.fake_anthropic import FakeAnthropic  # noqa: E402
 from rotbench.world import generate_world  # noqa: E402
-from tests.fakes.fake_anthropic import FakeAnthropic  # noqa: E402
+
+pytestmark = pytest.mark.slow
 
 ENGINES = ["mem0-raw", "mem0", "particles", "benchd:echo", "benchd:null"]
 SECRET = "sk-ant-api03-ROTBENCH-PEER-KEY-must-not-leak-77a1"

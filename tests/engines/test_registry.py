@@ -8,10 +8,10 @@ import pytest
 from typer.testing import CliRunner
 
 from rotbench.cli.main import app
-from rotbench.engine.protocol import Hit
 from rotbench.engines import registry
+from rotbench.engines.protocol import Hit
 from rotbench.engines.registry import EngineError, EngineInfo, resolve
-from rotbench.probe import EngineFailure, GuardedEngine, validate_hits
+from rotbench.pipeline.probe import EngineFailure, GuardedEngine, validate_hits
 
 runner = CliRunner()
 
@@ -103,6 +103,7 @@ def test_an_object_without_query_is_refused_at_set_up() -> None:
         GuardedEngine(Half(), 7, 1.0)
 
 
+@pytest.mark.slow
 def test_estimate_counts_only_what_the_engines_use(tmp_path) -> None:
     args = ["run", "--arm", "probe", "--estimate", "--seed", "42", "--cache-dir",
             str(tmp_path / "c"), "--reports-dir", str(tmp_path / "r")]

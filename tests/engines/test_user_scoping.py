@@ -8,11 +8,11 @@ from __future__ import annotations
 import pytest
 
 from rotbench.embedding import FAKE_MODEL_ID, Embedder, hashing_encoder
-from rotbench.engine.oracle import OracleChecker, OracleExtractor
-from rotbench.engine.protocol import accepts_user
 from rotbench.engines.context import EngineContext
-from rotbench.llm.client import RefusingClient
-from rotbench.probe_shared import probe_shared, shared_documents
+from rotbench.engines.protocol import accepts_user
+from rotbench.perception.client import RefusingClient
+from rotbench.perception.oracle import OracleChecker, OracleExtractor
+from rotbench.pipeline.probe_shared import probe_shared, shared_documents
 from rotbench.scoring import compute_metrics, score_world
 from rotbench.world.shared import compose_shared_world
 
@@ -31,9 +31,9 @@ def context(tmp_path, shared, variant=None) -> EngineContext:
 
 
 def factories():
-    from rotbench.engine.reference import make_engine as reference
     from rotbench.engines.latest_wins import make_engine as latest_wins
     from rotbench.engines.transcript_rag import make_engine as transcript_rag
+    from rotbench.reference.engine import make_engine as reference
 
     return {"reference": reference, "latest-wins": latest_wins,
             "transcript-rag": transcript_rag}
@@ -68,8 +68,8 @@ def test_partitioned_engines_answer_each_user_from_their_own_documents(name, sha
 
 
 def test_a_single_user_engine_is_unchanged_by_the_partitions(tmp_path) -> None:
-    from rotbench.engine.extract import world_documents
     from rotbench.engines.transcript_rag import TranscriptRAG
+    from rotbench.pipeline.extract import world_documents
 
     shared = compose_shared_world(42, 1, generator="2")
     engine = TranscriptRAG(context(tmp_path, shared))

@@ -23,8 +23,8 @@ from faulty_engines import (
 )
 
 from rotbench.embedding import FAKE_MODEL_ID, Embedder, hashing_encoder
-from rotbench.probe import probe_world
-from rotbench.probe_shared import probe_shared
+from rotbench.pipeline.probe import probe_world
+from rotbench.pipeline.probe_shared import probe_shared
 from rotbench.scoring import HIGHER_IS_BETTER, compute_metrics, score_world, wilson_interval
 from rotbench.world import generate_world
 from rotbench.world.shared import compose_shared_world

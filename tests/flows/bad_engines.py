@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from rotbench.engine.protocol import Hit
+from rotbench.engines.protocol import Hit
 
 
 class _Base:

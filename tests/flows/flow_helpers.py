@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from flows.rot_benchmark import RunOutcome, rot_benchmark
-from rotbench.report import Report
+from rotbench.results import Report
 
 
 def run_flow(root: Path, **fields) -> tuple[Report, RunOutcome]:

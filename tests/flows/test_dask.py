@@ -8,7 +8,9 @@ import os
 import pytest
 from flow_helpers import computed, run_flow
 
-from rotbench.prefect_server import EarlyServer
+from flows.prefect_server import EarlyServer
+
+pytestmark = pytest.mark.slow
 
 SEEDS = [42, 43, 44]
 

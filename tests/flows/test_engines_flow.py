@@ -8,14 +8,16 @@ import pytest
 from flow_helpers import clone_cache, run_flow
 
 from rotbench.embedding.shared import shared_embedder
-from rotbench.engine.extract import world_documents
-from rotbench.engine.oracle import OracleChecker, OracleExtractor
-from rotbench.engine.reference import make_engine
 from rotbench.engines.context import EngineContext
-from rotbench.llm.client import RefusingClient
-from rotbench.probe import probe_world
+from rotbench.perception.client import RefusingClient
+from rotbench.perception.oracle import OracleChecker, OracleExtractor
+from rotbench.pipeline.extract import world_documents
+from rotbench.pipeline.probe import probe_world
+from rotbench.reference.engine import make_engine
 from rotbench.scoring import score_world
 from rotbench.world import generate_world
+
+pytestmark = pytest.mark.slow
 
 SEEDS = (42, 43, 44)
 ENGINES = ["transcript-rag", "latest-wins", "reference"]
@@ -136,7 +138,7 @@ def test_reference_engine_same_figures_interleaved(three, tmp_path) -> None:
     reference = runtime.reports[2]
     embedder = shared_embedder(root / "cache")
     refusing = RefusingClient()
-    from rotbench.report.worlds import iter_worlds
+    from rotbench.results.files.worlds import iter_worlds
 
     for staged in iter_worlds(reference):
         world = generate_world(staged.seed, generator=reference.selection.generator_version)

@@ -3,20 +3,24 @@ retried and the run's figures are a clean run's; a stage that fails for good (no
 transient, or past its timeout) fails its own seed with a one-line reason while the other
 seeds' report is written and names the missing seed.
 
-Each fault is a patched plain function a stage task calls (``flows.tasks`` imports them by
-name), counting its calls, so the attempts a stage made are counted exactly. The retry
-delays are cut to hundredths of a second."""
+Each fault is a patched plain function a stage task calls (its row of the stage table,
+``rotbench.pipeline.stages.SPECS``, patched), counting its calls, so the attempts a stage
+made are counted exactly. The retry delays are cut to hundredths of a second."""
 
 from __future__ import annotations
 
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from flow_helpers import computed, run_flow
 
 import flows.tasks as tasks
+from rotbench.pipeline.stages import SPECS
+
+pytestmark = pytest.mark.slow
 
 SEEDS = [42, 43]
 DAYS = 30
@@ -38,7 +42,7 @@ def quick_retries(monkeypatch) -> None:
 
 def test_a_transient_failure_is_retried_and_changes_no_figure(tmp_path, monkeypatch,
                                                               clean) -> None:
-    real = tasks.score_world
+    real = SPECS["score"].function
     calls: list[int] = []
 
     def score(probes, scorer):
@@ -47,7 +51,7 @@ def test_a_transient_failure_is_retried_and_changes_no_figure(tmp_path, monkeypa
             raise OSError(28, "No space left on device")
         return real(probes, scorer)
 
-    monkeypatch.setattr(tasks, "score_world", score)
+    monkeypatch.setitem(SPECS, "score", replace(SPECS["score"], function=score))
     report, outcome = run_flow(tmp_path, seeds=SEEDS, days=DAYS)
     assert len(calls) == len(SEEDS) + 1  # one retry, of the one failed attempt
     assert outcome.missing == {} and outcome.failures == []
@@ -61,7 +65,7 @@ def test_a_transient_failure_is_retried_and_changes_no_figure(tmp_path, monkeypa
 
 def test_a_failure_that_is_not_transient_fails_its_seed_alone_without_retry(
         tmp_path, monkeypatch, clean) -> None:
-    real = tasks.generate_world
+    real = SPECS["generate"].function
     attempts: Counter[int] = Counter()
 
     def generate(seed: int, days: int, generator: str):
@@ -70,7 +74,7 @@ def test_a_failure_that_is_not_transient_fails_its_seed_alone_without_retry(
             raise ValueError("seed 43 cannot be generated\nsecond line of detail")
         return real(seed, days, generator)
 
-    monkeypatch.setattr(tasks, "generate_world", generate)
+    monkeypatch.setitem(SPECS, "generate", replace(SPECS["generate"], function=generate))
     report, outcome = run_flow(tmp_path, seeds=SEEDS, days=DAYS)
     assert attempts == {42: 1, 43: 1}
     assert outcome.missing == {43: "ValueError: seed 43 cannot be generated"}
@@ -89,7 +93,7 @@ def test_a_stage_past_its_timeout_fails_its_seed_alone(tmp_path, monkeypatch, cl
     thread by raising into it at its next Python instruction (it cannot interrupt one
     blocking call), so the stuck stage here waits in short sleeps. Without the timeout it
     would give up by itself after 60 s and the seed would not be missing."""
-    real = tasks.generate_world
+    real = SPECS["generate"].function
     attempts: Counter[int] = Counter()
 
     def generate(seed: int, days: int, generator: str):
@@ -100,8 +104,8 @@ def test_a_stage_past_its_timeout_fails_its_seed_alone(tmp_path, monkeypatch, cl
                 time.sleep(0.01)
         return real(seed, days, generator)
 
-    monkeypatch.setattr(tasks, "generate_world", generate)
-    monkeypatch.setitem(tasks.STAGE_TIMEOUT_SECONDS, "generate", 2.0)
+    monkeypatch.setitem(SPECS, "generate", replace(SPECS["generate"], function=generate,
+                                                   timeout_seconds=2.0))
     monkeypatch.setattr(tasks, "RETRY_DELAYS_SECONDS", [])  # one attempt: the timeout alone
     report, outcome = run_flow(tmp_path, seeds=SEEDS, days=DAYS)
     assert attempts == {42: 1, 43: 1}

@@ -13,11 +13,14 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest  # noqa: E402
 from flow_helpers import run_flow
 
 from flows.rot_benchmark import rot_benchmark
+from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
 from rotbench.world import generate_world
-from tests.fakes.fake_anthropic import FakeAnthropic, oracle_answerer
+
+pytestmark = pytest.mark.slow
 
 SECRET = "sk-ant-api03-ROTBENCH-LOGS-KEY-never-logged-5a1f"
 FEW_CHECKS = ["reconcile.cross_document=false"]

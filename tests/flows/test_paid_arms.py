@@ -10,11 +10,13 @@ import pytest
 from flow_helpers import clone_cache, computed, run_flow
 
 from flows.rot_benchmark import BudgetRefused, rot_benchmark
-from rotbench.config import EngineConfig
 from rotbench.embedding.shared import shared_embedder
-from rotbench.llm import LLMSettings, estimate
+from rotbench.perception.model import LLMSettings, estimate
+from rotbench.reference.config import EngineConfig
+from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
 from rotbench.world import generate_world
-from tests.fakes.fake_anthropic import FakeAnthropic, oracle_answerer
+
+pytestmark = pytest.mark.slow
 
 SECRET = "sk-ant-api03-ROTBENCH-FLOW-KEY-must-not-leak-91d3"
 

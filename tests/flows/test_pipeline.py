@@ -14,6 +14,8 @@ import duckdb
 import pytest
 from flow_helpers import clone_cache, computed, run_flow
 
+pytestmark = pytest.mark.slow
+
 SEEDS = (42, 43, 44)
 STAGES = ("generate", "extract", "index", "deposit", "probe", "score")
 V1 = {"generator": "1", "scorer": "v2"}
@@ -183,7 +185,7 @@ def test_damaged_cache_records_are_recomputed(baseline, tmp_path) -> None:
 
 
 def test_a_payload_swapped_in_from_another_seed_is_recomputed(baseline, tmp_path) -> None:
-    from flows.caching import content_hash
+    from rotbench.pipeline.keys import content_hash
 
     root = clone_cache(baseline[0], tmp_path / "run")
     records = root / "cache" / "prefect"

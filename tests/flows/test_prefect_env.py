@@ -6,7 +6,7 @@ import ssl
 
 import pytest
 
-from rotbench.prefect_env import _plain_http_ca_bundle
+from flows.prefect_env import _plain_http_ca_bundle
 
 
 @pytest.fixture

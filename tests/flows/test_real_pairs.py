@@ -13,12 +13,14 @@ import pytest
 from flow_helpers import clone_cache, computed, run_flow
 
 from flows.rot_benchmark import rot_benchmark
-from rotbench.config import EngineConfig
 from rotbench.embedding.shared import shared_embedder
-from rotbench.llm import LLMSettings, estimate
+from rotbench.perception.model import LLMSettings, estimate
+from rotbench.reference.config import EngineConfig
 from rotbench.rulings import ORACLE_REASON, read_rulings
+from rotbench.testing.fake_anthropic import FakeAnthropic, FakeRequest, oracle_answerer
 from rotbench.world import generate_world
-from tests.fakes.fake_anthropic import FakeAnthropic, FakeRequest, oracle_answerer
+
+pytestmark = pytest.mark.slow
 
 DATA = Path(__file__).parents[1] / "data" / "rulings.jsonl"
 KEY = "sk-ant-api03-ROTBENCH-REAL-PAIRS-KEY-0b1e"

@@ -8,9 +8,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from rotbench.probe import probe_world
-from rotbench.record import record_run
-from rotbench.report.store import import_pending
+from rotbench.pipeline.probe import probe_world
+from rotbench.pipeline.record import record_run
+from rotbench.results.store import import_pending
 from rotbench.runspec import RunSpec
 from rotbench.world import generate_world
 

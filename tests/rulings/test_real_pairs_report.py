@@ -7,9 +7,8 @@ from pathlib import Path
 import duckdb
 from rich.console import Console
 
-from rotbench.engine.oracle import OracleChecker
-from rotbench.report import build_report, render, rescore_report, write_report, write_run
-from rotbench.report.synthetic import synthetic_report, synthetic_world_probes
+from rotbench.perception.oracle import OracleChecker
+from rotbench.results import build_report, render, rescore_report, write_report, write_run
 from rotbench.rulings import (
     ORACLE_REASON,
     ReviewItem,
@@ -17,6 +16,7 @@ from rotbench.rulings import (
     read_rulings,
     score_real_pairs,
 )
+from rotbench.testing.synthetic import synthetic_report, synthetic_world_probes
 
 DATA = Path(__file__).parents[1] / "data" / "rulings.jsonl"
 

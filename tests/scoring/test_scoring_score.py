@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rotbench.engine.oracle import PAST, PRESENT, RELAYED
-from rotbench.engine.protocol import Hit, Provenance
+from rotbench.engines.protocol import Hit, Provenance
+from rotbench.perception.oracle import PAST, PRESENT, RELAYED
 from rotbench.scoring import (
     MissingClaimText,
     ProbeRecord,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from rotbench.report.model import Report, reads_decoys
-from rotbench.report.synthetic import synthetic_report
+from rotbench.results.schema import Report, reads_decoys
 from rotbench.scoring import compute_metrics
 from rotbench.scoring.tally import MetricTally, tally_world, tally_worlds
+from rotbench.testing.synthetic import synthetic_report
 
 
 @pytest.mark.parametrize("scorer", ["v1", "v2", "v3"])

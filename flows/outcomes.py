@@ -1,0 +1,97 @@
+"""What the tasks hand back: plain data, a few KB each.
+
+A stage task returns a ``StageRef`` (where its stored output lies and its hash, never the
+output itself); a world task returns a ``WorldOutcome`` (one ``EngineOutcome`` per engine,
+naming its stored scored probes). Both cross process boundaries (Dask workers) and are what
+Prefect caches, through ``flows.caching.SafeJSONSerializer``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from rotbench.results import StageRecord
+from rotbench.rulings import ReviewItem
+
+
+def payload_path(cache_dir: Path | str, stage: str, key: str) -> Path:
+    """Where the output of ``stage`` under ``key`` is stored."""
+    return Path(cache_dir) / "stages" / f"{stage}-{key}.json"
+
+
+class StageRef(BaseModel):
+    """What a stage task returns and Prefect caches: where its output lies, not the output.
+
+    The payload (a registered model) is ``<cache_dir>/stages/<stage>-<key>.json`` in the
+    ``SafeJSONSerializer`` format; ``sha256`` is the hash of its JSON data, so a downstream
+    key can name the content without loading it. ``summary`` holds the little the run's
+    notes need (the ledger's counts, an engine's reported identity). ``complete`` is False
+    when model calls failed during the stage (the caller then keeps it out of the cache).
+    """
+
+    stage: str
+    key: str
+    model: str
+    sha256: str
+    size_bytes: int
+    summary: dict[str, Any] = {}
+    complete: bool = True
+
+    def path(self, cache_dir: Path | str) -> Path:
+        return payload_path(cache_dir, self.stage, self.key)
+
+
+class EngineOutcome(BaseModel):
+    """One engine on one world: the stored scored probes, or the one-line failure."""
+
+    engine: str
+    scored: StageRef | None = None
+    stages: list[StageRecord] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    stamps: dict[str, str] = Field(default_factory=dict)
+    identity: dict = Field(default_factory=dict)
+    """The engine's name, version and config as it reported them."""
+    failure: str | None = None
+    review_queue: list[ReviewItem] = Field(default_factory=list)
+    """The reference engine's review records on this world (empty for other engines)."""
+    user_scoped: bool | None = None
+    """Shared store: whether the engine took the asking user (None: one user)."""
+
+
+
+class WorldOutcome(BaseModel):
+    """What one world's task hands back to the parent flow (plain data, a few KB)."""
+
+    seed: int
+    engines: list[EngineOutcome]
+    usage: dict | None = None
+    """This world's metered model usage (``LivePerception.usage``); None on the oracle arm."""
+    notes: list[str] = Field(default_factory=list)
+    """Model perception notes (calls, failures) of this world."""
+    refused: int = 0
+    """Model calls refused in scripted parts."""
+    uncached: list[str] = Field(default_factory=list)
+    damaged: list[str] = Field(default_factory=list)
+    spans: list[tuple[str, float, float]] = Field(default_factory=list)
+    """(stage label, start, end) in epoch seconds."""
+    degraded: dict[str, int] = Field(default_factory=dict)
+    """Items failed model calls left unanswered (``ArmRuntime.degraded_counts``)."""
+    stage_keys: list[str] = Field(default_factory=list)
+    """The stage cache records (``<stage>-<key>``) this outcome's results rest on."""
+
+    @property
+    def complete(self) -> bool:
+        """True when every engine succeeded and every stage went into the cache: only a
+        complete outcome may be cached as a whole."""
+        return not self.uncached and not any(e.failure for e in self.engines)
+
+    def as_cached(self) -> WorldOutcome:
+        """This outcome as a run that found it whole in the cache sees it: every stage
+        cached (0 s), nothing run, nothing damaged."""
+        engines = [e.model_copy(update={"stages": [
+            r.model_copy(update={"cached": True, "seconds": 0.0}) for r in e.stages]})
+            for e in self.engines]
+        return self.model_copy(update={"engines": engines, "spans": [], "damaged": []})

@@ -1,0 +1,105 @@
+"""Model-backed perception for the probe and live arms, and the model-client seam.
+
+Public surface (everything else is private):
+
+- clients: ``ModelClient``, ``Completion``, ``Usage``, ``RefusingClient``, ``RefusedCall``
+  (``rotbench.perception.client``); ``AnthropicClient``, ``require_api_key``, ``MissingApiKey``
+  (``rotbench.perception.model.anthropic_client``; the SDK is imported on first use only).
+- perception: ``LiveExtractor``, ``LiveChecker``, ``extract_concurrently``.
+- configuration and money: ``LLMSettings``, ``UsageMeter``, ``UsageReport``, ``StageUsage``.
+- persistence: ``CallCache`` (one JSON file per completed call).
+- reporting: ``PerceptionStats``, ``CallFailure``, ``LLMRunSummary``; errors
+  ``ModelCallError`` (recorded), ``FatalModelError`` (raised).
+- planning: ``estimate``, ``Estimate``, ``StageEstimate``, ``slots_from_world``, and the
+  pieces an engine's own estimate is made of (``approx_tokens``, ``MESSAGE_OVERHEAD_TOKENS``,
+  ``cost_usd``, ``call_key``).
+- the prompts' wire format, for fakes that answer them (``prompt_kind``,
+  ``document_text_of``, ``question_text_of``, ``claim_views_of``, ``RETRY_MARKER``).
+- wiring: ``build_perception`` -> ``LivePerception``.
+"""
+
+from rotbench.perception.client import Completion, ModelClient, RefusedCall, RefusingClient, Usage
+from rotbench.perception.model._cache import CallCache, call_key
+from rotbench.perception.model._estimate import (
+    MESSAGE_OVERHEAD_TOKENS,
+    Estimate,
+    StageEstimate,
+    approx_tokens,
+    estimate,
+    oracle_pairs,
+    slots_from_world,
+)
+from rotbench.perception.model._perception import (
+    LiveChecker,
+    LiveExtractor,
+    live_extractor_stamp,
+)
+from rotbench.perception.model._prompts import (
+    CHECK_PROMPTS,
+    EXTRACT_PROMPTS,
+    RETRY_MARKER,
+    InvalidAnswer,
+    claim_views_of,
+    document_text_of,
+    prompt_kind,
+    question_text_of,
+)
+from rotbench.perception.model._records import (
+    CallFailure,
+    FatalModelError,
+    ModelCallError,
+    PerceptionStats,
+)
+from rotbench.perception.model._settings import LLMSettings, cost_usd
+from rotbench.perception.model._usage import StageUsage, UsageMeter, UsageReport
+from rotbench.perception.model._wiring import LivePerception, LLMRunSummary, build_perception
+from rotbench.perception.model.anthropic_client import (
+    AnthropicClient,
+    MissingApiKey,
+    require_api_key,
+)
+from rotbench.pipeline.extract import extract_concurrently
+
+__all__ = [
+    "MESSAGE_OVERHEAD_TOKENS",
+    "RETRY_MARKER",
+    "approx_tokens",
+    "claim_views_of",
+    "cost_usd",
+    "document_text_of",
+    "prompt_kind",
+    "question_text_of",
+    "live_extractor_stamp",
+    "CHECK_PROMPTS",
+    "EXTRACT_PROMPTS",
+    "AnthropicClient",
+    "CallCache",
+    "CallFailure",
+    "Completion",
+    "Estimate",
+    "FatalModelError",
+    "InvalidAnswer",
+    "LLMRunSummary",
+    "LLMSettings",
+    "LiveChecker",
+    "LiveExtractor",
+    "LivePerception",
+    "MissingApiKey",
+    "ModelCallError",
+    "ModelClient",
+    "PerceptionStats",
+    "RefusedCall",
+    "RefusingClient",
+    "StageEstimate",
+    "StageUsage",
+    "Usage",
+    "UsageMeter",
+    "UsageReport",
+    "build_perception",
+    "call_key",
+    "estimate",
+    "extract_concurrently",
+    "oracle_pairs",
+    "require_api_key",
+    "slots_from_world",
+]

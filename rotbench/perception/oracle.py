@@ -1,0 +1,189 @@
+"""Scripted (oracle) perception: read claims and judge pairs from the world's ground truth.
+
+Both take a model client only to prove they never use it: by default a ``RefusingClient``,
+whose ``refused`` count the harness reports (always 0 here).
+"""
+
+from __future__ import annotations
+
+from rotbench.engines.protocol import Document
+from rotbench.perception.client import ModelClient, RefusingClient
+from rotbench.perception.protocol import Claim, ClaimDraft, Judgement, Mood, QuestionFrame
+from rotbench.world.models import Fact, World
+from rotbench.world.pools import (
+    ATTRIBUTES,
+    NEAR_MISS_FRAMES,
+    NEAR_MISS_QUESTIONS,
+    UNANSWERABLE_QUESTIONS,
+    UNRELATED_SLOTS,
+)
+
+SUBJECT = "the user"
+ORACLE_CONFIDENCE = 0.9
+
+PRESENT = "The user's {label} is {value}."
+PAST = "The user's {label} was previously {value}."
+RELAYED = "According to a web search result, the user's {label} is {value}."
+DECOY_SENTENCES: dict[str, tuple[str, str]] = {
+    "other_person": ("someone the user knows",
+                     "Someone the user knows has {value} as their {label}."),
+    "hypothetical": ("the user, hypothetically",
+                     "The user might pick {value} as their {label} someday."),
+    "negation": ("the user, negated", "The user would never pick {value} as their {label}."),
+    "suggestion": ("the assistant's suggestion",
+                   "The assistant suggested {value} as the user's {label}; the user declined."),
+}
+"""Decoy kind -> (subject, sentence). A decoy keeps its own subject and mood and no slot, so
+it is never filed as, compared with, or allowed to retire one of the user's facts."""
+DECOY_MOODS: dict[str, Mood] = {
+    "other_person": "fact", "hypothetical": "hypothetical", "negation": "negated",
+    "suggestion": "suggested",
+}
+"""Decoy kind -> the mood its claim carries (someone else's fact is still a fact)."""
+TEMPLATES: tuple[str, ...] = (PRESENT, PAST, RELAYED, *(t for _, t in DECOY_SENTENCES.values()))
+"""Every sentence template the oracle renders (``{label}``/``{value}`` are placeholders)."""
+
+
+def oracle_texts() -> list[str]:
+    """Every text the index stage can meet on a scripted arm, sorted: each sentence the
+    oracle extractor can render (every template with every attribute's label and pool
+    value) and every probe question either generator asks (703 texts with today's pools).
+
+    A world's ``index_texts`` under ``OracleExtractor`` is always a subset, so embedding
+    this list once before the worlds run leaves their index stages nothing to encode (and
+    gives every text the same batch, hence the same vector, whichever seeds a run has).
+    """
+    texts = set(UNANSWERABLE_QUESTIONS) | set(NEAR_MISS_QUESTIONS)
+    for attribute in ATTRIBUTES:
+        texts.add(attribute.question)
+        texts.update(template.format(label=attribute.label, value=value)
+                     for template in TEMPLATES for value in attribute.pool)
+    return sorted(texts)
+
+
+def _refused(client: ModelClient) -> int:
+    return int(getattr(client, "refused", 0))
+
+
+class OracleExtractor:
+    """Claims scripted from each session's ``facts``.
+
+    ``world``: the world whose sessions are the documents. ``client``: never called. A
+    conversation's own present/past facts become the user's claims; a relayed fact becomes a
+    claim attributed to its source; a tool-turn fact yields nothing; a web page's facts become
+    the page's own claims (its lineage, the host, is set by the extract stage); a decoy
+    (someone else's fact, a hypothetical, a negation, a declined suggestion) becomes a claim
+    with its own subject and mood and no slot (``DECOY_SENTENCES``, ``DECOY_MOODS``). Identical
+    drafts within a document are kept once. ``extract`` raises KeyError for a document that
+    is not in the world.
+
+    It also reads questions (``QuestionReader``): an attribute's question asks for the user's
+    value of that slot; a near-miss question for another person's (``NEAR_MISS_FRAMES``); an
+    unrelated one for a slot no world fills (``UNRELATED_SLOTS``). Any other question is read
+    as None (no frame).
+    """
+
+    stamp = "oracle-extractor/2"
+    in_process = True
+    """Scripted, pure Python, no I/O: nothing to overlap, so ``extract_concurrently`` runs it
+    on the caller's thread (threads would only queue for the interpreter lock)."""
+
+    def __init__(self, world: World, client: ModelClient | None = None) -> None:
+        self.client: ModelClient = client if client is not None else RefusingClient()
+        self._labels = {a.key: a.label for a in world.attributes}
+        self._facts = {s.document_uri: list(s.facts) for s in world.sessions}
+        self._frames = {q: QuestionFrame(subject=who, slot=slot)
+                        for q, (who, slot) in NEAR_MISS_FRAMES.items()}
+        self._frames.update({q: QuestionFrame(subject=SUBJECT, slot=slot)
+                             for q, slot in UNRELATED_SLOTS.items()})
+        self._frames.update({a.question: QuestionFrame(subject=SUBJECT, slot=a.key)
+                             for a in world.attributes})
+
+    @property
+    def refused(self) -> int:
+        """Model calls refused by the client (0 unless something tried to call a model)."""
+        return _refused(self.client)
+
+    def _draft(self, fact: Fact, web_page: bool) -> ClaimDraft | None:
+        label = self._labels[fact.attribute]
+        if fact.channel == "tool_turn":
+            return None
+        if fact.decoy is not None:
+            subject, template = DECOY_SENTENCES[fact.decoy]
+            return ClaimDraft(
+                subject=subject,
+                slot=None,
+                value=fact.value,
+                tense="present",
+                attribution="own",
+                sentence=template.format(label=label, value=fact.value),
+                confidence=ORACLE_CONFIDENCE,
+                mood=DECOY_MOODS[fact.decoy],
+            )
+        if fact.channel == "relay" and not web_page:
+            template, attribution = RELAYED, "source"
+        else:
+            template = PAST if fact.tense == "past" else PRESENT
+            attribution = "own"
+        return ClaimDraft(
+            subject=SUBJECT,
+            slot=fact.attribute,
+            value=fact.value,
+            tense=fact.tense,
+            attribution=attribution,
+            sentence=template.format(label=label, value=fact.value),
+            confidence=ORACLE_CONFIDENCE,
+        )
+
+    def read_question(self, question: str) -> QuestionFrame | None:
+        """The scripted frame of ``question`` (None for a question the world never asks)."""
+        return self._frames.get(question)
+
+    def extract(self, document: Document) -> list[ClaimDraft]:
+        """The scripted drafts of ``document``, in turn order."""
+        if document.uri not in self._facts:
+            raise KeyError(f"document {document.uri!r} is not a session of this world")
+        drafts: list[ClaimDraft] = []
+        for fact in sorted(self._facts[document.uri], key=lambda f: f.turn):
+            draft = self._draft(fact, web_page=document.kind == "web_page")
+            if draft is not None and draft not in drafts:
+                drafts.append(draft)
+        return drafts
+
+
+class OracleChecker:
+    """Judgements from the claims' own slot, value, tense and attribution.
+
+    ``contradicts``: same slot, different value, both present tense, both the claimant's own.
+    ``new_value_for_slot``: same slot, different value, and the newer is present and own.
+    A claim without a slot contradicts nothing. ``client``: never called.
+    """
+
+    stamp = "oracle-checker/1"
+
+    def __init__(self, client: ModelClient | None = None) -> None:
+        self.client: ModelClient = client if client is not None else RefusingClient()
+
+    @property
+    def refused(self) -> int:
+        """Model calls refused by the client (0 unless something tried to call a model)."""
+        return _refused(self.client)
+
+    @staticmethod
+    def judge_pair(older: Claim, newer: Claim) -> Judgement:
+        """The scripted judgement on one (older, newer) pair."""
+        differ = (
+            older.slot is not None
+            and older.slot == newer.slot
+            and older.value.strip().casefold() != newer.value.strip().casefold()
+        )
+        newer_current = newer.tense == "present" and newer.attribution == "own"
+        older_current = older.tense == "present" and older.attribution == "own"
+        return Judgement(
+            contradicts=differ and newer_current and older_current,
+            new_value_for_slot=differ and newer_current,
+        )
+
+    def judge(self, pairs: list[tuple[Claim, Claim]]) -> list[Judgement]:
+        """One judgement per (older, newer) pair, in order."""
+        return [self.judge_pair(older, newer) for older, newer in pairs]

@@ -1,0 +1,11 @@
+"""The pipeline's stages, one module each, in the order a run takes them:
+
+generate -> extract -> index -> deposit -> probe -> score -> record
+
+(``ingest_probe`` replaces deposit + probe for an engine other than the reference one, which
+reads documents itself; ``real_pairs`` runs once per run, after the worlds.) Each stage is a
+plain typed function; ``flows/`` only wires them into Prefect tasks with caching, timeouts and
+retries.
+
+This package module imports nothing.
+"""

@@ -1,0 +1,121 @@
+"""Stage: build an engine for one world, feed it the world and ask every question.
+
+For an engine without separable stages the pipeline is generate -> ingest-and-probe -> score;
+this module is the middle stage as a plain function (``flows/`` caches it).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rotbench.embedding.embedder import Embedder
+from rotbench.engines.context import EngineContext
+from rotbench.engines.registry import EngineError, EngineInfo, load_factory
+from rotbench.perception.client import ModelClient
+from rotbench.perception.protocol import Checker, Extractor
+from rotbench.pipeline.extract import world_documents
+from rotbench.pipeline.probe import EngineFailure, GuardedEngine, probe_world
+from rotbench.safe_text import printable
+from rotbench.scoring.models import WorldProbes
+from rotbench.world.models import World
+from rotbench.world.shared import SharedWorld
+
+ConfigValue = bool | int | float | str | None
+
+
+class EngineAnswers(BaseModel):
+    """What one engine answered on one world, with the identity the engine reported."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(description="The engine's ``name`` attribute (else the registered name).")
+    version: str = Field(description="The engine's ``version`` attribute (else the registry's).")
+    config: dict[str, ConfigValue] = Field(
+        default_factory=dict, description="The engine's ``config`` attribute, if a flat dict.")
+    probes: WorldProbes | None = Field(description="None when the engine failed.")
+    failure: str | None = Field(
+        default=None, description="The one-line EngineFailure; such a result is never cached.")
+
+
+def _flat_config(engine: object) -> dict[str, ConfigValue]:
+    config = getattr(engine, "config", None)
+    if not isinstance(config, dict):
+        return {}
+    return {str(k): v for k, v in config.items() if isinstance(v, bool | int | float | str)
+            or v is None}
+
+
+def ingest_and_probe(
+    world: World | SharedWorld,
+    info: EngineInfo,
+    *,
+    arm: str,
+    extractor: Extractor,
+    checker: Checker | None,
+    model: ModelClient,
+    embedder: Embedder,
+    top_k: int,
+    timeout_seconds: float | None,
+    scratch_root: Path | None = None,
+    factory_kwargs: dict | None = None,
+) -> EngineAnswers:
+    """Build the engine of ``info`` for ``world`` (a fresh instance, a fresh scratch folder
+    under ``scratch_root``, removed afterwards), then deposit and probe interleaved
+    (``rotbench.pipeline.probe.probe_world``). When the factory or the engine fails, hangs or
+    answers
+    malformed hits, the result has no probes and ``failure`` holds the one-line reason naming
+    the engine, seed, day and call (returned, not raised, so the workflow engine logs no
+    traceback for a fault of the engine under test).
+
+    ``world`` a ``SharedWorld``: every persona's documents go into the one engine and each
+    user's questions are asked for that user (``rotbench.pipeline.probe_shared.probe_shared``).
+    ``factory_kwargs``: extra keywords for the factory (the reference engine's
+    configuration)."""
+    factory = load_factory(info)
+    if scratch_root is not None:
+        scratch_root.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f"rotbench-{world.seed}-", dir=scratch_root))
+    try:
+        return _build_and_probe(world, info, factory, scratch, arm=arm, extractor=extractor,
+                                checker=checker, model=model, embedder=embedder,
+                                top_k=top_k, timeout_seconds=timeout_seconds,
+                                factory_kwargs=factory_kwargs or {})
+    except EngineFailure as exc:
+        return EngineAnswers(name=info.name, version=info.version, probes=None,
+                             failure=str(exc))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _build_and_probe(world: World | SharedWorld, info: EngineInfo, factory, scratch: Path, *,
+                     arm: str, extractor: Extractor, checker: Checker | None,
+                     model: ModelClient, embedder: Embedder, top_k: int,
+                     timeout_seconds: float | None, factory_kwargs: dict) -> EngineAnswers:
+    """The engine built in ``scratch`` and probed; raises EngineFailure."""
+    context = EngineContext(arm=arm, seed=world.seed, scratch_dir=scratch,
+                            embedder=embedder, model=model, extractor=extractor,
+                            checker=checker, variant=info.variant)
+    try:
+        engine = factory(context, **factory_kwargs)
+    except EngineError as exc:
+        raise EngineFailure(str(exc)) from None
+    except Exception as exc:  # noqa: BLE001 - user code: one line whatever it raised
+        raise EngineFailure(f"engine {printable(info.name, 60)}: seed {world.seed}, set-up: "
+                            f"factory raised {type(exc).__name__}: {printable(exc)}") from None
+    name = str(getattr(engine, "name", info.name))
+    guard = GuardedEngine(engine, world.seed, timeout_seconds, name=name)
+    try:
+        if isinstance(world, SharedWorld):
+            from rotbench.pipeline.probe_shared import probe_shared
+
+            probes = probe_shared(world, guard, top_k)
+        else:
+            probes = probe_world(world, guard, top_k, world_documents(world))
+    finally:
+        guard.close()
+    return EngineAnswers(name=name, version=str(getattr(engine, "version", info.version)),
+                         config=_flat_config(engine), probes=probes)

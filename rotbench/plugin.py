@@ -1,0 +1,55 @@
+"""Everything an engine author imports: ``from rotbench.plugin import Hit, EngineContext, ...``.
+
+An engine is a factory ``make_engine(context: EngineContext) -> MemoryEngine``, registered
+under the ``rotbench.engines`` entry-point group with an ``EngineInfo`` (or named on the
+command line as ``module:make_engine``). The harness deposits ``Document``s in time order and
+asks questions; the engine answers with ranked ``Hit``s. Engines that want rotbench's own
+perception read the context's perceived claims (``ClaimDraft``) and ask its ``Checker`` for
+``Judgement``s. See ``examples/my_engine.py`` for a complete engine in about 20 lines.
+
+This module only re-exports: the definitions live in ``rotbench.engines.protocol`` (the
+engine protocol), ``rotbench.engines.context``, ``rotbench.engines.registry``,
+``rotbench.perception.protocol`` (perceived claims, extractor and checker seams) and
+``rotbench.perception.client`` (the model-client seam). Nothing else of rotbench is
+part of the plug-in surface.
+"""
+
+from rotbench.engines.context import EngineContext
+from rotbench.engines.protocol import AsOfEngine, Document, Hit, MemoryEngine, Provenance
+from rotbench.engines.registry import EngineError, EngineInfo
+from rotbench.perception.client import Completion, ModelClient, RefusedCall, Usage
+from rotbench.perception.protocol import (
+    Checker,
+    Claim,
+    ClaimDraft,
+    Extractor,
+    Judgement,
+    QuestionFrame,
+    QuestionReader,
+    subject_key,
+)
+from rotbench.pipeline.extract import lineage_of
+
+__all__ = [
+    "AsOfEngine",
+    "Checker",
+    "Claim",
+    "ClaimDraft",
+    "Completion",
+    "Document",
+    "EngineContext",
+    "EngineError",
+    "EngineInfo",
+    "Extractor",
+    "Hit",
+    "Judgement",
+    "MemoryEngine",
+    "ModelClient",
+    "Provenance",
+    "QuestionFrame",
+    "QuestionReader",
+    "RefusedCall",
+    "Usage",
+    "lineage_of",
+    "subject_key",
+]

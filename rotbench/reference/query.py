@@ -1,0 +1,177 @@
+"""Stage: rank a ledger's claims for a question as of a day.
+
+score = (similarity_weight * cos + confidence_weight * confidence) * trust, where trust is
+``trust.untrusted_domain_trust`` for a non-conversation lineage when ``trust.policy`` is on,
+else 1.0. A claim whose trust-weighted cosine (trust * cos) is below
+``query.relevance_floor`` is never returned: an untrusted source must be that much more
+relevant to be served at all (with trust 1.0 this is the raw cosine). Nor is a claim dated
+after the day or retired on or before it returned. Quarantined claims are returned (with
+status 'quarantined'). Order: score desc, then day desc, then claim id asc. There is no time
+decay: every source in a world is dated within its own lifetime, and decay is inert for
+conversation sources.
+
+When the question has been read into a ``QuestionFrame`` naming a slot:
+
+- ``query.abstain_unknown``: if the store holds no fact (as of the day) of the frame's
+  subject and slot, nothing is returned: the store knows nothing about what is asked;
+- ``query.present_first``: for a question about the present, the subject's present-tense
+  facts of that slot in its own words (from a trusted lineage while ``trust.policy`` is on,
+  and not quarantined) rank first, whatever their cosine, then everything else in the order
+  above. History, quoted sources and other slots stay in the list below them.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+
+import numpy as np
+
+from rotbench.embedding import Embedder
+from rotbench.engines.protocol import ClaimStatus, Hit, Provenance
+from rotbench.perception.protocol import QuestionFrame, subject_key
+from rotbench.reference.config import EngineConfig
+from rotbench.reference.ledger import CONVERSATION, Ledger
+
+_NEVER = np.iinfo(np.int64).max
+
+# Process-wide on purpose: building a ledger's index (every claim's vector in one matrix) is
+# the expensive part of a query, and one ledger object is queried by many probes through
+# ``ReferenceEngine`` instances that do not share state. Keyed by ``id(ledger)`` with a weak
+# reference, so an entry goes when its ledger does; guarded by the lock (threads share it).
+_INDEXES: dict[int, tuple[weakref.ref, tuple[int, int, str], LedgerIndex]] = {}
+_INDEXES_LOCK = threading.Lock()
+
+
+class LedgerIndex:
+    """A ledger's claims as arrays, built once; ``query`` is then a matrix-vector product.
+
+    ``vectors`` (n, dim) float64 normalised (converted once, not per query); ``days``,
+    ``retired_at``, ``quarantined_at`` (n,) int64 (``_NEVER`` when no event); ``confidence``
+    (n,) float64; ``untrusted`` (n,) bool. Build with ``LedgerIndex.of(ledger, embedder)``
+    to reuse one per ledger state.
+    """
+
+    def __init__(self, ledger: Ledger, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self.claims = claims = list(ledger.claims)  # no reference to the ledger itself
+        n = len(claims)
+        self.vectors = embedder.encode([c.sentence for c in claims]).astype(np.float64)
+        self.days = np.array([c.day for c in claims], dtype=np.int64)
+        self.confidence = np.array([c.confidence for c in claims], dtype=np.float64)
+        self.untrusted = np.array([c.lineage != CONVERSATION for c in claims], dtype=bool)
+        self.slot_of = [(subject_key(c.subject), c.slot) if c.slot_fact else None
+                        for c in claims]
+        self.present_own = np.array(
+            [c.tense == "present" and c.attribution == "own" for c in claims], dtype=bool)
+        self.retired_at = np.full(n, _NEVER, dtype=np.int64)
+        self.quarantined_at = np.full(n, _NEVER, dtype=np.int64)
+        for i, c in enumerate(claims):
+            state = ledger.state(c.id)
+            if state.retired_at is not None:
+                self.retired_at[i] = state.retired_at
+            if state.quarantined_at is not None:
+                self.quarantined_at[i] = state.quarantined_at
+        order = sorted(range(n), key=lambda i: claims[i].id)
+        self.id_rank = np.empty(n, dtype=np.int64)
+        self.id_rank[order] = np.arange(n)
+
+    @classmethod
+    def of(cls, ledger: Ledger, embedder: Embedder) -> LedgerIndex:
+        """The index of ``ledger`` in its current state, reused while the ledger lives.
+
+        Rebuilt when claims or events were appended or the model differs; thread-safe.
+        """
+        key = id(ledger)
+        version = (len(ledger.claims), len(ledger.events), embedder.model_id)
+        with _INDEXES_LOCK:
+            entry = _INDEXES.get(key)
+            if entry is not None and entry[0]() is ledger and entry[1] == version:
+                return entry[2]
+        index = cls(ledger, embedder)
+        with _INDEXES_LOCK:
+            ref = weakref.ref(ledger, lambda _ref, key=key: _INDEXES.pop(key, None))
+            _INDEXES[key] = (ref, version, index)
+        return index
+
+    def query(
+        self,
+        question: str,
+        day: int,
+        k: int,
+        config: EngineConfig,
+        frame: QuestionFrame | None = None,
+    ) -> list[Hit]:
+        """The top ``k`` hits for ``question`` as of the end of ``day`` (may be fewer).
+
+        ``frame``: what the question asks, when a reader has read it (see the module doc).
+        Raises ValueError for k < 0.
+        """
+        if k < 0:
+            raise ValueError(f"k must be >= 0, got {k}")
+        if k == 0 or len(self.days) == 0:
+            return []
+        qv = self.embedder.encode([question])[0]
+        # rounded so that equal sentences score exactly equal whatever the matrix size (a
+        # BLAS product over more rows may differ in the last bit), and ties break by day
+        cos = np.round(self.vectors @ np.asarray(qv, dtype=np.float64), 12)
+        qc, tc = config.query, config.trust
+        trust = np.where(self.untrusted & tc.policy, tc.untrusted_domain_trust, 1.0)
+        score = (qc.similarity_weight * cos + qc.confidence_weight * self.confidence) * trust
+        alive = (self.days <= day) & (self.retired_at > day)
+        first = np.zeros(len(self.days), dtype=bool)
+        if frame is not None and frame.slot is not None:
+            wanted = (subject_key(frame.subject), frame.slot)
+            asked = np.array([s == wanted for s in self.slot_of], dtype=bool) & alive
+            if qc.abstain_unknown and not asked.any():
+                return []
+            if qc.present_first and frame.tense == "present":
+                first = asked & self.present_own & (self.quarantined_at > day)
+                if tc.policy:
+                    first &= ~self.untrusted
+        keep = alive & ((cos * trust >= qc.relevance_floor) | first)
+        idx = np.flatnonzero(keep)
+        if idx.size == 0:
+            return []
+        order = idx[np.lexsort((self.id_rank[idx], -self.days[idx], -score[idx],
+                                ~first[idx]))][:k]
+        hits: list[Hit] = []
+        for rank, i in enumerate(order.tolist(), start=1):
+            claim = self.claims[i]
+            status: ClaimStatus = "quarantined" if self.quarantined_at[i] <= day else "active"
+            hits.append(
+                Hit(
+                    rank=rank,
+                    text=claim.sentence,
+                    score=float(score[i]),
+                    similarity=float(cos[i]),
+                    provenance=Provenance(
+                        document_uri=claim.document_uri,
+                        day=claim.day,
+                        status=status,
+                        lineage=claim.lineage,
+                        claim_id=claim.id,
+                    ),
+                )
+            )
+        return hits
+
+
+def query_ledger(
+    ledger: Ledger,
+    question: str,
+    day: int,
+    k: int,
+    config: EngineConfig,
+    embedder: Embedder,
+    frame: QuestionFrame | None = None,
+) -> list[Hit]:
+    """The top ``k`` hits for ``question`` from ``ledger`` as of the end of ``day``.
+
+    ``frame``: what the question asks (subject, slot, tense), if read; None ranks by score
+    and the relevance floor alone.
+
+    Reuses one ``LedgerIndex`` per ledger state, so repeated queries cost one matrix-vector
+    product each (plus a cache lookup for the question's vector). Raises ValueError for k < 0.
+    """
+    return LedgerIndex.of(ledger, embedder).query(question, day, k, config, frame)

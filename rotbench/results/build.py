@@ -1,0 +1,114 @@
+"""Building the report of record: a run's scored worlds pooled into one ``Report``.
+
+The schema (``rotbench.results.schema``) stays pure; this module is the one that folds the
+worlds' counts into the figures and (given a folder) writes each world's file as it goes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from rotbench.results.files.worlds import check_world_fits, write_world
+from rotbench.results.schema import (
+    Origin,
+    Report,
+    Selection,
+    StageRecord,
+    WorldEntry,
+    now_utc,
+    reads_decoys,
+)
+from rotbench.rulings import RealPairs, ReviewItem, without_text
+from rotbench.scoring.metrics import MetricsBundle
+from rotbench.scoring.models import WorldProbes
+from rotbench.scoring.score import score_world
+from rotbench.scoring.tally import MetricTally, tally_world
+
+
+def _strip_text(world: WorldProbes) -> WorldProbes:
+    probes = [
+        p.model_copy(update={"hits": [h.model_copy(update={"text": None}) for h in p.hits]})
+        for p in world.probes
+    ]
+    return world.model_copy(update={"probes": probes})
+
+
+def build_report(
+    run_id: str,
+    selection: Selection,
+    worlds: Iterable[WorldProbes],
+    stages: list[StageRecord],
+    timings: dict[str, float],
+    notes: list[str],
+    usage: dict[str, Any] | None = None,
+    *,
+    origin: Origin | None = None,
+    review_queue: list[ReviewItem] | None = None,
+    real_pairs: RealPairs | None = None,
+    degraded: list[str] | None = None,
+    worlds_dir: Path | None = None,
+    on_world: Callable[[str, WorldProbes, MetricTally], None] | None = None,
+) -> Report:
+    """The report of record of a run.
+
+    ``worlds`` is taken one world at a time, in the order given. Worlds with unscored hits
+    are scored under ``selection.scorer_version`` first (raises ``UnknownScorer`` /
+    ``MissingClaimText`` as ``score_world``); already scored worlds are taken as they are.
+    Figures are pooled over ``worlds`` by folding one world's counts at a time. When
+    ``selection.record_claim_text`` is False, hit texts are dropped after scoring, and so are
+    the review queue and the real pairs' claim texts.
+
+    ``worlds_dir`` given: each world is written to ``<worlds_dir>/<sha256>.json``
+    (``rotbench.results.files.worlds.write_world``) and dropped, so no more than one world is held;
+    the report lists their digests and must be saved in ``worlds_dir``'s parent folder.
+    ``on_world(sha256, world, tally)`` is then called for each world stored (e.g.
+    ``rotbench.results.database.tables.WorldRows``, storing its database rows while it is at hand).
+    None: the worlds are embedded in the report (for reports built in memory). Raises
+    OSError when a world file cannot be written and ValueError for a value beyond a
+    database column (``check_world_fits``).
+    """
+    decoys = reads_decoys(selection)
+    tally = MetricTally(decoys)
+    entries: list[WorldEntry] = []
+    embedded: list[WorldProbes] | None = None if worlds_dir is not None else []
+    for world in worlds:
+        scored = world if world.scored else score_world(world, selection.scorer_version)
+        counts = tally_world(scored, decoys)
+        tally += counts
+        if not selection.record_claim_text:
+            scored = _strip_text(scored)
+        if embedded is not None:
+            embedded.append(scored)
+            entries.append(WorldEntry.of(scored, None))
+        else:
+            check_world_fits(scored)
+            digest = write_world(scored, worlds_dir)
+            entries.append(WorldEntry.of(scored, digest))
+            if on_world is not None:
+                on_world(digest, scored, counts)
+        del world, scored  # hold no world while the next one is made
+    bundle: MetricsBundle = tally.bundle()
+    if not selection.record_claim_text:
+        review_queue = []
+        real_pairs = without_text(real_pairs) if real_pairs is not None else None
+    report = Report(
+        run_id=run_id,
+        created_at=now_utc(),
+        origin=origin,
+        selection=selection,
+        **{name: getattr(bundle, name) for name in MetricsBundle.model_fields},
+        worlds=entries,
+        embedded_worlds=embedded,
+        notes=list(notes),
+        stages=list(stages),
+        timings=dict(timings),
+        usage=usage,
+        review_queue=list(review_queue or []),
+        real_pairs=real_pairs,
+        degraded=list(degraded or []),
+    )
+    if worlds_dir is not None:
+        report._worlds_dir = Path(worlds_dir)
+    return report

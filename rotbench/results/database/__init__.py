@@ -1,0 +1,5 @@
+"""The run database (DuckDB): its tables and writes (``tables``) and example queries
+(``queries``).
+
+This package module imports nothing.
+"""

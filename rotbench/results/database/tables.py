@@ -1,0 +1,689 @@
+"""The run database, ``reports/rotbench.duckdb``: every run and every rescore, queryable.
+
+Each world's rows are stored once, keyed by the sha256 of its world file
+(``rotbench.results.files.worlds``), however many runs pooled it; a run adds its own row, its
+pooled figures and links to its worlds. One writer process at a time (DuckDB locks the file).
+
+Tables (created idempotently):
+
+- ``runs``: one row per report: id, created_at (UTC), arm, seeds, selection (JSON), the
+  version columns, trust policy (NULL for an engine without that switch), top k, origin
+  (JSON, rescores only), origin_run_id, the engine's identity: engine, engine_version,
+  engine_source (the ``--engine`` value) and engine_config (JSON), and ``degraded`` /
+  ``degraded_reasons`` (a run whose model calls failed).
+- ``run_metrics``: a run's pooled figures: run_id, metric, channel, checkpoint, numerator,
+  denominator (channel and checkpoint as in the ``metrics`` view).
+- ``run_worlds``: run_id, seed, world_sha256, decoys (whether the run's scorer reads decoys,
+  which picks the world's figures): the worlds a run pooled.
+- ``worlds``: one row per stored world: world_sha256, seed, fingerprint, probes, hits.
+- ``world_probes`` / ``world_hits`` / ``world_metrics``: the rows below, keyed by
+  world_sha256 instead of (run_id, seed); ``world_metrics`` also by ``decoys``.
+  ``world_probes.user_id``: the user a question was asked for in a shared store (NULL: one
+  user), stored as a bound parameter like every value (a user id is data, never SQL text).
+  The isolation metrics (``cross_user_leak_at_k``, ``cross_user_first``) are rows of
+  ``metrics`` like any other: overall, per checkpoint, and per kind of leak in ``channel``
+  (``other_current``, ``other_history``).
+- ``real_pairs``: one row per ruled real pair a run scored: run_id, pair_id, ruling, the two
+  checks' answers (NULL: no answer), outcome (agree, false_positive, miss, undecided),
+  ruled_by, the two claim texts (NULL without claim text), checker stamp and the rulings
+  file's sha256. Kept apart from ``metrics``: never pooled with the worlds.
+
+Views, per run as before the world tables existed (``WHERE run_id = ?`` works on each):
+
+- ``metrics``: run_id, seed (NULL = pooled over the run's worlds), metric, channel (NULL =
+  all; a poison channel, or for the decoy and abstention metrics a decoy kind or
+  unanswerable kind), checkpoint (NULL = all days), numerator, denominator. Rows per seed and
+  pooled: every metric overall, the poison metrics per channel, the decoy metrics per decoy
+  kind, ``answered_unanswerable`` per near-miss/unrelated, every metric per checkpoint.
+- ``probes``: one row per question: run_id, seed, probe_index (order in the world), day,
+  attribute, question, the truth's current value, changed, poisoned, latest_phrasing.
+- ``hits``: one row per top-k hit: run_id, seed, probe_index, rank, full text, class, poison
+  channels, score, similarity and provenance.
+
+A file written before the world tables (``metrics``, ``probes`` and ``hits`` as tables with
+a run_id) is upgraded in place by ``ensure_schema``: its rows move to the world tables under
+the key ``legacy:<run_id>:<seed>`` and the three names become views.
+
+``write_run`` is one transaction: it replaces any rows of the same run id and either commits
+all rows of the run (and of its worlds not stored yet) or none.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from rotbench.engines.protocol import Provenance
+from rotbench.results.files.worlds import INT32, check_world_fits, load_world, world_digest
+from rotbench.results.schema import Report, reads_decoys
+from rotbench.scoring.metrics import MetricsBundle
+from rotbench.scoring.models import WorldProbes
+from rotbench.scoring.tally import MetricTally, tally_world
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id VARCHAR NOT NULL,
+    created_at TIMESTAMP NOT NULL,
+    arm VARCHAR NOT NULL,
+    seeds INTEGER[] NOT NULL,
+    selection JSON NOT NULL,
+    generator_version VARCHAR,
+    scorer_version VARCHAR,
+    engine VARCHAR,
+    engine_version VARCHAR,
+    embedding_model VARCHAR,
+    trust_policy BOOLEAN,
+    top_k INTEGER,
+    schema_version INTEGER,
+    origin JSON,
+    origin_run_id VARCHAR,
+    notes JSON,
+    timings JSON,
+    usage JSON,
+    engine_source VARCHAR,
+    engine_config JSON,
+    degraded BOOLEAN,
+    degraded_reasons JSON
+);
+CREATE TABLE IF NOT EXISTS run_metrics (
+    run_id VARCHAR NOT NULL,
+    metric VARCHAR NOT NULL,
+    channel VARCHAR,
+    checkpoint INTEGER,
+    numerator INTEGER NOT NULL,
+    denominator INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS run_worlds (
+    run_id VARCHAR NOT NULL,
+    seed INTEGER NOT NULL,
+    world_sha256 VARCHAR NOT NULL,
+    decoys BOOLEAN NOT NULL
+);
+CREATE TABLE IF NOT EXISTS worlds (
+    world_sha256 VARCHAR NOT NULL,
+    seed INTEGER NOT NULL,
+    fingerprint VARCHAR,
+    probes INTEGER,
+    hits INTEGER
+);
+CREATE TABLE IF NOT EXISTS world_metrics (
+    world_sha256 VARCHAR NOT NULL,
+    decoys BOOLEAN NOT NULL,
+    metric VARCHAR NOT NULL,
+    channel VARCHAR,
+    checkpoint INTEGER,
+    numerator INTEGER NOT NULL,
+    denominator INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS world_probes (
+    world_sha256 VARCHAR NOT NULL,
+    probe_index INTEGER NOT NULL,
+    day INTEGER NOT NULL,
+    attribute VARCHAR,
+    question VARCHAR NOT NULL,
+    current_value VARCHAR,
+    changed BOOLEAN,
+    poisoned BOOLEAN,
+    latest_phrasing VARCHAR
+);
+CREATE TABLE IF NOT EXISTS world_hits (
+    world_sha256 VARCHAR NOT NULL,
+    probe_index INTEGER NOT NULL,
+    rank INTEGER NOT NULL,
+    text VARCHAR,
+    cls VARCHAR,
+    poison_channels VARCHAR[],
+    score DOUBLE,
+    similarity DOUBLE,
+    document_uri VARCHAR,
+    claim_day INTEGER,
+    status VARCHAR,
+    lineage VARCHAR,
+    claim_id VARCHAR
+);
+CREATE TABLE IF NOT EXISTS real_pairs (
+    run_id VARCHAR NOT NULL,
+    pair_id VARCHAR NOT NULL,
+    ruling VARCHAR NOT NULL,
+    contradicts BOOLEAN,
+    new_value_for_slot BOOLEAN,
+    outcome VARCHAR NOT NULL,
+    ruled_by VARCHAR,
+    older_text VARCHAR,
+    newer_text VARCHAR,
+    checker_stamp VARCHAR,
+    rulings_sha256 VARCHAR
+);
+"""
+
+VIEWS = """
+CREATE OR REPLACE VIEW metrics AS
+SELECT run_id, CAST(NULL AS INTEGER) AS seed, metric, channel, checkpoint, numerator,
+       denominator
+FROM run_metrics
+UNION ALL
+SELECT l.run_id, l.seed, m.metric, m.channel, m.checkpoint, m.numerator, m.denominator
+FROM run_worlds l JOIN world_metrics m
+  ON m.world_sha256 = l.world_sha256 AND m.decoys = l.decoys;
+CREATE OR REPLACE VIEW probes AS
+SELECT l.run_id, l.seed, p.probe_index, p.day, p.attribute, p.question, p.current_value,
+       p.changed, p.poisoned, p.latest_phrasing
+FROM run_worlds l JOIN world_probes p ON p.world_sha256 = l.world_sha256;
+CREATE OR REPLACE VIEW hits AS
+SELECT l.run_id, l.seed, h.probe_index, h.rank, h.text, h.cls, h.poison_channels, h.score,
+       h.similarity, h.document_uri, h.claim_day, h.status, h.lineage, h.claim_id
+FROM run_worlds l JOIN world_hits h ON h.world_sha256 = l.world_sha256;
+"""
+"""The per-run views over the world tables (the names and columns of the tables they
+replace)."""
+
+LEGACY_SCHEMA = """
+CREATE TABLE IF NOT EXISTS metrics (
+    run_id VARCHAR NOT NULL,
+    seed INTEGER,
+    metric VARCHAR NOT NULL,
+    channel VARCHAR,
+    checkpoint INTEGER,
+    numerator INTEGER NOT NULL,
+    denominator INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS probes (
+    run_id VARCHAR NOT NULL,
+    seed INTEGER NOT NULL,
+    probe_index INTEGER NOT NULL,
+    day INTEGER NOT NULL,
+    attribute VARCHAR,
+    question VARCHAR NOT NULL,
+    current_value VARCHAR,
+    changed BOOLEAN,
+    poisoned BOOLEAN,
+    latest_phrasing VARCHAR
+);
+CREATE TABLE IF NOT EXISTS hits (
+    run_id VARCHAR NOT NULL,
+    seed INTEGER NOT NULL,
+    probe_index INTEGER NOT NULL,
+    rank INTEGER NOT NULL,
+    text VARCHAR,
+    cls VARCHAR,
+    poison_channels VARCHAR[],
+    score DOUBLE,
+    similarity DOUBLE,
+    document_uri VARCHAR,
+    claim_day INTEGER,
+    status VARCHAR,
+    lineage VARCHAR,
+    claim_id VARCHAR
+);
+"""
+"""The per-run tables of files written before the world tables; ``ensure_schema`` moves
+their rows to the world tables and replaces them with the views of ``VIEWS``."""
+
+_LEGACY_KEY = "'legacy:' || run_id || ':' || CAST(seed AS VARCHAR)"
+_MIGRATE = f"""
+INSERT INTO run_metrics SELECT run_id, metric, channel, checkpoint, numerator, denominator
+FROM metrics WHERE seed IS NULL;
+INSERT INTO run_worlds SELECT DISTINCT run_id, seed, {_LEGACY_KEY}, TRUE
+FROM (SELECT run_id, seed FROM metrics WHERE seed IS NOT NULL
+      UNION SELECT run_id, seed FROM probes UNION SELECT run_id, seed FROM hits);
+INSERT INTO worlds SELECT world_sha256, seed, NULL,
+  (SELECT count(*) FROM probes p WHERE p.run_id = l.run_id AND p.seed = l.seed),
+  (SELECT count(*) FROM hits h WHERE h.run_id = l.run_id AND h.seed = l.seed)
+FROM run_worlds l WHERE world_sha256 LIKE 'legacy:%';
+INSERT INTO world_metrics SELECT {_LEGACY_KEY}, TRUE, metric, channel, checkpoint, numerator,
+  denominator FROM metrics WHERE seed IS NOT NULL;
+INSERT INTO world_probes (world_sha256, probe_index, day, attribute, question, current_value,
+  changed, poisoned, latest_phrasing) SELECT {_LEGACY_KEY}, probe_index, day, attribute,
+  question, current_value, changed, poisoned, latest_phrasing FROM probes;
+INSERT INTO world_hits SELECT {_LEGACY_KEY}, probe_index, rank, text, cls, poison_channels,
+  score, similarity, document_uri, claim_day, status, lineage, claim_id FROM hits;
+DROP TABLE metrics;
+DROP TABLE probes;
+DROP TABLE hits;
+"""
+
+TABLES: tuple[str, ...] = ("runs", "run_metrics", "run_worlds", "worlds", "world_metrics",
+                           "world_probes", "world_hits", "real_pairs", "metrics", "probes",
+                           "hits")
+"""Every table and view of the database (the last three are views)."""
+RUN_TABLES: tuple[str, ...] = ("run_metrics", "run_worlds", "real_pairs")
+"""Tables whose rows belong to one run (``run_id``), replaced when the run is rewritten."""
+
+_NO_PROVENANCE = Provenance(lineage=None)
+"""Stands in for a hit that reported no provenance: every provenance column NULL."""
+
+ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
+    "runs": [("engine_source", "VARCHAR"), ("engine_config", "JSON"),
+             ("degraded", "BOOLEAN"), ("degraded_reasons", "JSON")],
+    "world_probes": [("user_id", "VARCHAR")],
+}
+"""Columns added after the first schema, per table, in order: a file written before them is
+completed with ``ALTER TABLE ... ADD COLUMN`` (older rows read NULL there)."""
+
+
+DB_WAIT_SECONDS = 30.0
+"""How long a write waits for a database another process holds, by default."""
+
+
+class DatabaseBusy(RuntimeError):
+    """The database stayed locked by another process for the whole wait."""
+
+
+def _run_script(con: duckdb.DuckDBPyConnection, script: str) -> None:
+    for statement in script.split(";"):
+        if statement.strip():
+            con.execute(statement)
+
+
+@lru_cache(maxsize=1)
+def _expected_columns() -> dict[str, list[tuple[str, str]]]:
+    con = duckdb.connect(":memory:")
+    try:
+        _run_script(con, SCHEMA)
+        _run_script(con, VIEWS)
+        return _columns(con)
+    finally:
+        con.close()
+
+
+@lru_cache(maxsize=1)
+def _legacy_columns() -> dict[str, list[tuple[str, str]]]:
+    con = duckdb.connect(":memory:")
+    try:
+        _run_script(con, LEGACY_SCHEMA)
+        return _columns(con)
+    finally:
+        con.close()
+
+
+def _legacy_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
+    rows = con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' "
+        "AND table_type = 'BASE TABLE' AND table_name IN ('metrics', 'probes', 'hits')"
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the tables and views if missing, add any column of ``ADDED_COLUMNS`` an older
+    file lacks, and move the rows of a file written before the world tables into them
+    (idempotent; run it inside the writer's transaction)."""
+    _run_script(con, SCHEMA)
+    for table, columns in ADDED_COLUMNS.items():
+        for name, kind in columns:
+            con.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {name} {kind}")
+    legacy = _legacy_tables(con)
+    if legacy:
+        _run_script(con, LEGACY_SCHEMA)  # a file may hold only some of the three
+        _run_script(con, _MIGRATE)
+    _run_script(con, VIEWS)
+
+
+def _columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[str, str]]]:
+    rows = con.execute(
+        "SELECT table_name, column_name, data_type FROM information_schema.columns "
+        "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position").fetchall()
+    out: dict[str, list[tuple[str, str]]] = {}
+    for table, column, kind in rows:
+        out.setdefault(table, []).append((column, kind))
+    return out
+
+
+def is_lock_error(exc: BaseException) -> bool:
+    """True when ``exc`` says another process holds the database file."""
+    return isinstance(exc, duckdb.IOException) and "lock" in str(exc).lower()
+
+
+def check_database(db_path: Path) -> None:
+    """Check, before a run, that ``db_path`` can take a run: a DuckDB file whose rotbench
+    tables hold rotbench's columns, or an older layout (fewer ``runs`` columns, or per-run
+    ``metrics``/``probes``/``hits`` tables) that ``ensure_schema`` upgrades. Changes nothing.
+    A file another process holds passes (the run waits for it when it writes, and keeps its
+    rows pending if it stays held).
+
+    Raises ValueError with a one-line reason. A missing file is fine (created on write).
+    """
+    if not db_path.exists():
+        return
+    try:
+        con = duckdb.connect(str(db_path))
+    except duckdb.Error as exc:
+        if is_lock_error(exc):
+            return
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ValueError(f"cannot be opened for writing ({first})") from None
+    try:
+        expected = _expected_columns()
+        legacy = _legacy_columns()
+        found = _columns(con)
+        for table in TABLES:
+            if table not in found:
+                continue
+            added = {name for name, _ in ADDED_COLUMNS.get(table, [])}
+            older = [c for c in expected[table] if c[0] not in added]
+            ok = found[table] in (expected[table], older, legacy.get(table)) or (
+                found[table][:len(older)] == older
+                and {c for c, _ in found[table][len(older):]} <= added)
+            if not ok:
+                raise ValueError(f"its table {table!r} is not rotbench's (columns "
+                                 f"{[c for c, _ in found[table]]})")
+    finally:
+        con.close()
+
+
+def connect_waiting(db_path: Path, wait_seconds: float = DB_WAIT_SECONDS,
+                    say: Callable[[str], None] | None = None) -> duckdb.DuckDBPyConnection:
+    """A connection to ``db_path``, waiting up to ``wait_seconds`` while another process
+    holds the file; ``say`` gets one line when the wait starts and one every 10 s.
+
+    Raises DatabaseBusy when the file stays held; other duckdb errors as they come.
+    """
+    deadline = time.monotonic() + wait_seconds
+    next_word = 0.0
+    while True:
+        try:
+            return duckdb.connect(str(db_path))
+        except duckdb.Error as exc:
+            if not is_lock_error(exc):
+                raise
+            now = time.monotonic()
+            if now >= deadline:
+                raise DatabaseBusy(f"{db_path} is held by another process (waited "
+                                   f"{wait_seconds:g} s)") from None
+            if say is not None and now >= next_word:
+                say(f"waiting for {db_path}: held by another process "
+                    f"(up to {max(0.0, deadline - now):.0f} s more)")
+                next_word = now + 10.0
+            time.sleep(min(0.2, max(0.0, deadline - now)))
+
+
+def check_fits(report: Report) -> None:
+    """Raise ValueError (one line, naming the table and column) when a value of ``report``'s
+    own rows does not fit its DuckDB column: seeds, top k are 32-bit integers. (A world's
+    values are checked as it is stored: ``rotbench.results.files.worlds.check_world_fits``.)"""
+    low, high = INT32
+    row = _run_row(report)
+    for column in ("top_k", "schema_version"):
+        value = row[column]
+        if isinstance(value, int) and not low <= value <= high:
+            raise ValueError(f"runs.{column} = {value} does not fit a 32-bit integer column")
+    for seed in [*report.selection.seeds, *(w.seed for w in report.worlds)]:
+        if not low <= seed <= high:
+            raise ValueError(f"runs.seeds holds {seed}, beyond a 32-bit integer")
+
+
+def _insert_columns(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]]) -> None:
+    """Insert ``rows`` in one statement (columns passed as lists and unnested: fast)."""
+    if not rows:
+        return
+    names = list(rows[0])
+    columns = [[r[n] for r in rows] for n in names]
+    selects = ", ".join(f"unnest(${i + 1})" for i in range(len(names)))
+    con.execute(f"INSERT INTO {table} ({', '.join(names)}) SELECT {selects}", columns)
+
+
+def _run_row(report: Report) -> dict[str, Any]:
+    s = report.selection
+    created = datetime.fromisoformat(report.created_at)
+    if created.tzinfo is not None:
+        created = created.astimezone(UTC).replace(tzinfo=None)
+    return {
+        "id": report.run_id,
+        "created_at": created,
+        "arm": s.arm,
+        "seeds": list(s.seeds),
+        "selection": s.model_dump_json(),
+        "generator_version": s.generator_version,
+        "scorer_version": s.scorer_version,
+        "engine": s.engine,
+        "engine_version": s.engine_version,
+        "embedding_model": s.embedding_model,
+        "trust_policy": s.trust_policy,
+        "top_k": s.top_k,
+        "schema_version": report.schema_version,
+        "origin": report.origin.model_dump_json() if report.origin else None,
+        "origin_run_id": report.origin.run_id if report.origin else None,
+        "notes": json.dumps(report.notes),
+        "timings": json.dumps(report.timings),
+        "usage": json.dumps(report.usage) if report.usage is not None else None,
+        "engine_source": s.engine_source,
+        "engine_config": json.dumps(s.config),
+        "degraded": bool(report.degraded),
+        "degraded_reasons": json.dumps(report.degraded),
+    }
+
+
+def _metric_rows(key: dict[str, Any], bundle: MetricsBundle) -> Iterable[dict]:
+    """The figure rows of ``bundle``, each starting with the columns of ``key``."""
+    def row(metric: str, channel: str | None, checkpoint: int | None, rate: Any) -> dict:
+        return {
+            **key,
+            "metric": metric,
+            "channel": channel,
+            "checkpoint": checkpoint,
+            "numerator": rate.numerator,
+            "denominator": rate.denominator,
+        }
+
+    for metric, rate in bundle.metrics.items():
+        yield row(metric, None, None, rate)
+    for channel, rates in bundle.by_channel.items():
+        for metric, rate in rates.items():
+            yield row(metric, channel, None, rate)
+    for kind, rates in bundle.by_kind.items():
+        for metric, rate in rates.items():
+            yield row(metric, kind, None, rate)
+    for day, rates in bundle.by_checkpoint.items():
+        for metric, rate in rates.items():
+            yield row(metric, None, day, rate)
+
+
+def _probe_and_hit_rows(digest: str, world: WorldProbes) -> tuple[list[dict], list[dict]]:
+    probes: list[dict] = []
+    hits: list[dict] = []
+    for index, probe in enumerate(world.probes):
+        truth = probe.truth
+        probes.append(
+            {
+                "world_sha256": digest,
+                "probe_index": index,
+                "day": probe.day,
+                "attribute": probe.attribute,
+                "question": probe.question,
+                "current_value": truth.current if truth else None,
+                "changed": truth.changed if truth else None,
+                "poisoned": bool(truth.poison) if truth else None,
+                "latest_phrasing": truth.latest_phrasing if truth else None,
+                **({"user_id": probe.user} if world.users else {}),
+            }
+        )
+        for hit in probe.hits:
+            p = hit.provenance or _NO_PROVENANCE
+            hits.append(
+                {
+                    "world_sha256": digest,
+                    "probe_index": index,
+                    "rank": hit.rank,
+                    "text": hit.text,
+                    "cls": hit.cls,
+                    "poison_channels": list(hit.poison_channels),
+                    "score": hit.score,
+                    "similarity": hit.similarity,
+                    "document_uri": p.document_uri,
+                    "claim_day": p.day,
+                    "status": p.status,
+                    "lineage": p.lineage,
+                    "claim_id": p.claim_id,
+                }
+            )
+    return probes, hits
+
+
+def _insert_real_pairs(con: duckdb.DuckDBPyConnection, report: Report) -> None:
+    block = report.real_pairs
+    if block is None or not block.scored:
+        return
+    _insert_columns(con, "real_pairs", [
+        {"run_id": report.run_id, **p.model_dump(), "checker_stamp": block.checker_stamp,
+         "rulings_sha256": block.rulings_sha256} for p in block.pairs])
+
+
+def _present(con: duckdb.DuckDBPyConnection, query: str, digests: list[str],
+             *params: Any) -> set[str]:
+    if not digests:
+        return set()
+    return {r[0] for r in con.execute(query, [*params, digests]).fetchall()}
+
+
+_STORED = "SELECT world_sha256 FROM worlds WHERE list_contains(?, world_sha256)"
+_FIGURED = ("SELECT DISTINCT world_sha256 FROM world_metrics WHERE decoys = ? AND metric = "
+            "'recall_current_at_k' AND channel IS NULL AND checkpoint IS NULL AND "
+            "list_contains(?, world_sha256)")
+
+
+def _store_world(con: duckdb.DuckDBPyConnection, digest: str, world: WorldProbes,
+                 decoys: bool, stored: bool, figured: bool,
+                 tally: MetricTally | None = None) -> None:
+    """Insert ``world``'s probe and hit rows (unless ``stored``) and its figures under
+    ``decoys`` (unless ``figured``; from ``tally`` when given), one statement per table."""
+    if not stored:
+        probe_rows, hit_rows = _probe_and_hit_rows(digest, world)
+        _insert_columns(con, "worlds", [{
+            "world_sha256": digest, "seed": world.seed, "fingerprint": world.fingerprint,
+            "probes": len(probe_rows), "hits": len(hit_rows)}])
+        _insert_columns(con, "world_probes", probe_rows)
+        _insert_columns(con, "world_hits", hit_rows)
+    if not figured:
+        bundle = (tally if tally is not None else tally_world(world, decoys)).bundle()
+        _insert_columns(con, "world_metrics", list(
+            _metric_rows({"world_sha256": digest, "decoys": decoys}, bundle)))
+
+
+def _insert_worlds(con: duckdb.DuckDBPyConnection, report: Report) -> None:
+    """Link the run to its worlds, storing the rows of each world not stored yet (one world
+    read at a time, inserted in one statement per table)."""
+    decoys = reads_decoys(report.selection)
+    digests = [e.sha256 for e in report.worlds if e.sha256 is not None]
+    stored = _present(con, _STORED, digests)
+    figured = _present(con, _FIGURED, digests, decoys)
+    links = []
+    for index, entry in enumerate(report.worlds):
+        world = None
+        digest = entry.sha256
+        if digest is None:  # embedded (a schema 1/2 or in-memory report): same key as a file
+            world = load_world(report, index)
+            digest = world_digest(world)
+            stored |= _present(con, _STORED, [digest])
+            figured |= _present(con, _FIGURED, [digest], decoys)
+        if digest not in stored or digest not in figured:
+            world = world or load_world(report, index)
+            check_world_fits(world)
+            _store_world(con, digest, world, decoys, digest in stored, digest in figured)
+            stored.add(digest)
+            figured.add(digest)
+        links.append({"run_id": report.run_id, "seed": entry.seed, "world_sha256": digest,
+                      "decoys": decoys})
+    _insert_columns(con, "run_worlds", links)
+
+
+class WorldRows:
+    """Stores each world's rows as a run streams it (``build_report``'s ``on_world``), so
+    ``write_run`` only has to link them and never reads the world files again.
+
+    Each world is one short transaction of its own. That breaks no run's all-or-nothing
+    rule: world rows are keyed by the world file's digest, the same for every run, and no
+    view shows them until a run's ``run_worlds`` rows (written by ``write_run`` in the run's
+    transaction) link them. When the database cannot be opened or written (held by another
+    process, damaged), this gives up quietly and ``write_run`` stores what is missing.
+    Call ``close`` before ``write_run``.
+    """
+
+    def __init__(self, db_path: Path, decoys: bool) -> None:
+        self.db_path = Path(db_path)
+        self.decoys = decoys
+        self.con: duckdb.DuckDBPyConnection | None = None
+        self.given_up = False
+        self.stored: set[str] = set()
+        self.figured: set[str] = set()
+
+    def __call__(self, digest: str, world: WorldProbes, tally: MetricTally) -> None:
+        if self.given_up:
+            return
+        try:
+            if self.con is None:
+                self.db_path.parent.mkdir(parents=True, exist_ok=True)
+                self.con = duckdb.connect(str(self.db_path))
+                self.con.begin()
+                ensure_schema(self.con)
+                self.con.commit()
+                # what is stored already, read once (one short row per world ever stored)
+                self.stored = {r[0] for r in self.con.execute(
+                    "SELECT world_sha256 FROM worlds").fetchall()}
+                self.figured = {r[0] for r in self.con.execute(
+                    "SELECT world_sha256 FROM world_metrics WHERE decoys = ? AND metric = "
+                    "'recall_current_at_k' AND channel IS NULL AND checkpoint IS NULL",
+                    [self.decoys]).fetchall()}
+            stored, figured = digest in self.stored, digest in self.figured
+            if stored and figured:
+                return
+            self.con.begin()
+            try:
+                _store_world(self.con, digest, world, self.decoys, stored, figured, tally)
+                self.con.commit()
+            except BaseException:
+                self.con.rollback()
+                raise
+            self.stored.add(digest)
+            self.figured.add(digest)
+        except (duckdb.Error, OSError):
+            self.given_up = True
+            self.close()
+
+    def close(self) -> None:
+        """Release the database (idempotent)."""
+        if self.con is not None:
+            self.con.close()
+            self.con = None
+
+
+def write_run(db_path: Path, report: Report, *, wait_seconds: float = 0.0,
+              say: Callable[[str], None] | None = None) -> None:
+    """Record ``report`` in the DuckDB file ``db_path`` in one transaction.
+
+    Creates the file and schema if missing (upgrading an older file); replaces earlier rows of
+    the same run id. A world whose rows are stored already (same world file digest) is only
+    linked; another is read (one at a time) and stored. Waits up to ``wait_seconds`` for a
+    file another process holds (see ``connect_waiting``). On any failure the transaction is
+    rolled back (no partial rows) and the error re-raised: ValueError for a value beyond its
+    column (``check_fits``, before anything is opened), DatabaseBusy for a file that stayed
+    held, ReportError for a world file that is missing or damaged."""
+    db_path = Path(db_path)
+    check_fits(report)
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    con = connect_waiting(db_path, wait_seconds, say)
+    try:
+        con.begin()
+        try:
+            ensure_schema(con)
+            con.execute("DELETE FROM runs WHERE id = ?", [report.run_id])
+            for table in RUN_TABLES:
+                con.execute(f"DELETE FROM {table} WHERE run_id = ?", [report.run_id])
+            _insert_columns(con, "runs", [_run_row(report)])
+            pooled = MetricsBundle(**{k: getattr(report, k) for k in MetricsBundle.model_fields})
+            _insert_columns(con, "run_metrics",
+                            list(_metric_rows({"run_id": report.run_id}, pooled)))
+            _insert_worlds(con, report)
+            _insert_real_pairs(con, report)
+            con.commit()
+        except BaseException:
+            con.rollback()
+            raise
+    finally:
+        con.close()

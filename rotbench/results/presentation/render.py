@@ -1,0 +1,175 @@
+"""The terminal rendering of a report (the same for a fresh run and for ``rotbench show``).
+
+One table per metric family (a metric the report lacks, e.g. a decoy metric under scorer
+v1, is left out), poison per channel, decoys and abstention per kind, what the first
+value-bearing hit was, the floor sweep, the real pairs (when the run read rulings), and the
+notes. Each rate reads ``67.6% (146/216)``;
+an undefined rate reads ``— (0/0)``; with ``intervals`` the 95% Wilson interval follows in brackets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rich.console import Console
+
+from rotbench.outputs import terminal_safe
+from rotbench.results.schema import Report
+from rotbench.scoring.metrics import BY_KIND, FAMILIES, HIGHER_IS_BETTER, POISON_METRICS, Rate
+from rotbench.scoring.models import HIT_CLASSES
+from rotbench.tables import Col, print_table
+
+
+def _pct(x: float) -> str:
+    text = f"{100 * x:.1f}"
+    return (text[:-2] if text.endswith(".0") else text) + "%"
+
+
+def format_rate(rate: Rate, intervals: bool = False) -> str:
+    """``'67.6% (146/216)'``, ``'— (0/0)'`` when undefined; ``intervals`` appends
+    ``' [61.1–73.5%]'`` (the 95% Wilson interval, percent, one decimal)."""
+    counts = f"({rate.numerator}/{rate.denominator})"
+    if rate.value is None:
+        return f"— {counts}"
+    text = f"{_pct(rate.value)} {counts}"
+    if intervals and rate.low is not None and rate.high is not None:
+        text += f" [{_pct(rate.low)[:-1]}–{_pct(rate.high)}]"
+    return text
+
+
+def _header(report: Report) -> list[str]:
+    s = report.selection
+    lines = [
+        f"rotbench report {report.run_id}  ({report.created_at})",
+        f"arm {s.arm}, seeds {' '.join(map(str, s.seeds))}, {s.days} days, checkpoints "
+        f"{' '.join(map(str, s.checkpoints))}, top {s.top_k}"
+        + ("" if s.trust_policy is None else
+           f", trust policy {'on' if s.trust_policy else 'off'}"),
+        f"engine {s.engine} {s.engine_version}, embeddings {s.embedding_model}, generator "
+        f"{s.generator_version}, scorer {s.scorer_version}",
+    ]
+    answerable = report.metrics["recall_current_at_k"].denominator
+    changed = report.metrics["stale_over_current"].denominator
+    poisoned = report.metrics["poison_first"].denominator
+    unanswerable = sum(w.unanswerable for w in report.worlds)
+    lines.append(
+        f"{answerable} attribute questions ({changed} on changed attributes, {poisoned} on "
+        f"poisoned attributes) plus {unanswerable} unanswerable"
+    )
+    if report.origin is not None:
+        o = report.origin
+        lines.append(
+            f"re-scored from {o.source} (sha256 {o.sha256[:12]}…, scorer {o.scorer_version})"
+        )
+    if s.users:
+        lines.append(shared_line(report))
+    if report.usage:
+        lines.append("usage: " + ", ".join(f"{k} {v}" for k, v in report.usage.items()))
+    if report.degraded:
+        lines.append("DEGRADED: " + "; ".join(report.degraded))
+    return [terminal_safe(line, one_line=True) for line in lines]
+
+
+def shared_line(report: Report) -> str:
+    """One line on a shared store: its users (ids escaped, each cut to 40 characters) and
+    whether the engine took the asking user. Not yet made terminal-safe as a whole."""
+    from rotbench.safe_text import printable
+
+    s = report.selection
+    ids = ", ".join(printable(u, 40) for u in s.users[:8])
+    took = {True: "yes (asked per user)", False: "NO: it ignored the user and read every "
+            "user's memories", None: "unknown"}[s.user_scoped]
+    return f"shared store: {len(s.users)} users ({ids}); engine took the user: {took}"
+
+
+def kinds_title(report_kinds: Iterable[str]) -> str:
+    """Title of the by-kind table: it names cross-user leaks only when they are in it."""
+    from rotbench.scoring.metrics import CROSS_USER_KINDS
+
+    if any(k in CROSS_USER_KINDS for k in report_kinds):
+        return "Decoys, abstention and cross-user leaks by kind (lower is better)"
+    return "Decoys and abstention by kind (lower is better)"
+
+
+def render(report: Report, console: Console, intervals: bool = False) -> None:
+    """Print ``report`` to ``console``: header, family tables, poison by channel, first-hit
+    counts, floor sweep and notes. ``intervals`` adds 95% Wilson intervals to every rate.
+    Text read from the report reaches the terminal with control characters escaped."""
+    for i, line in enumerate(_header(report)):
+        console.print(
+            line, style="bold" if i == 0 else None, markup=False, highlight=False, soft_wrap=True
+        )
+
+    for family, names in FAMILIES.items():
+        present = [n for n in names if n in report.metrics]
+        if not present:
+            continue
+        print_table(console, family, [Col("metric"), Col("rate", "words", "right"),
+                                      Col("better")],
+                    [[name, format_rate(report.metrics[name], intervals),
+                      "higher" if HIGHER_IS_BETTER[name] else "lower"] for name in present])
+
+    print_table(console, "Poison by channel (lower is better)",
+                [Col("channel"), *(Col(name, "words", "right") for name in POISON_METRICS)],
+                [[channel, *(format_rate(rates[m], intervals) for m in POISON_METRICS)]
+                 for channel, rates in report.by_channel.items()])
+
+    if report.by_kind:
+        print_table(console, kinds_title(report.by_kind),
+                    [Col("kind"), Col("metric"), Col("rate", "words", "right")],
+                    [[kind, name, format_rate(rates[name], intervals)]
+                     for kind, rates in report.by_kind.items()
+                     for name in BY_KIND.get(kind, tuple(rates)) if name in rates])
+
+    total = sum(report.first_hit_counts.values())
+    print_table(console, "First value-bearing hit",
+                [Col("class"), Col("questions", "words", "right")],
+                [[cls, format_rate(Rate.of(report.first_hit_counts.get(cls, 0), total),
+                                   intervals)] for cls in HIT_CLASSES])
+
+    if report.floor_sweep is None:
+        console.print("Relevance floor sweep: not applicable (some hits report no raw cosine)",
+                      highlight=False)
+        _real_pairs(report, console, intervals)
+        _notes(report, console)
+        return
+    print_table(console, "Relevance floor sweep (raw cosine)",
+                [Col("floor", justify="right"),
+                 Col("unanswerable still answered", "words", "right"),
+                 Col("answerable refused", "words", "right")],
+                [[f"{row.floor:.2f}", format_rate(row.unanswerable_passing, intervals),
+                  format_rate(row.answerable_refused, intervals)]
+                 for row in report.floor_sweep])
+    _real_pairs(report, console, intervals)
+    _notes(report, console)
+
+
+def _real_pairs(report: Report, console: Console, intervals: bool) -> None:
+    """The "Real pairs" block: the checks against people's rulings, apart from the worlds."""
+    block = report.real_pairs
+    if block is None:
+        return
+    if not block.scored:
+        console.print(f"Real pairs: not scored; {block.reason}", highlight=False, markup=False,
+                      soft_wrap=True)
+        return
+    print_table(console, f"Real pairs ({len(block.pairs)} ruled pairs; not pooled with the "
+                "worlds)",
+                [Col("ruling"), *(Col(c, "words", "right")
+                                  for c in ("checks retire", "checks keep", "undecided"))],
+                [[ruling, *(str(cells[k]) for k in ("retire", "keep", "undecided"))]
+                 for ruling, cells in block.table.items()])
+    over = {"agree": "every ruled pair", "false_positive": "pairs ruled coexist",
+            "miss": "pairs ruled replacement", "undecided": "every ruled pair"}
+    print_table(console, "Real pairs: rates",
+                [Col("outcome"), Col("rate", "words", "right"), Col("over", "words")],
+                [[name, format_rate(rate, intervals), over[name]]
+                 for name, rate in block.rates.items()])
+
+
+def _notes(report: Report, console: Console) -> None:
+    if report.notes:
+        console.print("Notes", style="bold")
+        for note in report.notes:
+            console.print(f"- {terminal_safe(note, one_line=True)}", highlight=False,
+                          markup=False, soft_wrap=True)

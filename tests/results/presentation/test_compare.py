@@ -1,0 +1,76 @@
+"""rotbench compare: Newcombe differences, world checks and the three output formats."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from rotbench.cli.main import app
+from rotbench.results import Report, write_report
+from rotbench.results.presentation.compare import CompareError, compare_reports, newcombe_difference
+from rotbench.scoring.metrics import Rate
+from rotbench.testing.synthetic import synthetic_report
+
+runner = CliRunner()
+
+
+def test_newcombe_matches_the_published_example() -> None:
+    # Newcombe (1998), example (a): 56/70 vs 48/80, difference 0.2, interval 0.0524 to 0.3339
+    d = newcombe_difference(Rate.of(48, 80), Rate.of(56, 70))
+    assert d is not None and d.significant
+    assert (round(d.value, 4), round(d.low, 4), round(d.high, 4)) == (0.2, 0.0524, 0.3339)
+    same = newcombe_difference(Rate.of(5, 10), Rate.of(6, 10))
+    assert same is not None and not same.significant
+    assert newcombe_difference(Rate.of(0, 0), Rate.of(1, 2)) is None
+
+
+def _with(report: Report, run_id: str, engine: str, **metric_counts) -> Report:
+    metrics = dict(report.metrics)
+    for name, (n, d) in metric_counts.items():
+        metrics[name] = Rate.of(n, d)
+    selection = report.selection.model_copy(update={"engine": engine})
+    return report.model_copy(update={"run_id": run_id, "metrics": metrics,
+                                     "selection": selection})
+
+
+def test_cells_and_marks(report_v2: Report) -> None:
+    a = _with(report_v2, "run-a", "alpha", current_first=(183, 216))
+    b = _with(report_v2, "run-b", "beta", current_first=(116, 216))
+    comparison = compare_reports([a, b])
+    currency = next(f for f in comparison.families if f.name == "Currency")
+    row = next(r for r in currency.rows if r.metric == "current_first")
+    assert [(c.rate.numerator, c.rate.denominator) for c in row.cells] == [(183, 216), (116, 216)]
+    assert row.cells[0].difference is None and row.cells[1].difference.significant
+    assert row.better == "higher"
+    assert [c.engine for c in comparison.columns] == ["alpha", "beta"]
+
+
+def test_different_worlds_are_refused_unless_forced() -> None:
+    a = synthetic_report((42, 43), scorer="v2")
+    b = synthetic_report((42, 44), scorer="v2")
+    with pytest.raises(CompareError, match="the reports ran on different worlds: "):
+        compare_reports([a, b])
+    forced = compare_reports([a, b], force=True)
+    assert forced.notes[0].startswith("compared on different worlds (--force): ")
+    with pytest.raises(CompareError, match="at least two"):
+        compare_reports([a])
+
+
+def test_compare_command_formats(tmp_path, report_v2: Report) -> None:
+    a = write_report(_with(report_v2, "run-a", "alpha", current_first=(183, 216)),
+                     tmp_path / "a.json")
+    b = write_report(_with(report_v2, "run-b", "beta", current_first=(116, 216)),
+                     tmp_path / "b.json")
+    table = runner.invoke(app, ["compare", str(a), str(b)])
+    assert table.exit_code == 0, table.output
+    assert "Newcombe" in table.output and "(116/216) *" in table.output
+    md = runner.invoke(app, ["compare", str(a), str(b), "--format", "markdown"])
+    assert "| current_first | 84.7% (183/216) | 53.7% (116/216) * | higher |" in md.output
+    data = json.loads(runner.invoke(app, ["compare", str(a), str(b), "--format", "json"]).output)
+    assert data["columns"][1]["run_id"] == "run-b"
+    other = write_report(synthetic_report((1,), scorer="v2"), tmp_path / "c.json")
+    refused = runner.invoke(app, ["compare", str(a), str(other)])
+    assert refused.exit_code == 1
+    assert refused.output.startswith("rotbench: error: the reports ran on different worlds")

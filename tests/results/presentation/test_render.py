@@ -1,0 +1,57 @@
+"""The terminal rendering: rates as '67.6% (146/216)', null rates, intervals, notes."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from rotbench.results import Report, format_rate, render
+from rotbench.scoring import Rate
+
+
+def test_format_rate() -> None:
+    assert format_rate(Rate.of(146, 216)) == "67.6% (146/216)"
+    assert format_rate(Rate.of(216, 216)) == "100% (216/216)"
+    assert format_rate(Rate.of(0, 51)) == "0% (0/51)"
+    assert format_rate(Rate.of(11, 20)) == "55% (11/20)"
+    assert format_rate(Rate.of(0, 0)) == "— (0/0)"
+    assert format_rate(Rate.of(0, 0), intervals=True) == "— (0/0)"
+    assert format_rate(Rate.of(146, 216), intervals=True) == "67.6% (146/216) [61.1–73.5%]"
+    assert format_rate(Rate.of(5, 10), intervals=True) == "50% (5/10) [23.7–76.3%]"
+
+
+def _text(report: Report, intervals: bool = False) -> str:
+    console = Console(record=True, width=160, force_terminal=False)
+    render(report, console, intervals=intervals)
+    return console.export_text()
+
+
+def test_render_tables(small_report: Report) -> None:
+    out = _text(small_report)
+    for title in (
+        "Currency",
+        "Supersession",
+        "Poison",
+        "Poison by channel",
+        "First value-bearing",
+        "Relevance floor sweep",
+        "Notes",
+    ):
+        assert title in out
+    m = small_report.metrics["current_first"]
+    assert "current_first" in out and format_rate(m) in out
+    for channel in ("relay", "tool_turn", "source"):
+        assert channel in out
+    assert small_report.notes[0] in out
+    assert "[" not in format_rate(m) and format_rate(m, True) in _text(small_report, True)
+
+
+def test_render_null_rate(small_report: Report) -> None:
+    empty = small_report.model_copy(
+        update={
+            "metrics": {
+                **small_report.metrics,
+                "poison_first": Rate.of(0, 0),
+            }
+        }
+    )
+    assert "— (0/0)" in _text(empty)

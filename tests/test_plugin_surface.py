@@ -1,0 +1,53 @@
+"""The plug-in surface: ``rotbench.plugin`` is all an engine author imports; the old path
+``rotbench.engine.protocol`` still works for one release, with a DeprecationWarning."""
+
+# layout-codemod: skip (this file names the old paths on purpose)
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+import rotbench.plugin as plugin
+from rotbench.engines.context import EngineContext
+from rotbench.engines.protocol import Document, Hit, MemoryEngine
+from rotbench.engines.registry import EngineInfo
+from rotbench.perception.protocol import Checker, ClaimDraft, Judgement
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_plugin_names_are_the_definitions() -> None:
+    assert (plugin.Document, plugin.Hit, plugin.MemoryEngine, plugin.EngineContext,
+            plugin.EngineInfo, plugin.ClaimDraft, plugin.Checker, plugin.Judgement) == (
+        Document, Hit, MemoryEngine, EngineContext, EngineInfo, ClaimDraft, Checker, Judgement)
+    assert sorted(plugin.__all__) == sorted(n for n in vars(plugin) if not n.startswith("_")
+                                            and n not in {"annotations"})
+
+
+def test_examples_import_only_the_plugin_module() -> None:
+    imported = set()
+    for path in sorted((ROOT / "examples").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                imported.add(node.module)
+            elif isinstance(node, ast.Import):
+                imported.update(a.name for a in node.names)
+    assert {m for m in imported if m.split(".")[0] == "rotbench"} == {"rotbench.plugin"}
+
+
+def test_old_protocol_path_still_works_and_warns(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in [m for m in sys.modules if m == "rotbench.engine" or
+                 m.startswith("rotbench.engine.")]:
+        monkeypatch.delitem(sys.modules, name)
+    with pytest.warns(DeprecationWarning, match=r"rotbench\.plugin"):
+        from rotbench.engine.protocol import Hit as OldHit
+
+        from rotbench.engine import ENGINE_VERSION
+    from rotbench.reference import ENGINE_VERSION as current
+
+    assert OldHit is Hit
+    assert ENGINE_VERSION == current
