@@ -80,6 +80,7 @@ def test_a_single_user_engine_is_unchanged_by_the_partitions(tmp_path) -> None:
         "Which city does the user live in?", 3, user=None)
 
 
+@pytest.mark.slow
 def test_mem0_scopes_add_and_search_by_user_id(shared, tmp_path) -> None:
     pytest.importorskip("mem0")
     from rotbench.engines.mem0_engine import Mem0Engine
@@ -98,6 +99,7 @@ def test_mem0_scopes_add_and_search_by_user_id(shared, tmp_path) -> None:
         engine.close()
 
 
+@pytest.mark.slow
 def test_particles_keeps_one_store_per_user_in_numbered_folders(shared, tmp_path) -> None:
     pytest.importorskip("particles")
     from rotbench.engines.particles_engine import ParticlesEngine

@@ -119,6 +119,7 @@ def shared_figures(factory, seed: int, tmp_path: Path) -> tuple[dict, bool | Non
 USER_BLIND_LEAKS = {42: (42, 96), 43: (52, 97), 44: (68, 123)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", SEEDS)
 def test_an_engine_that_ignores_the_user_is_caught_on_each_seed(seed, tmp_path) -> None:
     scoped, took = shared_figures(UserScoped, seed, tmp_path / "scoped")

@@ -21,6 +21,8 @@ from rotbench.results.presentation.compare import compare_reports, render_compar
 from rotbench.results.presentation.html import render_html
 from rotbench.runspec import RunSpec
 
+pytestmark = pytest.mark.slow
+
 ENGINES = ["reference", "latest-wins"]
 SHARED = {"users": 2, "generator": "2", "engines": ENGINES, "engine_timeout_seconds": 600.0}
 ISOLATION = {"cross_user_leak_at_k": (0, 316), "cross_user_first": (0, 316)}
