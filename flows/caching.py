@@ -33,15 +33,18 @@ from flows.outcomes import StageRef, WorldOutcome, payload_path
 from rotbench.atomic import write_atomic
 from rotbench.pipeline.keys import content_hash, model_hash
 from rotbench.pipeline.stages import SPECS
+from rotbench.world.shared import SharedWorld
 
 MODELS: dict[str, type[BaseModel]] = {
     "StageRef": StageRef,
     "WorldOutcome": WorldOutcome,
     **{spec.output.__name__: spec.output for spec in SPECS.values()},
+    "SharedWorld": SharedWorld,
 }
 """Every model a cache record may decode to, by class name: the stages' outputs
-(``rotbench.pipeline.stages.SPECS``), a stage task's ``StageRef`` and a world task's
-``WorldOutcome``. Nothing else is ever decoded (no pickle, no import by name)."""
+(``rotbench.pipeline.stages.SPECS``; the generate stage stores a ``SharedWorld`` for
+``--users`` above 1), a stage task's ``StageRef`` and a world task's ``WorldOutcome``.
+Nothing else is ever decoded (no pickle, no import by name)."""
 SERIALIZER_TYPE = "rotbench-json"
 
 

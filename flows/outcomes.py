@@ -57,6 +57,8 @@ class EngineOutcome(BaseModel):
     failure: str | None = None
     review_queue: list[ReviewItem] = Field(default_factory=list)
     """The reference engine's review records on this world (empty for other engines)."""
+    user_scoped: bool | None = None
+    """Shared store: whether the engine took the asking user (None: one user)."""
 
 
 

@@ -271,6 +271,8 @@ async def rot_benchmark(
     reports_dir: str = "reports",
     db_path: str | None = None,
     out_path: str | None = None,
+    users: int = 1,
+    user_ids: list[str] = [],  # noqa: B006
 ) -> RunOutcome:
     """Run every seed's world through every engine, then write one report of record and its
     DuckDB rows per engine. Parameters are ``rotbench.runspec.RunSpec``'s fields (checked
@@ -352,6 +354,7 @@ async def rot_benchmark(
                             world_notes + notes, stamps=results[0].stamps,
                             usage=outcome.usage,
                             engine=EngineIdentity(source=name, **results[0].identity),
+                            user_scoped=results[0].user_scoped if spec.users > 1 else None,
                             review_queue=[i for r in results for i in r.review_queue],
                             real_pairs=pairs.block if reference else None,
                             degraded=degraded_lines(degraded))

@@ -92,11 +92,12 @@ def _store(ctx, stage: str, key: str, obj, summary=None, failures_before: int | 
 
 
 @task(name="generate", task_run_name="generate seed {seed}")
-def generate_task(key: str, seed: int, ctx, days: int, generator: str,
-                  volume: int = 1) -> StageRef:
-    """The world of ``seed`` over ``days`` days (``rotbench.world.generate_world``)."""
+def generate_task(key: str, seed: int, ctx, days: int, generator: str, volume: int = 1,
+                  users: int = 1, user_ids: list[str] | None = None) -> StageRef:
+    """The world of ``seed`` over ``days`` days (``rotbench.world.generate_world``); with
+    ``users`` above 1 the shared store of that many personas (``rotbench.pipeline.generate``)."""
     return _store(ctx, "generate", key, SPECS["generate"].function(seed, days, generator,
-                                                                   volume))
+                                                                   volume, users, user_ids))
 
 
 @task(name="extract", task_run_name="extract seed {seed}")
@@ -148,23 +149,35 @@ def probe_task(key: str, seed: int, ctx, world: StageRef, ledger: StageRef,
 
 @task(name="ingest_probe", task_run_name="{engine} ingest_probe seed {seed}")
 def ingest_probe_task(key: str, seed: int, engine: str, ctx, world: StageRef, arm: str,
-                      top_k: int, timeout_seconds: float) -> StageRef:
+                      top_k: int, timeout_seconds: float | None,
+                      overrides: list[str] | None = None) -> StageRef:
     """Build the engine for the world, deposit and probe interleaved
     (``rotbench.pipeline.ingest_probe.ingest_and_probe``). Raises EngineFailure (never cached,
-    never retried) when the engine failed."""
+    never retried) when the engine failed. A shared store (``SharedWorld``) is read with a
+    perception of every persona's sessions; the reference engine is then built with the
+    run's configuration (``overrides``). The summary's ``user_scoped`` says whether the
+    engine took the asking user (None: one user)."""
     from rotbench.engines.registry import resolve
+    from rotbench.reference.config import EngineConfig
+    from rotbench.world.shared import SharedWorld
 
     w = _load(ctx, world)
     before = ctx.failure_count()
-    extractor, checker = ctx.perception(w)
+    shared = isinstance(w, SharedWorld)
+    extractor, checker = ctx.perception(w.perception_world() if shared else w)
+    info = resolve(engine)
+    kwargs = ({"config": EngineConfig().with_overrides(overrides or [])}
+              if shared and info.separable else None)
     answers = SPECS["ingest_probe"].function(
-        w, resolve(engine), arm=arm, extractor=extractor, checker=checker,
+        w, info, arm=arm, extractor=extractor, checker=checker,
         model=ctx.engine_client(engine), embedder=ctx.embedder(), top_k=top_k,
-        timeout_seconds=timeout_seconds, scratch_root=Path(ctx.cache_dir) / "scratch")
+        timeout_seconds=timeout_seconds, scratch_root=Path(ctx.cache_dir) / "scratch",
+        factory_kwargs=kwargs)
     if answers.failure:
         raise EngineFailure(answers.failure)
-    identity = {"name": answers.name, "version": answers.version, "config": answers.config}
-    return _store(ctx, "ingest_probe", key, answers, identity, failures_before=before)
+    summary = {"name": answers.name, "version": answers.version, "config": answers.config,
+               "user_scoped": answers.probes.user_scoped if answers.probes else None}
+    return _store(ctx, "ingest_probe", key, answers, summary, failures_before=before)
 
 
 @task(name="score", task_run_name="{engine} score seed {seed}")

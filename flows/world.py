@@ -32,6 +32,7 @@ from rotbench.reference.config import EngineConfig
 from rotbench.results import StageRecord
 from rotbench.rulings import ReviewItem
 from rotbench.runspec import RunSpec
+from rotbench.safe_text import printable
 
 __all__ = ["EngineOutcome", "WorldOutcome", "WorldStages", "configured_world_task",
            "perception_stamps", "world_key", "world_runtime", "world_task"]
@@ -56,7 +57,8 @@ def world_key(seed: int, run: RunSpec, engines: list[EngineInfo]) -> str | None:
     config = EngineConfig().with_overrides(run.engine_overrides())
     return keys.world_key(seed, run.generator, run.days, run.top_k, run.scorer_version,
                           config, OracleExtractor.stamp, OracleChecker.stamp,
-                          (info.identity for info in engines), volume=run.volume)
+                          (info.identity for info in engines), volume=run.volume,
+                          users=run.users, user_ids=run.user_id_list())
 
 
 def _world_cache_key(storage: Path, name: str):
@@ -215,24 +217,41 @@ def _reference(w: WorldStages, world: StageRef, rec: list[StageRecord]) -> Engin
 
 def _engine(w: WorldStages, info: EngineInfo, name: str, world: StageRef,
             rec: list[StageRecord]) -> EngineOutcome:
-    """An engine without separable stages: ingest-and-probe (interleaved), then score."""
+    """An engine without separable stages: ingest-and-probe (interleaved), then score. A
+    shared store (``--users`` above 1) runs every engine, the reference one included, this
+    way: its separable stages read one user's world."""
     run = w.spec
     scorer = run.scorer_version
     extract_stamp, check_stamp = perception_stamps(w.runtime)
+    shared_config: EngineConfig | None | bool = False
+    extra: dict = {}
+    timeout: float | None = run.engine_timeout_seconds
+    if run.users > 1:
+        overrides = run.engine_overrides() if info.separable else []
+        shared_config = EngineConfig().with_overrides(overrides) if info.separable else None
+        extra["overrides"] = overrides
+        if info.separable:  # rotbench's own engine: no call limit, as in its probe stage
+            timeout = None
     answers = w.stage(
         "ingest_probe", rec,
         keys.ingest_probe_key(world.sha256, info.identity, extract_stamp, check_stamp,
-                              run.top_k),
+                              run.top_k, shared_config),
         label=f"{info.name}:ingest_probe", engine=name, world=world, arm=run.arm,
-        top_k=run.top_k, timeout_seconds=run.engine_timeout_seconds)
+        top_k=run.top_k, timeout_seconds=timeout, **extra)
     scored = w.stage("score", rec, keys.score_key(answers.sha256, scorer, from_answers=True),
                      label=f"{info.name}:score", engine=name, probes=answers, scorer=scorer,
                      field="probes")
     stamps = {"perception": extract_stamp, "checks": check_stamp, "embedding": DEFAULT_MODEL_ID}
     if info.source_sha256:
         stamps["engine_source"] = info.source_sha256
+    identity = dict(answers.summary)
+    scoped = identity.pop("user_scoped", None)
+    notes = []
+    if scoped is False:
+        notes.append(f"seed {w.seed}: engine {printable(info.name, 60)} ignored the user: its "
+                     "query takes no 'user', so every question read the whole shared store")
     return EngineOutcome(engine=name, scored=scored, stages=rec, stamps=stamps,
-                         identity=dict(answers.summary))
+                         identity=identity, notes=notes, user_scoped=scoped)
 
 
 def perception_stamps(rt: ArmRuntime) -> tuple[str, str]:
@@ -265,15 +284,21 @@ def world_task(seed: int, spec: dict, engines: list[dict], ledger_path: str | No
         runtime.live.live_checker.label = f"checks seed {seed}"  # batch mode's progress lines
     w = WorldStages(seed, run, runtime)
     generate_records: list[StageRecord] = []
-    world = w.stage("generate", generate_records,
-                    keys.generate_key(run.generator, seed, run.days, run.volume),
-                    days=run.days, generator=run.generator, volume=run.volume)
+    if run.users > 1:
+        ids = run.user_id_list()
+        world = w.stage("generate", generate_records,
+                        keys.shared_generate_key(run.generator, seed, run.days, run.users, ids),
+                        days=run.days, generator=run.generator, users=run.users, user_ids=ids)
+    else:
+        world = w.stage("generate", generate_records,
+                        keys.generate_key(run.generator, seed, run.days, run.volume),
+                        days=run.days, generator=run.generator, volume=run.volume)
     outcomes = []
     for name, raw in zip(run.engines, engines, strict=True):
         info = EngineInfo.model_validate(raw)
         records = list(generate_records)
         try:
-            if info.separable:
+            if info.separable and run.users == 1:
                 outcomes.append(_reference(w, world, records))
             else:
                 outcomes.append(_engine(w, info, name, world, records))

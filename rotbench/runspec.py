@@ -98,6 +98,16 @@ class RunSpec(BaseModel):
         default=None, description="Rulings file for the real pairs; None = "
         "<reports_dir>/rulings.jsonl when it exists.")
     real_pairs: bool = Field(default=True, description="False: read no rulings (--no-real-pairs).")
+    users: int = Field(default=1, description="Personas sharing one store per world (--users); "
+                       "1: the single-user world, as before.")
+    user_ids: list[str] = Field(default_factory=list, description="The personas' ids "
+                                "(--user-id); empty: user-1 .. user-N.")
+
+    def user_id_list(self) -> list[str]:
+        """The personas' ids of a shared store (``user_ids``, else user-1 .. user-N)."""
+        from rotbench.world.shared import default_user_ids
+
+        return list(self.user_ids) if self.user_ids else default_user_ids(self.users)
 
     @property
     def scorer_version(self) -> str:
@@ -204,6 +214,7 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
     for seed in spec.seeds:
         if not 0 <= seed <= MAX_SEED:
             raise SpecError(f"--seed must be between 0 and {MAX_SEED}, got {seed}")
+    validate_users(spec)
     if spec.generator not in GENERATOR_VERSIONS:
         known = ", ".join(GENERATOR_VERSIONS)
         raise SpecError(f"--generator: unknown generator {spec.generator!r} (available: {known})")
@@ -254,6 +265,31 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
         except RulingsError as exc:
             raise SpecError(f"--rulings {exc}") from None
     check_run_outputs(spec, force=force, cache_flag=cache_flag)
+
+
+def validate_users(spec: RunSpec) -> None:
+    """Check ``--users`` and ``--user-id``: a count from 1 to ``MAX_USERS``, on the oracle
+    arm when above 1 (a shared store's model calls are not priced yet), and as many distinct
+    ids as users, each one rotbench can store (``user_id_problem``). Raises SpecError; an
+    id is shown escaped and cut, never as it came."""
+    from rotbench.safe_text import printable
+    from rotbench.world.shared import MAX_USERS, user_id_problem
+
+    if not 1 <= spec.users <= MAX_USERS:
+        raise SpecError(f"--users must be between 1 and {MAX_USERS}, got {spec.users}")
+    if spec.users > 1 and spec.arm != "oracle":
+        raise SpecError(f"--users {spec.users}: a shared store runs on the oracle arm only "
+                        "(its model calls are not priced yet)")
+    if not spec.user_ids:
+        return
+    if len(spec.user_ids) != spec.users:
+        raise SpecError(f"--user-id: {len(spec.user_ids)} ids given for --users {spec.users}")
+    for uid in spec.user_ids:
+        problem = user_id_problem(uid)
+        if problem:
+            raise SpecError(f"--user-id {printable(uid, 40)!s}: {problem}")
+    if len(set(spec.user_ids)) != len(spec.user_ids):
+        raise SpecError("--user-id: the ids must be distinct")
 
 
 def check_run_outputs(spec: RunSpec, *, force: bool = False,

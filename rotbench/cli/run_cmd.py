@@ -72,7 +72,8 @@ def _run_flow(spec, server, started: float):
 
     per_seed = ("generate",) + tuple(
         stage for name in spec.engines
-        for stage in (STAGES if resolve(name).separable else ENGINE_STAGES)[1:])
+        for stage in (STAGES if resolve(name).separable and spec.users == 1
+                      else ENGINE_STAGES)[1:])
     if not sys.stderr.isatty():  # CI or a log file: one line per finished stage
         sink = PlainProgress()
     elif not spec.dask and len(spec.seeds) <= 20:
@@ -225,6 +226,15 @@ def run(
     no_real_pairs: Annotated[
         bool, typer.Option("--no-real-pairs", help="Read no rulings file.")
     ] = False,
+    users: Annotated[
+        int, typer.Option("--users", help="Personas sharing ONE store per world (oracle arm); "
+                          "the report adds cross-user leak figures. Default 1: one user.")
+    ] = 1,
+    user_id: Annotated[
+        list[str] | None,
+        typer.Option("--user-id", help="The personas' ids, one per --users (default user-1, "
+                     "user-2, ...): opaque data, never a path."),
+    ] = None,
 ) -> None:
     """Run the benchmark: every seed's world through generate, extract, index, deposit,
     probe and score, then write reports/<run-id>.json and the DuckDB rows."""
@@ -257,6 +267,7 @@ def run(
             dask=dask, dask_workers=dask_workers,
             html_path=html,
             rulings_path=rulings, real_pairs=not no_real_pairs,
+            users=users, user_ids=list(user_id or []),
         )
     except SpecError as exc:
         fail(str(exc))

@@ -12,6 +12,13 @@ colon from ``benchd_harness.adapters.get_adapter`` and:
   memory abstains). With one string per answer k is effectively 1, so ``recall_current_at_k``
   and ``current_first`` count the same thing, and the redundancy metric has nothing to count.
 
+Several users in one store: benchd-harness's adapter interface (``BaseAdapter`` in
+``benchd_harness/adapters/base.py``, 0.2.0) has no user or session field: ``recall(query)``
+takes the question alone. The bridge is therefore **unscoped**: its ``query`` takes no
+``user``, the harness reports it as an engine that ignored the user, and every user's
+turns share the adapter's one memory (each turn's metadata names its ``user``, for an
+adapter that reads metadata).
+
 The engine's ``version`` names the bridge, the harness and the adapter
 (``1.0.0+benchd-harness-0.2.0/echo-0.1.0``); ``config`` names the adapter.
 """
@@ -27,14 +34,18 @@ from rotbench.pipeline.extract import lineage_of
 
 
 def turns_of(document: Document) -> list[dict[str, Any]]:
-    """The document as benchd turns (role, content, timestamp, metadata)."""
+    """The document as benchd turns (role, content, timestamp, metadata; the metadata names
+    the document's ``user`` in a shared store)."""
     out = []
     for turn in document.turns:
         role = turn.role if turn.role in ("user", "assistant") else "assistant"
+        meta = {"document_uri": document.uri, "day": document.day,
+                "lineage": lineage_of(document), "rotbench_role": turn.role,
+                "kind": document.kind}
+        if document.user is not None:
+            meta["user"] = document.user
         out.append({"role": role, "content": turn.text, "timestamp": document.timestamp,
-                    "metadata": {"document_uri": document.uri, "day": document.day,
-                                 "lineage": lineage_of(document), "rotbench_role": turn.role,
-                                 "kind": document.kind}})
+                    "metadata": meta})
     return out
 
 

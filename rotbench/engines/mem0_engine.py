@@ -20,6 +20,14 @@ so mem0 sends no events and fetches no notices file; nothing reaches the network
   call through rotbench's cached, metered model client. mem0 2.2's extraction only adds: it
   never updates or deletes a memory on its own.
 
+Several users in one store: mem0 scopes a memory by the ``user_id`` given to ``add`` and a
+search by ``filters={"user_id": ...}`` (mem0's OSS ``Memory.add`` / ``Memory.search``: at
+least one of user_id, agent_id or run_id is required; docs.mem0.ai, "Memory operations").
+Each document is added under its ``Document.user`` and a question asked for a user searches
+that user's memories; a single-user world uses one fixed id, ``USER_ID``. mem0 2.2 refuses
+an id holding whitespace (``Memory._validate_identifier``), so such an id is passed as a
+stable digest instead (``mem0_user_id``).
+
 The prompt mem0 builds carries today's date twice ("Observation Date", "Current Date"); both
 are set to the document's date before the call, so the prompt (and its cache key) is a pure
 function of the world and a run on another day pays nothing again.
@@ -51,6 +59,19 @@ DEFAULT_MODEL = "claude-sonnet-4-6"
 _NOWHERE = "http://127.0.0.1:9/never-called"
 _IMPORT_LOCK = threading.Lock()  # mem0 reads its home folder from the environment at import
 _DATE_LINE = re.compile(r"(## (?:Observation|Current) Date\n)[^\n]*")
+
+
+def mem0_user_id(user: str | None) -> str:
+    """The ``user_id`` mem0 files ``user``'s memories under: ``USER_ID`` for None, the id
+    itself when mem0 accepts it (no whitespace), else ``'u-'`` and 32 hex digits of its
+    sha256 (one id per user, stable across runs)."""
+    if user is None:
+        return USER_ID
+    if user.strip() and not any(c.isspace() for c in user):
+        return user
+    import hashlib
+
+    return "u-" + hashlib.sha256(user.encode("utf-8")).hexdigest()[:32]
 
 
 def import_mem0(home: Path) -> Any:
@@ -210,19 +231,22 @@ class Mem0Engine:
     def deposit(self, document: Document) -> None:
         meta = {"day": document.day, "created_at": document.timestamp,
                 "document_uri": document.uri, "lineage": lineage_of(document)}
+        user_id = mem0_user_id(document.user)
         if self.infer:
             self.llm.document = document
             try:
-                self.memory.add(messages_of(document), user_id=USER_ID, metadata=meta,
+                self.memory.add(messages_of(document), user_id=user_id, metadata=meta,
                                 infer=True)
             finally:
                 self.llm.document = None
             return
         self.memory.add([{"role": t.role, "content": t.text} for t in document.turns],
-                        user_id=USER_ID, metadata=meta, infer=False)
+                        user_id=user_id, metadata=meta, infer=False)
 
-    def query(self, question: str, k: int) -> list[Hit]:
-        found = self.memory.search(question, top_k=k, filters={"user_id": USER_ID})
+    def query(self, question: str, k: int, user: str | None = None) -> list[Hit]:
+        """mem0's search over the memories of ``user`` (``USER_ID`` for one user)."""
+        user_id = mem0_user_id(user)
+        found = self.memory.search(question, top_k=k, filters={"user_id": user_id})
         hits = []
         for row in found["results"][:k]:
             meta = row.get("metadata") or {}

@@ -19,6 +19,17 @@ Lineage in Particles is the URI's host: every conversation of a world shares one
 (``session://world-42/...``) and each web page has its own, so an update across sessions
 supersedes rather than being held as a conflict between sources.
 
+Several users in one store: Particles documents no per-user boundary inside one store. Its
+query module says the viewer "is the querying store's owner; single-viewer, no auth", that
+several contributors sharing a store "each run their own SDK", and that serving several
+readers from one config is "a separate multi-tenant layer"
+(``particles/operations/query/owner_policy.py``); its README lists "project scope as a
+relevance filter rather than isolation" among the limitations (linkedparticles 1.214.1
+METADATA, SECURITY.md). The per-user boundary it documents is therefore the store itself:
+the adapter keeps one scratch store per user (``user-<n>`` sub-folders, numbered in order
+of first deposit: a user id never names a folder), and a question asked for a user reads
+that user's store only.
+
 Particles keeps process-wide settings (its blob folder, its store write lock, the second
 reading of a contradiction). Every call holds one process-wide lock while those point at the
 world's scratch folder, so concurrent worlds never share a folder and nothing is written to
@@ -30,6 +41,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import threading
 from collections.abc import Iterator
 from contextlib import AsyncExitStack
@@ -176,14 +188,22 @@ class ParticlesEngine:
 
         self._config = {"linkedparticles": version("linkedparticles"),
                         "untrusted_web_trust": UNTRUSTED_WEB_TRUST, "verify_conflicts": False}
+        self.users: dict[str, ParticlesEngine] = {}
+        """Shared store: one store per user (``Document.user``), in order of first deposit."""
+
+    def _store_of(self, user: str | None) -> ParticlesEngine | None:
+        """The engine holding ``user``'s store (this one for None; None: never deposited)."""
+        return self if user is None else self.users.get(user)
 
     @property
     def config(self) -> dict:
         """Settings, and what happened on this world: pair checks answered by rotbench's
-        checker, checks on claims it could not find, and model calls refused."""
-        return {**self._config, "checks": self.provider.calls,
-                "unknown_pairs": self.provider.unknown,
-                "refused_model_calls": sum(self.refused.values())}
+        checker, checks on claims it could not find, and model calls refused (summed over
+        the users' stores of a shared store)."""
+        parts = [self, *self.users.values()]
+        return {**self._config, "checks": sum(p.provider.calls for p in parts),
+                "unknown_pairs": sum(p.provider.unknown for p in parts),
+                "refused_model_calls": sum(sum(p.refused.values()) for p in parts)}
 
     def _run(self, coro) -> Any:
         """Run ``coro`` on this world's loop with the arm's providers and settings."""
@@ -212,6 +232,15 @@ class ParticlesEngine:
         return await self._stack.enter_async_context(factory())
 
     def deposit(self, document: Document) -> None:
+        if document.user is not None:
+            store = self.users.get(document.user)
+            if store is None:
+                scratch = self.scratch / f"user-{len(self.users) + 1}"
+                scratch.mkdir(parents=True, exist_ok=True)
+                store = ParticlesEngine(dataclasses.replace(self.context, scratch_dir=scratch))
+                self.users[document.user] = store
+            store.deposit(document.model_copy(update={"user": None}))
+            return
         drafts = list(self.context.claims(document))
         lineage = lineage_of(document)
         for draft in drafts:
@@ -247,8 +276,10 @@ class ParticlesEngine:
             await extract_snapshot(self.db, entry_id, snapshot_id, extractor=self.extractor)
             await self.db.commit()
 
-    def query(self, question: str, k: int) -> list[Hit]:
-        return self._run(self._query(question, k))
+    def query(self, question: str, k: int, user: str | None = None) -> list[Hit]:
+        """Particles' ranked retrieval over ``user``'s store (none for an unknown user)."""
+        store = self._store_of(user)
+        return store._run(store._query(question, k)) if store is not None else []
 
     async def _query(self, question: str, k: int) -> list[Hit]:
         from particles.core.schema import QueryRequest
@@ -265,11 +296,15 @@ class ParticlesEngine:
         return hits
 
     def close(self) -> None:
-        """Close the store and the world's loop."""
+        """Close the users' stores, then this store and the world's loop."""
         try:
-            self._run(self._stack.aclose())
+            for store in self.users.values():
+                store.close()
         finally:
-            self.loop.close()
+            try:
+                self._run(self._stack.aclose())
+            finally:
+                self.loop.close()
 
 
 def make_engine(context: EngineContext) -> ParticlesEngine:

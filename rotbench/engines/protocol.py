@@ -34,6 +34,11 @@ class Document(BaseModel):
     contributor: str = Field(
         default="user", description="Who deposited it (multi-contributor mode)."
     )
+    user: str | None = Field(
+        default=None,
+        description="The user of a shared store whose document this is (an opaque id: data, "
+        "never a path or SQL text); None in a single-user world.",
+    )
     delivered_day: int | None = Field(
         default=None, description="Day the document reaches the store (protocol v3), on or "
         "after ``day``; None: the day it was written (every document of generators 1 and 2).")
@@ -43,6 +48,8 @@ class Document(BaseModel):
         data = handler(self)
         if data.get("delivered_day", 0) is None:
             del data["delivered_day"]  # a v2 document serialises as it always did
+        if data.get("user", "") is None:
+            del data["user"]  # and so does a single-user one
         return data
 
     @property
@@ -58,7 +65,8 @@ class Document(BaseModel):
         return "\n".join(f"{t.role}: {t.text}" for t in self.turns)
 
     @classmethod
-    def from_session(cls, session: Session, contributor: str = "user") -> Document:
+    def from_session(cls, session: Session, contributor: str = "user",
+                     user: str | None = None) -> Document:
         """Wrap a world session as a document, unchanged in text and day."""
         return cls(
             uri=session.document_uri,
@@ -68,6 +76,7 @@ class Document(BaseModel):
             turns=list(session.turns),
             contributor=contributor,
             delivered_day=session.delivered_day,
+            user=user,
         )
 
 
@@ -125,6 +134,12 @@ class MemoryEngine(Protocol):
       with a one-line error naming the engine, seed, day and call.
 
     ``query`` answers from the store as it is now: an engine needs no notion of time.
+
+    Several users in one store (``rotbench run --users N``): each document carries
+    ``Document.user``, and an engine whose ``query`` accepts a ``user`` keyword is asked
+    ``query(question, k, user=...)`` on behalf of one user (``accepts_user``). An engine
+    without it is asked ``query(question, k)`` and still runs; the report names it as one
+    that ignored the user (its cross-user leaks are then the measurement).
     """
 
     name: str
@@ -153,3 +168,17 @@ class AsOfEngine(MemoryEngine, Protocol):
         ``day``, best first: from the documents delivered by then (``arrival <= day``),
         never from one delivered later."""
         ...
+
+
+def accepts_user(method: object) -> bool:
+    """Whether the engine method ``method`` (``engine.query`` or ``engine.query_as_of``)
+    takes a ``user`` keyword (a parameter named ``user``, or ``**kwargs``). Protocol-v2 and
+    v3 engines that do not are called without it."""
+    import inspect
+
+    try:
+        params = inspect.signature(method).parameters.values()  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == "user" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+               or p.kind == p.VAR_KEYWORD for p in params)

@@ -29,6 +29,7 @@ from rotbench.pipeline.probe import (
 from rotbench.safe_text import printable
 from rotbench.scoring.models import WorldProbes
 from rotbench.world.models import World
+from rotbench.world.shared import SharedWorld
 
 ConfigValue = bool | int | float | str | None
 
@@ -86,7 +87,7 @@ def _flat_config(engine: object) -> dict[str, ConfigValue]:
 
 
 def ingest_and_probe(
-    world: World,
+    world: World | SharedWorld,
     info: EngineInfo,
     *,
     arm: str,
@@ -97,6 +98,7 @@ def ingest_and_probe(
     top_k: int,
     timeout_seconds: float | None,
     scratch_root: Path | None = None,
+    factory_kwargs: dict | None = None,
 ) -> EngineAnswers:
     """Build the engine of ``info`` for ``world`` (a fresh instance, a fresh scratch folder
     under ``scratch_root``, removed afterwards), then deposit and probe interleaved
@@ -104,7 +106,12 @@ def ingest_and_probe(
     answers
     malformed hits, the result has no probes and ``failure`` holds the one-line reason naming
     the engine, seed, day and call (returned, not raised, so the workflow engine logs no
-    traceback for a fault of the engine under test)."""
+    traceback for a fault of the engine under test).
+
+    ``world`` a ``SharedWorld``: every persona's documents go into the one engine and each
+    user's questions are asked for that user (``rotbench.pipeline.probe_shared.probe_shared``).
+    ``factory_kwargs``: extra keywords for the factory (the reference engine's
+    configuration)."""
     if scratch_root is not None:
         scratch_root.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f"rotbench-{world.seed}-", dir=scratch_root))
@@ -115,7 +122,8 @@ def ingest_and_probe(
             raise EngineFailure(f"{exc} (seed {world.seed}, set-up)") from None
         return _build_and_probe(world, info, factory, scratch, arm=arm, extractor=extractor,
                                 checker=checker, model=model, embedder=embedder,
-                                top_k=top_k, timeout_seconds=timeout_seconds)
+                                top_k=top_k, timeout_seconds=timeout_seconds,
+                                factory_kwargs=factory_kwargs or {})
     except EngineFailure as exc:
         return EngineAnswers(name=info.name, version=info.version, probes=None,
                              failure=str(exc))
@@ -129,16 +137,16 @@ def ingest_and_probe(
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _build_and_probe(world: World, info: EngineInfo, factory, scratch: Path, *, arm: str,
-                     extractor: Extractor, checker: Checker | None, model: ModelClient,
-                     embedder: Embedder, top_k: int,
-                     timeout_seconds: float | None) -> EngineAnswers:
+def _build_and_probe(world: World | SharedWorld, info: EngineInfo, factory, scratch: Path, *,
+                     arm: str, extractor: Extractor, checker: Checker | None,
+                     model: ModelClient, embedder: Embedder, top_k: int,
+                     timeout_seconds: float | None, factory_kwargs: dict) -> EngineAnswers:
     """The engine built in ``scratch`` and probed; raises EngineFailure."""
     context = EngineContext(arm=arm, seed=world.seed, scratch_dir=scratch,
                             embedder=embedder, model=model, extractor=extractor,
                             checker=checker, variant=info.variant)
     try:
-        engine = factory(context)
+        engine = factory(context, **factory_kwargs)
     except EngineError as exc:
         raise EngineFailure(str(exc)) from None
     except BaseException as exc:  # noqa: BLE001 - user code: one line whatever it raised
@@ -149,7 +157,12 @@ def _build_and_probe(world: World, info: EngineInfo, factory, scratch: Path, *, 
     name = engine_attribute(engine, "name", info.name)
     guard = GuardedEngine(engine, world.seed, timeout_seconds, name=name)
     try:
-        probes = probe_world(world, guard, top_k, world_documents(world))
+        if isinstance(world, SharedWorld):
+            from rotbench.pipeline.probe_shared import probe_shared
+
+            probes = probe_shared(world, guard, top_k)
+        else:
+            probes = probe_world(world, guard, top_k, world_documents(world))
     finally:
         guard.close()
     return EngineAnswers(name=name, version=engine_attribute(engine, "version", info.version),

@@ -49,6 +49,13 @@ def generate_key(generator: str, seed: int, days: int, volume: int = 1) -> str:
     return content_hash(generator, seed, days, *((volume,) if volume != 1 else ()))
 
 
+def shared_generate_key(generator: str, seed: int, days: int, users: int,
+                        user_ids: Iterable[str]) -> str:
+    """The shared store of ``users`` personas for ``seed`` (``--users`` above 1), named by
+    its user ids as well (they are data in every record)."""
+    return content_hash(generator, seed, days, "users", users, *user_ids)
+
+
 def extract_key(world_sha256: str, extractor_stamp: str, multi_contributor: bool) -> str:
     """The extraction of a world with an extractor; ``multi_contributor`` changes who each
     document is from."""
@@ -77,11 +84,16 @@ def probe_key(ledger_sha256: str, world_sha256: str, extraction_sha256: str,
 
 
 def ingest_probe_key(world_sha256: str, engine_identity: str, extractor_stamp: str,
-                     checker_stamp: str, top_k: int) -> str:
+                     checker_stamp: str, top_k: int,
+                     shared_config: EngineConfig | None | bool = False) -> str:
     """An engine's answers on a world (``EngineInfo.identity``: name, version, config and
-    source hash)."""
+    source hash). ``shared_config``: False for a single-user world (the key as before);
+    for a shared store, the reference engine's configuration (None: another engine)."""
+    parts: tuple = ()
+    if shared_config is not False:
+        parts = ("users", shared_config.model_dump_json() if shared_config else "")
     return content_hash(world_sha256, engine_identity, extractor_stamp, checker_stamp,
-                        DEFAULT_MODEL_ID, top_k, _version("ingest_probe"))
+                        DEFAULT_MODEL_ID, top_k, _version("ingest_probe"), *parts)
 
 
 def score_key(probes_sha256: str, scorer: str, *, from_answers: bool = False) -> str:
@@ -99,12 +111,15 @@ def real_pairs_key(rulings_sha256: str, checker_stamp: str) -> str:
 
 def world_key(seed: int, generator: str, days: int, top_k: int, scorer: str,
               config: EngineConfig, extractor_stamp: str, checker_stamp: str,
-              engine_identities: Iterable[str], volume: int = 1) -> str:
+              engine_identities: Iterable[str], volume: int = 1, users: int = 1,
+              user_ids: Iterable[str] = ()) -> str:
     """A whole world's outcome on the oracle arm: every input of every stage of the world
     and every stage version (a warm world is then one cache read). ``volume`` joins the key
-    only when not 1."""
+    only when not 1; ``users`` above 1: a shared store of those ``user_ids`` (one user: the
+    key as before)."""
+    shared: tuple = ("users", users, *user_ids) if users > 1 else ()
     return content_hash(WORLD_VERSION, seed, generator, days,
-                        *((volume,) if volume != 1 else ()), top_k, scorer,
+                        *((volume,) if volume != 1 else ()), top_k, *shared, scorer,
                         config.model_dump_json(), ENGINE_VERSION, DEFAULT_MODEL_ID,
                         extractor_stamp, checker_stamp, _version("extract"),
                         _version("index"), _version("probe"), _version("score"),

@@ -37,6 +37,7 @@ from rotbench.engines.protocol import (  # noqa: F401
     Hit,
     MemoryEngine,
     Provenance,
+    accepts_user,
 )
 from rotbench.safe_text import printable, safe_str, type_name
 from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
@@ -150,6 +151,8 @@ class GuardedEngine:
             raise self.fail(None, "protocol", f"{type_name(engine)} has no "
                             f"{' or '.join(m + '()' for m in missing)}")
         self._thread = _EngineThread() if timeout_seconds is not None else None
+        self.user_scoped: bool | None = None
+        """Shared store: whether the engine took ``user`` (None until asked for a user)."""
 
     def fail(self, day: int | None, call: str, what: str) -> EngineFailure:
         when = f"day {day}" if day is not None else "set-up"
@@ -181,15 +184,26 @@ class GuardedEngine:
         self.call(document.arrival, f"deposit({printable(document.uri, 80)})",
                   lambda: self.engine.deposit(document))
 
-    def hits(self, day: int, question: str, k: int, as_of: bool) -> list[ScoredHit]:
+    def hits(self, day: int, question: str, k: int, as_of: bool,
+             user: str | None = None) -> list[ScoredHit]:
         """The engine's answer to ``question`` as validated ``ScoredHit`` records (rank =
-        position). Raises EngineFailure for a non-list, a malformed hit, more than ``k``
-        hits, or answers past this world's ``MAX_WORLD_ANSWER_BYTES``."""
+        position). ``user``: asked on behalf of that user of a shared store, passed only to
+        an engine whose method takes it (``accepts_user``; ``user_scoped`` records which).
+        Raises EngineFailure for a non-list, a malformed hit, more than ``k`` hits, or
+        answers past this world's ``MAX_WORLD_ANSWER_BYTES``."""
         call = f"query({printable(question, 80)!r}, k={k})"
+        kwargs: dict[str, str] = {}
+        if user is not None:
+            method = self.engine.query_as_of if as_of else self.engine.query
+            if self.user_scoped is None:
+                self.user_scoped = accepts_user(method)
+            if self.user_scoped:
+                kwargs["user"] = user
         if as_of:
-            answer = self.call(day, call, lambda: self.engine.query_as_of(question, day, k))
+            answer = self.call(day, call,
+                               lambda: self.engine.query_as_of(question, day, k, **kwargs))
         else:
-            answer = self.call(day, call, lambda: self.engine.query(question, k))
+            answer = self.call(day, call, lambda: self.engine.query(question, k, **kwargs))
 
         def fail(what: str) -> EngineFailure:
             return self.fail(day, call, what)

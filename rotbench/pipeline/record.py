@@ -45,9 +45,11 @@ class EngineIdentity(BaseModel):
 
 
 def selection_for(spec: RunSpec, stamps: dict[str, str],
-                  engine: EngineIdentity | None = None) -> Selection:
+                  engine: EngineIdentity | None = None,
+                  user_scoped: bool | None = None) -> Selection:
     """The report's selection block: everything needed to reproduce the run, for the engine
-    ``engine`` (default: the reference engine)."""
+    ``engine`` (default: the reference engine). A shared store's (``spec.users`` above 1)
+    names its users and whether the engine took the asking user (``user_scoped``)."""
     engine = engine or EngineIdentity()
     reference = engine.source == "reference"
     effective = EngineConfig().with_overrides(spec.engine_overrides())
@@ -70,6 +72,8 @@ def selection_for(spec: RunSpec, stamps: dict[str, str],
         embedding_model=DEFAULT_MODEL_ID,
         record_claim_text=spec.record_claim_text,
         stamps=stamps,
+        users=spec.user_id_list() if spec.users > 1 else [],
+        user_scoped=user_scoped if spec.users > 1 else None,
     )
 
 
@@ -86,6 +90,7 @@ def record_run(
     review_queue: list[ReviewItem] | None = None,
     real_pairs: RealPairs | None = None,
     degraded: list[str] | None = None,
+    user_scoped: bool | None = None,
 ) -> Report:
     """Build the report, write ``<reports_dir>/<run-id>.json`` (+ ``out_path``) and the DuckDB
     rows (``rotbench.results.store.record``). Returns the report (counts only: it is small).
@@ -121,7 +126,7 @@ def record_run(
             yield world
             del world  # hold no world while the next one is made
 
-    selection = selection_for(spec, stamps, engine)
+    selection = selection_for(spec, stamps, engine, user_scoped)
     rows = WorldRows(Path(spec.db), reads_decoys(selection))  # each world's rows, as it goes
     try:
         report = build_report(

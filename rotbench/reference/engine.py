@@ -26,6 +26,11 @@ class ReferenceEngine:
     the ledger as of a day exactly as ``query_ledger`` does, with the question's frame: from
     ``frames`` when given (the extract stage's reading), else read by ``extractor`` when it
     is a ``QuestionReader`` (each distinct question once), else none.
+
+    Several users in one store: claims are filed per user (``Document.user``), one ledger per
+    user, so reconciliation never lets one user's claim retire another's, and a question
+    asked for a user (``query(..., user=...)``) is ranked over that user's claims only: the
+    filter by the claim's user comes before ranking (issue 23, docs/several-users.md).
     """
 
     name = "reference"
@@ -46,9 +51,15 @@ class ReferenceEngine:
         self._frames: dict[str, QuestionFrame | None] = dict(frames or {})
         self._reconciler: Reconciler | None = None
         self._ledger: Ledger | None = None
+        self._users: dict[str, Reconciler] = {}
+        """The other users' ledgers of a shared store (the single user's is ``ledger``)."""
         if checker is not None:
-            stamp = extractor.stamp if extractor is not None else None
-            self._reconciler = Reconciler(config, checker, embedder, stamp)
+            self._reconciler = self._new_reconciler()
+
+    def _new_reconciler(self) -> Reconciler:
+        assert self.checker is not None
+        stamp = self.extractor.stamp if self.extractor is not None else None
+        return Reconciler(self.config, self.checker, self.embedder, stamp)
 
     @classmethod
     def from_ledger(
@@ -80,7 +91,9 @@ class ReferenceEngine:
             raise RuntimeError(
                 "this engine is query-only (built from a ledger or without perception)"
             )
-        self._reconciler.add(extract_document(document, self.extractor))
+        reconciler = self._reconciler if document.user is None else self._users.setdefault(
+            document.user, self._new_reconciler())
+        reconciler.add(extract_document(document, self.extractor))
 
     def frame(self, question: str) -> QuestionFrame | None:
         """What ``question`` asks, as given or read (None: no reader, or unreadable)."""
@@ -90,13 +103,22 @@ class ReferenceEngine:
             self._frames[question] = read
         return self._frames[question]
 
-    def query(self, question: str, k: int) -> list[Hit]:
-        """The top ``k`` hits for ``question`` from the store as it is now, best first."""
-        return self.query_as_of(question, NOW, k)
+    def query(self, question: str, k: int, user: str | None = None) -> list[Hit]:
+        """The top ``k`` hits for ``question`` from the store as it is now, best first
+        (``user``: from that user's claims only)."""
+        return self.query_as_of(question, NOW, k, user=user)
 
-    def query_as_of(self, question: str, day: int, k: int) -> list[Hit]:
-        """The top ``k`` hits for ``question`` as of the end of ``day``, best first."""
-        return query_ledger(self.ledger, question, day, k, self.config, self.embedder,
+    def query_as_of(self, question: str, day: int, k: int,
+                    user: str | None = None) -> list[Hit]:
+        """The top ``k`` hits for ``question`` as of the end of ``day``, best first
+        (``user``: from that user's claims only; none for a user never deposited)."""
+        if user is None:
+            ledger = self.ledger
+        elif user in self._users:
+            ledger = self._users[user].ledger
+        else:
+            return []
+        return query_ledger(ledger, question, day, k, self.config, self.embedder,
                             self.frame(question))
 
 

@@ -34,7 +34,7 @@ from rotbench.scoring.metrics import (
     Rate,
 )
 from rotbench.scoring.models import HitClass, WorldProbes
-from rotbench.world.models import Channel
+from rotbench.world.models import Additive, Channel
 
 SCHEMA_VERSION = 3
 """The report schema this rotbench writes and reads.
@@ -92,8 +92,13 @@ class _Strict(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class Selection(_Strict):
-    """What was run: enough to reproduce the run and to read its figures."""
+class Selection(Additive):
+    """What was run: enough to reproduce the run and to read its figures.
+
+    ``users`` and ``user_scoped`` are left out of the JSON while empty (a single-user run's
+    selection reads as before they existed)."""
+
+    added_fields = ("users", "user_scoped")
 
     arm: str = Field(description="'oracle', 'probe' or 'live' (or another registered arm).")
     seeds: list[int] = Field(min_length=1)
@@ -123,6 +128,12 @@ class Selection(_Strict):
         default_factory=dict,
         description="Other version stamps (extractor, checker, prompt), by stage.",
     )
+    users: list[str] = Field(
+        default_factory=list,
+        description="A shared store's user ids (``--users``), in persona order; empty: one user.")
+    user_scoped: bool | None = Field(
+        default=None, description="Shared store: whether the engine took the asking user "
+        "(False: it ignored ``user`` and read every user's memories); None: one user.")
 
 
 class StageRecord(_Strict):

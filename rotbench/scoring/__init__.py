@@ -15,8 +15,11 @@ from rotbench.scoring.lexicons import (
     lexicon,
 )
 from rotbench.scoring.metrics import (
+    ALL_METRICS,
     BY_KIND,
     CORE_METRICS,
+    CROSS_USER_KINDS,
+    CROSS_USER_METRICS,
     DECOY_METRICS,
     FAMILIES,
     FLOORS,
@@ -36,7 +39,10 @@ from rotbench.scoring.score import MissingClaimText, score_world
 from rotbench.scoring.wilson import Z95, wilson_interval
 
 __all__ = [
+    "ALL_METRICS",
     "BY_KIND",
+    "CROSS_USER_KINDS",
+    "CROSS_USER_METRICS",
     "CORE_METRICS",
     "DECOY_METRICS",
     "DEFAULT_SCORER",

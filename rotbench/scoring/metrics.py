@@ -23,7 +23,16 @@ Denominators (rules from the benchmark description):
 - ``answered_unanswerable``: unanswerable questions that got any hit at all (the engine's own
   decision, whatever it calls similarity); per kind, near-miss vs unrelated;
 - ``redundancy_at_k``: over the value-bearing top-k hits of answerable questions, the hits
-  that repeat the values and class (the framing) of a hit ranked above them.
+  that repeat the values and class (the framing) of a hit ranked above them;
+- isolation (``cross_user_leak_at_k``, ``cross_user_first``; shared stores only,
+  ``rotbench run --users N``): answerable questions for which some other user of the store
+  holds, by the probe's day, a value the asking user never knew (``ProbeRecord.others``).
+  ``cross_user_leak_at_k`` counts the question when a top-k hit carries such a value;
+  ``cross_user_first`` when the first hit carrying any value of the attribute does. Per kind
+  of leak: ``other_current`` (another user's current value) and ``other_history`` (a value
+  another user held before); a question counts for a kind when a value of that kind exists.
+  A single-user report has neither metric.
+
 
 Scorer v4 (worlds scored with ``WorldProbes.figures == 'v4'``) adds generator 3's figures,
 each over the questions where its hard case is live (``Truth.cases``):
@@ -86,9 +95,14 @@ MetricName = Literal[
     "retracted_asserted_at_k",
     "members_recall_at_k",
     "member_lost",
+    "cross_user_leak_at_k",
+    "cross_user_first",
 ]
-METRICS: tuple[MetricName, ...] = get_args(MetricName)
+ALL_METRICS: tuple[MetricName, ...] = get_args(MetricName)
 """Every metric name, in report order (the families of ``FAMILIES``)."""
+METRICS: tuple[MetricName, ...] = ALL_METRICS[:-2]
+"""Every metric of a single-user report, in report order (``ALL_METRICS`` less the
+isolation metrics, which only a shared store's report has)."""
 
 EVENT_METRICS: tuple[MetricName, ...] = METRICS[13:]
 """Generator 3's figures (scorer v4 on)."""
@@ -104,6 +118,12 @@ POISON_METRICS: tuple[PoisonMetricName, ...] = get_args(PoisonMetricName)
 
 DECOY_METRICS: tuple[MetricName, ...] = ("decoy_asserted_at_k", "decoy_first")
 
+CROSS_USER_METRICS: tuple[MetricName, ...] = ("cross_user_leak_at_k", "cross_user_first")
+"""Isolation between users of one store: only in reports of shared stores (``--users``)."""
+
+CROSS_USER_KINDS: tuple[str, ...] = ("other_current", "other_history")
+"""Kinds of cross-user leak: another user's current value, or a value from their history."""
+
 FAMILIES: dict[str, tuple[MetricName, ...]] = {
     "Currency": ("recall_current_at_k", "current_first"),
     "Supersession": ("stale_over_current", "stale_retained_at_k"),
@@ -113,12 +133,26 @@ FAMILIES: dict[str, tuple[MetricName, ...]] = {
     "Abstention": ("answered_unanswerable",),
     "Redundancy": ("redundancy_at_k",),
     "Hard cases": EVENT_METRICS,
+    "Isolation": CROSS_USER_METRICS,
 }
 """The metric families, in report order ("Hard cases": scorer v4 on generator 3)."""
 
+SHARED_ONLY_FAMILIES: frozenset[str] = frozenset({"Isolation"})
+"""Families only a shared store's report has: a table, comparison or page of reports that
+all lack them leaves them out (a single-user report reads as before they existed)."""
+
+
+def families_for(reports: Iterable) -> dict[str, tuple[MetricName, ...]]:
+    """``FAMILIES`` less the shared-only families none of ``reports`` (objects with a
+    ``metrics`` mapping) carries."""
+    reports = list(reports)
+    return {name: metrics for name, metrics in FAMILIES.items()
+            if name not in SHARED_ONLY_FAMILIES
+            or any(m in r.metrics for r in reports for m in metrics)}
+
 HIGHER_IS_BETTER: dict[MetricName, bool] = {
     m: m in ("recall_current_at_k", "current_first", "control_recall_at_k",
-             "members_recall_at_k") for m in METRICS
+             "members_recall_at_k") for m in ALL_METRICS
 }
 """Direction of each metric: recall (overall, on controls, of set members) and current_first
 higher is better; every other metric lower (but see ``CONTEXT_FIGURES``)."""
@@ -134,8 +168,10 @@ deleting on re-add lowers repeats), so neither is a better/worse verdict."""
 BY_KIND: dict[str, tuple[MetricName, ...]] = {
     **dict.fromkeys(DECOY_KINDS, DECOY_METRICS),
     **dict.fromkeys(UNANSWERABLE_KINDS, ("answered_unanswerable",)),
+    **dict.fromkeys(CROSS_USER_KINDS, CROSS_USER_METRICS),
 }
-"""Breakdowns by kind: decoy metrics per decoy kind, abstention per unanswerable kind."""
+"""Breakdowns by kind: decoy metrics per decoy kind, abstention per unanswerable kind,
+isolation per kind of cross-user leak (shared stores only)."""
 
 BY_KIND_V4: dict[str, tuple[MetricName, ...]] = {
     **BY_KIND,
@@ -297,10 +333,10 @@ def _lost_flags(world: WorldProbes) -> dict[int, bool]:
     back starts afresh); it is lost when that value is no longer in the top k.
     """
     flags: dict[int, bool] = {}
-    by_attribute: dict[str, list[int]] = {}
-    for i, p in enumerate(world.probes):
+    by_attribute: dict[tuple[str | None, str], list[int]] = {}
+    for i, p in enumerate(world.probes):  # per user of a shared store
         if p.truth is not None:
-            by_attribute.setdefault(p.truth.attribute, []).append(i)
+            by_attribute.setdefault((p.user, p.truth.attribute), []).append(i)
     for indices in by_attribute.values():
         previous, recalled = None, False
         for i in sorted(indices, key=lambda j: world.probes[j].day):
@@ -321,10 +357,10 @@ def _lost_flags_v4(world: WorldProbes) -> dict[int, bool]:
     stayed current since; it is lost when that value is not in the top k, whether or not it
     was ever recalled before. (For a set: the first current member.)"""
     flags: dict[int, bool] = {}
-    by_attribute: dict[str, list[int]] = {}
-    for i, p in enumerate(world.probes):
+    by_attribute: dict[tuple[str | None, str], list[int]] = {}
+    for i, p in enumerate(world.probes):  # per user of a shared store
         if p.truth is not None:
-            by_attribute.setdefault(p.truth.attribute, []).append(i)
+            by_attribute.setdefault((p.user, p.truth.attribute), []).append(i)
     for indices in by_attribute.values():
         previous: str | None = None
         for i in sorted(indices, key=lambda j: world.probes[j].day):
@@ -387,7 +423,7 @@ def _outcomes(
     generator 3's events (scorer v4).
     """
     hits = sorted(probe.hits, key=lambda h: h.rank)
-    out: dict[str, Outcome] = dict.fromkeys(METRICS)
+    out: dict[str, Outcome] = dict.fromkeys(ALL_METRICS)
     if probe.truth is None:
         out["answered_unanswerable"] = _flag(bool(hits))
         return out
@@ -416,7 +452,34 @@ def _outcomes(
     if control and truth.current is not None:
         out["control_recall_at_k"] = _flag(recall)
     out["redundancy_at_k"] = _redundancy(hits)
+    out.update(_cross_user_outcomes(probe, hits, None))
     return out
+
+
+def _norm(value: str) -> str:
+    return " ".join(value.split()).casefold()
+
+
+def _cross_user_outcomes(probe: ProbeRecord, hits: list[ScoredHit],
+                         kind: str | None) -> dict[str, Outcome]:
+    """The isolation metrics of one question: every kind (``kind`` None) or one kind of
+    ``CROSS_USER_KINDS``. Not counted (None) for a single-user question or when no other
+    user holds a value the asking user never knew (of that kind)."""
+    others = probe.others
+    if others is None:
+        return dict.fromkeys(CROSS_USER_METRICS)
+    if kind is None:
+        leaked = {_norm(v) for v in (*others.current, *others.history)}
+    else:
+        leaked = {_norm(v) for v in (others.current if kind == "other_current"
+                                     else others.history)}
+    if not leaked:
+        return dict.fromkeys(CROSS_USER_METRICS)
+    first = next((h for h in hits if h.values or h.cls not in (None, "none")), None)
+    return {
+        "cross_user_leak_at_k": _flag(any(leaked & set(h.values) for h in hits)),
+        "cross_user_first": _flag(first is not None and bool(leaked & set(first.values))),
+    }
 
 
 def _channel_outcomes(probe: ProbeRecord, channel: Channel) -> dict[str, Outcome]:
@@ -448,6 +511,8 @@ def _kind_outcomes(probe: ProbeRecord, kind: str, decoys: bool,
         if truth is None or kind not in truth.cases or row is None:
             return dict.fromkeys(names)
         return {m: row.get(m) for m in names}
+    if kind in CROSS_USER_KINDS:
+        return _cross_user_outcomes(probe, sorted(probe.hits, key=lambda h: h.rank), kind)
     if kind in UNANSWERABLE_KINDS:
         if truth is not None or (probe.unanswerable or "unrelated") != kind:
             return dict.fromkeys(names)
@@ -501,13 +566,14 @@ def _floor_sweep(answerable: list[ProbeRecord], unanswerable: list[ProbeRecord])
     ]
 
 
-def metric_names(reads_decoys: bool = True, reads_events: bool = False
-                 ) -> tuple[MetricName, ...]:
+def metric_names(reads_decoys: bool = True, reads_events: bool = False,
+                 cross_user: bool = False) -> tuple[MetricName, ...]:
     """The metrics a report carries: every one, less the decoy metrics for a scorer that
-    does not read decoys (v1, v2) and generator 3's for one that does not read events
-    (before v4)."""
-    return tuple(m for m in METRICS if (reads_decoys or m not in DECOY_METRICS)
-                 and (reads_events or m not in EVENT_METRICS))
+    does not read decoys (v1, v2), generator 3's for one that does not read events (before
+    v4), and the isolation metrics unless the store is shared."""
+    return tuple(m for m in ALL_METRICS if (reads_decoys or m not in DECOY_METRICS)
+                 and (reads_events or m not in EVENT_METRICS)
+                 and (cross_user or m not in CROSS_USER_METRICS))
 
 
 def hit_classes(reads_events: bool) -> tuple[HitClass, ...]:
@@ -515,10 +581,22 @@ def hit_classes(reads_events: bool) -> tuple[HitClass, ...]:
     return HIT_CLASSES if reads_events else HIT_CLASSES[:9]
 
 
-def kinds_for(reads_decoys: bool, reads_events: bool) -> list[str]:
-    """The by-kind keys a report carries, in order."""
-    return [k for k in by_kind_for(reads_events) if reads_decoys or k not in DECOY_KINDS
-            and k != "temporary"]
+def kinds_for(reads_decoys: bool, reads_events: bool, cross_user: bool = False) -> list[str]:
+    """The by-kind keys a report carries, in order (see ``metric_names``)."""
+    return [k for k in by_kind_for(reads_events)
+            if (reads_decoys or (k not in DECOY_KINDS and k != "temporary"))
+            and (cross_user or k not in CROSS_USER_KINDS)]
+
+
+def kind_names(reads_decoys: bool = True, cross_user: bool = False,
+               reads_events: bool = False) -> list[str]:
+    """``kinds_for`` with the scorer's reading of events last (shared-store callers)."""
+    return kinds_for(reads_decoys, reads_events, cross_user)
+
+
+def is_shared(world: WorldProbes) -> bool:
+    """Whether ``world`` is a shared store's (its probes asked for several users)."""
+    return bool(world.users)
 
 
 def compute_metrics(
@@ -540,16 +618,16 @@ def compute_metrics(
             raise ValueError(f"world seed {w.seed} has unscored hits; run score_world first")
     events = any(w.reads_events for w in worlds)
     rows: list[tuple[ProbeRecord, dict[str, Outcome]]] = []
+    shared = any(is_shared(w) for w in worlds)
     for w in worlds:
         lost = lost_flags(w)
-        controls = set(w.controls)
         for i, p in enumerate(w.probes):
-            control = p.truth is not None and p.truth.attribute in controls
+            control = p.truth is not None and p.truth.attribute in w.controls_of(p.user)
             rows.append((p, _outcomes(p, lost.get(i), control, reads_decoys, events)))
     probes = [p for p, _ in rows]
     answerable = [p for p in probes if p.truth is not None]
     unanswerable = [p for p in probes if p.truth is None]
-    names = metric_names(reads_decoys, events)
+    names = metric_names(reads_decoys, events, shared)
 
     first_counts: dict[HitClass, int] = dict.fromkeys(hit_classes(events), 0)
     for p in answerable:
@@ -561,7 +639,7 @@ def compute_metrics(
         return {k: _rates((o for p, o in rows if p.truth is not None and key(p) == k), which)
                 for k in keys}
 
-    kinds = kinds_for(reads_decoys, events)
+    kinds = kinds_for(reads_decoys, events, shared)
     by_kind = by_kind_for(events)
     return MetricsBundle(
         metrics=_rates((o for _, o in rows), names),

@@ -100,6 +100,19 @@ class ScoredHit(Additive):
         )
 
 
+class CrossUserValues(_Frozen):
+    """For a question asked on behalf of one user of a shared store: the values of the
+    question's attribute that other users of the store hold and the asking user never knew
+    (never held, never an untrusted value or decoy of theirs), as of the probe's day.
+
+    ``current``: some other user's current value on the day; ``history``: a value another
+    user held earlier and no other user holds now. A hit carrying one of them is a
+    cross-user leak (``rotbench.scoring.metrics``)."""
+
+    current: list[str] = Field(default_factory=list)
+    history: list[str] = Field(default_factory=list)
+
+
 class ProbeRecord(Additive):
     """One question asked at one checkpoint day, with the truth it is scored against.
 
@@ -117,8 +130,12 @@ class ProbeRecord(Additive):
         description="Near-miss or unrelated, for an unanswerable question of generator 2 "
         "(None otherwise; an unanswerable question without it counts as unrelated).",
     )
+    user: str | None = Field(
+        default=None, description="Shared store: the user the question was asked for.")
+    others: CrossUserValues | None = Field(
+        default=None, description="Shared store, answerable question: other users' values.")
 
-    added_fields = ("unanswerable",)
+    added_fields = ("unanswerable", "user", "others")
 
     @model_validator(mode="after")
     def _truth_matches(self) -> ProbeRecord:
@@ -138,6 +155,15 @@ class ProbeRecord(Additive):
         return self.truth is not None
 
 
+class UserEntry(_Frozen):
+    """One user of a shared store: id, persona seed, world fingerprint, constant attributes."""
+
+    user: str
+    seed: int
+    fingerprint: str
+    controls: list[str] = Field(default_factory=list)
+
+
 class WorldProbes(Additive):
     """Every probe of one world, self-contained: rescoring needs nothing but this."""
 
@@ -154,13 +180,26 @@ class WorldProbes(Additive):
     figures: str | None = Field(
         default=None, description="'v4' when scored under a scorer that reads generator 3's "
         "events (its figures follow scorer v4's definitions); None otherwise.")
+    users: list[UserEntry] = Field(
+        default_factory=list,
+        description="Shared store: its users in persona order (empty for one user).")
+    user_scoped: bool | None = Field(
+        default=None, description="Shared store: whether the engine took the asking user "
+        "(False: it ignored ``user``); None for one user.")
 
-    added_fields = ("controls", "figures")
+    added_fields = ("controls", "figures", "users", "user_scoped")
 
     @property
     def reads_events(self) -> bool:
         """True when the hits were classified by a scorer that reads generator 3's events."""
         return self.figures is not None
+
+    def controls_of(self, user: str | None) -> set[str]:
+        """The never-changing attributes of ``user`` (the world's own for one user)."""
+        for entry in self.users:
+            if entry.user == user:
+                return set(entry.controls)
+        return set(self.controls)
 
     @property
     def scored(self) -> bool:

@@ -27,6 +27,7 @@ from rotbench.scoring.metrics import (
     _outcomes,
     by_kind_for,
     hit_classes,
+    is_shared,
     kinds_for,
     lost_flags,
     metric_names,
@@ -55,6 +56,8 @@ class MetricTally:
 
     reads_decoys: bool = True
     reads_events: bool = False
+    cross_user: bool = False
+    """True once a shared store's world is tallied: the isolation metrics are reported."""
     numerators: Counter = field(default_factory=Counter)
     denominators: Counter = field(default_factory=Counter)
     days: set[int] = field(default_factory=set)
@@ -74,6 +77,7 @@ class MetricTally:
                 if other.reads_events != self.reads_events:
                     raise ValueError("cannot add tallies of scorers that differ on events")
             self.reads_events = other.reads_events
+        self.cross_user = self.cross_user or other.cross_user
         self.numerators.update(other.numerators)
         self.denominators.update(other.denominators)
         self.days |= other.days
@@ -87,7 +91,7 @@ class MetricTally:
         return self
 
     def __add__(self, other: MetricTally) -> MetricTally:
-        out = MetricTally(self.reads_decoys, self.reads_events)
+        out = MetricTally(self.reads_decoys, self.reads_events, self.cross_user)
         out += self
         out += other
         return out
@@ -104,8 +108,8 @@ class MetricTally:
 
     def bundle(self) -> MetricsBundle:
         """The figures of the tallied worlds, exactly as ``compute_metrics`` gives them."""
-        names = metric_names(self.reads_decoys, self.reads_events)
-        kinds = kinds_for(self.reads_decoys, self.reads_events)
+        names = metric_names(self.reads_decoys, self.reads_events, self.cross_user)
+        kinds = kinds_for(self.reads_decoys, self.reads_events, self.cross_user)
         by_kind = by_kind_for(self.reads_events)
         floor_sweep = [
             FloorRow(floor=f,
@@ -131,13 +135,12 @@ def tally_world(world: WorldProbes, reads_decoys: bool = True) -> MetricTally:
     if not world.scored:
         raise ValueError(f"world seed {world.seed} has unscored hits; run score_world first")
     events = world.reads_events
-    out = MetricTally(reads_decoys, events)
+    out = MetricTally(reads_decoys, events, is_shared(world))
     lost = lost_flags(world)
-    controls = set(world.controls)
-    kinds = kinds_for(reads_decoys, events)
+    kinds = kinds_for(reads_decoys, events, out.cross_user)
     for i, p in enumerate(world.probes):
         truth = p.truth
-        control = truth is not None and truth.attribute in controls
+        control = truth is not None and truth.attribute in world.controls_of(p.user)
         outcomes = _outcomes(p, lost.get(i), control, reads_decoys, events)
         out._count("all", None, outcomes)
         out._count("day", p.day, outcomes)

@@ -135,3 +135,31 @@ class RawLines:
 
     def query(self, question: str, k: int) -> list[Hit]:
         return self.table.top(question, k)
+
+
+class UserScoped:
+    """Several users in one store, done right: one ``CorrectEngine`` per ``Document.user``,
+    and a question asked for a user reads that user's partition only."""
+
+    name = "test-user-scoped"
+    version = "1"
+
+    def __init__(self, world: World, embedder) -> None:
+        self.world, self.embedder = world, embedder
+        self.parts: dict[str | None, CorrectEngine] = {}
+
+    def deposit(self, document: Document) -> None:
+        self.parts.setdefault(document.user, CorrectEngine(self.world, self.embedder)).deposit(
+            document)
+
+    def query(self, question: str, k: int, user: str | None = None) -> list[Hit]:
+        part = self.parts.get(user)
+        return part.query(question, k) if part is not None else []
+
+
+class UserBlind(CorrectEngine):
+    """Kind 6: ignores the user (MemMachine#320, CaviraOSS/LongMemory#97): one store for
+    everyone, its ``query`` takes no ``user``, so each user is answered from every user's
+    memories (and one user's update overwrites another's)."""
+
+    name = "test-user-blind"

@@ -18,12 +18,16 @@ from faulty_engines import (
     RawLines,
     ReAddDeletes,
     Tripler,
+    UserBlind,
+    UserScoped,
 )
 
 from rotbench.embedding import FAKE_MODEL_ID, Embedder, hashing_encoder
 from rotbench.pipeline.probe import probe_world
-from rotbench.scoring import compute_metrics, score_world, wilson_interval
+from rotbench.pipeline.probe_shared import probe_shared
+from rotbench.scoring import HIGHER_IS_BETTER, compute_metrics, score_world, wilson_interval
 from rotbench.world import generate_world
+from rotbench.world.shared import compose_shared_world
 
 SEEDS = (42, 43, 44)
 REFERENCE = {  # the reference engine, `rotbench run` (generator 2, scorer v3)
@@ -99,3 +103,36 @@ def test_never_abstaining_is_caught_against_an_engine_that_abstains(tmp_path) ->
     assert never["answered_unanswerable"] == (72, 72)
     low, high = wilson_interval(61, 72)
     assert 72 / 72 > high
+
+
+def shared_figures(factory, seed: int, tmp_path: Path) -> tuple[dict, bool | None]:
+    """One seed's shared store of two users (``--users 2``, generator 2, scorer v3): the
+    figures of ``factory``'s engine and whether it took the user."""
+    embedder = Embedder(tmp_path / "emb", FAKE_MODEL_ID, encoder=hashing_encoder)
+    shared = compose_shared_world(seed, 2, generator="2")
+    probes = probe_shared(shared, factory(shared.perception_world(), embedder), 10)
+    bundle = compute_metrics([score_world(probes, "v3")])
+    return {m: (r.numerator, r.denominator) for m, r in bundle.metrics.items()}, \
+        probes.user_scoped
+
+
+USER_BLIND_LEAKS = {42: (42, 96), 43: (52, 97), 44: (68, 123)}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", SEEDS)
+def test_an_engine_that_ignores_the_user_is_caught_on_each_seed(seed, tmp_path) -> None:
+    scoped, took = shared_figures(UserScoped, seed, tmp_path / "scoped")
+    blind, ignored = shared_figures(UserBlind, seed, tmp_path / "blind")
+    assert (took, ignored) == (True, False)
+    leaks = blind["cross_user_leak_at_k"]
+    assert scoped["cross_user_leak_at_k"] == (0, leaks[1])
+    assert leaks == USER_BLIND_LEAKS[seed]
+    low, high = wilson_interval(*scoped["cross_user_leak_at_k"])
+    assert leaks[0] / leaks[1] > high
+    # and no figure looks better for ignoring the user
+    for metric, got in blind.items():
+        mine, theirs = got[0] / got[1] if got[1] else 0, \
+            scoped[metric][0] / scoped[metric][1] if scoped[metric][1] else 0
+        better = mine > theirs if HIGHER_IS_BETTER[metric] else mine < theirs
+        assert not better, (metric, got, scoped[metric])

@@ -228,10 +228,30 @@ def test_a_payload_swapped_in_from_another_seed_is_recomputed(baseline, tmp_path
 
 
 @pytest.fixture(scope="module")
-def default_run(baseline, tmp_path_factory):
+def default_root(baseline, tmp_path_factory):
     root = clone_cache(baseline[0], tmp_path_factory.mktemp("v2") / "run")
     report, _ = run_flow(root)
-    return report
+    return root, report
+
+
+@pytest.fixture(scope="module")
+def default_run(default_root):
+    return default_root[1]
+
+
+def test_users_1_reproduces_the_default_run_exactly(default_root, tmp_path) -> None:
+    """``--users 1`` is the single-user run: the same cache keys (every world found whole),
+    the same figures and world files, and a selection without the shared-store fields."""
+    root = clone_cache(default_root[0], tmp_path / "run")
+    report, _ = run_flow(root, users=1)
+    default = default_root[1]
+    assert computed(report) == set()
+    for name in ("metrics", "by_channel", "by_kind", "by_checkpoint", "by_attribute",
+                 "by_phrasing", "first_hit_counts", "floor_sweep", "worlds"):
+        assert getattr(report, name) == getattr(default, name), name
+    assert report.selection == default.selection
+    assert "cross_user_leak_at_k" not in report.metrics
+    assert "users" not in report.selection.model_dump()
 
 
 def test_default_run_is_generator_2_scorer_v3_with_every_new_row(default_run) -> None:

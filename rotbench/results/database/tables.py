@@ -18,6 +18,11 @@ Tables (created idempotently):
 - ``worlds``: one row per stored world: world_sha256, seed, fingerprint, probes, hits.
 - ``world_probes`` / ``world_hits`` / ``world_metrics``: the rows below, keyed by
   world_sha256 instead of (run_id, seed); ``world_metrics`` also by ``decoys``.
+  ``world_probes.user_id``: the user a question was asked for in a shared store (NULL: one
+  user), stored as a bound parameter like every value (a user id is data, never SQL text).
+  The isolation metrics (``cross_user_leak_at_k``, ``cross_user_first``) are rows of
+  ``metrics`` like any other: overall, per checkpoint, and per kind of leak in ``channel``
+  (``other_current``, ``other_history``).
 - ``real_pairs``: one row per ruled real pair a run scored: run_id, pair_id, ruling, the two
   checks' answers (NULL: no answer), outcome (agree, false_positive, miss, undecided),
   ruled_by, the two claim texts (NULL without claim text), checker stamp and the rulings
@@ -234,8 +239,9 @@ INSERT INTO worlds SELECT world_sha256, seed, NULL,
 FROM run_worlds l WHERE world_sha256 LIKE 'legacy:%';
 INSERT INTO world_metrics SELECT {_LEGACY_KEY}, TRUE, metric, channel, checkpoint, numerator,
   denominator FROM metrics WHERE seed IS NOT NULL;
-INSERT INTO world_probes SELECT {_LEGACY_KEY}, probe_index, day, attribute, question,
-  current_value, changed, poisoned, latest_phrasing FROM probes;
+INSERT INTO world_probes (world_sha256, probe_index, day, attribute, question, current_value,
+  changed, poisoned, latest_phrasing) SELECT {_LEGACY_KEY}, probe_index, day, attribute,
+  question, current_value, changed, poisoned, latest_phrasing FROM probes;
 INSERT INTO world_hits SELECT {_LEGACY_KEY}, probe_index, rank, text, cls, poison_channels,
   score, similarity, document_uri, claim_day, status, lineage, claim_id FROM hits;
 DROP TABLE metrics;
@@ -256,6 +262,7 @@ _NO_PROVENANCE = Provenance(lineage=None)
 ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
     "runs": [("engine_source", "VARCHAR"), ("engine_config", "JSON"),
              ("degraded", "BOOLEAN"), ("degraded_reasons", "JSON")],
+    "world_probes": [("user_id", "VARCHAR")],
 }
 """Columns added after the first schema, per table, in order: a file written before them is
 completed with ``ALTER TABLE ... ADD COLUMN`` (older rows read NULL there)."""
@@ -524,6 +531,7 @@ def _probe_and_hit_rows(digest: str, world: WorldProbes) -> tuple[list[dict], li
                 "changed": truth.changed if truth else None,
                 "poisoned": bool(truth.poison) if truth else None,
                 "latest_phrasing": truth.latest_phrasing if truth else None,
+                **({"user_id": probe.user} if world.users else {}),
             }
         )
         for hit in probe.hits:

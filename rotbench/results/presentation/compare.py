@@ -23,7 +23,12 @@ from rotbench.results.presentation.render import format_rate
 from rotbench.results.presentation.tables import Col, print_table
 from rotbench.results.schema import Report
 from rotbench.safe_text import printable
-from rotbench.scoring.metrics import FAMILIES, POISON_METRICS, Rate, better_label
+from rotbench.scoring.metrics import (
+    POISON_METRICS,
+    Rate,
+    better_label,
+    families_for,
+)
 
 TEST_NAME = "Newcombe hybrid score interval for a difference of two proportions, 95%"
 
@@ -142,7 +147,7 @@ def compare_reports(reports: list[Report], force: bool = False) -> Comparison:
         notes.append(f"compared on different worlds (--force): {reason}")
     families = [
         Family(name=name, rows=[_row(m, [r.metrics.get(m) for r in reports]) for m in metrics])
-        for name, metrics in FAMILIES.items()
+        for name, metrics in families_for(reports).items()
     ]
     channels = list(reports[0].by_channel)
     families.append(Family(name="Poison by channel", rows=[

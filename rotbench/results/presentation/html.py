@@ -21,15 +21,15 @@ from pathlib import Path
 
 from rotbench.results.presentation.compare import Cell, Comparison, Family, Row, compare_reports
 from rotbench.results.presentation.plots import CLASS_COLOURS, Plot, run_labels, selection_line
-from rotbench.results.presentation.render import format_rate
+from rotbench.results.presentation.render import format_rate, kinds_title, shared_line
 from rotbench.results.schema import Report
 from rotbench.safe_text import printable
 from rotbench.scoring.metrics import (
     BY_KIND_V4,
-    FAMILIES,
     POISON_METRICS,
     Rate,
     better_label,
+    families_for,
 )
 from rotbench.scoring.models import HIT_CLASSES, ProbeRecord, ScoredHit
 
@@ -106,7 +106,7 @@ def single_families(report: Report) -> list[Family]:
         return Row(metric=metric, better=better_label(metric), cells=[Cell(rate=rate)])
 
     families = [Family(name=name, rows=[row(m, report.metrics.get(m)) for m in metrics])
-                for name, metrics in FAMILIES.items()]
+                for name, metrics in families_for([report]).items()]
     families.append(Family(name="Poison by channel", rows=[
         row(f"{m} ({channel})", rates.get(m))
         for channel, rates in report.by_channel.items() for m in POISON_METRICS]))
@@ -182,6 +182,9 @@ def _selection_table(reports: list[Report], labels: list[str], sources: list[str
         row("embedding model", (esc(x.embedding_model) for x in s)),
         row("degraded", (esc("; ".join(degraded_reasons(r)) or "no") for r in reports)),
     ]
+    if any(x.users for x in s):
+        rows.append(row("shared store", (esc(shared_line(r)) if r.selection.users else "one user"
+                                         for r in reports)))
     if any(r.origin for r in reports):
         rows.append(row("re-scored from", (
             esc(f"{r.origin.source} (sha256 {r.origin.sha256[:12]}…, scorer "
@@ -231,7 +234,8 @@ def _by_kind(reports: list[Report], labels: list[str]) -> str:
         f"<tr><td>{esc(kind)}</td><td><code>{esc(metric)}</code></td>"
         + "".join(_rate_cell(r.by_kind.get(kind, {}).get(metric)) for r in reports) + "</tr>"
         for kind, metric in keys)
-    return (f"<h3>Decoys and abstention by kind (lower is better)</h3><table><tr><th>kind</th>"
+    title = kinds_title(kind for kind, _ in keys)
+    return (f"<h3>{esc(title)}</h3><table><tr><th>kind</th>"
             f"<th>metric</th>{heads}</tr>{rows}</table>")
 
 
@@ -339,6 +343,10 @@ def _truth_line(probe: ProbeRecord) -> str:
         parts.append("untrusted " + esc(", ".join(f"{p.value} ({p.channel})" for p in t.poison)))
     if t.decoys:
         parts.append("decoys " + esc(", ".join(f"{d.value} ({d.kind})" for d in t.decoys)))
+    if probe.others is not None and (probe.others.current or probe.others.history):
+        parts.append("other users' values " + esc(", ".join(
+            [f"{v} (current)" for v in probe.others.current]
+            + [f"{v} (history)" for v in probe.others.history])))
     return f'<p class="tr">truth on day {t.day}: {"; ".join(parts)}</p>'
 
 
@@ -383,9 +391,11 @@ def _hits_table(probe: ProbeRecord) -> str:
 
 def _question(key: tuple, probes: list[ProbeRecord | None], labels: list[str]) -> str:
     """One question (same seed, day and question in every report) with each report's hits."""
-    day, attribute, question = key
+    day, user, attribute, question = key
     known = [p for p in probes if p is not None]
     subject = esc(attribute.replace("_", " ")) if attribute else "unanswerable"
+    if user:
+        subject = f"for {esc(user, 60)} · {subject}"
     firsts = " ".join(
         (_badge(_first_class(p), label if len(probes) > 1 else None) if p is not None
          else "<span class=muted>—</span>") for p, label in zip(probes, labels, strict=True))
@@ -413,12 +423,12 @@ def _drilldown(reports: list[Report], labels: list[str]) -> str:
                 seeds.append(world.seed)
                 table[world.seed] = {}
             for probe in world.probes:
-                key = (probe.day, probe.attribute, probe.question)
+                key = (probe.day, probe.user or "", probe.attribute, probe.question)
                 slots = table[world.seed].setdefault(key, [None] * len(reports))
                 slots[i] = probe
     out = []
     for seed in seeds:
-        keys = sorted(table[seed], key=lambda k: (k[0], k[1] is None, k[1] or k[2]))
+        keys = sorted(table[seed], key=lambda k: (k[0], k[1], k[2] is None, k[2] or k[3]))
         out.append(f"<details><summary>seed {seed}: {len(keys)} questions</summary>"
                    + "".join(_question(k, table[seed][k], labels) for k in keys)
                    + "</details>")

@@ -88,6 +88,8 @@ DENOMINATORS: dict[str, str] = {
     "control_recall_at_k": "questions on never-changing attributes",
     "answered_unanswerable": "unanswerable questions",
     "redundancy_at_k": "value-bearing hits",
+    "cross_user_leak_at_k": "questions where another user holds a value the asker never knew",
+    "cross_user_first": "questions where another user holds a value the asker never knew",
 }
 """What each metric counts over (the y axis says '% of <this>')."""
 

@@ -9,6 +9,8 @@ an undefined rate reads ``— (0/0)``; with ``intervals`` the 95% Wilson interva
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from rich.console import Console
 
 from rotbench.outputs import terminal_safe
@@ -60,11 +62,34 @@ def _header(report: Report) -> list[str]:
         lines.append(
             f"re-scored from {o.source} (sha256 {o.sha256[:12]}…, scorer {o.scorer_version})"
         )
+    if s.users:
+        lines.append(shared_line(report))
     if report.usage:
         lines.append("usage: " + ", ".join(f"{k} {v}" for k, v in report.usage.items()))
     if report.degraded:
         lines.append("DEGRADED: " + "; ".join(report.degraded))
     return [terminal_safe(line, one_line=True) for line in lines]
+
+
+def shared_line(report: Report) -> str:
+    """One line on a shared store: its users (ids escaped, each cut to 40 characters) and
+    whether the engine took the asking user. Not yet made terminal-safe as a whole."""
+    from rotbench.safe_text import printable
+
+    s = report.selection
+    ids = ", ".join(printable(u, 40) for u in s.users[:8])
+    took = {True: "yes (asked per user)", False: "NO: it ignored the user and read every "
+            "user's memories", None: "unknown"}[s.user_scoped]
+    return f"shared store: {len(s.users)} users ({ids}); engine took the user: {took}"
+
+
+def kinds_title(report_kinds: Iterable[str]) -> str:
+    """Title of the by-kind table: it names cross-user leaks only when they are in it."""
+    from rotbench.scoring.metrics import CROSS_USER_KINDS
+
+    if any(k in CROSS_USER_KINDS for k in report_kinds):
+        return "Decoys, abstention and cross-user leaks by kind (lower is better)"
+    return "Decoys and abstention by kind (lower is better)"
 
 
 def render(report: Report, console: Console, intervals: bool = False) -> None:
@@ -91,7 +116,7 @@ def render(report: Report, console: Console, intervals: bool = False) -> None:
                  for channel, rates in report.by_channel.items()])
 
     if report.by_kind:
-        print_table(console, "Decoys and abstention by kind (lower is better)",
+        print_table(console, kinds_title(report.by_kind),
                     [Col("kind"), Col("metric"), Col("rate", "words", "right")],
                     [[kind, name, format_rate(rates[name], intervals)]
                      for kind, rates in report.by_kind.items()
