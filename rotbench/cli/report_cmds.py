@@ -27,13 +27,13 @@ from rotbench.scoring.lexicons import DEFAULT_SCORER, SCORER_VERSIONS, UnknownSc
 DB_NAME = "rotbench.duckdb"
 
 
-def _default_scorer_of(report: str) -> str:
+def _default_scorer_of(report: Path) -> str:
     """The default scorer for rescoring ``report``: v4 for a generator-3 report, else
     ``DEFAULT_SCORER`` (also when the report cannot be read: that error is shown later)."""
     from rotbench.scoring.lexicons import default_scorer
 
     try:
-        return default_scorer(load_report(_report_path(report)).selection.generator_version)
+        return default_scorer(load_report(report).selection.generator_version)
     except Exception:  # noqa: BLE001 - the rescore reports the real error itself
         return DEFAULT_SCORER
 
@@ -123,12 +123,12 @@ def rescore(
     """Re-classify a saved report's recorded hit texts under a scorer version and recompute
     every figure, with no engine, model or embedding. Writes a new report whose first note
     names its origin, and records it in the run database."""
-    version = scorer or _default_scorer_of(report)
+    source_path = _report_path(report)  # an empty path is refused once, before anything
+    version = scorer or _default_scorer_of(source_path)
     try:
         lexicon(version)
     except UnknownScorer as e:
         _fail(str(e), 2)
-    source_path = _report_path(report)
     if out is not None:
         if out.resolve() == source_path.resolve():
             _fail(f"refusing to overwrite the source report {source_path}; choose another "
