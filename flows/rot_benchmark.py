@@ -298,9 +298,12 @@ async def rot_benchmark(
     try:
         _prewarm(spec)
         batched = await asyncio.to_thread(_batch_extract, spec, ledger_path, budget, gate)
+        worlds_spec = absolute_paths(spec)  # resolved here, before the sandbox's chdir
+        if ledger_path is not None:
+            ledger_path = str(Path(ledger_path).resolve())
         with engine_sandbox(spec.cache_dir) as sandbox:  # engines' cwd and HOME: scratch folders
-            outcomes, missing = await asyncio.to_thread(_run_worlds, absolute_paths(spec),
-                                                        ledger_path, budget, gate)
+            outcomes, missing = await asyncio.to_thread(_run_worlds, worlds_spec, ledger_path,
+                                                        budget, gate)
         for line in sandbox.notes():
             logger.warning("%s", line)
         timed_out = [r for r in missing.values() if r.startswith("BatchTimeout")]

@@ -1,17 +1,22 @@
-"""Test-wide environment: Prefect lives under the project (.prefect/tests, gitignored), with
-analytics and telemetry off; the embedding model never touches a hub."""
+"""Test-wide environment: Prefect lives in a temporary folder outside the working tree
+(unless PREFECT_HOME is set), with analytics and telemetry off; the embedding model never
+touches a hub."""
 
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-os.environ.setdefault("PREFECT_HOME", str(ROOT / ".prefect" / "tests"))
+# one folder per user under the system's temporary folder: kept between sessions (the
+# temporary server's database is created once), never in the working tree or HOME
+os.environ.setdefault("PREFECT_HOME", str(Path(tempfile.gettempdir())
+                                          / f"rotbench-tests-{os.getuid()}" / "prefect"))
 os.environ.pop("PREFECT_API_URL", None)  # always the temporary server, never a user's
 # On a busy 2-core machine the temporary server can take longer than Prefect's 20 s default.
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
-# Prefect creates its home but not missing parents (.prefect/ in a fresh clone).
+# Prefect creates its home but not missing parents.
 Path(os.environ["PREFECT_HOME"]).mkdir(parents=True, exist_ok=True)
 
 from flows.prefect_env import configure_prefect_env  # noqa: E402
