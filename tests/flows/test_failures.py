@@ -68,11 +68,11 @@ def test_a_failure_that_is_not_transient_fails_its_seed_alone_without_retry(
     real = SPECS["generate"].function
     attempts: Counter[int] = Counter()
 
-    def generate(seed: int, days: int, generator: str):
+    def generate(seed: int, days: int, generator: str, *rest):  # rest: volume, users, ids
         attempts[seed] += 1
         if seed == 43 and attempts[seed] == 1:  # a retry would succeed: there must be none
             raise ValueError("seed 43 cannot be generated\nsecond line of detail")
-        return real(seed, days, generator)
+        return real(seed, days, generator, *rest)
 
     monkeypatch.setitem(SPECS, "generate", replace(SPECS["generate"], function=generate))
     report, outcome = run_flow(tmp_path, seeds=SEEDS, days=DAYS)
@@ -96,13 +96,13 @@ def test_a_stage_past_its_timeout_fails_its_seed_alone(tmp_path, monkeypatch, cl
     real = SPECS["generate"].function
     attempts: Counter[int] = Counter()
 
-    def generate(seed: int, days: int, generator: str):
+    def generate(seed: int, days: int, generator: str, *rest):  # rest: volume, users, ids
         attempts[seed] += 1
         if seed == 43:
             give_up = time.monotonic() + 60
             while time.monotonic() < give_up:
                 time.sleep(0.01)
-        return real(seed, days, generator)
+        return real(seed, days, generator, *rest)
 
     monkeypatch.setitem(SPECS, "generate", replace(SPECS["generate"], function=generate,
                                                    timeout_seconds=2.0))
