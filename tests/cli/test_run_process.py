@@ -130,3 +130,24 @@ def test_a_thread_an_engine_left_running_does_not_hang_the_exit(tmp_path) -> Non
     assert proc.stderr.splitlines()[-1] == (
         "rotbench: warning: 1 thread(s) still running at the end of the run "
         "(engine-own-thread); not waiting for them")
+
+
+def test_relative_output_folders_are_where_the_user_ran_it(tmp_path) -> None:
+    """``--cache-dir cache`` and friends are relative to the folder the user ran rotbench in,
+    although the engines run in their sandbox folder: the stage files and the report land in
+    the project, never under the sandbox (a fresh clone's ``make run`` once failed so)."""
+    project, home = tmp_path / "project", tmp_path / "home"
+    project.mkdir()
+    home.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(home)}
+    for name in ("PREFECT_HOME", "PREFECT_API_URL", "ROTBENCH_CACHE_DIR"):
+        env.pop(name, None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "rotbench.cli.main", "run", "--seed", "42", "--days", "30",
+         "--cache-dir", "cache", "--reports-dir", "reports", "--db", "r.duckdb"],
+        cwd=project, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert len(list((project / "reports").glob("rot-oracle-*.json"))) == 1
+    assert list((project / "cache" / "stages").glob("score-*.json"))
+    assert not list((project / "cache" / "scratch").rglob("stages"))
+    assert (project / "r.duckdb").is_file()
