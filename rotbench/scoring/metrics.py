@@ -588,12 +588,6 @@ def kinds_for(reads_decoys: bool, reads_events: bool, cross_user: bool = False) 
             and (cross_user or k not in CROSS_USER_KINDS)]
 
 
-def kind_names(reads_decoys: bool = True, cross_user: bool = False,
-               reads_events: bool = False) -> list[str]:
-    """``kinds_for`` with the scorer's reading of events last (shared-store callers)."""
-    return kinds_for(reads_decoys, reads_events, cross_user)
-
-
 def is_shared(world: WorldProbes) -> bool:
     """Whether ``world`` is a shared store's (its probes asked for several users)."""
     return bool(world.users)
