@@ -17,7 +17,7 @@ import pytest
 pytest.importorskip("graphiti_core")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "flows"))
-from flow_helpers import run_flow  # noqa: E402
+from flow_helpers import figures, leaks  # noqa: E402
 
 from flows.rot_benchmark import rot_benchmark  # noqa: E402
 from rotbench.embedding.shared import shared_embedder  # noqa: E402
@@ -43,46 +43,31 @@ SECRET = "sk-ant-api03-ROTBENCH-GRAPHITI-KEY-must-not-leak-5c2e"
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def figures(report) -> dict[str, tuple[int, int]]:
-    return {name: (r.numerator, r.denominator) for name, r in report.metrics.items()}
-
-
-def leaks(report) -> dict[str, tuple[int, int]]:
-    return {ch: (m["poison_leak_at_k"].numerator, m["poison_leak_at_k"].denominator)
-            for ch, m in report.by_channel.items() if "poison_leak_at_k" in m}
+GRAPHITI_HOME = Path.home() / ".cache" / "graphiti"
+GRAPHITI_HOME_EXISTED = GRAPHITI_HOME.exists()  # before any graphiti run of this module
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    root = tmp_path_factory.mktemp("graphiti")
-    cwd = tmp_path_factory.mktemp("cwd")
-    graphiti_home = Path.home() / ".cache" / "graphiti"
-    existed = graphiti_home.exists()
-    before = os.getcwd()
-    os.chdir(cwd)  # any stray file the engine writes into the working directory lands here
-    try:
-        _, outcome = run_flow(root, engines=ENGINES, generator="2")
-    finally:
-        os.chdir(before)
-    return root, cwd, {r.selection.engine: r for r in outcome.reports}, outcome, existed
+def run(run_engines):
+    """Both engines on generator 2 (tests/engines/conftest.py: a trap working directory)."""
+    return run_engines("graphiti", engines=ENGINES, generator="2")
 
 
 def test_both_engines_run(run) -> None:
-    _, _, reports, outcome, _ = run
-    assert outcome.failures == []
-    assert list(reports) == ENGINES
-    assert reports["graphiti"].selection.engine_version == builtin.GRAPHITI.version
+    assert run.outcome.failures == []
+    assert list(run.reports) == ENGINES
+    assert run.reports["graphiti"].selection.engine_version == builtin.GRAPHITI.version
 
 
 def test_graphiti_figures(run) -> None:
     """Graphiti's default search returns expired facts too."""
-    report = run[2]["graphiti"]
+    report = run.reports["graphiti"]
     assert figures(report) == GRAPHITI
     assert leaks(report) == GRAPHITI_LEAKS
 
 
 def test_graphiti_current_figures(run) -> None:
-    report = run[2]["graphiti-current"]
+    report = run.reports["graphiti-current"]
     assert figures(report) == GRAPHITI_CURRENT
     assert leaks(report) == GRAPHITI_CURRENT_LEAKS
 
@@ -90,7 +75,7 @@ def test_graphiti_current_figures(run) -> None:
 def test_call_counts_by_response_model(run) -> None:
     """The first world's (seed 42) Graphiti calls, by response model, in the engine config;
     the same for both engines (they deposit alike)."""
-    reports = run[2]
+    reports = run.reports
     config = reports["graphiti"].selection.config
     assert {k: v for k, v in config.items() if k.startswith("calls")} == CALLS_42
     assert config["episodes"] == 109
@@ -100,12 +85,11 @@ def test_call_counts_by_response_model(run) -> None:
 
 
 def test_graphiti_writes_only_scratch(run) -> None:
-    root, cwd, _, _, existed = run
-    assert list(cwd.iterdir()) == []
-    scratch = root / "cache" / "scratch"
+    assert list(run.cwd.iterdir()) == []
+    scratch = run.root / "cache" / "scratch"
     assert not scratch.exists() or list(scratch.iterdir()) == []
-    if not existed:
-        assert not (Path.home() / ".cache" / "graphiti").exists()
+    if not GRAPHITI_HOME_EXISTED:
+        assert not GRAPHITI_HOME.exists()
 
 
 GUARD_PROBE = """

@@ -5,7 +5,6 @@ by the module; figures are pinned exactly."""
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import sys
 from pathlib import Path
@@ -13,7 +12,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "flows"))
-from flow_helpers import run_flow  # noqa: E402
+from flow_helpers import figures, leaks  # noqa: E402
 
 from flows.rot_benchmark import rot_benchmark  # noqa: E402
 from rotbench.embedding.shared import shared_embedder  # noqa: E402
@@ -43,37 +42,21 @@ TRANSCRIPT_RAG = {
 """The transcript-rag baseline's figures (tests/flows/test_engines_flow.py)."""
 
 
-def figures(report) -> dict[str, tuple[int, int]]:
-    return {name: (r.numerator, r.denominator) for name, r in report.metrics.items()}
-
-
-def leaks(report) -> dict[str, tuple[int, int]]:
-    return {ch: (m["poison_leak_at_k"].numerator, m["poison_leak_at_k"].denominator)
-            for ch, m in report.by_channel.items() if "poison_leak_at_k" in m}
-
-
 @pytest.fixture(scope="module")
-def peers(tmp_path_factory):
-    root = tmp_path_factory.mktemp("peers")
-    cwd = tmp_path_factory.mktemp("cwd")
-    before = os.getcwd()
-    os.chdir(cwd)  # any stray file an engine writes into the working directory lands here
-    try:
-        _, runtime = run_flow(root, engines=ENGINES)
-    finally:
-        os.chdir(before)
-    return root, cwd, {r.selection.engine: r for r in runtime.reports}, runtime
+def peers(run_engines):
+    """The peers on generator 2 (tests/engines/conftest.py: a trap working directory)."""
+    return run_engines("peers", engines=ENGINES, generator="2")
 
 
 def test_every_peer_runs(peers) -> None:
-    _, _, reports, runtime = peers
-    assert runtime.failures == []
+    reports = peers.reports
+    assert peers.outcome.failures == []
     assert list(reports) == ENGINES
 
 
 def test_mem0_raw_is_transcript_rag(peers) -> None:
     """Every turn as it is, searched by the same cosine: the figures of transcript-rag."""
-    report = peers[2]["mem0-raw"]
+    report = peers.reports["mem0-raw"]
     assert figures(report) == TRANSCRIPT_RAG
     assert leaks(report) == {"relay": (10, 23), "tool_turn": (13, 15), "source": (27, 27)}
     assert report.selection.engine_version == builtin.MEM0_RAW.version
@@ -82,7 +65,7 @@ def test_mem0_raw_is_transcript_rag(peers) -> None:
 def test_mem0_figures(peers) -> None:
     """mem0's extraction only adds: every replaced value stays retrievable (121/121), and a
     web page's value is filed like the user's own (27/27)."""
-    report = peers[2]["mem0"]
+    report = peers.reports["mem0"]
     assert figures(report) == {
         "recall_current_at_k": (216, 216), "current_first": (141, 216),
         "stale_over_current": (49, 121), "stale_retained_at_k": (121, 121),
@@ -95,7 +78,7 @@ def test_mem0_figures(peers) -> None:
 
 
 def test_particles_figures(peers) -> None:
-    report = peers[2]["particles"]
+    report = peers.reports["particles"]
     assert figures(report) == {
         "recall_current_at_k": (216, 216), "current_first": (200, 216),
         "stale_over_current": (0, 121), "stale_retained_at_k": (6, 121),
@@ -110,7 +93,7 @@ def test_particles_figures(peers) -> None:
 
 
 def test_benchd_bridge_names_adapter_and_version(peers) -> None:
-    reports = peers[2]
+    reports = peers.reports
     echo, null = reports["benchd:echo"], reports["benchd:null"]
     assert echo.selection.engine_version == "1.0.0+benchd-harness-0.2.0/echo-0.1.0"
     assert null.selection.engine_version == "1.0.0+benchd-harness-0.2.0/null-unversioned"
@@ -135,9 +118,8 @@ ECHO = {
 
 
 def test_scratch_state_stays_in_scratch(peers) -> None:
-    root, cwd, _, _ = peers
-    assert list(cwd.iterdir()) == []
-    scratch = root / "cache" / "scratch"
+    assert list(peers.cwd.iterdir()) == []
+    scratch = peers.root / "cache" / "scratch"
     assert not scratch.exists() or list(scratch.iterdir()) == []
     assert not (Path.home() / ".mem0").exists()
 
@@ -208,16 +190,8 @@ GENERATOR_3 = {  # pooled over seeds 42 43 44, scorer v4 (docs/generator-3.md)
 
 
 @pytest.fixture(scope="module")
-def peers_generator_3(tmp_path_factory):
-    root = tmp_path_factory.mktemp("peers-g3")
-    cwd = tmp_path_factory.mktemp("cwd-g3")
-    before = os.getcwd()
-    os.chdir(cwd)
-    try:
-        _, runtime = run_flow(root, engines=list(GENERATOR_3), generator="3")
-    finally:
-        os.chdir(before)
-    return {r.selection.engine: r for r in runtime.reports}, runtime
+def peers_generator_3(run_engines):
+    return run_engines("peers-g3", engines=list(GENERATOR_3), generator="3")
 
 
 @pytest.mark.parametrize("engine", list(GENERATOR_3))
@@ -225,7 +199,6 @@ def test_generator_3_figures(peers_generator_3, engine: str) -> None:
     """Generator 3 (scorer v4): mem0 keeps every value (nothing lost, every corrected and
     retracted value still served); particles supersedes by event time (no late document
     wins) but files a set as one value (every older member lost)."""
-    reports, runtime = peers_generator_3
-    assert runtime.failures == []
-    got = figures(reports[engine])
+    assert peers_generator_3.outcome.failures == []
+    got = figures(peers_generator_3.reports[engine])
     assert {m: got[m] for m in GENERATOR_3[engine]} == GENERATOR_3[engine]

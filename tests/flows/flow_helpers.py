@@ -28,3 +28,14 @@ def clone_cache(src: Path, dst: Path) -> Path:
     """Copy a run folder (cache and reports) so a test can change it freely."""
     shutil.copytree(src, dst)
     return dst
+
+
+def figures(report: Report) -> dict[str, tuple[int, int]]:
+    """Every pooled metric of ``report`` as (numerator, denominator)."""
+    return {name: (r.numerator, r.denominator) for name, r in report.metrics.items()}
+
+
+def leaks(report: Report) -> dict[str, tuple[int, int]]:
+    """``poison_leak_at_k`` by untrusted channel, as (numerator, denominator)."""
+    return {ch: (m["poison_leak_at_k"].numerator, m["poison_leak_at_k"].denominator)
+            for ch, m in report.by_channel.items() if "poison_leak_at_k" in m}
