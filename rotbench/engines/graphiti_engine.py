@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import warnings
 from datetime import datetime
 from importlib.metadata import version
@@ -55,6 +56,30 @@ DEFAULT_MODEL = "claude-sonnet-4-6"
 CALL_MODELS = ("ExtractedEntities", "ExtractedEdges", "EdgeDuplicate", "EdgeTimestamps",
                "NodeResolutions", "SummarizedEntities")
 """Response models whose call counts ``config`` always lists (others are added when seen)."""
+
+
+BUFFER_POOL_BYTES = 256 * 2**20
+"""Kuzu buffer pool of one world's graph (bytes). A generator-2 world's graph is about 3 MB on
+disk and its largest full-text query fits in 64 MB once connections are renewed; 256 MB
+leaves room for bigger worlds (``--volume``)."""
+FULLTEXT_TABLES = ("Entity", "RelatesToNode_")
+"""Tables whose graphiti full-text index is built: entity names and summaries, facts."""
+_DRIVER_LOCK = threading.Lock()
+
+
+class _BoundedKuzu:
+    """The ``kuzu`` module, but ``Database(path)`` opens with ``BUFFER_POOL_BYTES`` and one
+    worker thread."""
+
+    def __init__(self, module: Any) -> None:
+        self._module = module
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._module, name)
+
+    def Database(self, path: str, **options: Any) -> Any:  # noqa: N802 - kuzu's name
+        return self._module.Database(path, **{"buffer_pool_size": BUFFER_POOL_BYTES,
+                                              "max_num_threads": 1, **options})
 
 
 def _time(document: Document) -> datetime:
@@ -148,17 +173,31 @@ class GraphitiEngine:
     async def _open(self) -> None:
         import kuzu
         from graphiti_core import Graphiti
-        from graphiti_core.driver.kuzu_driver import KuzuDriver
+        from graphiti_core.driver import kuzu_driver
+        from graphiti_core.graph_queries import get_fulltext_indices
 
         logging.getLogger("graphiti_core").setLevel(logging.ERROR)
-        with warnings.catch_warnings():
+        with _DRIVER_LOCK, warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)  # "the Kuzu backend is deprecated"
-            driver = KuzuDriver(db=str(self.scratch / "graph.kuzu"))
+            # graphiti's driver opens kuzu.Database(path) with Kuzu's defaults (a buffer pool
+            # of 80% of the machine's memory, whose page table alone is about 38 MB on 24 GB):
+            # for the driver's constructor only, its ``kuzu`` is one that opens it bounded
+            kuzu_driver.kuzu = _BoundedKuzu(kuzu)
+            try:
+                driver = kuzu_driver.KuzuDriver(db=str(self.scratch / "graph.kuzu"))
+            finally:
+                kuzu_driver.kuzu = kuzu
         driver._database = self.group_id  # graphiti#1258: add_episode(group_id=...) reads it
         driver.client.close()  # graphiti's own connection: every query on one thread instead
         driver.client = kuzu.AsyncConnection(driver.db, max_concurrent_queries=1,
                                              max_threads_per_query=1)
-        await driver.graph_ops.build_indices_and_constraints(driver)  # #1112
+        # graphiti#1112: the driver builds no full-text index. The ones graphiti searches
+        # here (facts, entities) are built; the episode and community indexes (about 40 MB
+        # each, kept up to date on every insert) serve only episode and community searches,
+        # which neither add_episode without communities nor the adapter's search make.
+        for query in get_fulltext_indices(driver.provider):
+            if any(f"'{table}'" in query for table in FULLTEXT_TABLES):
+                await driver.execute_query(query)
         self.graphiti = Graphiti(graph_driver=driver, llm_client=self.llm,
                                  embedder=self.embedder, cross_encoder=self.cross_encoder)
 
