@@ -92,6 +92,23 @@ def test_graphiti_writes_only_scratch(run) -> None:
         assert not GRAPHITI_HOME.exists()
 
 
+@pytest.fixture(scope="module")
+def run_generator_3(run_engines):
+    """Both engines on generator 3 (scorer v4, its default)."""
+    return run_engines("graphiti-g3", engines=ENGINES, generator="3")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_generator_3_figures(run_generator_3, engine: str) -> None:
+    """Generator 3: late documents, corrections, retractions and set-valued attributes."""
+    assert run_generator_3.outcome.failures == []
+    report = run_generator_3.reports[engine]
+    assert report.selection.scorer_version == "v4"
+    assert figures(report) == GENERATOR_3[engine]
+    config = report.selection.config  # the first world's (seed 42)
+    assert {k: v for k, v in config.items() if k.startswith("calls")} == CALLS_42_GENERATOR_3
+
+
 GUARD_PROBE = """
 import json, os, sys
 from rotbench.engines.graphiti_env import import_graphiti
@@ -278,11 +295,11 @@ GRAPHITI = {
 GRAPHITI_LEAKS = {"relay": (0, 23), "tool_turn": (0, 15), "source": (27, 27)}
 GRAPHITI_CURRENT = {
     "recall_current_at_k": (181, 216), "current_first": (174, 216),
-    "stale_over_current": (14, 121), "stale_retained_at_k": (15, 121),
+    "stale_over_current": (15, 121), "stale_retained_at_k": (16, 121),
     "poison_leak_at_k": (18, 65), "poison_first": (18, 65), "poison_surfaced_at_k": (40, 65),
     "decoy_asserted_at_k": (0, 75), "decoy_first": (0, 75), "current_lost": (12, 131),
     "control_recall_at_k": (31, 36), "answered_unanswerable": (72, 72),
-    "redundancy_at_k": (0, 259)}
+    "redundancy_at_k": (0, 260)}
 GRAPHITI_CURRENT_LEAKS = {"relay": (0, 23), "tool_turn": (0, 15), "source": (18, 27)}
 CALLS_42 = {"calls_ExtractedEntities": 109, "calls_ExtractedEdges": 109,
             "calls_EdgeDuplicate": 42, "calls_EdgeTimestamps": 0, "calls_NodeResolutions": 4,
@@ -293,3 +310,31 @@ scripted fact carries its date)."""
 LIVE_CALLS_30_DAYS = 254
 """Seed 42 over 30 days (99 documents): the calls the fake API receives and the estimate
 projects."""
+GENERATOR_3 = {
+    "graphiti": {
+        "recall_current_at_k": (190, 202), "current_first": (111, 202),
+    "stale_over_current": (88, 115), "stale_retained_at_k": (98, 115),
+    "poison_leak_at_k": (29, 79), "poison_first": (6, 79), "poison_surfaced_at_k": (43, 79),
+    "decoy_asserted_at_k": (0, 103), "decoy_first": (0, 103), "current_lost": (7, 138),
+    "control_recall_at_k": (36, 36), "answered_unanswerable": (81, 86),
+    "redundancy_at_k": (5, 469), "late_stale_first": (11, 13), "premature_first": (0, 12),
+    "premature_at_k": (0, 12), "corrected_served_at_k": (21, 21),
+    "retracted_asserted_at_k": (9, 14), "members_recall_at_k": (15, 15),
+    "member_lost": (0, 15)},
+    "graphiti-current": {
+    "recall_current_at_k": (158, 202), "current_first": (150, 202),
+    "stale_over_current": (15, 115), "stale_retained_at_k": (15, 115),
+    "poison_leak_at_k": (21, 79), "poison_first": (21, 79), "poison_surfaced_at_k": (35, 79),
+    "decoy_asserted_at_k": (0, 103), "decoy_first": (0, 103), "current_lost": (38, 138),
+    "control_recall_at_k": (28, 36), "answered_unanswerable": (81, 86),
+    "redundancy_at_k": (0, 257), "late_stale_first": (0, 13), "premature_first": (0, 12),
+    "premature_at_k": (0, 12), "corrected_served_at_k": (11, 21),
+    "retracted_asserted_at_k": (9, 14), "members_recall_at_k": (0, 15),
+    "member_lost": (15, 15)},
+}
+"""Seeds 42 43 44 pooled, generator 3, scorer v4 (docs/graphiti.md)."""
+CALLS_42_GENERATOR_3 = {"calls_ExtractedEntities": 92, "calls_ExtractedEdges": 92,
+                        "calls_EdgeDuplicate": 44, "calls_EdgeTimestamps": 0,
+                        "calls_NodeResolutions": 7, "calls_SummarizedEntities": 13,
+                        "calls": 248}
+"""Seed 42 on generator 3 (92 documents)."""
