@@ -417,3 +417,45 @@ def test_live_arm_estimate_with_v3_names_the_calls_the_fake_gets(
     # v3 dates its prompts: more distinct calls than v2, each a little longer
     assert v2.stages["extract"].calls < est.stages["extract"].calls
     assert v2.stages["extract"].input_tokens < est.stages["extract"].input_tokens
+
+
+def test_batch_extraction_with_v3_reads_like_single_calls_and_retries_a_bad_date(
+        world3: World, tmp_path: Path) -> None:
+    """A scheduled change whose first answer puts the effective day before the document's
+    date (an error only the document's date reveals) is retried in the second batch."""
+    from rotbench.perception.model import BatchOnlyClient, BatchRunner, UsageMeter
+    from rotbench.perception.model._batch_perception import batch_extraction
+    from rotbench.perception.model._prompts import document_text_of
+
+    docs = documents(world3)
+    scheduled = next(d for d in docs if any(f.event == "scheduled" for s in world3.sessions
+                                            if s.document_uri == d.uri for f in s.facts))
+    good = oracle_answerer(world3)
+
+    def answer(req: FakeRequest) -> str:
+        text = good(req)
+        if (req.kind == "extract" and not req.is_retry
+                and document_text_of(req.prompt) == scheduled.text
+                and written_date_of(req.prompt) == scheduled.timestamp[:10]):
+            data = json.loads(text)
+            for c in data["claims"]:
+                if c["event"] == "scheduled":
+                    c["valid_from"] = "2026-01-01"
+            return json.dumps(data)
+        return text
+
+    with FakeAnthropic(answer) as fake:
+        cache = CallCache(tmp_path)
+        client = AnthropicClient(base_url=fake.base_url, meter=UsageMeter({}))
+        runner = BatchRunner(client, cache, client.meter,
+                             LLMSettings(batch=True, batch_poll_seconds=0.05))
+        ex = LiveExtractor(BatchOnlyClient(prompt_version="extract-v3"), "claude-sonnet-4-6",
+                           "extract-v3", cache, slots=slots_from_world(world3))
+        first, retries = batch_extraction([(ex, docs, [])], runner)
+        got = extract_concurrently(docs, ex, 8)
+        assert fake.requests == []  # nothing sent one by one
+    assert got.documents == extract_documents(docs, OracleExtractor(world3)).documents
+    assert len(retries.answered) == 1 and not first.failed and not retries.failed
+    (retry,) = [r for r in fake.batch_requests if r.is_retry]
+    assert "a scheduled change takes effect after the document's date" in retry.prompt
+    assert ex.stats.invalid_answers == 1 and ex.stats.failures == []
