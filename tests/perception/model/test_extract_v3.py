@@ -459,3 +459,22 @@ def test_batch_extraction_with_v3_reads_like_single_calls_and_retries_a_bad_date
     (retry,) = [r for r in fake.batch_requests if r.is_retry]
     assert "a scheduled change takes effect after the document's date" in retry.prompt
     assert ex.stats.invalid_answers == 1 and ex.stats.failures == []
+
+
+def test_the_extract_stage_is_keyed_by_the_prompt_its_worlds_are_read_with(
+        tmp_path: Path) -> None:
+    """The stamp in the extract stage's cache key names the prompt the world's extractor
+    really uses, for each generator and for a version the settings pin."""
+    from flows.world import perception_stamps
+    from rotbench.perception.arms import ArmRuntime
+
+    for settings, want in ((LLMSettings(), {"2": "extract-v2", "3": "extract-v3"}),
+                           (LLMSettings(extract_prompt_version="extract-v2"),
+                            {"2": "extract-v2", "3": "extract-v2"})):
+        live = build_perception("live", settings, cache_dir=tmp_path, client=RefusingClient())
+        rt = ArmRuntime(arm="live", live=live, cache_dir=str(tmp_path))
+        for generator, version in want.items():
+            world = generate_world(43, generator=generator)
+            stamp, _ = perception_stamps(rt, generator)
+            assert stamp == live.extractor(world).stamp == (
+                f"live-extractor-1:claude-sonnet-4-6:{version}")
