@@ -55,8 +55,8 @@ def runner_for(fake: FakeAnthropic, cache: CallCache, lines: list[str] | None = 
 
 
 def batch_extractor(world: World, cache: CallCache) -> LiveExtractor:
-    return LiveExtractor(BatchOnlyClient(prompt_version="extract-v2"), "claude-sonnet-4-6", "extract-v2",
-                         cache=cache, slots=slots_from_world(world))
+    return LiveExtractor(BatchOnlyClient(prompt_version="extract-v2"), "claude-sonnet-4-6",
+                         "extract-v2", cache=cache, slots=slots_from_world(world))
 
 
 def test_one_batch_extracts_like_single_calls_at_half_price(world42: World, tmp_path) -> None:
@@ -245,7 +245,7 @@ def test_no_rotbench_prompt_reaches_its_models_minimum_cacheable_length() -> Non
     assert not qualifies("claude-sonnet-4-6", extract.system)
     assert system_blocks("claude-sonnet-4-6", extract.system) == extract.system
     v3 = EXTRACT_PROMPTS["extract-v3"]
-    assert len(v3.system) // 4 == 781 < 1024 and not qualifies("claude-sonnet-4-6", v3.system)
+    assert len(v3.system) // 4 == 786 < 1024 and not qualifies("claude-sonnet-4-6", v3.system)
     assert v3.question_system == extract.question_system
     print("fixed prefixes (tokens):", sizes)
 

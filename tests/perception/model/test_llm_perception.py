@@ -89,7 +89,8 @@ def test_extractor_with_an_oracle_model_reproduces_the_oracle(
 ) -> None:
     docs = documents(world42)
     ex = LiveExtractor(
-        _client(oracle_fake), "m", "extract-v2", cache=CallCache(tmp_path), slots=slots_from_world(world42)
+        _client(oracle_fake), "m", "extract-v2", cache=CallCache(tmp_path),
+        slots=slots_from_world(world42),
     )
     oracle = OracleExtractor(world42)
     assert drafts_of(docs, ex) == [oracle.extract(d) for d in docs]
@@ -162,7 +163,8 @@ def test_call_failing_after_retries_is_recorded_not_raised(
 ) -> None:
     docs = documents(world42)[:4]
     oracle_fake.set_fault(lambda r: "500" if docs[2].text in r.prompt else None)
-    ex = LiveExtractor(_client(oracle_fake, max_retries=1), "m", "extract-v2", slots=slots_from_world(world42))
+    ex = LiveExtractor(_client(oracle_fake, max_retries=1), "m", "extract-v2",
+                       slots=slots_from_world(world42))
     out = drafts_of(docs, ex)
     assert out[2] == [] and all(out[i] for i in (0, 1, 3))
     (failure,) = ex.stats.failures
