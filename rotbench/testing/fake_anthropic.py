@@ -44,10 +44,11 @@ from rotbench.perception.model import (
     RETRY_MARKER,
     claim_views_of,
     document_text_of,
+    extract_prompt_of,
     prompt_kind,
     question_text_of,
+    written_date_of,
 )
-from rotbench.perception.model._prompts import extract_prompt_of, written_date_of
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
 from rotbench.perception.protocol import Claim
 from rotbench.world.models import World
