@@ -24,8 +24,9 @@ Engine 0.4.0 (the switch named in brackets):
 - [``reconcile.scheduled``] a claim whose ``valid_from`` is after the day never ranks first:
   the value it replaces is still current (deposit retires that one on the effective day);
 - [``reconcile.retractions``] when no present fact of the slot asked is left and the slot
-  holds a retraction, the answer is the slot's own facts as of the day (its history) and
-  nothing else: the history or nothing, never an ended value as current;
+  holds a retraction, the answer is the user's own conversation facts of the slot as of the
+  day (its history) and nothing else (no quoted source, no page): the history or nothing,
+  never an ended value as current;
 - [``query.temporary_after``] a temporary state (mood ``temporary``) is not returned after its
   ``valid_until``; before, one of the slot asked ranks right after the present facts (it
   never fills the slot, so it is never among them).
@@ -82,6 +83,8 @@ class LedgerIndex:
                                     for c in claims], dtype=np.int64)
         self.valid_until = np.array([_NEVER if c.valid_until is None else c.valid_until
                                      for c in claims], dtype=np.int64)
+        self.own_trusted = np.array(
+            [c.attribution == "own" and c.lineage == CONVERSATION for c in claims], dtype=bool)
         self.retraction = np.array([c.event == "retraction" and c.slot_fact for c in claims],
                                    dtype=bool)
         self.retired_at = np.full(n, _NEVER, dtype=np.int64)
@@ -161,7 +164,7 @@ class LedgerIndex:
                 if qc.temporary_after:
                     second = alive & np.array([t == wanted for t in self.temp_of], dtype=bool)
         if history_only:
-            keep = asked
+            keep = asked & self.own_trusted
         else:
             keep = alive & ((cos * trust >= qc.relevance_floor) | first | second)
         idx = np.flatnonzero(keep)
