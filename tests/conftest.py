@@ -93,3 +93,36 @@ def small_report() -> Report:
 def saved(tmp_path: Path, small_report: Report) -> Path:
     """``small_report`` written to ``<tmp>/reports/<run-id>.json``."""
     return write_report(small_report, tmp_path / "reports" / f"{small_report.run_id}.json")
+
+
+# Markers given here rather than in the files, for tests that had none and cost seconds each
+# (measured with --durations): a whole run of the workflow, a child process, or both. The
+# files are left as they are (other work edits them); a marker in the file does the same.
+# `make test` runs every test whatever its markers; `make test-fast` leaves these out.
+_MARKED: dict[str, tuple[str, ...]] = {
+    # a 3-seed flow of graphiti and graphiti-current (module fixture), a live-arm flow
+    "tests/engines/test_graphiti.py::test_both_engines_run": ("slow",),
+    "tests/engines/test_graphiti.py::test_graphiti_figures": ("slow",),
+    "tests/engines/test_graphiti.py::test_graphiti_current_figures": ("slow",),
+    "tests/engines/test_graphiti.py::test_call_counts_by_response_model": ("slow",),
+    "tests/engines/test_graphiti.py::test_graphiti_writes_only_scratch": ("slow",),
+    "tests/engines/test_graphiti.py::test_graphiti_live_estimate_is_exact": ("slow",),
+    "tests/engines/test_graphiti.py::test_import_reads_no_dotenv_and_sends_no_telemetry":
+        ("subprocess",),
+    # `rotbench run` in a child process, every test of the file
+    "tests/cli/test_run_process.py": ("slow", "subprocess"),
+    # a 3-seed generator-3 flow of four engines (module fixture)
+    "tests/flows/test_generator3_flow.py": ("slow",),
+    # `rotbench run` killed with SIGKILL and rerun, in child processes
+    "tests/flows/test_call_gate.py::test_kill_9_and_rerun_repays_at_most_the_concurrency":
+        ("slow", "subprocess"),
+}
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Add the markers of ``_MARKED`` (keys: a test's node id, or its file's path)."""
+    for item in items:
+        path = item.nodeid.split("::", 1)[0]
+        base = item.nodeid.split("[", 1)[0]
+        for name in _MARKED.get(base, ()) + _MARKED.get(path, ()):
+            item.add_marker(getattr(pytest.mark, name))
