@@ -12,10 +12,10 @@ ROOT = Path(__file__).resolve().parents[1]
 # one folder per user under the system's temporary folder: kept between sessions (the
 # temporary server's database is created once), never in the working tree or HOME; under
 # pytest-xdist each worker has its own (two temporary servers must not share one SQLite file)
-_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 os.environ.setdefault("PREFECT_HOME", str(Path(tempfile.gettempdir())
-                                          / f"rotbench-tests-{os.getuid()}"
-                                          / (f"prefect-{_WORKER}" if _WORKER else "prefect")))
+                                          / f"rotbench-tests-{os.getuid()}" / "prefect"))
+if os.environ.get("PYTEST_XDIST_WORKER"):  # a worker inherits the controller's PREFECT_HOME
+    os.environ["PREFECT_HOME"] += "-" + os.environ["PYTEST_XDIST_WORKER"]
 os.environ.pop("PREFECT_API_URL", None)  # always the temporary server, never a user's
 # On a busy 2-core machine the temporary server can take longer than Prefect's 20 s default.
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
