@@ -316,8 +316,8 @@ def test_llm_settings_are_never_read_past_their_limit(tmp_path: Path) -> None:
                                  str(big), "--cache-dir", str(tmp_path / "c"),
                                  "--reports-dir", str(tmp_path / "r")])
     grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
-    _one_line_error(result, 2, f"{big}: larger than 1 MiB, the limit for a model-settings "
-                    "file")
+    _one_line_error(result, 2, f"{big}: over the size limit: larger than 1 MiB, the limit "
+                    "for a model-settings file")
     assert grown_kib < 200_000  # never the whole GiB
 
 
