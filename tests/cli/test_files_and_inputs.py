@@ -348,6 +348,20 @@ def test_runs_on_a_database_without_rotbench_tables_is_one_line(tmp_path: Path) 
                                         str(tmp_path / "o")]), 1, "holds no table 'runs'")
 
 
+@pytest.mark.parametrize("name", ["report.json", "rows.csv", "notes.duckdb"])
+def test_a_file_that_is_not_a_database_is_named_as_such(tmp_path: Path, name: str) -> None:
+    """Break pass: ``runs --db report.json`` said "Cannot launch in-memory database in
+    read-only mode" (DuckDB read the .json as data); every other file said DuckDB's own
+    words. Now the same one line for any file that is not a DuckDB database."""
+    path = tmp_path / name
+    path.write_text('{"schema_version": 3, "run_id": "x"}\n')
+    for args in (["runs", "--db", str(path)],
+                 ["export", "x", "--db", str(path), "--out", str(tmp_path / "o")]):
+        _one_line_error(runner.invoke(app, args), 1,
+                        f'"{path}" exists, but it is not a valid DuckDB database file')
+    assert not (tmp_path / "o").exists()
+
+
 def test_no_connection_of_rotbench_sees_python_names(tmp_path: Path) -> None:
     from rotbench.results.database.tables import connect
 
