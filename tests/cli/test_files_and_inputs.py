@@ -348,6 +348,38 @@ def test_runs_on_a_database_without_rotbench_tables_is_one_line(tmp_path: Path) 
                                         str(tmp_path / "o")]), 1, "holds no table 'runs'")
 
 
+def test_an_empty_value_that_is_not_a_path_gets_its_own_message(tmp_path: Path,
+                                                                 saved: Path) -> None:
+    """Break pass: ``review R --rule ID ""`` said "an empty argument is not allowed (it
+    would mean the current folder)": the empty-path guard read only the first of
+    ``--rule``'s two values and took the ruling for a path argument."""
+    from rotbench.perception.protocol import Claim
+    from rotbench.results import load_report
+    from rotbench.rulings import ReviewItem, RulingClaim, derive_pair_id
+
+    def claim(cid: str, value: str, day: int) -> RulingClaim:
+        return RulingClaim.from_claim(Claim(
+            id=cid, subject="the user", slot="gym", value=value, tense="present",
+            attribution="own", sentence=f"The user's gym is {value}.",
+            document_uri=f"doc://{cid}", lineage="conversation", contributor="user", day=day))
+
+    older, newer = claim("c1", "Ironworks", 10), claim("c2", "Kettle Club", 20)
+    item = ReviewItem(pair_id=derive_pair_id(older, newer), seed=7, review_id="r00001",
+                      day=20, reason="conflict", older=older, newer=newer)
+    saved = write_report(load_report(saved).model_copy(update={"review_queue": [item]}),
+                         saved)
+    rulings = tmp_path / "rulings.jsonl"
+    result = runner.invoke(app, ["review", str(saved), "--rule", item.pair_id, "",
+                                 "--rulings", str(rulings)])
+    assert _one_line_error(result, 2, "") == ("rotbench: error: --rule: unknown ruling '' "
+                                              "(available: coexist, replacement)")
+    assert not rulings.exists()
+    # a real empty path after it is still refused as one
+    result = runner.invoke(app, ["review", str(saved), "--rule", item.pair_id, "coexist",
+                                 "--rulings", ""])
+    _one_line_error(result, 2, "--rulings: an empty path is not allowed")
+
+
 @pytest.mark.parametrize("name", ["report.json", "rows.csv", "notes.duckdb"])
 def test_a_file_that_is_not_a_database_is_named_as_such(tmp_path: Path, name: str) -> None:
     """Break pass: ``runs --db report.json`` said "Cannot launch in-memory database in
