@@ -380,6 +380,24 @@ def test_an_empty_value_that_is_not_a_path_gets_its_own_message(tmp_path: Path,
     _one_line_error(result, 2, "--rulings: an empty path is not allowed")
 
 
+@pytest.mark.parametrize("flag", ["--cache-dir", "--reports-dir", "--db", "--out", "--html",
+                                  "--engine"])
+def test_a_name_that_is_not_utf8_is_refused_before_any_work(tmp_path: Path,
+                                                            flag: str) -> None:
+    """Break pass: ``run --cache-dir $'c\\xff'`` computed, then failed with
+    "UnicodeEncodeError: ... surrogates not allowed" when Prefect sent the run's settings as
+    JSON. Python carries the undecodable byte as U+DCFF; it is refused up front, by flag."""
+    name = str(tmp_path / "x\udcff.json")
+    result = runner.invoke(app, ["run", "--estimate", "--seed", "42", "--days", "30",
+                                 "--cache-dir", str(tmp_path / "c"), "--reports-dir",
+                                 str(tmp_path / "r"), flag, name])
+    line = _one_line_error(result, 2, "")
+    assert line == (f"rotbench: error: {flag} {tmp_path}/x\\udcff.json: not UTF-8 text (the "
+                    "name holds bytes that do not decode); rotbench records paths and "
+                    "settings as JSON, which holds UTF-8 only: choose another name"), line
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("name", ["report.json", "rows.csv", "notes.duckdb"])
 def test_a_file_that_is_not_a_database_is_named_as_such(tmp_path: Path, name: str) -> None:
     """Break pass: ``runs --db report.json`` said "Cannot launch in-memory database in
