@@ -32,8 +32,11 @@ SHOWN = (
     "recall_current_at_k", "current_first", "stale_over_current", "stale_retained_at_k",
     "poison_leak_at_k", "poison_first", "poison_surfaced_at_k", "decoy_asserted_at_k",
     "decoy_first", "current_lost", "control_recall_at_k", "answered_unanswerable",
-    "redundancy_at_k",
+    "redundancy_at_k", "late_stale_first", "premature_first", "premature_at_k",
+    "corrected_served_at_k", "retracted_asserted_at_k", "members_recall_at_k", "member_lost",
 )
+"""Figures printed, in order; a figure the scorer does not compute is left out (the v4
+hard-case figures need ``--generator 3 --scorer v4``)."""
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -124,10 +127,13 @@ def main() -> None:
             continue
         value = "n/a" if rate.value is None else f"{100 * rate.value:.1f}%"
         print(f"  {name:<24} {value:>7} ({rate.numerator}/{rate.denominator})")
-    for kind in ("near_miss", "unrelated"):
+    for kind in ("near_miss", "unrelated", "retraction"):
         rate = bundle.by_kind.get(kind, {}).get("answered_unanswerable")
         if rate is not None:
             print(f"  answered, {kind:<14} ({rate.numerator}/{rate.denominator})")
+    rate = bundle.by_kind.get("temporary", {}).get("decoy_asserted_at_k")
+    if rate is not None:
+        print(f"  decoy_asserted_at_k, temporary ({rate.numerator}/{rate.denominator})")
     print(f"  pairs judged {pairs}, retirements {retire}")
     print(f"  wall {wall:.1f} s, peak {peak_mib:.0f} MiB")
     if args.misses:

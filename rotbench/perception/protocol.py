@@ -95,7 +95,13 @@ class Claim(ClaimDraft):
     document_uri: str
     lineage: str = Field(description="'conversation', or the web domain of a page.")
     contributor: str
-    day: int
+    day: int = Field(description="Day the claim reached the store (its document's arrival): "
+                     "it exists from then on.")
+    written_day: int | None = Field(
+        default=None, description="Day its document was written (engine 0.4.0 compares "
+        "these, not arrivals); None: filed by an engine before 0.4.0, read as ``day``.")
+
+    _added = ("event", "valid_from", "valid_until", "corrects", "multi_valued", "written_day")
 
 
 @runtime_checkable

@@ -63,6 +63,36 @@ class ReconcileConfig(_Section):
         description="A retirement or review only ever pairs two facts of the same subject and "
         "slot, whatever the checker says (no collateral). Off: the checker's word alone.",
     )
+    event_time: bool = Field(
+        default=True,
+        description="Engine 0.4.0: supersession compares the claims' event days (the day "
+        "each was written, a scheduled change's effective day), never their order of "
+        "arrival; a late statement older than the slot's value is filed retired on arrival. "
+        "Off: the claim delivered later wins (0.3.0).",
+    )
+    corrections: bool = Field(
+        default=True,
+        description="Engine 0.4.0: a correction retires every claim of the value it corrects "
+        "as never held (no history either), without a check. Off: a correction is an "
+        "ordinary update (0.3.0).",
+    )
+    retractions: bool = Field(
+        default=True,
+        description="Engine 0.4.0: a retraction ends the slot's present values with no "
+        "successor, without a check. Off: it is plain history (0.3.0).",
+    )
+    scheduled: bool = Field(
+        default=True,
+        description="Engine 0.4.0: a scheduled change takes effect on its effective day: "
+        "the old value retires then, and before it the new one never ranks as current. "
+        "Off: it takes effect the day it is said (0.3.0).",
+    )
+    sets: bool = Field(
+        default=True,
+        description="Engine 0.4.0: in a multi-valued slot adding a member retires none "
+        "(no check) and dropping one retires only that member. Off: every slot holds one "
+        "value (0.3.0).",
+    )
 
 
 class StoreConfig(_Section):
@@ -91,6 +121,12 @@ class QueryConfig(_Section):
         default=True,
         description="Answer nothing when the store holds no fact of the subject and slot the "
         "question asks about (instead of whatever passes the relevance floor).",
+    )
+    temporary_after: bool = Field(
+        default=True,
+        description="Engine 0.4.0: a temporary state of the slot asked about ranks right "
+        "after the slot's permanent value, and only up to its end day. Off: ranked by "
+        "score like any other claim, at any day (0.3.0).",
     )
 
 

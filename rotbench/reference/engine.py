@@ -82,8 +82,10 @@ class ReferenceEngine:
 
     def deposit(self, document: Document) -> None:
         """Extract and reconcile one document. Documents must come in delivery order
-        (non-decreasing ``Document.arrival``, protocol v3); engine 0.3.0 dates each claim by
-        its document's arrival, so a late document supersedes by arrival (issue 22).
+        (non-decreasing ``Document.arrival``, protocol v3). A claim exists from its
+        document's arrival and holds from the day it was written (engine 0.4.0, issue 22):
+        a late document's claims are compared by event time, so an old statement delivered
+        late never retires a newer one (``rotbench.reference.reconcile``).
 
         Raises RuntimeError on a query-only engine, ValueError on an out-of-order document.
         """

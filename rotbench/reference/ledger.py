@@ -1,9 +1,23 @@
 """The append-only ledger: immutable claims plus an append-only list of events.
 
-A claim is never edited or deleted. It is retired by a ``Retirement`` event (day, superseded
-by) or quarantined by a ``Quarantine`` event (day, review record). The status of a claim as of
-day ``d`` derives from the events dated on or before ``d``: retired beats quarantined beats
-active; a claim dated after ``d`` does not exist yet. The whole ledger is JSON-serialisable.
+A claim is never edited or deleted. Four events end or suspend one (engine 0.4.0 adds the
+last two):
+
+- ``Retirement`` (an update): the claim held, then a newer value replaced it (``superseded_by``);
+  what it said is history. Event time decides which is newer, so a late-delivered old
+  statement is retired on arrival, and a scheduled change retires the old value on its
+  effective day (a retirement may be dated after the claim that causes it arrived);
+- ``Correction``: the claim never held: the user said the value by mistake and corrected it
+  (``corrected_by``). It is not history either, so every claim of that value in the slot
+  written up to the correction, past tense included, gets one. An update says "it was X, now
+  it is Y"; a correction says "it was never X";
+- ``Ending``: the claim held and ended with no successor (``how``: a ``retraction`` of the
+  whole slot, or a ``member_drop`` of one member of a set);
+- ``Quarantine`` (day, review record): a conflict across lineages, pending review.
+
+The status of a claim as of day ``d`` derives from the events dated on or before ``d``:
+retired (any of the first three, the earliest wins) beats quarantined beats active; a claim
+dated after ``d`` does not exist yet. The whole ledger is JSON-serialisable.
 """
 
 from __future__ import annotations
@@ -41,7 +55,33 @@ class Quarantine(_Frozen):
     review_id: str
 
 
-LedgerEvent = Annotated[Retirement | Quarantine, Field(discriminator="kind")]
+class Correction(_Frozen):
+    """From ``day`` on, ``claim_id`` is known never to have held: ``corrected_by`` (a
+    correction naming its value) says it was stated wrongly. Not history: never served."""
+
+    kind: Literal["correction"] = "correction"
+    claim_id: str
+    day: int
+    corrected_by: str
+
+
+class Ending(_Frozen):
+    """From ``day`` on, ``claim_id`` no longer holds and nothing replaced it: ``ended_by`` is
+    a retraction of the slot (``how='retraction'``) or the drop of this member of a set
+    (``how='member_drop'``). What it said is history (the ending claim tells it)."""
+
+    kind: Literal["ending"] = "ending"
+    claim_id: str
+    day: int
+    ended_by: str
+    how: Literal["retraction", "member_drop"]
+
+
+EndEvent = Retirement | Correction | Ending
+"""An event after which the claim is retired (no longer served as it was said)."""
+
+LedgerEvent = Annotated[Retirement | Correction | Ending | Quarantine,
+                        Field(discriminator="kind")]
 
 
 class ReviewRecord(_Frozen):
@@ -77,6 +117,14 @@ class LedgerCounts(BaseModel):
         description="Pairs the checker called an update, refused: not two facts of the same "
         "subject and slot (``reconcile.same_slot_only``).",
     )
+    late_filed: int = Field(
+        default=0, description="Engine 0.4.0: claims delivered after a newer value of their "
+        "slot (by event time), retired on arrival (``reconcile.event_time``).")
+    corrections: int = Field(
+        default=0, description="Engine 0.4.0: ``Correction`` events (claims known never to "
+        "have held).")
+    endings: int = Field(
+        default=0, description="Engine 0.4.0: ``Ending`` events (retractions, member drops).")
 
     @model_validator(mode="before")
     @classmethod
@@ -99,11 +147,15 @@ class ClaimState(_Frozen):
     status: ClaimStatus
     retired_at: int | None = None
     superseded_by: str | None = None
+    retired_how: Literal["update", "correction", "retraction", "member_drop"] | None = Field(
+        default=None, description="Which event retired it (None while not retired).")
+    ended_by: str | None = Field(
+        default=None, description="The claim whose correction, retraction or drop retired it.")
     quarantined_at: int | None = None
     review_id: str | None = None
 
 
-_Maps = tuple[tuple[int, int], dict[str, Claim], dict[str, Retirement], dict[str, Quarantine]]
+_Maps = tuple[tuple[int, int], dict[str, Claim], dict[str, EndEvent], dict[str, Quarantine]]
 
 
 class Ledger(BaseModel):
@@ -135,15 +187,19 @@ class Ledger(BaseModel):
 
     __hash__ = None  # type: ignore[assignment]
 
-    def _lookup(self) -> tuple[dict[str, Claim], dict[str, Retirement], dict[str, Quarantine]]:
+    def _lookup(self) -> tuple[dict[str, Claim], dict[str, EndEvent], dict[str, Quarantine]]:
         version = (len(self.claims), len(self.events))
         if self._maps is None or self._maps[0] != version:
             by_id = {c.id: c for c in self.claims}
-            retired: dict[str, Retirement] = {}
+            retired: dict[str, EndEvent] = {}
             quarantined: dict[str, Quarantine] = {}
             for ev in self.events:
-                target = retired if isinstance(ev, Retirement) else quarantined
-                target.setdefault(ev.claim_id, ev)  # the first event of a kind wins
+                if isinstance(ev, Quarantine):
+                    quarantined.setdefault(ev.claim_id, ev)  # the first quarantine wins
+                    continue
+                seen = retired.get(ev.claim_id)
+                if seen is None or ev.day < seen.day:  # the earliest end wins (a tie: first)
+                    retired[ev.claim_id] = ev
             self._maps = (version, by_id, retired, quarantined)
         return self._maps[1], self._maps[2], self._maps[3]
 
@@ -167,11 +223,20 @@ class Ledger(BaseModel):
         if qua is not None and day is not None and qua.day > day:
             qua = None
         status: ClaimStatus = "retired" if ret else "quarantined" if qua else "active"
+        how = ended_by = None
+        if isinstance(ret, Retirement):
+            how = "update"
+        elif isinstance(ret, Correction):
+            how, ended_by = "correction", ret.corrected_by
+        elif isinstance(ret, Ending):
+            how, ended_by = ret.how, ret.ended_by
         return ClaimState(
             claim_id=claim_id,
             status=status,
             retired_at=ret.day if ret else None,
-            superseded_by=ret.superseded_by if ret else None,
+            superseded_by=ret.superseded_by if isinstance(ret, Retirement) else None,
+            retired_how=how,
+            ended_by=ended_by,
             quarantined_at=qua.day if qua else None,
             review_id=qua.review_id if qua else None,
         )

@@ -46,15 +46,18 @@ class Lookahead:
     every claim were still active (the candidate search without the active filter).
     ``may_deactivate(older, newer)``: which of the pair an update judgement would retire or
     quarantine, as (older, newer) booleans. Both come from ``rotbench.reference.reconcile``,
-    the single home of the rules.
+    the single home of the rules. ``orient(i, j)``: the two positions in the order the
+    checker is asked about them (engine 0.4.0: by event time; default: as given).
     """
 
     def __init__(self, claims: Sequence[Claim],
                  static_candidates: Callable[[int], Sequence[int]],
                  may_deactivate: Callable[[Claim, Claim], tuple[bool, bool]],
-                 checker: object) -> None:
+                 checker: object,
+                 orient: Callable[[int, int], tuple[int, int]] | None = None) -> None:
         self.claims = list(claims)
         self.checker = checker
+        self._orient = orient or (lambda i, j: (i, j))
         self._rule = static_candidates
         self._may_deactivate = may_deactivate
         self._static: dict[int, list[int]] = {}
@@ -64,7 +67,8 @@ class Lookahead:
     def _judgement(self, o: int, j: int) -> Judgement | None:
         found = self._known.get((o, j))
         if found is None:
-            found = self.checker.known(self.claims[o], self.claims[j])  # type: ignore[attr-defined]
+            a, b = self._orient(o, j)
+            found = self.checker.known(self.claims[a], self.claims[b])  # type: ignore[attr-defined]
             if found is not None:
                 self._known[(o, j)] = found
         return found
@@ -99,8 +103,10 @@ class Lookahead:
                     continue
                 judgement = self._judgement(o, j)
                 if judgement is None:
-                    if len(out) < budget and not self.checker.asked(older, newer):  # type: ignore[attr-defined]
-                        out.append((older, newer))
+                    a, b = self._orient(o, j)
+                    pair = (self.claims[a], self.claims[b])
+                    if len(out) < budget and not self.checker.asked(*pair):  # type: ignore[attr-defined]
+                        out.append(pair)
                     threatened.update(x for x, hit in zip((o, j), hits, strict=True) if hit)
                 elif judgement.contradicts and judgement.new_value_for_slot:
                     # a certain pair, an update: what it deactivates is inactive from now on

@@ -18,6 +18,18 @@ When the question has been read into a ``QuestionFrame`` naming a slot:
   facts of that slot in its own words (from a trusted lineage while ``trust.policy`` is on,
   and not quarantined) rank first, whatever their cosine, then everything else in the order
   above. History, quoted sources and other slots stay in the list below them.
+
+Engine 0.4.0 (the switch named in brackets):
+
+- [``reconcile.scheduled``] a claim whose ``valid_from`` is after the day never ranks first:
+  the value it replaces is still current (deposit retires that one on the effective day);
+- [``reconcile.retractions``] when no present fact of the slot asked is left and the slot
+  holds a retraction, the answer is the user's own conversation facts of the slot as of the
+  day (its history) and nothing else (no quoted source, no page): the history or nothing,
+  never an ended value as current;
+- [``query.temporary_after``] a temporary state (mood ``temporary``) is not returned after its
+  ``valid_until``; before, one of the slot asked ranks right after the present facts (it
+  never fills the slot, so it is never among them).
 """
 
 from __future__ import annotations
@@ -64,6 +76,17 @@ class LedgerIndex:
                         for c in claims]
         self.present_own = np.array(
             [c.tense == "present" and c.attribution == "own" for c in claims], dtype=bool)
+        self.temp_of = [(subject_key(c.subject), c.slot) if c.mood == "temporary" else None
+                        for c in claims]
+        self.temporary = np.array([t is not None for t in self.temp_of], dtype=bool)
+        self.valid_from = np.array([-1 if c.valid_from is None else c.valid_from
+                                    for c in claims], dtype=np.int64)
+        self.valid_until = np.array([_NEVER if c.valid_until is None else c.valid_until
+                                     for c in claims], dtype=np.int64)
+        self.own_trusted = np.array(
+            [c.attribution == "own" and c.lineage == CONVERSATION for c in claims], dtype=bool)
+        self.retraction = np.array([c.event == "retraction" and c.slot_fact for c in claims],
+                                   dtype=bool)
         self.retired_at = np.full(n, _NEVER, dtype=np.int64)
         self.quarantined_at = np.full(n, _NEVER, dtype=np.int64)
         for i, c in enumerate(claims):
@@ -118,8 +141,13 @@ class LedgerIndex:
         qc, tc = config.query, config.trust
         trust = np.where(self.untrusted & tc.policy, tc.untrusted_domain_trust, 1.0)
         score = (qc.similarity_weight * cos + qc.confidence_weight * self.confidence) * trust
+        rc = config.reconcile
         alive = (self.days <= day) & (self.retired_at > day)
+        if qc.temporary_after:
+            alive &= ~(self.temporary & (self.valid_until < day))
         first = np.zeros(len(self.days), dtype=bool)
+        second = np.zeros(len(self.days), dtype=bool)
+        history_only = False
         if frame is not None and frame.slot is not None:
             wanted = (subject_key(frame.subject), frame.slot)
             asked = np.array([s == wanted for s in self.slot_of], dtype=bool) & alive
@@ -129,12 +157,22 @@ class LedgerIndex:
                 first = asked & self.present_own & (self.quarantined_at > day)
                 if tc.policy:
                     first &= ~self.untrusted
-        keep = alive & ((cos * trust >= qc.relevance_floor) | first)
+                if rc.scheduled:
+                    first &= self.valid_from <= day
+                if rc.retractions and not first.any() and (asked & self.retraction).any():
+                    history_only = True
+                if qc.temporary_after:
+                    second = alive & np.array([t == wanted for t in self.temp_of], dtype=bool)
+        if history_only:
+            keep = asked & self.own_trusted
+        else:
+            keep = alive & ((cos * trust >= qc.relevance_floor) | first | second)
         idx = np.flatnonzero(keep)
         if idx.size == 0:
             return []
+        tier = np.where(first, 0, np.where(second, 1, 2))
         order = idx[np.lexsort((self.id_rank[idx], -self.days[idx], -score[idx],
-                                ~first[idx]))][:k]
+                                tier[idx]))][:k]
         hits: list[Hit] = []
         for rank, i in enumerate(order.tolist(), start=1):
             claim = self.claims[i]

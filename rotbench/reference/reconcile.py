@@ -30,6 +30,24 @@ Every (older, newer) candidate pair goes to the checker. A pair the checker call
 
 An undecided judgement (None) never changes anything. Both claims are always dated (every
 claim carries its document's day), so the "both dated" condition holds by construction.
+
+Engine 0.4.0's rules (each its own switch in ``reconcile``, all on by default):
+
+- ``event_time``: a pair is ordered by event time, ``event_key`` (the day the claim's
+  document was written, or a scheduled change's effective day; then filing order), never by
+  arrival. The checker is asked about (earlier, later); an update retires the earlier one.
+  When that is the claim just delivered (a late statement older than the slot's value), it
+  is retired on arrival (``LedgerCounts.late_filed``): filed, but as what it is;
+- ``scheduled``: a claim with ``valid_from`` counts from that day: the value it replaces
+  retires on it, not on the day it was said (the query keeps it from ranking as current
+  before then);
+- ``corrections``, ``retractions``, ``sets``: a claim that says what it does (``event``)
+  ends other claims of its slot without a check (``terminates``): a correction marks every
+  claim of the value it corrects written before it as never held (``Correction``, history
+  included); a retraction ends every present value of the slot (``Ending``); a member drop
+  ends that member only. A claim delivered after such a claim but written before it meets
+  the same end on arrival. In a multi-valued slot (``multi_valued``) a new member is
+  compared with nothing: adding never retires.
 """
 
 from __future__ import annotations
@@ -40,8 +58,16 @@ from rotbench.embedding import DIM, Embedder
 from rotbench.perception.protocol import Checker, Claim, ClaimDraft, Judgement, subject_key
 from rotbench.pipeline.extract import DocumentClaims, Extraction
 from rotbench.reference import ENGINE_VERSION
-from rotbench.reference.config import EngineConfig
-from rotbench.reference.ledger import CONVERSATION, Ledger, Quarantine, Retirement, ReviewRecord
+from rotbench.reference.config import EngineConfig, ReconcileConfig
+from rotbench.reference.ledger import (
+    CONVERSATION,
+    Correction,
+    Ending,
+    Ledger,
+    Quarantine,
+    Retirement,
+    ReviewRecord,
+)
 from rotbench.reference.lookahead import Lookahead, speculative
 
 SINGLE_OWNER = "user"
@@ -55,6 +81,53 @@ def _settleable(claim: Claim) -> bool:
 
 def _value_key(claim: Claim) -> str:
     return " ".join(claim.value.casefold().split())
+
+
+def event_key(claim: Claim, position: int, rc: ReconcileConfig) -> tuple[int, int]:
+    """When ``claim`` (filed at ledger ``position``) takes effect, for ordering a pair: (day,
+    position). The day is the claim's written day with ``rc.event_time`` (its arrival
+    without, or for a claim filed before engine 0.4.0), moved on to ``valid_from`` with
+    ``rc.scheduled``. Days since the world epoch."""
+    day = claim.day
+    if rc.event_time and claim.written_day is not None:
+        day = claim.written_day
+    if rc.scheduled and claim.valid_from is not None:
+        day = max(day, claim.valid_from)
+    return day, position
+
+
+def terminates(ender: Claim, ender_key: tuple[int, int], target: Claim,
+               target_key: tuple[int, int], rc: ReconcileConfig) -> str | None:
+    """How ``ender`` ends ``target`` without a check, or None: 'correction' (a correction
+    naming the target's value, written after it; any tense: a corrected value is not history
+    either), 'retraction' (a retraction of the slot, after a present value) or 'member_drop'
+    (the drop of this member, after it). Both must be facts of one subject, slot and
+    lineage, ``ender`` the user's own; ``*_key``: their ``event_key``."""
+    if (ender.event is None or target is ender
+            or target.event in ("retraction", "member_drop") or not same_slot(target, ender)
+            or ender.lineage != target.lineage or ender.attribution != "own"
+            or target_key >= ender_key):
+        return None
+    if ender.event == "correction" and rc.corrections and ender.corrects is not None:
+        if target.attribution == "own" and _value_key(target) == _norm(ender.corrects):
+            return "correction"
+        return None
+    if not _settleable(target):
+        return None
+    if ender.event == "retraction" and rc.retractions:
+        return "retraction"
+    if ender.event == "member_drop" and rc.sets and _value_key(target) == _value_key(ender):
+        return "member_drop"
+    return None
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def _ends_nothing_alone(claim: Claim, rc: ReconcileConfig) -> bool:
+    """A member of a set, with ``rc.sets``: adding it is compared with nothing."""
+    return rc.sets and bool(claim.multi_valued) and claim.slot_fact
 
 
 def same_slot(older: Claim, newer: Claim) -> bool:
@@ -93,6 +166,8 @@ class Reconciler:
         self._docs: list[str] = []
         self._inactive: set[str] = set()  # retired or quarantined
         self._by_slot: dict[tuple[str, str | None], list[int]] = {}  # (subject, slot) -> index
+        self._enders: dict[tuple[str, str | None], list[int]] = {}  # claims with an event
+        self._keys: list[tuple[int, int]] = []  # event_key of each claim
         self._last_day: int | None = None
         self.lookahead: Lookahead | None = None
         """Set by ``deposit`` for a checker that can be asked ahead (see ``lookahead``)."""
@@ -125,18 +200,59 @@ class Reconciler:
             ledger.counts.claims += 1
             self._subjects.append(subject_key(claim.subject))
             self._docs.append(doc.uri)
+            self._keys.append(event_key(claim, index, self.config.reconcile))
             if claim.slot_fact:
                 self._by_slot.setdefault((self._subjects[-1], claim.slot), []).append(index)
+                self._end_without_check(index, claim)
             self._reconcile(index, claim)
             new.append(claim)
         return new
+
+    def _end_without_check(self, index: int, claim: Claim) -> None:
+        """Engine 0.4.0: what a claim with an event ends in its slot, and what earlier such
+        claims end of a claim delivered after them (see ``terminates``). No checker call."""
+        rc = self.config.reconcile
+        slot = (self._subjects[index], claim.slot)
+        claims = self.ledger.claims
+        key = self._keys[index]
+        for e in self._enders.get(slot, []):  # a late claim meets what already ended it
+            how = terminates(claims[e], self._keys[e], claim, key, rc)
+            if how is not None and claim.id not in self._inactive:
+                self._end(claim, claims[e], how, claim.day)
+        if claim.event is None:
+            return
+        self._enders.setdefault(slot, []).append(index)
+        for j in self._by_slot.get(slot, []):
+            if j == index:
+                continue
+            target = claims[j]
+            how = terminates(claim, key, target, self._keys[j], rc)
+            if how is None:
+                continue
+            if how == "correction":
+                if self.ledger.state(target.id).retired_how != "correction":
+                    self._end(target, claim, how, claim.day)
+            elif target.id not in self._inactive:
+                self._end(target, claim, how, claim.day)
+
+    def _end(self, target: Claim, ender: Claim, how: str, day: int) -> None:
+        counts = self.ledger.counts
+        if how == "correction":
+            self.ledger.events.append(Correction(claim_id=target.id, day=day,
+                                                 corrected_by=ender.id))
+            counts.corrections += 1
+        else:
+            self.ledger.events.append(Ending(claim_id=target.id, day=day, ended_by=ender.id,
+                                             how=how))  # type: ignore[arg-type]
+            counts.endings += 1
+        self._inactive.add(target.id)
 
     def _candidates(self, index: int, claim: Claim) -> list[int]:
         """Indices of earlier active claims that pass either candidate search."""
         if self.lookahead is not None:  # one rule for what is asked and what is asked ahead
             return self.lookahead.candidates(index, self._inactive)
         rc = self.config.reconcile
-        if index == 0:
+        if index == 0 or claim.id in self._inactive or _ends_nothing_alone(claim, rc):
             return []
         if rc.slot_search and (claim.slot_fact or claim.mood != "fact"):
             if not _settleable(claim):
@@ -160,22 +276,37 @@ class Reconciler:
                 found.append(j)
         return found
 
+    def pair(self, i: int, j: int) -> tuple[Claim, Claim]:
+        """Claims at positions ``i`` and ``j`` as the checker is asked about them: (earlier,
+        later) by ``event_key``."""
+        claims = self.ledger.claims
+        return ((claims[i], claims[j]) if self._keys[i] <= self._keys[j]
+                else (claims[j], claims[i]))
+
     def _reconcile(self, index: int, newer: Claim) -> None:
-        olders = [self.ledger.claims[j] for j in self._candidates(index, newer)]
-        if not olders:
+        candidates = self._candidates(index, newer)
+        if not candidates:
             return
-        pairs = [(older, newer) for older in olders]
+        pairs = [self.pair(j, index) for j in candidates]
         if self.lookahead is not None:
             self.lookahead.before_judging(index, self._inactive, pairs)
         judgements = self.checker.judge(pairs)
         if len(judgements) != len(pairs):
             raise ValueError(f"checker returned {len(judgements)} judgements for {len(pairs)}")
         self.ledger.counts.pairs_judged += len(pairs)
-        for older, judgement in zip(olders, judgements, strict=True):
-            self._settle(older, newer, judgement)
+        for (earlier, later), judgement in zip(pairs, judgements, strict=True):
+            self._settle(earlier, later, judgement, newer)
 
-    def _settle(self, older: Claim, newer: Claim, judgement: Judgement) -> None:
+    def _settle(self, older: Claim, newer: Claim, judgement: Judgement,
+                filed: Claim | None = None) -> None:
+        """Settle a judged (earlier, later) pair; ``filed``: the claim being deposited (the
+        later one unless it came late). Days: a retirement is dated the filed claim's
+        arrival, or the later claim's effective day when that comes after it."""
         counts = self.ledger.counts
+        filed = newer if filed is None else filed
+        day = filed.day
+        if self.config.reconcile.scheduled and newer.valid_from is not None:
+            day = max(day, newer.valid_from)
         if judgement.contradicts is None or judgement.new_value_for_slot is None:
             counts.undecided += 1
             return
@@ -194,16 +325,18 @@ class Reconciler:
             return
         if older.lineage == newer.lineage:
             self.ledger.events.append(
-                Retirement(claim_id=older.id, day=newer.day, superseded_by=newer.id)
+                Retirement(claim_id=older.id, day=day, superseded_by=newer.id)
             )
             self._inactive.add(older.id)
             counts.retirements += 1
+            if older is filed:
+                counts.late_filed += 1
             return
         review = ReviewRecord(
             id=f"r{len(self.ledger.reviews) + 1:05d}",
             older_id=older.id,
             newer_id=newer.id,
-            day=newer.day,
+            day=filed.day,
             reason=f"conflict across lineages {older.lineage!r} and {newer.lineage!r}",
         )
         self.ledger.reviews.append(review)
@@ -211,7 +344,7 @@ class Reconciler:
         for claim in (older, newer):
             if claim.lineage != CONVERSATION and claim.id not in self._inactive:
                 self.ledger.events.append(
-                    Quarantine(claim_id=claim.id, day=newer.day, review_id=review.id)
+                    Quarantine(claim_id=claim.id, day=filed.day, review_id=review.id)
                 )
                 self._inactive.add(claim.id)
                 counts.quarantines += 1
@@ -225,13 +358,17 @@ def file_claim(draft: ClaimDraft, index: int, doc: DocumentClaims, multi: bool) 
         document_uri=doc.uri,
         lineage=doc.lineage,
         contributor=doc.contributor if multi else SINGLE_OWNER,
-        day=doc.arrival,  # engine 0.3.0 dates a claim by its arrival (issue 22: event time)
+        day=doc.arrival,  # it exists from its arrival; it holds from its written day
+        written_day=doc.day,
     )
 
 
-def may_deactivate(older: Claim, newer: Claim, config: EngineConfig) -> tuple[bool, bool]:
+def may_deactivate(older: Claim, newer: Claim, config: EngineConfig,
+                   older_retires: bool = True) -> tuple[bool, bool]:
     """Which of (older, newer) an update judgement on the pair would retire or quarantine:
-    ``Reconciler._settle``'s conditions that do not depend on the judgement."""
+    ``Reconciler._settle``'s conditions that do not depend on the judgement.
+    ``older_retires``: False when ``newer`` comes first by event time (a late claim), so the
+    newer one would be the one retired."""
     if older.tense != "present" or newer.tense != "present":
         return False, False
     if older.attribution != "own" or newer.attribution != "own":
@@ -239,7 +376,7 @@ def may_deactivate(older: Claim, newer: Claim, config: EngineConfig) -> tuple[bo
     if config.reconcile.same_slot_only and not same_slot(older, newer):
         return False, False
     if older.lineage == newer.lineage:
-        return True, False
+        return (True, False) if older_retires else (False, True)
     return older.lineage != CONVERSATION, newer.lineage != CONVERSATION
 
 
@@ -260,22 +397,32 @@ def _lookahead(extraction: Extraction, embedder: Embedder, checker: Checker,
         if c.slot_fact:
             by_slot.setdefault((subjects[i], c.slot), []).append(i)
     rc = config.reconcile
+    keys = [event_key(c, i, rc) for i, c in enumerate(claims)]
+    ended = [len(claims)] * len(claims)  # the position from which a claim is ended unjudged
+    for e, ender in enumerate(claims):
+        if ender.event is None or not ender.slot_fact:
+            continue
+        for j in by_slot.get((subjects[e], ender.slot), []):
+            if terminates(ender, keys[e], claims[j], keys[j], rc) is not None:
+                ended[j] = min(ended[j], max(e, j))
 
     def static(index: int) -> list[int]:
         claim = claims[index]
-        if index == 0:
+        if index == 0 or ended[index] <= index or _ends_nothing_alone(claim, rc):
             return []
         if rc.slot_search and (claim.slot_fact or claim.mood != "fact"):
             if not _settleable(claim):
                 return []
             return [j for j in by_slot.get((subjects[index], claim.slot), [])
-                    if j < index and _settleable(claims[j])
+                    if j < index and _settleable(claims[j]) and ended[j] > index
                     and _value_key(claims[j]) != _value_key(claim)]
         if not (rc.same_document or rc.cross_document):
             return []
         cos = matrix[:index] @ matrix[index]
         found = []
         for j in range(index):
+            if ended[j] <= index:
+                continue
             if claims[j].document_uri == claim.document_uri:
                 if rc.same_document and cos[j] >= rc.same_document_floor:
                     found.append(j)
@@ -283,7 +430,16 @@ def _lookahead(extraction: Extraction, embedder: Embedder, checker: Checker,
                 found.append(j)
         return found
 
-    return Lookahead(claims, static, lambda o, n: may_deactivate(o, n, config), checker)
+    position = {c.id: i for i, c in enumerate(claims)}
+
+    def deactivates(older: Claim, newer: Claim) -> tuple[bool, bool]:
+        return may_deactivate(older, newer, config,
+                              keys[position[older.id]] <= keys[position[newer.id]])
+
+    def orient(i: int, j: int) -> tuple[int, int]:
+        return (i, j) if keys[i] <= keys[j] else (j, i)
+
+    return Lookahead(claims, static, deactivates, checker, orient)
 
 
 def deposit(

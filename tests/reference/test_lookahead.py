@@ -3,6 +3,8 @@ and asks nothing the one-claim-at-a-time deposit would not."""
 
 from __future__ import annotations
 
+import pytest
+
 from rotbench.embedding import FAKE_MODEL_ID, Embedder, hashing_encoder
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
 from rotbench.pipeline.extract import extract_documents, world_documents
@@ -92,3 +94,22 @@ def test_a_call_that_never_returns_does_not_stall_the_rest(tmp_path) -> None:
     checker.pending.add((stuck[0].id, stuck[1].id))
     later = look.certain_pairs(first, set(), budget=4)
     assert len(later) == 4 and stuck not in later  # four more pairs go out meanwhile
+
+
+@pytest.mark.parametrize("seed", [42, 43, 44])
+def test_asking_ahead_on_generator_3_asks_exactly_what_deposit_asks(tmp_path, seed) -> None:
+    """Engine 0.4.0 asks about pairs in event order and ends claims without a check
+    (corrections, retractions, drops, set members): the lookahead follows the same rules,
+    so on generator 3's late documents it prefetches only pairs the deposit asks for."""
+    world = generate_world(seed, 90, "3")
+    extraction = extract_documents(world_documents(world), OracleExtractor(world))
+    embedder = Embedder(tmp_path / "emb", FAKE_MODEL_ID, encoder=hashing_encoder)
+    embedder.ensure(extraction.sentences())
+    plain = deposit(extraction, embedder, OracleChecker(), EngineConfig())
+    ahead = RecordingChecker()
+    ledger = deposit(extraction, embedder, ahead, EngineConfig())
+    assert ledger.model_dump(exclude={"checker_stamp"}) == plain.model_dump(
+        exclude={"checker_stamp"})
+    assert len(ahead.judged) == plain.counts.pairs_judged == len(set(ahead.judged))
+    assert set(ahead.prefetched) == set(ahead.judged)
+    assert plain.counts.late_filed > 0 and plain.counts.endings > 0
