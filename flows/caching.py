@@ -16,7 +16,7 @@ from __future__ import annotations
 __all__ = [  # content_hash and model_hash live in rotbench.pipeline.keys; kept importable here
     "MODELS", "CacheAudit", "PayloadMissing", "SafeJSONSerializer", "StageRef", "content_hash",
     "decode_payload", "load_payload", "model_hash", "payload_key", "payload_path",
-    "read_record", "stage_key", "store_payload", "verify_record",
+    "UnwrittenRecords", "read_record", "stage_key", "store_payload", "verify_record",
 ]
 
 import hashlib
@@ -205,6 +205,32 @@ def store_payload(cache_dir: Path | str, stage: str, key: str, obj: BaseModel,
     digest = json.loads(blob[: blob.index(b',"data":')] + b"}")["sha256"]
     return StageRef(stage=stage, key=key, model=type(obj).__name__, sha256=digest,
                     size_bytes=len(blob), summary=summary or {}, complete=complete)
+
+
+class UnwrittenRecords:
+    """Prefect cache records that could not be written because the disk is full.
+
+    Prefect writes a task's record when its transaction commits, and a failed commit is
+    only logged, so the run would go on without a word: ``flows.tasks`` drops that log line
+    and notes the record here, and the parent, once the worlds are done, removes what
+    Prefect left half-written and fails the run with one line
+    (``flows.rot_benchmark._run_worlds``). Process-wide for the same reason as
+    ``CacheAudit``; guarded by the lock. (On Dask the note stays in the worker: there the
+    record is only missing or damaged, and the stage is computed again next run.)"""
+
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+    failed: ClassVar[list[tuple[str, OSError]]] = []
+
+    @classmethod
+    def note(cls, key: str, exc: OSError) -> None:
+        with cls._lock:
+            cls.failed.append((key, exc))
+
+    @classmethod
+    def drain(cls) -> list[tuple[str, OSError]]:
+        with cls._lock:
+            out, cls.failed = list(cls.failed), []
+        return out
 
 
 class PayloadMissing(RuntimeError):

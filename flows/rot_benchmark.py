@@ -22,7 +22,7 @@ from pathlib import Path
 from prefect import flow, get_run_logger
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from flows.caching import load_payload
+from flows.caching import UnwrittenRecords, discard, load_payload
 from flows.concurrency import end_run_gate, gate_for_run, gate_from_plan
 from flows.outcomes import WorldOutcome
 from flows.publish import publish_page
@@ -34,6 +34,7 @@ from flows.world import (
     world_key,
     world_runtime,
 )
+from rotbench.atomic import WriteFailed
 from rotbench.engines.registry import resolve
 from rotbench.engines.sandbox import engine_sandbox
 from rotbench.perception.arms import degraded_lines
@@ -167,21 +168,28 @@ def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None,
 
     A world found whole in the cache (oracle arm) is one Cached task run; its stages are
     reported as cached. An incomplete outcome (an engine failed, or a stage's model calls
-    failed) is never kept as a whole."""
+    failed) is never kept as a whole. A world that could not write a file
+    (``rotbench.atomic.WriteFailed``: a full disk) fails the run: once every world has
+    ended, the first such error is raised (no report could be written either)."""
     payload = spec.model_dump(mode="json")
     engines = [resolve(name) for name in spec.engines]  # once per run, not per world
     infos = [info.model_dump(mode="json") for info in engines]
     storage = (Path(spec.cache_dir) / "prefect").resolve()
     outcomes: list[WorldOutcome] = []
     missing: dict[int, str] = {}
+    UnwrittenRecords.drain()  # an earlier run's, in the same process
     with task_runner_for(spec) as runner:
         world_keys = {seed: world_key(seed, spec, engines) for seed in spec.seeds}
         futures = [(seed, runner.submit(configured_world_task(spec, world_keys[seed]), {
             "seed": seed, "spec": payload, "engines": infos, "ledger_path": ledger_path,
             "budget": budget, "gate": gate})) for seed in spec.seeds]
+        unwritten: WriteFailed | None = None
         for seed, future in futures:
             try:
                 outcome = future.result()
+            except WriteFailed as exc:  # a full disk: the run's own error, once
+                unwritten = unwritten or exc
+                continue
             except Exception as exc:  # noqa: BLE001 - one line per seed
                 text = str(exc).strip().splitlines()
                 missing[seed] = f"{type(exc).__name__}: {text[0] if text else ''}"[:300]
@@ -195,6 +203,11 @@ def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None,
             elif key is not None and not outcome.complete:
                 (storage / f"world-{key}").unlink(missing_ok=True)
             outcomes.append(outcome)
+    for name, exc in UnwrittenRecords.drain():  # Prefect's records its commits could not write
+        discard(storage / name)  # Prefect writes in place: what it left is half a record
+        unwritten = unwritten or WriteFailed.of(storage / name, exc)
+    if unwritten is not None:  # every world has ended; what they stored stays cached
+        raise unwritten
     return outcomes, missing
 
 

@@ -18,13 +18,21 @@ timeout; stages that can fail transiently (disk, model calls) are retried with b
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 from typing import Any
 
 from prefect import Task, task
 
-from flows.caching import SafeJSONSerializer, load_payload, stage_key, store_payload
+from flows.caching import (
+    SafeJSONSerializer,
+    UnwrittenRecords,
+    load_payload,
+    stage_key,
+    store_payload,
+)
 from flows.outcomes import StageRef
+from rotbench.atomic import FULL
 from rotbench.pipeline.extract import world_documents
 from rotbench.pipeline.probe import EngineFailure
 from rotbench.pipeline.stages import SPECS
@@ -43,32 +51,62 @@ class _ThreadTimeoutNotice(logging.Filter):
         return "running in a worker thread" not in record.getMessage()
 
 
-class _EngineFailureLines(logging.Filter):
-    """Drop Prefect's ERROR lines (with a traceback) for a stage that ended with an
-    ``EngineFailure``, and its warning that it could not store that exception as the
-    task's result (our serializer stores only rotbench's models, by design): the fault of
-    the engine under test, which rotbench reports itself as
-    one ``rotbench: error:`` line naming engine, seed, day and call (and in the report's
-    notes). Any other failure keeps Prefect's lines."""
+REPORTED_BY_ROTBENCH = ("EngineFailure", "WriteFailed")
+"""Failures rotbench itself reports as one line: an engine's fault (engine, seed, day and
+call) and a file it could not write (the file and the reason: a full disk). Prefect's
+own lines for them (an ERROR with a traceback per task and per attempt, "Finished in state
+Failed", "Encountered exception", a warning that the exception could not be stored as a
+result) are dropped by ``_ReportedFailureLines``."""
+
+
+_COMMIT = re.compile(r"An error was encountered while committing transaction '([^'/]+)'")
+
+
+def _reported(exc: BaseException | None) -> bool:
+    return exc is not None and type(exc).__name__ in REPORTED_BY_ROTBENCH
+
+
+class _ReportedFailureLines(logging.Filter):
+    """Drop Prefect's lines (with a traceback) for a task or flow that ended with one of
+    ``REPORTED_BY_ROTBENCH``, and its warning that it could not store that exception as
+    the task's result (our serializer stores only rotbench's models, by design): the
+    fault of the engine under test or a write that failed, which rotbench reports itself
+    as one ``rotbench: error:`` line (and in the report's notes). A full disk met while
+    Prefect writes its own records is dropped too: a failed commit of a task's record is
+    noted in ``flows.caching.UnwrittenRecords``, and the run fails with one line once its
+    worlds are done. Any other failure keeps Prefect's lines."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
-        if isinstance(exc, EngineFailure):
-            return False
         message = record.getMessage()
-        if message.startswith(("Task run failed with exception: EngineFailure(",
-                               "Failed to write result: Failed to serialize object of type "
-                               "'EngineFailure'")):
+        if isinstance(exc, OSError) and exc.errno in FULL:
+            committing = _COMMIT.match(message)
+            if committing:  # Prefect's record of a task: the run fails once worlds end
+                UnwrittenRecords.note(committing.group(1), exc)
             return False
-        return not (message.startswith("Finished in state Failed(")
-                    and "exception EngineFailure: " in message[:80])
+        if _reported(exc):
+            return False
+        head = message[:160]
+        if head.startswith("Failed to write result: ") and "No space left on device" in message:
+            return False  # the record of a failure; the failure itself is reported
+        for name in REPORTED_BY_ROTBENCH:
+            if head.startswith((f"Task run failed with exception: {name}(",
+                                f"Encountered exception during execution: {name}(",
+                                f"Failed to write result: Failed to serialize object of type "
+                                f"'{name}'")):
+                return False
+            if head.startswith("Finished in state Failed(") and (
+                    f"exception {name}: " in head or f"exception: {name}: " in head):
+                return False
+        return True
 
 
+for _name in ("prefect.task_runs", "prefect.flow_runs", "prefect.transactions"):
+    logging.getLogger(_name).addFilter(_ReportedFailureLines())
 logging.getLogger("prefect.task_runs").addFilter(_ThreadTimeoutNotice())
-logging.getLogger("prefect.task_runs").addFilter(_EngineFailureLines())
 
-_NOT_TRANSIENT = ("EngineFailure", "FatalModelError", "RefusedCall", "PayloadMissing",
-                  "BatchTimeout",
+_NOT_TRANSIENT = ("EngineFailure", "WriteFailed", "FatalModelError", "RefusedCall",
+                  "PayloadMissing", "BatchTimeout",
                   "SpecError", "TypeError", "ValueError", "KeyError", "AttributeError")
 
 

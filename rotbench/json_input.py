@@ -211,12 +211,14 @@ def read_capped(path: Path, max_bytes: int, what: str = "file") -> bytes:
         raise JSONInputError(f"{path}: cannot read ({e.strerror or e})",
                              str(e.strerror or e)) from None
     if len(raw) > max_bytes:
-        raise JSONInputError(f"{path}: larger than {_size(max_bytes)}, the limit for a "
-                             f"{what}")
+        raise JSONInputError(f"{path}: over the size limit: larger than {size_text(max_bytes)}, "
+                             f"the limit for a {what}")
     return raw
 
 
-def _size(n: int) -> str:
+def size_text(n: int) -> str:
+    """``n`` bytes for people: '256 MiB' when a whole number of GiB/MiB/KiB, else
+    '1000 bytes'."""
     for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
         if n >= 1 << shift and n % (1 << shift) == 0:
             return f"{n >> shift} {unit}"

@@ -172,6 +172,34 @@ def build_spec(*, force: bool = False, cache_flag: str = "--cache-dir", **fields
     return spec
 
 
+_FLAGS = {"reports_dir": "--reports-dir", "db_path": "--db", "out_path": "--out",
+          "html_path": "--html", "rulings_path": "--rulings", "llm_settings": "--llm-settings",
+          "engines": "--engine", "overrides": "--set", "user_ids": "--user-id",
+          "model_concurrency_limit": "--concurrency-limit", "dask": "--dask"}
+
+
+def _check_text(spec: RunSpec, cache_flag: str) -> None:
+    """Refuse a path or value that is not UTF-8 text (a file name with bytes that do not
+    decode, which Python carries as lone surrogates such as ``\udcff``): the run's
+    settings travel as JSON (Prefect's API, the report, the pending marker), and JSON
+    holds UTF-8 text only. Without this the run failed half-way with a UnicodeEncodeError."""
+    from rotbench.safe_text import printable
+
+    for name, value in spec.model_dump().items():
+        for text in value if isinstance(value, list) else [value]:
+            if not isinstance(text, str):
+                continue
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                flag = cache_flag if name == "cache_dir" else _FLAGS.get(
+                    name, "--" + name.replace("_", "-"))
+                raise SpecError(f"{flag} {printable(text, 200)}: not UTF-8 text (the name "
+                                "holds bytes that do not decode); rotbench records paths "
+                                "and settings as JSON, which holds UTF-8 only: choose "
+                                "another name") from None
+
+
 def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--cache-dir") -> None:
     """Check every flag before any work: days, k, seeds, scorer, config keys, and every
     folder and file the run will write (see ``check_run_outputs``).
@@ -182,6 +210,7 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
     from rotbench.reference.config import ConfigError, EngineConfig
     from rotbench.scoring import SCORER_VERSIONS
 
+    _check_text(spec, cache_flag)
     if spec.days < MIN_DAYS:
         raise SpecError(f"--days must be at least {MIN_DAYS}, got {spec.days}")
     if spec.days > MAX_DAYS:

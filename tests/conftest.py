@@ -1,6 +1,6 @@
 """Test-wide environment: Prefect lives in a temporary folder outside the working tree
-(unless PREFECT_HOME is set), with analytics and telemetry off; the embedding model never
-touches a hub."""
+(unless PREFECT_HOME is set; one per pytest-xdist worker), with analytics and telemetry off;
+the embedding model never touches a hub, and is loaded once per test process."""
 
 from __future__ import annotations
 
@@ -10,9 +10,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 # one folder per user under the system's temporary folder: kept between sessions (the
-# temporary server's database is created once), never in the working tree or HOME
+# temporary server's database is created once), never in the working tree or HOME; under
+# pytest-xdist each worker has its own (two temporary servers must not share one SQLite file)
 os.environ.setdefault("PREFECT_HOME", str(Path(tempfile.gettempdir())
                                           / f"rotbench-tests-{os.getuid()}" / "prefect"))
+if os.environ.get("PYTEST_XDIST_WORKER"):  # a worker inherits the controller's PREFECT_HOME
+    os.environ["PREFECT_HOME"] += "-" + os.environ["PYTEST_XDIST_WORKER"]
 os.environ.pop("PREFECT_API_URL", None)  # always the temporary server, never a user's
 # On a busy 2-core machine the temporary server can take longer than Prefect's 20 s default.
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
@@ -22,6 +25,56 @@ Path(os.environ["PREFECT_HOME"]).mkdir(parents=True, exist_ok=True)
 from flows.prefect_env import configure_prefect_env  # noqa: E402
 
 configure_prefect_env()
+
+
+def _share_minilm() -> None:
+    """Load MiniLM once per test process, and encode each distinct batch of texts once.
+
+    Every cold run in the suite (a fresh cache folder) creates its own ``Embedder``, and each
+    loaded the model again (torch's import and the weights: several seconds of CPU) and
+    re-encoded the same 703 oracle texts. Here the loaded model is shared by every embedder
+    of the session, and the vectors of a batch are kept, keyed by the exact batch (the same
+    texts in the same order): a batch the model already encoded gets the very same floats,
+    so every figure is bit-for-bit what a fresh model gives. Each ``Embedder`` still counts
+    its own ``model_loads``, writes its own cache shards and sees its own misses.
+
+    A warm-up normally encodes in a child process while torch is not imported here; in the
+    test session it encodes in this process instead, through the shared model. The
+    child-process path is tested by the subprocess tests (tests/embedding), which do not
+    read this file. ``ROTBENCH_TESTS_FRESH_MODEL=1`` turns this off (each embedder loads its
+    own model, as a user's run does).
+    """
+    import threading
+
+    import numpy as np
+
+    from rotbench.embedding import embedder as module
+
+    real_load = module._load_minilm
+    lock = threading.Lock()  # one model for every embedder: one encode at a time
+    state: dict = {}
+
+    def load_once():
+        with lock:
+            if "real" not in state:
+                state["real"] = real_load()
+                state["batches"] = {}
+
+        def encode(texts: list[str]) -> np.ndarray:
+            key = tuple(texts)
+            with lock:
+                if key not in state["batches"]:
+                    state["batches"][key] = np.array(state["real"](list(texts)), copy=True)
+                return state["batches"][key].copy()
+
+        return encode
+
+    module._load_minilm = load_once
+    module.Embedder._encode_elsewhere = lambda self, misses: None
+
+
+if os.environ.get("ROTBENCH_TESTS_FRESH_MODEL") != "1":
+    _share_minilm()
 
 
 import pytest  # noqa: E402
@@ -40,3 +93,41 @@ def small_report() -> Report:
 def saved(tmp_path: Path, small_report: Report) -> Path:
     """``small_report`` written to ``<tmp>/reports/<run-id>.json``."""
     return write_report(small_report, tmp_path / "reports" / f"{small_report.run_id}.json")
+
+
+# Markers given here rather than in the files, for tests that had none and cost seconds each
+# (measured with --durations): a whole run of the workflow, a child process, or both. The
+# files are left as they are (other work edits them); a marker in the file does the same.
+# `make test` runs every test whatever its markers; `make test-fast` leaves these out.
+_MARKED: dict[str, tuple[str, ...]] = {
+    # a 3-seed flow of graphiti and graphiti-current (module fixture), a live-arm flow
+    "tests/engines/test_graphiti.py::test_both_engines_run": ("slow",),
+    "tests/engines/test_graphiti.py::test_graphiti_figures": ("slow",),
+    "tests/engines/test_graphiti.py::test_graphiti_current_figures": ("slow",),
+    "tests/engines/test_graphiti.py::test_call_counts_by_response_model": ("slow",),
+    "tests/engines/test_graphiti.py::test_graphiti_writes_only_scratch": ("slow",),
+    "tests/engines/test_graphiti.py::test_graphiti_live_estimate_is_exact": ("slow",),
+    "tests/engines/test_graphiti.py::test_import_reads_no_dotenv_and_sends_no_telemetry":
+        ("subprocess",),
+    # `rotbench run` in a child process, every test of the file
+    "tests/cli/test_run_process.py": ("slow", "subprocess"),
+    # a 3-seed generator-3 flow of four engines (module fixture)
+    "tests/flows/test_generator3_flow.py": ("slow",),
+    # whole probe/live-arm flows against the fake API (module fixtures of 3-4 runs each);
+    # measured 18.9 s, 26.8 s and 11.5 s of CPU before the model was shared
+    "tests/flows/test_degraded_cache.py": ("slow",),
+    "tests/flows/test_batch_flow.py": ("slow",),
+    "tests/flows/test_call_gate.py::test_four_worlds_at_once_never_pass_the_run_bound": ("slow",),
+    # `rotbench run` killed with SIGKILL and rerun, in child processes
+    "tests/flows/test_call_gate.py::test_kill_9_and_rerun_repays_at_most_the_concurrency":
+        ("slow", "subprocess"),
+}
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Add the markers of ``_MARKED`` (keys: a test's node id, or its file's path)."""
+    for item in items:
+        path = item.nodeid.split("::", 1)[0]
+        base = item.nodeid.split("[", 1)[0]
+        for name in _MARKED.get(base, ()) + _MARKED.get(path, ()):
+            item.add_marker(getattr(pytest.mark, name))

@@ -49,12 +49,14 @@ def empty_path_problem(command, args: list[str]) -> str | None:  # noqa: ANN001
         name, eq, value = token.partition("=")
         param = options.get(name) if token.startswith("--") else options.get(token)
         if param is not None and not getattr(param, "is_flag", False):
+            nargs = getattr(param, "nargs", 1)
+            nargs = nargs if isinstance(nargs, int) and nargs > 1 else 1
             if eq:
-                given = value
-            else:
-                given = args[i + 1] if i + 1 < len(args) else None
-                i += 1
-            if given is not None and not given.strip() and path_like(param):
+                given = [value]
+            else:  # an option's values, all of them (``--rule ID RULING`` takes two)
+                given = args[i + 1:i + 1 + nargs]
+                i += nargs
+            if any(not g.strip() for g in given) and path_like(param):
                 return f"{name}: an empty path is not allowed (it would mean the current folder)"
         elif not token.strip():
             return "an empty argument is not allowed (it would mean the current folder)"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import sys
@@ -309,6 +310,8 @@ def run(
             interrupts.exit_now()
         if os.environ.get("ROTBENCH_DEBUG") or not isinstance(exc, Exception):
             raise
+        if (full := disk_full_line(exc, spec)) is not None:
+            fail(full, 1)
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         fail(f"run failed: {type(exc).__name__}: {first} (completed stages stay cached; "
              "set ROTBENCH_DEBUG=1 for the traceback)", 1)
@@ -317,6 +320,55 @@ def run(
         if server is not None:
             server.stop()
     _print_results(spec, outcome, format, intervals, started, strict)
+
+
+def _output_kind(path: Path, spec) -> str:
+    """What the file at ``path`` is among the run's outputs, for the full-disk line."""
+    def under(folder: str | os.PathLike[str] | None) -> Path | None:
+        if not folder:
+            return None
+        base = Path(folder).resolve()
+        return path.relative_to(base) if path.is_relative_to(base) else None
+
+    if spec.db and path == Path(spec.db).resolve():
+        return "the run database"
+    if spec.out_path and path == Path(spec.out_path).resolve():
+        return "the --out copy of the report"
+    if spec.html_path and path == Path(spec.html_path).resolve():
+        return "the HTML page"
+    if (rel := under(spec.cache_dir)) is not None:
+        kinds = {"stages": "a stage's output", "prefect": "a Prefect cache record",
+                 "calls": "a model call cache entry", "embeddings": "the embedding cache",
+                 "budget": "the spend ledger", "scratch": "an engine's scratch file"}
+        return kinds.get(rel.parts[0] if rel.parts else "", "a cache file")
+    if (rel := under(spec.reports_dir)) is not None:
+        first = rel.parts[0] if len(rel.parts) > 1 else ""
+        return {"worlds": "a world file of the report", ".pending": "the report's pending "
+                "marker"}.get(first, "the report")
+    return "a file"
+
+
+def disk_full_line(exc: BaseException, spec) -> str | None:
+    """The one line for a run that ended because the disk is full (an OSError whose errno
+    is in ``rotbench.atomic.FULL``, or DuckDB's own "No space left on device"), naming what
+    could not be written and where; None for any other failure."""
+    from rotbench.atomic import FULL
+
+    if isinstance(exc, OSError) and exc.errno in FULL:
+        where = exc.filename
+        reason = exc.strerror or os.strerror(exc.errno)
+    elif type(exc).__module__.startswith("duckdb") and "No space left" in str(exc):
+        where, reason = spec.db, os.strerror(errno.ENOSPC)
+    else:
+        return None
+    if where:
+        path = Path(os.fsdecode(where)).resolve()
+        what = f"{_output_kind(path, spec)} {path}"
+    else:
+        what = "a file of the run"
+    return (f"run failed: the disk is full: cannot write {what} ({reason}); nothing was "
+            "left half-written and completed stages stay cached: free some space and run "
+            "again")
 
 
 def _print_results(spec, runtime, format: OutputFormat, intervals: bool, started: float,

@@ -102,8 +102,9 @@ class Selection(Additive):
 
     arm: str = Field(description="'oracle', 'probe' or 'live' (or another registered arm).")
     seeds: list[int] = Field(min_length=1)
-    days: int = Field(description="Length of each world in days.")
-    checkpoints: list[int] = Field(description="Days on which every question was asked.")
+    days: int = Field(ge=1, description="Length of each world in days.")
+    checkpoints: list[int] = Field(description="Days on which every question was asked "
+                                   "(each from 1 to ``days``).")
     top_k: int = Field(ge=1, description="Hits kept per question.")
     trust_policy: bool | None = Field(
         description="Whether the reference engine's per-domain trust rule was applied; None "
@@ -134,6 +135,14 @@ class Selection(Additive):
     user_scoped: bool | None = Field(
         default=None, description="Shared store: whether the engine took the asking user "
         "(False: it ignored ``user`` and read every user's memories); None: one user.")
+
+    @model_validator(mode="after")
+    def _checkpoints_within_days(self) -> Selection:
+        outside = [c for c in self.checkpoints if not 1 <= c <= self.days]
+        if outside:
+            raise ValueError(f"checkpoint day {outside[0]} is outside the run's 1-{self.days} "
+                             "days")
+        return self
 
 
 class StageRecord(_Strict):

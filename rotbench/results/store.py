@@ -11,6 +11,7 @@ recorded at all (for example, written by hand or before the database was moved).
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sys
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import duckdb
 
-from rotbench.atomic import write_atomic
+from rotbench.atomic import FULL, WriteFailed, write_atomic
 from rotbench.json_input import read_json_file
 from rotbench.outputs import terminal_safe
 from rotbench.results.database.tables import DB_WAIT_SECONDS, DatabaseBusy, write_run
@@ -61,6 +62,14 @@ def _write_marker(marker: Path, report_path: Path, db_path: Path) -> None:
     write_atomic(marker, body.encode())
 
 
+def disk_full(exc: BaseException) -> bool:
+    """Whether ``exc`` says the disk is full: an OSError with an errno of
+    ``rotbench.atomic.FULL``, or DuckDB's error for the same ("No space left on device")."""
+    if isinstance(exc, OSError):
+        return exc.errno in FULL
+    return isinstance(exc, duckdb.Error) and "No space left on device" in str(exc)
+
+
 @dataclass
 class Recorded:
     """What ``record`` did: ``pending`` is None when the rows are in the database, else
@@ -81,7 +90,9 @@ def record(report: Report, report_path: Path, db_path: Path, *,
     ValueError when a value does not fit the database's columns, or when the report's world
     files are not in the ``worlds`` folder beside ``report_path`` (checked before anything
     is written). Any database failure after the report is written leaves the run pending and
-    is returned, not raised. Then imports earlier pending runs of the same database.
+    is returned, not raised, except a full disk: the run stays pending (report and marker
+    kept, no row written) and ``WriteFailed`` naming the database is raised. Then imports
+    earlier pending runs of the same database.
     """
     from rotbench.results.database.tables import check_fits
 
@@ -104,6 +115,8 @@ def record(report: Report, report_path: Path, db_path: Path, *,
         write_run(db_path, report, wait_seconds=wait, say=say)
     except (DatabaseBusy, duckdb.Error, OSError, ReportError) as exc:
         result.pending = _first_line(exc)
+        if disk_full(exc):  # not a busy file: the run cannot end well, say so and fail
+            raise WriteFailed(errno.ENOSPC, os.strerror(errno.ENOSPC), str(db_path)) from None
         say(f"warning: the run's rows could not be written to {db_path} ({result.pending}); "
             f"the report is kept and the rows wait in {marker}: the next run or "
             "`rotbench db` imports them")

@@ -45,6 +45,7 @@ from rotbench.perception.model import (
     claim_views_of,
     document_text_of,
     extract_prompt_of,
+    names_a_time,
     prompt_kind,
     question_text_of,
     written_date_of,
@@ -594,7 +595,7 @@ def oracle_answerer(worlds: World | Iterable[World]) -> Answer:
             prompt = extract_prompt_of(req.system)
             assert prompt is not None
             text = document_text_of(req.prompt)
-            if prompt.dated:  # the same text written on another day may mean other days
+            if prompt.dated and names_a_time(text):  # another day may mean other days
                 ex, doc = by_dated_text[(text, written_date_of(req.prompt))]
             else:
                 ex, doc = by_text[text]

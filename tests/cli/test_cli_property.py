@@ -7,7 +7,6 @@ import contextlib
 import io
 import os
 import sys
-import tempfile
 from pathlib import Path
 from unittest import mock
 
@@ -19,10 +18,18 @@ from rotbench.cli.main import main
 
 pytestmark = pytest.mark.slow
 
-WORK = Path(tempfile.mkdtemp(prefix="rotbench-cli-property-"))
-(WORK / "a-file").write_text("not a folder")
-(WORK / "report.json").write_text('{"schema_version": 1, "run_id": "x"}')
-(WORK / "folder").mkdir(exist_ok=True)
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory) -> Path:
+    """The working folder the commands run in (relative paths land here), with a file, a
+    folder and a report to aim at; under pytest's temporary folder, so nothing is left in
+    the system's temporary folder (a module-level ``mkdtemp`` left one per session)."""
+    work = tmp_path_factory.mktemp("cli-property")
+    (work / "a-file").write_text("not a folder")
+    (work / "report.json").write_text('{"schema_version": 1, "run_id": "x"}')
+    (work / "folder").mkdir()
+    return work
 
 ints = st.one_of(st.integers(-5, 5000), st.integers(-(2**70), 2**70),
                  st.sampled_from([0, 1, 2**31 - 1, 2**31, 2**32, 2**63]))
@@ -38,10 +45,10 @@ set_values = st.one_of(st.text(max_size=8), st.sampled_from(["true", "nan", "inf
                                                              "1e309", "0.3"]))
 
 
-def _invoke(argv: list[str]) -> tuple[int, str, str]:
+def _invoke(work: Path, argv: list[str]) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     cwd = os.getcwd()
-    os.chdir(WORK)
+    os.chdir(work)
     try:
         with (contextlib.redirect_stdout(out), contextlib.redirect_stderr(err),
               mock.patch.object(sys, "argv", ["rotbench", *argv]),
@@ -56,8 +63,8 @@ def _invoke(argv: list[str]) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-def _assert_clean(argv: list[str]) -> None:
-    code, out, err = _invoke(argv)
+def _assert_clean(work: Path, argv: list[str]) -> None:
+    code, out, err = _invoke(work, argv)
     assert "Traceback" not in out + err, (argv, err)
     assert code in (0, 1, 2), (argv, code, err)
     if code:
@@ -72,7 +79,7 @@ def _assert_clean(argv: list[str]) -> None:
     path_flags=st.lists(st.tuples(st.sampled_from(["--db", "--out", "--cache-dir",
                                                    "--reports-dir"]), paths), max_size=2),
 )
-def test_run_never_shows_a_traceback(days, top_k, seeds, worlds, concurrency, sets,
+def test_run_never_shows_a_traceback(work, days, top_k, seeds, worlds, concurrency, sets,
                                      path_flags) -> None:
     argv = ["run", "--estimate", "--days", str(days), "--top-k", str(top_k),
             "--max-worlds", str(worlds), "--concurrency", str(concurrency)]
@@ -82,23 +89,23 @@ def test_run_never_shows_a_traceback(days, top_k, seeds, worlds, concurrency, se
         argv += ["--set", f"{key}={value}"]
     for flag, value in path_flags:
         argv += [flag, value]
-    _assert_clean(argv)
+    _assert_clean(work, argv)
 
 
 @settings(max_examples=40, deadline=None)
 @given(path=paths, body=st.one_of(st.binary(max_size=64), st.sampled_from([
     b"{}", b"[]", b'{"schema_version": 99}', b'{"schema_version": true}', b"\xff\xfe"])),
     fmt=st.sampled_from(["table", "json", "xml"]))
-def test_show_and_rescore_never_show_a_traceback(path, body, fmt) -> None:
-    (WORK / "generated.json").write_bytes(body)
+def test_show_and_rescore_never_show_a_traceback(work, path, body, fmt) -> None:
+    (work / "generated.json").write_bytes(body)
     for target in (path, "generated.json"):
-        _assert_clean(["show", target, "--format", fmt])
-        _assert_clean(["rescore", target, "--scorer", "v1"])
+        _assert_clean(work, ["show", target, "--format", fmt])
+        _assert_clean(work, ["rescore", target, "--scorer", "v1"])
 
 
 @settings(max_examples=40, deadline=None)
 @given(port=ints, seed=ints, days=ints)
-def test_server_and_world_never_show_a_traceback(port, seed, days) -> None:
-    _assert_clean(["server", "--port", str(port)])
+def test_server_and_world_never_show_a_traceback(work, port, seed, days) -> None:
+    _assert_clean(work, ["server", "--port", str(port)])
     if -(2**63) <= seed < 2**63 and abs(days) < 10**6:
-        _assert_clean(["world", "--seed", str(seed), "--days", str(min(days, 400))])
+        _assert_clean(work, ["world", "--seed", str(seed), "--days", str(min(days, 400))])

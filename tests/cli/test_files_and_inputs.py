@@ -316,8 +316,8 @@ def test_llm_settings_are_never_read_past_their_limit(tmp_path: Path) -> None:
                                  str(big), "--cache-dir", str(tmp_path / "c"),
                                  "--reports-dir", str(tmp_path / "r")])
     grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
-    _one_line_error(result, 2, f"{big}: larger than 1 MiB, the limit for a model-settings "
-                    "file")
+    _one_line_error(result, 2, f"{big}: over the size limit: larger than 1 MiB, the limit "
+                    "for a model-settings file")
     assert grown_kib < 200_000  # never the whole GiB
 
 
@@ -346,6 +346,70 @@ def test_runs_on_a_database_without_rotbench_tables_is_one_line(tmp_path: Path) 
                     f"--db {partial}: ", "not rotbench's")
     _one_line_error(runner.invoke(app, ["export", "x", "--db", str(empty), "--out",
                                         str(tmp_path / "o")]), 1, "holds no table 'runs'")
+
+
+def test_an_empty_value_that_is_not_a_path_gets_its_own_message(tmp_path: Path,
+                                                                 saved: Path) -> None:
+    """Break pass: ``review R --rule ID ""`` said "an empty argument is not allowed (it
+    would mean the current folder)": the empty-path guard read only the first of
+    ``--rule``'s two values and took the ruling for a path argument."""
+    from rotbench.perception.protocol import Claim
+    from rotbench.results import load_report
+    from rotbench.rulings import ReviewItem, RulingClaim, derive_pair_id
+
+    def claim(cid: str, value: str, day: int) -> RulingClaim:
+        return RulingClaim.from_claim(Claim(
+            id=cid, subject="the user", slot="gym", value=value, tense="present",
+            attribution="own", sentence=f"The user's gym is {value}.",
+            document_uri=f"doc://{cid}", lineage="conversation", contributor="user", day=day))
+
+    older, newer = claim("c1", "Ironworks", 10), claim("c2", "Kettle Club", 20)
+    item = ReviewItem(pair_id=derive_pair_id(older, newer), seed=7, review_id="r00001",
+                      day=20, reason="conflict", older=older, newer=newer)
+    saved = write_report(load_report(saved).model_copy(update={"review_queue": [item]}),
+                         saved)
+    rulings = tmp_path / "rulings.jsonl"
+    result = runner.invoke(app, ["review", str(saved), "--rule", item.pair_id, "",
+                                 "--rulings", str(rulings)])
+    assert _one_line_error(result, 2, "") == ("rotbench: error: --rule: unknown ruling '' "
+                                              "(available: coexist, replacement)")
+    assert not rulings.exists()
+    # a real empty path after it is still refused as one
+    result = runner.invoke(app, ["review", str(saved), "--rule", item.pair_id, "coexist",
+                                 "--rulings", ""])
+    _one_line_error(result, 2, "--rulings: an empty path is not allowed")
+
+
+@pytest.mark.parametrize("flag", ["--cache-dir", "--reports-dir", "--db", "--out", "--html",
+                                  "--engine"])
+def test_a_name_that_is_not_utf8_is_refused_before_any_work(tmp_path: Path,
+                                                            flag: str) -> None:
+    """Break pass: ``run --cache-dir $'c\\xff'`` computed, then failed with
+    "UnicodeEncodeError: ... surrogates not allowed" when Prefect sent the run's settings as
+    JSON. Python carries the undecodable byte as U+DCFF; it is refused up front, by flag."""
+    name = str(tmp_path / "x\udcff.json")
+    result = runner.invoke(app, ["run", "--estimate", "--seed", "42", "--days", "30",
+                                 "--cache-dir", str(tmp_path / "c"), "--reports-dir",
+                                 str(tmp_path / "r"), flag, name])
+    line = _one_line_error(result, 2, "")
+    assert line == (f"rotbench: error: {flag} {tmp_path}/x\\udcff.json: not UTF-8 text (the "
+                    "name holds bytes that do not decode); rotbench records paths and "
+                    "settings as JSON, which holds UTF-8 only: choose another name"), line
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["report.json", "rows.csv", "notes.duckdb"])
+def test_a_file_that_is_not_a_database_is_named_as_such(tmp_path: Path, name: str) -> None:
+    """Break pass: ``runs --db report.json`` said "Cannot launch in-memory database in
+    read-only mode" (DuckDB read the .json as data); every other file said DuckDB's own
+    words. Now the same one line for any file that is not a DuckDB database."""
+    path = tmp_path / name
+    path.write_text('{"schema_version": 3, "run_id": "x"}\n')
+    for args in (["runs", "--db", str(path)],
+                 ["export", "x", "--db", str(path), "--out", str(tmp_path / "o")]):
+        _one_line_error(runner.invoke(app, args), 1,
+                        f'"{path}" exists, but it is not a valid DuckDB database file')
+    assert not (tmp_path / "o").exists()
 
 
 def test_no_connection_of_rotbench_sees_python_names(tmp_path: Path) -> None:

@@ -147,7 +147,58 @@ def test_show_refuses_a_file_beyond_the_size_limit(tmp_path: Path, monkeypatch) 
     monkeypatch.setattr(io, "MAX_REPORT_BYTES", 64)
     big = tmp_path / "big.json"
     big.write_text("{" + " " * 100 + "}")
-    _one_line_error(runner.invoke(app, ["show", str(big)]), 1, f"{big}: larger than")
+    _one_line_error(runner.invoke(app, ["show", str(big)]), 1,
+                    f"{big}: over the size limit: larger than")
+
+
+@pytest.fixture()
+def filed(tmp_path: Path) -> Path:
+    """A synthetic 1-world report (scorer v2) saved as schema 3: ``reports/<id>.json`` with
+    its world in ``reports/worlds/<sha256>.json``."""
+    from rotbench.results import StageRecord, build_report
+    from rotbench.testing.synthetic import synthetic_selection, synthetic_world_probes
+
+    reports = tmp_path / "reports"
+    report = build_report("synthetic-filed", synthetic_selection([7], "v2"),
+                          [synthetic_world_probes(7)],
+                          [StageRecord(seed=7, stage="probe", cached=False, seconds=0.0)],
+                          {"probe": 0.0}, [], worlds_dir=reports / "worlds")
+    return write_report(report, reports / "synthetic-filed.json")
+
+
+@pytest.mark.parametrize("command", [["show"], ["report"], ["compare"]])
+def test_a_world_file_over_the_size_limit_is_a_limit_never_damage(
+        filed: Path, monkeypatch, command: list[str]) -> None:
+    """Issue 26 item 6: a sound world file above the reader's cap (256 MiB; lowered here,
+    a real one is too big for a test) is "over the size limit", never "damaged"."""
+    import rotbench.results.files.worlds as worlds
+
+    saved = filed
+    world_file = next((saved.parent / "worlds").glob("*.json"))
+    monkeypatch.setattr(worlds, "MAX_WORLD_BYTES", world_file.stat().st_size - 1)
+    args = [*command, str(saved)] + ([str(saved)] if command == ["compare"] else [])
+    line = _one_line_error(runner.invoke(app, args), 1, "")
+    cap = world_file.stat().st_size - 1
+    assert line == (f"rotbench: error: {saved}: field worlds[0].sha256: world file "
+                    f"worlds/{world_file.name} is over the size limit: larger than {cap} "
+                    "bytes, the most rotbench reads of a world file (its bytes were not "
+                    "checked; no run of this version writes one that large)"), line
+    assert "damaged" not in line
+    # one byte more and the same file reads: the digest was never the problem
+    monkeypatch.setattr(worlds, "MAX_WORLD_BYTES", cap + 1)
+    assert runner.invoke(app, ["show", str(saved)]).exit_code == 0
+
+
+def test_a_report_file_over_the_size_limit_is_a_limit_never_damage(
+        saved: Path, monkeypatch) -> None:
+    import rotbench.results.files.report as io
+
+    size = saved.stat().st_size
+    monkeypatch.setattr(io, "MAX_REPORT_BYTES", size - 1)
+    for command in (["show"], ["report"]):
+        line = _one_line_error(runner.invoke(app, [*command, str(saved)]), 1, "")
+        assert line == (f"rotbench: error: {saved}: over the size limit: larger than "
+                        f"{size - 1} bytes, the limit for a report file"), line
 
 
 @pytest.mark.parametrize(("port", "message"), [

@@ -22,6 +22,7 @@ from rotbench.results.presentation.compare import compare_reports, render_compar
 from rotbench.results.presentation.tables import Col, column_groups, print_table
 from rotbench.rulings import ReviewItem, RulingClaim, derive_pair_id
 from rotbench.scoring.models import HIT_CLASSES
+from rotbench.testing.synthetic import synthetic_report
 
 runner = CliRunner()
 NARROW = {"COLUMNS": "80", "LINES": "50"}
@@ -68,15 +69,45 @@ def test_engines_keeps_every_name_and_version_whole_at_80_columns() -> None:
             assert word in words
 
 
+@pytest.fixture(scope="module")
+def v4_report() -> Report:
+    """A 1-world synthetic report scored under v4 (the scorer of generator 3)."""
+    return synthetic_report((7,), scorer="v4", generator_version="3")
+
+
+def _first_hit_rows(out: str) -> list[str]:
+    """The class column of the "First value-bearing hit" table in ``out``."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if "First value-bearing hit" in line)
+    rows = []
+    for line in lines[start + 1:]:
+        if not (BOX & set(line)):
+            break
+        cells = [c.strip() for c in line.strip().strip("│").split("│")]
+        if len(cells) == 2 and cells[0] and cells[0] != "class":
+            rows.append(cells[0])
+    return rows
+
+
+V2_CLASSES = ["current", "mixed", "stale", "history", "poison_asserted", "poison_attributed",
+              "none"]
+V4_CLASSES = list(HIT_CLASSES)
+
+
 @pytest.mark.parametrize("intervals", [False, True])
+@pytest.mark.parametrize("scorer", ["v2", "v4"])
 def test_show_and_the_run_summary_keep_metric_and_class_names_whole(
-        small_report: Report, intervals: bool) -> None:
+        small_report: Report, v4_report: Report, intervals: bool, scorer: str) -> None:
+    report = small_report if scorer == "v2" else v4_report
     console = Console(record=True, width=80, force_terminal=False)
-    render(small_report, console, intervals=intervals)
+    render(report, console, intervals=intervals)
     out = console.export_text()
-    names = [*small_report.metrics, *small_report.by_channel, *HIT_CLASSES,
-             *small_report.by_kind]
-    figures = [f"({r.numerator}/{r.denominator})" for r in small_report.metrics.values()]
+    classes = V2_CLASSES if scorer == "v2" else V4_CLASSES
+    # exactly the classes of the report's scorer: v2 gives no decoy class and no class of
+    # generator 3 (premature, planned, corrected); v4 gives all twelve
+    assert _first_hit_rows(out) == classes
+    names = [*report.metrics, *report.by_channel, *classes, *report.by_kind]
+    figures = [f"({r.numerator}/{r.denominator})" for r in report.metrics.values()]
     _assert_readable(out, [*names, *figures, "unanswerable", "answerable"])
 
 

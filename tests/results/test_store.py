@@ -137,3 +137,29 @@ def test_an_older_database_is_completed_not_refused(tmp_path: Path, small_report
     with duckdb.connect(str(db), read_only=True) as con:
         rows = con.execute("SELECT id, degraded FROM runs ORDER BY id").fetchall()
     assert rows == [("old", None), (small_report.run_id, False)]
+
+
+@pytest.mark.parametrize("error", [
+    duckdb.IOException('Could not write file "r.duckdb.wal": No space left on device'),
+    OSError(28, "No space left on device"),
+])
+def test_a_full_disk_at_the_database_keeps_the_report_pending_and_fails(
+        tmp_path: Path, small_report: Report, monkeypatch, error) -> None:
+    """Issue 26 item 26: a full disk is not a busy database; the run must not end well.
+    The report and its marker stay (nothing half-written; ``rotbench db`` imports it once
+    there is room) and WriteFailed names the database."""
+    import rotbench.results.store as store
+    from rotbench.atomic import WriteFailed
+
+    def full(*args, **kwargs):  # noqa: ANN002, ANN003
+        raise error
+
+    monkeypatch.setattr(store, "write_run", full)
+    path, db = tmp_path / "reports" / f"{small_report.run_id}.json", tmp_path / "r.duckdb"
+    said: list[str] = []
+    with pytest.raises(WriteFailed) as caught:
+        record(small_report, path, db, wait=0.0, say=said.append)
+    assert str(caught.value) == (f"cannot write {db}: No space left on device; the disk is "
+                                 "full")
+    assert said == [] and path.is_file() and pending_marker(path).is_file()
+    assert not db.exists()

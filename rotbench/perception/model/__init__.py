@@ -15,7 +15,7 @@ Public surface (everything else is private):
   ``cost_usd``, ``call_key``).
 - the prompts' wire format, for fakes that answer them (``prompt_kind``,
   ``document_text_of``, ``question_text_of``, ``claim_views_of``, ``RETRY_MARKER``;
-  ``extract_prompt_of`` and ``written_date_of`` for the dated ``extract-v3``).
+  ``extract_prompt_of``, ``names_a_time`` and ``written_date_of`` for the dated ``extract-v3``).
 - wiring: ``build_perception`` -> ``LivePerception``.
 - the run's bound on calls in flight: ``CallGate``, ``ProcessGate``, ``process_gate``,
   ``forget_process_gate``, ``GatedClient`` (``_gate``).
@@ -67,6 +67,7 @@ from rotbench.perception.model._prompts import (
     claim_views_of,
     document_text_of,
     extract_prompt_of,
+    names_a_time,
     prompt_kind,
     question_text_of,
     written_date_of,
@@ -110,6 +111,7 @@ __all__ = [
     "extract_prompt_of",
     "prompt_kind",
     "question_text_of",
+    "names_a_time",
     "written_date_of",
     "live_extractor_stamp",
     "CHECK_PROMPTS",

@@ -10,9 +10,10 @@ at any instant leaves either a whole entry or none. ``CallCache.claim`` is a per
 the cache folder (``<stage>/.locks/<key>.lock``, an ``flock``): a process about to pay for a
 call holds it until the entry is written, so another process sharing the folder waits and then
 reads that entry instead of paying for the same call again. The lock dies with its process,
-so a killed run never leaves a call blocked. Reads use ``json`` only, never pickle. An
-entry that does not parse, or whose recorded model / prompt version / key disagree with the
-request, is treated as absent: the call is made again and the entry overwritten.
+so a killed run never leaves a call blocked. Reads go through ``rotbench.json_input`` (JSON
+only, never pickle, with its size, depth and number limits). An entry that does not parse
+is damaged: one warning line, then the call is made again and the entry overwritten. One
+whose recorded model / prompt version / key disagree with the request is simply absent.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import tempfile
 from collections.abc import Iterator
@@ -29,9 +31,25 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from rotbench.json_input import JSONInputError, read_json_file
 from rotbench.perception.client import Completion
+from rotbench.safe_text import printable
 
 CACHE_SCHEMA = 1
+MAX_ENTRY_BYTES = 4 << 20
+"""Largest call cache entry read (4 MiB). An entry holds one completion (at most
+``max_tokens`` of text: a few tens of KB for the largest prompt rotbench sends) and its
+usage counts; anything bigger was not written by rotbench."""
+
+log = logging.getLogger("rotbench.perception.model")
+
+
+def _unusable(path: Path, reason: str) -> None:
+    """Warn (one line, the path and reason escaped) that the entry at ``path`` cannot be
+    used (damaged, or over the size limit); it counts as a miss."""
+    log.warning("call cache entry %s is unusable, so the call is made again: %s",
+                printable(str(path), 300), printable(reason, 300))
+    return None
 
 
 @lru_cache(maxsize=1)
@@ -76,14 +94,24 @@ class CallCache:
         return self.root / stage / f"{key}.json"
 
     def get(self, stage: str, key: str, *, model: str, prompt_version: str) -> Completion | None:
-        """The cached completion, or None when absent, unreadable or not this call's."""
+        """The cached completion, or None when absent, damaged or not this call's.
+
+        The entry is read by rotbench's one JSON reader (``rotbench.json_input``: at most
+        ``MAX_ENTRY_BYTES``, its depth, number and encoding limits). A damaged entry (not
+        that JSON, not an entry, not a completion) is a miss with one warning line on the
+        ``rotbench.perception.model`` logger naming the file; the call is made again and
+        the entry overwritten. An absent entry, or one written for another model, prompt
+        version or key, is a plain miss."""
+        path = self.path(stage, key)
         try:
-            raw = self.path(stage, key).read_text(encoding="utf-8")
-            data = json.loads(raw)
-        except (OSError, ValueError):
-            return None
+            data = read_json_file(path, MAX_ENTRY_BYTES, "call cache entry")
+        except JSONInputError as exc:
+            if exc.strerror is not None and not path.exists():
+                return None  # absent: the usual miss
+            return _unusable(path, str(exc))
         if not isinstance(data, dict):
-            return None
+            return _unusable(path, f"{path}: not a call cache entry (top level is "
+                            f"{type(data).__name__})")
         if (
             data.get("schema") != CACHE_SCHEMA
             or data.get("key") != key
@@ -93,8 +121,10 @@ class CallCache:
             return None
         try:
             return Completion.model_validate(data.get("completion"))
-        except ValidationError:
-            return None
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            field = ".".join(map(str, ("completion", *first["loc"])))
+            return _unusable(path, f"{path}: not a completion (field {field}: {first['msg']})")
 
     @contextlib.contextmanager
     def claim(self, stage: str, key: str) -> Iterator[None]:

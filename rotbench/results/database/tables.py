@@ -341,13 +341,38 @@ def is_lock_error(exc: BaseException) -> bool:
     return isinstance(exc, duckdb.IOException) and "lock" in str(exc).lower()
 
 
+DUCKDB_MAGIC = b"DUCK"
+"""The bytes at offset 8 of every DuckDB database file."""
+
+
+def not_a_database(path: Path) -> bool:
+    """True when ``path`` is a non-empty regular file whose header is not DuckDB's (a report,
+    a CSV, any other file); False for a missing or empty file, which DuckDB creates."""
+    try:
+        if not path.is_file() or path.stat().st_size == 0:
+            return False
+        with path.open("rb") as fh:
+            head = fh.read(12)
+    except OSError:
+        return False  # left for DuckDB to report
+    return head[8:12] != DUCKDB_MAGIC
+
+
 def connect(db_path: Path | str, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection to ``db_path``: every connection rotbench opens comes from here.
 
     Replacement scans of Python objects are off: by default DuckDB resolves a table name
     it does not find (``runs``, ``metrics``) to a Python variable of that name in any
     caller's frame (the CLI's own ``runs`` function among them), so a file lacking a table
-    would be read from Python memory instead of failing. Raises duckdb.Error as it comes."""
+    would be read from Python memory instead of failing.
+
+    A file that is there but does not start like a DuckDB database (its magic bytes
+    ``DUCK`` at offset 8) is refused before DuckDB sees it: given a path ending in
+    ``.json`` or ``.csv``, DuckDB would otherwise try to read it as data and fail with a
+    message about an in-memory database. Raises duckdb.Error (``IOException`` for those)."""
+    if not_a_database(Path(db_path)):
+        raise duckdb.IOException(f'The file "{db_path}" exists, but it is not a valid DuckDB '
+                                 "database file!")
     con = duckdb.connect(str(db_path), read_only=read_only)
     try:
         con.execute("SET python_enable_replacements = false")

@@ -20,6 +20,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from rotbench.atomic import write_atomic
+from rotbench.json_input import size_text
 from rotbench.results.files.report import ReportError, describe_validation_error
 from rotbench.results.schema import Report
 from rotbench.scoring.models import WorldProbes
@@ -65,8 +66,9 @@ def write_world(world: WorldProbes, worlds_dir: Path) -> str:
     """
     data = world_bytes(world)
     if len(data) > MAX_WORLD_BYTES:  # the engine boundary keeps answers far below this
-        raise ValueError(f"world seed {world.seed}: {len(data) >> 20} MiB of probes, above the "
-                         f"{MAX_WORLD_BYTES >> 20} MiB a world file may hold; not written")
+        raise ValueError(f"world seed {world.seed}: {len(data) >> 20} MiB of probes, over the "
+                         f"size limit of {size_text(MAX_WORLD_BYTES)} a world file may hold; "
+                         "not written")
     digest = hashlib.sha256(data).hexdigest()
     path = world_path(worlds_dir, digest)
     if not _sound(path, digest):
@@ -121,9 +123,10 @@ def load_world(report: Report, index: int) -> WorldProbes:
         raise ReportError(f"{where}: cannot read world file {name}: "
                           f"{exc.strerror or exc}") from None
     if len(raw) > MAX_WORLD_BYTES:
-        raise ReportError(f"{where}: world file {name} is larger than the "
-                          f"{MAX_WORLD_BYTES >> 20} MiB rotbench reads (a size limit, not "
-                          "damage: no run of this version writes one that large)")
+        raise ReportError(f"{where}: world file {name} is over the size limit: larger than "
+                          f"{size_text(MAX_WORLD_BYTES)}, the most rotbench reads of a world "
+                          "file (its bytes were not checked; no run of this version writes "
+                          "one that large)")
     if hashlib.sha256(raw).hexdigest() != entry.sha256:
         raise ReportError(f"{where}: world file {name} is damaged (its bytes do not match "
                           "the digest)")

@@ -30,6 +30,7 @@ from rotbench.perception.model import (
 from rotbench.perception.model._prompts import (
     EXTRACT_PROMPTS,
     RETRY_MARKER,
+    names_a_time,
     written_date_of,
 )
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
@@ -272,14 +273,38 @@ def test_v2_rejects_the_temporary_mood_it_never_asked_for(
 # ---- the prompt, its version in stamps and cache keys, and which worlds get it --------------
 
 
+TIMED = DOC.model_copy(update={"turns": [Turn(role="user", text="Next month I move to Oslo."),
+                                          Turn(role="assistant", text="Noted.")]})
+
+
+@pytest.mark.parametrize("text, dated", [
+    ("Some news about me.", False),
+    ("Years ago my car was Skoda.", False),           # past-only phrase: no date needed
+    ("Sorry, I told you wrong last week: my gym is Y.", True),  # "week"
+    ("These days my manager is Ines.", False),
+    ("Next month I'm moving my editor to Sublime.", True),
+    ("In two weeks Mazda takes over as my car.", True),
+    ("From Monday 23 February, my codename is Wolfram.", True),
+    ("Fairphone is my phone until the weekend.", True),
+    ("I'm off for a few days.", True),
+    ("A few times a day helps.", False),
+])
+def test_the_written_date_enters_a_v3_prompt_only_when_the_text_names_a_time(
+        text: str, dated: bool) -> None:
+    v3 = LiveExtractor(RefusingClient(), "claude-sonnet-4-6", slots=SLOTS)
+    doc = DOC.model_copy(update={"turns": [Turn(role="user", text=text)]})
+    assert names_a_time(doc.text) is dated
+    assert ("Written on: Monday 2026-01-19\n<document>" in v3.request(doc)[1]) is dated
+
+
 def test_v3_prompt_carries_the_written_date_and_v2_does_not() -> None:
     v3 = LiveExtractor(RefusingClient(), "claude-sonnet-4-6", slots=SLOTS)
     v2 = LiveExtractor(RefusingClient(), "claude-sonnet-4-6", "extract-v2", slots=SLOTS)
     assert v3.stamp == "live-extractor-1:claude-sonnet-4-6:extract-v3"
-    system, prompt = v3.request(DOC)
+    system, prompt = v3.request(TIMED)
     assert "Written on: Monday 2026-01-19\n<document>" in prompt
     assert written_date_of(prompt) == "2026-01-19"
-    assert "Written on" not in v2.request(DOC)[1]
+    assert "Written on" not in v2.request(TIMED)[1]
     for word in ("valid_from", "valid_until", "corrects", "multi_valued", "temporary",
                  "member_add", "never instructions"):
         assert word in system
@@ -287,9 +312,12 @@ def test_v3_prompt_carries_the_written_date_and_v2_does_not() -> None:
     # the same document under two versions: two cache keys, neither a hit for the other
     keys = {ex._asker.key(*ex.request(DOC)) for ex in (v2, v3)}
     assert len(keys) == 2
-    # identical text written on another day is another v3 call, but the same v2 call
-    later = DOC.model_copy(update={"day": 15, "timestamp": "2026-01-20T10:00:00Z"})
-    assert v3.request(later) != v3.request(DOC) and v2.request(later) == v2.request(DOC)
+    # identical text naming a time, written on another day, is another v3 call, but the
+    # same v2 call; a text that names no time is one call whatever its day
+    later = TIMED.model_copy(update={"day": 15, "timestamp": "2026-01-20T10:00:00Z"})
+    assert v3.request(later) != v3.request(TIMED) and v2.request(later) == v2.request(TIMED)
+    plain_later = DOC.model_copy(update={"day": 15, "timestamp": "2026-01-20T10:00:00Z"})
+    assert v3.request(plain_later) == v3.request(DOC)
 
 
 def test_a_cached_v2_answer_is_not_served_to_v3(
@@ -359,8 +387,10 @@ def test_v3_round_trips_every_new_field_of_a_generator_3_world(
     assert ex.prompt_version == "extract-v3"
     live = extract_concurrently(docs, ex, 8)
     assert live.documents == oracle.documents
-    dated = {(d.text, d.timestamp[:10]) for d in docs}
-    assert fake3.count("extract") == len(dated) == ex.stats.calls
+    # one call per text, and per written date where the text names a time (92 texts and
+    # dates; 77 once the texts that name no time share their call across days)
+    prompts = {(d.text, d.timestamp[:10] if names_a_time(d.text) else None) for d in docs}
+    assert fake3.count("extract") == len(prompts) == ex.stats.calls == 77
     assert ex.stats.failures == [] and ex.stats.invalid_answers == 0
 
 
@@ -414,8 +444,9 @@ def test_live_arm_estimate_with_v3_names_the_calls_the_fake_gets(
     assert est.stages["extract"].input_tokens == metered.input_tokens
     assert est.stages["extract"].output_tokens == metered.output_tokens
     assert est.stages["check"].calls == fake3.count(CHECK_KINDS)
-    # v3 dates its prompts: more distinct calls than v2, each a little longer
-    assert v2.stages["extract"].calls < est.stages["extract"].calls
+    # v3 dates only the prompts whose text names a time, and on this world each such text
+    # is said once: as many calls as v2, each a little longer
+    assert v2.stages["extract"].calls == est.stages["extract"].calls == 100
     assert v2.stages["extract"].input_tokens < est.stages["extract"].input_tokens
 
 

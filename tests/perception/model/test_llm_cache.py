@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import pytest
@@ -65,6 +66,75 @@ def test_corrupt_entries_read_as_absent(tmp_path: Path, content: str) -> None:
     path.parent.mkdir(parents=True)
     path.write_text(content)
     assert cache.get("check", key, model="m", prompt_version="v1") is None
+
+
+DAMAGED = {
+    "not JSON": b"{not json",
+    "truncated": b'{"truncated": ',
+    "not an object": b"[]",
+    "nested 200,000 deep": b"[" * 200_000 + b"]" * 200_000,
+    "a 5000-digit number": b'{"schema": ' + b"9" * 5000 + b"}",
+    "invalid UTF-8": b'{"schema": 1, "key": "\xff"}',
+    "UTF-16": '{"schema": 1}'.encode("utf-16"),
+    "NaN": b'{"schema": NaN}',
+}
+
+
+@pytest.mark.parametrize("content", DAMAGED.values(), ids=DAMAGED.keys())
+def test_a_damaged_entry_is_a_miss_with_one_warning_line(tmp_path: Path, content: bytes,
+                                                          caplog) -> None:
+    """Read by rotbench's one JSON reader: whatever the bytes, a miss and one line naming
+    the file, never a traceback (a deep one raised RecursionError before)."""
+    cache = CallCache(tmp_path)
+    key = call_key(**BASE)
+    path = cache.path("check", key)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(content)
+    with caplog.at_level(logging.WARNING, logger="rotbench.perception.model"):
+        assert cache.get("check", key, model="m", prompt_version="v1") is None
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 1, lines
+    assert "\n" not in lines[0] and len(lines[0]) < 800, lines[0]
+    assert lines[0].startswith(f"call cache entry {path} is unusable, so the call is made "
+                               f"again: {path}: "), lines[0]
+    assert all(r.exc_info is None for r in caplog.records)
+
+
+def test_a_directory_or_a_wrong_completion_is_damaged_and_an_absent_entry_is_silent(
+        tmp_path: Path, caplog) -> None:
+    cache = CallCache(tmp_path)
+    key = call_key(**BASE)
+    path = cache.path("check", key)
+    with caplog.at_level(logging.WARNING, logger="rotbench.perception.model"):
+        assert cache.get("check", key, model="m", prompt_version="v1") is None  # absent
+        assert caplog.records == []
+        path.mkdir(parents=True)
+        assert cache.get("check", key, model="m", prompt_version="v1") is None
+        path.rmdir()
+        entry = {"schema": 1, "key": key, "model": "m", "prompt_version": "v1",
+                 "completion": {"text": 5, "model": "m"}}
+        path.write_text(json.dumps(entry))
+        assert cache.get("check", key, model="m", prompt_version="v1") is None
+    assert [r.getMessage() for r in caplog.records] == [
+        f"call cache entry {path} is unusable, so the call is made again: {path}: is a "
+        "directory, not a call cache entry",
+        f"call cache entry {path} is unusable, so the call is made again: {path}: not a "
+        "completion (field completion.text: Input should be a valid string)"]
+
+
+def test_an_entry_over_the_size_limit_is_a_miss(tmp_path: Path, caplog, monkeypatch) -> None:
+    import rotbench.perception.model._cache as cache_module
+
+    monkeypatch.setattr(cache_module, "MAX_ENTRY_BYTES", 64)
+    cache = CallCache(tmp_path)
+    key = call_key(**BASE)
+    c = Completion(text="x" * 100, model="m")
+    path = cache.put("check", key, c, model="m", prompt_version="v1")
+    with caplog.at_level(logging.WARNING, logger="rotbench.perception.model"):
+        assert cache.get("check", key, model="m", prompt_version="v1") is None
+    assert [r.getMessage() for r in caplog.records] == [
+        f"call cache entry {path} is unusable, so the call is made again: {path}: over the size "
+        "limit: larger than 64 bytes, the limit for a call cache entry"]
 
 
 def _constant_extraction(req) -> str:  # type: ignore[no-untyped-def]

@@ -67,6 +67,11 @@ def test_missing_field_and_other_shapes(tmp_path: Path, saved: Path) -> None:
         (lambda d: d["metrics"]["current_first"].update(low=0.99), "low 0.99 does not match"),
         (lambda d: d["selection"].update(top_k=-1), "field selection.top_k"),
         (lambda d: d["selection"].update(seeds=[]), "field selection.seeds"),
+        # a break pass found these shown without a word ("seeds 42, -4 days")
+        (lambda d: d["selection"].update(days=-4),
+         "field selection.days: Input should be greater than or equal to 1"),
+        (lambda d: d["selection"].update(checkpoints=[15, 900]),
+         "field selection: checkpoint day 900 is outside the run's 1-90 days"),
     ],
 )
 def test_self_contradicting_reports_are_refused(saved: Path, edit, expected) -> None:
