@@ -465,7 +465,7 @@ def _batch_extract(spec: RunSpec, ledger_path: str | None, budget: dict | None,
     multi = EngineConfig().with_overrides(spec.engine_overrides()).store.multi_contributor
     items = []
     for seed in spec.seeds:
-        world = generate_world(seed, spec.days, spec.generator)
+        world = generate_world(seed, spec.days, spec.generator, spec.volume)
         items.append((live.extractor(world), world_documents(world, multi),
                       [p.question for p in world.probes]))
     outcomes = batch_extraction(items, live.batch_runner)

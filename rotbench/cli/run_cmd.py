@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 
 from rotbench.cli.common import fail
+from rotbench.world.generate import DEFAULT_GENERATOR
 from rotbench.cli.interrupts import Interrupts, is_interruption
 
 
@@ -116,8 +117,9 @@ def run(
         bool, typer.Option("--no-trust-policy", help="Neutral trust for every source.")
     ] = False,
     generator: Annotated[
-        str, typer.Option(help="World generator version: 1, 2 or 3 (default: 2; 3 is opt-in).")
-    ] = "2",
+        str, typer.Option(help="World generator version: 1, 2 or 3 (default: 3; 1 and 2 "
+                          "reproduce their pinned figures).")
+    ] = DEFAULT_GENERATOR,
     volume: Annotated[
         int, typer.Option(help="Generator 3: multiply the filler sessions (1 to 100).")
     ] = 1,

@@ -50,7 +50,7 @@ def imperfect(worlds):
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("batchflow")
-    worlds = [generate_world(s) for s in SEEDS]
+    worlds = [generate_world(s, generator="2") for s in SEEDS]
     mp = pytest.MonkeyPatch()
     out = {}
     with FakeAnthropic(imperfect(worlds), batch_delay_seconds=0.2) as fake, mp.context() as env:
@@ -59,7 +59,7 @@ def runs(tmp_path_factory):
         for mode in ("single", "batch"):
             before = (len(fake.requests), len(fake.batches))
             outcome = asyncio.run(rot_benchmark(
-                arm="live", seeds=SEEDS, batch=(mode == "batch"),
+                arm="live", seeds=SEEDS, generator="2", batch=(mode == "batch"),
                 llm_settings=str(settings_file(root / mode)),
                 cache_dir=str(root / mode / "cache"), reports_dir=str(root / mode / "r")))
             out[mode] = (outcome, len(fake.requests) - before[0], fake.batches[before[1]:])
@@ -121,7 +121,7 @@ def test_failed_batch_requests_degrade_the_run_and_the_rerun_submits_only_them(
     undecided) and its failed stages are not cached; the rerun on the same cache submits
     exactly the failed requests (and the checks the new answers lead to), never one that
     was answered."""
-    world = generate_world(42, 30)
+    world = generate_world(42, 30, "2")
     failing: set[str] = set()
 
     def outcome(req: FakeRequest) -> str | None:
@@ -133,7 +133,7 @@ def test_failed_batch_requests_degrade_the_run_and_the_rerun_submits_only_them(
 
     def run(root: Path):
         return asyncio.run(rot_benchmark(
-            arm="live", seeds=[42], days=30, batch=True,
+            arm="live", seeds=[42], days=30, generator="2", batch=True,
             llm_settings=str(settings_file(tmp_path)),
             cache_dir=str(root / "cache"), reports_dir=str(root / "r")))
 

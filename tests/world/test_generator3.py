@@ -9,7 +9,8 @@ import pytest
 from rotbench.engines.protocol import Document
 from rotbench.pipeline.extract import world_documents
 from rotbench.world import WorldConfigError, generate_world
-from rotbench.world.generate import GENERATOR_VERSIONS
+from rotbench.runspec import RunSpec
+from rotbench.world.generate import DEFAULT_GENERATOR, GENERATOR_VERSIONS
 from rotbench.world.models import Fact, Session, Turn, World, knowable_truth
 from rotbench.world.pools import ATTRIBUTES
 from rotbench.world.pools_v3 import all_template_texts_v3, wordings
@@ -24,9 +25,11 @@ def world(request) -> World:
     return generate_world(request.param, generator="3")
 
 
-def test_generator_3_is_released_and_opt_in() -> None:
-    assert GENERATOR_VERSIONS == ("1", "2", "3")
-    assert generate_world(42).generator_version == "2"  # the default stays generator 2
+def test_generator_3_is_released_and_the_default() -> None:
+    assert GENERATOR_VERSIONS == ("1", "2", "3") and DEFAULT_GENERATOR == "3"
+    assert generate_world(42) == generate_world(42, generator="3")
+    assert RunSpec().generator == "3" and RunSpec().scorer_version == "v4"
+    assert RunSpec(generator="2").scorer_version == "v3"
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -145,7 +148,7 @@ def test_a_checkpoint_sees_exactly_what_was_delivered(world: World) -> None:
         assert all(s.arrival <= cp for s in seen)
     doc = Document.from_session(next(s for s in world.sessions if s.late))
     assert doc.delivered_day is not None and doc.delivered_day > doc.day
-    on_time = Document.from_session(generate_world(42).sessions[0])
+    on_time = Document.from_session(generate_world(42, generator="2").sessions[0])
     assert "delivered_day" not in on_time.model_dump()  # a v2 document is unchanged
 
 
