@@ -17,7 +17,8 @@ from rotbench.world.pools_v3 import all_template_texts_v3, wordings
 from rotbench.world.transcript import render_transcript
 
 SEEDS = (42, 43, 44)
-PINNED_V3 = {42: "b0dc38757b3d", 43: "648cd6795a1f", 44: "00b703a41426"}
+PINNED_V3 = {42: "4c3d3c99b966", 43: "cf6f3941eb6c", 44: "8f04c326ab0c"}
+"""Since the filler is dealt as a deck (before: b0dc38757b3d, 648cd6795a1f, 00b703a41426)."""
 
 
 @pytest.fixture(scope="module", params=SEEDS)
@@ -190,3 +191,22 @@ def test_transcript_shows_delivery_order(world: World) -> None:
     days = [int(a or b) for a, b in heads]
     assert days == sorted(days) and len(days) == len(world.sessions)
     assert len(re.findall(r"written day \d+, late", text)) == sum(s.late for s in world.sessions)
+
+
+@pytest.mark.parametrize("volume", [1, 3])
+def test_chit_chat_is_dealt_every_exchange_once_before_any_again(world, volume) -> None:
+    """Every exchange of chit-chat is said as often as any other, give or take one. Drawn
+    with replacement,
+    seed 42 said "The river was high after the storm." five times in 90 days, and a store
+    keeping raw lines filled its top k with the copies (RawLines' leak went unseen)."""
+    w = world if volume == 1 else generate_world(world.seed, generator="3", volume=volume)
+    from rotbench.world.pools import NOISE_EXCHANGES
+    from rotbench.world.pools_v3 import FILLER_EXCHANGES
+
+    exchanges = [*NOISE_EXCHANGES, *FILLER_EXCHANGES]
+    said = {pair: 0 for pair in exchanges}
+    for session in w.sessions:
+        if session.kind in ("filler", "noise") and not session.facts:
+            said[(session.turns[0].text, session.turns[1].text)] += 1
+    counts = sorted(said.values())
+    assert sum(counts) >= len(exchanges) and counts[-1] - counts[0] <= 1, counts

@@ -21,7 +21,12 @@ from pathlib import Path
 
 from rotbench.results.presentation.compare import Cell, Comparison, Family, Row, compare_reports
 from rotbench.results.presentation.plots import CLASS_COLOURS, Plot, run_labels, selection_line
-from rotbench.results.presentation.render import format_rate, kinds_title, shared_line
+from rotbench.results.presentation.render import (
+    format_rate,
+    kinds_title,
+    scorer_classes,
+    shared_line,
+)
 from rotbench.results.schema import Report
 from rotbench.safe_text import printable
 from rotbench.scoring.metrics import (
@@ -256,11 +261,14 @@ def _class_css() -> str:
 def _first_hits(reports: list[Report], labels: list[str]) -> str:
     heads = "".join(f"<th>{esc(label)}</th>" for label in labels)
     rows = []
-    for cls in HIT_CLASSES:
+    of_report = [scorer_classes(r) for r in reports]
+    for cls in [c for c in HIT_CLASSES if any(c in classes for classes in of_report)]:
         cells = []
-        for r in reports:
+        for r, classes in zip(reports, of_report, strict=True):
             total = sum(r.first_hit_counts.values())
-            cells.append(_rate_cell(Rate.of(r.first_hit_counts.get(cls, 0), total)))
+            # a class its scorer does not give is n/a for that report, never 0%
+            cells.append(_rate_cell(Rate.of(r.first_hit_counts.get(cls, 0), total)
+                                    if cls in classes else None))
         name = "no value-bearing hit" if cls == "none" else cls
         rows.append(f"<tr><td>{_badge(cls)} {esc(name) if cls == 'none' else ''}</td>"
                     f"{''.join(cells)}</tr>")
