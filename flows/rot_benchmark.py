@@ -136,7 +136,7 @@ def _prewarm(spec: RunSpec) -> threading.Thread | None:
     meets and reports any failure."""
     from rotbench.embedding.shared import warm_for_run
 
-    thread = warm_for_run(spec.arm, spec.engines, Path(spec.cache_dir))
+    thread = warm_for_run(spec.arm, spec.engines, Path(spec.cache_dir), spec.generator)
     if thread is not None and spec.dask is not None:
         thread.join()
     return thread

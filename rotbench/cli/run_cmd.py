@@ -299,7 +299,8 @@ def run(
         from rotbench.embedding.shared import warm_for_run
 
         if spec.dask is None:  # (on Dask the flow starts it and waits for it)
-            warm_for_run(spec.arm, spec.engines, Path(spec.cache_dir))  # beside the boot
+            # beside the boot
+            warm_for_run(spec.arm, spec.engines, Path(spec.cache_dir), spec.generator)
         outcome = _run_flow(spec, server, started)
     except ServerStartError as exc:
         fail(str(exc), 1)
