@@ -21,12 +21,7 @@ from pathlib import Path
 
 from rotbench.results.presentation.compare import Cell, Comparison, Family, Row, compare_reports
 from rotbench.results.presentation.plots import CLASS_COLOURS, Plot, run_labels, selection_line
-from rotbench.results.presentation.render import (
-    format_rate,
-    kinds_title,
-    scorer_classes,
-    shared_line,
-)
+from rotbench.results.presentation.render import format_rate, kinds_title, shared_line
 from rotbench.results.schema import Report
 from rotbench.safe_text import printable
 from rotbench.scoring.metrics import (
@@ -261,14 +256,11 @@ def _class_css() -> str:
 def _first_hits(reports: list[Report], labels: list[str]) -> str:
     heads = "".join(f"<th>{esc(label)}</th>" for label in labels)
     rows = []
-    of_report = [scorer_classes(r) for r in reports]
-    for cls in [c for c in HIT_CLASSES if any(c in classes for classes in of_report)]:
+    for cls in HIT_CLASSES:
         cells = []
-        for r, classes in zip(reports, of_report, strict=True):
+        for r in reports:
             total = sum(r.first_hit_counts.values())
-            # a class its scorer does not give is n/a for that report, never 0%
-            cells.append(_rate_cell(Rate.of(r.first_hit_counts.get(cls, 0), total)
-                                    if cls in classes else None))
+            cells.append(_rate_cell(Rate.of(r.first_hit_counts.get(cls, 0), total)))
         name = "no value-bearing hit" if cls == "none" else cls
         rows.append(f"<tr><td>{_badge(cls)} {esc(name) if cls == 'none' else ''}</td>"
                     f"{''.join(cells)}</tr>")

@@ -17,9 +17,8 @@ from rotbench.outputs import terminal_safe
 from rotbench.results.presentation.tables import Col, print_table
 from rotbench.results.schema import Report
 from rotbench.scoring.metrics import BY_KIND_V4 as BY_KIND
-from rotbench.scoring.lexicons import LEXICONS
-from rotbench.scoring.metrics import FAMILIES, POISON_METRICS, Rate, better_label, hit_classes
-from rotbench.scoring.models import HIT_CLASSES, HitClass
+from rotbench.scoring.metrics import FAMILIES, POISON_METRICS, Rate, better_label
+from rotbench.scoring.models import HIT_CLASSES
 
 
 def _pct(x: float) -> str:
@@ -93,26 +92,6 @@ def kinds_title(report_kinds: Iterable[str]) -> str:
     return "Decoys and abstention by kind (lower is better)"
 
 
-_DECOY_CLASSES = ("decoy_asserted", "decoy_framed")
-
-
-def scorer_classes(report: Report) -> list[HitClass]:
-    """The hit classes ``report``'s scorer gives, in ``HIT_CLASSES`` order: the decoy
-    classes from scorer v3 on, ``premature``/``planned``/``corrected`` from v4 on
-    (``Lexicon.reads_decoys``/``reads_events``). A class with a non-zero count in the
-    report is always listed; for a scorer version this rotbench does not know, the classes
-    are those ``first_hit_counts`` carries. So a generator-2 report never lists v4's
-    classes, and a generator-3 report scored v4 lists them."""
-    counts = report.first_hit_counts
-    lex = LEXICONS.get(report.selection.scorer_version)
-    if lex is None:
-        return [c for c in HIT_CLASSES if c in counts]
-    given = set(hit_classes(lex.reads_events))
-    if not lex.reads_decoys:
-        given -= set(_DECOY_CLASSES)
-    return [c for c in HIT_CLASSES if c in given or counts.get(c, 0)]
-
-
 def render(report: Report, console: Console, intervals: bool = False) -> None:
     """Print ``report`` to ``console``: header, family tables, poison by channel, first-hit
     counts, floor sweep and notes. ``intervals`` adds 95% Wilson intervals to every rate.
@@ -147,7 +126,7 @@ def render(report: Report, console: Console, intervals: bool = False) -> None:
     print_table(console, "First value-bearing hit",
                 [Col("class"), Col("questions", "words", "right")],
                 [[cls, format_rate(Rate.of(report.first_hit_counts.get(cls, 0), total),
-                                   intervals)] for cls in scorer_classes(report)])
+                                   intervals)] for cls in HIT_CLASSES])
 
     if report.floor_sweep is None:
         console.print("Relevance floor sweep: not applicable (some hits report no raw cosine)",
