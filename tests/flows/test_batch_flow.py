@@ -101,7 +101,8 @@ def test_extraction_is_one_batch_per_run_and_checks_go_in_rounds(runs) -> None:
 def test_projected_live_arm_with_batch_is_within_the_goal(tmp_path) -> None:
     """Seeds 42 43 44, Sonnet 4.6 / Haiku 4.5 at list prices: the batch price is half the
     standard one and at most US$0.45."""
-    spec = RunSpec(arm="live", seeds=SEEDS, batch=True, cache_dir=str(tmp_path / "cache"),
+    spec = RunSpec(arm="live", seeds=SEEDS, generator="3", batch=True,
+                   cache_dir=str(tmp_path / "cache"),
                    llm_settings=str(settings_file(tmp_path)))
     projection = project_cost(spec, run_settings(spec))
     assert projection.batch and projection.applicable_usd == projection.batch_usd
