@@ -187,7 +187,7 @@ def _reference(w: WorldStages, world: StageRef, rec: list[StageRecord]) -> Engin
     run, rt = w.spec, w.runtime
     config = EngineConfig().with_overrides(run.engine_overrides())
     scorer = run.scorer_version
-    extract_stamp, check_stamp = perception_stamps(rt)
+    extract_stamp, check_stamp = perception_stamps(rt, run.generator)
     multi = config.store.multi_contributor
     ws, top_k = world.sha256, run.top_k
     extraction = w.stage("extract", rec, keys.extract_key(ws, extract_stamp, multi),
@@ -222,7 +222,7 @@ def _engine(w: WorldStages, info: EngineInfo, name: str, world: StageRef,
     way: its separable stages read one user's world."""
     run = w.spec
     scorer = run.scorer_version
-    extract_stamp, check_stamp = perception_stamps(w.runtime)
+    extract_stamp, check_stamp = perception_stamps(w.runtime, run.generator)
     shared_config: EngineConfig | None | bool = False
     extra: dict = {}
     timeout: float | None = run.engine_timeout_seconds
@@ -254,9 +254,11 @@ def _engine(w: WorldStages, info: EngineInfo, name: str, world: StageRef,
                          identity=identity, notes=notes, user_scoped=scoped)
 
 
-def perception_stamps(rt: ArmRuntime) -> tuple[str, str]:
+def perception_stamps(rt: ArmRuntime, generator: str | None = None) -> tuple[str, str]:
     """(extractor stamp, checker stamp) of the arm: they name the perception logic, model
-    and prompt version, and enter the cache keys of the stages they read."""
+    and prompt version, and enter the cache keys of the stages they read. ``generator``:
+    the worlds' generator version, which chooses the live arm's extraction prompt when the
+    settings name none (``LLMSettings.extract_prompt_for``)."""
     from rotbench.perception.oracle import OracleChecker, OracleExtractor
 
     if rt.live is None:
@@ -268,7 +270,7 @@ def perception_stamps(rt: ArmRuntime) -> tuple[str, str]:
     from rotbench.perception.model import live_extractor_stamp
 
     s = live.settings
-    return live_extractor_stamp(s.extract_model, s.extract_prompt_version), checker
+    return live_extractor_stamp(s.extract_model, s.extract_prompt_for(generator)), checker
 
 
 @task(name="world", task_run_name="world seed {seed}", persist_result=False)

@@ -44,8 +44,10 @@ from rotbench.perception.model import (
     RETRY_MARKER,
     claim_views_of,
     document_text_of,
+    extract_prompt_of,
     prompt_kind,
     question_text_of,
+    written_date_of,
 )
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
 from rotbench.perception.protocol import Claim
@@ -577,19 +579,26 @@ def oracle_answerer(worlds: World | Iterable[World]) -> Answer:
     """
     worlds = [worlds] if isinstance(worlds, World) else list(worlds)
     by_text: dict[str, tuple[OracleExtractor, Document]] = {}
+    by_dated_text: dict[tuple[str, str], tuple[OracleExtractor, Document]] = {}
     for w in worlds:
         ex = OracleExtractor(w)
         for s in w.sessions:
             doc = Document.from_session(s)
             by_text.setdefault(doc.text, (ex, doc))
+            by_dated_text.setdefault((doc.text, doc.timestamp[:10]), (ex, doc))
 
     readers = [OracleExtractor(w) for w in worlds]
 
     def answer(req: FakeRequest) -> str:
         if req.kind == "extract":
-            ex, doc = by_text[document_text_of(req.prompt)]
-            drafts = [d.model_dump(exclude={"confidence"}) for d in ex.extract(doc)]
-            return json.dumps({"claims": drafts})
+            prompt = extract_prompt_of(req.system)
+            assert prompt is not None
+            text = document_text_of(req.prompt)
+            if prompt.dated:  # the same text written on another day may mean other days
+                ex, doc = by_dated_text[(text, written_date_of(req.prompt))]
+            else:
+                ex, doc = by_text[text]
+            return prompt.answer_text(ex.extract(doc), doc)
         if req.kind == "question":
             question = question_text_of(req.prompt)
             frame = next(f for r in readers if (f := r.read_question(question)) is not None)

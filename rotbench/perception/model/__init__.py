@@ -14,7 +14,8 @@ Public surface (everything else is private):
   pieces an engine's own estimate is made of (``approx_tokens``, ``MESSAGE_OVERHEAD_TOKENS``,
   ``cost_usd``, ``call_key``).
 - the prompts' wire format, for fakes that answer them (``prompt_kind``,
-  ``document_text_of``, ``question_text_of``, ``claim_views_of``, ``RETRY_MARKER``).
+  ``document_text_of``, ``question_text_of``, ``claim_views_of``, ``RETRY_MARKER``;
+  ``extract_prompt_of`` and ``written_date_of`` for the dated ``extract-v3``).
 - wiring: ``build_perception`` -> ``LivePerception``.
 - the run's bound on calls in flight: ``CallGate``, ``ProcessGate``, ``process_gate``,
   ``forget_process_gate``, ``GatedClient`` (``_gate``).
@@ -65,8 +66,10 @@ from rotbench.perception.model._prompts import (
     InvalidAnswer,
     claim_views_of,
     document_text_of,
+    extract_prompt_of,
     prompt_kind,
     question_text_of,
+    written_date_of,
 )
 from rotbench.perception.model._records import (
     CallFailure,
@@ -104,8 +107,10 @@ __all__ = [
     "claim_views_of",
     "cost_usd",
     "document_text_of",
+    "extract_prompt_of",
     "prompt_kind",
     "question_text_of",
+    "written_date_of",
     "live_extractor_stamp",
     "CHECK_PROMPTS",
     "EXTRACT_PROMPTS",

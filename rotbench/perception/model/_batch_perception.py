@@ -19,7 +19,7 @@ only that call.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 
 from pydantic import BaseModel
@@ -31,7 +31,6 @@ from rotbench.perception.model._perception import LiveChecker, LiveExtractor, _A
 from rotbench.perception.model._prompts import (
     CHECK_KINDS,
     CheckKind,
-    ExtractionAnswer,
     InvalidAnswer,
     QuestionAnswer,
     YesNoAnswer,
@@ -71,14 +70,16 @@ def _call(asker: _Asker, system: str, prompt: str) -> BatchCall:
                      max_tokens=asker.max_tokens)
 
 
-def _needed(asker: _Asker, system: str, prompt: str, shape: type[BaseModel]) -> BatchCall | None:
+def _needed(asker: _Asker, system: str, prompt: str, shape: type[BaseModel],
+            context: Mapping[str, object] | None = None) -> BatchCall | None:
     """The call still needed for this question: the first one when it is not cached, the
-    retry when the cached first answer is invalid and the retry is not cached; else None."""
+    retry when the cached first answer is invalid (``shape`` under ``context``) and the
+    retry is not cached; else None."""
     first = asker._cached(asker.key(system, prompt))
     if first is None:
         return _call(asker, system, prompt)
     try:
-        parse_answer(first.text, shape)
+        parse_answer(first.text, shape, context)
         return None
     except InvalidAnswer as exc:
         again = retry_prompt(prompt, str(exc))
@@ -86,17 +87,19 @@ def _needed(asker: _Asker, system: str, prompt: str, shape: type[BaseModel]) -> 
 
 
 def _run_two_passes(runner: BatchRunner, asker: _Asker,
-                    questions: Sequence[tuple[str, str, type[BaseModel]]], label: str,
-                    reasons: dict[str, str]) -> list[BatchOutcome]:
-    """Answer ``questions`` ((system, user turn, answer shape)) through batches: the calls
+                    questions: Sequence[tuple[str, str, type[BaseModel],
+                                              Mapping[str, object] | None]],
+                    label: str, reasons: dict[str, str]) -> list[BatchOutcome]:
+    """Answer ``questions`` ((system, user turn, answer shape, validation context)) through
+    batches: the calls
     needed now, then the retries of answers that came back invalid. Keys paid are marked on
     ``asker`` (they count as calls, not cache hits); reasons of failed calls go in
     ``reasons``."""
     outcomes = []
     failed: set[str] = set()
     for attempt in ("", " (retries of invalid answers)"):
-        calls = [c for s, p, shape in questions
-                 if (c := _needed(asker, s, p, shape)) and c.key not in failed]
+        calls = [c for s, p, shape, context in questions
+                 if (c := _needed(asker, s, p, shape, context)) and c.key not in failed]
         calls = list({c.key: c for c in calls}.values())
         if not calls:
             break
@@ -115,17 +118,18 @@ def batch_extraction(extractors: Sequence[tuple[LiveExtractor, Sequence, Sequenc
     extractor, its documents, its probe questions). Documents or questions shared by worlds
     are asked once. Returns the outcomes (the first batch, then the retries' batch if any).
     Raises BatchTimeout, FatalModelError."""
-    questions: list[tuple[str, str, type[BaseModel]]] = []
+    questions: list[tuple[str, str, type[BaseModel], Mapping[str, object] | None]] = []
     asker = None
     reasons: dict[str, str] = {}
     for extractor, documents, probe_questions in extractors:
         asker = extractor._asker
         for doc in documents:
-            questions.append((*extractor.request(doc), ExtractionAnswer))
+            questions.append((*extractor.request(doc), extractor.prompt.answer_shape,
+                              extractor.prompt.answer_context(doc)))
         for q in probe_questions:
             request = extractor.question_request(q)
             if request is not None:
-                questions.append((*request, QuestionAnswer))
+                questions.append((*request, QuestionAnswer, None))
         reasons = extractor._asker.client.reasons if isinstance(
             extractor._asker.client, BatchOnlyClient) else reasons
     if asker is None:
@@ -189,8 +193,8 @@ class BatchChecker(LiveChecker):
         if not pending:
             return
         self.rounds += 1
-        questions = [(self.prompt.systems[kind], self.prompt.render(older, newer), YesNoAnswer)
-                     for (older, newer, kind), _ in pending]
+        questions = [(self.prompt.systems[kind], self.prompt.render(older, newer), YesNoAnswer,
+                      None) for (older, newer, kind), _ in pending]
         try:
             _run_two_passes(self.runner, self._asker, questions,
                             f"{self.label} round {self.rounds}", self.reasons)

@@ -7,7 +7,9 @@ misses locally). How each number is projected:
   (same text) share one prompt, and a ``LiveExtractor`` pays for a prompt once, so this is the
   exact count of first attempts. Retries after an invalid answer are not projected. From
   prompt ``extract-v2`` the stage also reads each distinct probe question once (the same
-  questions recur in every world, so a run pays for them once).
+  questions recur in every world, so a run pays for them once). From ``extract-v3`` the
+  prompt carries the document's written date, so identical conversations share a call only
+  when written on the same date.
 - check (probe and live arms): the oracle arm is deposited with a recording checker, which
   yields every (older, newer) pair the candidate search sends to the checker; two calls per
   pair, counted once per distinct prompt. For the probe arm this is exact as long as the live
@@ -29,7 +31,6 @@ misses locally). How each number is projected:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -308,7 +309,7 @@ def _extract_stage(
         ex = LiveExtractor(
             client,
             model,
-            settings.extract_prompt_version,
+            settings.extract_prompt_for(w.generator_version),
             cache,
             slots=slots_from_world(w),
             max_tokens=settings.extract_max_tokens,
@@ -320,26 +321,27 @@ def _extract_stage(
         ex = LiveExtractor(
             client,
             model,
-            settings.extract_prompt_version,
+            settings.extract_prompt_for(None),
             cache,
             slots=slots or [],
             max_tokens=settings.extract_max_tokens,
         )
         jobs.extend((ex, d, None) for d in documents)
-    def answer_tokens(doc: Document, oracle: OracleExtractor | None) -> Callable[[int], int]:
-        """Projected answer size: the scripted answer's, or 0.6 x the input without one."""
+    def answer_tokens(ex: LiveExtractor, doc: Document,
+                      oracle: OracleExtractor | None) -> Callable[[int], int]:
+        """Projected answer size: the scripted answer's, in the JSON the prompt version asks
+        for (``ExtractPrompt.answer_text``), or 0.6 x the input without one."""
         if oracle is None:
             return lambda n_in: int(0.6 * n_in)
 
         def scripted(n_in: int) -> int:
-            drafts = [d.model_dump(exclude={"confidence"}) for d in oracle.extract(doc)]
-            return approx_tokens(json.dumps({"claims": drafts})) + 1
+            return approx_tokens(ex.prompt.answer_text(oracle.extract(doc), doc)) + 1
 
         return scripted
 
     tally = _Tally()
     for ex, doc, oracle in jobs:
-        tally.add(ex._asker, *ex.request(doc), answer_tokens(doc, oracle))
+        tally.add(ex._asker, *ex.request(doc), answer_tokens(ex, doc, oracle))
     questions = 0
     for ex, w in readers:
         oracle = OracleExtractor(w)

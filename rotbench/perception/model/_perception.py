@@ -30,7 +30,6 @@ from rotbench.perception.model._prompts import (
     DEFAULT_EXTRACT_PROMPT,
     EXTRACT_PROMPTS,
     CheckKind,
-    ExtractionAnswer,
     InvalidAnswer,
     QuestionAnswer,
     YesNoAnswer,
@@ -215,13 +214,15 @@ class _Asker:
                 log.warning("could not write call cache entry %s: %s", key, one_line(str(exc)))
         return completion
 
-    def ask(self, system: str, prompt: str, shape: type[A], item: str) -> A | None:
-        """The validated answer, or None (failure recorded) after one retry of an invalid one."""
+    def ask(self, system: str, prompt: str, shape: type[A], item: str,
+            context: Mapping[str, object] | None = None) -> A | None:
+        """The validated answer, or None (failure recorded) after one retry of an invalid one.
+        ``context``: the validation context of ``shape`` (see ``parse_answer``)."""
         completion = self._complete(system, prompt, item)
         if completion is None:
             return None
         try:
-            return parse_answer(completion.text, shape)
+            return parse_answer(completion.text, shape, context)
         except InvalidAnswer as exc:
             self.count(invalid_answers=1)
             first_error = str(exc)
@@ -230,7 +231,7 @@ class _Asker:
         if completion is None:
             return None
         try:
-            return parse_answer(completion.text, shape)
+            return parse_answer(completion.text, shape, context)
         except InvalidAnswer as exc:
             self.count(invalid_answers=1)
             self.fail(
@@ -302,7 +303,11 @@ class LiveExtractor(_LivePerception):
     or whose answer is invalid twice, yields ``[]`` and a ``CallFailure`` in ``stats``.
 
     From prompt ``extract-v2`` it also reads questions (``read_question``: one call per
-    distinct question, cached like an extraction, metered under stage 'extract').
+    distinct question, cached like an extraction, metered under stage 'extract'). Prompt
+    ``extract-v3`` (the default) adds what a claim does and when it holds: ``event``,
+    ``valid_from``, ``valid_until`` (the model answers dates, read against the document's
+    written date and turned into world days), ``corrects`` and ``multi_valued``; an answer
+    whose fields disagree is invalid (asked once more with the reason).
     """
 
     stage = "extract"
@@ -358,26 +363,12 @@ class LiveExtractor(_LivePerception):
         """The claims ``document`` supports, in order; ``[]`` on a recorded failure."""
         self._asker.count(requested=1)
         system, prompt = self.request(document)
-        answer = self._asker.ask(system, prompt, ExtractionAnswer, item=document.uri)
+        answer = self._asker.ask(system, prompt, self.prompt.answer_shape, item=document.uri,
+                                 context=self.prompt.answer_context(document))
         if answer is None:
             self._asker.count(undecided=1)
             return []
-        drafts = []
-        for c in answer.claims:
-            slot = c.slot.strip() if c.slot else None
-            drafts.append(
-                ClaimDraft(
-                    subject=c.subject.strip(),
-                    slot=slot if slot in self.slots else None,
-                    value=c.value.strip(),
-                    tense=c.tense,
-                    attribution=c.attribution,
-                    sentence=c.sentence.strip(),
-                    mood=c.mood,
-                    **({"confidence": c.confidence} if c.confidence is not None else {}),
-                )
-            )
-        return drafts
+        return self.prompt.drafts(answer, document, self.slots)
 
 
 class LiveChecker(_LivePerception):

@@ -13,8 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from rotbench.perception.model._prompts import (
     CHECK_PROMPTS,
     DEFAULT_CHECK_PROMPT,
-    DEFAULT_EXTRACT_PROMPT,
     EXTRACT_PROMPTS,
+    default_extract_prompt,
 )
 
 Price = tuple[float, float]
@@ -59,7 +59,11 @@ class LLMSettings(BaseModel):
         "rotbench.perception.model.CallGate).")
     extract_max_tokens: int = Field(default=2048, ge=16, description="max_tokens per extraction.")
     check_max_tokens: int = Field(default=64, ge=8, description="max_tokens per check answer.")
-    extract_prompt_version: str = Field(default=DEFAULT_EXTRACT_PROMPT)
+    extract_prompt_version: str | None = Field(
+        default=None, description="Extraction prompt of the live arm, a key of "
+        "EXTRACT_PROMPTS ('extract-v1', 'extract-v2', 'extract-v3'). None: by the world's "
+        "generator, extract-v3 for generator 3 and extract-v2 for generators 1 and 2 (so "
+        "their figures, estimates and call caches stay as they were).")
     check_prompt_version: str = Field(default=DEFAULT_CHECK_PROMPT)
     max_retries: int = Field(
         default=2, ge=0, le=10, description="SDK retries per call (429, 529, 5xx, timeouts)."
@@ -92,8 +96,8 @@ class LLMSettings(BaseModel):
 
     @field_validator("extract_prompt_version")
     @classmethod
-    def _known_extract_prompt(cls, v: str) -> str:
-        if v not in EXTRACT_PROMPTS:
+    def _known_extract_prompt(cls, v: str | None) -> str | None:
+        if v is not None and v not in EXTRACT_PROMPTS:
             raise ValueError(
                 f"unknown extract prompt version {v!r}; available: {', '.join(EXTRACT_PROMPTS)}"
             )
@@ -107,6 +111,12 @@ class LLMSettings(BaseModel):
                 f"unknown check prompt version {v!r}; available: {', '.join(CHECK_PROMPTS)}"
             )
         return v
+
+    def extract_prompt_for(self, generator_version: str | None) -> str:
+        """The extraction prompt version a world of ``generator_version`` ('1', '2', '3';
+        None: the newest generator) is read with: the settings' own when they name one, else
+        ``default_extract_prompt``."""
+        return self.extract_prompt_version or default_extract_prompt(generator_version)
 
     def price(self, model: str) -> Price | None:
         """(input, output) US dollars per million tokens for ``model``, or None if unconfigured."""

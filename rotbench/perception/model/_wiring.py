@@ -59,6 +59,7 @@ class LivePerception:
         cache: CallCache,
         slots: Mapping[str, str] | Sequence[str] | None = None,
         batch_runner: Any = None,
+        generator_version: str | None = None,
     ) -> None:
         self.arm = arm
         self.settings = settings
@@ -69,7 +70,8 @@ class LivePerception:
         """A ``rotbench.perception.model.BatchRunner`` in batch mode (extraction and checks go
         as Message Batches; engines' own calls stay single calls), else None."""
         self._lock = threading.Lock()
-        self._extractors: dict[tuple[tuple[str, str], ...], LiveExtractor] = {}
+        self._extractors: dict[tuple[object, ...], LiveExtractor] = {}
+        """(prompt version, *sorted slot vocabulary) -> the extractor of those worlds."""
         self.live_checker: LiveChecker
         if batch_runner is not None:
             from rotbench.perception.model._batch_perception import BatchChecker
@@ -89,14 +91,16 @@ class LivePerception:
             )
         self.live_extractor: LiveExtractor | None = None
         if arm == "live" and slots is not None:
-            self.live_extractor = self._extractor_for(slots)
+            self.live_extractor = self._extractor_for(slots, generator_version)
 
     def __repr__(self) -> str:
         return f"LivePerception(arm={self.arm!r}, client={self.client!r})"
 
-    def _extractor_for(self, slots: Mapping[str, str] | Sequence[str]) -> LiveExtractor:
+    def _extractor_for(self, slots: Mapping[str, str] | Sequence[str],
+                       generator_version: str | None) -> LiveExtractor:
         vocab = _slot_map(slots)
-        key = tuple(sorted(vocab.items()))
+        version = self.settings.extract_prompt_for(generator_version)
+        key = (version, *sorted(vocab.items()))
         with self._lock:
             ex = self._extractors.get(key)
             if ex is None:
@@ -105,11 +109,11 @@ class LivePerception:
                 if self.batch_runner is not None:
                     from rotbench.perception.model._batch_perception import BatchOnlyClient
 
-                    client = BatchOnlyClient(prompt_version=s.extract_prompt_version)
+                    client = BatchOnlyClient(prompt_version=version)
                 ex = self._extractors[key] = LiveExtractor(
                     client,
                     s.extract_model,
-                    s.extract_prompt_version,
+                    version,
                     self.cache,
                     slots=vocab,
                     max_tokens=s.extract_max_tokens,
@@ -118,12 +122,14 @@ class LivePerception:
             return ex
 
     def extractor(self, world: World) -> LiveExtractor:
-        """The live extractor for ``world`` (its attributes are the slot vocabulary).
+        """The live extractor for ``world`` (its attributes are the slot vocabulary; its
+        generator chooses the prompt version unless the settings name one, see
+        ``LLMSettings.extract_prompt_for``).
 
         Raises RuntimeError on the probe arm, whose extraction stays scripted."""
         if self.arm != "live":
             raise RuntimeError(f"arm {self.arm!r} extracts with the oracle, not a model")
-        ex = self._extractor_for(slots_from_world(world))
+        ex = self._extractor_for(slots_from_world(world), world.generator_version)
         if self.live_extractor is None:
             self.live_extractor = ex
         return ex
@@ -224,11 +230,13 @@ def build_perception(
     api_key: str | None = None,
     base_url: str | None = None,
     batch_runner: Any = None,
+    generator_version: str | None = None,
 ) -> LivePerception:
     """The checker (probe, live) and extractor (live) of ``arm``, ready to run.
 
     ``slots``: the extractor's slot vocabulary; optional, since ``extractor(world)`` takes it
-    from the world (given, ``live_extractor`` is built at once).
+    from the world (given, ``live_extractor`` is built at once, with the prompt of worlds of
+    ``generator_version``: None, the newest generator).
 
     Builds an ``AnthropicClient`` (``api_key``/``base_url``, the settings' retries and
     timeout, a meter priced by ``settings.prices``) unless ``client`` is given. A given
@@ -257,4 +265,4 @@ def build_perception(
         else:
             meter = UsageMeter(settings.prices)
     return LivePerception(arm, settings, client, meter, CallCache(cache_dir), slots,
-                          batch_runner=batch_runner)
+                          batch_runner=batch_runner, generator_version=generator_version)

@@ -98,7 +98,8 @@ def test_live_arm_with_oracle_answers_equals_the_oracle_arm(
 
     client = AnthropicClient(base_url=oracle_fake.base_url)
     live = build_perception(
-        "live", SETTINGS, cache_dir=tmp_path, slots=slots_from_world(world42), client=client
+        "live", SETTINGS, cache_dir=tmp_path, slots=slots_from_world(world42), client=client,
+        generator_version=world42.generator_version,
     )
     extractor = live.extractor(world42)
     assert extractor is live.live_extractor is live.extractor(world42)  # shared across worlds

@@ -56,7 +56,7 @@ def runner_for(fake: FakeAnthropic, cache: CallCache, lines: list[str] | None = 
 
 def batch_extractor(world: World, cache: CallCache) -> LiveExtractor:
     return LiveExtractor(BatchOnlyClient(prompt_version="extract-v2"), "claude-sonnet-4-6",
-                         cache=cache, slots=slots_from_world(world))
+                         "extract-v2", cache=cache, slots=slots_from_world(world))
 
 
 def test_one_batch_extracts_like_single_calls_at_half_price(world42: World, tmp_path) -> None:
@@ -66,7 +66,8 @@ def test_one_batch_extracts_like_single_calls_at_half_price(world42: World, tmp_
     with FakeAnthropic(oracle_answerer(world42)) as fake:
         # the single-call run, for the figures and the price
         single = LiveExtractor(AnthropicClient(base_url=fake.base_url, meter=UsageMeter(PRICES)),
-                               "claude-sonnet-4-6", cache=CallCache(tmp_path / "single"),
+                               "claude-sonnet-4-6", "extract-v2",
+                               cache=CallCache(tmp_path / "single"),
                                slots=slots_from_world(world42))
         expected = extract_concurrently(docs, single, 8, questions)
         single_usage = single._asker.client.meter.stage("extract")
@@ -136,7 +137,7 @@ cache = CallCache({cache!r})
 client = AnthropicClient(base_url={base_url!r})
 runner = BatchRunner(client, cache, client.meter,
                      LLMSettings(batch=True, batch_poll_seconds=0.05))
-ex = LiveExtractor(BatchOnlyClient(prompt_version="extract-v2"), "claude-sonnet-4-6",
+ex = LiveExtractor(BatchOnlyClient(prompt_version="extract-v2"), "claude-sonnet-4-6", "extract-v2",
                    cache=cache, slots=slots_from_world(w))
 batch_extraction([(ex, world_documents(w), [p.question for p in w.probes])], runner)
 print("finished")
@@ -243,6 +244,9 @@ def test_no_rotbench_prompt_reaches_its_models_minimum_cacheable_length() -> Non
     assert max(sizes["contradiction"], sizes["slot"]) < 4096 / 4
     assert not qualifies("claude-sonnet-4-6", extract.system)
     assert system_blocks("claude-sonnet-4-6", extract.system) == extract.system
+    v3 = EXTRACT_PROMPTS["extract-v3"]
+    assert len(v3.system) // 4 == 786 < 1024 and not qualifies("claude-sonnet-4-6", v3.system)
+    assert v3.question_system == extract.question_system
     print("fixed prefixes (tokens):", sizes)
 
 

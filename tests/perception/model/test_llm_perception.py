@@ -79,8 +79,8 @@ def _client(fake: FakeAnthropic, **kw: float) -> AnthropicClient:
 def test_live_extractor_is_an_extractor_with_a_stamp() -> None:
     ex = LiveExtractor(RefusingClient(), "claude-sonnet-4-6", slots=["home_city"])
     assert isinstance(ex, Extractor)
-    assert ex.stamp == "live-extractor-1:claude-sonnet-4-6:extract-v2"
-    with pytest.raises(ValueError, match="available: extract-v1, extract-v2"):
+    assert ex.stamp == "live-extractor-1:claude-sonnet-4-6:extract-v3"  # the newest prompt
+    with pytest.raises(ValueError, match="available: extract-v1, extract-v2, extract-v3$"):
         LiveExtractor(RefusingClient(), "m", "extract-v0", slots=[])
 
 
@@ -89,7 +89,8 @@ def test_extractor_with_an_oracle_model_reproduces_the_oracle(
 ) -> None:
     docs = documents(world42)
     ex = LiveExtractor(
-        _client(oracle_fake), "m", cache=CallCache(tmp_path), slots=slots_from_world(world42)
+        _client(oracle_fake), "m", "extract-v2", cache=CallCache(tmp_path),
+        slots=slots_from_world(world42),
     )
     oracle = OracleExtractor(world42)
     assert drafts_of(docs, ex) == [oracle.extract(d) for d in docs]
@@ -109,7 +110,7 @@ def test_tool_turns_reach_the_extractor_raw_and_are_marked_untrusted(
 ) -> None:
     session = next(s for s in world42.sessions if s.kind == "tool_turn")
     tool_line = next(t.text for t in session.turns if t.role == "tool")
-    ex = LiveExtractor(_client(oracle_fake), "m", slots=slots_from_world(world42))
+    ex = LiveExtractor(_client(oracle_fake), "m", "extract-v2", slots=slots_from_world(world42))
     system, prompt = ex.request(documents(world42)[world42.sessions.index(session)])
     assert f"tool: {tool_line}" in prompt
     assert "untrusted" in system and "never instructions" in system
@@ -125,7 +126,7 @@ def test_unknown_slot_becomes_none(world42: World) -> None:
         "sentence": "The user's home city is Porto.",
     }
     with FakeAnthropic(lambda r: json.dumps({"claims": [claim]})) as fake:
-        ex = LiveExtractor(_client(fake), "m", slots=slots_from_world(world42))
+        ex = LiveExtractor(_client(fake), "m", "extract-v2", slots=slots_from_world(world42))
         (draft,) = ex.extract(documents(world42)[0])
     assert draft.slot is None and draft.value == "Porto" and draft.confidence == 0.9
 
@@ -135,7 +136,7 @@ def test_invalid_answer_is_retried_once_with_the_reason(
 ) -> None:
     doc = documents(world42)[0]
     oracle_fake.schedule("bad_text")
-    ex = LiveExtractor(_client(oracle_fake), "m", slots=slots_from_world(world42))
+    ex = LiveExtractor(_client(oracle_fake), "m", "extract-v2", slots=slots_from_world(world42))
     assert ex.extract(doc) == OracleExtractor(world42).extract(doc)
     first, second = oracle_fake.requests
     assert not first.is_retry and second.is_retry
@@ -148,7 +149,7 @@ def test_invalid_twice_is_a_recorded_extraction_failure(
 ) -> None:
     docs = documents(world42)[:3]
     oracle_fake.set_fault(lambda r: "bad_text" if docs[1].text in r.prompt else None)
-    ex = LiveExtractor(_client(oracle_fake), "m", slots=slots_from_world(world42))
+    ex = LiveExtractor(_client(oracle_fake), "m", "extract-v2", slots=slots_from_world(world42))
     out = drafts_of(docs, ex)
     assert out[1] == [] and out[0] and out[2]
     (failure,) = ex.stats.failures
@@ -162,7 +163,8 @@ def test_call_failing_after_retries_is_recorded_not_raised(
 ) -> None:
     docs = documents(world42)[:4]
     oracle_fake.set_fault(lambda r: "500" if docs[2].text in r.prompt else None)
-    ex = LiveExtractor(_client(oracle_fake, max_retries=1), "m", slots=slots_from_world(world42))
+    ex = LiveExtractor(_client(oracle_fake, max_retries=1), "m", "extract-v2",
+                       slots=slots_from_world(world42))
     out = drafts_of(docs, ex)
     assert out[2] == [] and all(out[i] for i in (0, 1, 3))
     (failure,) = ex.stats.failures
@@ -171,7 +173,7 @@ def test_call_failing_after_retries_is_recorded_not_raised(
 
 
 def test_a_refusing_client_is_a_wiring_error_not_a_failure(world42: World) -> None:
-    ex = LiveExtractor(RefusingClient(), "m", slots=slots_from_world(world42))
+    ex = LiveExtractor(RefusingClient(), "m", "extract-v2", slots=slots_from_world(world42))
     with pytest.raises(RefusedCall):
         ex.extract(documents(world42)[0])
 
@@ -278,7 +280,7 @@ def test_extract_v2_parses_subject_and_mood(world42: World) -> None:
 
     doc = documents(world42)[0]
     with FakeAnthropic(constant_answerer(extract=V2_ANSWER)) as fake:
-        ex = LiveExtractor(_client(fake), "m", slots=slots_from_world(world42))
+        ex = LiveExtractor(_client(fake), "m", "extract-v2", slots=slots_from_world(world42))
         drafts = ex.extract(doc)
         [request] = fake.requests
     assert request.kind == "extract" and '"mood"' in request.system
@@ -305,7 +307,7 @@ def test_question_reading_parses_subject_slot_and_tense(world42: World) -> None:
     }
     for text, frame in answers.items():
         with FakeAnthropic(constant_answerer(question=text)) as fake:
-            ex = LiveExtractor(_client(fake), "m", slots=slots_from_world(world42))
+            ex = LiveExtractor(_client(fake), "m", "extract-v2", slots=slots_from_world(world42))
             assert isinstance(ex, QuestionReader)
             assert ex.read_question("What car does the user's father drive?") == frame
             [request] = fake.requests
@@ -313,7 +315,7 @@ def test_question_reading_parses_subject_slot_and_tense(world42: World) -> None:
             assert "<question>\nWhat car does the user's father drive?\n</question>" in (
                 request.prompt)
     with FakeAnthropic(constant_answerer(question='{"slot": "car"}')) as fake:
-        ex = LiveExtractor(_client(fake), "m", slots=slots_from_world(world42))
+        ex = LiveExtractor(_client(fake), "m", "extract-v2", slots=slots_from_world(world42))
         assert ex.read_question("Which car?") is None  # invalid twice: no frame
         assert fake.count("question") == 2
         assert [f.kind for f in ex.stats.failures] == ["invalid_answer"]

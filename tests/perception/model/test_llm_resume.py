@@ -69,12 +69,13 @@ def test_killed_extraction_resumes_paying_each_call_once(world42: World, tmp_pat
     slots = slots_from_world(world42)
     with FakeAnthropic(oracle_answerer(world42), latency_seconds=0.01) as fake:
         client = AnthropicClient(base_url=fake.base_url)
-        first = LiveExtractor(KillAfter(client, 25), "m", cache=CallCache(tmp_path), slots=slots)
+        first = LiveExtractor(KillAfter(client, 25), "m", "extract-v2",
+                              cache=CallCache(tmp_path), slots=slots)
         with pytest.raises(Killed):
             extract_concurrently(docs, first, 8)
         paid_before = fake.count()
         assert 25 <= paid_before < distinct
-        second = LiveExtractor(client, "m", cache=CallCache(tmp_path), slots=slots)
+        second = LiveExtractor(client, "m", "extract-v2", cache=CallCache(tmp_path), slots=slots)
         extraction = extract_concurrently(docs, second, 8)
         answered = _each_prompt_answered_once(fake)
     assert len(answered) == fake.count() == distinct
@@ -114,7 +115,7 @@ from rotbench.world.generate import generate_world
 w = generate_world(42, generator="1")
 docs = world_documents(w)
 client = AnthropicClient(base_url={base_url!r})
-ex = LiveExtractor(client, "m", cache=CallCache({cache!r}), slots=slots_from_world(w),
+ex = LiveExtractor(client, "m", "extract-v2", cache=CallCache({cache!r}), slots=slots_from_world(w),
                    concurrency=4)
 extract_concurrently(docs, ex, 4)
 print("finished")
@@ -145,7 +146,8 @@ def test_sigkill_mid_run_leaves_only_whole_entries(world42: World, tmp_path: Pat
         assert len(entries) >= paid_before - 4  # at most the calls in flight were lost
 
         client = AnthropicClient(base_url=fake.base_url)
-        ex = LiveExtractor(client, "m", cache=CallCache(tmp_path), slots=slots_from_world(world42))
+        ex = LiveExtractor(client, "m", "extract-v2",
+                           cache=CallCache(tmp_path), slots=slots_from_world(world42))
         assert drafts_of(docs, ex) == [OracleExtractor(world42).extract(d) for d in docs]
         answered = fake.answered()
     assert len(answered) == distinct
@@ -185,7 +187,8 @@ def test_faults_lose_no_completed_work(world42: World, embedder: Embedder, tmp_p
         oracle_answerer(world42), fault=first_attempt_of_some_prompts, timeout_sleep_seconds=2.5
     ) as fake:
         client = AnthropicClient(base_url=fake.base_url, max_retries=2, timeout_seconds=2.0)
-        ex = LiveExtractor(client, "m", cache=CallCache(tmp_path), slots=slots_from_world(world42))
+        ex = LiveExtractor(client, "m", "extract-v2",
+                           cache=CallCache(tmp_path), slots=slots_from_world(world42))
         ch = LiveChecker(client, "m", cache=CallCache(tmp_path))
         got = extract_concurrently(docs, ex, 8)
         ledger = deposit(got, embedder, ch, FAST_CONFIG)
@@ -200,7 +203,8 @@ def test_faults_lose_no_completed_work(world42: World, embedder: Embedder, tmp_p
         # the rerun, with the faults gone, pays only for what had not returned
         fake.set_fault(None)
         before = fake.count(outcome="ok")
-        ex2 = LiveExtractor(client, "m", cache=CallCache(tmp_path), slots=slots_from_world(world42))
+        ex2 = LiveExtractor(client, "m", "extract-v2",
+                            cache=CallCache(tmp_path), slots=slots_from_world(world42))
         ch2 = LiveChecker(client, "m", cache=CallCache(tmp_path))
         extraction2 = extract_concurrently(docs, ex2, 8)
         ledger2 = deposit(extraction2, embedder, ch2, FAST_CONFIG)

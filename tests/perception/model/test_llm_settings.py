@@ -57,7 +57,8 @@ def test_estimate_on_plain_documents_and_extra_pairs(world42: World) -> None:
         day=1,
     )
     pair = (claim, claim.model_copy(update={"id": "b", "value": "Mazda", "day": 2}))
-    est = estimate(docs, "live", LLMSettings(), slots=slots_from_world(world42), extra_pairs=[pair])
+    est = estimate(docs, "live", LLMSettings(extract_prompt_version="extract-v2"),
+                   slots=slots_from_world(world42), extra_pairs=[pair])
     assert est.stages["extract"].calls == len({d.text for d in docs})
     assert est.stages["check"].calls == 2 and est.stages["check"].projection == "exact"
     assert est.usd is None

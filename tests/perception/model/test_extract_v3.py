@@ -1,0 +1,480 @@
+"""Prompt ``extract-v3``: what each new claim field parses into, what a bad field is told,
+which prompt a world is read with, and the estimate against the fake API on generator 3.
+
+Every model answer here is hand-written and reaches the extractor through the real SDK and
+the fake Anthropic server (``rotbench.testing.fake_anthropic``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from llm_helpers import FAST_CONFIG, documents
+
+from rotbench.embedding import Embedder
+from rotbench.engines.protocol import Document
+from rotbench.perception.arms import SettingsError, load_llm_settings
+from rotbench.perception.model import (
+    AnthropicClient,
+    CallCache,
+    LiveExtractor,
+    LLMSettings,
+    RefusingClient,
+    build_perception,
+    estimate,
+    slots_from_world,
+)
+from rotbench.perception.model._prompts import (
+    EXTRACT_PROMPTS,
+    RETRY_MARKER,
+    written_date_of,
+)
+from rotbench.perception.oracle import OracleChecker, OracleExtractor
+from rotbench.perception.protocol import ClaimDraft
+from rotbench.pipeline.extract import extract_concurrently, extract_documents
+from rotbench.reference.reconcile import deposit
+from rotbench.testing.fake_anthropic import FakeAnthropic, FakeRequest, oracle_answerer
+from rotbench.world.generate import generate_world
+from rotbench.world.models import Turn, World
+
+SLOTS = {"employer": "employer", "home_city": "home city", "car": "car", "gym": "gym",
+         "language": "language being learned"}
+# Day 14 of every world is Monday 19 January 2026 (the epoch is 2026-01-05).
+DOC = Document(uri="conv://t/1", day=14, timestamp="2026-01-19T10:00:00Z", kind="conversation",
+               turns=[Turn(role="user", text="Some news about me."),
+                      Turn(role="assistant", text="Noted.")])
+BASE = {"subject": "the user", "tense": "present", "attribution": "own"}
+CHECK_KINDS = ("contradiction", "slot")
+SETTINGS = LLMSettings(prices={"claude-haiku-4-5": (1.0, 5.0), "claude-sonnet-4-6": (3.0, 15.0)})
+
+
+class Answers:
+    """The fake's extraction answers, in order (the last one repeats)."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = ['{"claims": []}']
+        self.served = 0
+
+    def __call__(self, req: FakeRequest) -> str:
+        text = self.texts[min(self.served, len(self.texts) - 1)]
+        self.served += 1
+        return text
+
+
+@pytest.fixture
+def answers() -> Answers:
+    return Answers()
+
+
+@pytest.fixture
+def fake(answers: Answers) -> Iterator[FakeAnthropic]:
+    with FakeAnthropic(answers) as server:
+        yield server
+
+
+def _extractor(fake: FakeAnthropic, version: str = "extract-v3") -> LiveExtractor:
+    return LiveExtractor(AnthropicClient(base_url=fake.base_url), "claude-sonnet-4-6", version,
+                         slots=SLOTS)
+
+
+def _answer(*claims: dict) -> str:
+    return json.dumps({"claims": [{**BASE, **c} for c in claims]})
+
+
+def _draft(**fields) -> ClaimDraft:
+    return ClaimDraft(**{**BASE, **fields})
+
+
+# ---- one test per new field: a hand-written answer and the exact draft it becomes ------------
+
+
+def test_valid_from_of_a_scheduled_change_becomes_its_world_day(
+        fake: FakeAnthropic, answers: Answers) -> None:
+    s = "The user's employer is scheduled to become Initech."
+    answers.texts = [_answer({"slot": "employer", "value": "Initech", "sentence": s,
+                              "event": "scheduled", "valid_from": "2026-03-02"})]
+    assert _extractor(fake).extract(DOC) == [
+        _draft(slot="employer", value="Initech", sentence=s, event="scheduled",
+               valid_from=14 + 42)]  # 2 March is 42 days after 19 January
+
+
+def test_valid_until_of_a_temporary_state_becomes_its_world_day(
+        fake: FakeAnthropic, answers: Answers) -> None:
+    s = "The user's home city is temporarily Lisbon."
+    answers.texts = [_answer({"slot": "home_city", "value": "Lisbon", "sentence": s,
+                              "mood": "temporary", "valid_until": "2026-01-25"})]
+    assert _extractor(fake).extract(DOC) == [
+        _draft(slot="home_city", value="Lisbon", sentence=s, mood="temporary",
+               valid_until=20)]  # that Sunday
+
+
+def test_corrects_names_the_value_a_correction_says_was_wrong(
+        fake: FakeAnthropic, answers: Answers) -> None:
+    s = "The user's gym is Anvil."
+    answers.texts = [_answer({"slot": "gym", "value": "Anvil", "sentence": s,
+                              "event": "correction", "corrects": " Forge "})]
+    assert _extractor(fake).extract(DOC) == [
+        _draft(slot="gym", value="Anvil", sentence=s, event="correction", corrects="Forge")]
+
+
+def test_a_retraction_is_a_past_claim_with_its_event(
+        fake: FakeAnthropic, answers: Answers) -> None:
+    s = "The user no longer has a car; it was Saab."
+    answers.texts = [_answer({"slot": "car", "value": "Saab", "sentence": s,
+                              "tense": "past", "event": "Retraction"})]
+    assert _extractor(fake).extract(DOC) == [
+        _draft(slot="car", value="Saab", sentence=s, tense="past", event="retraction")]
+
+
+def test_member_add_marks_the_slot_as_a_set(fake: FakeAnthropic, answers: Answers) -> None:
+    s = "The user is also learning Basque."
+    answers.texts = [_answer({"slot": "language", "value": "Basque", "sentence": s,
+                              "event": "member-add"})]  # multi_valued left out: implied
+    assert _extractor(fake).extract(DOC) == [
+        _draft(slot="language", value="Basque", sentence=s, event="member_add",
+               multi_valued=True)]
+
+
+def test_member_drop_is_a_past_member_of_a_set(fake: FakeAnthropic, answers: Answers) -> None:
+    s = "The user no longer learns Swahili."
+    answers.texts = [_answer({"slot": "language", "value": "Swahili", "sentence": s,
+                              "tense": "past", "event": "member_drop", "multi_valued": True})]
+    assert _extractor(fake).extract(DOC) == [
+        _draft(slot="language", value="Swahili", sentence=s, tense="past",
+               event="member_drop", multi_valued=True)]
+
+
+def test_multi_valued_alone_marks_a_set_without_an_event(
+        fake: FakeAnthropic, answers: Answers) -> None:
+    s = "The user is learning Tagalog."
+    answers.texts = [_answer({"slot": "language", "value": "Tagalog", "sentence": s,
+                              "multi_valued": True, "event": None, "valid_from": None,
+                              "valid_until": "null", "corrects": ""})]
+    assert _extractor(fake).extract(DOC) == [
+        _draft(slot="language", value="Tagalog", sentence=s, multi_valued=True)]
+
+
+def test_a_plain_v2_answer_still_parses_under_v3_with_no_new_field_set(
+        fake: FakeAnthropic, answers: Answers) -> None:
+    s = "The user's home city is Porto."
+    answers.texts = [_answer({"slot": "home_city", "value": "Porto", "sentence": s})]
+    (draft,) = _extractor(fake).extract(DOC)
+    assert draft == _draft(slot="home_city", value="Porto", sentence=s)
+    assert draft.model_dump() == _draft(slot="home_city", value="Porto",
+                                        sentence=s).model_dump()
+    assert "event" not in draft.model_dump()  # hashes as a v2 draft does
+
+
+# ---- malformed fields: one line naming the field, a retry that says so, then a failure ------
+
+SCHEDULED = {"slot": "employer", "value": "Initech", "sentence": "s", "event": "scheduled"}
+MALFORMED = {
+    "valid_until before valid_from": (
+        {"slot": "home_city", "value": "Lisbon", "sentence": "s", "mood": "temporary",
+         "valid_from": "2026-01-22", "valid_until": "2026-01-20"},
+        "valid_until 2026-01-20 is before valid_from 2026-01-22"),
+    "unknown event": (
+        {"slot": "car", "value": "Saab", "sentence": "s", "event": "sold"},
+        "unknown event 'sold'; known: correction, retraction, scheduled, member_add, "
+        "member_drop or null"),
+    "event not a string": (
+        {"slot": "car", "value": "Saab", "sentence": "s", "event": 3},
+        "event must be one of correction, retraction, scheduled, member_add, member_drop or "
+        "null, got 3"),
+    "malformed date": (
+        {**SCHEDULED, "valid_from": "next month"},
+        "valid_from must be a date as YYYY-MM-DD or null, got 'next month'"),
+    "day number instead of a date": (
+        {**SCHEDULED, "valid_from": 56},
+        "valid_from must be a date as YYYY-MM-DD or null, got '56'"),
+    "scheduled without valid_from": (
+        SCHEDULED, "a scheduled change needs valid_from, the day it takes effect"),
+    "scheduled on the written date": (
+        {**SCHEDULED, "valid_from": "2026-01-19"},
+        "a scheduled change takes effect after the document's date 2026-01-19, got "
+        "valid_from 2026-01-19"),
+    "valid_until on a plain fact": (
+        {"slot": "car", "value": "Dacia", "sentence": "s", "valid_until": "2026-01-25"},
+        "valid_until is only for a temporary state (mood 'temporary'), not mood 'fact'"),
+    "temporary state over before it is said": (
+        {"slot": "car", "value": "Dacia", "sentence": "s", "mood": "temporary",
+         "valid_until": "2026-01-10"},
+        "valid_until 2026-01-10 is before the document's date 2026-01-19"),
+    "correction without corrects": (
+        {"slot": "gym", "value": "Anvil", "sentence": "s", "event": "correction"},
+        "a correction needs corrects, the value stated wrongly"),
+    "corrects its own value": (
+        {"slot": "gym", "value": "Anvil", "sentence": "s", "event": "correction",
+         "corrects": "anvil"},
+        "corrects 'anvil' is the claim's own value"),
+    "corrects without a correction": (
+        {"slot": "gym", "value": "Anvil", "sentence": "s", "corrects": "Forge"},
+        "corrects is only for event 'correction'; the claim has no event"),
+    "retraction in the present tense": (
+        {"slot": "car", "value": "Saab", "sentence": "s", "event": "retraction"},
+        "event 'retraction' is told in the past tense, not 'present'"),
+    "member drop in the present tense": (
+        {"slot": "language", "value": "Swahili", "sentence": "s", "event": "member_drop"},
+        "event 'member_drop' is told in the past tense, not 'present'"),
+    "member event on a single value": (
+        {"slot": "language", "value": "Basque", "sentence": "s", "event": "member_add",
+         "multi_valued": False},
+        "event 'member_add' is only for a set-valued slot (multi_valued true)"),
+    "event on a hypothetical": (
+        {**SCHEDULED, "valid_from": "2026-03-02", "mood": "hypothetical"},
+        "event 'scheduled' is only for a plain fact, not mood 'hypothetical'"),
+    "unknown mood": (
+        {"slot": "car", "value": "Saab", "sentence": "s", "mood": "wistful"},
+        "Input should be 'fact', 'hypothetical', 'negated', 'suggested' or 'temporary'"),
+}
+
+
+@pytest.mark.parametrize("case", list(MALFORMED), ids=list(MALFORMED))
+def test_a_bad_field_is_one_line_retried_with_its_reason_then_a_failure(
+        case: str, fake: FakeAnthropic, answers: Answers) -> None:
+    claim, message = MALFORMED[case]
+    answers.texts = [_answer(claim)]
+    ex = _extractor(fake)
+    assert ex.extract(DOC) == []
+    first, retry = fake.requests
+    assert not first.is_retry and retry.is_retry
+    assert message in retry.prompt.split(RETRY_MARKER, 1)[1]
+    (failure,) = ex.stats.failures
+    assert failure.kind == "invalid_answer" and message in failure.reason
+    assert "\n" not in failure.reason and failure.reason.startswith("invalid twice: 1 valid")
+    assert "first at claims.0" in failure.reason
+    assert (ex.stats.calls, ex.stats.invalid_answers, ex.stats.undecided) == (2, 2, 1)
+
+
+def test_a_bad_field_corrected_on_the_retry_gives_the_corrected_claim(
+        fake: FakeAnthropic, answers: Answers) -> None:
+    s = "The user's employer is scheduled to become Initech."
+    good = {**SCHEDULED, "sentence": s, "valid_from": "2026-02-01"}
+    answers.texts = [_answer({**good, "valid_from": "first of next month"}), _answer(good)]
+    ex = _extractor(fake)
+    assert ex.extract(DOC) == [_draft(slot="employer", value="Initech", sentence=s,
+                                      event="scheduled", valid_from=27)]
+    assert (ex.stats.calls, ex.stats.invalid_answers, ex.stats.failures) == (2, 1, [])
+
+
+def test_v2_rejects_the_temporary_mood_it_never_asked_for(
+        fake: FakeAnthropic, answers: Answers) -> None:
+    answers.texts = [_answer({"slot": "car", "value": "Dacia", "sentence": "s",
+                              "mood": "temporary"})]
+    ex = _extractor(fake, "extract-v2")
+    assert ex.extract(DOC) == []
+    assert "first at claims.0.mood" in ex.stats.failures[0].reason
+
+
+# ---- the prompt, its version in stamps and cache keys, and which worlds get it --------------
+
+
+def test_v3_prompt_carries_the_written_date_and_v2_does_not() -> None:
+    v3 = LiveExtractor(RefusingClient(), "claude-sonnet-4-6", slots=SLOTS)
+    v2 = LiveExtractor(RefusingClient(), "claude-sonnet-4-6", "extract-v2", slots=SLOTS)
+    assert v3.stamp == "live-extractor-1:claude-sonnet-4-6:extract-v3"
+    system, prompt = v3.request(DOC)
+    assert "Written on: Monday 2026-01-19\n<document>" in prompt
+    assert written_date_of(prompt) == "2026-01-19"
+    assert "Written on" not in v2.request(DOC)[1]
+    for word in ("valid_from", "valid_until", "corrects", "multi_valued", "temporary",
+                 "member_add", "never instructions"):
+        assert word in system
+    assert v3.question_request("Where do I live?") == v2.question_request("Where do I live?")
+    # the same document under two versions: two cache keys, neither a hit for the other
+    keys = {ex._asker.key(*ex.request(DOC)) for ex in (v2, v3)}
+    assert len(keys) == 2
+    # identical text written on another day is another v3 call, but the same v2 call
+    later = DOC.model_copy(update={"day": 15, "timestamp": "2026-01-20T10:00:00Z"})
+    assert v3.request(later) != v3.request(DOC) and v2.request(later) == v2.request(DOC)
+
+
+def test_a_cached_v2_answer_is_not_served_to_v3(
+        fake: FakeAnthropic, answers: Answers, tmp_path: Path) -> None:
+    answers.texts = [_answer({"slot": "car", "value": "Saab", "sentence": "s"})]
+    cache = CallCache(tmp_path)
+    client = AnthropicClient(base_url=fake.base_url)
+    for version in ("extract-v2", "extract-v3", "extract-v2", "extract-v3"):
+        LiveExtractor(client, "m", version, cache, slots=SLOTS).extract(DOC)
+    assert fake.count("extract") == 2  # one per version; the second round is all hits
+
+
+def test_the_prompt_version_follows_the_generator_unless_settings_name_one(
+        tmp_path: Path) -> None:
+    default = LLMSettings()
+    assert default.extract_prompt_version is None
+    assert [default.extract_prompt_for(g) for g in ("1", "2", "3", None)] == [
+        "extract-v2", "extract-v2", "extract-v3", "extract-v3"]
+    pinned = LLMSettings(extract_prompt_version="extract-v2")
+    assert pinned.extract_prompt_for("3") == "extract-v2"
+    assert LLMSettings(extract_prompt_version="extract-v3").extract_prompt_for("2") == (
+        "extract-v3")
+    path = tmp_path / "settings.json"
+    path.write_text('{"extract_prompt_version": "extract-v2"}')
+    assert load_llm_settings(path, 8).extract_prompt_for("3") == "extract-v2"
+    path.write_text('{"extract_prompt_version": "extract-v4"}')
+    with pytest.raises(SettingsError, match=r"field extract_prompt_version: .*unknown extract "
+                       r"prompt version 'extract-v4'; available: extract-v1, extract-v2, "
+                       r"extract-v3$"):
+        load_llm_settings(path, 8)
+    assert set(EXTRACT_PROMPTS) == {"extract-v1", "extract-v2", "extract-v3"}
+
+    gen2, gen3 = generate_world(42, generator="2"), generate_world(42, generator="3")
+    live = build_perception("live", default, cache_dir=tmp_path, client=RefusingClient())
+    assert live.extractor(gen3).stamp.endswith(":extract-v3")
+    assert live.extractor(gen2).stamp.endswith(":extract-v2")
+    live = build_perception("live", pinned, cache_dir=tmp_path, client=RefusingClient())
+    assert live.extractor(gen3).stamp.endswith(":extract-v2")
+
+
+# ---- generator 3 end to end: the arms against an oracle-answering fake -----------------------
+
+
+@pytest.fixture(scope="module")
+def world3() -> World:
+    return generate_world(42, generator="3")
+
+
+@pytest.fixture
+def fake3(world3: World) -> Iterator[FakeAnthropic]:
+    with FakeAnthropic(oracle_answerer(world3)) as server:
+        yield server
+
+
+def test_v3_round_trips_every_new_field_of_a_generator_3_world(
+        fake3: FakeAnthropic, world3: World, tmp_path: Path) -> None:
+    docs = documents(world3)
+    oracle = extract_documents(docs, OracleExtractor(world3))
+    drafts = [d for doc in oracle.documents for d in doc.drafts]
+    # the world exercises every field the prompt adds
+    assert {d.event for d in drafts} >= {"correction", "retraction", "scheduled",
+                                         "member_add", "member_drop"}
+    assert any(d.valid_until is not None for d in drafts)
+    assert any(d.multi_valued for d in drafts) and any(d.corrects for d in drafts)
+    ex = LiveExtractor(AnthropicClient(base_url=fake3.base_url), "claude-sonnet-4-6",
+                       cache=CallCache(tmp_path), slots=slots_from_world(world3))
+    assert ex.prompt_version == "extract-v3"
+    live = extract_concurrently(docs, ex, 8)
+    assert live.documents == oracle.documents
+    dated = {(d.text, d.timestamp[:10]) for d in docs}
+    assert fake3.count("extract") == len(dated) == ex.stats.calls
+    assert ex.stats.failures == [] and ex.stats.invalid_answers == 0
+
+
+@pytest.mark.parametrize("version", ["extract-v3", "extract-v2"])
+def test_probe_arm_estimate_is_exact_on_generator_3(
+        version: str, fake3: FakeAnthropic, world3: World, embedder: Embedder,
+        tmp_path: Path) -> None:
+    settings = SETTINGS.model_copy(update={"extract_prompt_version": version})
+    extraction = extract_documents(documents(world3), OracleExtractor(world3))
+    oracle_ledger = deposit(extraction, embedder, OracleChecker(), FAST_CONFIG)
+    est = estimate(world3, "probe", settings, embedder=embedder, engine_config=FAST_CONFIG)
+    assert set(est.stages) == {"check"} and est.stages["check"].projection == "exact"
+
+    live = build_perception("probe", settings, cache_dir=tmp_path,
+                            client=AnthropicClient(base_url=fake3.base_url))
+    ledger = deposit(extraction, embedder, live.checker(world3), FAST_CONFIG)
+    assert (ledger.claims, ledger.events, ledger.counts) == (
+        oracle_ledger.claims, oracle_ledger.events, oracle_ledger.counts)
+    received = fake3.count(CHECK_KINDS)
+    assert received > 0 and fake3.count() == received  # no extraction on the probe arm
+    assert est.stages["check"].calls == received == 2 * oracle_ledger.counts.pairs_judged
+    usage = live.summary().usage.stages["check"]
+    assert est.stages["check"].input_tokens == usage.input_tokens
+    assert est.stages["check"].output_tokens == usage.output_tokens
+
+
+def test_live_arm_estimate_with_v3_names_the_calls_the_fake_gets(
+        fake3: FakeAnthropic, world3: World, embedder: Embedder, tmp_path: Path) -> None:
+    docs = documents(world3)
+    questions = [p.question for p in world3.probes]
+    oracle = extract_documents(docs, OracleExtractor(world3), questions)
+    oracle_ledger = deposit(oracle, embedder, OracleChecker(), FAST_CONFIG)
+    est = estimate(world3, "live", SETTINGS, embedder=embedder, engine_config=FAST_CONFIG)
+    v2 = estimate(world3, "live", SETTINGS.model_copy(
+        update={"extract_prompt_version": "extract-v2"}), embedder=embedder,
+        engine_config=FAST_CONFIG)
+
+    live = build_perception("live", SETTINGS, cache_dir=tmp_path,
+                            client=AnthropicClient(base_url=fake3.base_url))
+    extractor = live.extractor(world3)
+    assert extractor.prompt_version == "extract-v3"
+    extraction = extract_concurrently(docs, extractor, 8, questions)
+    assert extraction.documents == oracle.documents
+    assert extraction.questions == oracle.questions
+    ledger = deposit(extraction, embedder, live.checker(world3), FAST_CONFIG)
+    assert (ledger.claims, ledger.events, ledger.counts) == (
+        oracle_ledger.claims, oracle_ledger.events, oracle_ledger.counts)
+
+    metered = live.meter.stage("extract")
+    assert est.stages["extract"].calls == fake3.count(("extract", "question")) == metered.calls
+    assert est.stages["extract"].input_tokens == metered.input_tokens
+    assert est.stages["extract"].output_tokens == metered.output_tokens
+    assert est.stages["check"].calls == fake3.count(CHECK_KINDS)
+    # v3 dates its prompts: more distinct calls than v2, each a little longer
+    assert v2.stages["extract"].calls < est.stages["extract"].calls
+    assert v2.stages["extract"].input_tokens < est.stages["extract"].input_tokens
+
+
+def test_batch_extraction_with_v3_reads_like_single_calls_and_retries_a_bad_date(
+        world3: World, tmp_path: Path) -> None:
+    """A scheduled change whose first answer puts the effective day before the document's
+    date (an error only the document's date reveals) is retried in the second batch."""
+    from rotbench.perception.model import BatchOnlyClient, BatchRunner, UsageMeter
+    from rotbench.perception.model._batch_perception import batch_extraction
+    from rotbench.perception.model._prompts import document_text_of
+
+    docs = documents(world3)
+    scheduled = next(d for d in docs if any(f.event == "scheduled" for s in world3.sessions
+                                            if s.document_uri == d.uri for f in s.facts))
+    good = oracle_answerer(world3)
+
+    def answer(req: FakeRequest) -> str:
+        text = good(req)
+        if (req.kind == "extract" and not req.is_retry
+                and document_text_of(req.prompt) == scheduled.text
+                and written_date_of(req.prompt) == scheduled.timestamp[:10]):
+            data = json.loads(text)
+            for c in data["claims"]:
+                if c["event"] == "scheduled":
+                    c["valid_from"] = "2026-01-01"
+            return json.dumps(data)
+        return text
+
+    with FakeAnthropic(answer) as fake:
+        cache = CallCache(tmp_path)
+        client = AnthropicClient(base_url=fake.base_url, meter=UsageMeter({}))
+        runner = BatchRunner(client, cache, client.meter,
+                             LLMSettings(batch=True, batch_poll_seconds=0.05))
+        ex = LiveExtractor(BatchOnlyClient(prompt_version="extract-v3"), "claude-sonnet-4-6",
+                           "extract-v3", cache, slots=slots_from_world(world3))
+        first, retries = batch_extraction([(ex, docs, [])], runner)
+        got = extract_concurrently(docs, ex, 8)
+        assert fake.requests == []  # nothing sent one by one
+    assert got.documents == extract_documents(docs, OracleExtractor(world3)).documents
+    assert len(retries.answered) == 1 and not first.failed and not retries.failed
+    (retry,) = [r for r in fake.batch_requests if r.is_retry]
+    assert "a scheduled change takes effect after the document's date" in retry.prompt
+    assert ex.stats.invalid_answers == 1 and ex.stats.failures == []
+
+
+def test_the_extract_stage_is_keyed_by_the_prompt_its_worlds_are_read_with(
+        tmp_path: Path) -> None:
+    """The stamp in the extract stage's cache key names the prompt the world's extractor
+    really uses, for each generator and for a version the settings pin."""
+    from flows.world import perception_stamps
+    from rotbench.perception.arms import ArmRuntime
+
+    for settings, want in ((LLMSettings(), {"2": "extract-v2", "3": "extract-v3"}),
+                           (LLMSettings(extract_prompt_version="extract-v2"),
+                            {"2": "extract-v2", "3": "extract-v2"})):
+        live = build_perception("live", settings, cache_dir=tmp_path, client=RefusingClient())
+        rt = ArmRuntime(arm="live", live=live, cache_dir=str(tmp_path))
+        for generator, version in want.items():
+            world = generate_world(43, generator=generator)
+            stamp, _ = perception_stamps(rt, generator)
+            assert stamp == live.extractor(world).stamp == (
+                f"live-extractor-1:claude-sonnet-4-6:{version}")
