@@ -9,9 +9,15 @@ measures the engines and the worlds, not the workflow.
   speed    cold world generation + the reference engine, generator 3 vs 2, 3 seeds, in one
            run (goal <= 1.5x); then --days 365 --volume 10 (goal <= 90 s cold, peak <= 1 GB)
            and the growth of deposit and probe time with volume 1x, 3x, 10x
+  cli      ``rotbench run`` as a user runs it (the Prefect flow, cold: a fresh cache folder
+           each time), seeds 42 43 44, alternating generator 2, 3, 2, 3 (``--rounds``) so
+           that a drift of the machine's load falls on both; wall seconds, the run's own
+           stage seconds per stage and peak memory of each run, the load average before
+           each, and the ratio of the medians (goal: generator 3 <= 1.5x generator 2)
 
 Run: .venv/bin/python benchmarks/bench_generator3.py figures [--engine NAME ...]
      .venv/bin/python benchmarks/bench_generator3.py speed
+     .venv/bin/python benchmarks/bench_generator3.py cli [--rounds 2]
 Keep runs short: each engine on three worlds; speed uses the reference engine only.
 """
 
@@ -105,13 +111,66 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def cli_run(generator: str, root: Path, seeds) -> dict:
+    """One cold ``rotbench run --generator G`` in a child process: wall s, peak RSS MB (the
+    child and everything it waited for, ``os.wait4``), stage seconds summed per stage from
+    its progress lines, the 1-minute load average just before."""
+    import re
+    import subprocess
+
+    load = os.getloadavg()[0]
+    argv = [sys.executable, "-m", "rotbench.cli.main", "run", "--generator", generator,
+            "--cache-dir", str(root / "cache"), "--reports-dir", str(root / "reports"),
+            *(a for seed in seeds for a in ("--seed", str(seed)))]
+    t0 = time.perf_counter()
+    root.mkdir(parents=True, exist_ok=True)
+    err = (root / "stderr.txt").open("w")
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    err.close()
+    if status != 0:
+        raise SystemExit(f"generator {generator}: rotbench run failed (status {status}); "
+                         f"see {root / 'stderr.txt'}")
+    stages: dict[str, float] = {}
+    for line in (root / "stderr.txt").read_text().splitlines():
+        found = re.match(r"seed \d+\s+(\S+)\s+computed\s+([\d.]+) s", line)
+        if found:
+            stages[found.group(1)] = stages.get(found.group(1), 0.0) + float(found.group(2))
+    return {"generator": generator, "wall_s": round(wall, 1), "load_1min": round(load, 2),
+            "peak_mb": round(usage.ru_maxrss / 1024), "stage_s": {k: round(v, 1)
+                                                                  for k, v in stages.items()}}
+
+
+def cli(rounds: int, seeds) -> None:
+    """``rounds`` x (generator 2, generator 3), each cold; prints one line per run and the
+    ratio of the median walls."""
+    import statistics
+
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="rotbench-bench-cli-") as tmp_s:
+        for i in range(rounds):
+            for generator in ("2", "3"):
+                row = cli_run(generator, Path(tmp_s) / f"{i}-{generator}", seeds)
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+    walls = {g: statistics.median(r["wall_s"] for r in rows if r["generator"] == g)
+             for g in ("2", "3")}
+    print(f"median wall: generator 2 {walls['2']:.1f} s, generator 3 {walls['3']:.1f} s, "
+          f"ratio {walls['3'] / walls['2']:.2f}x (goal <= 1.5)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("figures", "speed"))
+    parser.add_argument("what", choices=("figures", "speed", "cli"))
+    parser.add_argument("--rounds", type=int, default=2, help="cli: pairs of runs (2, 3)")
     parser.add_argument("--engine", action="append", help="engine to measure (repeatable)")
     parser.add_argument("--seeds", type=int, nargs="+", default=[42, 43, 44])
     parser.add_argument("--generator", default="3")
     args = parser.parse_args()
+    if args.what == "cli":
+        cli(args.rounds, args.seeds)
+        return
     from rotbench.embedding import Embedder
 
     with tempfile.TemporaryDirectory(prefix="rotbench-bench-g3-") as tmp_s:

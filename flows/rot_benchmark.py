@@ -137,7 +137,7 @@ def _prewarm(spec: RunSpec) -> threading.Thread | None:
     meets and reports any failure."""
     from rotbench.embedding.shared import warm_for_run
 
-    thread = warm_for_run(spec.arm, spec.engines, Path(spec.cache_dir))
+    thread = warm_for_run(spec.arm, spec.engines, Path(spec.cache_dir), spec.generator)
     if thread is not None and spec.dask is not None:
         thread.join()
     return thread
@@ -478,7 +478,7 @@ def _batch_extract(spec: RunSpec, ledger_path: str | None, budget: dict | None,
     multi = EngineConfig().with_overrides(spec.engine_overrides()).store.multi_contributor
     items = []
     for seed in spec.seeds:
-        world = generate_world(seed, spec.days, spec.generator)
+        world = generate_world(seed, spec.days, spec.generator, spec.volume)
         items.append((live.extractor(world), world_documents(world, multi),
                       [p.question for p in world.probes]))
     outcomes = batch_extraction(items, live.batch_runner)

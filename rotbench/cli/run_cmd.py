@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from rotbench.cli.common import fail
+from rotbench.world.generate import DEFAULT_GENERATOR
 from rotbench.cli.interrupts import Interrupts, is_interruption
 
 
@@ -117,8 +118,9 @@ def run(
         bool, typer.Option("--no-trust-policy", help="Neutral trust for every source.")
     ] = False,
     generator: Annotated[
-        str, typer.Option(help="World generator version: 1, 2 or 3 (default: 2; 3 is opt-in).")
-    ] = "2",
+        str, typer.Option(help="World generator version: 1, 2 or 3 (default: 3; 1 and 2 "
+                          "reproduce their pinned figures).")
+    ] = DEFAULT_GENERATOR,
     volume: Annotated[
         int, typer.Option(help="Generator 3: multiply the filler sessions (1 to 100).")
     ] = 1,
@@ -298,7 +300,8 @@ def run(
         from rotbench.embedding.shared import warm_for_run
 
         if spec.dask is None:  # (on Dask the flow starts it and waits for it)
-            warm_for_run(spec.arm, spec.engines, Path(spec.cache_dir))  # beside the boot
+            # beside the boot
+            warm_for_run(spec.arm, spec.engines, Path(spec.cache_dir), spec.generator)
         outcome = _run_flow(spec, server, started)
     except ServerStartError as exc:
         fail(str(exc), 1)

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from rotbench.cli.common import fail
+from rotbench.world.generate import DEFAULT_GENERATOR
 
 
 class WorldFormat(StrEnum):
@@ -19,8 +20,8 @@ def world(
     seed: Annotated[int, typer.Option(help="World seed; the world is a pure function of it.")] = 42,
     days: Annotated[int, typer.Option(help="Simulated days (at least 30).")] = 90,
     generator: Annotated[
-        str, typer.Option(help="World generator version: 1, 2 or 3 (default: 2).")
-    ] = "2",
+        str, typer.Option(help="World generator version: 1, 2 or 3 (default: 3).")
+    ] = DEFAULT_GENERATOR,
     volume: Annotated[
         int, typer.Option(help="Generator 3: multiply the filler sessions (1 to 100).")
     ] = 1,

@@ -26,15 +26,18 @@ def shared_embedder(cache_dir: Path, model_id: str = DEFAULT_MODEL_ID) -> Embedd
         return _embedders[key]
 
 
-def warm_for_run(arm: str, engines: list[str], cache_dir: Path) -> threading.Thread | None:
-    """Start embedding every text a scripted arm's index stage can meet
-    (``rotbench.perception.oracle.oracle_texts``, 703 texts), in one batch in the background,
-    for a run of the reference engine on the oracle or probe arm; the live arm's texts are
-    not known before its extraction. Returns the warm-up thread, or None when nothing was
-    started (every text cached already, a warm-up under way, or not such a run).
-    ``Embedder.start_warming`` says how it runs."""
+def warm_for_run(arm: str, engines: list[str], cache_dir: Path,
+                 generator: str) -> threading.Thread | None:
+    """Start embedding every text a scripted arm's index stage can meet on worlds of
+    ``generator`` (``rotbench.perception.oracle.oracle_texts``: 703 texts for generators 1
+    and 2, 994 with generator 3's scheduled, retracted and temporary sentences), in one
+    batch in the background, for a run of the reference engine on the oracle or probe arm;
+    the live arm's texts are not known before its extraction. Returns the warm-up thread, or
+    None when nothing was started (every text cached already, a warm-up under way, or not
+    such a run). ``Embedder.start_warming`` says how it runs."""
     if arm == "live" or "reference" not in engines:
         return None
     from rotbench.perception.oracle import oracle_texts
 
-    return shared_embedder(Path(cache_dir)).start_warming(oracle_texts())
+    texts = oracle_texts(generator_3=generator == "3")
+    return shared_embedder(Path(cache_dir)).start_warming(texts)

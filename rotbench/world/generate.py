@@ -82,10 +82,11 @@ from rotbench.world.pools import (
 
 GENERATOR_VERSIONS: tuple[str, ...] = ("1", "2", "3")
 """Released generator versions, oldest first (generator 3: ``generate_v3``)."""
-DEFAULT_GENERATOR = "2"
+DEFAULT_GENERATOR = "3"
 GENERATOR_VERSION = DEFAULT_GENERATOR
-"""The version ``generate_world`` uses when none is given. Generator 3 is opt-in
-(``--generator 3``) until it becomes the default."""
+"""The version ``generate_world`` (and ``rotbench run``/``world``) uses when none is given:
+generator 3 since issue 21. Generators 1 and 2 stay (``--generator 1|2``) and reproduce
+their pinned figures exactly."""
 MAX_VOLUME = 100
 """Largest ``volume`` (generator 3's filler multiplier)."""
 MIN_DAYS = 30

@@ -166,6 +166,22 @@ class _Plan:
         return self.rng.choice(days) if days else None
 
 
+class _Deck:
+    """Chit-chat dealt like cards: every exchange once, in a shuffled order, before any is
+    said again. Drawing with replacement let one sentence recur five times in a 90-day world
+    (seed 42), and a store that keeps raw lines then filled its top k with copies of it, so
+    the untrusted lines it also keeps never ranked and its poison leak went unseen."""
+
+    def __init__(self, rng: random.Random, cards: tuple) -> None:
+        self.rng, self.cards, self.hand = rng, cards, []
+
+    def deal(self):
+        if not self.hand:
+            self.hand = list(self.cards)
+            self.rng.shuffle(self.hand)
+        return self.hand.pop()
+
+
 def _ack(rng: random.Random) -> Turn:
     return Turn(role="assistant", text=rng.choice(ASSISTANT_ACKS))
 
@@ -566,17 +582,17 @@ class _Builder:
 
     def filler(self) -> None:
         rng = self.rng
-        exchanges = (*NOISE_EXCHANGES, *FILLER_EXCHANGES)
+        deck = _Deck(rng, (*NOISE_EXCHANGES, *FILLER_EXCHANGES))
         n = self.volume * max(6, self.days // 4)
         days = [rng.randint(1, self.days) for _ in range(n)] + list(self.checkpoints)
         for day in sorted(days):
-            user, assistant = rng.choice(exchanges)
+            user, assistant = deck.deal()
             self.drafts.append(_Draft(day=day, kind="filler", turns=[
                 Turn(role="user", text=user), Turn(role="assistant", text=assistant)]))
         for _ in range(DELAYED_SYNCS):  # chit-chat from a device that synced late
             written = rng.randint(2, max(2, self.days // 2))
             delivered = min(self.days, written + rng.randint(10, 30))
-            user, assistant = rng.choice(exchanges)
+            user, assistant = deck.deal()
             self.drafts.append(_Draft(day=written, kind="noise", delivered=delivered, turns=[
                 Turn(role="user", text=user), Turn(role="assistant", text=assistant)]))
 

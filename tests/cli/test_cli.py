@@ -60,7 +60,7 @@ def test_oracle_estimate_is_free() -> None:
 
 
 def test_world_json_has_the_documented_fields() -> None:
-    result = runner.invoke(app, ["world", "--seed", "42", "--format", "json"])
+    result = runner.invoke(app, ["world", "--seed", "42", "--generator", "2", "--format", "json"])
     assert result.exit_code == 0
     w = json.loads(result.output)
     for key in ("seed", "days", "generator_version", "fingerprint", "attributes", "controls",
@@ -75,6 +75,9 @@ def test_world_json_has_the_documented_fields() -> None:
     assert w["generator_version"] == "2" and len(w["decoys"]) == 8
     assert {p["unanswerable"] for p in w["probes"] if p["attribute"] is None} == {
         "near_miss", "unrelated"}
+    default = json.loads(runner.invoke(app, ["world", "--seed", "42"]).output)
+    assert default["generator_version"] == "3"  # the default since issue 21
+    assert len(default["probes"]) == 96 and default["sessions"][0]["delivered_day"] == 1
     old = json.loads(runner.invoke(app, ["world", "--generator", "1"]).output)
     assert old["generator_version"] == "1" and len(old["probes"]) == 84 and "decoys" not in old
     bad = runner.invoke(app, ["world", "--generator", "7"])
@@ -98,8 +101,8 @@ def test_main_job_in_a_subprocess(tmp_path: Path) -> None:
     out = tmp_path / "copy.json"
     env = {**os.environ}
     proc = subprocess.run(
-        [sys.executable, "-m", "rotbench.cli.main", "run", "--seed", "42", "--format", "json",
-         "--out", str(out), "--cache-dir", str(tmp_path / "cache"),
+        [sys.executable, "-m", "rotbench.cli.main", "run", "--seed", "42", "--generator", "2",
+         "--format", "json", "--out", str(out), "--cache-dir", str(tmp_path / "cache"),
          "--reports-dir", str(tmp_path / "reports"), "--html", str(tmp_path / "page.html")],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
     )
@@ -152,7 +155,7 @@ def test_probe_arm_from_the_command_line(tmp_path: Path) -> None:
         env = {**os.environ, "ANTHROPIC_API_KEY": secret, "ANTHROPIC_BASE_URL": fake.base_url}
         proc = subprocess.run(
             [sys.executable, "-m", "rotbench.cli.main", "run", "--arm", "probe", "--seed", "42",
-             "--yes", "--format", "json", "--cache-dir", str(tmp_path / "cache"),
+             "--generator", "2", "--yes", "--format", "json", "--cache-dir", str(tmp_path / "cache"),
              "--reports-dir", str(tmp_path / "reports")],
             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
         )

@@ -256,7 +256,7 @@ def test_a_bad_answer_fails_at_once_without_graphitis_retry_sleeps() -> None:
 def test_graphiti_live_estimate_is_exact(tmp_path) -> None:
     """On the live arm Graphiti's own prompts go through rotbench's client: the estimate's
     projected calls are the calls the fake API receives when it answers as the oracle does."""
-    world = generate_world(42, days=30)
+    world = generate_world(42, days=30, generator="2")
     settings = LLMSettings()
     embedder = shared_embedder(tmp_path / "cache")
     projection = estimate([world], "live", settings, embedder=embedder, cache=None)
@@ -272,7 +272,7 @@ def test_graphiti_live_estimate_is_exact(tmp_path) -> None:
     with FakeAnthropic(answer) as fake, pytest.MonkeyPatch().context() as env:
         env.setenv("ANTHROPIC_API_KEY", SECRET)
         env.setenv("ANTHROPIC_BASE_URL", fake.base_url)
-        outcome = asyncio.run(rot_benchmark(arm="live", seeds=[42], days=30,
+        outcome = asyncio.run(rot_benchmark(arm="live", seeds=[42], days=30, generator="2",
                                             engines=["graphiti"],
                                             cache_dir=str(tmp_path / "cache"),
                                             reports_dir=str(tmp_path / "reports")))

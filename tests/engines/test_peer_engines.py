@@ -163,7 +163,7 @@ def mem0_answerer(world):
 
 
 def test_mem0_live_estimate_is_exact(tmp_path) -> None:
-    world = generate_world(42)
+    world = generate_world(42, generator="2")
     settings = LLMSettings()
     embedder = shared_embedder(tmp_path / "cache")
     projection = estimate([world], "live", settings, embedder=embedder, cache=None)
@@ -173,7 +173,7 @@ def test_mem0_live_estimate_is_exact(tmp_path) -> None:
     with FakeAnthropic(mem0_answerer(world)) as fake, pytest.MonkeyPatch().context() as env:
         env.setenv("ANTHROPIC_API_KEY", SECRET)
         env.setenv("ANTHROPIC_BASE_URL", fake.base_url)
-        outcome = asyncio.run(rot_benchmark(arm="live", seeds=[42], engines=["mem0"],
+        outcome = asyncio.run(rot_benchmark(arm="live", seeds=[42], engines=["mem0"], generator="2",
                                             cache_dir=str(tmp_path / "cache"),
                                             reports_dir=str(tmp_path / "reports")))
         calls = len(fake.requests)

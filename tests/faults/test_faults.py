@@ -45,7 +45,7 @@ def run(factory, tmp_path: Path) -> dict[str, tuple[int, int]]:
     embedder = Embedder(tmp_path / "emb", FAKE_MODEL_ID, encoder=hashing_encoder)
     worlds = []
     for seed in SEEDS:
-        world = generate_world(seed)
+        world = generate_world(seed, generator="2")
         worlds.append(score_world(probe_world(world, factory(world, embedder), 10), "v3"))
     return {m: (r.numerator, r.denominator) for m, r in compute_metrics(worlds).metrics.items()}
 

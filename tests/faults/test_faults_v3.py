@@ -100,11 +100,15 @@ CASES = [
     (ReAddDeletes, ("current_lost",), [(19, 45), (10, 46), (17, 47)]),
     (CollateralInvalidation, ("control_recall_at_k",), [(5, 12), (7, 12), (5, 12)]),
     (Tripler, ("redundancy_at_k",), [(176, 276), (180, 282), (220, 338)]),
+    # raw transcript lines: the tool and web lines it keeps leak (seed 42 was 3/26, inside
+    # the interval, while the filler was drawn with replacement and one sentence recurred
+    # five times; dealt as a deck, no chit-chat crowds the top k)
+    (RawLines, ("poison_leak_at_k",), [(6, 26), (14, 22), (22, 31)]),
 ]
 IDS = ["arrival-order", "single-valued", "temporary-as-permanent", "scheduled-now",
        "correction-ignored", "retraction-ignored", "relay-adopted", "web-as-conversation",
        "other-person-as-user", "hypothetical-as-user", "slot-blind-invalidation",
-       "re-add-deletes", "collateral-invalidation", "duplicates"]
+       "re-add-deletes", "collateral-invalidation", "duplicates", "raw-lines"]
 
 
 def test_correct_engine_is_right_on_every_hard_case(correct) -> None:
@@ -128,10 +132,10 @@ def test_each_fault_is_caught_on_each_seed(factory, where, expected, correct, tm
         assert beyond(_figure(correct[seed], where), _figure(got[seed], where), higher), seed
 
 
-FAULTS = [c[0] for c in CASES] + [RawLines, NeverAbstains]
+FAULTS = [c[0] for c in CASES] + [NeverAbstains]
 
 
-@pytest.mark.parametrize("factory", FAULTS, ids=[*IDS, "raw-lines", "never-abstains"])
+@pytest.mark.parametrize("factory", FAULTS, ids=[*IDS, "never-abstains"])
 def test_no_fault_improves_any_figure(factory, correct, tmp_path) -> None:
     """Every figure with a better direction (all but ``CONTEXT_FIGURES``), pooled: a fault
     never lands beyond the correct engine's interval on the better side."""
@@ -153,7 +157,7 @@ def test_never_abstaining_is_caught_against_an_engine_that_abstains(tmp_path) ->
     abstaining = run(lambda w, e: EventTimeEngine(w, e, floor=0.5), tmp_path / "a")
     never = run(NeverAbstains, tmp_path / "n")
     where = ("answered_unanswerable",)
-    assert [_figure(abstaining[s], where) for s in SEEDS] == [(15, 28), (14, 29), (12, 29)]
+    assert [_figure(abstaining[s], where) for s in SEEDS] == [(18, 28), (14, 29), (14, 29)]
     assert [_figure(never[s], where) for s in SEEDS] == [(24, 28), (24, 29), (26, 29)]
     for seed in SEEDS:
         assert beyond(_figure(abstaining[seed], where), _figure(never[seed], where), False)

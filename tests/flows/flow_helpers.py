@@ -10,11 +10,13 @@ from flows.rot_benchmark import RunOutcome, rot_benchmark
 from rotbench.results import Report
 
 
-def run_flow(root: Path, **fields) -> tuple[Report, RunOutcome]:
+def run_flow(root: Path, *, generator: str, **fields) -> tuple[Report, RunOutcome]:
     """Run the flow with cache and reports under ``root``; returns the first report and the
-    run's outcome."""
+    run's outcome. ``generator`` is required, so that no test's figures depend on the default
+    generator (generator 3 since issue 21)."""
     outcome = asyncio.run(rot_benchmark(cache_dir=str(root / "cache"),
-                                        reports_dir=str(root / "reports"), **fields))
+                                        reports_dir=str(root / "reports"),
+                                        generator=generator, **fields))
     assert isinstance(outcome.report, Report)
     return outcome.report, outcome
 

@@ -50,7 +50,7 @@ def imperfect(worlds):
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("batchflow")
-    worlds = [generate_world(s) for s in SEEDS]
+    worlds = [generate_world(s, generator="2") for s in SEEDS]
     mp = pytest.MonkeyPatch()
     out = {}
     with FakeAnthropic(imperfect(worlds), batch_delay_seconds=0.2) as fake, mp.context() as env:
@@ -59,7 +59,7 @@ def runs(tmp_path_factory):
         for mode in ("single", "batch"):
             before = (len(fake.requests), len(fake.batches))
             outcome = asyncio.run(rot_benchmark(
-                arm="live", seeds=SEEDS, batch=(mode == "batch"),
+                arm="live", seeds=SEEDS, generator="2", batch=(mode == "batch"),
                 llm_settings=str(settings_file(root / mode)),
                 cache_dir=str(root / mode / "cache"), reports_dir=str(root / mode / "r")))
             out[mode] = (outcome, len(fake.requests) - before[0], fake.batches[before[1]:])
@@ -99,9 +99,11 @@ def test_extraction_is_one_batch_per_run_and_checks_go_in_rounds(runs) -> None:
 
 
 def test_projected_live_arm_with_batch_is_within_the_goal(tmp_path) -> None:
-    """Seeds 42 43 44, Sonnet 4.6 / Haiku 4.5 at list prices: the batch price is half the
-    standard one and at most US$0.45."""
-    spec = RunSpec(arm="live", seeds=SEEDS, batch=True, cache_dir=str(tmp_path / "cache"),
+    """Seeds 42 43 44, Sonnet 4.6 / Haiku 4.5 at list prices, generator 2 (what the
+    live-weekly deployment names: on generator 3 with extract-v3 the batch price is
+    US$0.53): the batch price is half the standard one and at most US$0.45."""
+    spec = RunSpec(arm="live", seeds=SEEDS, generator="2", batch=True,
+                   cache_dir=str(tmp_path / "cache"),
                    llm_settings=str(settings_file(tmp_path)))
     projection = project_cost(spec, run_settings(spec))
     assert projection.batch and projection.applicable_usd == projection.batch_usd
@@ -121,7 +123,7 @@ def test_failed_batch_requests_degrade_the_run_and_the_rerun_submits_only_them(
     undecided) and its failed stages are not cached; the rerun on the same cache submits
     exactly the failed requests (and the checks the new answers lead to), never one that
     was answered."""
-    world = generate_world(42, 30)
+    world = generate_world(42, 30, "2")
     failing: set[str] = set()
 
     def outcome(req: FakeRequest) -> str | None:
@@ -133,7 +135,7 @@ def test_failed_batch_requests_degrade_the_run_and_the_rerun_submits_only_them(
 
     def run(root: Path):
         return asyncio.run(rot_benchmark(
-            arm="live", seeds=[42], days=30, batch=True,
+            arm="live", seeds=[42], days=30, generator="2", batch=True,
             llm_settings=str(settings_file(tmp_path)),
             cache_dir=str(root / "cache"), reports_dir=str(root / "r")))
 

@@ -22,7 +22,7 @@ CALL = "query('Which city does the user live in?', k=10)"
 
 @pytest.fixture(scope="module")
 def world():
-    return generate_world(42, 30)
+    return generate_world(42, 30, "2")
 
 
 def failure(world, engine, timeout: float | None = 5.0) -> str:

@@ -34,7 +34,7 @@ def hostile(tmp_path_factory):
     try:
         # a generous call limit: the sound engine's first query loads the embedding model,
         # which on a loaded machine can take longer than the default minute
-        _, outcome = run_flow(root, engines=ENGINES, seeds=[42], days=30,
+        _, outcome = run_flow(root, engines=ENGINES, seeds=[42], days=30, generator="2",
                               engine_timeout_seconds=600.0)
     finally:
         for lg in loggers:
@@ -101,7 +101,7 @@ def test_a_plainly_raising_engine_gets_no_prefect_error_lines(tmp_path) -> None:
     task_runs.addHandler(handler)
     try:
         _, outcome = run_flow(tmp_path, engines=[BAD + "raises", "latest-wins"], seeds=[42],
-                              days=30, engine_timeout_seconds=600.0)
+                              days=30, generator="2", engine_timeout_seconds=600.0)
     finally:
         task_runs.removeHandler(handler)
     assert len(outcome.failures) == 1 and outcome.failures[0].startswith("engine raises: ")

@@ -34,8 +34,9 @@ def api_server():
 
 
 def test_local_cluster_gives_the_local_results_exactly(api_server, tmp_path) -> None:
-    local, _ = run_flow(tmp_path / "local", seeds=SEEDS)
-    dask, outcome = run_flow(tmp_path / "dask", seeds=SEEDS, dask="local", dask_workers=2)
+    local, _ = run_flow(tmp_path / "local", seeds=SEEDS, generator="2")
+    dask, outcome = run_flow(tmp_path / "dask", seeds=SEEDS, generator="2", dask="local",
+                             dask_workers=2)
     assert outcome.missing == {} and outcome.failures == []
     assert dask.metrics == local.metrics
     assert dask.by_channel == local.by_channel and dask.by_kind == local.by_kind
@@ -43,7 +44,7 @@ def test_local_cluster_gives_the_local_results_exactly(api_server, tmp_path) -> 
     assert computed(dask) == {(s, st) for s in SEEDS for st in
                               ("generate", "extract", "index", "deposit", "probe", "score")}
     # the cache the workers wrote serves a local rerun completely
-    again, _ = run_flow(tmp_path / "dask", seeds=SEEDS)
+    again, _ = run_flow(tmp_path / "dask", seeds=SEEDS, generator="2")
     assert computed(again) == set() and again.metrics == local.metrics
 
 

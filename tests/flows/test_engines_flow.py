@@ -34,7 +34,7 @@ def figures(report) -> dict[str, tuple[int, int]]:
 @pytest.fixture(scope="module")
 def three(tmp_path_factory):
     root = tmp_path_factory.mktemp("three")
-    _, runtime = run_flow(root, engines=ENGINES)
+    _, runtime = run_flow(root, engines=ENGINES, generator="2")
     return root, runtime
 
 
@@ -94,7 +94,7 @@ def test_stages_per_engine(three) -> None:
 
 def test_scorer_change_reruns_only_score_for_every_engine(three, tmp_path) -> None:
     root = clone_cache(three[0], tmp_path / "run")
-    _, runtime = run_flow(root, engines=ENGINES, scorer="v1")
+    _, runtime = run_flow(root, engines=ENGINES, generator="2", scorer="v1")
     for report in runtime.reports:
         assert {(s.seed, s.stage) for s in report.stages if not s.cached} == {
             (s, "score") for s in SEEDS}, report.selection.engine
@@ -104,7 +104,8 @@ def test_failing_engines_name_engine_seed_day_and_call(three, tmp_path) -> None:
     root = clone_cache(three[0], tmp_path / "run")
     engines = ["tests.flows.bad_engines:raises", "transcript-rag",
                "tests.flows.bad_engines:malformed", "tests.flows.bad_engines:hangs"]
-    _, runtime = run_flow(root, engines=engines, seeds=[42], engine_timeout_seconds=0.5)
+    _, runtime = run_flow(root, engines=engines, seeds=[42], generator="2",
+                          engine_timeout_seconds=0.5)
     assert [r.selection.engine for r in runtime.reports] == ["transcript-rag"]
     assert runtime.failures == [
         "engine raises: seed 42, day 15: query('Which city does the user live in?', k=10): "
@@ -124,7 +125,7 @@ def test_day_blind_engine_is_not_penalised(three, tmp_path) -> None:
     """The newest present-tense statement of the user per slot, with no notion of time,
     through the interleaved path: every current value, no stale one."""
     root = clone_cache(three[0], tmp_path / "run")
-    report, _ = run_flow(root, engines=["examples.my_engine:make_engine"])
+    report, _ = run_flow(root, engines=["examples.my_engine:make_engine"], generator="2")
     assert report.selection.engine == "newest-statement"
     assert frac(report.metrics["recall_current_at_k"]) == (216, 216)
     assert frac(report.metrics["stale_retained_at_k"]) == (0, 121)

@@ -30,7 +30,8 @@ STAGES = {"generate", "extract", "index", "deposit", "probe", "score"}
 @pytest.fixture(scope="module")
 def clean(tmp_path_factory):
     """The same run with nothing failing: its report."""
-    report, outcome = run_flow(tmp_path_factory.mktemp("clean"), seeds=SEEDS, days=DAYS)
+    report, outcome = run_flow(tmp_path_factory.mktemp("clean"), seeds=SEEDS, days=DAYS,
+                               generator="2")
     assert outcome.missing == {}
     return report
 
@@ -52,7 +53,7 @@ def test_a_transient_failure_is_retried_and_changes_no_figure(tmp_path, monkeypa
         return real(probes, scorer)
 
     monkeypatch.setitem(SPECS, "score", replace(SPECS["score"], function=score))
-    report, outcome = run_flow(tmp_path, seeds=SEEDS, days=DAYS)
+    report, outcome = run_flow(tmp_path, seeds=SEEDS, days=DAYS, generator="2")
     assert len(calls) == len(SEEDS) + 1  # one retry, of the one failed attempt
     assert outcome.missing == {} and outcome.failures == []
     assert report.selection.seeds == SEEDS
@@ -75,7 +76,7 @@ def test_a_failure_that_is_not_transient_fails_its_seed_alone_without_retry(
         return real(seed, days, generator, *rest)
 
     monkeypatch.setitem(SPECS, "generate", replace(SPECS["generate"], function=generate))
-    report, outcome = run_flow(tmp_path, seeds=SEEDS, days=DAYS)
+    report, outcome = run_flow(tmp_path, seeds=SEEDS, days=DAYS, generator="2")
     assert attempts == {42: 1, 43: 1}
     assert outcome.missing == {43: "ValueError: seed 43 cannot be generated"}
     assert report.selection.seeds == [42]
@@ -107,7 +108,7 @@ def test_a_stage_past_its_timeout_fails_its_seed_alone(tmp_path, monkeypatch, cl
     monkeypatch.setitem(SPECS, "generate", replace(SPECS["generate"], function=generate,
                                                    timeout_seconds=2.0))
     monkeypatch.setattr(tasks, "RETRY_DELAYS_SECONDS", [])  # one attempt: the timeout alone
-    report, outcome = run_flow(tmp_path, seeds=SEEDS, days=DAYS)
+    report, outcome = run_flow(tmp_path, seeds=SEEDS, days=DAYS, generator="2")
     assert attempts == {42: 1, 43: 1}
     assert list(outcome.missing) == [43]
     assert outcome.missing[43] == "TaskRunTimeoutError: Scope timed out after 2.0 second(s)."

@@ -53,7 +53,7 @@ def flow_log() -> Iterator[list[str]]:
 
 def test_an_oracle_run_logs_where_its_report_went(tmp_path) -> None:
     with flow_log() as lines:
-        report, outcome = run_flow(tmp_path, seeds=[42], days=30)
+        report, outcome = run_flow(tmp_path, seeds=[42], days=30, generator="2")
     [path] = outcome.report_paths
     assert path == str(tmp_path / "reports" / f"{report.run_id}.json")
     assert Path(path).exists()
@@ -81,11 +81,11 @@ def test_a_paid_run_logs_its_projection_before_any_call_and_its_spend(tmp_path,
                 logged_before_first_call.append(len(lines))
             return None
 
-        with FakeAnthropic(oracle_answerer(generate_world(42, 30)), fault=note_first) as fake:
+        with FakeAnthropic(oracle_answerer(generate_world(42, 30, "2")), fault=note_first) as fake:
             monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
             monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
             outcome = asyncio.run(rot_benchmark(
-                arm="probe", seeds=[42], days=30, overrides=FEW_CHECKS, budget_calls=5000,
+                arm="probe", seeds=[42], days=30, generator="2", overrides=FEW_CHECKS, budget_calls=5000,
                 budget_usd=10.0, llm_settings=str(settings),
                 cache_dir=str(tmp_path / "cache"), reports_dir=str(tmp_path / "reports")))
             calls = len(fake.requests)

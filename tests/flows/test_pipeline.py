@@ -3,7 +3,9 @@
 One cold run (real embedding model) of generator 1 under scorer v2 is shared: it must
 reproduce the figures rotbench reported before generator 2 and scorer v3 existed. Every
 cache test works on a copy of its folder, so each test sees exactly which stages a change
-re-runs. A second run, the default (generator 2, scorer v3), pins the new figures.
+re-runs. A second run, generator 2 (the default before issue 21; scorer v3), pins its figures:
+every run here names its generator, so none depends on the default (generator 3, whose flow
+is tests/flows/test_generator3_flow.py).
 """
 
 from __future__ import annotations
@@ -228,34 +230,34 @@ def test_a_payload_swapped_in_from_another_seed_is_recomputed(baseline, tmp_path
 
 
 @pytest.fixture(scope="module")
-def default_root(baseline, tmp_path_factory):
+def v2_root(baseline, tmp_path_factory):
     root = clone_cache(baseline[0], tmp_path_factory.mktemp("v2") / "run")
-    report, _ = run_flow(root)
+    report, _ = run_flow(root, generator="2")
     return root, report
 
 
 @pytest.fixture(scope="module")
-def default_run(default_root):
-    return default_root[1]
+def v2_run(v2_root):
+    return v2_root[1]
 
 
-def test_users_1_reproduces_the_default_run_exactly(default_root, tmp_path) -> None:
+def test_users_1_reproduces_the_single_user_run_exactly(v2_root, tmp_path) -> None:
     """``--users 1`` is the single-user run: the same cache keys (every world found whole),
     the same figures and world files, and a selection without the shared-store fields."""
-    root = clone_cache(default_root[0], tmp_path / "run")
-    report, _ = run_flow(root, users=1)
-    default = default_root[1]
+    root = clone_cache(v2_root[0], tmp_path / "run")
+    report, _ = run_flow(root, users=1, generator="2")
+    single = v2_root[1]
     assert computed(report) == set()
     for name in ("metrics", "by_channel", "by_kind", "by_checkpoint", "by_attribute",
                  "by_phrasing", "first_hit_counts", "floor_sweep", "worlds"):
-        assert getattr(report, name) == getattr(default, name), name
-    assert report.selection == default.selection
+        assert getattr(report, name) == getattr(single, name), name
+    assert report.selection == single.selection
     assert "cross_user_leak_at_k" not in report.metrics
     assert "users" not in report.selection.model_dump()
 
 
-def test_default_run_is_generator_2_scorer_v3_with_every_new_row(default_run) -> None:
-    report = default_run
+def test_generator_2_run_is_scorer_v3_with_every_new_row(v2_run) -> None:
+    report = v2_run
     assert (report.selection.generator_version, report.selection.scorer_version) == ("2", "v3")
     counts = {name: frac(rate) for name, rate in report.metrics.items()}
     assert counts == {
@@ -281,10 +283,10 @@ def test_default_run_is_generator_2_scorer_v3_with_every_new_row(default_run) ->
     assert frac(report.by_checkpoint[90]["current_lost"]) == (0, 30)
 
 
-def test_default_run_with_the_new_rules_off_gives_engine_0_2_1_figures(
+def test_generator_2_run_with_the_new_rules_off_gives_engine_0_2_1_figures(
         baseline, tmp_path) -> None:
     root = clone_cache(baseline[0], tmp_path / "run")
-    report, _ = run_flow(root, overrides=OLD_RULES)
+    report, _ = run_flow(root, generator="2", overrides=OLD_RULES)
     counts = {name: frac(rate) for name, rate in report.metrics.items()}
     assert {m: counts[m] for m in ("current_first", "stale_over_current", "stale_retained_at_k",
                                    "answered_unanswerable", "redundancy_at_k")} == {

@@ -29,7 +29,7 @@ def test_a_failed_database_write_keeps_the_report_and_its_rows_pending(tmp_path:
     probes = probe_world(generate_world(42, generator="1"), _NoHits(), top_k=10)
     db = tmp_path / "db-is-a-folder"
     db.mkdir()
-    spec = RunSpec(seeds=[42], reports_dir=str(tmp_path / "reports"), db_path=str(db))
+    spec = RunSpec(seeds=[42], generator="1", reports_dir=str(tmp_path / "reports"), db_path=str(db))
     report = record_run(spec, [probes], [], {}, [], {})
     saved = tmp_path / "reports" / f"{report.run_id}.json"
     marker = tmp_path / "reports" / ".pending" / f"{report.run_id}.json"
@@ -44,7 +44,7 @@ def test_a_failed_database_write_keeps_the_report_and_its_rows_pending(tmp_path:
 
 def test_worlds_that_are_not_the_selection_are_refused(tmp_path: Path) -> None:
     probes = probe_world(generate_world(43, generator="1"), _NoHits(), top_k=10)
-    spec = RunSpec(seeds=[42], reports_dir=str(tmp_path / "reports"))
+    spec = RunSpec(seeds=[42], generator="1", reports_dir=str(tmp_path / "reports"))
     with pytest.raises(ValueError, match=r"seeds \[43\], not the selection's \[42\]"):
         record_run(spec, [probes], [], {}, [], {})
     assert not (tmp_path / "reports").exists()
@@ -52,7 +52,7 @@ def test_worlds_that_are_not_the_selection_are_refused(tmp_path: Path) -> None:
 
 def test_a_successful_record_writes_both(tmp_path: Path) -> None:
     probes = probe_world(generate_world(42, generator="1"), _NoHits(), top_k=10)
-    spec = RunSpec(seeds=[42], reports_dir=str(tmp_path / "reports"))
+    spec = RunSpec(seeds=[42], generator="1", reports_dir=str(tmp_path / "reports"))
     report = record_run(spec, [probes], [], {}, [], {})
     assert (tmp_path / "reports" / f"{report.run_id}.json").exists()
     assert (tmp_path / "reports" / "rotbench.duckdb").exists()

@@ -138,7 +138,7 @@ def test_oracle_reads_every_question_a_world_asks() -> None:
             assert asks_user_slot == (probe.attribute is not None), probe.question
             if probe.attribute is not None:
                 assert frame.slot == probe.attribute
-    assert OracleExtractor(generate_world(42)).read_question("Who is the user?") is None
+    assert OracleExtractor(generate_world(42, generator="2")).read_question("Who is the user?") is None
 
 
 def test_oracle_texts_hold_every_text_a_scripted_world_embeds() -> None:
@@ -161,3 +161,24 @@ def test_oracle_texts_hold_every_text_a_scripted_world_embeds() -> None:
             seen.update(index_texts(world, extraction))
     assert seen <= set(texts)
     assert len(seen) == 219  # these 8 worlds alone already need a third of them
+
+
+def test_generator_3_oracle_texts_hold_every_text_its_worlds_embed() -> None:
+    """Generator 3 (the default): its scheduled, retracted and temporary sentences join the
+    warm-up (3 templates x 97 pool values more), so its index stages find every text
+    embedded too (before, the warm-up held only the 703 and every gen-3 index stage loaded
+    the model for the rest)."""
+    from rotbench.perception.oracle import oracle_texts
+    from rotbench.pipeline.extract import extract_documents, world_documents
+    from rotbench.pipeline.index import index_texts
+    from rotbench.world import generate_world
+
+    texts = oracle_texts(generator_3=True)
+    assert len(texts) == 994 == 703 + 3 * 97
+    seen: set[str] = set()
+    for seed in (42, 43, 44, 1000):
+        world = generate_world(seed, generator="3")
+        extraction = extract_documents(world_documents(world), OracleExtractor(world),
+                                       [p.question for p in world.probes])
+        seen.update(index_texts(world, extraction))
+    assert seen <= set(texts) and not seen <= set(oracle_texts())

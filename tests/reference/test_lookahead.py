@@ -55,7 +55,7 @@ class RecordingChecker:
 
 
 def _setup(tmp_path, seed: int = 42):
-    world = generate_world(seed)
+    world = generate_world(seed, generator="2")
     extraction = extract_documents(world_documents(world), OracleExtractor(world))
     embedder = Embedder(tmp_path / "emb", FAKE_MODEL_ID, encoder=hashing_encoder)
     embedder.ensure(extraction.sentences())

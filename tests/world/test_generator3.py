@@ -9,14 +9,16 @@ import pytest
 from rotbench.engines.protocol import Document
 from rotbench.pipeline.extract import world_documents
 from rotbench.world import WorldConfigError, generate_world
-from rotbench.world.generate import GENERATOR_VERSIONS
+from rotbench.runspec import RunSpec
+from rotbench.world.generate import DEFAULT_GENERATOR, GENERATOR_VERSIONS
 from rotbench.world.models import Fact, Session, Turn, World, knowable_truth
 from rotbench.world.pools import ATTRIBUTES
 from rotbench.world.pools_v3 import all_template_texts_v3, wordings
 from rotbench.world.transcript import render_transcript
 
 SEEDS = (42, 43, 44)
-PINNED_V3 = {42: "b0dc38757b3d", 43: "648cd6795a1f", 44: "00b703a41426"}
+PINNED_V3 = {42: "4c3d3c99b966", 43: "cf6f3941eb6c", 44: "8f04c326ab0c"}
+"""Since the filler is dealt as a deck (before: b0dc38757b3d, 648cd6795a1f, 00b703a41426)."""
 
 
 @pytest.fixture(scope="module", params=SEEDS)
@@ -24,9 +26,11 @@ def world(request) -> World:
     return generate_world(request.param, generator="3")
 
 
-def test_generator_3_is_released_and_opt_in() -> None:
-    assert GENERATOR_VERSIONS == ("1", "2", "3")
-    assert generate_world(42).generator_version == "2"  # the default stays generator 2
+def test_generator_3_is_released_and_the_default() -> None:
+    assert GENERATOR_VERSIONS == ("1", "2", "3") and DEFAULT_GENERATOR == "3"
+    assert generate_world(42) == generate_world(42, generator="3")
+    assert RunSpec().generator == "3" and RunSpec().scorer_version == "v4"
+    assert RunSpec(generator="2").scorer_version == "v3"
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -145,7 +149,7 @@ def test_a_checkpoint_sees_exactly_what_was_delivered(world: World) -> None:
         assert all(s.arrival <= cp for s in seen)
     doc = Document.from_session(next(s for s in world.sessions if s.late))
     assert doc.delivered_day is not None and doc.delivered_day > doc.day
-    on_time = Document.from_session(generate_world(42).sessions[0])
+    on_time = Document.from_session(generate_world(42, generator="2").sessions[0])
     assert "delivered_day" not in on_time.model_dump()  # a v2 document is unchanged
 
 
@@ -187,3 +191,22 @@ def test_transcript_shows_delivery_order(world: World) -> None:
     days = [int(a or b) for a, b in heads]
     assert days == sorted(days) and len(days) == len(world.sessions)
     assert len(re.findall(r"written day \d+, late", text)) == sum(s.late for s in world.sessions)
+
+
+@pytest.mark.parametrize("volume", [1, 3])
+def test_chit_chat_is_dealt_every_exchange_once_before_any_again(world, volume) -> None:
+    """Every exchange of chit-chat is said as often as any other, give or take one. Drawn
+    with replacement,
+    seed 42 said "The river was high after the storm." five times in 90 days, and a store
+    keeping raw lines filled its top k with the copies (RawLines' leak went unseen)."""
+    w = world if volume == 1 else generate_world(world.seed, generator="3", volume=volume)
+    from rotbench.world.pools import NOISE_EXCHANGES
+    from rotbench.world.pools_v3 import FILLER_EXCHANGES
+
+    exchanges = [*NOISE_EXCHANGES, *FILLER_EXCHANGES]
+    said = {pair: 0 for pair in exchanges}
+    for session in w.sessions:
+        if session.kind in ("filler", "noise") and not session.facts:
+            said[(session.turns[0].text, session.turns[1].text)] += 1
+    counts = sorted(said.values())
+    assert sum(counts) >= len(exchanges) and counts[-1] - counts[0] <= 1, counts

@@ -148,11 +148,10 @@ PINNED_V2 = {
 
 
 @pytest.mark.parametrize("seed", sorted(PINNED_V2))
-def test_generator_2_fingerprint_is_pinned_and_is_the_default(seed: int) -> None:
-    world = generate_world(seed)
+def test_generator_2_fingerprint_is_pinned(seed: int) -> None:
+    world = generate_world(seed, generator="2")
     assert world.generator_version == "2"
     assert world.fingerprint[:12] == PINNED_V2[seed]
-    assert generate_world(seed, generator="2") == world
 
 
 def test_unknown_generator_is_a_clear_error() -> None:
@@ -166,7 +165,7 @@ def test_generator_1_json_has_no_generator_2_fields() -> None:
 
 
 def test_generator_2_main_seeds_add_near_miss_questions() -> None:
-    probes = [p for s in PINNED_V2 for p in generate_world(s).probes]
+    probes = [p for s in PINNED_V2 for p in generate_world(s, generator="2").probes]
     assert sum(p.attribute is not None for p in probes) == 216
     kinds = [p.unanswerable for p in probes if p.attribute is None]
     assert kinds.count("unrelated") == 36 and kinds.count("near_miss") == 36
@@ -175,7 +174,7 @@ def test_generator_2_main_seeds_add_near_miss_questions() -> None:
 @pytest.mark.parametrize("seed", sorted(PINNED_V2) + OTHER_SEEDS)
 @pytest.mark.parametrize("days", [90, 30, 47])
 def test_generator_2_decoys_and_repeats(seed: int, days: int) -> None:
-    w = generate_world(seed, days)
+    w = generate_world(seed, days, "2")
     # two decoys per kind on eight distinct attributes, never a value the user or a poison holds
     assert sorted(d.kind for d in w.decoys) == sorted(
         ["hypothetical", "negation", "other_person", "suggestion"] * 2)
@@ -203,7 +202,7 @@ def test_generator_2_decoys_and_repeats(seed: int, days: int) -> None:
 
 @pytest.mark.parametrize("seed", sorted(PINNED_V2) + OTHER_SEEDS)
 def test_generator_2_facts_match_truth(seed: int) -> None:
-    w = generate_world(seed)
+    w = generate_world(seed, generator="2")
     for s in w.sessions:
         for f in s.facts:
             truth = w.truth(f.attribute, s.day)
@@ -220,7 +219,7 @@ def test_generator_2_facts_match_truth(seed: int) -> None:
 def test_generator_2_untrusted_wording_names_no_channel() -> None:
     # no word of the v1 wording that gave the channel away, in any untrusted turn
     for seed in sorted(PINNED_V2) + OTHER_SEEDS:
-        w = generate_world(seed)
+        w = generate_world(seed, generator="2")
         for s in w.sessions:
             for f in s.facts:
                 if f.channel is not None:
@@ -234,11 +233,11 @@ def test_a_broken_pool_is_refused_even_after_a_sound_one_was_checked(monkeypatch
 
     from rotbench.world import generate as gen
 
-    generate_world(42)  # the shipped pools, checked (and remembered)
+    generate_world(42, generator="2")  # the shipped pools, checked (and remembered)
     first, second = ATTRIBUTES[0], ATTRIBUTES[1]
     broken = dataclasses.replace(second, pool=(*second.pool[:-1], first.pool[0]))
     monkeypatch.setattr(gen, "ATTRIBUTES", (first, broken, *ATTRIBUTES[2:]))
     with pytest.raises(PoolOverlapError, match=f"value '{first.pool[0]}' appears in pool"):
-        generate_world(42)
+        generate_world(42, generator="2")
     with pytest.raises(PoolOverlapError):  # and again: a failure is not remembered
-        generate_world(43)
+        generate_world(43, generator="2")

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.slow
 
 
 def test_two_runs_sharing_a_cache_pay_each_call_once(embedder, tmp_path: Path) -> None:
-    world = generate_world(42)
+    world = generate_world(42, generator="2")
     extraction = extract_documents(world_documents(world), OracleExtractor(world))
     cache = tmp_path / "shared-cache"
     ledgers = []

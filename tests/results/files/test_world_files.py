@@ -51,7 +51,7 @@ def _streamed(seeds: list[int], alive: list[int]):
 def recorded(tmp_path_factory) -> tuple[Path, Report, Report, list[int]]:
     """Two identical runs of seeds 42-44 recorded into one reports folder."""
     root = tmp_path_factory.mktemp("wf")
-    spec = RunSpec(seeds=SEEDS, reports_dir=str(root / "reports"),
+    spec = RunSpec(seeds=SEEDS, generator="2", reports_dir=str(root / "reports"),
                    out_path=str(root / "elsewhere" / "copy.json"))
     alive: list[int] = []
     first = record_run(spec, _streamed(SEEDS, alive), [], {}, [], {})
@@ -224,7 +224,7 @@ def test_a_run_stores_each_worlds_rows_as_it_streams(tmp_path: Path, monkeypatch
         raise AssertionError("a world file was read back")
 
     monkeypatch.setattr(db_module, "load_world", never)
-    spec = RunSpec(seeds=[45, 46], reports_dir=str(tmp_path / "reports"))
+    spec = RunSpec(seeds=[45, 46], generator="2", reports_dir=str(tmp_path / "reports"))
     report = record_run(spec, (synthetic_world_probes(s) for s in (45, 46)), [], {}, [], {})
     db = tmp_path / "reports" / "rotbench.duckdb"
     assert not (tmp_path / "reports" / ".pending" / f"{report.run_id}.json").exists()
