@@ -99,16 +99,18 @@ def test_extraction_is_one_batch_per_run_and_checks_go_in_rounds(runs) -> None:
 
 
 def test_projected_live_arm_with_batch_is_within_the_goal(tmp_path) -> None:
-    """Seeds 42 43 44, Sonnet 4.6 / Haiku 4.5 at list prices, generator 2 (what the
-    live-weekly deployment names: on generator 3 with extract-v3 the batch price is
-    US$0.53): the batch price is half the standard one and at most US$0.45."""
-    spec = RunSpec(arm="live", seeds=SEEDS, generator="2", batch=True,
+    """Seeds 42 43 44, Sonnet 4.6 / Haiku 4.5 at list prices, generator 3 (what the
+    live-weekly deployment names): 349 calls (237 extraction, 112 checks); the batch price
+    is half the standard one and at most US$0.45."""
+    spec = RunSpec(arm="live", seeds=SEEDS, generator="3", batch=True,
                    cache_dir=str(tmp_path / "cache"),
                    llm_settings=str(settings_file(tmp_path)))
     projection = project_cost(spec, run_settings(spec))
     assert projection.batch and projection.applicable_usd == projection.batch_usd
     assert projection.batch_usd == pytest.approx(projection.usd / 2, abs=1e-4)
     assert projection.batch_usd <= 0.45
+    assert projection.calls == 349
+    assert projection.batch_usd == pytest.approx(0.4354, abs=1e-4)
     text = projection.render()
     assert (f"US${projection.usd:.2f} standard, US${projection.batch_usd:.2f} batch "
             "(batch applies (--batch))") in text

@@ -49,8 +49,7 @@ def deployed(tmp_path_factory):
     """Every run; returns (stack, {run: (watch exit code or None, flow run id)}, final flow
     run of the first three, the fake's single requests, the fake's batches)."""
     tmp = tmp_path_factory.mktemp("deploy")
-    # the live deployment names generator 2 (prefect.yaml); only its runs call the fake
-    with FakeAnthropic(oracle_answerer(generate_world(42, DAYS, "2"))) as fake:
+    with FakeAnthropic(oracle_answerer(generate_world(42, DAYS, "3"))) as fake:  # prefect.yaml
         stack = Stack(tmp, fake.base_url)
         try:
             stack.start()
