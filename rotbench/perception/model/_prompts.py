@@ -71,12 +71,7 @@ class ClaimAnswer(BaseModel):
     @field_validator("mood", mode="before")
     @classmethod
     def _mood(cls, v: object) -> object:
-        if v is None:
-            return "fact"
-        if isinstance(v, str):
-            low = v.strip().lower()
-            return _MOOD_SPELLINGS.get(low, low)
-        return v
+        return _read_mood(v, _MOOD_SPELLINGS)
 
     @field_validator("slot", mode="before")
     @classmethod
@@ -84,6 +79,18 @@ class ClaimAnswer(BaseModel):
         if isinstance(v, str) and v.strip().lower() in ("", "null", "none", "unknown"):
             return None
         return v
+
+
+def _read_mood(v: object, spellings: Mapping[str, str]) -> object:
+    """A model's mood as the answer shape spells it: None is "fact", case and spacing are
+    ignored, and a known other spelling (``spellings``) is mapped; anything else is left
+    for the shape's own check to refuse."""
+    if v is None:
+        return "fact"
+    if isinstance(v, str):
+        low = v.strip().lower()
+        return spellings.get(low, low)
+    return v
 
 
 _MOOD_SPELLINGS = {"": "fact", "negation": "negated", "negative": "negated",
@@ -168,12 +175,7 @@ class ClaimAnswerV3(ClaimAnswer):
     @field_validator("mood", mode="before")
     @classmethod
     def _mood(cls, v: object) -> object:
-        if v is None:
-            return "fact"
-        if isinstance(v, str):
-            low = v.strip().lower()
-            return _MOOD_SPELLINGS_V3.get(low, low)
-        return v
+        return _read_mood(v, _MOOD_SPELLINGS_V3)
 
     @field_validator("event", mode="before")
     @classmethod
