@@ -15,8 +15,8 @@ from typing import Annotated
 import typer
 
 from rotbench.cli.common import fail
-from rotbench.world.generate import DEFAULT_GENERATOR
 from rotbench.cli.interrupts import Interrupts, is_interruption
+from rotbench.world.generate import DEFAULT_GENERATOR
 
 
 class OutputFormat(StrEnum):

@@ -155,7 +155,8 @@ def test_probe_arm_from_the_command_line(tmp_path: Path) -> None:
         env = {**os.environ, "ANTHROPIC_API_KEY": secret, "ANTHROPIC_BASE_URL": fake.base_url}
         proc = subprocess.run(
             [sys.executable, "-m", "rotbench.cli.main", "run", "--arm", "probe", "--seed", "42",
-             "--generator", "2", "--yes", "--format", "json", "--cache-dir", str(tmp_path / "cache"),
+             "--generator", "2", "--yes", "--format", "json",
+             "--cache-dir", str(tmp_path / "cache"),
              "--reports-dir", str(tmp_path / "reports")],
             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
         )

@@ -85,7 +85,8 @@ def test_a_paid_run_logs_its_projection_before_any_call_and_its_spend(tmp_path,
             monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
             monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
             outcome = asyncio.run(rot_benchmark(
-                arm="probe", seeds=[42], days=30, generator="2", overrides=FEW_CHECKS, budget_calls=5000,
+                arm="probe", seeds=[42], days=30, generator="2", overrides=FEW_CHECKS,
+                budget_calls=5000,
                 budget_usd=10.0, llm_settings=str(settings),
                 cache_dir=str(tmp_path / "cache"), reports_dir=str(tmp_path / "reports")))
             calls = len(fake.requests)

@@ -29,7 +29,8 @@ def test_a_failed_database_write_keeps_the_report_and_its_rows_pending(tmp_path:
     probes = probe_world(generate_world(42, generator="1"), _NoHits(), top_k=10)
     db = tmp_path / "db-is-a-folder"
     db.mkdir()
-    spec = RunSpec(seeds=[42], generator="1", reports_dir=str(tmp_path / "reports"), db_path=str(db))
+    spec = RunSpec(seeds=[42], generator="1", reports_dir=str(tmp_path / "reports"),
+                   db_path=str(db))
     report = record_run(spec, [probes], [], {}, [], {})
     saved = tmp_path / "reports" / f"{report.run_id}.json"
     marker = tmp_path / "reports" / ".pending" / f"{report.run_id}.json"

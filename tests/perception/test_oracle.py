@@ -138,7 +138,8 @@ def test_oracle_reads_every_question_a_world_asks() -> None:
             assert asks_user_slot == (probe.attribute is not None), probe.question
             if probe.attribute is not None:
                 assert frame.slot == probe.attribute
-    assert OracleExtractor(generate_world(42, generator="2")).read_question("Who is the user?") is None
+    reader = OracleExtractor(generate_world(42, generator="2"))
+    assert reader.read_question("Who is the user?") is None
 
 
 def test_oracle_texts_hold_every_text_a_scripted_world_embeds() -> None:

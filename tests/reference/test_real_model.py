@@ -163,7 +163,8 @@ def test_slot_search_needs_no_cosine_search(
         assert (ledger.events, ledger.reviews) == (ledgers[seed].events, ledgers[seed].reviews)
 
 
-HOME_CITIES = next(a for a in generate_world(42, generator="2").attributes if a.key == "home_city").pool
+HOME_CITIES = next(a for a in generate_world(42, generator="2").attributes
+                   if a.key == "home_city").pool
 
 
 def _move(embedder: Embedder, old: str, new: str, config: EngineConfig) -> Ledger:

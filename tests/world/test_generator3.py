@@ -8,8 +8,8 @@ import pytest
 
 from rotbench.engines.protocol import Document
 from rotbench.pipeline.extract import world_documents
-from rotbench.world import WorldConfigError, generate_world
 from rotbench.runspec import RunSpec
+from rotbench.world import WorldConfigError, generate_world
 from rotbench.world.generate import DEFAULT_GENERATOR, GENERATOR_VERSIONS
 from rotbench.world.models import Fact, Session, Turn, World, knowable_truth
 from rotbench.world.pools import ATTRIBUTES
