@@ -7,8 +7,8 @@ outgrow its summary). So the projection runs the engine on each world with the o
 scripted client and records every prompt, as the paid client would send it (both see the
 messages graphiti prepared, byte for byte): the distinct prompts not already in the call
 cache are the calls the run makes when the model answers as the oracle does (a test checks
-this against the fake API). The basis names the calls per document by response model.
-Tokens: characters / 4, as for rotbench's own stages; the answer's size is the scripted one's.
+this against the fake API; ``recorded_estimate`` counts them). The basis names the calls per
+document by response model.
 
 Both engines deposit the same way, so one recording per world serves both (kept for the
 process, keyed by the world's fingerprint); each engine's calls are cached and paid under its
@@ -24,19 +24,12 @@ from collections import Counter
 from pathlib import Path
 
 from rotbench.engines.context import EngineContext
+from rotbench.engines.recorded_estimate import RecordedCall, project_recorded_calls
 from rotbench.perception.client import RefusingClient
-from rotbench.perception.model import (
-    MESSAGE_OVERHEAD_TOKENS,
-    StageEstimate,
-    approx_tokens,
-    call_key,
-    cost_usd,
-)
-from rotbench.perception.model.engine_client import ENGINE_PROMPT_VERSION
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
 from rotbench.pipeline.extract import world_documents
 
-Call = tuple[str, str, str, str]
+Call = RecordedCall
 """(response model name, system, prompt, scripted answer JSON)."""
 
 _RECORDED: dict[str, tuple[int, list[Call]]] = {}
@@ -79,33 +72,15 @@ def estimate_calls(worlds, *, arm: str, settings, embedder, cache, stage: str):
         return None
     from rotbench.engines.graphiti_llm import MAX_TOKENS
 
-    model = settings.extract_model
-    seen: set[str] = set()
-    by_model: Counter[str] = Counter()
-    documents = calls = cached = tokens_in = tokens_out = 0
-    for world in worlds:
-        count, recorded = recorded_calls(world, embedder)
-        documents += count
-        for name, system, prompt, answer in recorded:
-            key = call_key(stage=stage, model=model, prompt_version=ENGINE_PROMPT_VERSION,
-                           system=system, prompt=prompt, max_tokens=MAX_TOKENS)
-            if key in seen:
-                continue
-            seen.add(key)
-            by_model[name] += 1
-            if cache is not None and cache.get(stage, key, model=model,
-                                               prompt_version=ENGINE_PROMPT_VERSION):
-                cached += 1
-                continue
-            calls += 1
-            tokens_in += approx_tokens(system + prompt) + MESSAGE_OVERHEAD_TOKENS
-            tokens_out += approx_tokens(answer) + 1
-    per_document = ", ".join(f"{name} {n / max(documents, 1):.2f}"
-                             for name, n in sorted(by_model.items()))
-    return StageEstimate(
-        stage=stage, model=model, calls=calls, cached_calls=cached, input_tokens=tokens_in,
-        output_tokens=tokens_out,
-        usd=cost_usd(settings.price(model), input_tokens=tokens_in, output_tokens=tokens_out),
-        projection="exact",
-        basis=f"one call per distinct prompt Graphiti sends while the oracle answers; per "
-              f"document ({documents}): {per_document or 'none'}")
+    recordings = [recorded_calls(world, embedder) for world in worlds]
+    documents = sum(count for count, _ in recordings)
+
+    def basis(by_model: Counter[str]) -> str:
+        per_document = ", ".join(f"{name} {n / max(documents, 1):.2f}"
+                                 for name, n in sorted(by_model.items()))
+        return (f"one call per distinct prompt Graphiti sends while the oracle answers; per "
+                f"document ({documents}): {per_document or 'none'}")
+
+    return project_recorded_calls(
+        (call for _, calls in recordings for call in calls), stage=stage, settings=settings,
+        cache=cache, max_tokens=MAX_TOKENS, basis=basis)
