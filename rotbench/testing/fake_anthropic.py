@@ -45,7 +45,6 @@ from rotbench.perception.model import (
     claim_views_of,
     document_text_of,
     extract_prompt_of,
-    names_a_time,
     prompt_kind,
     question_text_of,
     written_date_of,
@@ -595,10 +594,11 @@ def oracle_answerer(worlds: World | Iterable[World]) -> Answer:
             prompt = extract_prompt_of(req.system)
             assert prompt is not None
             text = document_text_of(req.prompt)
-            if prompt.dated and names_a_time(text):  # another day may mean other days
-                ex, doc = by_dated_text[(text, written_date_of(req.prompt))]
-            else:
-                ex, doc = by_text[text]
+            try:  # a dated prompt's answer is the document of that text and written date
+                written = written_date_of(req.prompt) if prompt.dated else None
+            except ValueError:  # a dated version leaves the date out of a text with no time
+                written = None
+            ex, doc = by_text[text] if written is None else by_dated_text[(text, written)]
             return prompt.answer_text(ex.extract(doc), doc)
         if req.kind == "question":
             question = question_text_of(req.prompt)
