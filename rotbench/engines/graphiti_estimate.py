@@ -29,22 +29,21 @@ from rotbench.perception.client import RefusingClient
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
 from rotbench.pipeline.extract import world_documents
 
-Call = RecordedCall
-"""(response model name, system, prompt, scripted answer JSON)."""
-
-_RECORDED: dict[str, tuple[int, list[Call]]] = {}
+_RECORDED: dict[str, tuple[int, list[RecordedCall]]] = {}
 _LOCK = threading.Lock()
 
 
-def recorded_calls(world, embedder, scratch_root: Path | None = None) -> tuple[int, list[Call]]:
-    """(documents, every call Graphiti makes while ``world`` is deposited on the oracle arm)."""
+def recorded_calls(world, embedder,
+                   scratch_root: Path | None = None) -> tuple[int, list[RecordedCall]]:
+    """(documents, every call Graphiti makes while ``world`` is deposited on the oracle arm,
+    each as (response model name, system, prompt, scripted answer JSON))."""
     with _LOCK:
         if world.fingerprint in _RECORDED:
             return _RECORDED[world.fingerprint]
     from rotbench.engines.graphiti_engine import GraphitiEngine
     from rotbench.engines.graphiti_llm import ScriptedLLM
 
-    calls: list[Call] = []
+    calls: list[RecordedCall] = []
     oracle = OracleExtractor(world)
     documents = world_documents(world)
     scratch = Path(tempfile.mkdtemp(prefix="rotbench-graphiti-estimate-", dir=scratch_root))
