@@ -1,6 +1,7 @@
-"""Test-wide environment: Prefect lives in a temporary folder outside the working tree
-(unless PREFECT_HOME is set; one per pytest-xdist worker), with analytics and telemetry off;
-the embedding model never touches a hub, and is loaded once per test process."""
+"""Test-wide environment: Prefect lives in a temporary folder made for the session outside
+the working tree (unless PREFECT_HOME is set; one per pytest-xdist worker), with analytics
+and telemetry off; the embedding model never touches a hub, and is loaded once per test
+process."""
 
 from __future__ import annotations
 
@@ -9,11 +10,21 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-# one folder per user under the system's temporary folder: kept between sessions (the
-# temporary server's database is created once), never in the working tree or HOME; under
-# pytest-xdist each worker has its own (two temporary servers must not share one SQLite file)
-os.environ.setdefault("PREFECT_HOME", str(Path(tempfile.gettempdir())
-                                          / f"rotbench-tests-{os.getuid()}" / "prefect"))
+# A fresh folder per test session under the system's temporary folder, removed when the
+# session ends: never the working tree or HOME, and never a folder an earlier (perhaps killed)
+# session left behind, whose server database may still hold that session's global
+# concurrency limits. Under pytest-xdist the controller makes the folder and each worker
+# inherits it and keeps its own home inside (two temporary servers must not share one SQLite
+# file); only the process that made the folder removes it.
+if "ROTBENCH_TESTS_TMP" in os.environ:  # an xdist worker: the controller made the folder
+    os.environ["PREFECT_HOME"] = str(Path(os.environ["ROTBENCH_TESTS_TMP"]) / "prefect")
+elif "PREFECT_HOME" not in os.environ:
+    import atexit
+    import shutil
+
+    os.environ["ROTBENCH_TESTS_TMP"] = tempfile.mkdtemp(prefix="rotbench-tests-")
+    atexit.register(shutil.rmtree, os.environ["ROTBENCH_TESTS_TMP"], ignore_errors=True)
+    os.environ["PREFECT_HOME"] = str(Path(os.environ["ROTBENCH_TESTS_TMP"]) / "prefect")
 if os.environ.get("PYTEST_XDIST_WORKER"):  # a worker inherits the controller's PREFECT_HOME
     os.environ["PREFECT_HOME"] += "-" + os.environ["PYTEST_XDIST_WORKER"]
 os.environ.pop("PREFECT_API_URL", None)  # always the temporary server, never a user's
