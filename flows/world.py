@@ -9,8 +9,11 @@ one-line reason, and the parent reports the seed as missing.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +28,7 @@ from rotbench.embedding.store import drain_damaged
 from rotbench.engines.registry import EngineInfo
 from rotbench.perception.arms import ArmRuntime, paid_runtime, run_settings
 from rotbench.pipeline import keys
+from rotbench.pipeline.ingest_probe import engine_slot
 from rotbench.pipeline.probe import EngineFailure
 from rotbench.progress import progress
 from rotbench.reference import ENGINE_VERSION
@@ -143,10 +147,14 @@ class WorldStages:
         return self._tasks
 
     def stage(self, name: str, records: list[StageRecord], key: str, label: str | None = None,
+              hold: Callable[[], AbstractContextManager] | None = None,
               **payload) -> StageRef:
         """The output of stage ``name`` under ``key``: read from a sound cache record when
         there is one (a file read, no task run), else computed by the stage's Prefect task
-        (with its retries and timeout) and cached. Appends the stage's ``StageRecord``."""
+        (with its retries and timeout) and cached. Appends the stage's ``StageRecord``.
+        ``hold``: a context (an engine's world slot) entered before the task starts and left
+        after it ends, so that waiting for it is not part of the stage's time limit; never
+        entered on a cache hit."""
         shown = label or name
         start, t0 = time.time(), time.perf_counter()
         hit = read_record(self.storage / f"{name}-{key}", "StageRef")
@@ -163,7 +171,8 @@ class WorldStages:
         # key (another seed's, another stage's) is refused when read (flows.caching)
         keyed = self.tasks[name].with_options(
             result_serializer=SafeJSONSerializer(key=f"{name}-{key}"))
-        state = keyed(key=key, seed=self.seed, ctx=self.ctx, return_state=True, **payload)
+        with hold() if hold is not None else contextlib.nullcontext():
+            state = keyed(key=key, seed=self.seed, ctx=self.ctx, return_state=True, **payload)
         ref: StageRef = state.result(_sync=True)  # raises the stage's own error; sync even
         # when called from a thread of the async parent flow (the run-wide stages)
         seconds = time.perf_counter() - t0
@@ -236,7 +245,8 @@ def _engine(w: WorldStages, info: EngineInfo, name: str, world: StageRef,
         "ingest_probe", rec,
         keys.ingest_probe_key(world.sha256, info.identity, extract_stamp, check_stamp,
                               run.top_k, shared_config),
-        label=f"{info.name}:ingest_probe", engine=name, world=world, arm=run.arm,
+        label=f"{info.name}:ingest_probe", hold=lambda: engine_slot(info), engine=name,
+        world=world, arm=run.arm,
         top_k=run.top_k, timeout_seconds=timeout, **extra)
     scored = w.stage("score", rec, keys.score_key(answers.sha256, scorer, from_answers=True),
                      label=f"{info.name}:score", engine=name, probes=answers, scorer=scorer,

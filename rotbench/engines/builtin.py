@@ -89,6 +89,13 @@ BENCHD = EngineInfo(
     summary="bridge to a benchd-harness adapter: --engine benchd:<adapter> (e.g. benchd:echo)",
 )
 
+GRAPHITI_WORLDS_AT_ONCE = 1
+"""Graphiti worlds built at once per process. Each open graph (an embedded Kuzu database with
+its buffer pool, tables and full-text indexes) holds about 150 MB on top of a process of
+about 800 MB (torch and MiniLM), and most of a world's time is Graphiti's own Python, which
+holds the interpreter lock: three graphs at once measured 1.3 GB in the rotbench process
+(1.6 GB with the Prefect server) and gained little wall time on two cores (docs/graphiti.md)."""
+
 GRAPHITI = EngineInfo(
     name="graphiti",
     version=f"1.0.0+graphiti-core-{_dist('graphiti-core')}",
@@ -98,6 +105,7 @@ GRAPHITI = EngineInfo(
     requires=("graphiti_core", "kuzu"),
     extra="graphiti",
     estimate="rotbench.engines.graphiti_estimate:estimate_calls",
+    worlds_at_once=GRAPHITI_WORLDS_AT_ONCE,
     summary="Graphiti (temporal knowledge graph, embedded Kuzu) with its own extraction and "
     "its default search (expired facts included); rotbench's model as its LLM",
 )
@@ -111,5 +119,6 @@ GRAPHITI_CURRENT = EngineInfo(
     requires=("graphiti_core", "kuzu"),
     extra="graphiti",
     estimate="rotbench.engines.graphiti_estimate:estimate_calls",
+    worlds_at_once=GRAPHITI_WORLDS_AT_ONCE,
     summary="Graphiti as 'graphiti', searching only facts with no invalid_at/expired_at",
 )

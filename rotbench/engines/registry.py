@@ -65,6 +65,14 @@ class EngineInfo(BaseModel):
         description="'module:callable' projecting the engine's own model calls on a paid arm "
         "(see ``rotbench.engines.estimate``); None: its calls are not projected.",
     )
+    worlds_at_once: int | None = Field(
+        default=None, ge=1,
+        description="The most worlds of this engine built at once in one process (from the "
+        "factory to ``close``); None: no bound beyond the run's. For an engine whose every open "
+        "instance holds much memory and whose work holds the interpreter lock (e.g. Graphiti on "
+        "Kuzu), so that worlds side by side cost memory and gain little time. Not part of the "
+        "cache key: it changes when worlds run, never what they answer.",
+    )
     summary: str = ""
     source_sha256: str | None = Field(
         default=None, description="For a module:factory engine, the hash of its module file."

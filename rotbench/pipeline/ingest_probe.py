@@ -6,9 +6,12 @@ this module is the middle stage as a plain function (``flows/`` caches it).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import shutil
 import tempfile
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -86,6 +89,43 @@ def _flat_config(engine: object) -> dict[str, ConfigValue]:
         return {}
 
 
+_SLOTS: dict[tuple[str, int], threading.BoundedSemaphore] = {}
+"""The process's world slots of every bounded engine, by (engine name, ``worlds_at_once``)."""
+_SLOTS_LOCK = threading.Lock()
+_HELD = threading.local()
+"""The slots the current thread holds (``keys``: a set), so that taking one again is a no-op."""
+
+
+@contextlib.contextmanager
+def engine_slot(info: EngineInfo) -> Iterator[None]:
+    """Hold one of the ``info.worlds_at_once`` world slots of engine ``info.name`` in this
+    process while the block runs (waits while they are all held); no bound for an engine
+    without one. A thread already holding that engine's slot does not take a second one
+    (``flows.world`` takes it before the stage's Prefect task starts, so that the wait is not
+    part of the stage's time limit, and ``ingest_and_probe`` takes it again inside).
+
+    Per process: worlds on Dask workers (one world per worker process at a time) are bounded
+    by their workers."""
+    limit = info.worlds_at_once
+    if limit is None:
+        yield
+        return
+    key = (info.name, limit)
+    held: set[tuple[str, int]] = _HELD.__dict__.setdefault("keys", set())
+    if key in held:
+        yield
+        return
+    with _SLOTS_LOCK:
+        slot = _SLOTS.setdefault(key, threading.BoundedSemaphore(limit))
+    slot.acquire()
+    held.add(key)
+    try:
+        yield
+    finally:
+        held.discard(key)
+        slot.release()
+
+
 def ingest_and_probe(
     world: World | SharedWorld,
     info: EngineInfo,
@@ -111,7 +151,24 @@ def ingest_and_probe(
     ``world`` a ``SharedWorld``: every persona's documents go into the one engine and each
     user's questions are asked for that user (``rotbench.pipeline.probe_shared.probe_shared``).
     ``factory_kwargs``: extra keywords for the factory (the reference engine's
-    configuration)."""
+    configuration).
+
+    An engine with a ``worlds_at_once`` bound waits for a world slot (``engine_slot``) before
+    its factory runs and gives it back after ``close``; the wait is not part of any engine
+    call's ``timeout_seconds``."""
+    with engine_slot(info):
+        return _ingest_and_probe(world, info, arm=arm, extractor=extractor, checker=checker,
+                                 model=model, embedder=embedder, top_k=top_k,
+                                 timeout_seconds=timeout_seconds, scratch_root=scratch_root,
+                                 factory_kwargs=factory_kwargs)
+
+
+def _ingest_and_probe(world: World | SharedWorld, info: EngineInfo, *, arm: str,
+                      extractor: Extractor, checker: Checker | None, model: ModelClient,
+                      embedder: Embedder, top_k: int, timeout_seconds: float | None,
+                      scratch_root: Path | None,
+                      factory_kwargs: dict | None) -> EngineAnswers:
+    """``ingest_and_probe`` with the engine's world slot held."""
     if scratch_root is not None:
         scratch_root.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f"rotbench-{world.seed}-", dir=scratch_root))
