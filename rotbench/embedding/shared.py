@@ -28,16 +28,41 @@ def shared_embedder(cache_dir: Path, model_id: str = DEFAULT_MODEL_ID) -> Embedd
 
 def warm_for_run(arm: str, engines: list[str], cache_dir: Path,
                  generator: str) -> threading.Thread | None:
-    """Start embedding every text a scripted arm's index stage can meet on worlds of
-    ``generator`` (``rotbench.perception.oracle.oracle_texts``: 703 texts for generators 1
-    and 2, 994 with generator 3's scheduled, retracted and temporary sentences), in one
-    batch in the background, for a run of the reference engine on the oracle or probe arm;
-    the live arm's texts are not known before its extraction. Returns the warm-up thread, or
-    None when nothing was started (every text cached already, a warm-up under way, or not
-    such a run). ``Embedder.start_warming`` says how it runs."""
-    if arm == "live" or "reference" not in engines:
+    """Start embedding, in one batch in the background, every text the run's engines are
+    known to embed on worlds of ``generator``: for the reference engine on the oracle or
+    probe arm, every text a scripted arm's index stage can meet
+    (``rotbench.perception.oracle.oracle_texts``: 703 texts for generators 1 and 2, 994 with
+    generator 3's scheduled, retracted and temporary sentences; the live arm's texts are not
+    known before its extraction), and for an engine whose registry entry names
+    ``warm_texts``, the texts it returns (Graphiti on the oracle arm). Returns the warm-up
+    thread, or None when nothing was started (every text cached already, a warm-up under
+    way, or nothing known). ``Embedder.start_warming`` says how it runs. Best effort: an
+    engine that cannot be resolved or whose ``warm_texts`` fails adds nothing."""
+    if arm == "live":
         return None
-    from rotbench.perception.oracle import oracle_texts
+    texts: set[str] = set()
+    if "reference" in engines:
+        from rotbench.perception.oracle import oracle_texts
 
-    texts = oracle_texts(generator_3=generator == "3")
-    return shared_embedder(Path(cache_dir)).start_warming(texts)
+        texts.update(oracle_texts(generator_3=generator == "3"))
+    texts.update(_engines_texts(arm, engines, generator))
+    if not texts:
+        return None
+    return shared_embedder(Path(cache_dir)).start_warming(sorted(texts))
+
+
+def _engines_texts(arm: str, engines: list[str], generator: str) -> set[str]:
+    """The texts the ``warm_texts`` of ``engines`` (registered names) declare."""
+    import contextlib
+
+    from rotbench.engines.registry import EngineInfo, load_factory, resolve
+
+    found: set[str] = set()
+    for name in engines:
+        with contextlib.suppress(Exception):
+            info = resolve(name)
+            if info.warm_texts:
+                warm = load_factory(EngineInfo(name=info.name, version=info.version,
+                                               factory=info.warm_texts, takes=info.takes))
+                found.update(t for t in warm(arm, generator) if isinstance(t, str))
+    return found

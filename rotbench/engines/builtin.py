@@ -106,6 +106,7 @@ GRAPHITI = EngineInfo(
     extra="graphiti",
     estimate="rotbench.engines.graphiti_estimate:estimate_calls",
     worlds_at_once=GRAPHITI_WORLDS_AT_ONCE,
+    warm_texts="rotbench.engines.graphiti_texts:warm_texts",
     summary="Graphiti (temporal knowledge graph, embedded Kuzu) with its own extraction and "
     "its default search (expired facts included); rotbench's model as its LLM",
 )
@@ -120,5 +121,6 @@ GRAPHITI_CURRENT = EngineInfo(
     extra="graphiti",
     estimate="rotbench.engines.graphiti_estimate:estimate_calls",
     worlds_at_once=GRAPHITI_WORLDS_AT_ONCE,
+    warm_texts="rotbench.engines.graphiti_texts:warm_texts",
     summary="Graphiti as 'graphiti', searching only facts with no invalid_at/expired_at",
 )

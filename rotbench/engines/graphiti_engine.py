@@ -82,6 +82,59 @@ class _BoundedKuzu:
                                               "max_num_threads": 1, **options})
 
 
+def _signature(value: Any) -> Any:
+    """The Python type shape of a query parameter: its type, and for a list or dict the
+    shapes of its items (an empty list is its own shape)."""
+    if isinstance(value, list | tuple):
+        return (type(value).__name__, tuple(_signature(v) for v in value[:1]), not value)
+    if isinstance(value, dict):
+        return ("dict", tuple(sorted((k, _signature(v)) for k, v in value.items())))
+    return type(value).__name__
+
+
+class _PreparedOnce:
+    """The graph driver's ``client``: one Kuzu ``AsyncConnection`` (one connection, each
+    query on one thread) that prepares each distinct query once per parameter shape and
+    executes the prepared statement after that.
+
+    graphiti's Kuzu driver sends each query as text, and ``kuzu.AsyncConnection.execute``
+    prepares text anew on every call: in a generator-3 world's 1,700 queries preparing was a
+    quarter of the engine's CPU (measured with py-spy), and kuzu 0.11.3 keeps every statement
+    a connection prepared until that connection closes (20 to 170 KB each). Prepared once, a
+    statement is planned once and held once. A statement is reused only for parameters of
+    the same shape (``_signature``) as the ones it was prepared with, so Kuzu binds the same
+    types; what a query returns is unchanged."""
+
+    def __init__(self, database: Any) -> None:
+        import kuzu
+
+        self.connection = kuzu.AsyncConnection(database, max_concurrent_queries=1,
+                                               max_threads_per_query=1)
+        self.statements: dict[tuple, Any] = {}
+
+    async def execute(self, query: Any, parameters: dict[str, Any] | None = None) -> Any:
+        if not parameters or not isinstance(query, str):
+            return await self.connection.execute(query, parameters)
+        key = (query, _signature(parameters))
+        statement = self.statements.get(key)
+        if statement is None:
+            # built directly: kuzu's ``prepare`` methods warn that separate preparing is
+            # deprecated, though ``execute`` takes a prepared statement as before
+            import kuzu
+
+            statement = await asyncio.get_running_loop().run_in_executor(
+                self.connection.executor, kuzu.PreparedStatement,
+                self.connection.connections[0], query, parameters)
+            if not statement.is_success():
+                raise RuntimeError(statement.get_error_message())
+            self.statements[key] = statement
+        return await self.connection.execute(statement, parameters)
+
+    def close(self) -> None:
+        self.statements.clear()
+        self.connection.close()
+
+
 def _time(document: Document) -> datetime:
     return datetime.fromisoformat(document.timestamp.replace("Z", "+00:00"))
 
@@ -119,9 +172,10 @@ class GraphitiEngine:
                 llm = ModelLLM(context.model, model_of(context.model))
         self.llm = llm
         self.embedder = Embedder(context.embedder)
-        # Graphiti embeds entity names that no warm-up knows: one text encoded here, in the
-        # untimed set-up, loads the model now (if this process has not) rather than inside
-        # the first deposit's time limit.
+        # In the untimed set-up: waits for the run's warm-up of the texts Graphiti embeds
+        # (``rotbench.engines.graphiti_texts``) if it is still running; without one, loads
+        # the model now (if this process has not) rather than inside the first deposit's
+        # time limit.
         context.embedder.encode(["the user"])
         self.cross_encoder = CrossEncoder(context.embedder)
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -144,31 +198,7 @@ class GraphitiEngine:
         if self.loop is None:
             self.loop = asyncio.new_event_loop()
             self.loop.run_until_complete(self._open())
-        try:
-            return self.loop.run_until_complete(coro)
-        finally:
-            self._fresh_connection()
-
-    def _fresh_connection(self) -> None:
-        """Give the graph's driver a new Kuzu connection and close the old one.
-
-        A kuzu 0.11.3 connection keeps every statement it prepared until it is closed, and
-        graphiti's driver prepares each query anew through one connection for the graph's
-        life: measured here, 20 to 170 KB per query (about 400 MB for a generator-2 world's
-        1,738 queries, 1.5 GB for three worlds at once). Called after every deposit and every
-        query, when none of graphiti's queries is in flight, so the connection holds one
-        call's statements at most. Each query runs on one thread
-        (``max_threads_per_query=1``): the worlds already run side by side, and on two
-        cores one thread per query took a fifth less CPU than Kuzu's default."""
-        import kuzu
-
-        driver = self.graphiti.driver if self.graphiti is not None else None
-        if driver is None:
-            return
-        old = driver.client
-        driver.client = kuzu.AsyncConnection(driver.db, max_concurrent_queries=1,
-                                             max_threads_per_query=1)
-        old.close()
+        return self.loop.run_until_complete(coro)
 
     async def _open(self) -> None:
         import kuzu
@@ -188,9 +218,9 @@ class GraphitiEngine:
             finally:
                 kuzu_driver.kuzu = kuzu
         driver._database = self.group_id  # graphiti#1258: add_episode(group_id=...) reads it
-        driver.client.close()  # graphiti's own connection: every query on one thread instead
-        driver.client = kuzu.AsyncConnection(driver.db, max_concurrent_queries=1,
-                                             max_threads_per_query=1)
+        driver.client.close()  # graphiti's own connection: every query on one thread instead,
+        # each distinct query prepared once
+        driver.client = _PreparedOnce(driver.db)
         # graphiti#1112: the driver builds no full-text index. The ones graphiti searches
         # here (facts, entities) are built; the episode and community indexes (about 40 MB
         # each, kept up to date on every insert) serve only episode and community searches,

@@ -65,6 +65,13 @@ class EngineInfo(BaseModel):
         description="'module:callable' projecting the engine's own model calls on a paid arm "
         "(see ``rotbench.engines.estimate``); None: its calls are not projected.",
     )
+    warm_texts: str | None = Field(
+        default=None,
+        description="'module:callable' taking (arm, generator) and returning the texts the "
+        "engine will embed through the run's embedder, known before any world runs; they are "
+        "encoded in one batch in a child process while the run starts "
+        "(``rotbench.embedding.shared.warm_for_run``). None: nothing is known up front.",
+    )
     worlds_at_once: int | None = Field(
         default=None, ge=1,
         description="The most worlds of this engine built at once in one process (from the "

@@ -70,6 +70,16 @@ def oracle_texts(generator_3: bool = False) -> list[str]:
     return sorted(texts)
 
 
+def oracle_names() -> list[str]:
+    """Every subject and value a scripted claim can name, sorted: the user, each decoy's
+    subject and every attribute's pool value (the entities an engine that files claims as a
+    graph of named things, such as Graphiti, is told about)."""
+    names = {SUBJECT} | {subject for subject, _ in DECOY_SENTENCES.values()}
+    for attribute in ATTRIBUTES:
+        names.update(attribute.pool)
+    return sorted(names)
+
+
 def _refused(client: ModelClient) -> int:
     return int(getattr(client, "refused", 0))
 
