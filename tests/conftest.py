@@ -120,6 +120,36 @@ _MARKED: dict[str, tuple[str, ...]] = {
     "tests/engines/test_graphiti.py::test_graphiti_live_estimate_is_exact": ("slow",),
     "tests/engines/test_graphiti.py::test_import_reads_no_dotenv_and_sends_no_telemetry":
         ("subprocess",),
+    # the generator-3 graphiti flow (module fixture; 89 s of wall at a load of 4)
+    "tests/engines/test_graphiti.py::test_generator_3_figures": ("slow",),
+    # a full disk under each of `rotbench run`'s outputs, in child processes (about 40 s each)
+    "tests/cli/test_full_disk.py": ("slow", "subprocess"),
+    # whole runs through the command line in-process (8-17 s each at a load of 4)
+    "tests/cli/test_files_and_inputs.py::"
+    "test_rotbench_replaces_what_it_wrote_itself_and_nothing_changed_since": ("slow",),
+    "tests/cli/test_files_and_inputs.py::test_plots_never_replace_a_users_own_file": ("slow",),
+    "tests/cli/test_files_and_inputs.py::test_compare_and_report_verify_figures_as_show_does":
+        ("slow",),
+    "tests/cli/test_batch_cli.py::test_estimate_shows_both_prices_and_which_applies": ("slow",),
+    # every faulty engine on three seeds of each generator (46 s and 10 s at a load of 4)
+    "tests/faults/test_faults_v3.py": ("slow",),
+    "tests/faults/test_faults.py": ("slow",),
+    # a flow of every hostile engine (module fixture; 40-74 s, the worker's first flow)
+    "tests/flows/test_boundary_flow.py": ("slow",),
+    # 4-7 s each: a model arm over whole worlds, a killed batch wait, resumed faults
+    "tests/perception/model/test_llm_perception.py::"
+    "test_extractor_with_an_oracle_model_reproduces_the_oracle": ("slow",),
+    "tests/perception/model/test_llm_batch.py::"
+    "test_a_run_killed_mid_wait_collects_its_batch_instead_of_paying_again": ("slow",),
+    "tests/perception/model/test_llm_resume.py::test_faults_lose_no_completed_work": ("slow",),
+    "tests/perception/model/test_extract_v3.py::"
+    "test_valid_from_of_a_scheduled_change_becomes_its_world_day": ("slow",),
+    "tests/results/presentation/test_compare.py::test_compare_command_formats": ("slow",),
+    "tests/cli/test_report_cli.py::test_rescore_writes_a_new_report_and_records_it": ("slow",),
+    "tests/results/presentation/test_plots.py::"
+    "test_an_old_report_without_newer_metrics_still_plots": ("slow",),
+    "tests/rulings/test_real_pairs_report.py::"
+    "test_without_claim_text_the_texts_and_the_queue_are_left_out": ("slow",),
     # `rotbench run` in a child process, every test of the file
     "tests/cli/test_run_process.py": ("slow", "subprocess"),
     # a 3-seed generator-3 flow of four engines (module fixture)
