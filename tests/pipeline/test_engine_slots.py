@@ -92,6 +92,7 @@ def test_a_bound_below_one_is_refused() -> None:
         info(0)
 
 
+@pytest.mark.slow  # a whole flow run (32 s at a load of 3.5, most of it Prefect's start)
 def test_through_the_flow_the_wait_is_not_part_of_the_stage_timeout(tmp_path, monkeypatch):
     """Two worlds of a bounded engine in one run (threads): they never overlap, and with the
     ingest_probe stage limited to 2.5 s, the second world (waiting 1.5 s for the slot, then
