@@ -152,10 +152,10 @@ def main() -> None:
                             str(tmpdir / f"cache-{label}-{attempt}")]
                 rows.append((f"{label}-cold", timed([
                     str(BIN / "rotbench"), "run", *graphiti, *common,
-                    "--out", str(tmpdir / "g.json")], env), "<= 60 s, <= 1024 MB"))
+                    "--out", str(tmpdir / f"{label}-{attempt}.json")], env), "<= 60 s, <= 1024 MB"))
                 rows.append((f"{label}-warm (--scorer v1)", timed([
                     str(BIN / "rotbench"), "run", *graphiti, *common, "--scorer", "v1",
-                    "--out", str(tmpdir / "g1.json")], env), "<= 10 s"))
+                    "--out", str(tmpdir / f"{label}-{attempt}-v1.json")], env), "<= 10 s"))
         cache = ["--cache-dir", str(tmpdir / "cache-particles")]
         if not args.only_graphiti:
             rows.append(("particles-cold", timed([
