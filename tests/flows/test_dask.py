@@ -12,7 +12,9 @@ from flows.prefect_server import EarlyServer
 
 pytestmark = pytest.mark.slow
 
-SEEDS = [42, 43, 44]
+SEEDS = [42, 43]
+DAYS = 30
+"""Two short worlds: enough for two worker processes to each take one, and short."""
 
 
 @pytest.fixture(scope="module")
@@ -34,9 +36,9 @@ def api_server():
 
 
 def test_local_cluster_gives_the_local_results_exactly(api_server, tmp_path) -> None:
-    local, _ = run_flow(tmp_path / "local", seeds=SEEDS, generator="2")
-    dask, outcome = run_flow(tmp_path / "dask", seeds=SEEDS, generator="2", dask="local",
-                             dask_workers=2)
+    local, _ = run_flow(tmp_path / "local", seeds=SEEDS, days=DAYS, generator="2")
+    dask, outcome = run_flow(tmp_path / "dask", seeds=SEEDS, days=DAYS, generator="2",
+                             dask="local", dask_workers=2)
     assert outcome.missing == {} and outcome.failures == []
     assert dask.metrics == local.metrics
     assert dask.by_channel == local.by_channel and dask.by_kind == local.by_kind
@@ -44,13 +46,14 @@ def test_local_cluster_gives_the_local_results_exactly(api_server, tmp_path) -> 
     assert computed(dask) == {(s, st) for s in SEEDS for st in
                               ("generate", "extract", "index", "deposit", "probe", "score")}
     # the cache the workers wrote serves a local rerun completely
-    again, _ = run_flow(tmp_path / "dask", seeds=SEEDS, generator="2")
+    again, _ = run_flow(tmp_path / "dask", seeds=SEEDS, days=DAYS, generator="2")
     assert computed(again) == set() and again.metrics == local.metrics
 
 
 def test_local_cluster_keeps_one_bound_and_one_budget(api_server, tmp_path,
                                                       monkeypatch) -> None:
-    """Issue 28 on two worker processes: probe arm, seeds 42 43, ``--concurrency 8``. The
+    """Issue 28 on two worker processes: probe arm, seeds 42 43 over 30 days,
+    ``--concurrency 8``. The
     run's Prefect global concurrency limit keeps the fake at 8 requests open or fewer
     (before: 16, two processes of 8), and the spend ledger stops the calls at the budget
     across both processes: every check's first answer is invalid, so the run needs more
@@ -67,8 +70,8 @@ def test_local_cluster_keeps_one_bound_and_one_budget(api_server, tmp_path,
     from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
     from rotbench.world import generate_world
 
-    seeds = [42, 43]
-    worlds = [generate_world(s, generator="1") for s in seeds]
+    seeds = SEEDS
+    worlds = [generate_world(s, DAYS, generator="1") for s in seeds]
     oracle = oracle_answerer(worlds)
 
     def invalid_first(req):
@@ -83,7 +86,7 @@ def test_local_cluster_keeps_one_bound_and_one_budget(api_server, tmp_path,
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-DASK-GATE-KEY-1f0c")
         monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
         outcome = asyncio.run(rot_benchmark(
-            arm="probe", seeds=seeds, generator="1", dask="local", dask_workers=2,
+            arm="probe", seeds=seeds, days=DAYS, generator="1", dask="local", dask_workers=2,
             model_concurrency=8, budget_calls=projected, cache_dir=str(tmp_path / "cache"),
             reports_dir=str(tmp_path / "reports")))
         peak, made = fake.peak_open, len(fake.requests)
