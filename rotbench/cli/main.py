@@ -72,9 +72,12 @@ def main() -> None:
     argv = bare_dask_means_local(sys.argv[1:])
     if supervise.wanted(argv):
         raise SystemExit(supervise.supervise(argv))
+    import threading
+
+    present = set(threading.enumerate())  # the caller's threads, not the run's
     code = _main(argv)
     if argv[:1] == ["run"]:
-        code = _end_run(code)
+        code = _end_run(code, present)
     supervise.report_end(code)
     raise SystemExit(code)
 
@@ -106,17 +109,20 @@ THREAD_JOIN_SECONDS = 2.0
 own, left running) before ending the process without them, seconds."""
 
 
-def _end_run(code: int) -> int:
-    """After ``rotbench run`` printed its summary: when threads that are not daemons are
-    still running (started by an engine's factory, say), wait ``THREAD_JOIN_SECONDS`` for
-    them, then say so in one line and end the process at once with ``code`` (the
-    interpreter would wait for them for ever). Returns ``code`` when there are none."""
+def _end_run(code: int, present: frozenset | set = frozenset()) -> int:
+    """After ``rotbench run`` printed its summary: when threads that are not daemons and that
+    the run started are still running (an engine's factory's, say), wait
+    ``THREAD_JOIN_SECONDS`` for them, then say so in one line and end the process at once
+    with ``code`` (the interpreter would wait for them for ever). Returns ``code`` when there
+    are none. ``present``: the threads alive before the run began; those are the
+    caller's (a program or test process that calls ``main`` itself, such as a pytest-xdist
+    worker with its own non-daemon threads), never waited for nor a reason to end it."""
     import threading
     import time
 
     def left() -> list[threading.Thread]:
         return [t for t in threading.enumerate() if not t.daemon and t.is_alive()
-                and t is not threading.main_thread()]
+                and t is not threading.main_thread() and t not in present]
 
     deadline = time.monotonic() + THREAD_JOIN_SECONDS
     for thread in left():

@@ -254,3 +254,33 @@ def test_world_seed_range_matches_run() -> None:
     assert result.exit_code == 2
     assert result.output.strip() == (
         "rotbench: error: --seed must be between 0 and 2147483647, got -1")
+
+
+def test_threads_of_the_caller_never_end_an_in_process_run(monkeypatch, capsys) -> None:
+    """``main()`` called inside a process that has its own non-daemon thread (a pytest-xdist
+    worker has several): ``rotbench run`` neither waits for that thread nor ends the process
+    with ``os._exit`` because of it. Before, the end-of-run check counted every thread alive,
+    so an in-process run in an xdist worker killed the worker ("node down")."""
+    import threading
+
+    from rotbench.cli import main as cli_main
+
+    stop = threading.Event()
+    caller = threading.Thread(target=stop.wait, name="callers-own", daemon=False)
+    caller.start()
+
+    def no_exit(code):
+        raise AssertionError(f"os._exit({code}) called")
+
+    monkeypatch.setattr(os, "_exit", no_exit)
+    monkeypatch.setenv("ROTBENCH_NO_SUPERVISOR", "1")
+    monkeypatch.setattr(sys, "argv", ["rotbench", "run", "--estimate"])
+    try:
+        with pytest.raises(SystemExit) as ended:
+            cli_main.main()
+    finally:
+        stop.set()
+        caller.join()
+    err = capsys.readouterr().err
+    assert ended.value.code == 0, err
+    assert "still running at the end of the run" not in err
