@@ -55,14 +55,13 @@ def _engines_texts(arm: str, engines: list[str], generator: str) -> set[str]:
     """The texts the ``warm_texts`` of ``engines`` (registered names) declare."""
     import contextlib
 
-    from rotbench.engines.registry import EngineInfo, load_factory, resolve
+    from rotbench.engines.registry import load_factory, resolve
 
     found: set[str] = set()
     for name in engines:
         with contextlib.suppress(Exception):
             info = resolve(name)
-            if info.warm_texts:
-                warm = load_factory(EngineInfo(name=info.name, version=info.version,
-                                               factory=info.warm_texts, takes=info.takes))
+            if info.warm_texts:  # loaded as rotbench.engines.estimate loads an estimate hook
+                warm = load_factory(info.model_copy(update={"factory": info.warm_texts}))
                 found.update(t for t in warm(arm, generator) if isinstance(t, str))
     return found

@@ -91,10 +91,10 @@ BENCHD = EngineInfo(
 
 GRAPHITI_WORLDS_AT_ONCE = 1
 """Graphiti worlds built at once per process. Each open graph (an embedded Kuzu database with
-its buffer pool, tables and full-text indexes) holds about 150 MB on top of a process of
-about 800 MB (torch and MiniLM), and most of a world's time is Graphiti's own Python, which
-holds the interpreter lock: three graphs at once measured 1.3 GB in the rotbench process
-(1.6 GB with the Prefect server) and gained little wall time on two cores (docs/graphiti.md)."""
+its buffer pool, tables and full-text indexes) holds about 150 MB, and most of a world's time
+is Graphiti's own Python, which holds the interpreter lock: three graphs at once measured
+1.3 GB in the rotbench process and gained little wall time on two cores, one at a time about
+630 MB (docs/graphiti.md)."""
 
 GRAPHITI = EngineInfo(
     name="graphiti",

@@ -41,7 +41,6 @@ import threading
 import warnings
 from datetime import datetime
 from importlib.metadata import version
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -168,7 +167,6 @@ class GraphitiEngine:
         self.name, self.version = info.name, info.version
         self.context = context
         self.current_only = current_only
-        self.scratch = Path(context.scratch_dir)
         self.group_id = f"world-{context.seed}"
         if llm is None:
             if context.arm == "oracle":

@@ -7,23 +7,20 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import sys
 import threading
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
-from rotbench.embedding.embedder import Embedder  # noqa: E402
-from rotbench.embedding.fake import hashing_encoder  # noqa: E402
-from rotbench.engines import builtin, registry  # noqa: E402
-from rotbench.engines.registry import EngineInfo  # noqa: E402
-from rotbench.perception.oracle import OracleChecker, OracleExtractor  # noqa: E402
-from rotbench.pipeline import stages  # noqa: E402
-from rotbench.pipeline.ingest_probe import ingest_and_probe  # noqa: E402
-from rotbench.world import generate_world  # noqa: E402
-from tests.pipeline import slot_engines  # noqa: E402
+from rotbench.embedding.embedder import Embedder
+from rotbench.embedding.fake import hashing_encoder
+from rotbench.engines import builtin, registry
+from rotbench.engines.registry import EngineInfo
+from rotbench.perception.oracle import OracleChecker, OracleExtractor
+from rotbench.pipeline import stages
+from rotbench.pipeline.ingest_probe import ingest_and_probe
+from rotbench.world import generate_world
+from tests.pipeline import slot_engines
 
 FACTORY = "tests.pipeline.slot_engines:make"
 
