@@ -22,17 +22,35 @@ from rotbench.engines.protocol import Document
 Attribution = Literal["own", "source"]
 """'own': the user's own statement (or a page asserting a fact); 'source': quoted or relayed."""
 
-Mood = Literal["fact", "hypothetical", "negated", "suggested", "temporary"]
+Mood = Literal["fact", "hypothetical", "negated", "suggested", "temporary", "conditional"]
 """How the claim is said: a plain statement of fact, a hypothetical or plan ("I might move to
 X"), a negation ("I would never pick X"), someone's suggestion the subject did not take up,
-or (generator 3) a temporary state that leaves the permanent value as it is ("I'm in Porto
-this week"). Only a fact can give a slot its value."""
+(generator 3) a temporary state that leaves the permanent value as it is ("I'm in Porto
+this week"), or (generator 4) a declared successor: the value the slot will take once the
+root named by ``depends_on`` leaves the value named there ("if we ever leave Lisbon I'll
+switch to Summit Climbing"). Only a fact gives a slot its value at once; a conditional
+claim gives it on the root's change day."""
 
 ClaimEvent = Literal["correction", "retraction", "scheduled", "member_add", "member_drop"]
 """What a claim does beyond stating a value (generator 3; the world's ``FactEvent``)."""
 
 SUBJECT_ALIASES: dict[str, str] = {"user": "the user", "the user": "the user"}
 """Spellings of the persona that name the same subject (after case folding)."""
+
+
+class Dependency(BaseModel):
+    """A tie from one claim to another slot's value (generator 4).
+
+    On a fact: the claim holds while ``slot`` has ``value`` (the gym two blocks from the
+    flat in Lisbon; the manager at Acme). When that root value is superseded, retracted or
+    corrected, the dependent claim no longer tells the present. On a ``conditional`` claim:
+    the claim takes effect when ``slot`` leaves ``value``.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    slot: str = Field(description="The root's slot key, e.g. 'home_city' or 'employer'.")
+    value: str = Field(description="The root value the tie names, e.g. 'Lisbon'.")
 
 
 def subject_key(subject: str) -> str:
@@ -68,8 +86,11 @@ class ClaimDraft(BaseModel):
     multi_valued: bool | None = Field(
         default=None, description="True when the slot holds a set (adding a member "
         "retires no other).")
+    depends_on: Dependency | None = Field(
+        default=None, description="Generator 4: the root slot value this claim is tied to "
+        "(see ``Dependency``); on a ``conditional`` claim, the value whose change triggers it.")
 
-    _added = ("event", "valid_from", "valid_until", "corrects", "multi_valued")
+    _added = ("event", "valid_from", "valid_until", "corrects", "multi_valued", "depends_on")
 
     @model_serializer(mode="wrap")
     def _omit_unset_additions(self, handler: SerializerFunctionWrapHandler) -> dict:
@@ -101,7 +122,8 @@ class Claim(ClaimDraft):
         default=None, description="Day its document was written (engine 0.4.0 compares "
         "these, not arrivals); None: filed by an engine before 0.4.0, read as ``day``.")
 
-    _added = ("event", "valid_from", "valid_until", "corrects", "multi_valued", "written_day")
+    _added = ("event", "valid_from", "valid_until", "corrects", "multi_valued", "depends_on",
+              "written_day")
 
 
 @runtime_checkable
@@ -127,6 +149,19 @@ class QuestionFrame(BaseModel):
     slot: str | None = Field(default=None, description="Attribute key asked about, if known.")
     tense: Literal["present", "past"] = Field(
         default="present", description="'present': the value now; 'past': an earlier one.")
+    premise: str | None = Field(
+        default=None, description="Generator 4: a value the question takes for granted "
+        "('Does the user still work out at Ironworks?' -> 'Ironworks'); None when it names "
+        "none.")
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_premise(self, handler: SerializerFunctionWrapHandler) -> dict:
+        """``premise`` is left out of the JSON while None, so the frames of older worlds
+        serialise (and hash into cache keys) exactly as before it existed."""
+        data = handler(self)
+        if data.get("premise", 0) is None:
+            del data["premise"]
+        return data
 
 
 @runtime_checkable
