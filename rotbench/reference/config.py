@@ -93,6 +93,32 @@ class ReconcileConfig(_Section):
         "(no check) and dropping one retires only that member. Off: every slot holds one "
         "value (0.3.0).",
     )
+    relative_dates: bool = Field(
+        default=True,
+        description="Engine 0.5.0: a claim whose perceived effective day (``valid_from``, "
+        "resolved from a relative date against the written day) is before its written day "
+        "takes effect on that earlier day. Off: it takes effect on its written day "
+        "(0.4.0).",
+    )
+    dependencies: bool = Field(
+        default=True,
+        description="Engine 0.5.0: a present fact tied to another slot's value "
+        "(``depends_on``) ends, unknown since that day, when the root value is superseded; "
+        "it stays as history and is never served as current again. Off: the tie is "
+        "ignored (0.4.0).",
+    )
+    successors: bool = Field(
+        default=True,
+        description="Engine 0.5.0: a declared successor (mood ``conditional``) takes effect "
+        "on the day its root leaves the value it names: it retires the slot's older values "
+        "and fills the slot from then on. Off: it never fills the slot (0.4.0).",
+    )
+    cascade: bool = Field(
+        default=True,
+        description="Engine 0.5.0: retracting or correcting a root value ends every claim "
+        "tied to it, and every claim tied to those, as far down as the ties go, each "
+        "ending recorded with the claim that caused it. Off: only the root ends (0.4.0).",
+    )
 
 
 class StoreConfig(_Section):
@@ -127,6 +153,14 @@ class QueryConfig(_Section):
         description="Engine 0.4.0: a temporary state of the slot asked about ranks right "
         "after the slot's permanent value, and only up to its end day. Off: ranked by "
         "score like any other claim, at any day (0.3.0).",
+    )
+    premise_guard: bool = Field(
+        default=True,
+        description="Engine 0.5.0: a present-tense question about a slot whose value the "
+        "ledger has ended with no successor (a tie lapsed, a cascade, a retraction) gets the "
+        "slot's own history or nothing, never another claim lifted by its similarity to "
+        "the question (a value the question takes for granted). Off: whatever passes the "
+        "relevance floor (0.4.0).",
     )
 
 

@@ -15,6 +15,13 @@ last two):
   whole slot, or a ``member_drop`` of one member of a set);
 - ``Quarantine`` (day, review record): a conflict across lineages, pending review.
 
+Engine 0.5.0 adds ties between claims (``Claim.depends_on``): an ``Ending`` may also be a
+``dependency`` lapse (the root value the claim was tied to was superseded: the claim's value
+is unknown from that day, what it said is history) or a ``cascade`` (the root was retracted
+or corrected; ``never_held`` when corrected), each naming its ``cause``, the root claim
+whose end brought it about. An ``Activation`` is no end: from its day a declared successor
+(mood ``conditional``) fills its slot, because its root left the value it names.
+
 The status of a claim as of day ``d`` derives from the events dated on or before ``d``:
 retired (any of the first three, the earliest wins) beats quarantined beats active; a claim
 dated after ``d`` does not exist yet. The whole ledger is JSON-serialisable.
@@ -24,7 +31,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, computed_field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    computed_field,
+    model_serializer,
+    model_validator,
+)
 
 from rotbench.engines.protocol import ClaimStatus
 from rotbench.perception.protocol import Claim
@@ -65,22 +81,55 @@ class Correction(_Frozen):
     corrected_by: str
 
 
+EndingHow = Literal["retraction", "member_drop", "dependency", "cascade"]
+
+
 class Ending(_Frozen):
     """From ``day`` on, ``claim_id`` no longer holds and nothing replaced it: ``ended_by`` is
     a retraction of the slot (``how='retraction'``) or the drop of this member of a set
-    (``how='member_drop'``). What it said is history (the ending claim tells it)."""
+    (``how='member_drop'``). What it said is history (the ending claim tells it).
+
+    Engine 0.5.0: ``how='dependency'``: the root value the claim was tied to was superseded
+    by ``ended_by``; the claim's slot is unknown from ``day`` on (previously its value).
+    ``how='cascade'``: ``ended_by`` retracted or corrected the root; ``never_held`` is True
+    for a correction (the claim was said under a root that never held: not history either).
+    ``cause``: the claim whose end ended this one (the root, or a claim between them)."""
 
     kind: Literal["ending"] = "ending"
     claim_id: str
     day: int
     ended_by: str
-    how: Literal["retraction", "member_drop"]
+    how: EndingHow
+    cause: str | None = Field(default=None, description="Engine 0.5.0: the claim this one "
+                              "was tied to, whose end ended it (None before 0.5.0).")
+    never_held: bool | None = Field(default=None, description="Engine 0.5.0: True when the "
+                                    "cascade came from a correction of the root.")
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> dict:
+        """0.5.0's fields are left out while None: a 0.4.0 ending serialises as before."""
+        data = handler(self)
+        for name in ("cause", "never_held"):
+            if data.get(name, 0) is None:
+                del data[name]
+        return data
+
+
+class Activation(_Frozen):
+    """Engine 0.5.0: from ``day`` on, the declared successor ``claim_id`` (mood
+    ``conditional``) fills its slot: ``triggered_by`` is the root claim whose value ended
+    that day (superseded or retracted). Not an end: the claim stays active."""
+
+    kind: Literal["activation"] = "activation"
+    claim_id: str
+    day: int
+    triggered_by: str
 
 
 EndEvent = Retirement | Correction | Ending
 """An event after which the claim is retired (no longer served as it was said)."""
 
-LedgerEvent = Annotated[Retirement | Correction | Ending | Quarantine,
+LedgerEvent = Annotated[Retirement | Correction | Ending | Quarantine | Activation,
                         Field(discriminator="kind")]
 
 
@@ -124,7 +173,17 @@ class LedgerCounts(BaseModel):
         default=0, description="Engine 0.4.0: ``Correction`` events (claims known never to "
         "have held).")
     endings: int = Field(
-        default=0, description="Engine 0.4.0: ``Ending`` events (retractions, member drops).")
+        default=0, description="Engine 0.4.0: ``Ending`` events (retractions, member drops; "
+        "from 0.5.0 also lapses and cascades).")
+    lapses: int = Field(
+        default=0, description="Engine 0.5.0: claims ended because the root value they were "
+        "tied to was superseded (``reconcile.dependencies``).")
+    cascades: int = Field(
+        default=0, description="Engine 0.5.0: claims ended because a root they were tied to "
+        "(directly or through others) was retracted or corrected (``reconcile.cascade``).")
+    activations: int = Field(
+        default=0, description="Engine 0.5.0: declared successors that took effect "
+        "(``reconcile.successors``).")
 
     @model_validator(mode="before")
     @classmethod
@@ -147,15 +206,28 @@ class ClaimState(_Frozen):
     status: ClaimStatus
     retired_at: int | None = None
     superseded_by: str | None = None
-    retired_how: Literal["update", "correction", "retraction", "member_drop"] | None = Field(
+    retired_how: Literal["update", "correction", "retraction", "member_drop", "dependency",
+                         "cascade"] | None = Field(
         default=None, description="Which event retired it (None while not retired).")
     ended_by: str | None = Field(
-        default=None, description="The claim whose correction, retraction or drop retired it.")
+        default=None, description="The claim whose correction, retraction or drop retired it "
+        "(from 0.5.0 also the update, retraction or correction that started a lapse or "
+        "cascade).")
+    cause: str | None = Field(
+        default=None, description="Engine 0.5.0: for a lapse or cascade, the claim it was "
+        "tied to whose end ended it.")
+    unknown_since: int | None = Field(
+        default=None, description="Engine 0.5.0: for a lapse, the day from which the slot's "
+        "value is unknown (its root changed); the claim's value is its history.")
+    activated_at: int | None = Field(
+        default=None, description="Engine 0.5.0: for a declared successor that took effect, "
+        "the day it began to fill its slot.")
     quarantined_at: int | None = None
     review_id: str | None = None
 
 
-_Maps = tuple[tuple[int, int], dict[str, Claim], dict[str, EndEvent], dict[str, Quarantine]]
+_Maps = tuple[tuple[int, int], dict[str, Claim], dict[str, EndEvent], dict[str, Quarantine],
+              dict[str, Activation]]
 
 
 class Ledger(BaseModel):
@@ -187,21 +259,26 @@ class Ledger(BaseModel):
 
     __hash__ = None  # type: ignore[assignment]
 
-    def _lookup(self) -> tuple[dict[str, Claim], dict[str, EndEvent], dict[str, Quarantine]]:
+    def _lookup(self) -> tuple[dict[str, Claim], dict[str, EndEvent], dict[str, Quarantine],
+                               dict[str, Activation]]:
         version = (len(self.claims), len(self.events))
         if self._maps is None or self._maps[0] != version:
             by_id = {c.id: c for c in self.claims}
             retired: dict[str, EndEvent] = {}
             quarantined: dict[str, Quarantine] = {}
+            activated: dict[str, Activation] = {}
             for ev in self.events:
                 if isinstance(ev, Quarantine):
                     quarantined.setdefault(ev.claim_id, ev)  # the first quarantine wins
                     continue
+                if isinstance(ev, Activation):
+                    activated.setdefault(ev.claim_id, ev)
+                    continue
                 seen = retired.get(ev.claim_id)
                 if seen is None or ev.day < seen.day:  # the earliest end wins (a tie: first)
                     retired[ev.claim_id] = ev
-            self._maps = (version, by_id, retired, quarantined)
-        return self._maps[1], self._maps[2], self._maps[3]
+            self._maps = (version, by_id, retired, quarantined, activated)
+        return self._maps[1], self._maps[2], self._maps[3], self._maps[4]
 
     def claim(self, claim_id: str) -> Claim:
         """The claim with this id. Raises KeyError for an unknown id."""
@@ -212,24 +289,27 @@ class Ledger(BaseModel):
 
         Raises KeyError for an unknown id, ValueError if the claim is dated after ``day``.
         """
-        by_id, retired, quarantined = self._lookup()
+        by_id, retired, quarantined, activated = self._lookup()
         claim = by_id[claim_id]
         if day is not None and claim.day > day:
             raise ValueError(f"claim {claim_id} is dated day {claim.day}, after day {day}")
         ret = retired.get(claim_id)
         qua = quarantined.get(claim_id)
+        act = activated.get(claim_id)
         if ret is not None and day is not None and ret.day > day:
             ret = None
         if qua is not None and day is not None and qua.day > day:
             qua = None
+        if act is not None and day is not None and act.day > day:
+            act = None
         status: ClaimStatus = "retired" if ret else "quarantined" if qua else "active"
-        how = ended_by = None
+        how = ended_by = cause = None
         if isinstance(ret, Retirement):
             how = "update"
         elif isinstance(ret, Correction):
             how, ended_by = "correction", ret.corrected_by
         elif isinstance(ret, Ending):
-            how, ended_by = ret.how, ret.ended_by
+            how, ended_by, cause = ret.how, ret.ended_by, ret.cause
         return ClaimState(
             claim_id=claim_id,
             status=status,
@@ -237,6 +317,9 @@ class Ledger(BaseModel):
             superseded_by=ret.superseded_by if isinstance(ret, Retirement) else None,
             retired_how=how,
             ended_by=ended_by,
+            cause=cause,
+            unknown_since=ret.day if how == "dependency" and ret is not None else None,
+            activated_at=act.day if act else None,
             quarantined_at=qua.day if qua else None,
             review_id=qua.review_id if qua else None,
         )

@@ -48,14 +48,18 @@ class Lookahead:
     quarantine, as (older, newer) booleans. Both come from ``rotbench.reference.reconcile``,
     the single home of the rules. ``orient(i, j)``: the two positions in the order the
     checker is asked about them (engine 0.4.0: by event time; default: as given).
+    ``volatile(i)``: True when claim ``i`` may be ended (or start to fill a slot) by a rule
+    other than its own pairs' judgements (engine 0.5.0's ties); no pair of it is certain.
     """
 
     def __init__(self, claims: Sequence[Claim],
                  static_candidates: Callable[[int], Sequence[int]],
                  may_deactivate: Callable[[Claim, Claim], tuple[bool, bool]],
                  checker: object,
-                 orient: Callable[[int, int], tuple[int, int]] | None = None) -> None:
+                 orient: Callable[[int, int], tuple[int, int]] | None = None,
+                 volatile: Callable[[int], bool] | None = None) -> None:
         self.claims = list(claims)
+        self._volatile = volatile or (lambda _i: False)
         self.checker = checker
         self._orient = orient or (lambda i, j: (i, j))
         self._rule = static_candidates
@@ -98,7 +102,8 @@ class Lookahead:
             for o in self.candidates(j, inactive):
                 older = self.claims[o]
                 hits = self._may_deactivate(older, newer)
-                if o in threatened:  # this pair may or may not be asked: its effects are unsure
+                if o in threatened or self._volatile(o) or self._volatile(j):
+                    # this pair may or may not be asked: its effects are unsure
                     threatened.update(x for x, hit in zip((o, j), hits, strict=True) if hit)
                     continue
                 judgement = self._judgement(o, j)

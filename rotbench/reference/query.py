@@ -30,6 +30,19 @@ Engine 0.4.0 (the switch named in brackets):
 - [``query.temporary_after``] a temporary state (mood ``temporary``) is not returned after its
   ``valid_until``; before, one of the slot asked ranks right after the present facts (it
   never fills the slot, so it is never among them).
+
+Engine 0.5.0:
+
+- [``reconcile.successors``] a declared successor (mood ``conditional``) that took effect
+  (an ``Activation`` in the ledger) is a present fact of its slot from its activation day,
+  and before it is ranked like any other claim (it fills nothing);
+- [``query.premise_guard``] for a present-tense question, when the slot asked holds no
+  present fact as of the day and the last of its present facts to end ended with no
+  successor (a lapsed tie, a cascade or a retraction: the ledger knows the value is
+  unknown or gone), the answer is the user's own conversation facts of the slot (its
+  history) and nothing else: no claim is lifted into the answer by its similarity to the
+  question, such as one naming a value the question takes for granted (``premise``).
+  Ended claims themselves are never returned, whatever the question says.
 """
 
 from __future__ import annotations
@@ -72,8 +85,15 @@ class LedgerIndex:
         self.days = np.array([c.day for c in claims], dtype=np.int64)
         self.confidence = np.array([c.confidence for c in claims], dtype=np.float64)
         self.untrusted = np.array([c.lineage != CONVERSATION for c in claims], dtype=bool)
-        self.slot_of = [(subject_key(c.subject), c.slot) if c.slot_fact else None
-                        for c in claims]
+        states = [ledger.state(c.id) for c in claims]
+        self.active_from = np.array([-1 if s.activated_at is None else s.activated_at
+                                     for s in states], dtype=np.int64)
+        self.slot_of = [(subject_key(c.subject), c.slot)
+                        if c.slot_fact or s.activated_at is not None else None
+                        for c, s in zip(claims, states, strict=True)]
+        self.no_successor = np.array(
+            [s.retired_how in ("dependency", "cascade", "retraction") for s in states],
+            dtype=bool)
         self.present_own = np.array(
             [c.tense == "present" and c.attribution == "own" for c in claims], dtype=bool)
         self.temp_of = [(subject_key(c.subject), c.slot) if c.mood == "temporary" else None
@@ -89,8 +109,7 @@ class LedgerIndex:
                                    dtype=bool)
         self.retired_at = np.full(n, _NEVER, dtype=np.int64)
         self.quarantined_at = np.full(n, _NEVER, dtype=np.int64)
-        for i, c in enumerate(claims):
-            state = ledger.state(c.id)
+        for i, state in enumerate(states):
             if state.retired_at is not None:
                 self.retired_at[i] = state.retired_at
             if state.quarantined_at is not None:
@@ -98,6 +117,17 @@ class LedgerIndex:
         order = sorted(range(n), key=lambda i: claims[i].id)
         self.id_rank = np.empty(n, dtype=np.int64)
         self.id_rank[order] = np.arange(n)
+
+    def _gone(self, of_slot: np.ndarray, day: int) -> bool:
+        """True when, of the slot's present own facts ended by ``day``, the last to end
+        ended with no successor (a lapse, a cascade or a retraction)."""
+        ended = (of_slot & self.present_own & self.own_trusted & (self.days <= day)
+                 & (self.retired_at <= day))
+        if not ended.any():
+            return False
+        idx = np.flatnonzero(ended)
+        last = idx[np.lexsort((idx, self.retired_at[idx]))[-1]]
+        return bool(self.no_successor[last])
 
     @classmethod
     def of(cls, ledger: Ledger, embedder: Embedder) -> LedgerIndex:
@@ -150,17 +180,22 @@ class LedgerIndex:
         history_only = False
         if frame is not None and frame.slot is not None:
             wanted = (subject_key(frame.subject), frame.slot)
-            asked = np.array([s == wanted for s in self.slot_of], dtype=bool) & alive
+            of_slot = np.array([s == wanted for s in self.slot_of], dtype=bool)
+            asked = of_slot & alive & (self.active_from <= day)
             if qc.abstain_unknown and not asked.any():
                 return []
+            present = asked & self.present_own & (self.quarantined_at > day)
+            if tc.policy:
+                present &= ~self.untrusted
+            if rc.scheduled:
+                present &= self.valid_from <= day
             if qc.present_first and frame.tense == "present":
-                first = asked & self.present_own & (self.quarantined_at > day)
-                if tc.policy:
-                    first &= ~self.untrusted
-                if rc.scheduled:
-                    first &= self.valid_from <= day
+                first = present
                 if rc.retractions and not first.any() and (asked & self.retraction).any():
                     history_only = True
+            if (qc.premise_guard and frame.tense == "present" and not present.any()
+                    and self._gone(of_slot, day)):
+                history_only = True
                 if qc.temporary_after:
                     second = alive & np.array([t == wanted for t in self.temp_of], dtype=bool)
         if history_only:

@@ -61,6 +61,7 @@ from rotbench.reference import ENGINE_VERSION
 from rotbench.reference.config import EngineConfig, ReconcileConfig
 from rotbench.reference.ledger import (
     CONVERSATION,
+    Activation,
     Correction,
     Ending,
     Ledger,
@@ -69,6 +70,7 @@ from rotbench.reference.ledger import (
     ReviewRecord,
 )
 from rotbench.reference.lookahead import Lookahead, speculative
+from rotbench.reference.ties import Ties
 
 SINGLE_OWNER = "user"
 """Contributor recorded on every claim when ``store.multi_contributor`` is off."""
@@ -87,12 +89,16 @@ def event_key(claim: Claim, position: int, rc: ReconcileConfig) -> tuple[int, in
     """When ``claim`` (filed at ledger ``position``) takes effect, for ordering a pair: (day,
     position). The day is the claim's written day with ``rc.event_time`` (its arrival
     without, or for a claim filed before engine 0.4.0), moved on to ``valid_from`` with
-    ``rc.scheduled``. Days since the world epoch."""
+    ``rc.scheduled``, moved back to it with ``rc.relative_dates`` (engine 0.5.0: "I moved
+    to Porto last week", resolved by perception against the written day). Days since the
+    world epoch."""
     day = claim.day
     if rc.event_time and claim.written_day is not None:
         day = claim.written_day
     if rc.scheduled and claim.valid_from is not None:
         day = max(day, claim.valid_from)
+    if rc.relative_dates and claim.valid_from is not None:
+        day = min(day, claim.valid_from)
     return day, position
 
 
@@ -130,6 +136,14 @@ def _ends_nothing_alone(claim: Claim, rc: ReconcileConfig) -> bool:
     return rc.sets and bool(claim.multi_valued) and claim.slot_fact
 
 
+def _may_fill(claim: Claim, rc: ReconcileConfig) -> bool:
+    """Engine 0.5.0, ``rc.successors``: a declared successor of the user's own, which fills
+    its slot once its root leaves the value it names (until then: dormant)."""
+    return (rc.successors and claim.mood == "conditional" and claim.slot is not None
+            and claim.depends_on is not None and claim.tense == "present"
+            and claim.attribution == "own")
+
+
 def same_slot(older: Claim, newer: Claim) -> bool:
     """Both claims are facts about the same subject and the same (named) slot."""
     return (older.slot_fact and newer.slot_fact and older.slot == newer.slot
@@ -162,12 +176,18 @@ class Reconciler:
             model_id=embedder.model_id,
         )
         self._matrix = np.zeros((0, DIM), dtype=np.float32)
-        self._subjects: list[str] = []
+        self.subjects: list[str] = []
         self._docs: list[str] = []
-        self._inactive: set[str] = set()  # retired or quarantined
-        self._by_slot: dict[tuple[str, str | None], list[int]] = {}  # (subject, slot) -> index
+        self.inactive: set[str] = set()  # retired or quarantined
+        self.by_slot: dict[tuple[str, str | None], list[int]] = {}  # (subject, slot) -> index
         self._enders: dict[tuple[str, str | None], list[int]] = {}  # claims with an event
-        self._keys: list[tuple[int, int]] = []  # event_key of each claim
+        self.keys: list[tuple[int, int]] = []  # event_key of each claim
+        self.position: dict[str, int] = {}  # claim id -> ledger position
+        self.views: dict[int, Claim] = {}
+        """Engine 0.5.0: a declared successor that took effect, as the fact it now is."""
+        self.ties = Ties(self)
+        self.dormant: set[str] = set()
+        """Engine 0.5.0: declared successors not (yet) in effect: no search returns them."""
         self._last_day: int | None = None
         self.lookahead: Lookahead | None = None
         """Set by ``deposit`` for a checker that can be asked ahead (see ``lookahead``)."""
@@ -198,11 +218,16 @@ class Reconciler:
                 claim = self.lookahead.claims[index]
             ledger.claims.append(claim)
             ledger.counts.claims += 1
-            self._subjects.append(subject_key(claim.subject))
+            self.position[claim.id] = index
+            self.subjects.append(subject_key(claim.subject))
             self._docs.append(doc.uri)
-            self._keys.append(event_key(claim, index, self.config.reconcile))
+            self.keys.append(event_key(claim, index, self.config.reconcile))
             if claim.slot_fact:
-                self._by_slot.setdefault((self._subjects[-1], claim.slot), []).append(index)
+                self.by_slot.setdefault((self.subjects[-1], claim.slot), []).append(index)
+            if _may_fill(claim, self.config.reconcile):
+                self.dormant.add(claim.id)
+            self.ties.on_file(index)
+            if claim.slot_fact:
                 self._end_without_check(index, claim)
             self._reconcile(index, claim)
             new.append(claim)
@@ -212,67 +237,107 @@ class Reconciler:
         """Engine 0.4.0: what a claim with an event ends in its slot, and what earlier such
         claims end of a claim delivered after them (see ``terminates``). No checker call."""
         rc = self.config.reconcile
-        slot = (self._subjects[index], claim.slot)
+        slot = (self.subjects[index], claim.slot)
         claims = self.ledger.claims
-        key = self._keys[index]
+        key = self.keys[index]
         for e in self._enders.get(slot, []):  # a late claim meets what already ended it
-            how = terminates(claims[e], self._keys[e], claim, key, rc)
-            if how is not None and claim.id not in self._inactive:
-                self._end(claim, claims[e], how, claim.day)
+            how = terminates(claims[e], self.keys[e], claim, key, rc)
+            if how is not None and claim.id not in self.inactive:
+                self.end(claim, claims[e], how, claim.day)
         if claim.event is None:
             return
         self._enders.setdefault(slot, []).append(index)
-        for j in self._by_slot.get(slot, []):
+        for j in list(self.by_slot.get(slot, [])):
             if j == index:
                 continue
             target = claims[j]
-            how = terminates(claim, key, target, self._keys[j], rc)
+            how = terminates(claim, key, self.filed(j), self.keys[j], rc)
             if how is None:
                 continue
             if how == "correction":
                 if self.ledger.state(target.id).retired_how != "correction":
-                    self._end(target, claim, how, claim.day)
-            elif target.id not in self._inactive:
-                self._end(target, claim, how, claim.day)
+                    self.end(target, claim, how, claim.day)
+            elif target.id not in self.inactive:
+                self.end(target, claim, how, claim.day)
 
-    def _end(self, target: Claim, ender: Claim, how: str, day: int) -> None:
+    def end(self, target: Claim, ender: Claim | str, how: str, day: int,
+            cause: str | None = None, never_held: bool | None = None) -> None:
+        """File the end of ``target`` on ``day``: a ``Correction`` (``how='correction'``)
+        or an ``Ending`` (``ender``: the claim, or its id, that ended it; ``cause``: for a
+        lapse or cascade, the claim it was tied to). Then the ties act on it."""
         counts = self.ledger.counts
+        ender_id = ender if isinstance(ender, str) else ender.id
         if how == "correction":
             self.ledger.events.append(Correction(claim_id=target.id, day=day,
-                                                 corrected_by=ender.id))
+                                                 corrected_by=ender_id))
             counts.corrections += 1
         else:
-            self.ledger.events.append(Ending(claim_id=target.id, day=day, ended_by=ender.id,
-                                             how=how))  # type: ignore[arg-type]
+            self.ledger.events.append(Ending(
+                claim_id=target.id, day=day, ended_by=ender_id, how=how,  # type: ignore[arg-type]
+                cause=cause, never_held=True if never_held else None))
             counts.endings += 1
-        self._inactive.add(target.id)
+            if how == "dependency":
+                counts.lapses += 1
+            elif how == "cascade":
+                counts.cascades += 1
+        self.inactive.add(target.id)
+        self.ties.after_end(target, ender_id, how, day,  # type: ignore[arg-type]
+                            never_held=bool(never_held))
+
+    def retire(self, older: Claim, newer: Claim, day: int) -> None:
+        """File an update: ``older`` retires on ``day``, superseded by ``newer``."""
+        self.ledger.events.append(Retirement(claim_id=older.id, day=day,
+                                             superseded_by=newer.id))
+        self.inactive.add(older.id)
+        self.ledger.counts.retirements += 1
+        self.ties.after_end(older, newer.id, "update", day)
+
+    def file_activation(self, claim: Claim, day: int, triggered_by: str) -> None:
+        """Engine 0.5.0: the declared successor ``claim`` fills its slot from ``day``."""
+        self.ledger.events.append(Activation(claim_id=claim.id, day=day,
+                                             triggered_by=triggered_by))
+        self.ledger.counts.activations += 1
+        self.views[self.position[claim.id]] = claim.model_copy(update={"mood": "fact"})
+        self.dormant.discard(claim.id)
+
+    def excluded(self) -> set[str]:
+        """Ids no candidate search may return: inactive claims and dormant successors."""
+        return self.inactive | self.dormant if self.dormant else self.inactive
+
+    def filed(self, j: int) -> Claim:
+        """The claim at position ``j`` as the rules read it: a declared successor that took
+        effect reads as the fact it became (engine 0.5.0)."""
+        return self.views.get(j) or self.ledger.claims[j]
 
     def _candidates(self, index: int, claim: Claim) -> list[int]:
         """Indices of earlier active claims that pass either candidate search."""
+        if claim.id in self.inactive:  # ended on arrival (engine 0.5.0: also by a tie)
+            return []
         if self.lookahead is not None:  # one rule for what is asked and what is asked ahead
-            return self.lookahead.candidates(index, self._inactive)
+            return self.lookahead.candidates(index, self.excluded())
         rc = self.config.reconcile
-        if index == 0 or claim.id in self._inactive or _ends_nothing_alone(claim, rc):
+        if index == 0 or _ends_nothing_alone(claim, rc):
             return []
         if rc.slot_search and (claim.slot_fact or claim.mood != "fact"):
             if not _settleable(claim):
                 return []
             claims = self.ledger.claims
-            return [j for j in self._by_slot.get((self._subjects[index], claim.slot), [])
-                    if j < index and claims[j].id not in self._inactive
-                    and _settleable(claims[j]) and _value_key(claims[j]) != _value_key(claim)]
+            return [j for j in self.by_slot.get((self.subjects[index], claim.slot), [])
+                    if j < index and claims[j].id not in self.inactive
+                    and _settleable(self.filed(j))
+                    and _value_key(claims[j]) != _value_key(claim)]
         if not (rc.same_document or rc.cross_document):
             return []
         cos = self._matrix[:index] @ self._matrix[index]
-        subject = self._subjects[index]
+        subject = self.subjects[index]
         found: list[int] = []
         for j in range(index):
-            if self.ledger.claims[j].id in self._inactive:
+            if self.ledger.claims[j].id in self.inactive:
                 continue
             if self._docs[j] == claim.document_uri:
                 if rc.same_document and cos[j] >= rc.same_document_floor:
                     found.append(j)
-            elif rc.cross_document and self._subjects[j] == subject and cos[j] >= rc.update_floor:
+            elif rc.cross_document and self.subjects[j] == subject and cos[j] >= rc.update_floor:
                 found.append(j)
         return found
 
@@ -280,7 +345,7 @@ class Reconciler:
         """Claims at positions ``i`` and ``j`` as the checker is asked about them: (earlier,
         later) by ``event_key``."""
         claims = self.ledger.claims
-        return ((claims[i], claims[j]) if self._keys[i] <= self._keys[j]
+        return ((claims[i], claims[j]) if self.keys[i] <= self.keys[j]
                 else (claims[j], claims[i]))
 
     def _reconcile(self, index: int, newer: Claim) -> None:
@@ -289,7 +354,7 @@ class Reconciler:
             return
         pairs = [self.pair(j, index) for j in candidates]
         if self.lookahead is not None:
-            self.lookahead.before_judging(index, self._inactive, pairs)
+            self.lookahead.before_judging(index, self.excluded(), pairs)
         judgements = self.checker.judge(pairs)
         if len(judgements) != len(pairs):
             raise ValueError(f"checker returned {len(judgements)} judgements for {len(pairs)}")
@@ -318,19 +383,16 @@ class Reconciler:
         if older.attribution != "own" or newer.attribution != "own":
             counts.refused_attribution += 1
             return
-        if self.config.reconcile.same_slot_only and not same_slot(older, newer):
+        if self.config.reconcile.same_slot_only and not same_slot(
+                self.filed(self.position[older.id]), self.filed(self.position[newer.id])):
             counts.refused_slot += 1
             return
-        if older.id in self._inactive:  # settled earlier in this batch
+        if older.id in self.inactive:  # settled earlier in this batch
             return
         if older.lineage == newer.lineage:
-            self.ledger.events.append(
-                Retirement(claim_id=older.id, day=day, superseded_by=newer.id)
-            )
-            self._inactive.add(older.id)
-            counts.retirements += 1
             if older is filed:
                 counts.late_filed += 1
+            self.retire(older, newer, day)
             return
         review = ReviewRecord(
             id=f"r{len(self.ledger.reviews) + 1:05d}",
@@ -342,11 +404,11 @@ class Reconciler:
         self.ledger.reviews.append(review)
         counts.reviews += 1
         for claim in (older, newer):
-            if claim.lineage != CONVERSATION and claim.id not in self._inactive:
+            if claim.lineage != CONVERSATION and claim.id not in self.inactive:
                 self.ledger.events.append(
                     Quarantine(claim_id=claim.id, day=filed.day, review_id=review.id)
                 )
-                self._inactive.add(claim.id)
+                self.inactive.add(claim.id)
                 counts.quarantines += 1
 
 
@@ -397,6 +459,10 @@ def _lookahead(extraction: Extraction, embedder: Embedder, checker: Checker,
         if c.slot_fact:
             by_slot.setdefault((subjects[i], c.slot), []).append(i)
     rc = config.reconcile
+    fillers: dict[tuple[str, str | None], list[int]] = {}  # what a slot search may return
+    for i, c in enumerate(claims):
+        if _settleable(c) or _may_fill(c, rc):
+            fillers.setdefault((subjects[i], c.slot), []).append(i)
     keys = [event_key(c, i, rc) for i, c in enumerate(claims)]
     ended = [len(claims)] * len(claims)  # the position from which a claim is ended unjudged
     for e, ender in enumerate(claims):
@@ -413,8 +479,8 @@ def _lookahead(extraction: Extraction, embedder: Embedder, checker: Checker,
         if rc.slot_search and (claim.slot_fact or claim.mood != "fact"):
             if not _settleable(claim):
                 return []
-            return [j for j in by_slot.get((subjects[index], claim.slot), [])
-                    if j < index and _settleable(claims[j]) and ended[j] > index
+            return [j for j in fillers.get((subjects[index], claim.slot), [])
+                    if j < index and ended[j] > index
                     and _value_key(claims[j]) != _value_key(claim)]
         if not (rc.same_document or rc.cross_document):
             return []
@@ -439,7 +505,20 @@ def _lookahead(extraction: Extraction, embedder: Embedder, checker: Checker,
     def orient(i: int, j: int) -> tuple[int, int]:
         return (i, j) if keys[i] <= keys[j] else (j, i)
 
-    return Lookahead(claims, static, deactivates, checker, orient)
+    return Lookahead(claims, static, deactivates, checker, orient, _volatile(claims, subjects, rc))
+
+
+def _volatile(claims: list[Claim], subjects: list[str], rc: ReconcileConfig):
+    """Engine 0.5.0: positions whose state a tie may change without a judgement of their own
+    (a tied claim, a declared successor, a fact of a successor's slot); the lookahead asks
+    no pair of them ahead. None while no tie rule is on or no claim is tied."""
+    if not (rc.dependencies or rc.successors or rc.cascade):
+        return None
+    target_slots = {(subjects[i], c.slot) for i, c in enumerate(claims)
+                    if c.mood == "conditional" and c.depends_on is not None}
+    marked = {i for i, c in enumerate(claims)
+              if c.depends_on is not None or (subjects[i], c.slot) in target_slots}
+    return (lambda i: i in marked) if marked else None
 
 
 def deposit(

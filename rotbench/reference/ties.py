@@ -1,0 +1,192 @@
+"""Engine 0.5.0: claims tied to another slot's value (``Claim.depends_on``), during deposit.
+
+A tie names a root: a slot of the same subject and one of its values ("the gym two blocks
+from my flat in Lisbon" is tied to ``home_city = Lisbon``). The root value *leaves* when the
+last active present-tense fact of that value in the slot ends. What then happens to each
+claim tied to it depends on how the root ended and on three switches of ``reconcile``:
+
+=====================  ===================================  ===============================
+root ended by          a tied present fact                  a declared successor
+                                                            (mood ``conditional``)
+=====================  ===================================  ===============================
+an update              ``dependencies``: ``Ending``         ``successors``: ``Activation``
+(superseded)           ``how='dependency'`` (a lapse: the   on that day; it retires the
+                       slot is unknown from that day, the   slot's older values and fills
+                       claim's value is its history)        the slot from then on
+a retraction or the    ``cascade``: ``Ending``              ``successors``: ``Activation``
+drop of a member       ``how='cascade'`` (history)
+a correction (the      ``cascade``: ``Ending``              ``cascade``: ``Ending``
+value never held)      ``how='cascade'``, ``never_held``;   ``how='cascade'``,
+                       past-tense tied claims too           ``never_held``
+a lapse or cascade     the same as its root (a lapse        nothing (a lapse says the value
+of the root itself     lapses, a cascade cascades)          is unknown, not that it left)
+=====================  ===================================  ===============================
+
+Every ending names ``ended_by`` (the update, retraction or correction that started it) and
+``cause`` (the claim it was tied to), so a chain can be read back from the ledger. A tied
+claim delivered after its root value left meets the same end on arrival. Only the user's
+own claims of the root's lineage are touched; a claim whose root value is still held by
+another active claim (a restatement) is left alone. No rule here calls the checker.
+"""
+
+from __future__ import annotations
+
+import bisect
+from typing import TYPE_CHECKING, Literal
+
+from rotbench.perception.protocol import Claim, subject_key
+
+if TYPE_CHECKING:
+    from rotbench.reference.reconcile import Reconciler
+
+RootKey = tuple[str, str, str]
+"""(subject key, root slot, root value key)."""
+
+EndHow = Literal["update", "correction", "retraction", "member_drop", "dependency", "cascade"]
+
+_LEFT = ("update", "retraction", "member_drop")
+"""Ends after which the root holds another value or none: a declared successor takes effect."""
+
+
+def norm(text: str) -> str:
+    """A value's comparison key: case-folded, spaces collapsed."""
+    return " ".join(text.casefold().split())
+
+
+def present_own(claim: Claim) -> bool:
+    """A present-tense fact of the claimant's own (what can fill a slot and be superseded)."""
+    return claim.slot_fact and claim.tense == "present" and claim.attribution == "own"
+
+
+class Ties:
+    """The ties of one reconciler's ledger and the rules that act on them.
+
+    ``rec`` is the owning ``Reconciler``; ``Ties`` reads its indices and files events
+    through it (``_end``, ``_retire``), so every rule stays in the deposit's one order.
+    """
+
+    def __init__(self, rec: Reconciler) -> None:
+        self.rec = rec
+        self.tied: dict[RootKey, list[int]] = {}
+        """Root -> positions of the claims tied to it, in filing order."""
+        self.ends: dict[str, tuple[EndHow, bool, str, int]] = {}
+        """Claim id -> (how it ended, never held, the claim that started it, day)."""
+
+    @property
+    def on(self) -> bool:
+        rc = self.rec.config.reconcile
+        return rc.dependencies or rc.successors or rc.cascade
+
+    def _root_key(self, pos: int) -> RootKey | None:
+        claim = self.rec.filed(pos)
+        if claim.slot is None:
+            return None
+        return self.rec.subjects[pos], claim.slot, norm(claim.value)
+
+    def held(self, key: RootKey) -> bool:
+        """True while an active present fact of the user's own gives the root slot that value."""
+        rec = self.rec
+        for j in rec.by_slot.get((key[0], key[1]), []):
+            view = rec.filed(j)
+            if (present_own(view) and norm(view.value) == key[2]
+                    and rec.ledger.claims[j].id not in rec.inactive):
+                return True
+        return False
+
+    # ---- filing ------------------------------------------------------------------------
+
+    def on_file(self, index: int) -> None:
+        """Register claim ``index``'s tie; if its root value already left, apply the end now
+        (dated the claim's arrival: it could not end before it existed)."""
+        rec = self.rec
+        claim = rec.ledger.claims[index]
+        tie = claim.depends_on
+        if tie is None or not self.on:
+            return
+        key = (subject_key(claim.subject), tie.slot, norm(tie.value))
+        self.tied.setdefault(key, []).append(index)
+        roots = [j for j in rec.by_slot.get((key[0], key[1]), [])
+                 if norm(rec.filed(j).value) == key[2]
+                 and rec.ledger.claims[j].lineage == claim.lineage
+                 and rec.ledger.claims[j].id in self.ends]
+        if not roots or self.held(key):
+            return
+        last = max(roots, key=lambda j: (self.ends[rec.ledger.claims[j].id][3], j))
+        root = rec.ledger.claims[last]
+        how, never_held, ender, _ = self.ends[root.id]
+        self._act(index, root, ender, how, never_held, claim.day)
+
+    # ---- ends ---------------------------------------------------------------------------
+
+    def after_end(self, target: Claim, ender_id: str, how: EndHow, day: int,
+                  never_held: bool = False) -> None:
+        """Called by the reconciler after every end it files: record it, and when it took
+        the last claim of a root value, apply the end to every claim tied to that value."""
+        if not self.on:
+            return
+        self.ends.setdefault(target.id, (how, never_held, ender_id, day))
+        pos = self.rec.position[target.id]
+        view = self.rec.filed(pos)
+        if view.attribution != "own" or not (present_own(view) or how == "correction"):
+            return
+        key = self._root_key(pos)
+        if key is None or key not in self.tied or self.held(key):
+            return
+        claims = self.rec.ledger.claims
+        tied = sorted(self.tied[key], key=lambda t: (claims[t].mood != "conditional", t))
+        for t in tied:  # successors first: what they supersede is an update, not a lapse
+            if t != pos:
+                self._act(t, target, ender_id, how, never_held, day)
+
+    def _act(self, t: int, root: Claim, ender_id: str, how: EndHow, never_held: bool,
+             day: int) -> None:
+        """Apply the end of ``root`` (``how``) to the claim at position ``t`` tied to it."""
+        rec = self.rec
+        rc = rec.config.reconcile
+        claim = rec.ledger.claims[t]
+        if (claim.id in rec.inactive or claim.attribution != "own"
+                or claim.lineage != root.lineage):
+            return
+        void = how == "correction" or (how == "cascade" and never_held)
+        if claim.mood == "conditional":
+            if void and rc.cascade:
+                rec.end(claim, ender_id, "cascade", day, cause=root.id, never_held=True)
+            elif how in _LEFT and rc.successors and t not in rec.views:
+                self.activate(t, root, ender_id, day)
+            return
+        if not claim.slot_fact:
+            return
+        if void:
+            if rc.cascade:
+                rec.end(claim, ender_id, "cascade", day, cause=root.id, never_held=True)
+        elif claim.tense != "present":
+            return
+        elif how in ("update", "dependency"):
+            if rc.dependencies:
+                rec.end(claim, ender_id, "dependency", day, cause=root.id)
+        elif rc.cascade:  # a retraction, a drop, or a cascade that kept history
+            rec.end(claim, ender_id, "cascade", day, cause=root.id)
+
+    def activate(self, t: int, root: Claim, ender_id: str, day: int) -> None:
+        """The declared successor at ``t`` takes effect on ``day``: it fills its slot from
+        then on (ordered by the day the root changed), retiring the slot's older values;
+        a value of the slot said after that change retires it instead."""
+        rec = self.rec
+        claim = rec.ledger.claims[t]
+        rec.file_activation(claim, day, root.id)
+        change = rec.keys[rec.position[ender_id]][0] if ender_id in rec.position else day
+        rec.keys[t] = (max(rec.keys[t][0], change), t)
+        slot = (rec.subjects[t], claim.slot)
+        members = rec.by_slot.setdefault(slot, [])  # type: ignore[arg-type]
+        bisect.insort(members, t)
+        for j in list(members):
+            other = rec.ledger.claims[j]
+            view = rec.filed(j)
+            if (j == t or other.id in rec.inactive or not present_own(view)
+                    or other.lineage != claim.lineage or norm(view.value) == norm(claim.value)):
+                continue
+            if rec.keys[j] < rec.keys[t]:
+                rec.retire(other, claim, day)
+            else:
+                rec.retire(claim, other, day)
+                return
