@@ -20,7 +20,9 @@ Engine 0.5.0 adds ties between claims (``Claim.depends_on``): an ``Ending`` may 
 is unknown from that day, what it said is history) or a ``cascade`` (the root was retracted
 or corrected; ``never_held`` when corrected), each naming its ``cause``, the root claim
 whose end brought it about. An ``Activation`` is no end: from its day a declared successor
-(mood ``conditional``) fills its slot, because its root left the value it names.
+(mood ``conditional``) fills its slot, because its root left the value it names. A
+``Reinstatement`` undoes an end from its day: the claim had been superseded by one that
+turned out never to have held (a cascade from a corrected root), so it holds again.
 
 The status of a claim as of day ``d`` derives from the events dated on or before ``d``:
 retired (any of the first three, the earliest wins) beats quarantined beats active; a claim
@@ -126,11 +128,22 @@ class Activation(_Frozen):
     triggered_by: str
 
 
+class Reinstatement(_Frozen):
+    """Engine 0.5.0: from ``day`` on, ``claim_id`` holds again: what ended it was caused by
+    ``because``, a claim found never to have held (ended by a cascade from a corrected
+    root). A later end retires it again."""
+
+    kind: Literal["reinstatement"] = "reinstatement"
+    claim_id: str
+    day: int
+    because: str
+
+
 EndEvent = Retirement | Correction | Ending
 """An event after which the claim is retired (no longer served as it was said)."""
 
-LedgerEvent = Annotated[Retirement | Correction | Ending | Quarantine | Activation,
-                        Field(discriminator="kind")]
+LedgerEvent = Annotated[Retirement | Correction | Ending | Quarantine | Activation
+                        | Reinstatement, Field(discriminator="kind")]
 
 
 class ReviewRecord(_Frozen):
@@ -184,6 +197,9 @@ class LedgerCounts(BaseModel):
     activations: int = Field(
         default=0, description="Engine 0.5.0: declared successors that took effect "
         "(``reconcile.successors``).")
+    reinstatements: int = Field(
+        default=0, description="Engine 0.5.0: claims that hold again because what ended them "
+        "never held (``reconcile.cascade``).")
 
     @model_validator(mode="before")
     @classmethod
@@ -222,12 +238,15 @@ class ClaimState(_Frozen):
     activated_at: int | None = Field(
         default=None, description="Engine 0.5.0: for a declared successor that took effect, "
         "the day it began to fill its slot.")
+    reinstated_at: int | None = Field(
+        default=None, description="Engine 0.5.0: the day an earlier end was undone (the claim "
+        "holds again from then, unless retired again later).")
     quarantined_at: int | None = None
     review_id: str | None = None
 
 
 _Maps = tuple[tuple[int, int], dict[str, Claim], dict[str, EndEvent], dict[str, Quarantine],
-              dict[str, Activation]]
+              dict[str, Activation], dict[str, list[EndEvent | Reinstatement]]]
 
 
 class Ledger(BaseModel):
@@ -267,6 +286,7 @@ class Ledger(BaseModel):
             retired: dict[str, EndEvent] = {}
             quarantined: dict[str, Quarantine] = {}
             activated: dict[str, Activation] = {}
+            cycles: dict[str, list[EndEvent | Reinstatement]] = {}
             for ev in self.events:
                 if isinstance(ev, Quarantine):
                     quarantined.setdefault(ev.claim_id, ev)  # the first quarantine wins
@@ -274,11 +294,40 @@ class Ledger(BaseModel):
                 if isinstance(ev, Activation):
                     activated.setdefault(ev.claim_id, ev)
                     continue
+                if isinstance(ev, Reinstatement):
+                    cycles[ev.claim_id] = []
+                    continue
                 seen = retired.get(ev.claim_id)
                 if seen is None or ev.day < seen.day:  # the earliest end wins (a tie: first)
                     retired[ev.claim_id] = ev
-            self._maps = (version, by_id, retired, quarantined, activated)
-        return self._maps[1], self._maps[2], self._maps[3], self._maps[4]
+            if cycles:  # a claim ended and reinstated: its events in day order
+                for ev in self.events:
+                    if ev.claim_id in cycles and not isinstance(ev, Quarantine | Activation):
+                        cycles[ev.claim_id].append(ev)  # type: ignore[arg-type]
+                for evs in cycles.values():
+                    evs.sort(key=lambda e: e.day)  # stable: filing order within a day
+            self._maps = (version, by_id, retired, quarantined, activated, cycles)
+        return self._maps[1], self._maps[2], self._maps[3], self._maps[4], self._maps[5]
+
+    def ended_spans(self, claim_id: str) -> list[tuple[int, int | None]]:
+        """The periods ``claim_id`` is retired, as [start day, end day) pairs (end None:
+        for good): one span from its end, or several when ended and reinstated (0.5.0)."""
+        _, retired, _, _, cycles = self._lookup()
+        if claim_id not in cycles:
+            ret = retired.get(claim_id)
+            return [] if ret is None else [(ret.day, None)]
+        spans: list[tuple[int, int | None]] = []
+        start: int | None = None
+        for ev in cycles[claim_id]:
+            if isinstance(ev, Reinstatement):
+                if start is not None:
+                    spans.append((start, ev.day))
+                    start = None
+            elif start is None:
+                start = ev.day
+        if start is not None:
+            spans.append((start, None))
+        return spans
 
     def claim(self, claim_id: str) -> Claim:
         """The claim with this id. Raises KeyError for an unknown id."""
@@ -289,11 +338,14 @@ class Ledger(BaseModel):
 
         Raises KeyError for an unknown id, ValueError if the claim is dated after ``day``.
         """
-        by_id, retired, quarantined, activated = self._lookup()
+        by_id, retired, quarantined, activated, cycles = self._lookup()
         claim = by_id[claim_id]
         if day is not None and claim.day > day:
             raise ValueError(f"claim {claim_id} is dated day {claim.day}, after day {day}")
         ret = retired.get(claim_id)
+        back: int | None = None
+        if claim_id in cycles:
+            ret, back = _walk(cycles[claim_id], day)
         qua = quarantined.get(claim_id)
         act = activated.get(claim_id)
         if ret is not None and day is not None and ret.day > day:
@@ -320,6 +372,7 @@ class Ledger(BaseModel):
             cause=cause,
             unknown_since=ret.day if how == "dependency" and ret is not None else None,
             activated_at=act.day if act else None,
+            reinstated_at=back,
             quarantined_at=qua.day if qua else None,
             review_id=qua.review_id if qua else None,
         )
@@ -336,3 +389,21 @@ class Ledger(BaseModel):
             for c in self.claims
             if c.day <= day and (status is None or self.state(c.id, day).status == status)
         ]
+
+
+def _walk(events: list[EndEvent | Reinstatement], day: int | None
+          ) -> tuple[EndEvent | None, int | None]:
+    """The end in force as of ``day`` (None: after every event) over one claim's events in
+    day order, and the day of the last reinstatement up to then: an end while in force
+    changes nothing (the earliest wins), a reinstatement lifts it, a later end ends again."""
+    end: EndEvent | None = None
+    back: int | None = None
+    for ev in events:
+        if day is not None and ev.day > day:
+            break
+        if isinstance(ev, Reinstatement):
+            if end is not None:
+                end, back = None, ev.day
+        elif end is None:
+            end = ev
+    return end, back

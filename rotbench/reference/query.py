@@ -114,19 +114,35 @@ class LedgerIndex:
                 self.retired_at[i] = state.retired_at
             if state.quarantined_at is not None:
                 self.quarantined_at[i] = state.quarantined_at
+        spans = {i: ledger.ended_spans(c.id) for i, c in enumerate(claims)
+                 if states[i].reinstated_at is not None or states[i].retired_at is not None}
+        self.cycles = {i: s for i, s in spans.items() if any(e is not None for _, e in s)}
+        """Engine 0.5.0: claims ended and reinstated -> their retired spans (rare)."""
         order = sorted(range(n), key=lambda i: claims[i].id)
         self.id_rank = np.empty(n, dtype=np.int64)
         self.id_rank[order] = np.arange(n)
 
-    def _gone(self, of_slot: np.ndarray, day: int) -> bool:
+    def _ended(self, day: int) -> tuple[np.ndarray, np.ndarray]:
+        """(retired as of ``day``, the day each such end began) for every claim."""
+        ended = self.retired_at <= day
+        since = self.retired_at
+        if self.cycles:
+            since = since.copy()
+            for i, spans in self.cycles.items():
+                now = [s for s, e in spans if s <= day and (e is None or day < e)]
+                ended[i] = bool(now)
+                since[i] = now[0] if now else _NEVER
+        return ended, since
+
+    def _gone(self, of_slot: np.ndarray, day: int, ended: np.ndarray,
+              since: np.ndarray) -> bool:
         """True when, of the slot's present own facts ended by ``day``, the last to end
         ended with no successor (a lapse, a cascade or a retraction)."""
-        ended = (of_slot & self.present_own & self.own_trusted & (self.days <= day)
-                 & (self.retired_at <= day))
+        ended = of_slot & self.present_own & self.own_trusted & (self.days <= day) & ended
         if not ended.any():
             return False
         idx = np.flatnonzero(ended)
-        last = idx[np.lexsort((idx, self.retired_at[idx]))[-1]]
+        last = idx[np.lexsort((idx, since[idx]))[-1]]
         return bool(self.no_successor[last])
 
     @classmethod
@@ -172,7 +188,8 @@ class LedgerIndex:
         trust = np.where(self.untrusted & tc.policy, tc.untrusted_domain_trust, 1.0)
         score = (qc.similarity_weight * cos + qc.confidence_weight * self.confidence) * trust
         rc = config.reconcile
-        alive = (self.days <= day) & (self.retired_at > day)
+        ended, since = self._ended(day)
+        alive = (self.days <= day) & ~ended
         if qc.temporary_after:
             alive &= ~(self.temporary & (self.valid_until < day))
         first = np.zeros(len(self.days), dtype=bool)
@@ -194,7 +211,7 @@ class LedgerIndex:
                 if rc.retractions and not first.any() and (asked & self.retraction).any():
                     history_only = True
             if (qc.premise_guard and frame.tense == "present" and not present.any()
-                    and self._gone(of_slot, day)):
+                    and self._gone(of_slot, day, ended, since)):
                 history_only = True
                 if qc.temporary_after:
                     second = alive & np.array([t == wanted for t in self.temp_of], dtype=bool)

@@ -66,6 +66,7 @@ from rotbench.reference.ledger import (
     Ending,
     Ledger,
     Quarantine,
+    Reinstatement,
     Retirement,
     ReviewRecord,
 )
@@ -292,6 +293,13 @@ class Reconciler:
         self.ledger.counts.retirements += 1
         self.ties.after_end(older, newer.id, "update", day)
 
+    def reinstate(self, claim: Claim, day: int, because: str) -> None:
+        """Engine 0.5.0: ``claim`` holds again from ``day``; what ended it (``because``)
+        never held."""
+        self.ledger.events.append(Reinstatement(claim_id=claim.id, day=day, because=because))
+        self.ledger.counts.reinstatements += 1
+        self.inactive.discard(claim.id)
+
     def file_activation(self, claim: Claim, day: int, triggered_by: str) -> None:
         """Engine 0.5.0: the declared successor ``claim`` fills its slot from ``day``."""
         self.ledger.events.append(Activation(claim_id=claim.id, day=day,
@@ -510,14 +518,16 @@ def _lookahead(extraction: Extraction, embedder: Embedder, checker: Checker,
 
 def _volatile(claims: list[Claim], subjects: list[str], rc: ReconcileConfig):
     """Engine 0.5.0: positions whose state a tie may change without a judgement of their own
-    (a tied claim, a declared successor, a fact of a successor's slot); the lookahead asks
-    no pair of them ahead. None while no tie rule is on or no claim is tied."""
+    (a tied claim, and any claim of a slot holding one: a lapse takes the earlier statements
+    of the tied value along, a successor retires the slot's value, a cascade reinstates
+    one); the lookahead asks no pair of them ahead. None while no tie rule is on or no
+    claim is tied."""
     if not (rc.dependencies or rc.successors or rc.cascade):
         return None
-    target_slots = {(subjects[i], c.slot) for i, c in enumerate(claims)
-                    if c.mood == "conditional" and c.depends_on is not None}
+    tied_slots = {(subjects[i], c.slot) for i, c in enumerate(claims)
+                  if c.depends_on is not None}
     marked = {i for i, c in enumerate(claims)
-              if c.depends_on is not None or (subjects[i], c.slot) in target_slots}
+              if c.depends_on is not None or (subjects[i], c.slot) in tied_slots}
     return (lambda i: i in marked) if marked else None
 
 

@@ -23,10 +23,17 @@ of the root itself     lapses, a cascade cascades)          is unknown, not that
 =====================  ===================================  ===============================
 
 Every ending names ``ended_by`` (the update, retraction or correction that started it) and
-``cause`` (the claim it was tied to), so a chain can be read back from the ledger. A tied
-claim delivered after its root value left meets the same end on arrival. Only the user's
-own claims of the root's lineage are touched; a claim whose root value is still held by
-another active claim (a restatement) is left alone. No rule here calls the checker.
+``cause`` (the claim it was tied to), so a chain can be read back from the ledger. A tie
+is on the value it names in its own slot: earlier statements of that value in the slot end
+with the tied claim (they said the same thing); a later untied statement of it restates it
+free of the tie and stays. A tied claim delivered after its root value left meets the same
+end on arrival. Only the user's own claims of the root's lineage are touched; a claim whose
+root value is still held by another active claim (a restatement) is left alone.
+
+With ``cascade``, a claim that turns out never to have held undoes what it ended: every
+claim it superseded, and every claim that lapsed because of it, is reinstated from that
+day (a ``Reinstatement``). "Here in Porto my gym is Summit" retired the gym said before;
+once the move to Porto is taken back, that gym holds again. No rule here calls the checker.
 """
 
 from __future__ import annotations
@@ -71,6 +78,8 @@ class Ties:
         """Root -> positions of the claims tied to it, in filing order."""
         self.ends: dict[str, tuple[EndHow, bool, str, int]] = {}
         """Claim id -> (how it ended, never held, the claim that started it, day)."""
+        self.caused: dict[str, list[str]] = {}
+        """Claim id -> ids it superseded or made lapse (what a cascade may undo)."""
 
     @property
     def on(self) -> bool:
@@ -124,7 +133,11 @@ class Ties:
         the last claim of a root value, apply the end to every claim tied to that value."""
         if not self.on:
             return
-        self.ends.setdefault(target.id, (how, never_held, ender_id, day))
+        self.ends[target.id] = (how, never_held, ender_id, day)
+        if how in ("update", "dependency"):
+            self.caused.setdefault(ender_id, []).append(target.id)
+        elif how == "cascade" and never_held and self.rec.config.reconcile.cascade:
+            self.undo(target, day)
         pos = self.rec.position[target.id]
         view = self.rec.filed(pos)
         if view.attribution != "own" or not (present_own(view) or how == "correction"):
@@ -137,6 +150,17 @@ class Ties:
         for t in tied:  # successors first: what they supersede is an update, not a lapse
             if t != pos:
                 self._act(t, target, ender_id, how, never_held, day)
+
+    def undo(self, void: Claim, day: int) -> None:
+        """``void`` never held: reinstate, from ``day``, what it ended and is still ended by
+        it (a claim it superseded, a claim that lapsed because of it)."""
+        rec = self.rec
+        for claim_id in self.caused.pop(void.id, []):
+            end = self.ends.get(claim_id)
+            if end is None or end[2] != void.id or claim_id not in rec.inactive:
+                continue
+            del self.ends[claim_id]
+            rec.reinstate(rec.ledger.claim(claim_id), day, void.id)
 
     def _act(self, t: int, root: Claim, ender_id: str, how: EndHow, never_held: bool,
              day: int) -> None:
@@ -157,15 +181,33 @@ class Ties:
         if not claim.slot_fact:
             return
         if void:
-            if rc.cascade:
-                rec.end(claim, ender_id, "cascade", day, cause=root.id, never_held=True)
+            end: tuple[str, bool] | None = ("cascade", True) if rc.cascade else None
         elif claim.tense != "present":
             return
         elif how in ("update", "dependency"):
-            if rc.dependencies:
-                rec.end(claim, ender_id, "dependency", day, cause=root.id)
-        elif rc.cascade:  # a retraction, a drop, or a cascade that kept history
-            rec.end(claim, ender_id, "cascade", day, cause=root.id)
+            end = ("dependency", False) if rc.dependencies else None
+        else:  # a retraction, a drop, or a cascade that kept history
+            end = ("cascade", False) if rc.cascade else None
+        if end is None:
+            return
+        for j in [t, *self._said_before(t)]:
+            if rec.ledger.claims[j].id not in rec.inactive:
+                rec.end(rec.ledger.claims[j], ender_id, end[0], day, cause=root.id,
+                        never_held=end[1] or None)
+
+    def _said_before(self, t: int) -> list[int]:
+        """Active present facts of the user's own, in the slot and lineage of the tied claim
+        at ``t``, giving the same value earlier (by event time): the tie covers them."""
+        rec = self.rec
+        claim = rec.ledger.claims[t]
+        out = []
+        for j in rec.by_slot.get((rec.subjects[t], claim.slot), []):  # type: ignore[arg-type]
+            other = rec.ledger.claims[j]
+            if (j != t and other.id not in rec.inactive and present_own(rec.filed(j))
+                    and other.lineage == claim.lineage and rec.keys[j] < rec.keys[t]
+                    and norm(rec.filed(j).value) == norm(claim.value)):
+                out.append(j)
+        return out
 
     def activate(self, t: int, root: Claim, ender_id: str, day: int) -> None:
         """The declared successor at ``t`` takes effect on ``day``: it fills its slot from

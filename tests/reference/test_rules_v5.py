@@ -20,7 +20,7 @@ from rotbench.perception.oracle import OracleChecker
 from rotbench.perception.protocol import ClaimDraft, Dependency, QuestionFrame
 from rotbench.pipeline.extract import DocumentClaims, Extraction
 from rotbench.reference.config import EngineConfig
-from rotbench.reference.ledger import Activation, Ending, Ledger
+from rotbench.reference.ledger import Activation, Ending, Ledger, Reinstatement
 from rotbench.reference.query import query_ledger
 from rotbench.reference.reconcile import deposit
 
@@ -111,6 +111,20 @@ def test_a_tied_fact_delivered_after_its_root_changed_lapses_on_arrival(fake_emb
     assert ledger.counts.pairs_judged == 1  # Lisbon -> Porto only: a lapsed claim meets none
 
 
+def test_a_tie_takes_earlier_statements_of_its_value_along(fake_embedder) -> None:
+    """"My manager at Veltrix is Tomasz" after "my manager is Tomasz": both said the value
+    the tie now hangs on Veltrix, so both lapse; a later untied restatement stays."""
+    earlier = [doc(5, fact("employer", "Veltrix"), fact("manager", "Tomasz")),
+               doc(8, fact("manager", "Tomasz", tie=("employer", "Veltrix"))),
+               doc(30, fact("employer", "Acme"))]
+    ledger, config = run(earlier, fake_embedder)
+    assert ask(ledger, config, fake_embedder, "manager", 35) == []
+    assert ledger.counts.lapses == 2
+    ledger, config = run([*earlier, doc(20, fact("manager", "Tomasz"))], fake_embedder)
+    assert ask(ledger, config, fake_embedder, "manager", 35)[0] == \
+        "The user's manager is Tomasz."
+
+
 def test_a_restated_root_keeps_its_ties(fake_embedder) -> None:
     """The root value said again and then kept: nothing lapses (a tie names a value, not a
     claim); a revert leaves a lapsed tie lapsed."""
@@ -194,10 +208,17 @@ CASCADE = [
 
 def test_correcting_a_root_cascades_through_every_tie(fake_embedder) -> None:
     """"I never actually took the Acme job": the manager at Acme and the team under that
-    manager go too, each ending naming its cause; none is history (they never held)."""
+    manager go too, each ending naming its cause; none is history (they never held). The
+    manager is what it was before the root (Tomasz, whom Ingrid had superseded, holds
+    again); the team had no value before, so it is unknown."""
     ledger, config = run(CASCADE, fake_embedder)
-    assert ask(ledger, config, fake_embedder, "manager", 45) == []
+    assert ask(ledger, config, fake_embedder, "manager", 45)[0] == \
+        "The user's manager is Tomasz."
+    assert "The user's manager is Ingrid." not in ask(ledger, config, fake_embedder,
+                                                      "manager", 45)
     assert ask(ledger, config, fake_embedder, "team", 45) == []
+    assert ask(ledger, config, fake_embedder, "manager", 35)[0] == \
+        "The user's manager is Ingrid."
     assert ask(ledger, config, fake_embedder, "team", 35)[0] == "The user's team is Falcon."
     assert ask(ledger, config, fake_embedder, "employer", 45)[0] == \
         "The user never took the Acme job; the user's employer is Globex."
@@ -209,6 +230,12 @@ def test_correcting_a_root_cascades_through_every_tie(fake_embedder) -> None:
     assert endings[falcon.id] == Ending(claim_id=falcon.id, day=40, ended_by=correction.id,
                                         how="cascade", cause=ingrid.id, never_held=True)
     assert ledger.counts.cascades == 2
+    tomasz = by_value(ledger, "Tomasz")
+    assert [e for e in ledger.events if isinstance(e, Reinstatement)] == [
+        Reinstatement(claim_id=tomasz.id, day=40, because=ingrid.id)]
+    assert ledger.ended_spans(tomasz.id) == [(25, 40)]
+    assert (ledger.state(tomasz.id, 30).status, ledger.state(tomasz.id).status) == (
+        "retired", "active")
 
 
 def test_retracting_a_root_cascades_and_keeps_history(fake_embedder) -> None:
@@ -229,6 +256,7 @@ def test_only_the_root_goes_when_cascade_is_switched_off(fake_embedder) -> None:
     ledger, config = run(CASCADE, fake_embedder, ("reconcile.cascade=false",))
     assert ask(ledger, config, fake_embedder, "manager", 45)[0] == \
         "The user's manager is Ingrid."  # 0.4.0: served after its root was corrected
+    assert ledger.counts.reinstatements == 0
     assert ask(ledger, config, fake_embedder, "team", 45)[0] == "The user's team is Falcon."
 
 
