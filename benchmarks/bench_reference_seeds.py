@@ -34,9 +34,13 @@ SHOWN = (
     "decoy_first", "current_lost", "control_recall_at_k", "answered_unanswerable",
     "redundancy_at_k", "late_stale_first", "premature_first", "premature_at_k",
     "corrected_served_at_k", "retracted_asserted_at_k", "members_recall_at_k", "member_lost",
+    "successor_first", "dependent_stale_first", "premise_stale_first", "cascade_asserted_at_k",
 )
 """Figures printed, in order; a figure the scorer does not compute is left out (the v4
-hard-case figures need ``--generator 3 --scorer v4``)."""
+hard-case figures need ``--generator 3 --scorer v4``, generator 4's ``--generator 4 --scorer
+v5``)."""
+KINDS_V4 = ("successor", "contingent", "implied", "premise", "cascade", "relative_date")
+"""Generator 4's kinds: each gets its by-kind line of the figures it has."""
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -134,7 +138,17 @@ def main() -> None:
     rate = bundle.by_kind.get("temporary", {}).get("decoy_asserted_at_k")
     if rate is not None:
         print(f"  decoy_asserted_at_k, temporary ({rate.numerator}/{rate.denominator})")
+    for kind in KINDS_V4:
+        rates = bundle.by_kind.get(kind, {})
+        shown = ", ".join(f"{m} {r.numerator}/{r.denominator}" for m, r in sorted(rates.items())
+                          if r.denominator and m in SHOWN)
+        if shown:
+            print(f"  {kind}: {shown}")
     print(f"  pairs judged {pairs}, retirements {retire}")
+    ended = [sum(getattr(le.counts, f, 0) for le in ledgers)
+             for f in ("lapses", "cascades", "activations", "reinstatements")]
+    if any(ended):
+        print("  lapses {}, cascades {}, activations {}, reinstatements {}".format(*ended))
     print(f"  wall {wall:.1f} s, peak {peak_mib:.0f} MiB")
     if args.misses:
         for w in worlds:
