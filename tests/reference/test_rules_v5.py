@@ -230,6 +230,12 @@ def test_correcting_a_root_cascades_through_every_tie(fake_embedder) -> None:
     assert endings[falcon.id] == Ending(claim_id=falcon.id, day=40, ended_by=correction.id,
                                         how="cascade", cause=ingrid.id, never_held=True)
     assert ledger.counts.cascades == 2
+    # the worked example of docs/engines/reference.md, event for event
+    assert [(e.kind, e.claim_id, e.day) for e in ledger.events] == [
+        ("retirement", "c00001", 20), ("retirement", "c00002", 25),
+        ("correction", "c00003", 40), ("ending", "c00004", 40),
+        ("reinstatement", "c00002", 40), ("ending", "c00005", 40)]
+    assert ledger.counts.pairs_judged == 2
     tomasz = by_value(ledger, "Tomasz")
     assert [e for e in ledger.events if isinstance(e, Reinstatement)] == [
         Reinstatement(claim_id=tomasz.id, day=40, because=ingrid.id)]
