@@ -340,3 +340,35 @@ def test_every_new_switch_off_files_no_new_event(fake_embedder, sessions) -> Non
     assert not any(isinstance(e, Activation) or (isinstance(e, Ending) and e.cause)
                    for e in ledger.events)
     assert (ledger.counts.lapses, ledger.counts.cascades, ledger.counts.activations) == (0, 0, 0)
+
+
+# ---- the paid arms: asking the checker ahead asks nothing more -------------------------
+
+AHEAD = {
+    "lapse": [*LAPSE, doc(50, fact("gym", "Boulderhaus")), doc(60, fact("gym", "Summit"))],
+    "successor": [*SUCCESSOR, doc(50, fact("gym", "Boulderhaus")),
+                  doc(55, fact("home_city", "Bergen")), doc(60, fact("gym", "Ironworks"))],
+    "cascade": [*CASCADE, doc(50, fact("manager", "Hana")), doc(55, fact("team", "Osprey")),
+                doc(60, fact("manager", "Ingrid"))],
+    "relative": [*RELATIVE, doc(70, fact("home_city", "Hobart"))],
+}
+
+
+@pytest.mark.parametrize("name", list(AHEAD))
+def test_asking_ahead_asks_exactly_what_deposit_asks(fake_embedder, name: str) -> None:
+    """A model checker asked ahead (``rotbench.reference.lookahead``) gets the same ledger
+    and exactly the pairs the one-claim-at-a-time deposit asks: a tie can end, reinstate or
+    activate a claim without a judgement of its own, so no pair of such a claim is asked
+    ahead."""
+    from test_lookahead import RecordingChecker
+
+    extraction = Extraction(extractor_stamp="hand", documents=sorted(
+        AHEAD[name], key=lambda d: d.arrival))
+    plain = deposit(extraction, fake_embedder, OracleChecker(), EngineConfig())
+    ahead = RecordingChecker()
+    ledger = deposit(extraction, fake_embedder, ahead, EngineConfig())
+    assert ledger.model_dump(exclude={"checker_stamp"}) == plain.model_dump(
+        exclude={"checker_stamp"})
+    assert len(ahead.judged) == plain.counts.pairs_judged == len(set(ahead.judged))
+    assert set(ahead.prefetched) == set(ahead.judged)
+    assert plain.counts.pairs_judged >= 2
