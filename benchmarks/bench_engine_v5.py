@@ -1,11 +1,19 @@
-"""Benchmark: engine 0.5.0 against engine 0.4.0, cold ``rotbench run`` side by side (issue 35).
+"""Benchmark: engine 0.5.0 against engine 0.4.0 (issue 35): what each new rule buys, and a cold
+``rotbench run`` side by side.
 
 Usage::
 
-    python benchmarks/bench_engine_v5.py --base /tmp/engine-0.4.0 [--rounds 2]
+    python benchmarks/bench_engine_v5.py rules [--seeds 1-100] [--generator 4] [--scorer v5]
+    python benchmarks/bench_engine_v5.py cold --base /tmp/engine-0.4.0 [--rounds 2]
         [--seed 42 --seed 43 --seed 44] [-- EXTRA RUN ARGS]
 
-``--base`` is a source tree holding engine 0.4.0 (for instance ``git archive gen4 | tar -x
+``rules`` generates and extracts each world once (oracle arm, the packaged MiniLM, plain stage
+functions, no Prefect) and deposits it under every configuration: 0.5.0 as shipped, each of
+its five new switches off alone, and all five off (engine 0.4.0). It prints a Markdown table
+of pooled figures as ``value (n/d)`` with the candidate pairs judged (the paid arms' check
+calls are two per pair), then the wall seconds and peak memory.
+
+``cold``: ``--base`` is a source tree holding engine 0.4.0 (for instance ``git archive gen4 | tar -x
 -C /tmp/engine-0.4.0``: the worlds of this tree, the engine before issue 35); the new
 engine is this script's own tree. Each round runs ``rotbench run`` once per tree as a user
 runs it (the Prefect flow, a child process, a fresh cache and reports folder each time, so
@@ -30,6 +38,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 GOAL = 1.1
 
 
@@ -60,15 +70,86 @@ def cold_run(tree: Path, scratch: Path, seeds: list[int], extra: list[str]) -> d
             "stage_s": {k: round(v, 1) for k, v in sorted(stages.items())}}
 
 
+NEW_RULES = ("reconcile.dependencies", "reconcile.successors", "reconcile.cascade",
+             "reconcile.relative_dates", "query.premise_guard")
+CONFIGS = {"0.5.0": (), **{f"{r.split('.')[1]}=false": (f"{r}=false",) for r in NEW_RULES},
+           "all five off (0.4.0)": tuple(f"{r}=false" for r in NEW_RULES)}
+
+
+def rules(seeds: list[int], generator: str, scorer: str, cache_dir: Path) -> None:
+    """Print the table of figures per configuration (see the module text)."""
+    import resource
+
+    from bench_reference_seeds import SHOWN
+
+    from rotbench.embedding import Embedder
+    from rotbench.perception.oracle import OracleChecker, OracleExtractor
+    from rotbench.pipeline.extract import extract_documents, world_documents
+    from rotbench.pipeline.index import index_texts
+    from rotbench.pipeline.probe import probe_as_of
+    from rotbench.reference.config import EngineConfig
+    from rotbench.reference.engine import ReferenceEngine
+    from rotbench.reference.reconcile import deposit
+    from rotbench.scoring import compute_metrics, score_world
+    from rotbench.scoring.lexicons import lexicon
+    from rotbench.world import generate_world
+
+    start = time.perf_counter()
+    configs = {name: EngineConfig().with_overrides(list(o)) for name, o in CONFIGS.items()}
+    scored: dict[str, list] = {name: [] for name in configs}
+    pairs = dict.fromkeys(configs, 0)
+    embedder = Embedder(cache_dir)
+    for seed in seeds:
+        world = generate_world(seed, 90, generator)
+        extraction = extract_documents(world_documents(world), OracleExtractor(world),
+                                       questions=[p.question for p in world.probes])
+        embedder.ensure(index_texts(world, extraction))
+        for name, config in configs.items():
+            ledger = deposit(extraction, embedder, OracleChecker(), config)
+            engine = ReferenceEngine.from_ledger(ledger, config, embedder,
+                                                 frames=extraction.questions)
+            scored[name].append(score_world(probe_as_of(world, engine, 10), scorer))
+            pairs[name] += ledger.counts.pairs_judged
+    reads = lexicon(scorer).reads_decoys
+    bundles = {name: compute_metrics(w, reads_decoys=reads) for name, w in scored.items()}
+    print(f"seeds {seeds[0]}-{seeds[-1]} ({len(seeds)} worlds), generator {generator}, "
+          f"scorer {scorer}, oracle arm, top 10\n")
+    print("| metric | " + " | ".join(configs) + " |")
+    print("|---" * (len(configs) + 1) + "|")
+    for metric in SHOWN:
+        rates = [bundles[name].metrics.get(metric) for name in configs]
+        if any(r is None for r in rates):
+            continue
+        cells = [("n/a" if r.value is None else f"{100 * r.value:.3g}%")
+                 + f" ({r.numerator}/{r.denominator})" for r in rates]
+        print(f"| {metric} | " + " | ".join(cells) + " |")
+    print("| candidate pairs judged | " + " | ".join(str(pairs[n]) for n in configs) + " |")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"\nwall {time.perf_counter() - start:.1f} s for {len(seeds) * len(configs)} "
+          f"deposits, peak {peak:.0f} MiB, load average {os.getloadavg()[0]:.2f}")
+
+
 def main() -> None:
-    """Run the rounds and print the rows and the ratio of median walls."""
+    """``rules``: the table of what each rule buys; ``cold``: the side-by-side runs."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--base", type=Path, required=True,
-                        help="source tree with engine 0.4.0")
-    parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--seed", dest="seeds", type=int, action="append")
-    parser.add_argument("extra", nargs="*", help="more `rotbench run` arguments (after --)")
+    sub = parser.add_subparsers(dest="mode", required=True)
+    table = sub.add_parser("rules")
+    table.add_argument("--seeds", default="42-44")
+    table.add_argument("--generator", default="4")
+    table.add_argument("--scorer", default="v5")
+    table.add_argument("--cache-dir", type=Path, default=ROOT / "cache" / "embeddings")
+    cold = sub.add_parser("cold")
+    cold.add_argument("--base", type=Path, required=True,
+                      help="source tree with engine 0.4.0")
+    cold.add_argument("--rounds", type=int, default=2)
+    cold.add_argument("--seed", dest="seeds", type=int, action="append")
+    cold.add_argument("extra", nargs="*", help="more `rotbench run` arguments (after --)")
     args = parser.parse_args()
+    if args.mode == "rules":
+        from bench_reference_seeds import parse_seeds
+
+        rules(parse_seeds(args.seeds), args.generator, args.scorer, args.cache_dir)
+        return
     if not (args.base / "rotbench" / "reference" / "__init__.py").is_file():
         raise SystemExit(f"--base {args.base}: no rotbench/reference/__init__.py there")
     seeds = args.seeds or [42, 43, 44]
