@@ -1,5 +1,5 @@
 """Generator 3 end to end: one flow run (oracle arm, seeds 42 43 44, scorer v4 by default)
-of the reference engine 0.4.0, latest-wins, transcript-rag and the 20-line example engine,
+of the reference engine (0.4.0, and 0.5.0 the same), latest-wins, transcript-rag and the 20-line example engine,
 with every figure pinned exactly (the engines table of docs/generator-3.md).
 
 The reference engine 0.3.0 failed several hard cases (supersession by arrival, retraction,
@@ -20,7 +20,7 @@ from flow_helpers import run_flow  # noqa: E402
 ENGINES = ["reference", "latest-wins", "transcript-rag", "examples.my_engine:make_engine"]
 
 PINNED = {  # pooled over seeds 42 43 44
-    "reference": {  # engine 0.4.0 (0.3.0: 176, 176, 28, 24, 14, 13, 14, 0/15, 15)
+    "reference": {  # engines 0.4.0 and 0.5.0 (0.3.0: 176, 176, 28, 24, 14, 13, 14, 0/15, 15)
         "recall_current_at_k": (202, 202), "current_first": (202, 202),
         "stale_over_current": (0, 115), "poison_leak_at_k": (0, 79),
         "decoy_asserted_at_k": (0, 103), "current_lost": (0, 138),
