@@ -6,6 +6,13 @@ Usage::
     python benchmarks/bench_engine_v5.py rules [--seeds 1-100] [--generator 4] [--scorer v5]
     python benchmarks/bench_engine_v5.py cold --base /tmp/engine-0.4.0 [--rounds 2]
         [--seed 42 --seed 43 --seed 44] [-- EXTRA RUN ARGS]
+    python benchmarks/bench_engine_v5.py same --base /tmp/engine-0.4.0 [--generator 3]
+        [--seeds 1-100]
+
+``same`` deposits and probes every seed's world with the code of ``--base`` and with this
+tree, each in its own child process (oracle arm, default configuration, the packaged
+MiniLM), and compares every hit (text, rank, claim id), every ledger event and the pairs
+judged: on generators 2 and 3 engine 0.5.0 must give 0.4.0's, to the event.
 
 ``rules`` generates and extracts each world once (oracle arm, the packaged MiniLM, plain stage
 functions, no Prefect) and deposits it under every configuration: 0.5.0 as shipped, each of
@@ -38,8 +45,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 GOAL = 1.1
 
 
@@ -129,6 +134,70 @@ def rules(seeds: list[int], generator: str, scorer: str, cache_dir: Path) -> Non
           f"deposits, peak {peak:.0f} MiB, load average {os.getloadavg()[0]:.2f}")
 
 
+def dump(generator: str, seeds: list[int], out: Path, cache_dir: Path) -> None:
+    """Write every seed's hits, ledger events and pairs judged (default engine) to ``out``
+    as JSON: the child half of ``same``."""
+    from rotbench.embedding import Embedder
+    from rotbench.perception.oracle import OracleChecker, OracleExtractor
+    from rotbench.pipeline.extract import extract_documents, world_documents
+    from rotbench.pipeline.index import index_texts
+    from rotbench.pipeline.probe import probe_as_of
+    from rotbench.reference.config import EngineConfig
+    from rotbench.reference.engine import ReferenceEngine
+    from rotbench.reference.reconcile import deposit
+    from rotbench.world import generate_world
+
+    embedder = Embedder(cache_dir)
+    found = {}
+    for seed in seeds:
+        world = generate_world(seed, 90, generator)
+        extraction = extract_documents(world_documents(world), OracleExtractor(world),
+                                       questions=[p.question for p in world.probes])
+        embedder.ensure(index_texts(world, extraction))
+        config = EngineConfig()
+        ledger = deposit(extraction, embedder, OracleChecker(), config)
+        engine = ReferenceEngine.from_ledger(ledger, config, embedder,
+                                             frames=extraction.questions)
+        probes = probe_as_of(world, engine, 10).probes
+        found[seed] = {
+            "hits": [[(h.text, h.rank, h.provenance.claim_id) for h in p.hits] for p in probes],
+            "events": [e.model_dump() for e in ledger.events],
+            "pairs": ledger.counts.pairs_judged}
+    from rotbench.reference import ENGINE_VERSION
+
+    out.write_text(json.dumps({"engine": ENGINE_VERSION, "seeds": found}))
+
+
+def same(base: Path, generator: str, seeds: str, cache_dir: Path) -> None:
+    """Compare ``dump`` of the base tree and of this tree; exit 1 on any difference."""
+    from bench_reference_seeds import parse_seeds
+
+    with tempfile.TemporaryDirectory(prefix="rotbench-bench-v5-") as tmp:
+        outs = {}
+        for name, tree in (("base", base.resolve()), ("new", ROOT)):
+            outs[name] = Path(tmp) / f"{name}.json"
+            code = ("import sys; sys.path.append(sys.argv[1] + '/benchmarks'); "
+                    "from pathlib import Path; from bench_engine_v5 import dump; "
+                    "dump(sys.argv[2], [int(x) for x in sys.argv[3].split(',')], "
+                    "Path(sys.argv[4]), Path(sys.argv[5]))")
+            env = {**os.environ, "PYTHONPATH": str(tree), "HF_HUB_OFFLINE": "1"}
+            listed = ",".join(str(x) for x in parse_seeds(seeds))
+            subprocess.run([sys.executable, "-c", code, str(ROOT), generator, listed,
+                            str(outs[name]), str(cache_dir)], env=env, check=True, cwd=tmp)
+        runs = {n: json.loads(outs[n].read_text()) for n in ("base", "new")}
+    base_run, new_run = runs["base"]["seeds"], runs["new"]["seeds"]
+    differ = [seed for seed in base_run if base_run[seed] != new_run.get(seed)]
+    hits = sum(len(p) for r in new_run.values() for p in r["hits"])
+    events = sum(len(r["events"]) for r in new_run.values())
+    pairs = (sum(r["pairs"] for r in base_run.values()), sum(r["pairs"] for r in new_run.values()))
+    print(f"engine {runs['base']['engine']} (base) vs {runs['new']['engine']} (new), "
+          f"generator {generator}, seeds {seeds}: {len(new_run)} worlds, {hits} hits, "
+          f"{events} ledger events, pairs judged {pairs[0]} (base) / {pairs[1]} (new); "
+          + ("identical" if not differ else f"DIFFERENT on seeds {differ}"))
+    if differ:
+        raise SystemExit(1)
+
+
 def main() -> None:
     """``rules``: the table of what each rule buys; ``cold``: the side-by-side runs."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -138,6 +207,11 @@ def main() -> None:
     table.add_argument("--generator", default="4")
     table.add_argument("--scorer", default="v5")
     table.add_argument("--cache-dir", type=Path, default=ROOT / "cache" / "embeddings")
+    check = sub.add_parser("same")
+    check.add_argument("--base", type=Path, required=True)
+    check.add_argument("--generator", default="3")
+    check.add_argument("--seeds", default="1-100")
+    check.add_argument("--cache-dir", type=Path, default=ROOT / "cache" / "embeddings")
     cold = sub.add_parser("cold")
     cold.add_argument("--base", type=Path, required=True,
                       help="source tree with engine 0.4.0")
@@ -145,10 +219,15 @@ def main() -> None:
     cold.add_argument("--seed", dest="seeds", type=int, action="append")
     cold.add_argument("extra", nargs="*", help="more `rotbench run` arguments (after --)")
     args = parser.parse_args()
+    if str(ROOT) not in sys.path:  # this tree's rotbench (never in a ``same`` child)
+        sys.path.insert(0, str(ROOT))
     if args.mode == "rules":
         from bench_reference_seeds import parse_seeds
 
         rules(parse_seeds(args.seeds), args.generator, args.scorer, args.cache_dir)
+        return
+    if args.mode == "same":
+        same(args.base, args.generator, args.seeds, args.cache_dir)
         return
     if not (args.base / "rotbench" / "reference" / "__init__.py").is_file():
         raise SystemExit(f"--base {args.base}: no rotbench/reference/__init__.py there")

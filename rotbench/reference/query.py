@@ -122,6 +122,39 @@ class LedgerIndex:
         self.id_rank = np.empty(n, dtype=np.int64)
         self.id_rank[order] = np.arange(n)
 
+    def _frame_tiers(self, frame: QuestionFrame, day: int, alive: np.ndarray,
+                     ended: np.ndarray, since: np.ndarray, config: EngineConfig
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
+        """For a question read as asking about a slot: (the claims ranked first, those
+        ranked second, the only claims to answer with or None), or None to answer nothing
+        (``query.abstain_unknown``). See the module doc for each rule."""
+        qc, tc, rc = config.query, config.trust, config.reconcile
+        n = len(self.days)
+        first = second = np.zeros(n, dtype=bool)
+        wanted = (subject_key(frame.subject), frame.slot)
+        of_slot = np.array([s == wanted for s in self.slot_of], dtype=bool)
+        asked = of_slot & alive & (self.active_from <= day)
+        if qc.abstain_unknown and not asked.any():
+            return None
+        if frame.tense != "present":
+            return first, second, None
+        present = asked & self.present_own & (self.quarantined_at > day)
+        if tc.policy:
+            present &= ~self.untrusted
+        if rc.scheduled:
+            present &= self.valid_from <= day
+        history_only = False
+        if qc.present_first:
+            first = present
+            if rc.retractions and not first.any() and (asked & self.retraction).any():
+                history_only = True
+            if qc.temporary_after:
+                second = alive & np.array([t == wanted for t in self.temp_of], dtype=bool)
+        if (qc.premise_guard and not present.any()
+                and self._gone(of_slot, day, ended, since)):
+            history_only = True
+        return first, second, (asked & self.own_trusted) if history_only else None
+
     def _ended(self, day: int) -> tuple[np.ndarray, np.ndarray]:
         """(retired as of ``day``, the day each such end began) for every claim."""
         ended = self.retired_at <= day
@@ -187,36 +220,19 @@ class LedgerIndex:
         qc, tc = config.query, config.trust
         trust = np.where(self.untrusted & tc.policy, tc.untrusted_domain_trust, 1.0)
         score = (qc.similarity_weight * cos + qc.confidence_weight * self.confidence) * trust
-        rc = config.reconcile
         ended, since = self._ended(day)
         alive = (self.days <= day) & ~ended
         if qc.temporary_after:
             alive &= ~(self.temporary & (self.valid_until < day))
-        first = np.zeros(len(self.days), dtype=bool)
-        second = np.zeros(len(self.days), dtype=bool)
-        history_only = False
+        first = second = np.zeros(len(self.days), dtype=bool)
+        only: np.ndarray | None = None
         if frame is not None and frame.slot is not None:
-            wanted = (subject_key(frame.subject), frame.slot)
-            of_slot = np.array([s == wanted for s in self.slot_of], dtype=bool)
-            asked = of_slot & alive & (self.active_from <= day)
-            if qc.abstain_unknown and not asked.any():
+            tiers = self._frame_tiers(frame, day, alive, ended, since, config)
+            if tiers is None:
                 return []
-            present = asked & self.present_own & (self.quarantined_at > day)
-            if tc.policy:
-                present &= ~self.untrusted
-            if rc.scheduled:
-                present &= self.valid_from <= day
-            if qc.present_first and frame.tense == "present":
-                first = present
-                if rc.retractions and not first.any() and (asked & self.retraction).any():
-                    history_only = True
-            if (qc.premise_guard and frame.tense == "present" and not present.any()
-                    and self._gone(of_slot, day, ended, since)):
-                history_only = True
-                if qc.temporary_after:
-                    second = alive & np.array([t == wanted for t in self.temp_of], dtype=bool)
-        if history_only:
-            keep = asked & self.own_trusted
+            first, second, only = tiers
+        if only is not None:
+            keep = only
         else:
             keep = alive & ((cos * trust >= qc.relevance_floor) | first | second)
         idx = np.flatnonzero(keep)

@@ -1,6 +1,6 @@
 """Generator 3 end to end: one flow run (oracle arm, seeds 42 43 44, scorer v4 by default)
-of the reference engine (0.4.0, and 0.5.0 the same), latest-wins, transcript-rag and the 20-line example engine,
-with every figure pinned exactly (the engines table of docs/generator-3.md).
+of the reference engine (0.4.0; 0.5.0 the same), latest-wins, transcript-rag and the
+20-line example engine, with every figure pinned exactly (the engines table of docs/generator-3.md).
 
 The reference engine 0.3.0 failed several hard cases (supersession by arrival, retraction,
 sets: 13/13, 14/14, 15/15, still reproduced with its rules switched off in
