@@ -251,7 +251,7 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
 
     if not 1 <= spec.volume <= MAX_VOLUME:
         raise SpecError(f"--volume must be between 1 and {MAX_VOLUME}, got {spec.volume}")
-    if spec.volume != 1 and spec.generator != "3":
+    if spec.volume != 1 and spec.generator not in ("3", "4"):
         raise SpecError(f"--volume: applies to generator 3 only (this run uses generator "
                         f"{spec.generator})")
     if not spec.engines:

@@ -84,7 +84,7 @@ CASCADE_RETRACTION: dict[str, tuple[str, ...]] = {
 RELATIVE_CHANGE: tuple[str, ...] = (
     "I switched my {label} to {v} {ago}.",
     "{ago_cap} I changed my {label} to {v}.",
-    "My {label} has been {v} since {ago}.",
+    "It was {ago} that {v} became my {label}.",
     "Forgot to say: {ago}, my {label} became {v}.",
 )
 """A change told relative to the day it was written (in a document delivered late)."""
