@@ -83,18 +83,19 @@ from rotbench.world.pools import (
 GENERATOR_VERSIONS: tuple[str, ...] = ("1", "2", "3", "4")
 """Released generator versions, oldest first (generator 3: ``generate_v3``; generator 4:
 ``generate_v4``)."""
-DEFAULT_GENERATOR = "3"
+DEFAULT_GENERATOR = "4"
 GENERATOR_VERSION = DEFAULT_GENERATOR
 """The version ``generate_world`` (and ``rotbench run``/``world``) uses when none is given:
-generator 3 since issue 21. Generators 1 and 2 stay (``--generator 1|2``) and reproduce
-their pinned figures exactly."""
+generator 4 since issue 33 (generator 3 from issue 21). Generators 1 to 3 stay
+(``--generator 1|2|3``) and reproduce their pinned figures exactly."""
 MAX_VOLUME = 100
 """Largest ``volume`` (generator 3's filler multiplier)."""
 MIN_DAYS = 30
-MIN_DAYS_BY_GENERATOR: dict[str, int] = {"4": 90}
-"""Generators that need longer worlds than ``MIN_DAYS``: generator 4 asks about each new
-kind at five checkpoints or more and places three late documents, which takes six
-checkpoints (90 days; at 75 days some seeds fall short)."""
+MIN_DAYS_BY_GENERATOR: dict[str, int] = {"4": MIN_DAYS}
+"""Shortest world per generator, where it is not ``MIN_DAYS``'s alone to say so. Generator
+4 builds from 30 days (two checkpoints), but asks about each new kind at five checkpoints
+or more, with three late documents, only from ``FULL_DAYS_V4`` days: a shorter world leaves
+out what does not fit (the cascade needs three intervals, the reversion five)."""
 MAX_DAYS = 3650
 """Ten simulated years: far past any schedule worth reading; still a fast, small world."""
 CHECKPOINT_EVERY_DAYS = 15
@@ -440,10 +441,13 @@ def _check_pools_once(pools: tuple[tuple[str, tuple[str, ...]], ...],
 def days_problem(generator: str, days: int) -> str | None:
     """Why generator ``generator`` cannot build a world of ``days`` days (one line), or None
     (see ``MIN_DAYS_BY_GENERATOR``)."""
+    from rotbench.world.generate_v4 import FULL_DAYS_V4
+
     least = MIN_DAYS_BY_GENERATOR.get(generator)
     if least is not None and days < least:
-        return (f"generator {generator} needs --days {least} or more (six checkpoints, so "
-                f"each of its kinds is asked about five times), got {days}")
+        return (f"generator {generator} needs --days {least} or more (two checkpoints; "
+                f"each new kind is asked five times or more from {FULL_DAYS_V4} days), got "
+                f"{days}")
     return None
 
 

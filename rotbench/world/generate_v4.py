@@ -21,7 +21,8 @@ single-valued attributes (the set-valued ``language`` keeps its adds and drop):
   that is superseded on that day ("Does the user still work out at Ironworks?").
 
 Dependents and cascade attributes are never restated, so each case stays live to the end.
-Untrusted values, decoys and filler are generator 3's. Needs ``MIN_DAYS_V4`` days.
+Untrusted values, decoys and filler are generator 3's. Every kind has its five questions
+from ``FULL_DAYS_V4`` days on.
 """
 
 from __future__ import annotations
@@ -49,9 +50,10 @@ from rotbench.world.pools_v4 import (
 )
 
 VERSION = "4"
-MIN_DAYS_V4 = 90
-"""Shortest world generator 4 builds: six checkpoints, so that every new kind is asked
-about at least five times (a dependent tied in the first interval is asked at each)."""
+FULL_DAYS_V4 = 90
+"""Shortest world in which every new kind is asked about at least five times, with three
+late documents dated relative to their written day (checked on 320 seeds). Generator 4
+builds from 30 days; a shorter world leaves out the roles that do not fit."""
 DEP_ROOT = "employer"
 CASCADE_ROOT = "home_city"
 TIES = ("successor", "contingent", "implied")
@@ -273,8 +275,7 @@ class _BuilderV4(_Builder):
 def generate_v4(seed: int, days: int, volume: int) -> World:
     """Generator 4's world for ``seed`` over ``days`` days with ``volume`` times the filler.
 
-    Inputs are checked by ``generate_world`` (``days`` at least ``MIN_DAYS_V4``). Sessions
-    are listed in delivery order.
+    Inputs are checked by ``generate_world``. Sessions are listed in delivery order.
     """
     b = _BuilderV4(seed, days, volume)
     roles = b.assign_roles()

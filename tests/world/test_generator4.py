@@ -127,12 +127,23 @@ def test_premise_questions_name_a_superseded_value(w42: World) -> None:
 
 
 def test_too_short_and_unknown_generators_are_refused() -> None:
-    with pytest.raises(WorldConfigError, match="generator 4 needs --days 90 or more"):
-        generate_world(42, 60, generator="4")
-    assert days_problem("4", 75) is not None and days_problem("4", 90) is None
-    assert days_problem("3", 30) is None
+    with pytest.raises(WorldConfigError, match="days must be an integer from 30"):
+        generate_world(42, 20, generator="4")
+    assert days_problem("4", 20) == (
+        "generator 4 needs --days 30 or more (two checkpoints; each new kind is asked five "
+        "times or more from 90 days), got 20")
+    assert days_problem("4", 30) is None and days_problem("3", 30) is None
     with pytest.raises(WorldConfigError, match=r"unknown generator '5'"):
         generate_world(42, generator="5")
+
+
+@pytest.mark.parametrize("days", [30, 45, 60, 75, 365])
+def test_shorter_and_longer_worlds_build_and_have_truths(days: int) -> None:
+    world = generate_world(43, days, generator="4")
+    assert [p for p in world.probes if p.attribute and world.truth(p.attribute, p.day)]
+    counts = kind_counts(world)
+    if days >= 60:
+        assert counts["successor"] >= 3 and counts["premise"] >= 6
 
 
 def test_generator_3_json_has_no_generator_4_fields() -> None:
