@@ -37,7 +37,8 @@ BY_KIND_DEPENDENTS: dict[str, tuple[str, ...]] = {
     "implied": ("dependent_stale_first", "stale_over_current"),
     "premise": ("premise_stale_first", "current_first", "stale_over_current"),
     "cascade": ("cascade_asserted_at_k", "current_first", "stale_over_current"),
-    "relative_date": ("late_stale_first", "stale_over_current", "current_first"),
+    "relative_date": ("late_stale_first", "stale_over_current", "stale_retained_at_k",
+                      "current_first"),
 }
 """Breakdowns by generator 4's kinds: a question counts for a kind when ``Truth.cases``
 has it (``premise``: when it is a premise question); its own outcomes are used."""

@@ -80,7 +80,7 @@ def test_figures_of_generator_4() -> None:
         "cascade": {"cascade_asserted_at_k": (1, 2), "current_first": (2, 2),
                     "stale_over_current": (0, 2)},
         "relative_date": {"late_stale_first": (0, 0), "stale_over_current": (0, 0),
-                          "current_first": (0, 0)},
+                          "stale_retained_at_k": (0, 0), "current_first": (0, 0)},
     }
     assert bundle.by_checkpoint[30]["successor_first"].numerator == 2
     assert tally_world(world(PROBES)).bundle() == bundle
