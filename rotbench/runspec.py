@@ -46,9 +46,10 @@ class RunSpec(BaseModel):
     top_k: int = 10
     trust_policy: bool = True
     generator: str = Field(default=DEFAULT_GENERATOR, description="World generator version.")
-    volume: int = Field(default=1, description="Generator 3: filler multiplier (1 to 100).")
+    volume: int = Field(default=1, description="Generators 3 and 4: filler multiplier "
+                        "(1 to 100).")
     scorer: str | None = Field(default=None, description="None = the generator's default "
-                               "scorer (v4 for generator 3, else v3).")
+                               "scorer (v4 for generators 3 and 4, else v3).")
     overrides: list[str] = Field(default_factory=list, description="Engine config KEY=VALUE.")
     record_claim_text: bool = True
     cache_dir: str = "cache"
@@ -211,8 +212,16 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
     from rotbench.scoring import SCORER_VERSIONS
 
     _check_text(spec, cache_flag)
+    if spec.generator not in GENERATOR_VERSIONS:
+        known = ", ".join(GENERATOR_VERSIONS)
+        raise SpecError(f"--generator: unknown generator {spec.generator!r} (available: {known})")
     if spec.days < MIN_DAYS:
         raise SpecError(f"--days must be at least {MIN_DAYS}, got {spec.days}")
+    from rotbench.world.generate import days_problem
+
+    problem = days_problem(spec.generator, spec.days)
+    if problem:
+        raise SpecError(f"--days: {problem}")
     if spec.days > MAX_DAYS:
         raise SpecError(f"--days must be at most {MAX_DAYS}, got {spec.days}")
     if not 1 <= spec.top_k <= MAX_INT32:
@@ -251,9 +260,9 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
 
     if not 1 <= spec.volume <= MAX_VOLUME:
         raise SpecError(f"--volume must be between 1 and {MAX_VOLUME}, got {spec.volume}")
-    if spec.volume != 1 and spec.generator != "3":
-        raise SpecError(f"--volume: applies to generator 3 only (this run uses generator "
-                        f"{spec.generator})")
+    if spec.volume != 1 and spec.generator not in ("3", "4"):
+        raise SpecError(f"--volume: applies to generators 3 and 4 only (this run uses "
+                        f"generator {spec.generator})")
     if not spec.engines:
         raise SpecError("--engine: at least one engine is required")
     if len(set(spec.engines)) != len(spec.engines):

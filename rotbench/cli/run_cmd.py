@@ -112,20 +112,21 @@ def run(
         list[int] | None,
         typer.Option("--seed", help="World seed; repeat for several. Default: 42 43 44."),
     ] = None,
-    days: Annotated[int, typer.Option(help="Simulated days per world (at least 30).")] = 90,
+    days: Annotated[int, typer.Option(
+        help="Simulated days per world (at least 30; generator 4: at least 90).")] = 90,
     top_k: Annotated[int, typer.Option("--top-k", help="Hits kept per question.")] = 10,
     no_trust_policy: Annotated[
         bool, typer.Option("--no-trust-policy", help="Neutral trust for every source.")
     ] = False,
     generator: Annotated[
-        str, typer.Option(help="World generator version: 1, 2 or 3 (default: 3; 1 and 2 "
+        str, typer.Option(help="World generator version: 1, 2, 3 or 4 (default: 4; 1 to 3 "
                           "reproduce their pinned figures).")
     ] = DEFAULT_GENERATOR,
     volume: Annotated[
-        int, typer.Option(help="Generator 3: multiply the filler sessions (1 to 100).")
+        int, typer.Option(help="Generators 3 and 4: multiply the filler sessions (1 to 100).")
     ] = 1,
     scorer: Annotated[str | None, typer.Option(
-        help="Scorer version (default: v4 for generator 3, else v3).")] = None,
+        help="Scorer version (default: v4 for generators 3 and 4, else v3).")] = None,
     set_: Annotated[
         list[str] | None,
         typer.Option("--set", help="Engine config KEY=VALUE, e.g. query.relevance_floor=0.3."),

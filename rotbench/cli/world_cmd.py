@@ -18,12 +18,13 @@ class WorldFormat(StrEnum):
 
 def world(
     seed: Annotated[int, typer.Option(help="World seed; the world is a pure function of it.")] = 42,
-    days: Annotated[int, typer.Option(help="Simulated days (at least 30).")] = 90,
+    days: Annotated[int, typer.Option(
+        help="Simulated days (at least 30; generator 4: at least 90).")] = 90,
     generator: Annotated[
-        str, typer.Option(help="World generator version: 1, 2 or 3 (default: 3).")
+        str, typer.Option(help="World generator version: 1, 2, 3 or 4 (default: 4).")
     ] = DEFAULT_GENERATOR,
     volume: Annotated[
-        int, typer.Option(help="Generator 3: multiply the filler sessions (1 to 100).")
+        int, typer.Option(help="Generators 3 and 4: multiply the filler sessions (1 to 100).")
     ] = 1,
     format: Annotated[WorldFormat, typer.Option("--format", help="json or transcript.")] = (
         WorldFormat.json

@@ -44,7 +44,8 @@ def warm_for_run(arm: str, engines: list[str], cache_dir: Path,
     if "reference" in engines:
         from rotbench.perception.oracle import oracle_texts
 
-        texts.update(oracle_texts(generator_3=generator == "3"))
+        texts.update(oracle_texts(generator_3=generator in ("3", "4"),
+                                  generator_4=generator == "4"))
     texts.update(_engines_texts(arm, engines, generator))
     if not texts:
         return None

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from rotbench.engines.protocol import Document
 from rotbench.perception.client import ModelClient, RefusingClient
-from rotbench.perception.protocol import Claim, ClaimDraft, Judgement, Mood, QuestionFrame
+from rotbench.perception.protocol import (
+    Claim,
+    ClaimDraft,
+    Dependency,
+    Judgement,
+    Mood,
+    QuestionFrame,
+)
 from rotbench.world.models import Fact, World
 from rotbench.world.pools import (
     ATTRIBUTES,
@@ -17,6 +24,7 @@ from rotbench.world.pools import (
     UNANSWERABLE_QUESTIONS,
     UNRELATED_SLOTS,
 )
+from rotbench.world.pools_v4 import DEPENDENTS, PREMISE_QUESTIONS
 
 SUBJECT = "the user"
 ORACLE_CONFIDENCE = 0.9
@@ -49,9 +57,12 @@ TEMPORARY = "The user's {label} is temporarily {value}."
 TEMPLATES_V3: tuple[str, ...] = (SCHEDULED, RETRACTED, TEMPORARY)
 """The sentences only generator 3's statements add: a scheduled change (said before it takes
 effect), a retraction (the value ended with no successor) and a temporary state."""
+CONDITIONAL = "The user's {label} will be {value} once their {root_label} changes."
+"""Generator 4's one new sentence: a declared successor (the root's value is in the claim's
+``depends_on``, not in the text). A stated or implied tie keeps ``PRESENT``."""
 
 
-def oracle_texts(generator_3: bool = False) -> list[str]:
+def oracle_texts(generator_3: bool = False, generator_4: bool = False) -> list[str]:
     """Every text the index stage can meet on a scripted arm, sorted: each sentence the
     oracle extractor can render (every template with every attribute's label and pool
     value) and every probe question either generator asks (703 texts with today's pools).
@@ -60,14 +71,31 @@ def oracle_texts(generator_3: bool = False) -> list[str]:
     this list once before the worlds run leaves their index stages nothing to encode (and
     gives every text the same batch, hence the same vector, whichever seeds a run has).
     ``generator_3``: also the sentences of generator 3's statements (``TEMPLATES_V3``).
+    ``generator_4``: also those (whatever ``generator_3`` says), generator 4's declared
+    successors (``CONDITIONAL``) and premise questions (every wording, every pool value).
     """
     texts = set(UNANSWERABLE_QUESTIONS) | set(NEAR_MISS_QUESTIONS)
-    templates = TEMPLATES + (TEMPLATES_V3 if generator_3 else ())
+    templates = TEMPLATES + (TEMPLATES_V3 if generator_3 or generator_4 else ())
     for attribute in ATTRIBUTES:
         texts.add(attribute.question)
         texts.update(template.format(label=attribute.label, value=value)
                      for template in templates for value in attribute.pool)
+    if generator_4:
+        texts.update(_texts_v4())
     return sorted(texts)
+
+
+def _texts_v4() -> set[str]:
+    labels = {a.key: a.label for a in ATTRIBUTES}
+    pools = {a.key: a.pool for a in ATTRIBUTES}
+    texts: set[str] = set()
+    for root, dependents in DEPENDENTS.items():
+        for dep in dependents:
+            texts.update(CONDITIONAL.format(label=labels[dep], value=v, root_label=labels[root])
+                         for v in pools[dep])
+    for key, wordings in PREMISE_QUESTIONS.items():
+        texts.update(w.format(v=v) for w in wordings for v in pools[key])
+    return texts
 
 
 def oracle_names() -> list[str]:
@@ -100,10 +128,17 @@ class OracleExtractor:
     drafts within a document are kept once. ``extract`` raises KeyError for a document that
     is not in the world.
 
+    Generator 4's statements carry their tie as the sentence tells it: a declared successor
+    is a ``conditional`` claim (``CONDITIONAL``) whose ``depends_on`` names the root's value
+    it replaces; a stated or implied tie is a fact with ``depends_on`` (the root value the
+    sentence hangs it on: the flat in Lisbon, the office at Acme); a change dated relative
+    to its written day ("last week") has ``valid_from`` resolved against that day.
+
     It also reads questions (``QuestionReader``): an attribute's question asks for the user's
     value of that slot; a near-miss question for another person's (``NEAR_MISS_FRAMES``); an
-    unrelated one for a slot no world fills (``UNRELATED_SLOTS``). Any other question is read
-    as None (no frame).
+    unrelated one for a slot no world fills (``UNRELATED_SLOTS``); a premise question
+    (generator 4) for the user's value of its slot, with ``premise`` the value it takes for
+    granted. Any other question is read as None (no frame).
     """
 
     stamp = "oracle-extractor/2"
@@ -122,6 +157,9 @@ class OracleExtractor:
                              for q, slot in UNRELATED_SLOTS.items()})
         self._frames.update({a.question: QuestionFrame(subject=SUBJECT, slot=a.key)
                              for a in world.attributes})
+        self._frames.update({p.question: QuestionFrame(subject=SUBJECT, slot=p.attribute,
+                                                       premise=p.premise)
+                             for p in world.probes if getattr(p, "premise", None)})
 
     @property
     def refused(self) -> int:
@@ -159,6 +197,13 @@ class OracleExtractor:
         elif fact.event == "retraction":
             template = RETRACTED
         extra: dict = {}
+        if fact.depends_on is not None:
+            extra["depends_on"] = Dependency(slot=fact.depends_on.attribute,
+                                             value=fact.depends_on.value)
+            if fact.tie == "successor":
+                extra["mood"] = "conditional"
+                template = CONDITIONAL.replace(
+                    "{root_label}", self._labels[fact.depends_on.attribute])
         if fact.event is not None:
             extra["event"] = fact.event
         if fact.effective_day is not None:

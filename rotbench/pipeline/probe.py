@@ -389,6 +389,7 @@ def _record(world: World, probe: Any, hits: list[ScoredHit]) -> ProbeRecord:
         truth=world.truth(probe.attribute, probe.day) if probe.attribute else None,
         hits=hits,
         unanswerable=getattr(probe, "unanswerable", None),
+        premise=getattr(probe, "premise", None),
     )
 
 

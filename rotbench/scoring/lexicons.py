@@ -317,8 +317,8 @@ GENERATOR_3_SCORER: str = "v4"
 
 def default_scorer(generator: str | None) -> str:
     """The scorer used when none is chosen for worlds of ``generator``: ``v4`` for
-    generator 3, else ``DEFAULT_SCORER``."""
-    return GENERATOR_3_SCORER if generator == "3" else DEFAULT_SCORER
+    generators 3 and 4, else ``DEFAULT_SCORER``."""
+    return GENERATOR_3_SCORER if generator in ("3", "4") else DEFAULT_SCORER
 
 
 class UnknownScorer(ValueError):

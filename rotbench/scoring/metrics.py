@@ -70,6 +70,12 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from rotbench.scoring.dependents import (
+    BY_KIND_DEPENDENTS,
+    applies,
+    dependent_kind_outcomes,
+    dependent_outcomes,
+)
 from rotbench.scoring.models import HIT_CLASSES, HitClass, ProbeRecord, ScoredHit, WorldProbes
 from rotbench.scoring.wilson import wilson_interval
 from rotbench.world.models import CHANNELS, DECOY_KINDS, UNANSWERABLE_KINDS, Channel
@@ -95,6 +101,10 @@ MetricName = Literal[
     "retracted_asserted_at_k",
     "members_recall_at_k",
     "member_lost",
+    "successor_first",
+    "dependent_stale_first",
+    "premise_stale_first",
+    "cascade_asserted_at_k",
     "cross_user_leak_at_k",
     "cross_user_first",
 ]
@@ -104,8 +114,11 @@ METRICS: tuple[MetricName, ...] = ALL_METRICS[:-2]
 """Every metric of a single-user report, in report order (``ALL_METRICS`` less the
 isolation metrics, which only a shared store's report has)."""
 
-EVENT_METRICS: tuple[MetricName, ...] = METRICS[13:]
+EVENT_METRICS: tuple[MetricName, ...] = METRICS[13:20]
 """Generator 3's figures (scorer v4 on)."""
+
+DEPENDENT_METRICS: tuple[MetricName, ...] = METRICS[20:]
+"""Generator 4's figures (``rotbench.scoring.dependents``; only in reports of its worlds)."""
 
 CORE_METRICS: tuple[MetricName, ...] = METRICS[:7]
 """The seven metrics every report has had since schema 1 (currency, supersession, poison).
@@ -133,13 +146,15 @@ FAMILIES: dict[str, tuple[MetricName, ...]] = {
     "Abstention": ("answered_unanswerable",),
     "Redundancy": ("redundancy_at_k",),
     "Hard cases": EVENT_METRICS,
+    "Dependents": DEPENDENT_METRICS,
     "Isolation": CROSS_USER_METRICS,
 }
 """The metric families, in report order ("Hard cases": scorer v4 on generator 3)."""
 
-SHARED_ONLY_FAMILIES: frozenset[str] = frozenset({"Isolation"})
-"""Families only a shared store's report has: a table, comparison or page of reports that
-all lack them leaves them out (a single-user report reads as before they existed)."""
+SHARED_ONLY_FAMILIES: frozenset[str] = frozenset({"Isolation", "Dependents"})
+"""Families only some reports have (a shared store's isolation, generator 4's dependents): a
+table, comparison or page of reports that all lack them leaves them out (a report reads as
+before they existed)."""
 
 
 def families_for(reports: Iterable) -> dict[str, tuple[MetricName, ...]]:
@@ -152,7 +167,7 @@ def families_for(reports: Iterable) -> dict[str, tuple[MetricName, ...]]:
 
 HIGHER_IS_BETTER: dict[MetricName, bool] = {
     m: m in ("recall_current_at_k", "current_first", "control_recall_at_k",
-             "members_recall_at_k") for m in ALL_METRICS
+             "members_recall_at_k", "successor_first") for m in ALL_METRICS
 }
 """Direction of each metric: recall (overall, on controls, of set members) and current_first
 higher is better; every other metric lower (but see ``CONTEXT_FIGURES``)."""
@@ -181,6 +196,7 @@ BY_KIND_V4: dict[str, tuple[MetricName, ...]] = {
     "retraction": ("retracted_asserted_at_k", "answered_unanswerable"),
     "scheduled": ("premature_first", "premature_at_k", "current_first"),
     "set": ("members_recall_at_k", "member_lost", "current_first"),
+    **BY_KIND_DEPENDENTS,  # type: ignore[dict-item]
 }
 """Scorer v4's breakdowns: v3's, the temporary decoy kind, and each hard case of generator 3
 (a question counts for a case when ``Truth.cases`` has it)."""
@@ -434,6 +450,7 @@ def _outcomes(
     recall = bool(classes & _CURRENT)
     if events:
         _event_outcomes(probe, hits, first_cls, out)
+        out.update(dependent_outcomes(probe, hits, first))
     if truth.current is not None:
         out["recall_current_at_k"] = _flag(recall)
         out["current_first"] = _flag(first_cls == "current")
@@ -507,6 +524,8 @@ def _kind_outcomes(probe: ProbeRecord, kind: str, decoys: bool,
     (scorer v4): the question's own outcomes (``row``) when the case is live for it."""
     names = BY_KIND_V4[kind]
     truth = probe.truth
+    if kind in BY_KIND_DEPENDENTS:
+        return dependent_kind_outcomes(probe, kind, row)
     if kind in HARD_CASE_KINDS:
         if truth is None or kind not in truth.cases or row is None:
             return dict.fromkeys(names)
@@ -567,13 +586,15 @@ def _floor_sweep(answerable: list[ProbeRecord], unanswerable: list[ProbeRecord])
 
 
 def metric_names(reads_decoys: bool = True, reads_events: bool = False,
-                 cross_user: bool = False) -> tuple[MetricName, ...]:
+                 cross_user: bool = False, dependents: bool = False) -> tuple[MetricName, ...]:
     """The metrics a report carries: every one, less the decoy metrics for a scorer that
     does not read decoys (v1, v2), generator 3's for one that does not read events (before
-    v4), and the isolation metrics unless the store is shared."""
+    v4), the isolation metrics unless the store is shared, and generator 4's unless
+    ``dependents`` (a generator-4 world, scored by a scorer that reads events)."""
     return tuple(m for m in ALL_METRICS if (reads_decoys or m not in DECOY_METRICS)
                  and (reads_events or m not in EVENT_METRICS)
-                 and (cross_user or m not in CROSS_USER_METRICS))
+                 and (cross_user or m not in CROSS_USER_METRICS)
+                 and ((dependents and reads_events) or m not in DEPENDENT_METRICS))
 
 
 def hit_classes(reads_events: bool) -> tuple[HitClass, ...]:
@@ -581,11 +602,13 @@ def hit_classes(reads_events: bool) -> tuple[HitClass, ...]:
     return HIT_CLASSES if reads_events else HIT_CLASSES[:9]
 
 
-def kinds_for(reads_decoys: bool, reads_events: bool, cross_user: bool = False) -> list[str]:
+def kinds_for(reads_decoys: bool, reads_events: bool, cross_user: bool = False,
+              dependents: bool = False) -> list[str]:
     """The by-kind keys a report carries, in order (see ``metric_names``)."""
     return [k for k in by_kind_for(reads_events)
             if (reads_decoys or (k not in DECOY_KINDS and k != "temporary"))
-            and (cross_user or k not in CROSS_USER_KINDS)]
+            and (cross_user or k not in CROSS_USER_KINDS)
+            and (dependents or k not in BY_KIND_DEPENDENTS)]
 
 
 def is_shared(world: WorldProbes) -> bool:
@@ -611,6 +634,7 @@ def compute_metrics(
         if not w.scored:
             raise ValueError(f"world seed {w.seed} has unscored hits; run score_world first")
     events = any(w.reads_events for w in worlds)
+    deps = any(applies(w) for w in worlds)
     rows: list[tuple[ProbeRecord, dict[str, Outcome]]] = []
     shared = any(is_shared(w) for w in worlds)
     for w in worlds:
@@ -621,7 +645,7 @@ def compute_metrics(
     probes = [p for p, _ in rows]
     answerable = [p for p in probes if p.truth is not None]
     unanswerable = [p for p in probes if p.truth is None]
-    names = metric_names(reads_decoys, events, shared)
+    names = metric_names(reads_decoys, events, shared, deps)
 
     first_counts: dict[HitClass, int] = dict.fromkeys(hit_classes(events), 0)
     for p in answerable:
@@ -633,7 +657,7 @@ def compute_metrics(
         return {k: _rates((o for p, o in rows if p.truth is not None and key(p) == k), which)
                 for k in keys}
 
-    kinds = kinds_for(reads_decoys, events, shared)
+    kinds = kinds_for(reads_decoys, events, shared, deps)
     by_kind = by_kind_for(events)
     return MetricsBundle(
         metrics=_rates((o for _, o in rows), names),

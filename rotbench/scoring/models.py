@@ -134,8 +134,11 @@ class ProbeRecord(Additive):
         default=None, description="Shared store: the user the question was asked for.")
     others: CrossUserValues | None = Field(
         default=None, description="Shared store, answerable question: other users' values.")
+    premise: str | None = Field(
+        default=None, description="Generator 4, a premise question: the superseded value "
+        "it takes for granted (``Probe.premise``).")
 
-    added_fields = ("unanswerable", "user", "others")
+    added_fields = ("unanswerable", "user", "others", "premise")
 
     @model_validator(mode="after")
     def _truth_matches(self) -> ProbeRecord:

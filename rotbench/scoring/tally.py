@@ -25,6 +25,7 @@ from rotbench.scoring.metrics import (
     _first_value_bearing,
     _kind_outcomes,
     _outcomes,
+    applies,
     by_kind_for,
     hit_classes,
     is_shared,
@@ -58,6 +59,8 @@ class MetricTally:
     reads_events: bool = False
     cross_user: bool = False
     """True once a shared store's world is tallied: the isolation metrics are reported."""
+    dependents: bool = False
+    """True once a generator-4 world is tallied: its figures are reported."""
     numerators: Counter = field(default_factory=Counter)
     denominators: Counter = field(default_factory=Counter)
     days: set[int] = field(default_factory=set)
@@ -78,6 +81,7 @@ class MetricTally:
                     raise ValueError("cannot add tallies of scorers that differ on events")
             self.reads_events = other.reads_events
         self.cross_user = self.cross_user or other.cross_user
+        self.dependents = self.dependents or other.dependents
         self.numerators.update(other.numerators)
         self.denominators.update(other.denominators)
         self.days |= other.days
@@ -91,7 +95,8 @@ class MetricTally:
         return self
 
     def __add__(self, other: MetricTally) -> MetricTally:
-        out = MetricTally(self.reads_decoys, self.reads_events, self.cross_user)
+        out = MetricTally(self.reads_decoys, self.reads_events, self.cross_user,
+                          self.dependents)
         out += self
         out += other
         return out
@@ -108,8 +113,10 @@ class MetricTally:
 
     def bundle(self) -> MetricsBundle:
         """The figures of the tallied worlds, exactly as ``compute_metrics`` gives them."""
-        names = metric_names(self.reads_decoys, self.reads_events, self.cross_user)
-        kinds = kinds_for(self.reads_decoys, self.reads_events, self.cross_user)
+        names = metric_names(self.reads_decoys, self.reads_events, self.cross_user,
+                             self.dependents)
+        kinds = kinds_for(self.reads_decoys, self.reads_events, self.cross_user,
+                          self.dependents)
         by_kind = by_kind_for(self.reads_events)
         floor_sweep = [
             FloorRow(floor=f,
@@ -135,9 +142,9 @@ def tally_world(world: WorldProbes, reads_decoys: bool = True) -> MetricTally:
     if not world.scored:
         raise ValueError(f"world seed {world.seed} has unscored hits; run score_world first")
     events = world.reads_events
-    out = MetricTally(reads_decoys, events, is_shared(world))
+    out = MetricTally(reads_decoys, events, is_shared(world), applies(world))
     lost = lost_flags(world)
-    kinds = kinds_for(reads_decoys, events, out.cross_user)
+    kinds = kinds_for(reads_decoys, events, out.cross_user, out.dependents)
     for i, p in enumerate(world.probes):
         truth = p.truth
         control = truth is not None and truth.attribute in world.controls_of(p.user)

@@ -80,16 +80,22 @@ from rotbench.world.pools import (
     all_template_texts,
 )
 
-GENERATOR_VERSIONS: tuple[str, ...] = ("1", "2", "3")
-"""Released generator versions, oldest first (generator 3: ``generate_v3``)."""
-DEFAULT_GENERATOR = "3"
+GENERATOR_VERSIONS: tuple[str, ...] = ("1", "2", "3", "4")
+"""Released generator versions, oldest first (generator 3: ``generate_v3``; generator 4:
+``generate_v4``)."""
+DEFAULT_GENERATOR = "4"
 GENERATOR_VERSION = DEFAULT_GENERATOR
 """The version ``generate_world`` (and ``rotbench run``/``world``) uses when none is given:
-generator 3 since issue 21. Generators 1 and 2 stay (``--generator 1|2``) and reproduce
-their pinned figures exactly."""
+generator 4 since issue 33 (generator 3 from issue 21). Generators 1 to 3 stay
+(``--generator 1|2|3``) and reproduce their pinned figures exactly."""
 MAX_VOLUME = 100
 """Largest ``volume`` (generator 3's filler multiplier)."""
 MIN_DAYS = 30
+MIN_DAYS_BY_GENERATOR: dict[str, int] = {"4": MIN_DAYS}
+"""Shortest world per generator, where it is not ``MIN_DAYS``'s alone to say so. Generator
+4 builds from 30 days (two checkpoints), but asks about each new kind at five checkpoints
+or more, with three late documents, only from ``FULL_DAYS_V4`` days: a shorter world leaves
+out what does not fit (the cascade needs three intervals, the reversion five)."""
 MAX_DAYS = 3650
 """Ten simulated years: far past any schedule worth reading; still a fast, small world."""
 CHECKPOINT_EVERY_DAYS = 15
@@ -432,11 +438,24 @@ def _check_pools_once(pools: tuple[tuple[str, tuple[str, ...]], ...],
     check_pools(dict(pools), templates)
 
 
+def days_problem(generator: str, days: int) -> str | None:
+    """Why generator ``generator`` cannot build a world of ``days`` days (one line), or None
+    (see ``MIN_DAYS_BY_GENERATOR``)."""
+    from rotbench.world.generate_v4 import FULL_DAYS_V4
+
+    least = MIN_DAYS_BY_GENERATOR.get(generator)
+    if least is not None and days < least:
+        return (f"generator {generator} needs --days {least} or more (two checkpoints; "
+                f"each new kind is asked five times or more from {FULL_DAYS_V4} days), got "
+                f"{days}")
+    return None
+
+
 def generate_world(seed: int, days: int = 90, generator: str = DEFAULT_GENERATOR,
                    volume: int = 1) -> World:
     """Build the world for ``seed`` over ``days`` simulated days with generator ``generator``.
 
-    ``volume`` (generator 3 only; 1 to ``MAX_VOLUME``) multiplies the filler sessions; the
+    ``volume`` (generators 3 and 4; 1 to ``MAX_VOLUME``) multiplies the filler sessions; the
     other generators accept only 1.
 
     Raises WorldConfigError when ``days`` is under 30 (a world needs two checkpoints so that a
@@ -449,9 +468,19 @@ def generate_world(seed: int, days: int = 90, generator: str = DEFAULT_GENERATOR
             f"days must be an integer from {MIN_DAYS} to {MAX_DAYS}, got {days!r}")
     if generator not in GENERATOR_VERSIONS:
         raise UnknownGenerator(generator)
+    problem = days_problem(generator, days)
+    if problem:
+        raise WorldConfigError(problem)
     if not isinstance(volume, int) or not 1 <= volume <= MAX_VOLUME:
         raise WorldConfigError(f"volume must be an integer from 1 to {MAX_VOLUME}, "
                                f"got {volume!r}")
+    if generator == "4":
+        from rotbench.world.generate_v4 import generate_v4
+        from rotbench.world.pools_v4 import all_template_texts_v4
+
+        _check_pools_once(tuple((a.key, tuple(a.pool)) for a in ATTRIBUTES),
+                          tuple(all_template_texts_v4()))
+        return generate_v4(seed, days, volume)
     if generator == "3":
         from rotbench.world.generate_v3 import generate_v3
         from rotbench.world.pools_v3 import all_template_texts_v3
@@ -460,8 +489,8 @@ def generate_world(seed: int, days: int = 90, generator: str = DEFAULT_GENERATOR
                           tuple(all_template_texts_v3()))
         return generate_v3(seed, days, volume)
     if volume != 1:
-        raise WorldConfigError(f"volume applies to generator 3 only (generator {generator} "
-                               f"has no filler to multiply), got {volume}")
+        raise WorldConfigError(f"volume applies to generators 3 and 4 only (generator "
+                               f"{generator} has no filler to multiply), got {volume}")
     v2 = generator != "1"
     _check_pools_once(tuple((a.key, tuple(a.pool)) for a in ATTRIBUTES),
                       tuple(all_template_texts()))

@@ -110,8 +110,8 @@ class _Draft:
         return self.day if self.delivered is None else self.delivered
 
 
-def _rng(seed: int, days: int, volume: int) -> random.Random:
-    material = f"rotbench-world:{VERSION}:{seed}:{days}:{volume}".encode()
+def _rng(seed: int, days: int, volume: int, version: str = VERSION) -> random.Random:
+    material = f"rotbench-world:{version}:{seed}:{days}:{volume}".encode()
     return random.Random(int.from_bytes(hashlib.sha256(material).digest()[:8], "big"))
 
 
@@ -206,13 +206,19 @@ def _past(key: str, value: str, turn: int = 0, **extra) -> Fact:
 
 
 class _Builder:
-    """Holds one world's drafts and actual timelines while the roles are laid out."""
+    """Holds one world's drafts and actual timelines while the roles are laid out.
+
+    Generator 4 (``rotbench.world.generate_v4``) subclasses it: ``version`` seeds its own
+    random stream, and ``assign_roles``, ``lay_out``, ``quiet`` and ``probes`` are the
+    steps it extends."""
+
+    version = VERSION
 
     def __init__(self, seed: int, days: int, volume: int) -> None:
         self.seed = seed
         self.days = days
         self.volume = volume
-        self.rng = _rng(seed, days, volume)
+        self.rng = _rng(seed, days, volume, self.version)
         self.checkpoints = list(range(CHECKPOINT_EVERY_DAYS, days + 1, CHECKPOINT_EVERY_DAYS))
         self.plan = _Plan(self.rng, days, self.checkpoints)
         self.drafts: list[_Draft] = []
@@ -371,10 +377,11 @@ class _Builder:
         self.plan.hazard(key, t)
         self.set_value(key, t, None, "restatement")
 
-    def scheduled(self, key: str) -> None:
-        """Said on s, effective on e, with a checkpoint strictly between them."""
+    def scheduled(self, key: str, targets: list[int] | None = None) -> None:
+        """Said on s, effective on e, with a checkpoint strictly between them (one of
+        ``targets``, default every checkpoint but the last)."""
         rng, cps = self.rng, self.checkpoints
-        targets = [c for c in cps[:-1]]
+        targets = [c for c in cps[:-1]] if targets is None else list(targets)
         rng.shuffle(targets)
         for c in targets:
             said = [d for d in range(max(INTRO_LAST_DAY + 1, c - 13), c)
@@ -552,7 +559,7 @@ class _Builder:
         rng = self.rng
         for a in ATTRIBUTES:
             key = a.key
-            if roles.get(key) == "control":
+            if self.quiet(key, roles):
                 continue
             if key == MULTI_VALUED:
                 continue
@@ -579,6 +586,10 @@ class _Builder:
                     text = _say(rng, "past", key, v=old)
                     self.drafts.append(_remark(rng, day, "history", text, [_past(key, old)]))
                     self.plan.event_days[key].add(day)
+
+    def quiet(self, key: str, roles: dict[str, str]) -> bool:
+        """True when ``key`` gets no restatement or history mention (a control)."""
+        return roles.get(key) == "control"
 
     def filler(self) -> None:
         rng = self.rng
@@ -617,6 +628,84 @@ class _Builder:
         placed.sort(key=lambda p: (p[0].arrival, p[0].day, p[1].position))
         return [s for _, s in placed]
 
+    def assign_roles(self) -> dict[str, str]:
+        """Generator 3's roles: each single-valued attribute gets one of ``ROLES``."""
+        single = [a.key for a in ATTRIBUTES if a.key != MULTI_VALUED]
+        self.rng.shuffle(single)
+        roles: dict[str, str] = {}
+        it = iter(single)
+        for role, count in ROLES:
+            for _ in range(count):
+                roles[next(it)] = role
+        return roles
+
+    def lay_out(self, roles: dict[str, str]) -> None:
+        """Lay out every role, then the set, untrusted values, decoys, restatements, filler."""
+        single = [k for k in roles]
+        self.intro([a.key for a in ATTRIBUTES])
+        for key in single:  # the roles that need the most room first
+            if roles[key] == "scheduled":
+                self.scheduled(key)
+        for key in single:
+            role = roles[key]
+            if role == "reversion":
+                self.reversion(key)
+            elif role == "late":
+                self.late(key)
+            elif role == "correction_same":
+                self.correction(key, later=False)
+            elif role == "correction_later":
+                self.correction(key, later=True)
+            elif role == "retraction":
+                self.retraction(key)
+        self.members(MULTI_VALUED)
+        self.untrusted()
+        self.decoy_mentions()
+        self.restatements(roles)
+        self.filler()
+
+    def probes(self) -> list[Probe]:
+        """Each checkpoint's questions: every attribute's, two unrelated, two near misses."""
+        probes: list[Probe] = []
+        for cp in self.checkpoints:
+            probes += [Probe(day=cp, attribute=a.key, question=a.question) for a in ATTRIBUTES]
+            for q in self.rng.sample(UNANSWERABLE_QUESTIONS, UNANSWERABLE_PER_CHECKPOINT):
+                probes.append(Probe(day=cp, attribute=None, question=q,
+                                    unanswerable="unrelated"))
+            for q in self.rng.sample(NEAR_MISS_QUESTIONS, NEAR_MISS_PER_CHECKPOINT):
+                probes.append(Probe(day=cp, attribute=None, question=q,
+                                    unanswerable="near_miss"))
+        return probes
+
+    def world(self, roles: dict[str, str]) -> World:
+        """The finished world: sessions in delivery order, probes, fingerprint."""
+        sessions = self.sessions()
+        arrival = {}
+        for s in sessions:
+            for f in s.facts:
+                if f.channel is not None or f.decoy is not None:
+                    arrival[(f.attribute, f.value)] = (s.document_uri, s.arrival)
+        poison = sorted((p.model_copy(update={
+            "document_uri": arrival[(p.attribute, p.value)][0],
+            "day": arrival[(p.attribute, p.value)][1]}) for p in self.poison),
+            key=lambda p: (p.day, p.attribute))
+        decoys = sorted((d.model_copy(update={
+            "document_uri": arrival[(d.attribute, d.value)][0]}) for d in self.decoys),
+            key=lambda d: (d.day, d.attribute))
+        body = dict(
+            seed=self.seed, days=self.days, generator_version=self.version,
+            epoch=EPOCH.isoformat().replace("+00:00", "Z"),
+            attributes=[Attribute(key=a.key, label=a.label, question=a.question,
+                                  pool=list(a.pool), changes=self.changes[a.key],
+                                  multi_valued=True if a.key == MULTI_VALUED else None)
+                        for a in ATTRIBUTES],
+            controls=sorted(k for k, r in roles.items() if r == "control"),
+            reversions=sorted(k for k, r in roles.items() if r == "reversion"),
+            poison=poison, decoys=decoys, sessions=sessions, checkpoints=self.checkpoints,
+            probes=self.probes(), volume=self.volume,
+        )
+        return fingerprinted(World(fingerprint="", **body))
+
 
 def generate_v3(seed: int, days: int, volume: int) -> World:
     """Generator 3's world for ``seed`` over ``days`` days with ``volume`` times the filler.
@@ -624,65 +713,13 @@ def generate_v3(seed: int, days: int, volume: int) -> World:
     Inputs are checked by ``generate_world``. Sessions are listed in delivery order.
     """
     b = _Builder(seed, days, volume)
-    single = [a.key for a in ATTRIBUTES if a.key != MULTI_VALUED]
-    b.rng.shuffle(single)
-    roles: dict[str, str] = {}
-    it = iter(single)
-    for role, count in ROLES:
-        for _ in range(count):
-            roles[next(it)] = role
-    b.intro([a.key for a in ATTRIBUTES])
-    for key in single:  # the roles that need the most room first
-        if roles[key] == "scheduled":
-            b.scheduled(key)
-    for key in single:
-        role = roles[key]
-        if role == "reversion":
-            b.reversion(key)
-        elif role == "late":
-            b.late(key)
-        elif role == "correction_same":
-            b.correction(key, later=False)
-        elif role == "correction_later":
-            b.correction(key, later=True)
-        elif role == "retraction":
-            b.retraction(key)
-    b.members(MULTI_VALUED)
-    b.untrusted()
-    b.decoy_mentions()
-    b.restatements(roles)
-    b.filler()
-    sessions = b.sessions()
-    arrival = {}
-    for s in sessions:
-        for f in s.facts:
-            if f.channel is not None or f.decoy is not None:
-                arrival[(f.attribute, f.value)] = (s.document_uri, s.arrival)
-    poison = sorted((p.model_copy(update={"document_uri": arrival[(p.attribute, p.value)][0],
-                                          "day": arrival[(p.attribute, p.value)][1]})
-                     for p in b.poison), key=lambda p: (p.day, p.attribute))
-    decoys = sorted((d.model_copy(update={"document_uri": arrival[(d.attribute, d.value)][0]})
-                     for d in b.decoys), key=lambda d: (d.day, d.attribute))
-    probes: list[Probe] = []
-    for cp in b.checkpoints:
-        probes += [Probe(day=cp, attribute=a.key, question=a.question) for a in ATTRIBUTES]
-        for q in b.rng.sample(UNANSWERABLE_QUESTIONS, UNANSWERABLE_PER_CHECKPOINT):
-            probes.append(Probe(day=cp, attribute=None, question=q, unanswerable="unrelated"))
-        for q in b.rng.sample(NEAR_MISS_QUESTIONS, NEAR_MISS_PER_CHECKPOINT):
-            probes.append(Probe(day=cp, attribute=None, question=q, unanswerable="near_miss"))
-    body = dict(
-        seed=seed, days=days, generator_version=VERSION,
-        epoch=EPOCH.isoformat().replace("+00:00", "Z"),
-        attributes=[Attribute(key=a.key, label=a.label, question=a.question, pool=list(a.pool),
-                              changes=b.changes[a.key],
-                              multi_valued=True if a.key == MULTI_VALUED else None)
-                    for a in ATTRIBUTES],
-        controls=sorted(k for k, r in roles.items() if r == "control"),
-        reversions=sorted(k for k, r in roles.items() if r == "reversion"),
-        poison=poison, decoys=decoys, sessions=sessions, checkpoints=b.checkpoints,
-        probes=probes, volume=volume,
-    )
-    draft = World(fingerprint="", **body)
+    roles = b.assign_roles()
+    b.lay_out(roles)
+    return b.world(roles)
+
+
+def fingerprinted(draft: World) -> World:
+    """``draft`` with its fingerprint: sha256 of the canonical JSON of every other field."""
     fingerprint = hashlib.sha256(
         canonical_json(draft.model_dump(mode="json", exclude={"fingerprint"})).encode()
     ).hexdigest()

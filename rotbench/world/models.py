@@ -46,8 +46,16 @@ FactEvent = Literal["correction", "retraction", "scheduled", "member_add", "memb
 - ``member_add`` / ``member_drop``: a member joins / leaves a set-valued attribute.
 """
 
-HardCase = Literal["late", "correction", "retraction", "scheduled", "temporary", "set"]
-"""The hard cases of generator 3, as they appear in ``Truth.cases``."""
+HardCase = Literal["late", "correction", "retraction", "scheduled", "temporary", "set",
+                   "successor", "contingent", "implied", "cascade", "relative_date"]
+"""The hard cases of generator 3, as they appear in ``Truth.cases``, then generator 4's
+(see ``rotbench.world.truth_v4``)."""
+
+Tie = Literal["successor", "contingent", "implied"]
+"""Generator 4: how a statement ties its attribute to a root attribute's value (see
+``Fact.tie``): a declared successor ("if I ever leave Lisbon my gym will be X"), a stated
+tie ("I go to X, two blocks from my flat") or a tie implied by what the text says about it
+("the coffee place next to the office")."""
 
 HARD_CASES: tuple[HardCase, ...] = get_args(HardCase)
 
@@ -136,6 +144,13 @@ class Decoy(_Frozen):
     document_uri: str = Field(description="The session that carries it.")
 
 
+class Dependency(_Frozen):
+    """Generator 4: a root attribute and the value of it a statement hangs on."""
+
+    attribute: str
+    value: str
+
+
 class Fact(Additive):
     """Ground-truth annotation of what one turn of a session says about an attribute.
 
@@ -163,8 +178,16 @@ class Fact(Additive):
         default=None, description="Generator 3, temporary state: its last day.")
     corrects: str | None = Field(
         default=None, description="Generator 3, correction: the value stated wrongly before.")
+    depends_on: Dependency | None = Field(
+        default=None, description="Generator 4: the root attribute value the statement is "
+        "tied to (see ``tie``).")
+    tie: Tie | None = Field(
+        default=None, description="Generator 4: how the tie is said. 'successor': the "
+        "value takes effect when the root leaves ``depends_on.value`` (not before); "
+        "'contingent'/'implied': the value holds while the root keeps it.")
 
-    added_fields = ("decoy", "event", "effective_day", "until_day", "corrects")
+    added_fields = ("decoy", "event", "effective_day", "until_day", "corrects", "depends_on",
+                    "tie")
 
 
 class Turn(_Frozen):
@@ -223,8 +246,11 @@ class Probe(Additive):
         description="For an unanswerable question of generator 2: near-miss or unrelated "
         "(None: answerable, or generator 1, whose unanswerable questions are all unrelated).",
     )
+    premise: str | None = Field(
+        default=None, description="Generator 4, a premise question: the superseded value "
+        "the question takes for granted ('Does the user still live in Porto?').")
 
-    added_fields = ("unanswerable",)
+    added_fields = ("unanswerable", "premise")
 
 
 class World(Additive):
@@ -269,6 +295,10 @@ class World(Additive):
         """
         if self.generator_version == "3":
             return knowable_truth(self, key, day)
+        if self.generator_version == "4":
+            from rotbench.world.truth_v4 import truth_v4
+
+            return truth_v4(self, key, day)
         attr = self.attribute(key)
         held = [c for c in attr.changes if c.day <= day]
         if not held:
@@ -344,9 +374,19 @@ class Truth(Additive):
     cases: list[HardCase] = Field(
         default_factory=list, description="The hard cases live for this question (see "
         "``knowable_truth``).")
+    unknown_since: int | None = Field(
+        default=None, description="Generator 4: the day the root this attribute hung on "
+        "changed with no successor given; the value is unknown since then (``current`` is "
+        "None, the value it had is in ``superseded`` and ``previously``).")
+    previously: str | None = Field(
+        default=None, description="Generator 4, with ``unknown_since``: the value it had.")
+    cascaded: list[str] = Field(
+        default_factory=list, description="Generator 4: values stated under a root value "
+        "that was later taken back; they went with it (listed in ``superseded`` too, so a "
+        "hit serving one as current is stale).")
 
     added_fields = ("decoys", "members", "added_members", "premature", "corrected",
-                    "retracted", "cases")
+                    "retracted", "cases", "unknown_since", "previously", "cascaded")
 
     @property
     def current_values(self) -> list[str]:
@@ -379,9 +419,19 @@ def knowable_truth(world: World, key: str, day: int) -> Truth:
     temporary state mentioned) and ``set`` (a set-valued attribute with two members or more).
     Raises ValueError when nothing delivered by ``day`` states a value.
     """
-    attr = world.attribute(key)
-    multi = bool(attr.multi_valued)
-    rows = []
+    return replay_truth(world, key, day, truth_rows(world, key, day))
+
+
+TruthRow = tuple[int, int, int, int, Fact, bool, bool, int]
+"""One own statement as ``knowable_truth`` replays it: (effective day, written day, index of
+its session in delivery order, turn, fact, the session also says a past value of the
+attribute, the session came late, its arrival day)."""
+
+
+def truth_rows(world: World, key: str, day: int) -> list[TruthRow]:
+    """The user's own statements of ``key`` delivered by the end of ``day``, sorted as
+    ``knowable_truth`` replays them (effective day, written day, delivery order, turn)."""
+    rows: list[TruthRow] = []
     for index, s in enumerate(world.sessions):
         if s.arrival > day:
             continue
@@ -394,6 +444,13 @@ def knowable_truth(world: World, key: str, day: int) -> Truth:
             rows.append((effective, s.day, index, f.turn, f, past_in_session, s.late,
                          s.arrival))
     rows.sort(key=lambda r: r[:4])
+    return rows
+
+
+def replay_truth(world: World, key: str, day: int, rows: list[TruthRow]) -> Truth:
+    """Replay ``rows`` (``truth_rows``, sorted) into the truth of ``key`` on ``day``, by the
+    rules of ``knowable_truth``. Raises ValueError when no row states a value."""
+    multi = bool(world.attribute(key).multi_valued)
     current: str | None = None
     members: list[str] = []
     added: list[str] = []

@@ -122,9 +122,10 @@ def fits(candidate: World, chosen: Sequence[World]) -> bool:
         for day in candidate.checkpoints:
             for a in candidate.attributes:
                 mine, theirs = candidate.truth(a.key, day), other.truth(a.key, day)
-                shared = shared or mine.current == theirs.current
-                conflict = conflict or mine.current in theirs.superseded \
-                    or theirs.current in mine.superseded
+                now_mine, now_theirs = set(mine.current_values), set(theirs.current_values)
+                shared = shared or bool(now_mine & now_theirs)
+                conflict = conflict or bool(now_mine & set(theirs.superseded)) \
+                    or bool(now_theirs & set(mine.superseded))
     return shared and conflict
 
 
@@ -173,6 +174,10 @@ def known_values(world: World, attribute: str) -> set[str]:
     """Every value of ``attribute`` the persona of ``world`` knows at any time: held, an
     untrusted value of theirs, or a decoy of theirs."""
     values = {c.value for c in world.attribute(attribute).changes}
+    if world.generator_version not in ("1", "2"):  # said but never in ``changes``: a set's
+        # members, a value corrected or taken back with its root, a declared successor
+        values |= {f.value for s in world.sessions for f in s.facts
+                   if f.attribute == attribute}
     values |= {p.value for p in world.poison if p.attribute == attribute}
     values |= {d.value for d in getattr(world, "decoys", None) or [] if d.attribute == attribute}
     return values
@@ -190,7 +195,7 @@ def other_users_values(shared: SharedWorld, index: int, attribute: str,
         if j == index:
             continue
         truth = other.world.truth(attribute, day)
-        current.add(truth.current)
+        current.update(truth.current_values)  # none for a retracted or unknown value
         history.update(truth.superseded)
     history -= current
     return sorted(current - mine), sorted(history - mine)

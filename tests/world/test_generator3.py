@@ -10,7 +10,7 @@ from rotbench.engines.protocol import Document
 from rotbench.pipeline.extract import world_documents
 from rotbench.runspec import RunSpec
 from rotbench.world import WorldConfigError, generate_world
-from rotbench.world.generate import DEFAULT_GENERATOR, GENERATOR_VERSIONS
+from rotbench.world.generate import GENERATOR_VERSIONS
 from rotbench.world.models import Fact, Session, Turn, World, knowable_truth
 from rotbench.world.pools import ATTRIBUTES
 from rotbench.world.pools_v3 import all_template_texts_v3, wordings
@@ -26,10 +26,10 @@ def world(request) -> World:
     return generate_world(request.param, generator="3")
 
 
-def test_generator_3_is_released_and_the_default() -> None:
-    assert GENERATOR_VERSIONS == ("1", "2", "3") and DEFAULT_GENERATOR == "3"
-    assert generate_world(42) == generate_world(42, generator="3")
-    assert RunSpec().generator == "3" and RunSpec().scorer_version == "v4"
+def test_generator_3_is_released() -> None:
+    """Generator 4 is the default since issue 33 (tests/world/test_generator4.py)."""
+    assert GENERATOR_VERSIONS == ("1", "2", "3", "4")
+    assert RunSpec(generator="3").scorer_version == "v4"
     assert RunSpec(generator="2").scorer_version == "v3"
 
 
@@ -177,7 +177,7 @@ def test_volume_and_horizon() -> None:
     assert len(big.sessions) >= 900 and big.checkpoints[-1] == 360
     assert len([s for s in big.sessions if s.kind == "filler"]) >= 10 * 365 // 4
     assert small.volume == 1 and big.volume == 10
-    with pytest.raises(WorldConfigError, match="volume applies to generator 3 only"):
+    with pytest.raises(WorldConfigError, match="volume applies to generators 3 and 4 only"):
         generate_world(42, 90, "2", volume=3)
     with pytest.raises(WorldConfigError, match="volume must be an integer from 1 to 100"):
         generate_world(42, 90, "3", volume=0)

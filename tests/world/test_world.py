@@ -155,8 +155,8 @@ def test_generator_2_fingerprint_is_pinned(seed: int) -> None:
 
 
 def test_unknown_generator_is_a_clear_error() -> None:
-    with pytest.raises(WorldConfigError, match=r"unknown generator '4' \(available: 1, 2, 3\)"):
-        generate_world(42, generator="4")
+    with pytest.raises(WorldConfigError, match=r"unknown generator '5' \(available: 1, 2, 3, 4\)"):
+        generate_world(42, generator="5")
 
 
 def test_generator_1_json_has_no_generator_2_fields() -> None:

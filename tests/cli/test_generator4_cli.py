@@ -1,0 +1,56 @@
+"""Generator 4 on the command line: the default, its bad input refused in one line before
+any work, and ``rotbench world`` showing the new kinds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from rotbench.cli.main import app
+from rotbench.runspec import RunSpec
+from rotbench.world.generate import DEFAULT_GENERATOR
+
+runner = CliRunner()
+
+
+def test_generator_4_is_the_default_with_scorer_v4() -> None:
+    assert DEFAULT_GENERATOR == "4"
+    assert RunSpec().generator == "4" and RunSpec().scorer_version == "v4"
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--generator", "5"],
+     "rotbench: error: --generator: unknown generator '5' (available: 1, 2, 3, 4)"),
+    (["--generator", "4", "--days", "20"], "rotbench: error: --days must be at least 30, got 20"),
+    (["--days", "20"], "rotbench: error: --days must be at least 30, got 20"),
+])
+def test_bad_generator_input_fails_in_one_line_before_any_work(args, message,
+                                                               tmp_path: Path) -> None:
+    result = runner.invoke(app, ["run", *args, "--cache-dir", str(tmp_path / "c"),
+                                 "--reports-dir", str(tmp_path / "r")])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [message]
+    assert not (tmp_path / "c").exists() and not (tmp_path / "r").exists()
+
+
+def test_world_command_refuses_generator_5_in_one_line() -> None:
+    result = runner.invoke(app, ["world", "--generator", "5"])
+    assert result.exit_code != 0
+    assert len(result.output.strip().splitlines()) == 1 and "unknown generator '5'" in \
+        result.output
+
+
+def test_world_shows_the_new_kinds() -> None:
+    result = runner.invoke(app, ["world", "--seed", "42"])
+    assert result.exit_code == 0
+    world = json.loads(result.output)
+    assert world["generator_version"] == "4"
+    ties = sorted(f["tie"] for s in world["sessions"] for f in s["facts"] if "tie" in f)
+    assert ties == ["contingent", "contingent", "contingent", "implied", "successor"]
+    assert sum(1 for p in world["probes"] if "premise" in p) == 12
+    text = runner.invoke(app, ["world", "--seed", "42", "--format", "transcript"]).output
+    assert "(successor on employer = Halcyra)" in text
+    assert "Scratch the move to Tbilisi" in text
