@@ -7,12 +7,13 @@ Usage::
     python benchmarks/bench_engine_v5.py cold --base /tmp/engine-0.4.0 [--rounds 2]
         [--seed 42 --seed 43 --seed 44] [-- EXTRA RUN ARGS]
     python benchmarks/bench_engine_v5.py same --base /tmp/engine-0.4.0 [--generator 3]
-        [--seeds 1-100]
+        [--seeds 1-100] [--new-set reconcile.dependencies=false ...]
 
 ``same`` deposits and probes every seed's world with the code of ``--base`` and with this
 tree, each in its own child process (oracle arm, default configuration, the packaged
 MiniLM), and compares every hit (text, rank, claim id), every ledger event and the pairs
-judged: on generators 2 and 3 engine 0.5.0 must give 0.4.0's, to the event.
+judged: on generators 2 and 3 engine 0.5.0 must give 0.4.0's, to the event; on generator 4,
+with its five new switches off (``--new-set``, applied to this tree only).
 
 ``rules`` generates and extracts each world once (oracle arm, the packaged MiniLM, plain stage
 functions, no Prefect) and deposits it under every configuration: 0.5.0 as shipped, each of
@@ -134,7 +135,8 @@ def rules(seeds: list[int], generator: str, scorer: str, cache_dir: Path) -> Non
           f"deposits, peak {peak:.0f} MiB, load average {os.getloadavg()[0]:.2f}")
 
 
-def dump(generator: str, seeds: list[int], out: Path, cache_dir: Path) -> None:
+def dump(generator: str, seeds: list[int], out: Path, cache_dir: Path,
+         overrides: list[str] | None = None) -> None:
     """Write every seed's hits, ledger events and pairs judged (default engine) to ``out``
     as JSON: the child half of ``same``."""
     from rotbench.embedding import Embedder
@@ -154,7 +156,7 @@ def dump(generator: str, seeds: list[int], out: Path, cache_dir: Path) -> None:
         extraction = extract_documents(world_documents(world), OracleExtractor(world),
                                        questions=[p.question for p in world.probes])
         embedder.ensure(index_texts(world, extraction))
-        config = EngineConfig()
+        config = EngineConfig().with_overrides(overrides or [])
         ledger = deposit(extraction, embedder, OracleChecker(), config)
         engine = ReferenceEngine.from_ledger(ledger, config, embedder,
                                              frames=extraction.questions)
@@ -168,7 +170,8 @@ def dump(generator: str, seeds: list[int], out: Path, cache_dir: Path) -> None:
     out.write_text(json.dumps({"engine": ENGINE_VERSION, "seeds": found}))
 
 
-def same(base: Path, generator: str, seeds: str, cache_dir: Path) -> None:
+def same(base: Path, generator: str, seeds: str, cache_dir: Path,
+         new_overrides: list[str]) -> None:
     """Compare ``dump`` of the base tree and of this tree; exit 1 on any difference."""
     from bench_reference_seeds import parse_seeds
 
@@ -179,11 +182,13 @@ def same(base: Path, generator: str, seeds: str, cache_dir: Path) -> None:
             code = ("import sys; sys.path.append(sys.argv[1] + '/benchmarks'); "
                     "from pathlib import Path; from bench_engine_v5 import dump; "
                     "dump(sys.argv[2], [int(x) for x in sys.argv[3].split(',')], "
-                    "Path(sys.argv[4]), Path(sys.argv[5]))")
+                    "Path(sys.argv[4]), Path(sys.argv[5]), sys.argv[6:])")
             env = {**os.environ, "PYTHONPATH": str(tree), "HF_HUB_OFFLINE": "1"}
             listed = ",".join(str(x) for x in parse_seeds(seeds))
             subprocess.run([sys.executable, "-c", code, str(ROOT), generator, listed,
-                            str(outs[name]), str(cache_dir)], env=env, check=True, cwd=tmp)
+                            str(outs[name]), str(cache_dir),
+                            *(new_overrides if name == "new" else [])],
+                           env=env, check=True, cwd=tmp)
         runs = {n: json.loads(outs[n].read_text()) for n in ("base", "new")}
     base_run, new_run = runs["base"]["seeds"], runs["new"]["seeds"]
     differ = [seed for seed in base_run if base_run[seed] != new_run.get(seed)]
@@ -212,6 +217,7 @@ def main() -> None:
     check.add_argument("--generator", default="3")
     check.add_argument("--seeds", default="1-100")
     check.add_argument("--cache-dir", type=Path, default=ROOT / "cache" / "embeddings")
+    check.add_argument("--new-set", dest="new_overrides", action="append", default=[])
     cold = sub.add_parser("cold")
     cold.add_argument("--base", type=Path, required=True,
                       help="source tree with engine 0.4.0")
@@ -227,7 +233,7 @@ def main() -> None:
         rules(parse_seeds(args.seeds), args.generator, args.scorer, args.cache_dir)
         return
     if args.mode == "same":
-        same(args.base, args.generator, args.seeds, args.cache_dir)
+        same(args.base, args.generator, args.seeds, args.cache_dir, args.new_overrides)
         return
     if not (args.base / "rotbench" / "reference" / "__init__.py").is_file():
         raise SystemExit(f"--base {args.base}: no rotbench/reference/__init__.py there")
