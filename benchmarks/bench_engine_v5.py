@@ -154,23 +154,27 @@ def dump(generator: str, seeds: list[int], out: Path, cache_dir: Path,
 
     embedder = Embedder(cache_dir)
     found = {}
+    engine_s = 0.0
     for seed in seeds:
         world = generate_world(seed, 90, generator)
         extraction = extract_documents(world_documents(world), OracleExtractor(world),
                                        questions=[p.question for p in world.probes])
         embedder.ensure(index_texts(world, extraction))
         config = EngineConfig().with_overrides(overrides or [])
+        t0 = time.perf_counter()
         ledger = deposit(extraction, embedder, OracleChecker(), config)
         engine = ReferenceEngine.from_ledger(ledger, config, embedder,
                                              frames=extraction.questions)
         probes = probe_as_of(world, engine, 10).probes
+        engine_s += time.perf_counter() - t0
         found[seed] = {
             "hits": [[(h.text, h.rank, h.provenance.claim_id) for h in p.hits] for p in probes],
             "events": [e.model_dump() for e in ledger.events],
             "pairs": ledger.counts.pairs_judged}
     from rotbench.reference import ENGINE_VERSION
 
-    out.write_text(json.dumps({"engine": ENGINE_VERSION, "seeds": found}))
+    out.write_text(json.dumps({"engine": ENGINE_VERSION, "seeds": found,
+                               "engine_s": round(engine_s, 2)}))
 
 
 def same(base: Path, generator: str, seeds: str, cache_dir: Path,
@@ -199,6 +203,8 @@ def same(base: Path, generator: str, seeds: str, cache_dir: Path,
     events = sum(len(r["events"]) for r in new_run.values())
     pairs = (sum(r["pairs"] for r in base_run.values()), sum(r["pairs"] for r in new_run.values()))
     print(f"engine {runs['base']['engine']} (base) vs {runs['new']['engine']} (new), "
+          f"deposit + probe {runs['base']['engine_s']} s (base) / {runs['new']['engine_s']} s "
+          f"(new) at load {os.getloadavg()[0]:.2f}, "
           f"generator {generator}, seeds {seeds}: {len(new_run)} worlds, {hits} hits, "
           f"{events} ledger events, pairs judged {pairs[0]} (base) / {pairs[1]} (new); "
           + ("identical" if not differ else f"DIFFERENT on seeds {differ}"))
