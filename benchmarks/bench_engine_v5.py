@@ -207,7 +207,8 @@ def same(base: Path, generator: str, seeds: str, cache_dir: Path,
           f"(new) at load {os.getloadavg()[0]:.2f}, "
           f"generator {generator}, seeds {seeds}: {len(new_run)} worlds, {hits} hits, "
           f"{events} ledger events, pairs judged {pairs[0]} (base) / {pairs[1]} (new); "
-          + ("identical" if not differ else f"DIFFERENT on seeds {differ}"))
+          + ("identical" if not differ else
+             f"DIFFERENT on {len(differ)} seeds (first: {', '.join(differ[:5])})"))
     if differ:
         raise SystemExit(1)
 
