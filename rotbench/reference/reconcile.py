@@ -48,6 +48,17 @@ Engine 0.4.0's rules (each its own switch in ``reconcile``, all on by default):
   ends that member only. A claim delivered after such a claim but written before it meets
   the same end on arrival. In a multi-valued slot (``multi_valued``) a new member is
   compared with nothing: adding never retires.
+
+Engine 0.5.0's rules (each its own switch in ``reconcile``, all on by default):
+
+- ``relative_dates``: a ``valid_from`` before the written day moves the event day back to it
+  (``event_key``);
+- ``dependencies``, ``successors``, ``cascade``: what happens to claims tied to another
+  slot's value (``depends_on``) when that value ends, in ``rotbench.reference.ties``. A
+  declared successor (mood ``conditional``) is dormant until its root leaves the value it
+  names: no search returns it; once activated it reads as the fact it became
+  (``Reconciler.filed``). Every end, from any rule, goes through ``Reconciler.end`` or
+  ``Reconciler.retire``, which tell the ties.
 """
 
 from __future__ import annotations
