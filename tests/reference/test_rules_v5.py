@@ -5,10 +5,12 @@ retracted root, a relative date in a late document, and the premise guard.
 
 The drafts are written by hand as perception hands them over (``ClaimDraft.depends_on``, mood
 ``conditional``, ``valid_from``, ``QuestionFrame.premise``), so the tests do not depend on any
-generator. Each test fails on engine 0.4.0 (main's ``rotbench`` before this change, which
-ignores the ties and dates a claim no earlier than its written day; see
-docs/results/engine-0.5.0.md), and each rule's test also runs with the rule's switch off and
-shows the 0.4.0 behaviour it replaces.
+generator. Each rule's test fails on engine 0.4.0 (main's ``rotbench`` before this change,
+which ignores the ties and dates a claim no earlier than its written day: checked by running
+this file against it), and each rule's test also runs with the rule's switch off and shows
+the 0.4.0 behaviour it replaces (on 0.4.0 those fail on the unknown switch). Two kinds of
+test here hold on 0.4.0 too, as they should: a premise naming a superseded value still gets
+the current one, and asking the checker ahead asks exactly the deposit's pairs.
 """
 
 from __future__ import annotations
