@@ -197,3 +197,12 @@ def test_oracle_texts_cover_every_generator_4_text(w42: World) -> None:
 def test_world_dependency_model_is_the_roots_value() -> None:
     assert Dependency(attribute="employer", value="Halcyra").model_dump() == {
         "attribute": "employer", "value": "Halcyra"}
+
+
+def test_volume_multiplies_the_filler_and_keeps_the_kinds() -> None:
+    small = generate_world(42, 90, "4")
+    big = generate_world(42, 90, "4", volume=3)
+    filler = [sum(s.kind == "filler" for s in w.sessions) for w in (small, big)]
+    assert filler[1] > 2 * filler[0] and big.volume == 3
+    counts = kind_counts(big)  # another world (volume seeds it), with every kind
+    assert min(counts[k] for k in NEW_KINDS) >= 5

@@ -257,3 +257,19 @@ def test_live_arm_estimate_equals_the_calls_made_on_generator_4(
     assert est.stages["extract"].input_tokens == metered.input_tokens
     assert est.stages["extract"].output_tokens == metered.output_tokens
     assert est.stages["check"].calls == fake4.count(("contradiction", "slot"))
+
+
+def test_probe_arm_estimate_is_exact_on_generator_4(
+        fake4: FakeAnthropic, world4: World, embedder: Embedder, tmp_path: Path) -> None:
+    extraction = extract_documents(documents(world4), OracleExtractor(world4))
+    oracle_ledger = deposit(extraction, embedder, OracleChecker(), FAST_CONFIG)
+    est = estimate(world4, "probe", SETTINGS, embedder=embedder, engine_config=FAST_CONFIG)
+    assert set(est.stages) == {"check"} and est.stages["check"].projection == "exact"
+    live = build_perception("probe", SETTINGS, cache_dir=tmp_path,
+                            client=AnthropicClient(base_url=fake4.base_url))
+    ledger = deposit(extraction, embedder, live.checker(world4), FAST_CONFIG)
+    assert (ledger.claims, ledger.events, ledger.counts) == (
+        oracle_ledger.claims, oracle_ledger.events, oracle_ledger.counts)
+    received = fake4.count(("contradiction", "slot"))
+    assert received > 0 and fake4.count() == received  # no extraction on the probe arm
+    assert est.stages["check"].calls == received == 2 * oracle_ledger.counts.pairs_judged
