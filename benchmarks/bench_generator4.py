@@ -26,8 +26,23 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+HEADLINE = ("current_first", "stale_over_current", "poison_leak_at_k", "late_stale_first",
+            "successor_first", "dependent_stale_first", "premise_stale_first",
+            "cascade_asserted_at_k")
+
+
+def figures(out: Path) -> str:
+    """The headline figures of the report written to ``out`` (n/d), one line."""
+    import json
+
+    metrics = json.loads(out.read_text())["metrics"]
+    return ", ".join(f"{m} {metrics[m]['numerator']}/{metrics[m]['denominator']}"
+                     for m in HEADLINE if m in metrics)
+
+
 def run(args: list[str], tmp: Path) -> tuple[float, float]:
-    """(wall seconds, peak RSS MB) of one cold `rotbench run` with ``args``."""
+    """(wall seconds, peak RSS MB) of one cold `rotbench run` with ``args``; the report is
+    also written to ``tmp/report.json``."""
     env = {**os.environ, "PREFECT_HOME": str(tmp / "prefect"), "PYTHONPATH": str(ROOT),
            "HF_HUB_OFFLINE": "1"}
     env.pop("PREFECT_API_URL", None)
@@ -35,7 +50,8 @@ def run(args: list[str], tmp: Path) -> tuple[float, float]:
     with tempfile.TemporaryFile("w+") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "rotbench.cli.main", "run", *args, "--cache-dir",
-             str(tmp / "cache"), "--reports-dir", str(tmp / "reports"), "--format", "json"],
+             str(tmp / "cache"), "--reports-dir", str(tmp / "reports"), "--format", "json",
+             "--out", str(tmp / "report.json")],
             env=env, stdout=subprocess.DEVNULL, stderr=log, text=True)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
@@ -53,10 +69,12 @@ def main() -> None:
     a = ap.parse_args()
     walls: dict[str, list[float]] = {"3": [], "4": []}
     peaks: dict[str, list[float]] = {"3": [], "4": []}
+    shown: dict[str, str] = {}
     for _ in range(a.rounds):
         for g in ("3", "4"):
             with tempfile.TemporaryDirectory() as tmp:
                 wall, peak = run(["--generator", g], Path(tmp))
+                shown[g] = figures(Path(tmp) / "report.json")
             walls[g].append(wall)
             peaks[g].append(peak)
     print(f"{time.strftime('%Y-%m-%d %H:%M')}, load average {os.getloadavg()[0]:.1f}, "
@@ -64,6 +82,8 @@ def main() -> None:
     for g in ("3", "4"):
         print(f"cold-g{g}        wall median {statistics.median(walls[g]):6.1f} s "
               f"(runs {', '.join(f'{w:.1f}' for w in walls[g])})   peak {max(peaks[g]):5.0f} MB")
+    for g in ("3", "4"):
+        print(f"figures g{g}: {shown[g]}")
     ratio = statistics.median(walls["4"]) / statistics.median(walls["3"])
     print(f"cold-g4 / cold-g3  {ratio:.2f} x   [goal <= 1.3]")
     if not a.skip_long:
