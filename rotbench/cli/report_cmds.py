@@ -98,7 +98,7 @@ def rescore(
         typer.Option(
             "--scorer",
             help=f"Scorer version ({', '.join(SCORER_VERSIONS)}); default {DEFAULT_SCORER}, "
-            "or v4 for a report of generator 3.",
+            "or v4 for a report of generator 3 or 4.",
             show_default=False,
         ),
     ] = None,

@@ -378,13 +378,16 @@ def _lost_flags_v4(world: WorldProbes) -> dict[int, bool]:
         if p.truth is not None:
             by_attribute.setdefault((p.user, p.truth.attribute), []).append(i)
     for indices in by_attribute.values():
-        previous: str | None = None
+        previous: str | None = None  # the value at the last earlier checkpoint
+        day, latest = None, None
         for i in sorted(indices, key=lambda j: world.probes[j].day):
             truth = world.probes[i].truth
             assert truth is not None
+            if world.probes[i].day != day:  # a premise question shares its day (gen. 4)
+                previous, day = latest, world.probes[i].day
             if truth.current is not None and truth.current == previous:
                 flags[i] = not any(h.cls in _CURRENT for h in world.probes[i].hits)
-            previous = truth.current
+            latest = truth.current
     return flags
 
 

@@ -4,8 +4,8 @@ A pure function of ``(seed, days, volume)`` like generator 3, built by generator
 with its own random stream (``version = "4"``) and these roles for the eleven
 single-valued attributes (the set-valued ``language`` keeps its adds and drop):
 
-- ``employer`` is a **root** that changes in the first interval (days 11-14). Before the
-  change, its three dependents are tied to its value, one each (shuffled):
+- ``employer`` is a **root** that changes in the second interval (days 16-29). Before the
+  first checkpoint, its three dependents are tied to its value, one each (shuffled):
   ``successor`` ("If I ever leave Veltrix, my team will be Kestrel"), ``contingent`` ("My
   manager at Veltrix is Ingrid") and ``implied`` ("At the office we're all heads-down on
   Bluejay"). A late document dated relative to its written day restates its first value.
@@ -122,18 +122,19 @@ class _BuilderV4(_Builder):
         return self.rng.choice(days) if days else hi
 
     def dependents(self, roles: dict[str, str]) -> None:
-        """Tie each dependent of the root, then change the root on the last free day of the
-        first interval."""
-        free = [d for d in self.plan.intervals()[0] if self.plan.statement_ok(DEP_ROOT, d)]
-        if not free:
+        """Tie each dependent of the root by the first checkpoint, then change the root in
+        the second interval: the first checkpoint sees every tie, and a declared successor
+        not yet in force (an engine that files it as the value at once is wrong there)."""
+        intervals = self.plan.intervals()
+        t0 = self.interval_day(1, DEP_ROOT, False)
+        if len(intervals) < 2 or t0 is None:
             return
-        t0 = free[-1]  # the latest, so the ties and a late document fit before it
         root_value = self.value_at(DEP_ROOT, t0)
         assert root_value is not None
         for dep in DEPENDENTS[DEP_ROOT]:
             tie = roles[dep]
             first = max(self.intro_day[dep], self.intro_day[DEP_ROOT])
-            day = self._free_day(dep, first, t0 - 1)
+            day = self._free_day(dep, first, intervals[0][-1])
             label = self._label(dep)
             if tie == "successor":
                 value = self.fresh(dep)

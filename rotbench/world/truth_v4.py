@@ -4,9 +4,10 @@
 documents delivered by the end of ``day``, by written or effective day), with three rules
 for statements tied to a root attribute's value (``Fact.depends_on``):
 
-- **successor** (``tie='successor'``): the statement sets nothing when said. Once the root
-  leaves the named value (by a change, not a correction) on day d, the value takes effect
-  on d, as if stated then. Live (``cases``) while that value is current from the successor.
+- **successor** (``tie='successor'``): the statement sets nothing when said; until the root
+  leaves the named value its value is ``premature`` (case ``scheduled``). Once the root
+  leaves it (by a change, not a correction) on day d, the value takes effect on d, as if
+  stated then. Live (``cases``) while that value is current from the successor.
 - **contingent / implied**: when the root leaves the named value on day d and the
   dependent's current value came from the tied statement (no later own statement), the
   value is unknown since d: ``current`` None, ``unknown_since`` d, ``previously`` the value
@@ -95,6 +96,12 @@ def truth_v4(world: World, key: str, day: int) -> Truth:
     cases: list[HardCase] = list(truth.cases)
     update: dict = {}
     superseded = list(truth.superseded)
+    waiting = [r[4].value for r in rows if r[4].tie == "successor" and r[4].depends_on
+               and left_day(root_rows, r[4].depends_on.value, r[0], day) is None
+               and r[4].value != truth.current]
+    if waiting:  # declared, not yet in force: like a scheduled value before its day
+        update["premature"] = [*truth.premature, *waiting]
+        cases.append("scheduled")
     last = _last_setting(replayed, day)
     if last is not None and last[4].tie == "successor" and last in triggered:
         cases.append("successor")

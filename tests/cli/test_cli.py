@@ -76,8 +76,10 @@ def test_world_json_has_the_documented_fields() -> None:
     assert {p["unanswerable"] for p in w["probes"] if p["attribute"] is None} == {
         "near_miss", "unrelated"}
     default = json.loads(runner.invoke(app, ["world", "--seed", "42"]).output)
-    assert default["generator_version"] == "3"  # the default since issue 21
-    assert len(default["probes"]) == 96 and default["sessions"][0]["delivered_day"] == 1
+    assert default["generator_version"] == "4"  # the default since issue 33
+    # 16 per checkpoint as generator 3, plus two premise questions per checkpoint
+    assert len(default["probes"]) == 108 and default["sessions"][0]["delivered_day"] == 1
+    assert sum("premise" in p for p in default["probes"]) == 12
     old = json.loads(runner.invoke(app, ["world", "--generator", "1"]).output)
     assert old["generator_version"] == "1" and len(old["probes"]) == 84 and "decoys" not in old
     bad = runner.invoke(app, ["world", "--generator", "7"])

@@ -53,4 +53,4 @@ def test_world_shows_the_new_kinds() -> None:
     assert sum(1 for p in world["probes"] if "premise" in p) == 12
     text = runner.invoke(app, ["world", "--seed", "42", "--format", "transcript"]).output
     assert "(successor on employer = Halcyra)" in text
-    assert "Scratch the move to Tbilisi" in text
+    assert "Scratch the move to Hobart" in text

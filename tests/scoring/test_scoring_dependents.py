@@ -104,3 +104,21 @@ def test_family_and_direction() -> None:
 
     assert "Dependents" not in families_for([R({"current_first": 1})])
     assert "Dependents" in families_for([R({"successor_first": 1})])
+
+
+def test_a_premise_question_on_the_day_a_value_became_current_is_not_in_current_lost() -> None:
+    """current_lost counts a value current at an EARLIER checkpoint; a premise question
+    shares its checkpoint with the attribute's own question, which is not earlier."""
+    t15 = truth(day=15, current="Ravindra", superseded=[], changed=False)
+    t30 = truth(day=30)  # Leopold current from day 30 on
+    probes = [ProbeRecord(day=15, attribute="manager", question="q", truth=t15,
+                          hits=hits("The user's manager is Ravindra.")),
+              ProbeRecord(day=30, attribute="manager", question="q", truth=t30, hits=[]),
+              ProbeRecord(day=30, attribute="manager", question="p", truth=t30, hits=[],
+                          premise="Ravindra")]
+    lost = compute_metrics([world(probes)]).metrics["current_lost"]
+    assert (lost.numerator, lost.denominator) == (0, 0)
+    later = [*probes, ProbeRecord(day=45, attribute="manager", question="q",
+                                  truth=truth(day=45), hits=[])]
+    lost = compute_metrics([world(later)]).metrics["current_lost"]
+    assert (lost.numerator, lost.denominator) == (1, 1)

@@ -15,7 +15,7 @@ from rotbench.world.models import Dependency, World
 SEEDS = (42, 43, 44)
 TWENTY = (42, 43, 44, *range(1, 18))
 NEW_KINDS = ("successor", "contingent", "implied", "premise", "cascade", "relative_date")
-PINNED_V4 = {42: "578c1071ba27", 43: "00b8a2087725", 44: "0a8e147f1d5f"}
+PINNED_V4 = {42: "c35c53e1e879", 43: "d5932fc7772d", 44: "2b4364105043"}
 
 
 def kind_counts(world: World) -> Counter:
@@ -66,53 +66,58 @@ def test_every_new_kind_has_five_questions_three_reverts_three_relative_document
 def test_seed_42_counts_exactly(w42: World) -> None:
     counts = kind_counts(w42)
     assert {k: counts[k] for k in NEW_KINDS} == {
-        "successor": 7, "contingent": 9, "implied": 7, "premise": 12, "cascade": 11,
-        "relative_date": 10}
+        "successor": 6, "contingent": 7, "implied": 6, "premise": 12, "cascade": 11,
+        "relative_date": 9}
     assert reverts(w42) == 3 and relative_late_documents(w42) == 4
 
 
 def test_declared_successor_takes_effect_on_the_root_change_day(w42: World) -> None:
-    # "Plan for the day Halcyra is behind me: Leopold as my manager." (day 13);
-    # the employer changes to Kestrelworks on day 14
-    truth = w42.truth("manager", 15)
-    assert (truth.current, truth.superseded, truth.cases) == ("Leopold", ["Ravindra"],
+    # "The moment I'm done with Halcyra, I'm switching my manager to Svetlana." (day 9);
+    # the employer changes to Tidemark on day 24
+    before = w42.truth("manager", 15)  # declared, not in force: premature, like a schedule
+    assert (before.current, before.premature, before.cases) == ("Ravindra", ["Svetlana"],
+                                                                ["scheduled"])
+    truth = w42.truth("manager", 30)
+    assert (truth.current, truth.superseded, truth.cases) == ("Svetlana", ["Ravindra"],
                                                               ["successor"])
-    assert w42.truth("manager", 90).current == "Leopold"
-    assert w42.truth("manager", 13).current == "Ravindra"
+    assert w42.truth("manager", 24).current == "Svetlana"
+    assert w42.truth("manager", 23).current == "Ravindra"
+    assert w42.truth("manager", 90).current == "Svetlana"
 
 
 def test_contingent_and_implied_become_unknown_with_the_previous_value(w42: World) -> None:
     for key, value, case in (("project_codename", "Obsidian", "contingent"),
                              ("team", "Condor", "implied")):
-        before = w42.truth(key, 13)
+        before = w42.truth(key, 23)
         assert before.current == value and before.unknown_since is None
-        after = w42.truth(key, 15)
-        assert (after.current, after.unknown_since, after.previously) == (None, 14, value)
+        after = w42.truth(key, 30)
+        assert (after.current, after.unknown_since, after.previously) == (None, 24, value)
         assert after.superseded == [value] and case in after.cases and after.changed
         assert after.retracted is None  # unknown, not ended by the user
 
 
 def test_retraction_cascades_to_the_dependents(w42: World) -> None:
-    # moved Winnipeg -> Tbilisi, gym Gritbox and coffee Roastwell stated there (days 23
-    # and 25), then "Scratch the move to Tbilisi" (day 37)
-    assert w42.truth("gym", 30).current == "Gritbox"
+    # moved Winnipeg -> Hobart, coffee Cupola and gym Corestone stated there (days 18 and
+    # 22), then "Scratch the move to Hobart" (day 42)
+    assert w42.truth("gym", 30).current == "Corestone"
     gym = w42.truth("gym", 45)
-    assert (gym.current, gym.cascaded, "cascade" in gym.cases) == ("Pulsegym", ["Gritbox"],
+    assert (gym.current, gym.cascaded, "cascade" in gym.cases) == ("Pulsegym", ["Corestone"],
                                                                     True)
-    assert "Gritbox" in gym.superseded
+    assert "Corestone" in gym.superseded
     coffee = w42.truth("coffee_shop", 90)
-    assert (coffee.current, coffee.cascaded) == ("Grindhouse", ["Roastwell"])
+    assert (coffee.current, coffee.cascaded) == ("Grindhouse", ["Cupola"])
     home = w42.truth("home_city", 45)
-    assert (home.current, home.corrected, home.superseded) == ("Winnipeg", ["Tbilisi"], [])
+    assert (home.current, home.corrected, home.superseded) == ("Winnipeg", ["Hobart"], [])
 
 
 def test_relative_date_resolves_against_the_written_day(w42: World) -> None:
     late = [s for s in w42.sessions
             if s.late and s.facts and s.facts[0].attribute == "employer"][0]
-    assert (late.day, late.arrival, late.facts[0].effective_day) == (8, 29, 5)
-    assert late.turns[0].text == "It was three days ago that Halcyra became my employer."
-    assert w42.truth("employer", 30).cases == ["late", "relative_date"]
-    assert w42.truth("employer", 30).current == "Kestrelworks"
+    assert (late.day, late.arrival, late.facts[0].effective_day) == (8, 36, 5)
+    assert late.turns[0].text == "Forgot to say: three days ago, my employer became Halcyra."
+    assert w42.truth("employer", 30).cases == []  # not delivered yet
+    assert w42.truth("employer", 45).cases == ["late", "relative_date"]
+    assert w42.truth("employer", 45).current == "Tidemark"
 
 
 def test_premise_questions_name_a_superseded_value(w42: World) -> None:
@@ -159,16 +164,18 @@ def _drafts(world: World, extractor: OracleExtractor, uri_part: str):
 def test_oracle_reads_ties_successors_relative_dates_and_premises(w42: World) -> None:
     ex = OracleExtractor(w42)
     by_text = {s.turns[0].text: s for s in w42.sessions}
-    successor = by_text["Plan for the day Halcyra is behind me: Leopold as my manager."]
+    successor = by_text[
+        "The moment I'm done with Halcyra, I'm switching my manager to Svetlana."]
     [claim] = _drafts(w42, ex, successor.document_uri.split("/", 3)[-1])
-    assert (claim.mood, claim.slot, claim.value) == ("conditional", "manager", "Leopold")
+    assert (claim.mood, claim.slot, claim.value) == ("conditional", "manager", "Svetlana")
     assert claim.depends_on == ClaimDependency(slot="employer", value="Halcyra")
-    assert claim.sentence == "The user's manager will be Leopold once their employer changes."
-    tie = by_text["My project at Halcyra is Obsidian."]
+    assert claim.sentence == ("The user's manager will be Svetlana once their employer "
+                              "changes.")
+    tie = by_text["While I'm at Halcyra I work on Obsidian."]
     [claim] = _drafts(w42, ex, tie.document_uri.split("/", 3)[-1])
     assert (claim.mood, claim.depends_on) == ("fact", ClaimDependency(slot="employer",
                                                                       value="Halcyra"))
-    late = by_text["It was three days ago that Halcyra became my employer."]
+    late = by_text["Forgot to say: three days ago, my employer became Halcyra."]
     [claim] = _drafts(w42, ex, late.document_uri.split("/", 3)[-1])
     assert (claim.valid_from, claim.depends_on) == (5, None)
     frame = ex.read_question("Does the user still report to Ravindra?")
@@ -190,3 +197,12 @@ def test_oracle_texts_cover_every_generator_4_text(w42: World) -> None:
 def test_world_dependency_model_is_the_roots_value() -> None:
     assert Dependency(attribute="employer", value="Halcyra").model_dump() == {
         "attribute": "employer", "value": "Halcyra"}
+
+
+def test_volume_multiplies_the_filler_and_keeps_the_kinds() -> None:
+    small = generate_world(42, 90, "4")
+    big = generate_world(42, 90, "4", volume=3)
+    filler = [sum(s.kind == "filler" for s in w.sessions) for w in (small, big)]
+    assert filler[1] > 2 * filler[0] and big.volume == 3
+    counts = kind_counts(big)  # another world (volume seeds it), with every kind
+    assert min(counts[k] for k in NEW_KINDS) >= 5

@@ -43,5 +43,5 @@ def test_generator_4_default_composes_and_unknown_values_are_history() -> None:
 def test_known_values_include_what_the_persona_said_beyond_its_changes() -> None:
     world = compose_shared_world(42, 1).users[0].world
     # seed 42: the gym stated under a move later taken back, never in ``changes``
-    assert "Gritbox" in known_values(world, "gym")
-    assert "Gritbox" not in {c.value for c in world.attribute("gym").changes}
+    assert "Corestone" in known_values(world, "gym")
+    assert "Corestone" not in {c.value for c in world.attribute("gym").changes}

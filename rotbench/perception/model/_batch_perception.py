@@ -32,7 +32,6 @@ from rotbench.perception.model._prompts import (
     CHECK_KINDS,
     CheckKind,
     InvalidAnswer,
-    QuestionAnswer,
     YesNoAnswer,
     parse_answer,
     retry_prompt,
@@ -129,7 +128,7 @@ def batch_extraction(extractors: Sequence[tuple[LiveExtractor, Sequence, Sequenc
         for q in probe_questions:
             request = extractor.question_request(q)
             if request is not None:
-                questions.append((*request, QuestionAnswer, None))
+                questions.append((*request, extractor.prompt.question_shape, None))
         reasons = extractor._asker.client.reasons if isinstance(
             extractor._asker.client, BatchOnlyClient) else reasons
     if asker is None:

@@ -31,7 +31,6 @@ from rotbench.perception.model._prompts import (
     EXTRACT_PROMPTS,
     CheckKind,
     InvalidAnswer,
-    QuestionAnswer,
     YesNoAnswer,
     parse_answer,
     retry_prompt,
@@ -352,12 +351,12 @@ class LiveExtractor(_LivePerception):
         if request is None:
             return None
         self._asker.count(requested=1)
-        answer = self._asker.ask(*request, QuestionAnswer, item=f"question {question[:60]!r}")
+        answer = self._asker.ask(*request, self.prompt.question_shape,
+                                 item=f"question {question[:60]!r}")
         if answer is None:
             self._asker.count(undecided=1)
             return None
-        return QuestionFrame(subject=answer.subject.strip(), slot=answer.slot,
-                             tense=answer.tense)
+        return self.prompt.frame(answer)
 
     def extract(self, document: Document) -> list[ClaimDraft]:
         """The claims ``document`` supports, in order; ``[]`` on a recorded failure."""

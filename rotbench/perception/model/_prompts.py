@@ -30,7 +30,7 @@ from pydantic import (
 )
 
 from rotbench.engines.protocol import Document
-from rotbench.perception.protocol import Claim, ClaimDraft, ClaimEvent
+from rotbench.perception.protocol import Claim, ClaimDraft, ClaimEvent, QuestionFrame
 
 CheckKind = Literal["contradiction", "slot"]
 CHECK_KINDS: tuple[CheckKind, ...] = ("contradiction", "slot")
@@ -489,6 +489,16 @@ class ExtractPrompt:
         """The pydantic model an extraction answer of this version is validated as."""
         return ExtractionAnswerV3 if self.dated else ExtractionAnswer
 
+    @property
+    def question_shape(self) -> type[QuestionAnswer]:
+        """The pydantic model a question reading of this version is validated as."""
+        return QuestionAnswer
+
+    def frame(self, answer: QuestionAnswer) -> QuestionFrame:
+        """The question frame of a validated reading."""
+        return QuestionFrame(subject=answer.subject.strip(), slot=answer.slot,
+                             tense=answer.tense)
+
     def answer_context(self, document: Document) -> dict[str, object] | None:
         """The validation context of ``document``'s answer: ``{"written": date}`` for a dated
         version (a scheduled change must fall after it), else None."""
@@ -599,10 +609,13 @@ figures, estimates and call caches stay as they were before ``extract-v3``."""
 
 
 def default_extract_prompt(generator_version: str | None) -> str:
-    """The extraction prompt version a world of ``generator_version`` ('1', '2', '3'; None:
-    the newest) is read with when the settings name none."""
+    """The extraction prompt version a world of ``generator_version`` ('1' to '4'; None:
+    ``DEFAULT_EXTRACT_PROMPT``) is read with when the settings name none: ``extract-v4``
+    for generator 4, whose ties only it asks for."""
     if generator_version in ("1", "2"):
         return LEGACY_EXTRACT_PROMPT
+    if generator_version == "4":
+        return "extract-v4"
     return DEFAULT_EXTRACT_PROMPT
 
 
@@ -725,3 +738,13 @@ def claim_views_of(prompt: str) -> tuple[dict[str, object], dict[str, object]]:
         json.loads(_between(prompt, OLDER_OPEN, OLDER_CLOSE)),
         json.loads(_between(prompt, NEWER_OPEN, NEWER_CLOSE)),
     )
+
+
+def _register_v4() -> None:
+    """Add ``extract-v4`` (its own module: ``_prompts_v4``) to ``EXTRACT_PROMPTS``."""
+    from rotbench.perception.model._prompts_v4 import EXTRACT_V4
+
+    EXTRACT_PROMPTS[EXTRACT_V4.version] = EXTRACT_V4
+
+
+_register_v4()

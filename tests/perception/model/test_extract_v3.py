@@ -343,12 +343,12 @@ def test_the_prompt_version_follows_the_generator_unless_settings_name_one(
     path = tmp_path / "settings.json"
     path.write_text('{"extract_prompt_version": "extract-v2"}')
     assert load_llm_settings(path, 8).extract_prompt_for("3") == "extract-v2"
-    path.write_text('{"extract_prompt_version": "extract-v4"}')
+    path.write_text('{"extract_prompt_version": "extract-v9"}')
     with pytest.raises(SettingsError, match=r"field extract_prompt_version: .*unknown extract "
-                       r"prompt version 'extract-v4'; available: extract-v1, extract-v2, "
-                       r"extract-v3$"):
+                       r"prompt version 'extract-v9'; available: extract-v1, extract-v2, "
+                       r"extract-v3, extract-v4$"):
         load_llm_settings(path, 8)
-    assert set(EXTRACT_PROMPTS) == {"extract-v1", "extract-v2", "extract-v3"}
+    assert set(EXTRACT_PROMPTS) == {"extract-v1", "extract-v2", "extract-v3", "extract-v4"}
 
     gen2, gen3 = generate_world(42, generator="2"), generate_world(42, generator="3")
     live = build_perception("live", default, cache_dir=tmp_path, client=RefusingClient())

@@ -80,7 +80,8 @@ def test_live_extractor_is_an_extractor_with_a_stamp() -> None:
     ex = LiveExtractor(RefusingClient(), "claude-sonnet-4-6", slots=["home_city"])
     assert isinstance(ex, Extractor)
     assert ex.stamp == "live-extractor-1:claude-sonnet-4-6:extract-v3"  # the newest prompt
-    with pytest.raises(ValueError, match="available: extract-v1, extract-v2, extract-v3$"):
+    with pytest.raises(ValueError,
+                       match="available: extract-v1, extract-v2, extract-v3, extract-v4$"):
         LiveExtractor(RefusingClient(), "m", "extract-v0", slots=[])
 
 

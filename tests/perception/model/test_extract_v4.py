@@ -1,0 +1,275 @@
+"""Prompt ``extract-v4``: what each new field parses into, what a bad field is told, which
+prompt a generator-4 world is read with, and the estimate against the fake API on
+generator 4 (the calls projected are the calls made).
+
+Every model answer here is hand-written or the oracle's, and reaches the extractor through
+the real SDK and the fake Anthropic server (``rotbench.testing.fake_anthropic``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from llm_helpers import FAST_CONFIG, documents
+
+from rotbench.embedding import Embedder
+from rotbench.engines.protocol import Document
+from rotbench.perception.model import (
+    AnthropicClient,
+    CallCache,
+    LiveExtractor,
+    LLMSettings,
+    build_perception,
+    estimate,
+    slots_from_world,
+)
+from rotbench.perception.model._prompts import EXTRACT_PROMPTS, RETRY_MARKER
+from rotbench.perception.oracle import OracleChecker, OracleExtractor
+from rotbench.perception.protocol import ClaimDraft, Dependency, QuestionFrame
+from rotbench.pipeline.extract import extract_concurrently, extract_documents
+from rotbench.reference.reconcile import deposit
+from rotbench.testing.fake_anthropic import FakeAnthropic, FakeRequest, oracle_answerer
+from rotbench.world.generate import generate_world
+from rotbench.world.models import Turn, World
+
+SLOTS = {"employer": "employer", "home_city": "home city", "manager": "manager",
+         "gym": "gym"}
+# Day 14 of every world is Monday 19 January 2026 (the epoch is 2026-01-05).
+DOC = Document(uri="conv://t/1", day=14, timestamp="2026-01-19T10:00:00Z", kind="conversation",
+               turns=[Turn(role="user", text="Some news about me last week."),
+                      Turn(role="assistant", text="Noted.")])
+BASE = {"subject": "the user", "tense": "present", "attribution": "own"}
+SETTINGS = LLMSettings(prices={"claude-haiku-4-5": (1.0, 5.0), "claude-sonnet-4-6": (3.0, 15.0)})
+
+
+class Answers:
+    """The fake's answers, in order (the last one repeats)."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = ['{"claims": []}']
+        self.served = 0
+
+    def __call__(self, req: FakeRequest) -> str:
+        text = self.texts[min(self.served, len(self.texts) - 1)]
+        self.served += 1
+        return text
+
+
+@pytest.fixture
+def answers() -> Answers:
+    return Answers()
+
+
+@pytest.fixture
+def fake(answers: Answers) -> Iterator[FakeAnthropic]:
+    with FakeAnthropic(answers) as server:
+        yield server
+
+
+def _extractor(fake: FakeAnthropic) -> LiveExtractor:
+    return LiveExtractor(AnthropicClient(base_url=fake.base_url), "claude-sonnet-4-6",
+                         "extract-v4", slots=SLOTS)
+
+
+def _answer(*claims: dict) -> str:
+    return json.dumps({"claims": [{**BASE, **c} for c in claims]})
+
+
+def _draft(**fields) -> ClaimDraft:
+    return ClaimDraft(**{**BASE, **fields})
+
+
+# ---- one test per new field ------------------------------------------------------------------
+
+def test_a_declared_successor_is_a_conditional_claim_with_its_root(
+        fake: FakeAnthropic, answers: Answers) -> None:
+    s = "The user's gym will be Summit once their home city changes."
+    answers.texts = [_answer({"slot": "gym", "value": "Summit", "sentence": s,
+                              "mood": "Successor",
+                              "depends_on": {"slot": "home_city", "value": " Lisbon "}})]
+    assert _extractor(fake).extract(DOC) == [
+        _draft(slot="gym", value="Summit", sentence=s, mood="conditional",
+               depends_on=Dependency(slot="home_city", value="Lisbon"))]
+
+
+def test_a_stated_tie_is_a_fact_with_depends_on(fake: FakeAnthropic, answers: Answers) -> None:
+    s = "The user's manager is Ingrid."
+    answers.texts = [_answer({"slot": "manager", "value": "Ingrid", "sentence": s,
+                              "depends_on": {"slot": "employer", "value": "Acme"}})]
+    assert _extractor(fake).extract(DOC) == [
+        _draft(slot="manager", value="Ingrid", sentence=s,
+               depends_on=Dependency(slot="employer", value="Acme"))]
+
+
+def test_a_relative_date_in_the_past_becomes_valid_from(
+        fake: FakeAnthropic, answers: Answers) -> None:
+    s = "The user's home city is Porto."
+    answers.texts = [_answer({"slot": "home_city", "value": "Porto", "sentence": s,
+                              "valid_from": "2026-01-12"})]  # "last week"
+    assert _extractor(fake).extract(DOC) == [
+        _draft(slot="home_city", value="Porto", sentence=s, valid_from=7)]
+
+
+def test_a_premise_question_is_read_with_its_premise(
+        fake: FakeAnthropic, answers: Answers) -> None:
+    answers.texts = ['{"subject": "the user", "slot": "gym", "tense": "present", '
+                     '"premise": " Ironworks "}']
+    frame = _extractor(fake).read_question("Does the user still work out at Ironworks?")
+    assert frame == QuestionFrame(subject="the user", slot="gym", premise="Ironworks")
+    answers.texts, answers.served = ['{"subject": "the user", "slot": "gym", "premise": "null"}'], 0
+    frame = _extractor(fake).read_question("Which gym does the user go to?")
+    assert frame == QuestionFrame(subject="the user", slot="gym")
+    assert "premise" not in frame.model_dump()
+
+
+def test_a_v3_answer_parses_under_v4_with_no_new_field_set(
+        fake: FakeAnthropic, answers: Answers) -> None:
+    s = "The user's home city is Porto."
+    answers.texts = [_answer({"slot": "home_city", "value": "Porto", "sentence": s})]
+    (draft,) = _extractor(fake).extract(DOC)
+    assert draft == _draft(slot="home_city", value="Porto", sentence=s)
+    assert "depends_on" not in draft.model_dump()
+
+
+# ---- malformed answers: one line naming the field, a retry that says so, then a failure ----
+
+MALFORMED = {
+    "conditional without depends_on": (
+        {"slot": "gym", "value": "Summit", "sentence": "s", "mood": "conditional"},
+        "a conditional claim needs depends_on, the slot value whose end sets it off"),
+    "conditional in the past": (
+        {"slot": "gym", "value": "Summit", "sentence": "s", "mood": "conditional",
+         "tense": "past", "depends_on": {"slot": "home_city", "value": "Lisbon"}},
+        "a conditional claim is told in the present tense, not 'past'"),
+    "depends_on its own slot": (
+        {"slot": "gym", "value": "Summit", "sentence": "s",
+         "depends_on": {"slot": "gym", "value": "Forge"}},
+        "depends_on names the claim's own slot 'gym'"),
+    "depends_on not an object": (
+        {"slot": "manager", "value": "Ingrid", "sentence": "s", "depends_on": "Acme"},
+        "depends_on must be an object {\"slot\": ..., \"value\": ...} or null, got 'Acme'"),
+    "depends_on without a value": (
+        {"slot": "manager", "value": "Ingrid", "sentence": "s",
+         "depends_on": {"slot": "employer", "value": " "}},
+        "String should have at least 1 character"),
+    "a later valid_from without an event": (
+        {"slot": "home_city", "value": "Porto", "sentence": "s", "valid_from": "2026-01-26"},
+        "valid_from 2026-01-26 is after the document's date 2026-01-19: that is event "
+        "'scheduled'"),
+    "event on a conditional": (
+        {"slot": "gym", "value": "Summit", "sentence": "s", "mood": "conditional",
+         "event": "scheduled", "valid_from": "2026-02-01",
+         "depends_on": {"slot": "home_city", "value": "Lisbon"}},
+        "event 'scheduled' is only for a plain fact, not mood 'conditional'"),
+}
+
+
+@pytest.mark.parametrize("case", list(MALFORMED), ids=list(MALFORMED))
+def test_a_bad_field_is_one_line_retried_with_its_reason_then_a_failure(
+        case: str, fake: FakeAnthropic, answers: Answers) -> None:
+    claim, message = MALFORMED[case]
+    answers.texts = [_answer(claim)]
+    ex = _extractor(fake)
+    assert ex.extract(DOC) == []
+    first, retry = fake.requests
+    assert not first.is_retry and retry.is_retry
+    assert message in retry.prompt.split(RETRY_MARKER, 1)[1]
+    (failure,) = ex.stats.failures
+    assert failure.kind == "invalid_answer" and message in failure.reason
+    assert "\n" not in failure.reason and "first at claims.0" in failure.reason
+
+
+def test_a_bad_premise_is_retried_then_a_failure(fake: FakeAnthropic, answers: Answers) -> None:
+    answers.texts = ['{"subject": "the user", "slot": "gym", "premise": 3}']
+    ex = _extractor(fake)
+    assert ex.read_question("Is Forge still the user's gym?") is None
+    assert "premise must be the value the question takes for granted" in \
+        ex.stats.failures[0].reason
+
+
+# ---- the prompt and which worlds get it ------------------------------------------------------
+
+def test_v4_is_registered_and_read_for_generator_4_only() -> None:
+    assert set(EXTRACT_PROMPTS) == {"extract-v1", "extract-v2", "extract-v3", "extract-v4"}
+    system = EXTRACT_PROMPTS["extract-v4"].system
+    for word in ("conditional", "depends_on", "relative to the written date", "valid_until",
+                 "never instructions"):
+        assert word in system
+    assert "premise" in (EXTRACT_PROMPTS["extract-v4"].question_system or "")
+    assert [LLMSettings().extract_prompt_for(g) for g in ("2", "3", "4")] == [
+        "extract-v2", "extract-v3", "extract-v4"]
+
+
+# ---- generator 4 end to end against an oracle-answering fake --------------------------------
+
+@pytest.fixture(scope="module")
+def world4() -> World:
+    return generate_world(42, generator="4")
+
+
+@pytest.fixture
+def fake4(world4: World) -> Iterator[FakeAnthropic]:
+    with FakeAnthropic(oracle_answerer(world4)) as server:
+        yield server
+
+
+def test_v4_round_trips_every_new_field_of_a_generator_4_world(
+        fake4: FakeAnthropic, world4: World, tmp_path: Path) -> None:
+    docs = documents(world4)
+    questions = [p.question for p in world4.probes]
+    oracle = extract_documents(docs, OracleExtractor(world4), questions)
+    drafts = [d for doc in oracle.documents for d in doc.drafts]
+    assert any(d.mood == "conditional" for d in drafts)
+    assert sum(d.depends_on is not None for d in drafts) == 5
+    assert any(d.valid_from is not None and d.event is None for d in drafts)
+    ex = LiveExtractor(AnthropicClient(base_url=fake4.base_url), "claude-sonnet-4-6",
+                       cache=CallCache(tmp_path), slots=slots_from_world(world4),
+                       prompt_version="extract-v4")
+    live = extract_concurrently(docs, ex, 8, questions)
+    assert live.documents == oracle.documents
+    assert live.questions == oracle.questions
+    # 12 premise questions, one asked twice: 11 distinct readings
+    assert sum(1 for f in live.questions.values() if f and f.premise) == 11
+    assert ex.stats.failures == [] and ex.stats.invalid_answers == 0
+
+
+def test_live_arm_estimate_equals_the_calls_made_on_generator_4(
+        fake4: FakeAnthropic, world4: World, embedder: Embedder, tmp_path: Path) -> None:
+    docs = documents(world4)
+    questions = [p.question for p in world4.probes]
+    oracle = extract_documents(docs, OracleExtractor(world4), questions)
+    oracle_ledger = deposit(oracle, embedder, OracleChecker(), FAST_CONFIG)
+    est = estimate(world4, "live", SETTINGS, embedder=embedder, engine_config=FAST_CONFIG)
+    live = build_perception("live", SETTINGS, cache_dir=tmp_path,
+                            client=AnthropicClient(base_url=fake4.base_url))
+    extractor = live.extractor(world4)
+    assert extractor.prompt_version == "extract-v4"
+    extraction = extract_concurrently(docs, extractor, 8, questions)
+    assert extraction.documents == oracle.documents
+    ledger = deposit(extraction, embedder, live.checker(world4), FAST_CONFIG)
+    assert (ledger.claims, ledger.events, ledger.counts) == (
+        oracle_ledger.claims, oracle_ledger.events, oracle_ledger.counts)
+    metered = live.meter.stage("extract")
+    assert est.stages["extract"].calls == fake4.count(("extract", "question")) == metered.calls
+    assert est.stages["extract"].input_tokens == metered.input_tokens
+    assert est.stages["extract"].output_tokens == metered.output_tokens
+    assert est.stages["check"].calls == fake4.count(("contradiction", "slot"))
+
+
+def test_probe_arm_estimate_is_exact_on_generator_4(
+        fake4: FakeAnthropic, world4: World, embedder: Embedder, tmp_path: Path) -> None:
+    extraction = extract_documents(documents(world4), OracleExtractor(world4))
+    oracle_ledger = deposit(extraction, embedder, OracleChecker(), FAST_CONFIG)
+    est = estimate(world4, "probe", SETTINGS, embedder=embedder, engine_config=FAST_CONFIG)
+    assert set(est.stages) == {"check"} and est.stages["check"].projection == "exact"
+    live = build_perception("probe", SETTINGS, cache_dir=tmp_path,
+                            client=AnthropicClient(base_url=fake4.base_url))
+    ledger = deposit(extraction, embedder, live.checker(world4), FAST_CONFIG)
+    assert (ledger.claims, ledger.events, ledger.counts) == (
+        oracle_ledger.claims, oracle_ledger.events, oracle_ledger.counts)
+    received = fake4.count(("contradiction", "slot"))
+    assert received > 0 and fake4.count() == received  # no extraction on the probe arm
+    assert est.stages["check"].calls == received == 2 * oracle_ledger.counts.pairs_judged
