@@ -56,6 +56,13 @@ current value was delivered before an earlier checkpoint and has stayed current 
 when it is not in the top k, whether or not it was ever recalled (so an update that deletes
 the old value and never adds the new one shows).
 
+Scorer v5 (``figures == 'v5'``, the default for generator 3 and later) keeps every v4
+definition but one rule: a hit marked ``ScoredHit.framed_past`` (it carries the current value
+only framed as past, ``rotbench.scoring.scorer_v5``) does not serve that value. It does not
+count for ``recall_current_at_k``, ``members_recall_at_k`` or ``control_recall_at_k``, and
+``current_lost`` and ``member_lost`` count the value as lost when such hits are all that carry
+it. ``current_first`` and the class counts are v4's.
+
 Two figures have no better direction (``CONTEXT_FIGURES``) and are read only beside the
 figure that explains them: ``poison_surfaced_at_k`` (an engine that keeps untrusted values
 under their source surfaces more of them than one that adopts them and lets them be
@@ -205,6 +212,12 @@ FLOORS: tuple[float, ...] = tuple(round(0.10 + 0.05 * i, 2) for i in range(7))
 
 _POISON: frozenset[HitClass] = frozenset({"poison_asserted", "poison_attributed"})
 _CURRENT: frozenset[HitClass] = frozenset({"current", "mixed"})
+
+
+def _recalls(hit: ScoredHit) -> bool:
+    """The hit serves the current value: its class is current or mixed and (scorer v5 on) it
+    does not carry that value only framed as past (``ScoredHit.framed_past``)."""
+    return hit.cls in _CURRENT and not hit.framed_past
 
 Outcome = tuple[int, int] | None
 """A question's contribution to one rate: (numerator, denominator), or None when the
@@ -367,7 +380,7 @@ def _lost_flags_v4(world: WorldProbes) -> dict[int, bool]:
             truth = world.probes[i].truth
             assert truth is not None
             if truth.current is not None and truth.current == previous:
-                flags[i] = not any(h.cls in _CURRENT for h in world.probes[i].hits)
+                flags[i] = not any(_recalls(h) for h in world.probes[i].hits)
             previous = truth.current
     return flags
 
@@ -378,7 +391,8 @@ def lost_flags(world: WorldProbes) -> dict[int, bool]:
 
 
 def _found_values(hits: list[ScoredHit]) -> set[str]:
-    return {v for h in hits for v in h.values}
+    """Values the hits serve (scorer v5 on: not those carried only framed as past)."""
+    return {v for h in hits if not h.framed_past for v in h.values}
 
 
 def _norm(value: str) -> str:
@@ -431,7 +445,7 @@ def _outcomes(
     classes = {h.cls for h in hits}
     first = _first_value_bearing(hits)
     first_cls = first.cls if first is not None else "none"
-    recall = bool(classes & _CURRENT)
+    recall = any(_recalls(h) for h in hits)
     if events:
         _event_outcomes(probe, hits, first_cls, out)
     if truth.current is not None:
