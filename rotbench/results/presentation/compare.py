@@ -164,17 +164,28 @@ def _difference(first: Rate, other: Rate, paired: Paired | None) -> Difference |
                                    "significant": paired.p_value < ALPHA})
 
 
+def _questions(outcomes: Outcomes | None, metric: str,
+               rate: Rate | None) -> dict | None:
+    """The figure's per-question outcomes when they add up to the report's own rate (a
+    report whose figures were edited, or summed another way, is not paired)."""
+    if outcomes is None or rate is None:
+        return None
+    got = outcomes.get(metric, {})
+    if (sum(got.values()), len(got)) != (rate.numerator, rate.denominator):
+        return None
+    return got
+
+
 def _row(metric: str, rates: list[Rate | None],
          outcomes: list[Outcomes | None] | None = None) -> Row:
     cells = []
     outcomes = outcomes or [None] * len(rates)
-    base = outcomes[0].get(metric, {}) if outcomes[0] is not None else None
+    base = _questions(outcomes[0], metric, rates[0])
     for i, rate in enumerate(rates):
         diff = None
         if i > 0 and rate is not None and rates[0] is not None:
-            mine = outcomes[i]
-            paired = (pair(base, mine.get(metric, {}))
-                      if base is not None and mine is not None and metric in mine else None)
+            mine = _questions(outcomes[i], metric, rate)
+            paired = pair(base, mine) if base and mine else None
             diff = _difference(rates[0], rate, paired)
         cells.append(Cell(rate=rate, difference=diff))
     return Row(metric=metric, better=better_label(metric), cells=cells)
