@@ -48,7 +48,7 @@ class RunSpec(BaseModel):
     generator: str = Field(default=DEFAULT_GENERATOR, description="World generator version.")
     volume: int = Field(default=1, description="Generator 3: filler multiplier (1 to 100).")
     scorer: str | None = Field(default=None, description="None = the generator's default "
-                               "scorer (v4 for generator 3, else v3).")
+                               "scorer (v5 for generator 3 and later, else v3).")
     overrides: list[str] = Field(default_factory=list, description="Engine config KEY=VALUE.")
     record_claim_text: bool = True
     cache_dir: str = "cache"

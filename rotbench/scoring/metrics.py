@@ -77,7 +77,9 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from rotbench.scoring.miss_stages import count_stages
 from rotbench.scoring.models import HIT_CLASSES, HitClass, ProbeRecord, ScoredHit, WorldProbes
+from rotbench.scoring.scorer_v5 import serves_current
 from rotbench.scoring.wilson import wilson_interval
 from rotbench.world.models import CHANNELS, DECOY_KINDS, UNANSWERABLE_KINDS, Channel
 
@@ -214,10 +216,7 @@ _POISON: frozenset[HitClass] = frozenset({"poison_asserted", "poison_attributed"
 _CURRENT: frozenset[HitClass] = frozenset({"current", "mixed"})
 
 
-def _recalls(hit: ScoredHit) -> bool:
-    """The hit serves the current value: its class is current or mixed and (scorer v5 on) it
-    does not carry that value only framed as past (``ScoredHit.framed_past``)."""
-    return hit.cls in _CURRENT and not hit.framed_past
+_recalls = serves_current  # scorer v5: a current value framed only as past is not served
 
 Outcome = tuple[int, int] | None
 """A question's contribution to one rate: (numerator, denominator), or None when the
@@ -314,6 +313,11 @@ class MetricsBundle(BaseModel):
         description="None (not applicable) when some hit reported no raw similarity: an "
         "engine's blended score is not a cosine, so no floor can be read from it."
     )
+    miss_stages: dict[str, int] | None = Field(
+        default=None,
+        description="Wrong first answers by where they went wrong (``rotbench.scoring."
+        "miss_stages``); sums to current_first's denominator minus its numerator. None in "
+        "reports written before it existed.")
 
 
 def _first_value_bearing(hits: list[ScoredHit]) -> ScoredHit | None:
@@ -669,4 +673,5 @@ def compute_metrics(
         first_hit_counts=first_counts,
         floor_sweep=_floor_sweep(answerable, unanswerable) if all(
             h.similarity is not None for p in probes for h in p.hits) else None,
+        miss_stages=count_stages(worlds),
     )

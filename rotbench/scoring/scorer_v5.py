@@ -18,12 +18,22 @@ reads its text as past (``Lexicon.is_past``).
 from __future__ import annotations
 
 from rotbench.scoring.lexicons import Lexicon
+from rotbench.scoring.models import ScoredHit
+
+CURRENT_CLASSES: frozenset[str] = frozenset({"current", "mixed"})
+"""The classes of a hit that carries the current value."""
 
 
 def framed_past(cls: str, text: str, lex: Lexicon) -> bool:
     """True when a hit of class ``cls`` with text ``text`` carries the current value only
     framed as past under ``lex`` (see the module docstring)."""
     return cls == "current" and lex.is_past(text)
+
+
+def serves_current(hit: ScoredHit) -> bool:
+    """The hit serves the current value: its class is current or mixed and it is not marked
+    ``framed_past`` (only scorer v5 marks hits, so under v1-v4 this is the class alone)."""
+    return hit.cls in CURRENT_CLASSES and not hit.framed_past
 
 
 OVERRIDES: dict[str, object] = {"figures": "v5", "marks_framed_past": True}

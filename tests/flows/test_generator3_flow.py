@@ -1,4 +1,5 @@
-"""Generator 3 end to end: one flow run (oracle arm, seeds 42 43 44, scorer v4 by default)
+"""Generator 3 end to end: one flow run (oracle arm, seeds 42 43 44, scorer v5 by default;
+every figure pinned here is the same under v4)
 of the reference engine 0.4.0, latest-wins, transcript-rag and the 20-line example engine,
 with every figure pinned exactly (the engines table of docs/generator-3.md).
 
@@ -67,12 +68,12 @@ def outcome(run_root):
     return run_root[1]
 
 
-def test_every_engine_ran_on_generator_3_under_scorer_v4(outcome) -> None:
+def test_every_engine_ran_on_generator_3_under_scorer_v5(outcome) -> None:
     assert not outcome.failures and not outcome.missing
     assert [r.selection.engine for r in outcome.reports] == list(PINNED)
     for report in outcome.reports:
         assert report.selection.generator_version == "3"
-        assert report.selection.scorer_version == "v4"
+        assert report.selection.scorer_version == "v5"
 
 
 @pytest.mark.parametrize("engine", list(PINNED))

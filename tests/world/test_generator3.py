@@ -29,7 +29,7 @@ def world(request) -> World:
 def test_generator_3_is_released_and_the_default() -> None:
     assert GENERATOR_VERSIONS == ("1", "2", "3") and DEFAULT_GENERATOR == "3"
     assert generate_world(42) == generate_world(42, generator="3")
-    assert RunSpec().generator == "3" and RunSpec().scorer_version == "v4"
+    assert RunSpec().generator == "3" and RunSpec().scorer_version == "v5"
     assert RunSpec(generator="2").scorer_version == "v3"
 
 
