@@ -27,6 +27,7 @@ from rotbench.scoring.metrics import (
     _outcomes,
     lost_flags,
 )
+from rotbench.scoring.miss_stages import MISS_STAGES, question_stages
 from rotbench.scoring.models import WorldProbes
 from rotbench.world.models import CHANNELS
 
@@ -46,6 +47,12 @@ def channel_row(metric: str, channel: str) -> str:
     return f"{metric} ({channel})"
 
 
+def miss_row(stage: str) -> str:
+    """The row name of one miss stage: the share of current_first's questions whose first
+    answer went wrong at that stage (``rotbench.scoring.miss_stages``)."""
+    return f"miss: {stage}"
+
+
 def question_outcomes(worlds: Iterable[WorldProbes], reads_decoys: bool = True) -> Outcomes:
     """Every question's 0/1 outcome per metric over scored ``worlds`` (one at a time).
 
@@ -56,6 +63,7 @@ def question_outcomes(worlds: Iterable[WorldProbes], reads_decoys: bool = True) 
         if not world.scored:
             raise ValueError(f"world seed {world.seed} has unscored hits")
         lost = lost_flags(world)
+        stages = question_stages(world)
         for i, p in enumerate(world.probes):
             key: QuestionKey = (world.seed, p.user, p.day, p.attribute, p.question)
             control = p.truth is not None and p.truth.attribute in world.controls_of(p.user)
@@ -63,6 +71,9 @@ def question_outcomes(worlds: Iterable[WorldProbes], reads_decoys: bool = True) 
             for c in CHANNELS:
                 for m, got in _channel_outcomes(p, c).items():
                     rows[channel_row(m, c)] = got
+            if rows["current_first"] is not None:
+                for stage in MISS_STAGES:
+                    rows[miss_row(stage)] = (int(stages.get(i) == stage), 1)
             for metric, got in rows.items():
                 if got is not None and metric not in NOT_PAIRED:
                     out.setdefault(metric, {})[key] = got[0]
@@ -109,4 +120,4 @@ def pair(first: dict[QuestionKey, int], other: dict[QuestionKey, int]) -> Paired
 
 
 __all__ = ["NOT_PAIRED", "POISON_METRICS", "Outcomes", "Paired", "QuestionKey",
-           "channel_row", "mcnemar_exact", "pair", "question_outcomes"]
+           "channel_row", "mcnemar_exact", "miss_row", "pair", "question_outcomes"]

@@ -26,7 +26,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 TOP_LEVEL = [
     "schema_version", "run_id", "created_at", "origin", "selection", "metrics", "by_channel",
     "by_kind", "by_checkpoint", "by_attribute", "by_phrasing", "first_hit_counts", "floor_sweep",
-    "worlds", "embedded_worlds", "notes", "stages", "timings", "usage", "review_queue",
+    "miss_stages", "worlds", "embedded_worlds", "notes", "stages", "timings", "usage", "review_queue",
     "real_pairs", "degraded",
 ]  # fmt: skip
 

@@ -34,7 +34,15 @@ from rotbench.results.presentation.tables import Col, print_table
 from rotbench.results.schema import Report
 from rotbench.safe_text import printable
 from rotbench.scoring.lexicons import lexicon
-from rotbench.scoring.paired import Outcomes, Paired, channel_row, pair, question_outcomes
+from rotbench.scoring.miss_stages import MISS_STAGES
+from rotbench.scoring.paired import (
+    Outcomes,
+    Paired,
+    channel_row,
+    miss_row,
+    pair,
+    question_outcomes,
+)
 from rotbench.scoring.metrics import (
     POISON_METRICS,
     Rate,
@@ -201,6 +209,25 @@ def _paired_outcomes(reports: list[Report]) -> list[Outcomes | None]:
     return [report_outcomes(r) if ok else None for r, ok in zip(reports, same, strict=True)]
 
 
+def _miss_rate(report: Report, stage: str) -> Rate | None:
+    first = report.metrics.get("current_first")
+    if report.miss_stages is None or first is None:
+        return None
+    return Rate.of(report.miss_stages.get(stage, 0), first.denominator)
+
+
+def _miss_family(reports: list[Report], outcomes: list[Outcomes | None]) -> Family | None:
+    """Each miss stage as a share of current_first's questions (``miss: <stage>``); None
+    when no report has ``miss_stages``."""
+    if all(r.miss_stages is None for r in reports):
+        return None
+    extra = [s for r in reports for s in (r.miss_stages or {}) if s not in MISS_STAGES]
+    stages = [*MISS_STAGES, *dict.fromkeys(extra)]
+    return Family(name="Wrong first answers by stage (share of current_first's questions)",
+                  rows=[_row(miss_row(s), [_miss_rate(r, s) for r in reports], outcomes)
+                        for s in stages])
+
+
 def compare_reports(reports: list[Report], force: bool = False) -> Comparison:
     """The comparison of ``reports`` (the first is the baseline column).
 
@@ -227,6 +254,9 @@ def compare_reports(reports: list[Report], force: bool = False) -> Comparison:
         _row(channel_row(m, channel), [r.by_channel.get(channel, {}).get(m) for r in reports],
              outcomes)
         for channel in channels for m in POISON_METRICS]))
+    stages = _miss_family(reports, outcomes)
+    if stages is not None:
+        families.append(stages)
     columns = [Column(run_id=r.run_id, engine=r.selection.engine,
                       engine_version=r.selection.engine_version, arm=r.selection.arm,
                       scorer_version=r.selection.scorer_version) for r in reports]
