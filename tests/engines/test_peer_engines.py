@@ -211,6 +211,29 @@ def peers_generator_3(run_engines):
     return run_engines("peers-g3", engines=list(GENERATOR_3), generator="3")
 
 
+def _misses_add_up(report) -> None:
+    """``miss_stages`` sums to current_first's wrong answers, pooled and on every seed."""
+    from rotbench.scoring import compute_metrics
+
+    first = report.metrics["current_first"]
+    assert sum(report.miss_stages.values()) == first.denominator - first.numerator
+    worlds = list(iter_worlds(report))
+    for world in worlds:
+        bundle = compute_metrics(worlds, world.seed)
+        seed_first = bundle.metrics["current_first"]
+        assert sum(bundle.miss_stages.values()) == seed_first.denominator - seed_first.numerator
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_miss_stages_add_up_on_generator_2(peers, engine: str) -> None:
+    _misses_add_up(peers.reports[engine])
+
+
+@pytest.mark.parametrize("engine", list(GENERATOR_3))
+def test_miss_stages_add_up_on_generator_3(peers_generator_3, engine: str) -> None:
+    _misses_add_up(peers_generator_3.reports[engine])
+
+
 @pytest.mark.parametrize("engine", list(GENERATOR_3))
 def test_generator_3_figures(peers_generator_3, engine: str) -> None:
     """Generator 3 (scorer v5, the default): mem0 keeps every value (nothing lost, every corrected and
