@@ -236,9 +236,9 @@ def test_miss_stages_add_up_on_generator_3(peers_generator_3, engine: str) -> No
 
 @pytest.mark.parametrize("engine", list(GENERATOR_3))
 def test_generator_3_figures(peers_generator_3, engine: str) -> None:
-    """Generator 3 (scorer v5, the default): mem0 keeps every value (nothing lost, every corrected and
-    retracted value still served); particles supersedes by event time (no late document
-    wins) but files a set as one value (every older member lost)."""
+    """Generator 3 (scorer v5, the default): mem0 keeps every value (nothing lost, every
+    corrected and retracted value still served); particles supersedes by event time (no late
+    document wins) but files a set as one value (every older member lost)."""
     assert peers_generator_3.outcome.failures == []
     got = figures(peers_generator_3.reports[engine])
     assert {m: got[m] for m in GENERATOR_3[engine]} == GENERATOR_3[engine]

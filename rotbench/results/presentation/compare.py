@@ -34,6 +34,12 @@ from rotbench.results.presentation.tables import Col, print_table
 from rotbench.results.schema import Report
 from rotbench.safe_text import printable
 from rotbench.scoring.lexicons import lexicon
+from rotbench.scoring.metrics import (
+    POISON_METRICS,
+    Rate,
+    better_label,
+    families_for,
+)
 from rotbench.scoring.miss_stages import MISS_STAGES
 from rotbench.scoring.paired import (
     Outcomes,
@@ -42,12 +48,6 @@ from rotbench.scoring.paired import (
     miss_row,
     pair,
     question_outcomes,
-)
-from rotbench.scoring.metrics import (
-    POISON_METRICS,
-    Rate,
-    better_label,
-    families_for,
 )
 
 TEST_NAME = "Newcombe hybrid score interval for a difference of two proportions, 95%"
