@@ -175,7 +175,7 @@ def render_miss_stages(report: Report, console: Console, intervals: bool = False
     if stages is None:
         return
     total = sum(stages.values())
-    print_table(console, f"Wrong first answers ({total}) by stage",
+    print_table(console, f"Wrong first answers ({total})",
                 [Col("stage"), Col("questions", "words", "right")],
                 [[printable(stage, 40), format_rate(Rate.of(n, total), intervals)]
                  for stage, n in stages.items()])
