@@ -194,3 +194,19 @@ def test_scorer_change_reruns_only_score_on_generator_3(run_root, tmp_path) -> N
     assert computed(report) == {(s, "score") for s in (42, 43, 44)}
     assert report.selection.scorer_version == "v4"
     assert report.metrics["current_first"].numerator == 202
+
+
+def test_miss_stages_reach_duckdb(run_root) -> None:
+    import duckdb
+
+    root, outcome = run_root
+    example = next(r for r in outcome.reports if r.selection.engine == "newest-statement")
+    with duckdb.connect(str(root / "reports" / "rotbench.duckdb"), read_only=True) as con:
+        rows = con.execute(
+            "SELECT seed, channel, numerator, denominator FROM metrics WHERE run_id = ? AND "
+            "metric = 'miss_stage' ORDER BY seed NULLS FIRST, channel",
+            [example.run_id]).fetchall()
+    got = {(seed, stage): (n, d) for seed, stage, n, d in rows}
+    assert got[(None, "lost")] == (36, 202) and got[(None, "never_seen")] == (4, 202)
+    assert got[(42, "lost")] == (13, 68) and got[(43, "never_seen")] == (3, 67)
+    assert len(rows) == 4 * 4  # pooled and three seeds, four stages each
