@@ -196,3 +196,26 @@ def test_gate_refuses_a_report_before_v5(gate_files, tmp_path) -> None:
 
     assert CliRunner().invoke(app, ["compare", str(gate_files["correct"]), str(old)]
                               ).exit_code == 0
+
+
+def test_json_carries_each_test_and_its_discordant_counts(gate_files) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from rotbench.cli.main import app
+
+    got = CliRunner().invoke(app, ["compare", str(gate_files["correct"]),
+                                   str(gate_files["fault"]), "--format", "json"])
+    assert got.exit_code == 0, got.output
+    data = json.loads(got.stdout)
+    rows = {r["metric"]: r for f in data["families"] for r in f["rows"]}
+    lost = rows["current_lost"]["cells"][1]["difference"]
+    assert lost["test"] == "mcnemar" and lost["significant"] is True
+    assert lost["paired"] == {"first_only": 0, "other_only": 6, "both": 2, "neither": 37,
+                              "p_value": 0.03125}
+    redundancy = rows["redundancy_at_k"]["cells"][1]["difference"]
+    assert redundancy["test"] == "newcombe" and redundancy["paired"] is None
+    assert set(data["tests"]) == {"mcnemar", "newcombe"}
+    assert [r for r in rows if r.startswith("miss: ")] == [
+        "miss: never_seen", "miss: lost", "miss: outranked", "miss: abstained"]
