@@ -37,7 +37,10 @@ def check_gate_input(reports: list[Report], paths: list[str]) -> None:
         s = report.selection
         name = printable(path, 120)
         version = s.scorer_version
-        if version not in SCORER_VERSIONS or SCORER_VERSIONS.index(version) < newest:
+        if version not in SCORER_VERSIONS:
+            raise GateError(f"{name} was scored under scorer {printable(version, 10)}, which "
+                            f"this rotbench does not know ({', '.join(SCORER_VERSIONS)})")
+        if SCORER_VERSIONS.index(version) < newest:
             raise GateError(
                 f"{name} was scored under scorer {printable(version, 10)}, before "
                 f"{GATE_SCORER}: rescore it first (rotbench rescore {name} --scorer "
