@@ -112,7 +112,9 @@ class Comparison(_Frozen):
 
     columns: list[Column]
     families: list[Family]
-    test: str = TEST_NAME
+    test: str = Field(default=TEST_NAME, description="The unpaired test (as in JSON written "
+                      "before paired tests); each difference names its own (Difference.test, "
+                      "tests).")
     tests: dict[str, str] = Field(default_factory=lambda: dict(TESTS),
                                   description="Each test by its key in Difference.test.")
     notes: list[str] = Field(default_factory=list)
