@@ -58,9 +58,14 @@ def compare(
                       ] = CompareFormat.table,
     force: Annotated[bool, typer.Option("--force", help="Compare reports on different worlds."
                                         )] = False,
+    fail_if_worse: Annotated[bool, typer.Option(
+        "--fail-if-worse", help="A regression gate: exit 1 when a figure with a better "
+        "direction is significantly worse in a later report than in the first (one line per "
+        "figure on stderr), 0 otherwise, 2 on unusable input.")] = False,
 ) -> None:
     """Compare reports side by side: one table per metric family, a column per report, and
-    '*' on each figure that differs significantly (95%) from the first column."""
+    a mark on each figure that differs significantly (95%) from the first column: '*' from
+    the paired exact McNemar test (identical worlds), '+' from Newcombe's interval."""
     from rotbench.results.files.report import ReportError
     from rotbench.results.presentation.compare import (
         CompareError,
@@ -68,8 +73,10 @@ def compare(
         comparison_markdown,
         render_comparison,
     )
+    from rotbench.results.presentation.gate import GateError, check_gate_input, worse_lines
     from rotbench.results.verify import load_checked
 
+    bad_input = 2 if fail_if_worse else 1
     loaded = []
     for path in reports:
         if not str(path).strip() or str(path) == ".":
@@ -77,14 +84,32 @@ def compare(
         try:
             loaded.append(load_checked(path, lambda line: typer.echo(line, err=True)))
         except (ReportError, ValueError) as exc:
-            fail(str(exc), 1)
+            fail(str(exc), bad_input)
     try:
+        if fail_if_worse:
+            check_gate_input(loaded, [str(p) for p in reports])
         comparison = compare_reports(loaded, force=force)
-    except CompareError as exc:
-        fail(str(exc), 1)
+    except (CompareError, GateError) as exc:
+        fail(str(exc), bad_input)
     if format is CompareFormat.json:
         typer.echo(comparison.model_dump_json(indent=2))
     elif format is CompareFormat.markdown:
         typer.echo(comparison_markdown(comparison, intervals), nl=False)
     else:
         render_comparison(comparison, terminal_console(), intervals)
+    if fail_if_worse:
+        _gate(worse_lines(comparison), len(loaded) - 1)
+
+
+def _gate(lines: list[str], later: int) -> None:
+    """Print the gate's verdict on stderr and exit 1 when some figure is worse."""
+    from rotbench.outputs import terminal_safe
+
+    for line in lines:
+        typer.echo(terminal_safe(line, one_line=True), err=True)
+    if lines:
+        typer.echo(f"rotbench: compare: {len(lines)} figure(s) significantly worse than the "
+                   "baseline", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"rotbench: compare: no figure significantly worse than the baseline in "
+               f"{later} later report(s)", err=True)

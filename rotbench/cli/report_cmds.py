@@ -28,7 +28,7 @@ DB_NAME = "rotbench.duckdb"
 
 
 def _default_scorer_of(report: Path) -> str:
-    """The default scorer for rescoring ``report``: v4 for a generator-3 report, else
+    """The default scorer for rescoring ``report``: v5 for a report of generator 3 or later, else
     ``DEFAULT_SCORER`` (also when the report cannot be read: that error is shown later)."""
     from rotbench.scoring.lexicons import default_scorer
 
@@ -98,7 +98,7 @@ def rescore(
         typer.Option(
             "--scorer",
             help=f"Scorer version ({', '.join(SCORER_VERSIONS)}); default {DEFAULT_SCORER}, "
-            "or v4 for a report of generator 3 or 4.",
+            "or v5 for a report of generator 3 or later.",
             show_default=False,
         ),
     ] = None,

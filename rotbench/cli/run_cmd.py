@@ -126,7 +126,8 @@ def run(
         int, typer.Option(help="Generators 3 and 4: multiply the filler sessions (1 to 100).")
     ] = 1,
     scorer: Annotated[str | None, typer.Option(
-        help="Scorer version (default: v4 for generators 3 and 4, else v3).")] = None,
+        help="Scorer version (default: v5 for generator 3 and later, else "
+             "v3).")] = None,
     set_: Annotated[
         list[str] | None,
         typer.Option("--set", help="Engine config KEY=VALUE, e.g. query.relevance_floor=0.3."),

@@ -213,6 +213,10 @@ class Report(_Strict):
     first_hit_counts: dict[HitClass, int]
     floor_sweep: list[FloorRow] | None = Field(
         description="None (not applicable) when some hit reported no raw similarity.")
+    miss_stages: dict[str, int] | None = Field(
+        default=None, description="Wrong first answers (current_first's denominator minus "
+        "its numerator) by stage: never_seen, lost, outranked, abstained "
+        "(``rotbench.scoring.miss_stages``); None in reports written before it existed.")
     worlds: list[WorldEntry] = Field(description="One entry per world, in seed order.")
     embedded_worlds: list[WorldProbes] | None = Field(
         default=None,

@@ -51,13 +51,14 @@ def recompute(report: Report) -> MetricsBundle:
     return tally_worlds(iter_worlds(report), reads_decoys(report.selection)).bundle()
 
 
-def mismatches(report: Report) -> list[str]:
+def mismatches(report: Report, bundle: MetricsBundle | None = None) -> list[str]:
     """Stored figures the probes disagree with, as ``'metrics.current_first: stored 216/216,
     probes give 183/216'``; the first MAX_LISTED, then a count of the rest. A figure the
     report does not store (one added by a later rotbench) is not a disagreement. An empty
-    list means every stored figure is what the probes give."""
+    list means every stored figure is what the probes give. ``bundle``: the recomputed
+    figures when the caller already has them."""
     stored = _figures(report)
-    derived = _figures(recompute(report))
+    derived = _figures(bundle if bundle is not None else recompute(report))
     differ = [k for k in sorted(stored) if stored[k] != derived.get(k, stored[k])]
     lines = [f"{k}: stored {stored.get(k, 'nothing')}, probes give {derived.get(k, 'nothing')}"
              for k in differ[:MAX_LISTED]]
@@ -86,9 +87,13 @@ def load_checked(path, warn) -> Report:  # noqa: ANN001 - path: str | Path
     from rotbench.results.files.report import load_report
 
     report = load_report(path)
-    differ = mismatches(report)
-    if not differ:
-        return report
+    bundle = recompute(report)
+    differ = mismatches(report, bundle)
+    if not differ:  # a figure added after the report was written is filled in
+        return report.model_copy(update={name: getattr(bundle, name)
+                                         for name in MetricsBundle.model_fields
+                                         if getattr(report, name) is None
+                                         and getattr(bundle, name) is not None})
     warn(terminal_safe(f"rotbench: warning: {path}: the stored figures disagree with the "
                        f"report's probes ({'; '.join(differ)}); showing the figures the "
                        "probes give", one_line=True))

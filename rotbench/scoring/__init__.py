@@ -1,8 +1,10 @@
 """Scoring: classify recorded hits against the truth and compute the metric families.
 
 Pure functions over recorded data: no engine, no model, no embedding. Scorer versions are
-frozen lexicons (``rotbench.scoring.lexicons``); rescoring a saved report is ``score_world``
-followed by ``compute_metrics``.
+one table (``rotbench.scoring.scorers``): a frozen lexicon (``rotbench.scoring.lexicons``)
+and the rules each version overrides; rescoring a saved report is ``score_world`` followed by
+``compute_metrics``. Paired per-question outcomes: ``rotbench.scoring.paired``; where each
+wrong first answer went wrong: ``rotbench.scoring.miss_stages``.
 """
 
 from rotbench.scoring.classify import Reading, classify, read_hit

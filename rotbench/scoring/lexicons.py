@@ -30,6 +30,8 @@ Version history:
   its effective day; retraction wordings ("no longer has", "I have no car now") frame the
   ended value as past. Scorer v4 also reads the new classes and figures of generator 3
   (``rotbench.scoring.classify``, ``rotbench.scoring.metrics``).
+- ``v5``: v4's patterns unchanged. What v5 changes is a rule, not a word: a current value
+  that a hit carries only framed as past is not recalled (``rotbench.scoring.scorers``).
 """
 
 from __future__ import annotations
@@ -300,25 +302,34 @@ _V4 = replace(
     ),
 )
 
-_RELEASED: tuple[Lexicon, ...] = (_V1, _V2, _V3, _V4)
+_V5 = replace(_V4, version="v5",
+              summary="v4's patterns; a current value framed only as past is not recalled")
+
+_RELEASED: tuple[Lexicon, ...] = (_V1, _V2, _V3, _V4, _V5)
 
 LEXICONS: MappingProxyType[str, Lexicon] = MappingProxyType({lx.version: lx for lx in _RELEASED})
 """Every released lexicon by scorer version, oldest first."""
 
 SCORER_VERSIONS: tuple[str, ...] = tuple(LEXICONS)
-"""Released scorer versions, oldest first: ``('v1', 'v2', 'v3', 'v4')``."""
+"""Released scorer versions, oldest first: ``('v1', 'v2', 'v3', 'v4', 'v5')``."""
 
 DEFAULT_SCORER: str = "v3"
 """The scorer used when none is chosen for a world of generator 1 or 2 (their pinned
-figures are v3's); a generator-3 world defaults to ``v4`` (``default_scorer``)."""
-GENERATOR_3_SCORER: str = "v4"
-"""The oldest scorer that reads generator 3's events, and its default."""
+figures are v3's); a world of generator 3 or later defaults to ``v5`` (``default_scorer``)."""
+GENERATOR_3_SCORER: str = "v5"
+"""The default scorer of generator 3 and every later generator (v4 stays available through
+``rescore`` and ``--scorer``)."""
 
 
 def default_scorer(generator: str | None) -> str:
-    """The scorer used when none is chosen for worlds of ``generator``: ``v4`` for
-    generators 3 and 4, else ``DEFAULT_SCORER``."""
-    return GENERATOR_3_SCORER if generator in ("3", "4") else DEFAULT_SCORER
+    """The scorer used when none is chosen for worlds of ``generator`` (its version string,
+    e.g. ``"3"``): ``GENERATOR_3_SCORER`` for generator 3 and up, else ``DEFAULT_SCORER``
+    (also for a name that is not a number)."""
+    try:
+        number = int(str(generator))
+    except ValueError:
+        return DEFAULT_SCORER
+    return GENERATOR_3_SCORER if number >= 3 else DEFAULT_SCORER
 
 
 class UnknownScorer(ValueError):

@@ -56,6 +56,13 @@ current value was delivered before an earlier checkpoint and has stayed current 
 when it is not in the top k, whether or not it was ever recalled (so an update that deletes
 the old value and never adds the new one shows).
 
+Scorer v5 (``figures == 'v5'``, the default for generator 3 and later) keeps every v4
+definition but one rule: a hit marked ``ScoredHit.framed_past`` (it carries the current value
+only framed as past, ``rotbench.scoring.scorer_v5``) does not serve that value. It does not
+count for ``recall_current_at_k``, ``members_recall_at_k`` or ``control_recall_at_k``, and
+``current_lost`` and ``member_lost`` count the value as lost when such hits are all that carry
+it. ``current_first`` and the class counts are v4's.
+
 Two figures have no better direction (``CONTEXT_FIGURES``) and are read only beside the
 figure that explains them: ``poison_surfaced_at_k`` (an engine that keeps untrusted values
 under their source surfaces more of them than one that adopts them and lets them be
@@ -76,7 +83,9 @@ from rotbench.scoring.dependents import (
     dependent_kind_outcomes,
     dependent_outcomes,
 )
+from rotbench.scoring.miss_stages import count_stages
 from rotbench.scoring.models import HIT_CLASSES, HitClass, ProbeRecord, ScoredHit, WorldProbes
+from rotbench.scoring.scorer_v5 import serves_current
 from rotbench.scoring.wilson import wilson_interval
 from rotbench.world.models import CHANNELS, DECOY_KINDS, UNANSWERABLE_KINDS, Channel
 
@@ -222,6 +231,9 @@ FLOORS: tuple[float, ...] = tuple(round(0.10 + 0.05 * i, 2) for i in range(7))
 _POISON: frozenset[HitClass] = frozenset({"poison_asserted", "poison_attributed"})
 _CURRENT: frozenset[HitClass] = frozenset({"current", "mixed"})
 
+
+_recalls = serves_current  # scorer v5: a current value framed only as past is not served
+
 Outcome = tuple[int, int] | None
 """A question's contribution to one rate: (numerator, denominator), or None when the
 question is not in the metric's denominator."""
@@ -317,6 +329,11 @@ class MetricsBundle(BaseModel):
         description="None (not applicable) when some hit reported no raw similarity: an "
         "engine's blended score is not a cosine, so no floor can be read from it."
     )
+    miss_stages: dict[str, int] | None = Field(
+        default=None,
+        description="Wrong first answers by where they went wrong (``rotbench.scoring."
+        "miss_stages``); sums to current_first's denominator minus its numerator. None in "
+        "reports written before it existed.")
 
 
 def _first_value_bearing(hits: list[ScoredHit]) -> ScoredHit | None:
@@ -386,7 +403,7 @@ def _lost_flags_v4(world: WorldProbes) -> dict[int, bool]:
             if world.probes[i].day != day:  # a premise question shares its day (gen. 4)
                 previous, day = latest, world.probes[i].day
             if truth.current is not None and truth.current == previous:
-                flags[i] = not any(h.cls in _CURRENT for h in world.probes[i].hits)
+                flags[i] = not any(_recalls(h) for h in world.probes[i].hits)
             latest = truth.current
     return flags
 
@@ -397,7 +414,8 @@ def lost_flags(world: WorldProbes) -> dict[int, bool]:
 
 
 def _found_values(hits: list[ScoredHit]) -> set[str]:
-    return {v for h in hits for v in h.values}
+    """Values the hits serve (scorer v5 on: not those carried only framed as past)."""
+    return {v for h in hits if not h.framed_past for v in h.values}
 
 
 def _norm(value: str) -> str:
@@ -450,7 +468,7 @@ def _outcomes(
     classes = {h.cls for h in hits}
     first = _first_value_bearing(hits)
     first_cls = first.cls if first is not None else "none"
-    recall = bool(classes & _CURRENT)
+    recall = any(_recalls(h) for h in hits)
     if events:
         _event_outcomes(probe, hits, first_cls, out)
         out.update(dependent_outcomes(probe, hits, first))
@@ -682,4 +700,5 @@ def compute_metrics(
         first_hit_counts=first_counts,
         floor_sweep=_floor_sweep(answerable, unanswerable) if all(
             h.similarity is not None for p in probes for h in p.hits) else None,
+        miss_stages=count_stages(worlds),
     )

@@ -76,8 +76,14 @@ class ScoredHit(Additive):
         default_factory=list,
         description="Kinds of the decoy values the hit carries (set by scorer v3 and later).",
     )
+    framed_past: bool | None = Field(
+        default=None,
+        description="Scorer v5 on: True when the hit carries the current value only framed as "
+        "past (it neither recalls nor keeps that value); None otherwise "
+        "(``rotbench.scoring.scorer_v5``).",
+    )
 
-    added_fields = ("values", "decoy_kinds")
+    added_fields = ("values", "decoy_kinds", "framed_past")
 
     @classmethod
     def from_hit(cls, hit: Hit, rank: int | None = None, record_text: bool = True) -> ScoredHit:
@@ -181,8 +187,9 @@ class WorldProbes(Additive):
         description="Keys of the attributes that never change (empty in older reports).",
     )
     figures: str | None = Field(
-        default=None, description="'v4' when scored under a scorer that reads generator 3's "
-        "events (its figures follow scorer v4's definitions); None otherwise.")
+        default=None, description="'v4' or 'v5' when scored under a scorer that reads "
+        "generator 3's events (its figures follow that version's definitions, "
+        "``rotbench.scoring.scorers``); None otherwise.")
     users: list[UserEntry] = Field(
         default_factory=list,
         description="Shared store: its users in persona order (empty for one user).")

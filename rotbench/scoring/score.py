@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from rotbench.scoring.classify import matcher_for, read_hit
-from rotbench.scoring.lexicons import lexicon
 from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
+from rotbench.scoring.scorer_v5 import framed_past
+from rotbench.scoring.scorers import scorer as scorer_rules
 
 
 class MissingClaimText(ValueError):
@@ -12,14 +13,16 @@ class MissingClaimText(ValueError):
 
 
 def score_world(world: WorldProbes, scorer: str) -> WorldProbes:
-    """A copy of ``world`` with every hit's ``cls``, ``poison_channels``, ``values`` and
-    ``decoy_kinds`` set under ``scorer``.
+    """A copy of ``world`` with every hit's ``cls``, ``poison_channels``, ``values``,
+    ``decoy_kinds`` and (v5 on) ``framed_past`` set under ``scorer``, and ``figures`` set to
+    the scorer's figure definitions (``rotbench.scoring.scorers``).
 
     Hits of unanswerable questions get class 'none' (there is no truth to match). Existing
     classes are replaced, so this is also the rescoring step. Raises ``UnknownScorer`` for an
     unknown version and ``MissingClaimText`` when an answerable question's hit has no text.
     """
-    lex = lexicon(scorer)
+    rules = scorer_rules(scorer)
+    lex = rules.lexicon
     probes: list[ProbeRecord] = []
     for probe in world.probes:
         hits: list[ScoredHit] = []
@@ -27,7 +30,8 @@ def score_world(world: WorldProbes, scorer: str) -> WorldProbes:
         for hit in probe.hits:
             if probe.truth is None:
                 hits.append(hit.model_copy(
-                    update={"cls": "none", "poison_channels": [], "values": [], "decoy_kinds": []}
+                    update={"cls": "none", "poison_channels": [], "values": [], "decoy_kinds": [],
+                            "framed_past": None}
                 ))
                 continue
             if hit.text is None:
@@ -43,9 +47,10 @@ def score_world(world: WorldProbes, scorer: str) -> WorldProbes:
                         "poison_channels": list(reading.poison_channels),
                         "values": list(reading.values),
                         "decoy_kinds": list(reading.decoy_kinds),
+                        "framed_past": (rules.marks_framed_past
+                                        and framed_past(reading.cls, hit.text, lex)) or None,
                     }
                 )
             )
         probes.append(probe.model_copy(update={"hits": hits}))
-    figures = "v4" if lex.reads_events else None
-    return world.model_copy(update={"probes": probes, "figures": figures})
+    return world.model_copy(update={"probes": probes, "figures": rules.figures})

@@ -33,6 +33,7 @@ from rotbench.scoring.metrics import (
     lost_flags,
     metric_names,
 )
+from rotbench.scoring.miss_stages import MISS_STAGES, question_stages
 from rotbench.scoring.models import WorldProbes
 from rotbench.world.models import CHANNELS
 
@@ -71,6 +72,8 @@ class MetricTally:
     floor_refused: Counter = field(default_factory=Counter)
     floor_current: int = 0
     similar: bool = True
+    misses: Counter = field(default_factory=Counter)
+    """Wrong first answers per stage (``rotbench.scoring.miss_stages``)."""
 
     def __iadd__(self, other: MetricTally) -> MetricTally:
         if other.reads_decoys != self.reads_decoys:
@@ -92,6 +95,7 @@ class MetricTally:
         self.floor_refused.update(other.floor_refused)
         self.floor_current += other.floor_current
         self.similar = self.similar and other.similar
+        self.misses.update(other.misses)
         return self
 
     def __add__(self, other: MetricTally) -> MetricTally:
@@ -134,6 +138,7 @@ class MetricTally:
             by_phrasing={p: self._rates("phrasing", p, CORE_METRICS) for p in PHRASINGS},
             first_hit_counts={c: self.first[c] for c in hit_classes(self.reads_events)},
             floor_sweep=floor_sweep,
+            miss_stages={stage: self.misses[stage] for stage in MISS_STAGES},
         )
 
 
@@ -144,6 +149,7 @@ def tally_world(world: WorldProbes, reads_decoys: bool = True) -> MetricTally:
     events = world.reads_events
     out = MetricTally(reads_decoys, events, is_shared(world), applies(world))
     lost = lost_flags(world)
+    out.misses.update(question_stages(world).values())
     kinds = kinds_for(reads_decoys, events, out.cross_user, out.dependents)
     for i, p in enumerate(world.probes):
         truth = p.truth

@@ -136,7 +136,7 @@ def test_report_html_from_run_ids_and_files(store: Path, tmp_path: Path) -> None
                                  "--db", _db(store), "--html", str(page)])
     assert result.exit_code == 0, result.output
     text = page.read_text()
-    assert "run-old" in text and "run-new" in text and "* marks a figure" in text
+    assert "run-old" in text and "run-new" in text and "differs from the first column" in text
     plots = sorted(p.name for p in (tmp_path / "out" / "page-plots").iterdir())
     assert plots[0] == ".rotbench-files.json"  # what rotbench wrote there (docs/limits.md)
     plots = plots[1:]

@@ -1,5 +1,6 @@
 """Generator 3: every kind of fault is caught by its own metric beyond the correct engine's
-95% interval on EACH of seeds 42, 43 and 44 (scorer v4), and no fault makes any figure with
+95% interval on EACH of seeds 42, 43 and 44 (generator 3's default scorer, v5; every figure
+pinned here is the same under v4), and no fault makes any figure with
 a better direction look better than the correct engine's interval.
 
 The correct engine is ``EventTimeEngine`` (tests/faults/faulty_engines_v3.py); each faulty
@@ -37,6 +38,7 @@ from faulty_engines_v3 import (
 from rotbench.embedding import FAKE_MODEL_ID, Embedder, hashing_encoder
 from rotbench.pipeline.probe import probe_world
 from rotbench.scoring import compute_metrics, score_world, wilson_interval
+from rotbench.scoring.lexicons import default_scorer
 from rotbench.scoring.metrics import CONTEXT_FIGURES, EVENT_METRICS, HIGHER_IS_BETTER
 from rotbench.world import generate_world
 
@@ -57,7 +59,7 @@ def _figure(bundle, where: Where) -> tuple[int, int]:
 def run(factory, tmp_path: Path, generator: str = "3") -> dict[int, object]:
     """{seed: MetricsBundle} of ``factory`` on each seed, plus {None: pooled}."""
     embedder = Embedder(tmp_path / "emb", FAKE_MODEL_ID, encoder=hashing_encoder)
-    scorer = "v4" if generator == "3" else "v3"
+    scorer = default_scorer(generator)
     worlds = []
     for seed in SEEDS:
         world = generate_world(seed, generator=generator)

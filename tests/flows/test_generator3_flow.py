@@ -1,6 +1,7 @@
-"""Generator 3 end to end: one flow run (oracle arm, seeds 42 43 44, scorer v4 by default)
-of the reference engine (0.4.0; 0.5.0 the same), latest-wins, transcript-rag and the
-20-line example engine, with every figure pinned exactly (the engines table of docs/generator-3.md).
+"""Generator 3 end to end: one flow run (oracle arm, seeds 42 43 44, scorer v5 by default;
+every figure pinned here is the same under v4) of the reference engine (0.4.0; 0.5.0 the
+same), latest-wins, transcript-rag and the 20-line example engine, with every figure pinned
+exactly (the engines table of docs/generator-3.md).
 
 The reference engine 0.3.0 failed several hard cases (supersession by arrival, retraction,
 sets: 13/13, 14/14, 15/15, still reproduced with its rules switched off in
@@ -67,12 +68,12 @@ def outcome(run_root):
     return run_root[1]
 
 
-def test_every_engine_ran_on_generator_3_under_scorer_v4(outcome) -> None:
+def test_every_engine_ran_on_generator_3_under_scorer_v5(outcome) -> None:
     assert not outcome.failures and not outcome.missing
     assert [r.selection.engine for r in outcome.reports] == list(PINNED)
     for report in outcome.reports:
         assert report.selection.generator_version == "3"
-        assert report.selection.scorer_version == "v4"
+        assert report.selection.scorer_version == "v5"
 
 
 @pytest.mark.parametrize("engine", list(PINNED))
@@ -127,3 +128,85 @@ def test_hard_case_figures_reach_duckdb_show_compare_and_html(run_root) -> None:
     assert better["redundancy_at_k"] == "beside current_lost"
     page = render_html(outcome.reports, [])
     assert "late_stale_first" in page and "member_lost" in page
+
+
+MISS_STAGES = {  # per seed 42, 43, 44: (never_seen, lost, outranked, abstained)
+    "reference": [(0, 0, 0, 0), (0, 0, 0, 0), (0, 0, 0, 0)],
+    "newest-statement": [(1, 13, 0, 0), (3, 11, 0, 0), (0, 12, 0, 0)],
+}
+
+
+def test_miss_stages_sum_to_wrong_first_answers_and_are_pinned(outcome) -> None:
+    from rotbench.results.files.worlds import iter_worlds
+    from rotbench.scoring import compute_metrics
+
+    for report in outcome.reports:
+        first = report.metrics["current_first"]
+        assert sum(report.miss_stages.values()) == first.denominator - first.numerator
+        worlds = list(iter_worlds(report))
+        per_seed = []
+        for seed in (42, 43, 44):
+            bundle = compute_metrics(worlds, seed)
+            seed_first = bundle.metrics["current_first"]
+            assert sum(bundle.miss_stages.values()) == (seed_first.denominator
+                                                        - seed_first.numerator)
+            per_seed.append(tuple(bundle.miss_stages.values()))
+        if report.selection.engine in MISS_STAGES:
+            assert per_seed == MISS_STAGES[report.selection.engine]
+
+
+def _report_file(root: Path, report) -> Path:
+    return next(p for p in (root / "reports").glob("*.json") if report.run_id in p.name)
+
+
+def test_regression_gate_on_the_default_run(run_root) -> None:
+    from typer.testing import CliRunner
+
+    from rotbench.cli.main import app
+
+    root, outcome = run_root
+    reference, latest = (_report_file(root, next(r for r in outcome.reports
+                                                 if r.selection.engine == e))
+                         for e in ("reference", "latest-wins"))
+    same = CliRunner().invoke(app, ["compare", str(reference), str(reference),
+                                    "--fail-if-worse", "--format", "json"])
+    assert same.exit_code == 0, same.output
+    worse = CliRunner().invoke(app, ["compare", str(reference), str(latest), "--fail-if-worse",
+                                     "--format", "json"])
+    assert worse.exit_code == 1, worse.output
+    named = [line.split(" (")[0].removeprefix("worse: ") for line in worse.stderr.splitlines()
+             if line.startswith("worse: ")]
+    assert named == ["recall_current_at_k", "current_first", "stale_over_current",
+                     "stale_retained_at_k", "poison_leak_at_k", "poison_first", "current_lost",
+                     "control_recall_at_k", "answered_unanswerable", "late_stale_first",
+                     "retracted_asserted_at_k", "members_recall_at_k", "member_lost"]
+    assert "current_first (higher is better): reference 202/202 -> latest-wins 128/202 " \
+           "(exact McNemar, paired: 74 questions only in the baseline's numerator, 0 only " \
+           "in this one's, p=1.06e-22)" in worse.stderr
+
+
+def test_scorer_change_reruns_only_score_on_generator_3(run_root, tmp_path) -> None:
+    """v5 (the default) to v4: the stages before scoring come from the cache."""
+    from flow_helpers import clone_cache, computed
+
+    root = clone_cache(run_root[0], tmp_path / "run")
+    report, _ = run_flow(root, engines=["reference"], generator="3", scorer="v4")
+    assert computed(report) == {(s, "score") for s in (42, 43, 44)}
+    assert report.selection.scorer_version == "v4"
+    assert report.metrics["current_first"].numerator == 202
+
+
+def test_miss_stages_reach_duckdb(run_root) -> None:
+    import duckdb
+
+    root, outcome = run_root
+    example = next(r for r in outcome.reports if r.selection.engine == "newest-statement")
+    with duckdb.connect(str(root / "reports" / "rotbench.duckdb"), read_only=True) as con:
+        rows = con.execute(
+            "SELECT seed, channel, numerator, denominator FROM metrics WHERE run_id = ? AND "
+            "metric = 'miss_stage' ORDER BY seed NULLS FIRST, channel",
+            [example.run_id]).fetchall()
+    got = {(seed, stage): (n, d) for seed, stage, n, d in rows}
+    assert got[(None, "lost")] == (36, 202) and got[(None, "never_seen")] == (4, 202)
+    assert got[(42, "lost")] == (13, 68) and got[(43, "never_seen")] == (3, 67)
+    assert len(rows) == 4 * 4  # pooled and three seeds, four stages each

@@ -26,8 +26,8 @@ FIXTURES = Path(__file__).parent / "fixtures"
 TOP_LEVEL = [
     "schema_version", "run_id", "created_at", "origin", "selection", "metrics", "by_channel",
     "by_kind", "by_checkpoint", "by_attribute", "by_phrasing", "first_hit_counts", "floor_sweep",
-    "worlds", "embedded_worlds", "notes", "stages", "timings", "usage", "review_queue",
-    "real_pairs", "degraded",
+    "miss_stages", "worlds", "embedded_worlds", "notes", "stages", "timings", "usage",
+    "review_queue", "real_pairs", "degraded",
 ]  # fmt: skip
 
 

@@ -14,6 +14,7 @@ RELEASED_FINGERPRINTS = {
     "v2": "e3fda195bff1eec682d13b19f3183ee6fb7a277f1a8954ea081f77688bd5fa0e",
     "v3": "d76febf9c98b00aa2c716fc3a827d46319d70f8b94cc844dddb62f35e3523481",
     "v4": "9216fbd176a5823e085e7dc8f12d87dc22f66cebfd02abd73c899b3eaad7ad7e",
+    "v5": "626dc139f69816670fcb5d350a196743447aba3754719ad2aba6eff69302b590",
 }
 
 
@@ -24,9 +25,11 @@ def test_released_lexicons_are_frozen(version: str) -> None:
 
 def test_every_version_is_pinned_and_default_is_newest() -> None:
     assert set(SCORER_VERSIONS) == set(RELEASED_FINGERPRINTS)
-    # v3 stays the default of generators 1 and 2 (their pinned figures); v4 is generator 3's
-    assert DEFAULT_SCORER == "v3" and SCORER_VERSIONS[-1] == "v4"
-    assert default_scorer("2") == "v3" and default_scorer("3") == "v4"
+    # v3 stays the default of generators 1 and 2 (their pinned figures); v5 is generator 3's
+    # and every later generator's
+    assert DEFAULT_SCORER == "v3" and SCORER_VERSIONS[-1] == "v5"
+    assert default_scorer("2") == "v3" and default_scorer("3") == "v5"
+    assert default_scorer("4") == "v5"
 
 
 def test_v2_extends_v1_attribution_only() -> None:
@@ -39,7 +42,7 @@ def test_v2_extends_v1_attribution_only() -> None:
 def test_lexicon_lookup_error_lists_versions() -> None:
     with pytest.raises(UnknownScorer) as err:
         lexicon("v0")
-    assert str(err.value) == "unknown scorer 'v0' (available: v1, v2, v3, v4)"
+    assert str(err.value) == "unknown scorer 'v0' (available: v1, v2, v3, v4, v5)"
     assert isinstance(err.value, ValueError)
 
 

@@ -3,6 +3,8 @@ and current_lost's new definition (a delete without an add shows)."""
 
 from __future__ import annotations
 
+import pytest
+
 from rotbench.scoring import classify, compute_metrics, score_world
 from rotbench.scoring.metrics import CONTEXT_FIGURES, better_label
 from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
@@ -50,8 +52,8 @@ def test_classes_of_generator_3_hits() -> None:
         ("The user is learning Basque.", SET, "current"),
         ("The user's study language was previously Welsh.", SET, "history"),
     ]
-    for text, t, expected in cases:
-        assert classify(text, t, POOLS, "v4") == expected, text
+    for text, t, expected in cases:  # v5 (generator 3's default) keeps every v4 class
+        assert classify(text, t, POOLS, "v4") == classify(text, t, POOLS, "v5") == expected, text
     # scorer v3 reads none of it: a scheduled or corrected value is a value it ignores
     assert classify("The user's car is Mazda.", SCHEDULED, POOLS, "v3") == "none"
     assert classify("The user's car is Rivian.", CORRECTED, POOLS, "v3") == "none"
@@ -66,7 +68,8 @@ def _world(probes: list[ProbeRecord]) -> WorldProbes:
                        probes=probes)
 
 
-def test_figures_of_generator_3() -> None:
+@pytest.mark.parametrize("scorer", ["v4", "v5"])
+def test_figures_of_generator_3(scorer: str) -> None:
     probes = [
         ProbeRecord(day=30, attribute="car", question="q", truth=SCHEDULED,
                     hits=[_hit(1, "The user's car is Mazda."),
@@ -76,8 +79,8 @@ def test_figures_of_generator_3() -> None:
         ProbeRecord(day=30, attribute="language", question="q", truth=SET,
                     hits=[_hit(1, "The user is learning Basque.")]),
     ]
-    world = score_world(_world(probes), "v4")
-    assert world.figures == "v4"
+    world = score_world(_world(probes), scorer)
+    assert world.figures == scorer
     bundle = compute_metrics([world])
     got = {m: (r.numerator, r.denominator) for m, r in bundle.metrics.items()}
     assert got["premature_first"] == (1, 1) and got["premature_at_k"] == (1, 1)

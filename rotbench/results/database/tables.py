@@ -34,7 +34,9 @@ Views, per run as before the world tables existed (``WHERE run_id = ?`` works on
   all; a poison channel, or for the decoy and abstention metrics a decoy kind or
   unanswerable kind), checkpoint (NULL = all days), numerator, denominator. Rows per seed and
   pooled: every metric overall, the poison metrics per channel, the decoy metrics per decoy
-  kind, ``answered_unanswerable`` per near-miss/unrelated, every metric per checkpoint.
+  kind, ``answered_unanswerable`` per near-miss/unrelated, every metric per checkpoint, and
+  ``miss_stage`` per stage in ``channel`` (never_seen, lost, outranked, abstained: the wrong
+  first answers over current_first's denominator; ``rotbench.scoring.miss_stages``).
 - ``probes``: one row per question: run_id, seed, probe_index (order in the world), day,
   attribute, question, the truth's current value, changed, poisoned, latest_phrasing.
 - ``hits``: one row per top-k hit: run_id, seed, probe_index, rank, full text, class, poison
@@ -63,9 +65,13 @@ import duckdb
 from rotbench.engines.protocol import Provenance
 from rotbench.results.files.worlds import INT32, check_world_fits, load_world, world_digest
 from rotbench.results.schema import Report, reads_decoys
-from rotbench.scoring.metrics import MetricsBundle
+from rotbench.scoring.metrics import MetricsBundle, Rate
 from rotbench.scoring.models import WorldProbes
 from rotbench.scoring.tally import MetricTally, tally_world
+
+MISS_STAGE_METRIC = "miss_stage"
+"""The metric name of ``miss_stages``' rows: ``channel`` holds the stage, ``numerator`` its
+wrong first answers, ``denominator`` current_first's denominator."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -538,6 +544,10 @@ def _metric_rows(key: dict[str, Any], bundle: MetricsBundle) -> Iterable[dict]:
     for day, rates in bundle.by_checkpoint.items():
         for metric, rate in rates.items():
             yield row(metric, None, day, rate)
+    first = bundle.metrics.get("current_first")
+    for stage, count in (bundle.miss_stages or {}).items():  # metric 'miss_stage' by stage
+        if first is not None:
+            yield row(MISS_STAGE_METRIC, stage, None, Rate.of(count, first.denominator))
 
 
 def _probe_and_hit_rows(digest: str, world: WorldProbes) -> tuple[list[dict], list[dict]]:

@@ -1,12 +1,19 @@
 """Side-by-side comparison of reports: one table per metric family, one column per report.
 
 Every cell is a rate (``value (n/d)``, 95% Wilson interval on request). Each column after the
-first is tested against the first: the 95% interval of the difference of the two proportions
-by Newcombe's hybrid score method (method 10 in R. G. Newcombe (1998), "Interval estimation
-for the difference between independent proportions", Statistics in Medicine 17: 873-890),
-built from the two Wilson intervals. A cell is marked significant when that interval excludes
-0. The method treats the two rates as independent samples; on identical worlds the questions
-are paired, so the test is conservative (it marks fewer differences than a paired test).
+first is tested against the first, at 95%:
+
+- on identical worlds (the same questions), question by question: the exact McNemar test on
+  the discordant questions (``rotbench.scoring.paired``), marked ``*``. A figure whose
+  denominators are not the same questions in both reports, or that counts hits rather than
+  questions (``redundancy_at_k``), falls back to the next test;
+- otherwise (``--force`` on different worlds) as two independent proportions: the 95% interval
+  of the difference by Newcombe's hybrid score method (method 10 in R. G. Newcombe (1998),
+  "Interval estimation for the difference between independent proportions", Statistics in
+  Medicine 17: 873-890), built from the two Wilson intervals, marked ``+`` when it excludes 0.
+
+Every difference carries Newcombe's interval (descriptive); a paired one also carries its
+discordant counts and p-value (``--format json``).
 
 Reports are compared only on identical worlds (seeds, days, generator version and every
 world's fingerprint) unless forced.
@@ -15,22 +22,41 @@ world's fingerprint) unless forced.
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from rich.console import Console
 
+from rotbench.results.files.report import ReportError
+from rotbench.results.files.worlds import iter_worlds
 from rotbench.results.presentation.render import format_rate
 from rotbench.results.presentation.tables import Col, print_table
 from rotbench.results.schema import Report
 from rotbench.safe_text import printable
+from rotbench.scoring.lexicons import lexicon
 from rotbench.scoring.metrics import (
     POISON_METRICS,
     Rate,
     better_label,
     families_for,
 )
+from rotbench.scoring.miss_stages import MISS_STAGES
+from rotbench.scoring.paired import (
+    Outcomes,
+    Paired,
+    channel_row,
+    miss_row,
+    pair,
+    question_outcomes,
+)
 
 TEST_NAME = "Newcombe hybrid score interval for a difference of two proportions, 95%"
+PAIRED_TEST_NAME = "exact McNemar test on the discordant questions (paired), p < 0.05"
+TESTS: dict[str, str] = {"mcnemar": PAIRED_TEST_NAME, "newcombe": TEST_NAME}
+"""Each test by its key in ``Difference.test``."""
+MARKS: dict[str, str] = {"mcnemar": "*", "newcombe": "+"}
+"""The mark a significant difference gets in a table, by the test it comes from."""
+ALPHA = 0.05
 
 
 class CompareError(ValueError):
@@ -42,12 +68,17 @@ class _Frozen(BaseModel):
 
 
 class Difference(_Frozen):
-    """This column's rate minus the first column's, with its 95% Newcombe interval."""
+    """This column's rate minus the first column's, with its 95% Newcombe interval, and the
+    test its significance comes from (``TESTS``)."""
 
     value: float
     low: float
     high: float
-    significant: bool = Field(description="True when the interval excludes 0.")
+    significant: bool = Field(description="True when the test rejects no difference at 95%.")
+    test: Literal["mcnemar", "newcombe"] = "newcombe"
+    paired: Paired | None = Field(
+        default=None, description="McNemar: the discordant counts (first_only: in the first "
+        "column's numerator only; other_only: in this column's only) and the p-value.")
 
 
 class Cell(_Frozen):
@@ -81,7 +112,11 @@ class Comparison(_Frozen):
 
     columns: list[Column]
     families: list[Family]
-    test: str = TEST_NAME
+    test: str = Field(default=TEST_NAME, description="The unpaired test (as in JSON written "
+                      "before paired tests); each difference names its own (Difference.test, "
+                      "tests).")
+    tests: dict[str, str] = Field(default_factory=lambda: dict(TESTS),
+                                  description="Each test by its key in Difference.test.")
     notes: list[str] = Field(default_factory=list)
 
 
@@ -120,14 +155,79 @@ def check_same_worlds(reports: list[Report]) -> str | None:
     return None
 
 
-def _row(metric: str, rates: list[Rate | None]) -> Row:
+def report_outcomes(report: Report) -> Outcomes:
+    """Every question's outcome per figure in ``report``'s worlds (read one at a time).
+    Raises CompareError when a world cannot be read."""
+    try:
+        decoys = lexicon(report.selection.scorer_version).reads_decoys
+        return question_outcomes(iter_worlds(report), decoys)
+    except (ReportError, ValueError) as exc:
+        raise CompareError(f"{printable(report.run_id, 80)}: cannot read its questions: "
+                           f"{printable(str(exc), 200)}") from None
+
+
+def _difference(first: Rate, other: Rate, paired: Paired | None) -> Difference | None:
+    diff = newcombe_difference(first, other)
+    if diff is None or paired is None:
+        return diff
+    return diff.model_copy(update={"test": "mcnemar", "paired": paired,
+                                   "significant": paired.p_value < ALPHA})
+
+
+def _questions(outcomes: Outcomes | None, metric: str,
+               rate: Rate | None) -> dict | None:
+    """The figure's per-question outcomes when they add up to the report's own rate (a
+    report whose figures were edited, or summed another way, is not paired)."""
+    if outcomes is None or rate is None:
+        return None
+    got = outcomes.get(metric, {})
+    if (sum(got.values()), len(got)) != (rate.numerator, rate.denominator):
+        return None
+    return got
+
+
+def _row(metric: str, rates: list[Rate | None],
+         outcomes: list[Outcomes | None] | None = None) -> Row:
     cells = []
+    outcomes = outcomes or [None] * len(rates)
+    base = _questions(outcomes[0], metric, rates[0])
     for i, rate in enumerate(rates):
         diff = None
         if i > 0 and rate is not None and rates[0] is not None:
-            diff = newcombe_difference(rates[0], rate)
+            mine = _questions(outcomes[i], metric, rate)
+            paired = pair(base, mine) if base and mine else None
+            diff = _difference(rates[0], rate, paired)
         cells.append(Cell(rate=rate, difference=diff))
     return Row(metric=metric, better=better_label(metric), cells=cells)
+
+
+def _paired_outcomes(reports: list[Report]) -> list[Outcomes | None]:
+    """Per report, its question outcomes when it ran on the first report's worlds (else
+    None: compared as independent proportions); all None when none pairs."""
+    same = [i == 0 or check_same_worlds([reports[0], r]) is None
+            for i, r in enumerate(reports)]
+    if not any(same[1:]):
+        return [None] * len(reports)
+    return [report_outcomes(r) if ok else None for r, ok in zip(reports, same, strict=True)]
+
+
+def _miss_rate(report: Report, stage: str) -> Rate | None:
+    first = report.metrics.get("current_first")
+    if report.miss_stages is None or first is None:
+        return None
+    return Rate.of(report.miss_stages.get(stage, 0), first.denominator)
+
+
+def _miss_family(reports: list[Report], outcomes: list[Outcomes | None]) -> Family | None:
+    """Each miss stage as a share of current_first's questions (``miss: <stage>``); None
+    when no report has ``miss_stages``."""
+    if all(r.miss_stages is None for r in reports):
+        return None
+    extra = [s for r in reports for s in (r.miss_stages or {}) if s not in MISS_STAGES]
+    stages = [*MISS_STAGES, *dict.fromkeys(extra)]
+    return Family(name="Wrong first answers by stage (share of current_first's questions)",
+                  rows=[_row(miss_row(s), [_miss_rate(r, s) for r in reports], outcomes)
+                        for s in stages])
 
 
 def compare_reports(reports: list[Report], force: bool = False) -> Comparison:
@@ -145,14 +245,20 @@ def compare_reports(reports: list[Report], force: bool = False) -> Comparison:
             raise CompareError(f"the reports ran on different worlds: {reason} "
                                "(--force compares them anyway)")
         notes.append(f"compared on different worlds (--force): {reason}")
+    outcomes = _paired_outcomes(reports)
     families = [
-        Family(name=name, rows=[_row(m, [r.metrics.get(m) for r in reports]) for m in metrics])
+        Family(name=name, rows=[_row(m, [r.metrics.get(m) for r in reports], outcomes)
+                                for m in metrics])
         for name, metrics in families_for(reports).items()
     ]
     channels = list(reports[0].by_channel)
     families.append(Family(name="Poison by channel", rows=[
-        _row(f"{m} ({channel})", [r.by_channel.get(channel, {}).get(m) for r in reports])
+        _row(channel_row(m, channel), [r.by_channel.get(channel, {}).get(m) for r in reports],
+             outcomes)
         for channel in channels for m in POISON_METRICS]))
+    stages = _miss_family(reports, outcomes)
+    if stages is not None:
+        families.append(stages)
     columns = [Column(run_id=r.run_id, engine=r.selection.engine,
                       engine_version=r.selection.engine_version, arm=r.selection.arm,
                       scorer_version=r.selection.scorer_version) for r in reports]
@@ -164,7 +270,7 @@ def _cell_text(cell: Cell, intervals: bool) -> str:
         return "n/a"
     text = format_rate(cell.rate, intervals)
     if cell.difference is not None and cell.difference.significant:
-        text += " *"
+        text += f" {MARKS[cell.difference.test]}"
     return text
 
 
@@ -185,14 +291,28 @@ def render_comparison(comparison: Comparison, console: Console, intervals: bool 
         print_table(console, family.name, cols,
                     [[row.metric, *(_cell_text(c, intervals) for c in row.cells), row.better]
                      for row in family.rows])
-    legend = (f"* differs from the first column ({printable(comparison.columns[0].run_id, 80)}) "
-              f"at 95%: {comparison.test}")
-    console.print(legend, highlight=False, markup=False, soft_wrap=True)
+    for line in legend_lines(comparison):
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
     for column in comparison.columns:
         console.print(f"{_heading(column)}: {printable(column.run_id, 80)} (arm {column.arm}, "
                       f"scorer {column.scorer_version})", highlight=False, markup=False)
     for note in comparison.notes:
         console.print(f"note: {printable(note, 400)}", highlight=False, markup=False)
+
+
+def tests_used(comparison: Comparison) -> list[str]:
+    """The keys of the tests some difference of ``comparison`` comes from, in ``TESTS``
+    order (Newcombe alone when no difference is defined)."""
+    used = {c.difference.test for f in comparison.families for r in f.rows for c in r.cells
+            if c.difference is not None}
+    return [t for t in TESTS if t in used] or ["newcombe"]
+
+
+def legend_lines(comparison: Comparison) -> list[str]:
+    """One line per test used: its mark, and what it is."""
+    first = printable(comparison.columns[0].run_id, 80)
+    return [f"{MARKS[t]} differs from the first column ({first}) at 95%: {TESTS[t]}"
+            for t in tests_used(comparison)]
 
 
 def _md(text: str) -> str:
@@ -211,7 +331,8 @@ def comparison_markdown(comparison: Comparison, intervals: bool = False) -> str:
             cells = " | ".join(_cell_text(c, intervals) for c in row.cells)
             lines.append(f"| {_md(row.metric)} | {cells} | {row.better} |")
         lines.append("")
-    lines.append(f"\\* differs from the first column at 95% ({comparison.test}).")
+    for t in tests_used(comparison):
+        lines.append(f"\\{MARKS[t]} differs from the first column at 95% ({TESTS[t]}).")
     for column in comparison.columns:
         lines.append(f"- {_md(_heading(column))}: `{_md(column.run_id)}` (arm {_md(column.arm)}, "
                      f"scorer {_md(column.scorer_version)})")

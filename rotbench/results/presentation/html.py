@@ -19,7 +19,15 @@ import html
 from collections.abc import Iterable
 from pathlib import Path
 
-from rotbench.results.presentation.compare import Cell, Comparison, Family, Row, compare_reports
+from rotbench.results.presentation.compare import (
+    MARKS,
+    Cell,
+    Comparison,
+    Family,
+    Row,
+    compare_reports,
+    legend_lines,
+)
 from rotbench.results.presentation.plots import CLASS_COLOURS, Plot, run_labels, selection_line
 from rotbench.results.presentation.render import (
     format_rate,
@@ -140,12 +148,16 @@ def _cell(cell: Cell, better: str) -> str:
     if better not in ("higher", "lower"):  # a context figure: a difference, no verdict
         tip = (f"{'+' if diff.value >= 0 else '−'}{abs(100 * diff.value):.1f} points against "
                f"the first column (no better direction: read it {better})")
-        return _rate_cell(cell.rate, f' <span class="sig" title="{esc(tip)}">*</span>')
+        return _rate_cell(cell.rate, f' <span class="sig" title="{esc(tip)}">'
+                          f'{MARKS[diff.test]}</span>')
     good = (diff.value > 0) == (better == "higher")
     tip = (f"{'+' if diff.value >= 0 else '−'}{abs(100 * diff.value):.1f} points against the "
            f"first column, 95% interval {100 * diff.low:+.1f} to {100 * diff.high:+.1f}")
-    mark = (f' <span class="sig {"better" if good else "worse"}" title="{esc(tip)}">* '
-            f'{"better" if good else "worse"}</span>')
+    if diff.paired is not None:
+        tip += (f"; paired: {diff.paired.first_only} vs {diff.paired.other_only} discordant "
+                f"questions, exact McNemar p={diff.paired.p_value:.3g}")
+    mark = (f' <span class="sig {"better" if good else "worse"}" title="{esc(tip)}">'
+            f'{MARKS[diff.test]} {"better" if good else "worse"}</span>')
     return _rate_cell(cell.rate, mark)
 
 
@@ -274,6 +286,57 @@ def _first_hits(reports: list[Report], labels: list[str]) -> str:
                     f"{''.join(cells)}</tr>")
     return (f"<h3>First value-bearing hit (answerable questions)</h3><table><tr><th>class</th>"
             f"{heads}</tr>{''.join(rows)}</table>")
+
+
+def _missed(reports: list[Report]) -> list[dict[str, list[tuple[int, ProbeRecord]]]]:
+    """Per report, per stage: the (seed, question) of each wrong first answer."""
+    from rotbench.results.files.worlds import iter_worlds
+    from rotbench.scoring.miss_stages import question_stages
+
+    out: list[dict[str, list[tuple[int, ProbeRecord]]]] = []
+    for r in reports:
+        stages: dict[str, list[tuple[int, ProbeRecord]]] = {}
+        if r.miss_stages is not None:
+            for world in iter_worlds(r):
+                for i, stage in sorted(question_stages(world).items()):
+                    stages.setdefault(stage, []).append((world.seed, world.probes[i]))
+        out.append(stages)
+    return out
+
+
+def miss_stages_section(reports: list[Report], labels: list[str]) -> str:
+    """"Wrong first answers by stage": a count per stage and report, each linking to the
+    list of its questions (seed, day, attribute, question, the first hit's class)."""
+    if all(r.miss_stages is None for r in reports):
+        return ""
+    missed = _missed(reports)
+    stages = list(dict.fromkeys(s for r in reports for s in (r.miss_stages or {})))
+    heads = "".join(f"<th>{esc(label)}</th>" for label in labels)
+    rows = []
+    for j, stage in enumerate(stages):
+        cells = []
+        for i, r in enumerate(reports):
+            if r.miss_stages is None:
+                cells.append(_rate_cell(None))
+                continue
+            rate = Rate.of(r.miss_stages.get(stage, 0), sum(r.miss_stages.values()))
+            cells.append(_rate_cell(rate, f' <a href="#miss-{i}-{j}">questions</a>'))
+        rows.append(f"<tr><td><code>{esc(stage, 40)}</code></td>{''.join(cells)}</tr>")
+    lists = []
+    for i, (label, by_stage) in enumerate(zip(labels, missed, strict=True)):
+        for j, stage in enumerate(stages):
+            items = "".join(
+                f"<li>seed {seed} · day {p.day} · {esc((p.attribute or '').replace('_', ' '))}"
+                f" · first: {_badge(_first_class(p))} · <span class=muted>"
+                f"{esc(p.question, 300)}</span></li>" for seed, p in by_stage.get(stage, []))
+            lists.append(f'<details id="miss-{i}-{j}"><summary>{esc(label)}: '
+                         f"{esc(stage, 40)} ({len(by_stage.get(stage, []))})</summary>"
+                         f"<ul>{items}</ul></details>")
+    return ("<h3>Wrong first answers by stage</h3><p>Each question whose first value-bearing "
+            "hit is not the current value: never seen in the top k since it became current, "
+            "lost (seen before, not now), outranked (in the top k, not first), or abstained "
+            f"(no hit).</p><table><tr><th>stage</th>{heads}</tr>{''.join(rows)}</table>"
+            + "".join(lists))
 
 
 def _floor_sweep(reports: list[Report], labels: list[str]) -> str:
@@ -459,9 +522,9 @@ def render_html(reports: list[Report], plots: list[Plot], sources: list[str] | N
     if len(reports) > 1:
         comparison: Comparison | None = compare_reports(reports, force=force)
         families = comparison.families
-        legend = ("<p>* marks a figure that differs from the first column at 95% ("
-                  f"{esc(comparison.test)}); hover it for the difference. "
-                  "Every figure reads value (n/d) with its 95% Wilson interval.</p>")
+        legend = "".join(f"<p>{esc(line)}</p>" for line in legend_lines(comparison))
+        legend += ("<p>Hover a mark for the difference. Every figure reads value (n/d) with "
+                   "its 95% Wilson interval.</p>")
         legend += "".join(f"<p class=muted>note: {esc(n)}</p>" for n in comparison.notes)
     else:
         families = single_families(reports[0])
@@ -476,6 +539,7 @@ def render_html(reports: list[Report], plots: list[Plot], sources: list[str] | N
         f"<h2 id=selection>What ran</h2>{_selection_table(reports, labels, sources)}"
         f"<h2 id=figures>Figures by family</h2>{legend}{_family_tables(families, labels)}"
         f"{_by_kind(reports, labels)}{_first_hits(reports, labels)}"
+        f"{miss_stages_section(reports, labels)}"
         f"{_floor_sweep(reports, labels)}"
         f"{_real_pairs(reports, labels)}"
         f"<h2 id=plots>Plots</h2>{_plots(plots)}"

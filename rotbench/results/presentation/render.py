@@ -16,6 +16,7 @@ from rich.console import Console
 from rotbench.outputs import terminal_safe
 from rotbench.results.presentation.tables import Col, print_table
 from rotbench.results.schema import Report
+from rotbench.safe_text import printable
 from rotbench.scoring.lexicons import LEXICONS
 from rotbench.scoring.metrics import BY_KIND_V4 as BY_KIND
 from rotbench.scoring.metrics import FAMILIES, POISON_METRICS, Rate, better_label, hit_classes
@@ -148,6 +149,7 @@ def render(report: Report, console: Console, intervals: bool = False) -> None:
                 [Col("class"), Col("questions", "words", "right")],
                 [[cls, format_rate(Rate.of(report.first_hit_counts.get(cls, 0), total),
                                    intervals)] for cls in scorer_classes(report)])
+    render_miss_stages(report, console, intervals)
 
     if report.floor_sweep is None:
         console.print("Relevance floor sweep: not applicable (some hits report no raw cosine)",
@@ -164,6 +166,19 @@ def render(report: Report, console: Console, intervals: bool = False) -> None:
                  for row in report.floor_sweep])
     _real_pairs(report, console, intervals)
     _notes(report, console)
+
+
+def render_miss_stages(report: Report, console: Console, intervals: bool = False) -> None:
+    """The "Wrong first answers by stage" table (``Report.miss_stages``); nothing for a
+    report written before it existed."""
+    stages = report.miss_stages
+    if stages is None:
+        return
+    total = sum(stages.values())
+    print_table(console, f"Wrong first answers ({total})",
+                [Col("stage"), Col("questions", "words", "right")],
+                [[printable(stage, 40), format_rate(Rate.of(n, total), intervals)]
+                 for stage, n in stages.items()])
 
 
 def _real_pairs(report: Report, console: Console, intervals: bool) -> None:

@@ -12,8 +12,8 @@ from rotbench.results.database import tables as db_module
 from rotbench.results.database.queries import QUERIES
 
 # per metrics bundle under scorer v1/v2 (no decoy metrics): 11 metrics + 3 channels x 3 poison
-# metrics + 2 unanswerable kinds x 1 + 6 checkpoints x 11 metrics
-ROWS_PER_BUNDLE = 11 + 9 + 2 + 66
+# metrics + 2 unanswerable kinds x 1 + 6 checkpoints x 11 metrics + 4 miss stages
+ROWS_PER_BUNDLE = 11 + 9 + 2 + 66 + 4
 
 
 def _count(db: Path, table: str, run_id: str) -> int:

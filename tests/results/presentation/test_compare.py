@@ -76,7 +76,8 @@ def test_compare_command_formats(tmp_path, report_v2: Report) -> None:
     assert f"rotbench: warning: {b}: the stored figures disagree" in table.output
     loaded = [load_report(a), load_report(b)]
     md = comparison_markdown(compare_reports(loaded), False)
-    assert "| current_first | 84.7% (183/216) | 53.7% (116/216) * | higher |" in md
+    # made-up figures no question reproduces: compared as independent proportions ('+')
+    assert "| current_first | 84.7% (183/216) | 53.7% (116/216) + | higher |" in md
     data = json.loads(runner.invoke(app, ["compare", str(a), str(b), "--format", "json"]).stdout)
     assert data["columns"][1]["run_id"] == "run-b"
     other = write_report(synthetic_report((1,), scorer="v2"), tmp_path / "c.json")

@@ -197,3 +197,17 @@ def test_real_pairs_block_has_its_own_section(report_v2: Report) -> None:
         "real_pairs": not_scored(ORACLE_REASON, rulings_read=6)})], [])
     assert "not scored (" in unscored
     assert "id=real-pairs" not in render_html([report_v2], [])
+
+
+def test_miss_stages_link_to_their_questions(single_page: str, report_v2: Report) -> None:
+    """Each stage's count links to the list of its questions, one item per wrong first
+    answer (the synthetic worlds' 93 are all outranked)."""
+    assert report_v2.miss_stages == {"never_seen": 0, "lost": 0, "outranked": 93,
+                                     "abstained": 0}
+    assert "<h3>Wrong first answers by stage</h3>" in single_page
+    assert '100% (93/93) <a href="#miss-0-2">questions</a>' in single_page
+    block = single_page.split('<details id="miss-0-2">', 1)[1].split("</details>", 1)[0]
+    assert block.startswith("<summary>synthetic: outranked (93)</summary>")
+    assert block.count("<li>") == 93
+    assert '<details id="miss-0-0"><summary>synthetic: never_seen (0)</summary><ul></ul>' \
+        in single_page

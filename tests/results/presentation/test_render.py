@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.console import Console
 
 from rotbench.results import Report, format_rate, render
@@ -55,3 +57,16 @@ def test_render_null_rate(small_report: Report) -> None:
         }
     )
     assert "— (0/0)" in _text(empty)
+
+
+def test_render_miss_stages(small_report: Report) -> None:
+    """The wrong first answers by stage: they sum to current_first's misses (72 - 39)."""
+    assert small_report.miss_stages == {"never_seen": 0, "lost": 0, "outranked": 33,
+                                        "abstained": 0}
+    out = _text(small_report)
+    assert re.search(r"Wrong first answers \(33\) *\n", out)
+    assert re.search(r"outranked\s+│\s+100% \(33/33\)", out)
+    assert re.search(r"never_seen\s+│\s+0% \(0/33\)", out)
+    # a report written before miss_stages existed shows no such table
+    assert "Wrong first answers" not in _text(small_report.model_copy(
+        update={"miss_stages": None}))

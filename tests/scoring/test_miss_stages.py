@@ -1,0 +1,78 @@
+"""miss_stages on hand-built probes: each stage once, the precedence, a value that changes
+starting afresh, and the sum against current_first."""
+
+from __future__ import annotations
+
+from rotbench.scoring import compute_metrics, score_world
+from rotbench.scoring.miss_stages import MISS_STAGES, count_stages, question_stages
+from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
+from rotbench.scoring.tally import tally_world
+from rotbench.world.models import Truth
+
+POOLS = {"city": ["Oslo", "Lima", "Porto", "Quito", "Hanoi", "Perth", "Turin", "Accra"]}
+
+
+def city(day: int, current: str = "Oslo", superseded: tuple[str, ...] = ("Lima",)) -> Truth:
+    """The user's city: ``current`` on ``day``; Lima (a stale value) by default superseded."""
+    return Truth(attribute="city", day=day, current=current, superseded=list(superseded),
+                 poison=[], changed=bool(superseded), latest_phrasing="initial")
+
+
+def probe(day: int, texts: list[str], truth: Truth | None = None) -> ProbeRecord:
+    return ProbeRecord(day=day, attribute="city", question="Where does the user live?",
+                       truth=truth or city(day),
+                       hits=[ScoredHit(rank=i + 1, text=t) for i, t in enumerate(texts)])
+
+
+def world(probes: list[ProbeRecord]) -> WorldProbes:
+    return score_world(WorldProbes(seed=1, days=90, generator_version="3", fingerprint="x",
+                                   pools=POOLS, probes=probes), "v5")
+
+
+def test_each_stage() -> None:
+    w = world([
+        probe(15, ["The user's city is Oslo."]),                      # right
+        probe(30, ["The user lives in Lima.", "The user lives in Oslo."]),  # outranked
+        probe(45, ["The user lives in Lima."]),                       # lost (seen on 15, 30)
+        probe(60, []),                                                # abstained
+        probe(75, ["The weather is nice."]),                          # lost: no value at all
+    ])
+    assert question_stages(w) == {1: "outranked", 2: "lost", 3: "abstained", 4: "lost"}
+
+
+def test_never_seen_and_a_new_value_starts_afresh() -> None:
+    moved = city(45, current="Porto", superseded=("Lima", "Oslo"))
+    w = world([
+        probe(15, ["The user lives in Lima."]),                       # never seen
+        probe(30, ["The user lives in Oslo."]),                       # right
+        probe(45, ["The user lives in Oslo."], moved),                # Porto: never seen
+        probe(60, ["The user lives in Porto."], city(60, "Porto", ("Lima", "Oslo"))),  # right
+        probe(75, ["The user lives in Oslo."], city(75, "Porto", ("Lima", "Oslo"))),   # lost
+    ])
+    assert question_stages(w) == {0: "never_seen", 2: "never_seen", 4: "lost"}
+
+
+def test_v5_past_framed_current_is_not_in_the_top_k() -> None:
+    """Under v5 a current value carried only framed as past is not served: behind a wrong
+    first hit it does not make the miss 'outranked'."""
+    w = world([probe(15, ["The user lives in Lima.", "The user previously lived in Oslo."])])
+    assert question_stages(w) == {0: "never_seen"}
+    v4 = score_world(w, "v4")
+    assert question_stages(v4) == {0: "outranked"}
+
+
+def test_counts_sum_to_current_first_misses() -> None:
+    w = world([
+        probe(15, ["The user's city is Oslo."]),
+        probe(30, ["The user lives in Lima.", "The user lives in Oslo."]),
+        probe(45, ["The user lives in Lima."]),
+        probe(60, []),
+        probe(75, ["The user lives in Lima."]),
+    ])
+    bundle = compute_metrics([w])
+    assert bundle.miss_stages == {"never_seen": 0, "lost": 2, "outranked": 1, "abstained": 1}
+    assert list(bundle.miss_stages) == list(MISS_STAGES)
+    first = bundle.metrics["current_first"]
+    assert sum(bundle.miss_stages.values()) == first.denominator - first.numerator == 4
+    assert tally_world(w).bundle() == bundle
+    assert count_stages([w, w]) == {k: 2 * v for k, v in bundle.miss_stages.items()}
