@@ -206,3 +206,24 @@ def test_volume_multiplies_the_filler_and_keeps_the_kinds() -> None:
     assert filler[1] > 2 * filler[0] and big.volume == 3
     counts = kind_counts(big)  # another world (volume seeds it), with every kind
     assert min(counts[k] for k in NEW_KINDS) >= 5
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_every_tie_names_a_root_value_the_reader_was_told_before(seed: int) -> None:
+    """The oracle's ``depends_on`` is what a careful reader of the conversation so far
+    notes: the root value a tie names was stated (present tense, the user's own) in a
+    document delivered no later than the tie's own, and was the value then."""
+    world = generate_world(seed, generator="4")
+    told: dict[str, list[str]] = {}
+    checked = 0
+    for s in world.sessions:  # delivery order
+        for f in s.facts:
+            if f.depends_on is not None:
+                root = f.depends_on
+                assert told.get(root.attribute, [])[-1:] == [root.value], (s.document_uri, f)
+                checked += 1
+        for f in s.facts:
+            if f.channel is None and f.decoy is None and f.tense == "present" \
+                    and f.depends_on is None and not s.late:
+                told.setdefault(f.attribute, []).append(f.value)
+    assert checked == 5
