@@ -56,9 +56,34 @@ def _report_path(text: str) -> Path:
     return Path(text)
 
 
+def is_run_id(text: str) -> bool:
+    """Whether a RUN argument is to be looked up as a run id: not an existing file, no
+    ``.json`` ending, no path separator."""
+    import os
+
+    path = Path(text)
+    return bool(text.strip()) and not path.exists() and path.suffix != ".json" and not (
+        os.sep in text or "/" in text)
+
+
+def _show_failure(path: Path) -> NoReturn:
+    """Print a failed run's record (``rotbench.results.failures``): its one-line errors and
+    the engine's own frames of each traceback; exit 1."""
+    from rotbench.results.failures import failure_lines, load_failure
+
+    try:
+        record = load_failure(path)
+    except ValueError as exc:
+        _fail(str(exc))
+    for line in failure_lines(record):
+        print(terminal_safe(line, one_line=True))
+    raise typer.Exit(1)
+
+
 def show(
     report: Annotated[
-        str, typer.Argument(help="A saved report, e.g. reports/<run-id>.json.", show_default=False)
+        str, typer.Argument(help="A saved report (reports/<run-id>-<engine>.json) or a run "
+                            "id in the database.", show_default=False)
     ],
     intervals: Annotated[
         bool, typer.Option("--intervals", help="Show the 95% Wilson interval of every rate.")
@@ -69,6 +94,9 @@ def show(
             "--format", help="'table' (terminal tables) or 'json' (every figure, no hit texts)."
         ),
     ] = "table",
+    db: Annotated[str | None, typer.Option(
+        "--db", help="Where to look a run id up (default: reports/rotbench.duckdb).",
+        show_default=False)] = None,
 ) -> None:
     """Print a saved report: the three metric families, poison by channel, what the first
     value-bearing hit was, the relevance floor sweep, and the notes. The stored figures are
@@ -77,10 +105,22 @@ def show(
     if format not in ("table", "json"):
         _fail(f"unknown format {format!r} (available: table, json)", 2)
     path = _report_path(report)
-    try:
-        loaded = load_checked(path, lambda line: print(line, file=sys.stderr))
-    except (ReportError, ValueError) as e:
-        _fail(str(e))
+    from rotbench.results.failures import FAILURE_SUFFIX, find_failure
+
+    if is_run_id(report):
+        from rotbench.cli.results_cmds import DEFAULT_DB, resolve_runs
+
+        failed = find_failure((Path(db) if db else DEFAULT_DB).parent, report)
+        if failed is not None:
+            _show_failure(failed)
+        loaded = resolve_runs([report], Path(db) if db else None)[0][0]
+    elif path.name.endswith(FAILURE_SUFFIX):
+        _show_failure(path)
+    else:
+        try:
+            loaded = load_checked(path, lambda line: print(line, file=sys.stderr))
+        except (ReportError, ValueError) as e:
+            _fail(str(e))
     if format == "json":
         print(json.dumps(loaded.model_dump(mode="json",
                                            exclude={"worlds", "embedded_worlds"}), indent=2))
