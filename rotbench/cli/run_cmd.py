@@ -467,18 +467,15 @@ def _print_problems(spec, runtime, strict: bool) -> None:
 
 
 def next_step(spec, reports) -> str:
-    """The last line after a run: one command worth trying next. One engine: side by side
-    with a baseline on the same worlds, and the HTML page. Several: the HTML page of them
-    all (every question side by side)."""
+    """The last line after a run: one command worth trying next, within 80 characters where
+    the engine's name allows. One engine: side by side with a baseline on the same worlds.
+    Several: the same run with ``--html`` (every question side by side; cached, so it only
+    writes the page)."""
     from rotbench.safe_text import printable
 
-    ids = " ".join(printable(r.run_id, 80) for r in reports)
-    db = "" if Path(spec.db) == Path("reports") / "rotbench.duckdb" else (
-        f" --db {printable(spec.db, 200)}")
-    page = f"rotbench report {ids}{db} --html page.html"
     if len(reports) > 1:
-        return f"next: {page} (every question side by side), or rotbench show RUN_ID"
+        return ("next: the same command with --html page.html (every question side by side; "
+                "cached)")
     engine = printable(reports[0].selection.engine, 80)
     baseline = "latest-wins" if engine != "latest-wins" else "reference"
-    return (f"next: rotbench run --engine {engine} --engine {baseline} (beside a baseline), "
-            f"or {page}")
+    return f"next: rotbench run --engine {engine} --engine {baseline} --html page.html"

@@ -19,8 +19,8 @@ from rotbench.embedding.embedder import DEFAULT_MODEL_ID
 from rotbench.reference import ENGINE_VERSION
 from rotbench.reference.config import EngineConfig
 from rotbench.results import Report, Selection, StageRecord, build_report, write_report
-from rotbench.results.schema import ConfigValue
 from rotbench.results.files.report import report_file_name
+from rotbench.results.schema import ConfigValue
 from rotbench.rulings import RealPairs, ReviewItem
 from rotbench.runspec import RunSpec
 from rotbench.scoring.models import WorldProbes

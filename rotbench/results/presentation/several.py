@@ -13,7 +13,6 @@ headers (``1.0.0+…``) and given in full in the legend under the tables.
 
 from __future__ import annotations
 
-from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -25,6 +24,11 @@ from rotbench.scoring.definitions import BY_NAME, DOCS_PAGE, metric_url
 
 MAX_VERSION_CHARS = 10
 """Longest version shown whole in a column header; a longer one is cut (see ``short_version``)."""
+
+
+LEFT_OUT = frozenset({"Poison by channel"})
+"""Breakdowns ``compare`` shows that the run's compact view leaves to ``rotbench compare``
+and the HTML page (the legend says so)."""
 
 
 def short_version(version: str) -> str:
@@ -58,23 +62,40 @@ def _cell(cell: Cell, intervals: bool) -> str:
     return text
 
 
+def _engine_widths(heads: list[str], rows: list[list[str]], room: int) -> list[int]:
+    """Widths of the engine columns within ``room`` characters: each as wide as its header
+    and figures when that fits; else headers wrap (between words) while figures stay whole;
+    else figures wrap too (between words). The widest columns give way first."""
+    def words(texts: list[str]) -> int:
+        return max(len(w) for t in texts for w in t.split())
+
+    natural = [max(len(h), *(len(r[i + 1]) for r in rows)) for i, h in enumerate(heads)]
+    whole = [max(words([h]), *(len(r[i + 1]) for r in rows)) for i, h in enumerate(heads)]
+    least = [words([h, *(r[i + 1] for r in rows)]) for i, h in enumerate(heads)]
+    widths = list(natural)
+    for floor in (whole, least):
+        while sum(widths) > room:
+            shrinkable = [i for i in range(len(widths)) if widths[i] > floor[i]]
+            if not shrinkable:
+                break
+            widths[max(shrinkable, key=lambda i: widths[i])] -= 1
+    return widths
+
+
 def family_table(name: str, rows: list[list[str]], heads: list[str], width: int) -> Table:
-    """One family: metric (never wrapped), one column per engine (figures wrap between words
-    when the width demands it), better; laid out within ``width`` characters."""
-    table = Table(title=name, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False,
-                  pad_edge=False, padding=(0, 1), width=None, collapse_padding=True)
+    """One family: metric (never wrapped), one column per engine, better; laid out within
+    ``width`` characters by ``_engine_widths`` (columns two spaces apart, no borders)."""
+    table = Table(title=name, title_justify="left", box=None, show_edge=False,
+                  pad_edge=False, padding=(0, 1), header_style="bold")
     metric_width = max(len("metric"), *(len(r[0]) for r in rows))
-    table.add_column("metric", no_wrap=True, min_width=metric_width)
-    for head in heads:
-        table.add_column(head, justify="right", overflow="fold")
-    table.add_column("better", no_wrap=True, min_width=6)
+    better_width = max(len("better"), *(len(r[-1]) for r in rows))
+    room = width - metric_width - better_width - 2 * (len(heads) + 1)
+    table.add_column("metric", no_wrap=True, width=metric_width)
+    for head, column_width in zip(heads, _engine_widths(heads, rows, room), strict=True):
+        table.add_column(head, justify="right", overflow="fold", width=column_width)
+    table.add_column("better", no_wrap=True, width=better_width)
     for row in rows:
         table.add_row(*(Text(c) for c in row))
-    natural = metric_width + 7 + sum(
-        max(len(h), *(len(r[i + 1]) for r in rows)) for i, h in enumerate(heads)
-    ) + 2 * (len(heads) + 1)
-    if natural > width:
-        table.width = width
     return table
 
 
@@ -86,6 +107,8 @@ def render_several(comparison: Comparison, console: Console, intervals: bool = F
     heads = [column_heading(c) for c in comparison.columns]
     context: list[str] = []
     for family in comparison.families:
+        if family.name in LEFT_OUT:
+            continue
         if not family.rows or all(c.rate is None for r in family.rows for c in r.cells):
             continue
         rows = []
@@ -99,13 +122,15 @@ def render_several(comparison: Comparison, console: Console, intervals: bool = F
     say = [f"* differs from the first column ({column_heading(first)}) at 95%: "
            f"{comparison.test}"]
     for column in comparison.columns:
-        say.append(f"{column_heading(column)}: {printable(column.engine, 60)} "
-                   f"{printable(column.engine_version, 200)}, run "
-                   f"{printable(column.run_id, 80)}")
+        full = printable(column.engine_version, 200)
+        say.append(f"{column_heading(column)}: run {printable(column.run_id, 80)}"
+                   + (f", version {full}" if short_version(column.engine_version) != full
+                      else ""))
     if context:
         say.append("beside: no better direction; read " + "; ".join(dict.fromkeys(context)))
     say.append(f"definitions: docs/{DOCS_PAGE} ({metric_url('current_first').rsplit('#')[0]})")
-    say.append("full reports: rotbench show RUN_ID, or rerun with --each")
+    say.append("per channel and kind: rotbench compare; full reports: rotbench show RUN_ID "
+               "(or run with --each)")
     for note in comparison.notes:
         say.append(f"note: {printable(note, 400)}")
     for line in say:
