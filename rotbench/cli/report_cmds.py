@@ -69,12 +69,18 @@ def is_run_id(text: str) -> bool:
 def _show_failure(path: Path) -> NoReturn:
     """Print a failed run's record (``rotbench.results.failures``): its one-line errors and
     the engine's own frames of each traceback; exit 1."""
-    from rotbench.results.failures import failure_lines, load_failure
+    from rotbench.results.failures import load_failure
 
     try:
         record = load_failure(path)
     except ValueError as exc:
         _fail(str(exc))
+    _print_failure(record)
+
+
+def _print_failure(record) -> NoReturn:  # noqa: ANN001 - a FailureRecord
+    from rotbench.results.failures import failure_lines
+
     for line in failure_lines(record):
         print(terminal_safe(line, one_line=True))
     raise typer.Exit(1)
@@ -109,8 +115,13 @@ def show(
 
     if is_run_id(report):
         from rotbench.cli.results_cmds import DEFAULT_DB, resolve_runs
+        from rotbench.results.failures import failure_from_db
 
-        failed = find_failure((Path(db) if db else DEFAULT_DB).parent, report)
+        db_path = Path(db) if db else DEFAULT_DB
+        record = failure_from_db(db_path, report)
+        if record is not None:
+            _print_failure(record)
+        failed = find_failure(db_path.parent, report)
         if failed is not None:
             _show_failure(failed)
         loaded = resolve_runs([report], Path(db) if db else None)[0][0]

@@ -145,3 +145,35 @@ def failure_lines(record: FailureRecord) -> list[str]:
         if world.traceback:
             lines.extend("    " + line for line in world.traceback.rstrip().splitlines())
     return lines
+
+
+def failure_from_db(db_path: Path, run_id: str) -> FailureRecord | None:
+    """The failure record of ``run_id`` as the DuckDB file ``db_path`` holds it (its
+    ``run_failures`` rows), or None when the file, the table or the run is not there."""
+    import duckdb
+
+    if not Path(db_path).is_file():
+        return None
+    try:
+        con = duckdb.connect(str(db_path), read_only=True)
+    except duckdb.Error:
+        return None
+    try:
+        present = con.execute("SELECT count(*) FROM information_schema.tables WHERE "
+                              "table_name = ?", [FAILURE_TABLE]).fetchone()[0]
+        if not present:
+            return None
+        rows = con.execute(f"SELECT engine, arm, seed, message, traceback, "
+                           f"CAST(created_at AS VARCHAR) FROM {FAILURE_TABLE} WHERE run_id = ? "
+                           "ORDER BY seed", [run_id]).fetchall()
+    except duckdb.Error:
+        return None
+    finally:
+        con.close()
+    if not rows:
+        return None
+    engine, arm, created = rows[0][0], rows[0][1], rows[0][5]
+    return FailureRecord(run_id=run_id, engine=engine, arm=arm,
+                         seeds=[r[2] for r in rows if r[2] is not None], created_at=created,
+                         failures=[FailedWorld(seed=r[2], message=r[3], traceback=r[4])
+                                   for r in rows])
