@@ -190,3 +190,28 @@ def test_each_brings_back_the_full_reports_and_columns_is_respected(three) -> No
     assert widths and max(widths) <= 150
     assert "latest-wins 1.0.0" in next(x for x in wide.stdout.splitlines()
                                        if x.startswith("metric"))
+
+
+def test_new_engine_writes_a_module_and_test_that_run_beside_the_reference(
+        tmp_path: Path) -> None:
+    """`rotbench new-engine demo && rotbench run --engine demo:make_engine --engine
+    reference` works in a fresh folder; nothing is written into the install folder."""
+    (tmp_path / "project").mkdir()
+    before = sorted(p.name for p in (ROOT / "rotbench").iterdir())
+    made = _cli(tmp_path, "new-engine", "demo")
+    assert made.returncode == 0, made.stderr
+    assert made.stdout.splitlines()[-1] == (
+        "next: rotbench run --engine demo:make_engine --engine reference")
+    assert sorted(p.name for p in (tmp_path / "project").iterdir()) == ["demo.py",
+                                                                         "test_demo.py"]
+    proc = rotbench_run(tmp_path, "--engine", "demo:make_engine", "--engine", "reference")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert re.search(r"metric\s+demo 0\.1\s+reference 0\.4\.0\s+better", proc.stdout)
+    assert sorted(p.name for p in (ROOT / "rotbench").iterdir()) == before
+    again = _cli(tmp_path, "new-engine", "demo")
+    assert again.returncode == 2 and "demo.py exists (--force replaces it)" in again.stderr
+    inside = _cli(tmp_path, "new-engine", "demo", "--dir", str(ROOT / "rotbench" / "mine"))
+    assert inside.returncode == 2 and "inside rotbench's install folder" in inside.stderr
+    assert not (ROOT / "rotbench" / "mine").exists()
+    shadow = _cli(tmp_path, "new-engine", "json")
+    assert shadow.returncode == 2 and "a module 'json' exists already" in shadow.stderr
