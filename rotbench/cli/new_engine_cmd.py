@@ -19,7 +19,7 @@ import typer
 
 from rotbench.cli.common import fail
 
-ENGINE_TEMPLATE = '''"""{name}: a memory engine for rotbench (written by `rotbench new-engine {name}`).
+ENGINE_TEMPLATE = '''"""{name}: a memory engine for rotbench (from `rotbench new-engine {name}`).
 
 It keeps the newest present-tense statement the user made about each slot and answers with
 the closest ones by meaning. Change ``deposit`` and ``query`` to try your own rules.
@@ -63,8 +63,8 @@ def make_engine(context):
     return Engine(context)
 '''
 
-TEST_TEMPLATE = '''"""{name} beside the reference engine on one world (seed 42, 30 days, oracle arm: no
-model call). Written by `rotbench new-engine {name}`; run with: python -m pytest test_{name}.py
+TEST_TEMPLATE = '''"""{name} beside the reference engine on one world (seed 42, 30 days, oracle
+arm: no model call). Written by `rotbench new-engine {name}`; run with: python -m pytest test_{name}.py
 """
 
 import json
