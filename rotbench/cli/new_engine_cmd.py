@@ -64,7 +64,8 @@ def make_engine(context):
 '''
 
 TEST_TEMPLATE = '''"""{name} beside the reference engine on one world (seed 42, 30 days, oracle
-arm: no model call). Written by `rotbench new-engine {name}`; run with: python -m pytest test_{name}.py
+arm: no model call). Written by `rotbench new-engine {name}`.
+Run with: python -m pytest test_{name}.py
 """
 
 import json
