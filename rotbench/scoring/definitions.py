@@ -196,10 +196,28 @@ SHORT_DENOMINATORS: dict[str, str] = {
     "premature_first": "questions before a scheduled change",
     "corrected_served_at_k": "questions after a correction",
     "retracted_asserted_at_k": "questions after a retraction",
-    "members_recall_at_k": "questions on a set",
+    "members_recall_at_k": "questions on a set of two members or more",
+    "member_lost": "questions on a set after a member joined",
+    "successor_first": "questions on a dependent with a declared successor",
+    "dependent_stale_first": "questions on a dependent after its root changed",
+    "premise_stale_first": "questions naming a superseded value",
+    "cascade_asserted_at_k": "questions on facts resting on a retracted root",
+    "cross_user_leak_at_k": "questions where another user holds a value of the attribute",
 }
-"""The denominator of each family's first metric in a few words: the legend under a
-report's tables (a metric not listed shares the denominator of the one before it)."""
+"""Each distinct denominator in a few words, under the first metric (in ``DEFINITIONS``
+order) that has it: the legend under a report's tables. A metric not listed shares the
+denominator of the listed one before it."""
+
+
+def denominator_group(metric: str) -> str:
+    """The metric whose ``SHORT_DENOMINATORS`` entry describes ``metric``'s denominator."""
+    group = metric
+    for d in DEFINITIONS:
+        if d.name in SHORT_DENOMINATORS:
+            group = d.name
+        if d.name == metric:
+            return group
+    return metric
 
 
 def definition(metric: str) -> MetricDefinition | None:

@@ -215,3 +215,32 @@ def test_new_engine_writes_a_module_and_test_that_run_beside_the_reference(
     assert not (ROOT / "rotbench" / "mine").exists()
     shadow = _cli(tmp_path, "new-engine", "json")
     assert shadow.returncode == 2 and "a module 'json' exists already" in shadow.stderr
+
+
+def test_the_first_screen_counts_agree_and_has_a_legend_and_a_next_line(three) -> None:
+    """Item 9 on the defaults: the header's unanswerable count is answered_unanswerable's
+    denominator (86, of which 14 after a retraction), every denominator shown has a legend
+    line, and the screen ends with what to try next."""
+    tmp, proc, _ = three
+    [ref] = re.findall(r"report: \S+/(rot-oracle-[0-9-]+-[0-9a-f]{6})-reference\.json",
+                       proc.stderr)
+    shown = _cli(tmp, "show", ref, "--db", str(tmp / "out" / "reports" / "rotbench.duckdb"),
+                 env={"COLUMNS": "200"})
+    out = shown.stdout
+    assert ("216 attribute questions (202 with a current value, of them 115 on changed and 79 "
+            "on poisoned attributes) and 86 unanswerable (72 about what the world never "
+            "mentions, 14 attribute questions asked after a retraction)") in out
+    assert re.search(r"answered_unanswerable\s+│\s+0% \(0/86\)", out)
+    legend = out[out.index("Denominators (the d of n/d):"):]
+    denominators = {int(d) for d in re.findall(r"\(\d+/(\d+)\)", out[:out.index("Notes")])}
+    assert denominators == {216, 202, 115, 79, 103, 138, 36, 86, 518, 13, 12, 21, 14, 15, 72,
+                            20, 30, 29, 27, 33, 31}
+    for d in (216, 202, 115, 79, 103, 138, 36, 86, 518, 13, 12, 21, 14, 15, 72):
+        assert re.search(rf"^  {d}: ", legend, flags=re.M), d
+    assert "  518: value-bearing hits (not questions) (redundancy_at_k)" in legend
+    # the run's own first screen ends with one line saying what to try next
+    one = _cli(tmp, "run", "--engine", "latest-wins", "--cache-dir",
+               str(tmp / "out" / "cache"), "--reports-dir", str(tmp / "out" / "r1"))
+    assert one.returncode == 0, one.stderr[-2000:]
+    assert one.stdout.rstrip().splitlines()[-1] == (
+        "next: rotbench run --engine latest-wins --engine reference --html page.html")

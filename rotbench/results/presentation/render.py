@@ -91,25 +91,25 @@ def question_counts(report: Report) -> str:
 def denominator_legend(report: Report) -> list[str]:
     """One line per distinct denominator of the family tables: the number, what it counts
     (``rotbench.scoring.definitions.SHORT_DENOMINATORS``) and the metrics over it."""
-    from rotbench.scoring.definitions import SHORT_DENOMINATORS
+    from rotbench.scoring.definitions import SHORT_DENOMINATORS, denominator_group
 
-    groups: dict[int, list[str]] = {}
-    labels: dict[int, str] = {}
+    groups: dict[tuple[str, int], list[str]] = {}
     for names in FAMILIES.values():
         for name in names:
             rate = report.metrics.get(name)
-            if rate is None:
-                continue
-            groups.setdefault(rate.denominator, []).append(name)
-            if name in SHORT_DENOMINATORS and rate.denominator not in labels:
-                labels[rate.denominator] = SHORT_DENOMINATORS[name]
+            if rate is not None:
+                groups.setdefault((denominator_group(name), rate.denominator), []).append(name)
     total = sum(report.first_hit_counts.values())
     lines = ["Denominators (the d of n/d):"]
-    for d, names in groups.items():
-        what = labels.get(d, "questions where the metric's case is live")
-        lines.append(f"  {d}: {what} ({', '.join(names)})")
-    if total and total not in groups:
+    if total:
         lines.append(f"  {total}: every attribute question (First value-bearing hit)")
+    for (group, d), names in groups.items():
+        what = SHORT_DENOMINATORS.get(group, "questions where the metric's case is live")
+        lines.append(f"  {d}: {what} ({', '.join(names)})")
+    if report.floor_sweep:
+        never = report.floor_sweep[0].unanswerable_passing.denominator
+        lines.append(f"  {never}: unanswerable questions about what the world never mentions "
+                     "(floor sweep)")
     return lines
 
 
