@@ -56,7 +56,7 @@ def prepare_paid_arm(spec: RunSpec, *, estimate_only: bool, assume_yes: bool) ->
 def prices_line(settings) -> str:  # noqa: ANN001 - an LLMSettings
     """Where the dollars come from: the default models' list prices (dated, with their
     source) unless the settings file gave its own for a model the run calls."""
-    from rotbench.perception.model._settings import (
+    from rotbench.perception.model import (
         DEFAULT_PRICES,
         DEFAULT_PRICES_DATE,
         DEFAULT_PRICES_SOURCE,
