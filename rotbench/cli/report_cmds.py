@@ -16,7 +16,7 @@ import typer
 
 from rotbench.outputs import OutputError, check_outputs, safe_file_name, terminal_safe
 from rotbench.results.database.tables import check_fits
-from rotbench.results.files.report import ReportError, load_report
+from rotbench.results.files.report import ReportError, load_report, report_file_name
 from rotbench.results.files.worlds import WORLDS_DIR
 from rotbench.results.presentation.render import render
 from rotbench.results.rescore import rescore_report
@@ -142,7 +142,8 @@ def show(
 def rescore(
     report: Annotated[
         str,
-        typer.Argument(help="The saved report to rescore (left unchanged).", show_default=False),
+        typer.Argument(help="The saved report to rescore (left unchanged), or its run id in "
+                       "the database.", show_default=False),
     ],
     scorer: Annotated[
         str | None,
@@ -158,7 +159,7 @@ def rescore(
         typer.Option(
             "--out",
             help="Where to write the new report (must not exist); default "
-            "<source dir>/<new run id>.json.",
+            "<source dir>/<new run id>-<engine>.json.",
             show_default=False,
         ),
     ] = None,
@@ -175,6 +176,10 @@ def rescore(
     every figure, with no engine, model or embedding. Writes a new report whose first note
     names its origin, and records it in the run database."""
     source_path = _report_path(report)  # an empty path is refused once, before anything
+    if is_run_id(report):  # a run id in the database: its report of record beside it
+        from rotbench.cli.results_cmds import DEFAULT_DB, resolve_runs
+
+        source_path = resolve_runs([report], DEFAULT_DB if db is None else db)[2][0]
     version = scorer or _default_scorer_of(source_path)
     try:
         lexicon(version)
@@ -208,7 +213,8 @@ def rescore(
     finally:
         rows.close()
     # the file name comes from the new run id, made safe: nothing read decides a folder
-    out_path = out if out is not None else out_dir / f"{safe_file_name(new.run_id)}.json"
+    out_path = out if out is not None else out_dir / report_file_name(
+        safe_file_name(new.run_id), new.selection.engine)
     if out_path.exists():
         _fail(f"{out_path} already exists; choose another --out", 2)
     db_path = db if db is not None else out_path.parent / DB_NAME
