@@ -173,6 +173,9 @@ def test_run_ids_work_in_show_and_compare_and_files_say_the_engine(three) -> Non
     compared = _cli(tmp, "compare", ids[0][0], ids[2][0], "--db", db)
     assert compared.returncode == 0, compared.stderr
     assert "transcript-rag" in compared.stdout
+    rescored = _cli(tmp, "rescore", ids[0][0], "--scorer", "v3", "--db", db)
+    assert rescored.returncode == 0, rescored.stderr
+    assert len(list(reports.glob("*-reference.json"))) == 2  # the source and the rescore
     # a report written under the old name (<run-id>.json) is still found by its run id
     old = reports / f"{ids[1][0]}-latest-wins.json"
     old.rename(reports / f"{ids[1][0]}.json")
