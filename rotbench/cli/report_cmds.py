@@ -57,13 +57,17 @@ def _report_path(text: str) -> Path:
 
 
 def is_run_id(text: str) -> bool:
-    """Whether a RUN argument is to be looked up as a run id: not an existing file, no
-    ``.json`` ending, no path separator."""
-    import os
+    """Whether a RUN argument is to be looked up as a run id: shaped like one (letters,
+    digits, ``.``, ``_``, ``-``; at most 200 characters; no ``.json`` ending) and not an
+    existing file."""
+    from rotbench.cli.results_cmds import RUN_ID
 
-    path = Path(text)
-    return bool(text.strip()) and not path.exists() and path.suffix != ".json" and not (
-        os.sep in text or "/" in text)
+    if not RUN_ID.fullmatch(text) or text.endswith(".json"):
+        return False
+    try:
+        return not Path(text).exists()
+    except (OSError, ValueError):
+        return False
 
 
 def _show_failure(path: Path) -> NoReturn:
