@@ -32,6 +32,7 @@ body:has(#failing-only:checked) details.q:not(.fail){display:none}
 
 
 def esc(text: object) -> str:
+    """``text`` escaped for HTML text and attribute values."""
     return _html.escape(str(text), quote=True)
 
 
