@@ -55,6 +55,9 @@ class EngineOutcome(BaseModel):
     identity: dict = Field(default_factory=dict)
     """The engine's name, version and config as it reported them."""
     failure: str | None = None
+    failure_trace: str | None = None
+    """With ``failure``: the traceback limited to the engine's own frames, when its code
+    raised."""
     review_queue: list[ReviewItem] = Field(default_factory=list)
     """The reference engine's review records on this world (empty for other engines)."""
     user_scoped: bool | None = None

@@ -10,6 +10,7 @@ from pathlib import Path
 from prefect.artifacts import acreate_link_artifact
 
 from rotbench.results import Report
+from rotbench.results.files.report import report_file_name
 from rotbench.runspec import RunSpec
 
 
@@ -26,7 +27,8 @@ async def publish_page(run: RunSpec, reports: list[Report]) -> str | None:
 
     page = Path(run.html_path)
     try:
-        sources = [str(Path(run.reports_dir) / f"{r.run_id}.json") for r in reports]
+        sources = [str(Path(run.reports_dir) / report_file_name(r.run_id, r.selection.engine))
+                   for r in reports]
         # figures drawn once per content: a run whose figures did not change (a warm
         # scheduled run) redraws none of them
         plots, _ = await asyncio.to_thread(cached_plots, reports, Path(run.cache_dir))

@@ -43,6 +43,7 @@ from rotbench.pipeline import keys
 from rotbench.pipeline.record import EngineIdentity, record_run
 from rotbench.progress import progress
 from rotbench.results import Report, StageRecord
+from rotbench.results.files.report import report_file_name
 from rotbench.rulings import ORACLE_REASON, RealPairs, not_scored, read_rulings
 from rotbench.runspec import DEFAULT_SEEDS, Arm, RunSpec, spec_from_parameters
 
@@ -64,6 +65,10 @@ class RunOutcome:
     report_paths: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     """One line per engine and world that failed (no report is written for that engine)."""
+    traces: list[str | None] = field(default_factory=list)
+    """Beside ``failures``: the traceback limited to the engine's own frames, or None."""
+    failure_paths: list[str] = field(default_factory=list)
+    """The failure record of each failed engine (``rotbench.results.failures``)."""
     missing: dict[int, str] = field(default_factory=dict)
     """Seeds whose world failed as a whole -> one-line reason (left out of every report)."""
     refused: int = 0
@@ -359,6 +364,8 @@ async def rot_benchmark(
         failed = [r.failure for r in results if r.failure]
         if failed:
             outcome.failures.extend(failed)
+            outcome.traces.extend(r.failure_trace for r in results if r.failure)
+            outcome.failure_paths.append(_record_failure(spec, name, present, results))
             logger.info("engine %s failed; no report: %s", name, failed[0])  # the CLI says it
             continue
         worlds = (load_payload(spec.cache_dir, r.scored) for r in results)  # one at a time
@@ -374,7 +381,8 @@ async def rot_benchmark(
                             review_queue=[i for r in results for i in r.review_queue],
                             real_pairs=pairs.block if reference else None,
                             degraded=degraded_lines(degraded))
-        path = str(Path(spec.reports_dir) / f"{report.run_id}.json")
+        path = str(Path(spec.reports_dir)
+                   / report_file_name(report.run_id, report.selection.engine))
         outcome.reports.append(report)
         outcome.report_paths.append(path)
         logger.info("engine %s: report written to %s (run id %s; database %s)", name, path,
@@ -384,6 +392,21 @@ async def rot_benchmark(
         logger.warning("%s", failure)
     await _publish(outcome, spec, logger)
     return outcome
+
+
+def _record_failure(spec: RunSpec, name: str, seeds: list[int], results: list) -> str:
+    """Write the failure record of engine ``name`` (file and DuckDB rows); returns its path,
+    or a one-line reason it could not be written."""
+    from rotbench.pipeline.record import new_run_id
+    from rotbench.results.failures import new_failure_record, save_failure
+
+    record = new_failure_record(new_run_id(spec.arm), name, spec.arm, seeds,
+                                [(s, r.failure, r.failure_trace)
+                                 for s, r in zip(seeds, results, strict=True) if r.failure])
+    try:
+        return str(save_failure(record, Path(spec.reports_dir), Path(spec.db)))
+    except OSError as exc:
+        return f"(not written: {exc.strerror or exc})"
 
 
 def _shared_notes(spec: RunSpec, outcomes: list[WorldOutcome], outcome: RunOutcome,

@@ -212,7 +212,7 @@ def ingest_probe_task(key: str, seed: int, engine: str, ctx, world: StageRef, ar
         timeout_seconds=timeout_seconds, scratch_root=Path(ctx.cache_dir) / "scratch",
         factory_kwargs=kwargs)
     if answers.failure:
-        raise EngineFailure(answers.failure)
+        raise EngineFailure(answers.failure, trace=answers.failure_trace)
     summary = {"name": answers.name, "version": answers.version, "config": answers.config,
                "user_scoped": answers.probes.user_scoped if answers.probes else None}
     return _store(ctx, "ingest_probe", key, answers, summary, failures_before=before)

@@ -315,7 +315,8 @@ def world_task(seed: int, spec: dict, engines: list[dict], ledger_path: str | No
             else:
                 outcomes.append(_engine(w, info, name, world, records))
         except EngineFailure as exc:
-            outcomes.append(EngineOutcome(engine=name, stages=records, failure=str(exc)))
+            outcomes.append(EngineOutcome(engine=name, stages=records, failure=str(exc),
+                                          failure_trace=getattr(exc, "trace", None)))
     return WorldOutcome(
         seed=seed, engines=outcomes, usage=runtime.usage(), notes=runtime.extra_notes(),
         refused=runtime.refusing.refused, uncached=w.uncached,

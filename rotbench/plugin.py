@@ -2,10 +2,11 @@
 
 An engine is a factory ``make_engine(context: EngineContext) -> MemoryEngine``, registered
 under the ``rotbench.engines`` entry-point group with an ``EngineInfo`` (or named on the
-command line as ``module:make_engine``). The harness deposits ``Document``s in time order and
-asks questions; the engine answers with ranked ``Hit``s. Engines that want rotbench's own
-perception read the context's perceived claims (``ClaimDraft``) and ask its ``Checker`` for
-``Judgement``s. See ``examples/my_engine.py`` for a complete engine in about 20 lines.
+command line as ``module:make_engine``). The harness deposits ``Document``s in the order they
+reach the store (arrival order) and asks questions; the engine answers with ranked ``Hit``s.
+Engines that want rotbench's own perception read the context's perceived claims
+(``ClaimDraft``) and ask its ``Checker`` for ``Judgement``s. See ``examples/my_engine.py``
+for a complete engine in about 20 lines, or run ``rotbench new-engine NAME``.
 
 This module only re-exports: the definitions live in ``rotbench.engines.protocol`` (the
 engine protocol), ``rotbench.engines.context``, ``rotbench.engines.registry``,

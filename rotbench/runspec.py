@@ -267,11 +267,12 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
         raise SpecError("--engine: at least one engine is required")
     if len(set(spec.engines)) != len(spec.engines):
         raise SpecError(f"--engine: duplicate engines in {spec.engines}")
-    from rotbench.engines.registry import EngineError, resolve
+    from rotbench.engines.registry import EngineError, check_factory, resolve
 
-    for name in spec.engines:
+    for name in spec.engines:  # every engine before any work: module, factory, callable
         try:
             resolve(name)
+            check_factory(name)
         except EngineError as exc:
             raise SpecError(f"--engine: {exc}") from None
     if spec.scorer is not None and spec.scorer not in SCORER_VERSIONS:

@@ -44,6 +44,8 @@ def db(
         typer.echo(f"imported {run_id}")
     from rotbench.safe_text import printable
 
+    for line in result.skipped:
+        typer.echo(f"rotbench: note: skipped {printable(line, 400)}", err=True)
     for line in result.failed:
         typer.echo(f"rotbench: warning: not imported: {printable(line, 400)}", err=True)
     typer.echo(f"{len(result.imported)} runs imported into {path}; {len(result.failed)} "

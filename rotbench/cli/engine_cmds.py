@@ -50,8 +50,9 @@ def engines(
 
 
 def compare(
-    reports: Annotated[list[Path], typer.Argument(help="Two or more saved reports; the first "
-                                                  "is the baseline column.", show_default=False)],
+    reports: Annotated[list[Path], typer.Argument(help="Two or more saved reports or run ids "
+                                                  "in the database; the first is the baseline "
+                                                  "column.", show_default=False)],
     intervals: Annotated[bool, typer.Option("--intervals", help="Show 95% Wilson intervals.")
                          ] = False,
     format: Annotated[CompareFormat, typer.Option("--format", help="table, json or markdown.")
@@ -62,10 +63,14 @@ def compare(
         "--fail-if-worse", help="A regression gate: exit 1 when a figure with a better "
         "direction is significantly worse in a later report than in the first (one line per "
         "figure on stderr), 0 otherwise, 2 on unusable input.")] = False,
+    db: Annotated[str | None, typer.Option(
+        "--db", help="Where run ids are looked up (default: reports/rotbench.duckdb).",
+        show_default=False)] = None,
 ) -> None:
     """Compare reports side by side: one table per metric family, a column per report, and
     a mark on each figure that differs significantly (95%) from the first column: '*' from
     the paired exact McNemar test (identical worlds), '+' from Newcombe's interval."""
+    from rotbench.cli.report_cmds import is_run_id
     from rotbench.results.files.report import ReportError
     from rotbench.results.presentation.compare import (
         CompareError,
@@ -81,6 +86,11 @@ def compare(
     for path in reports:
         if not str(path).strip() or str(path) == ".":
             fail("compare: an empty report path is not allowed", 2)
+        if is_run_id(str(path)):  # a run id: its report of record beside the database
+            from rotbench.cli.results_cmds import resolve_runs
+
+            loaded.extend(resolve_runs([str(path)], Path(db) if db else None)[0])
+            continue
         try:
             loaded.append(load_checked(path, lambda line: typer.echo(line, err=True)))
         except (ReportError, ValueError) as exc:

@@ -9,6 +9,7 @@ import typer
 from rotbench.cli.common import rotbench_group
 from rotbench.cli.db_cmd import db
 from rotbench.cli.engine_cmds import compare, engines
+from rotbench.cli.new_engine_cmd import new_engine
 from rotbench.cli.report_cmds import rescore, show
 from rotbench.cli.results_cmds import export, report, runs
 from rotbench.cli.review_cmd import review
@@ -44,6 +45,7 @@ app.command()(report)
 app.command()(runs)
 app.command()(export)
 app.command()(review)
+app.command(name="new-engine")(new_engine)
 
 
 

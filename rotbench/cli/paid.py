@@ -38,6 +38,7 @@ def prepare_paid_arm(spec: RunSpec, *, estimate_only: bool, assume_yes: bool) ->
             fail(str(exc))
     projection = project_cost(spec, settings)
     typer.echo(projection.render(), err=not estimate_only)
+    typer.echo(prices_line(settings), err=not estimate_only)
     if estimate_only:
         raise typer.Exit(0)
     budget = effective_budget(spec.budget_usd, spec.budget_calls, settings)
@@ -50,3 +51,27 @@ def prepare_paid_arm(spec: RunSpec, *, estimate_only: bool, assume_yes: bool) ->
         if not typer.confirm(f"Run {projection.calls} model calls?", default=False, err=True):
             fail("cancelled; nothing was run", 1)
     return projection.model_dump(mode="json")
+
+
+def prices_line(settings) -> str:  # noqa: ANN001 - an LLMSettings
+    """Where the dollars come from: the default models' list prices (dated, with their
+    source) unless the settings file gave its own for a model the run calls."""
+    from rotbench.perception.model import (
+        DEFAULT_PRICES,
+        DEFAULT_PRICES_DATE,
+        DEFAULT_PRICES_SOURCE,
+    )
+
+    models = dict.fromkeys((settings.extract_model, settings.check_model))
+    parts = []
+    for model in models:
+        price = settings.price(model)
+        if price is None:
+            parts.append(f"{model} unpriced")
+        else:
+            whose = ("list price of " + DEFAULT_PRICES_DATE if DEFAULT_PRICES.get(model) == price
+                     else "from the settings file")
+            parts.append(f"{model} US${price[0]:g}/US${price[1]:g} per million tokens in/out "
+                         f"({whose})")
+    return (f"prices: {'; '.join(parts)}; source {DEFAULT_PRICES_SOURCE}; override with "
+            "--llm-settings FILE {\"prices\": {MODEL: [IN, OUT]}}")

@@ -16,7 +16,7 @@ import typer
 
 from rotbench.outputs import OutputError, check_outputs, safe_file_name, terminal_safe
 from rotbench.results.database.tables import check_fits
-from rotbench.results.files.report import ReportError, load_report
+from rotbench.results.files.report import ReportError, load_report, report_file_name
 from rotbench.results.files.worlds import WORLDS_DIR
 from rotbench.results.presentation.render import render
 from rotbench.results.rescore import rescore_report
@@ -56,9 +56,44 @@ def _report_path(text: str) -> Path:
     return Path(text)
 
 
+def is_run_id(text: str) -> bool:
+    """Whether a RUN argument is to be looked up as a run id: shaped like one (letters,
+    digits, ``.``, ``_``, ``-``; at most 200 characters; no ``.json`` ending) and not an
+    existing file."""
+    from rotbench.cli.results_cmds import RUN_ID
+
+    if not RUN_ID.fullmatch(text) or text.endswith(".json"):
+        return False
+    try:
+        return not Path(text).exists()
+    except (OSError, ValueError):
+        return False
+
+
+def _show_failure(path: Path) -> NoReturn:
+    """Print a failed run's record (``rotbench.results.failures``): its one-line errors and
+    the engine's own frames of each traceback; exit 1."""
+    from rotbench.results.failures import load_failure
+
+    try:
+        record = load_failure(path)
+    except ValueError as exc:
+        _fail(str(exc))
+    _print_failure(record)
+
+
+def _print_failure(record) -> NoReturn:  # noqa: ANN001 - a FailureRecord
+    from rotbench.results.failures import failure_lines
+
+    for line in failure_lines(record):
+        print(terminal_safe(line, one_line=True))
+    raise typer.Exit(1)
+
+
 def show(
     report: Annotated[
-        str, typer.Argument(help="A saved report, e.g. reports/<run-id>.json.", show_default=False)
+        str, typer.Argument(help="A saved report (reports/<run-id>-<engine>.json) or a run "
+                            "id in the database.", show_default=False)
     ],
     intervals: Annotated[
         bool, typer.Option("--intervals", help="Show the 95% Wilson interval of every rate.")
@@ -69,6 +104,9 @@ def show(
             "--format", help="'table' (terminal tables) or 'json' (every figure, no hit texts)."
         ),
     ] = "table",
+    db: Annotated[str | None, typer.Option(
+        "--db", help="Where to look a run id up (default: reports/rotbench.duckdb).",
+        show_default=False)] = None,
 ) -> None:
     """Print a saved report: the three metric families, poison by channel, what the first
     value-bearing hit was, the relevance floor sweep, and the notes. The stored figures are
@@ -77,10 +115,27 @@ def show(
     if format not in ("table", "json"):
         _fail(f"unknown format {format!r} (available: table, json)", 2)
     path = _report_path(report)
-    try:
-        loaded = load_checked(path, lambda line: print(line, file=sys.stderr))
-    except (ReportError, ValueError) as e:
-        _fail(str(e))
+    from rotbench.results.failures import FAILURE_SUFFIX, find_failure
+
+    if is_run_id(report):
+        from rotbench.cli.results_cmds import DEFAULT_DB, resolve_runs
+        from rotbench.results.failures import failure_from_db
+
+        db_path = Path(db) if db else DEFAULT_DB
+        record = failure_from_db(db_path, report)
+        if record is not None:
+            _print_failure(record)
+        failed = find_failure(db_path.parent, report)
+        if failed is not None:
+            _show_failure(failed)
+        loaded = resolve_runs([report], Path(db) if db else None)[0][0]
+    elif path.name.endswith(FAILURE_SUFFIX):
+        _show_failure(path)
+    else:
+        try:
+            loaded = load_checked(path, lambda line: print(line, file=sys.stderr))
+        except (ReportError, ValueError) as e:
+            _fail(str(e))
     if format == "json":
         print(json.dumps(loaded.model_dump(mode="json",
                                            exclude={"worlds", "embedded_worlds"}), indent=2))
@@ -91,7 +146,8 @@ def show(
 def rescore(
     report: Annotated[
         str,
-        typer.Argument(help="The saved report to rescore (left unchanged).", show_default=False),
+        typer.Argument(help="The saved report to rescore (left unchanged), or its run id in "
+                       "the database.", show_default=False),
     ],
     scorer: Annotated[
         str | None,
@@ -107,7 +163,7 @@ def rescore(
         typer.Option(
             "--out",
             help="Where to write the new report (must not exist); default "
-            "<source dir>/<new run id>.json.",
+            "<source dir>/<new run id>-<engine>.json.",
             show_default=False,
         ),
     ] = None,
@@ -124,6 +180,10 @@ def rescore(
     every figure, with no engine, model or embedding. Writes a new report whose first note
     names its origin, and records it in the run database."""
     source_path = _report_path(report)  # an empty path is refused once, before anything
+    if is_run_id(report):  # a run id in the database: its report of record beside it
+        from rotbench.cli.results_cmds import DEFAULT_DB, resolve_runs
+
+        source_path = resolve_runs([report], DEFAULT_DB if db is None else db)[2][0]
     version = scorer or _default_scorer_of(source_path)
     try:
         lexicon(version)
@@ -157,7 +217,8 @@ def rescore(
     finally:
         rows.close()
     # the file name comes from the new run id, made safe: nothing read decides a folder
-    out_path = out if out is not None else out_dir / f"{safe_file_name(new.run_id)}.json"
+    out_path = out if out is not None else out_dir / report_file_name(
+        safe_file_name(new.run_id), new.selection.engine)
     if out_path.exists():
         _fail(f"{out_path} already exists; choose another --out", 2)
     db_path = db if db is not None else out_path.parent / DB_NAME

@@ -91,9 +91,10 @@ def _unknown_run(run: str, known: list[str], db: Path) -> str:
 
 def resolve_runs(runs: list[str], db: Path | None) -> tuple[list, list[str], list[Path]]:
     """Load each RUN: a report file, or a run id in the database whose report of record is
-    ``<id>.json`` in the database's folder. Returns (reports, sources, report paths).
+    ``<id>-<engine>.json`` (or, written before that name, ``<id>.json``) in the database's
+    folder. Returns (reports, sources, report paths).
     Fails (exit 1) with one line naming the RUN that cannot be loaded."""
-    from rotbench.results.files.report import ReportError
+    from rotbench.results.files.report import ReportError, find_report
     from rotbench.results.verify import load_checked
 
     reports, sources, paths = [], [], []
@@ -112,10 +113,12 @@ def resolve_runs(runs: list[str], db: Path | None) -> tuple[list, list[str], lis
                 known = _run_ids(con)
                 if run not in known or not RUN_ID.fullmatch(run):
                     fail(_unknown_run(run, known, db_path), 1)
-                target = db_path.parent / f"{run}.json"
-                if not target.is_file():
-                    fail(f"run {run} is in {db_path} but its report of record is not at "
-                         f"{target}; pass the report file instead", 1)
+                found = find_report(db_path.parent, run)
+                if found is None:
+                    fail(f"run {run} is in {db_path} but its report of record is not in "
+                         f"{db_path.parent} ({run}-<engine>.json or {run}.json); pass the "
+                         "report file instead", 1)
+                target = found
             try:  # the figures shown are the ones its probes give (warned when edited)
                 report = load_checked(target, lambda line: typer.echo(line, err=True))
             except (ReportError, ValueError) as exc:

@@ -25,7 +25,9 @@ def _report_path(run: str, reports_dir: str) -> Path:
         return path
     if "/" in run or "\\" in run or run in ("", ".", ".."):
         fail(f"RUN {printable(run)!r} is neither a report file nor a run id", 2)
-    return Path(reports_dir) / f"{run}.json"
+    from rotbench.results.files.report import find_report
+
+    return find_report(Path(reports_dir), run) or Path(reports_dir) / f"{run}.json"
 
 
 def _claim(c) -> str:  # noqa: ANN001 - a RulingClaim

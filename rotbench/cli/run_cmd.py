@@ -235,6 +235,10 @@ def run(
         int, typer.Option("--users", help="Personas sharing ONE store per world (oracle arm); "
                           "the report adds cross-user leak figures. Default 1: one user.")
     ] = 1,
+    each: Annotated[
+        bool, typer.Option("--each", help="Several engines: print every engine's full report "
+                           "before the comparison (default: one comparison table per family).")
+    ] = False,
     user_id: Annotated[
         list[str] | None,
         typer.Option("--user-id", help="The personas' ids, one per --users (default user-1, "
@@ -324,7 +328,7 @@ def run(
         quiet_stdout.__exit__(None, None, None)
         if server is not None:
             server.stop()
-    _print_results(spec, outcome, format, intervals, started, strict)
+    _print_results(spec, outcome, format, intervals, started, strict, each)
 
 
 def _output_kind(path: Path, spec) -> str:
@@ -377,37 +381,83 @@ def disk_full_line(exc: BaseException, spec) -> str | None:
 
 
 def _print_results(spec, runtime, format: OutputFormat, intervals: bool, started: float,
-                   strict: bool = False) -> None:
-    """The end of a run: per report a summary line and its tables (or JSON), then the
-    comparison when several engines ran, then each engine failure as one line (exit 1),
-    then a warning per degraded report (exit 3 with ``strict``)."""
+                   strict: bool = False, each: bool = False) -> None:
+    """The end of a run: per report a summary line; one report's tables (or every report as
+    JSON); for several engines one comparison table per family (``several``), or with
+    ``each`` every full report then the comparison; each engine failure as one line (its
+    traceback too under ``ROTBENCH_DEBUG``) and where its failure record is (exit 1); a
+    warning per degraded report (exit 3 with ``strict``); last, what to try next."""
     from rotbench.results import render
-    from rotbench.results.presentation.compare import compare_reports, render_comparison
+    from rotbench.results.presentation.compare import (
+        CompareError,
+        compare_reports,
+        render_comparison,
+    )
+    from rotbench.results.presentation.several import render_several
     from rotbench.safe_text import printable, terminal_console
 
-    for report in runtime.reports:
+    several = len(runtime.reports) > 1 and format is not OutputFormat.json
+    for report, path in zip(runtime.reports, _paths(spec, runtime), strict=True):
         summary = stage_summary(report.stages)
         typer.echo(f"engine {printable(report.selection.engine, 200)}: {summary}", err=True)
-        path = printable(Path(spec.reports_dir) / (report.run_id + '.json'), 400)
-        typer.echo(f"report: {path}  db: {printable(spec.db, 400)}  "
+        typer.echo(f"report: {printable(path, 400)}  db: {printable(spec.db, 400)}  "
                    f"wall: {time.time() - started:.1f} s", err=True)
         if format is OutputFormat.json:
             sys.stdout.write(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
-        else:
+        elif each or not several:
             render(report, terminal_console(), intervals=intervals)
     if spec.html_path and runtime.reports:
         typer.echo(f"html: {printable(spec.html_path, 400)}", err=True)
-    if len(runtime.reports) > 1 and format is not OutputFormat.json:
-        terminal_console().rule("Comparison")
-        render_comparison(compare_reports(runtime.reports), terminal_console(), intervals)
+    if several:
+        try:
+            comparison = compare_reports(runtime.reports)
+        except CompareError as exc:
+            typer.echo(f"rotbench: warning: no comparison: {printable(exc, 400)}", err=True)
+        else:
+            if each:
+                terminal_console().rule("Comparison")
+                render_comparison(comparison, terminal_console(), intervals)
+            else:
+                render_several(comparison, terminal_console(), intervals)
+    _print_problems(spec, runtime, strict)
+    if format is not OutputFormat.json and runtime.reports:
+        typer.echo(next_step(spec, runtime.reports))
+
+
+def _paths(spec, runtime) -> list[str]:
+    paths = list(getattr(runtime, "report_paths", []) or [])
+    if len(paths) == len(runtime.reports):
+        return paths
+    from rotbench.results.files.report import report_file_name
+
+    return [str(Path(spec.reports_dir) / report_file_name(r.run_id, r.selection.engine))
+            for r in runtime.reports]
+
+
+def _print_problems(spec, runtime, strict: bool) -> None:
+    """Cut short, missing seeds, engine failures (each line once; the traceback under
+    ``ROTBENCH_DEBUG``; the failure records), degraded reports. Exits 1 or 3."""
+    from rotbench.safe_text import printable
+
     if runtime.cut_short:
         typer.echo("rotbench: warning: cut short, the budget was reached; items left "
                    "unanswered are listed in the report's notes", err=True)
     for seed, reason in runtime.missing.items():
         typer.echo(f"rotbench: error: seed {seed} missing: {printable(reason, 400)}", err=True)
-    if runtime.failures:
-        for line in runtime.failures:
-            typer.echo(f"rotbench: error: {printable(line, 400)}", err=True)
+    debug = bool(os.environ.get("ROTBENCH_DEBUG"))
+    traces = list(getattr(runtime, "traces", []) or [])
+    for i, line in enumerate(runtime.failures):
+        typer.echo(f"rotbench: error: {printable(line, 400)}", err=True)
+        trace = traces[i] if i < len(traces) else None
+        if debug and trace:
+            for row in trace.rstrip().splitlines():
+                typer.echo("  " + printable(row, 400), err=True)
+    for path in getattr(runtime, "failure_paths", []) or []:
+        typer.echo(f"failure record: {printable(path, 400)} (rotbench show RUN_ID prints it"
+                   f"{'' if debug else ', with the traceback'})", err=True)
+    if runtime.failures and not debug:
+        typer.echo("rotbench: set ROTBENCH_DEBUG=1 to print the engine's traceback here",
+                   err=True)
     if runtime.failures or runtime.missing:
         raise typer.Exit(1)
     degraded = [r for r in runtime.reports if r.degraded]
@@ -416,3 +466,18 @@ def _print_results(spec, runtime, format: OutputFormat, intervals: bool, started
                    f"{printable('; '.join(report.degraded), 400)}", err=True)
     if degraded and strict:
         raise typer.Exit(3)
+
+
+def next_step(spec, reports) -> str:
+    """The last line after a run: one command worth trying next, within 80 characters where
+    the engine's name allows. One engine: side by side with a baseline on the same worlds.
+    Several: the same run with ``--html`` (every question side by side; cached, so it only
+    writes the page)."""
+    from rotbench.safe_text import printable
+
+    if len(reports) > 1:
+        return ("next: the same command with --html page.html (every question side by side; "
+                "cached)")
+    engine = printable(reports[0].selection.engine, 80)
+    baseline = "latest-wins" if engine != "latest-wins" else "reference"
+    return f"next: rotbench run --engine {engine} --engine {baseline} --html page.html"

@@ -30,7 +30,13 @@ ENTRY_POINT_GROUP = "rotbench.engines"
 
 
 class EngineError(ValueError):
-    """An engine cannot be chosen or built; the message is one line."""
+    """An engine cannot be chosen or built; the message is one line. ``trace``: when the
+    engine's own code raised (its module at import), that traceback limited to the engine's
+    frames (``rotbench.engines.trace``), else None."""
+
+    def __init__(self, message: str, trace: str | None = None) -> None:
+        super().__init__(message)
+        self.trace = trace
 
 
 class EngineInfo(BaseModel):
@@ -166,6 +172,24 @@ def resolve(name: str) -> EngineInfo:
                       "or give module:factory)")
 
 
+def _module_roots(module: str) -> tuple[Path, ...]:
+    """The engine's own files for a module that may not have finished importing: its file
+    (or its package's folder) found without importing it."""
+    from rotbench.engines.trace import engine_roots
+
+    roots = engine_roots(module)
+    if roots:
+        return roots
+    try:
+        spec = importlib.util.find_spec(module.split(".")[0])
+    except (ImportError, ValueError):
+        return ()
+    if spec is None or not spec.origin or not Path(spec.origin).is_file():
+        return ()
+    origin = Path(spec.origin).resolve()
+    return (origin.parent,) if origin.name == "__init__.py" else (origin,)
+
+
 def load_factory(info: EngineInfo) -> Callable[..., Any]:
     """Import and return the factory named by ``info.factory``. Raises EngineError."""
     module, _, attr = info.factory.partition(":")
@@ -176,11 +200,98 @@ def load_factory(info: EngineInfo) -> Callable[..., Any]:
     except BaseException as exc:  # noqa: BLE001 - user code: one line whatever it raised
         if isinstance(exc, KeyboardInterrupt):
             raise
+        from rotbench.engines.trace import engine_trace
         from rotbench.safe_text import printable, safe_str, type_name
 
+        where, trace = engine_trace(exc, _module_roots(module))
+        at = f" at {printable(where, 300)}" if where else ""
         raise EngineError(f"engine {printable(info.name, 60)}: cannot load "
                           f"{printable(info.factory, 120)} ({type_name(exc)}: "
-                          f"{safe_str(exc)})") from None
+                          f"{safe_str(exc)}{at})", trace=trace) from None
     if not callable(factory):
         raise EngineError(f"engine {info.name!r}: {info.factory!r} is not callable")
     return factory
+
+
+_LITERALS = ("Constant", "List", "Tuple", "Dict", "Set", "JoinedStr", "ListComp", "DictComp",
+             "SetComp", "BinOp")
+
+
+def _top_level_names(body: list) -> tuple[dict[str, bool], bool]:
+    """Names a module binds at its top level -> whether they may be callable (False only for
+    a name bound to nothing but literal values), and whether it may bind names this cannot
+    see (``from x import *``, a module ``__getattr__``, ``globals()`` writes)."""
+    import ast
+
+    names: dict[str, bool] = {}
+    dynamic = False
+
+    def bind(name: str, maybe_callable: bool) -> None:
+        names[name] = names.get(name, False) or maybe_callable
+
+    for node in body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bind(node.name, True)
+            dynamic |= node.name == "__getattr__"
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            value_is_literal = type(node.value).__name__ in _LITERALS
+            for target in targets:
+                for leaf in ast.walk(target):
+                    if isinstance(leaf, ast.Name):
+                        bind(leaf.id, not value_is_literal)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            for alias in node.names:
+                if alias.name == "*":
+                    dynamic = True
+                else:
+                    bind(alias.asname or alias.name.split(".")[0], True)
+        elif isinstance(node, ast.If | ast.Try | ast.With | ast.For | ast.While):
+            inner = [*getattr(node, "body", []), *getattr(node, "orelse", []),
+                     *getattr(node, "finalbody", [])]
+            for handler in getattr(node, "handlers", []):
+                inner.extend(handler.body)
+            sub, more = _top_level_names(inner)
+            for name, maybe in sub.items():
+                bind(name, maybe)
+            dynamic |= more
+        elif isinstance(node, ast.Expr) and "globals" in ast.dump(node):
+            dynamic = True
+    return names, dynamic
+
+
+def check_factory(name: str) -> None:
+    """Before any work: for ``--engine module:factory``, read the module's source (without
+    running it) and check that it parses, that it defines ``factory`` (else the closest
+    names it does define: "did you mean ...?") and that ``factory`` is not bound to a plain
+    value (a number, a string, a list: not callable). A registered engine is not checked
+    here (its factory is rotbench's or its package's). Raises EngineError, one line naming
+    the module's file (and line, for a syntax error)."""
+    import ast
+
+    info = resolve(name)
+    if info.source_sha256 is None or info.factory != name:
+        return
+    module, _, attr = name.partition(":")
+    spec = importlib.util.find_spec(module)
+    origin = Path(spec.origin)  # resolve() checked it is a file
+    try:
+        tree = ast.parse(origin.read_bytes(), filename=str(origin))
+    except SyntaxError as exc:
+        raise EngineError(f"{name!r}: {origin}:{exc.lineno}: {exc.msg} (the module "
+                          "cannot be imported)") from None
+    except (OSError, ValueError) as exc:
+        raise EngineError(f"{name!r}: cannot read {origin} ({exc})") from None
+    names, dynamic = _top_level_names(tree.body)
+    if attr in names:
+        if not names[attr]:
+            raise EngineError(f"{name!r}: {origin}: {attr!r} is a plain value, not a "
+                              "callable factory (a function taking an EngineContext)")
+        return
+    if dynamic:
+        return
+    candidates = [n for n, maybe in names.items() if maybe and not n.startswith("_")]
+    close = difflib.get_close_matches(attr, candidates, n=1, cutoff=0.6)
+    hint = f"; did you mean {module}:{close[0]}?" if close else (
+        f"; it defines {', '.join(sorted(candidates)[:8])}" if candidates else "")
+    raise EngineError(f"{name!r}: {origin} defines no {attr!r}{hint}")

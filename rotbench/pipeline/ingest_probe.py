@@ -49,6 +49,9 @@ class EngineAnswers(BaseModel):
     probes: WorldProbes | None = Field(description="None when the engine failed.")
     failure: str | None = Field(
         default=None, description="The one-line EngineFailure; such a result is never cached.")
+    failure_trace: str | None = Field(
+        default=None, description="With ``failure``: the traceback limited to the engine's "
+        "own frames (``rotbench.engines.trace``), when its code raised.")
 
 
 MAX_CONFIG_ENTRIES = 200
@@ -176,14 +179,14 @@ def _ingest_and_probe(world: World | SharedWorld, info: EngineInfo, *, arm: str,
         try:
             factory = load_factory(info)  # the engine's module runs its import-time code here
         except EngineError as exc:
-            raise EngineFailure(f"{exc} (seed {world.seed}, set-up)") from None
+            raise EngineFailure(f"{exc} (seed {world.seed}, set-up)", trace=exc.trace) from None
         return _build_and_probe(world, info, factory, scratch, arm=arm, extractor=extractor,
                                 checker=checker, model=model, embedder=embedder,
                                 top_k=top_k, timeout_seconds=timeout_seconds,
                                 factory_kwargs=factory_kwargs or {})
     except EngineFailure as exc:
         return EngineAnswers(name=info.name, version=info.version, probes=None,
-                             failure=str(exc))
+                             failure=str(exc), failure_trace=exc.trace)
     except BaseException as exc:  # noqa: BLE001 - engine code ran below: keep it to the engine
         if isinstance(exc, KeyboardInterrupt):
             raise
@@ -209,10 +212,18 @@ def _build_and_probe(world: World | SharedWorld, info: EngineInfo, factory, scra
     except BaseException as exc:  # noqa: BLE001 - user code: one line whatever it raised
         if isinstance(exc, KeyboardInterrupt):
             raise
+        from rotbench.engines.trace import engine_roots, engine_trace
+
+        where, trace = engine_trace(exc, engine_roots(getattr(factory, "__module__", None)))
+        at = f" (at {printable(where, 300)})" if where else ""
         raise EngineFailure(f"engine {printable(info.name, 60)}: seed {world.seed}, set-up: "
-                            f"factory {describe_raised(exc)}") from None
+                            f"factory {describe_raised(exc)}{at}", trace=trace) from None
     name = engine_attribute(engine, "name", info.name)
-    guard = GuardedEngine(engine, world.seed, timeout_seconds, name=name)
+    from rotbench.engines.trace import engine_roots
+
+    guard = GuardedEngine(engine, world.seed, timeout_seconds, name=name,
+                          roots=engine_roots(getattr(factory, "__module__", None),
+                                             type(engine).__module__))
     try:
         if isinstance(world, SharedWorld):
             from rotbench.pipeline.probe_shared import probe_shared

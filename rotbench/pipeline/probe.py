@@ -67,8 +67,14 @@ float32 unit vectors can come out at 1.0000001."""
 class EngineFailure(RuntimeError):
     """An engine under test raised, hung past its timeout or answered malformed hits.
 
-    ``str()`` is one printable line: ``engine NAME: seed S, day D: CALL: what happened``.
+    ``str()`` is one printable line: ``engine NAME: seed S, day D: CALL: what happened``,
+    ending ``(at FILE:LINE in FUNCTION)`` when the engine's own code raised. ``trace``: the
+    traceback limited to the engine's own frames (``rotbench.engines.trace``), or None.
     """
+
+    def __init__(self, message: str, trace: str | None = None) -> None:
+        super().__init__(message)
+        self.trace = trace
 
 
 def engine_attribute(engine: object, attribute: str, default: str) -> str:
@@ -134,11 +140,15 @@ class GuardedEngine:
     answers of one world may not exceed ``MAX_WORLD_ANSWER_BYTES`` in all."""
 
     def __init__(self, engine: MemoryEngine, seed: int, timeout_seconds: float | None,
-                 name: str | None = None) -> None:
+                 name: str | None = None, roots: tuple | None = None) -> None:
         self.engine = engine
         self.seed = seed
         self.timeout_seconds = timeout_seconds
         self.name = name or engine_attribute(engine, "name", type_name(engine))
+        from rotbench.engines.trace import engine_roots
+
+        self.roots = roots if roots is not None else engine_roots(type(engine).__module__)
+        """The engine's own files: a traceback keeps only their frames."""
         self.answer_bytes = 0
         """What this engine's answers on this world take so far (see the module limits)."""
         try:
@@ -154,10 +164,19 @@ class GuardedEngine:
         self.user_scoped: bool | None = None
         """Shared store: whether the engine took ``user`` (None until asked for a user)."""
 
-    def fail(self, day: int | None, call: str, what: str) -> EngineFailure:
+    def fail(self, day: int | None, call: str, what: str,
+             raised: BaseException | None = None) -> EngineFailure:
+        """The one-line failure of ``call``; with ``raised`` (the engine's exception) it names
+        the engine's file and line and carries its own frames of the traceback."""
         when = f"day {day}" if day is not None else "set-up"
+        where, trace = (None, None)
+        if raised is not None:
+            from rotbench.engines.trace import engine_trace
+
+            where, trace = engine_trace(raised, self.roots)
+        at = f" (at {printable(where, 300)})" if where else ""
         return EngineFailure(f"engine {printable(self.name, 60)}: seed {self.seed}, {when}: "
-                             f"{call}: {what}")
+                             f"{call}: {what}{at}", trace=trace)
 
     def call(self, day: int | None, call: str, fn: Callable[..., Any], *args: Any) -> Any:
         """``fn(*args)`` on the engine's thread (the caller's without a timeout); raises
@@ -168,7 +187,7 @@ class GuardedEngine:
             except BaseException as exc:  # noqa: BLE001 - the engine's own error, as one line
                 if isinstance(exc, KeyboardInterrupt):
                     raise
-                raise self.fail(day, call, describe_raised(exc)) from None
+                raise self.fail(day, call, describe_raised(exc), exc) from None
         future = self._thread.submit(lambda: fn(*args))
         try:
             return future.result(timeout=self.timeout_seconds)
@@ -178,7 +197,7 @@ class GuardedEngine:
                                 f"no answer within {self.timeout_seconds:g} s") from None
             if isinstance(exc, KeyboardInterrupt) and not future.done():  # a real Ctrl-C
                 raise
-            raise self.fail(day, call, describe_raised(exc)) from None
+            raise self.fail(day, call, describe_raised(exc), exc) from None
 
     def deposit(self, document: Document) -> None:
         self.call(document.arrival, f"deposit({printable(document.uri, 80)})",
@@ -233,7 +252,7 @@ class GuardedEngine:
         except BaseException as exc:  # noqa: BLE001 - a raising attribute is the engine's
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            raise self.fail(None, "close()", describe_raised(exc)) from None
+            raise self.fail(None, "close()", describe_raised(exc), exc) from None
         finally:
             if self._thread is not None:
                 self._thread.stop()

@@ -19,6 +19,7 @@ from rotbench.embedding.embedder import DEFAULT_MODEL_ID
 from rotbench.reference import ENGINE_VERSION
 from rotbench.reference.config import EngineConfig
 from rotbench.results import Report, Selection, StageRecord, build_report, write_report
+from rotbench.results.files.report import report_file_name
 from rotbench.results.schema import ConfigValue
 from rotbench.rulings import RealPairs, ReviewItem
 from rotbench.runspec import RunSpec
@@ -152,7 +153,7 @@ def record_run(
     order = {seed: i for i, seed in enumerate(spec.seeds)}
     report = report.model_copy(
         update={"worlds": sorted(report.worlds, key=lambda e: order[e.seed])})
-    record(report, reports_dir / f"{report.run_id}.json", spec.db)
+    record(report, reports_dir / report_file_name(report.run_id, report.selection.engine), spec.db)
     if spec.out_path:  # a copy, written last: a failure above never touches the user's file
         out = Path(spec.out_path)
         copy_worlds(report, out.parent / WORLDS_DIR)

@@ -131,6 +131,9 @@ class ImportResult:
     imported: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
     """One line per run that could not be imported (and why)."""
+    skipped: list[str] = field(default_factory=list)
+    """One line per JSON file in the folder that is not a report (rotbench's own manifest
+    of the files it wrote, a failure record, any other JSON): left alone, never a failure."""
 
 
 def import_pending(reports_dir: Path, db_path: Path, *, wait: float = 0.0,
@@ -184,6 +187,31 @@ def recorded_run_ids(db_path: Path, *, wait: float = 0.0) -> set[str]:
         con.close()
 
 
+def not_a_report(path: Path) -> str | None:
+    """Why the JSON file at ``path`` in a reports folder is not a report of record, or None
+    when it may be one: a hidden file (rotbench's manifest ``.rotbench-files.json`` and
+    other dot files), a failure record (``*.failed.json``), or JSON whose top level is not
+    an object holding ``run_id`` and ``schema_version``. A file that cannot be read at all
+    is left to ``load_report`` to explain."""
+    from rotbench.json_input import JSONInputError
+
+    if path.name.startswith("."):
+        return "a hidden file (rotbench's own bookkeeping), not a report"
+    if path.name.endswith(".failed.json"):
+        return "a failed run's failure record, not a report"
+    try:
+        data = read_json_file(path, MAX_REPORT_PROBE_BYTES, "report file")
+    except JSONInputError:
+        return None
+    if not isinstance(data, dict) or "run_id" not in data or "schema_version" not in data:
+        return "JSON that is not a rotbench report (no run_id and schema_version)"
+    return None
+
+
+MAX_REPORT_PROBE_BYTES = 1 << 28
+"""Largest file ``not_a_report`` reads (as ``load_report``)."""
+
+
 def import_missing(reports_dir: Path, db_path: Path, *, wait: float = 0.0,
                    say: Callable[[str], None] = _stderr) -> ImportResult:
     """Import pending runs, then every report of record in ``reports_dir`` (``*.json``, not
@@ -192,6 +220,9 @@ def import_missing(reports_dir: Path, db_path: Path, *, wait: float = 0.0,
     out = import_pending(reports_dir, db_path, wait=wait, say=say)
     known = recorded_run_ids(db_path, wait=wait)
     for path in sorted(Path(reports_dir).glob("*.json")):
+        if (why := not_a_report(path)) is not None:
+            out.skipped.append(f"{path.name}: {why}")
+            continue
         try:
             report = load_report(path)
         except ReportError as exc:

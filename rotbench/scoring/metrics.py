@@ -211,11 +211,12 @@ BY_KIND_V4: dict[str, tuple[MetricName, ...]] = {
 (a question counts for a case when ``Truth.cases`` has it)."""
 
 def better_label(metric: str) -> str:
-    """How a metric reads: 'higher' or 'lower' (is better), or for a context figure
-    'beside <metric>' (no better direction; read it beside the figure that explains it)."""
-    if metric in CONTEXT_FIGURES:
-        return f"beside {CONTEXT_FIGURES[metric]}"  # type: ignore[index]
-    return "higher" if HIGHER_IS_BETTER.get(metric, False) else "lower"  # type: ignore[call-overload]
+    """How a metric, or a cut of it (``'poison_surfaced_at_k (relay)'``), reads: 'higher' or
+    'lower' (is better), or 'beside <metric>' (no better direction; read it beside the figure
+    that explains it). From ``rotbench.scoring.definitions``, the one table of directions."""
+    from rotbench.scoring.definitions import better_label as label
+
+    return label(metric)
 
 
 HARD_CASE_KINDS: tuple[str, ...] = ("late", "correction", "retraction", "scheduled", "set")

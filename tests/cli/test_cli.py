@@ -112,7 +112,7 @@ def test_main_job_in_a_subprocess(tmp_path: Path) -> None:
     report = json.loads(proc.stdout)
     assert report["metrics"]["recall_current_at_k"]["numerator"] == 72
     assert json.loads(out.read_text())["run_id"] == report["run_id"]
-    assert (tmp_path / "reports" / f"{report['run_id']}.json").exists()
+    assert (tmp_path / "reports" / f"{report['run_id']}-reference.json").exists()
     assert (tmp_path / "reports" / "rotbench.duckdb").exists()
     assert "stages: 6 computed, 0 cached" in proc.stderr
     page = (tmp_path / "page.html").read_text()  # run --html: the page, plots beside it

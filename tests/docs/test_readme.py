@@ -43,3 +43,12 @@ def test_the_two_first_commands_are_the_makefiles() -> None:
     assert re.search(r"^run: \$\(STAMP\)\n\t\$\(BIN\)/rotbench run$", makefile, re.M)
     assert re.search(r"^test: ", makefile, re.M) and re.search(r"^docs: ", makefile, re.M)
     assert "docs," in re.search(r"-e '\.\[([^\]]+)\]'", makefile).group(1) + ","
+
+
+def test_the_readme_says_how_to_activate_the_virtualenv_after_make_run() -> None:
+    """Issue 38, item 8: after `make run`, `rotbench` is not on the PATH until .venv is
+    activated; the README says so before its first `rotbench` command."""
+    text = (ROOT / "README.md").read_text()
+    activate = text.index("source .venv/bin/activate")
+    first_command = text.index("\nrotbench ")
+    assert text.index("make run") < activate < first_command

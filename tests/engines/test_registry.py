@@ -153,6 +153,7 @@ def test_calls_run_on_the_callers_thread_only_without_a_timeout(timeout, same_th
 def test_an_engine_raising_a_timeout_of_its_own_is_named(timeout) -> None:
     guard = GuardedEngine(_Recording(fail=TimeoutError("backend slow")), 3, timeout)
     with pytest.raises(EngineFailure, match=r"^engine recording: seed 3, day 7: query\('q\?', "
-                                            r"k=2\): raised TimeoutError: backend slow$"):
+                                            r"k=2\): raised TimeoutError: backend slow "
+                                            r"\(at \S+test_registry\.py:\d+ in query_as_of\)$"):
         guard.hits(7, "q?", 2, as_of=True)
     guard.close()

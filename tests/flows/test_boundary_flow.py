@@ -6,6 +6,7 @@ world whose engines failed is not cached whole."""
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import pytest
 from flow_helpers import run_flow
@@ -15,6 +16,8 @@ ENGINES = [BAD + "unprintable", BAD + "raising_name", BAD + "exits", BAD + "gene
            BAD + "surrogate", BAD + "huge_text", BAD + "long_list", BAD + "similarity",
            "latest-wins"]
 CALL = "day 15: query('Which city does the user live in?', k=10)"
+AT = Path(__file__).parent / "bad_engines.py"
+"""Where the engines' own errors are raised: the one-line error names it (issue 38)."""
 
 
 @pytest.fixture(scope="module")
@@ -46,10 +49,10 @@ def test_every_hostile_engine_fails_alone_with_one_line(hostile) -> None:
     _, outcome, _ = hostile
     assert outcome.failures == [
         f"engine unprintable: seed 42, {CALL}: raised _Unprintable: <cannot be shown: its "
-        "__str__ raised RuntimeError>",
+        f"__str__ raised RuntimeError> (at {AT}:96 in query)",
         "engine exits: seed 42, day 2: deposit(session://world-42/day-002/0): raised "
-        "SystemExit: 0",
-        f"engine generator-exit: seed 42, {CALL}: raised GeneratorExit",
+        f"SystemExit: 0 (at {AT}:130 in deposit)",
+        f"engine generator-exit: seed 42, {CALL}: raised GeneratorExit (at {AT}:140 in query)",
         f"engine surrogate: seed 42, {CALL}: malformed hit at position 1: text holds a lone "
         "surrogate (U+D800 at character 14), which no file can store",
         f"engine huge-text: seed 42, {CALL}: malformed hit at position 1: text is 1000000 "

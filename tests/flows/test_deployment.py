@@ -149,8 +149,9 @@ def test_live_deployment_is_refused_above_its_budget(deployed) -> None:
     # the projection and the budget, logged before the refusal
     lines = stack.log_lines(run["id"], "projected cost")
     [projected] = [line for line in lines if line.startswith("projected cost")]
-    assert re.fullmatch(r"projected cost: \d+ calls, dollars unknown; budget: 3 calls",
-                        projected)
+    # the default models' list prices are shipped: the projection is in dollars (issue 38)
+    assert re.fullmatch(r"projected cost: \d+ calls, US\$\d+\.\d{4}( \(batch price\))?; "
+                        r"budget: 3 calls", projected), projected
     assert int(projected.split()[2]) > 3
     assert not any(line.startswith("model calls") for line in lines)
     artifacts = stack.post("/artifacts/filter", {"flow_runs": {"id": {"any_": [run["id"]]}}})
@@ -183,8 +184,11 @@ def test_live_deployment_against_the_fake_api_one_run_at_a_time(deployed) -> Non
     report = json.loads((stack.project / path).read_text())
     assert report["usage"]["calls"] == calls and report["selection"]["arm"] == "live"
     lines = stack.log_lines(live["id"], "model calls")
-    assert f"model calls {calls}, dollars unknown (unpriced)" in lines
-    assert f"projected cost: {calls} calls, dollars unknown; budget: 2500 calls" in lines
+    assert any(re.fullmatch(rf"model calls {calls}, dollars US\$\d+\.\d{{4}}.*", x)
+               for x in lines), lines
+    assert any(re.fullmatch(rf"projected cost: {calls} calls, US\$\d+\.\d{{4}}"
+                            r"( \(batch price\))?; "
+                            r"budget: 2500 calls", x) for x in lines), lines
     written = [p for d in ("cache", "reports") for p in (stack.project / d).rglob("*")
                if p.is_file()]
     assert any("calls" in p.parts for p in written)

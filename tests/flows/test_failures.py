@@ -85,7 +85,7 @@ def test_a_failure_that_is_not_transient_fails_its_seed_alone_without_retry(
             "43: ValueError: seed 43 cannot be generated") in report.notes
     assert computed(report) == {(42, stage) for stage in STAGES}
     [saved] = outcome.report_paths
-    assert saved.endswith(f"{report.run_id}.json")
+    assert saved.endswith(f"{report.run_id}-reference.json")
     assert "43: ValueError: seed 43 cannot be generated" in Path(saved).read_text()
 
 

@@ -55,7 +55,7 @@ def test_an_oracle_run_logs_where_its_report_went(tmp_path) -> None:
     with flow_log() as lines:
         report, outcome = run_flow(tmp_path, seeds=[42], days=30, generator="2")
     [path] = outcome.report_paths
-    assert path == str(tmp_path / "reports" / f"{report.run_id}.json")
+    assert path == str(tmp_path / "reports" / f"{report.run_id}-reference.json")
     assert Path(path).exists()
     database = tmp_path / "reports" / "rotbench.duckdb"
     assert database.exists()

@@ -97,7 +97,7 @@ def test_generator_1_scorer_v2_reproduces_the_old_figures(old_engine) -> None:
 
 def test_report_and_duckdb_written_once(baseline) -> None:
     root, report, _ = baseline
-    path = root / "reports" / f"{report.run_id}.json"
+    path = root / "reports" / f"{report.run_id}-reference.json"
     assert json.loads(path.read_text())["run_id"] == report.run_id
     assert [p.name for p in (root / "reports").glob("*.tmp*")] == []
     con = duckdb.connect(str(root / "reports" / "rotbench.duckdb"), read_only=True)

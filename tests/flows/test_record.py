@@ -32,8 +32,8 @@ def test_a_failed_database_write_keeps_the_report_and_its_rows_pending(tmp_path:
     spec = RunSpec(seeds=[42], generator="1", reports_dir=str(tmp_path / "reports"),
                    db_path=str(db))
     report = record_run(spec, [probes], [], {}, [], {})
-    saved = tmp_path / "reports" / f"{report.run_id}.json"
-    marker = tmp_path / "reports" / ".pending" / f"{report.run_id}.json"
+    saved = tmp_path / "reports" / f"{report.run_id}-reference.json"
+    marker = tmp_path / "reports" / ".pending" / f"{report.run_id}-reference.json"
     assert saved.exists() and marker.exists()
     db.rmdir()  # the database becomes usable: the pending run is imported
     result = import_pending(tmp_path / "reports", db)
@@ -55,7 +55,7 @@ def test_a_successful_record_writes_both(tmp_path: Path) -> None:
     probes = probe_world(generate_world(42, generator="1"), _NoHits(), top_k=10)
     spec = RunSpec(seeds=[42], generator="1", reports_dir=str(tmp_path / "reports"))
     report = record_run(spec, [probes], [], {}, [], {})
-    assert (tmp_path / "reports" / f"{report.run_id}.json").exists()
+    assert (tmp_path / "reports" / f"{report.run_id}-reference.json").exists()
     assert (tmp_path / "reports" / "rotbench.duckdb").exists()
     assert report.metrics["recall_current_at_k"].numerator == 0
     assert report.metrics["recall_current_at_k"].denominator == 72

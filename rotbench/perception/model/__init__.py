@@ -78,7 +78,13 @@ from rotbench.perception.model._records import (
     ModelCallError,
     PerceptionStats,
 )
-from rotbench.perception.model._settings import LLMSettings, cost_usd
+from rotbench.perception.model._settings import (
+    DEFAULT_PRICES,
+    DEFAULT_PRICES_DATE,
+    DEFAULT_PRICES_SOURCE,
+    LLMSettings,
+    cost_usd,
+)
 from rotbench.perception.model._usage import StageUsage, UsageMeter, UsageReport
 from rotbench.perception.model._wiring import LivePerception, LLMRunSummary, build_perception
 from rotbench.perception.model.anthropic_client import (
@@ -125,6 +131,9 @@ __all__ = [
     "InvalidAnswer",
     "LLMRunSummary",
     "LLMSettings",
+    "DEFAULT_PRICES",
+    "DEFAULT_PRICES_DATE",
+    "DEFAULT_PRICES_SOURCE",
     "LiveChecker",
     "LiveExtractor",
     "LivePerception",

@@ -29,12 +29,26 @@ BATCH_PRICE_FACTOR = 0.5
 the standard prices (Anthropic's pricing page: batch processing is 50% off)."""
 DAY_SECONDS = 24 * 3600.0
 
+DEFAULT_PRICES: dict[str, Price] = {
+    "claude-sonnet-4-6": (3.0, 15.0),
+    "claude-haiku-4-5": (1.0, 5.0),
+}
+"""List prices of the default models, US dollars per million (input, output) tokens, so that
+``--estimate`` and a run's usage give dollars out of the box. Anthropic's published list
+prices (https://platform.claude.com/docs/en/about-claude/pricing, "Model pricing": Sonnet
+4.x $3 / $15, Haiku 4.5 $1 / $5), as read on ``DEFAULT_PRICES_DATE``. A settings file's
+``prices`` override them model by model (``--llm-settings``)."""
+DEFAULT_PRICES_DATE = "2026-12-01"
+DEFAULT_PRICES_SOURCE = "https://platform.claude.com/docs/en/about-claude/pricing"
+
 
 class LLMSettings(BaseModel):
     """What the probe and live arms call and how.
 
-    ``prices`` is optional: without an entry for a model, token counts are still metered and
-    estimated but dollars are reported as unknown (None), never as zero.
+    ``prices`` starts from ``DEFAULT_PRICES`` (the default models' list prices, dated); the
+    entries a settings file gives replace those of the same model and add others. A model
+    with no price (neither default nor given) is still metered and estimated, but its
+    dollars are reported as unknown (None), never as zero.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -50,8 +64,9 @@ class LLMSettings(BaseModel):
         description="Model id for the two live checks (probe, live).",
     )
     prices: dict[str, Price] = Field(
-        default_factory=dict,
-        description="model id -> (input_usd_per_mtok, output_usd_per_mtok). Optional.",
+        default_factory=lambda: dict(DEFAULT_PRICES),
+        description="model id -> (input_usd_per_mtok, output_usd_per_mtok), over "
+        "DEFAULT_PRICES (the default models' list prices of DEFAULT_PRICES_DATE).",
     )
     concurrency: int = Field(
         default=8, ge=1, le=256, description="Model calls in flight at once for the whole "
@@ -92,7 +107,7 @@ class LLMSettings(BaseModel):
             if not all(math.isfinite(x) and 0 <= x <= 10_000 for x in pair):
                 raise ValueError(f"price of {model!r} must be two finite amounts from 0 to "
                                  f"10000 US$ per million tokens, got {list(pair)}")
-        return v
+        return {**DEFAULT_PRICES, **v}
 
     @field_validator("extract_prompt_version")
     @classmethod

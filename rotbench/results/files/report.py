@@ -78,3 +78,38 @@ def load_report(path: Path) -> Report:
         return Report.model_validate(data).located(path)
     except ValidationError as e:
         raise ReportError(f"{path}: {describe_validation_error(e)}") from None
+
+
+def engine_slug(engine: str) -> str:
+    """``engine`` as it appears in a report's file name: every character other than a letter,
+    digit, ``.``, ``_`` or ``-`` becomes ``_`` (``demo:make_engine`` -> ``demo_make_engine``),
+    cut to 60 characters."""
+    import re
+
+    return re.sub(r"[^A-Za-z0-9._-]", "_", engine)[:60] or "engine"
+
+
+def report_file_name(run_id: str, engine: str) -> str:
+    """The name of a run's report of record: ``<run-id>-<engine>.json`` (see ``engine_slug``).
+    Reports written before this rule are named ``<run-id>.json``; ``find_report`` reads
+    both."""
+    return f"{run_id}-{engine_slug(engine)}.json"
+
+
+def find_report(folder: Path, run_id: str) -> Path | None:
+    """The report of record of ``run_id`` in ``folder``: ``<run-id>-<engine>.json`` (the
+    name runs write), else ``<run-id>.json`` (the name older runs wrote); None when neither
+    is there. ``run_id`` must already be checked to be a plain name (no separator)."""
+    folder = Path(folder)
+    named = sorted(p for p in folder.glob(f"{_glob_escape(run_id)}-*.json")
+                   if p.is_file() and not p.name.endswith(".failed.json"))
+    if named:
+        return named[0]
+    old = folder / f"{run_id}.json"
+    return old if old.is_file() else None
+
+
+def _glob_escape(text: str) -> str:
+    import glob
+
+    return glob.escape(text)

@@ -298,6 +298,11 @@ def render_comparison(comparison: Comparison, console: Console, intervals: bool 
                       f"scorer {column.scorer_version})", highlight=False, markup=False)
     for note in comparison.notes:
         console.print(f"note: {printable(note, 400)}", highlight=False, markup=False)
+    from rotbench.scoring.definitions import DOCS_PAGE, metric_url
+
+    console.print(f"Every metric is defined in docs/{DOCS_PAGE} "
+                  f"({metric_url('current_first').rsplit('#')[0]})", highlight=False,
+                  markup=False, soft_wrap=True)
 
 
 def tests_used(comparison: Comparison) -> list[str]:

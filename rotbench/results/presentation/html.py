@@ -28,6 +28,14 @@ from rotbench.results.presentation.compare import (
     compare_reports,
     legend_lines,
 )
+from rotbench.results.presentation.html_tools import CSS as TOOLS_CSS
+from rotbench.results.presentation.html_tools import (
+    SWITCH,
+    baseline_css,
+    baseline_sections,
+    metric_link,
+    question_fails,
+)
 from rotbench.results.presentation.plots import CLASS_COLOURS, Plot, run_labels, selection_line
 from rotbench.results.presentation.render import (
     format_rate,
@@ -168,7 +176,7 @@ def _family_tables(families: list[Family], labels: list[str]) -> str:
         if all(c.rate is None for r in family.rows for c in r.cells):
             continue
         rows = "".join(
-            f"<tr><td><code>{esc(r.metric)}</code></td>"
+            f"<tr><td>{metric_link(r.metric)}</td>"
             + "".join(_cell(c, r.better) for c in r.cells) + f"<td>{esc(r.better)}</td></tr>"
             for r in family.rows)
         out.append(f'<h3>{esc(family.name)}</h3><table class="family"><tr><th>metric</th>'
@@ -248,7 +256,7 @@ def _by_kind(reports: list[Report], labels: list[str]) -> str:
         return ""
     heads = "".join(f"<th>{esc(label)}</th>" for label in labels)
     rows = "".join(
-        f"<tr><td>{esc(kind)}</td><td><code>{esc(metric)}</code></td>"
+        f"<tr><td>{esc(kind)}</td><td>{metric_link(metric)}</td>"
         + "".join(_rate_cell(r.by_kind.get(kind, {}).get(metric)) for r in reports) + "</tr>"
         for kind, metric in keys)
     title = kinds_title(kind for kind, _ in keys)
@@ -478,7 +486,8 @@ def _question(key: tuple, probes: list[ProbeRecord | None], labels: list[str]) -
             parts.append(f"<p class=tr><b>{esc(label)}</b></p>")
         parts.append("<p class=muted>not asked</p>" if probe is None else _hits_table(probe))
     border = _first_class(known[0]) if len(known) == 1 else "none"
-    return (f'<details class="q b-{border}"><summary>{summary}</summary>'
+    fail = " fail" if any(question_fails(p) for p in probes) else ""
+    return (f'<details class="q b-{border}{fail}"><summary>{summary}</summary>'
             f"{''.join(parts)}</details>")
 
 
@@ -521,14 +530,16 @@ def render_html(reports: list[Report], plots: list[Plot], sources: list[str] | N
     sources = sources or ["" for _ in reports]
     if len(reports) > 1:
         comparison: Comparison | None = compare_reports(reports, force=force)
-        families = comparison.families
         legend = "".join(f"<p>{esc(line)}</p>" for line in legend_lines(comparison))
-        legend += ("<p>Hover a mark for the difference. Every figure reads value (n/d) with "
-                   "its 95% Wilson interval.</p>")
+        legend += ("<p>Hover a mark for the difference; choose the baseline below. Every "
+                   "figure reads value (n/d) with its 95% Wilson interval; each metric name "
+                   "links to its definition.</p>")
         legend += "".join(f"<p class=muted>note: {esc(n)}</p>" for n in comparison.notes)
+        figures = baseline_sections(reports, labels, force, _family_tables)
     else:
-        families = single_families(reports[0])
-        legend = "<p>Every figure reads value (n/d) with its 95% Wilson interval.</p>"
+        figures = _family_tables(single_families(reports[0]), labels)
+        legend = ("<p>Every figure reads value (n/d) with its 95% Wilson interval; each "
+                  "metric name links to its definition.</p>")
     title = "rotbench report: " + ", ".join(labels)
     nav = ("<p class=sub>Sections: <a href='#selection'>selection</a> · <a href='#figures'>"
            "figures</a> · <a href='#plots'>plots</a> · <a href='#notes'>notes</a> · "
@@ -537,7 +548,7 @@ def render_html(reports: list[Report], plots: list[Plot], sources: list[str] | N
         f"<h1>{esc(title)}</h1><p class=sub>{esc(selection_line(reports))}</p>{nav}"
         f"{_headline(reports, labels)}"
         f"<h2 id=selection>What ran</h2>{_selection_table(reports, labels, sources)}"
-        f"<h2 id=figures>Figures by family</h2>{legend}{_family_tables(families, labels)}"
+        f"<h2 id=figures>Figures by family</h2>{legend}{figures}"
         f"{_by_kind(reports, labels)}{_first_hits(reports, labels)}"
         f"{miss_stages_section(reports, labels)}"
         f"{_floor_sweep(reports, labels)}"
@@ -548,14 +559,15 @@ def render_html(reports: list[Report], plots: list[Plot], sources: list[str] | N
         "its top-k hits as the engine returned them, each hit's class under the report's "
         "scorer and its provenance; the summary line shows the class of the first "
         "value-bearing hit (one per report, in column order).</p>"
-        f"{_drilldown(reports, labels)}"
+        f"{SWITCH}{_drilldown(reports, labels)}"
     )
     return (
         "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
         "<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; "
         "style-src 'unsafe-inline'; img-src data:\">"
         "<meta name=viewport content='width=device-width,initial-scale=1'>"
-        f"<title>{esc(title)}</title><style>{_CSS}{_class_css()}</style></head>"
+        f"<title>{esc(title)}</title><style>{_CSS}{_class_css()}{TOOLS_CSS}"
+        f"{baseline_css(len(reports))}</style></head>"
         f"<body><main>{body}</main></body></html>\n"
     )
 

@@ -51,14 +51,7 @@ def _header(report: Report) -> list[str]:
         f"engine {s.engine} {s.engine_version}, embeddings {s.embedding_model}, generator "
         f"{s.generator_version}, scorer {s.scorer_version}",
     ]
-    answerable = report.metrics["recall_current_at_k"].denominator
-    changed = report.metrics["stale_over_current"].denominator
-    poisoned = report.metrics["poison_first"].denominator
-    unanswerable = sum(w.unanswerable for w in report.worlds)
-    lines.append(
-        f"{answerable} attribute questions ({changed} on changed attributes, {poisoned} on "
-        f"poisoned attributes) plus {unanswerable} unanswerable"
-    )
+    lines.append(question_counts(report))
     if report.origin is not None:
         o = report.origin
         lines.append(
@@ -71,6 +64,54 @@ def _header(report: Report) -> list[str]:
     if report.degraded:
         lines.append("DEGRADED: " + "; ".join(report.degraded))
     return [terminal_safe(line, one_line=True) for line in lines]
+
+
+def question_counts(report: Report) -> str:
+    """The header's count of questions, in the same numbers as the tables below it: every
+    attribute question (the first-hit table's denominator), those with a current value (the
+    currency denominator), on changed and on poisoned attributes, and the unanswerable ones
+    (``answered_unanswerable``'s denominator: from scorer v4 it includes the attribute
+    questions asked after a retraction, which have no current value)."""
+    answerable = report.metrics["recall_current_at_k"].denominator
+    changed = report.metrics["stale_over_current"].denominator
+    poisoned = report.metrics["poison_first"].denominator
+    never = sum(w.unanswerable for w in report.worlds)
+    abstain = report.metrics.get("answered_unanswerable")
+    unanswerable = abstain.denominator if abstain is not None else never
+    attribute = sum(report.first_hit_counts.values()) or answerable
+    retracted = attribute - answerable
+    text = (f"{attribute} attribute questions ({answerable} with a current value, of them "
+            f"{changed} on changed and {poisoned} on poisoned attributes) and {unanswerable} "
+            "unanswerable")
+    if retracted > 0 and unanswerable == never + retracted:
+        text += (f" ({never} about what the world never mentions, {retracted} attribute "
+                 "questions asked after a retraction)")
+    return text
+
+
+def denominator_legend(report: Report) -> list[str]:
+    """One line per distinct denominator of the family tables: the number, what it counts
+    (``rotbench.scoring.definitions.SHORT_DENOMINATORS``) and the metrics over it."""
+    from rotbench.scoring.definitions import SHORT_DENOMINATORS, denominator_group
+
+    groups: dict[tuple[str, int], list[str]] = {}
+    for names in FAMILIES.values():
+        for name in names:
+            rate = report.metrics.get(name)
+            if rate is not None:
+                groups.setdefault((denominator_group(name), rate.denominator), []).append(name)
+    total = sum(report.first_hit_counts.values())
+    lines = ["Denominators (the d of n/d):"]
+    if total:
+        lines.append(f"  {total}: every attribute question (First value-bearing hit)")
+    for (group, d), names in groups.items():
+        what = SHORT_DENOMINATORS.get(group, "questions where the metric's case is live")
+        lines.append(f"  {d}: {what} ({', '.join(names)})")
+    if report.floor_sweep:
+        never = report.floor_sweep[0].unanswerable_passing.denominator
+        lines.append(f"  {never}: unanswerable questions about what the world never mentions "
+                     "(floor sweep)")
+    return lines
 
 
 def shared_line(report: Report) -> str:
@@ -132,7 +173,8 @@ def render(report: Report, console: Console, intervals: bool = False) -> None:
                     [[name, format_rate(report.metrics[name], intervals),
                       better_label(name)] for name in present])
 
-    print_table(console, "Poison by channel (lower is better)",
+    print_table(console, "Poison by channel (lower is better; poison_surfaced_at_k: "
+                f"{better_label('poison_surfaced_at_k')})",
                 [Col("channel"), *(Col(name, "words", "right") for name in POISON_METRICS)],
                 [[channel, *(format_rate(rates[m], intervals) for m in POISON_METRICS)]
                  for channel, rates in report.by_channel.items()])
@@ -156,6 +198,7 @@ def render(report: Report, console: Console, intervals: bool = False) -> None:
                       highlight=False)
         _real_pairs(report, console, intervals)
         _notes(report, console)
+        _legend(report, console)
         return
     print_table(console, "Relevance floor sweep (raw cosine)",
                 [Col("floor", justify="right"),
@@ -166,6 +209,19 @@ def render(report: Report, console: Console, intervals: bool = False) -> None:
                  for row in report.floor_sweep])
     _real_pairs(report, console, intervals)
     _notes(report, console)
+    _legend(report, console)
+
+
+def _legend(report: Report, console: Console) -> None:
+    """The denominators and where every metric is defined, after the tables."""
+    from rotbench.scoring.definitions import DOCS_PAGE, metric_url
+
+    for line in denominator_legend(report):
+        console.print(terminal_safe(line, one_line=True), highlight=False, markup=False,
+                      soft_wrap=True)
+    console.print(f"Every metric is defined in docs/{DOCS_PAGE} "
+                  f"({metric_url('current_first').rsplit('#')[0]})", highlight=False,
+                  markup=False, soft_wrap=True)
 
 
 def render_miss_stages(report: Report, console: Console, intervals: bool = False) -> None:

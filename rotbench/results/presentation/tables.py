@@ -28,6 +28,7 @@ from typing import Literal
 
 from rich.cells import cell_len
 from rich.console import Console
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
@@ -109,8 +110,19 @@ def build_table(title: str | None, cols: Sequence[Col], rows: Sequence[Sequence[
                          overflow="fold", min_width=bounds[i][0],
                          width=widths[i] if widths is not None else None)
     for row in rows:
-        table.add_row(*(Text(cell) for cell in row))
+        table.add_row(Text(row[0], style=_link_style(row[0])), *(Text(c) for c in row[1:]))
     return table
+
+
+def _link_style(cell: str) -> str | Style:
+    """A metric name (or a cut of one, ``poison_leak_at_k (relay)``) in a first column links
+    to its definition (``rotbench.scoring.definitions.metric_url``; shown by terminals that
+    support hyperlinks, nothing in a pipe); any other cell is plain."""
+    from rotbench.scoring.definitions import definition, metric_url
+
+    if definition(cell) is None:
+        return ""
+    return Style(link=metric_url(cell))
 
 
 def column_groups(width: int, cols: Sequence[Col],

@@ -141,7 +141,7 @@ def test_estimate_of_three_worlds_and_the_scripted_arm(world42: World, embedder:
     oracle = estimate(worlds, "oracle", SETTINGS)
     assert oracle.calls == 0 and oracle.stages == {}
 
-    bound = estimate(world42, "probe", LLMSettings())
+    bound = estimate(world42, "probe", LLMSettings(check_model="claude-unpriced-test"))
     assert bound.stages["check"].projection == "upper bound"
     assert bound.stages["check"].calls >= one.stages["check"].calls
     assert bound.usd is None and "price not configured" in bound.render()

@@ -18,7 +18,13 @@ def test_settings_defaults_and_unknown_prompt_version() -> None:
         "claude-haiku-4-5",
         8,
     )
-    assert s.price("claude-haiku-4-5") is None
+    # issue 38: the default models' list prices ship (dated, with a source), overridable
+    assert s.price("claude-haiku-4-5") == (1.0, 5.0)
+    assert s.price("claude-sonnet-4-6") == (3.0, 15.0)
+    assert s.price("claude-opus-unknown") is None
+    mine = LLMSettings(prices={"claude-haiku-4-5": (2.0, 6.0), "my-model": (0.5, 1.0)})
+    assert (mine.price("claude-haiku-4-5"), mine.price("claude-sonnet-4-6"),
+            mine.price("my-model")) == ((2.0, 6.0), (3.0, 15.0), (0.5, 1.0))
     with pytest.raises(ValidationError, match="available: check-v1"):
         LLMSettings(check_prompt_version="check-v9")
     assert LLMSettings.model_validate_json(s.model_dump_json()) == s
@@ -61,6 +67,8 @@ def test_estimate_on_plain_documents_and_extra_pairs(world42: World) -> None:
                    slots=slots_from_world(world42), extra_pairs=[pair])
     assert est.stages["extract"].calls == len({d.text for d in docs})
     assert est.stages["check"].calls == 2 and est.stages["check"].projection == "exact"
-    assert est.usd is None
+    # priced at the shipped list prices: dollars are the sum of the stages' (issue 38)
+    assert est.usd == round(est.stages["extract"].usd + est.stages["check"].usd, 4)
+    assert est.stages["extract"].usd > 0
     with pytest.raises(ValueError, match="unknown arm"):
         estimate(docs, "cheap", LLMSettings())

@@ -66,8 +66,13 @@ def test_pair_page_has_the_comparisons_figures_and_marks(pair_page: str, report_
     assert [m for m, _ in significant] == [
         "poison_leak_at_k", "poison_first", "poison_leak_at_k (tool_turn)",
         "poison_first (tool_turn)"]
-    assert pair_page.count('<span class="sig worse"') == 4
-    assert pair_page.count('<span class="sig better"') == 0
+    # against the first report as baseline (shown first): four worse; the section with the
+    # second as baseline (issue 38: a baseline can be chosen) reads the same four as better
+    first, second = pair_page.split('<div class="base base-1">')
+    first = first[first.index('<div class="base base-0">'):]
+    assert first.count('<span class="sig worse"') == 4
+    assert first.count('<span class="sig better"') == 0
+    assert second.count('<span class="sig better"') == 4
     # every cell of compare is on the page, with the same figures
     for family in comparison.families:
         for row in family.rows:
@@ -125,6 +130,14 @@ def test_self_contained_nothing_fetched(pair_page: str) -> None:
     urls = set(re.findall(r"https?://[^\s\"'<>)]+", pair_page))
     assert urls == {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}
     targets = re.findall(r"""\s(?:src|href|xlink:href)\s*=\s*["']?([^"'\s>]*)""", lowered)
+    # a metric name links to its definition (issue 38): a page the reader may open, never
+    # fetched by this one; every other target stays inside the page
+    from rotbench.scoring.definitions import metric_url
+
+    docs = metric_url("current_first").rsplit("#")[0].lower()
+    links = [t for t in targets if t.startswith(docs)]
+    assert len(links) > 20 and not re.search(r"""<(?:img|image|use)[^>]*file:""", lowered)
+    targets = [t for t in targets if not t.startswith(docs)]
     assert targets and all(t.startswith(("#", "data:")) for t in targets), set(targets)
 
 

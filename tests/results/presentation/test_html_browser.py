@@ -130,3 +130,52 @@ def test_the_network_log_would_catch_a_page_that_fetches(browser: str, tmp_path:
     control.write_text('<!DOCTYPE html><img src="https://example.com/pixel.png">')
     _, urls = _chromium(browser, tmp_path, control.as_uri(), "--dump-dom")
     assert _page_requests(urls) == ["https://example.com/pixel.png"]
+
+
+PROBE = """<script>
+const shown = (el) => getComputedStyle(el).display !== "none";
+const q = [...document.querySelectorAll("details.q")];
+document.getElementById("probe").textContent = JSON.stringify({
+  questions: q.length, shown: q.filter(shown).length,
+  failing: q.filter((d) => d.classList.contains("fail")).length,
+  base0: shown(document.querySelector(".base-0")),
+  base1: shown(document.querySelector(".base-1")),
+  first_gap: document.querySelector(".base-1 table.gaps td").textContent,
+  links: document.querySelectorAll("a.m[href*='#']").length,
+});
+</script>"""
+
+
+def _probe(browser: str, tmp: Path, page: str, *, failing: bool, baseline: int) -> dict:
+    """The page as a reader leaves it (the switch on or off, a baseline chosen), with a
+    test-only script appended that reports what the browser shows (the page itself runs no
+    script: its switches are CSS reading form state)."""
+    if failing:
+        page = page.replace("id=failing-only>", "id=failing-only checked>")
+    if baseline:
+        page = page.replace("id=base-0 checked>", "id=base-0>").replace(
+            f"id=base-{baseline}>", f"id=base-{baseline} checked>")
+    page = page.replace("default-src 'none'", "default-src 'none'; script-src 'unsafe-inline'")
+    page = page.replace("</main>", "</main><pre id=probe></pre>" + PROBE)
+    path = tmp / f"probe-{int(failing)}-{baseline}.html"
+    path.write_text(page)
+    dom, urls = _chromium(browser, tmp, path.as_uri(), "--dump-dom")
+    assert _page_requests(urls) == []
+    return json.loads(re.search(r"<pre id=\"probe\">([^<]*)</pre>", dom).group(1)
+                      .replace("&quot;", '"'))
+
+
+def test_failing_only_switch_baseline_choice_and_metric_links(browser: str, page: Path,
+                                                              tmp_path: Path) -> None:
+    """Issue 38: the page's "failing questions only" switch hides the questions every report
+    got right; choosing the second report as baseline shows its tables (largest gap first)
+    instead of the first's; every metric name in the tables links to its definition."""
+    text = page.read_text()
+    before = _probe(browser, tmp_path, text, failing=False, baseline=0)
+    assert before["questions"] == before["shown"] == 252
+    assert (before["base0"], before["base1"]) == (True, False)
+    assert before["links"] > 40
+    after = _probe(browser, tmp_path, text, failing=True, baseline=1)
+    assert after["shown"] == after["failing"] and 0 < after["failing"] < 252
+    assert (after["base0"], after["base1"]) == (False, True)
+    assert after["first_gap"].startswith("poison_leak_at_k")

@@ -1,0 +1,249 @@
+"""Issue 38 end to end, as an engine author meets it: ``rotbench run`` in a child process on a
+project folder holding the author's module.
+
+- item 1: an engine's own error names its file and line; ROTBENCH_DEBUG=1 prints the
+  traceback limited to the engine's frames; the failure record (file, DuckDB, ``show``)
+  keeps it;
+- item 2: a factory typo or a factory that is not callable is one error, before any work;
+- item 3: three engines print one table per family within 80 columns, under 120 lines;
+- item 4: run ids work in ``show`` and ``compare``; report files say the engine.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from tests.cli.test_run_process import ROOT, rotbench_run
+
+pytestmark = [pytest.mark.slow, pytest.mark.subprocess]
+
+BAD = '''from rotbench.plugin import Hit
+
+
+class Bad:
+    name, version = "bad", "1.0"
+
+    def __init__(self, context):
+        self.lines = {}
+
+    def deposit(self, document):
+        self.lines[document.uri] = document.text
+
+    def query(self, question, k):
+        return [Hit(text=self.lines["missing"])]
+
+
+def make_engine(context):
+    return Bad(context)
+
+
+NOT_A_FACTORY = 3
+'''
+
+
+def _cli(tmp: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "rotbench.cli.main", *args],
+                          cwd=tmp / "project", capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+
+
+@pytest.fixture(scope="module")
+def failed(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("bad-engine")
+    (tmp / "project").mkdir()
+    (tmp / "project" / "bad.py").write_text(BAD)
+    os.environ["ROTBENCH_DEBUG"] = "1"
+    try:
+        proc = rotbench_run(tmp, "--engine", "bad:make_engine")
+    finally:
+        del os.environ["ROTBENCH_DEBUG"]
+    return tmp, proc
+
+
+def test_the_error_names_the_engine_file_and_line_and_debug_prints_its_frames(failed) -> None:
+    tmp, proc = failed
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    bad = tmp / "project" / "bad.py"
+    [line] = [x for x in proc.stderr.splitlines() if x.startswith("rotbench: error: engine")]
+    assert line.endswith(f"raised KeyError: 'missing' (at {bad}:14 in query)"), line
+    trace = proc.stderr[proc.stderr.index("Traceback (the engine's own frames):"):]
+    trace = trace[:trace.index("failure record:")]
+    assert f'File "{bad}", line 14, in query' in trace
+    assert 'return [Hit(text=self.lines["missing"])]' in trace
+    assert "rotbench/" not in trace.replace(str(bad), "")  # no harness frame
+    assert trace.rstrip().endswith("KeyError: 'missing'")
+
+
+def test_the_failure_record_keeps_the_traceback_in_the_file_db_and_show(failed) -> None:
+    tmp, proc = failed
+    reports = tmp / "out" / "reports"
+    [record] = list(reports.glob("*-bad_make_engine.failed.json"))
+    run_id = record.name.removesuffix("-bad_make_engine.failed.json")
+    con = duckdb.connect(str(tmp / "out" / "r.duckdb"), read_only=True)
+    rows = con.execute("SELECT run_id, engine, seed, traceback FROM run_failures").fetchall()
+    con.close()
+    assert [(r[0], r[1], r[2]) for r in rows] == [(run_id, "bad:make_engine", 42)]
+    assert 'line 14, in query' in rows[0][3]
+    shown = _cli(tmp, "show", run_id, "--db", str(tmp / "out" / "r.duckdb"))
+    assert shown.returncode == 1
+    assert f"rotbench run {run_id} FAILED" in shown.stdout
+    assert "line 14, in query" in shown.stdout and "KeyError: 'missing'" in shown.stdout
+    # without ROTBENCH_DEBUG the run still names file and line, and says where the record is
+    assert "failure record: " in proc.stderr
+
+
+@pytest.mark.parametrize(("factory", "said"), [
+    ("bad:make_engin", "defines no 'make_engin'; did you mean bad:make_engine?"),
+    ("bad:NOT_A_FACTORY", "'NOT_A_FACTORY' is a plain value, not a callable factory"),
+    ("bda:make_engine", "module 'bda' not found"),
+])
+def test_every_engine_is_checked_before_work_starts(tmp_path: Path, factory: str,
+                                                    said: str) -> None:
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "bad.py").write_text(BAD)
+    proc = rotbench_run(tmp_path, "--engine", factory, "--engine", "reference")
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("rotbench: error: --engine: "), lines
+    assert said in lines[0]
+    assert not (tmp_path / "out" / "reports").exists()  # no work started, nothing written
+
+
+@pytest.fixture(scope="module")
+def three(tmp_path_factory):
+    """The default run (seeds 42 43 44, 90 days) of three engines, piped at 80 columns."""
+    tmp = tmp_path_factory.mktemp("three")
+    (tmp / "project").mkdir()
+    out = tmp / "out"
+    args = ["run", "--engine", "reference", "--engine", "latest-wins", "--engine",
+            "transcript-rag", "--cache-dir", str(out / "cache"), "--reports-dir",
+            str(out / "reports")]
+    proc = _cli(tmp, *args, env={"COLUMNS": "80"})
+    return tmp, proc, args
+
+
+def _table_blocks(text: str) -> dict[str, list[str]]:
+    lines = text.splitlines()
+    blocks: dict[str, list[str]] = {}
+    for i, line in enumerate(lines):
+        if line.strip() in ("Currency", "Supersession", "Poison", "Decoys", "Loss",
+                            "Abstention", "Redundancy", "Hard cases"):
+            blocks[line.strip()] = lines[i + 1:i + 12]
+    return blocks
+
+
+def test_three_engines_give_one_table_per_family_under_120_lines(three) -> None:
+    _, proc, _ = three
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    every = proc.stdout.splitlines() + proc.stderr.splitlines()
+    # what an 80-column terminal shows: a line longer than 80 takes more than one row
+    rows = sum(max(1, -(-len(line) // 80)) for line in every)
+    assert rows < 120, rows
+    blocks = _table_blocks(proc.stdout)
+    assert list(blocks) == ["Currency", "Supersession", "Poison", "Decoys", "Loss",
+                            "Abstention", "Redundancy", "Hard cases"]
+    for family, block in blocks.items():
+        header = next(x for x in block if x.startswith("metric"))
+        assert header.rstrip().endswith("better"), (family, header)
+    table_lines = [x for x in proc.stdout.splitlines() if re.search(r"\(\d+/\d+\)", x)]
+    assert table_lines and max(len(x.rstrip()) for x in table_lines) <= 80
+    assert "(1/2)" not in proc.stdout  # never split
+    assert proc.stdout.count("rotbench report rot-") == 0  # no full report
+    assert "100% (202/202)  63.4% (128/202) *" in proc.stdout.replace("   ", "  ")
+    assert proc.stdout.rstrip().splitlines()[-1].startswith("next: ")
+
+
+def test_run_ids_work_in_show_and_compare_and_files_say_the_engine(three) -> None:
+    tmp, proc, _ = three
+    reports = tmp / "out" / "reports"
+    ids = re.findall(r"report: \S+/(rot-oracle-[0-9-]+-[0-9a-f]{6})-([a-z-]+)\.json",
+                     proc.stderr)
+    assert [e for _, e in ids] == ["reference", "latest-wins", "transcript-rag"]
+    db = str(reports / "rotbench.duckdb")
+    shown = _cli(tmp, "show", ids[1][0], "--db", db)
+    assert shown.returncode == 0, shown.stderr
+    assert "engine latest-wins 1.0.0" in shown.stdout
+    compared = _cli(tmp, "compare", ids[0][0], ids[2][0], "--db", db)
+    assert compared.returncode == 0, compared.stderr
+    assert "transcript-rag" in compared.stdout
+    rescored = _cli(tmp, "rescore", ids[0][0], "--scorer", "v3", "--db", db)
+    assert rescored.returncode == 0, rescored.stderr
+    assert len(list(reports.glob("*-reference.json"))) == 2  # the source and the rescore
+    # a report written under the old name (<run-id>.json) is still found by its run id
+    old = reports / f"{ids[1][0]}-latest-wins.json"
+    old.rename(reports / f"{ids[1][0]}.json")
+    again = _cli(tmp, "show", ids[1][0], "--db", db)
+    assert again.returncode == 0, again.stderr
+
+
+def test_each_brings_back_the_full_reports_and_columns_is_respected(three) -> None:
+    tmp, _, args = three
+    each = _cli(tmp, *args, "--each", env={"COLUMNS": "80"})
+    assert each.returncode == 0, each.stderr[-2000:]
+    assert each.stdout.count("rotbench report rot-") == 3
+    wide = _cli(tmp, *args, env={"COLUMNS": "150"})
+    widths = [len(x.rstrip()) for x in wide.stdout.splitlines() if "(202/202)" in x]
+    assert widths and max(widths) <= 150
+    assert "latest-wins 1.0.0" in next(x for x in wide.stdout.splitlines()
+                                       if x.startswith("metric"))
+
+
+def test_new_engine_writes_a_module_and_test_that_run_beside_the_reference(
+        tmp_path: Path) -> None:
+    """`rotbench new-engine demo && rotbench run --engine demo:make_engine --engine
+    reference` works in a fresh folder; nothing is written into the install folder."""
+    (tmp_path / "project").mkdir()
+    before = sorted(p.name for p in (ROOT / "rotbench").iterdir())
+    made = _cli(tmp_path, "new-engine", "demo")
+    assert made.returncode == 0, made.stderr
+    assert made.stdout.splitlines()[-1] == (
+        "next: rotbench run --engine demo:make_engine --engine reference")
+    assert sorted(p.name for p in (tmp_path / "project").iterdir()) == ["demo.py",
+                                                                         "test_demo.py"]
+    proc = rotbench_run(tmp_path, "--engine", "demo:make_engine", "--engine", "reference")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert re.search(r"metric\s+demo 0\.1\s+reference 0\.4\.0\s+better", proc.stdout)
+    assert sorted(p.name for p in (ROOT / "rotbench").iterdir()) == before
+    again = _cli(tmp_path, "new-engine", "demo")
+    assert again.returncode == 2 and "demo.py exists (--force replaces it)" in again.stderr
+    inside = _cli(tmp_path, "new-engine", "demo", "--dir", str(ROOT / "rotbench" / "mine"))
+    assert inside.returncode == 2 and "inside rotbench's install folder" in inside.stderr
+    assert not (ROOT / "rotbench" / "mine").exists()
+    shadow = _cli(tmp_path, "new-engine", "json")
+    assert shadow.returncode == 2 and "a module 'json' exists already" in shadow.stderr
+
+
+def test_the_first_screen_counts_agree_and_has_a_legend_and_a_next_line(three) -> None:
+    """Item 9 on the defaults: the header's unanswerable count is answered_unanswerable's
+    denominator (86, of which 14 after a retraction), every denominator shown has a legend
+    line, and the screen ends with what to try next."""
+    tmp, proc, _ = three
+    [ref] = re.findall(r"report: \S+/(rot-oracle-[0-9-]+-[0-9a-f]{6})-reference\.json",
+                       proc.stderr)
+    shown = _cli(tmp, "show", ref, "--db", str(tmp / "out" / "reports" / "rotbench.duckdb"),
+                 env={"COLUMNS": "200"})
+    out = shown.stdout
+    assert ("216 attribute questions (202 with a current value, of them 115 on changed and 79 "
+            "on poisoned attributes) and 86 unanswerable (72 about what the world never "
+            "mentions, 14 attribute questions asked after a retraction)") in out
+    assert re.search(r"answered_unanswerable\s+│\s+0% \(0/86\)", out)
+    legend = out[out.index("Denominators (the d of n/d):"):]
+    denominators = {int(d) for d in re.findall(r"\(\d+/(\d+)\)", out[:out.index("Notes")])}
+    assert denominators == {216, 202, 115, 79, 103, 138, 36, 86, 518, 13, 12, 21, 14, 15, 72,
+                            20, 30, 29, 27, 33, 31}
+    for d in (216, 202, 115, 79, 103, 138, 36, 86, 518, 13, 12, 21, 14, 15, 72):
+        assert re.search(rf"^  {d}: ", legend, flags=re.M), d
+    assert "  518: value-bearing hits (not questions) (redundancy_at_k)" in legend
+    # the run's own first screen ends with one line saying what to try next
+    one = _cli(tmp, "run", "--engine", "latest-wins", "--cache-dir",
+               str(tmp / "out" / "cache"), "--reports-dir", str(tmp / "out" / "r1"))
+    assert one.returncode == 0, one.stderr[-2000:]
+    assert one.stdout.rstrip().splitlines()[-1] == (
+        "next: rotbench run --engine latest-wins --engine reference --html page.html")
