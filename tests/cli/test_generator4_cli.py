@@ -16,9 +16,9 @@ from rotbench.world.generate import DEFAULT_GENERATOR
 runner = CliRunner()
 
 
-def test_generator_4_is_the_default_with_scorer_v4() -> None:
+def test_generator_4_is_the_default_with_scorer_v5() -> None:
     assert DEFAULT_GENERATOR == "4"
-    assert RunSpec().generator == "4" and RunSpec().scorer_version == "v4"
+    assert RunSpec().generator == "4" and RunSpec().scorer_version == "v5"
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -44,7 +44,7 @@ def run(factory, tmp_path: Path) -> dict:
     worlds = []
     for seed in SEEDS:
         world = generate_world(seed, generator="4")
-        worlds.append(score_world(probe_world(world, factory(world, embedder), 10), "v4"))
+        worlds.append(score_world(probe_world(world, factory(world, embedder), 10), "v5"))
     out: dict = {w.seed: compute_metrics([w]) for w in worlds}
     out[None] = compute_metrics(worlds)
     return out

@@ -58,12 +58,12 @@ def outcome(run_root):
     return run_root[1]
 
 
-def test_the_default_is_generator_4_under_scorer_v4(outcome) -> None:
+def test_the_default_is_generator_4_under_scorer_v5(outcome) -> None:
     assert DEFAULT_GENERATOR == "4"
     assert not outcome.failures and not outcome.missing
     for report in outcome.reports:
         assert report.selection.generator_version == "4"
-        assert report.selection.scorer_version == "v4"
+        assert report.selection.scorer_version == "v5"
 
 
 @pytest.mark.parametrize("engine", list(PINNED))

@@ -92,7 +92,7 @@ def runs(tmp_path_factory):
             ledger = deposit(extraction, embedder, OracleChecker(), config)
             engine = ReferenceEngine.from_ledger(ledger, config, embedder,
                                                  frames=extraction.questions)
-            scored[name].append(score_world(probe_as_of(world, engine, 10), "v4"))
+            scored[name].append(score_world(probe_as_of(world, engine, 10), "v5"))
             pairs[name] += ledger.counts.pairs_judged
     return {name: (compute_metrics(scored[name]),
                    {w.seed: compute_metrics([w]) for w in scored[name]}, pairs[name])
