@@ -257,11 +257,12 @@ def _by_kind(reports: list[Report], labels: list[str]) -> str:
     heads = "".join(f"<th>{esc(label)}</th>" for label in labels)
     rows = "".join(
         f"<tr><td>{esc(kind)}</td><td>{metric_link(metric)}</td>"
-        + "".join(_rate_cell(r.by_kind.get(kind, {}).get(metric)) for r in reports) + "</tr>"
+        + "".join(_rate_cell(r.by_kind.get(kind, {}).get(metric)) for r in reports)
+        + f"<td>{esc(better_label(metric))}</td></tr>"
         for kind, metric in keys)
     title = kinds_title(kind for kind, _ in keys)
     return (f"<h3>{esc(title)}</h3><table><tr><th>kind</th>"
-            f"<th>metric</th>{heads}</tr>{rows}</table>")
+            f"<th>metric</th>{heads}<th>better</th></tr>{rows}</table>")
 
 
 def _badge(cls: str | None, title: str | None = None) -> str:

@@ -127,12 +127,20 @@ def shared_line(report: Report) -> str:
 
 
 def kinds_title(report_kinds: Iterable[str]) -> str:
-    """Title of the by-kind table: it names cross-user leaks only when they are in it."""
+    """Title of the by-kind table: it names cross-user leaks only when they are in it, and
+    generator 4's dependent kinds when they are; "(lower is better)" only while every
+    metric in it is lower-is-better (``successor_first`` is higher-is-better)."""
+    from rotbench.scoring.dependents import BY_KIND_DEPENDENTS
     from rotbench.scoring.metrics import CROSS_USER_KINDS
 
-    if any(k in CROSS_USER_KINDS for k in report_kinds):
-        return "Decoys, abstention and cross-user leaks by kind (lower is better)"
-    return "Decoys and abstention by kind (lower is better)"
+    kinds = set(report_kinds)
+    parts = ["Decoys", "abstention"]
+    if kinds & set(CROSS_USER_KINDS):
+        parts.append("cross-user leaks")
+    if kinds & set(BY_KIND_DEPENDENTS):
+        parts.append("dependents")
+        return f"{', '.join(parts[:-1])} and {parts[-1]} by kind (the better column says which way)"
+    return f"{', '.join(parts[:-1])} and {parts[-1]} by kind (lower is better)"
 
 
 _DECOY_CLASSES = ("decoy_asserted", "decoy_framed")
@@ -181,8 +189,8 @@ def render(report: Report, console: Console, intervals: bool = False) -> None:
 
     if report.by_kind:
         print_table(console, kinds_title(report.by_kind),
-                    [Col("kind"), Col("metric"), Col("rate", "words", "right")],
-                    [[kind, name, format_rate(rates[name], intervals)]
+                    [Col("kind"), Col("metric"), Col("rate", "words", "right"), Col("better")],
+                    [[kind, name, format_rate(rates[name], intervals), better_label(name)]
                      for kind, rates in report.by_kind.items()
                      for name in BY_KIND.get(kind, tuple(rates)) if name in rates])
 

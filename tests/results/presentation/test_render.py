@@ -70,3 +70,16 @@ def test_render_miss_stages(small_report: Report) -> None:
     # a report written before miss_stages existed shows no such table
     assert "Wrong first answers" not in _text(small_report.model_copy(
         update={"miss_stages": None}))
+
+
+def test_the_by_kind_title_claims_lower_is_better_only_when_every_metric_is() -> None:
+    """Generator 4's kinds bring successor_first (higher is better) into the by-kind
+    table: its title then points at the better column instead of saying 'lower'."""
+    from rotbench.results.presentation.render import kinds_title
+
+    assert kinds_title(["hypothetical", "near_miss"]) == (
+        "Decoys and abstention by kind (lower is better)")
+    assert kinds_title(["hypothetical", "other_current"]) == (
+        "Decoys, abstention and cross-user leaks by kind (lower is better)")
+    assert kinds_title(["hypothetical", "successor", "premise"]) == (
+        "Decoys, abstention and dependents by kind (the better column says which way)")
