@@ -149,7 +149,9 @@ def test_a_run_that_spends_its_budget_is_cut_short(tmp_path, monkeypatch) -> Non
     spent = outcome.report.usage["budget"]
     assert spent["calls"] == projected and spent["refused"] >= 1
     assert spent["limit"]["calls"] == projected
-    note = (f"cut short: the budget was reached after {projected} calls (US$0.0000); "
+    assert spent["usd"] > 0  # priced at the shipped list prices (issue 38)
+    note = (f"cut short: the budget was reached after {projected} calls "
+            f"(US${spent['usd']:.4f}); "
             f"{spent['refused']} further calls were refused and their items left unanswered")
     assert note in outcome.report.notes
     saved = Path(outcome.report_paths[0])
