@@ -103,8 +103,10 @@ def test_budget_below_the_projection_refuses_before_any_call(tmp_path, monkeypat
         monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
         with pytest.raises(BudgetRefused, match="exceed the budget of 10 calls"):
             paid_flow(tmp_path, "probe", budget_calls=10)
-        with pytest.raises(BudgetRefused, match="settings price no model"):
-            paid_flow(tmp_path, "probe", budget_usd=5.0)
+        # the default models' list prices ship (issue 38): a dollar budget is checked too
+        with pytest.raises(BudgetRefused, match=r"projected US\$0\.\d\d exceeds the budget of "
+                           r"US\$0\.00"):
+            paid_flow(tmp_path, "probe", budget_usd=0.001)
         assert fake.requests == []
     assert not (tmp_path / "reports").exists() or not list((tmp_path / "reports").glob("*.json"))
 
@@ -147,7 +149,9 @@ def test_a_run_that_spends_its_budget_is_cut_short(tmp_path, monkeypatch) -> Non
     spent = outcome.report.usage["budget"]
     assert spent["calls"] == projected and spent["refused"] >= 1
     assert spent["limit"]["calls"] == projected
-    note = (f"cut short: the budget was reached after {projected} calls (US$0.0000); "
+    assert spent["usd"] > 0  # priced at the shipped list prices (issue 38)
+    note = (f"cut short: the budget was reached after {projected} calls "
+            f"(US${spent['usd']:.4f}); "
             f"{spent['refused']} further calls were refused and their items left unanswered")
     assert note in outcome.report.notes
     saved = Path(outcome.report_paths[0])

@@ -14,11 +14,15 @@ with scripts off.
 from __future__ import annotations
 
 import html as _html
+import re
 
 from rotbench.results.presentation.compare import Comparison, compare_reports
 from rotbench.results.schema import Report
 from rotbench.scoring.definitions import definition, metric_url
 from rotbench.scoring.models import ProbeRecord
+
+_INTERVAL = re.compile(r'<span class="iv">[^<]*</span>')
+"""A rate's interval in a family table cell (``html._rate_cell``)."""
 
 MAX_GAPS = 12
 """Most rows in a baseline's "largest gaps" table."""
@@ -42,7 +46,7 @@ def metric_link(name: str) -> str:
     code = f"<code>{esc(name)}</code>"
     if definition(name) is None:
         return code
-    return f'<a class=m href="{esc(metric_url(name))}" title="definition">{code}</a>'
+    return f'<a class=m href="{esc(metric_url(name))}">{code}</a>'
 
 
 def baseline_css(count: int) -> str:
@@ -91,9 +95,12 @@ def baseline_sections(reports: list[Report], labels: list[str], force: bool,
         order = [i, *(j for j in range(len(reports)) if j != i)]
         comparison = compare_reports([reports[j] for j in order], force=force)
         ordered = [labels[j] for j in order]
+        families = tables(comparison.families, ordered)
+        if i > 0:  # the intervals are the same whatever the baseline: shown once, in the first
+            families = _INTERVAL.sub("", families)
         parts.append(
             f'<div class="base base-{i}"><h3>Largest gaps against {esc(labels[i])}</h3>'
-            f"{gaps_table(comparison, ordered)}{tables(comparison.families, ordered)}</div>")
+            f"{gaps_table(comparison, ordered)}{families}</div>")
     return "".join(parts)
 
 

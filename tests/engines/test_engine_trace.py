@@ -1,0 +1,96 @@
+"""Issue 38, items 1 and 2 at the unit level: an engine's own frames of a traceback, and the
+check of every ``--engine module:factory`` before any work (from the source, never run)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from rotbench.engines.registry import EngineError, EngineInfo, check_factory, load_factory
+from rotbench.engines.trace import engine_roots, engine_trace
+from rotbench.pipeline.probe import EngineFailure, GuardedEngine
+
+
+@pytest.fixture()
+def project(tmp_path: Path, monkeypatch):
+    """A folder on sys.path and the working directory, as a user's project is."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield tmp_path
+    for name in [m for m in sys.modules if m.startswith("author_")]:
+        del sys.modules[name]
+
+
+def _write(folder: Path, name: str, text: str) -> Path:
+    path = folder / f"{name}.py"
+    path.write_text(text)
+    return path
+
+
+def test_only_the_engines_frames_are_kept_and_the_innermost_is_named(project) -> None:
+    path = _write(project, "author_engine", (
+        "def helper(store):\n"
+        "    return store['missing']\n"
+        "\n"
+        "class Engine:\n"
+        "    name, version = 'mine', '1'\n"
+        "    def deposit(self, document):\n"
+        "        pass\n"
+        "    def query(self, question, k):\n"
+        "        return helper({})\n"))
+    import author_engine
+
+    guard = GuardedEngine(author_engine.Engine(), 42, None)
+    with pytest.raises(EngineFailure) as caught:
+        guard.call(15, "query('q', k=3)", guard.engine.query, "q", 3)
+    failure = caught.value
+    assert str(failure) == (f"engine mine: seed 42, day 15: query('q', k=3): raised KeyError: "
+                            f"'missing' (at {path}:2 in helper)")
+    assert failure.trace == (
+        "Traceback (the engine's own frames):\n"
+        f'  File "{path}", line 9, in query\n    return helper({{}})\n'
+        "           ^^^^^^^^^^\n"
+        f'  File "{path}", line 2, in helper\n    return store[\'missing\']\n'
+        "           ~~~~~^^^^^^^^^^^\n"
+        "KeyError: 'missing'\n")
+    # a frame of the harness is never part of it, and an error not raised there has none
+    assert engine_trace(ValueError("x"), engine_roots("author_engine")) == (None, None)
+
+
+def test_an_error_at_import_names_the_engines_file_and_line(project) -> None:
+    path = _write(project, "author_broken", "import os\nVALUE = 1 / 0\n")
+    info = EngineInfo(name="author_broken:make", version="0", factory="author_broken:make",
+                      takes="claims")
+    with pytest.raises(EngineError) as caught:
+        load_factory(info)
+    assert str(caught.value).endswith(f"(ZeroDivisionError: division by zero at {path}:2 in "
+                                      "<module>)")
+    assert f'File "{path}", line 2, in <module>' in caught.value.trace
+
+
+@pytest.mark.parametrize(("source", "name", "message"), [
+    ("def make_engine(context):\n    return None\n", "make_engin",
+     "defines no 'make_engin'; did you mean author_m:make_engine?"),
+    ("def make_engine(context):\n    return None\n", "zzz", "defines no 'zzz'; it defines "
+     "make_engine"),
+    ("FACTORY = 'not a function'\n", "FACTORY", "'FACTORY' is a plain value"),
+    ("def make_engine(context)\n    return None\n", "make_engine", ".py:1: expected ':'"),
+])
+def test_a_factory_is_checked_from_the_source(project, source, name, message) -> None:
+    _write(project, "author_m", source)
+    with pytest.raises(EngineError, match=None) as caught:
+        check_factory(f"author_m:{name}")
+    assert message in str(caught.value), str(caught.value)
+    assert "author_m" not in sys.modules  # read, never run
+
+
+@pytest.mark.parametrize("source", [
+    "from os.path import *\n",  # a star import may bind it: left to the run
+    "try:\n    from fast import make_engine\nexcept ImportError:\n    make_engine = print\n",
+    "make_engine = lambda context: None\n",
+])
+def test_what_the_source_may_bind_is_not_refused(project, source) -> None:
+    _write(project, "author_ok", source)
+    check_factory("author_ok:make_engine")
