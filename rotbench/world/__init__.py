@@ -3,6 +3,7 @@
 from rotbench.world.generate import GENERATOR_VERSION, WorldConfigError, generate_world
 from rotbench.world.invariants import PoolOverlapError, check_pools
 from rotbench.world.models import World
+from rotbench.world.truth_v4 import truth_v4  # adds generator 4 to TRUTH_RULES
 
 __all__ = [
     "GENERATOR_VERSION",
@@ -11,4 +12,5 @@ __all__ = [
     "WorldConfigError",
     "check_pools",
     "generate_world",
+    "truth_v4",
 ]

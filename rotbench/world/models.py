@@ -10,6 +10,7 @@ Days are integers counted from the world epoch (day 0); day 1 is the first day w
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
@@ -293,12 +294,9 @@ class World(Additive):
         earlier value that is not the current one; poison values are the untrusted values whose
         first arrival is on or before ``day``.
         """
-        if self.generator_version == "3":
-            return knowable_truth(self, key, day)
-        if self.generator_version == "4":
-            from rotbench.world.truth_v4 import truth_v4
-
-            return truth_v4(self, key, day)
+        rule = TRUTH_RULES.get(self.generator_version)
+        if rule is not None:
+            return rule(self, key, day)
         attr = self.attribute(key)
         held = [c for c in attr.changes if c.day <= day]
         if not held:
@@ -426,6 +424,14 @@ TruthRow = tuple[int, int, int, int, Fact, bool, bool, int]
 """One own statement as ``knowable_truth`` replays it: (effective day, written day, index of
 its session in delivery order, turn, fact, the session also says a past value of the
 attribute, the session came late, its arrival day)."""
+
+
+
+TRUTH_RULES: dict[str, Callable[[World, str, int], Truth]] = {"3": knowable_truth}
+"""``World.truth`` of the generators whose truth is more than the replay of their changes,
+by generator version. A later generator's module adds its own rule when it loads
+(``rotbench.world.truth_v4``: "4"); the package ``rotbench.world`` imports it, so the table
+is whole wherever a world is read."""
 
 
 def truth_rows(world: World, key: str, day: int) -> list[TruthRow]:

@@ -24,6 +24,7 @@ late, dates itself before its written day (a relative date resolved into
 from __future__ import annotations
 
 from rotbench.world.models import (
+    TRUTH_RULES,
     Fact,
     HardCase,
     Truth,
@@ -133,3 +134,6 @@ def _relative(truth: Truth, rows: list[TruthRow], day: int) -> Truth:
     if last[6] and relative and f.value in truth.superseded:
         return truth.model_copy(update={"cases": [*truth.cases, "relative_date"]})
     return truth
+
+
+TRUTH_RULES["4"] = truth_v4

@@ -72,6 +72,7 @@ from rotbench.perception.model._prompts import (
     question_text_of,
     written_date_of,
 )
+from rotbench.perception.model._prompts_v4 import EXTRACT_V4  # joins EXTRACT_PROMPTS
 from rotbench.perception.model._records import (
     CallFailure,
     FatalModelError,
@@ -122,6 +123,7 @@ __all__ = [
     "live_extractor_stamp",
     "CHECK_PROMPTS",
     "EXTRACT_PROMPTS",
+    "EXTRACT_V4",
     "AnthropicClient",
     "CallCache",
     "CallFailure",

@@ -738,13 +738,3 @@ def claim_views_of(prompt: str) -> tuple[dict[str, object], dict[str, object]]:
         json.loads(_between(prompt, OLDER_OPEN, OLDER_CLOSE)),
         json.loads(_between(prompt, NEWER_OPEN, NEWER_CLOSE)),
     )
-
-
-def _register_v4() -> None:
-    """Add ``extract-v4`` (its own module: ``_prompts_v4``) to ``EXTRACT_PROMPTS``."""
-    from rotbench.perception.model._prompts_v4 import EXTRACT_V4
-
-    EXTRACT_PROMPTS[EXTRACT_V4.version] = EXTRACT_V4
-
-
-_register_v4()

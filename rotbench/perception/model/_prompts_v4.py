@@ -37,6 +37,7 @@ from rotbench.perception.model._prompts import (
     _MOOD_SPELLINGS_V3,
     _NULLS,
     _QUESTION_SYSTEM_V2,
+    EXTRACT_PROMPTS,
     ClaimAnswerV3,
     ExtractionAnswer,
     ExtractionAnswerV3,
@@ -207,3 +208,7 @@ class ExtractPromptV4(ExtractPrompt):
 
 EXTRACT_V4 = ExtractPromptV4(version="extract-v4", system=_EXTRACT_SYSTEM_V4,
                              question_system=_QUESTION_SYSTEM_V4, dated=True)
+
+EXTRACT_PROMPTS[EXTRACT_V4.version] = EXTRACT_V4
+"""``extract-v4`` joins the table of prompts when this module loads: the package
+(``rotbench.perception.model``) imports it, so the table is whole wherever it is read."""
