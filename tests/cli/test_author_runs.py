@@ -134,7 +134,7 @@ def _table_blocks(text: str) -> dict[str, list[str]]:
     blocks: dict[str, list[str]] = {}
     for i, line in enumerate(lines):
         if line.strip() in ("Currency", "Supersession", "Poison", "Decoys", "Loss",
-                            "Abstention", "Redundancy", "Hard cases"):
+                            "Abstention", "Redundancy", "Hard cases", "Dependents"):
             blocks[line.strip()] = lines[i + 1:i + 12]
     return blocks
 
@@ -148,7 +148,7 @@ def test_three_engines_give_one_table_per_family_under_120_lines(three) -> None:
     assert rows < 120, rows
     blocks = _table_blocks(proc.stdout)
     assert list(blocks) == ["Currency", "Supersession", "Poison", "Decoys", "Loss",
-                            "Abstention", "Redundancy", "Hard cases"]
+                            "Abstention", "Redundancy", "Hard cases", "Dependents"]
     for family, block in blocks.items():
         header = next(x for x in block if x.startswith("metric"))
         assert header.rstrip().endswith("better"), (family, header)
@@ -156,7 +156,9 @@ def test_three_engines_give_one_table_per_family_under_120_lines(three) -> None:
     assert table_lines and max(len(x.rstrip()) for x in table_lines) <= 80
     assert "(1/2)" not in proc.stdout  # never split
     assert proc.stdout.count("rotbench report rot-") == 0  # no full report
-    assert "100% (202/202)  63.4% (128/202) *" in proc.stdout.replace("   ", "  ")
+    # generator 4 (the default): the paired test's mark '*' joined to the figure
+    assert "100% (195/195)  47.7% (93/195)*" in proc.stdout.replace("   ", "  ")
+    assert "* differs from the first column" in proc.stdout and "McNemar" in proc.stdout
     assert proc.stdout.rstrip().splitlines()[-1].startswith("next: ")
 
 
@@ -189,7 +191,7 @@ def test_each_brings_back_the_full_reports_and_columns_is_respected(three) -> No
     assert each.returncode == 0, each.stderr[-2000:]
     assert each.stdout.count("rotbench report rot-") == 3
     wide = _cli(tmp, *args, env={"COLUMNS": "150"})
-    widths = [len(x.rstrip()) for x in wide.stdout.splitlines() if "(202/202)" in x]
+    widths = [len(x.rstrip()) for x in wide.stdout.splitlines() if "(195/195)" in x]
     assert widths and max(widths) <= 150
     assert "latest-wins 1.0.0" in next(x for x in wide.stdout.splitlines()
                                        if x.startswith("metric"))
@@ -209,7 +211,7 @@ def test_new_engine_writes_a_module_and_test_that_run_beside_the_reference(
                                                                          "test_demo.py"]
     proc = rotbench_run(tmp_path, "--engine", "demo:make_engine", "--engine", "reference")
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert re.search(r"metric\s+demo 0\.1\s+reference 0\.4\.0\s+better", proc.stdout)
+    assert re.search(r"metric\s+demo 0\.1\s+reference 0\.5\.0\s+better", proc.stdout)
     assert sorted(p.name for p in (ROOT / "rotbench").iterdir()) == before
     again = _cli(tmp_path, "new-engine", "demo")
     assert again.returncode == 2 and "demo.py exists (--force replaces it)" in again.stderr
@@ -221,26 +223,30 @@ def test_new_engine_writes_a_module_and_test_that_run_beside_the_reference(
 
 
 def test_the_first_screen_counts_agree_and_has_a_legend_and_a_next_line(three) -> None:
-    """Item 9 on the defaults: the header's unanswerable count is answered_unanswerable's
-    denominator (86, of which 14 after a retraction), every denominator shown has a legend
-    line, and the screen ends with what to try next."""
+    """Item 9 on the defaults (generator 4): the header's unanswerable count is
+    answered_unanswerable's denominator (91, of which 19 after a retraction), the questions
+    with no current value are accounted for (19 after a retraction, 38 on a dependent whose
+    value became unknown), every denominator shown has a legend line, and the screen ends
+    with what to try next."""
     tmp, proc, _ = three
     [ref] = re.findall(r"report: \S+/(rot-oracle-[0-9-]+-[0-9a-f]{6})-reference\.json",
                        proc.stderr)
     shown = _cli(tmp, "show", ref, "--db", str(tmp / "out" / "reports" / "rotbench.duckdb"),
                  env={"COLUMNS": "200"})
     out = shown.stdout
-    assert ("216 attribute questions (202 with a current value, of them 115 on changed and 79 "
-            "on poisoned attributes) and 86 unanswerable (72 about what the world never "
-            "mentions, 14 attribute questions asked after a retraction)") in out
-    assert re.search(r"answered_unanswerable\s+│\s+0% \(0/86\)", out)
+    assert ("252 attribute questions (195 with a current value; 198 on changed and 86 on "
+            "poisoned attributes; 38 on a dependent whose value became unknown) and 91 "
+            "unanswerable (72 about what the world never mentions, 19 attribute questions "
+            "asked after a retraction)") in out
+    assert 252 == 195 + 19 + 38
+    assert re.search(r"answered_unanswerable\s+│\s+0% \(0/91\)", out)
     legend = out[out.index("Denominators (the d of n/d):"):]
     denominators = {int(d) for d in re.findall(r"\(\d+/(\d+)\)", out[:out.index("Notes")])}
-    assert denominators == {216, 202, 115, 79, 103, 138, 36, 86, 518, 13, 12, 21, 14, 15, 72,
-                            20, 30, 29, 27, 33, 31}
-    for d in (216, 202, 115, 79, 103, 138, 36, 86, 518, 13, 12, 21, 14, 15, 72):
+    assert denominators == {0, 9, 12, 15, 17, 18, 19, 20, 21, 24, 25, 28, 30, 32, 34, 36, 37,
+                            38, 72, 86, 91, 111, 117, 195, 198, 252, 461}
+    for d in (252, 195, 198, 86, 117, 111, 18, 91, 461, 36, 9, 12, 19, 15, 17, 38, 30, 72):
         assert re.search(rf"^  {d}: ", legend, flags=re.M), d
-    assert "  518: value-bearing hits (not questions) (redundancy_at_k)" in legend
+    assert "  461: value-bearing hits (not questions) (redundancy_at_k)" in legend
     # the run's own first screen ends with one line saying what to try next
     one = _cli(tmp, "run", "--engine", "latest-wins", "--cache-dir",
                str(tmp / "out" / "cache"), "--reports-dir", str(tmp / "out" / "r1"))

@@ -69,9 +69,11 @@ def _header(report: Report) -> list[str]:
 def question_counts(report: Report) -> str:
     """The header's count of questions, in the same numbers as the tables below it: every
     attribute question (the first-hit table's denominator), those with a current value (the
-    currency denominator), on changed and on poisoned attributes, and the unanswerable ones
-    (``answered_unanswerable``'s denominator: from scorer v4 it includes the attribute
-    questions asked after a retraction, which have no current value)."""
+    currency denominator), those on changed and on poisoned attributes (a question on a
+    changed attribute may have no current value, so these are not a part of the first), the
+    generator-4 questions on a dependent whose value became unknown when its root changed,
+    and the unanswerable ones (``answered_unanswerable``'s denominator: from scorer v4 it
+    includes the attribute questions asked after a retraction)."""
     answerable = report.metrics["recall_current_at_k"].denominator
     changed = report.metrics["stale_over_current"].denominator
     poisoned = report.metrics["poison_first"].denominator
@@ -79,11 +81,15 @@ def question_counts(report: Report) -> str:
     abstain = report.metrics.get("answered_unanswerable")
     unanswerable = abstain.denominator if abstain is not None else never
     attribute = sum(report.first_hit_counts.values()) or answerable
-    retracted = attribute - answerable
-    text = (f"{attribute} attribute questions ({answerable} with a current value, of them "
-            f"{changed} on changed and {poisoned} on poisoned attributes) and {unanswerable} "
-            "unanswerable")
-    if retracted > 0 and unanswerable == never + retracted:
+    without = attribute - answerable  # attribute questions with no current value
+    retracted = unanswerable - never  # of them, asked after a retraction (unanswerable)
+    unknown = without - retracted  # of them, a dependent whose value became unknown
+    text = (f"{attribute} attribute questions ({answerable} with a current value; {changed} "
+            f"on changed and {poisoned} on poisoned attributes")
+    if retracted >= 0 and unknown > 0:
+        text += f"; {unknown} on a dependent whose value became unknown"
+    text += f") and {unanswerable} unanswerable"
+    if 0 < retracted <= without:
         text += (f" ({never} about what the world never mentions, {retracted} attribute "
                  "questions asked after a retraction)")
     return text

@@ -2,7 +2,8 @@
 one column per engine, instead of every engine's full report (``--each`` brings those back).
 
 The figures and the significance marks are ``rotbench.results.presentation.compare``'s
-(``compare_reports``): whatever test ``compare`` uses marks these cells too. The first engine
+(``compare_reports``): the mark says which test found the difference ('*' the paired exact
+McNemar test on identical worlds, '+' Newcombe's interval), as in ``compare``. The first engine
 is the column every other is tested against.
 
 Width: each table is laid out for the console's width (``COLUMNS`` when set; 80 in a pipe)
@@ -17,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from rotbench.results.presentation.compare import Cell, Column, Comparison
+from rotbench.results.presentation.compare import MARKS, Cell, Column, Comparison, legend_lines
 from rotbench.results.presentation.render import format_rate
 from rotbench.safe_text import printable
 from rotbench.scoring.definitions import BY_NAME, DOCS_PAGE, metric_url
@@ -58,7 +59,9 @@ def _cell(cell: Cell, intervals: bool) -> str:
         return "n/a"
     text = format_rate(cell.rate, intervals)
     if cell.difference is not None and cell.difference.significant:
-        text += " *"
+        # the mark of the test that found it ('*' paired McNemar, '+' Newcombe), joined to
+        # the figure so that a narrow column never wraps it onto a line of its own
+        text += MARKS[cell.difference.test]
     return text
 
 
@@ -118,9 +121,7 @@ def render_several(comparison: Comparison, console: Console, intervals: bool = F
                 context.append(f"{row.metric} {row.better}")
             rows.append([row.metric, *(_cell(c, intervals) for c in row.cells), better])
         console.print(family_table(family.name, rows, heads, console.width))
-    first = comparison.columns[0]
-    say = [f"* differs from the first column ({column_heading(first)}) at 95%: "
-           f"{comparison.test}"]
+    say = list(legend_lines(comparison))
     for column in comparison.columns:
         full = printable(column.engine_version, 200)
         say.append(f"{column_heading(column)}: run {printable(column.run_id, 80)}"
