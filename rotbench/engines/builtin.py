@@ -124,3 +124,28 @@ GRAPHITI_CURRENT = EngineInfo(
     warm_texts="rotbench.engines.graphiti_texts:warm_texts",
     summary="Graphiti as 'graphiti', searching only facts with no invalid_at/expired_at",
 )
+
+LANGMEM = EngineInfo(
+    name="langmem",
+    version=f"1.0.0+langmem-{_dist('langmem')}",
+    factory="rotbench.engines.adapters.langmem.engine:make_default",
+    takes="documents",
+    paid_calls=True,
+    requires=("langmem", "langgraph", "trustcall"),
+    extra="langmem",
+    estimate="rotbench.engines.adapters.langmem.estimate:estimate_calls",
+    summary="LangMem (memory manager over LangGraph's in-memory store): tool calls that add or "
+    "patch the 5 nearest memories; deletes off (its default); rotbench's model as its LLM",
+)
+
+LANGMEM_DELETES = EngineInfo(
+    name="langmem-deletes",
+    version=f"1.0.0+langmem-{_dist('langmem')}",
+    factory="rotbench.engines.adapters.langmem.engine:make_deletes",
+    takes="documents",
+    paid_calls=True,
+    requires=("langmem", "langgraph", "trustcall"),
+    extra="langmem",
+    estimate="rotbench.engines.adapters.langmem.estimate:estimate_calls",
+    summary="LangMem as 'langmem' with enable_deletes=True (RemoveDoc offered)",
+)
