@@ -149,3 +149,17 @@ LANGMEM_DELETES = EngineInfo(
     estimate="rotbench.engines.adapters.langmem.estimate:estimate_calls",
     summary="LangMem as 'langmem' with enable_deletes=True (RemoveDoc offered)",
 )
+
+HINDSIGHT = EngineInfo(
+    name="hindsight",
+    version=f"1.0.0+hindsight-api-slim-{_dist('hindsight-api-slim')}",
+    factory="rotbench.engines.adapters.hindsight.engine:make_engine",
+    takes="documents",
+    paid_calls=True,
+    requires=("hindsight_api", "pg0"),
+    extra="hindsight",
+    estimate="rotbench.engines.adapters.hindsight.estimate:estimate_calls",
+    worlds_at_once=1,
+    summary="Hindsight (facts consolidated into observations, embedded PostgreSQL) with its "
+    "own extraction and consolidation; rotbench's model as its LLM (scripted on the oracle arm)",
+)
