@@ -16,8 +16,10 @@ schema_type="Memory">{'content': ...}</instance>`` blocks in the system message.
   the search did not surface stays as it is, which is LangMem's design.
 - ``ModelChat`` (paid arms) sends the same messages and tool schemas as one text prompt
   through rotbench's cached, metered model client and reads the tool calls back from a JSON
-  answer. trustcall puts a random session id into every prompt; it is replaced by a fixed
-  one first, so a prompt (and its cache key) is a pure function of the world.
+  answer. trustcall puts a random session id into every prompt, and LangMem names memories by
+  random uuids: the session id is replaced by a fixed one and each memory id by an alias
+  (``m1``, ``m2``, ... in order of first appearance; tool calls are mapped back), so a prompt
+  (and its cache key) is a pure function of the world. The scripted model sees the same text.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ TOOLS = ("Memory", "PatchDoc", "RemoveDoc")
 """The tool calls the scripted model answers with."""
 
 _INSTANCE = re.compile(r'<instance id=(\S+) schema_type="([^"]*)">\n(.*?)\n</instance>', re.DOTALL)
+_UUID = re.compile(r"\b(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32})\b")
 _SESSION = re.compile(r"session_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 Recorder = Callable[[str, str, str, str], None]
@@ -51,6 +54,17 @@ Recorder = Callable[[str, str, str, str], None]
 
 class LangMemAnswerError(RuntimeError):
     """A LangMem call could not be answered; the message is one line."""
+
+
+class ModelCallStopped(BaseException):  # noqa: N818 - not an error trustcall may catch
+    """Carries a failed model call out through trustcall.
+
+    trustcall catches every ``Exception`` its model raises while patching memories and asks
+    again with the error's text appended, up to LangGraph's recursion limit, each request
+    quoting the previous one (measured: hundreds of MB within a few retries). A failed call
+    here (a refused or over-budget call, an answer that is not tool calls) is raised as this
+    instead, which ``except Exception`` does not catch; the engine turns it back into a
+    ``LangMemAnswerError`` with the same one-line message."""
 
 
 def stable_text(text: str) -> str:
@@ -101,6 +115,7 @@ class _RotbenchChat(BaseChatModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
     calls: Counter = Counter()
     on_call: Any = None
+    aliases: dict = {}
 
     @property
     def _llm_type(self) -> str:
@@ -110,16 +125,34 @@ class _RotbenchChat(BaseChatModel):
         """The model with ``tools`` offered on every call (trustcall's seam)."""
         return self.bind(tools=tools, tool_choice=tool_choice, **kwargs)
 
+    def _alias(self, text: str) -> str:
+        """``text`` with each memory id (a random uuid) replaced by its alias ``mN``, numbered
+        in order of first appearance in this engine's requests."""
+        def alias(found: re.Match) -> str:
+            return self.aliases.setdefault(found.group(0), f"m{len(self.aliases) + 1}")
+
+        return _UUID.sub(alias, text)
+
     def _generate(self, messages, stop=None, run_manager=None, **kwargs) -> ChatResult:
         offered = tool_names(kwargs.get("tools"))
-        system, prompt = split_messages(messages)
-        calls = self._tool_calls(offered, system, prompt, kwargs.get("tools") or [])
+        system, prompt = (self._alias(t) for t in split_messages(messages))
+        try:
+            calls = self._tool_calls(offered, system, prompt, kwargs.get("tools") or [])
+        except Exception as exc:  # noqa: BLE001 - see ModelCallStopped
+            from rotbench.safe_text import safe_str, type_name
+
+            raise ModelCallStopped(f"{type_name(exc)}: {safe_str(exc)}") from None
+        real = {a: r for r, a in self.aliases.items()}
+        for call in calls:
+            if "json_doc_id" in call["args"]:
+                doc = str(call["args"]["json_doc_id"])
+                call["args"] = {**call["args"], "json_doc_id": real.get(doc, doc)}
         for call in calls:
             self.calls[call["name"]] += 1
         self.calls["requests"] += 1
         if self.on_call is not None:
             self.on_call(",".join(offered), paid_system(system, offered, kwargs.get("tools")),
-                         prompt, json.dumps(calls))
+                         prompt, self._alias(json.dumps(calls)))
         message = AIMessage(content="", tool_calls=[
             {"name": c["name"], "args": c["args"], "id": f"call_{i}", "type": "tool_call"}
             for i, c in enumerate(calls)])
@@ -140,7 +173,8 @@ class ScriptedChat(_RotbenchChat):
     claims: dict = {}
 
     def __init__(self, checker: Checker, on_call: Recorder | None = None) -> None:
-        super().__init__(checker=checker, on_call=on_call, calls=Counter(), drafts=[], claims={})
+        super().__init__(checker=checker, on_call=on_call, calls=Counter(), drafts=[], claims={},
+                         aliases={})
 
     def _tool_calls(self, offered, system, prompt, tools) -> list[dict]:
         deletes = "RemoveDoc" in offered
@@ -184,7 +218,8 @@ class ModelChat(_RotbenchChat):
     model_id: str = ""
 
     def __init__(self, client: Any, model: str, on_call: Recorder | None = None) -> None:
-        super().__init__(client=client, model_id=model, on_call=on_call, calls=Counter())
+        super().__init__(client=client, model_id=model, on_call=on_call, calls=Counter(),
+                         aliases={})
 
     def _tool_calls(self, offered, system, prompt, tools) -> list[dict]:
         text = self.client.complete(model=self.model_id,

@@ -120,9 +120,13 @@ class LangMemEngine:
             drafts.append(claim)
         if isinstance(self.chat, ScriptedChat):
             self.chat.claims, self.chat.drafts, self.chat.document = self.filed, drafts, document
+        from rotbench.engines.adapters.langmem.chat import LangMemAnswerError, ModelCallStopped
+
         try:
             self.manager.invoke({"messages": dated_messages(document)},
                                 config=self._config(document.user))
+        except ModelCallStopped as stopped:
+            raise LangMemAnswerError(str(stopped)) from None
         finally:
             if isinstance(self.chat, ScriptedChat):
                 self.chat.drafts, self.chat.document = [], None
