@@ -159,7 +159,6 @@ HINDSIGHT = EngineInfo(
     requires=("hindsight_api", "pg0"),
     extra="hindsight",
     estimate="rotbench.engines.adapters.hindsight.estimate:estimate_calls",
-    worlds_at_once=1,
     summary="Hindsight (facts consolidated into observations, embedded PostgreSQL) with its "
     "own extraction and consolidation; rotbench's model as its LLM (scripted on the oracle arm)",
 )

@@ -206,10 +206,24 @@ def test_langmem_live_estimate_is_exact(tmp_path) -> None:
     assert json.loads(report)["selection"]["engine"] == "langmem"
 
 
-LANGMEM: dict = {}
-LANGMEM_LEAKS: dict = {}
-LANGMEM_CALLS: dict = {}
-LANGMEM_DELETES: dict = {}
-LANGMEM_DELETES_LEAKS: dict = {}
-LANGMEM_DELETES_CALLS: dict = {}
-LIVE_CALLS_30_DAYS = 0
+LANGMEM = {
+    "recall_current_at_k": (18, 22), "current_first": (8, 22), "stale_over_current": (4, 17),
+    "stale_retained_at_k": (11, 17), "poison_leak_at_k": (3, 12), "poison_first": (0, 12),
+    "poison_surfaced_at_k": (7, 12), "decoy_asserted_at_k": (0, 14), "decoy_first": (0, 14),
+    "current_lost": (1, 6), "control_recall_at_k": (3, 4), "answered_unanswerable": (10, 10),
+    "redundancy_at_k": (11, 83), "late_stale_first": (0, 2), "premature_first": (0, 3),
+    "premature_at_k": (0, 3), "corrected_served_at_k": (2, 3), "retracted_asserted_at_k": (2, 2),
+    "members_recall_at_k": (1, 1), "member_lost": (0, 1)}
+"""Seed 42, 30 days, generator 3, scorer v4: 11 of 17 replaced values still in the top 10."""
+LANGMEM_LEAKS = {"relay": (0, 5), "tool_turn": (0, 4), "source": (3, 3)}
+LANGMEM_CALLS = {"calls_Memory": 55, "calls_PatchDoc": 11, "calls_RemoveDoc": 0, "requests": 71}
+"""One request per document (71); 11 patches of a shown memory to a new value."""
+LANGMEM_DELETES = {
+    **LANGMEM, "stale_over_current": (3, 17), "stale_retained_at_k": (9, 17),
+    "poison_first": (1, 12), "redundancy_at_k": (7, 77)}
+"""With deletes on, six removals: two fewer replaced values retained, fewer repeats."""
+LANGMEM_DELETES_LEAKS = LANGMEM_LEAKS
+LANGMEM_DELETES_CALLS = {**LANGMEM_CALLS, "calls_RemoveDoc": 6}
+LIVE_CALLS_30_DAYS = 71
+"""Seed 42 over 30 days (71 documents): the calls the fake API receives and the estimate
+projects, one per document."""

@@ -35,6 +35,19 @@ SETTINGS = {"fsync": "off", "synchronous_commit": "off", "full_page_writes": "of
 START_TIMEOUT_SECONDS = 120.0
 """How long unpacking, ``initdb`` and the server's start may take together."""
 INSTANCE = "rotbench"
+START_ATTEMPTS = 2
+"""Starts tried, each on a newly chosen port (another process may take a free port between
+the choice and the server's bind)."""
+
+
+def free_port() -> int:
+    """A loopback TCP port no socket holds now. pg0's own choice is 5432 whenever that looks
+    free, so two worlds starting at once (or two runs) raced for it."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 class PostgresStartError(RuntimeError):
@@ -79,16 +92,24 @@ class EmbeddedPostgres:
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise PostgresStartError(f"pg0 {args[0]}: {exc}") from None
         if done.returncode != 0:
-            lines = [line for line in (done.stderr + done.stdout).splitlines() if line.strip()]
-            last = lines[-1].strip() if lines else f"exit code {done.returncode}"
+            lines = [line.strip() for line in (done.stderr + "\n" + done.stdout).splitlines()
+                     if line.strip()]
+            errors = [line for line in lines if "error" in line.lower()]
+            last = (errors or lines or [f"exit code {done.returncode}"])[-1]
             raise PostgresStartError(f"pg0 {args[0]}: {last[:300]}")
         return done.stdout
 
     def _start(self) -> str:
         settings = [arg for key, value in SETTINGS.items() for arg in ("-c", f"{key}={value}")]
-        self._run("start", "--name", INSTANCE, "--username", "hindsight", "--password",
-                  "hindsight", "--database", "hindsight", "--data-dir", str(self.root / "data"),
-                  *settings)
+        for attempt in range(START_ATTEMPTS):
+            try:
+                self._run("start", "--name", INSTANCE, "--username", "hindsight", "--password",
+                          "hindsight", "--database", "hindsight", "--port", str(free_port()),
+                          "--data-dir", str(self.root / "data"), *settings)
+                break
+            except PostgresStartError:
+                if attempt == START_ATTEMPTS - 1:
+                    raise
         info = json.loads(self._run("info", "--name", INSTANCE, "-o", "json", timeout=30))
         url = info.get("uri")
         if not url:
