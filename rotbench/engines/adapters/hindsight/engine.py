@@ -146,15 +146,16 @@ class HindsightEngine:
     def deposit(self, document: Document) -> None:
         from rotbench.engines.adapters.hindsight.llm import ScriptedAnswers
 
-        lineage = lineage_of(document)
-        drafts = []
-        for draft in self.context.claims(document):
-            self._serial += 1
-            claim = Claim(**draft.model_dump(), id=f"c{self._serial}", document_uri=document.uri,
-                          lineage=lineage, contributor=document.contributor, day=document.day)
-            self.filed[claim.sentence.strip()] = claim
-            drafts.append(claim)
-        if isinstance(self.answers, ScriptedAnswers):
+        if isinstance(self.answers, ScriptedAnswers):  # only the scripted answers read claims
+            lineage = lineage_of(document)
+            drafts = []
+            for draft in self.context.claims(document):
+                self._serial += 1
+                claim = Claim(**draft.model_dump(), id=f"c{self._serial}",
+                              document_uri=document.uri, lineage=lineage,
+                              contributor=document.contributor, day=document.day)
+                self.filed[claim.sentence.strip()] = claim
+                drafts.append(claim)
             self.answers.claims, self.answers.drafts = self.filed, drafts
         document_id = f"d{len(self.documents) + 1}"
         self.documents[document_id] = document
@@ -205,6 +206,16 @@ class HindsightEngine:
                 self.loop.close()
             self.memory = None
             self.postgres.close()
+            _stop_temporal_executor()
+
+
+def _stop_temporal_executor() -> None:
+    """Shut down Hindsight's process-wide date-parsing thread (``temporal-extract``): it is
+    not a daemon and is shut down only at interpreter exit, so a finished run's process
+    waited for it. The next recall that needs it starts a new one."""
+    from hindsight_api.engine.search import temporal_extraction
+
+    temporal_extraction._shutdown_executor()
 
 
 def _rrf() -> Any:

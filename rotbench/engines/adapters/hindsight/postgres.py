@@ -76,8 +76,12 @@ class EmbeddedPostgres:
         else:
             self.root = Path(scratch) / "postgres"
             self.root.mkdir(parents=True, exist_ok=True)
-        self.binary = _binary()
-        self.url = self._start()
+        try:
+            self.binary = _binary()
+            self.url = self._start()
+        except BaseException:
+            self.close()
+            raise
 
     def _run(self, *args: str, timeout: float = START_TIMEOUT_SECONDS) -> str:
         command = [self.binary, *args]
@@ -119,7 +123,8 @@ class EmbeddedPostgres:
     def close(self) -> None:
         """Stop the server and remove its folder."""
         try:
-            self._run("stop", "--name", INSTANCE, timeout=60)
+            if getattr(self, "binary", None):
+                self._run("stop", "--name", INSTANCE, timeout=60)
         except PostgresStartError:
             pass
         finally:

@@ -86,6 +86,7 @@ class LangMemEngine:
             enable_deletes=deletes)
         self.deletes = deletes
         self.filed: dict[str, Claim] = {}
+        self.written: dict[str, Document] = {}  # memory key -> the document that last wrote it
         self._serial = 0
         self._settings = {"langmem": version("langmem"), "trustcall": version("trustcall"),
                           "enable_deletes": deletes, "query_limit": 5}
@@ -110,18 +111,21 @@ class LangMemEngine:
     def deposit(self, document: Document) -> None:
         from rotbench.engines.adapters.langmem.chat import ScriptedChat
 
-        drafts = []
-        lineage = lineage_of(document)
-        for draft in self.context.claims(document):
-            self._serial += 1
-            claim = Claim(**draft.model_dump(), id=f"c{self._serial}", document_uri=document.uri,
-                          lineage=lineage, contributor=document.contributor, day=document.day)
-            self.filed[claim.sentence.strip()] = claim
-            drafts.append(claim)
-        if isinstance(self.chat, ScriptedChat):
-            self.chat.claims, self.chat.drafts, self.chat.document = self.filed, drafts, document
         from rotbench.engines.adapters.langmem.chat import LangMemAnswerError, ModelCallStopped
 
+        if isinstance(self.chat, ScriptedChat):  # only the scripted model reads claims
+            drafts = []
+            lineage = lineage_of(document)
+            for draft in self.context.claims(document):
+                self._serial += 1
+                claim = Claim(**draft.model_dump(), id=f"c{self._serial}",
+                              document_uri=document.uri, lineage=lineage,
+                              contributor=document.contributor, day=document.day)
+                drafts.append(claim)
+                self.filed[claim.sentence.strip()] = claim
+            self.chat.claims, self.chat.drafts, self.chat.document = self.filed, drafts, document
+        namespace = ("memories", document.user if document.user is not None else USER_ID)
+        before = self._contents(namespace)
         try:
             self.manager.invoke({"messages": dated_messages(document)},
                                 config=self._config(document.user))
@@ -130,6 +134,13 @@ class LangMemEngine:
         finally:
             if isinstance(self.chat, ScriptedChat):
                 self.chat.drafts, self.chat.document = [], None
+        for key, text in self._contents(namespace).items():
+            if before.get(key) != text:  # written (added or patched) by this document
+                self.written[key] = document
+
+    def _contents(self, namespace: tuple[str, str]) -> dict[str, str]:
+        return {item.key: self._text(item.value)
+                for item in self.store.search(namespace, limit=100_000)}
 
     def query(self, question: str, k: int, user: str | None = None) -> list[Hit]:
         """The store's search over ``user``'s memories (``USER_ID`` for one user)."""
@@ -154,11 +165,17 @@ class LangMemEngine:
         return str(content)
 
     def _provenance(self, text: str, key: str) -> Provenance:
+        """The document that last wrote the memory (its claim's, when the scripted model's
+        claim is known: the same document unless a later one repeated it)."""
         claim = self.filed.get(text.strip())
-        if claim is None:
+        if claim is not None:
+            return Provenance(document_uri=claim.document_uri, day=claim.day, status="active",
+                              lineage=claim.lineage, claim_id=key)
+        document = self.written.get(key)
+        if document is None:
             return Provenance(claim_id=key, lineage=None, status="active")
-        return Provenance(document_uri=claim.document_uri, day=claim.day, status="active",
-                          lineage=claim.lineage, claim_id=key)
+        return Provenance(document_uri=document.uri, day=document.day, status="active",
+                          lineage=lineage_of(document), claim_id=key)
 
     def close(self) -> None:
         """Drop the store (it lives in memory only)."""
