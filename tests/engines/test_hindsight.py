@@ -46,7 +46,8 @@ def claim(value: str, n: int, slot: str = "home_city") -> Claim:
 def consolidation_prompt(facts: list[tuple[str, str]], observations: list[tuple[str, str]]) -> str:
     rows = "\n".join(f"[{i}] {t} (mentioned_at=2026-01-07 09:00:00+00:00)" for i, t in facts)
     listed = json.dumps([{"id": i, "text": t, "proof_count": 1} for i, t in observations])
-    return f"## MISSION\n\nTrack.\n\n## INPUT\n\n### New facts\n\n{rows}\n\n### Existing observations\n\n{listed}\n"
+    return (f"## MISSION\n\nTrack.\n\n## INPUT\n\n### New facts\n\n{rows}\n\n"
+            f"### Existing observations\n\n{listed}\n")
 
 
 def answers(*filed: Claim) -> ScriptedAnswers:
@@ -119,7 +120,8 @@ def test_missing_extra_is_one_line_naming_it(monkeypatch) -> None:
     monkeypatch.setattr(registry, "registered", lambda: {broken.name: broken})
     with pytest.raises(EngineError) as err:
         resolve("hindsight")
-    assert str(err.value) == "engine 'hindsight' is not installed: pip install 'rotbench[hindsight]'"
+    assert str(err.value) == ("engine 'hindsight' is not installed: "
+                              "pip install 'rotbench[hindsight]'")
 
 
 @pytest.mark.slow
@@ -145,13 +147,36 @@ def test_hindsight_figures(run) -> None:
     assert run.outcome.failures == []
     report = run.reports["hindsight"]
     assert report.selection.engine_version == builtin.HINDSIGHT.version
-    assert figures(report) == HINDSIGHT
-    assert leaks(report) == HINDSIGHT_LEAKS
+    assert within_one(figures(report), HINDSIGHT)
+    assert within_one(leaks(report), HINDSIGHT_LEAKS)
     config = report.selection.config
-    assert {k: v for k, v in config.items() if k.startswith("calls")} == HINDSIGHT_CALLS
+    assert config["calls_retain_extract_facts"] == config["documents"] == 71
+    # only the three scripted scopes were reached, and consolidation ran
+    assert {k for k in config if k.startswith("calls_")} == {
+        "calls_retain_extract_facts", "calls_consolidation", "calls_consolidation_dedup"}
+    assert config["calls_consolidation"] > 0
     assert list(run.cwd.iterdir()) == []
 
 
-HINDSIGHT: dict = {}
-HINDSIGHT_LEAKS: dict = {}
-HINDSIGHT_CALLS: dict = {}
+def within_one(found: dict[str, tuple[int, int]], pinned: dict[str, tuple[int, int]]) -> bool:
+    """Same metrics and denominators as ``pinned``, each numerator at most 1 away.
+
+    Hindsight's ranking is not the same from run to run on the same world: two runs of seed
+    42 (30 days) gave ``current_first`` 10/22 and 9/22 with identical scripted answers
+    (docs/engines/hindsight-langmem.md). Everything rotbench controls is fixed; the slack is
+    Hindsight's own."""
+    return found.keys() == pinned.keys() and all(
+        found[k][1] == pinned[k][1] and abs(found[k][0] - pinned[k][0]) <= 1 for k in pinned)
+
+
+HINDSIGHT = {
+    "recall_current_at_k": (21, 22), "current_first": (9, 22), "stale_over_current": (8, 17),
+    "stale_retained_at_k": (14, 17), "poison_leak_at_k": (4, 12), "poison_first": (0, 12),
+    "poison_surfaced_at_k": (8, 12), "decoy_asserted_at_k": (0, 14), "decoy_first": (0, 14),
+    "current_lost": (0, 6), "control_recall_at_k": (4, 4), "answered_unanswerable": (10, 10),
+    "redundancy_at_k": (34, 126), "late_stale_first": (1, 2), "premature_first": (0, 3),
+    "premature_at_k": (0, 3), "corrected_served_at_k": (2, 3), "retracted_asserted_at_k": (2, 2),
+    "members_recall_at_k": (1, 1), "member_lost": (0, 1)}
+"""Seed 42, 30 days, generator 3, scorer v4 (71 documents): the raw facts keep every replaced
+value (14 of 17 still in the top 10), every web-page value is served (3/3)."""
+HINDSIGHT_LEAKS = {"relay": (1, 5), "tool_turn": (0, 4), "source": (3, 3)}

@@ -53,7 +53,8 @@ def claim(value: str, n: int, *, slot: str = "home_city", tense: str = "present"
 def system_with(*memories: tuple[str, str]) -> str:
     blocks = "\n".join(f'<instance id={i} schema_type="Memory">\n{{\'content\': {text!r}}}\n'
                        "</instance>" for i, text in memories)
-    return f"You are a memory subroutine.\n\nGenerate JSONPatches.\n<existing>\n{blocks}\n</existing>\n"
+    return ("You are a memory subroutine.\n\nGenerate JSONPatches.\n"
+            f"<existing>\n{blocks}\n</existing>\n")
 
 
 def scripted(*filed: Claim) -> ScriptedChat:
@@ -105,7 +106,8 @@ def test_deletes_remove_repeats_and_further_outdated_memories() -> None:
 def test_shown_memories_and_stable_session_ids() -> None:
     assert shown_memories(system_with(("ab-1", "The user's pet is a cat."))) == [
         ("ab-1", "The user's pet is a cat.")]
-    text = "<session_0b7c1e2a-1111-4222-8333-944455556666>\nhi\n</session_0b7c1e2a-1111-4222-8333-944455556666>"
+    session = "session_0b7c1e2a-1111-4222-8333-944455556666"
+    text = f"<{session}>\nhi\n</{session}>"
     assert stable_text(text) == "<session_0>\nhi\n</session_0>"
 
 

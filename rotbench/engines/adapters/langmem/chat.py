@@ -34,7 +34,7 @@ from typing import Any
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
-from pydantic import ConfigDict, PrivateAttr
+from pydantic import ConfigDict
 
 from rotbench.engines.protocol import Document
 from rotbench.perception.protocol import Checker, Claim, subject_key
@@ -45,7 +45,8 @@ TOOLS = ("Memory", "PatchDoc", "RemoveDoc")
 """The tool calls the scripted model answers with."""
 
 _INSTANCE = re.compile(r'<instance id=(\S+) schema_type="([^"]*)">\n(.*?)\n</instance>', re.DOTALL)
-_UUID = re.compile(r"\b(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32})\b")
+_UUID = re.compile(r"\b(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+                   r"|[0-9a-f]{32})\b")
 _SESSION = re.compile(r"session_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 Recorder = Callable[[str, str, str, str], None]

@@ -109,9 +109,11 @@ class LangMemEngine:
         return {"configurable": {"langgraph_user_id": user if user is not None else USER_ID}}
 
     def deposit(self, document: Document) -> None:
-        from rotbench.engines.adapters.langmem.chat import ScriptedChat
-
-        from rotbench.engines.adapters.langmem.chat import LangMemAnswerError, ModelCallStopped
+        from rotbench.engines.adapters.langmem.chat import (
+            LangMemAnswerError,
+            ModelCallStopped,
+            ScriptedChat,
+        )
 
         if isinstance(self.chat, ScriptedChat):  # only the scripted model reads claims
             drafts = []
