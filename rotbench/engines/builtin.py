@@ -134,8 +134,7 @@ LANGMEM = EngineInfo(
     requires=("langmem", "langgraph", "trustcall"),
     extra="langmem",
     estimate="rotbench.engines.adapters.langmem.estimate:estimate_calls",
-    summary="LangMem (memory manager over LangGraph's in-memory store): tool calls that add or "
-    "patch the 5 nearest memories; deletes off (its default); rotbench's model as its LLM",
+    summary="LangMem: tool calls add or patch the 5 nearest memories; deletes off",
 )
 
 LANGMEM_DELETES = EngineInfo(
@@ -147,18 +146,17 @@ LANGMEM_DELETES = EngineInfo(
     requires=("langmem", "langgraph", "trustcall"),
     extra="langmem",
     estimate="rotbench.engines.adapters.langmem.estimate:estimate_calls",
-    summary="LangMem as 'langmem' with enable_deletes=True (RemoveDoc offered)",
+    summary="LangMem with deletes on (RemoveDoc offered)",
 )
 
 HINDSIGHT = EngineInfo(
     name="hindsight",
-    version=f"1.0.0+hindsight-api-slim-{_dist('hindsight-api-slim')}",
+    version=f"1.0.0+hindsight-{_dist('hindsight-api-slim')}",
     factory="rotbench.engines.adapters.hindsight.engine:make_engine",
     takes="documents",
     paid_calls=True,
     requires=("hindsight_api", "pg0"),
     extra="hindsight",
     estimate="rotbench.engines.adapters.hindsight.estimate:estimate_calls",
-    summary="Hindsight (facts consolidated into observations, embedded PostgreSQL) with its "
-    "own extraction and consolidation; rotbench's model as its LLM (scripted on the oracle arm)",
+    summary="Hindsight: facts consolidated into observations, embedded PostgreSQL",
 )
