@@ -149,6 +149,13 @@ LANGMEM_DELETES = EngineInfo(
     summary="LangMem with deletes on (RemoveDoc offered)",
 )
 
+HINDSIGHT_WORLDS_AT_ONCE = 1
+"""Hindsight worlds built at once per process. hindsight-api 1.1.0 keeps process-wide state
+bound to the event loop that first used it (its background trace writes, its date-parsing
+executor): with two worlds on two loops at once a run measured "got Future attached to a
+different loop" and then a segmentation fault. One at a time, each world's loop is the only
+one running."""
+
 HINDSIGHT = EngineInfo(
     name="hindsight",
     version=f"1.0.0+hindsight-{_dist('hindsight-api-slim')}",
@@ -158,5 +165,6 @@ HINDSIGHT = EngineInfo(
     requires=("hindsight_api", "pg0"),
     extra="hindsight",
     estimate="rotbench.engines.adapters.hindsight.estimate:estimate_calls",
+    worlds_at_once=HINDSIGHT_WORLDS_AT_ONCE,
     summary="Hindsight: facts consolidated into observations, embedded PostgreSQL",
 )
