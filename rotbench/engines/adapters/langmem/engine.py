@@ -22,8 +22,9 @@ raw cosine of question and content as ``similarity`` and the provenance of the c
 sentence it holds.
 
 Several users in one store: the manager's namespace template is filled from
-``config["configurable"]["langgraph_user_id"]``, the document's user (``USER_ID`` for a
-single-user world), and a question for a user searches that user's namespace.
+``config["configurable"]["langgraph_user_id"]``, the document's user (``user_label``:
+LangGraph refuses a label holding a period, so such an id is passed as a digest), and a
+question for a user searches that user's namespace.
 """
 
 from __future__ import annotations
@@ -44,6 +45,19 @@ USER_ID = "the-user"
 """The ``langgraph_user_id`` of a single-user world."""
 CALL_TOOLS = ("Memory", "PatchDoc", "RemoveDoc")
 """Tool calls whose counts ``config`` always lists."""
+
+
+def user_label(user: str | None) -> str:
+    """The namespace label of ``user``'s memories: ``USER_ID`` for None, the id itself when
+    LangGraph accepts it as a label (a non-empty string without a period), else ``'u-'`` and
+    32 hex digits of its sha256 (one label per user, stable across runs)."""
+    if user is None:
+        return USER_ID
+    if user and "." not in user:
+        return user
+    import hashlib
+
+    return "u-" + hashlib.sha256(user.encode("utf-8")).hexdigest()[:32]
 
 
 def dated_messages(document: Document) -> list[dict[str, str]]:
@@ -85,7 +99,7 @@ class LangMemEngine:
             chat, namespace=("memories", "{langgraph_user_id}"), store=self.store,
             enable_deletes=deletes)
         self.deletes = deletes
-        self.filed: dict[str, Claim] = {}
+        self.filed: dict[str | None, dict[str, Claim]] = {}  # user -> sentence -> claim
         self.written: dict[str, Document] = {}  # memory key -> the document that last wrote it
         self._serial = 0
         self._settings = {"langmem": version("langmem"), "trustcall": version("trustcall"),
@@ -106,7 +120,7 @@ class LangMemEngine:
 
     @staticmethod
     def _config(user: str | None) -> dict:
-        return {"configurable": {"langgraph_user_id": user if user is not None else USER_ID}}
+        return {"configurable": {"langgraph_user_id": user_label(user)}}
 
     def deposit(self, document: Document) -> None:
         from rotbench.engines.adapters.langmem.chat import (
@@ -124,9 +138,10 @@ class LangMemEngine:
                               document_uri=document.uri, lineage=lineage,
                               contributor=document.contributor, day=document.day)
                 drafts.append(claim)
-                self.filed[claim.sentence.strip()] = claim
-            self.chat.claims, self.chat.drafts, self.chat.document = self.filed, drafts, document
-        namespace = ("memories", document.user if document.user is not None else USER_ID)
+                self.filed.setdefault(document.user, {})[claim.sentence.strip()] = claim
+            self.chat.claims = self.filed.get(document.user, {})
+            self.chat.drafts, self.chat.document = drafts, document
+        namespace = ("memories", user_label(document.user))
         before = self._contents(namespace)
         try:
             self.manager.invoke({"messages": dated_messages(document)},
@@ -148,7 +163,7 @@ class LangMemEngine:
         """The store's search over ``user``'s memories (``USER_ID`` for one user)."""
         if k <= 0:
             return []
-        namespace = ("memories", user if user is not None else USER_ID)
+        namespace = ("memories", user_label(user))
         found = self.store.search(namespace, query=question, limit=k)
         texts = [self._text(item.value) for item in found]
         if not texts:
@@ -156,7 +171,7 @@ class LangMemEngine:
         vectors = np.asarray(self.context.embedder.encode([question, *texts]), np.float64)
         cosines = vectors[1:] @ vectors[0]
         return [Hit(text=text, score=item.score, similarity=float(cos),
-                    provenance=self._provenance(text, item.key))
+                    provenance=self._provenance(text, item.key, user))
                 for item, text, cos in zip(found, texts, cosines, strict=True)]
 
     @staticmethod
@@ -166,10 +181,10 @@ class LangMemEngine:
             content = content.get("content", content)
         return str(content)
 
-    def _provenance(self, text: str, key: str) -> Provenance:
+    def _provenance(self, text: str, key: str, user: str | None) -> Provenance:
         """The document that last wrote the memory (its claim's, when the scripted model's
         claim is known: the same document unless a later one repeated it)."""
-        claim = self.filed.get(text.strip())
+        claim = self.filed.get(user, {}).get(text.strip())
         if claim is not None:
             return Provenance(document_uri=claim.document_uri, day=claim.day, status="active",
                               lineage=claim.lineage, claim_id=key)
