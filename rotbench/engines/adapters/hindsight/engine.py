@@ -90,7 +90,8 @@ class HindsightEngine:
             else:
                 answers = ModelAnswers(context.model, model_of(context.model))
         self.answers = answers
-        self.filed: dict[str, Claim] = {}
+        self.filed: dict[str | None, dict[str, Claim]] = {}  # user -> sentence -> claim
+        self.observations: dict[str | None, dict[str, Claim]] = {}  # user -> text -> claim
         self.documents: dict[str, Document] = {}
         self.banks: set[str] = set()
         self._serial = 0
@@ -154,9 +155,12 @@ class HindsightEngine:
                 claim = Claim(**draft.model_dump(), id=f"c{self._serial}",
                               document_uri=document.uri, lineage=lineage,
                               contributor=document.contributor, day=document.day)
-                self.filed[claim.sentence.strip()] = claim
+                self.filed.setdefault(document.user, {})[claim.sentence.strip()] = claim
                 drafts.append(claim)
-            self.answers.claims, self.answers.drafts = self.filed, drafts
+            # each user's bank is consolidated on its own: its claims and observations only
+            self.answers.claims = self.filed.setdefault(document.user, {})
+            self.answers.observations = self.observations.setdefault(document.user, {})
+            self.answers.drafts = drafts
         document_id = f"d{len(self.documents) + 1}"
         self.documents[document_id] = document
         self.loop.run_until_complete(self.memory.retain_batch_async(
@@ -176,23 +180,22 @@ class HindsightEngine:
         vectors = np.asarray(self.context.embedder.encode(
             [question, *[r.text for r in results]]), np.float64)
         cosines = vectors[1:] @ vectors[0]
-        return [Hit(text=r.text, similarity=float(cos), provenance=self._provenance(r))
+        return [Hit(text=r.text, similarity=float(cos), provenance=self._provenance(r, user))
                 for r, cos in zip(results, cosines, strict=True)]
 
-    def _provenance(self, result: Any) -> Provenance:
-        claim = None
-        claim_of = getattr(self.answers, "claim_of", None)
-        if claim_of is not None:
-            claim = claim_of(result.text)
-        claim = claim or self.filed.get(result.text.strip())
+    def _provenance(self, result: Any, user: str | None) -> Provenance:
+        """A fact's document (Hindsight keeps its ``document_id``); for an observation, the
+        claim it states (known to the scripted answers only)."""
         document = self.documents.get(getattr(result, "document_id", None) or "")
-        if claim is not None:
-            return Provenance(document_uri=claim.document_uri, day=claim.day, status="active",
-                              lineage=claim.lineage, claim_id=str(result.id))
-        return Provenance(document_uri=document.uri if document else None,
-                          day=document.day if document else None, status="active",
-                          lineage=lineage_of(document) if document else None,
-                          claim_id=str(result.id))
+        if document is not None:
+            return Provenance(document_uri=document.uri, day=document.day, status="active",
+                              lineage=lineage_of(document), claim_id=str(result.id))
+        text = result.text.strip()
+        claim = self.observations.get(user, {}).get(text) or self.filed.get(user, {}).get(text)
+        if claim is None:
+            return Provenance(claim_id=str(result.id), lineage=None, status="active")
+        return Provenance(document_uri=claim.document_uri, day=claim.day, status="active",
+                          lineage=claim.lineage, claim_id=str(result.id))
 
     def close(self) -> None:
         """Close Hindsight's pool and loop, stop PostgreSQL and remove its folder."""
