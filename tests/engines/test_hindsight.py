@@ -147,8 +147,8 @@ def test_hindsight_figures(run) -> None:
     assert run.outcome.failures == []
     report = run.reports["hindsight"]
     assert report.selection.engine_version == builtin.HINDSIGHT.version
-    assert within_one(figures(report), HINDSIGHT)
-    assert within_one(leaks(report), HINDSIGHT_LEAKS)
+    assert far_from(figures(report), HINDSIGHT) == {}
+    assert far_from(leaks(report), HINDSIGHT_LEAKS) == {}
     config = report.selection.config
     assert config["calls_retain_extract_facts"] == config["documents"] == 71
     # only the three scripted scopes were reached, and consolidation ran
@@ -158,15 +158,26 @@ def test_hindsight_figures(run) -> None:
     assert list(run.cwd.iterdir()) == []
 
 
-def within_one(found: dict[str, tuple[int, int]], pinned: dict[str, tuple[int, int]]) -> bool:
-    """Same metrics and denominators as ``pinned``, each numerator at most 1 away.
+def far_from(found: dict[str, tuple[int, int]],
+             pinned: dict[str, tuple[int, int]]) -> dict[str, tuple]:
+    """The metrics of ``found`` that are not close to ``pinned``, as (found, pinned): a
+    question-based metric is close with the same denominator and a numerator at most 1 away;
+    ``redundancy_at_k`` (its denominator is the number of hits carrying a value, which moves
+    with the ranking) with numerator and denominator each within 10%.
 
     Hindsight's ranking is not the same from run to run on the same world: two runs of seed
     42 (30 days) gave ``current_first`` 10/22 and 9/22 with identical scripted answers
     (docs/engines/hindsight-langmem.md). Everything rotbench controls is fixed; the slack is
     Hindsight's own."""
-    return found.keys() == pinned.keys() and all(
-        found[k][1] == pinned[k][1] and abs(found[k][0] - pinned[k][0]) <= 1 for k in pinned)
+    def close(name: str, a: tuple[int, int], b: tuple[int, int]) -> bool:
+        if name == "redundancy_at_k":
+            return all(abs(x - y) <= 0.1 * max(y, 1) for x, y in zip(a, b, strict=True))
+        return a[1] == b[1] and abs(a[0] - b[0]) <= 1
+
+    far = {k: (found.get(k), v) for k, v in pinned.items()
+           if k not in found or not close(k, found[k], v)}
+    far.update({k: (v, None) for k, v in found.items() if k not in pinned})
+    return far
 
 
 HINDSIGHT = {
