@@ -147,8 +147,8 @@ def test_hindsight_figures(run) -> None:
     assert run.outcome.failures == []
     report = run.reports["hindsight"]
     assert report.selection.engine_version == builtin.HINDSIGHT.version
-    assert far_from(figures(report), HINDSIGHT) == {}
-    assert far_from(leaks(report), HINDSIGHT_LEAKS) == {}
+    assert outside(figures(report), HINDSIGHT) == {}
+    assert outside(leaks(report), HINDSIGHT_LEAKS) == {}
     config = report.selection.config
     assert config["calls_retain_extract_facts"] == config["documents"] == 71
     # only the three scripted scopes were reached, and consolidation ran
@@ -158,36 +158,34 @@ def test_hindsight_figures(run) -> None:
     assert list(run.cwd.iterdir()) == []
 
 
-def far_from(found: dict[str, tuple[int, int]],
-             pinned: dict[str, tuple[int, int]]) -> dict[str, tuple]:
-    """The metrics of ``found`` that are not close to ``pinned``, as (found, pinned): a
-    question-based metric is close with the same denominator and a numerator at most 1 away;
-    ``redundancy_at_k`` (its denominator is the number of hits carrying a value, which moves
-    with the ranking) with numerator and denominator each within 10%.
+def outside(found: dict[str, tuple[int, int]],
+            ranges: dict[str, tuple[int, int, int]]) -> dict[str, tuple]:
+    """The metrics of ``found`` outside ``ranges`` (metric -> lowest numerator, highest
+    numerator, denominator), as (found, range); ``redundancy_at_k`` is left out (its
+    denominator, the hits carrying a value, moves with the ranking).
 
-    Hindsight's ranking is not the same from run to run on the same world: two runs of seed
-    42 (30 days) gave ``current_first`` 10/22 and 9/22 with identical scripted answers
-    (docs/engines/hindsight-langmem.md). Everything rotbench controls is fixed; the slack is
+    Hindsight's answers are not the same from run to run on the same world with identical
+    scripted answers (docs/engines/hindsight-langmem.md): the ranges are those of five runs
+    of seed 42 over 30 days. Everything rotbench controls is fixed; the spread is
     Hindsight's own."""
-    def close(name: str, a: tuple[int, int], b: tuple[int, int]) -> bool:
-        if name == "redundancy_at_k":
-            return all(abs(x - y) <= 0.1 * max(y, 1) for x, y in zip(a, b, strict=True))
-        return a[1] == b[1] and abs(a[0] - b[0]) <= 1
-
-    far = {k: (found.get(k), v) for k, v in pinned.items()
-           if k not in found or not close(k, found[k], v)}
-    far.update({k: (v, None) for k, v in found.items() if k not in pinned})
+    far = {k: (found.get(k), r) for k, r in ranges.items()
+           if k not in found or found[k][1] != r[2] or not r[0] <= found[k][0] <= r[1]}
+    far.update({k: (v, None) for k, v in found.items()
+                if k not in ranges and k != "redundancy_at_k"})
     return far
 
 
 HINDSIGHT = {
-    "recall_current_at_k": (21, 22), "current_first": (9, 22), "stale_over_current": (8, 17),
-    "stale_retained_at_k": (14, 17), "poison_leak_at_k": (4, 12), "poison_first": (0, 12),
-    "poison_surfaced_at_k": (8, 12), "decoy_asserted_at_k": (0, 14), "decoy_first": (0, 14),
-    "current_lost": (0, 6), "control_recall_at_k": (4, 4), "answered_unanswerable": (10, 10),
-    "redundancy_at_k": (34, 126), "late_stale_first": (1, 2), "premature_first": (0, 3),
-    "premature_at_k": (0, 3), "corrected_served_at_k": (2, 3), "retracted_asserted_at_k": (2, 2),
-    "members_recall_at_k": (1, 1), "member_lost": (0, 1)}
-"""Seed 42, 30 days, generator 3, scorer v4 (71 documents): the raw facts keep every replaced
-value (14 of 17 still in the top 10), every web-page value is served (3/3)."""
-HINDSIGHT_LEAKS = {"relay": (1, 5), "tool_turn": (0, 4), "source": (3, 3)}
+    "recall_current_at_k": (20, 21, 22), "current_first": (9, 10, 22),
+    "stale_over_current": (6, 8, 17), "stale_retained_at_k": (13, 14, 17),
+    "poison_leak_at_k": (3, 4, 12), "poison_first": (0, 0, 12),
+    "poison_surfaced_at_k": (8, 8, 12), "decoy_asserted_at_k": (0, 0, 14),
+    "decoy_first": (0, 0, 14), "current_lost": (0, 0, 6), "control_recall_at_k": (4, 4, 4),
+    "answered_unanswerable": (9, 10, 10), "late_stale_first": (1, 1, 2),
+    "premature_first": (0, 0, 3), "premature_at_k": (0, 0, 3),
+    "corrected_served_at_k": (2, 2, 3), "retracted_asserted_at_k": (1, 2, 2),
+    "members_recall_at_k": (1, 1, 1), "member_lost": (0, 0, 1)}
+"""Seed 42, 30 days, generator 3, scorer v4 (71 documents), as (lowest, highest numerator,
+denominator) over five runs: the raw facts keep most replaced values (13 or 14 of 17 still in
+the top 10), and every web-page value is served (3/3)."""
+HINDSIGHT_LEAKS = {"relay": (0, 1, 5), "tool_turn": (0, 0, 4), "source": (3, 3, 3)}
