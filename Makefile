@@ -5,7 +5,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast docs lint bench server clean browser
+.PHONY: hindsight-env run test test-fast docs lint bench server clean browser
 
 run: $(STAMP)
 	$(BIN)/rotbench run
@@ -52,9 +52,17 @@ server: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --quiet -c constraints.txt -e '.[dev,docs,mem0,particles,benchd,graphiti]'
+	$(BIN)/python -m pip install --quiet --quiet -c constraints.txt -e '.[dev,docs,mem0,particles,benchd,graphiti,langmem]'
 	touch $(STAMP)
 
 clean:
 	rm -rf $(VENV) cache/* reports/* .prefect site
 	touch cache/.gitkeep reports/.gitkeep
+
+# Hindsight (hindsight-api-slim 1.1.0) pins sqlalchemy<2.1, greenlet<3.4 and protobuf>=7.35,
+# which the particles and mem0 extras exclude: it gets a virtualenv of its own, with LangMem.
+# Then: .venv-hindsight/bin/rotbench run --engine hindsight --engine langmem --engine reference
+HINDSIGHT_VENV ?= .venv-hindsight
+hindsight-env:
+	$(PYTHON) -m venv $(HINDSIGHT_VENV)
+	$(HINDSIGHT_VENV)/bin/python -m pip install --quiet --quiet -c constraints.txt -e '.[dev,hindsight,langmem]'

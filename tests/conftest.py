@@ -202,6 +202,9 @@ _HEAVY = {
     "tests/flows/test_generator3_flow.py": 33, "tests/cli/test_cli_property.py": 30,
     "tests/flows/test_engines_flow.py": 30, "tests/results/presentation/test_plots.py": 29,
     "tests/results/presentation/test_html.py": 28,
+    # one-file runs at load 6-10, 2026-12-01 (issue 37); test_hindsight.py is skipped
+    # outside an environment with the hindsight extra
+    "tests/engines/test_hindsight.py": 250, "tests/engines/test_langmem.py": 200,
 }
 
 

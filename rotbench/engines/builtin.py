@@ -124,3 +124,47 @@ GRAPHITI_CURRENT = EngineInfo(
     warm_texts="rotbench.engines.graphiti_texts:warm_texts",
     summary="Graphiti as 'graphiti', searching only facts with no invalid_at/expired_at",
 )
+
+LANGMEM = EngineInfo(
+    name="langmem",
+    version=f"1.0.0+langmem-{_dist('langmem')}",
+    factory="rotbench.engines.adapters.langmem.engine:make_default",
+    takes="documents",
+    paid_calls=True,
+    requires=("langmem", "langgraph", "trustcall"),
+    extra="langmem",
+    estimate="rotbench.engines.adapters.langmem.estimate:estimate_calls",
+    summary="LangMem: tool calls add or patch the 5 nearest memories; deletes off",
+)
+
+LANGMEM_DELETES = EngineInfo(
+    name="langmem-deletes",
+    version=f"1.0.0+langmem-{_dist('langmem')}",
+    factory="rotbench.engines.adapters.langmem.engine:make_deletes",
+    takes="documents",
+    paid_calls=True,
+    requires=("langmem", "langgraph", "trustcall"),
+    extra="langmem",
+    estimate="rotbench.engines.adapters.langmem.estimate:estimate_calls",
+    summary="LangMem with deletes on (RemoveDoc offered)",
+)
+
+HINDSIGHT_WORLDS_AT_ONCE = 1
+"""Hindsight worlds built at once per process. hindsight-api 1.1.0 keeps process-wide state
+bound to the event loop that first used it (its background trace writes, its date-parsing
+executor): with two worlds on two loops at once a run measured "got Future attached to a
+different loop" and then a segmentation fault. One at a time, each world's loop is the only
+one running."""
+
+HINDSIGHT = EngineInfo(
+    name="hindsight",
+    version=f"1.0.0+hindsight-{_dist('hindsight-api-slim')}",
+    factory="rotbench.engines.adapters.hindsight.engine:make_engine",
+    takes="documents",
+    paid_calls=True,
+    requires=("hindsight_api", "pg0"),
+    extra="hindsight",
+    estimate="rotbench.engines.adapters.hindsight.estimate:estimate_calls",
+    worlds_at_once=HINDSIGHT_WORLDS_AT_ONCE,
+    summary="Hindsight: facts consolidated into observations, embedded PostgreSQL",
+)

@@ -53,7 +53,10 @@ def test_module_factory_is_resolved_from_the_working_directory(tmp_path, monkeyp
 def test_engines_command_lists_every_engine() -> None:
     table = runner.invoke(app, ["engines"])
     assert table.exit_code == 0
-    assert "transcript-rag" in table.output and "raw documents" in table.output
+    # "raw documents" may wrap in its cell: a missing extra's "no: pip install
+    # 'rotbench[...]'" widens the installed column (hindsight's, beside mem0 and particles)
+    words = table.output.split()
+    assert "transcript-rag" in words and "raw" in words and "documents" in words
     rows = json.loads(runner.invoke(app, ["engines", "--format", "json"]).output)
     by_name = {r["name"]: r for r in rows}
     assert by_name["latest-wins"]["installed"] is True

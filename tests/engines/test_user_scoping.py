@@ -1,6 +1,7 @@
 """Every shipped engine and adapter scopes a shared store the way its engine does (issue 23):
 transcript-rag, latest-wins and the reference engine by per-user partition, mem0 by its
-``user_id``, Particles by one store per user; the benchd bridge is unscoped. Questions run on
+``user_id``, Particles by one store per user, LangMem by one namespace per user (Hindsight's
+bank per user: tests/engines/test_hindsight.py); the benchd bridge is unscoped. Questions run on
 seed 42's shared store of two users (generator 2) with the deterministic hashing embedder."""
 
 from __future__ import annotations
@@ -120,6 +121,24 @@ def test_particles_keeps_one_store_per_user_in_numbered_folders(shared, tmp_path
         assert engine.query("Which city does the user live in?", 10, user="nobody") == []
     finally:
         engine.close()
+
+
+def test_langmem_keeps_one_namespace_per_user(shared, tmp_path) -> None:
+    pytest.importorskip("langmem")
+    from rotbench.engines.adapters.langmem.engine import LangMemEngine, user_label
+
+    engine = LangMemEngine(context(tmp_path, shared), deletes=True)
+    for doc in (d for d in shared_documents(shared) if d.day <= 12):
+        engine.deposit(doc)
+    # LangGraph refuses a label with a period: that id is filed under its digest
+    assert {ns[1] for ns in engine.store.list_namespaces()} == {
+        "u-" + __import__("hashlib").sha256(ODD_IDS[0].encode()).hexdigest()[:32], ODD_IDS[1]}
+    assert user_label(ODD_IDS[1]) == ODD_IDS[1]
+    mine = own_uris(shared)
+    for user in ODD_IDS:
+        hits = engine.query("Which city does the user live in?", 10, user=user)
+        assert hits and all(h.provenance.document_uri in mine[user] for h in hits)
+    assert engine.query("Which city does the user live in?", 10, user="nobody") == []
 
 
 def test_the_benchd_bridge_is_documented_unscoped() -> None:

