@@ -17,51 +17,30 @@ own stage.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-import threading
-from collections import Counter
 from pathlib import Path
 
-from rotbench.engines.context import EngineContext
-from rotbench.engines.recorded_estimate import RecordedCall, project_recorded_calls
-from rotbench.perception.client import RefusingClient
-from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.pipeline.extract import world_documents
-
-_RECORDED: dict[str, tuple[int, list[RecordedCall]]] = {}
-_LOCK = threading.Lock()
+from rotbench.engines.recorded_estimate import (
+    RecordedCall,
+    per_document_basis,
+    project_recorded_calls,
+    record_oracle_deposit,
+)
+from rotbench.perception.oracle import OracleChecker
 
 
 def recorded_calls(world, embedder,
                    scratch_root: Path | None = None) -> tuple[int, list[RecordedCall]]:
     """(documents, every call Graphiti makes while ``world`` is deposited on the oracle arm,
     each as (response model name, system, prompt, scripted answer JSON))."""
-    with _LOCK:
-        if world.fingerprint in _RECORDED:
-            return _RECORDED[world.fingerprint]
     from rotbench.engines.graphiti_engine import GraphitiEngine
     from rotbench.engines.graphiti_llm import ScriptedLLM
 
-    calls: list[RecordedCall] = []
-    oracle = OracleExtractor(world)
-    documents = world_documents(world)
-    scratch = Path(tempfile.mkdtemp(prefix="rotbench-graphiti-estimate-", dir=scratch_root))
-    try:
-        llm = ScriptedLLM(OracleChecker(), on_call=lambda *call: calls.append(call))
-        context = EngineContext(arm="oracle", seed=world.seed, scratch_dir=scratch,
-                                embedder=embedder, model=RefusingClient(), extractor=oracle)
-        engine = GraphitiEngine(context, current_only=False, llm=llm)
-        try:
-            for document in documents:
-                engine.deposit(document)
-        finally:
-            engine.close()
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    with _LOCK:
-        _RECORDED[world.fingerprint] = (len(documents), calls)
-    return len(documents), calls
+    def build(context, on_call):
+        llm = ScriptedLLM(OracleChecker(), on_call=on_call)
+        return GraphitiEngine(context, current_only=False, llm=llm)
+
+    return record_oracle_deposit(world, embedder, recording="graphiti", build=build,
+                                 scratch_root=scratch_root)
 
 
 def estimate_calls(worlds, *, arm: str, settings, embedder, cache, stage: str):
@@ -73,13 +52,6 @@ def estimate_calls(worlds, *, arm: str, settings, embedder, cache, stage: str):
 
     recordings = [recorded_calls(world, embedder) for world in worlds]
     documents = sum(count for count, _ in recordings)
-
-    def basis(by_model: Counter[str]) -> str:
-        per_document = ", ".join(f"{name} {n / max(documents, 1):.2f}"
-                                 for name, n in sorted(by_model.items()))
-        return (f"one call per distinct prompt Graphiti sends while the oracle answers; per "
-                f"document ({documents}): {per_document or 'none'}")
-
     return project_recorded_calls(
         (call for _, calls in recordings for call in calls), stage=stage, settings=settings,
-        cache=cache, max_tokens=MAX_TOKENS, basis=basis)
+        cache=cache, max_tokens=MAX_TOKENS, basis=per_document_basis("Graphiti", documents))

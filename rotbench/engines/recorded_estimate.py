@@ -1,6 +1,7 @@
 """The projection shared by the adapters whose engines make their own model calls (mem0,
-Graphiti): each runs its engine on the oracle arm with a scripted model, records every call
-the engine sends, and this module turns the record into the estimate's stage.
+Graphiti, Hindsight, LangMem): each runs its engine on the oracle arm with a scripted model
+(``record_oracle_deposit``), records every call the engine sends, and this module turns the
+record into the estimate's stage (``project_recorded_calls``).
 
 A call counts once per distinct call-cache key (the same prompt sent twice is one paid call,
 as on the paid arms, where the second is a cache hit); a call whose answer is already in the
@@ -10,8 +11,12 @@ message overhead, as for rotbench's own stages, and an answer's size is the scri
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 from rotbench.perception.model import (
     MESSAGE_OVERHEAD_TOKENS,
@@ -24,6 +29,59 @@ from rotbench.perception.model.engine_client import ENGINE_PROMPT_VERSION
 
 RecordedCall = tuple[str, str, str, str]
 """(what the call asks for, e.g. a response model's name; system; prompt; scripted answer)."""
+
+_RECORDINGS: dict[tuple[str, str], tuple[int, list[RecordedCall]]] = {}
+_LOCK = threading.Lock()
+
+
+def record_oracle_deposit(world, embedder, *, recording: str, build: Callable,
+                          scratch_root: Path | None = None) -> tuple[int, list[RecordedCall]]:
+    """(documents, calls): every call the engine ``build(context, on_call)`` returns sends
+    while each document of ``world`` is deposited on the oracle arm, in order.
+
+    ``build`` gets an oracle-arm ``EngineContext`` (a scratch folder under ``scratch_root``,
+    removed afterwards, and a client that refuses every call) and ``on_call``, which its
+    scripted model calls with each ``RecordedCall``'s four parts. The engine is closed after
+    the last document. Recordings are kept for the process by (``recording``, the world's
+    fingerprint): ``recording`` names what is recorded, e.g. ``"graphiti"``."""
+    key = (recording, world.fingerprint)
+    with _LOCK:
+        if key in _RECORDINGS:
+            return _RECORDINGS[key]
+    from rotbench.engines.context import EngineContext
+    from rotbench.perception.client import RefusingClient
+    from rotbench.perception.oracle import OracleExtractor
+    from rotbench.pipeline.extract import world_documents
+
+    calls: list[RecordedCall] = []
+    documents = world_documents(world)
+    scratch = Path(tempfile.mkdtemp(prefix=f"rotbench-{recording}-estimate-", dir=scratch_root))
+    try:
+        context = EngineContext(arm="oracle", seed=world.seed, scratch_dir=scratch,
+                                embedder=embedder, model=RefusingClient(),
+                                extractor=OracleExtractor(world))
+        engine = build(context, lambda *call: calls.append(call))
+        try:
+            for document in documents:
+                engine.deposit(document)
+        finally:
+            engine.close()
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    with _LOCK:
+        _RECORDINGS[key] = (len(documents), calls)
+    return len(documents), calls
+
+
+def per_document_basis(engine: str, documents: int) -> Callable[[Counter[str]], str]:
+    """A ``basis`` for ``project_recorded_calls``: the distinct calls ``engine`` sends while
+    the oracle answers, per document by what they ask for (``documents``: over every world)."""
+    def basis(by_name: Counter[str]) -> str:
+        per_document = ", ".join(f"{name} {n / max(documents, 1):.2f}"
+                                 for name, n in sorted(by_name.items()))
+        return (f"one call per distinct prompt {engine} sends while the oracle answers; per "
+                f"document ({documents}): {per_document or 'none'}")
+    return basis
 
 
 def project_recorded_calls(recorded: Iterable[RecordedCall], *, stage: str, settings, cache,

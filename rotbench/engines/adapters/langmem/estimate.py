@@ -12,49 +12,30 @@ recordings are kept for the process, by world fingerprint and engine.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-import threading
 from pathlib import Path
 
-from rotbench.engines.context import EngineContext
-from rotbench.engines.recorded_estimate import RecordedCall, project_recorded_calls
-from rotbench.perception.client import RefusingClient
-from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.pipeline.extract import world_documents
-
-_RECORDED: dict[tuple[str, bool], list[RecordedCall]] = {}
-_LOCK = threading.Lock()
+from rotbench.engines.recorded_estimate import (
+    RecordedCall,
+    project_recorded_calls,
+    record_oracle_deposit,
+)
+from rotbench.perception.oracle import OracleChecker
 
 
 def recorded_calls(world, embedder, *, deletes: bool,
                    scratch_root: Path | None = None) -> list[RecordedCall]:
     """Every request LangMem sends while ``world`` is deposited on the oracle arm, as (tools
     offered, system, prompt, scripted answer JSON)."""
-    with _LOCK:
-        if (world.fingerprint, deletes) in _RECORDED:
-            return _RECORDED[(world.fingerprint, deletes)]
     from rotbench.engines.adapters.langmem.chat import ScriptedChat
     from rotbench.engines.adapters.langmem.engine import LangMemEngine
 
-    calls: list[RecordedCall] = []
-    oracle = OracleExtractor(world)
-    scratch = Path(tempfile.mkdtemp(prefix="rotbench-langmem-estimate-", dir=scratch_root))
-    try:
-        chat = ScriptedChat(OracleChecker(), on_call=lambda *call: calls.append(call))
-        context = EngineContext(arm="oracle", seed=world.seed, scratch_dir=scratch,
-                                embedder=embedder, model=RefusingClient(), extractor=oracle)
-        engine = LangMemEngine(context, deletes=deletes, chat=chat)
-        try:
-            for document in world_documents(world):
-                engine.deposit(document)
-        finally:
-            engine.close()
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    with _LOCK:
-        _RECORDED[(world.fingerprint, deletes)] = calls
-    return calls
+    def build(context, on_call):
+        return LangMemEngine(context, deletes=deletes,
+                             chat=ScriptedChat(OracleChecker(), on_call=on_call))
+
+    recording = "langmem-deletes" if deletes else "langmem"
+    return record_oracle_deposit(world, embedder, recording=recording, build=build,
+                                 scratch_root=scratch_root)[1]
 
 
 def estimate_calls(worlds, *, arm: str, settings, embedder, cache, stage: str):
