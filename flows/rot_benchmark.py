@@ -291,6 +291,8 @@ async def rot_benchmark(
     out_path: str | None = None,
     users: int = 1,
     user_ids: list[str] = [],  # noqa: B006
+    noise: str | None = None,
+    noise_digest: str | None = None,
 ) -> RunOutcome:
     """Run every seed's world through every engine, then write one report of record and its
     DuckDB rows per engine. Parameters are ``rotbench.runspec.RunSpec``'s fields (checked
@@ -309,7 +311,7 @@ async def rot_benchmark(
                 ", ".join(spec.engines), len(spec.seeds), spec.dask or "threads")
     await _tag_run(spec, logger)
     estimate, ledger_path, budget, gate = None, None, None, None
-    if spec.arm != "oracle":
+    if spec.arm not in ("oracle", "noisy"):  # the scripted arms make no model call
         estimate, ledger_path, budget = await asyncio.to_thread(_guard_budget, spec, logger)
         gate = await gate_for_run(spec, Path(ledger_path).stem, _call_limit(spec))
         logger.info("model calls in flight: %s", gate_from_plan(gate).describe())
@@ -458,7 +460,7 @@ def _real_pairs(spec: RunSpec, ledger_path: str | None, budget: dict | None,
         return RunWide()
     rulings = read_rulings(path)
     fields = {"rulings_sha256": rulings.sha256, "rulings_read": len(rulings.rulings)}
-    if spec.arm == "oracle":
+    if spec.arm in ("oracle", "noisy"):
         return RunWide(block=not_scored(ORACLE_REASON, rulings_file=str(path), **fields))
     runtime = world_runtime(spec, ledger_path, budget, gate)
     _, check_stamp = perception_stamps(runtime)

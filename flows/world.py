@@ -27,6 +27,7 @@ from rotbench.embedding.embedder import DEFAULT_MODEL_ID
 from rotbench.embedding.store import drain_damaged
 from rotbench.engines.registry import EngineInfo
 from rotbench.perception.arms import ArmRuntime, paid_runtime, run_settings
+from rotbench.perception.noisy.arm import engine_arm
 from rotbench.pipeline import keys
 from rotbench.pipeline.ingest_probe import engine_slot
 from rotbench.pipeline.probe import EngineFailure
@@ -54,13 +55,18 @@ def world_key(seed: int, run: RunSpec, engines: list[EngineInfo]) -> str | None:
     None (not cached as a whole) on the paid arms: what their stages return depends on model
     answers, which the stage keys name by content; their stages are still cached one by one.
     """
-    if run.arm != "oracle":
+    if run.arm not in ("oracle", "noisy"):
         return None
     from rotbench.perception.oracle import OracleChecker, OracleExtractor
 
     config = EngineConfig().with_overrides(run.engine_overrides())
+    stamps = (OracleExtractor.stamp, OracleChecker.stamp)
+    if run.arm == "noisy":  # the profile's digest is in both stamps
+        from rotbench.perception.noisy.arm import noisy_stamps
+
+        stamps = noisy_stamps(run)
     return keys.world_key(seed, run.generator, run.days, run.top_k, run.scorer_version,
-                          config, OracleExtractor.stamp, OracleChecker.stamp,
+                          config, *stamps,
                           (info.identity for info in engines), volume=run.volume,
                           users=run.users, user_ids=run.user_id_list())
 
@@ -114,6 +120,10 @@ def world_runtime(spec: RunSpec, ledger_path: str | None, budget: dict | None,
     ``flows.concurrency``)."""
     if spec.arm == "oracle":
         return ArmRuntime(arm="oracle", cache_dir=spec.cache_dir)
+    if spec.arm == "noisy":
+        from rotbench.perception.noisy.arm import noisy_runtime
+
+        return noisy_runtime(spec)
     from rotbench.perception.model.budget import Budget, SpendLedger
 
     settings = run_settings(spec)
@@ -246,7 +256,7 @@ def _engine(w: WorldStages, info: EngineInfo, name: str, world: StageRef,
         keys.ingest_probe_key(world.sha256, info.identity, extract_stamp, check_stamp,
                               run.top_k, shared_config),
         label=f"{info.name}:ingest_probe", hold=lambda: engine_slot(info), engine=name,
-        world=world, arm=run.arm,
+        world=world, arm=engine_arm(run.arm),
         top_k=run.top_k, timeout_seconds=timeout, **extra)
     scored = w.stage("score", rec, keys.score_key(answers.sha256, scorer, from_answers=True),
                      label=f"{info.name}:score", engine=name, probes=answers, scorer=scorer,
@@ -271,6 +281,10 @@ def perception_stamps(rt: ArmRuntime, generator: str | None = None) -> tuple[str
     settings name none (``LLMSettings.extract_prompt_for``)."""
     from rotbench.perception.oracle import OracleChecker, OracleExtractor
 
+    if getattr(rt, "profile", None) is not None:  # the noisy arm (NoisyRuntime)
+        from rotbench.perception.noisy.perception import stamps
+
+        return stamps(rt.profile)
     if rt.live is None:
         return OracleExtractor.stamp, OracleChecker.stamp
     live = rt.live

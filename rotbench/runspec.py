@@ -15,8 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rotbench.world.generate import DEFAULT_GENERATOR, GENERATOR_VERSIONS, MAX_DAYS, MIN_DAYS
 
-Arm = Literal["oracle", "probe", "live"]
-ARMS: tuple[str, ...] = ("oracle", "probe", "live")
+Arm = Literal["oracle", "noisy", "probe", "live"]
+ARMS: tuple[str, ...] = ("oracle", "noisy", "probe", "live")
 DEFAULT_ENGINE = "reference"
 DEFAULT_SEEDS: tuple[int, ...] = (42, 43, 44)
 MAX_SEED = 2**31 - 1
@@ -103,6 +103,12 @@ class RunSpec(BaseModel):
                        "1: the single-user world, as before.")
     user_ids: list[str] = Field(default_factory=list, description="The personas' ids "
                                 "(--user-id); empty: user-1 .. user-N.")
+    noise: str | None = Field(
+        default=None, description="Noisy arm: the noise profile, a shipped name (good, "
+        "typical, spec-live) or a profile file; None on the other arms.")
+    noise_digest: str | None = Field(
+        default=None, description="Noisy arm: sha256 of the profile as validated when the "
+        "run was asked for (``NoiseProfile.digest``).")
 
     def user_id_list(self) -> list[str]:
         """The personas' ids of a shared store (``user_ids``, else user-1 .. user-N)."""
@@ -168,6 +174,9 @@ def build_spec(*, force: bool = False, cache_flag: str = "--cache-dir", **fields
     timeout = fields.get("engine_timeout_seconds", 1.0)
     if not timeout > 0:  # also NaN, which no comparison passes
         raise SpecError(f"--engine-timeout must be a number of seconds above 0, got {timeout}")
+    from rotbench.perception.noisy.arm import noise_fields
+
+    fields.update(noise_fields(arm, fields.get("noise")))
     spec = RunSpec(**fields)
     validate_spec(spec, force=force, cache_flag=cache_flag)
     return spec
@@ -212,6 +221,9 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
     from rotbench.scoring import SCORER_VERSIONS
 
     _check_text(spec, cache_flag)
+    from rotbench.perception.noisy.arm import noise_fields
+
+    noise_fields(spec.arm, spec.noise)  # a bad profile, or --noise off the noisy arm
     if spec.generator not in GENERATOR_VERSIONS:
         known = ", ".join(GENERATOR_VERSIONS)
         raise SpecError(f"--generator: unknown generator {spec.generator!r} (available: {known})")

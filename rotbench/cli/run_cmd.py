@@ -106,8 +106,11 @@ def stage_summary(stages) -> str:
 @Interrupts.around
 def run(
     arm: Annotated[
-        str, typer.Option(help="oracle (free), probe or live (model calls).")
+        str, typer.Option(help="oracle or noisy (free), probe or live (model calls).")
     ] = "oracle",
+    noise: Annotated[str | None, typer.Option(
+        help="Noisy arm: noise profile, good, typical (default) or spec-live, or a "
+        "profile .json file.")] = None,
     seed: Annotated[
         list[int] | None,
         typer.Option("--seed", help="World seed; repeat for several. Default: 42 43 44."),
@@ -277,13 +280,18 @@ def run(
             html_path=html,
             rulings_path=rulings, real_pairs=not no_real_pairs,
             users=users, user_ids=list(user_id or []),
+            noise=noise,
         )
     except SpecError as exc:
         fail(str(exc))
 
-    if spec.arm == "oracle" and llm_settings is not None:
+    if spec.arm in ("oracle", "noisy") and llm_settings is not None:
         fail("--llm-settings applies to the probe and live arms only")
-    if spec.arm != "oracle":
+    if spec.arm == "noisy" and estimate:
+        typer.echo(f"arm noisy ({spec.noise}): 0 model calls, $0.00 (scripted perception "
+                   "with seeded errors only)")
+        return
+    if spec.arm not in ("oracle", "noisy"):
         from rotbench.cli.paid import prepare_paid_arm
 
         prepare_paid_arm(spec, estimate_only=estimate, assume_yes=yes)

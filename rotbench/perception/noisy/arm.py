@@ -1,0 +1,59 @@
+"""The noisy arm's hooks into a run: spec fields, the world runtime, stamps, the engines' arm.
+
+Kept here so the run's own modules change by one call each (``runspec.build_spec``,
+``flows/world.py``, the CLI's ``--noise``).
+"""
+
+from __future__ import annotations
+
+from rotbench.perception.noisy.profile import DEFAULT_PROFILE, ProfileError, load_profile
+
+
+def noise_fields(arm: str, noise: str | None) -> dict:
+    """``{"noise": ..., "noise_digest": ...}`` of a run on ``arm`` asking for ``noise``
+    (None: the default profile on the noisy arm). Raises ``runspec.SpecError`` (one line
+    naming the file and field) for a bad profile, or for ``--noise`` on another arm."""
+    from rotbench.runspec import SpecError
+
+    if arm != "noisy":
+        if noise is not None:
+            raise SpecError(f"--noise applies to --arm noisy only (this run is --arm {arm})")
+        return {}
+    name = noise or DEFAULT_PROFILE
+    try:
+        profile = load_profile(name)
+    except ProfileError as exc:
+        raise SpecError(f"--noise {exc}") from None
+    return {"noise": name, "noise_digest": profile.digest}
+
+
+def run_profile(spec):
+    """The profile of a noisy run, loaded again in the world's process and checked against
+    the digest taken when the run was asked for. Raises ProfileError when the file changed
+    since (the run would mix two profiles)."""
+    profile = load_profile(spec.noise or DEFAULT_PROFILE)
+    if spec.noise_digest is not None and profile.digest != spec.noise_digest:
+        raise ProfileError(f"{spec.noise}: the profile changed after the run started "
+                           f"(digest {profile.digest[:12]}, expected {spec.noise_digest[:12]})")
+    return profile
+
+
+def noisy_runtime(spec):
+    """The ``NoisyRuntime`` of one world of the noisy run ``spec``."""
+    from rotbench.perception.noisy.perception import NoisyRuntime
+
+    return NoisyRuntime(arm="noisy", cache_dir=spec.cache_dir, profile=run_profile(spec))
+
+
+def noisy_stamps(spec) -> tuple[str, str]:
+    """(extractor stamp, checker stamp) of the noisy run ``spec`` (profile digest inside)."""
+    from rotbench.perception.noisy.perception import stamps
+
+    return stamps(run_profile(spec))
+
+
+def engine_arm(arm: str) -> str:
+    """The arm an engine under test is told: 'oracle' for the noisy arm, whose perception
+    is scripted like the oracle's (an adapter then takes its scripted answers from the
+    arm's claims and checks, which carry the noise), else ``arm`` itself."""
+    return "oracle" if arm == "noisy" else arm
