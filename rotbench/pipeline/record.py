@@ -53,6 +53,12 @@ def selection_for(spec: RunSpec, stamps: dict[str, str],
     names its users and whether the engine took the asking user (``user_scoped``)."""
     engine = engine or EngineIdentity()
     reference = engine.source == "reference"
+    noise: dict = {}
+    if spec.arm == "noisy":
+        from rotbench.perception.noisy.arm import run_profile
+
+        profile = run_profile(spec)
+        noise = {"noise": profile.name, "noise_digest": profile.digest}
     effective = EngineConfig().with_overrides(spec.engine_overrides())
     config = effective.flat() if reference else dict(engine.config or {})
     # the trust policy in force, whichever flag set it (--no-trust-policy or --set)
@@ -75,6 +81,7 @@ def selection_for(spec: RunSpec, stamps: dict[str, str],
         stamps=stamps,
         users=spec.user_id_list() if spec.users > 1 else [],
         user_scoped=user_scoped if spec.users > 1 else None,
+        **noise,
     )
 
 
@@ -127,6 +134,10 @@ def record_run(
             yield world
             del world  # hold no world while the next one is made
 
+    if spec.arm == "noisy":  # each probe and hit: the injected errors behind it
+        from rotbench.perception.noisy.attribution import annotated_worlds
+
+        worlds = annotated_worlds(spec, worlds)
     selection = selection_for(spec, stamps, engine, user_scoped)
     rows = WorldRows(Path(spec.db), reads_decoys(selection))  # each world's rows, as it goes
     try:

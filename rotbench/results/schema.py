@@ -22,7 +22,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from rotbench.rulings import RealPairs, ReviewItem
 from rotbench.scoring.lexicons import LEXICONS
@@ -98,7 +106,7 @@ class Selection(Additive):
     ``users`` and ``user_scoped`` are left out of the JSON while empty (a single-user run's
     selection reads as before they existed)."""
 
-    added_fields = ("users", "user_scoped")
+    added_fields = ("users", "user_scoped", "noise", "noise_digest")
 
     arm: str = Field(description="'oracle', 'probe' or 'live' (or another registered arm).")
     seeds: list[int] = Field(min_length=1)
@@ -135,6 +143,11 @@ class Selection(Additive):
     user_scoped: bool | None = Field(
         default=None, description="Shared store: whether the engine took the asking user "
         "(False: it ignored ``user`` and read every user's memories); None: one user.")
+    noise: str | None = Field(
+        default=None, description="Noisy arm: the noise profile's name (a shipped one, or "
+        "the name inside the user's file); None on the other arms.")
+    noise_digest: str | None = Field(
+        default=None, description="Noisy arm: sha256 of the profile (``NoiseProfile.digest``).")
 
     @model_validator(mode="after")
     def _checkpoints_within_days(self) -> Selection:
@@ -217,7 +230,20 @@ class Report(_Strict):
         default=None, description="Wrong first answers (current_first's denominator minus "
         "its numerator) by stage: never_seen, lost, outranked, abstained "
         "(``rotbench.scoring.miss_stages``); None in reports written before it existed.")
+    perception_noise: dict[str, dict[str, int]] | None = Field(
+        default=None, description="Noisy arm: per error kind, {'injected': n, "
+        "'opportunities': m} summed over the worlds (``rotbench.perception.noisy``); None "
+        "on the other arms.")
     worlds: list[WorldEntry] = Field(description="One entry per world, in seed order.")
+
+    @model_serializer(mode="wrap")
+    def _omit_no_noise(self, handler: SerializerFunctionWrapHandler) -> dict:
+        """``perception_noise`` is left out while None, so other arms' reports read as
+        before it existed."""
+        data = handler(self)
+        if data.get("perception_noise", 0) is None:
+            del data["perception_noise"]
+        return data
     embedded_worlds: list[WorldProbes] | None = Field(
         default=None,
         description="The worlds themselves, for a report built in memory or upgraded from "

@@ -16,7 +16,10 @@ denominator minus its numerator:
 
 "Since it became the current value" follows ``current_lost``: a value that changes away and
 back starts afresh; for a set, the current members as a whole. Per user of a shared store.
-A later arm may add stages (e.g. ``perception``); readers take the mapping as it comes.
+A later arm may add stages; readers take the mapping as it comes. The noisy arm adds
+``perception`` (listed first): a wrong first answer whose deciding claim the arm perturbed
+(the probe's ``perception_errors``, or those of its first value-bearing hit); every other
+stage is then the engine's own.
 """
 
 from __future__ import annotations
@@ -29,6 +32,18 @@ from rotbench.scoring.scorer_v5 import serves_current
 
 MISS_STAGES: tuple[str, ...] = ("never_seen", "lost", "outranked", "abstained")
 """The stages, in report order."""
+PERCEPTION = "perception"
+"""The noisy arm's stage (see the module docstring); present only for noisy worlds."""
+
+
+def _perceived(probe: ProbeRecord) -> bool:
+    """True when a perception error touched the probe's deciding claims or the claim of its
+    first value-bearing hit."""
+    if probe.perception_errors:
+        return True
+    first = next((h for h in sorted(probe.hits, key=lambda h: h.rank) if h.cls != "none"),
+                 None)
+    return first is not None and bool(first.perception_errors)
 
 
 def _stage(probe: ProbeRecord, seen_before: bool) -> str | None:
@@ -61,6 +76,8 @@ def question_stages(world: WorldProbes) -> dict[int, str]:
             if now != value:
                 value, seen = now, False
             stage = _stage(probe, seen)
+            if stage is not None and _perceived(probe):
+                stage = PERCEPTION
             if stage is not None:
                 out[i] = stage
             seen = seen or any(serves_current(h) for h in probe.hits)
@@ -71,6 +88,28 @@ def count_stages(worlds: Iterable[WorldProbes]) -> dict[str, int]:
     """The wrong first answers of ``worlds`` per stage, every stage of ``MISS_STAGES`` present
     (zero when none)."""
     counts: Counter[str] = Counter()
+    noisy = False
     for world in worlds:
         counts.update(question_stages(world).values())
-    return {stage: counts[stage] for stage in MISS_STAGES}
+        noisy = noisy or world.perception_noise is not None
+    return {stage: counts[stage] for stage in stage_order(noisy)}
+
+
+def stage_order(noisy: bool) -> tuple[str, ...]:
+    """The stages a report lists: ``MISS_STAGES``, after ``perception`` on the noisy arm."""
+    return ((PERCEPTION,) if noisy else ()) + MISS_STAGES
+
+
+def pooled_noise(counts: Iterable[dict[str, dict[str, int]] | None]) -> dict | None:
+    """The noisy arm's ``{kind: {"injected": n, "opportunities": m}}`` summed over
+    ``counts`` (one per world; None for a world of another arm); None when all are None."""
+    out: dict[str, dict[str, int]] | None = None
+    for one in counts:
+        if one is None:
+            continue
+        out = out if out is not None else {}
+        for kind, c in one.items():
+            got = out.setdefault(kind, {"injected": 0, "opportunities": 0})
+            got["injected"] += c.get("injected", 0)
+            got["opportunities"] += c.get("opportunities", 0)
+    return out

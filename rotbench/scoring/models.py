@@ -83,7 +83,12 @@ class ScoredHit(Additive):
         "(``rotbench.scoring.scorer_v5``).",
     )
 
-    added_fields = ("values", "decoy_kinds", "framed_past")
+    perception_errors: list[str] = Field(
+        default_factory=list, description="Noisy arm: ids of the injected perception errors "
+        "whose perceived claim is this hit's text (``rotbench.perception.noisy.attribution``)"
+        "; empty on the other arms.")
+
+    added_fields = ("values", "decoy_kinds", "framed_past", "perception_errors")
 
     @classmethod
     def from_hit(cls, hit: Hit, rank: int | None = None, record_text: bool = True) -> ScoredHit:
@@ -144,7 +149,12 @@ class ProbeRecord(Additive):
         default=None, description="Generator 4, a premise question: the superseded value "
         "it takes for granted (``Probe.premise``).")
 
-    added_fields = ("unanswerable", "user", "others", "premise")
+    perception_errors: list[str] = Field(
+        default_factory=list, description="Noisy arm: ids of the injected perception errors "
+        "on the statements of the current value delivered by the probe's day (its deciding "
+        "claims); empty on the other arms.")
+
+    added_fields = ("unanswerable", "user", "others", "premise", "perception_errors")
 
     @model_validator(mode="after")
     def _truth_matches(self) -> ProbeRecord:
@@ -197,7 +207,11 @@ class WorldProbes(Additive):
         default=None, description="Shared store: whether the engine took the asking user "
         "(False: it ignored ``user``); None for one user.")
 
-    added_fields = ("controls", "figures", "users", "user_scoped")
+    perception_noise: dict[str, dict[str, int]] | None = Field(
+        default=None, description="Noisy arm: per error kind, {'injected': n, "
+        "'opportunities': m} in this world; None on the other arms.")
+
+    added_fields = ("controls", "figures", "users", "user_scoped", "perception_noise")
 
     @property
     def reads_events(self) -> bool:

@@ -33,7 +33,7 @@ from rotbench.scoring.metrics import (
     lost_flags,
     metric_names,
 )
-from rotbench.scoring.miss_stages import MISS_STAGES, question_stages
+from rotbench.scoring.miss_stages import pooled_noise, question_stages, stage_order
 from rotbench.scoring.models import WorldProbes
 from rotbench.world.models import CHANNELS
 
@@ -74,6 +74,8 @@ class MetricTally:
     similar: bool = True
     misses: Counter = field(default_factory=Counter)
     """Wrong first answers per stage (``rotbench.scoring.miss_stages``)."""
+    noise: dict | None = None
+    """Noisy arm: injected errors and opportunities per kind, summed (else None)."""
 
     def __iadd__(self, other: MetricTally) -> MetricTally:
         if other.reads_decoys != self.reads_decoys:
@@ -96,6 +98,7 @@ class MetricTally:
         self.floor_current += other.floor_current
         self.similar = self.similar and other.similar
         self.misses.update(other.misses)
+        self.noise = pooled_noise([self.noise, other.noise])
         return self
 
     def __add__(self, other: MetricTally) -> MetricTally:
@@ -138,7 +141,9 @@ class MetricTally:
             by_phrasing={p: self._rates("phrasing", p, CORE_METRICS) for p in PHRASINGS},
             first_hit_counts={c: self.first[c] for c in hit_classes(self.reads_events)},
             floor_sweep=floor_sweep,
-            miss_stages={stage: self.misses[stage] for stage in MISS_STAGES},
+            miss_stages={stage: self.misses[stage]
+                         for stage in stage_order(self.noise is not None)},
+            perception_noise=self.noise,
         )
 
 
@@ -150,6 +155,7 @@ def tally_world(world: WorldProbes, reads_decoys: bool = True) -> MetricTally:
     out = MetricTally(reads_decoys, events, is_shared(world), applies(world))
     lost = lost_flags(world)
     out.misses.update(question_stages(world).values())
+    out.noise = pooled_noise([world.perception_noise])
     kinds = kinds_for(reads_decoys, events, out.cross_user, out.dependents)
     for i, p in enumerate(world.probes):
         truth = p.truth
