@@ -2,9 +2,13 @@
 
 ``annotate(probes, plan)`` returns the world's scored probes with:
 
-- ``ProbeRecord.perception_errors``: the errors on the statements of the probe's current
-  value(s) (same attribute, a fact stating a current value) delivered by the probe's day:
-  the claims that decide whether the engine can answer right;
+- ``ProbeRecord.perception_errors``: the errors, on the probe's attribute and delivered by
+  the probe's day, that decide whether the engine can answer right: any error on a
+  statement of a current value (it was dropped, distorted, misnamed, misdated or read as
+  the old value), and any error that hands the engine a competing present value or a wrong
+  check (``COMPETING``), which can retire or outrank the current one; on generator 4, also
+  any error on the attribute's root (``pools_v4.DEPENDENTS``), whose change decides the
+  dependent's value;
 - ``ScoredHit.perception_errors``: the errors whose perceived sentence is in the hit's text
   (same attribute, delivered by the probe's day): a hit the engine was handed wrong;
 - ``WorldProbes.perception_noise``: the plan's injected errors and opportunities per kind.
@@ -23,12 +27,18 @@ from rotbench.perception.noisy.plan import InjectedError, NoisePlan
 from rotbench.scoring.models import ProbeRecord, WorldProbes
 
 
+COMPETING: frozenset[str] = frozenset(
+    {"check_error", "decoy_adopted", "relay_adopted", "distorted_value", "tense_error",
+     "root"})
+"""Kinds whose error on any statement of the attribute can displace its current value."""
+
+
 def _probe(p: ProbeRecord, errors: list[InjectedError]) -> ProbeRecord:
     if p.truth is None:
         return p
     known = [e for e in errors if e.day <= p.day]
     current = set(p.truth.current_values)
-    deciding = sorted({e.id for e in known if e.value in current})
+    deciding = sorted({e.id for e in known if e.value in current or e.kind in COMPETING})
     hits = []
     for h in p.hits:
         ids = sorted({e.id for e in known if e.after and h.text and e.after in h.text})
@@ -38,9 +48,14 @@ def _probe(p: ProbeRecord, errors: list[InjectedError]) -> ProbeRecord:
 
 def annotate(world: WorldProbes, plan: NoisePlan) -> WorldProbes:
     """``world`` with its noisy-arm error record (see the module docstring)."""
+    from rotbench.world.pools_v4 import DEPENDENTS
+
     by_attribute: dict[str, list[InjectedError]] = defaultdict(list)
     for e in plan.errors:
         by_attribute[e.attribute].append(e)
+        for dependent in DEPENDENTS.get(e.attribute, ()):  # a root's error reaches its
+            by_attribute[dependent].append(  # dependents (generator 4)
+                e.model_copy(update={"kind": "root"}))
     probes = [_probe(p, by_attribute.get(p.attribute or "", [])) for p in world.probes]
     return world.model_copy(update={"probes": probes, "perception_noise": plan.counts()})
 
