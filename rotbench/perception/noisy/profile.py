@@ -91,7 +91,7 @@ def profile_path(name_or_path: str) -> Path:
         return PROFILE_DIR / f"{name_or_path}.json"
     if "/" in name_or_path or name_or_path.endswith(".json"):
         return Path(name_or_path)
-    raise ProfileError(f"--noise {name_or_path!r}: unknown profile; available: "
+    raise ProfileError(f"{name_or_path!r}: unknown noise profile; available: "
                        f"{', '.join(BUILTIN_PROFILES)}, or a path to a profile .json file")
 
 

@@ -1,0 +1,95 @@
+"""Noise profiles: the shipped ones load with a source per rate; every bad profile is refused
+with one line naming the file and the field, and ``rotbench run`` then runs nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from rotbench.cli.main import app
+from rotbench.perception.noisy import BUILTIN_PROFILES, KINDS, ProfileError, load_profile
+from rotbench.perception.noisy.profile import PROFILE_DIR
+
+
+def test_shipped_profiles_name_every_kind_with_a_source() -> None:
+    for name in BUILTIN_PROFILES:
+        profile = load_profile(name)
+        assert profile.name == name
+        for kind in KINDS:
+            assert 0.0 <= profile.rate(kind) <= 1.0
+            assert getattr(profile.kinds, kind).source.strip()
+    typical, good = load_profile("typical"), load_profile("good")
+    assert (typical.rate("omission"), good.rate("omission")) == (0.57, 0.26)  # HaluMem
+    assert (typical.rate("update_missed"), good.rate("update_missed")) == (0.74, 0.38)
+    assert len({load_profile(n).digest for n in BUILTIN_PROFILES}) == 3
+
+
+def _profile(tmp_path: Path, edit) -> Path:
+    data = json.loads((PROFILE_DIR / "typical.json").read_text())
+    edit(data)
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def _rate_out_of_range(d: dict) -> None:
+    d["kinds"]["omission"]["rate"] = 1.5
+
+
+def _missing_kind(d: dict) -> None:
+    del d["kinds"]["tense_error"]
+
+
+def _unknown_key(d: dict) -> None:
+    d["kinds"]["omission"]["weight"] = 2
+
+
+BAD = [
+    (_rate_out_of_range, "field kinds.omission.rate: Input should be less than or equal to 1"),
+    (_missing_kind, "field kinds.tense_error: missing kind (every kind needs a rate and a "
+                    "source)"),
+    (_unknown_key, "field kinds.omission.weight: Extra inputs are not permitted"),
+]
+
+
+@pytest.mark.parametrize(("edit", "message"), BAD, ids=["rate", "missing-kind", "unknown-key"])
+def test_bad_profile_is_one_line_naming_file_and_field(tmp_path, edit, message) -> None:
+    path = _profile(tmp_path, edit)
+    with pytest.raises(ProfileError) as info:
+        load_profile(str(path))
+    assert str(info.value) == f"{path}: {message}"
+
+
+def test_unknown_profile_name() -> None:
+    with pytest.raises(ProfileError) as info:
+        load_profile("optimistic")
+    assert str(info.value) == ("'optimistic': unknown noise profile; available: good, "
+                               "typical, spec-live, or a path to a profile .json file")
+
+
+@pytest.mark.parametrize("case", ["name", "rate", "missing-kind", "unknown-key"])
+def test_run_refuses_a_bad_profile_before_anything_runs(tmp_path, case) -> None:
+    edits = {"rate": _rate_out_of_range, "missing-kind": _missing_kind,
+             "unknown-key": _unknown_key}
+    noise = "optimistic" if case == "name" else str(_profile(tmp_path, edits[case]))
+    reports, cache = tmp_path / "reports", tmp_path / "cache"
+    result = CliRunner().invoke(app, ["run", "--arm", "noisy", "--noise", noise, "--seed",
+                                      "42", "--reports-dir", str(reports), "--cache-dir",
+                                      str(cache)])
+    assert result.exit_code != 0
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1, result.output
+    assert lines[0].startswith("rotbench: error: --noise ")
+    assert noise in lines[0]
+    assert ("field kinds." in lines[0]) != (case == "name")
+    assert not reports.exists() and not cache.exists()
+
+
+def test_noise_on_another_arm_is_refused(tmp_path) -> None:
+    result = CliRunner().invoke(app, ["run", "--noise", "good", "--reports-dir",
+                                      str(tmp_path / "r"), "--cache-dir", str(tmp_path / "c")])
+    assert result.exit_code != 0
+    assert "--noise applies to --arm noisy only (this run is --arm oracle)" in result.output
