@@ -1,0 +1,76 @@
+"""Engines under the noisy arm, at the pipeline level with the bag-of-words embedder (no
+model loaded): the reference engine's current_first falls from the oracle through ``good``
+to ``typical``, every miss it makes is filed under ``perception``, and faults caught on the
+oracle arm stay caught under ``typical``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from noisy_helpers import reference_world
+
+from rotbench.embedding import FAKE_MODEL_ID, Embedder, hashing_encoder
+from rotbench.perception.noisy import load_profile
+from rotbench.perception.noisy.perception import NoisyExtractor
+from rotbench.pipeline.probe import probe_world
+from rotbench.scoring import compute_metrics, score_world, wilson_interval
+from rotbench.world import generate_world
+
+sys.path.insert(0, str(Path(__file__).parents[2] / "faults"))
+from faulty_engines import CorrectEngine, DecoyFiler, Tripler  # noqa: E402
+
+SEEDS = (42, 43, 44)
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> dict:
+    emb = tmp_path_factory.mktemp("emb")
+    return {profile: compute_metrics([reference_world(s, profile, emb) for s in SEEDS])
+            for profile in (None, "good", "typical")}
+
+
+def test_reference_current_first_oracle_good_typical(reference) -> None:
+    got = {p: (b.metrics["current_first"].numerator, b.metrics["current_first"].denominator)
+           for p, b in reference.items()}
+    assert got == {None: (195, 195), "good": (88, 195), "typical": (53, 195)}
+    assert got[None][0] >= got["good"][0] >= got["typical"][0]
+    assert got["typical"][0] < got[None][0]
+
+
+def test_reference_misses_are_all_perception(reference) -> None:
+    assert reference[None].miss_stages == {"never_seen": 0, "lost": 0, "outranked": 0,
+                                           "abstained": 0}
+    assert reference[None].perception_noise is None
+    assert reference["typical"].miss_stages == {
+        "perception": 142, "never_seen": 0, "lost": 0, "outranked": 0, "abstained": 0}
+    assert reference["good"].miss_stages["perception"] == 107
+    noise = reference["typical"].perception_noise
+    assert noise["omission"] == {"injected": 89, "opportunities": 142}
+
+
+def _figures(factory, profile: str | None, tmp_path: Path) -> dict[str, tuple[int, int]]:
+    embedder = Embedder(tmp_path, FAKE_MODEL_ID, encoder=hashing_encoder)
+    worlds = []
+    for seed in SEEDS:
+        world = generate_world(seed, generator="2")
+        engine = factory(world, embedder)
+        if profile is not None:
+            engine.extractor = NoisyExtractor(world, load_profile(profile))
+        worlds.append(score_world(probe_world(world, engine, 10), "v3"))
+    return {m: (r.numerator, r.denominator) for m, r in compute_metrics(worlds).metrics.items()}
+
+
+@pytest.mark.parametrize(("fault", "metric", "oracle", "typical"), [
+    (DecoyFiler, "decoy_asserted_at_k", (27, 75), (49, 75)),
+    (Tripler, "redundancy_at_k", (1049, 1379), (625, 912)),
+], ids=["someone-elses-fact", "duplicates"])
+def test_faults_caught_on_the_oracle_stay_caught_under_typical(fault, metric, oracle, typical,
+                                                               tmp_path) -> None:
+    for profile, expected in ((None, oracle), ("typical", typical)):
+        correct = _figures(CorrectEngine, profile, tmp_path)[metric]
+        got = _figures(fault, profile, tmp_path)[metric]
+        assert got == expected
+        low, high = wilson_interval(*correct)
+        assert got[0] / got[1] > high, (profile, correct, got)
