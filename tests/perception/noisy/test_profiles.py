@@ -93,3 +93,12 @@ def test_noise_on_another_arm_is_refused(tmp_path) -> None:
                                       str(tmp_path / "r"), "--cache-dir", str(tmp_path / "c")])
     assert result.exit_code != 0
     assert "--noise applies to --arm noisy only (this run is --arm oracle)" in result.output
+
+
+def test_estimate_says_zero_calls(tmp_path) -> None:
+    result = CliRunner().invoke(app, ["run", "--arm", "noisy", "--estimate", "--seed", "42",
+                                      "--reports-dir", str(tmp_path / "r"), "--cache-dir",
+                                      str(tmp_path / "c")])
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == ("arm noisy (typical): 0 model calls, $0.00 (scripted "
+                                     "perception with seeded errors only)")
