@@ -259,6 +259,11 @@ def compare_reports(reports: list[Report], force: bool = False) -> Comparison:
     stages = _miss_family(reports, outcomes)
     if stages is not None:
         families.append(stages)
+    from rotbench.results.presentation.noise import noise_rows
+
+    if rows := noise_rows(reports):  # the noisy arm: injected of opportunities per kind
+        families.append(Family(name="Perception noise injected (noisy arm)",
+                               rows=[_row(name, rates) for name, rates in rows]))
     columns = [Column(run_id=r.run_id, engine=r.selection.engine,
                       engine_version=r.selection.engine_version, arm=r.selection.arm,
                       scorer_version=r.selection.scorer_version) for r in reports]

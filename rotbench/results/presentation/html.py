@@ -43,6 +43,7 @@ from rotbench.results.presentation.render import (
     scorer_classes,
     shared_line,
 )
+from rotbench.results.presentation.noise import noise_section
 from rotbench.results.schema import Report
 from rotbench.safe_text import printable
 from rotbench.scoring.metrics import (
@@ -551,7 +552,7 @@ def render_html(reports: list[Report], plots: list[Plot], sources: list[str] | N
         f"<h2 id=selection>What ran</h2>{_selection_table(reports, labels, sources)}"
         f"<h2 id=figures>Figures by family</h2>{legend}{figures}"
         f"{_by_kind(reports, labels)}{_first_hits(reports, labels)}"
-        f"{miss_stages_section(reports, labels)}"
+        f"{miss_stages_section(reports, labels)}{noise_section(reports, labels)}"
         f"{_floor_sweep(reports, labels)}"
         f"{_real_pairs(reports, labels)}"
         f"<h2 id=plots>Plots</h2>{_plots(plots)}"

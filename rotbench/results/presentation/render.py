@@ -249,6 +249,9 @@ def render_miss_stages(report: Report, console: Console, intervals: bool = False
                 [Col("stage"), Col("questions", "words", "right")],
                 [[printable(stage, 40), format_rate(Rate.of(n, total), intervals)]
                  for stage, n in stages.items()])
+    from rotbench.results.presentation.noise import render_noise
+
+    render_noise(report, console, intervals)  # the noisy arm's errors and split
 
 
 def _real_pairs(report: Report, console: Console, intervals: bool) -> None:
