@@ -141,8 +141,10 @@ def _prewarm(spec: RunSpec) -> threading.Thread | None:
     in the shared cache instead of each loading the model. Best effort: the index stage
     meets and reports any failure."""
     from rotbench.embedding.shared import warm_for_run
+    from rotbench.perception.noisy.arm import noisy_texts
 
-    thread = warm_for_run(spec.arm, spec.engines, Path(spec.cache_dir), spec.generator)
+    thread = warm_for_run(spec.arm, spec.engines, Path(spec.cache_dir), spec.generator,
+                          noisy_texts(spec))
     if thread is not None and spec.dask is not None:
         thread.join()
     return thread

@@ -315,7 +315,10 @@ def run(
 
         if spec.dask is None:  # (on Dask the flow starts it and waits for it)
             # beside the boot
-            warm_for_run(spec.arm, spec.engines, Path(spec.cache_dir), spec.generator)
+            from rotbench.perception.noisy.arm import noisy_texts
+
+            warm_for_run(spec.arm, spec.engines, Path(spec.cache_dir), spec.generator,
+                         noisy_texts(spec))
         outcome = _run_flow(spec, server, started)
     except ServerStartError as exc:
         fail(str(exc), 1)

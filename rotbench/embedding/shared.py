@@ -7,6 +7,7 @@ uses the same instance to start encoding before the workflow engine is up.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 
 from rotbench.embedding.embedder import DEFAULT_MODEL_ID, Embedder
@@ -27,7 +28,7 @@ def shared_embedder(cache_dir: Path, model_id: str = DEFAULT_MODEL_ID) -> Embedd
 
 
 def warm_for_run(arm: str, engines: list[str], cache_dir: Path,
-                 generator: str) -> threading.Thread | None:
+                 generator: str, extra: Iterable[str] = ()) -> threading.Thread | None:
     """Start embedding, in one batch in the background, every text the run's engines are
     known to embed on worlds of ``generator``: for the reference engine on the oracle or
     probe arm, every text a scripted arm's index stage can meet
@@ -47,6 +48,7 @@ def warm_for_run(arm: str, engines: list[str], cache_dir: Path,
         texts.update(oracle_texts(generator_3=generator in ("3", "4"),
                                   generator_4=generator == "4"))
     texts.update(_engines_texts(arm, engines, generator))
+    texts.update(extra)  # e.g. the noisy arm's sentences of the run's worlds
     if not texts:
         return None
     return shared_embedder(Path(cache_dir)).start_warming(sorted(texts))

@@ -57,3 +57,21 @@ def engine_arm(arm: str) -> str:
     is scripted like the oracle's (an adapter then takes its scripted answers from the
     arm's claims and checks, which carry the noise), else ``arm`` itself."""
     return "oracle" if arm == "noisy" else arm
+
+
+def noisy_texts(spec) -> list[str]:
+    """Every claim sentence the noisy run ``spec`` hands the engines, over its seeds (the
+    worlds are generated and planned here: pure and cheap, ~50 ms a world), so the run's
+    embedding warm-up covers them beside the oracle's texts and no index stage has to load
+    the model. Empty on the other arms."""
+    if spec.arm != "noisy" or spec.users != 1:
+        return []
+    from rotbench.perception.noisy.perception import world_plan
+    from rotbench.world.generate import generate_world
+
+    profile = run_profile(spec)
+    texts: set[str] = set()
+    for seed in spec.seeds:
+        plan = world_plan(generate_world(seed, spec.days, spec.generator, spec.volume), profile)
+        texts.update(d.sentence for drafts in plan.drafts.values() for d in drafts)
+    return sorted(texts)

@@ -26,7 +26,6 @@ from collections.abc import Iterable, Iterator
 from rotbench.perception.noisy.plan import InjectedError, NoisePlan
 from rotbench.scoring.models import ProbeRecord, WorldProbes
 
-
 COMPETING: frozenset[str] = frozenset(
     {"check_error", "decoy_adopted", "relay_adopted", "distorted_value", "tense_error",
      "root"})

@@ -36,6 +36,7 @@ from rotbench.results.presentation.html_tools import (
     metric_link,
     question_fails,
 )
+from rotbench.results.presentation.noise import noise_section
 from rotbench.results.presentation.plots import CLASS_COLOURS, Plot, run_labels, selection_line
 from rotbench.results.presentation.render import (
     format_rate,
@@ -43,7 +44,6 @@ from rotbench.results.presentation.render import (
     scorer_classes,
     shared_line,
 )
-from rotbench.results.presentation.noise import noise_section
 from rotbench.results.schema import Report
 from rotbench.safe_text import printable
 from rotbench.scoring.metrics import (
