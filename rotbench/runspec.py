@@ -174,12 +174,21 @@ def build_spec(*, force: bool = False, cache_flag: str = "--cache-dir", **fields
     timeout = fields.get("engine_timeout_seconds", 1.0)
     if not timeout > 0:  # also NaN, which no comparison passes
         raise SpecError(f"--engine-timeout must be a number of seconds above 0, got {timeout}")
-    from rotbench.perception.noisy.arm import noise_fields
-
-    fields.update(noise_fields(arm, fields.get("noise")))
+    fields.update(_noise_fields(arm, fields.get("noise")))
     spec = RunSpec(**fields)
     validate_spec(spec, force=force, cache_flag=cache_flag)
     return spec
+
+
+def _noise_fields(arm: str, noise: str | None) -> dict:
+    """``rotbench.perception.noisy.arm.noise_fields``, its error as a SpecError."""
+    from rotbench.perception.noisy.arm import noise_fields
+    from rotbench.perception.noisy.profile import ProfileError
+
+    try:
+        return noise_fields(arm, noise)
+    except ProfileError as exc:
+        raise SpecError(str(exc)) from None
 
 
 _FLAGS = {"reports_dir": "--reports-dir", "db_path": "--db", "out_path": "--out",
@@ -221,9 +230,7 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
     from rotbench.scoring import SCORER_VERSIONS
 
     _check_text(spec, cache_flag)
-    from rotbench.perception.noisy.arm import noise_fields
-
-    noise_fields(spec.arm, spec.noise)  # a bad profile, or --noise off the noisy arm
+    _noise_fields(spec.arm, spec.noise)  # a bad profile, or --noise off the noisy arm
     if spec.generator not in GENERATOR_VERSIONS:
         known = ", ".join(GENERATOR_VERSIONS)
         raise SpecError(f"--generator: unknown generator {spec.generator!r} (available: {known})")

@@ -27,7 +27,7 @@ def test_defaults_match_the_runspec_defaults() -> None:
 def test_the_schema_gives_the_ui_typed_fields() -> None:
     props = parameter_schema(rot_benchmark.fn).model_dump()["properties"]
     assert props["seeds"]["type"] == "array" and props["seeds"]["items"]["type"] == "integer"
-    assert props["arm"]["enum"] == ["oracle", "probe", "live"]
+    assert props["arm"]["enum"] == ["oracle", "noisy", "probe", "live"]
     assert props["days"]["type"] == "integer"
 
 

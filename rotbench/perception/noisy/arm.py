@@ -11,19 +11,18 @@ from rotbench.perception.noisy.profile import DEFAULT_PROFILE, ProfileError, loa
 
 def noise_fields(arm: str, noise: str | None) -> dict:
     """``{"noise": ..., "noise_digest": ...}`` of a run on ``arm`` asking for ``noise``
-    (None: the default profile on the noisy arm). Raises ``runspec.SpecError`` (one line
-    naming the file and field) for a bad profile, or for ``--noise`` on another arm."""
-    from rotbench.runspec import SpecError
-
+    (None: the default profile on the noisy arm). Raises ProfileError (one line, naming the
+    flag, the file and the field) for a bad profile, or for ``--noise`` on another arm."""
     if arm != "noisy":
         if noise is not None:
-            raise SpecError(f"--noise applies to --arm noisy only (this run is --arm {arm})")
+            raise ProfileError(f"--noise applies to --arm noisy only (this run is --arm "
+                               f"{arm})")
         return {}
     name = noise or DEFAULT_PROFILE
     try:
         profile = load_profile(name)
     except ProfileError as exc:
-        raise SpecError(f"--noise {exc}") from None
+        raise ProfileError(f"--noise {exc}") from None
     return {"noise": name, "noise_digest": profile.digest}
 
 

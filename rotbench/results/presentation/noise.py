@@ -6,6 +6,7 @@ of another arm, so other reports render as before."""
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 
 from rich.console import Console
 
@@ -31,11 +32,10 @@ def profile_label(report: Report) -> str:
     return f"{printable(sel.noise or '?', 64)}, sha256 {(sel.noise_digest or '?')[:12]}"
 
 
-def render_noise(report: Report, console: Console, intervals: bool = False) -> None:
+def render_noise(report: Report, console: Console, fmt: Callable[[Rate], str]) -> None:
     """The "Perception noise" table of ``rotbench show``: per kind, injected of
-    opportunities, then one line with the split. Nothing for another arm."""
-    from rotbench.results.presentation.render import format_rate
-
+    opportunities (each written by ``fmt``, the page's rate format), then one line with the
+    split. Nothing for another arm."""
     noise = report.perception_noise
     if noise is None:
         return
@@ -43,9 +43,8 @@ def render_noise(report: Report, console: Console, intervals: bool = False) -> N
                   markup=False)
     print_table(console, "Perception noise",
                 [Col("kind"), Col("injected / opportunities", "words", "right")],
-                [[printable(kind, 40), format_rate(Rate.of(c.get("injected", 0),
-                                                           c.get("opportunities", 0)),
-                                                   intervals)]
+                [[printable(kind, 40), fmt(Rate.of(c.get("injected", 0),
+                                                   c.get("opportunities", 0)))]
                  for kind, c in noise.items()])
     parts = split(report)
     if parts is not None:

@@ -251,7 +251,7 @@ def render_miss_stages(report: Report, console: Console, intervals: bool = False
                  for stage, n in stages.items()])
     from rotbench.results.presentation.noise import render_noise
 
-    render_noise(report, console, intervals)  # the noisy arm's errors and split
+    render_noise(report, console, lambda r: format_rate(r, intervals))  # the noisy arm
 
 
 def _real_pairs(report: Report, console: Console, intervals: bool) -> None:
