@@ -102,3 +102,11 @@ def test_estimate_says_zero_calls(tmp_path) -> None:
     assert result.exit_code == 0, result.output
     assert result.output.strip() == ("arm noisy (typical): 0 model calls, $0.00 (scripted "
                                      "perception with seeded errors only)")
+
+
+def test_the_docs_rate_table_is_the_shipped_profiles() -> None:
+    page = (Path(__file__).parents[3] / "docs" / "noisy-arm.md").read_text()
+    profiles = [load_profile(n) for n in ("good", "typical", "spec-live")]
+    for kind in KINDS:
+        row = f"| `{kind}` | " + " | ".join(f"{p.rate(kind):g}" for p in profiles) + " |"
+        assert row in page, row
