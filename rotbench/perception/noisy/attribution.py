@@ -14,7 +14,8 @@
 - ``WorldProbes.perception_noise``: the plan's injected errors and opportunities per kind.
 
 ``rotbench.scoring.miss_stages`` then files a wrong first answer touched by either under
-``perception``. The plan is recomputed from the world and the profile (it is pure), so the
+``perception``, unless the engine never served one of the arm's claims (it reads raw
+text, so the arm's errors never reached it). The plan is recomputed from the world and the profile (it is pure), so the
 record needs no stage of its own and is the same in a cold run and a warm one.
 """
 
@@ -45,9 +46,23 @@ def _probe(p: ProbeRecord, errors: list[InjectedError]) -> ProbeRecord:
     return p.model_copy(update={"perception_errors": deciding, "hits": hits})
 
 
+def reads_claims(world: WorldProbes, plan: NoisePlan) -> bool:
+    """True when the engine served the arm's perceived claims: some hit's text holds a
+    sentence the arm handed it. An engine that files raw text (transcript-rag, mem0-raw)
+    never does, and the arm's errors cannot explain its answers."""
+    sentences = {d.sentence for drafts in plan.drafts.values() for d in drafts}
+    return any(h.text and any(s in h.text for s in sentences)
+               for p in world.probes for h in p.hits)
+
+
 def annotate(world: WorldProbes, plan: NoisePlan) -> WorldProbes:
-    """``world`` with its noisy-arm error record (see the module docstring)."""
+    """``world`` with its noisy-arm error record (see the module docstring). For an engine
+    that never served a perceived claim (``reads_claims`` False) no probe or hit carries an
+    error: every miss of it stays its own; ``perception_noise`` is recorded all the same."""
     from rotbench.world.pools_v4 import DEPENDENTS
+
+    if not reads_claims(world, plan):
+        return world.model_copy(update={"perception_noise": plan.counts()})
 
     by_attribute: dict[str, list[InjectedError]] = defaultdict(list)
     for e in plan.errors:

@@ -74,3 +74,21 @@ def test_faults_caught_on_the_oracle_stay_caught_under_typical(fault, metric, or
         assert got == expected
         low, high = wilson_interval(*correct)
         assert got[0] / got[1] > high, (profile, correct, got)
+
+
+def test_an_engine_of_raw_text_keeps_its_misses(tmp_path) -> None:
+    from faulty_engines import RawLines
+
+    from rotbench.perception.noisy.attribution import annotate, reads_claims
+    from rotbench.perception.noisy.perception import world_plan
+    from rotbench.scoring.miss_stages import count_stages
+
+    world = generate_world(42, 90, "4")
+    plan = world_plan(world, load_profile("typical"))
+    embedder = Embedder(tmp_path, FAKE_MODEL_ID, encoder=hashing_encoder)
+    raw = score_world(probe_world(world, RawLines(world, embedder), 10), "v5")
+    assert not reads_claims(raw, plan)
+    stages = count_stages([annotate(raw, plan)])
+    assert stages["perception"] == 0 and sum(stages.values()) > 0
+    filed = score_world(probe_world(world, CorrectEngine(world, embedder), 10), "v5")
+    assert reads_claims(filed, plan)
