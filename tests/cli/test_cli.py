@@ -40,7 +40,7 @@ def test_every_command_has_help(command: list[str]) -> None:
         (["--set", "query.relevance_floor=abc"],
          "rotbench: error: --set: bad value for 'query.relevance_floor': 'abc' is not a number"),
         (["--arm", "gold"],
-         "rotbench: error: --arm: unknown arm 'gold' (available: oracle, probe, live)"),
+         "rotbench: error: --arm: unknown arm 'gold' (available: oracle, noisy, probe, live)"),
         (["--seed", "42", "--seed", "42"], "rotbench: error: --seed: duplicate seeds in [42, 42]"),
     ],
 )
