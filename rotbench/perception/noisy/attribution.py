@@ -15,8 +15,9 @@
 
 ``rotbench.scoring.miss_stages`` then files a wrong first answer touched by either under
 ``perception``, unless the engine never served one of the arm's claims (it reads raw
-text, so the arm's errors never reached it). The plan is recomputed from the world and the profile (it is pure), so the
-record needs no stage of its own and is the same in a cold run and a warm one.
+text, so the arm's errors never reached it). The plan is recomputed from the world and the
+profile (it is pure), so the record needs no stage of its own and is the same in a cold run
+and a warm one.
 """
 
 from __future__ import annotations
