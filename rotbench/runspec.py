@@ -77,7 +77,8 @@ class RunSpec(BaseModel):
         description="Engines under test: registered names or module:factory, in report order.",
     )
     engine_timeout_seconds: float = Field(
-        default=60.0, gt=0, description="Limit on one engine call (deposit or query), seconds."
+        default=60.0, gt=0, le=86_400.0,
+        description="Limit on one engine call (deposit or query), seconds (rotbench.ranges)."
     )
     llm_settings: str | None = Field(
         default=None, description="JSON file of model settings (probe, live arms): models, "
@@ -165,9 +166,11 @@ def build_spec(*, force: bool = False, cache_flag: str = "--cache-dir", **fields
         value = fields.get(name, 1)
         if not 1 <= value <= top:
             raise SpecError(f"{flag} must be between 1 and {top}, got {value}")
-    timeout = fields.get("engine_timeout_seconds", 1.0)
-    if not timeout > 0:  # also NaN, which no comparison passes
-        raise SpecError(f"--engine-timeout must be a number of seconds above 0, got {timeout}")
+    from rotbench.ranges import MAX_ENGINE_TIMEOUT_SECONDS, range_problem
+
+    if problem := range_problem("--engine-timeout", fields.get("engine_timeout_seconds", 1.0),
+                                0.0, MAX_ENGINE_TIMEOUT_SECONDS, low_open=True):
+        raise SpecError(problem)  # also NaN and inf, before RunSpec sees them
     spec = RunSpec(**fields)
     validate_spec(spec, force=force, cache_flag=cache_flag)
     return spec
@@ -212,6 +215,10 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
     from rotbench.scoring import SCORER_VERSIONS
 
     _check_text(spec, cache_flag)
+    from rotbench.ranges import spec_problems
+
+    if problems := spec_problems(spec):
+        raise SpecError(problems[0])
     if spec.generator not in GENERATOR_VERSIONS:
         known = ", ".join(GENERATOR_VERSIONS)
         raise SpecError(f"--generator: unknown generator {spec.generator!r} (available: {known})")

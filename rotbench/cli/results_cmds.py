@@ -289,7 +289,8 @@ def runs(
     engine: Annotated[str | None, typer.Option(
         "--engine", help="Only runs of this engine (name or --engine value).",
         show_default=False)] = None,
-    limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most this many.",
+    limit: Annotated[int | None, typer.Option("--limit", min=1, max=2**31 - 1,
+                                              help="At most this many (rotbench.ranges).",
                                               show_default=False)] = None,
     format: Annotated[TableFormat, typer.Option("--format", help="table or json.")
                       ] = TableFormat.table,
