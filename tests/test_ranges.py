@@ -12,7 +12,6 @@ from rotbench.cli.main import app
 from rotbench.ranges import range_problem
 
 
-
 class _Result:
     def __init__(self, code: int, out: str, err: str) -> None:
         self.exit_code, self.output, self.stderr = code, out + err, err
