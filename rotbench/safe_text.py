@@ -13,6 +13,8 @@ from __future__ import annotations
 import unicodedata
 from typing import TYPE_CHECKING
 
+from rotbench.sinks import UNSAFE_CATEGORIES  # the one rule of what is escaped (every sink)
+
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
@@ -24,7 +26,7 @@ def printable(text: object, limit: int = 200) -> str:
     out: list[str] = []
     whole = text if type(text) is str else str(text)
     for ch in whole[: limit + 1]:  # a cut text needs no more: each character shows as >= 1
-        if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Zl", "Zp"):
+        if unicodedata.category(ch) in UNSAFE_CATEGORIES:
             out.append(ch.encode("unicode_escape").decode("ascii"))
         else:
             out.append(ch)
@@ -63,11 +65,9 @@ def type_name(obj: object) -> str:
 def escape_controls(text: str) -> str:
     """``text`` with every control or format character except the newline escaped (as
     ``printable`` does), and nothing cut: what the terminal console sends."""
-    if text.isascii() and text.isprintable():
-        return text
-    return "".join(ch if ch == "\n" or unicodedata.category(ch) not in (
-        "Cc", "Cf", "Zl", "Zp") else ch.encode("unicode_escape").decode("ascii")
-        for ch in text)
+    from rotbench.sinks import escape_unsafe
+
+    return escape_unsafe(text, keep=("\n",))
 
 
 def cell(text: object, limit: int = 200) -> Text:
