@@ -398,9 +398,15 @@ def check_writable_dir(flag: str, path: Path) -> None:
 
 
 def check_writable_file(flag: str, path: Path) -> None:
-    """Raise SpecError unless ``path`` can be written as a file (its folder may not exist)."""
+    """Raise SpecError unless ``path`` can be written as a file (its folder may not exist):
+    nothing there yet, or a regular file (``/dev/stdout``, a FIFO or a device is refused:
+    rotbench writes its files atomically, beside them, and only regular paths take that)."""
     if path.is_dir():
         raise SpecError(f"{flag} {path}: is a directory, not a file")
+    from rotbench.regular import not_regular
+
+    if why := not_regular(path):
+        raise SpecError(f"{flag} {path}: {why}; give the path of a file")
     check_writable_dir(flag, path.parent)
 
 
