@@ -403,11 +403,11 @@ def check_writable_file(flag: str, path: Path) -> None:
     rotbench writes its files atomically, beside them, and only regular paths take that)."""
     if path.is_dir():
         raise SpecError(f"{flag} {path}: is a directory, not a file")
+    check_writable_dir(flag, path.parent)
     from rotbench.regular import not_regular
 
     if why := not_regular(path):
         raise SpecError(f"{flag} {path}: {why}; give the path of a file")
-    check_writable_dir(flag, path.parent)
 
 
 def check_duckdb_file(path: Path) -> None:

@@ -101,6 +101,7 @@ def test_run_out_to_a_device_is_refused_up_front(tmp_path, capsys, out) -> None:
                   str(tmp_path / "r"), "--cache-dir", str(tmp_path / "c")])
     err = capsys.readouterr().err.strip()
     assert code == 2
-    assert err == (f"rotbench: error: --out {out}: a system path (dev), not a regular file; "
-                   "give the path of a file")
+    assert len(err.splitlines()) == 1 and err.startswith(f"rotbench: error: --out {out}: "), err
+    if os.access("/dev", os.W_OK):  # else refused as an unwritable folder, before this
+        assert err.endswith(": a system path (dev), not a regular file; give the path of a file")
     assert not (tmp_path / "r").exists()
