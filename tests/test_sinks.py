@@ -76,8 +76,13 @@ def test_markdown_sink(text: str) -> None:
 
 @pytest.mark.parametrize("text", HOSTILE)
 def test_html_sink(text: str) -> None:
-    out = sinks.html_text(text, None)
-    assert _unsafe(out) == [] and not any(c in out for c in "<>\"'")
+    from rotbench.results.presentation import html, html_tools
+
+    # the report page and its comparison tools write outside text through the one rule
+    for out in (sinks.html_text(text, None), html.esc(text), html.esc_text(text),
+                html_tools.esc(text)):
+        assert _unsafe(out) == [] and not any(c in out for c in "<>"), out
+    assert not any(c in sinks.html_text(text) for c in "\"'")
 
 
 def test_the_rule_names_exact_escapes() -> None:
