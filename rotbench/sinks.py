@@ -66,17 +66,25 @@ def _cut(text: str, limit: int | None) -> str:
 
 
 def _text(value: object) -> str:
-    from rotbench.safe_text import safe_str
-
-    return value if type(value) is str else safe_str(value, 10**6)
+    """``str(value)``; what cannot be shown (a raising ``__str__``) is said so."""
+    if type(value) is str:
+        return value
+    try:
+        text = str(value)
+        return text if isinstance(text, str) else "<cannot be shown>"
+    except Exception:  # noqa: BLE001 - outside objects: anything may come out
+        return "<cannot be shown: its __str__ raised>"
 
 
 def terminal(value: object, limit: int | None = 200) -> str:
     """One terminal line: every unsafe character escaped (newlines too), cut to ``limit``
-    characters (None: not cut). The same rule as ``rotbench.safe_text.printable``."""
-    from rotbench.safe_text import printable
-
-    return printable(value, limit) if limit is not None else escape_unsafe(_text(value))
+    characters (an ellipsis marks the cut; None: not cut). ``rotbench.safe_text.printable``
+    is this rule."""
+    whole = _text(value)
+    if limit is None:
+        return escape_unsafe(whole)
+    joined = escape_unsafe(whole[: limit + 1])  # each character shows as one or more
+    return joined if len(joined) <= limit else joined[: limit - 1] + "…"
 
 
 def terminal_lines(value: object) -> str:
