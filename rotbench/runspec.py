@@ -215,10 +215,6 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
     from rotbench.scoring import SCORER_VERSIONS
 
     _check_text(spec, cache_flag)
-    from rotbench.ranges import spec_problems
-
-    if problems := spec_problems(spec):
-        raise SpecError(problems[0])
     if spec.generator not in GENERATOR_VERSIONS:
         known = ", ".join(GENERATOR_VERSIONS)
         raise SpecError(f"--generator: unknown generator {spec.generator!r} (available: {known})")
@@ -246,6 +242,10 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
                         f"{spec.batch_timeout_seconds}")
     if spec.dask_workers < 1:
         raise SpecError(f"--dask-workers must be at least 1, got {spec.dask_workers}")
+    from rotbench.ranges import spec_problems
+
+    if problems := spec_problems(spec):  # the upper bounds, inf and NaN (rotbench.ranges)
+        raise SpecError(problems[0])
     if spec.dask is not None and spec.dask != "local" and "://" not in spec.dask \
             and ":" not in spec.dask:
         raise SpecError(f"--dask: expected 'local' or a scheduler address such as "
