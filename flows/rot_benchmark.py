@@ -238,10 +238,11 @@ def _dollars(usage: dict) -> str:
 
 def _artifact_markdown(outcome: RunOutcome, spec: RunSpec) -> str:
     from rotbench.results import format_rate
+    from rotbench.sinks import markdown as md  # engine names and failures come from outside
 
     lines = [f"# rotbench: arm {spec.arm}, seeds {_seed_text(spec.seeds)}", ""]
     for report, path in zip(outcome.reports, outcome.report_paths, strict=True):
-        lines += [f"## engine {report.selection.engine} ({report.run_id})", "",
+        lines += [f"## engine {md(report.selection.engine)} ({md(report.run_id)})", "",
                   f"report: `{path}`  ", f"database: `{spec.db}`", "",
                   "| metric | rate |", "|---|---|"]
         for name, rate in report.metrics.items():
@@ -252,10 +253,10 @@ def _artifact_markdown(outcome: RunOutcome, spec: RunSpec) -> str:
                  + ("; **cut short: the budget was reached**" if outcome.cut_short else ""))
     if outcome.missing:
         lines.append("")
-        lines.append("missing seeds: " + "; ".join(f"{s} ({r})"
+        lines.append("missing seeds: " + "; ".join(f"{s} ({md(r, 400)})"
                                                   for s, r in outcome.missing.items()))
     for failure in outcome.failures:
-        lines.append(f"- engine failure: {failure}")
+        lines.append(f"- engine failure: {md(failure, 400)}")
     return "\n".join(lines)
 
 

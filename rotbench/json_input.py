@@ -205,8 +205,9 @@ def read_capped(path: Path, max_bytes: int, what: str = "file") -> bytes:
             raise JSONInputError(f"{path}: is a directory, not a {what}")
         if path.exists() and not path.is_file():
             raise JSONInputError(f"{path}: not a regular file (a device or a pipe?)")
-        with path.open("rb") as fh:
-            raw = fh.read(max_bytes + 1)
+        from rotbench.regular import read_regular
+
+        raw = read_regular(path, max_bytes)  # checked on the opened file: never a FIFO
     except OSError as e:
         raise JSONInputError(f"{path}: cannot read ({e.strerror or e})",
                              str(e.strerror or e)) from None

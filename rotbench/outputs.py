@@ -153,10 +153,18 @@ MAX_MANIFEST_BYTES = 4 << 20
 """Largest manifest read (4 MiB: tens of thousands of names)."""
 
 
+def _read_regular(path: Path) -> bytes:
+    from rotbench.regular import read_regular
+
+    return read_regular(path)
+
+
 def _digest_of(path: Path) -> str | None:
+    from rotbench.regular import open_regular
+
     h = hashlib.sha256()
     try:
-        with path.open("rb") as fh:
+        with open_regular(path) as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 h.update(block)
     except OSError:
@@ -263,7 +271,7 @@ def write_user_files(flag: str, files: list[tuple[Path, bytes]], *,
             path = Path(path)
             try:
                 same = path.is_file() and path.stat().st_size == len(data) and (
-                    path.read_bytes() == data)
+                    _read_regular(path) == data)
             except OSError:
                 same = False
             out.append(path if same else write_atomic(path, data))

@@ -77,7 +77,8 @@ class RunSpec(BaseModel):
         description="Engines under test: registered names or module:factory, in report order.",
     )
     engine_timeout_seconds: float = Field(
-        default=60.0, gt=0, description="Limit on one engine call (deposit or query), seconds."
+        default=60.0, gt=0, le=86_400.0,
+        description="Limit on one engine call (deposit or query), seconds (rotbench.ranges)."
     )
     llm_settings: str | None = Field(
         default=None, description="JSON file of model settings (probe, live arms): models, "
@@ -171,9 +172,11 @@ def build_spec(*, force: bool = False, cache_flag: str = "--cache-dir", **fields
         value = fields.get(name, 1)
         if not 1 <= value <= top:
             raise SpecError(f"{flag} must be between 1 and {top}, got {value}")
-    timeout = fields.get("engine_timeout_seconds", 1.0)
-    if not timeout > 0:  # also NaN, which no comparison passes
-        raise SpecError(f"--engine-timeout must be a number of seconds above 0, got {timeout}")
+    from rotbench.ranges import MAX_ENGINE_TIMEOUT_SECONDS, range_problem
+
+    if problem := range_problem("--engine-timeout", fields.get("engine_timeout_seconds", 1.0),
+                                0.0, MAX_ENGINE_TIMEOUT_SECONDS, low_open=True):
+        raise SpecError(problem)  # also NaN and inf, before RunSpec sees them
     fields.update(_noise_fields(arm, fields.get("noise")))
     spec = RunSpec(**fields)
     validate_spec(spec, force=force, cache_flag=cache_flag)
@@ -258,6 +261,10 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
                         f"{spec.batch_timeout_seconds}")
     if spec.dask_workers < 1:
         raise SpecError(f"--dask-workers must be at least 1, got {spec.dask_workers}")
+    from rotbench.ranges import spec_problems
+
+    if problems := spec_problems(spec):  # the upper bounds, inf and NaN (rotbench.ranges)
+        raise SpecError(problems[0])
     if spec.dask is not None and spec.dask != "local" and "://" not in spec.dask \
             and ":" not in spec.dask:
         raise SpecError(f"--dask: expected 'local' or a scheduler address such as "
@@ -410,10 +417,16 @@ def check_writable_dir(flag: str, path: Path) -> None:
 
 
 def check_writable_file(flag: str, path: Path) -> None:
-    """Raise SpecError unless ``path`` can be written as a file (its folder may not exist)."""
+    """Raise SpecError unless ``path`` can be written as a file (its folder may not exist):
+    nothing there yet, or a regular file (``/dev/stdout``, a FIFO or a device is refused:
+    rotbench writes its files atomically, beside them, and only regular paths take that)."""
     if path.is_dir():
         raise SpecError(f"{flag} {path}: is a directory, not a file")
     check_writable_dir(flag, path.parent)
+    from rotbench.regular import not_regular
+
+    if why := not_regular(path):
+        raise SpecError(f"{flag} {path}: {why}; give the path of a file")
 
 
 def check_duckdb_file(path: Path) -> None:

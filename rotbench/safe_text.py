@@ -10,8 +10,9 @@ terminal: the one rule every command follows.
 
 from __future__ import annotations
 
-import unicodedata
 from typing import TYPE_CHECKING
+
+from rotbench.sinks import terminal  # the one rule of what is escaped (every sink)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -21,15 +22,8 @@ if TYPE_CHECKING:
 def printable(text: object, limit: int = 200) -> str:
     """``str(text)`` with every control or format character escaped (``\\x1b``, ``\\n``) and cut
     to ``limit`` characters (an ellipsis marks the cut)."""
-    out: list[str] = []
     whole = text if type(text) is str else str(text)
-    for ch in whole[: limit + 1]:  # a cut text needs no more: each character shows as >= 1
-        if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Zl", "Zp"):
-            out.append(ch.encode("unicode_escape").decode("ascii"))
-        else:
-            out.append(ch)
-    joined = "".join(out)
-    return joined if len(joined) <= limit else joined[: limit - 1] + "…"
+    return terminal(whole, limit)  # the terminal rule of rotbench.sinks
 
 
 def safe_str(obj: object, limit: int = 200) -> str:
@@ -63,11 +57,9 @@ def type_name(obj: object) -> str:
 def escape_controls(text: str) -> str:
     """``text`` with every control or format character except the newline escaped (as
     ``printable`` does), and nothing cut: what the terminal console sends."""
-    if text.isascii() and text.isprintable():
-        return text
-    return "".join(ch if ch == "\n" or unicodedata.category(ch) not in (
-        "Cc", "Cf", "Zl", "Zp") else ch.encode("unicode_escape").decode("ascii")
-        for ch in text)
+    from rotbench.sinks import escape_unsafe
+
+    return escape_unsafe(text, keep=("\n",))
 
 
 def cell(text: object, limit: int = 200) -> Text:

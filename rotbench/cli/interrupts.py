@@ -31,7 +31,29 @@ class _DropCrashLines(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         message = str(record.getMessage())
         return not (message.startswith("Crash detected!")
-                    or message.startswith("Finished in state Crashed("))
+                    or message.startswith("Finished in state Crashed(")
+                    or explained_ending(record, message))
+
+
+EXPLAINED_ENDINGS = ("BatchTimeout",)
+"""Exceptions that end a run with rotbench's own one line (``rotbench run`` prints their
+message, which says what to do): Prefect's ERROR lines and tracebacks of them only repeat
+it, and are kept off the terminal (unless ROTBENCH_DEBUG is set)."""
+
+
+def explained_ending(record: logging.LogRecord, message: str) -> bool:
+    """Whether ``record`` is Prefect's report of an ``EXPLAINED_ENDINGS`` exception."""
+    import os
+
+    if os.environ.get("ROTBENCH_DEBUG"):
+        return False
+    exc = record.exc_info[1] if record.exc_info else None
+    if exc is not None and type(exc).__name__ in EXPLAINED_ENDINGS:
+        return True
+    return any(f"exception during execution: {name}(" in message
+               or f"encountered an exception: {name}:" in message
+               or f"failed with exception: {name}(" in message
+               for name in EXPLAINED_ENDINGS)
 
 
 class Interrupts:
@@ -53,6 +75,13 @@ class Interrupts:
             cls._active.append(interrupts)
             try:
                 return command(*args, **kwargs)
+            except KeyboardInterrupt:
+                if interrupts.signum is None:
+                    raise  # not a signal of ours: whoever raised it is told
+                interrupts.say()  # a signal before the run's own handling (--estimate...)
+                import typer
+
+                raise typer.Exit(interrupts.exit_code()) from None
             finally:
                 cls._active.remove(interrupts)
                 interrupts.restore()
@@ -103,6 +132,15 @@ class Interrupts:
         signum = getattr(exc, "signal", None)
         if self.signum is None and isinstance(signum, int):
             self.signum = signum
+
+    def say(self) -> None:
+        """Print the one line on stderr (escaped) and flush it."""
+        import sys
+
+        from rotbench.outputs import terminal_safe
+
+        print(f"rotbench: error: {terminal_safe(self.message(), one_line=True)}",
+              file=sys.stderr, flush=True)
 
     def exit_now(self) -> None:
         """Print the one line, flush, and end the process with ``exit_code()`` at once.

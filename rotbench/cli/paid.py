@@ -37,8 +37,10 @@ def prepare_paid_arm(spec: RunSpec, *, estimate_only: bool, assume_yes: bool) ->
         except MissingApiKey as exc:
             fail(str(exc))
     projection = project_cost(spec, settings)
-    typer.echo(projection.render(), err=not estimate_only)
-    typer.echo(prices_line(settings), err=not estimate_only)
+    from rotbench.sinks import terminal, terminal_lines  # model names come from the file
+
+    typer.echo(terminal_lines(projection.render()), err=not estimate_only)
+    typer.echo(terminal(prices_line(settings), None), err=not estimate_only)
     if estimate_only:
         raise typer.Exit(0)
     budget = effective_budget(spec.budget_usd, spec.budget_calls, settings)

@@ -289,7 +289,8 @@ def runs(
     engine: Annotated[str | None, typer.Option(
         "--engine", help="Only runs of this engine (name or --engine value).",
         show_default=False)] = None,
-    limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most this many.",
+    limit: Annotated[int | None, typer.Option("--limit", min=1, max=2**31 - 1,
+                                              help="At most this many (rotbench.ranges).",
                                               show_default=False)] = None,
     format: Annotated[TableFormat, typer.Option("--format", help="table or json.")
                       ] = TableFormat.table,
@@ -327,12 +328,9 @@ def _sql_literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")
-"""A CSV cell starting with one of these is read as a formula by spreadsheet programs
-(OWASP's "CSV injection"); the export puts a ``'`` before such a cell."""
-_CONTROLS = [c for c in range(32) if c not in (9, 10, 13)] + [127]
-"""Control characters written as the text ``\\xNN`` in a CSV export (ESC, NUL, BEL...);
-tab, newline and carriage return stay (the CSV writer quotes them)."""
+CSV_CELL_FUNCTION = "rotbench_csv_cell"
+"""The DuckDB function (``rotbench.sinks.csv_cell``, registered on the export's connection)
+every text cell of a CSV export goes through."""
 
 
 def _quote_ident(name: str) -> str:
@@ -340,20 +338,28 @@ def _quote_ident(name: str) -> str:
 
 
 def csv_safe_column(name: str) -> str:
-    """A SELECT item giving text column ``name`` made safe for a spreadsheet: every control
-    character of ``_CONTROLS`` as the text ``\\xNN``, then a ``'`` before a cell that
-    starts with one of FORMULA_LEADS."""
-    expr = _quote_ident(name)
-    for code in _CONTROLS:
-        expr = f"replace({expr}, chr({code}), '\\x{code:02x}')"
-    leads = ", ".join(f"chr({ord(c)})" for c in FORMULA_LEADS)
-    return (f"CASE WHEN left({expr}, 1) IN ({leads}) THEN chr(39) || {expr} ELSE {expr} "
-            f"END AS {_quote_ident(name)}")
+    """A SELECT item giving text column ``name`` made safe for a spreadsheet by the CSV
+    rule of ``rotbench.sinks.csv_cell`` (C0, C1 and bidi controls escaped, a ``'`` before a
+    formula lead); the connection must have ``register_csv_cell`` done."""
+    return f"{CSV_CELL_FUNCTION}({_quote_ident(name)}) AS {_quote_ident(name)}"
+
+
+def register_csv_cell(con) -> None:  # noqa: ANN001 - a DuckDB connection
+    """Register ``rotbench.sinks.csv_cell`` on ``con`` as ``CSV_CELL_FUNCTION``."""
+    from rotbench.sinks import csv_cell
+
+    try:
+        con.create_function(CSV_CELL_FUNCTION, csv_cell, ["VARCHAR"], "VARCHAR",
+                            null_handling="special")
+    except Exception as exc:  # noqa: BLE001 - already registered on this connection
+        if "already" not in str(exc):
+            raise
 
 
 def _select_list(con, table: str, format: str) -> str:
     if format != "csv":
         return "*"
+    register_csv_cell(con)
     columns = con.execute("SELECT column_name, data_type FROM information_schema.columns "
                           "WHERE table_schema = 'main' AND table_name = ? "
                           "ORDER BY ordinal_position", [table]).fetchall()
@@ -375,7 +381,7 @@ def export_run(con, run_id: str, folder: Path, format: str, *, force: bool = Fal
     ``probes.<format>``, ``hits.<format>`` and ``metrics.<format>`` with DuckDB's COPY; each
     file lands atomically. A file already there is replaced only when rotbench wrote it
     (``rotbench.outputs``; OutputError before anything is written, unless ``force``). In
-    CSV, text cells are made safe for spreadsheets (``csv_safe_column``); Parquet keeps
+    CSV, text cells are made safe for spreadsheets (``rotbench.sinks.csv_cell``); Parquet keeps
     every value as stored. Returns the paths written."""
     from rotbench.outputs import check_user_files, record_user_files
 

@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 from rotbench.cli.common import fail
-from rotbench.cli.interrupts import Interrupts, is_interruption
+from rotbench.cli.interrupts import EXPLAINED_ENDINGS, Interrupts, is_interruption
 from rotbench.world.generate import DEFAULT_GENERATOR
 
 
@@ -333,6 +333,8 @@ def run(
         if (full := disk_full_line(exc, spec)) is not None:
             fail(full, 1)
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        if type(exc).__name__ in EXPLAINED_ENDINGS:  # its message says what to do
+            fail(first, 1)
         fail(f"run failed: {type(exc).__name__}: {first} (completed stages stay cached; "
              "set ROTBENCH_DEBUG=1 for the traceback)", 1)
     finally:

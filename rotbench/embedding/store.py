@@ -29,7 +29,9 @@ def drain_damaged() -> list[str]:
 
 def _read_shard(path: Path) -> tuple[list[str], np.ndarray]:
     """keys, vectors of one shard; raises ValueError when it is not a sound shard."""
-    with np.load(path, allow_pickle=False) as data:
+    from rotbench.regular import open_regular
+
+    with open_regular(path) as fh, np.load(fh, allow_pickle=False) as data:
         keys, vectors = data["keys"].tolist(), data["vectors"]
     if vectors.ndim != 2 or len(keys) != vectors.shape[0] or not np.isfinite(vectors).all():
         raise ValueError(f"shard {path.name} has inconsistent keys and vectors")

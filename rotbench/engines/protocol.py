@@ -87,7 +87,9 @@ class Provenance(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     document_uri: str | None = None
-    day: int | None = Field(default=None, description="Day of the claim (its document's day).")
+    day: int | None = Field(default=None, ge=-(2**31), le=2**31 - 1,
+                            description="Day of the claim (its document's day); a 32-bit "
+                            "integer, as the database stores it (rotbench.ranges).")
     status: ClaimStatus | None = None
     lineage: str | None = Field(
         default="conversation", description="'conversation' or a web domain; None if unknown."

@@ -15,10 +15,12 @@ from pydantic import BaseModel, Field
 class Usage(BaseModel):
     """Tokens metered from one response (Anthropic's usage fields; absent counts are 0)."""
 
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_input_tokens: int = 0
-    cache_creation_input_tokens: int = 0
+    # never negative (one response is checked against rotbench.ranges by usage_of): a
+    # negative count would make negative dollars that credit the spending ledger
+    input_tokens: int = Field(default=0, ge=0)
+    output_tokens: int = Field(default=0, ge=0)
+    cache_read_input_tokens: int = Field(default=0, ge=0)
+    cache_creation_input_tokens: int = Field(default=0, ge=0)
 
 
 class Completion(BaseModel):

@@ -77,7 +77,9 @@ def rescore_report(report: Report, scorer: str, source_path: Path,
     if not report.selection.record_claim_text:
         raise _no_text(source_path)
     try:
-        sha = hashlib.sha256(Path(source_path).read_bytes()).hexdigest()
+        from rotbench.regular import read_regular
+
+        sha = hashlib.sha256(read_regular(source_path)).hexdigest()
     except OSError as e:
         raise ReportError(f"cannot read report {source_path}: {e.strerror or e}") from None
     origin = Origin(

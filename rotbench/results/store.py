@@ -161,6 +161,7 @@ def import_pending(reports_dir: Path, db_path: Path, *, wait: float = 0.0,
             continue
         try:
             report = load_report(report_path)
+            _refuse_unverified(report)
             write_run(target, report, wait_seconds=wait, say=say)
         except (ReportError, ValueError, DatabaseBusy, duckdb.Error, OSError) as exc:
             out.failed.append(f"{report_path.name}: {_first_line(exc)}")
@@ -168,6 +169,18 @@ def import_pending(reports_dir: Path, db_path: Path, *, wait: float = 0.0,
         marker.unlink(missing_ok=True)
         out.imported.append(report.run_id)
     return out
+
+
+def _refuse_unverified(report: Report) -> None:
+    """Raise ReportError (one line) when ``report`` does not verify: its hit texts do not
+    give its recorded classes, or its probes do not give its stored figures
+    (``rotbench.results.verify``, the check ``show`` makes). Such a report is never
+    imported as true."""
+    from rotbench.results.verify import verification_problems
+
+    if problems := verification_problems(report):
+        raise ReportError(f"{Path(report.source or report.run_id).name}: does not verify, "
+                          f"not imported: {problems[0]}")
 
 
 def recorded_run_ids(db_path: Path, *, wait: float = 0.0) -> set[str]:
@@ -231,6 +244,7 @@ def import_missing(reports_dir: Path, db_path: Path, *, wait: float = 0.0,
         if report.run_id in known:
             continue
         try:
+            _refuse_unverified(report)
             write_run(Path(db_path), report, wait_seconds=wait, say=say)
         except (ValueError, DatabaseBusy, duckdb.Error, OSError) as exc:
             out.failed.append(f"{path.name}: {_first_line(exc)}")

@@ -42,6 +42,7 @@ from rotbench.perception.model._cache import CallCache
 from rotbench.perception.model._redact import one_line
 from rotbench.perception.model._settings import BATCH_PRICE_FACTOR, LLMSettings
 from rotbench.perception.model._usage import UsageMeter
+from rotbench.regular import read_regular_text
 
 log = logging.getLogger("rotbench.perception.model")
 
@@ -145,7 +146,7 @@ class BatchRunner:
 
     def _read(self, path: Path) -> JournalEntry | None:
         try:
-            return JournalEntry.model_validate_json(path.read_text(encoding="utf-8"))
+            return JournalEntry.model_validate_json(read_regular_text(path))
         except (OSError, ValueError):
             return None
 
@@ -346,7 +347,7 @@ def journal_summary(cache: CallCache) -> list[dict[str, Any]]:
     out = []
     for p in sorted(root.glob("[!.]*.json")) if root.is_dir() else []:
         try:
-            e = JournalEntry.model_validate_json(p.read_text(encoding="utf-8"))
+            e = JournalEntry.model_validate_json(read_regular_text(p))
         except (OSError, ValueError):
             continue
         out.append({"batch_id": e.batch_id, "label": e.label, "requests": len(e.calls),

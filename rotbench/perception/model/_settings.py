@@ -16,6 +16,14 @@ from rotbench.perception.model._prompts import (
     EXTRACT_PROMPTS,
     default_extract_prompt,
 )
+from rotbench.ranges import (
+    MAX_BATCH_POLL_SECONDS,
+    MAX_BATCH_TIMEOUT_SECONDS,
+    MAX_BUDGET_CALLS,
+    MAX_BUDGET_USD,
+    MAX_SDK_TIMEOUT_SECONDS,
+    MIN_BATCH_POLL_SECONDS,
+)
 
 Price = tuple[float, float]
 """(input_usd_per_mtok, output_usd_per_mtok): US dollars per million input / output tokens."""
@@ -83,21 +91,26 @@ class LLMSettings(BaseModel):
     max_retries: int = Field(
         default=2, ge=0, le=10, description="SDK retries per call (429, 529, 5xx, timeouts)."
     )
-    timeout_seconds: float = Field(default=120.0, gt=0, description="Per-attempt SDK timeout.")
+    timeout_seconds: float = Field(default=120.0, gt=0, le=MAX_SDK_TIMEOUT_SECONDS,
+                                   description="Per-attempt SDK timeout.")
     batch: bool = Field(
         default=False, description="Send the paid stages' calls as Message Batches (half "
         "price, answers within 24 h): extraction as one batch per run, checks in rounds. A "
         "run's --batch / --no-batch (or deployment parameter) takes precedence.")
     batch_timeout_seconds: float = Field(
-        default=DAY_SECONDS, gt=0, description="Longest wait for one batch, seconds (the "
+        default=DAY_SECONDS, gt=0, le=MAX_BATCH_TIMEOUT_SECONDS,
+        description="Longest wait for one batch, seconds (the "
         "API's own expiry: 24 h); past it the run ends and a rerun collects the batch.")
     batch_poll_seconds: float = Field(
-        default=30.0, gt=0, description="Pause between two looks at a batch in progress.")
+        default=30.0, ge=MIN_BATCH_POLL_SECONDS, le=MAX_BATCH_POLL_SECONDS,
+        description="Pause between two looks at a batch in progress.")
     budget_usd: float | None = Field(
-        default=None, ge=0, description="US dollars a run may spend; None: no limit. A run's "
+        default=None, ge=0, le=MAX_BUDGET_USD,
+        description="US dollars a run may spend; None: no limit. A run's "
         "--budget-usd (or deployment parameter) takes precedence.")
     budget_calls: int | None = Field(
-        default=None, ge=0, description="Model calls a run may make; None: no limit. A run's "
+        default=None, ge=0, le=MAX_BUDGET_CALLS,
+        description="Model calls a run may make; None: no limit. A run's "
         "--budget-calls (or deployment parameter) takes precedence.")
 
     @field_validator("prices")

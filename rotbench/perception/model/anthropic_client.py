@@ -213,7 +213,11 @@ class AnthropicClient:
             result = line.result
             kind = getattr(result, "type", "?")
             if kind == "succeeded":
-                usage = usage_of(result.message)
+                try:
+                    usage = usage_of(result.message)
+                except ModelCallError as exc:  # a failed request of the batch, not metered
+                    yield str(line.custom_id), str(exc)
+                    continue
                 yield str(line.custom_id), completion_of(result.message, usage)
             elif kind == "errored":
                 err = getattr(getattr(result, "error", None), "error", None)
@@ -266,14 +270,24 @@ def message_params(*, model: str, system: str, prompt: str, max_tokens: int) -> 
 
 
 def usage_of(msg: Any) -> Usage:
-    """A response's token usage (absent counts as 0)."""
+    """A response's token usage (absent counts as 0). Raises ModelCallError (one line naming
+    the field) when a count is not an integer from 0 to
+    ``rotbench.ranges.MAX_TOKENS_PER_RESPONSE``: such a response is a failed call, and
+    nothing of it is metered (negative tokens made negative dollars that credited the
+    ledger, so a budget was never reached)."""
+    from rotbench.ranges import MAX_TOKENS_PER_RESPONSE, range_problem
+
     u = msg.usage
-    return Usage(
-        input_tokens=u.input_tokens or 0,
-        output_tokens=u.output_tokens or 0,
-        cache_read_input_tokens=getattr(u, "cache_read_input_tokens", 0) or 0,
-        cache_creation_input_tokens=getattr(u, "cache_creation_input_tokens", 0) or 0,
-    )
+    counts = {"input_tokens": u.input_tokens or 0, "output_tokens": u.output_tokens or 0,
+              "cache_read_input_tokens": getattr(u, "cache_read_input_tokens", 0) or 0,
+              "cache_creation_input_tokens": getattr(u, "cache_creation_input_tokens", 0) or 0}
+    for name, value in counts.items():
+        problem = (f"usage.{name} must be an integer, got {type(value).__name__}"
+                   if not isinstance(value, int) or isinstance(value, bool) else
+                   range_problem(f"usage.{name}", value, 0, MAX_TOKENS_PER_RESPONSE))
+        if problem:
+            raise ModelCallError(one_line(f"unusable response: {problem}"))
+    return Usage(**counts)
 
 
 def completion_of(msg: Any, usage: Usage) -> Completion:

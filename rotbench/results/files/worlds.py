@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from rotbench.atomic import write_atomic
 from rotbench.json_input import size_text
+from rotbench.regular import read_regular
 from rotbench.results.files.report import ReportError, describe_validation_error
 from rotbench.results.schema import Report
 from rotbench.scoring.models import WorldProbes
@@ -52,7 +53,7 @@ def world_path(worlds_dir: Path, digest: str) -> Path:
 
 def _sound(path: Path, digest: str) -> bool:
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest() == digest
+        return hashlib.sha256(read_regular(path)).hexdigest() == digest
     except OSError:
         return False
 
@@ -114,8 +115,7 @@ def load_world(report: Report, index: int) -> WorldProbes:
         raise ReportError(f"{where}: {exc}") from None
     name = f"{WORLDS_DIR}/{path.name}"
     try:
-        with path.open("rb") as fh:
-            raw = fh.read(MAX_WORLD_BYTES + 1)
+        raw = read_regular(path, MAX_WORLD_BYTES)  # a FIFO is refused, never waited on
     except FileNotFoundError:
         raise ReportError(f"{where}: world file {name} is missing (copy the report's "
                           f"{WORLDS_DIR}/ folder with it)") from None
@@ -164,4 +164,4 @@ def copy_worlds(report: Report, dest_dir: Path) -> None:
         source = world_path(report.worlds_dir, entry.sha256 or "")
         if not _sound(source, entry.sha256 or ""):
             load_world(report, index)  # raises the one-line reason
-        write_atomic(target, source.read_bytes())
+        write_atomic(target, read_regular(source))

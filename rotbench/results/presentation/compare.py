@@ -326,7 +326,9 @@ def legend_lines(comparison: Comparison) -> list[str]:
 
 
 def _md(text: str) -> str:
-    return printable(text, 120).replace("|", "\\|")
+    from rotbench.sinks import markdown
+
+    return markdown(text, 120)
 
 
 def comparison_markdown(comparison: Comparison, intervals: bool = False) -> str:
@@ -344,7 +346,7 @@ def comparison_markdown(comparison: Comparison, intervals: bool = False) -> str:
     for t in tests_used(comparison):
         lines.append(f"\\{MARKS[t]} differs from the first column at 95% ({TESTS[t]}).")
     for column in comparison.columns:
-        lines.append(f"- {_md(_heading(column))}: `{_md(column.run_id)}` (arm {_md(column.arm)}, "
+        lines.append(f"- {_md(_heading(column))}: run {_md(column.run_id)} (arm {_md(column.arm)}, "
                      f"scorer {_md(column.scorer_version)})")
     for note in comparison.notes:
         lines.append(f"- note: {_md(note)}")

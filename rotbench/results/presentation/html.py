@@ -98,7 +98,9 @@ _DARK_CLASSES = {"current", "stale", "poison_asserted", "decoy_asserted"}
 def esc(text: object, limit: int = 2000) -> str:
     """Report-derived text for an HTML attribute or text: control characters shown as
     escapes, cut to ``limit`` characters, and ``& < > " '`` escaped."""
-    return html.escape(printable(text, limit), quote=True)
+    from rotbench.sinks import html_text
+
+    return html_text(text, limit)
 
 
 def esc_text(text: object, limit: int = 2000) -> str:

@@ -13,7 +13,6 @@ with scripts off.
 
 from __future__ import annotations
 
-import html as _html
 import re
 
 from rotbench.results.presentation.compare import Comparison, compare_reports
@@ -36,8 +35,11 @@ body:has(#failing-only:checked) details.q:not(.fail){display:none}
 
 
 def esc(text: object) -> str:
-    """``text`` escaped for HTML text and attribute values."""
-    return _html.escape(str(text), quote=True)
+    """``text`` escaped for HTML text and attribute values (the HTML rule of
+    ``rotbench.sinks``: control, C1 and bidi characters escaped too; nothing cut)."""
+    from rotbench.sinks import html_text
+
+    return html_text(text, None)
 
 
 def metric_link(name: str) -> str:

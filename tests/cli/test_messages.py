@@ -1,0 +1,64 @@
+"""Issue 40 item 11 (messages): a batch past ``--batch-timeout`` ends the run with exactly one
+line (no Prefect ERROR lines, no traceback), and SIGTERM during ``run --estimate`` prints the
+interruption line and exits 143 (128 + SIGTERM)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import time
+
+import pytest
+
+from rotbench.cli.main import _main
+
+KEY = "sk-ant-api03-ROTBENCH-MESSAGES-KEY-0b1e"
+
+
+def test_sigterm_during_estimate_prints_one_line_and_exits_143(tmp_path, capsys,
+                                                                monkeypatch) -> None:
+    import rotbench.perception.model.budget as budget
+
+    def slow_projection(spec, settings):  # the signal arrives while the estimate is made
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)
+        pytest.fail("SIGTERM did not interrupt the estimate")
+
+    monkeypatch.setattr(budget, "project_cost", slow_projection)
+    code = _main(["run", "--arm", "probe", "--seed", "42", "--days", "30", "--estimate",
+                  "--reports-dir", str(tmp_path / "r"), "--cache-dir", str(tmp_path / "c")])
+    out, err = capsys.readouterr()
+    assert code == 128 + signal.SIGTERM == 143
+    assert err.strip() == ("rotbench: error: interrupted by SIGTERM; completed stages and "
+                           "model calls stay cached for the next run")
+    assert out == ""
+
+
+@pytest.mark.slow
+def test_a_batch_past_its_timeout_ends_in_exactly_one_line(tmp_path, capfd,
+                                                           monkeypatch) -> None:
+    from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
+    from rotbench.world import generate_world
+
+    settings = tmp_path / "llm.json"
+    settings.write_text(json.dumps({"batch_poll_seconds": 0.05}))
+    worlds = [generate_world(42, generator="2", days=30)]
+    with FakeAnthropic(oracle_answerer(worlds), batch_delay_seconds=math.inf) as fake:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+        monkeypatch.delenv("ROTBENCH_DEBUG", raising=False)
+        capfd.readouterr()
+        code = _main(["run", "--arm", "live", "--batch", "--batch-timeout", "0.5", "--seed",
+                      "42", "--days", "30", "--generator", "2", "--yes", "--llm-settings",
+                      str(settings), "--reports-dir", str(tmp_path / "r"),
+                      "--cache-dir", str(tmp_path / "c")])
+    out, err = capfd.readouterr()
+    assert code == 1, err
+    assert "Traceback" not in err and "| ERROR" not in err, err
+    errors = [line for line in err.splitlines() if line.startswith("rotbench: error:")]
+    assert len(errors) == 1 and err.strip().splitlines()[-1] == errors[0], err
+    assert errors[0].startswith("rotbench: error: batch msgbatch_fake_0000 (extraction) still "
+                                "in progress after "), errors[0]
+    assert "running the same command again collects it" in errors[0]

@@ -1,0 +1,162 @@
+"""Issue 40, "every feature on every generator": each feature of ``rotbench run`` on each
+supported generator (1 to 4), one seed and 30 days, through the command line (each run a
+child process, as a user's is, on one Prefect server for the module).
+
+Runs are shared to keep this cheap: per generator, one oracle run holds three engine kinds
+(the reference, a baseline, a plug-in) with ``--users 2`` and, where the generator has
+filler sessions, ``--volume 2``; one probe-arm run with ``--batch`` and one live-arm run go
+to the fake Anthropic server; one run goes through a local Dask cluster. A feature that does
+not support a generator must refuse it before any work, in one line that says why
+(``--volume`` on generators 1 and 2)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rotbench.cli.main import _main
+
+pytestmark = pytest.mark.slow
+
+GENERATORS = ["1", "2", "3", "4"]
+SEED = "42"
+DAYS = {g: "30" for g in GENERATORS}
+"""One month: the fewest days every generator builds (two checkpoints)."""
+ENGINES = {"reference": "reference", "baseline": "latest-wins",
+           "plug-in": "examples.my_engine:make_engine"}
+VOLUME_GENERATORS = ("3", "4")
+KEY = "sk-ant-api03-ROTBENCH-MATRIX-KEY-00c4"
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    """One Prefect server for every run of the module (each run is a child process, as a
+    user's is; a server per run would cost more than the run)."""
+    from flows.prefect_server import EarlyServer
+
+    early = EarlyServer().start()
+    early.wait_ready()
+    yield early
+    early.stop()
+
+
+def _reports(root: Path) -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted((root / "r").glob("*.json"),
+                                                       key=lambda p: p.stat().st_mtime)
+            if not p.name.startswith(".") and not p.name.endswith(".failed.json")]
+
+
+def _run(server, root: Path, generator: str, *extra: str,
+         env: dict[str, str] | None = None) -> tuple[int, str, list[dict]]:
+    """``rotbench run`` on SEED for ``generator`` in a child process on the module's
+    server: (exit code, stderr, the reports written, as JSON, in the order written)."""
+    child_env = {**os.environ, **(env or {}), "PREFECT_API_URL": server.api_url,
+                 "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    child_env.pop("ROTBENCH_DEBUG", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "rotbench.cli.main", "run", "--seed", SEED, "--days",
+         DAYS[generator], "--generator", generator, "--reports-dir", str(root / "r"),
+         "--cache-dir", str(root / "c"), *extra],
+        env=child_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        timeout=1200)
+    return proc.returncode, proc.stderr, _reports(root)
+
+
+def _one_line_refusal(capfd, root: Path, generator: str, *extra: str) -> str:
+    """A refusal before any work, in this process (no server needed)."""
+    capfd.readouterr()
+    code = _main(["run", "--seed", SEED, "--days", DAYS[generator], "--generator", generator,
+                  "--reports-dir", str(root / "r"), "--cache-dir", str(root / "c"), *extra])
+    lines = capfd.readouterr().err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and lines[0].startswith("rotbench: error:"), lines
+    assert not (root / "r").exists() and not (root / "c").exists()
+    return lines[0]
+
+
+@pytest.fixture(scope="module", params=GENERATORS)
+def oracle_run(request, tmp_path_factory, server):
+    """Per generator: the oracle arm, three engine kinds, ``--users 2`` (and ``--volume 2``
+    where the generator has filler sessions): (generator, (code, stderr, reports))."""
+    generator = request.param
+    root = tmp_path_factory.mktemp(f"oracle-g{generator}")
+    engines = [arg for name in ENGINES.values() for arg in ("--engine", name)]
+    volume = ["--volume", "2"] if generator in VOLUME_GENERATORS else []
+    return generator, _run(server, root, generator, "--users", "2", *volume, *engines)
+
+
+def test_users_2_with_every_engine_kind(oracle_run) -> None:
+    generator, (code, err, reports) = oracle_run
+    assert code == 0, err
+    assert [r["selection"]["generator_version"] for r in reports] == [generator] * 3
+    engines = [r["selection"]["engine_source"] for r in reports]
+    assert engines[:2] == ["reference", "latest-wins"]
+    assert engines[2].startswith("examples.my_engine")
+    for report in reports:
+        assert report["selection"]["users"] == ["user-1", "user-2"]
+        # the cross-user figures are published, with questions behind them
+        for name in ("cross_user_leak_at_k", "cross_user_first"):
+            assert report["metrics"][name]["denominator"] > 0, (generator, name)
+
+
+def test_volume(oracle_run, capfd, tmp_path) -> None:
+    generator = oracle_run[0]
+    if generator in VOLUME_GENERATORS:
+        assert oracle_run[1][0] == 0  # the oracle run above ran with --volume 2
+        return
+    line = _one_line_refusal(capfd, tmp_path, generator, "--volume", "2")
+    assert line == ("rotbench: error: --volume: applies to generators 3 and 4 only (this "
+                    f"run uses generator {generator})")
+
+
+@pytest.fixture(scope="module")
+def fake_api(server):
+    """The fake Anthropic server answering as the oracle would, for every generator's world
+    of SEED; batches end 0.2 s after they are made."""
+    from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
+    from rotbench.world import generate_world
+
+    worlds = [generate_world(int(SEED), generator=g, days=int(DAYS[g])) for g in GENERATORS]
+    with FakeAnthropic(oracle_answerer(worlds), batch_delay_seconds=0.2) as fake:
+        yield fake
+
+
+@pytest.mark.parametrize("generator", GENERATORS)
+@pytest.mark.parametrize(("arm", "batch"), [("probe", True), ("live", False)])
+def test_paid_arms(generator, arm, batch, fake_api, server, tmp_path) -> None:
+    settings = tmp_path / "llm.json"
+    settings.write_text(json.dumps({"batch_poll_seconds": 0.05}))
+    singles, batches = len(fake_api.requests), len(fake_api.batches)
+    code, err, reports = _run(server, tmp_path, generator, "--arm", arm, "--yes",
+                              "--llm-settings", str(settings),
+                              *(["--batch"] if batch else ["--no-batch"]),
+                              env={"ANTHROPIC_API_KEY": KEY,
+                                   "ANTHROPIC_BASE_URL": fake_api.base_url})
+    assert code == 0, err
+    [report] = reports
+    assert report["selection"]["arm"] == arm
+    assert report["selection"]["generator_version"] == generator
+    assert report["metrics"]["current_first"]["denominator"] > 0
+    calls = report["usage"]["calls"]
+    singles = len(fake_api.requests) - singles
+    batches = len(fake_api.batches) - batches
+    assert calls > 0
+    if batch:  # every call went in a Message Batch, none one by one
+        assert singles == 0 and batches >= 1
+    else:
+        assert singles == calls and batches == 0
+
+
+@pytest.mark.parametrize("generator", GENERATORS)
+def test_dask(generator, server, tmp_path) -> None:
+    code, err, reports = _run(server, tmp_path, generator, "--dask", "local",
+                              "--dask-workers", "1")
+    assert code == 0, err
+    [report] = reports
+    assert report["selection"]["generator_version"] == generator
+    assert report["metrics"]["current_first"]["denominator"] > 0
