@@ -28,6 +28,10 @@ elif "PREFECT_HOME" not in os.environ:
 if os.environ.get("PYTEST_XDIST_WORKER"):  # a worker inherits the controller's PREFECT_HOME
     os.environ["PREFECT_HOME"] += "-" + os.environ["PYTEST_XDIST_WORKER"]
 os.environ.pop("PREFECT_API_URL", None)  # always the temporary server, never a user's
+# A run in a test starts its own temporary server and stops it at its end, as before runs
+# kept theirs (tests/flows/test_server_start.py tests the kept server): a test's cache folder
+# is gone minutes later, and a server left up for each would pile up on a shared machine.
+os.environ.setdefault("ROTBENCH_KEEP_SERVER", "0")
 # On a busy 2-core machine the temporary server can take longer than Prefect's 20 s default.
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 # Prefect creates its home but not missing parents.
