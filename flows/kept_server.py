@@ -75,13 +75,18 @@ def read_state(home: Path) -> dict | None:
 
 
 def _alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie, exited but not yet reaped, is not alive)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
 
 
 class KeptServer:

@@ -32,6 +32,9 @@ os.environ.pop("PREFECT_API_URL", None)  # always the temporary server, never a 
 # kept theirs (tests/flows/test_server_start.py tests the kept server): a test's cache folder
 # is gone minutes later, and a server left up for each would pile up on a shared machine.
 os.environ.setdefault("ROTBENCH_KEEP_SERVER", "0")
+# Cold runs here encode through the shared model below, as before the shipped vectors
+# (tests/embedding/test_bundled.py tests those).
+os.environ.setdefault("ROTBENCH_BUNDLED_VECTORS", "0")
 # On a busy 2-core machine the temporary server can take longer than Prefect's 20 s default.
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 # Prefect creates its home but not missing parents.

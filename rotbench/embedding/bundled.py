@@ -53,10 +53,15 @@ def installed_versions() -> dict[str, str | None]:
     return found
 
 
+def enabled() -> bool:
+    """False when ``ROTBENCH_BUNDLED_VECTORS=0``."""
+    return os.environ.get(OFF_ENV, "1").strip() != "0"
+
+
 def bundled_shard(texts: list[str], model_id: str) -> Path | None:
     """The shipped shard holding exactly ``texts`` under ``model_id`` with today's versions,
     or None (none shipped, other versions, turned off, or an unreadable index)."""
-    if os.environ.get(OFF_ENV, "1").strip() == "0":
+    if not enabled():
         return None
     try:
         index = json.loads(INDEX.read_text())

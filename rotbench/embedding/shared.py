@@ -45,7 +45,7 @@ def warm_for_run(arm: str, engines: list[str], cache_dir: Path,
 
     embedder = shared_embedder(Path(cache_dir))
     wanted = sorted(texts)
-    if embedder.missing(wanted) and bundled.adopt(embedder, wanted):
+    if bundled.enabled() and embedder.missing(wanted) and bundled.adopt(embedder, wanted):
         return None  # the shipped vectors of exactly these texts: no model, no child
     return embedder.start_warming(wanted)
 
