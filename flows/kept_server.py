@@ -158,7 +158,8 @@ class KeptServer:
         if started:
             return (f"rotbench: started a Prefect server at {self.api_url} and leaving it up "
                     f"for the next runs ({minutes:g} min after the last one; {how})")
-        return f"rotbench: using the Prefect server an earlier run left up at {self.api_url} ({how})"
+        return (f"rotbench: using the Prefect server an earlier run left up at {self.api_url} "
+                f"({how})")
 
 
 def _is_keeper(pid: int) -> bool:

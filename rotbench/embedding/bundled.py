@@ -105,13 +105,14 @@ def build() -> int:
     import tempfile
 
     from rotbench.embedding.embedder import DEFAULT_MODEL_ID, Embedder
-    from rotbench.embedding.shared import run_texts
     from rotbench.embedding.store import load_shards
+    from rotbench.perception.oracle import oracle_texts
 
     entries = []
     FOLDER.mkdir(exist_ok=True)
-    for name, (generator, engine) in SETS.items():
-        texts = sorted(run_texts("oracle", [engine], generator))
+    for name, (generator, _engine) in SETS.items():  # the reference engine: oracle texts
+        texts = sorted(set(oracle_texts(generator_3=generator in ("3", "4"),
+                                        generator_4=generator == "4")))
         with tempfile.TemporaryDirectory() as tmp:
             embedder = Embedder(Path(tmp))
             embedder.ensure(texts)  # the warm-up's one batch, in the warm-up's order
