@@ -17,8 +17,7 @@ from rotbench.perception.oracle import oracle_texts
 
 
 @pytest.fixture
-def on(monkeypatch):
-    monkeypatch.setenv(bundled.OFF_ENV, "1")
+def on(bundled_vectors_on, monkeypatch):
     monkeypatch.setattr(shared, "_embedders", {})
 
 
