@@ -38,8 +38,12 @@ os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 Path(os.environ["PREFECT_HOME"]).mkdir(parents=True, exist_ok=True)
 
 from flows.prefect_env import configure_prefect_env  # noqa: E402
+from flows.prefect_template import seed_database  # noqa: E402
 
 configure_prefect_env()
+# The session's temporary server starts on the shipped migrated database instead of running
+# every migration on a new one (about 5 s of CPU per test process).
+seed_database(Path(os.environ["PREFECT_HOME"]))
 
 
 VECTORS = Path(tempfile.gettempdir()) / f"rotbench-tests-vectors-{os.getuid()}"
