@@ -45,7 +45,10 @@ def rotbench(tree: Path, work: Path, *args: str, keep: bool = False,
     command = [sys.executable, "-m", "rotbench.cli.main", "run", "--cache-dir",
                str(work / "cache"), "--reports-dir", str(work / "reports"), "--db",
                str(work / "runs.duckdb"), *args]
-    result = measure(command, env=env)
+    work.mkdir(parents=True, exist_ok=True)
+    # run from the work folder: ``python -m`` puts the current folder first on sys.path, and
+    # a run started in a checkout would import that checkout instead of ``tree``
+    result = measure(command, env=env, cwd=work)
     if result["returncode"] != 0:
         subprocess.run(command, env=env, cwd=work)  # show the failure
         sys.exit(f"rotbench run {' '.join(args)} failed (exit {result['returncode']})")

@@ -47,18 +47,18 @@ def _cmdline(pid: int) -> str:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
             return f.read().replace(b"\0", b" ").decode(errors="replace").strip()
     except OSError:
-        return "?"
+        return ""
 
 
 def measure(command: list[str], every: float = 0.05, env: dict | None = None,
-            quiet: bool = True) -> dict:
+            quiet: bool = True, cwd: str | os.PathLike[str] | None = None) -> dict:
     """Run ``command``; returns ``{"wall": s, "cpu": s, "processes": {pid: (cmd, s)},
     "load": 1-minute load average at start, "returncode": int}``."""
     load = os.getloadavg()[0]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
     out = subprocess.DEVNULL if quiet else None
-    proc = subprocess.Popen(command, env=env, stdout=out, stderr=out)
+    proc = subprocess.Popen(command, env=env, stdout=out, stderr=out, cwd=cwd)
     seen: dict[int, tuple[str, float]] = {}
     while proc.poll() is None:
         stack = [proc.pid]
@@ -66,7 +66,9 @@ def measure(command: list[str], every: float = 0.05, env: dict | None = None,
             pid = stack.pop()
             cpu = _cpu(pid)
             if cpu is not None:
-                name = seen[pid][0] if pid in seen else _cmdline(pid)
+                # read again each time: a child just forked still shows its parent's
+                # command line until it execs; keep the last one read
+                name = _cmdline(pid) or (seen[pid][0] if pid in seen else "?")
                 seen[pid] = (name, cpu)
             stack.extend(_children(pid))
         time.sleep(every)
