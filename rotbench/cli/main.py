@@ -62,6 +62,7 @@ def __getattr__(name: str):
     if name == "app":
         if _APP is None:
             _APP = _build_app()
+        globals()["app"] = _APP  # later lookups are plain (and a test may replace it)
         return _APP
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -104,7 +105,7 @@ def _main(argv: list[str]) -> int:
     import typer
     from typer._click import exceptions as click_exc  # typer ships its own click
 
-    command = typer.main.get_command(__getattr__("app"))
+    command = typer.main.get_command(sys.modules[__name__].app)
     try:
         code = command.main(args=argv, prog_name="rotbench", standalone_mode=False)
     except click_exc.NoArgsIsHelpError as exc:
