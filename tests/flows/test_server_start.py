@@ -126,6 +126,9 @@ def test_a_kept_server_is_found_leased_and_stopped(home, monkeypatch) -> None:
     keeper = _keeper(home, port, minutes=10)
     url = f"http://127.0.0.1:{port}/api"
     (home / kept_server.STATE_NAME).write_text(json.dumps({"pid": keeper.pid, "url": url}))
+    deadline = time.monotonic() + 30  # until the child has exec'd (its command line shows)
+    while not kept_server._is_keeper(keeper.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
     try:
         found = kept_server.KeptServer.find(home)
         assert found is not None and found.api_url == url == os.environ["PREFECT_API_URL"]
