@@ -163,3 +163,15 @@ def test_the_keeper_stops_its_server_once_no_run_used_it_for_its_minutes(home) -
             keeper.kill()
     assert time.monotonic() - started >= 0.5
     assert not (home / kept_server.STATE_NAME).exists()
+
+
+def test_server_stop_says_what_it_stopped(tmp_path, monkeypatch) -> None:
+    from typer.testing import CliRunner
+
+    from rotbench.cli.main import app
+
+    monkeypatch.delenv("PREFECT_HOME", raising=False)
+    cache = tmp_path / "cache"
+    result = CliRunner().invoke(app, ["server", "--stop", "--cache-dir", str(cache)])
+    assert result.exit_code == 0
+    assert result.output.strip() == f"no Prefect server left up for {cache / 'prefect-home'}"
