@@ -1,9 +1,14 @@
 # One-command entry points. `make run` and `make test` each create the virtualenv and install
-# the project first (torch pinned to the CPU build through constraints.txt).
+# the project first (torch pinned to the CPU build through constraints.txt): `make run` only
+# what the main job needs, `make test` the test, docs and peer-engine extras on top (a second
+# stamp). Both show pip's progress.
 VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+STAMP := $(VENV)/.installed-run
+TEST_STAMP := $(VENV)/.installed-test
+TEST_EXTRAS := dev,docs,mem0,particles,benchd,graphiti,langmem
+PIP := $(BIN)/python -m pip install --progress-bar on -c constraints.txt
 
 .PHONY: hindsight-env run test test-fast docs lint bench server clean browser
 
@@ -14,11 +19,11 @@ run: $(STAMP)
 # process, so its shared runs are made once, and the longest files go out first
 # (tests/conftest.py). `make test TEST_WORKERS=0` runs it in this one process.
 TEST_WORKERS ?= 2
-test: $(STAMP) browser
+test: $(TEST_STAMP) browser
 	ROTBENCH_REQUIRE_BROWSER=1 $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # The quick loop while editing: everything but the slow, browser and subprocess tests.
-test-fast: $(STAMP)
+test-fast: $(TEST_STAMP)
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile -m "not slow and not browser and not subprocess"
 
 # The HTML report is checked in headless Chromium (Debian's `chromium` package). Installed
@@ -32,13 +37,13 @@ browser:
 # The documentation site, from mkdocs.yml and docs/, into site/ (gitignored). --strict turns
 # every warning (a broken link or anchor, a missing page) into a failure. Not --quiet: it
 # hides the warnings from the strict count, and a broken link then passes.
-docs: $(STAMP)
+docs: $(TEST_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
-lint: $(STAMP)
+lint: $(TEST_STAMP)
 	$(BIN)/ruff check .
 
-bench: $(STAMP)
+bench: $(TEST_STAMP)
 	$(BIN)/python benchmarks/bench_world.py
 	$(BIN)/python benchmarks/bench_deposit.py
 	$(BIN)/python benchmarks/bench_rescore.py
@@ -50,10 +55,16 @@ server: $(STAMP)
 	$(BIN)/rotbench server --port 4200
 
 $(STAMP): pyproject.toml constraints.txt
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --quiet -c constraints.txt -e '.[dev,docs,mem0,particles,benchd,graphiti,langmem]'
+	@echo "make: installing rotbench and what a run needs into $(VENV) (CPU torch; pip's progress follows)"
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(PIP) -e .
 	touch $(STAMP)
+
+$(TEST_STAMP): $(STAMP)
+	@echo "make: installing the test, docs and peer-engine extras ($(TEST_EXTRAS)) into $(VENV)"
+	$(PIP) -e '.[$(TEST_EXTRAS)]'
+	touch $(TEST_STAMP)
 
 clean:
 	rm -rf $(VENV) cache/* reports/* .prefect site
@@ -65,4 +76,4 @@ clean:
 HINDSIGHT_VENV ?= .venv-hindsight
 hindsight-env:
 	$(PYTHON) -m venv $(HINDSIGHT_VENV)
-	$(HINDSIGHT_VENV)/bin/python -m pip install --quiet --quiet -c constraints.txt -e '.[dev,hindsight,langmem]'
+	$(HINDSIGHT_VENV)/bin/python -m pip install --progress-bar on -c constraints.txt -e '.[dev,hindsight,langmem]'

@@ -33,7 +33,7 @@ def run(checkout: Path, args: list[str], env: dict[str, str]) -> tuple[float, fl
     # until the end fills (64 KB, about 250 seeds) and blocks the run
     with tempfile.TemporaryFile("w+") as log:
         proc = subprocess.Popen([sys.executable, "-m", "rotbench.cli.main", "run", *args],
-                                env={**env, "PYTHONPATH": str(checkout)},
+                                env={**env, "PYTHONPATH": str(checkout)}, cwd=env["PREFECT_HOME"],
                                 stdout=subprocess.DEVNULL, stderr=log, text=True)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
@@ -54,11 +54,16 @@ def main() -> None:
     seed_args = [x for s in seeds for x in ("--seed", s)]
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "PREFECT_HOME": str(Path(tmp) / "prefect")}
+        Path(env["PREFECT_HOME"]).mkdir()
         env.pop("PREFECT_API_URL", None)
         base = [*seed_args, "--max-worlds", "8", "--cache-dir", f"{tmp}/cache",
                 "--reports-dir", f"{tmp}/reports", "--format", "json"]
         rows = [("cold", run(a.checkout, base, env)), ("warm", run(a.checkout, base, env)),
                 ("score-v1", run(a.checkout, [*base, "--scorer", "v1"], env))]
+        # a run leaves its Prefect server up for the next (ROTBENCH_KEEP_SERVER, default
+        # 10 min): the warm and scorer runs use it, as a user's next runs do; stop it here
+        subprocess.run([sys.executable, "-m", "rotbench.cli.main", "server", "--stop"],
+                       env={**env, "PYTHONPATH": str(a.checkout)}, cwd=tmp)
         if a.dask:
             dask = [*seed_args, "--max-worlds", "8", "--cache-dir", f"{tmp}/dask-cache",
                     "--reports-dir", f"{tmp}/dask-reports", "--format", "json", "--dask"]

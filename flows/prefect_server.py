@@ -49,6 +49,59 @@ def _prefect_parent_dir() -> str:
     return str(Path(spec.origin).resolve().parent.parent)
 
 
+NOTICE_AFTER_SECONDS = 20.0
+"""How long a run waits for its server before it says that it is still waiting, seconds."""
+MIN_STARTUP_TIMEOUT_SECONDS = 600.0
+"""The shortest bound on a server's start: a loaded 2-core machine has been seen to take
+over 60 s, and a slow start must never fail a run."""
+
+
+def startup_timeout_seconds() -> float:
+    """The bound on waiting for a server to answer, seconds: Prefect's own setting
+    ``PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS`` when it is larger, else
+    ``MIN_STARTUP_TIMEOUT_SECONDS``."""
+    try:
+        setting = float(os.environ.get("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "0"))
+    except ValueError:
+        setting = 0.0
+    return max(MIN_STARTUP_TIMEOUT_SECONDS, setting)
+
+
+def server_command(port: int) -> list[str]:
+    """The command Prefect itself runs for its temporary server, on 127.0.0.1:``port``."""
+    return [sys.executable, "-m", "uvicorn", "--app-dir", _prefect_parent_dir(), "--factory",
+            "prefect.server.api.server:create_app", "--host", "127.0.0.1", "--port",
+            str(port), "--log-level", "error", "--lifespan", "on"]
+
+
+def server_env() -> dict[str, str]:
+    """The server's environment: this process's, as Prefect's temporary server gets it.
+    A home with no database yet gets the shipped migrated one first
+    (``flows.prefect_template``), and then no block registration (its types are in)."""
+    from flows.prefect_template import seed_database
+
+    env = {**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1",
+           "PREFECT__SERVER_FINAL": "1"}
+    env.pop("PREFECT_API_URL", None)
+    if seed_database(Path(os.environ.get("PREFECT_HOME", Path.home() / ".prefect"))):
+        env["PREFECT_API_BLOCKS_REGISTER_ON_START"] = "false"
+    return env
+
+
+def health_ok(api_url: str, timeout_seconds: float = 1.0) -> bool:
+    """True when ``<api_url>/health`` answers 200 now."""
+    with contextlib.suppress(OSError, ValueError):
+        with urllib.request.urlopen(f"{api_url}/health", timeout=timeout_seconds) as r:
+            return r.status == 200
+    return False
+
+
+def _say(line: str) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+
 class EarlyServer:
     """A temporary Prefect server owned by this process (stopped by ``stop``).
 
@@ -56,7 +109,9 @@ class EarlyServer:
     polled every 50 ms) and raises ServerStartError on timeout or an early exit.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, command=None) -> None:
+        # tests: a stand-in for uvicorn, a function of the port returning the command
+        self.command = command
         self.port = 0
         self.process: subprocess.Popen[bytes] | None = None
         self.log_path: Path | None = None
@@ -67,18 +122,13 @@ class EarlyServer:
 
     def start(self) -> EarlyServer:
         self.port = _free_port()
-        env = {**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1",
-               "PREFECT__SERVER_FINAL": "1"}
-        env.pop("PREFECT_API_URL", None)
         home = Path(os.environ.get("PREFECT_HOME", Path.home() / ".prefect"))
         home.mkdir(parents=True, exist_ok=True)
         self.log_path = home / "rotbench-temporary-server.log"
         log = open(self.log_path, "wb")  # noqa: SIM115 - handed to the child, closed below
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "--app-dir", _prefect_parent_dir(), "--factory",
-             "prefect.server.api.server:create_app", "--host", "127.0.0.1", "--port",
-             str(self.port), "--log-level", "error", "--lifespan", "on"],
-            env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+            (self.command or server_command)(self.port),
+            env=server_env(), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
             # its own session: a Ctrl-C in the terminal reaches rotbench, which then stops the
             # server itself, instead of killing the server under a flow that still needs it;
             # and it dies with rotbench whatever kills rotbench
@@ -92,29 +142,35 @@ class EarlyServer:
         os.environ.setdefault("PREFECT_LOGGING_TO_API_ENABLED", "false")
         return self
 
-    def wait_ready(self, timeout_seconds: float | None = None) -> None:
-        """Wait for the server's health check; ``timeout_seconds`` default: Prefect's own
-        setting for its temporary server, ``PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS``
-        (at least 60). Raises ServerStartError."""
+    def wait_ready(self, timeout_seconds: float | None = None,
+                   notice_after_seconds: float = NOTICE_AFTER_SECONDS,
+                   notice=None) -> None:
+        """Wait for the server's health check, however long a loaded machine makes it take,
+        up to ``timeout_seconds`` (default ``startup_timeout_seconds()``: at least 600 s).
+        After ``notice_after_seconds`` (and then every 30 s) one line goes to ``notice``
+        (default: standard error) saying the run is still waiting and why. Raises
+        ServerStartError when the server process exits or the bound passes."""
         if timeout_seconds is None:
-            try:
-                timeout_seconds = max(60.0, float(os.environ.get(
-                    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "60")))
-            except ValueError:
-                timeout_seconds = 60.0
-        deadline = time.monotonic() + timeout_seconds
-        while time.monotonic() < deadline:
+            timeout_seconds = startup_timeout_seconds()
+        say = notice or _say
+        started = time.monotonic()
+        next_notice = notice_after_seconds
+        while (waited := time.monotonic() - started) < timeout_seconds:
             if self.process is None or self.process.poll() is not None:
                 code = None if self.process is None else self.process.returncode
                 raise ServerStartError(f"the temporary Prefect server exited (code {code}); "
                                        f"its log: {self.log_path}")
-            with contextlib.suppress(OSError):
-                with urllib.request.urlopen(f"{self.api_url}/health", timeout=1) as r:
-                    if r.status == 200:
-                        return
+            if health_ok(self.api_url):
+                return
+            if waited >= next_notice:
+                say(f"rotbench: waiting for the Prefect server to start ({waited:.0f} s so "
+                    f"far, load {os.getloadavg()[0]:.1f}); the run goes on once it answers")
+                next_notice += 30.0
             time.sleep(0.05)
         raise ServerStartError(f"the temporary Prefect server did not answer in "
-                               f"{timeout_seconds:.0f} s")
+                               f"{timeout_seconds:.0f} s (set "
+                               f"PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS to wait "
+                               f"longer); its log: {self.log_path}")
 
     def stop(self) -> None:
         if self.process is None:

@@ -28,14 +28,22 @@ elif "PREFECT_HOME" not in os.environ:
 if os.environ.get("PYTEST_XDIST_WORKER"):  # a worker inherits the controller's PREFECT_HOME
     os.environ["PREFECT_HOME"] += "-" + os.environ["PYTEST_XDIST_WORKER"]
 os.environ.pop("PREFECT_API_URL", None)  # always the temporary server, never a user's
+# A run in a test starts its own temporary server and stops it at its end, as before runs
+# kept theirs (tests/flows/test_server_start.py tests the kept server): a test's cache folder
+# is gone minutes later, and a server left up for each would pile up on a shared machine.
+os.environ.setdefault("ROTBENCH_KEEP_SERVER", "0")
 # On a busy 2-core machine the temporary server can take longer than Prefect's 20 s default.
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 # Prefect creates its home but not missing parents.
 Path(os.environ["PREFECT_HOME"]).mkdir(parents=True, exist_ok=True)
 
 from flows.prefect_env import configure_prefect_env  # noqa: E402
+from flows.prefect_template import seed_database  # noqa: E402
 
 configure_prefect_env()
+# The session's temporary server starts on the shipped migrated database instead of running
+# every migration on a new one (about 5 s of CPU per test process).
+seed_database(Path(os.environ["PREFECT_HOME"]))
 
 
 VECTORS = Path(tempfile.gettempdir()) / f"rotbench-tests-vectors-{os.getuid()}"
@@ -108,11 +116,27 @@ def _share_minilm() -> None:
 if os.environ.get("ROTBENCH_TESTS_FRESH_MODEL") != "1":
     _share_minilm()
 
+# Cold runs in this process encode through the shared model above, as before the shipped
+# vectors (rotbench.embedding.bundled; tests/embedding/test_bundled.py turns them on with
+# the fixture below). A `rotbench run` in a child process uses them, as a user's run does:
+# no torch and no warm-up child there (figures bit-for-bit the same).
+from rotbench.embedding import bundled as _bundled  # noqa: E402
+
+_BUNDLED_ENABLED = _bundled.enabled
+_bundled.enabled = lambda: False
+
 
 import pytest  # noqa: E402
 
 from rotbench.results import Report, write_report  # noqa: E402
 from rotbench.testing.synthetic import synthetic_report  # noqa: E402
+
+
+@pytest.fixture
+def bundled_vectors_on(monkeypatch) -> None:
+    """The shipped vectors on in this process (they are off in-process for the session)."""
+    monkeypatch.setattr(_bundled, "enabled", _BUNDLED_ENABLED)
+    monkeypatch.delenv(_bundled.OFF_ENV, raising=False)
 
 
 @pytest.fixture(scope="session")

@@ -4,50 +4,67 @@ from __future__ import annotations
 
 import sys
 
-import typer
-
-from rotbench.cli.common import rotbench_group
-from rotbench.cli.db_cmd import db
-from rotbench.cli.engine_cmds import compare, engines
-from rotbench.cli.new_engine_cmd import new_engine
-from rotbench.cli.report_cmds import rescore, show
-from rotbench.cli.results_cmds import export, report, runs
-from rotbench.cli.review_cmd import review
-from rotbench.cli.run_cmd import run
-from rotbench.cli.server_cmd import server
-from rotbench.cli.world_cmd import world
-
-app = typer.Typer(
-    name="rotbench",
-    cls=rotbench_group(),
-    help="Memory-rot benchmark: does a memory keep current facts, drop superseded ones, "
-    "and keep untrusted values out?",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+# The commands (typer, rich, pydantic, DuckDB through the results package) are imported
+# when a command is to run in this process, not at import: the supervising parent of
+# ``rotbench run`` only starts the run's child process and waits (rotbench.cli.supervise),
+# and importing every command there delayed the child's start by 0.5-0.8 s of CPU.
+_APP = None
 
 
-@app.callback()
-def _root() -> None:
-    """Memory-rot benchmark for agent-memory engines."""
+def _build_app():
+    """The typer app with every command registered (built once, on first use)."""
+    import typer
+
+    from rotbench.cli.common import rotbench_group
+    from rotbench.cli.db_cmd import db
+    from rotbench.cli.engine_cmds import compare, engines
+    from rotbench.cli.new_engine_cmd import new_engine
+    from rotbench.cli.report_cmds import rescore, show
+    from rotbench.cli.results_cmds import export, report, runs
+    from rotbench.cli.review_cmd import review
+    from rotbench.cli.run_cmd import run
+    from rotbench.cli.server_cmd import server
+    from rotbench.cli.world_cmd import world
+
+    app = typer.Typer(
+        name="rotbench",
+        cls=rotbench_group(),
+        help="Memory-rot benchmark: does a memory keep current facts, drop superseded ones, "
+        "and keep untrusted values out?",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+    )
+
+    @app.callback()
+    def _root() -> None:
+        """Memory-rot benchmark for agent-memory engines."""
+
+    app.command()(run)
+    app.command()(world)
+    app.command()(show)
+    app.command()(rescore)
+    app.command()(server)
+    app.command()(db)
+    app.command()(engines)
+    app.command()(compare)
+    app.command()(report)
+    app.command()(runs)
+    app.command()(export)
+    app.command()(review)
+    app.command(name="new-engine")(new_engine)
+    return app
 
 
-app.command()(run)
-app.command()(world)
-app.command()(show)
-app.command()(rescore)
-app.command()(server)
-app.command()(db)
-app.command()(engines)
-app.command()(compare)
-app.command()(report)
-app.command()(runs)
-app.command()(export)
-app.command()(review)
-app.command(name="new-engine")(new_engine)
-
-
+def __getattr__(name: str):
+    """``app``: the typer app (``from rotbench.cli.main import app``), built on first use."""
+    global _APP
+    if name == "app":
+        if _APP is None:
+            _APP = _build_app()
+        globals()["app"] = _APP  # later lookups are plain (and a test may replace it)
+        return _APP
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def bare_dask_means_local(args: list[str]) -> list[str]:
@@ -85,9 +102,10 @@ def main() -> None:
 
 
 def _main(argv: list[str]) -> int:
+    import typer
     from typer._click import exceptions as click_exc  # typer ships its own click
 
-    command = typer.main.get_command(app)
+    command = typer.main.get_command(sys.modules[__name__].app)
     try:
         code = command.main(args=argv, prog_name="rotbench", standalone_mode=False)
     except click_exc.NoArgsIsHelpError as exc:
@@ -132,6 +150,8 @@ def _end_run(code: int, present: frozenset | set = frozenset()) -> int:
     stuck = left()
     if not stuck:
         return code
+    import typer
+
     from rotbench.safe_text import printable
 
     names = ", ".join(printable(t.name, 40) for t in stuck[:5])

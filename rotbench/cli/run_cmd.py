@@ -302,15 +302,17 @@ def run(
     from flows.prefect_env import configure_prefect_env
 
     configure_prefect_env(spec.cache_dir)
-    from flows.prefect_server import EarlyServer, ServerStartError
+    from flows.prefect_server import ServerStartError
 
     server = None
     outcome = None
     quiet_stdout = stdout_to_stderr()
     quiet_stdout.__enter__()
     try:
-        if not os.environ.get("PREFECT_API_URL"):
-            server = EarlyServer().start()
+        if not os.environ.get("PREFECT_API_URL"):  # a kept server, or a temporary one
+            from flows.kept_server import open_server
+
+            server = open_server(lambda line: typer.echo(line, err=True))
         from rotbench.embedding.shared import warm_for_run
 
         if spec.dask is None:  # (on Dask the flow starts it and waits for it)

@@ -28,6 +28,11 @@ def _port_problem(port: int) -> str | None:
 
 def server(
     port: Annotated[int, typer.Option(help="Port to listen on (127.0.0.1 only).")] = 4200,
+    stop: Annotated[bool, typer.Option(
+        "--stop", help="Stop the server a run left up for the cache folder, then exit.")] = False,
+    cache_dir: Annotated[str | None, typer.Option(
+        "--cache-dir", help="With --stop: the runs' cache folder (default: "
+        "$ROTBENCH_CACHE_DIR or ./cache).")] = None,
 ) -> None:
     """Run a Prefect server for rotbench in the foreground (Ctrl-C stops it).
 
@@ -37,6 +42,9 @@ def server(
     """
     from flows.prefect_env import SERVER_TUNING, configure_prefect_env
 
+    if stop:
+        _stop_kept(cache_dir)
+        return
     if not 1 <= port <= 65535:
         fail(f"--port must be between 1 and 65535, got {port}")
     problem = _port_problem(port)
@@ -52,3 +60,18 @@ def server(
     typer.echo(f"export PREFECT_API_URL=http://127.0.0.1:{port}/api", err=True)
     os.execvpe(prefect, [prefect, "server", "start", "--host", "127.0.0.1", "--port", str(port)],
                env)
+
+
+def _stop_kept(cache_dir: str | None) -> None:
+    """``rotbench server --stop``: stop the server kept for ``cache_dir`` (one line)."""
+    from flows.kept_server import stop_kept
+    from flows.prefect_env import configure_prefect_env
+    from rotbench.safe_text import printable
+
+    configure_prefect_env(cache_dir)
+    url = stop_kept(Path(os.environ["PREFECT_HOME"]))
+    if url is None:
+        typer.echo(f"no Prefect server left up for {printable(os.environ['PREFECT_HOME'], 400)}",
+                   err=True)
+    else:
+        typer.echo(f"stopped the Prefect server at {url}", err=True)

@@ -298,6 +298,20 @@ class Embedder:
             rows = [table[k] for k in keys]
         return np.stack(rows).astype(np.float32, copy=False)
 
+    def missing(self, texts: Sequence[str]) -> int:
+        """How many distinct ``texts`` are not cached yet (nothing is encoded)."""
+        return len(self._misses(self._keyed(texts)))
+
+    def add_vectors(self, keys: list[str], vectors: np.ndarray) -> None:
+        """Persist vectors made elsewhere (``keys`` as ``key`` gives them, ``vectors`` (n,
+        dim) float32, normalised) as one shard and add them to the table, as an encode
+        would (``rotbench.embedding.bundled``)."""
+        write_shard(self.root, keys, vectors)
+        with self._lock:
+            table = self._loaded()
+            for k, vec in zip(keys, vectors, strict=True):
+                table.setdefault(k, vec)
+
     def compact(self) -> int:
         """Merge this model's shards into one; returns the number of shards removed."""
         with self._lock:

@@ -39,8 +39,25 @@ def warm_for_run(arm: str, engines: list[str], cache_dir: Path,
     thread, or None when nothing was started (every text cached already, a warm-up under
     way, or nothing known). ``Embedder.start_warming`` says how it runs. Best effort: an
     engine that cannot be resolved or whose ``warm_texts`` fails adds nothing."""
-    if arm == "live":
+    texts = run_texts(arm, engines, generator)
+    more = set(extra) - texts  # e.g. the noisy arm's sentences of the run's worlds
+    if not texts and not more:
         return None
+    from rotbench.embedding import bundled
+
+    embedder = shared_embedder(Path(cache_dir))
+    wanted = sorted(texts)
+    if wanted and bundled.enabled() and embedder.missing(wanted) \
+            and bundled.adopt(embedder, wanted):
+        wanted = []  # the shipped vectors of exactly these texts: no model for them
+    wanted = sorted({*wanted, *more})
+    return embedder.start_warming(wanted) if wanted else None
+
+
+def run_texts(arm: str, engines: list[str], generator: str) -> set[str]:
+    """The texts ``warm_for_run`` warms for a run (empty on the live arm)."""
+    if arm == "live":
+        return set()
     texts: set[str] = set()
     if "reference" in engines:
         from rotbench.perception.oracle import oracle_texts
@@ -48,10 +65,7 @@ def warm_for_run(arm: str, engines: list[str], cache_dir: Path,
         texts.update(oracle_texts(generator_3=generator in ("3", "4"),
                                   generator_4=generator == "4"))
     texts.update(_engines_texts(arm, engines, generator))
-    texts.update(extra)  # e.g. the noisy arm's sentences of the run's worlds
-    if not texts:
-        return None
-    return shared_embedder(Path(cache_dir)).start_warming(sorted(texts))
+    return texts
 
 
 def _engines_texts(arm: str, engines: list[str], generator: str) -> set[str]:

@@ -42,7 +42,14 @@ def test_the_two_first_commands_are_the_makefiles() -> None:
     makefile = (ROOT / "Makefile").read_text()
     assert re.search(r"^run: \$\(STAMP\)\n\t\$\(BIN\)/rotbench run$", makefile, re.M)
     assert re.search(r"^test: ", makefile, re.M) and re.search(r"^docs: ", makefile, re.M)
-    assert "docs," in re.search(r"-e '\.\[([^\]]+)\]'", makefile).group(1) + ","
+    # `make test` (and `make docs`) install the docs extra; `make run` only the project
+    extras = re.search(r"^TEST_EXTRAS := (\S+)$", makefile, re.M).group(1)
+    assert "docs," in extras + "," and "dev," in extras + ","
+    assert re.search(r"^\$\(TEST_STAMP\): \$\(STAMP\)\n.*\n"
+                     r"\t\$\(PIP\) -e '\.\[\$\(TEST_EXTRAS\)\]'$", makefile, re.M)
+    assert re.search(r"^\$\(STAMP\): .*\n(\t.*\n)*\t\$\(PIP\) -e \.\n", makefile, re.M)
+    assert re.search(r"^test: \$\(TEST_STAMP\)", makefile, re.M)
+    assert re.search(r"^docs: \$\(TEST_STAMP\)", makefile, re.M)
 
 
 def test_the_readme_says_how_to_activate_the_virtualenv_after_make_run() -> None:

@@ -1,0 +1,100 @@
+"""Run a command and account its CPU seconds per process of its tree (Linux ``/proc``).
+
+``python benchmarks/process_cpu.py [--every SECONDS] -- COMMAND ...`` polls ``/proc`` every
+``--every`` seconds (default 0.05) for the command's descendants and keeps each one's last
+seen user+system seconds (``/proc/PID/stat`` fields 14 and 15); the total over the whole tree
+comes from the kernel's own child accounting (``resource.getrusage(RUSAGE_CHILDREN)``), so
+it is exact even for processes too short-lived to be seen. Prints one line per process (CPU
+seconds, the first 100 characters of its command line), then ``total cpu``, ``wall`` and the
+load average at the start, all in seconds. Used by the other speed benchmarks and by hand
+when a run's CPU has to be split between the run, its Prefect server and its embedding
+warm-up.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import time
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                out.extend(int(x) for x in f.read().split())
+    except OSError:
+        pass
+    return out
+
+
+def _cpu(pid: int) -> float | None:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / TICK
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def measure(command: list[str], every: float = 0.05, env: dict | None = None,
+            quiet: bool = True, cwd: str | os.PathLike[str] | None = None) -> dict:
+    """Run ``command``; returns ``{"wall": s, "cpu": s, "processes": {pid: (cmd, s)},
+    "load": 1-minute load average at start, "returncode": int}``."""
+    load = os.getloadavg()[0]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.monotonic()
+    out = subprocess.DEVNULL if quiet else None
+    proc = subprocess.Popen(command, env=env, stdout=out, stderr=out, cwd=cwd)
+    seen: dict[int, tuple[str, float]] = {}
+    while proc.poll() is None:
+        stack = [proc.pid]
+        while stack:
+            pid = stack.pop()
+            cpu = _cpu(pid)
+            if cpu is not None:
+                # read again each time: a child just forked still shows its parent's
+                # command line until it execs; keep the last one read
+                name = _cmdline(pid) or (seen[pid][0] if pid in seen else "?")
+                seen[pid] = (name, cpu)
+            stack.extend(_children(pid))
+        time.sleep(every)
+    wall = time.monotonic() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"wall": wall, "cpu": cpu, "processes": seen, "load": load,
+            "returncode": proc.returncode}
+
+
+def main(argv: list[str]) -> int:
+    every = 0.05
+    if argv[:1] == ["--every"]:
+        every, argv = float(argv[1]), argv[2:]
+    if argv[:1] == ["--"]:
+        argv = argv[1:]
+    if not argv:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    result = measure(argv, every, quiet=False)
+    for _pid, (name, cpu) in sorted(result["processes"].items(), key=lambda kv: -kv[1][1]):
+        print(f"{cpu:7.2f} s  {name[:100]}", file=sys.stderr)
+    print(f"total cpu {result['cpu']:.2f} s  wall {result['wall']:.2f} s  "
+          f"load {result['load']:.2f}  exit {result['returncode']}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,85 @@
+"""The shipped vectors of the scripted arms' texts (``rotbench.embedding.bundled``): exactly
+the warm-up's shard, adopted only for exactly its texts and versions, and a cold oracle run
+that adopts them starts no warm-up."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rotbench.embedding import bundled, shared
+from rotbench.embedding.embedder import Embedder
+from rotbench.embedding.store import load_shards
+from rotbench.perception.oracle import oracle_texts
+
+
+@pytest.fixture
+def on(bundled_vectors_on, monkeypatch):
+    monkeypatch.setattr(shared, "_embedders", {})
+
+
+def test_the_index_lists_both_sets_with_their_sizes() -> None:
+    index = json.loads(bundled.INDEX.read_text())
+    sizes = {entry["name"]: entry["texts"] for entry in index["sets"]}
+    assert sizes == {"oracle-g12": 703, "oracle-g4": 1212}
+    for entry in index["sets"]:
+        texts = shared.run_texts("oracle", ["reference"], bundled.SETS[entry["name"]][0])
+        assert entry["sha256"] == bundled.texts_digest(sorted(texts))
+        with np.load(bundled.FOLDER / f"{entry['name']}.npz") as shard:
+            assert shard["vectors"].shape == (entry["texts"], 384)
+            assert shard["vectors"].dtype == np.float32
+
+
+def test_generator_1_and_2_share_a_set_and_3_has_none(on) -> None:
+    one, two, three = (sorted(shared.run_texts("oracle", ["reference"], g)) for g in "123")
+    assert one == two and len(one) == 703
+    assert bundled.bundled_shard(one, "sentence-transformers/all-MiniLM-L6-v2") is not None
+    assert bundled.bundled_shard(three, "sentence-transformers/all-MiniLM-L6-v2") is None
+    assert len(three) == 994
+
+
+def test_a_cold_oracle_run_adopts_the_shard_and_starts_no_warm_up(on, tmp_path) -> None:
+    assert shared.warm_for_run("oracle", ["reference"], tmp_path, "4") is None
+    embedder = shared.shared_embedder(tmp_path)
+    texts = sorted(oracle_texts(generator_3=True, generator_4=True))
+    assert embedder.missing(texts) == 0 and embedder.model_loads == 0
+    table = load_shards(embedder.root)
+    with np.load(bundled.FOLDER / "oracle-g4.npz") as shard:
+        assert [str(k) for k in shard["keys"]] == [embedder.key(t) for t in texts]
+        assert all(np.array_equal(table[str(k)], v)
+                   for k, v in zip(shard["keys"], shard["vectors"], strict=True))
+    # a rerun finds everything cached and writes nothing more
+    before = sorted(p.name for p in embedder.root.iterdir())
+    assert shared.warm_for_run("oracle", ["reference"], tmp_path, "4") is None
+    assert sorted(p.name for p in embedder.root.iterdir()) == before
+
+
+def test_other_versions_or_texts_or_off_adopt_nothing(on, tmp_path, monkeypatch) -> None:
+    texts = sorted(shared.run_texts("oracle", ["reference"], "4"))
+    embedder = Embedder(tmp_path)
+    assert bundled.adopt(embedder, texts[:-1]) is False  # one text fewer: another batch
+    monkeypatch.setenv(bundled.OFF_ENV, "0")
+    assert bundled.adopt(embedder, texts) is False
+    monkeypatch.setenv(bundled.OFF_ENV, "1")
+    real = bundled.installed_versions()
+    monkeypatch.setattr(bundled, "installed_versions", lambda: {**real, "torch": "9.9.9"})
+    assert bundled.adopt(embedder, texts) is False
+    assert not embedder.root.exists()
+    monkeypatch.setattr(bundled, "installed_versions", lambda: real)
+    assert bundled.adopt(embedder, texts) is True
+    assert embedder.missing(texts) == 0
+
+
+@pytest.mark.slow
+def test_the_shipped_vectors_are_what_the_model_gives_the_warm_up_batch(tmp_path) -> None:
+    """The shard equals, bit for bit, one batch of the sorted texts through the model
+    (the test session's shared model: the same floats a fresh one gives)."""
+    texts = sorted(shared.run_texts("oracle", ["reference"], "1"))
+    embedder = Embedder(Path(tmp_path))
+    embedder.ensure(texts)
+    vectors = embedder.encode(texts)
+    with np.load(bundled.FOLDER / "oracle-g12.npz") as shard:
+        assert np.array_equal(shard["vectors"], vectors)

@@ -1,0 +1,64 @@
+"""The shipped migrated Prefect database (``flows.prefect_template``): copied into a home
+with no database only, never over the user's choice, and a server on it answers."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from flows import prefect_template
+from flows.prefect_template import SEEDED_MARKER, seed_database
+
+
+@pytest.fixture
+def clean(monkeypatch):
+    for name in ("PREFECT_API_DATABASE_CONNECTION_URL", "PREFECT_SERVER_DATABASE_CONNECTION_URL",
+                 prefect_template.OFF_ENV):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_a_new_home_gets_the_migrated_database_with_its_block_types(clean, tmp_path) -> None:
+    assert prefect_template.template_path() is not None  # the pinned Prefect's file ships
+    assert seed_database(tmp_path) is True
+    assert (tmp_path / SEEDED_MARKER).is_file()
+    with sqlite3.connect(tmp_path / "prefect.db") as db:
+        assert db.execute("select count(*) from block_type").fetchone() == (54,)
+        assert db.execute("select count(*) from alembic_version").fetchone() == (1,)
+        assert db.execute("select count(*) from flow_run").fetchone() == (0,)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    assert seed_database(tmp_path) is True  # seeded earlier: still no registration needed
+
+
+def test_an_existing_or_chosen_database_is_left_alone(clean, tmp_path, monkeypatch) -> None:
+    (tmp_path / "prefect.db").write_bytes(b"mine")
+    assert seed_database(tmp_path) is False
+    assert (tmp_path / "prefect.db").read_bytes() == b"mine"
+    other = tmp_path / "other"
+    monkeypatch.setenv("PREFECT_API_DATABASE_CONNECTION_URL", "sqlite+aiosqlite:///x.db")
+    assert seed_database(other) is False and not other.exists()
+    monkeypatch.delenv("PREFECT_API_DATABASE_CONNECTION_URL")
+    monkeypatch.setenv(prefect_template.OFF_ENV, "0")
+    assert seed_database(other) is False and not other.exists()
+
+
+def test_another_prefect_version_migrates_as_before(clean, tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(prefect_template, "version", lambda name: "9.9.9")
+    assert prefect_template.template_path() is None
+    assert seed_database(tmp_path) is False and not (tmp_path / "prefect.db").exists()
+
+
+@pytest.mark.slow
+def test_a_server_on_a_seeded_home_answers(clean, tmp_path, monkeypatch) -> None:
+    from flows.prefect_server import EarlyServer
+
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path))
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    server = EarlyServer().start()
+    try:
+        server.wait_ready()
+    finally:
+        server.stop()
+    assert (tmp_path / SEEDED_MARKER).is_file()
+    with sqlite3.connect(tmp_path / "prefect.db") as db:
+        assert db.execute("select count(*) from block_type").fetchone() == (54,)
