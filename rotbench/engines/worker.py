@@ -1,0 +1,279 @@
+"""Plug-in engines in worker processes of their own, speaking plain data over a pipe.
+
+An engine under test that runs inside the run's process shares its modules (a monkeypatched
+scorer or hit check), its embedder, its threads, its file descriptors (the supervisor's status
+pipe) and its signals. So every engine but rotbench's own (``IN_PROCESS``: the reference engine
+and the two baselines) runs in a worker process:
+
+- per engine and run, one *engine server* is started (``python -c``, in a session of its own,
+  current folder and ``HOME`` those of the run's sandbox, ``sys.path`` the run's): it imports
+  rotbench's boundary modules and the engine's factory module once, then forks one worker per
+  world on request. Starting the server is the per-run cost (about one interpreter start-up);
+  a fork per world costs milliseconds;
+- each worker starts a session (its own process group), builds the engine with the factory,
+  and runs every ``deposit`` / ``query`` / ``close`` the run asks for, copying each answer into
+  plain data and checking it (``validate_hits``) before it is sent. Messages are JSON frames
+  (embeddings: raw float32 bytes); the run never unpickles what a worker sends, and checks the
+  hits again on its side;
+- what an engine takes from its ``EngineContext`` (embedder, model client, extractor, checker)
+  is a handle in the worker whose calls are answered by the run's own objects, so an engine
+  that patches its handle changes only its own figures;
+- the run waits for each call at most the engine's timeout. A call past it, a worker that dies
+  (a crash, ``os._exit``), or a stray ``KeyboardInterrupt`` in engine code costs that engine
+  alone: its worker's process group is killed and the failure names the call;
+- at the end of each world the worker's process group is killed, and at the end of the run
+  (``stop_servers``, also at exit) every server's; a server dies with the run's process
+  (end of file on its control socket, however the run ended) and takes its
+  workers' groups with it.
+
+The worker never holds the supervisor's status descriptor: the server is started with only
+its control socket open, and the variable naming the descriptor is removed from its
+environment.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+from multiprocessing.connection import Connection
+from typing import Any
+
+IN_PROCESS = frozenset({"rotbench.reference.engine:make_engine",
+                        "rotbench.engines.transcript_rag:make_engine",
+                        "rotbench.engines.latest_wins:make_engine"})
+"""Factories run in the run's own process (rotbench's reference engine and baselines)."""
+OFF_ENV = "ROTBENCH_ENGINES_IN_PROCESS"
+"""Set to 1 to run every engine in the run's process (a debugger; no isolation)."""
+SERVER_START_SECONDS = 120.0
+"""Longest wait for an engine server to start and import the engine's module, seconds."""
+MAX_FRAME_BYTES = 128 << 20
+"""Largest message a worker may send the run (bytes); past it the worker is failed."""
+PR_SET_PDEATHSIG = 1
+
+
+def isolated(info: Any) -> bool:
+    """True when the engine of ``info`` (an ``EngineInfo``) runs in a worker process."""
+    return info.factory not in IN_PROCESS and not os.environ.get(OFF_ENV)
+
+
+def die_with_parent(signum: int) -> None:
+    """Ask Linux to send ``signum`` to this process when its parent ends (no-op elsewhere)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+
+
+# -- the engine server (its own process) --------------------------------------------------
+
+def serve(ctrl_fd: int, module: str) -> None:
+    """The engine server's main loop (see the module text): preload, then fork a worker for
+    every descriptor received on ``ctrl_fd``; on end of file or SIGTERM kill every worker's
+    process group and exit."""
+    ctrl = socket.socket(fileno=ctrl_fd)
+    workers: list[int] = []
+
+    def finish(*_: object) -> None:
+        for pid in workers:
+            _kill_group(pid)
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, finish)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # workers reaped by the kernel
+    # No parent-death signal here: it would follow the run's *thread* that started the
+    # server; the run's end closes the control socket instead, whatever ended it.
+    import rotbench.engines.context  # noqa: F401 - preloaded for every worker
+    import rotbench.pipeline.probe  # noqa: F401
+    from rotbench.engines import trace  # noqa: F401
+
+    try:
+        __import__(module)
+    except BaseException:  # noqa: BLE001 - the worker imports it again and reports why
+        pass
+    ctrl.sendall(b"R")
+    while True:
+        try:
+            _, fds, _, _ = socket.recv_fds(ctrl, 16, 1)
+        except OSError:
+            finish()
+        if not fds:
+            finish()
+        pid = os.fork()
+        if pid == 0:
+            ctrl.close()
+            _worker_main(fds[0])
+        os.close(fds[0])
+        workers.append(pid)
+        ctrl.sendall(struct.pack("!q", pid))
+
+
+def _worker_main(fd: int) -> None:
+    """In a freshly forked worker: own session, default signals, then the call loop."""
+    os.setsid()
+    for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    die_with_parent(signal.SIGKILL)
+    code = 0
+    try:
+        from rotbench.engines.worker_side import run_worker
+
+        run_worker(Connection(fd))
+    except BaseException:  # noqa: BLE001 - the run sees the closed pipe
+        code = 1
+    os._exit(code)
+
+
+# -- the run's side --------------------------------------------------------------------------
+
+class ServerError(RuntimeError):
+    """An engine server could not be started or stopped answering."""
+
+
+class EngineServer:
+    """One engine server process for one engine module (see the module text)."""
+
+    def __init__(self, module: str) -> None:
+        from rotbench.cli.supervise import CHILD_ENV
+
+        ours, theirs = socket.socketpair()
+        env = {k: v for k, v in os.environ.items() if k != CHILD_ENV}
+        code = ("import json,sys; sys.path[:] = json.loads(sys.argv[1]); "
+                "from rotbench.engines.worker import serve; serve(int(sys.argv[2]), sys.argv[3])")
+        self.module = module
+        self.lock = threading.Lock()
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", code, json.dumps(sys.path), str(theirs.fileno()),
+                 module], pass_fds=(theirs.fileno(),), env=env, stdin=subprocess.DEVNULL,
+                start_new_session=True)
+        finally:
+            theirs.close()
+        self.ctrl = ours
+        self.ctrl.settimeout(SERVER_START_SECONDS)
+        try:
+            ready = self.ctrl.recv(1)
+        except OSError:
+            ready = b""
+        if ready != b"R":
+            self.stop()
+            raise ServerError("the engine's worker process could not be started")
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def fork(self) -> tuple[int, Connection]:
+        """A new worker: its pid (also its process group) and the run's end of its pipe."""
+        ours, theirs = socket.socketpair()
+        with self.lock:
+            try:
+                self.ctrl.settimeout(SERVER_START_SECONDS)
+                socket.send_fds(self.ctrl, [b"W"], [theirs.fileno()])
+                reply = b""
+                while len(reply) < 8:
+                    chunk = self.ctrl.recv(8 - len(reply))
+                    if not chunk:
+                        raise ServerError("the engine server ended")
+                    reply += chunk
+            except OSError as exc:
+                raise ServerError(f"the engine server stopped answering ({exc})") from None
+            finally:
+                theirs.close()
+        conn = Connection(os.dup(ours.fileno()))
+        ours.close()
+        return struct.unpack("!q", reply)[0], conn
+
+    def stop(self) -> None:
+        """Kill the server's process group (its workers are killed by the server, or were
+        already)."""
+        try:
+            self.ctrl.close()
+        except OSError:
+            pass
+        _kill_group(self.process.pid)
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+_SERVERS: dict[tuple, EngineServer] = {}
+_SERVERS_LOCK = threading.Lock()
+_WORKERS: set[int] = set()
+"""Process groups of the workers alive now (killed by ``stop_servers``)."""
+
+
+def server_for(module: str) -> EngineServer:
+    """The running server for engine module ``module`` in this folder and HOME (started on
+    first use). Raises ServerError."""
+    key = (module, os.getcwd(), os.environ.get("HOME"), tuple(sys.path))
+    with _SERVERS_LOCK:
+        server = _SERVERS.get(key)
+        if server is None or not server.alive():
+            server = _SERVERS[key] = EngineServer(module)
+        return server
+
+
+def start_worker(module: str) -> tuple[int, Connection]:
+    """A fresh worker forked by the server of ``module``: (pid = process group, pipe)."""
+    pid, conn = server_for(module).fork()
+    _WORKERS.add(pid)
+    return pid, conn
+
+
+def end_worker(pid: int, conn: Connection | None = None) -> None:
+    """Kill worker ``pid``'s whole process group and close its pipe."""
+    _kill_group(pid)
+    _WORKERS.discard(pid)
+    if conn is not None:
+        try:
+            conn.close()
+        except OSError:
+            pass
+
+
+def stop_servers() -> None:
+    """Kill every worker's and every engine server's process group this process started."""
+    for pid in list(_WORKERS):
+        end_worker(pid)
+    with _SERVERS_LOCK:
+        servers = list(_SERVERS.values())
+        _SERVERS.clear()
+    for server in servers:
+        server.stop()
+
+
+atexit.register(stop_servers)
+
+
+def wait_reply(conn: Connection, deadline: float | None) -> bytes | None:
+    """The next frame from a worker, or None past ``deadline`` (``time.monotonic``).
+    Raises EOFError when the worker's end closed, OSError for a frame too large."""
+    remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+    if not conn.poll(remaining):
+        return None
+    return conn.recv_bytes(MAX_FRAME_BYTES)
+
+
+__all__ = ["IN_PROCESS", "EngineServer", "ServerError", "die_with_parent", "end_worker",
+           "isolated", "serve", "start_worker", "stop_servers", "wait_reply"]
