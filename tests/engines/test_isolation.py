@@ -11,7 +11,6 @@ from __future__ import annotations
 import pytest
 
 from rotbench.engines.registry import registered, resolve
-from rotbench.engines.worker import IN_PROCESS, isolated
 
 pytestmark = pytest.mark.slow
 
@@ -34,6 +33,8 @@ def alone(run_engines):
 def test_which_engines_run_in_a_worker() -> None:
     """Plug-ins and peer adapters run in workers; the reference engine and the baselines
     in the run's process."""
+    from rotbench.engines.worker import IN_PROCESS, isolated
+
     engines = registered()
     assert {name for name, info in engines.items() if info.factory in IN_PROCESS} == {
         "reference", "transcript-rag", "latest-wins"}
