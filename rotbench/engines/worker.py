@@ -43,7 +43,6 @@ import subprocess
 import sys
 import threading
 import time
-from multiprocessing.connection import Connection
 from typing import Any
 
 IN_PROCESS = frozenset({"rotbench.reference.engine:make_engine",
@@ -138,7 +137,7 @@ def _worker_main(fd: int) -> None:
     try:
         from rotbench.engines.worker_side import run_worker
 
-        run_worker(Connection(fd))
+        run_worker(Channel(socket.socket(fileno=fd)))
     except BaseException:  # noqa: BLE001 - the run sees the closed pipe
         code = 1
     os._exit(code)
@@ -182,7 +181,7 @@ class EngineServer:
     def alive(self) -> bool:
         return self.process.poll() is None
 
-    def fork(self) -> tuple[int, Connection]:
+    def fork(self) -> tuple[int, Channel]:
         """A new worker: its pid (also its process group) and the run's end of its pipe."""
         ours, theirs = socket.socketpair()
         with self.lock:
@@ -199,9 +198,7 @@ class EngineServer:
                 raise ServerError(f"the engine server stopped answering ({exc})") from None
             finally:
                 theirs.close()
-        conn = Connection(os.dup(ours.fileno()))
-        ours.close()
-        return struct.unpack("!q", reply)[0], conn
+        return struct.unpack("!q", reply)[0], Channel(ours)
 
     def stop(self) -> None:
         """Kill the server's process group (its workers are killed by the server, or were
@@ -234,14 +231,14 @@ def server_for(module: str) -> EngineServer:
         return server
 
 
-def start_worker(module: str) -> tuple[int, Connection]:
+def start_worker(module: str) -> tuple[int, Channel]:
     """A fresh worker forked by the server of ``module``: (pid = process group, pipe)."""
     pid, conn = server_for(module).fork()
     _WORKERS.add(pid)
     return pid, conn
 
 
-def end_worker(pid: int, conn: Connection | None = None) -> None:
+def end_worker(pid: int, conn: Channel | None = None) -> None:
     """Kill worker ``pid``'s whole process group and close its pipe."""
     _kill_group(pid)
     _WORKERS.discard(pid)
@@ -266,14 +263,52 @@ def stop_servers() -> None:
 atexit.register(stop_servers)
 
 
-def wait_reply(conn: Connection, deadline: float | None) -> bytes | None:
-    """The next frame from a worker, or None past ``deadline`` (``time.monotonic``).
-    Raises EOFError when the worker's end closed, OSError for a frame too large."""
-    remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
-    if not conn.poll(remaining):
-        return None
-    return conn.recv_bytes(MAX_FRAME_BYTES)
+class Channel:
+    """Length-prefixed frames over a stream socket (4-byte big-endian length, then the
+    bytes). ``recv`` waits at most until a deadline for the *whole* frame, so a worker that
+    sends half a frame and stops cannot hold the run past the engine's timeout."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+
+    def send(self, data: bytes) -> None:
+        self.sock.settimeout(None)
+        self.sock.sendall(struct.pack("!I", len(data)) + data)
+
+    def recv(self, deadline: float | None = None, limit: int = MAX_FRAME_BYTES) -> bytes | None:
+        """The next frame; None when ``deadline`` (``time.monotonic``) passed first. Raises
+        EOFError when the other end closed, OSError for a frame above ``limit`` bytes."""
+        head = self._exact(4, deadline)
+        if head is None:
+            return None
+        size = struct.unpack("!I", head)[0]
+        if size > limit:
+            raise OSError(f"a frame of {size} bytes, above the {limit} accepted")
+        return self._exact(size, deadline) if size else b""
+
+    def _exact(self, size: int, deadline: float | None) -> bytes | None:
+        chunks, got = [], 0
+        while got < size:
+            if deadline is not None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return None
+                self.sock.settimeout(remaining)
+            else:
+                self.sock.settimeout(None)
+            try:
+                chunk = self.sock.recv(min(size - got, 1 << 20))
+            except TimeoutError:
+                return None
+            if not chunk:
+                raise EOFError("the other end closed")
+            chunks.append(chunk)
+            got += len(chunk)
+        return b"".join(chunks)
+
+    def close(self) -> None:
+        self.sock.close()
 
 
-__all__ = ["IN_PROCESS", "EngineServer", "ServerError", "die_with_parent", "end_worker",
-           "isolated", "serve", "start_worker", "stop_servers", "wait_reply"]
+__all__ = ["IN_PROCESS", "Channel", "EngineServer", "ServerError", "die_with_parent",
+           "end_worker", "isolated", "serve", "start_worker", "stop_servers"]

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import threading
-from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ import numpy as np
 
 from rotbench.engines.context import EngineContext
 from rotbench.engines.protocol import Document
+from rotbench.engines.worker import Channel
 from rotbench.perception.client import Completion, RefusedCall
 from rotbench.perception.protocol import ClaimDraft, Judgement
 from rotbench.pipeline.probe import (
@@ -36,24 +36,24 @@ _HIT_KEYS = {"text", "score", "similarity", "provenance"}
 class _Link:
     """The worker's end of the pipe; one exchange at a time across the engine's threads."""
 
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: Channel) -> None:
         self.conn = conn
         self.lock = threading.RLock()
 
     def send(self, message: dict) -> None:
-        self.conn.send_bytes(json.dumps(message).encode())
+        self.conn.send(json.dumps(message).encode())
 
     def ask(self, name: str, **payload: Any) -> Any:
         with self.lock:
             self.send({"cb": name, **payload})
-            reply = json.loads(self.conn.recv_bytes())
+            reply = json.loads(self.conn.recv())
             if "raise" in reply:
                 kind, message = reply["raise"]
                 raise (RefusedCall if kind == "RefusedCall" else RuntimeError)(
                     message if kind == "RefusedCall" else f"{kind}: {message}")
             if name == "encode":
                 shape = reply["ret"]["shape"]
-                data = self.conn.recv_bytes()
+                data = self.conn.recv()
                 return np.frombuffer(data, dtype=np.float32).reshape(shape).copy()
             return reply["ret"]
 
@@ -171,14 +171,14 @@ def _failure_for(worker: _Worker, req: dict, exc: BaseException) -> EngineFailur
                              describe_raised(exc), exc)
 
 
-def run_worker(conn: Connection) -> None:
+def run_worker(conn: Channel) -> None:
     """Answer the run's requests until it closes the pipe or asks to close."""
     link = _Link(conn)
     worker = _Worker(link)
     while True:
         with link.lock:
             try:
-                req = json.loads(conn.recv_bytes())
+                req = json.loads(conn.recv())
             except EOFError:
                 return
         try:

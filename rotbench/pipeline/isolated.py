@@ -99,9 +99,9 @@ class IsolatedEngine(GuardedEngine):
         deadline = None if self.timeout_seconds is None else (
             time.monotonic() + self.timeout_seconds)
         try:
-            self.conn.send_bytes(json.dumps({**message, "day": day, "call": call}).encode())
+            self.conn.send(json.dumps({**message, "day": day, "call": call}).encode())
             while True:
-                frame = workers.wait_reply(self.conn, deadline)
+                frame = self.conn.recv(deadline)
                 if frame is None:
                     self.hung = call
                     raise self._lost(day, call, f"no answer within {self.timeout_seconds:g} s")
@@ -136,11 +136,11 @@ class IsolatedEngine(GuardedEngine):
         except KeyboardInterrupt:
             raise
         except BaseException as exc:  # noqa: BLE001 - handed back to the engine's handle
-            self.conn.send_bytes(json.dumps({"raise": [type_name(exc), safe_str(exc)]}).encode())
+            self.conn.send(json.dumps({"raise": [type_name(exc), safe_str(exc)]}).encode())
             return
-        self.conn.send_bytes(json.dumps({"ret": value}).encode())
+        self.conn.send(json.dumps({"ret": value}).encode())
         if data is not None:
-            self.conn.send_bytes(data)
+            self.conn.send(data)
 
     def _lost(self, day: int | None, call: str, what: str) -> EngineFailure:
         self.end()
