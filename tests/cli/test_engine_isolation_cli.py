@@ -23,7 +23,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.subprocess]
 ROOT = Path(__file__).resolve().parents[2]
 E = "tests.engines.isolation_engines:"
 HOSTILE = ["interrupts_factory", "interrupting_answer", "blocking_answer", "hangs_in_factory",
-           "hung_query_with_close", "starts_processes", "forges_status"]
+           "hung_query_with_close"]
+ESCAPES = ["starts_processes", "forges_status"]
 CALL = "day 15: query('Which city does the user live in?', k=10)"
 TIMEOUT = 5
 
@@ -36,9 +37,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
-@pytest.fixture(scope="module")
-def hostile(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("isolation-cli")
+def _run(tmp: Path, names: list[str]) -> tuple[subprocess.CompletedProcess, float]:
     pids = tmp / "pids"
     for folder in (pids, tmp / "project", tmp / "home"):
         folder.mkdir()
@@ -47,7 +46,7 @@ def hostile(tmp_path_factory):
     for name in ("PREFECT_HOME", "PREFECT_API_URL", "ROTBENCH_CACHE_DIR",
                  "ROTBENCH_NO_SUPERVISOR", "ROTBENCH_ENGINES_IN_PROCESS"):
         env.pop(name, None)
-    engines = [arg for name in [*HOSTILE, "sound"] for arg in ("--engine", E + name)]
+    engines = [arg for name in names for arg in ("--engine", E + name)]
     started = time.monotonic()
     proc = subprocess.run(
         [sys.executable, "-m", "rotbench.cli.main", "run", "--seed", "42", "--days", "30",
@@ -55,15 +54,31 @@ def hostile(tmp_path_factory):
          "--db", str(tmp / "out" / "r.duckdb"), "--engine-timeout", str(TIMEOUT),
          "--format", "json", *engines],
         cwd=tmp / "project", env=env, capture_output=True, text=True, timeout=400)
-    return tmp, proc, time.monotonic() - started
+    return proc, time.monotonic() - started
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory):
+    """Items 3, 5 and 7, beside a sound plug-in."""
+    tmp = tmp_path_factory.mktemp("isolation-cli")
+    proc, _ = _run(tmp, [*HOSTILE, "sound"])
+    return tmp, proc
+
+
+@pytest.fixture(scope="module")
+def escapes(tmp_path_factory):
+    """Item 6, beside a sound plug-in."""
+    tmp = tmp_path_factory.mktemp("isolation-escapes")
+    proc, seconds = _run(tmp, [*ESCAPES, "sound"])
+    return tmp, proc, seconds
 
 
 def test_each_hostile_engine_fails_alone_naming_its_call(hostile) -> None:
     """Items 3, 5 and 7: a factory and an answer that raise KeyboardInterrupt, an answer whose
-    item blocks when read, a factory that hangs, a hung query of an engine with close(), and
-    an engine that ends its process: each one line naming the call, never 'interrupted by
-    SIGINT' and never 'set-up: close()'."""
-    _, proc, _ = hostile
+    item blocks when read, a factory that hangs, and a hung query of an engine with close():
+    each one line naming the call, never 'interrupted by SIGINT' and never 'set-up:
+    close()'; the sound engine's report is written."""
+    tmp, proc = hostile
     errors = [line for line in proc.stderr.splitlines()
               if line.startswith("rotbench: error: engine ")]
     at = f"(at {ROOT / 'tests/engines/isolation_engines.py'}"
@@ -76,42 +91,42 @@ def test_each_hostile_engine_fails_alone_naming_its_call(hostile) -> None:
         f"rotbench: error: engine {E}hangs_in_factory: seed 42, set-up: factory: no answer "
         f"within {TIMEOUT} s",
         f"rotbench: error: engine hung-query: seed 42, {CALL}: no answer within {TIMEOUT} s",
-        f"rotbench: error: engine {E}forges_status: seed 42, set-up: factory: the engine's "
-        "worker process ended without answering (a crash, or the engine ended its process)",
     ]
     assert "interrupted by" not in proc.stderr
     assert proc.returncode == 1
+    assert _engines_reported(proc.stdout) == [E + "sound"]
+    assert len(list((tmp / "out" / "r").glob("rot-*-sound.json"))) == 1
 
 
-def test_the_sound_engines_keep_their_reports(hostile) -> None:
-    """The engine that started processes and the sound one are reported, on stdout."""
-    tmp, proc, _ = hostile
+def _engines_reported(stdout: str) -> list[str]:
     docs = []
     decoder, at = json.JSONDecoder(), 0
-    while at < len(proc.stdout):
-        doc, at = decoder.raw_decode(proc.stdout, at)
+    while at < len(stdout):
+        doc, at = decoder.raw_decode(stdout, at)
         docs.append(doc)
-        while at < len(proc.stdout) and proc.stdout[at].isspace():
+        while at < len(stdout) and stdout[at].isspace():
             at += 1
-    assert [d["selection"]["engine_source"] for d in docs] == [E + "starts_processes",
-                                                               E + "sound"]
-    assert len(list((tmp / "out" / "r").glob("rot-*-sound.json"))) == 2
+    return [d["selection"]["engine_source"] for d in docs]
 
 
-def test_every_process_an_engine_started_is_gone(hostile) -> None:
+def test_every_process_an_engine_started_is_gone(escapes) -> None:
     """Item 6: a Popen child, a multiprocessing helper and a forked helper that held every
     descriptor of the engine's process are gone when the run ends, and the run did not wait
-    for them (their sleep is an hour)."""
-    tmp, _, seconds = hostile
+    for them (their sleep is an hour); that engine's report is written."""
+    tmp, proc, seconds = escapes
     pids = [int(p.read_text()) for p in (tmp / "pids").glob("*.pid")]
     assert len(pids) == 3
     assert [p for p in pids if _alive(p)] == []
     assert seconds < 300
+    assert _engines_reported(proc.stdout) == [E + "starts_processes", E + "sound"]
 
 
-def test_a_forged_status_line_is_not_believed(hostile) -> None:
+def test_a_forged_status_line_is_not_believed(escapes) -> None:
     """Item 6: the engine found no status descriptor to forge a '0' on; its os._exit(0)
     ended its worker only, so the run reports the others and exits 1, not 0."""
-    _, proc, _ = hostile
+    _, proc, _ = escapes
     assert proc.returncode == 1
-    assert "ended with exit code 0" not in proc.stderr
+    assert [line for line in proc.stderr.splitlines()
+            if line.startswith("rotbench: error: engine ")] == [
+        f"rotbench: error: engine {E}forges_status: seed 42, set-up: factory: the engine's "
+        "worker process ended without answering (a crash, or the engine ended its process)"]
