@@ -157,9 +157,17 @@ class _Worker:
         return {"hits": [h.model_dump(mode="json", include=_HIT_KEYS) for h in hits],
                 "user_scoped": self.guard.user_scoped}  # type: ignore[union-attr]
 
-    def close(self, req: dict) -> None:
-        if self.guard is not None:
-            self.guard.close()
+    def close(self, req: dict) -> dict | None:
+        """Close the engine, then read its version and config (as in the run's process: after
+        the last call, so counters an engine keeps in its config are final)."""
+        if self.guard is None:
+            return None
+        self.guard.close()
+        from rotbench.pipeline.ingest_probe import _flat_config
+
+        engine = self.guard.engine
+        return {"version": engine_attribute(engine, "version", ""),
+                "config": _flat_config(engine)}
 
 
 def _failure_for(worker: _Worker, req: dict, exc: BaseException) -> EngineFailure:

@@ -86,6 +86,8 @@ class IsolatedEngine(GuardedEngine):
         self.user_scoped = None
         self.hung = None
         self.handles = handles
+        self.final: dict = {}
+        """The engine's version and config read after its close() (plain data)."""
         self.info = info
         self.pid, self.conn = workers.start_worker(info.factory.partition(":")[0])
         self.dead = False
@@ -184,7 +186,8 @@ class IsolatedEngine(GuardedEngine):
         worker's process group killed."""
         try:
             if not self.dead:
-                self.request(None, "close()", {"op": "close"})
+                out = self.request(None, "close()", {"op": "close"})
+                self.final = out if isinstance(out, dict) else {}
         finally:
             self.end()
 
@@ -214,7 +217,8 @@ def probe_isolated(world: World | SharedWorld, info: EngineInfo, scratch: Path, 
             probes = probe_world(world, guard, top_k, world_documents(world))
     finally:
         guard.close()
-    config = built.get("config")
+    final = {**built, **{k: v for k, v in guard.final.items() if v}}
     return EngineAnswers(name=guard.name,
-                         version=printable(str(built.get("version") or info.version), 200),
-                         config=_flat_config(SimpleNamespace(config=config)), probes=probes)
+                         version=printable(str(final.get("version") or info.version), 200),
+                         config=_flat_config(SimpleNamespace(config=final.get("config"))),
+                         probes=probes)
