@@ -216,6 +216,7 @@ class EngineServer:
 
 _SERVERS: dict[tuple, EngineServer] = {}
 _SERVERS_LOCK = threading.Lock()
+_STARTING: dict[tuple, threading.Lock] = {}
 _WORKERS: set[int] = set()
 """Process groups of the workers alive now (killed by ``stop_servers``)."""
 
@@ -224,10 +225,15 @@ def server_for(module: str) -> EngineServer:
     """The running server for engine module ``module`` in this folder and HOME (started on
     first use). Raises ServerError."""
     key = (module, os.getcwd(), os.environ.get("HOME"), tuple(sys.path))
-    with _SERVERS_LOCK:
-        server = _SERVERS.get(key)
+    with _SERVERS_LOCK:  # one start per key at a time, other engines' servers not held up
+        starting = _STARTING.setdefault(key, threading.Lock())
+    with starting:
+        with _SERVERS_LOCK:
+            server = _SERVERS.get(key)
         if server is None or not server.alive():
-            server = _SERVERS[key] = EngineServer(module)
+            server = EngineServer(module)
+            with _SERVERS_LOCK:
+                _SERVERS[key] = server
         return server
 
 
