@@ -201,11 +201,16 @@ class EngineServer:
         return struct.unpack("!q", reply)[0], Channel(ours)
 
     def stop(self) -> None:
-        """Kill the server's process group (its workers are killed by the server, or were
-        already)."""
+        """Close the control socket (the server then kills every worker's process group and
+        exits), then kill the server's own process group (what the engine's module started
+        at import)."""
         try:
             self.ctrl.close()
         except OSError:
+            pass
+        try:
+            self.process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
             pass
         _kill_group(self.process.pid)
         try:
