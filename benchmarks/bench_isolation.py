@@ -10,8 +10,8 @@ behind a vector cache warmed by a first pass):
                    this process (``ROTBENCH_ENGINES_IN_PROCESS=1``)
   isolated         the same in worker processes (server started inside the timing)
   added            isolated - in-process: the cost per engine per run          [goal <= 1 s]
-  reference-import importing ``rotbench.engines.worker`` (all a reference-only run pays;
-                   it never starts a server)                                     [goal: ~0]
+  reference-import importing ``rotbench.engines.worker`` and one ``prctl`` call (all a
+                   reference-only run pays: it never starts a server)            [goal: ~0]
 
 The plug-in is ``benchmarks/_isolation_engine.py``: rotbench's transcript-rag baseline
 behind a module of its own, so that it is treated as any plug-in (every deposit and query a
@@ -94,8 +94,8 @@ def main() -> None:
         note("isolated", probe_all(cache, worlds, info))
         worker.stop_servers()
         note("added", rows["isolated"][-1] - rows["in-process"][-1])
-        code = "import time; t = time.perf_counter(); import rotbench.engines.worker; " \
-               "print(time.perf_counter() - t)"
+        code = "import time; t = time.perf_counter(); import rotbench.engines.worker as w; " \
+               "w.die_with_parent(0); print(time.perf_counter() - t)"
         out = subprocess.run([sys.executable, "-c", "import rotbench.pipeline.probe; " + code],
                              capture_output=True, text=True, env={**os.environ,
                              "PYTHONPATH": str(ROOT)}, check=True)
