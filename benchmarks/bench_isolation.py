@@ -94,8 +94,9 @@ def main() -> None:
         note("isolated", probe_all(cache, worlds, info))
         worker.stop_servers()
         note("added", rows["isolated"][-1] - rows["in-process"][-1])
-        code = "import time; t = time.perf_counter(); import rotbench.engines.worker as w; " \
-               "w.die_with_parent(0); print(time.perf_counter() - t)"
+        code = "import time; t = time.perf_counter(); import rotbench.engines.worker; " \
+               "from rotbench.cli.supervise import die_with_parent; die_with_parent(0); " \
+               "print(time.perf_counter() - t)"
         out = subprocess.run([sys.executable, "-c", "import rotbench.pipeline.probe; " + code],
                              capture_output=True, text=True, env={**os.environ,
                              "PYTHONPATH": str(ROOT)}, check=True)

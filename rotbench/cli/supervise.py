@@ -72,11 +72,26 @@ def enter_child() -> None:
         os.set_inheritable(int(fd), False)
     except (OSError, ValueError):
         pass
-    from rotbench.engines.worker import die_with_parent
-
     die_with_parent(signal.SIGKILL)
     if parent is not None and str(os.getppid()) != parent:  # it was gone before the line above
         os._exit(128 + signal.SIGKILL)
+
+
+PR_SET_PDEATHSIG = 1
+"""Linux ``prctl`` option: the signal this process gets when its parent ends."""
+
+
+def die_with_parent(signum: int) -> None:
+    """Ask Linux to send ``signum`` to this process when the thread that started it ends (the
+    supervisor's main thread; 0 clears it). A no-op elsewhere or when ``prctl`` is missing."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
 
 
 def report_end(code: int) -> None:
@@ -171,4 +186,4 @@ def _say(line: str) -> None:
         pass
 
 
-__all__ = ["enter_child", "report_end", "supervise", "wanted"]
+__all__ = ["die_with_parent", "enter_child", "report_end", "supervise", "wanted"]

@@ -55,7 +55,6 @@ SERVER_START_SECONDS = 120.0
 """Longest wait for an engine server to start and import the engine's module, seconds."""
 MAX_FRAME_BYTES = 128 << 20
 """Largest message a worker may send the run (bytes); past it the worker is failed."""
-PR_SET_PDEATHSIG = 1
 
 
 def isolated(info: Any) -> bool:
@@ -63,84 +62,12 @@ def isolated(info: Any) -> bool:
     return info.factory not in IN_PROCESS and not os.environ.get(OFF_ENV)
 
 
-def die_with_parent(signum: int) -> None:
-    """Ask Linux to send ``signum`` to this process when its parent ends (no-op elsewhere)."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
-
-
-def _kill_group(pid: int) -> None:
+def kill_group(pid: int) -> None:
+    """SIGKILL to process group ``pid`` (gone already: nothing)."""
     try:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError, OSError):
         pass
-
-
-# -- the engine server (its own process) --------------------------------------------------
-
-def serve(ctrl_fd: int, module: str) -> None:
-    """The engine server's main loop (see the module text): preload, then fork a worker for
-    every descriptor received on ``ctrl_fd``; on end of file or SIGTERM kill every worker's
-    process group and exit."""
-    ctrl = socket.socket(fileno=ctrl_fd)
-    workers: list[int] = []
-
-    def finish(*_: object) -> None:
-        for pid in workers:
-            _kill_group(pid)
-        os._exit(0)
-
-    signal.signal(signal.SIGTERM, finish)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # workers reaped by the kernel
-    # No parent-death signal here: it would follow the run's *thread* that started the
-    # server; the run's end closes the control socket instead, whatever ended it.
-    import rotbench.engines.context  # noqa: F401 - preloaded for every worker
-    import rotbench.pipeline.probe  # noqa: F401
-    from rotbench.engines import trace  # noqa: F401
-
-    try:
-        __import__(module)
-    except BaseException:  # noqa: BLE001 - the worker imports it again and reports why
-        pass
-    ctrl.sendall(b"R")
-    while True:
-        try:
-            _, fds, _, _ = socket.recv_fds(ctrl, 16, 1)
-        except OSError:
-            finish()
-        if not fds:
-            finish()
-        pid = os.fork()
-        if pid == 0:
-            ctrl.close()
-            _worker_main(fds[0])
-        os.close(fds[0])
-        workers.append(pid)
-        ctrl.sendall(struct.pack("!q", pid))
-
-
-def _worker_main(fd: int) -> None:
-    """In a freshly forked worker: own session, default signals, then the call loop."""
-    os.setsid()
-    for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    die_with_parent(signal.SIGKILL)
-    code = 0
-    try:
-        from rotbench.engines.worker_side import run_worker
-
-        run_worker(Channel(socket.socket(fileno=fd)))
-    except BaseException:  # noqa: BLE001 - the run sees the closed pipe
-        code = 1
-    os._exit(code)
 
 
 # -- the run's side --------------------------------------------------------------------------
@@ -158,7 +85,8 @@ class EngineServer:
         ours, theirs = socket.socketpair()
         env = {k: v for k, v in os.environ.items() if k != CHILD_ENV}
         code = ("import json,sys; sys.path[:] = json.loads(sys.argv[1]); "
-                "from rotbench.engines.worker import serve; serve(int(sys.argv[2]), sys.argv[3])")
+                "from rotbench.engines.worker_side import serve; "
+                "serve(int(sys.argv[2]), sys.argv[3])")
         self.module = module
         self.lock = threading.Lock()
         try:
@@ -212,7 +140,7 @@ class EngineServer:
             self.process.wait(timeout=2)
         except subprocess.TimeoutExpired:
             pass
-        _kill_group(self.process.pid)
+        kill_group(self.process.pid)
         try:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -251,7 +179,7 @@ def start_worker(module: str) -> tuple[int, Channel]:
 
 def end_worker(pid: int, conn: Channel | None = None) -> None:
     """Kill worker ``pid``'s whole process group and close its pipe."""
-    _kill_group(pid)
+    kill_group(pid)
     _WORKERS.discard(pid)
     if conn is not None:
         try:
@@ -321,5 +249,5 @@ class Channel:
         self.sock.close()
 
 
-__all__ = ["IN_PROCESS", "Channel", "EngineServer", "ServerError", "die_with_parent",
-           "end_worker", "isolated", "serve", "start_worker", "stop_servers"]
+__all__ = ["IN_PROCESS", "Channel", "EngineServer", "ServerError", "end_worker", "isolated",
+           "kill_group", "start_worker", "stop_servers"]

@@ -1,5 +1,5 @@
-"""Inside an engine's worker process (``rotbench.engines.worker``): the call loop, and the
-handles the engine gets in its ``EngineContext``.
+"""Inside an engine's server and worker processes (``rotbench.engines.worker``): the server's
+fork loop, the worker's call loop, and the handles the engine gets in its ``EngineContext``.
 
 Requests from the run are JSON frames ``{"op": ...}``; every reply is one JSON frame,
 ``{"ok": ...}`` or ``{"failure": LINE, "trace": TEXT}`` (the one-line ``EngineFailure`` as
@@ -12,15 +12,20 @@ and wait for ``{"ret": ...}`` (embeddings: followed by one frame of float32 byte
 from __future__ import annotations
 
 import json
+import os
+import signal
+import socket
+import struct
 import threading
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from rotbench.cli.supervise import die_with_parent
 from rotbench.engines.context import EngineContext
 from rotbench.engines.protocol import Document
-from rotbench.engines.worker import Channel
+from rotbench.engines.worker import Channel, kill_group
 from rotbench.perception.client import Completion, RefusedCall
 from rotbench.perception.protocol import ClaimDraft, Judgement
 from rotbench.pipeline.probe import (
@@ -138,14 +143,14 @@ class _Worker:
             at = f" (at {printable(where, 300)})" if where else ""
             raise EngineFailure(f"engine {printable(info.name, 60)}: seed {seed}, set-up: "
                                 f"factory {describe_raised(exc)}{at}", trace=trace) from None
-        from rotbench.pipeline.ingest_probe import _flat_config
+        from rotbench.pipeline.ingest_probe import flat_config
 
         name = engine_attribute(engine, "name", info.name)
         self.guard = GuardedEngine(engine, seed, None, name=name,
                                    roots=engine_roots(getattr(factory, "__module__", None),
                                                       type(engine).__module__))
         return {"name": name, "version": engine_attribute(engine, "version", info.version),
-                "config": _flat_config(engine)}
+                "config": flat_config(engine)}
 
     def deposit(self, req: dict) -> None:
         document = Document.model_validate(req["document"])
@@ -163,11 +168,11 @@ class _Worker:
         if self.guard is None:
             return None
         self.guard.close()
-        from rotbench.pipeline.ingest_probe import _flat_config
+        from rotbench.pipeline.ingest_probe import flat_config
 
         engine = self.guard.engine
         return {"version": engine_attribute(engine, "version", ""),
-                "config": _flat_config(engine)}
+                "config": flat_config(engine)}
 
 
 def _failure_for(worker: _Worker, req: dict, exc: BaseException) -> EngineFailure:
@@ -199,3 +204,60 @@ def run_worker(conn: Channel) -> None:
         link.send(reply)
         if req["op"] == "close":
             return
+
+
+# -- the engine server (a process of its own, started by ``rotbench.engines.worker``) ------
+
+def serve(ctrl_fd: int, module: str) -> None:
+    """The engine server's main loop (see the module text): preload, then fork a worker for
+    every descriptor received on ``ctrl_fd``; on end of file or SIGTERM kill every worker's
+    process group and exit."""
+    ctrl = socket.socket(fileno=ctrl_fd)
+    workers: list[int] = []
+
+    def finish(*_: object) -> None:
+        for pid in workers:
+            kill_group(pid)
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, finish)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # workers reaped by the kernel
+    # No parent-death signal here: it would follow the run's *thread* that started the
+    # server; the run's end closes the control socket instead, whatever ended it.
+    from rotbench.engines import trace  # noqa: F401 - preloaded for every worker
+
+    try:
+        __import__(module)
+    except BaseException:  # noqa: BLE001 - the worker imports it again and reports why
+        pass
+    ctrl.sendall(b"R")
+    while True:
+        try:
+            _, fds, _, _ = socket.recv_fds(ctrl, 16, 1)
+        except OSError:
+            finish()
+        if not fds:
+            finish()
+        pid = os.fork()
+        if pid == 0:
+            ctrl.close()
+            _worker_main(fds[0])
+        os.close(fds[0])
+        workers.append(pid)
+        ctrl.sendall(struct.pack("!q", pid))
+
+
+def _worker_main(fd: int) -> None:
+    """In a freshly forked worker: own session, default signals, then the call loop."""
+    os.setsid()
+    for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    die_with_parent(signal.SIGKILL)
+    code = 0
+    try:
+        run_worker(Channel(socket.socket(fileno=fd)))
+    except BaseException:  # noqa: BLE001 - the run sees the closed pipe
+        code = 1
+    os._exit(code)

@@ -93,6 +93,9 @@ def _flat_config(engine: object) -> dict[str, ConfigValue]:
         return {}
 
 
+flat_config = _flat_config
+"""The public name of ``_flat_config`` (the engine worker reads configs with it)."""
+
 _SLOTS: dict[tuple[str, int], threading.BoundedSemaphore] = {}
 """The process's world slots of every bounded engine, by (engine name, ``worlds_at_once``)."""
 _SLOTS_LOCK = threading.Lock()
@@ -178,11 +181,15 @@ def _ingest_and_probe(world: World | SharedWorld, info: EngineInfo, *, arm: str,
     scratch = Path(tempfile.mkdtemp(prefix=f"rotbench-{world.seed}-", dir=scratch_root))
     try:
         if isolated(info) and not factory_kwargs:  # a plug-in: in a worker process of its own
+            from types import SimpleNamespace
+
             from rotbench.pipeline.isolated import probe_isolated
 
-            return probe_isolated(world, info, scratch, arm=arm, extractor=extractor,
-                                  checker=checker, model=model, embedder=embedder,
-                                  top_k=top_k, timeout_seconds=timeout_seconds)
+            name, version, config, probes = probe_isolated(
+                world, info, scratch, arm=arm, extractor=extractor, checker=checker,
+                model=model, embedder=embedder, top_k=top_k, timeout_seconds=timeout_seconds)
+            return EngineAnswers(name=name, version=version, probes=probes,
+                                 config=_flat_config(SimpleNamespace(config=config)))
         try:
             factory = load_factory(info)  # the engine's module runs its import-time code here
         except EngineError as exc:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -194,11 +193,11 @@ class IsolatedEngine(GuardedEngine):
 
 def probe_isolated(world: World | SharedWorld, info: EngineInfo, scratch: Path, *, arm: str,
                    extractor: Extractor, checker: Checker | None, model: ModelClient,
-                   embedder: Embedder, top_k: int, timeout_seconds: float | None) -> Any:
-    """``ingest_and_probe``'s build-and-probe for an engine in a worker process: the
-    ``EngineAnswers``; raises EngineFailure."""
-    from rotbench.pipeline.ingest_probe import EngineAnswers, _flat_config
-
+                   embedder: Embedder, top_k: int,
+                   timeout_seconds: float | None) -> tuple[str, str, dict, Any]:
+    """``ingest_and_probe``'s build-and-probe for an engine in a worker process: (the name
+    the engine reported, its version, its ``config`` as sent (a dict, to be flattened), its
+    ``WorldProbes``). Raises EngineFailure."""
     try:
         guard = IsolatedEngine(info, world.seed, timeout_seconds,
                                _Handles(embedder, model, extractor, checker))
@@ -218,7 +217,6 @@ def probe_isolated(world: World | SharedWorld, info: EngineInfo, scratch: Path, 
     finally:
         guard.close()
     final = {**built, **{k: v for k, v in guard.final.items() if v}}
-    return EngineAnswers(name=guard.name,
-                         version=printable(str(final.get("version") or info.version), 200),
-                         config=_flat_config(SimpleNamespace(config=final.get("config"))),
-                         probes=probes)
+    config = final.get("config")
+    return (guard.name, printable(str(final.get("version") or info.version), 200),
+            config if isinstance(config, dict) else {}, probes)
