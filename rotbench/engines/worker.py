@@ -157,7 +157,7 @@ _WORKERS: set[int] = set()
 def server_for(module: str) -> EngineServer:
     """The running server for engine module ``module`` in this folder and HOME (started on
     first use). Raises ServerError."""
-    key = (module, os.getcwd(), os.environ.get("HOME"), tuple(sys.path))
+    key = (module, os.getcwd(), os.environ.get("HOME"))  # the sandbox's: one run's
     with _SERVERS_LOCK:  # one start per key at a time, other engines' servers not held up
         starting = _STARTING.setdefault(key, threading.Lock())
     with starting:
@@ -168,6 +168,25 @@ def server_for(module: str) -> EngineServer:
             with _SERVERS_LOCK:
                 _SERVERS[key] = server
         return server
+
+
+def prestart(engine_names: list[str]) -> None:
+    """Start the servers of the isolated engines among ``engine_names`` on a background
+    thread, so that their start-up overlaps the run's first stages (a world that needs one
+    first waits for it to be ready). Whatever fails here is met again, and reported, by the
+    world that starts the worker."""
+    from rotbench.engines.registry import resolve
+
+    def start() -> None:
+        for name in engine_names:
+            try:
+                info = resolve(name)
+                if isolated(info):
+                    server_for(info.factory.partition(":")[0])
+            except Exception:  # noqa: BLE001 - reported by the world, not here
+                continue
+
+    threading.Thread(target=start, name="rotbench-engine-servers", daemon=True).start()
 
 
 def start_worker(module: str) -> tuple[int, Channel]:
