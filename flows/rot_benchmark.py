@@ -325,6 +325,10 @@ async def rot_benchmark(
         if ledger_path is not None:
             ledger_path = str(Path(ledger_path).resolve())
         with engine_sandbox(spec.cache_dir) as sandbox:  # engines' cwd and HOME: scratch folders
+            if not spec.dask:  # plug-ins' worker servers start while the worlds are generated
+                from rotbench.engines.worker import prestart
+
+                prestart(list(spec.engines))
             outcomes, missing = await asyncio.to_thread(_run_worlds, worlds_spec, ledger_path,
                                                         budget, gate)
         for line in sandbox.notes():

@@ -91,6 +91,7 @@ def main() -> None:
     argv = bare_dask_means_local(sys.argv[1:])
     if supervise.wanted(argv):
         raise SystemExit(supervise.supervise(argv))
+    supervise.enter_child()
     import threading
 
     present = set(threading.enumerate())  # the caller's threads, not the run's
@@ -124,6 +125,11 @@ def _main(argv: list[str]) -> int:
     return code if isinstance(code, int) else 0
 
 
+OWN_THREADS = ("rotbench-",)
+"""Name prefix of rotbench's own pool threads (the check and model-call pools): idle at the
+end of a run, ended by the interpreter, and never a reason for the thread warning, which
+counts the threads an engine started (plug-ins run in worker processes of their own,
+``rotbench.engines.worker``, whose threads end with them)."""
 THREAD_JOIN_SECONDS = 2.0
 """How long the end of ``rotbench run`` waits for threads that are not daemons (an engine's
 own, left running) before ending the process without them, seconds."""
@@ -142,7 +148,8 @@ def _end_run(code: int, present: frozenset | set = frozenset()) -> int:
 
     def left() -> list[threading.Thread]:
         return [t for t in threading.enumerate() if not t.daemon and t.is_alive()
-                and t is not threading.main_thread() and t not in present]
+                and t is not threading.main_thread() and t not in present
+                and not t.name.startswith(OWN_THREADS)]
 
     deadline = time.monotonic() + THREAD_JOIN_SECONDS
     for thread in left():

@@ -29,6 +29,8 @@ import sys
 
 CHILD_ENV = "ROTBENCH_RUN_STATUS_FD"
 """In the child: the file descriptor of the pipe its end is reported on."""
+PARENT_ENV = "ROTBENCH_SUPERVISOR_PID"
+"""In the child: the supervisor's process id (the child ends when that process is gone)."""
 OFF_ENV = "ROTBENCH_NO_SUPERVISOR"
 EXIT_GRACE_SECONDS = 10.0
 """How long the child may take to exit after reporting its end (interpreter shutdown, a
@@ -50,10 +52,52 @@ def wanted(argv: list[str]) -> bool:
     return True
 
 
+_STATUS_FD: list[str] = []
+"""In the child, once ``enter_child`` ran: the status descriptor (kept here, not in the
+environment, so that nothing the run starts finds it)."""
+
+
+def enter_child() -> None:
+    """In a supervised child, first thing: take the status descriptor out of the environment
+    (and out of every program the run executes), and end this process with SIGKILL when the
+    supervisor ends, however it ends (``kill -9`` included: the run must not go on spending
+    with no one to report to). Linux: the parent-death signal; elsewhere a no-op. Nothing
+    outside a supervised child."""
+    fd = os.environ.pop(CHILD_ENV, None)
+    parent = os.environ.pop(PARENT_ENV, None)
+    if fd is None:
+        return
+    _STATUS_FD.append(fd)
+    try:
+        os.set_inheritable(int(fd), False)
+    except (OSError, ValueError):
+        pass
+    die_with_parent(signal.SIGKILL)
+    if parent is not None and str(os.getppid()) != parent:  # it was gone before the line above
+        os._exit(128 + signal.SIGKILL)
+
+
+PR_SET_PDEATHSIG = 1
+"""Linux ``prctl`` option: the signal this process gets when its parent ends."""
+
+
+def die_with_parent(signum: int) -> None:
+    """Ask Linux to send ``signum`` to this process when the thread that started it ends (the
+    supervisor's main thread; 0 clears it). A no-op elsewhere or when ``prctl`` is missing."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
 def report_end(code: int) -> None:
     """In the child: tell the parent the run ends with ``code`` (at most once; nothing
     outside a supervised child)."""
-    fd = os.environ.pop(CHILD_ENV, None)
+    fd = _STATUS_FD.pop() if _STATUS_FD else os.environ.pop(CHILD_ENV, None)
     if fd is None:
         return
     try:
@@ -67,7 +111,7 @@ def supervise(argv: list[str]) -> int:
     """Run ``rotbench <argv>`` in a child process and return the exit code this process
     should end with (see the module docstring)."""
     read_fd, write_fd = os.pipe()
-    env = {**os.environ, CHILD_ENV: str(write_fd)}
+    env = {**os.environ, CHILD_ENV: str(write_fd), PARENT_ENV: str(os.getpid())}
     try:
         child = subprocess.Popen([sys.executable, "-m", "rotbench.cli.main", *argv], env=env,
                                  pass_fds=(write_fd,))
@@ -142,4 +186,4 @@ def _say(line: str) -> None:
         pass
 
 
-__all__ = ["report_end", "supervise", "wanted"]
+__all__ = ["die_with_parent", "enter_child", "report_end", "supervise", "wanted"]

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rotbench.embedding.embedder import Embedder
 from rotbench.engines.context import EngineContext
 from rotbench.engines.registry import EngineError, EngineInfo, load_factory
+from rotbench.engines.worker import isolated
 from rotbench.perception.client import ModelClient
 from rotbench.perception.protocol import Checker, Extractor
 from rotbench.pipeline.extract import world_documents
@@ -91,6 +92,9 @@ def _flat_config(engine: object) -> dict[str, ConfigValue]:
             raise
         return {}
 
+
+flat_config = _flat_config
+"""The public name of ``_flat_config`` (the engine worker reads configs with it)."""
 
 _SLOTS: dict[tuple[str, int], threading.BoundedSemaphore] = {}
 """The process's world slots of every bounded engine, by (engine name, ``worlds_at_once``)."""
@@ -176,6 +180,16 @@ def _ingest_and_probe(world: World | SharedWorld, info: EngineInfo, *, arm: str,
         scratch_root.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f"rotbench-{world.seed}-", dir=scratch_root))
     try:
+        if isolated(info) and not factory_kwargs:  # a plug-in: in a worker process of its own
+            from types import SimpleNamespace
+
+            from rotbench.pipeline.isolated import probe_isolated
+
+            name, version, config, probes = probe_isolated(
+                world, info, scratch, arm=arm, extractor=extractor, checker=checker,
+                model=model, embedder=embedder, top_k=top_k, timeout_seconds=timeout_seconds)
+            return EngineAnswers(name=name, version=version, probes=probes,
+                                 config=_flat_config(SimpleNamespace(config=config)))
         try:
             factory = load_factory(info)  # the engine's module runs its import-time code here
         except EngineError as exc:

@@ -161,6 +161,9 @@ class GuardedEngine:
             raise self.fail(None, "protocol", f"{type_name(engine)} has no "
                             f"{' or '.join(m + '()' for m in missing)}")
         self._thread = _EngineThread() if timeout_seconds is not None else None
+        self.hung: str | None = None
+        """The call that passed its timeout, if one did (``close`` is then not asked: its
+        failure would hide the hung call's)."""
         self.user_scoped: bool | None = None
         """Shared store: whether the engine took ``user`` (None until asked for a user)."""
 
@@ -193,6 +196,7 @@ class GuardedEngine:
             return future.result(timeout=self.timeout_seconds)
         except BaseException as exc:  # noqa: BLE001 - the engine's own error, as one line
             if isinstance(exc, FutureTimeout) and not future.done():  # not the engine's own
+                self.hung = call
                 raise self.fail(day, call,
                                 f"no answer within {self.timeout_seconds:g} s") from None
             if isinstance(exc, KeyboardInterrupt) and not future.done():  # a real Ctrl-C
@@ -223,6 +227,11 @@ class GuardedEngine:
                                lambda: self.engine.query_as_of(question, day, k, **kwargs))
         else:
             answer = self.call(day, call, lambda: self.engine.query(question, k, **kwargs))
+        return self.checked(day, call, answer, k)
+
+    def checked(self, day: int, call: str, answer: object, k: int) -> list[ScoredHit]:
+        """``answer`` copied and checked (``validate_hits``) and counted against this world's
+        ``MAX_WORLD_ANSWER_BYTES``; raises EngineFailure naming ``call``."""
 
         def fail(what: str) -> EngineFailure:
             return self.fail(day, call, what)
@@ -245,7 +254,7 @@ class GuardedEngine:
         """Call the engine's optional ``close()`` and release the thread."""
         try:
             close = getattr(self.engine, "close", None)
-            if callable(close):
+            if callable(close) and not self.hung:  # a hung call keeps the thread: no close
                 self.call(None, "close()", close)
         except EngineFailure:
             raise

@@ -128,6 +128,7 @@ def test_missing_extra_is_one_line_naming_it(monkeypatch) -> None:
 def test_a_failing_postgres_start_is_one_line_and_the_others_keep_their_reports(
         run_engines, monkeypatch) -> None:
     monkeypatch.setattr(postgres, "_binary", lambda: "/bin/false")
+    monkeypatch.setenv("ROTBENCH_ENGINES_IN_PROCESS", "1")  # the patch must reach the engine
     run = run_engines("pg-fails", engines=["hindsight", "transcript-rag"], generator="3",
                       seeds=[42], days=30)
     assert run.outcome.failures == [

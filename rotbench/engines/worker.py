@@ -1,0 +1,272 @@
+"""Plug-in engines in worker processes of their own, speaking plain data over a pipe.
+
+An engine under test that runs inside the run's process shares its modules (a monkeypatched
+scorer or hit check), its embedder, its threads, its file descriptors (the supervisor's status
+pipe) and its signals. So every engine but rotbench's own (``IN_PROCESS``: the reference engine
+and the two baselines) runs in a worker process:
+
+- per engine and run, one *engine server* is started (``python -c``, in a session of its own,
+  current folder and ``HOME`` those of the run's sandbox, ``sys.path`` the run's): it imports
+  rotbench's boundary modules and the engine's factory module once, then forks one worker per
+  world on request. Starting the server is the per-run cost (about one interpreter start-up);
+  a fork per world costs milliseconds;
+- each worker starts a session (its own process group), builds the engine with the factory,
+  and runs every ``deposit`` / ``query`` / ``close`` the run asks for, copying each answer into
+  plain data and checking it (``validate_hits``) before it is sent. Messages are JSON frames
+  (embeddings: raw float32 bytes); the run never unpickles what a worker sends, and checks the
+  hits again on its side;
+- what an engine takes from its ``EngineContext`` (embedder, model client, extractor, checker)
+  is a handle in the worker whose calls are answered by the run's own objects, so an engine
+  that patches its handle changes only its own figures;
+- the run waits for each call at most the engine's timeout. A call past it, a worker that dies
+  (a crash, ``os._exit``), or a stray ``KeyboardInterrupt`` in engine code costs that engine
+  alone: its worker's process group is killed and the failure names the call;
+- at the end of each world the worker's process group is killed, and at the end of the run
+  (``stop_servers``, also at exit) every server's; a server dies with the run's process
+  (end of file on its control socket, however the run ended) and takes its
+  workers' groups with it.
+
+The worker never holds the supervisor's status descriptor: the server is started with only
+its control socket open, and the variable naming the descriptor is removed from its
+environment.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+from typing import Any
+
+IN_PROCESS = frozenset({"rotbench.reference.engine:make_engine",
+                        "rotbench.engines.transcript_rag:make_engine",
+                        "rotbench.engines.latest_wins:make_engine"})
+"""Factories run in the run's own process (rotbench's reference engine and baselines)."""
+OFF_ENV = "ROTBENCH_ENGINES_IN_PROCESS"
+"""Set to 1 to run every engine in the run's process (a debugger; no isolation)."""
+SERVER_START_SECONDS = 120.0
+"""Longest wait for an engine server to start and import the engine's module, seconds."""
+MAX_FRAME_BYTES = 128 << 20
+"""Largest message a worker may send the run (bytes); past it the worker is failed."""
+
+
+def isolated(info: Any) -> bool:
+    """True when the engine of ``info`` (an ``EngineInfo``) runs in a worker process."""
+    return info.factory not in IN_PROCESS and not os.environ.get(OFF_ENV)
+
+
+def kill_group(pid: int) -> None:
+    """SIGKILL to process group ``pid`` (gone already: nothing)."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+
+
+# -- the run's side --------------------------------------------------------------------------
+
+class ServerError(RuntimeError):
+    """An engine server could not be started or stopped answering."""
+
+
+class EngineServer:
+    """One engine server process for one engine module (see the module text)."""
+
+    def __init__(self, module: str) -> None:
+        from rotbench.cli.supervise import CHILD_ENV
+
+        ours, theirs = socket.socketpair()
+        env = {k: v for k, v in os.environ.items() if k != CHILD_ENV}
+        code = ("import json,sys; sys.path[:] = json.loads(sys.argv[1]); "
+                "from rotbench.engines.worker_side import serve; "
+                "serve(int(sys.argv[2]), sys.argv[3])")
+        self.module = module
+        self.lock = threading.Lock()
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", code, json.dumps(sys.path), str(theirs.fileno()),
+                 module], pass_fds=(theirs.fileno(),), env=env, stdin=subprocess.DEVNULL,
+                start_new_session=True)
+        finally:
+            theirs.close()
+        self.ctrl = ours
+        self.ctrl.settimeout(SERVER_START_SECONDS)
+        try:
+            ready = self.ctrl.recv(1)
+        except OSError:
+            ready = b""
+        if ready != b"R":
+            self.stop()
+            raise ServerError("the engine's worker process could not be started")
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def fork(self) -> tuple[int, Channel]:
+        """A new worker: its pid (also its process group) and the run's end of its pipe."""
+        ours, theirs = socket.socketpair()
+        with self.lock:
+            try:
+                self.ctrl.settimeout(SERVER_START_SECONDS)
+                socket.send_fds(self.ctrl, [b"W"], [theirs.fileno()])
+                reply = b""
+                while len(reply) < 8:
+                    chunk = self.ctrl.recv(8 - len(reply))
+                    if not chunk:
+                        raise ServerError("the engine server ended")
+                    reply += chunk
+            except OSError as exc:
+                raise ServerError(f"the engine server stopped answering ({exc})") from None
+            finally:
+                theirs.close()
+        return struct.unpack("!q", reply)[0], Channel(ours)
+
+    def stop(self) -> None:
+        """Close the control socket (the server then kills every worker's process group and
+        exits), then kill the server's own process group (what the engine's module started
+        at import)."""
+        try:
+            self.ctrl.close()
+        except OSError:
+            pass
+        try:
+            self.process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            pass
+        kill_group(self.process.pid)
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+_SERVERS: dict[tuple, EngineServer] = {}
+_SERVERS_LOCK = threading.Lock()
+_STARTING: dict[tuple, threading.Lock] = {}
+_WORKERS: set[int] = set()
+"""Process groups of the workers alive now (killed by ``stop_servers``)."""
+
+
+def server_for(module: str) -> EngineServer:
+    """The running server for engine module ``module`` in this folder and HOME (started on
+    first use). Raises ServerError."""
+    key = (module, os.getcwd(), os.environ.get("HOME"))  # the sandbox's: one run's
+    with _SERVERS_LOCK:  # one start per key at a time, other engines' servers not held up
+        starting = _STARTING.setdefault(key, threading.Lock())
+    with starting:
+        with _SERVERS_LOCK:
+            server = _SERVERS.get(key)
+        if server is None or not server.alive():
+            server = EngineServer(module)
+            with _SERVERS_LOCK:
+                _SERVERS[key] = server
+        return server
+
+
+def prestart(engine_names: list[str]) -> None:
+    """Start the servers of the isolated engines among ``engine_names`` on a background
+    thread, so that their start-up overlaps the run's first stages (a world that needs one
+    first waits for it to be ready). Whatever fails here is met again, and reported, by the
+    world that starts the worker."""
+    from rotbench.engines.registry import resolve
+
+    def start() -> None:
+        for name in engine_names:
+            try:
+                info = resolve(name)
+                if isolated(info):
+                    server_for(info.factory.partition(":")[0])
+            except Exception:  # noqa: BLE001 - reported by the world, not here
+                continue
+
+    threading.Thread(target=start, name="rotbench-engine-servers", daemon=True).start()
+
+
+def start_worker(module: str) -> tuple[int, Channel]:
+    """A fresh worker forked by the server of ``module``: (pid = process group, pipe)."""
+    pid, conn = server_for(module).fork()
+    _WORKERS.add(pid)
+    return pid, conn
+
+
+def end_worker(pid: int, conn: Channel | None = None) -> None:
+    """Kill worker ``pid``'s whole process group and close its pipe."""
+    kill_group(pid)
+    _WORKERS.discard(pid)
+    if conn is not None:
+        try:
+            conn.close()
+        except OSError:
+            pass
+
+
+def stop_servers() -> None:
+    """Kill every worker's and every engine server's process group this process started."""
+    for pid in list(_WORKERS):
+        end_worker(pid)
+    with _SERVERS_LOCK:
+        servers = list(_SERVERS.values())
+        _SERVERS.clear()
+    for server in servers:
+        server.stop()
+
+
+atexit.register(stop_servers)
+
+
+class Channel:
+    """Length-prefixed frames over a stream socket (4-byte big-endian length, then the
+    bytes). ``recv`` waits at most until a deadline for the *whole* frame, so a worker that
+    sends half a frame and stops cannot hold the run past the engine's timeout."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+
+    def send(self, data: bytes) -> None:
+        self.sock.settimeout(None)
+        self.sock.sendall(struct.pack("!I", len(data)) + data)
+
+    def recv(self, deadline: float | None = None, limit: int = MAX_FRAME_BYTES) -> bytes | None:
+        """The next frame; None when ``deadline`` (``time.monotonic``) passed first. Raises
+        EOFError when the other end closed, OSError for a frame above ``limit`` bytes."""
+        head = self._exact(4, deadline)
+        if head is None:
+            return None
+        size = struct.unpack("!I", head)[0]
+        if size > limit:
+            raise OSError(f"a frame of {size} bytes, above the {limit} accepted")
+        return self._exact(size, deadline) if size else b""
+
+    def _exact(self, size: int, deadline: float | None) -> bytes | None:
+        chunks, got = [], 0
+        while got < size:
+            if deadline is not None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return None
+                self.sock.settimeout(remaining)
+            else:
+                self.sock.settimeout(None)
+            try:
+                chunk = self.sock.recv(min(size - got, 1 << 20))
+            except TimeoutError:
+                return None
+            if not chunk:
+                raise EOFError("the other end closed")
+            chunks.append(chunk)
+            got += len(chunk)
+        return b"".join(chunks)
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+__all__ = ["IN_PROCESS", "Channel", "EngineServer", "ServerError", "end_worker", "isolated",
+           "kill_group", "start_worker", "stop_servers"]

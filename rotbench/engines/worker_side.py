@@ -1,0 +1,263 @@
+"""Inside an engine's server and worker processes (``rotbench.engines.worker``): the server's
+fork loop, the worker's call loop, and the handles the engine gets in its ``EngineContext``.
+
+Requests from the run are JSON frames ``{"op": ...}``; every reply is one JSON frame,
+``{"ok": ...}`` or ``{"failure": LINE, "trace": TEXT}`` (the one-line ``EngineFailure`` as
+``GuardedEngine`` words it). While a call runs, the engine's handles ask the run for
+embeddings, model completions, perceived claims and checks with ``{"cb": NAME, ...}`` frames
+and wait for ``{"ret": ...}`` (embeddings: followed by one frame of float32 bytes) or
+``{"raise": [TYPE, MESSAGE]}``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import struct
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rotbench.cli.supervise import die_with_parent
+from rotbench.engines.context import EngineContext
+from rotbench.engines.protocol import Document
+from rotbench.engines.worker import Channel, kill_group
+from rotbench.perception.client import Completion, RefusedCall
+from rotbench.perception.protocol import ClaimDraft, Judgement
+from rotbench.pipeline.probe import (
+    EngineFailure,
+    GuardedEngine,
+    describe_raised,
+    engine_attribute,
+)
+
+_HIT_KEYS = {"text", "score", "similarity", "provenance"}
+
+
+class _Link:
+    """The worker's end of the pipe; one exchange at a time across the engine's threads."""
+
+    def __init__(self, conn: Channel) -> None:
+        self.conn = conn
+        self.lock = threading.RLock()
+
+    def send(self, message: dict) -> None:
+        self.conn.send(json.dumps(message).encode())
+
+    def ask(self, name: str, **payload: Any) -> Any:
+        with self.lock:
+            self.send({"cb": name, **payload})
+            reply = json.loads(self.conn.recv())
+            if "raise" in reply:
+                kind, message = reply["raise"]
+                raise (RefusedCall if kind == "RefusedCall" else RuntimeError)(
+                    message if kind == "RefusedCall" else f"{kind}: {message}")
+            if name == "encode":
+                shape = reply["ret"]["shape"]
+                data = self.conn.recv()
+                return np.frombuffer(data, dtype=np.float32).reshape(shape).copy()
+            return reply["ret"]
+
+
+class EmbedderHandle:
+    """The engine's own embedder: ``encode(texts)`` -> (n, 384) float32 unit vectors from the
+    run's embedder and its vector cache."""
+
+    def __init__(self, link: _Link) -> None:
+        self._link = link
+
+    def encode(self, texts: Any) -> np.ndarray:
+        return self._link.ask("encode", texts=[str(t) for t in texts])
+
+
+class ModelHandle:
+    """The engine's own model client (the run's, metered and cached there)."""
+
+    def __init__(self, link: _Link, default_model: str | None) -> None:
+        self._link = link
+        self.default_model = default_model
+
+    def complete(self, *, model: str, system: str, prompt: str, max_tokens: int) -> Completion:
+        return Completion.model_validate(self._link.ask(
+            "complete", model=model, system=system, prompt=prompt, max_tokens=max_tokens))
+
+
+class ExtractorHandle:
+    """The arm's extractor, asked through the run."""
+
+    def __init__(self, link: _Link) -> None:
+        self._link = link
+
+    def extract(self, document: Document) -> list[ClaimDraft]:
+        data = self._link.ask("claims", document=document.model_dump(mode="json"))
+        return [ClaimDraft.model_validate(c) for c in data]
+
+
+class CheckerHandle:
+    """The arm's checker, asked through the run."""
+
+    def __init__(self, link: _Link) -> None:
+        self._link = link
+
+    def judge(self, pairs: list) -> list[Judgement]:
+        data = self._link.ask("judge", pairs=[[a.model_dump(mode="json"),
+                                               b.model_dump(mode="json")] for a, b in pairs])
+        return [Judgement.model_validate(j) for j in data]
+
+
+class _Worker:
+    """One engine instance for one world, driven by the run's requests."""
+
+    def __init__(self, link: _Link) -> None:
+        self.link = link
+        self.guard: GuardedEngine | None = None
+
+    def build(self, req: dict) -> dict:
+        from rotbench.engines.registry import EngineError, EngineInfo, load_factory
+        from rotbench.engines.trace import engine_roots, engine_trace
+        from rotbench.safe_text import printable
+
+        info = EngineInfo.model_validate(req["info"])
+        seed = req["seed"]
+        try:
+            factory = load_factory(info)
+        except EngineError as exc:
+            raise EngineFailure(f"{exc} (seed {seed}, set-up)", trace=exc.trace) from None
+        context = EngineContext(
+            arm=req["arm"], seed=seed, scratch_dir=Path(req["scratch"]),
+            embedder=EmbedderHandle(self.link),  # type: ignore[arg-type]
+            model=ModelHandle(self.link, req.get("default_model")),  # type: ignore[arg-type]
+            extractor=ExtractorHandle(self.link),  # type: ignore[arg-type]
+            checker=CheckerHandle(self.link) if req["checker"] else None,  # type: ignore
+            variant=info.variant)
+        try:
+            engine = factory(context)
+        except EngineError as exc:
+            raise EngineFailure(str(exc)) from None
+        except BaseException as exc:  # noqa: BLE001 - user code, KeyboardInterrupt included
+            where, trace = engine_trace(exc, engine_roots(getattr(factory, "__module__", None)))
+            at = f" (at {printable(where, 300)})" if where else ""
+            raise EngineFailure(f"engine {printable(info.name, 60)}: seed {seed}, set-up: "
+                                f"factory {describe_raised(exc)}{at}", trace=trace) from None
+        from rotbench.pipeline.ingest_probe import flat_config
+
+        name = engine_attribute(engine, "name", info.name)
+        self.guard = GuardedEngine(engine, seed, None, name=name,
+                                   roots=engine_roots(getattr(factory, "__module__", None),
+                                                      type(engine).__module__))
+        return {"name": name, "version": engine_attribute(engine, "version", info.version),
+                "config": flat_config(engine)}
+
+    def deposit(self, req: dict) -> None:
+        document = Document.model_validate(req["document"])
+        self.guard.deposit(document)  # type: ignore[union-attr]
+
+    def query(self, req: dict) -> dict:
+        hits = self.guard.hits(req["day"], req["question"], req["k"],  # type: ignore
+                               as_of=req["as_of"], user=req.get("user"))
+        return {"hits": [h.model_dump(mode="json", include=_HIT_KEYS) for h in hits],
+                "user_scoped": self.guard.user_scoped}  # type: ignore[union-attr]
+
+    def close(self, req: dict) -> dict | None:
+        """Close the engine, then read its version and config (as in the run's process: after
+        the last call, so counters an engine keeps in its config are final)."""
+        if self.guard is None:
+            return None
+        self.guard.close()
+        from rotbench.pipeline.ingest_probe import flat_config
+
+        engine = self.guard.engine
+        return {"version": engine_attribute(engine, "version", ""),
+                "config": flat_config(engine)}
+
+
+def _failure_for(worker: _Worker, req: dict, exc: BaseException) -> EngineFailure:
+    """A KeyboardInterrupt (or anything else) that escaped a call, as that call's failure."""
+    if worker.guard is None:
+        return EngineFailure(f"engine: seed {req.get('seed')}, set-up: factory "
+                             f"{describe_raised(exc)}")
+    return worker.guard.fail(req.get("day"), req.get("call", req["op"]),
+                             describe_raised(exc), exc)
+
+
+def run_worker(conn: Channel) -> None:
+    """Answer the run's requests until it closes the pipe or asks to close."""
+    link = _Link(conn)
+    worker = _Worker(link)
+    while True:
+        with link.lock:
+            try:
+                req = json.loads(conn.recv())
+            except EOFError:
+                return
+        try:
+            reply: dict = {"ok": getattr(worker, req["op"])(req)}
+        except EngineFailure as exc:
+            reply = {"failure": str(exc), "trace": exc.trace}
+        except BaseException as exc:  # noqa: BLE001 - KeyboardInterrupt from engine code too
+            failure = _failure_for(worker, req, exc)
+            reply = {"failure": str(failure), "trace": failure.trace}
+        link.send(reply)
+        if req["op"] == "close":
+            return
+
+
+# -- the engine server (a process of its own, started by ``rotbench.engines.worker``) ------
+
+def serve(ctrl_fd: int, module: str) -> None:
+    """The engine server's main loop (see the module text): preload, then fork a worker for
+    every descriptor received on ``ctrl_fd``; on end of file or SIGTERM kill every worker's
+    process group and exit."""
+    ctrl = socket.socket(fileno=ctrl_fd)
+    workers: list[int] = []
+
+    def finish(*_: object) -> None:
+        for pid in workers:
+            kill_group(pid)
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, finish)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # workers reaped by the kernel
+    # No parent-death signal here: it would follow the run's *thread* that started the
+    # server; the run's end closes the control socket instead, whatever ended it.
+    from rotbench.engines import trace  # noqa: F401 - preloaded for every worker
+
+    try:
+        __import__(module)
+    except BaseException:  # noqa: BLE001 - the worker imports it again and reports why
+        pass
+    ctrl.sendall(b"R")
+    while True:
+        try:
+            _, fds, _, _ = socket.recv_fds(ctrl, 16, 1)
+        except OSError:
+            finish()
+        if not fds:
+            finish()
+        pid = os.fork()
+        if pid == 0:
+            ctrl.close()
+            _worker_main(fds[0])
+        os.close(fds[0])
+        workers.append(pid)
+        ctrl.sendall(struct.pack("!q", pid))
+
+
+def _worker_main(fd: int) -> None:
+    """In a freshly forked worker: own session, default signals, then the call loop."""
+    os.setsid()
+    for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    die_with_parent(signal.SIGKILL)
+    code = 0
+    try:
+        run_worker(Channel(socket.socket(fileno=fd)))
+    except BaseException:  # noqa: BLE001 - the run sees the closed pipe
+        code = 1
+    os._exit(code)

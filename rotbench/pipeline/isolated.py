@@ -1,0 +1,222 @@
+"""The run's side of an engine in a worker process (``rotbench.engines.worker``).
+
+``IsolatedEngine`` is the ``GuardedEngine`` of an engine that runs in a worker: the same
+calls, one-line failures and hit checks, but every call is a request over the worker's pipe,
+answered within the engine's timeout. While it waits, the run answers the worker's handle
+requests (embeddings, completions, perceived claims, checks) with its own objects. A call
+past the timeout, a worker that ends without answering, or a frame that is not a well-formed
+reply kills the worker's process group and fails that engine alone, naming the call.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rotbench.embedding.embedder import Embedder
+from rotbench.engines import worker as workers
+from rotbench.engines.protocol import Document
+from rotbench.engines.registry import EngineInfo
+from rotbench.perception.client import ModelClient
+from rotbench.perception.protocol import Checker, Claim, Extractor
+from rotbench.pipeline.probe import EngineFailure, GuardedEngine, probe_world
+from rotbench.safe_text import printable, safe_str, type_name
+from rotbench.scoring.models import ScoredHit
+from rotbench.world.models import World
+from rotbench.world.shared import SharedWorld
+
+MAX_FAILURE_CHARS = 2_000
+"""Longest failure line taken from a worker, in characters."""
+MAX_TRACE_CHARS = 20_000
+"""Longest engine traceback taken from a worker, in characters."""
+
+
+class _Handles:
+    """The run's objects that answer a worker's handle requests."""
+
+    def __init__(self, embedder: Embedder, model: ModelClient, extractor: Extractor,
+                 checker: Checker | None) -> None:
+        self.embedder, self.model, self.extractor, self.checker = (embedder, model, extractor,
+                                                                   checker)
+
+    def answer(self, request: dict) -> tuple[Any, bytes | None]:
+        """(the ``ret`` value, a bytes frame to follow or None). Raises whatever the run's
+        object raised, or ValueError for a malformed request."""
+        name = request.get("cb")
+        if name == "encode":
+            texts = request.get("texts")
+            if not isinstance(texts, list) or not all(type(t) is str for t in texts):
+                raise ValueError("encode takes a list of strings")
+            vectors = np.ascontiguousarray(self.embedder.encode(texts), dtype=np.float32)
+            return {"shape": list(vectors.shape)}, vectors.tobytes()
+        if name == "complete":
+            kwargs = {k: request.get(k) for k in ("model", "system", "prompt", "max_tokens")}
+            if not all(type(kwargs[k]) is str for k in ("model", "system", "prompt")) or \
+                    type(kwargs["max_tokens"]) is not int:
+                raise ValueError("complete takes model, system and prompt strings and an "
+                                 "integer max_tokens")
+            return self.model.complete(**kwargs).model_dump(mode="json"), None
+        if name == "claims":
+            document = Document.model_validate(request.get("document"))
+            return [c.model_dump(mode="json") for c in self.extractor.extract(document)], None
+        if name == "judge" and self.checker is not None:
+            pairs = [(Claim.model_validate(a), Claim.model_validate(b))
+                     for a, b in request.get("pairs") or []]
+            return [j.model_dump(mode="json") for j in self.checker.judge(pairs)], None
+        raise ValueError(f"unknown request {printable(str(name), 40)!r}")
+
+
+class IsolatedEngine(GuardedEngine):
+    """A ``GuardedEngine`` whose engine lives in worker process ``pid`` (module text)."""
+
+    def __init__(self, info: EngineInfo, seed: int, timeout_seconds: float | None,
+                 handles: _Handles) -> None:
+        self.engine = None
+        self.seed = seed
+        self.timeout_seconds = timeout_seconds
+        self.name = printable(info.name, 60)
+        self.roots = ()
+        self.answer_bytes = 0
+        self._thread = None
+        self.user_scoped = None
+        self.hung = None
+        self.handles = handles
+        self.final: dict = {}
+        """The engine's version and config read after its close() (plain data)."""
+        self.info = info
+        self.pid, self.conn = workers.start_worker(info.factory.partition(":")[0])
+        self.dead = False
+
+    def request(self, day: int | None, call: str, message: dict) -> Any:
+        """Send ``message`` and wait for its reply within the timeout, answering handle
+        requests meanwhile; the ``ok`` value. Raises EngineFailure (the worker's, or a
+        timeout or lost worker named as ``call``; the worker is then killed)."""
+        if self.dead:
+            raise self.fail(day, call, "the engine's worker process had already ended")
+        deadline = None if self.timeout_seconds is None else (
+            time.monotonic() + self.timeout_seconds)
+        try:
+            self.conn.send(json.dumps({**message, "day": day, "call": call}).encode())
+            while True:
+                frame = self.conn.recv(deadline)
+                if frame is None:
+                    self.hung = call
+                    raise self._lost(day, call, f"no answer within {self.timeout_seconds:g} s")
+                reply = json.loads(frame)
+                if not isinstance(reply, dict):
+                    raise ValueError("not a JSON object")
+                if "cb" in reply:
+                    self._serve(reply)
+                    continue
+                if "failure" in reply:
+                    self.end()
+                    trace = reply.get("trace")
+                    raise EngineFailure(printable(str(reply["failure"]), MAX_FAILURE_CHARS),
+                                        trace=trace[:MAX_TRACE_CHARS]
+                                        if isinstance(trace, str) else None)
+                return reply.get("ok")
+        except EngineFailure:
+            raise
+        except (EOFError, OSError):
+            raise self._lost(day, call, "the engine's worker process ended without answering "
+                             "(a crash, or the engine ended its process)") from None
+        except (ValueError, RecursionError, TypeError) as exc:
+            raise self._lost(day, call, f"the engine's worker sent a malformed reply "
+                             f"({type_name(exc)})") from None
+        except BaseException:
+            self.end()  # a real interruption of the run: the worker goes with it
+            raise
+
+    def _serve(self, reply: dict) -> None:
+        try:
+            value, data = self.handles.answer(reply)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - handed back to the engine's handle
+            self.conn.send(json.dumps({"raise": [type_name(exc), safe_str(exc)]}).encode())
+            return
+        self.conn.send(json.dumps({"ret": value}).encode())
+        if data is not None:
+            self.conn.send(data)
+
+    def _lost(self, day: int | None, call: str, what: str) -> EngineFailure:
+        self.end()
+        return self.fail(day, call, what)
+
+    def end(self) -> None:
+        """Kill the worker's whole process group (idempotent)."""
+        if not self.dead:
+            self.dead = True
+            workers.end_worker(self.pid, self.conn)
+
+    def build(self, world_seed: int, arm: str, scratch: Path) -> dict:
+        """Build the engine in the worker; its name, version and config (plain data)."""
+        default_model = getattr(self.handles.model, "default_model", None)
+        out = self.request(None, "factory", {
+            "op": "build", "info": self.info.model_dump(mode="json"), "seed": world_seed,
+            "arm": arm, "scratch": str(scratch), "checker": self.handles.checker is not None,
+            "default_model": default_model if isinstance(default_model, str) else None})
+        if not isinstance(out, dict):
+            raise self._lost(None, "factory", "the engine's worker sent a malformed reply")
+        self.name = printable(str(out.get("name") or self.info.name), 60)
+        return out
+
+    def deposit(self, document: Document) -> None:
+        self.request(document.arrival, f"deposit({printable(document.uri, 80)})",
+                     {"op": "deposit", "document": document.model_dump(mode="json")})
+
+    def hits(self, day: int, question: str, k: int, as_of: bool,
+             user: str | None = None) -> list[ScoredHit]:
+        call = f"query({printable(question, 80)!r}, k={k})"
+        out = self.request(day, call, {"op": "query", "question": question, "k": k,
+                                       "as_of": as_of, "user": user})
+        if not isinstance(out, dict):
+            raise self._lost(day, call, "the engine's worker sent a malformed reply")
+        scoped = out.get("user_scoped")
+        self.user_scoped = scoped if isinstance(scoped, bool) else None
+        return self.checked(day, call, out.get("hits"), k)
+
+    def close(self) -> None:
+        """The engine's ``close()`` in the worker (unless a call hung or it died), then the
+        worker's process group killed."""
+        try:
+            if not self.dead:
+                out = self.request(None, "close()", {"op": "close"})
+                self.final = out if isinstance(out, dict) else {}
+        finally:
+            self.end()
+
+
+def probe_isolated(world: World | SharedWorld, info: EngineInfo, scratch: Path, *, arm: str,
+                   extractor: Extractor, checker: Checker | None, model: ModelClient,
+                   embedder: Embedder, top_k: int,
+                   timeout_seconds: float | None) -> tuple[str, str, dict, Any]:
+    """``ingest_and_probe``'s build-and-probe for an engine in a worker process: (the name
+    the engine reported, its version, its ``config`` as sent (a dict, to be flattened), its
+    ``WorldProbes``). Raises EngineFailure."""
+    try:
+        guard = IsolatedEngine(info, world.seed, timeout_seconds,
+                               _Handles(embedder, model, extractor, checker))
+    except workers.ServerError as exc:
+        raise EngineFailure(f"engine {printable(info.name, 60)}: seed {world.seed}, set-up: "
+                            f"{exc}") from None
+    try:
+        built = guard.build(world.seed, arm, scratch)
+        if isinstance(world, SharedWorld):
+            from rotbench.pipeline.probe_shared import probe_shared
+
+            probes = probe_shared(world, guard, top_k)
+        else:
+            from rotbench.pipeline.extract import world_documents
+
+            probes = probe_world(world, guard, top_k, world_documents(world))
+    finally:
+        guard.close()
+    final = {**built, **{k: v for k, v in guard.final.items() if v}}
+    config = final.get("config")
+    return (guard.name, printable(str(final.get("version") or info.version), 200),
+            config if isinstance(config, dict) else {}, probes)

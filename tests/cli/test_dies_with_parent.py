@@ -1,0 +1,103 @@
+"""Issue 40 item 2: ``kill -9`` of the process the user sees (the supervisor) stops the run
+before its next model call, and the rerun collects what was paid; and item 11's last bullet:
+a probe-arm run does not warn about rotbench's own check threads.
+
+The probe arm runs against the fake Anthropic server, one call in flight at a time and each
+answered after ``LATENCY`` seconds, so the run is killed with calls still to make. What the
+killed run paid is read from the rerun's estimate ("+N cached")."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
+from rotbench.world import generate_world
+
+pytestmark = [pytest.mark.slow, pytest.mark.subprocess]
+
+ROOT = Path(__file__).resolve().parents[2]
+LATENCY = 1.0
+KILL_AFTER = 3
+"""Requests the fake has seen when the supervisor is killed."""
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(p) for p in text.split()]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[-1][:1] != "Z"
+    except OSError:
+        return False
+
+
+def _wait(condition, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return condition()
+
+
+def _estimate(args: list[str], env: dict) -> tuple[int, int]:
+    """(calls to make, calls cached) of the run's ``--estimate`` total."""
+    proc = subprocess.run([*args, "--estimate"], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    found = re.findall(r"(\d+) calls \(\+(\d+) cached\)", proc.stdout + proc.stderr)
+    assert found, proc.stdout + proc.stderr
+    return sum(int(n) for n, _ in found), sum(int(c) for _, c in found)
+
+
+def test_kill_9_of_the_supervisor_stops_the_run_and_the_rerun_collects(tmp_path) -> None:
+    out = tmp_path / "out"
+    args = [sys.executable, "-m", "rotbench.cli.main", "run", "--arm", "probe", "--seed", "42",
+            "--days", "30", "--generator", "4", "--concurrency", "1", "--yes",
+            "--cache-dir", str(out / "cache"), "--reports-dir", str(out / "r"),
+            "--db", str(out / "r.duckdb")]
+    with FakeAnthropic(oracle_answerer(generate_world(42, 30, "4")),
+                       latency_seconds=LATENCY) as fake:
+        env = {**os.environ, "ANTHROPIC_API_KEY": "sk-ant-test", "PYTHONPATH": str(ROOT),
+               "ANTHROPIC_BASE_URL": fake.base_url}
+        for name in ("ROTBENCH_NO_SUPERVISOR", "PREFECT_API_URL"):
+            env.pop(name, None)
+        total, cached = _estimate(args, env)
+        assert cached == 0 and total > KILL_AFTER + 2
+        supervisor = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL)
+        try:
+            assert _wait(lambda: len(fake.requests) >= KILL_AFTER, 300)
+            [child] = _children(supervisor.pid)
+            supervisor.send_signal(signal.SIGKILL)
+            at_kill = len(fake.requests)
+            supervisor.wait()
+            assert _wait(lambda: not _alive(child), 10), "the run went on without its parent"
+            time.sleep(2 * LATENCY)  # what it would have asked next
+            assert len(fake.requests) == at_kill
+        finally:
+            supervisor.kill()
+            for pid in _children(supervisor.pid):
+                os.kill(pid, signal.SIGKILL)
+        left, paid = _estimate(args, env)
+        assert left + paid == total
+        assert at_kill - 1 <= paid <= at_kill  # at most the call in flight was lost
+        before = len(fake.requests)
+        rerun = subprocess.run(args, env=env, capture_output=True, text=True, timeout=600)
+        assert rerun.returncode == 0, rerun.stderr[-2000:]
+        assert len(fake.requests) - before == left
+    assert len(list((out / "r").glob("rot-probe-*-reference.json"))) == 1
+    assert "still running" not in rerun.stderr  # item 11: the check pool is rotbench's own

@@ -1,0 +1,179 @@
+"""Plug-in engines that reach out of their place (issue 40, items 3-7), loaded as
+``tests.engines.isolation_engines:FACTORY``. Each answers like a small sound engine (the
+latest sentence naming the city) unless its attack stops it first.
+
+``ISOLATION_PIDS`` (an environment variable naming a folder): where the engines that start
+processes write their process ids, one file per process, so a test can check that each is
+gone when the run ends.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+
+from rotbench.engines.protocol import Hit
+
+
+class Sound:
+    """Keeps every turn; answers the ``k`` most recent turns, newest first."""
+
+    name = "sound"
+    version = "1"
+
+    def __init__(self, context) -> None:
+        self.context = context
+        self.turns: list[str] = []
+
+    def deposit(self, document) -> None:
+        self.turns.extend(t.text for t in document.turns)
+
+    def query(self, question, k):
+        return [Hit(text=t) for t in reversed(self.turns[-k:])]
+
+
+# -- item 4: patches that, in the run's process, change every engine's figures -------------
+
+def patches_scorer(context):
+    """Every hit of every engine read as serving the current value."""
+    import rotbench.scoring.score as score
+    from rotbench.scoring.classify import Reading
+
+    score.read_hit = lambda *args, **kwargs: Reading("current")
+    return Sound(context)
+
+
+def patches_hit_check(context):
+    """The hit check waved through, then 50 hits for k=10."""
+    import rotbench.pipeline.probe as probe
+
+    real = probe.validate_hits
+    probe.validate_hits = lambda answer, k, fail: real(answer, 10_000, fail)
+    engine = Sound(context)
+    engine.query = lambda question, k: [Hit(text=f"hit {i}") for i in range(50)]
+    return engine
+
+
+def patches_embedder(context):
+    """Every vector of the shared embedder replaced (by class and by instance)."""
+    import numpy as np
+
+    def encode(self, texts):
+        out = np.zeros((len(texts), 384), dtype=np.float32)
+        out[:, 0] = 1.0
+        return out
+
+    type(context.embedder).encode = encode
+    return Sound(context)
+
+
+# -- item 5: KeyboardInterrupt from engine code ---------------------------------------------
+
+def interrupts_factory(context):
+    raise KeyboardInterrupt
+
+
+class _Answer(Sequence):
+    """An answer whose items run code when read."""
+
+    def __init__(self, action) -> None:
+        self.action = action
+
+    def __len__(self) -> int:
+        return 1
+
+    def __getitem__(self, index):
+        if index:
+            raise IndexError(index)
+        return self.action()
+
+
+def _interrupt():
+    raise KeyboardInterrupt
+
+
+def interrupting_answer(context):
+    engine = Sound(context)
+    engine.query = lambda question, k: _Answer(_interrupt)
+    return engine
+
+
+# -- item 3: engine code outside the guarded call with no time limit -------------------------
+
+def blocking_answer(context):
+    """The answer's item blocks when read."""
+    engine = Sound(context)
+    engine.query = lambda question, k: _Answer(lambda: time.sleep(3600))
+    return engine
+
+
+def hangs_in_factory(context):
+    time.sleep(3600)
+
+
+# -- item 7: a hung query in an engine that has close() ------------------------------------
+
+class HungQueryWithClose(Sound):
+    name = "hung-query"
+
+    def query(self, question, k):
+        time.sleep(3600)
+
+    def close(self) -> None:
+        return None
+
+
+def hung_query_with_close(context):
+    return HungQueryWithClose(context)
+
+
+# -- item 6: processes an engine starts, and the supervisor's status descriptor -------------
+
+def _note_pid(pid: int) -> None:
+    folder = os.environ.get("ISOLATION_PIDS")
+    if folder:
+        with open(os.path.join(folder, f"{pid}.pid"), "w") as fh:
+            fh.write(str(pid))
+
+
+def _sleep_forever() -> None:
+    time.sleep(3600)
+
+
+def starts_processes(context):
+    """A Popen child, a multiprocessing helper and a plain forked helper (which holds every
+    descriptor the engine's process had), all left running."""
+    import multiprocessing
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+    _note_pid(child.pid)
+    helper = multiprocessing.get_context("fork").Process(target=_sleep_forever, daemon=False)
+    helper.start()
+    _note_pid(helper.pid)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            time.sleep(3600)
+        finally:
+            os._exit(0)
+    _note_pid(pid)
+    return Sound(context)
+
+
+def forges_status(context):
+    """Writes a forged exit code to the supervisor's status descriptor, if it can find it,
+    and ends its process."""
+    fd = os.environ.get("ROTBENCH_RUN_STATUS_FD")
+    if fd is not None:
+        try:
+            os.write(int(fd), b"0\n")
+        except OSError:
+            pass
+    os._exit(0)
+
+
+def sound(context):
+    return Sound(context)
