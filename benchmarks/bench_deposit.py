@@ -28,8 +28,8 @@ if str(ROOT) not in sys.path:
 
 def run_phase(seed: int, days: int, cache_dir: Path) -> dict[str, object]:
     """Generate, extract, embed, deposit and probe one world; returns the measurements."""
+    from rotbench.contract.engine import Document
     from rotbench.embedding import Embedder
-    from rotbench.engines.protocol import Document
     from rotbench.perception.oracle import OracleChecker, OracleExtractor
     from rotbench.pipeline.extract import extract_documents
     from rotbench.reference.config import EngineConfig

@@ -40,9 +40,9 @@ ENGINES = ("reference", "latest-wins", "transcript-rag", "examples.my_engine:mak
 
 def build(name: str, world, embedder, scratch: Path):
     """An engine instance for ``world`` built from its registered factory, oracle arm."""
-    from rotbench.engines.context import EngineContext
+    from rotbench.contract.context import EngineContext
+    from rotbench.contract.model_client import RefusingClient
     from rotbench.engines.registry import load_factory, resolve
-    from rotbench.perception.client import RefusingClient
     from rotbench.perception.oracle import OracleChecker, OracleExtractor
 
     info = resolve(name)

@@ -32,15 +32,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from rotbench.contract.engine import Document  # noqa: E402
 from rotbench.embedding import Embedder  # noqa: E402
-from rotbench.engines.protocol import Document  # noqa: E402
 from rotbench.perception.model import LLMSettings, build_perception, estimate  # noqa: E402
 from rotbench.perception.oracle import OracleExtractor  # noqa: E402
 from rotbench.pipeline.extract import Extraction, extract_concurrently, extract_documents  # noqa: E402
 from rotbench.reference.config import EngineConfig  # noqa: E402
 from rotbench.reference.reconcile import deposit  # noqa: E402
 from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer  # noqa: E402
-from rotbench.world.generate import generate_world  # noqa: E402
+from rotbench.world.generators.base import generate_world  # noqa: E402
 
 CHECK_KINDS = ("contradiction", "slot")
 

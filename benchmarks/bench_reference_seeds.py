@@ -61,7 +61,7 @@ class AlwaysUpdate:
     stamp = "always-update"
 
     def judge(self, pairs):  # noqa: ANN001, ANN201 - the Checker protocol
-        from rotbench.perception.protocol import Judgement
+        from rotbench.contract.perception import Judgement
 
         return [Judgement(contradicts=True, new_value_for_slot=True) for _ in pairs]
 

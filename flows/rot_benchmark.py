@@ -336,7 +336,7 @@ async def rot_benchmark(
     worlds_done = time.time()
     spent = None
     if ledger_path is not None:
-        from rotbench.perception.model.budget import Budget, SpendLedger
+        from rotbench.perception.calls.budget import Budget, SpendLedger
 
         spent = SpendLedger(Path(ledger_path), Budget(**budget)).totals()
         spent["limit"] = budget
@@ -522,7 +522,7 @@ def _guard_budget(spec: RunSpec, logger) -> tuple[dict, str, dict]:
     from prefect.runtime import flow_run
 
     from rotbench.perception.arms import run_settings
-    from rotbench.perception.model.budget import effective_budget, project_cost, refusal
+    from rotbench.perception.calls.budget import effective_budget, project_cost, refusal
 
     settings = run_settings(spec)
     budget = effective_budget(spec.budget_usd, spec.budget_calls, settings)

@@ -114,7 +114,7 @@ def world_runtime(spec: RunSpec, ledger_path: str | None, budget: dict | None,
     ``flows.concurrency``)."""
     if spec.arm == "oracle":
         return ArmRuntime(arm="oracle", cache_dir=spec.cache_dir)
-    from rotbench.perception.model.budget import Budget, SpendLedger
+    from rotbench.perception.calls.budget import Budget, SpendLedger
 
     settings = run_settings(spec)
     ledger = SpendLedger(Path(ledger_path), Budget(**(budget or {}))) if ledger_path else None

@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rotbench.world.generate import DEFAULT_GENERATOR, GENERATOR_VERSIONS, MAX_DAYS, MIN_DAYS
+from rotbench.world.generators.base import DEFAULT_GENERATOR, GENERATOR_VERSIONS, MAX_DAYS, MIN_DAYS
 
 Arm = Literal["oracle", "probe", "live"]
 ARMS: tuple[str, ...] = ("oracle", "probe", "live")
@@ -217,7 +217,7 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
         raise SpecError(f"--generator: unknown generator {spec.generator!r} (available: {known})")
     if spec.days < MIN_DAYS:
         raise SpecError(f"--days must be at least {MIN_DAYS}, got {spec.days}")
-    from rotbench.world.generate import days_problem
+    from rotbench.world.generators.base import days_problem
 
     problem = days_problem(spec.generator, spec.days)
     if problem:
@@ -256,7 +256,7 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
     if spec.generator not in GENERATOR_VERSIONS:
         known = ", ".join(GENERATOR_VERSIONS)
         raise SpecError(f"--generator: unknown generator {spec.generator!r} (available: {known})")
-    from rotbench.world.generate import MAX_VOLUME
+    from rotbench.world.generators.base import MAX_VOLUME
 
     if not 1 <= spec.volume <= MAX_VOLUME:
         raise SpecError(f"--volume must be between 1 and {MAX_VOLUME}, got {spec.volume}")

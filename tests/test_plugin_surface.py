@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 import rotbench.plugin as plugin
-from rotbench.engines.context import EngineContext
-from rotbench.engines.protocol import Document, Hit, MemoryEngine
+from rotbench.contract.context import EngineContext
+from rotbench.contract.engine import Document, Hit, MemoryEngine
+from rotbench.contract.perception import Checker, ClaimDraft, Judgement
 from rotbench.engines.registry import EngineInfo
-from rotbench.perception.protocol import Checker, ClaimDraft, Judgement
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -69,7 +69,7 @@ class EngineInfo(BaseModel):
     estimate: str | None = Field(
         default=None,
         description="'module:callable' projecting the engine's own model calls on a paid arm "
-        "(see ``rotbench.engines.estimate``); None: its calls are not projected.",
+        "(see ``rotbench.estimate.engines``); None: its calls are not projected.",
     )
     warm_texts: str | None = Field(
         default=None,

@@ -9,8 +9,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-from rotbench.engines.protocol import Document
-from rotbench.perception.protocol import ClaimDraft, Extractor, QuestionFrame, QuestionReader
+from rotbench.contract.engine import Document
+from rotbench.contract.perception import ClaimDraft, Extractor, QuestionFrame, QuestionReader
 from rotbench.reference.ledger import CONVERSATION
 from rotbench.world.models import World
 

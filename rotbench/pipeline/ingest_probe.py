@@ -16,11 +16,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rotbench.contract.context import EngineContext
+from rotbench.contract.model_client import ModelClient
+from rotbench.contract.perception import Checker, Extractor
 from rotbench.embedding.embedder import Embedder
-from rotbench.engines.context import EngineContext
 from rotbench.engines.registry import EngineError, EngineInfo, load_factory
-from rotbench.perception.client import ModelClient
-from rotbench.perception.protocol import Checker, Extractor
 from rotbench.pipeline.extract import world_documents
 from rotbench.pipeline.probe import (
     EngineFailure,

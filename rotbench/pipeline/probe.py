@@ -1,6 +1,6 @@
 """The probe stage: ask every checkpoint question of an engine and record the top-k hits.
 
-Talks to the engine only through the protocol in ``rotbench.engines.protocol``. Two orders:
+Talks to the engine only through the protocol in ``rotbench.contract.engine``. Two orders:
 
 - ``probe_world`` interleaves (protocol v2): before each checkpoint day it deposits every
   document up to that day, then asks that day's questions of the store as it is now. Any
@@ -31,7 +31,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from rotbench.engines.protocol import (  # noqa: F401
+from rotbench.contract.engine import (  # noqa: F401
     AsOfEngine,
     Document,
     Hit,

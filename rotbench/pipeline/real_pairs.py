@@ -3,7 +3,7 @@ ruled on, scored against the rulings (``rotbench.rulings``)."""
 
 from __future__ import annotations
 
-from rotbench.perception.protocol import Checker
+from rotbench.contract.perception import Checker
 from rotbench.rulings import RealPairs, Ruling, score_real_pairs
 
 

@@ -24,7 +24,7 @@ from rotbench.results.schema import ConfigValue
 from rotbench.rulings import RealPairs, ReviewItem
 from rotbench.runspec import RunSpec
 from rotbench.scoring.models import WorldProbes
-from rotbench.world.generate import checkpoints_for
+from rotbench.world.generators.base import checkpoints_for
 
 
 def new_run_id(arm: str) -> str:

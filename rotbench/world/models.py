@@ -50,7 +50,7 @@ FactEvent = Literal["correction", "retraction", "scheduled", "member_add", "memb
 HardCase = Literal["late", "correction", "retraction", "scheduled", "temporary", "set",
                    "successor", "contingent", "implied", "cascade", "relative_date"]
 """The hard cases of generator 3, as they appear in ``Truth.cases``, then generator 4's
-(see ``rotbench.world.truth_v4``)."""
+(see ``rotbench.world.generators.truth_v4``)."""
 
 Tie = Literal["successor", "contingent", "implied"]
 """Generator 4: how a statement ties its attribute to a root attribute's value (see
@@ -430,8 +430,8 @@ attribute, the session came late, its arrival day)."""
 TRUTH_RULES: dict[str, Callable[[World, str, int], Truth]] = {"3": knowable_truth}
 """``World.truth`` of the generators whose truth is more than the replay of their changes,
 by generator version. A later generator's module adds its own rule when it loads
-(``rotbench.world.truth_v4``: "4"); the package ``rotbench.world`` imports it, so the table
-is whole wherever a world is read."""
+(``rotbench.world.generators.truth_v4``: "4"); the package ``rotbench.world`` imports
+it, so the table is whole wherever a world is read."""
 
 
 def truth_rows(world: World, key: str, day: int) -> list[TruthRow]:

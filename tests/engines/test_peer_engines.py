@@ -17,9 +17,9 @@ from flow_helpers import figures, leaks  # noqa: E402
 from flows.rot_benchmark import rot_benchmark  # noqa: E402
 from rotbench.embedding.shared import shared_embedder  # noqa: E402
 from rotbench.engines import builtin, registry  # noqa: E402
-from rotbench.engines.estimate import project_engines  # noqa: E402
-from rotbench.engines.mem0_engine import messages_of, scripted_answer  # noqa: E402
+from rotbench.engines.adapters.mem0.engine import messages_of, scripted_answer  # noqa: E402
 from rotbench.engines.registry import EngineError, resolve  # noqa: E402
+from rotbench.estimate.engines import project_engines  # noqa: E402
 from rotbench.perception.model import LLMSettings, estimate  # noqa: E402
 from rotbench.perception.oracle import OracleExtractor  # noqa: E402
 from rotbench.pipeline.extract import world_documents  # noqa: E402

@@ -14,7 +14,7 @@ import pytest
 
 from flows.rot_benchmark import rot_benchmark
 from rotbench.perception.arms import run_settings
-from rotbench.perception.model.budget import project_cost
+from rotbench.perception.calls.budget import project_cost
 from rotbench.runspec import RunSpec
 from rotbench.testing.fake_anthropic import FakeAnthropic, FakeRequest, oracle_answerer
 from rotbench.world import generate_world

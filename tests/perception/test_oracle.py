@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from rotbench.engines.protocol import Document
-from rotbench.perception.client import RefusingClient
+from rotbench.contract.engine import Document
+from rotbench.contract.model_client import RefusingClient
+from rotbench.contract.perception import Checker, Claim, Extractor
 from rotbench.perception.oracle import TEMPLATES, OracleChecker, OracleExtractor
-from rotbench.perception.protocol import Checker, Claim, Extractor
 from rotbench.world.invariants import check_pools, value_pattern
 from rotbench.world.pools import ATTRIBUTES, all_template_texts
 from tests.reference.engine_helpers import POOLS, documents, fact, make_world, page, session
@@ -116,7 +116,7 @@ def test_oracle_perception_never_calls_its_client() -> None:
 def test_oracle_reads_every_question_a_world_asks() -> None:
     """The question tables stay in step with the generator's questions: every probe of both
     generators gets a frame; only attribute questions name the user and a slot of the world."""
-    from rotbench.perception.protocol import QuestionFrame
+    from rotbench.contract.perception import QuestionFrame
     from rotbench.world import generate_world
     from rotbench.world.pools import (
         NEAR_MISS_FRAMES,

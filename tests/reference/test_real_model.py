@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from engine_helpers import stale_spans
 
+from rotbench.contract.engine import Document
 from rotbench.embedding import Embedder
-from rotbench.engines.protocol import Document
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
 from rotbench.pipeline.extract import Extraction, extract_documents
 from rotbench.reference.config import EngineConfig
@@ -169,8 +169,8 @@ HOME_CITIES = next(a for a in generate_world(42, generator="2").attributes
 
 def _move(embedder: Embedder, old: str, new: str, config: EngineConfig) -> Ledger:
     """Deposit the oracle's 'The user's home city is ``old``.' (day 2), then ``new`` (day 10)."""
+    from rotbench.contract.perception import ClaimDraft
     from rotbench.perception.oracle import PRESENT
-    from rotbench.perception.protocol import ClaimDraft
     from rotbench.pipeline.extract import DocumentClaims
 
     def doc(day: int, city: str) -> DocumentClaims:
@@ -206,7 +206,7 @@ def test_no_home_city_update_is_missed_however_far_apart(embedder: Embedder) -> 
 def test_no_collateral_between_attributes_close_in_embedding_space(embedder: Embedder) -> None:
     """The project and the team share a codename, so their claims embed close together; a
     checker that calls every pair an update still retires nothing across slots."""
-    from rotbench.perception.protocol import ClaimDraft
+    from rotbench.contract.perception import ClaimDraft
     from rotbench.pipeline.extract import DocumentClaims
     from tests.reference.test_reconcile import AlwaysUpdate
 
@@ -266,7 +266,7 @@ from rotbench.reference.config import EngineConfig
 from rotbench.embedding import Embedder
 from rotbench.pipeline.extract import extract_documents
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.engines.protocol import Document
+from rotbench.contract.engine import Document
 from rotbench.reference.query import query_ledger
 from rotbench.reference.reconcile import deposit
 from rotbench.world import generate_world

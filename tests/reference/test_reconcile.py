@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from engine_helpers import documents, fact, make_world, page, session
 
+from rotbench.contract.perception import Claim, Judgement
 from rotbench.embedding import Embedder
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.perception.protocol import Claim, Judgement
 from rotbench.pipeline.extract import extract_documents
 from rotbench.reference.config import EngineConfig
 from rotbench.reference.ledger import Ledger, Quarantine, Retirement, ReviewRecord

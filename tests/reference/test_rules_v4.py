@@ -12,9 +12,9 @@ from __future__ import annotations
 import pytest
 from engine_helpers import POOLS, documents, fact, session
 
+from rotbench.contract.perception import QuestionFrame
 from rotbench.embedding import Embedder
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.perception.protocol import QuestionFrame
 from rotbench.pipeline.extract import extract_documents
 from rotbench.reference.config import EngineConfig
 from rotbench.reference.ledger import Ledger

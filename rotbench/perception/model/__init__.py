@@ -3,8 +3,8 @@
 Public surface (everything else is private):
 
 - clients: ``ModelClient``, ``Completion``, ``Usage``, ``RefusingClient``, ``RefusedCall``
-  (``rotbench.perception.client``); ``AnthropicClient``, ``require_api_key``, ``MissingApiKey``
-  (``rotbench.perception.model.anthropic_client``; the SDK is imported on first use only).
+  (``rotbench.contract.model_client``); ``AnthropicClient``, ``require_api_key``, ``MissingApiKey``
+  (``rotbench.perception.calls.anthropic_client``; the SDK is imported on first use only).
 - perception: ``LiveExtractor``, ``LiveChecker``, ``extract_concurrently``.
 - configuration and money: ``LLMSettings``, ``UsageMeter``, ``UsageReport``, ``StageUsage``.
 - persistence: ``CallCache`` (one JSON file per completed call).
@@ -24,21 +24,14 @@ Public surface (everything else is private):
   ``batch_extraction`` (``_batch_perception``).
 """
 
-from rotbench.perception.client import Completion, ModelClient, RefusedCall, RefusingClient, Usage
-from rotbench.perception.model._batch import (
-    BatchCall,
-    BatchOutcome,
-    BatchRunner,
-    BatchTimeout,
-    journal_summary,
+from rotbench.contract.model_client import (
+    Completion,
+    ModelClient,
+    RefusedCall,
+    RefusingClient,
+    Usage,
 )
-from rotbench.perception.model._batch_perception import (
-    BatchChecker,
-    BatchOnlyClient,
-    batch_extraction,
-)
-from rotbench.perception.model._cache import CallCache, call_key
-from rotbench.perception.model._estimate import (
+from rotbench.estimate.perception import (
     MESSAGE_OVERHEAD_TOKENS,
     Estimate,
     StageEstimate,
@@ -47,12 +40,37 @@ from rotbench.perception.model._estimate import (
     oracle_pairs,
     slots_from_world,
 )
-from rotbench.perception.model._gate import (
+from rotbench.perception.calls.anthropic_client import (
+    AnthropicClient,
+    MissingApiKey,
+    require_api_key,
+)
+from rotbench.perception.calls.batch import (
+    BatchCall,
+    BatchOutcome,
+    BatchRunner,
+    BatchTimeout,
+    journal_summary,
+)
+from rotbench.perception.calls.cache import CallCache, call_key
+from rotbench.perception.calls.gate import (
     CallGate,
     GatedClient,
     ProcessGate,
     forget_process_gate,
     process_gate,
+)
+from rotbench.perception.calls.records import (
+    CallFailure,
+    FatalModelError,
+    ModelCallError,
+    PerceptionStats,
+)
+from rotbench.perception.calls.usage import StageUsage, UsageMeter, UsageReport
+from rotbench.perception.model._batch_perception import (
+    BatchChecker,
+    BatchOnlyClient,
+    batch_extraction,
 )
 from rotbench.perception.model._perception import (
     LiveChecker,
@@ -73,12 +91,6 @@ from rotbench.perception.model._prompts import (
     written_date_of,
 )
 from rotbench.perception.model._prompts_v4 import EXTRACT_V4  # joins EXTRACT_PROMPTS
-from rotbench.perception.model._records import (
-    CallFailure,
-    FatalModelError,
-    ModelCallError,
-    PerceptionStats,
-)
 from rotbench.perception.model._settings import (
     DEFAULT_PRICES,
     DEFAULT_PRICES_DATE,
@@ -86,13 +98,7 @@ from rotbench.perception.model._settings import (
     LLMSettings,
     cost_usd,
 )
-from rotbench.perception.model._usage import StageUsage, UsageMeter, UsageReport
 from rotbench.perception.model._wiring import LivePerception, LLMRunSummary, build_perception
-from rotbench.perception.model.anthropic_client import (
-    AnthropicClient,
-    MissingApiKey,
-    require_api_key,
-)
 from rotbench.pipeline.extract import extract_concurrently
 
 __all__ = [

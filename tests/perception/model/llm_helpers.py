@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rotbench.engines.protocol import Document
+from rotbench.contract.engine import Document
 from rotbench.pipeline.extract import world_documents
 from rotbench.reference.config import EngineConfig
 from rotbench.world.models import World

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 from llm_helpers import FAST_CONFIG, documents
 
+from rotbench.contract.engine import Document
+from rotbench.contract.perception import ClaimDraft, Dependency, QuestionFrame
 from rotbench.embedding import Embedder
-from rotbench.engines.protocol import Document
 from rotbench.perception.model import (
     AnthropicClient,
     CallCache,
@@ -28,11 +29,10 @@ from rotbench.perception.model import (
 )
 from rotbench.perception.model._prompts import EXTRACT_PROMPTS, RETRY_MARKER
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.perception.protocol import ClaimDraft, Dependency, QuestionFrame
 from rotbench.pipeline.extract import extract_concurrently, extract_documents
 from rotbench.reference.reconcile import deposit
 from rotbench.testing.fake_anthropic import FakeAnthropic, FakeRequest, oracle_answerer
-from rotbench.world.generate import generate_world
+from rotbench.world.generators.base import generate_world
 from rotbench.world.models import Turn, World
 
 SLOTS = {"employer": "employer", "home_city": "home city", "manager": "manager",

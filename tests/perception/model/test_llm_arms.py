@@ -125,7 +125,7 @@ def test_live_arm_with_oracle_answers_equals_the_oracle_arm(
 
 
 def test_estimate_of_three_worlds_and_the_scripted_arm(world42: World, embedder: Embedder) -> None:
-    from rotbench.world.generate import generate_world
+    from rotbench.world.generators.base import generate_world
 
     worlds = [world42, generate_world(43, generator="1")]
     one = estimate(world42, "live", SETTINGS, embedder=embedder, engine_config=FAST_CONFIG)

@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 from llm_helpers import FAST_CONFIG, documents
 
+from rotbench.contract.model_client import Completion
 from rotbench.embedding import Embedder
-from rotbench.perception.client import Completion
+from rotbench.perception.calls.batch import BatchRunner, BatchTimeout, journal_summary
+from rotbench.perception.calls.prompt_cache import min_cacheable_tokens, qualifies, system_blocks
 from rotbench.perception.model import (
     AnthropicClient,
     CallCache,
@@ -26,13 +28,11 @@ from rotbench.perception.model import (
     UsageMeter,
     slots_from_world,
 )
-from rotbench.perception.model._batch import BatchRunner, BatchTimeout, journal_summary
 from rotbench.perception.model._batch_perception import (
     BatchChecker,
     BatchOnlyClient,
     batch_extraction,
 )
-from rotbench.perception.model._prompt_cache import min_cacheable_tokens, qualifies, system_blocks
 from rotbench.perception.model._prompts import CHECK_PROMPTS, EXTRACT_PROMPTS
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
 from rotbench.pipeline.extract import extract_concurrently, extract_documents
@@ -129,9 +129,9 @@ from rotbench.perception.model import (
     LiveExtractor,
 )
 from rotbench.perception.model import slots_from_world
-from rotbench.perception.model._batch import BatchRunner
+from rotbench.perception.calls.batch import BatchRunner
 from rotbench.perception.model._batch_perception import BatchOnlyClient, batch_extraction
-from rotbench.world.generate import generate_world
+from rotbench.world.generators.base import generate_world
 w = generate_world(42, generator="1")
 cache = CallCache({cache!r})
 client = AnthropicClient(base_url={base_url!r})

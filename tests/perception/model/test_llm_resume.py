@@ -111,7 +111,7 @@ sys.path.insert(0, {root!r})
 from rotbench.pipeline.extract import world_documents
 from rotbench.perception.model import AnthropicClient, CallCache, LiveExtractor, slots_from_world
 from rotbench.pipeline.extract import extract_concurrently
-from rotbench.world.generate import generate_world
+from rotbench.world.generators.base import generate_world
 w = generate_world(42, generator="1")
 docs = world_documents(w)
 client = AnthropicClient(base_url={base_url!r})

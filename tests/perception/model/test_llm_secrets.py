@@ -68,7 +68,7 @@ def test_key_is_never_written_or_logged(
 
 def extraction_claims(extraction):  # type: ignore[no-untyped-def]
     """A few ledger-shaped claims to ask the checker about."""
-    from rotbench.perception.protocol import Claim
+    from rotbench.contract.perception import Claim
 
     doc = next(d for d in extraction.documents if d.drafts)
     return [
