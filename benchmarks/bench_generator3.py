@@ -58,7 +58,7 @@ def build(name: str, world, embedder, scratch: Path):
 def measure(name: str, seeds, generator: str, embedder, tmp: Path, days: int = 90,
             volume: int = 1, timings: dict | None = None):
     """Scored WorldProbes of engine ``name`` on each seed (and deposit/probe seconds)."""
-    from rotbench.pipeline.extract import world_documents
+    from rotbench.contract.extraction import world_documents
     from rotbench.pipeline.probe import GuardedEngine, _record, _world_probes
     from rotbench.scoring import score_world
     from rotbench.scoring.lexicons import default_scorer

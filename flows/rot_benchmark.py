@@ -493,8 +493,8 @@ def _batch_extract(spec: RunSpec, ledger_path: str | None, budget: dict | None,
     live = runtime.live
     if live is None or live.batch_runner is None:
         return RunWide()
+    from rotbench.contract.extraction import world_documents
     from rotbench.perception.model import batch_extraction
-    from rotbench.pipeline.extract import world_documents
     from rotbench.reference.config import EngineConfig
     from rotbench.world import generate_world
 
@@ -520,9 +520,10 @@ def _guard_budget(spec: RunSpec, logger) -> tuple[dict, str, dict]:
     """Project the paid run's cost, log it, refuse it above the budget; returns (estimate,
     spend ledger path, budget)."""
     from prefect.runtime import flow_run
+    from rotbench.estimate.run import project_cost
 
     from rotbench.perception.arms import run_settings
-    from rotbench.perception.calls.budget import effective_budget, project_cost, refusal
+    from rotbench.perception.calls.budget import effective_budget, refusal
 
     settings = run_settings(spec)
     budget = effective_budget(spec.budget_usd, spec.budget_calls, settings)

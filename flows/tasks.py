@@ -33,7 +33,7 @@ from flows.caching import (
 )
 from flows.outcomes import StageRef
 from rotbench.atomic import FULL
-from rotbench.pipeline.extract import world_documents
+from rotbench.contract.extraction import world_documents
 from rotbench.pipeline.probe import EngineFailure
 from rotbench.pipeline.stages import SPECS
 from rotbench.reference.engine import ReferenceEngine

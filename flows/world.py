@@ -23,9 +23,9 @@ from prefect.utilities.annotations import quote
 from flows.caching import CacheAudit, SafeJSONSerializer, read_record
 from flows.outcomes import EngineOutcome, StageRef, WorldOutcome
 from flows.tasks import configured_tasks
+from rotbench.contract.registry import EngineInfo
 from rotbench.embedding.embedder import DEFAULT_MODEL_ID
 from rotbench.embedding.store import drain_damaged
-from rotbench.engines.registry import EngineInfo
 from rotbench.perception.arms import ArmRuntime, paid_runtime, run_settings
 from rotbench.pipeline import keys
 from rotbench.pipeline.ingest_probe import engine_slot

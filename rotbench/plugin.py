@@ -17,6 +17,7 @@ part of the plug-in surface.
 
 from rotbench.contract.context import EngineContext
 from rotbench.contract.engine import AsOfEngine, Document, Hit, MemoryEngine, Provenance
+from rotbench.contract.extraction import lineage_of
 from rotbench.contract.model_client import Completion, ModelClient, RefusedCall, Usage
 from rotbench.contract.perception import (
     Checker,
@@ -28,8 +29,7 @@ from rotbench.contract.perception import (
     QuestionReader,
     subject_key,
 )
-from rotbench.engines.registry import EngineError, EngineInfo
-from rotbench.pipeline.extract import lineage_of
+from rotbench.contract.registry import EngineError, EngineInfo
 
 __all__ = [
     "AsOfEngine",

@@ -267,7 +267,8 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
         raise SpecError("--engine: at least one engine is required")
     if len(set(spec.engines)) != len(spec.engines):
         raise SpecError(f"--engine: duplicate engines in {spec.engines}")
-    from rotbench.engines.registry import EngineError, check_factory, resolve
+    from rotbench.contract.registry import EngineError
+    from rotbench.engines.registry import check_factory, resolve
 
     for name in spec.engines:  # every engine before any work: module, factory, callable
         try:

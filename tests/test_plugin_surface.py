@@ -15,7 +15,7 @@ import rotbench.plugin as plugin
 from rotbench.contract.context import EngineContext
 from rotbench.contract.engine import Document, Hit, MemoryEngine
 from rotbench.contract.perception import Checker, ClaimDraft, Judgement
-from rotbench.engines.registry import EngineInfo
+from rotbench.contract.registry import EngineInfo
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -5,7 +5,7 @@ Only descriptions live here (no heavy import); each factory is imported when cho
 
 from __future__ import annotations
 
-from rotbench.engines.registry import EngineInfo
+from rotbench.contract.registry import EngineInfo
 from rotbench.reference import ENGINE_VERSION
 
 REFERENCE = EngineInfo(

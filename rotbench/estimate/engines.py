@@ -5,7 +5,7 @@ An engine that makes model calls of its own declares an estimate hook in its ``E
 
     hook(worlds, arm=arm, settings=settings, embedder=embedder, cache=cache, stage=stage)
 
-and returns a ``rotbench.perception.model.StageEstimate`` for the stage ``stage``
+and returns a ``rotbench.estimate.perception.StageEstimate`` for the stage ``stage``
 (``engine-<name>``, the
 stage its calls are cached and metered under), or None when the arm makes no such call. An
 engine without a hook is listed in the estimate's notes as not projected.
@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rotbench.engines.registry import EngineInfo, load_factory
+from rotbench.contract.registry import EngineInfo
+from rotbench.engines.registry import load_factory
 from rotbench.world.models import World
 
 
@@ -26,8 +27,8 @@ def engine_stage(name: str) -> str:
 
 def project_engines(projection, infos: Sequence[EngineInfo], worlds: Sequence[World], *,
                     arm: str, settings, embedder, cache) -> None:
-    """Complete ``projection`` (a ``rotbench.perception.model.Estimate``) for the run's engines, in
-    place:
+    """Complete ``projection`` (a ``rotbench.estimate.perception.Estimate``) for the run's
+    engines, in place:
 
     - keep extraction when an engine takes perceived claims (shared: paid once), and the
       checks when the reference engine runs;

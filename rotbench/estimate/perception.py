@@ -38,12 +38,12 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from rotbench.contract.engine import Document
+from rotbench.contract.extraction import world_documents
 from rotbench.contract.model_client import RefusingClient
 from rotbench.contract.perception import Claim, Judgement
 from rotbench.perception.calls.cache import CallCache
-from rotbench.perception.model._perception import LiveChecker, LiveExtractor
-from rotbench.perception.model._settings import BATCH_PRICE_FACTOR, LLMSettings, cost_usd
-from rotbench.pipeline.extract import world_documents
+from rotbench.perception.calls.prices import BATCH_PRICE_FACTOR, cost_usd
+from rotbench.perception.model import LiveChecker, LiveExtractor, LLMSettings, slots_from_world
 from rotbench.world.models import World
 
 Arm = Literal["oracle", "probe", "live"]
@@ -162,11 +162,11 @@ def oracle_pairs(
 ) -> list[tuple[Claim, Claim]]:
     """Every (older, newer) pair the oracle arm's deposit sends to its checker, in order."""
     from rotbench.perception.oracle import OracleExtractor
-    from rotbench.pipeline.extract import extract_documents
+    from rotbench.pipeline.extract import extract_concurrently
     from rotbench.reference.config import EngineConfig
     from rotbench.reference.reconcile import deposit
 
-    extraction = extract_documents(world_documents(world), OracleExtractor(world))
+    extraction = extract_concurrently(world_documents(world), OracleExtractor(world), concurrency=1)
     recorder = _RecordingChecker()
     deposit(extraction, embedder, recorder, engine_config or EngineConfig())  # type: ignore[arg-type]
     return recorder.pairs
@@ -179,11 +179,6 @@ def _upper_bound_pairs(world: World) -> int:
     ex = OracleExtractor(world)
     n = sum(len(ex.extract(doc)) for doc in world_documents(world))
     return n * (n - 1) // 2
-
-
-def slots_from_world(world: World) -> dict[str, str]:
-    """The slot vocabulary of a world: attribute key -> label."""
-    return {a.key: a.label for a in world.attributes}
 
 
 def estimate(

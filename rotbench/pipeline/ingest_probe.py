@@ -17,11 +17,12 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from rotbench.contract.context import EngineContext
+from rotbench.contract.extraction import world_documents
 from rotbench.contract.model_client import ModelClient
 from rotbench.contract.perception import Checker, Extractor
+from rotbench.contract.registry import EngineError, EngineInfo
 from rotbench.embedding.embedder import Embedder
-from rotbench.engines.registry import EngineError, EngineInfo, load_factory
-from rotbench.pipeline.extract import world_documents
+from rotbench.engines.registry import load_factory
 from rotbench.pipeline.probe import (
     EngineFailure,
     GuardedEngine,

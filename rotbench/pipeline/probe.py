@@ -427,7 +427,7 @@ def probe_world(
     and up to ``top_k`` unscored hits. Raises EngineFailure (one line) when the engine raises,
     hangs past ``timeout_seconds`` or answers malformed hits.
     """
-    from rotbench.pipeline.extract import world_documents
+    from rotbench.contract.extraction import world_documents
 
     docs = list(world_documents(world) if documents is None else documents)
     guard = engine if isinstance(engine, GuardedEngine) else GuardedEngine(

@@ -17,7 +17,7 @@ records alone; the other metrics are per user and pooled.
 from __future__ import annotations
 
 from rotbench.contract.engine import Document, MemoryEngine
-from rotbench.pipeline.extract import world_documents
+from rotbench.contract.extraction import world_documents
 from rotbench.pipeline.probe import DEFAULT_TIMEOUT_SECONDS, GuardedEngine, _record
 from rotbench.scoring.models import CrossUserValues, ProbeRecord, UserEntry, WorldProbes
 from rotbench.world.shared import SharedWorld, other_users_values

@@ -17,9 +17,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from rotbench.contract.extraction import Extraction
 from rotbench.embedding.embedder import EncodeStats
 from rotbench.pipeline.deposit import deposit
-from rotbench.pipeline.extract import Extraction, extract_concurrently
+from rotbench.pipeline.extract import extract_concurrently
 from rotbench.pipeline.generate import generate
 from rotbench.pipeline.index import index_world
 from rotbench.pipeline.ingest_probe import EngineAnswers, ingest_and_probe

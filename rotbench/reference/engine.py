@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rotbench.contract.engine import Document, Hit
+from rotbench.contract.extraction import extract_document
 from rotbench.contract.perception import Checker, Extractor, QuestionFrame, QuestionReader
 from rotbench.embedding import Embedder
-from rotbench.pipeline.extract import extract_document
 from rotbench.reference import ENGINE_VERSION
 from rotbench.reference.config import EngineConfig
 from rotbench.reference.ledger import Ledger

@@ -47,9 +47,6 @@ from pydantic import (
 from rotbench.contract.engine import ClaimStatus
 from rotbench.contract.perception import Claim
 
-CONVERSATION = "conversation"
-"""Lineage of every conversation claim; any other lineage is a web domain (untrusted)."""
-
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")

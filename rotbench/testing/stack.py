@@ -21,7 +21,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]  # the repository (this file: rotbench/testing/stack.py)
 BIN = Path(sys.executable).parent
 KEY = "sk-ant-api03-ROTBENCH-DEPLOY-KEY-never-written-7c2e"
 

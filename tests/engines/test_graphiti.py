@@ -33,7 +33,8 @@ from rotbench.engines.adapters.graphiti.llm import (  # noqa: E402
 )
 from rotbench.engines.registry import resolve  # noqa: E402
 from rotbench.estimate.engines import project_engines  # noqa: E402
-from rotbench.perception.model import LLMSettings, estimate  # noqa: E402
+from rotbench.estimate.perception import estimate  # noqa: E402
+from rotbench.perception.model import LLMSettings  # noqa: E402
 from rotbench.perception.oracle import OracleChecker  # noqa: E402
 from rotbench.testing.fake_anthropic import FakeAnthropic  # noqa: E402
 from rotbench.world import generate_world  # noqa: E402

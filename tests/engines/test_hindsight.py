@@ -20,6 +20,7 @@ from flow_helpers import figures, leaks  # noqa: E402
 
 from rotbench.contract.engine import Document  # noqa: E402
 from rotbench.contract.perception import Claim  # noqa: E402
+from rotbench.contract.registry import EngineError  # noqa: E402
 from rotbench.engines import builtin, registry  # noqa: E402
 from rotbench.engines.adapters.hindsight import postgres  # noqa: E402
 from rotbench.engines.adapters.hindsight.engine import bank_of, content_of  # noqa: E402
@@ -28,7 +29,7 @@ from rotbench.engines.adapters.hindsight.llm import (  # noqa: E402
     ScriptedAnswers,
     with_history,
 )
-from rotbench.engines.registry import EngineError, resolve  # noqa: E402
+from rotbench.engines.registry import resolve  # noqa: E402
 from rotbench.perception.oracle import OracleChecker  # noqa: E402
 from rotbench.world.models import Turn  # noqa: E402
 

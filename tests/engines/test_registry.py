@@ -9,8 +9,9 @@ from typer.testing import CliRunner
 
 from rotbench.cli.main import app
 from rotbench.contract.engine import Hit
+from rotbench.contract.registry import EngineError, EngineInfo
 from rotbench.engines import registry
-from rotbench.engines.registry import EngineError, EngineInfo, resolve
+from rotbench.engines.registry import resolve
 from rotbench.pipeline.probe import EngineFailure, GuardedEngine, validate_hits
 
 runner = CliRunner()

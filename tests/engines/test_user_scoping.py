@@ -69,8 +69,8 @@ def test_partitioned_engines_answer_each_user_from_their_own_documents(name, sha
 
 
 def test_a_single_user_engine_is_unchanged_by_the_partitions(tmp_path) -> None:
+    from rotbench.contract.extraction import world_documents
     from rotbench.engines.baselines.transcript_rag import TranscriptRAG
-    from rotbench.pipeline.extract import world_documents
 
     shared = compose_shared_world(42, 1, generator="2")
     engine = TranscriptRAG(context(tmp_path, shared))

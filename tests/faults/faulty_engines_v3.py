@@ -18,10 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rotbench.contract.engine import Document, Hit, Provenance
+from rotbench.contract.extraction import lineage_of
 from rotbench.contract.perception import ClaimDraft
 from rotbench.engines.baselines.vectors import VectorTable
 from rotbench.perception.oracle import PAST, PRESENT, RETRACTED, OracleExtractor
-from rotbench.pipeline.extract import lineage_of
 from rotbench.world.models import World
 
 

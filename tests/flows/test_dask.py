@@ -72,7 +72,8 @@ def test_local_cluster_keeps_one_bound_and_one_budget(api_server, tmp_path,
 
     from flows.rot_benchmark import rot_benchmark
     from rotbench.embedding.shared import shared_embedder
-    from rotbench.perception.model import LLMSettings, estimate
+    from rotbench.estimate.perception import estimate
+    from rotbench.perception.model import LLMSettings
     from rotbench.reference.config import EngineConfig
     from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
     from rotbench.world import generate_world

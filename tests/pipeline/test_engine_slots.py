@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from rotbench.contract.registry import EngineInfo
 from rotbench.embedding.embedder import Embedder
 from rotbench.embedding.fake import hashing_encoder
 from rotbench.engines import builtin, registry
-from rotbench.engines.registry import EngineInfo
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
 from rotbench.pipeline import stages
 from rotbench.pipeline.ingest_probe import ingest_and_probe

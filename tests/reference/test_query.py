@@ -10,7 +10,7 @@ from engine_helpers import documents, fact, make_world, page, session
 from rotbench.contract.engine import AsOfEngine, Hit, MemoryEngine
 from rotbench.embedding import Embedder
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.pipeline.extract import extract_documents
+from rotbench.pipeline.extract import extract_concurrently
 from rotbench.reference import ENGINE_VERSION
 from rotbench.reference.config import EngineConfig
 from rotbench.reference.engine import ReferenceEngine
@@ -31,7 +31,7 @@ SESSIONS = [
 
 def ledger_of(sessions: list, embedder: Embedder) -> Ledger:
     world = make_world(sessions)
-    extraction = extract_documents(documents(world), OracleExtractor(world))
+    extraction = extract_concurrently(documents(world), OracleExtractor(world), concurrency=1)
     return deposit(extraction, embedder, OracleChecker(), EngineConfig())
 
 

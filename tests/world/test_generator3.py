@@ -7,7 +7,7 @@ import re
 import pytest
 
 from rotbench.contract.engine import Document
-from rotbench.pipeline.extract import world_documents
+from rotbench.contract.extraction import world_documents
 from rotbench.runspec import RunSpec
 from rotbench.world import WorldConfigError, generate_world
 from rotbench.world.generators.base import GENERATOR_VERSIONS

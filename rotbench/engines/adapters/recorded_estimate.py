@@ -18,14 +18,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from rotbench.estimate.perception import MESSAGE_OVERHEAD_TOKENS, StageEstimate, approx_tokens
 from rotbench.perception.calls.engine_client import ENGINE_PROMPT_VERSION
-from rotbench.perception.model import (
-    MESSAGE_OVERHEAD_TOKENS,
-    StageEstimate,
-    approx_tokens,
-    call_key,
-    cost_usd,
-)
+from rotbench.perception.model import call_key, cost_usd
 
 RecordedCall = tuple[str, str, str, str]
 """(what the call asks for, e.g. a response model's name; system; prompt; scripted answer)."""
@@ -49,9 +44,9 @@ def record_oracle_deposit(world, embedder, *, recording: str, build: Callable,
         if key in _RECORDINGS:
             return _RECORDINGS[key]
     from rotbench.contract.context import EngineContext
+    from rotbench.contract.extraction import world_documents
     from rotbench.contract.model_client import RefusingClient
     from rotbench.perception.oracle import OracleExtractor
-    from rotbench.pipeline.extract import world_documents
 
     calls: list[RecordedCall] = []
     documents = world_documents(world)

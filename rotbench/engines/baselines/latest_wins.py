@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from rotbench.contract.context import EngineContext
 from rotbench.contract.engine import Document, Hit, Provenance
+from rotbench.contract.extraction import lineage_of
 from rotbench.engines.baselines.vectors import VectorTable
 from rotbench.engines.builtin import LATEST_WINS
-from rotbench.pipeline.extract import lineage_of
 
 
 class LatestWins:

@@ -33,15 +33,18 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from rotbench.contract.model_client import Completion
 from rotbench.perception.calls.cache import CallCache
+from rotbench.perception.calls.prices import BATCH_PRICE_FACTOR
 from rotbench.perception.calls.redact import one_line
 from rotbench.perception.calls.usage import UsageMeter
-from rotbench.perception.model._settings import BATCH_PRICE_FACTOR, LLMSettings
+
+if TYPE_CHECKING:
+    from rotbench.perception.model import LLMSettings
 
 log = logging.getLogger("rotbench.perception.model")
 
@@ -319,7 +322,7 @@ class BatchRunner:
                      "the next run submits only those")
 
     def _keep(self, meta: dict[str, str], completion: Completion, hold: float) -> None:
-        from rotbench.perception.model._settings import cost_usd
+        from rotbench.perception.calls.prices import cost_usd
 
         stage, model = meta["stage"], meta["model"]
         try:

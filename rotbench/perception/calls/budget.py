@@ -3,7 +3,7 @@
 Two checks, both in calls and US dollars:
 
 - before any paid call, ``refusal`` compares the run's projection
-(``rotbench.perception.model.estimate``)
+(``rotbench.estimate.run.project_cost``)
   with the budget and says why the run must not start;
 - while running, every model call goes through ``BudgetedClient``, which reserves one call in
   the run's ``SpendLedger`` first, holding the most it can cost (``most_cost_usd``) while it
@@ -23,15 +23,17 @@ from __future__ import annotations
 import fcntl
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from rotbench.atomic import write_atomic
 from rotbench.contract.model_client import Completion
 from rotbench.json_input import read_json_file
-from rotbench.perception.model._settings import LLMSettings, cost_usd
-from rotbench.safe_text import printable
+from rotbench.perception.calls.prices import cost_usd
+
+if TYPE_CHECKING:
+    from rotbench.perception.model import LLMSettings
 
 
 class BudgetReached(RuntimeError):
@@ -209,46 +211,3 @@ class BudgetedClient:
 
     def __repr__(self) -> str:
         return f"BudgetedClient({self.client!r}, budget={self.ledger.budget.describe()})"
-
-
-def ruled_pairs(spec: Any) -> list:
-    """The rulings in effect whose pairs the run will check: those of the run's rulings file
-    when the reference engine runs (its checks are the ones scored), else none. The file was
-    validated with the spec."""
-    from rotbench.engines.registry import resolve
-    from rotbench.rulings import read_rulings
-
-    path = spec.rulings_file()
-    if path is None or not any(resolve(name).separable for name in spec.engines):
-        return []
-    return read_rulings(path).effective
-
-
-def project_cost(spec: Any, settings: LLMSettings):
-    """The run's projected model calls, tokens and dollars (``rotbench.perception.model.Estimate``),
-    counting only the stages its engines use: extraction when an engine takes perceived
-    claims (one call cache serves them all), the checks when the reference engine runs, the
-    real pairs of the run's rulings file, and each paid engine's own calls from its estimate
-    hook (``rotbench.estimate.engines.project_engines``). Loads the embedding model."""
-    from rotbench.embedding.shared import shared_embedder
-    from rotbench.engines.registry import resolve
-    from rotbench.estimate.engines import project_engines
-    from rotbench.perception.model import CallCache, estimate
-    from rotbench.reference.config import EngineConfig
-    from rotbench.world import generate_world
-
-    worlds = [generate_world(s, spec.days, spec.generator, spec.volume) for s in spec.seeds]
-    ruled = ruled_pairs(spec)
-    embedder, cache = shared_embedder(Path(spec.cache_dir)), CallCache(spec.cache_dir)
-    projection = estimate(
-        worlds, spec.arm, settings, embedder=embedder,
-        engine_config=EngineConfig().with_overrides(spec.engine_overrides()),
-        cache=cache, extra_pairs=[r.claims() for r in ruled],
-    )
-    if ruled:
-        projection.notes.append(f"real pairs: {len(ruled)} ruled pairs from "
-                                f"{printable(spec.rulings_file())}, two check calls each "
-                                "(in the check stage)")
-    project_engines(projection, [resolve(name) for name in spec.engines], worlds,
-                    arm=spec.arm, settings=settings, embedder=embedder, cache=cache)
-    return projection

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pydantic import BaseModel, Field
 
 from rotbench.contract.model_client import Usage
-from rotbench.perception.model._settings import BATCH_PRICE_FACTOR, Price, cost_usd
+from rotbench.perception.calls.prices import BATCH_PRICE_FACTOR, Price, cost_usd
 
 
 class StageUsage(BaseModel):

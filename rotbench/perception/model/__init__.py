@@ -1,26 +1,27 @@
-"""Model-backed perception for the probe and live arms, and the model-client seam.
+"""Model-backed perception for the probe and live arms: the perceiving side (perception,
+prompts, wiring, batches) here, and the client side (``rotbench.perception.calls``) re-exported.
 
 Public surface (everything else is private):
 
 - clients: ``ModelClient``, ``Completion``, ``Usage``, ``RefusingClient``, ``RefusedCall``
   (``rotbench.contract.model_client``); ``AnthropicClient``, ``require_api_key``, ``MissingApiKey``
   (``rotbench.perception.calls.anthropic_client``; the SDK is imported on first use only).
-- perception: ``LiveExtractor``, ``LiveChecker``, ``extract_concurrently``.
+- perception: ``LiveExtractor``, ``LiveChecker`` (run them over documents with
+  ``rotbench.pipeline.extract.extract_concurrently``).
 - configuration and money: ``LLMSettings``, ``UsageMeter``, ``UsageReport``, ``StageUsage``.
 - persistence: ``CallCache`` (one JSON file per completed call).
 - reporting: ``PerceptionStats``, ``CallFailure``, ``LLMRunSummary``; errors
   ``ModelCallError`` (recorded), ``FatalModelError`` (raised).
-- planning: ``estimate``, ``Estimate``, ``StageEstimate``, ``slots_from_world``, and the
-  pieces an engine's own estimate is made of (``approx_tokens``, ``MESSAGE_OVERHEAD_TOKENS``,
-  ``cost_usd``, ``call_key``).
+- planning: ``slots_from_world``, ``cost_usd``, ``call_key``; the projection itself
+  (``estimate``, ``approx_tokens``, ...) is the run-level ``rotbench.estimate``.
 - the prompts' wire format, for fakes that answer them (``prompt_kind``,
   ``document_text_of``, ``question_text_of``, ``claim_views_of``, ``RETRY_MARKER``;
   ``extract_prompt_of``, ``names_a_time`` and ``written_date_of`` for the dated ``extract-v3``).
 - wiring: ``build_perception`` -> ``LivePerception``.
 - the run's bound on calls in flight: ``CallGate``, ``ProcessGate``, ``process_gate``,
-  ``forget_process_gate``, ``GatedClient`` (``_gate``).
+  ``forget_process_gate``, ``GatedClient`` (``calls.gate``).
 - Message Batches: ``BatchRunner``, ``BatchCall``, ``BatchOutcome``, ``BatchTimeout``,
-  ``journal_summary`` (``_batch``); ``BatchChecker``, ``BatchOnlyClient``,
+  ``journal_summary`` (``calls.batch``); ``BatchChecker``, ``BatchOnlyClient``,
   ``batch_extraction`` (``_batch_perception``).
 """
 
@@ -30,15 +31,6 @@ from rotbench.contract.model_client import (
     RefusedCall,
     RefusingClient,
     Usage,
-)
-from rotbench.estimate.perception import (
-    MESSAGE_OVERHEAD_TOKENS,
-    Estimate,
-    StageEstimate,
-    approx_tokens,
-    estimate,
-    oracle_pairs,
-    slots_from_world,
 )
 from rotbench.perception.calls.anthropic_client import (
     AnthropicClient,
@@ -76,6 +68,7 @@ from rotbench.perception.model._perception import (
     LiveChecker,
     LiveExtractor,
     live_extractor_stamp,
+    slots_from_world,
 )
 from rotbench.perception.model._prompts import (
     CHECK_PROMPTS,
@@ -99,7 +92,6 @@ from rotbench.perception.model._settings import (
     cost_usd,
 )
 from rotbench.perception.model._wiring import LivePerception, LLMRunSummary, build_perception
-from rotbench.pipeline.extract import extract_concurrently
 
 __all__ = [
     "BatchCall",
@@ -115,9 +107,7 @@ __all__ = [
     "forget_process_gate",
     "journal_summary",
     "process_gate",
-    "MESSAGE_OVERHEAD_TOKENS",
     "RETRY_MARKER",
-    "approx_tokens",
     "claim_views_of",
     "cost_usd",
     "document_text_of",
@@ -134,7 +124,6 @@ __all__ = [
     "CallCache",
     "CallFailure",
     "Completion",
-    "Estimate",
     "FatalModelError",
     "InvalidAnswer",
     "LLMRunSummary",
@@ -151,16 +140,12 @@ __all__ = [
     "PerceptionStats",
     "RefusedCall",
     "RefusingClient",
-    "StageEstimate",
     "StageUsage",
     "Usage",
     "UsageMeter",
     "UsageReport",
     "build_perception",
     "call_key",
-    "estimate",
-    "extract_concurrently",
-    "oracle_pairs",
     "require_api_key",
     "slots_from_world",
 ]

@@ -38,6 +38,7 @@ from rotbench.perception.model._prompts import (
     parse_answer,
     retry_prompt,
 )
+from rotbench.world.models import World
 
 log = logging.getLogger("rotbench.perception.model")
 
@@ -531,3 +532,8 @@ class LiveChecker(_LivePerception):
         for future in futures:
             future.cancel()
         wait_for(futures)
+
+
+def slots_from_world(world: World) -> dict[str, str]:
+    """The slot vocabulary of a world: attribute key -> label."""
+    return {a.key: a.label for a in world.attributes}

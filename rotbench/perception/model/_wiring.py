@@ -10,11 +10,15 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from rotbench.contract.model_client import ModelClient
-from rotbench.estimate.perception import slots_from_world
 from rotbench.perception.calls.cache import CallCache
 from rotbench.perception.calls.records import CallFailure, PerceptionStats
 from rotbench.perception.calls.usage import UsageMeter, UsageReport
-from rotbench.perception.model._perception import LiveChecker, LiveExtractor, _slot_map
+from rotbench.perception.model._perception import (
+    LiveChecker,
+    LiveExtractor,
+    _slot_map,
+    slots_from_world,
+)
 from rotbench.perception.model._settings import LLMSettings
 from rotbench.world.models import World
 

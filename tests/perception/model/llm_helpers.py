@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rotbench.contract.engine import Document
-from rotbench.pipeline.extract import world_documents
+from rotbench.contract.extraction import world_documents
 from rotbench.reference.config import EngineConfig
 from rotbench.world.models import World
 

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from llm_helpers import documents
 
-from rotbench.estimate.perception import slots_from_world
 from rotbench.perception.calls.cache import sdk_major
 from rotbench.perception.model import (
     AnthropicClient,
@@ -18,6 +17,7 @@ from rotbench.perception.model import (
     LiveExtractor,
     Usage,
     call_key,
+    slots_from_world,
 )
 from rotbench.pipeline.extract import extract_concurrently
 from rotbench.testing.fake_anthropic import FakeAnthropic

@@ -328,7 +328,7 @@ def test_an_in_process_extractor_runs_on_the_callers_thread(world42: World) -> N
     """The scripted oracle has nothing to overlap: no pool of threads, the same result."""
     import threading
 
-    from rotbench.pipeline.extract import extract_concurrently, extract_documents
+    from rotbench.pipeline.extract import extract_concurrently
 
     threads: set[int] = set()
 
@@ -340,6 +340,8 @@ def test_an_in_process_extractor_runs_on_the_callers_thread(world42: World) -> N
     questions = [p.question for p in world42.probes]
     extraction = extract_concurrently(documents(world42), Noting(world42), 8, questions)
     assert threads == {threading.get_ident()}
-    assert extraction == extract_documents(documents(world42), OracleExtractor(world42),
-                                           questions)
+    assert extraction == extract_concurrently(documents(world42),
+                                              OracleExtractor(world42),
+                                              concurrency=1,
+                                              questions=questions)
     assert len(extraction.questions) == 12 + 4  # generator 1: no near-miss questions

@@ -10,7 +10,8 @@ import pytest
 from llm_helpers import FAST_CONFIG, SECRET_KEY, documents
 
 from rotbench.embedding import Embedder
-from rotbench.perception.model import FatalModelError, LLMSettings, build_perception, estimate
+from rotbench.estimate.perception import estimate
+from rotbench.perception.model import FatalModelError, LLMSettings, build_perception
 from rotbench.pipeline.extract import extract_concurrently
 from rotbench.reference.reconcile import deposit
 from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer

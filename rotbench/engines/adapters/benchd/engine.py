@@ -30,7 +30,7 @@ from typing import Any
 
 from rotbench.contract.context import EngineContext
 from rotbench.contract.engine import Document, Hit, Provenance
-from rotbench.pipeline.extract import lineage_of
+from rotbench.contract.extraction import lineage_of
 
 
 def turns_of(document: Document) -> list[dict[str, Any]]:

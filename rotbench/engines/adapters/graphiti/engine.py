@@ -47,8 +47,8 @@ import numpy as np
 
 from rotbench.contract.context import EngineContext
 from rotbench.contract.engine import Document, Hit, Provenance
+from rotbench.contract.extraction import lineage_of
 from rotbench.contract.perception import Claim
-from rotbench.pipeline.extract import lineage_of
 
 ADAPTER_VERSION = "1.0.0"
 DEFAULT_MODEL = "claude-sonnet-4-6"

@@ -38,10 +38,10 @@ import numpy as np
 
 from rotbench.contract.context import EngineContext
 from rotbench.contract.engine import Document, Hit, Provenance
+from rotbench.contract.extraction import lineage_of
 from rotbench.contract.perception import Claim
+from rotbench.contract.registry import EngineError
 from rotbench.engines.adapters.hindsight.postgres import EmbeddedPostgres, PostgresStartError
-from rotbench.engines.registry import EngineError
-from rotbench.pipeline.extract import lineage_of
 
 BANK = "the-user"
 """The bank of a single-user world."""

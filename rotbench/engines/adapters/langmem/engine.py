@@ -37,9 +37,9 @@ import numpy as np
 
 from rotbench.contract.context import EngineContext
 from rotbench.contract.engine import Document, Hit, Provenance
+from rotbench.contract.extraction import lineage_of
 from rotbench.contract.perception import Claim
 from rotbench.engines.adapters.mem0.engine import messages_of, model_of
-from rotbench.pipeline.extract import lineage_of
 
 USER_ID = "the-user"
 """The ``langgraph_user_id`` of a single-user world."""

@@ -46,8 +46,8 @@ from typing import Any
 
 from rotbench.contract.context import EngineContext
 from rotbench.contract.engine import Document, Hit, Provenance
+from rotbench.contract.extraction import lineage_of
 from rotbench.contract.perception import ClaimDraft
-from rotbench.pipeline.extract import lineage_of
 
 ADAPTER_VERSION = "1.0.0"
 USER_ID = "the-user"

@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from rotbench.contract.context import EngineContext
+from rotbench.contract.extraction import world_documents
 from rotbench.contract.model_client import RefusingClient
 from rotbench.engines.adapters.mem0.engine import (
     MAX_TOKENS,
@@ -24,7 +25,6 @@ from rotbench.engines.adapters.mem0.engine import (
 )
 from rotbench.engines.adapters.recorded_estimate import project_recorded_calls
 from rotbench.perception.oracle import OracleExtractor
-from rotbench.pipeline.extract import world_documents
 
 
 def recorded_prompts(world, embedder,

@@ -52,8 +52,8 @@ from urllib.parse import urlsplit
 
 from rotbench.contract.context import EngineContext
 from rotbench.contract.engine import Document, Hit, Provenance
+from rotbench.contract.extraction import lineage_of
 from rotbench.contract.perception import Claim, ClaimDraft
-from rotbench.pipeline.extract import lineage_of
 
 _LOCK = threading.RLock()
 """Held by every call into Particles (its settings are process-wide)."""
