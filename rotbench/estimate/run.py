@@ -12,20 +12,17 @@ from typing import Any
 from rotbench.estimate.engines import project_engines
 from rotbench.estimate.perception import Estimate, estimate
 from rotbench.perception.model import LLMSettings
+from rotbench.pipeline.real_pairs import rulings_for_run
 from rotbench.safe_text import printable
 
 
 def ruled_pairs(spec: Any) -> list:
     """The rulings in effect whose pairs the run will check: those of the run's rulings file
-    when the reference engine runs (its checks are the ones scored), else none. The file was
-    validated with the spec."""
-    from rotbench.engines.registry import resolve
-    from rotbench.rulings import read_rulings
-
-    path = spec.rulings_file()
-    if path is None or not any(resolve(name).separable for name in spec.engines):
-        return []
-    return read_rulings(path).effective
+    when the reference engine runs (its checks are the ones scored;
+    ``rotbench.pipeline.real_pairs.rulings_for_run``), else none. The file was validated
+    with the spec."""
+    rulings = rulings_for_run(spec.rulings_file(), spec.engines)
+    return [] if rulings is None else rulings.effective
 
 
 def project_cost(spec: Any, settings: LLMSettings) -> Estimate:
