@@ -7,14 +7,18 @@ import sys
 import typer
 
 from rotbench.cli.common import rotbench_group
+from rotbench.cli.compare import compare
 from rotbench.cli.db import db
-from rotbench.cli.engines import compare, engines
+from rotbench.cli.engines import engines
+from rotbench.cli.export import export
 from rotbench.cli.new_engine import new_engine
-from rotbench.cli.report import export, report, runs
+from rotbench.cli.report import report
+from rotbench.cli.rescore import rescore
 from rotbench.cli.review import review
 from rotbench.cli.run import run
+from rotbench.cli.runs import runs
 from rotbench.cli.server import server
-from rotbench.cli.show import rescore, show
+from rotbench.cli.show import show
 from rotbench.cli.world import world
 
 app = typer.Typer(

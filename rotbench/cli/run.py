@@ -8,20 +8,55 @@ import json
 import os
 import sys
 import time
-from enum import StrEnum
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
 
 import typer
 
 from rotbench.cli.common import fail
 from rotbench.cli.interrupts import Interrupts, is_interruption
+from rotbench.cli.run_options import (
+    OptArm,
+    OptBatch,
+    OptBatchTimeout,
+    OptBudgetCalls,
+    OptBudgetUsd,
+    OptCacheDir,
+    OptConcurrency,
+    OptConcurrencyLimit,
+    OptDask,
+    OptDaskWorkers,
+    OptDays,
+    OptDb,
+    OptEach,
+    OptEngine,
+    OptEngineTimeout,
+    OptEstimate,
+    OptForce,
+    OptFormat,
+    OptGenerator,
+    OptHtml,
+    OptIntervals,
+    OptLlmSettings,
+    OptMaxWorlds,
+    OptNoClaimText,
+    OptNoRealPairs,
+    OptNoTrustPolicy,
+    OptOut,
+    OptReportsDir,
+    OptRulings,
+    OptScorer,
+    OptSeed,
+    OptSet,
+    OptStrict,
+    OptTopK,
+    OptUserId,
+    OptUsers,
+    OptVolume,
+    OptYes,
+    OutputFormat,
+)
 from rotbench.world.generators.base import DEFAULT_GENERATOR
-
-
-class OutputFormat(StrEnum):
-    table = "table"
-    json = "json"
 
 
 @contextlib.contextmanager
@@ -105,145 +140,44 @@ def stage_summary(stages) -> str:
 
 @Interrupts.around
 def run(
-    arm: Annotated[
-        str, typer.Option(help="oracle (free), probe or live (model calls).")
-    ] = "oracle",
-    seed: Annotated[
-        list[int] | None,
-        typer.Option("--seed", help="World seed; repeat for several. Default: 42 43 44."),
-    ] = None,
-    days: Annotated[int, typer.Option(
-        help="Simulated days per world (at least 30; generator 4: at least 90).")] = 90,
-    top_k: Annotated[int, typer.Option("--top-k", help="Hits kept per question.")] = 10,
-    no_trust_policy: Annotated[
-        bool, typer.Option("--no-trust-policy", help="Neutral trust for every source.")
-    ] = False,
-    generator: Annotated[
-        str, typer.Option(help="World generator version: 1, 2, 3 or 4 (default: 4; 1 to 3 "
-                          "reproduce their pinned figures).")
-    ] = DEFAULT_GENERATOR,
-    volume: Annotated[
-        int, typer.Option(help="Generators 3 and 4: multiply the filler sessions (1 to 100).")
-    ] = 1,
-    scorer: Annotated[str | None, typer.Option(
-        help="Scorer version (default: v5 for generator 3 and later, else "
-             "v3).")] = None,
-    set_: Annotated[
-        list[str] | None,
-        typer.Option("--set", help="Engine config KEY=VALUE, e.g. query.relevance_floor=0.3."),
-    ] = None,
-    format: Annotated[
-        OutputFormat,
-        typer.Option("--format", help="table (default) or json (the report of record on stdout)."),
-    ] = (OutputFormat.table),
-    # paths are taken as text: typer would turn an empty path into "." silently
-    out: Annotated[str | None, typer.Option(help="Also write the report here.")] = None,
-    db: Annotated[
-        str | None, typer.Option(help="DuckDB results file (default: reports/rotbench.duckdb).")
-    ] = None,
-    cache_dir: Annotated[
-        str | None,
-        typer.Option("--cache-dir", help="Cache folder (default: $ROTBENCH_CACHE_DIR or ./cache)."),
-    ] = None,
-    reports_dir: Annotated[
-        str, typer.Option("--reports-dir", help="Where reports/<run-id>.json go.")
-    ] = "reports",
-    no_claim_text: Annotated[
-        bool, typer.Option("--no-claim-text", help="Do not record hit texts in the report.")
-    ] = False,
-    intervals: Annotated[bool, typer.Option(help="Show 95% Wilson intervals.")] = False,
-    estimate: Annotated[
-        bool, typer.Option(help="Print projected model calls, tokens and dollars, then exit.")
-    ] = False,
-    yes: Annotated[bool, typer.Option("--yes", help="Skip the cost confirmation.")] = False,
-    max_worlds: Annotated[int, typer.Option("--max-worlds", help="Worlds run at once.")] = 4,
-    concurrency: Annotated[
-        int, typer.Option(help="Model calls in flight at once for the whole run (probe and "
-                          "live arms): all worlds, stages and Dask workers together; a call "
-                          "holds its slot from request to response, SDK retries included.")
-    ] = 8,
-    concurrency_limit: Annotated[
-        str | None,
-        typer.Option("--concurrency-limit", help="Draw those slots from this Prefect global "
-                     "concurrency limit instead (create it on the server first: prefect gcl "
-                     "create NAME --limit 8); shared by every run naming it."),
-    ] = None,
-    engine: Annotated[
-        list[str] | None,
-        typer.Option("--engine", help="Engine under test: a registered name (see `rotbench "
-                     "engines`) or module:factory; repeat to compare. Default: reference."),
-    ] = None,
-    engine_timeout: Annotated[
-        float, typer.Option("--engine-timeout", help="Limit on one engine call, seconds.")
-    ] = 60.0,
-    html: Annotated[
-        str | None,
-        typer.Option("--html", help="At the end, write the HTML report here (with every engine "
-                     "of the run side by side; plots also beside it as SVG and PNG)."),
-    ] = None,
-    llm_settings: Annotated[
-        str | None,
-        typer.Option("--llm-settings",
-                     help="JSON file: models, prices (US$ per million tokens), prompt "
-                     "versions, budget (default: $ROTBENCH_LLM_SETTINGS)."),
-    ] = None,
-    budget_usd: Annotated[
-        float | None,
-        typer.Option("--budget-usd", help="Refuse a paid run projected above this many US "
-                     "dollars, and stop calling once it is spent (default: the settings file's)."),
-    ] = None,
-    budget_calls: Annotated[
-        int | None,
-        typer.Option("--budget-calls", help="The same limit in model calls."),
-    ] = None,
-    batch: Annotated[
-        bool | None,
-        typer.Option("--batch/--no-batch", help="Send the paid stages' calls as Message "
-                     "Batches: half price, answers within 24 h (extraction one batch per "
-                     "run, checks in rounds). Default: the settings file's (off)."),
-    ] = None,
-    batch_timeout: Annotated[
-        float | None,
-        typer.Option("--batch-timeout", help="Longest wait for one batch, seconds (default "
-                     "86400, the API's own expiry); past it the run stops and a rerun "
-                     "collects the batch."),
-    ] = None,
-    dask: Annotated[
-        str | None,
-        typer.Option("--dask", help="Run the worlds on Dask: bare --dask starts a LocalCluster "
-                     "of worker processes; --dask tcp://HOST:8786 uses that scheduler."),
-    ] = None,
-    dask_workers: Annotated[
-        int, typer.Option("--dask-workers", help="Worker processes of the local cluster.")
-    ] = 2,
-    force: Annotated[
-        bool, typer.Option("--force", help="Let --out replace an existing report.")
-    ] = False,
-    strict: Annotated[
-        bool, typer.Option("--strict", help="Exit 3 when the run is degraded (model calls "
-                           "failed, so some checks or extractions are missing).")
-    ] = False,
-    rulings: Annotated[
-        str | None,
-        typer.Option("--rulings", help="Rulings on real pairs (JSON Lines) to score the checks "
-                     "against (probe, live). Default: <reports-dir>/rulings.jsonl if present."),
-    ] = None,
-    no_real_pairs: Annotated[
-        bool, typer.Option("--no-real-pairs", help="Read no rulings file.")
-    ] = False,
-    users: Annotated[
-        int, typer.Option("--users", help="Personas sharing ONE store per world (oracle arm); "
-                          "the report adds cross-user leak figures. Default 1: one user.")
-    ] = 1,
-    each: Annotated[
-        bool, typer.Option("--each", help="Several engines: print every engine's full report "
-                           "before the comparison (default: one comparison table per family).")
-    ] = False,
-    user_id: Annotated[
-        list[str] | None,
-        typer.Option("--user-id", help="The personas' ids, one per --users (default user-1, "
-                     "user-2, ...): opaque data, never a path."),
-    ] = None,
+    arm: OptArm = "oracle",
+    seed: OptSeed = None,
+    days: OptDays = 90,
+    top_k: OptTopK = 10,
+    no_trust_policy: OptNoTrustPolicy = False,
+    generator: OptGenerator = DEFAULT_GENERATOR,
+    volume: OptVolume = 1,
+    scorer: OptScorer = None,
+    set_: OptSet = None,
+    format: OptFormat = OutputFormat.table,
+    out: OptOut = None,
+    db: OptDb = None,
+    cache_dir: OptCacheDir = None,
+    reports_dir: OptReportsDir = "reports",
+    no_claim_text: OptNoClaimText = False,
+    intervals: OptIntervals = False,
+    estimate: OptEstimate = False,
+    yes: OptYes = False,
+    max_worlds: OptMaxWorlds = 4,
+    concurrency: OptConcurrency = 8,
+    concurrency_limit: OptConcurrencyLimit = None,
+    engine: OptEngine = None,
+    engine_timeout: OptEngineTimeout = 60.0,
+    html: OptHtml = None,
+    llm_settings: OptLlmSettings = None,
+    budget_usd: OptBudgetUsd = None,
+    budget_calls: OptBudgetCalls = None,
+    batch: OptBatch = None,
+    batch_timeout: OptBatchTimeout = None,
+    dask: OptDask = None,
+    dask_workers: OptDaskWorkers = 2,
+    force: OptForce = False,
+    strict: OptStrict = False,
+    rulings: OptRulings = None,
+    no_real_pairs: OptNoRealPairs = False,
+    users: OptUsers = 1,
+    each: OptEach = False,
+    user_id: OptUserId = None,
 ) -> None:
     """Run the benchmark: every seed's world through generate, extract, index, deposit,
     probe and score, then write reports/<run-id>.json and the DuckDB rows."""
@@ -280,7 +214,31 @@ def run(
         )
     except SpecError as exc:
         fail(str(exc))
+    start_run(spec, started, interrupts, RunChoices(
+        llm_settings=llm_settings, estimate=estimate, yes=yes, format=format,
+        intervals=intervals, strict=strict, each=each))
 
+
+@dataclass(frozen=True)
+class RunChoices:
+    """The options of ``rotbench run`` that are not part of the run's ``RunSpec``: how to
+    start (``estimate``: only project the cost; ``yes``: no confirmation) and how to print
+    the results."""
+
+    llm_settings: str | None
+    estimate: bool
+    yes: bool
+    format: OutputFormat
+    intervals: bool
+    strict: bool
+    each: bool
+
+
+def start_run(spec, started: float, interrupts: Interrupts, choices: RunChoices) -> None:
+    """Run ``spec`` (a validated ``RunSpec``) as ``rotbench run`` does: the paid arms'
+    settings, estimate and confirmation, the Prefect server and the flow, then the results;
+    every failure one line (exit 1), an interruption its own exit code."""
+    llm_settings, estimate, yes = choices.llm_settings, choices.estimate, choices.yes
     if spec.arm == "oracle" and llm_settings is not None:
         fail("--llm-settings applies to the probe and live arms only")
     if spec.arm != "oracle":
@@ -328,7 +286,8 @@ def run(
         quiet_stdout.__exit__(None, None, None)
         if server is not None:
             server.stop()
-    _print_results(spec, outcome, format, intervals, started, strict, each)
+    _print_results(spec, outcome, choices.format, choices.intervals, started, choices.strict,
+                   choices.each)
 
 
 def _output_kind(path: Path, spec) -> str:
