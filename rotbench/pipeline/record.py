@@ -78,6 +78,19 @@ def selection_for(spec: RunSpec, stamps: dict[str, str],
     )
 
 
+def _selected_only(worlds: Iterable[WorldProbes], seeds: list[int]) -> Iterator[WorldProbes]:
+    """``worlds`` one at a time, each checked to be a seed of ``seeds`` not seen before: a
+    world not selected is refused (ValueError) before anything of it is written."""
+    seen: set[int] = set()
+    for world in worlds:
+        if world.seed not in seeds or world.seed in seen:
+            raise ValueError(f"the worlds computed are seeds {sorted([*seen, world.seed])}, "
+                             f"not the selection's {sorted(seeds)}")
+        seen.add(world.seed)
+        yield world
+        del world  # hold no world while the next one is made
+
+
 def record_run(
     spec: RunSpec,
     worlds: Iterable[WorldProbes],
@@ -114,18 +127,6 @@ def record_run(
     from rotbench.results.store import record
 
     reports_dir = Path(spec.reports_dir)
-    wanted = set(spec.seeds)
-
-    def checked() -> Iterator[WorldProbes]:
-        seen: set[int] = set()
-        for world in worlds:  # a world not selected is refused before anything is written
-            if world.seed not in wanted or world.seed in seen:
-                raise ValueError(f"the worlds computed are seeds "
-                                 f"{sorted([*seen, world.seed])}, not the selection's "
-                                 f"{sorted(spec.seeds)}")
-            seen.add(world.seed)
-            yield world
-            del world  # hold no world while the next one is made
 
     selection = selection_for(spec, stamps, engine, user_scoped)
     rows = WorldRows(Path(spec.db), reads_decoys(selection))  # each world's rows, as it goes
@@ -133,7 +134,7 @@ def record_run(
         report = build_report(
             run_id or new_run_id(spec.arm),
             selection,
-            checked(),
+            _selected_only(worlds, spec.seeds),
             stages,
             timings,
             notes,

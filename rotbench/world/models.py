@@ -453,6 +453,40 @@ def truth_rows(world: World, key: str, day: int) -> list[TruthRow]:
     return rows
 
 
+def _planted(world: World, key: str, day: int) -> tuple[list[PoisonValue], list[DecoyValue]]:
+    """The poison and decoy values of ``key`` planted on or before ``day``."""
+    poison = [PoisonValue(value=p.value, channel=p.channel)
+              for p in world.poison if p.attribute == key and p.day <= day]
+    decoys = [DecoyValue(value=d.value, kind=d.kind)
+              for d in world.decoys if d.attribute == key and d.day <= day]
+    return poison, decoys
+
+
+def _hard_cases(rows: list[TruthRow], day: int, superseded: list[str], corrected: list[str],
+                retracted: bool, premature: list[str], decoys: list[DecoyValue],
+                is_set: bool) -> list[HardCase]:
+    """The hard cases a probe of this truth falls in (``Truth.cases``), in their fixed order:
+    late (the last delivered own statement is a superseded value), correction, retraction,
+    scheduled, temporary, set."""
+    cases: list[HardCase] = []
+    own_present = [r for r in rows if r[0] <= day and r[4].tense == "present"]
+    if own_present:
+        last = max(own_present, key=lambda r: (r[7], r[2], r[3]))  # the last delivered
+        if last[6] and last[4].value in superseded:
+            cases.append("late")
+    if corrected:
+        cases.append("correction")
+    if retracted:
+        cases.append("retraction")
+    if premature:
+        cases.append("scheduled")
+    if any(d.kind == "temporary" for d in decoys):
+        cases.append("temporary")
+    if is_set:
+        cases.append("set")
+    return cases
+
+
 def replay_truth(world: World, key: str, day: int, rows: list[TruthRow]) -> Truth:
     """Replay ``rows`` (``truth_rows``, sorted) into the truth of ``key`` on ``day``, by the
     rules of ``knowable_truth``. Raises ValueError when no row states a value."""
@@ -513,26 +547,9 @@ def replay_truth(world: World, key: str, day: int, rows: list[TruthRow]) -> Trut
     now = set(members) if multi else ({current} if current is not None else set())
     superseded = [v for v in held if v not in now and v not in corrected]
     premature = [v for v in premature if v not in now]
-    poison = [PoisonValue(value=p.value, channel=p.channel)
-              for p in world.poison if p.attribute == key and p.day <= day]
-    decoys = [DecoyValue(value=d.value, kind=d.kind)
-              for d in world.decoys if d.attribute == key and d.day <= day]
-    cases: list[HardCase] = []
-    own_present = [r for r in rows if r[0] <= day and r[4].tense == "present"]
-    if own_present:
-        last = max(own_present, key=lambda r: (r[7], r[2], r[3]))  # the last delivered
-        if last[6] and last[4].value in superseded:
-            cases.append("late")
-    if corrected:
-        cases.append("correction")
-    if retracted:
-        cases.append("retraction")
-    if premature:
-        cases.append("scheduled")
-    if any(d.kind == "temporary" for d in decoys):
-        cases.append("temporary")
-    if multi and len(members) >= 2:
-        cases.append("set")
+    poison, decoys = _planted(world, key, day)
+    cases = _hard_cases(rows, day, superseded, corrected, retracted, premature, decoys,
+                        multi and len(members) >= 2)
     members_now = list(members) if multi else []
     return Truth(
         attribute=key,

@@ -491,6 +491,12 @@ def generate_world(seed: int, days: int = 90, generator: str = DEFAULT_GENERATOR
     if volume != 1:
         raise WorldConfigError(f"volume applies to generators 3 and 4 only (generator "
                                f"{generator} has no filler to multiply), got {volume}")
+    return _generate_v1_v2(seed, days, generator)
+
+
+def _generate_v1_v2(seed: int, days: int, generator: str) -> World:
+    """Generators 1 and 2 (2 adds varied poison wording, decoys, repeated mentions and
+    near-miss questions); arguments checked by ``generate_world``."""
     v2 = generator != "1"
     _check_pools_once(tuple((a.key, tuple(a.pool)) for a in ATTRIBUTES),
                       tuple(all_template_texts()))
@@ -520,29 +526,8 @@ def generate_world(seed: int, days: int = 90, generator: str = DEFAULT_GENERATOR
     for i, d in enumerate(drafts):
         d.order = i
     sessions = _finish_sessions(drafts, seed)
-    by_fact = {
-        (f.attribute, f.channel): s.document_uri for s in sessions for f in s.facts if f.channel
-    }
-    poison = [
-        p.model_copy(update={"document_uri": by_fact[(p.attribute, p.channel)]}) for p in poison
-    ]
-    by_decoy = {
-        (f.attribute, f.decoy): s.document_uri for s in sessions for f in s.facts if f.decoy
-    }
-    decoys = sorted(
-        (d.model_copy(update={"document_uri": by_decoy[(d.attribute, d.kind)]}) for d in decoys),
-        key=lambda d: (d.day, d.attribute),
-    )
-
-    probes = []
-    for cp in checkpoints:
-        probes += [Probe(day=cp, attribute=a.key, question=a.question) for a in ATTRIBUTES]
-        for q in rng.sample(UNANSWERABLE_QUESTIONS, UNANSWERABLE_PER_CHECKPOINT):
-            probes.append(Probe(day=cp, attribute=None, question=q,
-                                unanswerable="unrelated" if v2 else None))
-        if v2:
-            for q in rng.sample(NEAR_MISS_QUESTIONS, NEAR_MISS_PER_CHECKPOINT):
-                probes.append(Probe(day=cp, attribute=None, question=q, unanswerable="near_miss"))
+    poison, decoys = _with_documents(sessions, poison, decoys)
+    probes = _probes(rng, checkpoints, v2)
 
     body = dict(
         seed=seed,
@@ -572,6 +557,41 @@ def generate_world(seed: int, days: int = 90, generator: str = DEFAULT_GENERATOR
         canonical_json(draft.model_dump(mode="json", exclude={"fingerprint"})).encode()
     ).hexdigest()
     return draft.model_copy(update={"fingerprint": fingerprint})
+
+
+def _with_documents(sessions: list[Session], poison: list[Poison],
+                    decoys: list[Decoy]) -> tuple[list[Poison], list[Decoy]]:
+    """The poison and decoys with the URI of the document that carries each (decoys sorted
+    by day, then attribute)."""
+    by_fact = {
+        (f.attribute, f.channel): s.document_uri for s in sessions for f in s.facts if f.channel
+    }
+    poison = [
+        p.model_copy(update={"document_uri": by_fact[(p.attribute, p.channel)]}) for p in poison
+    ]
+    by_decoy = {
+        (f.attribute, f.decoy): s.document_uri for s in sessions for f in s.facts if f.decoy
+    }
+    decoys = sorted(
+        (d.model_copy(update={"document_uri": by_decoy[(d.attribute, d.kind)]}) for d in decoys),
+        key=lambda d: (d.day, d.attribute),
+    )
+    return poison, decoys
+
+
+def _probes(rng: random.Random, checkpoints: list[int], v2: bool) -> list[Probe]:
+    """Every checkpoint's questions: one per attribute, then unanswerable ones drawn from
+    ``rng`` (generator 2: marked 'unrelated', and near misses too)."""
+    probes = []
+    for cp in checkpoints:
+        probes += [Probe(day=cp, attribute=a.key, question=a.question) for a in ATTRIBUTES]
+        for q in rng.sample(UNANSWERABLE_QUESTIONS, UNANSWERABLE_PER_CHECKPOINT):
+            probes.append(Probe(day=cp, attribute=None, question=q,
+                                unanswerable="unrelated" if v2 else None))
+        if v2:
+            for q in rng.sample(NEAR_MISS_QUESTIONS, NEAR_MISS_PER_CHECKPOINT):
+                probes.append(Probe(day=cp, attribute=None, question=q, unanswerable="near_miss"))
+    return probes
 
 
 _SPECS: dict[str, AttributeSpec] = {a.key: a for a in ATTRIBUTES}
