@@ -8,7 +8,6 @@ checks that the page holds exactly what this prints.
 
 from __future__ import annotations
 
-
 from flows import tasks
 
 RUN_WIDE = {"real_pairs"}
