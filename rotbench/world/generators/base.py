@@ -36,7 +36,8 @@ import random
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from rotbench.world.epoch import EPOCH, canonical_json
+from rotbench.world.epoch import EPOCH
+from rotbench.world.generators.builder import ack, fingerprinted
 from rotbench.world.invariants import check_pools
 from rotbench.world.models import (
     DECOY_KINDS,
@@ -52,7 +53,6 @@ from rotbench.world.models import (
     World,
 )
 from rotbench.world.pools import (
-    ASSISTANT_ACKS,
     ATTRIBUTES,
     DECOY_PEOPLE,
     DECOY_SUGGESTION_DECLINES,
@@ -201,13 +201,9 @@ def _superseded_on(changes: list[Change], day: int) -> list[str]:
     return sorted({c.value for c in held[:-1]} - {current})
 
 
-def _ack(rng: random.Random) -> Turn:
-    return Turn(role="assistant", text=rng.choice(ASSISTANT_ACKS))
-
-
 def _one_remark(rng: random.Random, day: int, kind: str, text: str, fact: Fact) -> _Draft:
     """A session of one user remark (carrying ``fact``) and the assistant's acknowledgement."""
-    return _Draft(day=day, kind=kind, turns=[Turn(role="user", text=text), _ack(rng)],
+    return _Draft(day=day, kind=kind, turns=[Turn(role="user", text=text), ack(rng)],
                   facts=[fact])
 
 
@@ -226,7 +222,7 @@ def _intro_sessions(rng: random.Random, timelines: dict[str, list[Change]]) -> l
             spec = _SPECS[key]
             value = timelines[key][0].value
             facts.append(Fact(turn=len(turns), attribute=key, value=value, tense="present"))
-            turns += [Turn(role="user", text=rng.choice(spec.present).format(v=value)), _ack(rng)]
+            turns += [Turn(role="user", text=rng.choice(spec.present).format(v=value)), ack(rng)]
         drafts.append(_Draft(day=day, kind="intro", turns=turns, facts=facts))
     # The intro timeline entries are dated day 1; the stated day is the session's day.
     return drafts
@@ -243,7 +239,7 @@ def _change_session(rng: random.Random, spec: AttributeSpec, old: str, ch: Chang
         text = spec.restatement.format(new=ch.value)
         facts = [Fact(turn=0, attribute=spec.key, value=ch.value, tense="present")]
     return _Draft(
-        day=ch.day, kind="change", turns=[Turn(role="user", text=text), _ack(rng)], facts=facts
+        day=ch.day, kind="change", turns=[Turn(role="user", text=text), ack(rng)], facts=facts
     )
 
 
@@ -382,7 +378,7 @@ def _decoys(
                      Turn(role="user", text=rng.choice(DECOY_SUGGESTION_DECLINES))]
             turn = 1
         else:
-            turns, turn = [Turn(role="user", text=text), _ack(rng)], 0
+            turns, turn = [Turn(role="user", text=text), ack(rng)], 0
         fact = Fact(turn=turn, attribute=key, value=value, tense="present", decoy=kind)
         drafts.append(_Draft(day=day, kind="decoy", turns=turns, facts=[fact]))
         decoys.append(Decoy(attribute=key, value=value, kind=kind, day=day, document_uri=""))
@@ -552,11 +548,7 @@ def _generate_v1_v2(seed: int, days: int, generator: str) -> World:
         checkpoints=checkpoints,
         probes=probes,
     )
-    draft = World(fingerprint="", **body)
-    fingerprint = hashlib.sha256(
-        canonical_json(draft.model_dump(mode="json", exclude={"fingerprint"})).encode()
-    ).hexdigest()
-    return draft.model_copy(update={"fingerprint": fingerprint})
+    return fingerprinted(World(fingerprint="", **body))
 
 
 def _with_documents(sessions: list[Session], poison: list[Poison],

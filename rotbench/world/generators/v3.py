@@ -32,7 +32,8 @@ import random
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from rotbench.world.epoch import EPOCH, canonical_json
+from rotbench.world.epoch import EPOCH
+from rotbench.world.generators.builder import ack, fingerprinted
 from rotbench.world.models import (
     Attribute,
     Change,
@@ -45,7 +46,6 @@ from rotbench.world.models import (
     World,
 )
 from rotbench.world.pools import (
-    ASSISTANT_ACKS,
     ATTRIBUTES,
     DECOY_PEOPLE,
     DECOY_SUGGESTION_DECLINES,
@@ -182,10 +182,6 @@ class _Deck:
         return self.hand.pop()
 
 
-def _ack(rng: random.Random) -> Turn:
-    return Turn(role="assistant", text=rng.choice(ASSISTANT_ACKS))
-
-
 def _say(rng: random.Random, kind: str, key: str, **values: str) -> str:
     label = _SPECS[key].label
     return rng.choice(wordings(kind, key)).format(label=label, **values)
@@ -193,7 +189,7 @@ def _say(rng: random.Random, kind: str, key: str, **values: str) -> str:
 
 def _remark(rng: random.Random, day: int, kind: str, text: str, facts: list[Fact],
             delivered: int | None = None) -> _Draft:
-    return _Draft(day=day, kind=kind, turns=[Turn(role="user", text=text), _ack(rng)],
+    return _Draft(day=day, kind=kind, turns=[Turn(role="user", text=text), ack(rng)],
                   facts=facts, delivered=delivered)
 
 
@@ -285,7 +281,7 @@ class _Builder:
                 self.intro_day[key] = day
                 facts.append(_present(key, value, turn=len(turns)))
                 turns += [Turn(role="user", text=_say(self.rng, "present", key, v=value)),
-                          _ack(self.rng)]
+                          ack(self.rng)]
                 self.plan.statement(key, day)
             self.drafts.append(_Draft(day=day, kind="intro", turns=turns, facts=facts))
 
@@ -341,8 +337,8 @@ class _Builder:
         wrong_text = _say(self.rng, "wrong", key, v=wrong)
         if not later:
             fix = _say(self.rng, "correction_same", key, new=new, wrong=wrong)
-            turns = [Turn(role="user", text=wrong_text), _ack(self.rng),
-                     Turn(role="user", text=fix), _ack(self.rng)]
+            turns = [Turn(role="user", text=wrong_text), ack(self.rng),
+                     Turn(role="user", text=fix), ack(self.rng)]
             facts = [_present(key, wrong), _present(key, new, turn=2, event="correction",
                                                     corrects=wrong)]
             self.drafts.append(_Draft(day=t1, kind="correction", turns=turns, facts=facts))
@@ -545,7 +541,7 @@ class _Builder:
                              Turn(role="user", text=rng.choice(DECOY_SUGGESTION_DECLINES))]
                     turn = 1
                 else:
-                    turns, turn = [Turn(role="user", text=text), _ack(rng)], 0
+                    turns, turn = [Turn(role="user", text=text), ack(rng)], 0
                 fact = Fact(turn=turn, attribute=key, value=value, tense="present",
                             decoy=kind, until_day=until)
                 self.drafts.append(_Draft(day=day, kind="decoy", turns=turns, facts=[fact]))
@@ -716,14 +712,6 @@ def generate_v3(seed: int, days: int, volume: int) -> World:
     roles = b.assign_roles()
     b.lay_out(roles)
     return b.world(roles)
-
-
-def fingerprinted(draft: World) -> World:
-    """``draft`` with its fingerprint: sha256 of the canonical JSON of every other field."""
-    fingerprint = hashlib.sha256(
-        canonical_json(draft.model_dump(mode="json", exclude={"fingerprint"})).encode()
-    ).hexdigest()
-    return draft.model_copy(update={"fingerprint": fingerprint})
 
 
 _SPECS = {a.key: a for a in ATTRIBUTES}

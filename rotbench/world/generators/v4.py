@@ -27,12 +27,12 @@ from ``FULL_DAYS_V4`` days on.
 
 from __future__ import annotations
 
+from rotbench.world.generators.builder import fingerprinted
 from rotbench.world.generators.v3 import (
     _Builder,
     _present,
     _remark,
     _say,
-    fingerprinted,
 )
 from rotbench.world.models import Dependency, Fact, Probe, World
 from rotbench.world.pools import ATTRIBUTES
