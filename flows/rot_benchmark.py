@@ -222,8 +222,10 @@ async def rot_benchmark(
     user_ids: list[str] = [],  # noqa: B006
 ) -> RunOutcome:
     """Run every seed's world through every engine, then write one report of record and its
-    DuckDB rows per engine. Parameters are ``rotbench.runspec.RunSpec``'s fields (checked
-    by the same rules as ``rotbench run``). Returns a ``RunOutcome``.
+    DuckDB rows per engine. Parameters are ``rotbench.runspec.RunSpec``'s fields, flat, so
+    that a deployment's form in Prefect's UI shows each one typed; the first line turns them
+    into the one ``RunSpec`` the rest of the run reads (checked by the same rules as
+    ``rotbench run``). Returns a ``RunOutcome``.
 
     Paid arms: the projected calls and dollars are logged before any call and the run is
     refused (BudgetRefused) above ``budget_usd`` / ``budget_calls`` (else the settings
