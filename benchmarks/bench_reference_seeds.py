@@ -7,7 +7,7 @@ Usage::
         [--checker oracle|always-update]
 
 Runs the plain stage functions the pipeline wires together (generate_world ->
-world_documents -> extract_documents -> Embedder.ensure -> reconcile.deposit ->
+world_documents -> extract_concurrently -> Embedder.ensure -> reconcile.deposit ->
 ReferenceEngine.from_ledger + probe_as_of -> score_world -> compute_metrics) for every seed
 and prints the pooled figures as ``value (numerator/denominator)``, the wall seconds and the
 peak memory. ``--misses`` also prints every answerable question whose first value-bearing hit

@@ -22,7 +22,7 @@ class ReferenceEngine:
     """The reference memory engine (implements ``rotbench.contract.engine.AsOfEngine``).
 
     ``deposit`` extracts one document with ``extractor`` and reconciles its claims with
-    ``checker``, exactly as the ``extract_documents`` + ``deposit`` stages do; ``query`` ranks
+    ``checker``, exactly as the ``extract`` + ``deposit`` stages do; ``query`` ranks
     the ledger as of a day exactly as ``query_ledger`` does, with the question's frame: from
     ``frames`` when given (the extract stage's reading), else read by ``extractor`` when it
     is a ``QuestionReader`` (each distinct question once), else none.

@@ -273,7 +273,8 @@ from rotbench.reference.reconcile import deposit
 from rotbench.world import generate_world
 world = generate_world(44, generator="1")
 emb = Embedder(Path({str(cache_dir)!r}))
-ex = extract_concurrently([Document.from_session(s) for s in world.sessions], OracleExtractor(world))
+ex = extract_concurrently([Document.from_session(s) for s in world.sessions],
+                          OracleExtractor(world), 1)
 ledger = deposit(ex, emb, OracleChecker(), EngineConfig())
 hits = [query_ledger(ledger, p.question, p.day, 10, EngineConfig(), emb) for p in world.probes]
 print(len(hits), emb.model_loads, "torch" in sys.modules)
