@@ -35,9 +35,10 @@ def measure_stages(seeds: list[int], repeats: int, cache: Path) -> dict[str, flo
     """CPU seconds per stage over ``seeds`` (best of ``repeats``)."""
     import time
 
+    from rotbench.contract.extraction import world_documents
     from rotbench.embedding import Embedder
     from rotbench.perception.oracle import OracleChecker, OracleExtractor
-    from rotbench.pipeline.extract import extract_concurrently, world_documents
+    from rotbench.pipeline.extract import extract_concurrently
     from rotbench.pipeline.index import index_texts
     from rotbench.pipeline.probe import probe_as_of
     from rotbench.reference.config import EngineConfig
@@ -74,17 +75,20 @@ def measure_stages(seeds: list[int], repeats: int, cache: Path) -> dict[str, flo
 
 def warm_cache(seeds: list[int], cache: Path) -> None:
     """Embed every index text of ``seeds`` into ``cache`` (one batch)."""
+    from rotbench.contract.extraction import world_documents
     from rotbench.embedding import Embedder
     from rotbench.perception.oracle import OracleExtractor
-    from rotbench.pipeline.extract import extract_documents, world_documents
+    from rotbench.pipeline.extract import extract_concurrently
     from rotbench.pipeline.index import index_texts
     from rotbench.world import generate_world
 
     texts: set[str] = set()
     for seed in seeds:
         world = generate_world(seed)
-        extraction = extract_documents(world_documents(world), OracleExtractor(world),
-                                       [p.question for p in world.probes])
+        extraction = extract_concurrently(world_documents(world),
+                                          OracleExtractor(world),
+                                          concurrency=1,
+                                          questions=[p.question for p in world.probes])
         texts.update(index_texts(world, extraction))
     Embedder(cache).ensure(sorted(texts))
 
@@ -95,9 +99,10 @@ def measure_embedder(cache: Path) -> dict[str, object]:
     import resource
     import time
 
+    from rotbench.contract.extraction import world_documents
     from rotbench.embedding import Embedder
     from rotbench.perception.oracle import OracleExtractor
-    from rotbench.pipeline.extract import extract_documents, world_documents
+    from rotbench.pipeline.extract import extract_concurrently
     from rotbench.pipeline.index import index_texts
     from rotbench.world import generate_world
 
@@ -108,8 +113,10 @@ def measure_embedder(cache: Path) -> dict[str, object]:
 
         embedder.start_warming(oracle_texts())
     world = generate_world(1000)
-    extraction = extract_documents(world_documents(world), OracleExtractor(world),
-                                   [p.question for p in world.probes])
+    extraction = extract_concurrently(world_documents(world),
+                                      OracleExtractor(world),
+                                      concurrency=1,
+                                      questions=[p.question for p in world.probes])
     stats = embedder.ensure(index_texts(world, extraction))
     return {"ready_seconds": round(time.perf_counter() - start, 2),
             "encoded_here": stats.encoded, "torch_imported": "torch" in sys.modules,

@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from flows.stack import Stack  # noqa: E402
+from rotbench.testing.stack import Stack  # noqa: E402
 
 MARKS = (("Beginning flow run", "flow begins"), ("rotbench run:", "parameters checked"),
          ("engine ", "worlds, report and rows written"), ("model calls", "page written"),

@@ -28,10 +28,10 @@ if str(ROOT) not in sys.path:
 
 def run_phase(seed: int, days: int, cache_dir: Path) -> dict[str, object]:
     """Generate, extract, embed, deposit and probe one world; returns the measurements."""
+    from rotbench.contract.engine import Document
     from rotbench.embedding import Embedder
-    from rotbench.engines.protocol import Document
     from rotbench.perception.oracle import OracleChecker, OracleExtractor
-    from rotbench.pipeline.extract import extract_documents
+    from rotbench.pipeline.extract import extract_concurrently
     from rotbench.reference.config import EngineConfig
     from rotbench.reference.query import query_ledger
     from rotbench.reference.reconcile import deposit
@@ -39,7 +39,7 @@ def run_phase(seed: int, days: int, cache_dir: Path) -> dict[str, object]:
 
     world = generate_world(seed, days)
     docs = [Document.from_session(s) for s in world.sessions]
-    extraction = extract_documents(docs, OracleExtractor(world))
+    extraction = extract_concurrently(docs, OracleExtractor(world), concurrency=1)
     embedder = Embedder(cache_dir)
     stats = embedder.ensure(extraction.sentences() + [p.question for p in world.probes])
     config = EngineConfig()

@@ -91,9 +91,10 @@ def rules(seeds: list[int], generator: str, scorer: str, cache_dir: Path) -> Non
 
     from bench_reference_seeds import SHOWN
 
+    from rotbench.contract.extraction import world_documents
     from rotbench.embedding import Embedder
     from rotbench.perception.oracle import OracleChecker, OracleExtractor
-    from rotbench.pipeline.extract import extract_documents, world_documents
+    from rotbench.pipeline.extract import extract_concurrently
     from rotbench.pipeline.index import index_texts
     from rotbench.pipeline.probe import probe_as_of
     from rotbench.reference.config import EngineConfig
@@ -110,8 +111,10 @@ def rules(seeds: list[int], generator: str, scorer: str, cache_dir: Path) -> Non
     embedder = Embedder(cache_dir)
     for seed in seeds:
         world = generate_world(seed, 90, generator)
-        extraction = extract_documents(world_documents(world), OracleExtractor(world),
-                                       questions=[p.question for p in world.probes])
+        extraction = extract_concurrently(world_documents(world),
+                                          OracleExtractor(world),
+                                          concurrency=1,
+                                          questions=[p.question for p in world.probes])
         embedder.ensure(index_texts(world, extraction))
         for name, config in configs.items():
             ledger = deposit(extraction, embedder, OracleChecker(), config)
@@ -142,9 +145,10 @@ def dump(generator: str, seeds: list[int], out: Path, cache_dir: Path,
          overrides: list[str] | None = None) -> None:
     """Write every seed's hits, ledger events and pairs judged (default engine) to ``out``
     as JSON: the child half of ``same``."""
+    from rotbench.contract.extraction import world_documents
     from rotbench.embedding import Embedder
     from rotbench.perception.oracle import OracleChecker, OracleExtractor
-    from rotbench.pipeline.extract import extract_documents, world_documents
+    from rotbench.pipeline.extract import extract_concurrently
     from rotbench.pipeline.index import index_texts
     from rotbench.pipeline.probe import probe_as_of
     from rotbench.reference.config import EngineConfig
@@ -157,8 +161,10 @@ def dump(generator: str, seeds: list[int], out: Path, cache_dir: Path,
     engine_s = 0.0
     for seed in seeds:
         world = generate_world(seed, 90, generator)
-        extraction = extract_documents(world_documents(world), OracleExtractor(world),
-                                       questions=[p.question for p in world.probes])
+        extraction = extract_concurrently(world_documents(world),
+                                          OracleExtractor(world),
+                                          concurrency=1,
+                                          questions=[p.question for p in world.probes])
         embedder.ensure(index_texts(world, extraction))
         config = EngineConfig().with_overrides(overrides or [])
         t0 = time.perf_counter()

@@ -40,9 +40,9 @@ ENGINES = ("reference", "latest-wins", "transcript-rag", "examples.my_engine:mak
 
 def build(name: str, world, embedder, scratch: Path):
     """An engine instance for ``world`` built from its registered factory, oracle arm."""
-    from rotbench.engines.context import EngineContext
+    from rotbench.contract.context import EngineContext
+    from rotbench.contract.model_client import RefusingClient
     from rotbench.engines.registry import load_factory, resolve
-    from rotbench.perception.client import RefusingClient
     from rotbench.perception.oracle import OracleChecker, OracleExtractor
 
     info = resolve(name)
@@ -58,7 +58,7 @@ def build(name: str, world, embedder, scratch: Path):
 def measure(name: str, seeds, generator: str, embedder, tmp: Path, days: int = 90,
             volume: int = 1, timings: dict | None = None):
     """Scored WorldProbes of engine ``name`` on each seed (and deposit/probe seconds)."""
-    from rotbench.pipeline.extract import world_documents
+    from rotbench.contract.extraction import world_documents
     from rotbench.pipeline.probe import GuardedEngine, _record, _world_probes
     from rotbench.scoring import score_world
     from rotbench.scoring.lexicons import default_scorer

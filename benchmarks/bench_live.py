@@ -32,15 +32,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from rotbench.contract.engine import Document  # noqa: E402
+from rotbench.contract.extraction import Extraction  # noqa: E402
 from rotbench.embedding import Embedder  # noqa: E402
-from rotbench.engines.protocol import Document  # noqa: E402
-from rotbench.perception.model import LLMSettings, build_perception, estimate  # noqa: E402
+from rotbench.estimate.perception import estimate  # noqa: E402
+from rotbench.perception.model import LLMSettings, build_perception  # noqa: E402
 from rotbench.perception.oracle import OracleExtractor  # noqa: E402
-from rotbench.pipeline.extract import Extraction, extract_concurrently, extract_documents  # noqa: E402
+from rotbench.pipeline.extract import extract_concurrently  # noqa: E402
 from rotbench.reference.config import EngineConfig  # noqa: E402
 from rotbench.reference.reconcile import deposit  # noqa: E402
 from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer  # noqa: E402
-from rotbench.world.generate import generate_world  # noqa: E402
+from rotbench.world.generators.base import generate_world  # noqa: E402
 
 CHECK_KINDS = ("contradiction", "slot")
 
@@ -72,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     embedder = Embedder(args.embedding_cache)
     oracle_extractions: dict[int, Extraction] = {}
     for w in worlds:  # warm the embedding cache before the clock starts
-        oracle_extractions[w.seed] = extract_documents(docs[w.seed], OracleExtractor(w))
+        oracle_extractions[w.seed] = extract_concurrently(docs[w.seed], OracleExtractor(w),
+                                                          concurrency=1)
         embedder.ensure(oracle_extractions[w.seed].sentences())
 
     settings = LLMSettings(concurrency=args.concurrency)

@@ -7,7 +7,7 @@ Usage::
         [--checker oracle|always-update]
 
 Runs the plain stage functions the pipeline wires together (generate_world ->
-world_documents -> extract_documents -> Embedder.ensure -> reconcile.deposit ->
+world_documents -> extract_concurrently -> Embedder.ensure -> reconcile.deposit ->
 ReferenceEngine.from_ledger + probe_as_of -> score_world -> compute_metrics) for every seed
 and prints the pooled figures as ``value (numerator/denominator)``, the wall seconds and the
 peak memory. ``--misses`` also prints every answerable question whose first value-bearing hit
@@ -61,7 +61,7 @@ class AlwaysUpdate:
     stamp = "always-update"
 
     def judge(self, pairs):  # noqa: ANN001, ANN201 - the Checker protocol
-        from rotbench.perception.protocol import Judgement
+        from rotbench.contract.perception import Judgement
 
         return [Judgement(contradicts=True, new_value_for_slot=True) for _ in pairs]
 
@@ -69,9 +69,10 @@ class AlwaysUpdate:
 def run_seeds(seeds: list[int], overrides: list[str], generator: str, scorer: str,
               cache_dir: Path, days: int = 90, top_k: int = 10, checker: str = "oracle"):
     """Score the reference engine (oracle arm) on ``seeds``; returns (worlds, ledgers)."""
+    from rotbench.contract.extraction import world_documents
     from rotbench.embedding import Embedder
     from rotbench.perception.oracle import OracleChecker, OracleExtractor
-    from rotbench.pipeline.extract import extract_documents, world_documents
+    from rotbench.pipeline.extract import extract_concurrently
     from rotbench.pipeline.index import index_texts
     from rotbench.pipeline.probe import probe_as_of
     from rotbench.reference.config import EngineConfig
@@ -86,9 +87,10 @@ def run_seeds(seeds: list[int], overrides: list[str], generator: str, scorer: st
     for seed in seeds:
         world = generate_world(seed, days, generator)
         extractor = OracleExtractor(world)
-        extraction = extract_documents(
-            world_documents(world, config.store.multi_contributor), extractor,
-            questions=[p.question for p in world.probes])
+        extraction = extract_concurrently(world_documents(world, config.store.multi_contributor),
+                                          extractor,
+                                          concurrency=1,
+                                          questions=[p.question for p in world.probes])
         embedder.ensure(index_texts(world, extraction))
         judge = AlwaysUpdate() if checker == "always-update" else OracleChecker()
         ledger = deposit(extraction, embedder, judge, config)

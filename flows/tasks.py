@@ -6,8 +6,9 @@ Prefect caches only the small reference, so a cache hit reads a few hundred byte
 downstream key names upstream content by its hash without loading it. Payloads are loaded
 only by a stage that actually computes.
 
-Each task loads its inputs, calls its stage's function from the stage table
-(``rotbench.pipeline.stages.SPECS``: function, timeout, retries) and stores the output.
+Each task loads its inputs, calls its stage's function (imported here by name, so that a
+reader goes from the task straight to the code) and stores the output; the stage table
+(``rotbench.pipeline.stages.SPECS``) gives each task its timeout and retries.
 
 Stage tasks run inline inside the per-world task (``flows.world``), on its thread or Dask
 worker: their ``ctx`` (the world's perception, embedder and cache folder, built inside the
@@ -33,14 +34,22 @@ from flows.caching import (
 )
 from flows.outcomes import StageRef
 from rotbench.atomic import FULL
-from rotbench.pipeline.extract import world_documents
-from rotbench.pipeline.probe import EngineFailure
+from rotbench.contract.extraction import world_documents
+from rotbench.pipeline.deposit import deposit
+from rotbench.pipeline.extract import extract_concurrently
+from rotbench.pipeline.generate import generate
+from rotbench.pipeline.index import index_world
+from rotbench.pipeline.ingest_probe import ingest_and_probe
+from rotbench.pipeline.probe import EngineFailure, probe_as_of
+from rotbench.pipeline.real_pairs import real_pairs
+from rotbench.pipeline.score import score
 from rotbench.pipeline.stages import SPECS
 from rotbench.reference.engine import ReferenceEngine
 from rotbench.rulings import review_items
 
 RETRY_DELAYS_SECONDS: list[float] = [1.0, 5.0]
 """Backoff between attempts of a stage that failed transiently."""
+
 
 class _ThreadTimeoutNotice(logging.Filter):
     """Drop Prefect's per-task notice that a timeout in a worker thread cannot interrupt a
@@ -134,8 +143,7 @@ def generate_task(key: str, seed: int, ctx, days: int, generator: str, volume: i
                   users: int = 1, user_ids: list[str] | None = None) -> StageRef:
     """The world of ``seed`` over ``days`` days (``rotbench.world.generate_world``); with
     ``users`` above 1 the shared store of that many personas (``rotbench.pipeline.generate``)."""
-    return _store(ctx, "generate", key, SPECS["generate"].function(seed, days, generator,
-                                                                   volume, users, user_ids))
+    return _store(ctx, "generate", key, generate(seed, days, generator, volume, users, user_ids))
 
 
 @task(name="extract", task_run_name="extract seed {seed}")
@@ -146,7 +154,7 @@ def extract_task(key: str, seed: int, ctx, world: StageRef, multi: bool,
     w = _load(ctx, world)
     before = ctx.failure_count()
     extractor, _ = ctx.perception(w)
-    extraction = SPECS["extract"].function(world_documents(w, multi), extractor, concurrency,
+    extraction = extract_concurrently(world_documents(w, multi), extractor, concurrency,
                                       [p.question for p in w.probes])
     return _store(ctx, "extract", key, extraction, failures_before=before)
 
@@ -154,7 +162,7 @@ def extract_task(key: str, seed: int, ctx, world: StageRef, multi: bool,
 @task(name="index", task_run_name="index seed {seed}")
 def index_task(key: str, seed: int, ctx, world: StageRef, extraction: StageRef) -> StageRef:
     """Embed every claim sentence and question not yet in the embedding cache."""
-    stats = SPECS["index"].function(_load(ctx, world), _load(ctx, extraction), ctx.embedder())
+    stats = index_world(_load(ctx, world), _load(ctx, extraction), ctx.embedder())
     return _store(ctx, "index", key, stats)
 
 
@@ -167,7 +175,7 @@ def deposit_task(key: str, seed: int, ctx, world: StageRef, extraction: StageRef
     w = _load(ctx, world)
     before = ctx.failure_count()
     _, checker = ctx.perception(w)
-    ledger = SPECS["deposit"].function(_load(ctx, extraction), ctx.embedder(), checker, config)
+    ledger = deposit(_load(ctx, extraction), ctx.embedder(), checker, config)
     c = ledger.counts
     summary = {"claims": c.claims, "documents": c.documents, "retirements": c.retirements,
                "reviews": c.reviews, "pairs_judged": c.pairs_judged,
@@ -182,7 +190,7 @@ def probe_task(key: str, seed: int, ctx, world: StageRef, ledger: StageRef,
     for it (``Extraction.questions``); unscored top-k hits per probe."""
     frames = _load(ctx, extraction).questions
     engine = ReferenceEngine.from_ledger(_load(ctx, ledger), config, ctx.embedder(), frames)
-    return _store(ctx, "probe", key, SPECS["probe"].function(_load(ctx, world), engine, top_k))
+    return _store(ctx, "probe", key, probe_as_of(_load(ctx, world), engine, top_k))
 
 
 @task(name="ingest_probe", task_run_name="{engine} ingest_probe seed {seed}")
@@ -206,7 +214,7 @@ def ingest_probe_task(key: str, seed: int, engine: str, ctx, world: StageRef, ar
     info = resolve(engine)
     kwargs = ({"config": EngineConfig().with_overrides(overrides or [])}
               if shared and info.separable else None)
-    answers = SPECS["ingest_probe"].function(
+    answers = ingest_and_probe(
         w, info, arm=arm, extractor=extractor, checker=checker,
         model=ctx.engine_client(engine), embedder=ctx.embedder(), top_k=top_k,
         timeout_seconds=timeout_seconds, scratch_root=Path(ctx.cache_dir) / "scratch",
@@ -225,7 +233,7 @@ def score_task(key: str, seed: int, engine: str, ctx, probes: StageRef, scorer: 
     read the probes from this attribute of the stored output (an engine's answers)."""
     stored = _load(ctx, probes)
     probed = getattr(stored, field) if field else stored
-    return _store(ctx, "score", key, SPECS["score"].function(probed, scorer))
+    return _store(ctx, "score", key, score(probed, scorer))
 
 
 @task(name="real_pairs", task_run_name="real_pairs")
@@ -236,28 +244,35 @@ def real_pairs_task(key: str, ctx, rulings: list, rulings_sha256: str, rulings_r
     so a rulings file with one ruling more pays only for that pair."""
     before = ctx.failure_count()
     checker = ctx.live.checker()
-    block = SPECS["real_pairs"].function(rulings, checker, rulings_sha256=rulings_sha256,
+    block = real_pairs(rulings, checker, rulings_sha256=rulings_sha256,
                        rulings_read=rulings_read)
     return _store(ctx, "real_pairs", key, block, failures_before=before)
 
 
-def configured_tasks(cache_dir: Path) -> dict[str, Task]:
-    """Every stage task bound to result storage under ``<cache_dir>/prefect``, with its
-    timeout, and retries with backoff for the stages that can fail transiently (both from
-    the stage table, ``rotbench.pipeline.stages.SPECS``)."""
+STAGE_TASKS: tuple[Task, ...] = (generate_task, extract_task, index_task, deposit_task,
+                                 probe_task, ingest_probe_task, score_task, real_pairs_task)
+"""Every stage task, in the stage table's order (each task's ``name`` is its stage's)."""
+
+
+def configure(stage_task: Task, cache_dir: Path) -> Task:
+    """``stage_task`` bound to result storage under ``<cache_dir>/prefect``, with its stage's
+    timeout, and retries with backoff when the stage can fail transiently (both from the
+    stage table, ``rotbench.pipeline.stages.SPECS``)."""
     storage = (Path(cache_dir) / "prefect").resolve()
     storage.mkdir(parents=True, exist_ok=True)
-    tasks: dict[str, Task] = {name: globals()[f"{name}_task"] for name in SPECS}
-    return {
-        name: t.with_options(
-            cache_key_fn=stage_key(name, storage),
-            persist_result=True,
-            result_storage=storage,
-            result_serializer=SafeJSONSerializer(),
-            timeout_seconds=SPECS[name].timeout_seconds,
-            retries=len(RETRY_DELAYS_SECONDS) if SPECS[name].retried else 0,
-            retry_delay_seconds=RETRY_DELAYS_SECONDS,
-            retry_condition_fn=transient,
-        )
-        for name, t in tasks.items()
-    }
+    spec = SPECS[stage_task.name]
+    return stage_task.with_options(
+        cache_key_fn=stage_key(spec.name, storage),
+        persist_result=True,
+        result_storage=storage,
+        result_serializer=SafeJSONSerializer(),
+        timeout_seconds=spec.timeout_seconds,
+        retries=len(RETRY_DELAYS_SECONDS) if spec.retried else 0,
+        retry_delay_seconds=RETRY_DELAYS_SECONDS,
+        retry_condition_fn=transient,
+    )
+
+
+def configured_tasks(cache_dir: Path) -> dict[str, Task]:
+    """Every stage task configured (``configure``), by stage name."""
+    return {t.name: configure(t, cache_dir) for t in STAGE_TASKS}

@@ -17,15 +17,24 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from prefect import task
+from prefect import Task, task
 from prefect.utilities.annotations import quote
 
 from flows.caching import CacheAudit, SafeJSONSerializer, read_record
 from flows.outcomes import EngineOutcome, StageRef, WorldOutcome
-from flows.tasks import configured_tasks
+from flows.tasks import (
+    configure,
+    deposit_task,
+    extract_task,
+    generate_task,
+    index_task,
+    ingest_probe_task,
+    probe_task,
+    score_task,
+)
+from rotbench.contract.registry import EngineInfo
 from rotbench.embedding.embedder import DEFAULT_MODEL_ID
 from rotbench.embedding.store import drain_damaged
-from rotbench.engines.registry import EngineInfo
 from rotbench.perception.arms import ArmRuntime, paid_runtime, run_settings
 from rotbench.perception.noisy.arm import engine_arm
 from rotbench.pipeline import keys
@@ -43,8 +52,6 @@ __all__ = ["EngineOutcome", "WorldOutcome", "WorldStages", "configured_world_tas
            "perception_stamps", "world_key", "world_runtime", "world_task"]
 
 REFERENCE_NAME = "reference"
-
-
 
 
 def world_key(seed: int, run: RunSpec, engines: list[EngineInfo]) -> str | None:
@@ -124,7 +131,7 @@ def world_runtime(spec: RunSpec, ledger_path: str | None, budget: dict | None,
         from rotbench.perception.noisy.arm import noisy_runtime
 
         return noisy_runtime(spec)
-    from rotbench.perception.model.budget import Budget, SpendLedger
+    from rotbench.perception.calls.budget import Budget, SpendLedger
 
     settings = run_settings(spec)
     ledger = SpendLedger(Path(ledger_path), Budget(**(budget or {}))) if ledger_path else None
@@ -140,7 +147,7 @@ class WorldStages:
     def __init__(self, seed: int | None, spec: RunSpec, runtime: ArmRuntime) -> None:
         self.seed, self.spec, self.runtime = seed, spec, runtime
         self.storage = (Path(spec.cache_dir) / "prefect").resolve()
-        self._tasks: dict | None = None
+        self._configured: dict[str, Task] = {}
         self.uncached: list[str] = []
         self.keys: list[str] = []
         """The cache records this world's results rest on (``<stage>-<key>``)."""
@@ -149,22 +156,23 @@ class WorldStages:
         self.spans: list[tuple[str, float, float]] = []
         self.ctx = quote(runtime)
 
-    @property
-    def tasks(self) -> dict:
-        """The stage tasks, configured on first need (only a stage that computes runs one)."""
-        if self._tasks is None:
-            self._tasks = configured_tasks(Path(self.spec.cache_dir))
-        return self._tasks
+    def configured(self, stage_task: Task) -> Task:
+        """``stage_task`` with its storage, timeout and retries, configured on first need
+        (only a stage that computes runs one)."""
+        if stage_task.name not in self._configured:
+            self._configured[stage_task.name] = configure(stage_task, Path(self.spec.cache_dir))
+        return self._configured[stage_task.name]
 
-    def stage(self, name: str, records: list[StageRecord], key: str, label: str | None = None,
-              hold: Callable[[], AbstractContextManager] | None = None,
+    def stage(self, stage_task: Task, records: list[StageRecord], key: str,
+              label: str | None = None, hold: Callable[[], AbstractContextManager] | None = None,
               **payload) -> StageRef:
-        """The output of stage ``name`` under ``key``: read from a sound cache record when
-        there is one (a file read, no task run), else computed by the stage's Prefect task
-        (with its retries and timeout) and cached. Appends the stage's ``StageRecord``.
+        """The output of ``stage_task`` (a task of ``flows.tasks``) under ``key``: read from a
+        sound cache record when there is one (a file read, no task run), else computed by the
+        task (with its retries and timeout) and cached. Appends the stage's ``StageRecord``.
         ``hold``: a context (an engine's world slot) entered before the task starts and left
         after it ends, so that waiting for it is not part of the stage's time limit; never
         entered on a cache hit."""
+        name = stage_task.name
         shown = label or name
         start, t0 = time.time(), time.perf_counter()
         hit = read_record(self.storage / f"{name}-{key}", "StageRef")
@@ -179,7 +187,7 @@ class WorldStages:
         progress().stage(self.seed, shown, "running")
         # the serializer writes the record's key into it, so a record moved under another
         # key (another seed's, another stage's) is refused when read (flows.caching)
-        keyed = self.tasks[name].with_options(
+        keyed = self.configured(stage_task).with_options(
             result_serializer=SafeJSONSerializer(key=f"{name}-{key}"))
         with hold() if hold is not None else contextlib.nullcontext():
             state = keyed(key=key, seed=self.seed, ctx=self.ctx, return_state=True, **payload)
@@ -209,17 +217,17 @@ def _reference(w: WorldStages, world: StageRef, rec: list[StageRecord]) -> Engin
     extract_stamp, check_stamp = perception_stamps(rt, run.generator)
     multi = config.store.multi_contributor
     ws, top_k = world.sha256, run.top_k
-    extraction = w.stage("extract", rec, keys.extract_key(ws, extract_stamp, multi),
+    extraction = w.stage(extract_task, rec, keys.extract_key(ws, extract_stamp, multi),
                          world=world, multi=multi, concurrency=run.model_concurrency)
-    w.stage("index", rec, keys.index_key(ws, extraction.sha256, multi),
+    w.stage(index_task, rec, keys.index_key(ws, extraction.sha256, multi),
             world=world, extraction=extraction)
-    ledger = w.stage("deposit", rec, keys.deposit_key(extraction.sha256, check_stamp, config),
+    ledger = w.stage(deposit_task, rec, keys.deposit_key(extraction.sha256, check_stamp, config),
                      world=world, extraction=extraction, config=config)
-    probes = w.stage("probe", rec, keys.probe_key(ledger.sha256, ws, extraction.sha256, config,
+    probes = w.stage(probe_task, rec, keys.probe_key(ledger.sha256, ws, extraction.sha256, config,
                                                   top_k),
                      world=world, ledger=ledger, extraction=extraction, config=config,
                      top_k=top_k)
-    scored = w.stage("score", rec, keys.score_key(probes.sha256, scorer),
+    scored = w.stage(score_task, rec, keys.score_key(probes.sha256, scorer),
                      label=f"{REFERENCE_NAME}:score", engine=REFERENCE_NAME, probes=probes,
                      scorer=scorer)
     c = ledger.summary
@@ -252,13 +260,13 @@ def _engine(w: WorldStages, info: EngineInfo, name: str, world: StageRef,
         if info.separable:  # rotbench's own engine: no call limit, as in its probe stage
             timeout = None
     answers = w.stage(
-        "ingest_probe", rec,
+        ingest_probe_task, rec,
         keys.ingest_probe_key(world.sha256, info.identity, extract_stamp, check_stamp,
                               run.top_k, shared_config),
         label=f"{info.name}:ingest_probe", hold=lambda: engine_slot(info), engine=name,
         world=world, arm=engine_arm(run.arm),
         top_k=run.top_k, timeout_seconds=timeout, **extra)
-    scored = w.stage("score", rec, keys.score_key(answers.sha256, scorer, from_answers=True),
+    scored = w.stage(score_task, rec, keys.score_key(answers.sha256, scorer, from_answers=True),
                      label=f"{info.name}:score", engine=name, probes=answers, scorer=scorer,
                      field="probes")
     stamps = {"perception": extract_stamp, "checks": check_stamp, "embedding": DEFAULT_MODEL_ID}
@@ -312,11 +320,11 @@ def world_task(seed: int, spec: dict, engines: list[dict], ledger_path: str | No
     generate_records: list[StageRecord] = []
     if run.users > 1:
         ids = run.user_id_list()
-        world = w.stage("generate", generate_records,
+        world = w.stage(generate_task, generate_records,
                         keys.shared_generate_key(run.generator, seed, run.days, run.users, ids),
                         days=run.days, generator=run.generator, users=run.users, user_ids=ids)
     else:
-        world = w.stage("generate", generate_records,
+        world = w.stage(generate_task, generate_records,
                         keys.generate_key(run.generator, seed, run.days, run.volume),
                         days=run.days, generator=run.generator, volume=run.volume)
     outcomes = []

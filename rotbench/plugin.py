@@ -8,18 +8,18 @@ Engines that want rotbench's own perception read the context's perceived claims
 (``ClaimDraft``) and ask its ``Checker`` for ``Judgement``s. See ``examples/my_engine.py``
 for a complete engine in about 20 lines, or run ``rotbench new-engine NAME``.
 
-This module only re-exports: the definitions live in ``rotbench.engines.protocol`` (the
-engine protocol), ``rotbench.engines.context``, ``rotbench.engines.registry``,
-``rotbench.perception.protocol`` (perceived claims, extractor and checker seams) and
-``rotbench.perception.client`` (the model-client seam). Nothing else of rotbench is
+This module only re-exports: the definitions live in ``rotbench.contract.engine`` (the
+engine protocol), ``rotbench.contract.context``, ``rotbench.engines.registry``,
+``rotbench.contract.perception`` (perceived claims, extractor and checker seams) and
+``rotbench.contract.model_client`` (the model-client seam). Nothing else of rotbench is
 part of the plug-in surface.
 """
 
-from rotbench.engines.context import EngineContext
-from rotbench.engines.protocol import AsOfEngine, Document, Hit, MemoryEngine, Provenance
-from rotbench.engines.registry import EngineError, EngineInfo
-from rotbench.perception.client import Completion, ModelClient, RefusedCall, Usage
-from rotbench.perception.protocol import (
+from rotbench.contract.context import EngineContext
+from rotbench.contract.engine import AsOfEngine, Document, Hit, MemoryEngine, Provenance
+from rotbench.contract.extraction import lineage_of
+from rotbench.contract.model_client import Completion, ModelClient, RefusedCall, Usage
+from rotbench.contract.perception import (
     Checker,
     Claim,
     ClaimDraft,
@@ -29,7 +29,7 @@ from rotbench.perception.protocol import (
     QuestionReader,
     subject_key,
 )
-from rotbench.pipeline.extract import lineage_of
+from rotbench.contract.registry import EngineError, EngineInfo
 
 __all__ = [
     "AsOfEngine",

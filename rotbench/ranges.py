@@ -40,7 +40,7 @@ MAX_BUDGET_CALLS = 10**9
 MAX_TOKENS_PER_RESPONSE = 10**9
 """Token counts of one API response (input, output, cache read, cache creation): 0 to a
 billion. A negative count would make negative dollars that credit the ledger; it is a failed
-call (``rotbench.perception.model.anthropic_client.usage_of``)."""
+call (``rotbench.perception.calls.anthropic_client.usage_of``)."""
 
 MAX_RUNS_LIMIT = INT32_MAX
 """``rotbench runs --limit``: DuckDB's LIMIT takes a signed 64-bit count; 2**31 - 1 is more

@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rotbench.world.generate import DEFAULT_GENERATOR, GENERATOR_VERSIONS, MAX_DAYS, MIN_DAYS
+from rotbench.world.generators.base import DEFAULT_GENERATOR, GENERATOR_VERSIONS, MAX_DAYS, MIN_DAYS
 
 Arm = Literal["oracle", "noisy", "probe", "live"]
 ARMS: tuple[str, ...] = ("oracle", "noisy", "probe", "live")
@@ -229,17 +229,24 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
     Raises SpecError with a one-line message naming the flag. Imports only light modules
     (the scorer registry and the engine config), never torch or prefect.
     """
-    from rotbench.reference.config import ConfigError, EngineConfig
-    from rotbench.scoring import SCORER_VERSIONS
-
     _check_text(spec, cache_flag)
     _noise_fields(spec.arm, spec.noise)  # a bad profile, or --noise off the noisy arm
+    _check_world_flags(spec)
+    _check_runner_flags(spec)
+    _check_seeds_and_volume(spec)
+    _check_engines(spec)
+    _check_paths(spec, cache_flag)
+    check_run_outputs(spec, force=force, cache_flag=cache_flag)
+
+
+def _check_world_flags(spec: RunSpec) -> None:
+    """--generator, --days (by the generator's own limits) and --top-k."""
     if spec.generator not in GENERATOR_VERSIONS:
         known = ", ".join(GENERATOR_VERSIONS)
         raise SpecError(f"--generator: unknown generator {spec.generator!r} (available: {known})")
     if spec.days < MIN_DAYS:
         raise SpecError(f"--days must be at least {MIN_DAYS}, got {spec.days}")
-    from rotbench.world.generate import days_problem
+    from rotbench.world.generators.base import days_problem
 
     problem = days_problem(spec.generator, spec.days)
     if problem:
@@ -248,6 +255,10 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
         raise SpecError(f"--days must be at most {MAX_DAYS}, got {spec.days}")
     if not 1 <= spec.top_k <= MAX_INT32:
         raise SpecError(f"--top-k must be between 1 and {MAX_INT32}, got {spec.top_k}")
+
+
+def _check_runner_flags(spec: RunSpec) -> None:
+    """The budget, the call gate, batches, Dask and the model settings file."""
     for flag, value in (("--budget-usd", spec.budget_usd), ("--budget-calls", spec.budget_calls)):
         if value is not None and not value >= 0:
             raise SpecError(f"{flag} must be 0 or more, got {value}")
@@ -271,6 +282,10 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
                         f"tcp://host:8786, got {spec.dask!r}")
     if spec.llm_settings is not None and not Path(spec.llm_settings).is_file():
         raise SpecError(f"--llm-settings {spec.llm_settings}: no such file")
+
+
+def _check_seeds_and_volume(spec: RunSpec) -> None:
+    """--seed (at least one, distinct, in range), the users, --generator and --volume."""
     if not spec.seeds:
         raise SpecError("--seed: at least one seed is required")
     if len(set(spec.seeds)) != len(spec.seeds):
@@ -282,18 +297,26 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
     if spec.generator not in GENERATOR_VERSIONS:
         known = ", ".join(GENERATOR_VERSIONS)
         raise SpecError(f"--generator: unknown generator {spec.generator!r} (available: {known})")
-    from rotbench.world.generate import MAX_VOLUME
+    from rotbench.world.generators.base import MAX_VOLUME
 
     if not 1 <= spec.volume <= MAX_VOLUME:
         raise SpecError(f"--volume must be between 1 and {MAX_VOLUME}, got {spec.volume}")
     if spec.volume != 1 and spec.generator not in ("3", "4"):
         raise SpecError(f"--volume: applies to generators 3 and 4 only (this run uses "
                         f"generator {spec.generator})")
+
+
+def _check_engines(spec: RunSpec) -> None:
+    """--engine (each resolved and its factory checked), --scorer and --set."""
+    from rotbench.reference.config import ConfigError, EngineConfig
+    from rotbench.scoring import SCORER_VERSIONS
+
     if not spec.engines:
         raise SpecError("--engine: at least one engine is required")
     if len(set(spec.engines)) != len(spec.engines):
         raise SpecError(f"--engine: duplicate engines in {spec.engines}")
-    from rotbench.engines.registry import EngineError, check_factory, resolve
+    from rotbench.contract.registry import EngineError
+    from rotbench.engines.registry import check_factory, resolve
 
     for name in spec.engines:  # every engine before any work: module, factory, callable
         try:
@@ -308,6 +331,10 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
         EngineConfig().with_overrides(spec.engine_overrides())
     except ConfigError as exc:
         raise SpecError(f"--set: {exc}") from None
+
+
+def _check_paths(spec: RunSpec, cache_flag: str) -> None:
+    """No empty path; --out with one engine only; --rulings readable and not contradicted."""
     for flag, value in ((cache_flag, spec.cache_dir), ("--reports-dir", spec.reports_dir),
                         ("--db", spec.db_path), ("--out", spec.out_path)):
         if value is not None and not value.strip():
@@ -329,7 +356,6 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
             read_rulings(rulings)
         except RulingsError as exc:
             raise SpecError(f"--rulings {exc}") from None
-    check_run_outputs(spec, force=force, cache_flag=cache_flag)
 
 
 def validate_users(spec: RunSpec) -> None:

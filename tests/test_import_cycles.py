@@ -7,7 +7,15 @@ module's loading, and it hides which module is the lower layer). The one exempti
 import under ``if TYPE_CHECKING:``, which never runs.
 
 Importing ``a.b.c`` loads ``a`` and ``a.b`` first, so the edge also goes to those packages,
-except to a package that contains M itself (it is already loading when M loads).
+except to a package that contains M itself when M only reaches through it to a submodule (it
+is already loading when M loads). A module that imports a name from its own package
+(``from rotbench.x import name`` inside ``rotbench/x/``) reads that package's ``__init__``,
+which is what imports M: that edge counts (issue 41: it hid a loop of five modules).
+
+A second test reads the same graph one floor up: packages, module-level imports only. A
+package that needs another only inside a function is allowed (the lazy import is then the
+one place the layering bends), but two packages that need each other at import time are one
+package in two folders.
 """
 
 from __future__ import annotations
@@ -36,14 +44,18 @@ def _is_type_checking(node: ast.If) -> bool:
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def _imports(tree: ast.Module, module: str, is_package: bool) -> list[str]:
-    """Dotted names imported anywhere in the module but under ``if TYPE_CHECKING:``."""
+def _imports(tree: ast.Module, module: str, is_package: bool, modules: set[str],
+             module_level_only: bool = False) -> list[str]:
+    """Dotted names imported in the module but under ``if TYPE_CHECKING:`` (anywhere, or at
+    module level only). ``from p import n`` gives ``p.n`` when that is a module, else ``p``
+    itself (the names come from ``p``'s ``__init__``)."""
     package = module if is_package else module.rpartition(".")[0]
     skipped = {id(n) for node in ast.walk(tree)
                if isinstance(node, ast.If) and _is_type_checking(node)
                for stmt in node.body for n in ast.walk(stmt)}
+    nodes = _module_level(tree) if module_level_only else ast.walk(tree)
     out: list[str] = []
-    for node in ast.walk(tree):
+    for node in nodes:
         if id(node) in skipped:
             continue
         if isinstance(node, ast.Import):
@@ -53,25 +65,66 @@ def _imports(tree: ast.Module, module: str, is_package: bool) -> list[str]:
             if node.level:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, *([base] if base else [])])
-            out.append(base)
-            out.extend(f"{base}.{a.name}" for a in node.names)
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                out.append(sub if sub in modules else base)
     return out
 
 
-def import_graph() -> dict[str, set[str]]:
-    """``{module: {modules it imports directly}}`` over rotbench/ and flows/."""
+def _module_level(tree: ast.Module) -> list[ast.AST]:
+    """The statements that run when the module is imported: the body, into ``if``/``try``
+    blocks, but not into functions or classes' methods."""
+    out: list[ast.AST] = []
+    todo: list[ast.AST] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        if isinstance(node, (ast.If, ast.Try, ast.With)):
+            todo.extend(ast.iter_child_nodes(node))
+        elif isinstance(node, ast.ClassDef):
+            todo.extend(n for n in node.body if not isinstance(n, ast.FunctionDef))
+    return out
+
+
+def import_graph(module_level_only: bool = False) -> dict[str, set[str]]:
+    """``{module: {modules it imports directly}}`` over rotbench/ and flows/.
+
+    An import of ``a.b.c`` is an edge to ``a.b.c`` and to the packages ``a`` and ``a.b`` that
+    load first, except to a package of the importer's own (already loading); but an import of
+    the importer's own package itself (``from a.b import name`` in ``a/b/m.py``) counts."""
     modules = _modules()
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         tree = ast.parse(path.read_text(), str(path))
         edges: set[str] = set()
-        for target in _imports(tree, name, path.name == "__init__.py"):
+        for target in _imports(tree, name, path.name == "__init__.py", set(modules),
+                               module_level_only):
             parts = target.split(".")
             for i in range(1, len(parts) + 1):
                 prefix = ".".join(parts[:i])
-                if prefix in modules and prefix != name and not name.startswith(prefix + "."):
-                    edges.add(prefix)
+                if prefix not in modules or prefix == name:
+                    continue
+                if name.startswith(prefix + ".") and prefix != target:
+                    continue
+                edges.add(prefix)
         graph[name] = edges
+    return graph
+
+
+def package_graph() -> dict[str, set[str]]:
+    """``{package: {packages its modules import at module level}}``: a module's package is
+    the folder it sits in (``rotbench.perception.model._wiring`` -> ``rotbench.perception.
+    model``); a package's ``__init__`` belongs to the package itself. Edges to a package's
+    own ancestors are left out (importing ``a.b.c`` always loads ``a``)."""
+    modules = _modules()
+    graph: dict[str, set[str]] = {}
+    for module, targets in import_graph(module_level_only=True).items():
+        here = _package_of(module, modules)
+        edges = graph.setdefault(here, set())
+        for target in targets:
+            there = _package_of(target, modules)
+            if there != here and not here.startswith(there + "."):
+                edges.add(there)
     return graph
 
 
@@ -118,6 +171,22 @@ def test_no_import_cycle() -> None:
     assert cycles(graph) == []
 
 
+def test_no_package_cycle_at_module_level() -> None:
+    graph = package_graph()
+    assert len(graph) > 20  # every package was read
+    assert cycles(graph) == []
+
+
+def test_importing_the_own_package_counts() -> None:
+    """The edge the old test left out: a submodule importing a name from its own package."""
+    modules = {"p": Path("p/__init__.py"), "p.a": Path("p/a.py"), "p.b": Path("p/b.py")}
+    tree = ast.parse("from p import thing\nfrom p import b\n")
+    assert _imports(tree, "p.a", False, set(modules)) == ["p", "p.b"]
+    lazy = ast.parse("def f():\n    from p import thing\n")
+    assert _imports(lazy, "p.a", False, set(modules)) == ["p"]
+    assert _imports(lazy, "p.a", False, set(modules), module_level_only=True) == []
+
+
 def test_the_cycle_finder_finds_a_cycle() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert cycles(graph) == [["a", "b", "c"]]
@@ -126,8 +195,8 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 def test_only_flows_and_the_cli_import_prefect() -> None:
     offenders = []
     for name, path in _modules().items():
-        if name.startswith(("flows", "rotbench.cli")):
-            continue
+        if name.startswith(("flows", "rotbench.cli")) or name == "rotbench.testing.stack":
+            continue  # rotbench.testing.stack: test support that drives a Prefect deployment
         tree = ast.parse(path.read_text(), str(path))
         for node in ast.walk(tree):
             names = ([a.name for a in node.names] if isinstance(node, ast.Import)

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 import rotbench.plugin as plugin
-from rotbench.engines.context import EngineContext
-from rotbench.engines.protocol import Document, Hit, MemoryEngine
-from rotbench.engines.registry import EngineInfo
-from rotbench.perception.protocol import Checker, ClaimDraft, Judgement
+from rotbench.contract.context import EngineContext
+from rotbench.contract.engine import Document, Hit, MemoryEngine
+from rotbench.contract.perception import Checker, ClaimDraft, Judgement
+from rotbench.contract.registry import EngineInfo
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -125,9 +125,9 @@ def _message(**usage):
 
 
 def test_negative_usage_is_a_failed_call_and_never_credits_the_ledger() -> None:
-    from rotbench.perception.model._records import ModelCallError
-    from rotbench.perception.model._usage import UsageMeter
-    from rotbench.perception.model.anthropic_client import AnthropicClient
+    from rotbench.perception.calls.anthropic_client import AnthropicClient
+    from rotbench.perception.calls.records import ModelCallError
+    from rotbench.perception.calls.usage import UsageMeter
 
     meter = UsageMeter({"claude-haiku-4-5": (1.0, 5.0)})
     answers = iter([_message(output_tokens=-10**9), _message()])
@@ -143,7 +143,7 @@ def test_negative_usage_is_a_failed_call_and_never_credits_the_ledger() -> None:
 
 
 def test_a_batch_success_with_negative_usage_is_a_failed_request() -> None:
-    from rotbench.perception.model.anthropic_client import AnthropicClient
+    from rotbench.perception.calls.anthropic_client import AnthropicClient
 
     line = SimpleNamespace(custom_id="c1", result=SimpleNamespace(
         type="succeeded", message=_message(input_tokens=-5)))

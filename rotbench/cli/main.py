@@ -16,15 +16,19 @@ def _build_app():
     import typer
 
     from rotbench.cli.common import rotbench_group
-    from rotbench.cli.db_cmd import db
-    from rotbench.cli.engine_cmds import compare, engines
-    from rotbench.cli.new_engine_cmd import new_engine
-    from rotbench.cli.report_cmds import rescore, show
-    from rotbench.cli.results_cmds import export, report, runs
-    from rotbench.cli.review_cmd import review
-    from rotbench.cli.run_cmd import run
-    from rotbench.cli.server_cmd import server
-    from rotbench.cli.world_cmd import world
+    from rotbench.cli.compare import compare
+    from rotbench.cli.db import db
+    from rotbench.cli.engines import engines
+    from rotbench.cli.export import export
+    from rotbench.cli.new_engine import new_engine
+    from rotbench.cli.report import report
+    from rotbench.cli.rescore import rescore
+    from rotbench.cli.review import review
+    from rotbench.cli.run import run
+    from rotbench.cli.runs import runs
+    from rotbench.cli.server import server
+    from rotbench.cli.show import show
+    from rotbench.cli.world import world
 
     app = typer.Typer(
         name="rotbench",

@@ -24,8 +24,9 @@ def prepare_paid_arm(spec: RunSpec, *, estimate_only: bool, assume_yes: bool) ->
     unless ``assume_yes``.
     """
 
+    from rotbench.estimate.run import project_cost
+    from rotbench.perception.calls.budget import effective_budget, refusal
     from rotbench.perception.model import MissingApiKey, require_api_key
-    from rotbench.perception.model.budget import effective_budget, project_cost, refusal
 
     try:
         settings = run_settings(spec)

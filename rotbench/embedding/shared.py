@@ -78,7 +78,7 @@ def _engines_texts(arm: str, engines: list[str], generator: str) -> set[str]:
     for name in engines:
         with contextlib.suppress(Exception):
             info = resolve(name)
-            if info.warm_texts:  # loaded as rotbench.engines.estimate loads an estimate hook
+            if info.warm_texts:  # loaded as rotbench.estimate.engines loads an estimate hook
                 warm = load_factory(info.model_copy(update={"factory": info.warm_texts}))
                 found.update(t for t in warm(arm, generator) if isinstance(t, str))
     return found

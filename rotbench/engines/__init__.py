@@ -1,9 +1,8 @@
-"""Engines under test: the protocol they implement (``protocol``), what the harness hands them
-(``context``), the registry (``registry``, entry points ``rotbench.engines``; ``builtin`` lists
-rotbench's own), baselines (``transcript_rag``, ``latest_wins``), adapters for peer engines
-(``mem0_engine``, ``particles_engine``, ``benchd_bridge``) and their cost estimates
-(``estimate``, ``mem0_estimate``). The reference engine is ``rotbench.reference``; engine
-authors import ``rotbench.plugin``.
+"""Engines under test: the registry (``registry``, entry points ``rotbench.engines``;
+``builtin`` lists rotbench's own), where engines run (``sandbox``) and their traces
+(``trace``), the baselines (``baselines/``) and one folder per peer adapter with its paid-arm
+estimate beside it (``adapters/<peer>/``). The protocol they implement and what the harness
+hands them are the contract (``rotbench.contract``); engine authors import ``rotbench.plugin``.
 
 This package module imports nothing.
 """

@@ -5,7 +5,7 @@ Only descriptions live here (no heavy import); each factory is imported when cho
 
 from __future__ import annotations
 
-from rotbench.engines.registry import EngineInfo
+from rotbench.contract.registry import EngineInfo
 from rotbench.reference import ENGINE_VERSION
 
 REFERENCE = EngineInfo(
@@ -21,7 +21,7 @@ REFERENCE = EngineInfo(
 TRANSCRIPT_RAG = EngineInfo(
     name="transcript-rag",
     version="1.0.0",
-    factory="rotbench.engines.transcript_rag:make_engine",
+    factory="rotbench.engines.baselines.transcript_rag:make_engine",
     takes="documents",
     summary="baseline: every turn embedded, top k by cosine; no memory management",
 )
@@ -29,7 +29,7 @@ TRANSCRIPT_RAG = EngineInfo(
 LATEST_WINS = EngineInfo(
     name="latest-wins",
     version="1.0.0",
-    factory="rotbench.engines.latest_wins:make_engine",
+    factory="rotbench.engines.baselines.latest_wins:make_engine",
     takes="claims",
     summary="baseline: newest claim per subject and slot from any source; no trust policy",
 )
@@ -48,7 +48,7 @@ def _dist(name: str) -> str:
 MEM0_RAW = EngineInfo(
     name="mem0-raw",
     version=f"1.0.0+mem0ai-{_dist('mem0ai')}",
-    factory="rotbench.engines.mem0_engine:make_raw",
+    factory="rotbench.engines.adapters.mem0.engine:make_raw",
     takes="documents",
     requires=("mem0", "qdrant_client"),
     extra="mem0",
@@ -58,12 +58,12 @@ MEM0_RAW = EngineInfo(
 MEM0 = EngineInfo(
     name="mem0",
     version=f"1.0.0+mem0ai-{_dist('mem0ai')}",
-    factory="rotbench.engines.mem0_engine:make_infer",
+    factory="rotbench.engines.adapters.mem0.engine:make_infer",
     takes="documents",
     paid_calls=True,
     requires=("mem0", "qdrant_client"),
     extra="mem0",
-    estimate="rotbench.engines.mem0_estimate:estimate_calls",
+    estimate="rotbench.engines.adapters.mem0.estimate:estimate_calls",
     summary="mem0 (open source) with its own extraction (infer=True); rotbench's model as "
     "its LLM (scripted on the oracle arm)",
 )
@@ -71,7 +71,7 @@ MEM0 = EngineInfo(
 PARTICLES = EngineInfo(
     name="particles",
     version=f"1.0.0+linkedparticles-{_dist('linkedparticles')}",
-    factory="rotbench.engines.particles_engine:make_engine",
+    factory="rotbench.engines.adapters.particles.engine:make_engine",
     takes="claims",
     requires=("particles",),
     extra="particles",
@@ -81,7 +81,7 @@ PARTICLES = EngineInfo(
 BENCHD = EngineInfo(
     name="benchd",
     version=f"1.0.0+benchd-harness-{_dist('benchd-harness')}",
-    factory="rotbench.engines.benchd_bridge:make_engine",
+    factory="rotbench.engines.adapters.benchd.engine:make_engine",
     takes="documents",
     requires=("benchd_harness",),
     extra="benchd",
@@ -99,14 +99,14 @@ is Graphiti's own Python, which holds the interpreter lock: three graphs at once
 GRAPHITI = EngineInfo(
     name="graphiti",
     version=f"1.0.0+graphiti-core-{_dist('graphiti-core')}",
-    factory="rotbench.engines.graphiti_engine:make_default",
+    factory="rotbench.engines.adapters.graphiti.engine:make_default",
     takes="documents",
     paid_calls=True,
     requires=("graphiti_core", "kuzu"),
     extra="graphiti",
-    estimate="rotbench.engines.graphiti_estimate:estimate_calls",
+    estimate="rotbench.engines.adapters.graphiti.estimate:estimate_calls",
     worlds_at_once=GRAPHITI_WORLDS_AT_ONCE,
-    warm_texts="rotbench.engines.graphiti_texts:warm_texts",
+    warm_texts="rotbench.engines.adapters.graphiti.texts:warm_texts",
     summary="Graphiti (temporal knowledge graph, embedded Kuzu) with its own extraction and "
     "its default search (expired facts included); rotbench's model as its LLM",
 )
@@ -114,14 +114,14 @@ GRAPHITI = EngineInfo(
 GRAPHITI_CURRENT = EngineInfo(
     name="graphiti-current",
     version=f"1.0.0+graphiti-core-{_dist('graphiti-core')}",
-    factory="rotbench.engines.graphiti_engine:make_current",
+    factory="rotbench.engines.adapters.graphiti.engine:make_current",
     takes="documents",
     paid_calls=True,
     requires=("graphiti_core", "kuzu"),
     extra="graphiti",
-    estimate="rotbench.engines.graphiti_estimate:estimate_calls",
+    estimate="rotbench.engines.adapters.graphiti.estimate:estimate_calls",
     worlds_at_once=GRAPHITI_WORLDS_AT_ONCE,
-    warm_texts="rotbench.engines.graphiti_texts:warm_texts",
+    warm_texts="rotbench.engines.adapters.graphiti.texts:warm_texts",
     summary="Graphiti as 'graphiti', searching only facts with no invalid_at/expired_at",
 )
 

@@ -46,8 +46,8 @@ import time
 from typing import Any
 
 IN_PROCESS = frozenset({"rotbench.reference.engine:make_engine",
-                        "rotbench.engines.transcript_rag:make_engine",
-                        "rotbench.engines.latest_wins:make_engine"})
+                        "rotbench.engines.baselines.transcript_rag:make_engine",
+                        "rotbench.engines.baselines.latest_wins:make_engine"})
 """Factories run in the run's own process (rotbench's reference engine and baselines)."""
 OFF_ENV = "ROTBENCH_ENGINES_IN_PROCESS"
 """Set to 1 to run every engine in the run's process (a debugger; no isolation)."""

@@ -23,11 +23,11 @@ from typing import Any
 import numpy as np
 
 from rotbench.cli.supervise import die_with_parent
-from rotbench.engines.context import EngineContext
-from rotbench.engines.protocol import Document
+from rotbench.contract.context import EngineContext
+from rotbench.contract.engine import Document
+from rotbench.contract.model_client import Completion, RefusedCall
+from rotbench.contract.perception import ClaimDraft, Judgement
 from rotbench.engines.worker import Channel, kill_group
-from rotbench.perception.client import Completion, RefusedCall
-from rotbench.perception.protocol import ClaimDraft, Judgement
 from rotbench.pipeline.probe import (
     EngineFailure,
     GuardedEngine,
@@ -117,7 +117,8 @@ class _Worker:
         self.guard: GuardedEngine | None = None
 
     def build(self, req: dict) -> dict:
-        from rotbench.engines.registry import EngineError, EngineInfo, load_factory
+        from rotbench.contract.registry import EngineError, EngineInfo
+        from rotbench.engines.registry import load_factory
         from rotbench.engines.trace import engine_roots, engine_trace
         from rotbench.safe_text import printable
 

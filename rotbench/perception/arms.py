@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rotbench.perception.client import RefusingClient
+from rotbench.contract.model_client import RefusingClient
+from rotbench.contract.perception import Checker, Extractor
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.perception.protocol import Checker, Extractor
 from rotbench.world.models import World
 
 
@@ -81,7 +81,7 @@ class ArmRuntime:
         metered under that stage."""
         if self.live is None:
             return self.refusing
-        from rotbench.perception.model.engine_client import CachedModelClient
+        from rotbench.perception.calls.engine_client import CachedModelClient
 
         stage = "engine-" + "".join(c if c.isalnum() or c in "-_" else "_" for c in engine)
         return CachedModelClient(self.live.client, self.live.cache, stage,
@@ -179,8 +179,8 @@ def paid_runtime(arm: str, settings, cache_dir: str, estimate: dict | None = Non
                  ledger=None, api_key: str | None = None, gate=None) -> ArmRuntime:
     """The runtime of a probe or live world: model-backed perception with its own client,
     meter and the run's call cache; every call drawn from ``ledger`` (a
-    ``rotbench.perception.model.budget.SpendLedger``) when given, and holding a slot of
-    ``gate`` (the run's ``rotbench.perception.model._gate.CallGate``, shared by every world)
+    ``rotbench.perception.calls.budget.SpendLedger``) when given, and holding a slot of
+    ``gate`` (the run's ``rotbench.perception.calls.gate.CallGate``, shared by every world)
     while it is in flight. Raises MissingApiKey without a key (``api_key``, else
     ``ANTHROPIC_API_KEY``)."""
     from rotbench.perception.model import AnthropicClient, UsageMeter, build_perception
@@ -189,7 +189,7 @@ def paid_runtime(arm: str, settings, cache_dir: str, estimate: dict | None = Non
                              timeout_seconds=settings.timeout_seconds,
                              meter=UsageMeter(settings.prices))
     if ledger is not None:
-        from rotbench.perception.model.budget import BudgetedClient
+        from rotbench.perception.calls.budget import BudgetedClient
 
         client = BudgetedClient(client, ledger, settings)
     if gate is not None:

@@ -6,9 +6,9 @@ whose ``refused`` count the harness reports (always 0 here).
 
 from __future__ import annotations
 
-from rotbench.engines.protocol import Document
-from rotbench.perception.client import ModelClient, RefusingClient
-from rotbench.perception.protocol import (
+from rotbench.contract.engine import Document
+from rotbench.contract.model_client import ModelClient, RefusingClient
+from rotbench.contract.perception import (
     Claim,
     ClaimDraft,
     Dependency,

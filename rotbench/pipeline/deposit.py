@@ -3,9 +3,9 @@ in time order, retiring what they supersede (``rotbench.reference.reconcile``)."
 
 from __future__ import annotations
 
+from rotbench.contract.extraction import Extraction
+from rotbench.contract.perception import Checker
 from rotbench.embedding.embedder import Embedder
-from rotbench.perception.protocol import Checker
-from rotbench.pipeline.extract import Extraction
 from rotbench.reference.config import EngineConfig
 from rotbench.reference.ledger import Ledger
 from rotbench.reference.reconcile import deposit as _reconcile

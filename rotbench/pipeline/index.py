@@ -6,8 +6,8 @@ Runs after extract and before deposit, so that deposit and probe find every vect
 
 from __future__ import annotations
 
+from rotbench.contract.extraction import Extraction
 from rotbench.embedding.embedder import EncodeStats
-from rotbench.pipeline.extract import Extraction
 from rotbench.world.models import World
 
 

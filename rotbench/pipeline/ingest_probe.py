@@ -16,13 +16,14 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rotbench.contract.context import EngineContext
+from rotbench.contract.extraction import world_documents
+from rotbench.contract.model_client import ModelClient
+from rotbench.contract.perception import Checker, Extractor
+from rotbench.contract.registry import EngineError, EngineInfo
 from rotbench.embedding.embedder import Embedder
-from rotbench.engines.context import EngineContext
-from rotbench.engines.registry import EngineError, EngineInfo, load_factory
+from rotbench.engines.registry import load_factory
 from rotbench.engines.worker import isolated
-from rotbench.perception.client import ModelClient
-from rotbench.perception.protocol import Checker, Extractor
-from rotbench.pipeline.extract import world_documents
 from rotbench.pipeline.probe import (
     EngineFailure,
     GuardedEngine,

@@ -17,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
+from rotbench.contract.engine import Document
+from rotbench.contract.model_client import ModelClient
+from rotbench.contract.perception import Checker, Claim, Extractor
+from rotbench.contract.registry import EngineInfo
 from rotbench.embedding.embedder import Embedder
 from rotbench.engines import worker as workers
-from rotbench.engines.protocol import Document
-from rotbench.engines.registry import EngineInfo
-from rotbench.perception.client import ModelClient
-from rotbench.perception.protocol import Checker, Claim, Extractor
 from rotbench.pipeline.probe import EngineFailure, GuardedEngine, probe_world
 from rotbench.safe_text import printable, safe_str, type_name
 from rotbench.scoring.models import ScoredHit
@@ -211,7 +211,7 @@ def probe_isolated(world: World | SharedWorld, info: EngineInfo, scratch: Path, 
 
             probes = probe_shared(world, guard, top_k)
         else:
-            from rotbench.pipeline.extract import world_documents
+            from rotbench.contract.extraction import world_documents
 
             probes = probe_world(world, guard, top_k, world_documents(world))
     finally:

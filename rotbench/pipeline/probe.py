@@ -1,6 +1,6 @@
 """The probe stage: ask every checkpoint question of an engine and record the top-k hits.
 
-Talks to the engine only through the protocol in ``rotbench.engines.protocol``. Two orders:
+Talks to the engine only through the protocol in ``rotbench.contract.engine``. Two orders:
 
 - ``probe_world`` interleaves (protocol v2): before each checkpoint day it deposits every
   document up to that day, then asks that day's questions of the store as it is now. Any
@@ -31,7 +31,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from rotbench.engines.protocol import (  # noqa: F401
+from rotbench.contract.engine import (  # noqa: F401
     AsOfEngine,
     Document,
     Hit,
@@ -436,7 +436,7 @@ def probe_world(
     and up to ``top_k`` unscored hits. Raises EngineFailure (one line) when the engine raises,
     hangs past ``timeout_seconds`` or answers malformed hits.
     """
-    from rotbench.pipeline.extract import world_documents
+    from rotbench.contract.extraction import world_documents
 
     docs = list(world_documents(world) if documents is None else documents)
     guard = engine if isinstance(engine, GuardedEngine) else GuardedEngine(

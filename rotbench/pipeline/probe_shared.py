@@ -6,7 +6,7 @@ kept and ties broken by persona order, every document marked with its user
 (``Document.user``). ``probe_shared`` deposits them into one engine and, at each checkpoint
 day once every document delivered by then is in, asks each user's questions in persona
 order on behalf of that user: ``query(question, k, user=...)`` when the engine's ``query``
-takes ``user`` (``rotbench.engines.protocol.accepts_user``), else ``query(question, k)``.
+takes ``user`` (``rotbench.contract.engine.accepts_user``), else ``query(question, k)``.
 
 The result is one ``WorldProbes`` for the store: every record carries its ``user`` and, for
 an answerable question, the other users' values the asking user never knew
@@ -16,8 +16,8 @@ records alone; the other metrics are per user and pooled.
 
 from __future__ import annotations
 
-from rotbench.engines.protocol import Document, MemoryEngine
-from rotbench.pipeline.extract import world_documents
+from rotbench.contract.engine import Document, MemoryEngine
+from rotbench.contract.extraction import world_documents
 from rotbench.pipeline.probe import DEFAULT_TIMEOUT_SECONDS, GuardedEngine, _record
 from rotbench.scoring.models import CrossUserValues, ProbeRecord, UserEntry, WorldProbes
 from rotbench.world.shared import SharedWorld, other_users_values

@@ -24,7 +24,7 @@ from rotbench.results.schema import ConfigValue
 from rotbench.rulings import RealPairs, ReviewItem
 from rotbench.runspec import RunSpec
 from rotbench.scoring.models import WorldProbes
-from rotbench.world.generate import checkpoints_for
+from rotbench.world.generators.base import checkpoints_for
 
 
 def new_run_id(arm: str) -> str:
@@ -85,6 +85,19 @@ def selection_for(spec: RunSpec, stamps: dict[str, str],
     )
 
 
+def _selected_only(worlds: Iterable[WorldProbes], seeds: list[int]) -> Iterator[WorldProbes]:
+    """``worlds`` one at a time, each checked to be a seed of ``seeds`` not seen before: a
+    world not selected is refused (ValueError) before anything of it is written."""
+    seen: set[int] = set()
+    for world in worlds:
+        if world.seed not in seeds or world.seed in seen:
+            raise ValueError(f"the worlds computed are seeds {sorted([*seen, world.seed])}, "
+                             f"not the selection's {sorted(seeds)}")
+        seen.add(world.seed)
+        yield world
+        del world  # hold no world while the next one is made
+
+
 def record_run(
     spec: RunSpec,
     worlds: Iterable[WorldProbes],
@@ -121,18 +134,6 @@ def record_run(
     from rotbench.results.store import record
 
     reports_dir = Path(spec.reports_dir)
-    wanted = set(spec.seeds)
-
-    def checked() -> Iterator[WorldProbes]:
-        seen: set[int] = set()
-        for world in worlds:  # a world not selected is refused before anything is written
-            if world.seed not in wanted or world.seed in seen:
-                raise ValueError(f"the worlds computed are seeds "
-                                 f"{sorted([*seen, world.seed])}, not the selection's "
-                                 f"{sorted(spec.seeds)}")
-            seen.add(world.seed)
-            yield world
-            del world  # hold no world while the next one is made
 
     if spec.arm == "noisy":  # each probe and hit: the injected errors behind it
         from rotbench.perception.noisy.attribution import annotated_worlds
@@ -144,7 +145,7 @@ def record_run(
         report = build_report(
             run_id or new_run_id(spec.arm),
             selection,
-            checked(),
+            _selected_only(worlds, spec.seeds),
             stages,
             timings,
             notes,

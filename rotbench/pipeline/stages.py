@@ -5,8 +5,8 @@ returns, how long it may take and whether a failure is retried.
 the models its cache may decode (``output``) and to version the cache keys
 (``rotbench.pipeline.keys``). Adding a stage: write its function in
 ``rotbench/pipeline/<name>.py``, add a row here, a key function in ``keys.py``, and its task
-in ``flows/tasks.py`` (``<name>_task``: loads the inputs, calls ``function``, stores the
-output).
+in ``flows/tasks.py`` (``<name>_task``: loads the inputs, calls the function, stores the
+output; listed in ``STAGE_TASKS``), called by the flow that runs it (``flows/world.py``).
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from rotbench.contract.extraction import Extraction
 from rotbench.embedding.embedder import EncodeStats
 from rotbench.pipeline.deposit import deposit
-from rotbench.pipeline.extract import Extraction, extract_concurrently
+from rotbench.pipeline.extract import extract_concurrently
 from rotbench.pipeline.generate import generate
 from rotbench.pipeline.index import index_world
 from rotbench.pipeline.ingest_probe import EngineAnswers, ingest_and_probe

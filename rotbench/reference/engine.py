@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rotbench.contract.engine import Document, Hit
+from rotbench.contract.extraction import extract_document
+from rotbench.contract.perception import Checker, Extractor, QuestionFrame, QuestionReader
 from rotbench.embedding import Embedder
-from rotbench.engines.protocol import Document, Hit
-from rotbench.perception.protocol import Checker, Extractor, QuestionFrame, QuestionReader
-from rotbench.pipeline.extract import extract_document
 from rotbench.reference import ENGINE_VERSION
 from rotbench.reference.config import EngineConfig
 from rotbench.reference.ledger import Ledger
@@ -15,14 +15,14 @@ from rotbench.reference.query import query_ledger
 from rotbench.reference.reconcile import Reconciler
 
 if TYPE_CHECKING:
-    from rotbench.engines.context import EngineContext
+    from rotbench.contract.context import EngineContext
 
 
 class ReferenceEngine:
-    """The reference memory engine (implements ``rotbench.engines.protocol.AsOfEngine``).
+    """The reference memory engine (implements ``rotbench.contract.engine.AsOfEngine``).
 
     ``deposit`` extracts one document with ``extractor`` and reconciles its claims with
-    ``checker``, exactly as the ``extract_documents`` + ``deposit`` stages do; ``query`` ranks
+    ``checker``, exactly as the ``extract`` + ``deposit`` stages do; ``query`` ranks
     the ledger as of a day exactly as ``query_ledger`` does, with the question's frame: from
     ``frames`` when given (the extract stage's reading), else read by ``extractor`` when it
     is a ``QuestionReader`` (each distinct question once), else none.

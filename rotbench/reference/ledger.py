@@ -44,11 +44,8 @@ from pydantic import (
     model_validator,
 )
 
-from rotbench.engines.protocol import ClaimStatus
-from rotbench.perception.protocol import Claim
-
-CONVERSATION = "conversation"
-"""Lineage of every conversation claim; any other lineage is a web domain (untrusted)."""
+from rotbench.contract.engine import ClaimStatus
+from rotbench.contract.perception import Claim
 
 
 class _Frozen(BaseModel):

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from rotbench.perception.protocol import Claim, Judgement
+from rotbench.contract.perception import Claim, Judgement
 
 HORIZON_CLAIMS = 160
 """How many claims past the current one a look ahead scans, at most."""

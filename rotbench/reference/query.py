@@ -52,11 +52,12 @@ import weakref
 
 import numpy as np
 
+from rotbench.contract.engine import ClaimStatus, Hit, Provenance
+from rotbench.contract.extraction import CONVERSATION
+from rotbench.contract.perception import QuestionFrame, subject_key
 from rotbench.embedding import Embedder
-from rotbench.engines.protocol import ClaimStatus, Hit, Provenance
-from rotbench.perception.protocol import QuestionFrame, subject_key
 from rotbench.reference.config import EngineConfig
-from rotbench.reference.ledger import CONVERSATION, Ledger
+from rotbench.reference.ledger import Ledger
 
 _NEVER = np.iinfo(np.int64).max
 

@@ -65,13 +65,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from rotbench.contract.extraction import CONVERSATION, DocumentClaims, Extraction
+from rotbench.contract.perception import Checker, Claim, ClaimDraft, Judgement, subject_key
 from rotbench.embedding import DIM, Embedder
-from rotbench.perception.protocol import Checker, Claim, ClaimDraft, Judgement, subject_key
-from rotbench.pipeline.extract import DocumentClaims, Extraction
 from rotbench.reference import ENGINE_VERSION
 from rotbench.reference.config import EngineConfig, ReconcileConfig
 from rotbench.reference.ledger import (
-    CONVERSATION,
     Activation,
     Correction,
     Ending,

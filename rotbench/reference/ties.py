@@ -41,7 +41,7 @@ from __future__ import annotations
 import bisect
 from typing import TYPE_CHECKING, Literal
 
-from rotbench.perception.protocol import Claim, subject_key
+from rotbench.contract.perception import Claim, subject_key
 
 if TYPE_CHECKING:
     from rotbench.reference.reconcile import Reconciler

@@ -27,8 +27,8 @@ from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from rotbench.perception.protocol import Claim
-from rotbench.world.generate import EPOCH
+from rotbench.contract.perception import Claim
+from rotbench.world.generators.base import EPOCH
 
 RULINGS_SCHEMA_VERSION = 1
 """The rulings format this rotbench writes and reads."""

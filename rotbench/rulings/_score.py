@@ -22,7 +22,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rotbench.perception.protocol import Checker, Judgement
+from rotbench.contract.perception import Checker, Judgement
 from rotbench.rulings._model import Ruling, RulingKind
 from rotbench.scoring.metrics import Rate
 

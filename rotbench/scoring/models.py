@@ -12,7 +12,7 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from rotbench.engines.protocol import Hit, Provenance
+from rotbench.contract.engine import Hit, Provenance
 from rotbench.world.models import Additive, Channel, DecoyKind, Truth, UnanswerableKind
 
 HitClass = Literal[

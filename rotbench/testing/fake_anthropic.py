@@ -39,7 +39,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from rotbench.engines.protocol import Document
+from rotbench.contract.engine import Document
+from rotbench.contract.perception import Claim
 from rotbench.perception.model import (
     RETRY_MARKER,
     claim_views_of,
@@ -50,7 +51,6 @@ from rotbench.perception.model import (
     written_date_of,
 )
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.perception.protocol import Claim
 from rotbench.world.models import World
 
 ACTIONS = ("ok", "429", "529", "500", "401", "timeout", "bad_body", "bad_text", "close")

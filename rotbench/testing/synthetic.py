@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 
-from rotbench.engines.protocol import Provenance
+from rotbench.contract.engine import Provenance
 from rotbench.perception.oracle import PAST, PRESENT, RELAYED
 from rotbench.results.build import build_report
 from rotbench.results.schema import Report, Selection, StageRecord

@@ -1,9 +1,9 @@
 """Stage 1 of the pipeline: the deterministic changing world (see ``generate.py``)."""
 
-from rotbench.world.generate import GENERATOR_VERSION, WorldConfigError, generate_world
+from rotbench.world.generators.base import GENERATOR_VERSION, WorldConfigError, generate_world
+from rotbench.world.generators.truth_v4 import truth_v4  # adds generator 4 to TRUTH_RULES
 from rotbench.world.invariants import PoolOverlapError, check_pools
 from rotbench.world.models import World
-from rotbench.world.truth_v4 import truth_v4  # adds generator 4 to TRUTH_RULES
 
 __all__ = [
     "GENERATOR_VERSION",

@@ -50,7 +50,7 @@ FactEvent = Literal["correction", "retraction", "scheduled", "member_add", "memb
 HardCase = Literal["late", "correction", "retraction", "scheduled", "temporary", "set",
                    "successor", "contingent", "implied", "cascade", "relative_date"]
 """The hard cases of generator 3, as they appear in ``Truth.cases``, then generator 4's
-(see ``rotbench.world.truth_v4``)."""
+(see ``rotbench.world.generators.truth_v4``)."""
 
 Tie = Literal["successor", "contingent", "implied"]
 """Generator 4: how a statement ties its attribute to a root attribute's value (see
@@ -430,8 +430,8 @@ attribute, the session came late, its arrival day)."""
 TRUTH_RULES: dict[str, Callable[[World, str, int], Truth]] = {"3": knowable_truth}
 """``World.truth`` of the generators whose truth is more than the replay of their changes,
 by generator version. A later generator's module adds its own rule when it loads
-(``rotbench.world.truth_v4``: "4"); the package ``rotbench.world`` imports it, so the table
-is whole wherever a world is read."""
+(``rotbench.world.generators.truth_v4``: "4"); the package ``rotbench.world`` imports
+it, so the table is whole wherever a world is read."""
 
 
 def truth_rows(world: World, key: str, day: int) -> list[TruthRow]:
@@ -451,6 +451,40 @@ def truth_rows(world: World, key: str, day: int) -> list[TruthRow]:
                          s.arrival))
     rows.sort(key=lambda r: r[:4])
     return rows
+
+
+def _planted(world: World, key: str, day: int) -> tuple[list[PoisonValue], list[DecoyValue]]:
+    """The poison and decoy values of ``key`` planted on or before ``day``."""
+    poison = [PoisonValue(value=p.value, channel=p.channel)
+              for p in world.poison if p.attribute == key and p.day <= day]
+    decoys = [DecoyValue(value=d.value, kind=d.kind)
+              for d in world.decoys if d.attribute == key and d.day <= day]
+    return poison, decoys
+
+
+def _hard_cases(rows: list[TruthRow], day: int, superseded: list[str], corrected: list[str],
+                retracted: bool, premature: list[str], decoys: list[DecoyValue],
+                is_set: bool) -> list[HardCase]:
+    """The hard cases a probe of this truth falls in (``Truth.cases``), in their fixed order:
+    late (the last delivered own statement is a superseded value), correction, retraction,
+    scheduled, temporary, set."""
+    cases: list[HardCase] = []
+    own_present = [r for r in rows if r[0] <= day and r[4].tense == "present"]
+    if own_present:
+        last = max(own_present, key=lambda r: (r[7], r[2], r[3]))  # the last delivered
+        if last[6] and last[4].value in superseded:
+            cases.append("late")
+    if corrected:
+        cases.append("correction")
+    if retracted:
+        cases.append("retraction")
+    if premature:
+        cases.append("scheduled")
+    if any(d.kind == "temporary" for d in decoys):
+        cases.append("temporary")
+    if is_set:
+        cases.append("set")
+    return cases
 
 
 def replay_truth(world: World, key: str, day: int, rows: list[TruthRow]) -> Truth:
@@ -513,26 +547,9 @@ def replay_truth(world: World, key: str, day: int, rows: list[TruthRow]) -> Trut
     now = set(members) if multi else ({current} if current is not None else set())
     superseded = [v for v in held if v not in now and v not in corrected]
     premature = [v for v in premature if v not in now]
-    poison = [PoisonValue(value=p.value, channel=p.channel)
-              for p in world.poison if p.attribute == key and p.day <= day]
-    decoys = [DecoyValue(value=d.value, kind=d.kind)
-              for d in world.decoys if d.attribute == key and d.day <= day]
-    cases: list[HardCase] = []
-    own_present = [r for r in rows if r[0] <= day and r[4].tense == "present"]
-    if own_present:
-        last = max(own_present, key=lambda r: (r[7], r[2], r[3]))  # the last delivered
-        if last[6] and last[4].value in superseded:
-            cases.append("late")
-    if corrected:
-        cases.append("correction")
-    if retracted:
-        cases.append("retraction")
-    if premature:
-        cases.append("scheduled")
-    if any(d.kind == "temporary" for d in decoys):
-        cases.append("temporary")
-    if multi and len(members) >= 2:
-        cases.append("set")
+    poison, decoys = _planted(world, key, day)
+    cases = _hard_cases(rows, day, superseded, corrected, retracted, premature, decoys,
+                        multi and len(members) >= 2)
     members_now = list(members) if multi else []
     return Truth(
         attribute=key,

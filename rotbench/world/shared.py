@@ -31,7 +31,8 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rotbench.world.generate import DEFAULT_GENERATOR, canonical_json, generate_world
+from rotbench.world.epoch import canonical_json
+from rotbench.world.generators.base import DEFAULT_GENERATOR, generate_world
 from rotbench.world.models import World
 
 MAX_USERS = 8

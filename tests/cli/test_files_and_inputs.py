@@ -353,7 +353,7 @@ def test_an_empty_value_that_is_not_a_path_gets_its_own_message(tmp_path: Path,
     """Break pass: ``review R --rule ID ""`` said "an empty argument is not allowed (it
     would mean the current folder)": the empty-path guard read only the first of
     ``--rule``'s two values and took the ruling for a path argument."""
-    from rotbench.perception.protocol import Claim
+    from rotbench.contract.perception import Claim
     from rotbench.results import load_report
     from rotbench.rulings import ReviewItem, RulingClaim, derive_pair_id
 

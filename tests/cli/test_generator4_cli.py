@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from rotbench.cli.main import app
 from rotbench.runspec import RunSpec
-from rotbench.world.generate import DEFAULT_GENERATOR
+from rotbench.world.generators.base import DEFAULT_GENERATOR
 
 runner = CliRunner()
 

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rotbench.cli.main import app
-from rotbench.perception.protocol import Claim
+from rotbench.contract.perception import Claim
 from rotbench.results import write_report
 from rotbench.rulings import ReviewItem, RulingClaim, derive_pair_id, read_rulings
 from rotbench.testing.synthetic import synthetic_report

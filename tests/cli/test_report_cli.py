@@ -14,7 +14,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from rotbench.cli.report_cmds import rescore, show
+from rotbench.cli.rescore import rescore
+from rotbench.cli.show import show
 from rotbench.results import Report, load_report, write_report
 from rotbench.testing.synthetic import synthetic_report
 

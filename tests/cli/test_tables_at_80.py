@@ -15,8 +15,8 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from rotbench.cli.main import app
+from rotbench.contract.perception import Claim
 from rotbench.engines.registry import registered
-from rotbench.perception.protocol import Claim
 from rotbench.results import Report, render, write_report, write_run
 from rotbench.results.presentation.compare import compare_reports, render_comparison
 from rotbench.results.presentation.tables import Col, column_groups, print_table

@@ -15,7 +15,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from rotbench.engines.protocol import Hit
+from rotbench.contract.engine import Hit
 
 
 class Sound:

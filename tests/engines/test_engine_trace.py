@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from rotbench.engines.registry import EngineError, EngineInfo, check_factory, load_factory
+from rotbench.contract.registry import EngineError, EngineInfo
+from rotbench.engines.registry import check_factory, load_factory
 from rotbench.engines.trace import engine_roots, engine_trace
 from rotbench.pipeline.probe import EngineFailure, GuardedEngine
 

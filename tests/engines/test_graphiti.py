@@ -20,21 +20,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "flows"))
 from flow_helpers import figures, leaks  # noqa: E402
 
 from flows.rot_benchmark import rot_benchmark  # noqa: E402
+from rotbench.contract.model_client import Completion  # noqa: E402
+from rotbench.contract.perception import Claim  # noqa: E402
 from rotbench.embedding.shared import shared_embedder  # noqa: E402
 from rotbench.engines import builtin  # noqa: E402
-from rotbench.engines.estimate import project_engines  # noqa: E402
-from rotbench.engines.graphiti_estimate import recorded_calls  # noqa: E402
-from rotbench.engines.graphiti_llm import (  # noqa: E402
+from rotbench.engines.adapters.graphiti.estimate import recorded_calls  # noqa: E402
+from rotbench.engines.adapters.graphiti.llm import (  # noqa: E402
     GraphitiAnswerError,
     ModelLLM,
     ScriptedLLM,
     parse_answer,
 )
 from rotbench.engines.registry import resolve  # noqa: E402
-from rotbench.perception.client import Completion  # noqa: E402
-from rotbench.perception.model import LLMSettings, estimate  # noqa: E402
+from rotbench.estimate.engines import project_engines  # noqa: E402
+from rotbench.estimate.perception import estimate  # noqa: E402
+from rotbench.perception.model import LLMSettings  # noqa: E402
 from rotbench.perception.oracle import OracleChecker  # noqa: E402
-from rotbench.perception.protocol import Claim  # noqa: E402
 from rotbench.testing.fake_anthropic import FakeAnthropic  # noqa: E402
 from rotbench.world import generate_world  # noqa: E402
 
@@ -113,7 +114,7 @@ def test_generator_3_figures(run_generator_3, engine: str) -> None:
 
 GUARD_PROBE = """
 import json, os, sys
-from rotbench.engines.graphiti_env import import_graphiti
+from rotbench.engines.adapters.graphiti.env import import_graphiti
 import_graphiti()
 from graphiti_core.telemetry import telemetry
 os.environ["GRAPHITI_TELEMETRY_ENABLED"] = "true"

@@ -18,6 +18,9 @@ pytest.importorskip("hindsight_api")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "flows"))
 from flow_helpers import figures, leaks  # noqa: E402
 
+from rotbench.contract.engine import Document  # noqa: E402
+from rotbench.contract.perception import Claim  # noqa: E402
+from rotbench.contract.registry import EngineError  # noqa: E402
 from rotbench.engines import builtin, registry  # noqa: E402
 from rotbench.engines.adapters.hindsight import postgres  # noqa: E402
 from rotbench.engines.adapters.hindsight.engine import bank_of, content_of  # noqa: E402
@@ -26,10 +29,8 @@ from rotbench.engines.adapters.hindsight.llm import (  # noqa: E402
     ScriptedAnswers,
     with_history,
 )
-from rotbench.engines.protocol import Document  # noqa: E402
-from rotbench.engines.registry import EngineError, resolve  # noqa: E402
+from rotbench.engines.registry import resolve  # noqa: E402
 from rotbench.perception.oracle import OracleChecker  # noqa: E402
-from rotbench.perception.protocol import Claim  # noqa: E402
 from rotbench.world.models import Turn  # noqa: E402
 
 F1, F2 = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"

@@ -18,6 +18,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "flows"))
 from flow_helpers import figures, leaks  # noqa: E402
 
 from flows.rot_benchmark import rot_benchmark  # noqa: E402
+from rotbench.contract.engine import Document  # noqa: E402
+from rotbench.contract.perception import Claim  # noqa: E402
+from rotbench.contract.registry import EngineError  # noqa: E402
 from rotbench.embedding.shared import shared_embedder  # noqa: E402
 from rotbench.engines import builtin, registry  # noqa: E402
 from rotbench.engines.adapters.langmem.chat import (  # noqa: E402
@@ -29,12 +32,11 @@ from rotbench.engines.adapters.langmem.chat import (  # noqa: E402
 )
 from rotbench.engines.adapters.langmem.engine import dated_messages  # noqa: E402
 from rotbench.engines.adapters.langmem.estimate import recorded_calls  # noqa: E402
-from rotbench.engines.estimate import project_engines  # noqa: E402
-from rotbench.engines.protocol import Document  # noqa: E402
-from rotbench.engines.registry import EngineError, resolve  # noqa: E402
-from rotbench.perception.model import LLMSettings, estimate  # noqa: E402
+from rotbench.engines.registry import resolve  # noqa: E402
+from rotbench.estimate.engines import project_engines  # noqa: E402
+from rotbench.estimate.perception import estimate  # noqa: E402
+from rotbench.perception.model import LLMSettings  # noqa: E402
 from rotbench.perception.oracle import OracleChecker  # noqa: E402
-from rotbench.perception.protocol import Claim  # noqa: E402
 from rotbench.testing.fake_anthropic import FakeAnthropic  # noqa: E402
 from rotbench.world import generate_world  # noqa: E402
 from rotbench.world.models import Turn  # noqa: E402

@@ -15,14 +15,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "flows"))
 from flow_helpers import figures, leaks  # noqa: E402
 
 from flows.rot_benchmark import rot_benchmark  # noqa: E402
+from rotbench.contract.extraction import world_documents  # noqa: E402
+from rotbench.contract.registry import EngineError  # noqa: E402
 from rotbench.embedding.shared import shared_embedder  # noqa: E402
 from rotbench.engines import builtin, registry  # noqa: E402
-from rotbench.engines.estimate import project_engines  # noqa: E402
-from rotbench.engines.mem0_engine import messages_of, scripted_answer  # noqa: E402
-from rotbench.engines.registry import EngineError, resolve  # noqa: E402
-from rotbench.perception.model import LLMSettings, estimate  # noqa: E402
+from rotbench.engines.adapters.mem0.engine import messages_of, scripted_answer  # noqa: E402
+from rotbench.engines.registry import resolve  # noqa: E402
+from rotbench.estimate.engines import project_engines  # noqa: E402
+from rotbench.estimate.perception import estimate  # noqa: E402
+from rotbench.perception.model import LLMSettings  # noqa: E402
 from rotbench.perception.oracle import OracleExtractor  # noqa: E402
-from rotbench.pipeline.extract import world_documents  # noqa: E402
 from rotbench.results.files.worlds import iter_worlds  # noqa: E402
 from rotbench.testing.fake_anthropic import FakeAnthropic  # noqa: E402
 from rotbench.world import generate_world  # noqa: E402

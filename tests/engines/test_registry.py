@@ -8,9 +8,10 @@ import pytest
 from typer.testing import CliRunner
 
 from rotbench.cli.main import app
+from rotbench.contract.engine import Hit
+from rotbench.contract.registry import EngineError, EngineInfo
 from rotbench.engines import registry
-from rotbench.engines.protocol import Hit
-from rotbench.engines.registry import EngineError, EngineInfo, resolve
+from rotbench.engines.registry import resolve
 from rotbench.pipeline.probe import EngineFailure, GuardedEngine, validate_hits
 
 runner = CliRunner()
@@ -21,7 +22,7 @@ def test_builtins_are_registered_through_entry_points() -> None:
     assert {"reference", "transcript-rag", "latest-wins"} <= set(found)
     assert found["reference"].separable and found["reference"].takes == "claims"
     assert found["transcript-rag"].takes == "documents" and not found["transcript-rag"].paid_calls
-    assert found["latest-wins"].factory == "rotbench.engines.latest_wins:make_engine"
+    assert found["latest-wins"].factory == "rotbench.engines.baselines.latest_wins:make_engine"
 
 
 def test_unknown_engine_suggests_the_closest_name() -> None:

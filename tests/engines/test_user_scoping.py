@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
+from rotbench.contract.context import EngineContext
+from rotbench.contract.engine import accepts_user
+from rotbench.contract.model_client import RefusingClient
 from rotbench.embedding import FAKE_MODEL_ID, Embedder, hashing_encoder
-from rotbench.engines.context import EngineContext
-from rotbench.engines.protocol import accepts_user
-from rotbench.perception.client import RefusingClient
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
 from rotbench.pipeline.probe_shared import probe_shared, shared_documents
 from rotbench.scoring import compute_metrics, score_world
@@ -32,8 +32,8 @@ def context(tmp_path, shared, variant=None) -> EngineContext:
 
 
 def factories():
-    from rotbench.engines.latest_wins import make_engine as latest_wins
-    from rotbench.engines.transcript_rag import make_engine as transcript_rag
+    from rotbench.engines.baselines.latest_wins import make_engine as latest_wins
+    from rotbench.engines.baselines.transcript_rag import make_engine as transcript_rag
     from rotbench.reference.engine import make_engine as reference
 
     return {"reference": reference, "latest-wins": latest_wins,
@@ -69,8 +69,8 @@ def test_partitioned_engines_answer_each_user_from_their_own_documents(name, sha
 
 
 def test_a_single_user_engine_is_unchanged_by_the_partitions(tmp_path) -> None:
-    from rotbench.engines.transcript_rag import TranscriptRAG
-    from rotbench.pipeline.extract import world_documents
+    from rotbench.contract.extraction import world_documents
+    from rotbench.engines.baselines.transcript_rag import TranscriptRAG
 
     shared = compose_shared_world(42, 1, generator="2")
     engine = TranscriptRAG(context(tmp_path, shared))
@@ -84,7 +84,7 @@ def test_a_single_user_engine_is_unchanged_by_the_partitions(tmp_path) -> None:
 @pytest.mark.slow
 def test_mem0_scopes_add_and_search_by_user_id(shared, tmp_path) -> None:
     pytest.importorskip("mem0")
-    from rotbench.engines.mem0_engine import Mem0Engine
+    from rotbench.engines.adapters.mem0.engine import Mem0Engine
 
     engine = Mem0Engine(context(tmp_path, shared), infer=False)
     try:
@@ -103,7 +103,7 @@ def test_mem0_scopes_add_and_search_by_user_id(shared, tmp_path) -> None:
 @pytest.mark.slow
 def test_particles_keeps_one_store_per_user_in_numbered_folders(shared, tmp_path) -> None:
     pytest.importorskip("particles")
-    from rotbench.engines.particles_engine import ParticlesEngine
+    from rotbench.engines.adapters.particles.engine import ParticlesEngine
 
     ctx = context(tmp_path, shared)
     engine = ParticlesEngine(ctx)
@@ -143,7 +143,7 @@ def test_langmem_keeps_one_namespace_per_user(shared, tmp_path) -> None:
 
 def test_the_benchd_bridge_is_documented_unscoped() -> None:
     pytest.importorskip("benchd_harness")
-    from rotbench.engines import benchd_bridge
+    from rotbench.engines.adapters.benchd import engine as benchd_bridge
 
     assert not accepts_user(benchd_bridge.BenchdBridge.query)
     assert "unscoped" in benchd_bridge.__doc__

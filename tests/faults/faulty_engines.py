@@ -7,11 +7,11 @@ transcript's own lines. Ranking is plain cosine top-k over the given embedder.
 
 from __future__ import annotations
 
-from rotbench.engines._vectors import VectorTable
-from rotbench.engines.protocol import Document, Hit, Provenance
+from rotbench.contract.engine import Document, Hit, Provenance
+from rotbench.contract.extraction import lineage_of
+from rotbench.contract.perception import ClaimDraft
+from rotbench.engines.baselines.vectors import VectorTable
 from rotbench.perception.oracle import PRESENT, OracleExtractor
-from rotbench.perception.protocol import ClaimDraft
-from rotbench.pipeline.extract import lineage_of
 from rotbench.world.models import World
 
 

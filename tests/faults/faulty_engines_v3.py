@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rotbench.engines._vectors import VectorTable
-from rotbench.engines.protocol import Document, Hit, Provenance
+from rotbench.contract.engine import Document, Hit, Provenance
+from rotbench.contract.extraction import lineage_of
+from rotbench.contract.perception import ClaimDraft
+from rotbench.engines.baselines.vectors import VectorTable
 from rotbench.perception.oracle import PAST, PRESENT, RETRACTED, OracleExtractor
-from rotbench.perception.protocol import ClaimDraft
-from rotbench.pipeline.extract import lineage_of
 from rotbench.world.models import World
 
 

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 from faulty_engines_v3 import EventTimeEngine, _Entry
 
-from rotbench.engines._vectors import VectorTable
-from rotbench.engines.protocol import Document, Hit, Provenance
-from rotbench.perception.protocol import ClaimDraft
+from rotbench.contract.engine import Document, Hit, Provenance
+from rotbench.contract.perception import ClaimDraft
+from rotbench.engines.baselines.vectors import VectorTable
 
 
 @dataclass

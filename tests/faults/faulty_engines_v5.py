@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from faulty_engines_v3 import EventTimeEngine, _Entry
 
-from rotbench.engines.protocol import Document
+from rotbench.contract.engine import Document
+from rotbench.contract.perception import ClaimDraft
 from rotbench.perception.oracle import PAST
-from rotbench.perception.protocol import ClaimDraft
 
 
 class _Retiring(EventTimeEngine):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from rotbench.engines.protocol import Hit
+from rotbench.contract.engine import Hit
 
 print("hello from the engine module")  # noqa: T201 - the fault under test
 os.write(1, b"and straight to descriptor 1\n")

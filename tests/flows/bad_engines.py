@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from rotbench.engines.protocol import Hit
+from rotbench.contract.engine import Hit
 
 
 class _Base:

@@ -11,10 +11,10 @@ import re
 from pathlib import Path
 
 import pytest
+from rotbench.estimate.run import project_cost
 
 from flows.rot_benchmark import rot_benchmark
 from rotbench.perception.arms import run_settings
-from rotbench.perception.model.budget import project_cost
 from rotbench.runspec import RunSpec
 from rotbench.testing.fake_anthropic import FakeAnthropic, FakeRequest, oracle_answerer
 from rotbench.world import generate_world

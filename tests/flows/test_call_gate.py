@@ -19,16 +19,16 @@ from pathlib import Path
 import pytest
 
 from flows.rot_benchmark import rot_benchmark
-from rotbench.perception.client import Completion, Usage
-from rotbench.perception.model import LLMSettings
-from rotbench.perception.model._gate import GatedClient, ProcessGate, process_gate
-from rotbench.perception.model.budget import (
+from rotbench.contract.model_client import Completion, Usage
+from rotbench.perception.calls.budget import (
     Budget,
     BudgetedClient,
     BudgetReached,
     SpendLedger,
     most_cost_usd,
 )
+from rotbench.perception.calls.gate import GatedClient, ProcessGate, process_gate
+from rotbench.perception.model import LLMSettings
 from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
 from rotbench.world import generate_world
 

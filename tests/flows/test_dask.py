@@ -38,7 +38,7 @@ def api_server():
 def test_local_cluster_gives_the_local_results_exactly(api_server, tmp_path) -> None:
     """On the default generator (4 since issue 33), so the feature is held on the worlds a
     user gets by default."""
-    from rotbench.world.generate import DEFAULT_GENERATOR
+    from rotbench.world.generators.base import DEFAULT_GENERATOR
 
     assert DEFAULT_GENERATOR == "4"
     local, _ = run_flow(tmp_path / "local", seeds=SEEDS, days=DAYS,
@@ -72,7 +72,8 @@ def test_local_cluster_keeps_one_bound_and_one_budget(api_server, tmp_path,
 
     from flows.rot_benchmark import rot_benchmark
     from rotbench.embedding.shared import shared_embedder
-    from rotbench.perception.model import LLMSettings, estimate
+    from rotbench.estimate.perception import estimate
+    from rotbench.perception.model import LLMSettings
     from rotbench.reference.config import EngineConfig
     from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
     from rotbench.world import generate_world

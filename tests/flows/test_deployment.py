@@ -26,8 +26,8 @@ import re
 import duckdb
 import pytest
 
-from flows.stack import KEY, Stack
 from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
+from rotbench.testing.stack import KEY, Stack
 from rotbench.world import generate_world
 
 pytestmark = [pytest.mark.slow, pytest.mark.subprocess]

@@ -9,11 +9,11 @@ import duckdb
 import pytest
 from flow_helpers import clone_cache, run_flow
 
+from rotbench.contract.context import EngineContext
+from rotbench.contract.extraction import world_documents
+from rotbench.contract.model_client import RefusingClient
 from rotbench.embedding.shared import shared_embedder
-from rotbench.engines.context import EngineContext
-from rotbench.perception.client import RefusingClient
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.pipeline.extract import world_documents
 from rotbench.pipeline.probe import probe_world
 from rotbench.reference.engine import make_engine
 from rotbench.scoring import score_world

@@ -4,7 +4,7 @@ transient, or past its timeout) fails its own seed with a one-line reason while 
 seeds' report is written and names the missing seed.
 
 Each fault is a patched plain function a stage task calls (its row of the stage table,
-``rotbench.pipeline.stages.SPECS``, patched), counting its calls, so the attempts a stage
+``flows.tasks``, patched), counting its calls, so the attempts a stage
 made are counted exactly. The retry delays are cut to hundredths of a second."""
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def quick_retries(monkeypatch) -> None:
 
 def test_a_transient_failure_is_retried_and_changes_no_figure(tmp_path, monkeypatch,
                                                               clean) -> None:
-    real = SPECS["score"].function
+    real = tasks.score
     calls: list[int] = []
 
     def score(probes, scorer):
@@ -52,7 +52,7 @@ def test_a_transient_failure_is_retried_and_changes_no_figure(tmp_path, monkeypa
             raise OSError(28, "No space left on device")
         return real(probes, scorer)
 
-    monkeypatch.setitem(SPECS, "score", replace(SPECS["score"], function=score))
+    monkeypatch.setattr(tasks, "score", score)  # the stage function its task calls
     report, outcome = run_flow(tmp_path, seeds=SEEDS, days=DAYS, generator="2")
     assert len(calls) == len(SEEDS) + 1  # one retry, of the one failed attempt
     assert outcome.missing == {} and outcome.failures == []
@@ -66,7 +66,7 @@ def test_a_transient_failure_is_retried_and_changes_no_figure(tmp_path, monkeypa
 
 def test_a_failure_that_is_not_transient_fails_its_seed_alone_without_retry(
         tmp_path, monkeypatch, clean) -> None:
-    real = SPECS["generate"].function
+    real = tasks.generate
     attempts: Counter[int] = Counter()
 
     def generate(seed: int, days: int, generator: str, *rest):  # rest: volume, users, ids
@@ -75,7 +75,7 @@ def test_a_failure_that_is_not_transient_fails_its_seed_alone_without_retry(
             raise ValueError("seed 43 cannot be generated\nsecond line of detail")
         return real(seed, days, generator, *rest)
 
-    monkeypatch.setitem(SPECS, "generate", replace(SPECS["generate"], function=generate))
+    monkeypatch.setattr(tasks, "generate", generate)
     report, outcome = run_flow(tmp_path, seeds=SEEDS, days=DAYS, generator="2")
     assert attempts == {42: 1, 43: 1}
     assert outcome.missing == {43: "ValueError: seed 43 cannot be generated"}
@@ -94,7 +94,7 @@ def test_a_stage_past_its_timeout_fails_its_seed_alone(tmp_path, monkeypatch, cl
     thread by raising into it at its next Python instruction (it cannot interrupt one
     blocking call), so the stuck stage here waits in short sleeps. Without the timeout it
     would give up by itself after 60 s and the seed would not be missing."""
-    real = SPECS["generate"].function
+    real = tasks.generate
     attempts: Counter[int] = Counter()
 
     def generate(seed: int, days: int, generator: str, *rest):  # rest: volume, users, ids
@@ -105,8 +105,8 @@ def test_a_stage_past_its_timeout_fails_its_seed_alone(tmp_path, monkeypatch, cl
                 time.sleep(0.01)
         return real(seed, days, generator, *rest)
 
-    monkeypatch.setitem(SPECS, "generate", replace(SPECS["generate"], function=generate,
-                                                   timeout_seconds=2.0))
+    monkeypatch.setattr(tasks, "generate", generate)
+    monkeypatch.setitem(SPECS, "generate", replace(SPECS["generate"], timeout_seconds=2.0))
     monkeypatch.setattr(tasks, "RETRY_DELAYS_SECONDS", [])  # one attempt: the timeout alone
     report, outcome = run_flow(tmp_path, seeds=SEEDS, days=DAYS, generator="2")
     assert attempts == {42: 1, 43: 1}

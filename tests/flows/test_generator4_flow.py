@@ -23,7 +23,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from flow_helpers import run_flow  # noqa: E402
 
-from rotbench.world.generate import DEFAULT_GENERATOR  # noqa: E402
+from rotbench.world.generators.base import DEFAULT_GENERATOR  # noqa: E402
 
 ENGINES = ["reference", "examples.my_engine:make_engine"]
 NEW = ("successor_first", "dependent_stale_first", "premise_stale_first",

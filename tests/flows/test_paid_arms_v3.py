@@ -11,7 +11,8 @@ from flow_helpers import run_flow
 
 from flows.rot_benchmark import rot_benchmark
 from rotbench.embedding.shared import shared_embedder
-from rotbench.perception.model import LLMSettings, estimate
+from rotbench.estimate.perception import estimate
+from rotbench.perception.model import LLMSettings
 from rotbench.perception.model._prompts import (
     EXTRACT_PROMPTS,
     document_text_of,

@@ -307,18 +307,18 @@ class _StageCalls:
         calls = self
         original_stage = world.WorldStages.stage
 
-        def stage(self, name, records, key, label=None, **payload):
-            calls.looked_up.append(name)
-            return original_stage(self, name, records, key, label, **payload)
+        def stage(self, stage_task, records, key, label=None, **payload):
+            calls.looked_up.append(stage_task.name)
+            return original_stage(self, stage_task, records, key, label, **payload)
 
-        class Tasks(dict):
-            def __getitem__(self, name):
-                calls.task_runs.append(name)
-                return dict.__getitem__(self, name)
+        original_configure = world.configure
 
-        original_tasks = world.configured_tasks
+        def configure(stage_task, cache_dir):
+            calls.task_runs.append(stage_task.name)
+            return original_configure(stage_task, cache_dir)
+
         monkeypatch.setattr(world.WorldStages, "stage", stage)
-        monkeypatch.setattr(world, "configured_tasks", lambda d: Tasks(original_tasks(d)))
+        monkeypatch.setattr(world, "configure", configure)
 
 
 def test_a_warm_world_is_one_cached_task_and_looks_up_no_stage(baseline, tmp_path,

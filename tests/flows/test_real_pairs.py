@@ -14,7 +14,8 @@ from flow_helpers import clone_cache, computed, run_flow
 
 from flows.rot_benchmark import rot_benchmark
 from rotbench.embedding.shared import shared_embedder
-from rotbench.perception.model import LLMSettings, estimate
+from rotbench.estimate.perception import estimate
+from rotbench.perception.model import LLMSettings
 from rotbench.reference.config import EngineConfig
 from rotbench.rulings import ORACLE_REASON, read_rulings
 from rotbench.testing.fake_anthropic import FakeAnthropic, FakeRequest, oracle_answerer

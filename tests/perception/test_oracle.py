@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from rotbench.engines.protocol import Document
-from rotbench.perception.client import RefusingClient
+from rotbench.contract.engine import Document
+from rotbench.contract.model_client import RefusingClient
+from rotbench.contract.perception import Checker, Claim, Extractor
 from rotbench.perception.oracle import TEMPLATES, OracleChecker, OracleExtractor
-from rotbench.perception.protocol import Checker, Claim, Extractor
 from rotbench.world.invariants import check_pools, value_pattern
 from rotbench.world.pools import ATTRIBUTES, all_template_texts
 from tests.reference.engine_helpers import POOLS, documents, fact, make_world, page, session
@@ -116,7 +116,7 @@ def test_oracle_perception_never_calls_its_client() -> None:
 def test_oracle_reads_every_question_a_world_asks() -> None:
     """The question tables stay in step with the generator's questions: every probe of both
     generators gets a frame; only attribute questions name the user and a slot of the world."""
-    from rotbench.perception.protocol import QuestionFrame
+    from rotbench.contract.perception import QuestionFrame
     from rotbench.world import generate_world
     from rotbench.world.pools import (
         NEAR_MISS_FRAMES,
@@ -145,8 +145,9 @@ def test_oracle_reads_every_question_a_world_asks() -> None:
 def test_oracle_texts_hold_every_text_a_scripted_world_embeds() -> None:
     """Pinned: 703 texts (7 templates x 97 pool values, 12 attribute questions, 4 unrelated
     and 8 near-miss questions); every seed's index texts are among them, both generators."""
+    from rotbench.contract.extraction import world_documents
     from rotbench.perception.oracle import oracle_texts
-    from rotbench.pipeline.extract import extract_documents, world_documents
+    from rotbench.pipeline.extract import extract_concurrently
     from rotbench.pipeline.index import index_texts
     from rotbench.world import generate_world
 
@@ -157,8 +158,10 @@ def test_oracle_texts_hold_every_text_a_scripted_world_embeds() -> None:
     for generator in ("1", "2"):
         for seed in (42, 43, 44, 1000):
             world = generate_world(seed, generator=generator)
-            extraction = extract_documents(world_documents(world), OracleExtractor(world),
-                                           [p.question for p in world.probes])
+            extraction = extract_concurrently(world_documents(world),
+                                              OracleExtractor(world),
+                                              concurrency=1,
+                                              questions=[p.question for p in world.probes])
             seen.update(index_texts(world, extraction))
     assert seen <= set(texts)
     assert len(seen) == 219  # these 8 worlds alone already need a third of them
@@ -169,8 +172,9 @@ def test_generator_3_oracle_texts_hold_every_text_its_worlds_embed() -> None:
     warm-up (3 templates x 97 pool values more), so its index stages find every text
     embedded too (before, the warm-up held only the 703 and every gen-3 index stage loaded
     the model for the rest)."""
+    from rotbench.contract.extraction import world_documents
     from rotbench.perception.oracle import oracle_texts
-    from rotbench.pipeline.extract import extract_documents, world_documents
+    from rotbench.pipeline.extract import extract_concurrently
     from rotbench.pipeline.index import index_texts
     from rotbench.world import generate_world
 
@@ -179,7 +183,9 @@ def test_generator_3_oracle_texts_hold_every_text_its_worlds_embed() -> None:
     seen: set[str] = set()
     for seed in (42, 43, 44, 1000):
         world = generate_world(seed, generator="3")
-        extraction = extract_documents(world_documents(world), OracleExtractor(world),
-                                       [p.question for p in world.probes])
+        extraction = extract_concurrently(world_documents(world),
+                                          OracleExtractor(world),
+                                          concurrency=1,
+                                          questions=[p.question for p in world.probes])
         seen.update(index_texts(world, extraction))
     assert seen <= set(texts) and not seen <= set(oracle_texts())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rotbench.engines.protocol import Document
+from rotbench.contract.engine import Document
 from rotbench.world.models import Attribute, Change, Fact, Session, Turn, World
 
 POOLS: dict[str, tuple[str, list[str]]] = {

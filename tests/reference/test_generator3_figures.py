@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import pytest
 
+from rotbench.contract.extraction import world_documents
 from rotbench.embedding import Embedder
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.pipeline.extract import extract_documents, world_documents
+from rotbench.pipeline.extract import extract_concurrently
 from rotbench.pipeline.index import index_texts
 from rotbench.pipeline.probe import probe_as_of
 from rotbench.reference.config import EngineConfig
@@ -95,8 +96,10 @@ def runs(embedder):
     pairs = dict.fromkeys(configs, 0)
     for seed in SEEDS:
         world = generate_world(seed, 90, "3")
-        extraction = extract_documents(world_documents(world), OracleExtractor(world),
-                                       questions=[p.question for p in world.probes])
+        extraction = extract_concurrently(world_documents(world),
+                                          OracleExtractor(world),
+                                          concurrency=1,
+                                          questions=[p.question for p in world.probes])
         embedder.ensure(index_texts(world, extraction))
         for name, config in configs.items():
             ledger = deposit(extraction, embedder, OracleChecker(), config)
@@ -137,8 +140,10 @@ def test_engine_0_5_0_changes_nothing_on_generator_3(embedder) -> None:
     """Seed 42, generator 3: engine 0.5.0 with its five new switches on and off files the
     same events and serves the same hits (0.4.0's ledger decisions, to the event)."""
     world = generate_world(42, 90, "3")
-    extraction = extract_documents(world_documents(world), OracleExtractor(world),
-                                   questions=[p.question for p in world.probes])
+    extraction = extract_concurrently(world_documents(world),
+                                      OracleExtractor(world),
+                                      concurrency=1,
+                                      questions=[p.question for p in world.probes])
     embedder.ensure(index_texts(world, extraction))
     seen = []
     for overrides in ((), CONFIGS["0.5.0 rules off"]):
@@ -155,8 +160,10 @@ def test_the_new_rules_change_nothing_on_generator_2(embedder) -> None:
     """On a generator-2 world (no late documents, events, sets or temporary states) engine
     0.4.0 and its six rules switched off give the same ledger decisions and the same hits."""
     world = generate_world(42, 90, "2")
-    extraction = extract_documents(world_documents(world), OracleExtractor(world),
-                                   questions=[p.question for p in world.probes])
+    extraction = extract_concurrently(world_documents(world),
+                                      OracleExtractor(world),
+                                      concurrency=1,
+                                      questions=[p.question for p in world.probes])
     embedder.ensure(index_texts(world, extraction))
     hits = []
     for overrides in (CONFIGS["0.4.0"], CONFIGS["all off"]):

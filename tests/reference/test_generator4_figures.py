@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import pytest
 
+from rotbench.contract.extraction import world_documents
 from rotbench.embedding import Embedder
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.pipeline.extract import extract_documents, world_documents
+from rotbench.pipeline.extract import extract_concurrently
 from rotbench.pipeline.index import index_texts
 from rotbench.pipeline.probe import probe_as_of
 from rotbench.reference.config import EngineConfig
@@ -85,8 +86,10 @@ def runs(tmp_path_factory):
     pairs = dict.fromkeys(configs, 0)
     for seed in SEEDS:
         world = generate_world(seed, 90, "4")
-        extraction = extract_documents(world_documents(world), OracleExtractor(world),
-                                       questions=[p.question for p in world.probes])
+        extraction = extract_concurrently(world_documents(world),
+                                          OracleExtractor(world),
+                                          concurrency=1,
+                                          questions=[p.question for p in world.probes])
         embedder.ensure(index_texts(world, extraction))
         for name, config in configs.items():
             ledger = deposit(extraction, embedder, OracleChecker(), config)

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from rotbench.contract.extraction import world_documents
 from rotbench.embedding import FAKE_MODEL_ID, Embedder, hashing_encoder
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.pipeline.extract import extract_documents, world_documents
+from rotbench.pipeline.extract import extract_concurrently
 from rotbench.reference.config import EngineConfig
 from rotbench.reference.lookahead import Lookahead, speculative
 from rotbench.reference.reconcile import _lookahead, deposit
@@ -56,7 +57,8 @@ class RecordingChecker:
 
 def _setup(tmp_path, seed: int = 42):
     world = generate_world(seed, generator="2")
-    extraction = extract_documents(world_documents(world), OracleExtractor(world))
+    extraction = extract_concurrently(world_documents(world), OracleExtractor(world),
+                                      concurrency=1)
     embedder = Embedder(tmp_path / "emb", FAKE_MODEL_ID, encoder=hashing_encoder)
     embedder.ensure(extraction.sentences())
     return extraction, embedder
@@ -102,7 +104,8 @@ def test_asking_ahead_on_generator_3_asks_exactly_what_deposit_asks(tmp_path, se
     (corrections, retractions, drops, set members): the lookahead follows the same rules,
     so on generator 3's late documents it prefetches only pairs the deposit asks for."""
     world = generate_world(seed, 90, "3")
-    extraction = extract_documents(world_documents(world), OracleExtractor(world))
+    extraction = extract_concurrently(world_documents(world), OracleExtractor(world),
+                                      concurrency=1)
     embedder = Embedder(tmp_path / "emb", FAKE_MODEL_ID, encoder=hashing_encoder)
     embedder.ensure(extraction.sentences())
     plain = deposit(extraction, embedder, OracleChecker(), EngineConfig())

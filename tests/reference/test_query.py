@@ -7,10 +7,10 @@ import math
 import pytest
 from engine_helpers import documents, fact, make_world, page, session
 
+from rotbench.contract.engine import AsOfEngine, Hit, MemoryEngine
 from rotbench.embedding import Embedder
-from rotbench.engines.protocol import AsOfEngine, Hit, MemoryEngine
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.pipeline.extract import extract_documents
+from rotbench.pipeline.extract import extract_concurrently
 from rotbench.reference import ENGINE_VERSION
 from rotbench.reference.config import EngineConfig
 from rotbench.reference.engine import ReferenceEngine
@@ -31,7 +31,7 @@ SESSIONS = [
 
 def ledger_of(sessions: list, embedder: Embedder) -> Ledger:
     world = make_world(sessions)
-    extraction = extract_documents(documents(world), OracleExtractor(world))
+    extraction = extract_concurrently(documents(world), OracleExtractor(world), concurrency=1)
     return deposit(extraction, embedder, OracleChecker(), EngineConfig())
 
 
@@ -152,7 +152,7 @@ def test_index_follows_later_deposits(fake_embedder: Embedder) -> None:
 
 # ---- the question's frame: present first, abstention ------------------------------------------
 
-from rotbench.perception.protocol import QuestionFrame  # noqa: E402
+from rotbench.contract.perception import QuestionFrame  # noqa: E402
 
 USER_CITY = QuestionFrame(subject="the user", slot="home_city")
 HISTORY = [

@@ -15,10 +15,11 @@ import numpy as np
 import pytest
 from engine_helpers import stale_spans
 
+from rotbench.contract.engine import Document
+from rotbench.contract.extraction import Extraction
 from rotbench.embedding import Embedder
-from rotbench.engines.protocol import Document
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.pipeline.extract import Extraction, extract_documents
+from rotbench.pipeline.extract import extract_concurrently
 from rotbench.reference.config import EngineConfig
 from rotbench.reference.ledger import Ledger
 from rotbench.reference.query import query_ledger
@@ -43,7 +44,7 @@ def worlds() -> dict[int, tuple[World, Extraction]]:
     for seed in SEEDS:
         world = generate_world(seed, generator="1")
         docs = [Document.from_session(s) for s in world.sessions]
-        out[seed] = (world, extract_documents(docs, OracleExtractor(world)))
+        out[seed] = (world, extract_concurrently(docs, OracleExtractor(world), concurrency=1))
     return out
 
 
@@ -169,9 +170,9 @@ HOME_CITIES = next(a for a in generate_world(42, generator="2").attributes
 
 def _move(embedder: Embedder, old: str, new: str, config: EngineConfig) -> Ledger:
     """Deposit the oracle's 'The user's home city is ``old``.' (day 2), then ``new`` (day 10)."""
+    from rotbench.contract.extraction import DocumentClaims
+    from rotbench.contract.perception import ClaimDraft
     from rotbench.perception.oracle import PRESENT
-    from rotbench.perception.protocol import ClaimDraft
-    from rotbench.pipeline.extract import DocumentClaims
 
     def doc(day: int, city: str) -> DocumentClaims:
         draft = ClaimDraft(subject="the user", slot="home_city", value=city, tense="present",
@@ -206,8 +207,8 @@ def test_no_home_city_update_is_missed_however_far_apart(embedder: Embedder) -> 
 def test_no_collateral_between_attributes_close_in_embedding_space(embedder: Embedder) -> None:
     """The project and the team share a codename, so their claims embed close together; a
     checker that calls every pair an update still retires nothing across slots."""
-    from rotbench.perception.protocol import ClaimDraft
-    from rotbench.pipeline.extract import DocumentClaims
+    from rotbench.contract.extraction import DocumentClaims
+    from rotbench.contract.perception import ClaimDraft
     from tests.reference.test_reconcile import AlwaysUpdate
 
     def doc(day: int, slot: str, label: str) -> DocumentClaims:
@@ -235,7 +236,7 @@ def test_multi_contributor_mode_same_decisions_on_a_world(
     docs = [
         Document.from_session(s, contributor=f"agent-{i % 3}") for i, s in enumerate(world.sessions)
     ]
-    extraction = extract_documents(docs, OracleExtractor(world))
+    extraction = extract_concurrently(docs, OracleExtractor(world), concurrency=1)
     config = EngineConfig().with_overrides(["store.multi_contributor=true"])
     multi = deposit(extraction, embedder, OracleChecker(), config)
     assert multi.events == ledgers[43].events
@@ -264,15 +265,16 @@ import sys
 from pathlib import Path
 from rotbench.reference.config import EngineConfig
 from rotbench.embedding import Embedder
-from rotbench.pipeline.extract import extract_documents
+from rotbench.pipeline.extract import extract_concurrently
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.engines.protocol import Document
+from rotbench.contract.engine import Document
 from rotbench.reference.query import query_ledger
 from rotbench.reference.reconcile import deposit
 from rotbench.world import generate_world
 world = generate_world(44, generator="1")
 emb = Embedder(Path({str(cache_dir)!r}))
-ex = extract_documents([Document.from_session(s) for s in world.sessions], OracleExtractor(world))
+ex = extract_concurrently([Document.from_session(s) for s in world.sessions],
+                          OracleExtractor(world), 1)
 ledger = deposit(ex, emb, OracleChecker(), EngineConfig())
 hits = [query_ledger(ledger, p.question, p.day, 10, EngineConfig(), emb) for p in world.probes]
 print(len(hits), emb.model_loads, "torch" in sys.modules)

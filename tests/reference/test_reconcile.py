@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from engine_helpers import documents, fact, make_world, page, session
 
+from rotbench.contract.perception import Claim, Judgement
 from rotbench.embedding import Embedder
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.perception.protocol import Claim, Judgement
-from rotbench.pipeline.extract import extract_documents
+from rotbench.pipeline.extract import extract_concurrently
 from rotbench.reference.config import EngineConfig
 from rotbench.reference.ledger import Ledger, Quarantine, Retirement, ReviewRecord
 from rotbench.reference.reconcile import deposit
@@ -59,7 +59,8 @@ def run(
     contributors: list[str] | None = None,
 ) -> Ledger:
     world = make_world(sessions)
-    extraction = extract_documents(documents(world, contributors), OracleExtractor(world))
+    extraction = extract_concurrently(documents(world, contributors), OracleExtractor(world),
+                                      concurrency=1)
     config = EngineConfig().with_overrides(list(overrides))
     return deposit(extraction, embedder, checker or OracleChecker(), config)
 
@@ -263,7 +264,8 @@ def test_checker_must_answer_every_pair(fake_embedder: Embedder) -> None:
 
 def test_documents_must_come_in_delivery_order(fake_embedder: Embedder) -> None:
     world = make_world(UPDATE)
-    extraction = extract_documents(documents(world)[::-1], OracleExtractor(world))
+    extraction = extract_concurrently(documents(world)[::-1], OracleExtractor(world),
+                                      concurrency=1)
     with pytest.raises(ValueError, match=r"\(delivered day 2\) deposited after day 10"):
         deposit(extraction, fake_embedder, OracleChecker(), EngineConfig())
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import pytest
 from engine_helpers import POOLS, documents, fact, session
 
+from rotbench.contract.perception import QuestionFrame
 from rotbench.embedding import Embedder
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.perception.protocol import QuestionFrame
-from rotbench.pipeline.extract import extract_documents
+from rotbench.pipeline.extract import extract_concurrently
 from rotbench.reference.config import EngineConfig
 from rotbench.reference.ledger import Ledger
 from rotbench.reference.query import query_ledger
@@ -58,7 +58,7 @@ def run(sessions: list[Session], embedder: Embedder, overrides: tuple[str, ...] 
         ) -> tuple[World, Ledger, EngineConfig]:
     world = world_of(sessions)
     config = EngineConfig().with_overrides(list(overrides))
-    extraction = extract_documents(documents(world), OracleExtractor(world))
+    extraction = extract_concurrently(documents(world), OracleExtractor(world), concurrency=1)
     return world, deposit(extraction, embedder, OracleChecker(), config), config
 
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import pytest
 
+from rotbench.contract.extraction import DocumentClaims, Extraction
+from rotbench.contract.perception import ClaimDraft, Dependency, QuestionFrame
 from rotbench.embedding import Embedder
 from rotbench.perception.oracle import OracleChecker
-from rotbench.perception.protocol import ClaimDraft, Dependency, QuestionFrame
-from rotbench.pipeline.extract import DocumentClaims, Extraction
 from rotbench.reference.config import EngineConfig
 from rotbench.reference.ledger import Activation, Ending, Ledger, Reinstatement
 from rotbench.reference.query import query_ledger

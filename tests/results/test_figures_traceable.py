@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from rotbench.cli.main import app
 from rotbench.perception.arms import ArmRuntime
-from rotbench.perception.model._records import CallFailure, PerceptionStats
+from rotbench.perception.calls.records import CallFailure, PerceptionStats
 from rotbench.pipeline.record import selection_for
 from rotbench.results import Report, render, write_report, write_run
 from rotbench.runspec import RunSpec
@@ -70,7 +70,7 @@ def test_a_run_with_failed_calls_is_marked_degraded_everywhere(tmp_path: Path,
 
 def test_strict_makes_a_degraded_run_exit_3(tmp_path: Path, small_report: Report,
                                             monkeypatch) -> None:
-    import rotbench.cli.run_cmd as run_cmd
+    import rotbench.cli.run as run_cmd
 
     degraded = small_report.model_copy(update={"degraded": ["3 checks left undecided after "
                                                             "failed model calls"]})

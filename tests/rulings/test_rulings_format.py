@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from rotbench.contract.perception import Claim, Judgement
 from rotbench.perception.model._prompts import CHECK_PROMPTS
 from rotbench.perception.oracle import OracleChecker
-from rotbench.perception.protocol import Claim, Judgement
 from rotbench.rulings import (
     Ruling,
     RulingClaim,

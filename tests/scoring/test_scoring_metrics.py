@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from rotbench.engines.protocol import Provenance
+from rotbench.contract.engine import Provenance
 from rotbench.scoring import (
     CORE_METRICS,
     FLOORS,

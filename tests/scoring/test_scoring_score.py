@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rotbench.engines.protocol import Hit, Provenance
+from rotbench.contract.engine import Hit, Provenance
 from rotbench.perception.oracle import PAST, PRESENT, RELAYED
 from rotbench.scoring import (
     MissingClaimText,

@@ -6,11 +6,11 @@ import re
 
 import pytest
 
-from rotbench.engines.protocol import Document
-from rotbench.pipeline.extract import world_documents
+from rotbench.contract.engine import Document
+from rotbench.contract.extraction import world_documents
 from rotbench.runspec import RunSpec
 from rotbench.world import WorldConfigError, generate_world
-from rotbench.world.generate import GENERATOR_VERSIONS
+from rotbench.world.generators.base import GENERATOR_VERSIONS
 from rotbench.world.models import Fact, Session, Turn, World, knowable_truth
 from rotbench.world.pools import ATTRIBUTES
 from rotbench.world.pools_v3 import all_template_texts_v3, wordings

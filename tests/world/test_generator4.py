@@ -6,10 +6,10 @@ from collections import Counter
 
 import pytest
 
-from rotbench.engines.protocol import Document
+from rotbench.contract.engine import Document
+from rotbench.contract.perception import Dependency as ClaimDependency
 from rotbench.perception.oracle import OracleExtractor, oracle_texts
-from rotbench.perception.protocol import Dependency as ClaimDependency
-from rotbench.world.generate import WorldConfigError, days_problem, generate_world
+from rotbench.world.generators.base import WorldConfigError, days_problem, generate_world
 from rotbench.world.models import Dependency, World
 
 SEEDS = (42, 43, 44)

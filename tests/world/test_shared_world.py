@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rotbench.engines.protocol import Document, accepts_user
+from rotbench.contract.engine import Document, accepts_user
 from rotbench.pipeline.probe_shared import delivery_day, shared_documents
 from rotbench.world import generate_world
 from rotbench.world.shared import (

@@ -231,7 +231,7 @@ def test_a_broken_pool_is_refused_even_after_a_sound_one_was_checked(monkeypatch
     """The pool check runs once per distinct pool set: a changed set is checked again."""
     import dataclasses
 
-    from rotbench.world import generate as gen
+    from rotbench.world.generators import base as gen
 
     generate_world(42, generator="2")  # the shipped pools, checked (and remembered)
     first, second = ATTRIBUTES[0], ATTRIBUTES[1]

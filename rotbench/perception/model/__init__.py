@@ -1,63 +1,74 @@
-"""Model-backed perception for the probe and live arms, and the model-client seam.
+"""Model-backed perception for the probe and live arms: the perceiving side (perception,
+prompts, wiring, batches) here, and the client side (``rotbench.perception.calls``) re-exported.
 
 Public surface (everything else is private):
 
 - clients: ``ModelClient``, ``Completion``, ``Usage``, ``RefusingClient``, ``RefusedCall``
-  (``rotbench.perception.client``); ``AnthropicClient``, ``require_api_key``, ``MissingApiKey``
-  (``rotbench.perception.model.anthropic_client``; the SDK is imported on first use only).
-- perception: ``LiveExtractor``, ``LiveChecker``, ``extract_concurrently``.
+  (``rotbench.contract.model_client``); ``AnthropicClient``, ``require_api_key``, ``MissingApiKey``
+  (``rotbench.perception.calls.anthropic_client``; the SDK is imported on first use only).
+- perception: ``LiveExtractor``, ``LiveChecker`` (run them over documents with
+  ``rotbench.pipeline.extract.extract_concurrently``).
 - configuration and money: ``LLMSettings``, ``UsageMeter``, ``UsageReport``, ``StageUsage``.
 - persistence: ``CallCache`` (one JSON file per completed call).
 - reporting: ``PerceptionStats``, ``CallFailure``, ``LLMRunSummary``; errors
   ``ModelCallError`` (recorded), ``FatalModelError`` (raised).
-- planning: ``estimate``, ``Estimate``, ``StageEstimate``, ``slots_from_world``, and the
-  pieces an engine's own estimate is made of (``approx_tokens``, ``MESSAGE_OVERHEAD_TOKENS``,
-  ``cost_usd``, ``call_key``).
+- planning: ``slots_from_world``, ``cost_usd``, ``call_key``; the projection itself
+  (``estimate``, ``approx_tokens``, ...) is the run-level ``rotbench.estimate``.
 - the prompts' wire format, for fakes that answer them (``prompt_kind``,
   ``document_text_of``, ``question_text_of``, ``claim_views_of``, ``RETRY_MARKER``;
   ``extract_prompt_of``, ``names_a_time`` and ``written_date_of`` for the dated ``extract-v3``).
 - wiring: ``build_perception`` -> ``LivePerception``.
 - the run's bound on calls in flight: ``CallGate``, ``ProcessGate``, ``process_gate``,
-  ``forget_process_gate``, ``GatedClient`` (``_gate``).
+  ``forget_process_gate``, ``GatedClient`` (``calls.gate``).
 - Message Batches: ``BatchRunner``, ``BatchCall``, ``BatchOutcome``, ``BatchTimeout``,
-  ``journal_summary`` (``_batch``); ``BatchChecker``, ``BatchOnlyClient``,
+  ``journal_summary`` (``calls.batch``); ``BatchChecker``, ``BatchOnlyClient``,
   ``batch_extraction`` (``_batch_perception``).
 """
 
-from rotbench.perception.client import Completion, ModelClient, RefusedCall, RefusingClient, Usage
-from rotbench.perception.model._batch import (
+from rotbench.contract.model_client import (
+    Completion,
+    ModelClient,
+    RefusedCall,
+    RefusingClient,
+    Usage,
+)
+from rotbench.perception.calls.anthropic_client import (
+    AnthropicClient,
+    MissingApiKey,
+    require_api_key,
+)
+from rotbench.perception.calls.batch import (
     BatchCall,
     BatchOutcome,
     BatchRunner,
     BatchTimeout,
     journal_summary,
 )
-from rotbench.perception.model._batch_perception import (
-    BatchChecker,
-    BatchOnlyClient,
-    batch_extraction,
-)
-from rotbench.perception.model._cache import CallCache, call_key
-from rotbench.perception.model._estimate import (
-    MESSAGE_OVERHEAD_TOKENS,
-    Estimate,
-    StageEstimate,
-    approx_tokens,
-    estimate,
-    oracle_pairs,
-    slots_from_world,
-)
-from rotbench.perception.model._gate import (
+from rotbench.perception.calls.cache import CallCache, call_key
+from rotbench.perception.calls.gate import (
     CallGate,
     GatedClient,
     ProcessGate,
     forget_process_gate,
     process_gate,
 )
+from rotbench.perception.calls.records import (
+    CallFailure,
+    FatalModelError,
+    ModelCallError,
+    PerceptionStats,
+)
+from rotbench.perception.calls.usage import StageUsage, UsageMeter, UsageReport
+from rotbench.perception.model._batch_perception import (
+    BatchChecker,
+    BatchOnlyClient,
+    batch_extraction,
+)
 from rotbench.perception.model._perception import (
     LiveChecker,
     LiveExtractor,
     live_extractor_stamp,
+    slots_from_world,
 )
 from rotbench.perception.model._prompts import (
     CHECK_PROMPTS,
@@ -73,12 +84,6 @@ from rotbench.perception.model._prompts import (
     written_date_of,
 )
 from rotbench.perception.model._prompts_v4 import EXTRACT_V4  # joins EXTRACT_PROMPTS
-from rotbench.perception.model._records import (
-    CallFailure,
-    FatalModelError,
-    ModelCallError,
-    PerceptionStats,
-)
 from rotbench.perception.model._settings import (
     DEFAULT_PRICES,
     DEFAULT_PRICES_DATE,
@@ -86,14 +91,7 @@ from rotbench.perception.model._settings import (
     LLMSettings,
     cost_usd,
 )
-from rotbench.perception.model._usage import StageUsage, UsageMeter, UsageReport
 from rotbench.perception.model._wiring import LivePerception, LLMRunSummary, build_perception
-from rotbench.perception.model.anthropic_client import (
-    AnthropicClient,
-    MissingApiKey,
-    require_api_key,
-)
-from rotbench.pipeline.extract import extract_concurrently
 
 __all__ = [
     "BatchCall",
@@ -109,9 +107,7 @@ __all__ = [
     "forget_process_gate",
     "journal_summary",
     "process_gate",
-    "MESSAGE_OVERHEAD_TOKENS",
     "RETRY_MARKER",
-    "approx_tokens",
     "claim_views_of",
     "cost_usd",
     "document_text_of",
@@ -128,7 +124,6 @@ __all__ = [
     "CallCache",
     "CallFailure",
     "Completion",
-    "Estimate",
     "FatalModelError",
     "InvalidAnswer",
     "LLMRunSummary",
@@ -145,16 +140,12 @@ __all__ = [
     "PerceptionStats",
     "RefusedCall",
     "RefusingClient",
-    "StageEstimate",
     "StageUsage",
     "Usage",
     "UsageMeter",
     "UsageReport",
     "build_perception",
     "call_key",
-    "estimate",
-    "extract_concurrently",
-    "oracle_pairs",
     "require_api_key",
     "slots_from_world",
 ]

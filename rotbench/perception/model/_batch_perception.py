@@ -1,5 +1,5 @@
 """Model-backed perception in batch mode (``--batch``): the same extractor and checker, their
-calls sent as Message Batches (``rotbench.perception.model._batch``) instead of one request each.
+calls sent as Message Batches (``rotbench.perception.calls.batch``) instead of one request each.
 
 - Extraction: ``batch_extraction`` submits every document and probe question of every world
   of the run as one batch (documents are independent), then one more batch for the answers
@@ -24,9 +24,11 @@ from concurrent.futures import Future
 
 from pydantic import BaseModel
 
-from rotbench.perception.client import Completion
-from rotbench.perception.model._batch import BatchCall, BatchOutcome, BatchRunner
-from rotbench.perception.model._cache import call_key
+from rotbench.contract.model_client import Completion
+from rotbench.contract.perception import Claim, Judgement
+from rotbench.perception.calls.batch import BatchCall, BatchOutcome, BatchRunner
+from rotbench.perception.calls.cache import call_key
+from rotbench.perception.calls.records import ModelCallError
 from rotbench.perception.model._perception import LiveChecker, LiveExtractor, _Asker
 from rotbench.perception.model._prompts import (
     CHECK_KINDS,
@@ -36,8 +38,6 @@ from rotbench.perception.model._prompts import (
     parse_answer,
     retry_prompt,
 )
-from rotbench.perception.model._records import ModelCallError
-from rotbench.perception.protocol import Claim, Judgement
 
 NOT_BATCHED = ("not answered by its message batch (errored, canceled or expired); the next "
                "run submits it again")

@@ -20,9 +20,12 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from rotbench.engines.protocol import Document
-from rotbench.perception.client import Completion, ModelClient, RefusedCall
-from rotbench.perception.model._cache import CallCache, call_key
+from rotbench.contract.engine import Document
+from rotbench.contract.model_client import Completion, ModelClient, RefusedCall
+from rotbench.contract.perception import Claim, ClaimDraft, Judgement, QuestionFrame
+from rotbench.perception.calls.cache import CallCache, call_key
+from rotbench.perception.calls.records import CallFailure, FatalModelError, PerceptionStats
+from rotbench.perception.calls.redact import one_line
 from rotbench.perception.model._prompts import (
     CHECK_KINDS,
     CHECK_PROMPTS,
@@ -35,9 +38,7 @@ from rotbench.perception.model._prompts import (
     parse_answer,
     retry_prompt,
 )
-from rotbench.perception.model._records import CallFailure, FatalModelError, PerceptionStats
-from rotbench.perception.model._redact import one_line
-from rotbench.perception.protocol import Claim, ClaimDraft, Judgement, QuestionFrame
+from rotbench.world.models import World
 
 log = logging.getLogger("rotbench.perception.model")
 
@@ -531,3 +532,8 @@ class LiveChecker(_LivePerception):
         for future in futures:
             future.cancel()
         wait_for(futures)
+
+
+def slots_from_world(world: World) -> dict[str, str]:
+    """The slot vocabulary of a world: attribute key -> label."""
+    return {a.key: a.label for a in world.attributes}

@@ -29,8 +29,8 @@ from pydantic import (
     model_validator,
 )
 
-from rotbench.engines.protocol import Document
-from rotbench.perception.protocol import Claim, ClaimDraft, ClaimEvent, QuestionFrame
+from rotbench.contract.engine import Document
+from rotbench.contract.perception import Claim, ClaimDraft, ClaimEvent, QuestionFrame
 
 CheckKind = Literal["contradiction", "slot"]
 CHECK_KINDS: tuple[CheckKind, ...] = ("contradiction", "slot")
@@ -130,7 +130,7 @@ class ExtractionAnswer(BaseModel):
 
 _NULLS = ("", "null", "none", "n/a", "unknown")
 EVENTS: tuple[str, ...] = ("correction", "retraction", "scheduled", "member_add", "member_drop")
-"""The events an ``extract-v3`` claim may carry (``rotbench.perception.protocol.ClaimEvent``)."""
+"""The events an ``extract-v3`` claim may carry (``rotbench.contract.perception.ClaimEvent``)."""
 
 
 def _as_date(v: object, field: str) -> date | None:

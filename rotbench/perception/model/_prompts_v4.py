@@ -2,7 +2,7 @@
 
 Prompts are data: this module holds the text of the v4 system prompts, the answer shapes
 they ask for and the small ``ExtractPrompt`` subclass that turns answers into drafts. What
-v4 adds, each mapped onto the shared contract (``rotbench.perception.protocol``):
+v4 adds, each mapped onto the shared contract (``rotbench.contract.perception``):
 
 - ``mood: "conditional"`` with ``depends_on``: a declared successor ("if I ever leave
   Lisbon, my gym will be Summit Climbing");
@@ -31,7 +31,8 @@ from pydantic import (
     model_validator,
 )
 
-from rotbench.engines.protocol import Document
+from rotbench.contract.engine import Document
+from rotbench.contract.perception import ClaimDraft, Dependency, QuestionFrame
 from rotbench.perception.model._prompts import (
     _EXTRACT_SYSTEM_V3,
     _MOOD_SPELLINGS_V3,
@@ -45,7 +46,6 @@ from rotbench.perception.model._prompts import (
     QuestionAnswer,
     _read_mood,
 )
-from rotbench.perception.protocol import ClaimDraft, Dependency, QuestionFrame
 
 V4_FIELDS = ("depends_on",)
 """The claim field ``extract-v4`` adds to v3's answer (besides the mood 'conditional')."""

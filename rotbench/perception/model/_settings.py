@@ -10,6 +10,16 @@ import math
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from rotbench.perception.calls.prices import (
+    BATCH_PRICE_FACTOR,
+    CACHE_READ_PRICE_FACTOR,
+    CACHE_WRITE_PRICE_FACTOR,
+    DEFAULT_PRICES,
+    DEFAULT_PRICES_DATE,
+    DEFAULT_PRICES_SOURCE,
+    Price,
+    cost_usd,
+)
 from rotbench.perception.model._prompts import (
     CHECK_PROMPTS,
     DEFAULT_CHECK_PROMPT,
@@ -25,29 +35,7 @@ from rotbench.ranges import (
     MIN_BATCH_POLL_SECONDS,
 )
 
-Price = tuple[float, float]
-"""(input_usd_per_mtok, output_usd_per_mtok): US dollars per million input / output tokens."""
-
-CACHE_READ_PRICE_FACTOR = 0.1
-"""Prompt-cache reads are billed at this fraction of the input price."""
-CACHE_WRITE_PRICE_FACTOR = 1.25
-"""Prompt-cache writes (5-minute TTL) are billed at this multiple of the input price."""
-BATCH_PRICE_FACTOR = 0.5
-"""Message Batches bill all usage (input, output, cache reads and writes) at this fraction of
-the standard prices (Anthropic's pricing page: batch processing is 50% off)."""
 DAY_SECONDS = 24 * 3600.0
-
-DEFAULT_PRICES: dict[str, Price] = {
-    "claude-sonnet-4-6": (3.0, 15.0),
-    "claude-haiku-4-5": (1.0, 5.0),
-}
-"""List prices of the default models, US dollars per million (input, output) tokens, so that
-``--estimate`` and a run's usage give dollars out of the box. Anthropic's published list
-prices (https://platform.claude.com/docs/en/about-claude/pricing, "Model pricing": Sonnet
-4.x $3 / $15, Haiku 4.5 $1 / $5), as read on ``DEFAULT_PRICES_DATE``. A settings file's
-``prices`` override them model by model (``--llm-settings``)."""
-DEFAULT_PRICES_DATE = "2026-12-01"
-DEFAULT_PRICES_SOURCE = "https://platform.claude.com/docs/en/about-claude/pricing"
 
 
 class LLMSettings(BaseModel):
@@ -151,21 +139,6 @@ class LLMSettings(BaseModel):
         return self.prices.get(model)
 
 
-def cost_usd(
-    price: Price | None,
-    *,
-    input_tokens: int,
-    output_tokens: int,
-    cache_read_input_tokens: int = 0,
-    cache_creation_input_tokens: int = 0,
-) -> float | None:
-    """US dollars for these token counts at ``price``; None when the price is unknown."""
-    if price is None:
-        return None
-    inp, out = price
-    return (
-        input_tokens * inp
-        + output_tokens * out
-        + cache_read_input_tokens * inp * CACHE_READ_PRICE_FACTOR
-        + cache_creation_input_tokens * inp * CACHE_WRITE_PRICE_FACTOR
-    ) / 1_000_000
+__all__ = ["BATCH_PRICE_FACTOR", "CACHE_READ_PRICE_FACTOR", "CACHE_WRITE_PRICE_FACTOR",
+           "DAY_SECONDS", "DEFAULT_PRICES", "DEFAULT_PRICES_DATE", "DEFAULT_PRICES_SOURCE",
+           "LLMSettings", "Price", "cost_usd"]

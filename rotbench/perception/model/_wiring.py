@@ -9,13 +9,17 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from rotbench.perception.client import ModelClient
-from rotbench.perception.model._cache import CallCache
-from rotbench.perception.model._estimate import slots_from_world
-from rotbench.perception.model._perception import LiveChecker, LiveExtractor, _slot_map
-from rotbench.perception.model._records import CallFailure, PerceptionStats
+from rotbench.contract.model_client import ModelClient
+from rotbench.perception.calls.cache import CallCache
+from rotbench.perception.calls.records import CallFailure, PerceptionStats
+from rotbench.perception.calls.usage import UsageMeter, UsageReport
+from rotbench.perception.model._perception import (
+    LiveChecker,
+    LiveExtractor,
+    _slot_map,
+    slots_from_world,
+)
 from rotbench.perception.model._settings import LLMSettings
-from rotbench.perception.model._usage import UsageMeter, UsageReport
 from rotbench.world.models import World
 
 
@@ -47,7 +51,7 @@ class LivePerception:
     records. The checker is shared by every world it serves, and so is the extractor of
     every world with the same slot vocabulary (identical calls are de-duplicated in
     process). The run-wide bound on calls in flight is not kept here but by the client's
-    gate (``rotbench.perception.model._gate.GatedClient``), which every world's instance shares.
+    gate (``rotbench.perception.calls.gate.GatedClient``), which every world's instance shares.
     """
 
     def __init__(
@@ -243,12 +247,12 @@ def build_perception(
     client's ``meter`` gets the settings' prices; a client without one gets a fresh meter
     that stays empty (such a client meters nothing). Raises
     MissingApiKey (before anything else) without a key, ValueError for the oracle arm or an
-    unknown arm. ``batch_runner``: batch mode (``rotbench.perception.model._batch.BatchRunner``).
+    unknown arm. ``batch_runner``: batch mode (``rotbench.perception.calls.batch.BatchRunner``).
     """
     if arm not in ("probe", "live"):
         raise ValueError(f"arm {arm!r} makes no model calls; build_perception is for probe, live")
     if client is None:
-        from rotbench.perception.model.anthropic_client import AnthropicClient
+        from rotbench.perception.calls.anthropic_client import AnthropicClient
 
         meter = UsageMeter(settings.prices)
         client = AnthropicClient(

@@ -66,7 +66,7 @@ def noisy_texts(spec) -> list[str]:
     if spec.arm != "noisy" or spec.users != 1:
         return []
     from rotbench.perception.noisy.perception import world_plan
-    from rotbench.world.generate import generate_world
+    from rotbench.world.generators.base import generate_world
 
     profile = run_profile(spec)
     texts: set[str] = set()

@@ -80,7 +80,7 @@ def annotated_worlds(spec, worlds: Iterable[WorldProbes]) -> Iterator[WorldProbe
     generated again from its seed: pure and cheap), one at a time."""
     from rotbench.perception.noisy.arm import run_profile
     from rotbench.perception.noisy.perception import world_plan
-    from rotbench.world.generate import generate_world
+    from rotbench.world.generators.base import generate_world
 
     profile = run_profile(spec)
     for w in worlds:

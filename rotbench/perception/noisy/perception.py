@@ -12,13 +12,13 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-from rotbench.engines.protocol import Document
+from rotbench.contract.engine import Document
+from rotbench.contract.model_client import ModelClient, RefusingClient
+from rotbench.contract.perception import Claim, ClaimDraft, Judgement, QuestionFrame
 from rotbench.perception.arms import ArmRuntime
-from rotbench.perception.client import ModelClient, RefusingClient
 from rotbench.perception.noisy.plan import NoisePlan, plan_world
 from rotbench.perception.noisy.profile import NoiseProfile
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.perception.protocol import Claim, ClaimDraft, Judgement, QuestionFrame
 from rotbench.world.models import World
 
 NOISY_VERSION = "noisy/1"

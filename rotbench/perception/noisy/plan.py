@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rotbench.contract.perception import ClaimDraft
 from rotbench.perception.noisy.profile import KINDS, NoiseProfile
 from rotbench.perception.oracle import PAST, PRESENT, OracleExtractor
-from rotbench.perception.protocol import ClaimDraft
 from rotbench.world.models import Fact, Session, World
 
 _SCALE = float(1 << 64)

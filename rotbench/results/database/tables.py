@@ -62,7 +62,7 @@ from typing import Any
 
 import duckdb
 
-from rotbench.engines.protocol import Provenance
+from rotbench.contract.engine import Provenance
 from rotbench.results.files.worlds import INT32, check_world_fits, load_world, world_digest
 from rotbench.results.schema import Report, reads_decoys
 from rotbench.scoring.metrics import MetricsBundle, Rate

@@ -15,7 +15,7 @@ from llm_helpers import SECRET_KEY
 
 from rotbench.embedding import FAKE_MODEL_ID, Embedder, hashing_encoder
 from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
-from rotbench.world.generate import generate_world
+from rotbench.world.generators.base import generate_world
 from rotbench.world.models import World
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rotbench.engines.protocol import Document
-from rotbench.pipeline.extract import world_documents
+from rotbench.contract.engine import Document
+from rotbench.contract.extraction import world_documents
 from rotbench.reference.config import EngineConfig
 from rotbench.world.models import World
 

@@ -7,15 +7,15 @@ import threading
 
 import pytest
 
-from rotbench.perception.client import Completion, Usage
-from rotbench.perception.model import LLMSettings
-from rotbench.perception.model.budget import (
+from rotbench.contract.model_client import Completion, Usage
+from rotbench.perception.calls.budget import (
     Budget,
     BudgetedClient,
     BudgetReached,
     SpendLedger,
     refusal,
 )
+from rotbench.perception.model import LLMSettings
 
 
 class Counting:

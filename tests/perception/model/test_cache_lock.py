@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest  # noqa: E402
 
+from rotbench.contract.extraction import world_documents
 from rotbench.perception.model import LLMSettings, build_perception
 from rotbench.perception.oracle import OracleExtractor
-from rotbench.pipeline.extract import extract_documents, world_documents
+from rotbench.pipeline.extract import extract_concurrently
 from rotbench.reference.config import EngineConfig
 from rotbench.reference.reconcile import deposit
 from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
@@ -20,7 +21,8 @@ pytestmark = pytest.mark.slow
 
 def test_two_runs_sharing_a_cache_pay_each_call_once(embedder, tmp_path: Path) -> None:
     world = generate_world(42, generator="2")
-    extraction = extract_documents(world_documents(world), OracleExtractor(world))
+    extraction = extract_concurrently(world_documents(world), OracleExtractor(world),
+                                      concurrency=1)
     cache = tmp_path / "shared-cache"
     ledgers = []
     with FakeAnthropic(oracle_answerer(world), latency_seconds=0.02) as fake:

@@ -14,8 +14,10 @@ from pathlib import Path
 import pytest
 from llm_helpers import FAST_CONFIG, documents
 
+from rotbench.contract.engine import Document
+from rotbench.contract.perception import ClaimDraft
 from rotbench.embedding import Embedder
-from rotbench.engines.protocol import Document
+from rotbench.estimate.perception import estimate
 from rotbench.perception.arms import SettingsError, load_llm_settings
 from rotbench.perception.model import (
     AnthropicClient,
@@ -24,7 +26,6 @@ from rotbench.perception.model import (
     LLMSettings,
     RefusingClient,
     build_perception,
-    estimate,
     slots_from_world,
 )
 from rotbench.perception.model._prompts import (
@@ -34,11 +35,10 @@ from rotbench.perception.model._prompts import (
     written_date_of,
 )
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.perception.protocol import ClaimDraft
-from rotbench.pipeline.extract import extract_concurrently, extract_documents
+from rotbench.pipeline.extract import extract_concurrently
 from rotbench.reference.reconcile import deposit
 from rotbench.testing.fake_anthropic import FakeAnthropic, FakeRequest, oracle_answerer
-from rotbench.world.generate import generate_world
+from rotbench.world.generators.base import generate_world
 from rotbench.world.models import Turn, World
 
 SLOTS = {"employer": "employer", "home_city": "home city", "car": "car", "gym": "gym",
@@ -375,7 +375,7 @@ def fake3(world3: World) -> Iterator[FakeAnthropic]:
 def test_v3_round_trips_every_new_field_of_a_generator_3_world(
         fake3: FakeAnthropic, world3: World, tmp_path: Path) -> None:
     docs = documents(world3)
-    oracle = extract_documents(docs, OracleExtractor(world3))
+    oracle = extract_concurrently(docs, OracleExtractor(world3), concurrency=1)
     drafts = [d for doc in oracle.documents for d in doc.drafts]
     # the world exercises every field the prompt adds
     assert {d.event for d in drafts} >= {"correction", "retraction", "scheduled",
@@ -400,7 +400,7 @@ def test_probe_arm_estimate_is_exact_on_generator_3(
         version: str, fake3: FakeAnthropic, world3: World, embedder: Embedder,
         tmp_path: Path) -> None:
     settings = SETTINGS.model_copy(update={"extract_prompt_version": version})
-    extraction = extract_documents(documents(world3), OracleExtractor(world3))
+    extraction = extract_concurrently(documents(world3), OracleExtractor(world3), concurrency=1)
     oracle_ledger = deposit(extraction, embedder, OracleChecker(), FAST_CONFIG)
     est = estimate(world3, "probe", settings, embedder=embedder, engine_config=FAST_CONFIG)
     assert set(est.stages) == {"check"} and est.stages["check"].projection == "exact"
@@ -422,7 +422,8 @@ def test_live_arm_estimate_with_v3_names_the_calls_the_fake_gets(
         fake3: FakeAnthropic, world3: World, embedder: Embedder, tmp_path: Path) -> None:
     docs = documents(world3)
     questions = [p.question for p in world3.probes]
-    oracle = extract_documents(docs, OracleExtractor(world3), questions)
+    oracle = extract_concurrently(docs, OracleExtractor(world3),
+                                  concurrency=1, questions=questions)
     oracle_ledger = deposit(oracle, embedder, OracleChecker(), FAST_CONFIG)
     est = estimate(world3, "live", SETTINGS, embedder=embedder, engine_config=FAST_CONFIG)
     v2 = estimate(world3, "live", SETTINGS.model_copy(
@@ -486,7 +487,8 @@ def test_batch_extraction_with_v3_reads_like_single_calls_and_retries_a_bad_date
         first, retries = batch_extraction([(ex, docs, [])], runner)
         got = extract_concurrently(docs, ex, 8)
         assert fake.requests == []  # nothing sent one by one
-    assert got.documents == extract_documents(docs, OracleExtractor(world3)).documents
+    assert got.documents == extract_concurrently(docs, OracleExtractor(world3),
+                                                 concurrency=1).documents
     assert len(retries.answered) == 1 and not first.failed and not retries.failed
     (retry,) = [r for r in fake.batch_requests if r.is_retry]
     assert "a scheduled change takes effect after the document's date" in retry.prompt

@@ -15,24 +15,24 @@ from pathlib import Path
 import pytest
 from llm_helpers import FAST_CONFIG, documents
 
+from rotbench.contract.engine import Document
+from rotbench.contract.perception import ClaimDraft, Dependency, QuestionFrame
 from rotbench.embedding import Embedder
-from rotbench.engines.protocol import Document
+from rotbench.estimate.perception import estimate
 from rotbench.perception.model import (
     AnthropicClient,
     CallCache,
     LiveExtractor,
     LLMSettings,
     build_perception,
-    estimate,
     slots_from_world,
 )
 from rotbench.perception.model._prompts import EXTRACT_PROMPTS, RETRY_MARKER
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.perception.protocol import ClaimDraft, Dependency, QuestionFrame
-from rotbench.pipeline.extract import extract_concurrently, extract_documents
+from rotbench.pipeline.extract import extract_concurrently
 from rotbench.reference.reconcile import deposit
 from rotbench.testing.fake_anthropic import FakeAnthropic, FakeRequest, oracle_answerer
-from rotbench.world.generate import generate_world
+from rotbench.world.generators.base import generate_world
 from rotbench.world.models import Turn, World
 
 SLOTS = {"employer": "employer", "home_city": "home city", "manager": "manager",
@@ -220,7 +220,8 @@ def test_v4_round_trips_every_new_field_of_a_generator_4_world(
         fake4: FakeAnthropic, world4: World, tmp_path: Path) -> None:
     docs = documents(world4)
     questions = [p.question for p in world4.probes]
-    oracle = extract_documents(docs, OracleExtractor(world4), questions)
+    oracle = extract_concurrently(docs, OracleExtractor(world4),
+                                  concurrency=1, questions=questions)
     drafts = [d for doc in oracle.documents for d in doc.drafts]
     assert any(d.mood == "conditional" for d in drafts)
     assert sum(d.depends_on is not None for d in drafts) == 5
@@ -240,7 +241,8 @@ def test_live_arm_estimate_equals_the_calls_made_on_generator_4(
         fake4: FakeAnthropic, world4: World, embedder: Embedder, tmp_path: Path) -> None:
     docs = documents(world4)
     questions = [p.question for p in world4.probes]
-    oracle = extract_documents(docs, OracleExtractor(world4), questions)
+    oracle = extract_concurrently(docs, OracleExtractor(world4),
+                                  concurrency=1, questions=questions)
     oracle_ledger = deposit(oracle, embedder, OracleChecker(), FAST_CONFIG)
     est = estimate(world4, "live", SETTINGS, embedder=embedder, engine_config=FAST_CONFIG)
     live = build_perception("live", SETTINGS, cache_dir=tmp_path,
@@ -261,7 +263,7 @@ def test_live_arm_estimate_equals_the_calls_made_on_generator_4(
 
 def test_probe_arm_estimate_is_exact_on_generator_4(
         fake4: FakeAnthropic, world4: World, embedder: Embedder, tmp_path: Path) -> None:
-    extraction = extract_documents(documents(world4), OracleExtractor(world4))
+    extraction = extract_concurrently(documents(world4), OracleExtractor(world4), concurrency=1)
     oracle_ledger = deposit(extraction, embedder, OracleChecker(), FAST_CONFIG)
     est = estimate(world4, "probe", SETTINGS, embedder=embedder, engine_config=FAST_CONFIG)
     assert set(est.stages) == {"check"} and est.stages["check"].projection == "exact"

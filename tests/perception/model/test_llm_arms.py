@@ -12,15 +12,15 @@ import pytest
 from llm_helpers import FAST_CONFIG, documents
 
 from rotbench.embedding import Embedder
+from rotbench.estimate.perception import estimate
 from rotbench.perception.model import (
     AnthropicClient,
     LLMSettings,
     build_perception,
-    estimate,
     slots_from_world,
 )
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.pipeline.extract import extract_concurrently, extract_documents
+from rotbench.pipeline.extract import extract_concurrently
 from rotbench.reference.ledger import Ledger
 from rotbench.reference.reconcile import deposit
 from rotbench.testing.fake_anthropic import FakeAnthropic
@@ -39,7 +39,7 @@ def test_probe_arm_reproduces_the_oracle_and_the_estimate_is_exact(
     oracle_fake: FakeAnthropic, world42: World, embedder: Embedder, tmp_path: Path
 ) -> None:
     docs = documents(world42)
-    extraction = extract_documents(docs, OracleExtractor(world42))
+    extraction = extract_concurrently(docs, OracleExtractor(world42), concurrency=1)
     oracle_ledger = deposit(extraction, embedder, OracleChecker(), FAST_CONFIG)
 
     cache_dir = tmp_path / "cache"
@@ -92,7 +92,8 @@ def test_live_arm_with_oracle_answers_equals_the_oracle_arm(
 ) -> None:
     docs = documents(world42)
     questions = [p.question for p in world42.probes]
-    oracle_extraction = extract_documents(docs, OracleExtractor(world42), questions)
+    oracle_extraction = extract_concurrently(docs, OracleExtractor(world42),
+                                             concurrency=1, questions=questions)
     oracle_ledger = deposit(oracle_extraction, embedder, OracleChecker(), FAST_CONFIG)
     est = estimate(world42, "live", SETTINGS, embedder=embedder, engine_config=FAST_CONFIG)
 
@@ -125,7 +126,7 @@ def test_live_arm_with_oracle_answers_equals_the_oracle_arm(
 
 
 def test_estimate_of_three_worlds_and_the_scripted_arm(world42: World, embedder: Embedder) -> None:
-    from rotbench.world.generate import generate_world
+    from rotbench.world.generators.base import generate_world
 
     worlds = [world42, generate_world(43, generator="1")]
     one = estimate(world42, "live", SETTINGS, embedder=embedder, engine_config=FAST_CONFIG)

@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 from llm_helpers import FAST_CONFIG, documents
 
+from rotbench.contract.model_client import Completion
 from rotbench.embedding import Embedder
-from rotbench.perception.client import Completion
+from rotbench.perception.calls.batch import BatchRunner, BatchTimeout, journal_summary
+from rotbench.perception.calls.prompt_cache import min_cacheable_tokens, qualifies, system_blocks
 from rotbench.perception.model import (
     AnthropicClient,
     CallCache,
@@ -26,16 +28,14 @@ from rotbench.perception.model import (
     UsageMeter,
     slots_from_world,
 )
-from rotbench.perception.model._batch import BatchRunner, BatchTimeout, journal_summary
 from rotbench.perception.model._batch_perception import (
     BatchChecker,
     BatchOnlyClient,
     batch_extraction,
 )
-from rotbench.perception.model._prompt_cache import min_cacheable_tokens, qualifies, system_blocks
 from rotbench.perception.model._prompts import CHECK_PROMPTS, EXTRACT_PROMPTS
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.pipeline.extract import extract_concurrently, extract_documents
+from rotbench.pipeline.extract import extract_concurrently
 from rotbench.reference.reconcile import deposit
 from rotbench.testing.fake_anthropic import FakeAnthropic, FakeRequest, oracle_answerer
 from rotbench.world.models import World
@@ -96,7 +96,7 @@ def test_one_batch_extracts_like_single_calls_at_half_price(world42: World, tmp_
 
 def test_checks_in_rounds_give_the_single_call_ledger(world42: World, embedder: Embedder,
                                                       tmp_path) -> None:
-    extraction = extract_documents(documents(world42), OracleExtractor(world42))
+    extraction = extract_concurrently(documents(world42), OracleExtractor(world42), concurrency=1)
     oracle = deposit(extraction, embedder, OracleChecker(), FAST_CONFIG)
     with FakeAnthropic(oracle_answerer(world42)) as fake:
         single = LiveChecker(AnthropicClient(base_url=fake.base_url), "claude-haiku-4-5",
@@ -120,7 +120,7 @@ def test_checks_in_rounds_give_the_single_call_ledger(world42: World, embedder: 
 _CHILD = """
 import sys
 sys.path.insert(0, {root!r})
-from rotbench.pipeline.extract import world_documents
+from rotbench.contract.extraction import world_documents
 from rotbench.perception.model import (
     AnthropicClient,
     CallCache,
@@ -129,9 +129,9 @@ from rotbench.perception.model import (
     LiveExtractor,
 )
 from rotbench.perception.model import slots_from_world
-from rotbench.perception.model._batch import BatchRunner
+from rotbench.perception.calls.batch import BatchRunner
 from rotbench.perception.model._batch_perception import BatchOnlyClient, batch_extraction
-from rotbench.world.generate import generate_world
+from rotbench.world.generators.base import generate_world
 w = generate_world(42, generator="1")
 cache = CallCache({cache!r})
 client = AnthropicClient(base_url={base_url!r})
@@ -173,7 +173,8 @@ def test_a_run_killed_mid_wait_collects_its_batch_instead_of_paying_again(
     assert outcome.resumed == [journal["batch_id"]] and outcome.submitted == []
     assert lines[0].endswith("submitted by an earlier run, collecting it instead of "
                              "submitting again")
-    assert got.documents == extract_documents(docs, OracleExtractor(world42)).documents
+    assert got.documents == extract_concurrently(docs, OracleExtractor(world42),
+                                                 concurrency=1).documents
     assert journal_summary(cache)[0]["collected"] is True
 
 
@@ -208,7 +209,8 @@ def test_errored_canceled_expired_are_failed_calls_and_the_rerun_submits_only_th
         fixed = extract_concurrently(docs, again, 8)
     assert resubmitted == failed and second.failed == {}
     assert got.documents != fixed.documents
-    assert fixed.documents == extract_documents(docs, OracleExtractor(world42)).documents
+    assert fixed.documents == extract_concurrently(docs, OracleExtractor(world42),
+                                                   concurrency=1).documents
 
 
 def test_a_batch_past_its_timeout_stops_with_how_to_collect_it(world42: World, tmp_path) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from llm_helpers import documents
 
+from rotbench.perception.calls.cache import sdk_major
 from rotbench.perception.model import (
     AnthropicClient,
     CallCache,
@@ -16,9 +17,8 @@ from rotbench.perception.model import (
     LiveExtractor,
     Usage,
     call_key,
+    slots_from_world,
 )
-from rotbench.perception.model._cache import sdk_major
-from rotbench.perception.model._estimate import slots_from_world
 from rotbench.pipeline.extract import extract_concurrently
 from rotbench.testing.fake_anthropic import FakeAnthropic
 from rotbench.world.models import World
@@ -123,7 +123,7 @@ def test_a_directory_or_a_wrong_completion_is_damaged_and_an_absent_entry_is_sil
 
 
 def test_an_entry_over_the_size_limit_is_a_miss(tmp_path: Path, caplog, monkeypatch) -> None:
-    import rotbench.perception.model._cache as cache_module
+    import rotbench.perception.calls.cache as cache_module
 
     monkeypatch.setattr(cache_module, "MAX_ENTRY_BYTES", 64)
     cache = CallCache(tmp_path)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from llm_helpers import documents, drafts_of
 
+from rotbench.contract.perception import Checker, Claim, Extractor
 from rotbench.perception.model import (
     AnthropicClient,
     CallCache,
@@ -21,7 +22,6 @@ from rotbench.perception.model import (
 )
 from rotbench.perception.model._prompts import ExtractionAnswer, YesNoAnswer, parse_answer
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.perception.protocol import Checker, Claim, Extractor
 from rotbench.testing.fake_anthropic import FakeAnthropic, FakeRequest, oracle_answerer
 from rotbench.world.models import World
 
@@ -295,7 +295,7 @@ def test_extract_v2_parses_subject_and_mood(world42: World) -> None:
 
 
 def test_question_reading_parses_subject_slot_and_tense(world42: World) -> None:
-    from rotbench.perception.protocol import QuestionFrame, QuestionReader
+    from rotbench.contract.perception import QuestionFrame, QuestionReader
     from rotbench.testing.fake_anthropic import constant_answerer
 
     answers = {
@@ -328,7 +328,7 @@ def test_an_in_process_extractor_runs_on_the_callers_thread(world42: World) -> N
     """The scripted oracle has nothing to overlap: no pool of threads, the same result."""
     import threading
 
-    from rotbench.pipeline.extract import extract_concurrently, extract_documents
+    from rotbench.pipeline.extract import extract_concurrently
 
     threads: set[int] = set()
 
@@ -340,6 +340,8 @@ def test_an_in_process_extractor_runs_on_the_callers_thread(world42: World) -> N
     questions = [p.question for p in world42.probes]
     extraction = extract_concurrently(documents(world42), Noting(world42), 8, questions)
     assert threads == {threading.get_ident()}
-    assert extraction == extract_documents(documents(world42), OracleExtractor(world42),
-                                           questions)
+    assert extraction == extract_concurrently(documents(world42),
+                                              OracleExtractor(world42),
+                                              concurrency=1,
+                                              questions=questions)
     assert len(extraction.questions) == 12 + 4  # generator 1: no near-miss questions

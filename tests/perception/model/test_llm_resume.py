@@ -26,7 +26,7 @@ from rotbench.perception.model import (
     slots_from_world,
 )
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.pipeline.extract import extract_concurrently, extract_documents
+from rotbench.pipeline.extract import extract_concurrently
 from rotbench.reference.reconcile import deposit
 from rotbench.testing.fake_anthropic import FakeAnthropic, FakeRequest, oracle_answerer
 from rotbench.world.models import World
@@ -80,13 +80,14 @@ def test_killed_extraction_resumes_paying_each_call_once(world42: World, tmp_pat
         answered = _each_prompt_answered_once(fake)
     assert len(answered) == fake.count() == distinct
     assert second.stats.calls == distinct - paid_before
-    assert extraction.documents == extract_documents(docs, OracleExtractor(world42)).documents
+    assert extraction.documents == extract_concurrently(docs, OracleExtractor(world42),
+                                                        concurrency=1).documents
 
 
 def test_killed_probe_deposit_resumes_paying_each_check_once(
     world42: World, embedder: Embedder, tmp_path: Path
 ) -> None:
-    extraction = extract_documents(documents(world42), OracleExtractor(world42))
+    extraction = extract_concurrently(documents(world42), OracleExtractor(world42), concurrency=1)
     oracle = deposit(extraction, embedder, OracleChecker(), FAST_CONFIG)
     calls = 2 * oracle.counts.pairs_judged
     kill_after = calls // 2
@@ -108,10 +109,10 @@ def test_killed_probe_deposit_resumes_paying_each_check_once(
 _CHILD = """
 import sys
 sys.path.insert(0, {root!r})
-from rotbench.pipeline.extract import world_documents
+from rotbench.contract.extraction import world_documents
 from rotbench.perception.model import AnthropicClient, CallCache, LiveExtractor, slots_from_world
 from rotbench.pipeline.extract import extract_concurrently
-from rotbench.world.generate import generate_world
+from rotbench.world.generators.base import generate_world
 w = generate_world(42, generator="1")
 docs = world_documents(w)
 client = AnthropicClient(base_url={base_url!r})
@@ -157,7 +158,7 @@ def test_sigkill_mid_run_leaves_only_whole_entries(world42: World, tmp_path: Pat
 
 def test_faults_lose_no_completed_work(world42: World, embedder: Embedder, tmp_path: Path) -> None:
     docs = documents(world42)
-    extraction = extract_documents(docs, OracleExtractor(world42))
+    extraction = extract_concurrently(docs, OracleExtractor(world42), concurrency=1)
     oracle = deposit(extraction, embedder, OracleChecker(), FAST_CONFIG)
     faults = ["429", "529", "500", "bad_text", "timeout", "bad_body"]
     seen: set[str] = set()

@@ -10,7 +10,8 @@ import pytest
 from llm_helpers import FAST_CONFIG, SECRET_KEY, documents
 
 from rotbench.embedding import Embedder
-from rotbench.perception.model import FatalModelError, LLMSettings, build_perception, estimate
+from rotbench.estimate.perception import estimate
+from rotbench.perception.model import FatalModelError, LLMSettings, build_perception
 from rotbench.pipeline.extract import extract_concurrently
 from rotbench.reference.reconcile import deposit
 from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
@@ -68,7 +69,7 @@ def test_key_is_never_written_or_logged(
 
 def extraction_claims(extraction):  # type: ignore[no-untyped-def]
     """A few ledger-shaped claims to ask the checker about."""
-    from rotbench.perception.protocol import Claim
+    from rotbench.contract.perception import Claim
 
     doc = next(d for d in extraction.documents if d.drafts)
     return [

@@ -6,8 +6,9 @@ import pytest
 from llm_helpers import documents
 from pydantic import ValidationError
 
-from rotbench.perception.model import LLMSettings, Usage, UsageMeter, estimate, slots_from_world
-from rotbench.perception.protocol import Claim
+from rotbench.contract.perception import Claim
+from rotbench.estimate.perception import estimate
+from rotbench.perception.model import LLMSettings, Usage, UsageMeter, slots_from_world
 from rotbench.world.models import World
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rotbench.contract.extraction import world_documents
 from rotbench.embedding import FAKE_MODEL_ID, Embedder, hashing_encoder
 from rotbench.perception.noisy import load_profile
 from rotbench.perception.noisy.attribution import annotate
 from rotbench.perception.noisy.perception import NoisyChecker, NoisyExtractor, world_plan
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.pipeline.extract import world_documents
 from rotbench.pipeline.stages import SPECS
 from rotbench.reference.config import EngineConfig
 from rotbench.reference.engine import ReferenceEngine

@@ -9,12 +9,12 @@ import math
 
 import pytest
 
+from rotbench.contract.extraction import world_documents
+from rotbench.contract.perception import Claim
 from rotbench.perception.noisy import KINDS, load_profile
 from rotbench.perception.noisy.perception import NoisyChecker, NoisyExtractor
 from rotbench.perception.noisy.plan import plan_world
 from rotbench.perception.oracle import OracleChecker
-from rotbench.perception.protocol import Claim
-from rotbench.pipeline.extract import world_documents
 from rotbench.world import generate_world
 
 Z99 = 2.5758293035489

@@ -36,12 +36,12 @@ from typing import Any
 
 import numpy as np
 
+from rotbench.contract.context import EngineContext
+from rotbench.contract.engine import Document, Hit, Provenance
+from rotbench.contract.extraction import lineage_of
+from rotbench.contract.perception import Claim
+from rotbench.contract.registry import EngineError
 from rotbench.engines.adapters.hindsight.postgres import EmbeddedPostgres, PostgresStartError
-from rotbench.engines.context import EngineContext
-from rotbench.engines.protocol import Document, Hit, Provenance
-from rotbench.engines.registry import EngineError
-from rotbench.perception.protocol import Claim
-from rotbench.pipeline.extract import lineage_of
 
 BANK = "the-user"
 """The bank of a single-user world."""
@@ -77,8 +77,8 @@ class HindsightEngine:
 
     def __init__(self, context: EngineContext, *, answers: Any = None) -> None:
         from rotbench.engines.adapters.hindsight.llm import ModelAnswers, ScriptedAnswers
+        from rotbench.engines.adapters.mem0.engine import model_of
         from rotbench.engines.builtin import HINDSIGHT
-        from rotbench.engines.mem0_engine import model_of
 
         self.name, self.version = HINDSIGHT.name, HINDSIGHT.version
         self.context = context

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rotbench.engines.recorded_estimate import (
+from rotbench.engines.adapters.recorded_estimate import (
     RecordedCall,
     per_document_basis,
     project_recorded_calls,

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from rotbench.perception.protocol import Checker, Claim, subject_key
+from rotbench.contract.perception import Checker, Claim, subject_key
 
 MAX_TOKENS = 4096
 """Output budget of every Hindsight call through rotbench's model client (tokens)."""

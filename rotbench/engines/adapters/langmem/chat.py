@@ -36,8 +36,8 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict
 
-from rotbench.engines.protocol import Document
-from rotbench.perception.protocol import Checker, Claim, subject_key
+from rotbench.contract.engine import Document
+from rotbench.contract.perception import Checker, Claim, subject_key
 
 MAX_TOKENS = 2048
 """Output budget of one memory-manager call through rotbench's model client (tokens)."""

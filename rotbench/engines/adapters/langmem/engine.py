@@ -35,11 +35,11 @@ from typing import Any
 
 import numpy as np
 
-from rotbench.engines.context import EngineContext
-from rotbench.engines.mem0_engine import messages_of, model_of
-from rotbench.engines.protocol import Document, Hit, Provenance
-from rotbench.perception.protocol import Claim
-from rotbench.pipeline.extract import lineage_of
+from rotbench.contract.context import EngineContext
+from rotbench.contract.engine import Document, Hit, Provenance
+from rotbench.contract.extraction import lineage_of
+from rotbench.contract.perception import Claim
+from rotbench.engines.adapters.mem0.engine import messages_of, model_of
 
 USER_ID = "the-user"
 """The ``langgraph_user_id`` of a single-user world."""
@@ -70,7 +70,7 @@ def dated_messages(document: Document) -> list[dict[str, str]]:
 
 class LangMemEngine:
     """One LangMem store and memory manager for one world
-    (``rotbench.engines.protocol.MemoryEngine``). ``deletes``: ``enable_deletes``; ``chat``
+    (``rotbench.contract.engine.MemoryEngine``). ``deletes``: ``enable_deletes``; ``chat``
     replaces the model (default: scripted on the oracle arm, the model client on paid arms).
     """
 

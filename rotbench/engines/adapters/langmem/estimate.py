@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rotbench.engines.recorded_estimate import (
+from rotbench.engines.adapters.recorded_estimate import (
     RecordedCall,
     project_recorded_calls,
     record_oracle_deposit,

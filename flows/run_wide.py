@@ -1,0 +1,86 @@
+"""The run-wide stages, outside any one world: batch extraction before the worlds (live arm,
+``--batch``) and real pairs after them. What they do is decided in ``rotbench.pipeline``
+(``batch_extract``, ``real_pairs``); this module runs them with the run's perception and
+cache, and hands their results to the parent flow as one ``RunWide`` each.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from flows.caching import load_payload
+from flows.tasks import real_pairs_task
+from flows.world import WorldStages, perception_stamps, world_runtime
+from rotbench.pipeline import keys
+from rotbench.pipeline.batch_extract import batch_items, batch_note, wants_batch_extraction
+from rotbench.pipeline.real_pairs import oracle_block, rulings_for_run
+from rotbench.results import StageRecord
+from rotbench.rulings import RealPairs
+from rotbench.runspec import RunSpec
+
+
+@dataclass
+class RunWide:
+    """A run-wide stage's results, folded into every report."""
+
+    block: RealPairs | None = None
+    stages: list[StageRecord] = field(default_factory=list)
+    usage: dict | None = None
+    notes: list[str] = field(default_factory=list)
+    uncached: list[str] = field(default_factory=list)
+    degraded: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class PaidRun:
+    """What a paid run's worlds share, worked out once by the parent: the projection, the
+    spend ledger's path, the budget and the plan of the run's call gate (all None on the
+    oracle arm)."""
+
+    estimate: dict | None = None
+    ledger_path: str | None = None
+    budget: dict | None = None
+    gate: dict | None = None
+
+
+def real_pairs_stage(spec: RunSpec, paid: PaidRun) -> RunWide:
+    """The run-wide real-pairs stage, once every world is done: the reference engine's
+    checker on every ruled pair of the run's rulings file, scored against the rulings
+    (``rotbench.pipeline.real_pairs``). Nothing without a rulings file or without the
+    reference engine in the run; on the oracle arm a block saying it is not scored. Cached
+    by the file's sha256 and the checker's stamp; its calls draw on the run's budget."""
+    path = spec.rulings_file()
+    rulings = rulings_for_run(path, spec.engines)
+    if rulings is None:
+        return RunWide()
+    if spec.arm in ("oracle", "noisy"):  # the scripted arms: no checker call to score
+        return RunWide(block=oracle_block(rulings, path))
+    runtime = world_runtime(spec, paid.ledger_path, paid.budget, paid.gate)
+    _, check_stamp = perception_stamps(runtime)
+    w = WorldStages(None, spec, runtime)
+    records: list[StageRecord] = []
+    ref = w.stage(real_pairs_task, records, keys.real_pairs_key(rulings.sha256, check_stamp),
+                  rulings=rulings.effective, rulings_sha256=rulings.sha256,
+                  rulings_read=len(rulings.rulings))
+    block = load_payload(spec.cache_dir, ref).model_copy(update={"rulings_file": str(path)})
+    return RunWide(block=block, stages=records, usage=runtime.usage(),
+                   notes=runtime.extra_notes(), uncached=w.uncached,
+                   degraded=runtime.degraded_counts())
+
+
+def batch_extract_stage(spec: RunSpec, paid: PaidRun) -> RunWide:
+    """Batch mode on the live arm: every world's documents and probe questions as one
+    Message Batch, before the worlds run (``rotbench.perception.model.batch_extraction``);
+    each world's extract stage then reads its answers from the call cache. Nothing in any
+    other mode. Raises BatchTimeout (one line: how to collect the batch later)."""
+    if spec.arm != "live":
+        return RunWide()
+    runtime = world_runtime(spec, paid.ledger_path, paid.budget, paid.gate)
+    live = runtime.live
+    if not wants_batch_extraction(spec.arm, live):
+        return RunWide()
+    from rotbench.perception.model import batch_extraction  # the paid arms' code, on need
+
+    outcomes = batch_extraction(batch_items(spec, live), live.batch_runner)
+    note = batch_note(len(spec.seeds), live.meter.stage("extract").calls, outcomes)
+    return RunWide(usage=runtime.usage(), notes=[note])

@@ -1,0 +1,95 @@
+"""``rotbench compare``: two or more saved runs side by side (registered in
+``rotbench.cli.main``)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from rotbench.cli.common import fail
+from rotbench.safe_text import terminal_console
+
+
+class CompareFormat(StrEnum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+
+
+def compare(
+    reports: Annotated[list[Path], typer.Argument(help="Two or more saved reports or run ids "
+                                                  "in the database; the first is the baseline "
+                                                  "column.", show_default=False)],
+    intervals: Annotated[bool, typer.Option("--intervals", help="Show 95% Wilson intervals.")
+                         ] = False,
+    format: Annotated[CompareFormat, typer.Option("--format", help="table, json or markdown.")
+                      ] = CompareFormat.table,
+    force: Annotated[bool, typer.Option("--force", help="Compare reports on different worlds."
+                                        )] = False,
+    fail_if_worse: Annotated[bool, typer.Option(
+        "--fail-if-worse", help="A regression gate: exit 1 when a figure with a better "
+        "direction is significantly worse in a later report than in the first (one line per "
+        "figure on stderr), 0 otherwise, 2 on unusable input.")] = False,
+    db: Annotated[str | None, typer.Option(
+        "--db", help="Where run ids are looked up (default: reports/rotbench.duckdb).",
+        show_default=False)] = None,
+) -> None:
+    """Compare reports side by side: one table per metric family, a column per report, and
+    a mark on each figure that differs significantly (95%) from the first column: '*' from
+    the paired exact McNemar test (identical worlds), '+' from Newcombe's interval."""
+    from rotbench.cli.show import is_run_id
+    from rotbench.results.files.report import ReportError
+    from rotbench.results.presentation.compare import (
+        CompareError,
+        compare_reports,
+        comparison_markdown,
+        render_comparison,
+    )
+    from rotbench.results.presentation.gate import GateError, check_gate_input, worse_lines
+    from rotbench.results.verify import load_checked
+
+    bad_input = 2 if fail_if_worse else 1
+    loaded = []
+    for path in reports:
+        if not str(path).strip() or str(path) == ".":
+            fail("compare: an empty report path is not allowed", 2)
+        if is_run_id(str(path)):  # a run id: its report of record beside the database
+            from rotbench.cli.report import resolve_runs
+
+            loaded.extend(resolve_runs([str(path)], Path(db) if db else None)[0])
+            continue
+        try:
+            loaded.append(load_checked(path, lambda line: typer.echo(line, err=True)))
+        except (ReportError, ValueError) as exc:
+            fail(str(exc), bad_input)
+    try:
+        if fail_if_worse:
+            check_gate_input(loaded, [str(p) for p in reports])
+        comparison = compare_reports(loaded, force=force)
+    except (CompareError, GateError) as exc:
+        fail(str(exc), bad_input)
+    if format is CompareFormat.json:
+        typer.echo(comparison.model_dump_json(indent=2))
+    elif format is CompareFormat.markdown:
+        typer.echo(comparison_markdown(comparison, intervals), nl=False)
+    else:
+        render_comparison(comparison, terminal_console(), intervals)
+    if fail_if_worse:
+        _gate(worse_lines(comparison), len(loaded) - 1)
+
+
+def _gate(lines: list[str], later: int) -> None:
+    """Print the gate's verdict on stderr and exit 1 when some figure is worse."""
+    from rotbench.outputs import terminal_safe
+
+    for line in lines:
+        typer.echo(terminal_safe(line, one_line=True), err=True)
+    if lines:
+        typer.echo(f"rotbench: compare: {len(lines)} figure(s) significantly worse than the "
+                   "baseline", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"rotbench: compare: no figure significantly worse than the baseline in "
+               f"{later} later report(s)", err=True)

@@ -1,0 +1,456 @@
+"""``rotbench run``: the main job (the workflow over every seed, then the report)."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import typer
+
+from rotbench.cli.common import fail
+from rotbench.cli.interrupts import EXPLAINED_ENDINGS, Interrupts, is_interruption
+from rotbench.cli.run_options import (
+    OptArm,
+    OptBatch,
+    OptBatchTimeout,
+    OptBudgetCalls,
+    OptBudgetUsd,
+    OptCacheDir,
+    OptConcurrency,
+    OptConcurrencyLimit,
+    OptDask,
+    OptDaskWorkers,
+    OptDays,
+    OptDb,
+    OptEach,
+    OptEngine,
+    OptEngineTimeout,
+    OptEstimate,
+    OptForce,
+    OptFormat,
+    OptGenerator,
+    OptHtml,
+    OptIntervals,
+    OptLlmSettings,
+    OptMaxWorlds,
+    OptNoise,
+    OptNoClaimText,
+    OptNoRealPairs,
+    OptNoTrustPolicy,
+    OptOut,
+    OptReportsDir,
+    OptRulings,
+    OptScorer,
+    OptSeed,
+    OptSet,
+    OptStrict,
+    OptTopK,
+    OptUserId,
+    OptUsers,
+    OptVolume,
+    OptYes,
+    OutputFormat,
+)
+from rotbench.world.generators.base import DEFAULT_GENERATOR
+
+
+@contextlib.contextmanager
+def stdout_to_stderr():
+    """While the run runs, whatever anything writes to standard output (an engine's
+    ``print`` at import, a library's banner, a child process that inherited the descriptor)
+    goes to standard error: stdout carries the report of record alone. Redirects
+    ``sys.stdout`` and, when it is the process's descriptor 1, that descriptor too."""
+    saved_stream, saved_fd = sys.stdout, None
+    try:
+        sys.stdout.flush()
+        if sys.stdout.fileno() == 1 and sys.stderr.fileno() == 2:
+            saved_fd = os.dup(1)
+            os.dup2(2, 1)
+    except (AttributeError, OSError, ValueError):
+        saved_fd = None
+    sys.stdout = sys.stderr
+    try:
+        yield
+    finally:
+        try:
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+        sys.stdout = saved_stream
+        if saved_fd is not None:
+            os.dup2(saved_fd, 1)
+            os.close(saved_fd)
+
+
+def _run_flow(spec, server, started: float):
+    """Run the parent flow in this process, with a line per seed on stderr; returns its
+    ``RunOutcome``."""
+    import asyncio
+
+    from flows.rot_benchmark import rot_benchmark
+
+    if server is not None:
+        server.wait_ready()
+    os.environ["ROTBENCH_STARTED_UNIX"] = repr(started)
+    typer.echo(f"running arm {spec.arm}, engines {', '.join(spec.engines)}, on "
+               f"{len(spec.seeds)} seeds ({' '.join(map(str, spec.seeds[:10]))}"
+               f"{' ...' if len(spec.seeds) > 10 else ''})"
+               f"{' on Dask ' + spec.dask if spec.dask else ''} ...", err=True)
+    params = spec.model_dump(exclude={"max_concurrent_worlds"}) | {
+        "max_concurrent_worlds": spec.max_concurrent_worlds}
+    from rotbench.engines.registry import resolve
+    from rotbench.pipeline.stages import ENGINE_STAGES, STAGES
+    from rotbench.progress import PlainProgress, RichProgress, set_progress
+
+    per_seed = ("generate",) + tuple(
+        stage for name in spec.engines
+        for stage in (STAGES if resolve(name).separable and spec.users == 1
+                      else ENGINE_STAGES)[1:])
+    if not sys.stderr.isatty():  # CI or a log file: one line per finished stage
+        sink = PlainProgress()
+    elif not spec.dask and len(spec.seeds) <= 20:
+        sink = RichProgress(spec.seeds, per_seed)
+    else:  # a live bar of a hundred seeds, or of stages on Dask workers, shows nothing useful
+        sink = None
+    set_progress(sink)
+    try:
+        with sink or contextlib.nullcontext():  # tags: the flow tags its own run
+            return asyncio.run(rot_benchmark(**params))
+    finally:
+        set_progress(None)
+
+
+def stage_summary(stages) -> str:
+    """One line: how many stage runs were computed vs cached, and seconds computed."""
+    from rotbench.pipeline.stages import ALL_STAGES
+
+    computed = [s for s in stages if not s.cached]
+    ran = {s.stage for s in computed}
+    what = ", ".join(n for n in ALL_STAGES if n in ran) or "nothing"
+    return (
+        f"stages: {len(computed)} computed, {len(stages) - len(computed)} cached "
+        f"(computed: {what}; {sum(s.seconds for s in computed):.2f} s)"
+    )
+
+
+@Interrupts.around
+def run(
+    arm: OptArm = "oracle",
+    noise: OptNoise = None,
+    seed: OptSeed = None,
+    days: OptDays = 90,
+    top_k: OptTopK = 10,
+    no_trust_policy: OptNoTrustPolicy = False,
+    generator: OptGenerator = DEFAULT_GENERATOR,
+    volume: OptVolume = 1,
+    scorer: OptScorer = None,
+    set_: OptSet = None,
+    format: OptFormat = OutputFormat.table,
+    out: OptOut = None,
+    db: OptDb = None,
+    cache_dir: OptCacheDir = None,
+    reports_dir: OptReportsDir = "reports",
+    no_claim_text: OptNoClaimText = False,
+    intervals: OptIntervals = False,
+    estimate: OptEstimate = False,
+    yes: OptYes = False,
+    max_worlds: OptMaxWorlds = 4,
+    concurrency: OptConcurrency = 8,
+    concurrency_limit: OptConcurrencyLimit = None,
+    engine: OptEngine = None,
+    engine_timeout: OptEngineTimeout = 60.0,
+    html: OptHtml = None,
+    llm_settings: OptLlmSettings = None,
+    budget_usd: OptBudgetUsd = None,
+    budget_calls: OptBudgetCalls = None,
+    batch: OptBatch = None,
+    batch_timeout: OptBatchTimeout = None,
+    dask: OptDask = None,
+    dask_workers: OptDaskWorkers = 2,
+    force: OptForce = False,
+    strict: OptStrict = False,
+    rulings: OptRulings = None,
+    no_real_pairs: OptNoRealPairs = False,
+    users: OptUsers = 1,
+    each: OptEach = False,
+    user_id: OptUserId = None,
+) -> None:
+    """Run the benchmark: every seed's world through generate, extract, index, deposit,
+    probe and score, then write reports/<run-id>.json and the DuckDB rows."""
+    started = time.time()
+    interrupts = Interrupts.current()
+    from rotbench.runspec import SpecError, build_spec, default_cache_dir
+
+    try:
+        spec = build_spec(
+            arm=arm,
+            seeds=list(seed) if seed else [42, 43, 44],
+            days=days,
+            top_k=top_k,
+            trust_policy=not no_trust_policy,
+            generator=generator,
+            volume=volume,
+            scorer=scorer,
+            overrides=list(set_ or []),
+            record_claim_text=not no_claim_text,
+            cache_dir=default_cache_dir() if cache_dir is None else cache_dir,
+            reports_dir=reports_dir, db_path=db, out_path=out,
+            max_concurrent_worlds=max_worlds, model_concurrency=concurrency,
+            model_concurrency_limit=concurrency_limit,
+            force=force, cache_flag="--cache-dir" if cache_dir is not None else (
+                "ROTBENCH_CACHE_DIR" if "ROTBENCH_CACHE_DIR" in os.environ else "--cache-dir"),
+            engines=list(engine) if engine else ["reference"],
+            engine_timeout_seconds=engine_timeout,
+            llm_settings=llm_settings, budget_usd=budget_usd, budget_calls=budget_calls,
+            batch=batch, batch_timeout_seconds=batch_timeout,
+            dask=dask, dask_workers=dask_workers,
+            html_path=html,
+            rulings_path=rulings, real_pairs=not no_real_pairs,
+            users=users, user_ids=list(user_id or []),
+            noise=noise,
+        )
+    except SpecError as exc:
+        fail(str(exc))
+    start_run(spec, started, interrupts, RunChoices(
+        llm_settings=llm_settings, estimate=estimate, yes=yes, format=format,
+        intervals=intervals, strict=strict, each=each))
+
+
+@dataclass(frozen=True)
+class RunChoices:
+    """The options of ``rotbench run`` that are not part of the run's ``RunSpec``: how to
+    start (``estimate``: only project the cost; ``yes``: no confirmation) and how to print
+    the results."""
+
+    llm_settings: str | None
+    estimate: bool
+    yes: bool
+    format: OutputFormat
+    intervals: bool
+    strict: bool
+    each: bool
+
+
+def start_run(spec, started: float, interrupts: Interrupts, choices: RunChoices) -> None:
+    """Run ``spec`` (a validated ``RunSpec``) as ``rotbench run`` does: the paid arms'
+    settings, estimate and confirmation, the Prefect server and the flow, then the results;
+    every failure one line (exit 1), an interruption its own exit code."""
+    llm_settings, estimate, yes = choices.llm_settings, choices.estimate, choices.yes
+    if spec.arm in ("oracle", "noisy") and llm_settings is not None:
+        fail("--llm-settings applies to the probe and live arms only")
+    if spec.arm == "noisy" and estimate:
+        typer.echo(f"arm noisy ({spec.noise}): 0 model calls, $0.00 (scripted perception "
+                   "with seeded errors only)")
+        return
+    if spec.arm not in ("oracle", "noisy"):
+        from rotbench.cli.paid import prepare_paid_arm
+
+        prepare_paid_arm(spec, estimate_only=estimate, assume_yes=yes)
+    elif estimate:
+        typer.echo("arm oracle: 0 model calls, $0.00 (scripted perception only)")
+        return
+
+    from flows.prefect_env import configure_prefect_env
+
+    configure_prefect_env(spec.cache_dir)
+    from flows.prefect_server import ServerStartError
+
+    server = None
+    outcome = None
+    quiet_stdout = stdout_to_stderr()
+    quiet_stdout.__enter__()
+    try:
+        if not os.environ.get("PREFECT_API_URL"):  # a kept server, or a temporary one
+            from flows.kept_server import open_server
+
+            server = open_server(lambda line: typer.echo(line, err=True))
+        from rotbench.embedding.shared import warm_for_run
+
+        if spec.dask is None:  # (on Dask the flow starts it and waits for it)
+            # beside the boot
+            from rotbench.perception.noisy.arm import noisy_texts
+
+            warm_for_run(spec.arm, spec.engines, Path(spec.cache_dir), spec.generator,
+                         noisy_texts(spec))
+        outcome = _run_flow(spec, server, started)
+    except ServerStartError as exc:
+        fail(str(exc), 1)
+    except BaseException as exc:  # noqa: BLE001 - one line for the user (ROTBENCH_DEBUG: all)
+        if is_interruption(exc) or interrupts.signum is not None:
+            interrupts.note(exc)
+            if server is not None:
+                server.stop()
+            interrupts.exit_now()
+        if os.environ.get("ROTBENCH_DEBUG") or not isinstance(exc, Exception):
+            raise
+        if (full := disk_full_line(exc, spec)) is not None:
+            fail(full, 1)
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        if type(exc).__name__ in EXPLAINED_ENDINGS:  # its message says what to do
+            fail(first, 1)
+        fail(f"run failed: {type(exc).__name__}: {first} (completed stages stay cached; "
+             "set ROTBENCH_DEBUG=1 for the traceback)", 1)
+    finally:
+        quiet_stdout.__exit__(None, None, None)
+        if server is not None:
+            server.stop()
+    _print_results(spec, outcome, choices.format, choices.intervals, started, choices.strict,
+                   choices.each)
+
+
+def _output_kind(path: Path, spec) -> str:
+    """What the file at ``path`` is among the run's outputs, for the full-disk line."""
+    def under(folder: str | os.PathLike[str] | None) -> Path | None:
+        if not folder:
+            return None
+        base = Path(folder).resolve()
+        return path.relative_to(base) if path.is_relative_to(base) else None
+
+    if spec.db and path == Path(spec.db).resolve():
+        return "the run database"
+    if spec.out_path and path == Path(spec.out_path).resolve():
+        return "the --out copy of the report"
+    if spec.html_path and path == Path(spec.html_path).resolve():
+        return "the HTML page"
+    if (rel := under(spec.cache_dir)) is not None:
+        kinds = {"stages": "a stage's output", "prefect": "a Prefect cache record",
+                 "calls": "a model call cache entry", "embeddings": "the embedding cache",
+                 "budget": "the spend ledger", "scratch": "an engine's scratch file"}
+        return kinds.get(rel.parts[0] if rel.parts else "", "a cache file")
+    if (rel := under(spec.reports_dir)) is not None:
+        first = rel.parts[0] if len(rel.parts) > 1 else ""
+        return {"worlds": "a world file of the report", ".pending": "the report's pending "
+                "marker"}.get(first, "the report")
+    return "a file"
+
+
+def disk_full_line(exc: BaseException, spec) -> str | None:
+    """The one line for a run that ended because the disk is full (an OSError whose errno
+    is in ``rotbench.atomic.FULL``, or DuckDB's own "No space left on device"), naming what
+    could not be written and where; None for any other failure."""
+    from rotbench.atomic import FULL
+
+    if isinstance(exc, OSError) and exc.errno in FULL:
+        where = exc.filename
+        reason = exc.strerror or os.strerror(exc.errno)
+    elif type(exc).__module__.startswith("duckdb") and "No space left" in str(exc):
+        where, reason = spec.db, os.strerror(errno.ENOSPC)
+    else:
+        return None
+    if where:
+        path = Path(os.fsdecode(where)).resolve()
+        what = f"{_output_kind(path, spec)} {path}"
+    else:
+        what = "a file of the run"
+    return (f"run failed: the disk is full: cannot write {what} ({reason}); nothing was "
+            "left half-written and completed stages stay cached: free some space and run "
+            "again")
+
+
+def _print_results(spec, runtime, format: OutputFormat, intervals: bool, started: float,
+                   strict: bool = False, each: bool = False) -> None:
+    """The end of a run: per report a summary line; one report's tables (or every report as
+    JSON); for several engines one comparison table per family (``several``), or with
+    ``each`` every full report then the comparison; each engine failure as one line (its
+    traceback too under ``ROTBENCH_DEBUG``) and where its failure record is (exit 1); a
+    warning per degraded report (exit 3 with ``strict``); last, what to try next."""
+    from rotbench.results import render
+    from rotbench.results.presentation.compare import (
+        CompareError,
+        compare_reports,
+        render_comparison,
+    )
+    from rotbench.results.presentation.several import render_several
+    from rotbench.safe_text import printable, terminal_console
+
+    several = len(runtime.reports) > 1 and format is not OutputFormat.json
+    for report, path in zip(runtime.reports, _paths(spec, runtime), strict=True):
+        summary = stage_summary(report.stages)
+        typer.echo(f"engine {printable(report.selection.engine, 200)}: {summary}", err=True)
+        typer.echo(f"report: {printable(path, 400)}  db: {printable(spec.db, 400)}  "
+                   f"wall: {time.time() - started:.1f} s", err=True)
+        if format is OutputFormat.json:
+            sys.stdout.write(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
+        elif each or not several:
+            render(report, terminal_console(), intervals=intervals)
+    if spec.html_path and runtime.reports:
+        typer.echo(f"html: {printable(spec.html_path, 400)}", err=True)
+    if several:
+        try:
+            comparison = compare_reports(runtime.reports)
+        except CompareError as exc:
+            typer.echo(f"rotbench: warning: no comparison: {printable(exc, 400)}", err=True)
+        else:
+            if each:
+                terminal_console().rule("Comparison")
+                render_comparison(comparison, terminal_console(), intervals)
+            else:
+                render_several(comparison, terminal_console(), intervals)
+    _print_problems(spec, runtime, strict)
+    if format is not OutputFormat.json and runtime.reports:
+        typer.echo(next_step(spec, runtime.reports))
+
+
+def _paths(spec, runtime) -> list[str]:
+    paths = list(getattr(runtime, "report_paths", []) or [])
+    if len(paths) == len(runtime.reports):
+        return paths
+    from rotbench.results.files.report import report_file_name
+
+    return [str(Path(spec.reports_dir) / report_file_name(r.run_id, r.selection.engine))
+            for r in runtime.reports]
+
+
+def _print_problems(spec, runtime, strict: bool) -> None:
+    """Cut short, missing seeds, engine failures (each line once; the traceback under
+    ``ROTBENCH_DEBUG``; the failure records), degraded reports. Exits 1 or 3."""
+    from rotbench.safe_text import printable
+
+    if runtime.cut_short:
+        typer.echo("rotbench: warning: cut short, the budget was reached; items left "
+                   "unanswered are listed in the report's notes", err=True)
+    for seed, reason in runtime.missing.items():
+        typer.echo(f"rotbench: error: seed {seed} missing: {printable(reason, 400)}", err=True)
+    debug = bool(os.environ.get("ROTBENCH_DEBUG"))
+    traces = list(getattr(runtime, "traces", []) or [])
+    for i, line in enumerate(runtime.failures):
+        typer.echo(f"rotbench: error: {printable(line, 400)}", err=True)
+        trace = traces[i] if i < len(traces) else None
+        if debug and trace:
+            for row in trace.rstrip().splitlines():
+                typer.echo("  " + printable(row, 400), err=True)
+    for path in getattr(runtime, "failure_paths", []) or []:
+        typer.echo(f"failure record: {printable(path, 400)} (rotbench show RUN_ID prints it"
+                   f"{'' if debug else ', with the traceback'})", err=True)
+    if runtime.failures and not debug:
+        typer.echo("rotbench: set ROTBENCH_DEBUG=1 to print the engine's traceback here",
+                   err=True)
+    if runtime.failures or runtime.missing:
+        raise typer.Exit(1)
+    degraded = [r for r in runtime.reports if r.degraded]
+    for report in degraded:
+        typer.echo(f"rotbench: warning: degraded run {printable(report.run_id, 80)}: "
+                   f"{printable('; '.join(report.degraded), 400)}", err=True)
+    if degraded and strict:
+        raise typer.Exit(3)
+
+
+def next_step(spec, reports) -> str:
+    """The last line after a run: one command worth trying next, within 80 characters where
+    the engine's name allows. One engine: side by side with a baseline on the same worlds.
+    Several: the same run with ``--html`` (every question side by side; cached, so it only
+    writes the page)."""
+    from rotbench.safe_text import printable
+
+    if len(reports) > 1:
+        return ("next: the same command with --html page.html (every question side by side; "
+                "cached)")
+    engine = printable(reports[0].selection.engine, 80)
+    baseline = "latest-wins" if engine != "latest-wins" else "reference"
+    return f"next: rotbench run --engine {engine} --engine {baseline} --html page.html"

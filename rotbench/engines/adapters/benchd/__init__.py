@@ -1,0 +1,1 @@
+"""``benchd:<adapter>``: benchd-harness adapters as rotbench engines."""

@@ -1,0 +1,2 @@
+"""``graphiti`` and ``graphiti-current``: Graphiti's adapter,
+its model seams and its paid-arm estimate."""

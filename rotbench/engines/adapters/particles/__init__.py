@@ -1,0 +1,1 @@
+"""``particles``: the Particles adapter."""
