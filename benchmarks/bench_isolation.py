@@ -10,7 +10,7 @@ behind a vector cache warmed by a first pass):
                    this process (``ROTBENCH_ENGINES_IN_PROCESS=1``)
   isolated         the same in worker processes (server started inside the timing)
   added            isolated - in-process: the cost per engine per run          [goal <= 1 s]
-  reference-import importing ``rotbench.engines.worker`` and one ``prctl`` call (all a
+  reference-import importing ``rotbench.pipeline.engine_worker`` and one ``prctl`` call (all a
                    reference-only run pays: it never starts a server)            [goal: ~0]
 
 The plug-in is ``benchmarks/_isolation_engine.py``: rotbench's transcript-rag baseline
@@ -64,8 +64,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    from rotbench.engines import worker
     from rotbench.engines.registry import resolve
+    from rotbench.pipeline import engine_worker as worker
     from rotbench.world import generate_world
 
     os.chdir(tempfile.mkdtemp(prefix="bench-isolation-"))
@@ -94,7 +94,7 @@ def main() -> None:
         note("isolated", probe_all(cache, worlds, info))
         worker.stop_servers()
         note("added", rows["isolated"][-1] - rows["in-process"][-1])
-        code = "import time; t = time.perf_counter(); import rotbench.engines.worker; " \
+        code = "import time; t = time.perf_counter(); import rotbench.pipeline.engine_worker; " \
                "from rotbench.cli.supervise import die_with_parent; die_with_parent(0); " \
                "print(time.perf_counter() - t)"
         out = subprocess.run([sys.executable, "-c", "import rotbench.pipeline.probe; " + code],

@@ -278,7 +278,7 @@ def _sandboxed_worlds(spec: RunSpec, paid: PaidRun,
     ledger_path = str(Path(paid.ledger_path).resolve()) if paid.ledger_path else None
     with engine_sandbox(spec.cache_dir) as sandbox:
         if not spec.dask:  # plug-ins' worker servers start while the worlds are generated
-            from rotbench.engines.worker import prestart
+            from rotbench.pipeline.engine_worker import prestart
 
             prestart(list(spec.engines))
         outcomes, missing = _run_worlds(worlds_spec, ledger_path, paid.budget, paid.gate)

@@ -133,7 +133,7 @@ OWN_THREADS = ("rotbench-",)
 """Name prefix of rotbench's own pool threads (the check and model-call pools): idle at the
 end of a run, ended by the interpreter, and never a reason for the thread warning, which
 counts the threads an engine started (plug-ins run in worker processes of their own,
-``rotbench.engines.worker``, whose threads end with them)."""
+``rotbench.pipeline.engine_worker``, whose threads end with them)."""
 THREAD_JOIN_SECONDS = 2.0
 """How long the end of ``rotbench run`` waits for threads that are not daemons (an engine's
 own, left running) before ending the process without them, seconds."""

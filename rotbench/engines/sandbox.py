@@ -98,7 +98,7 @@ def engine_sandbox(cache_dir: str | Path) -> Iterator[EngineSandbox]:
     try:
         yield sandbox
     finally:
-        from rotbench.engines.worker import stop_servers
+        from rotbench.pipeline.engine_worker import stop_servers
 
         stop_servers()  # the engines' worker processes, and whatever they started, end here
         os.chdir(origin)

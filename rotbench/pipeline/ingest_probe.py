@@ -23,7 +23,7 @@ from rotbench.contract.perception import Checker, Extractor
 from rotbench.contract.registry import EngineError, EngineInfo
 from rotbench.embedding.embedder import Embedder
 from rotbench.engines.registry import load_factory
-from rotbench.engines.worker import isolated
+from rotbench.pipeline.engine_worker import isolated
 from rotbench.pipeline.probe import (
     EngineFailure,
     GuardedEngine,

@@ -1,4 +1,4 @@
-"""The run's side of an engine in a worker process (``rotbench.engines.worker``).
+"""The run's side of an engine in a worker process (``rotbench.pipeline.engine_worker``).
 
 ``IsolatedEngine`` is the ``GuardedEngine`` of an engine that runs in a worker: the same
 calls, one-line failures and hit checks, but every call is a request over the worker's pipe,
@@ -22,7 +22,7 @@ from rotbench.contract.model_client import ModelClient
 from rotbench.contract.perception import Checker, Claim, Extractor
 from rotbench.contract.registry import EngineInfo
 from rotbench.embedding.embedder import Embedder
-from rotbench.engines import worker as workers
+from rotbench.pipeline import engine_worker as workers
 from rotbench.pipeline.probe import EngineFailure, GuardedEngine, probe_world
 from rotbench.safe_text import printable, safe_str, type_name
 from rotbench.scoring.models import ScoredHit

@@ -11,9 +11,9 @@ import re
 from pathlib import Path
 
 import pytest
-from rotbench.estimate.run import project_cost
 
 from flows.rot_benchmark import rot_benchmark
+from rotbench.estimate.run import project_cost
 from rotbench.perception.arms import run_settings
 from rotbench.runspec import RunSpec
 from rotbench.testing.fake_anthropic import FakeAnthropic, FakeRequest, oracle_answerer

@@ -85,7 +85,7 @@ class EngineServer:
         ours, theirs = socket.socketpair()
         env = {k: v for k, v in os.environ.items() if k != CHILD_ENV}
         code = ("import json,sys; sys.path[:] = json.loads(sys.argv[1]); "
-                "from rotbench.engines.worker_side import serve; "
+                "from rotbench.pipeline.engine_worker_side import serve; "
                 "serve(int(sys.argv[2]), sys.argv[3])")
         self.module = module
         self.lock = threading.Lock()

@@ -1,5 +1,5 @@
-"""Inside an engine's server and worker processes (``rotbench.engines.worker``): the server's
-fork loop, the worker's call loop, and the handles the engine gets in its ``EngineContext``.
+"""Inside an engine's server and worker processes (``rotbench.pipeline.engine_worker``): the
+server's fork loop, the worker's call loop, and the handles the engine gets in its ``EngineContext``.
 
 Requests from the run are JSON frames ``{"op": ...}``; every reply is one JSON frame,
 ``{"ok": ...}`` or ``{"failure": LINE, "trace": TEXT}`` (the one-line ``EngineFailure`` as
@@ -27,7 +27,7 @@ from rotbench.contract.context import EngineContext
 from rotbench.contract.engine import Document
 from rotbench.contract.model_client import Completion, RefusedCall
 from rotbench.contract.perception import ClaimDraft, Judgement
-from rotbench.engines.worker import Channel, kill_group
+from rotbench.pipeline.engine_worker import Channel, kill_group
 from rotbench.pipeline.probe import (
     EngineFailure,
     GuardedEngine,
@@ -207,7 +207,7 @@ def run_worker(conn: Channel) -> None:
             return
 
 
-# -- the engine server (a process of its own, started by ``rotbench.engines.worker``) ------
+# -- the engine server (a process of its own, started by ``rotbench.pipeline.engine_worker``) ------
 
 def serve(ctrl_fd: int, module: str) -> None:
     """The engine server's main loop (see the module text): preload, then fork a worker for
