@@ -1,5 +1,6 @@
 """Inside an engine's server and worker processes (``rotbench.pipeline.engine_worker``): the
-server's fork loop, the worker's call loop, and the handles the engine gets in its ``EngineContext``.
+server's fork loop, the worker's call loop, and the handles the engine gets in its
+``EngineContext``.
 
 Requests from the run are JSON frames ``{"op": ...}``; every reply is one JSON frame,
 ``{"ok": ...}`` or ``{"failure": LINE, "trace": TEXT}`` (the one-line ``EngineFailure`` as
