@@ -19,7 +19,7 @@ KEY = "sk-ant-api03-ROTBENCH-MESSAGES-KEY-0b1e"
 
 def test_sigterm_during_estimate_prints_one_line_and_exits_143(tmp_path, capsys,
                                                                 monkeypatch) -> None:
-    import rotbench.perception.calls.budget as budget
+    import rotbench.estimate.run as budget
 
     def slow_projection(spec, settings):  # the signal arrives while the estimate is made
         os.kill(os.getpid(), signal.SIGTERM)
