@@ -6,7 +6,6 @@ failed, with the notes, usage and timings every report shares. The parent flow
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,14 +60,16 @@ class RunWides:
     paid: PaidRun
 
 
-def run_timings(begin: float, worlds_done: float) -> dict[str, float]:
-    """The run's timings, seconds: its worlds (from the flow's start to the end of the
-    run-wide stages) and, when ``rotbench run`` started it, the start-up before the flow
-    (``ROTBENCH_STARTED_UNIX``, set by the CLI)."""
+def run_timings(begin: float, worlds_done: float,
+                started_unix: float | None = None) -> dict[str, float]:
+    """The run's timings, seconds: its worlds (from the flow's start ``begin`` to the end
+    of the run-wide stages ``worlds_done``, epoch seconds) and, when the caller passed the
+    moment the command started (``started_unix``, epoch seconds: the flow's optional
+    parameter, which ``rotbench run`` sets), the start-up before the flow. A deployment run
+    passes none and has no ``startup_seconds``."""
     timings = {"worlds_seconds": round(worlds_done - begin, 3)}
-    started = os.environ.get("ROTBENCH_STARTED_UNIX")
-    if started:
-        timings["startup_seconds"] = round(begin - float(started), 3)
+    if started_unix is not None:
+        timings["startup_seconds"] = round(begin - started_unix, 3)
     return timings
 
 

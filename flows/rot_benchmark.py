@@ -225,6 +225,7 @@ async def rot_benchmark(
     user_ids: list[str] = [],  # noqa: B006
     noise: str | None = None,
     noise_digest: str | None = None,
+    started_unix: float | None = None,
 ) -> RunOutcome:
     """Run every seed's world through every engine, then write one report of record and its
     DuckDB rows per engine. Parameters are ``rotbench.runspec.RunSpec``'s fields, flat, so
@@ -236,6 +237,10 @@ async def rot_benchmark(
     refused (BudgetRefused) above ``budget_usd`` / ``budget_calls`` (else the settings
     file's budget); while running, calls stop once the budget is spent and the reports say
     the run was cut short.
+
+    ``started_unix`` (epoch seconds, optional) is when the command that started the flow
+    began: ``rotbench run`` passes it so that the report's timings show the start-up before
+    the flow; a deployment run leaves it out and the timings have only the worlds.
     """
     spec = spec_from_parameters({k: v for k, v in locals().items()
                                  if k in RunSpec.model_fields})  # the one conversion
@@ -260,7 +265,7 @@ async def rot_benchmark(
 
     outcome = RunOutcome(missing=missing, flow_run_id=flow_run.id)
     write_reports(spec, outcome, outcomes, RunWides(pairs, batched, sandbox_notes, paid),
-                  run_timings(begin, time.time()), logger)
+                  run_timings(begin, time.time(), started_unix), logger)
     if (failure := await publish_page(spec, outcome.reports)) is not None:
         outcome.failures.append(failure)
         logger.warning("%s", failure)

@@ -97,13 +97,12 @@ def _run_flow(spec, server, started: float):
 
     if server is not None:
         server.wait_ready()
-    os.environ["ROTBENCH_STARTED_UNIX"] = repr(started)
     typer.echo(f"running arm {spec.arm}, engines {', '.join(spec.engines)}, on "
                f"{len(spec.seeds)} seeds ({' '.join(map(str, spec.seeds[:10]))}"
                f"{' ...' if len(spec.seeds) > 10 else ''})"
                f"{' on Dask ' + spec.dask if spec.dask else ''} ...", err=True)
     params = spec.model_dump(exclude={"max_concurrent_worlds"}) | {
-        "max_concurrent_worlds": spec.max_concurrent_worlds}
+        "max_concurrent_worlds": spec.max_concurrent_worlds, "started_unix": started}
     from rotbench.engines.registry import resolve
     from rotbench.pipeline.stages import ENGINE_STAGES, STAGES
     from rotbench.progress import PlainProgress, RichProgress, set_progress

@@ -7,21 +7,47 @@ import inspect
 import pytest
 from prefect.utilities.callables import parameter_schema
 
+import flows.reports as flows_reports
+import rotbench.cli.run as cli_run
+from flows.reports import run_timings
 from flows.rot_benchmark import name_for, rot_benchmark
 from rotbench.runspec import RunSpec, SpecError, spec_from_parameters
 
 
-def test_parameters_are_exactly_the_runspec_fields() -> None:
+def test_parameters_are_the_runspec_fields_and_the_start_time() -> None:
     names = set(inspect.signature(rot_benchmark.fn).parameters)
-    assert names == set(RunSpec.model_fields)
-    assert not names & {"runtime_token", "started_unix", "spec"}
+    assert names == set(RunSpec.model_fields) | {"started_unix"}
+    assert not names & {"runtime_token", "spec"}
+
+
+def test_the_start_time_is_an_optional_parameter_not_an_environment_variable() -> None:
+    param = inspect.signature(rot_benchmark.fn).parameters["started_unix"]
+    assert param.default is None  # a deployment run passes no start time
+    props = parameter_schema(rot_benchmark.fn).model_dump()
+    assert "started_unix" not in props.get("required", [])
+    assert props["properties"]["started_unix"]["anyOf"][0]["type"] == "number"
+    assert "started_unix" not in RunSpec.model_fields  # not part of what the run computes
+    for module in (flows_reports, cli_run):
+        assert "ROTBENCH_STARTED_UNIX" not in inspect.getsource(module)
+
+
+def test_the_timings_take_the_start_time_when_given() -> None:
+    assert run_timings(100.0, 112.5) == {"worlds_seconds": 12.5}
+    assert run_timings(100.0, 112.5, 97.25) == {"worlds_seconds": 12.5,
+                                                 "startup_seconds": 2.75}
+
+
+def test_a_start_time_in_the_environment_is_ignored(monkeypatch) -> None:
+    monkeypatch.setenv("ROTBENCH_STARTED_UNIX", "1.0")
+    assert run_timings(100.0, 101.0) == {"worlds_seconds": 1.0}
 
 
 def test_defaults_match_the_runspec_defaults() -> None:
     sig = inspect.signature(rot_benchmark.fn).parameters
     spec = RunSpec()
     for name, param in sig.items():
-        assert param.default == getattr(spec, name), name
+        if name != "started_unix":
+            assert param.default == getattr(spec, name), name
 
 
 def test_the_schema_gives_the_ui_typed_fields() -> None:

@@ -11,6 +11,7 @@ is tests/flows/test_generator3_flow.py).
 from __future__ import annotations
 
 import json
+import time
 
 import duckdb
 import pytest
@@ -100,6 +101,7 @@ def test_report_and_duckdb_written_once(baseline) -> None:
     path = root / "reports" / f"{report.run_id}-reference.json"
     assert json.loads(path.read_text())["run_id"] == report.run_id
     assert [p.name for p in (root / "reports").glob("*.tmp*")] == []
+    assert set(report.timings) == {"worlds_seconds"}  # no start time passed: a deployment's
     con = duckdb.connect(str(root / "reports" / "rotbench.duckdb"), read_only=True)
     try:
         assert con.execute("select count(*) from runs").fetchone() == (1,)
@@ -129,9 +131,12 @@ def test_seeds_run_concurrently(baseline) -> None:
 
 def test_rerun_with_nothing_changed_computes_nothing(baseline, tmp_path) -> None:
     root = clone_cache(baseline[0], tmp_path / "run")
-    report, _ = run_flow(root, **V1)
+    started = time.time() - 5.0  # the command's start, as ``rotbench run`` passes it
+    report, _ = run_flow(root, **V1, started_unix=started)
     assert computed(report) == set()
     assert report.metrics == baseline[1].metrics
+    assert set(report.timings) == {"worlds_seconds", "startup_seconds"}
+    assert report.timings["startup_seconds"] >= 5.0
 
 
 def test_scorer_change_reruns_only_score(baseline, tmp_path) -> None:
