@@ -18,21 +18,19 @@ REFERENCE = EngineInfo(
     summary="rotbench's reference engine: append-only ledger, reconciliation, source trust",
 )
 
-TRANSCRIPT_RAG = EngineInfo(
-    name="transcript-rag",
-    version="1.0.0",
-    factory="rotbench.engines.baselines.transcript_rag:make_engine",
-    takes="documents",
-    summary="baseline: every turn embedded, top k by cosine; no memory management",
-)
 
-LATEST_WINS = EngineInfo(
-    name="latest-wins",
-    version="1.0.0",
-    factory="rotbench.engines.baselines.latest_wins:make_engine",
-    takes="claims",
-    summary="baseline: newest claim per subject and slot from any source; no trust policy",
-)
+def _baseline(name: str, module: str, takes: str, summary: str) -> EngineInfo:
+    """A baseline's description: version 1.0.0, factory
+    ``rotbench.engines.baselines.<module>:make_engine``, no model call of its own."""
+    return EngineInfo(name=name, version="1.0.0", takes=takes, summary=summary,
+                      factory=f"rotbench.engines.baselines.{module}:make_engine")
+
+
+TRANSCRIPT_RAG = _baseline("transcript-rag", "transcript_rag", "documents",
+                           "baseline: every turn embedded, top k by cosine; no memory management")
+LATEST_WINS = _baseline("latest-wins", "latest_wins", "claims",
+                        "baseline: newest claim per subject and slot from any source; no trust "
+                        "policy")
 
 
 def _dist(name: str) -> str:
@@ -45,49 +43,35 @@ def _dist(name: str) -> str:
         return "missing"
 
 
-MEM0_RAW = EngineInfo(
-    name="mem0-raw",
-    version=f"1.0.0+mem0ai-{_dist('mem0ai')}",
-    factory="rotbench.engines.adapters.mem0.engine:make_raw",
-    takes="documents",
-    requires=("mem0", "qdrant_client"),
-    extra="mem0",
-    summary="mem0 (open source) storing every turn as it is (infer=False); mem0's own search",
-)
+def _peer(name: str, adapter: str, make: str, dist: str, *, requires: tuple[str, ...],
+          summary: str, label: str | None = None, takes: str = "documents",
+          paid: bool = False, **more) -> EngineInfo:
+    """A peer engine's description: its adapter under ``rotbench.engines.adapters.<adapter>``
+    (factory ``engine:<make>``, install extra ``adapter``), versioned as adapter 1.0.0 plus
+    the installed version of distribution ``dist`` (named ``label`` in the version, default
+    ``dist``). ``paid``: the engine calls the model itself, and its ``estimate`` module
+    projects the calls."""
+    root = f"rotbench.engines.adapters.{adapter}"
+    if paid:
+        more |= {"paid_calls": True, "estimate": f"{root}.estimate:estimate_calls"}
+    return EngineInfo(name=name, version=f"1.0.0+{label or dist}-{_dist(dist)}",
+                      factory=f"{root}.engine:{make}", takes=takes, requires=requires,
+                      extra=adapter, summary=summary, **more)
 
-MEM0 = EngineInfo(
-    name="mem0",
-    version=f"1.0.0+mem0ai-{_dist('mem0ai')}",
-    factory="rotbench.engines.adapters.mem0.engine:make_infer",
-    takes="documents",
-    paid_calls=True,
-    requires=("mem0", "qdrant_client"),
-    extra="mem0",
-    estimate="rotbench.engines.adapters.mem0.estimate:estimate_calls",
-    summary="mem0 (open source) with its own extraction (infer=True); rotbench's model as "
-    "its LLM (scripted on the oracle arm)",
-)
 
-PARTICLES = EngineInfo(
-    name="particles",
-    version=f"1.0.0+linkedparticles-{_dist('linkedparticles')}",
-    factory="rotbench.engines.adapters.particles.engine:make_engine",
-    takes="claims",
-    requires=("particles",),
-    extra="particles",
-    summary="Particles (linkedparticles) fed rotbench's perceived claims and checks",
-)
-
-BENCHD = EngineInfo(
-    name="benchd",
-    version=f"1.0.0+benchd-harness-{_dist('benchd-harness')}",
-    factory="rotbench.engines.adapters.benchd.engine:make_engine",
-    takes="documents",
-    requires=("benchd_harness",),
-    extra="benchd",
-    parametric=True,
-    summary="bridge to a benchd-harness adapter: --engine benchd:<adapter> (e.g. benchd:echo)",
-)
+_MEM0 = {"adapter": "mem0", "dist": "mem0ai", "requires": ("mem0", "qdrant_client")}
+MEM0_RAW = _peer("mem0-raw", make="make_raw", **_MEM0, summary=(
+    "mem0 (open source) storing every turn as it is (infer=False); mem0's own search"))
+MEM0 = _peer("mem0", make="make_infer", paid=True, **_MEM0, summary=(
+    "mem0 (open source) with its own extraction (infer=True); rotbench's model as "
+    "its LLM (scripted on the oracle arm)"))
+PARTICLES = _peer("particles", "particles", "make_engine", "linkedparticles",
+                  takes="claims", requires=("particles",),
+                  summary="Particles (linkedparticles) fed rotbench's perceived claims and checks")
+BENCHD = _peer("benchd", "benchd", "make_engine", "benchd-harness",
+               requires=("benchd_harness",), parametric=True, summary=(
+                   "bridge to a benchd-harness adapter: --engine benchd:<adapter> "
+                   "(e.g. benchd:echo)"))
 
 GRAPHITI_WORLDS_AT_ONCE = 1
 """Graphiti worlds built at once per process. Each open graph (an embedded Kuzu database with
@@ -96,58 +80,21 @@ is Graphiti's own Python, which holds the interpreter lock: three graphs at once
 1.3 GB in the rotbench process and gained little wall time on two cores, one at a time about
 630 MB (docs/graphiti.md)."""
 
-GRAPHITI = EngineInfo(
-    name="graphiti",
-    version=f"1.0.0+graphiti-core-{_dist('graphiti-core')}",
-    factory="rotbench.engines.adapters.graphiti.engine:make_default",
-    takes="documents",
-    paid_calls=True,
-    requires=("graphiti_core", "kuzu"),
-    extra="graphiti",
-    estimate="rotbench.engines.adapters.graphiti.estimate:estimate_calls",
-    worlds_at_once=GRAPHITI_WORLDS_AT_ONCE,
-    warm_texts="rotbench.engines.adapters.graphiti.texts:warm_texts",
-    summary="Graphiti (temporal knowledge graph, embedded Kuzu) with its own extraction and "
-    "its default search (expired facts included); rotbench's model as its LLM",
-)
+_GRAPHITI = {"adapter": "graphiti", "dist": "graphiti-core", "paid": True,
+             "requires": ("graphiti_core", "kuzu"), "worlds_at_once": GRAPHITI_WORLDS_AT_ONCE,
+             "warm_texts": "rotbench.engines.adapters.graphiti.texts:warm_texts"}
+GRAPHITI = _peer("graphiti", make="make_default", **_GRAPHITI, summary=(
+    "Graphiti (temporal knowledge graph, embedded Kuzu) with its own extraction and "
+    "its default search (expired facts included); rotbench's model as its LLM"))
+GRAPHITI_CURRENT = _peer("graphiti-current", make="make_current", **_GRAPHITI, summary=(
+    "Graphiti as 'graphiti', searching only facts with no invalid_at/expired_at"))
 
-GRAPHITI_CURRENT = EngineInfo(
-    name="graphiti-current",
-    version=f"1.0.0+graphiti-core-{_dist('graphiti-core')}",
-    factory="rotbench.engines.adapters.graphiti.engine:make_current",
-    takes="documents",
-    paid_calls=True,
-    requires=("graphiti_core", "kuzu"),
-    extra="graphiti",
-    estimate="rotbench.engines.adapters.graphiti.estimate:estimate_calls",
-    worlds_at_once=GRAPHITI_WORLDS_AT_ONCE,
-    warm_texts="rotbench.engines.adapters.graphiti.texts:warm_texts",
-    summary="Graphiti as 'graphiti', searching only facts with no invalid_at/expired_at",
-)
-
-LANGMEM = EngineInfo(
-    name="langmem",
-    version=f"1.0.0+langmem-{_dist('langmem')}",
-    factory="rotbench.engines.adapters.langmem.engine:make_default",
-    takes="documents",
-    paid_calls=True,
-    requires=("langmem", "langgraph", "trustcall"),
-    extra="langmem",
-    estimate="rotbench.engines.adapters.langmem.estimate:estimate_calls",
-    summary="LangMem: tool calls add or patch the 5 nearest memories; deletes off",
-)
-
-LANGMEM_DELETES = EngineInfo(
-    name="langmem-deletes",
-    version=f"1.0.0+langmem-{_dist('langmem')}",
-    factory="rotbench.engines.adapters.langmem.engine:make_deletes",
-    takes="documents",
-    paid_calls=True,
-    requires=("langmem", "langgraph", "trustcall"),
-    extra="langmem",
-    estimate="rotbench.engines.adapters.langmem.estimate:estimate_calls",
-    summary="LangMem with deletes on (RemoveDoc offered)",
-)
+_LANGMEM = {"adapter": "langmem", "dist": "langmem", "paid": True,
+            "requires": ("langmem", "langgraph", "trustcall")}
+LANGMEM = _peer("langmem", make="make_default", **_LANGMEM,
+                summary="LangMem: tool calls add or patch the 5 nearest memories; deletes off")
+LANGMEM_DELETES = _peer("langmem-deletes", make="make_deletes", **_LANGMEM,
+                        summary="LangMem with deletes on (RemoveDoc offered)")
 
 HINDSIGHT_WORLDS_AT_ONCE = 1
 """Hindsight worlds built at once per process. hindsight-api 1.1.0 keeps process-wide state
@@ -156,15 +103,7 @@ executor): with two worlds on two loops at once a run measured "got Future attac
 different loop" and then a segmentation fault. One at a time, each world's loop is the only
 one running."""
 
-HINDSIGHT = EngineInfo(
-    name="hindsight",
-    version=f"1.0.0+hindsight-{_dist('hindsight-api-slim')}",
-    factory="rotbench.engines.adapters.hindsight.engine:make_engine",
-    takes="documents",
-    paid_calls=True,
-    requires=("hindsight_api", "pg0"),
-    extra="hindsight",
-    estimate="rotbench.engines.adapters.hindsight.estimate:estimate_calls",
-    worlds_at_once=HINDSIGHT_WORLDS_AT_ONCE,
-    summary="Hindsight: facts consolidated into observations, embedded PostgreSQL",
-)
+HINDSIGHT = _peer("hindsight", "hindsight", "make_engine", "hindsight-api-slim",
+                  label="hindsight", paid=True, requires=("hindsight_api", "pg0"),
+                  worlds_at_once=HINDSIGHT_WORLDS_AT_ONCE,
+                  summary="Hindsight: facts consolidated into observations, embedded PostgreSQL")
