@@ -12,17 +12,19 @@ class NewestStatement:
     name, version = "newest-statement", "1.0"
 
     def __init__(self, context):
-        self.context = context  # rotbench's embedder, perceived claims, scratch folder, ...
+        self.context = context  # embedder, perceived claims, a scratch folder of its own
         self.memory = {}  # (subject, slot) -> sentence
 
     def deposit(self, document):
+        """Called once per document, in the order documents reach the store."""
         if document.kind == "web_page":
-            return  # only trust what happens in the conversation
+            return  # trust only what happens in the conversation
         for claim in self.context.claims(document):
             if claim.slot and claim.tense == "present" and claim.attribution == "own":
                 self.memory[(claim.subject, claim.slot)] = claim.sentence
 
     def query(self, question, k):
+        """The ``k`` best hits for ``question``, best first."""
         texts = list(self.memory.values())
         if not texts:
             return []

@@ -19,7 +19,12 @@ import typer
 
 from rotbench.cli.common import fail
 
-ENGINE_TEMPLATE = '''"""{name}: a memory engine for rotbench (from `rotbench new-engine {name}`).
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+"""The engine module's and its test's templates (``str.format`` fields; shipped as package
+data). ``examples/my_engine.py`` is the engine template rendered by ``render_engine``
+(``tests/cli/test_new_engine_template.py`` holds them equal)."""
+
+NEW_ENGINE_DOC = """{name}: a memory engine for rotbench (from `rotbench new-engine {name}`).
 
 It keeps the newest present-tense statement the user made about each slot and answers with
 the closest ones by meaning. Change ``deposit`` and ``query`` to try your own rules.
@@ -28,71 +33,20 @@ Run it beside the reference engine:  rotbench run --engine {name}:make_engine --
 Its test:                            python -m pytest test_{name}.py
 """
 
-import numpy as np
 
-from rotbench.plugin import Hit
-
-
-class Engine:
-    name, version = "{name}", "0.1"
-
-    def __init__(self, context):
-        self.context = context  # embedder, perceived claims, a scratch folder of its own
-        self.memory = {{}}  # (subject, slot) -> sentence
-
-    def deposit(self, document):
-        """Called once per document, in the order documents reach the store."""
-        if document.kind == "web_page":
-            return  # trust only what happens in the conversation
-        for claim in self.context.claims(document):
-            if claim.slot and claim.tense == "present" and claim.attribution == "own":
-                self.memory[(claim.subject, claim.slot)] = claim.sentence
-
-    def query(self, question, k):
-        """The ``k`` best hits for ``question``, best first."""
-        texts = list(self.memory.values())
-        if not texts:
-            return []
-        vectors = self.context.embedder.encode([question, *texts])
-        similarity = vectors[1:] @ vectors[0]
-        best = np.argsort(-similarity)[:k]
-        return [Hit(text=texts[i], similarity=float(similarity[i])) for i in best]
+def render_engine(doc: str, cls: str = "Engine", engine: str = "{name}",
+                  version: str = "0.1", **fields: str) -> str:
+    """The engine template filled in: module docstring ``doc``, class ``cls`` named
+    ``engine`` at ``version``; ``fields`` fill the ``{name}`` fields of ``doc`` and
+    ``engine``. Raises KeyError for a field left unfilled."""
+    text = (TEMPLATES / "engine.py.tmpl").read_text(encoding="utf-8")
+    return text.format(doc=doc.format(**fields), cls=cls, engine=engine.format(**fields),
+                       version=version)
 
 
-def make_engine(context):
-    return Engine(context)
-'''
-
-TEST_TEMPLATE = '''"""{name} beside the reference engine on one world (seed 42, 30 days, oracle
-arm: no model call). Written by `rotbench new-engine {name}`.
-Run with: python -m pytest test_{name}.py
-"""
-
-import json
-import subprocess
-import sys
-from pathlib import Path
-
-HERE = Path(__file__).resolve().parent
-
-
-def test_{name}_runs_beside_the_reference(tmp_path):
-    proc = subprocess.run(
-        [sys.executable, "-m", "rotbench.cli.main", "run", "--engine", "{name}:make_engine",
-         "--engine", "reference", "--seed", "42", "--days", "30", "--format", "json",
-         "--reports-dir", str(tmp_path / "reports"), "--cache-dir", str(tmp_path / "cache")],
-        cwd=HERE, capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    decoder, text, reports, at = json.JSONDecoder(), proc.stdout, [], 0
-    while text[at:].strip():  # one report of record per engine, one after the other
-        at += len(text[at:]) - len(text[at:].lstrip())
-        report, at = decoder.raw_decode(text, at)
-        reports.append(report)
-    assert [r["selection"]["engine_source"] for r in reports] == ["{name}:make_engine",
-                                                                   "reference"]
-    mine = reports[0]["metrics"]["current_first"]
-    assert mine["denominator"] > 0  # every question was asked and scored
-'''
+def render_test(name: str) -> str:
+    """The test module for engine module ``name`` (its template filled in)."""
+    return (TEMPLATES / "test_engine.py.tmpl").read_text(encoding="utf-8").format(name=name)
 
 
 def _install_folders() -> list[Path]:
@@ -138,8 +92,8 @@ def new_engine(
              "name so that --engine finds yours")
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        write_atomic(targets[0], ENGINE_TEMPLATE.format(name=name).encode())
-        write_atomic(targets[1], TEST_TEMPLATE.format(name=name).encode())
+        write_atomic(targets[0], render_engine(NEW_ENGINE_DOC, name=name).encode())
+        write_atomic(targets[1], render_test(name).encode())
     except OSError as exc:
         fail(f"new-engine: cannot write into {folder}: {exc.strerror or exc}", 1)
     where = "" if folder == Path.cwd().resolve() else f"cd {folder} && "

@@ -1,0 +1,36 @@
+"""One source for the engine a newcomer starts from: ``examples/my_engine.py`` is the
+``rotbench new-engine`` template rendered with the example's own docstring, class and name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rotbench.cli.new_engine import TEMPLATES, render_engine
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "my_engine.py"
+EXAMPLE_DOC = ("A complete engine for rotbench in about 20 lines: the newest thing the user "
+               "said per slot.\n\nRun it with:  rotbench run --engine "
+               "examples.my_engine:make_engine\n")
+
+
+def example_text() -> str:
+    """``examples/my_engine.py`` as the template renders it (regenerate it with this)."""
+    return render_engine(EXAMPLE_DOC, cls="NewestStatement", engine="newest-statement",
+                         version="1.0")
+
+
+def test_the_example_is_the_template_rendered() -> None:
+    assert EXAMPLE.read_text(encoding="utf-8") == example_text()
+
+
+def test_the_example_keeps_its_pinned_name_and_version() -> None:
+    text = EXAMPLE.read_text(encoding="utf-8")
+    assert 'name, version = "newest-statement", "1.0"' in text  # bench_edit_loop edits this
+    assert "return NewestStatement(context)" in text
+
+
+def test_the_templates_ship_with_the_package() -> None:
+    assert sorted(p.name for p in TEMPLATES.iterdir()) == ["engine.py.tmpl",
+                                                           "test_engine.py.tmpl"]
+    pyproject = (EXAMPLE.parents[1] / "pyproject.toml").read_text(encoding="utf-8")
+    assert '"rotbench.cli" = ["templates/*.tmpl"]' in pyproject
