@@ -110,3 +110,17 @@ def project_recorded_calls(recorded: Iterable[RecordedCall], *, stage: str, sett
         output_tokens=tokens_out,
         usd=cost_usd(settings.price(model), input_tokens=tokens_in, output_tokens=tokens_out),
         projection="exact", basis=basis(by_name))
+
+
+def per_document_estimate(worlds, record: Callable, *, engine: str, max_tokens: int,
+                          stage: str, settings, embedder, cache) -> StageEstimate:
+    """The stage estimate of an adapter whose calls are counted per document: ``record(world,
+    embedder)`` gives (documents, recorded calls) for each of ``worlds``; every call is
+    projected by ``project_recorded_calls`` (answers of at most ``max_tokens``) and the basis
+    names ``engine``'s calls per document (``per_document_basis``). Graphiti and Hindsight
+    share it."""
+    recordings = [record(world, embedder) for world in worlds]
+    documents = sum(count for count, _ in recordings)
+    return project_recorded_calls(
+        (call for _, calls in recordings for call in calls), stage=stage, settings=settings,
+        cache=cache, max_tokens=max_tokens, basis=per_document_basis(engine, documents))

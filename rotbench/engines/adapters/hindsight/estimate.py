@@ -16,8 +16,7 @@ from pathlib import Path
 
 from rotbench.engines.adapters.recorded_estimate import (
     RecordedCall,
-    per_document_basis,
-    project_recorded_calls,
+    per_document_estimate,
     record_oracle_deposit,
 )
 from rotbench.perception.oracle import OracleChecker
@@ -43,8 +42,5 @@ def estimate_calls(worlds, *, arm: str, settings, embedder, cache, stage: str):
         return None
     from rotbench.engines.adapters.hindsight.llm import MAX_TOKENS
 
-    recordings = [recorded_calls(world, embedder) for world in worlds]
-    documents = sum(count for count, _ in recordings)
-    return project_recorded_calls(
-        (call for _, calls in recordings for call in calls), stage=stage, settings=settings,
-        cache=cache, max_tokens=MAX_TOKENS, basis=per_document_basis("Hindsight", documents))
+    return per_document_estimate(worlds, recorded_calls, engine="Hindsight", max_tokens=MAX_TOKENS,
+                                 stage=stage, settings=settings, embedder=embedder, cache=cache)
