@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from llm_helpers import SECRET_KEY
+from llm_helpers import SECRET_KEY, Answers
 
 from rotbench.embedding import FAKE_MODEL_ID, Embedder, hashing_encoder
 from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
@@ -48,3 +48,16 @@ def oracle_fake(world42: World) -> Iterator[FakeAnthropic]:
     """A fake that answers like the oracle for world 42, no latency."""
     with FakeAnthropic(oracle_answerer(world42), timeout_sleep_seconds=0.6) as fake:
         yield fake
+
+
+@pytest.fixture
+def answers() -> Answers:
+    """Hand-written answers for ``fake``, set by the test (``llm_helpers.Answers``)."""
+    return Answers()
+
+
+@pytest.fixture
+def fake(answers: Answers) -> Iterator[FakeAnthropic]:
+    """A fake Anthropic server serving ``answers`` in order."""
+    with FakeAnthropic(answers) as server:
+        yield server

@@ -24,3 +24,61 @@ def drafts_of(docs: list[Document], extractor) -> list[list]:
     from rotbench.pipeline.extract import extract_concurrently
 
     return [d.drafts for d in extract_concurrently(docs, extractor, 8).documents]
+
+
+CLAIM_BASE = {"subject": "the user", "tense": "present", "attribution": "own"}
+"""The fields every hand-written extraction answer shares unless a test says otherwise."""
+
+
+class Answers:
+    """The fake's answers, in order (the last one repeats); ``served`` counts them."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = ['{"claims": []}']
+        self.served = 0
+
+    def __call__(self, req) -> str:
+        text = self.texts[min(self.served, len(self.texts) - 1)]
+        self.served += 1
+        return text
+
+
+def answer_json(*claims: dict) -> str:
+    """An extraction answer holding ``claims``, each over ``CLAIM_BASE``."""
+    import json
+
+    return json.dumps({"claims": [{**CLAIM_BASE, **c} for c in claims]})
+
+
+def claim_draft(**fields):
+    """The ``ClaimDraft`` a claim of ``fields`` over ``CLAIM_BASE`` parses into."""
+    from rotbench.contract.perception import ClaimDraft
+
+    return ClaimDraft(**{**CLAIM_BASE, **fields})
+
+
+def assert_probe_estimate_exact(world: World, fake, embedder, tmp_path, settings,
+                                engine_config) -> tuple:
+    """On the probe arm, ``world``'s check-only estimate is exact: the live checker against
+    ``fake`` (answering as the oracle) decides as the oracle does, gets only check calls,
+    exactly as many as projected (two per pair judged). Returns (the estimate, the live
+    perception) for a test's further checks."""
+    from rotbench.estimate.perception import estimate
+    from rotbench.perception.model import AnthropicClient, build_perception
+    from rotbench.perception.oracle import OracleChecker, OracleExtractor
+    from rotbench.pipeline.extract import extract_concurrently
+    from rotbench.reference.reconcile import deposit
+
+    extraction = extract_concurrently(documents(world), OracleExtractor(world), concurrency=1)
+    oracle_ledger = deposit(extraction, embedder, OracleChecker(), engine_config)
+    est = estimate(world, "probe", settings, embedder=embedder, engine_config=engine_config)
+    assert set(est.stages) == {"check"} and est.stages["check"].projection == "exact"
+    live = build_perception("probe", settings, cache_dir=tmp_path,
+                            client=AnthropicClient(base_url=fake.base_url))
+    ledger = deposit(extraction, embedder, live.checker(world), engine_config)
+    assert (ledger.claims, ledger.events, ledger.counts) == (
+        oracle_ledger.claims, oracle_ledger.events, oracle_ledger.counts)
+    received = fake.count(("contradiction", "slot"))
+    assert received > 0 and fake.count() == received  # no extraction on the probe arm
+    assert est.stages["check"].calls == received == 2 * oracle_ledger.counts.pairs_judged
+    return est, live

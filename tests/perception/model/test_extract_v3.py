@@ -12,10 +12,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from llm_helpers import FAST_CONFIG, documents
+from llm_helpers import (
+    FAST_CONFIG,
+    Answers,
+    answer_json,
+    assert_probe_estimate_exact,
+    claim_draft,
+    documents,
+)
 
 from rotbench.contract.engine import Document
-from rotbench.contract.perception import ClaimDraft
 from rotbench.embedding import Embedder
 from rotbench.estimate.perception import estimate
 from rotbench.perception.arms import SettingsError, load_llm_settings
@@ -47,46 +53,13 @@ SLOTS = {"employer": "employer", "home_city": "home city", "car": "car", "gym": 
 DOC = Document(uri="conv://t/1", day=14, timestamp="2026-01-19T10:00:00Z", kind="conversation",
                turns=[Turn(role="user", text="Some news about me."),
                       Turn(role="assistant", text="Noted.")])
-BASE = {"subject": "the user", "tense": "present", "attribution": "own"}
 CHECK_KINDS = ("contradiction", "slot")
 SETTINGS = LLMSettings(prices={"claude-haiku-4-5": (1.0, 5.0), "claude-sonnet-4-6": (3.0, 15.0)})
-
-
-class Answers:
-    """The fake's extraction answers, in order (the last one repeats)."""
-
-    def __init__(self) -> None:
-        self.texts: list[str] = ['{"claims": []}']
-        self.served = 0
-
-    def __call__(self, req: FakeRequest) -> str:
-        text = self.texts[min(self.served, len(self.texts) - 1)]
-        self.served += 1
-        return text
-
-
-@pytest.fixture
-def answers() -> Answers:
-    return Answers()
-
-
-@pytest.fixture
-def fake(answers: Answers) -> Iterator[FakeAnthropic]:
-    with FakeAnthropic(answers) as server:
-        yield server
 
 
 def _extractor(fake: FakeAnthropic, version: str = "extract-v3") -> LiveExtractor:
     return LiveExtractor(AnthropicClient(base_url=fake.base_url), "claude-sonnet-4-6", version,
                          slots=SLOTS)
-
-
-def _answer(*claims: dict) -> str:
-    return json.dumps({"claims": [{**BASE, **c} for c in claims]})
-
-
-def _draft(**fields) -> ClaimDraft:
-    return ClaimDraft(**{**BASE, **fields})
 
 
 # ---- one test per new field: a hand-written answer and the exact draft it becomes ------------
@@ -95,76 +68,76 @@ def _draft(**fields) -> ClaimDraft:
 def test_valid_from_of_a_scheduled_change_becomes_its_world_day(
         fake: FakeAnthropic, answers: Answers) -> None:
     s = "The user's employer is scheduled to become Initech."
-    answers.texts = [_answer({"slot": "employer", "value": "Initech", "sentence": s,
+    answers.texts = [answer_json({"slot": "employer", "value": "Initech", "sentence": s,
                               "event": "scheduled", "valid_from": "2026-03-02"})]
     assert _extractor(fake).extract(DOC) == [
-        _draft(slot="employer", value="Initech", sentence=s, event="scheduled",
+        claim_draft(slot="employer", value="Initech", sentence=s, event="scheduled",
                valid_from=14 + 42)]  # 2 March is 42 days after 19 January
 
 
 def test_valid_until_of_a_temporary_state_becomes_its_world_day(
         fake: FakeAnthropic, answers: Answers) -> None:
     s = "The user's home city is temporarily Lisbon."
-    answers.texts = [_answer({"slot": "home_city", "value": "Lisbon", "sentence": s,
+    answers.texts = [answer_json({"slot": "home_city", "value": "Lisbon", "sentence": s,
                               "mood": "temporary", "valid_until": "2026-01-25"})]
     assert _extractor(fake).extract(DOC) == [
-        _draft(slot="home_city", value="Lisbon", sentence=s, mood="temporary",
+        claim_draft(slot="home_city", value="Lisbon", sentence=s, mood="temporary",
                valid_until=20)]  # that Sunday
 
 
 def test_corrects_names_the_value_a_correction_says_was_wrong(
         fake: FakeAnthropic, answers: Answers) -> None:
     s = "The user's gym is Anvil."
-    answers.texts = [_answer({"slot": "gym", "value": "Anvil", "sentence": s,
+    answers.texts = [answer_json({"slot": "gym", "value": "Anvil", "sentence": s,
                               "event": "correction", "corrects": " Forge "})]
     assert _extractor(fake).extract(DOC) == [
-        _draft(slot="gym", value="Anvil", sentence=s, event="correction", corrects="Forge")]
+        claim_draft(slot="gym", value="Anvil", sentence=s, event="correction", corrects="Forge")]
 
 
 def test_a_retraction_is_a_past_claim_with_its_event(
         fake: FakeAnthropic, answers: Answers) -> None:
     s = "The user no longer has a car; it was Saab."
-    answers.texts = [_answer({"slot": "car", "value": "Saab", "sentence": s,
+    answers.texts = [answer_json({"slot": "car", "value": "Saab", "sentence": s,
                               "tense": "past", "event": "Retraction"})]
     assert _extractor(fake).extract(DOC) == [
-        _draft(slot="car", value="Saab", sentence=s, tense="past", event="retraction")]
+        claim_draft(slot="car", value="Saab", sentence=s, tense="past", event="retraction")]
 
 
 def test_member_add_marks_the_slot_as_a_set(fake: FakeAnthropic, answers: Answers) -> None:
     s = "The user is also learning Basque."
-    answers.texts = [_answer({"slot": "language", "value": "Basque", "sentence": s,
+    answers.texts = [answer_json({"slot": "language", "value": "Basque", "sentence": s,
                               "event": "member-add"})]  # multi_valued left out: implied
     assert _extractor(fake).extract(DOC) == [
-        _draft(slot="language", value="Basque", sentence=s, event="member_add",
+        claim_draft(slot="language", value="Basque", sentence=s, event="member_add",
                multi_valued=True)]
 
 
 def test_member_drop_is_a_past_member_of_a_set(fake: FakeAnthropic, answers: Answers) -> None:
     s = "The user no longer learns Swahili."
-    answers.texts = [_answer({"slot": "language", "value": "Swahili", "sentence": s,
+    answers.texts = [answer_json({"slot": "language", "value": "Swahili", "sentence": s,
                               "tense": "past", "event": "member_drop", "multi_valued": True})]
     assert _extractor(fake).extract(DOC) == [
-        _draft(slot="language", value="Swahili", sentence=s, tense="past",
+        claim_draft(slot="language", value="Swahili", sentence=s, tense="past",
                event="member_drop", multi_valued=True)]
 
 
 def test_multi_valued_alone_marks_a_set_without_an_event(
         fake: FakeAnthropic, answers: Answers) -> None:
     s = "The user is learning Tagalog."
-    answers.texts = [_answer({"slot": "language", "value": "Tagalog", "sentence": s,
+    answers.texts = [answer_json({"slot": "language", "value": "Tagalog", "sentence": s,
                               "multi_valued": True, "event": None, "valid_from": None,
                               "valid_until": "null", "corrects": ""})]
     assert _extractor(fake).extract(DOC) == [
-        _draft(slot="language", value="Tagalog", sentence=s, multi_valued=True)]
+        claim_draft(slot="language", value="Tagalog", sentence=s, multi_valued=True)]
 
 
 def test_a_plain_v2_answer_still_parses_under_v3_with_no_new_field_set(
         fake: FakeAnthropic, answers: Answers) -> None:
     s = "The user's home city is Porto."
-    answers.texts = [_answer({"slot": "home_city", "value": "Porto", "sentence": s})]
+    answers.texts = [answer_json({"slot": "home_city", "value": "Porto", "sentence": s})]
     (draft,) = _extractor(fake).extract(DOC)
-    assert draft == _draft(slot="home_city", value="Porto", sentence=s)
-    assert draft.model_dump() == _draft(slot="home_city", value="Porto",
+    assert draft == claim_draft(slot="home_city", value="Porto", sentence=s)
+    assert draft.model_dump() == claim_draft(slot="home_city", value="Porto",
                                         sentence=s).model_dump()
     assert "event" not in draft.model_dump()  # hashes as a v2 draft does
 
@@ -237,7 +210,7 @@ MALFORMED = {
 def test_a_bad_field_is_one_line_retried_with_its_reason_then_a_failure(
         case: str, fake: FakeAnthropic, answers: Answers) -> None:
     claim, message = MALFORMED[case]
-    answers.texts = [_answer(claim)]
+    answers.texts = [answer_json(claim)]
     ex = _extractor(fake)
     assert ex.extract(DOC) == []
     first, retry = fake.requests
@@ -254,16 +227,16 @@ def test_a_bad_field_corrected_on_the_retry_gives_the_corrected_claim(
         fake: FakeAnthropic, answers: Answers) -> None:
     s = "The user's employer is scheduled to become Initech."
     good = {**SCHEDULED, "sentence": s, "valid_from": "2026-02-01"}
-    answers.texts = [_answer({**good, "valid_from": "first of next month"}), _answer(good)]
+    answers.texts = [answer_json({**good, "valid_from": "first of next month"}), answer_json(good)]
     ex = _extractor(fake)
-    assert ex.extract(DOC) == [_draft(slot="employer", value="Initech", sentence=s,
+    assert ex.extract(DOC) == [claim_draft(slot="employer", value="Initech", sentence=s,
                                       event="scheduled", valid_from=27)]
     assert (ex.stats.calls, ex.stats.invalid_answers, ex.stats.failures) == (2, 1, [])
 
 
 def test_v2_rejects_the_temporary_mood_it_never_asked_for(
         fake: FakeAnthropic, answers: Answers) -> None:
-    answers.texts = [_answer({"slot": "car", "value": "Dacia", "sentence": "s",
+    answers.texts = [answer_json({"slot": "car", "value": "Dacia", "sentence": "s",
                               "mood": "temporary"})]
     ex = _extractor(fake, "extract-v2")
     assert ex.extract(DOC) == []
@@ -322,7 +295,7 @@ def test_v3_prompt_carries_the_written_date_and_v2_does_not() -> None:
 
 def test_a_cached_v2_answer_is_not_served_to_v3(
         fake: FakeAnthropic, answers: Answers, tmp_path: Path) -> None:
-    answers.texts = [_answer({"slot": "car", "value": "Saab", "sentence": "s"})]
+    answers.texts = [answer_json({"slot": "car", "value": "Saab", "sentence": "s"})]
     cache = CallCache(tmp_path)
     client = AnthropicClient(base_url=fake.base_url)
     for version in ("extract-v2", "extract-v3", "extract-v2", "extract-v3"):
@@ -400,19 +373,8 @@ def test_probe_arm_estimate_is_exact_on_generator_3(
         version: str, fake3: FakeAnthropic, world3: World, embedder: Embedder,
         tmp_path: Path) -> None:
     settings = SETTINGS.model_copy(update={"extract_prompt_version": version})
-    extraction = extract_concurrently(documents(world3), OracleExtractor(world3), concurrency=1)
-    oracle_ledger = deposit(extraction, embedder, OracleChecker(), FAST_CONFIG)
-    est = estimate(world3, "probe", settings, embedder=embedder, engine_config=FAST_CONFIG)
-    assert set(est.stages) == {"check"} and est.stages["check"].projection == "exact"
-
-    live = build_perception("probe", settings, cache_dir=tmp_path,
-                            client=AnthropicClient(base_url=fake3.base_url))
-    ledger = deposit(extraction, embedder, live.checker(world3), FAST_CONFIG)
-    assert (ledger.claims, ledger.events, ledger.counts) == (
-        oracle_ledger.claims, oracle_ledger.events, oracle_ledger.counts)
-    received = fake3.count(CHECK_KINDS)
-    assert received > 0 and fake3.count() == received  # no extraction on the probe arm
-    assert est.stages["check"].calls == received == 2 * oracle_ledger.counts.pairs_judged
+    est, live = assert_probe_estimate_exact(world3, fake3, embedder, tmp_path, settings,
+                                            FAST_CONFIG)
     usage = live.summary().usage.stages["check"]
     assert est.stages["check"].input_tokens == usage.input_tokens
     assert est.stages["check"].output_tokens == usage.output_tokens

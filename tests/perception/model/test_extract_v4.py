@@ -8,15 +8,21 @@ the real SDK and the fake Anthropic server (``rotbench.testing.fake_anthropic``)
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from llm_helpers import FAST_CONFIG, documents
+from llm_helpers import (
+    FAST_CONFIG,
+    Answers,
+    answer_json,
+    assert_probe_estimate_exact,
+    claim_draft,
+    documents,
+)
 
 from rotbench.contract.engine import Document
-from rotbench.contract.perception import ClaimDraft, Dependency, QuestionFrame
+from rotbench.contract.perception import Dependency, QuestionFrame
 from rotbench.embedding import Embedder
 from rotbench.estimate.perception import estimate
 from rotbench.perception.model import (
@@ -31,7 +37,7 @@ from rotbench.perception.model._prompts import EXTRACT_PROMPTS, RETRY_MARKER
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
 from rotbench.pipeline.extract import extract_concurrently
 from rotbench.reference.reconcile import deposit
-from rotbench.testing.fake_anthropic import FakeAnthropic, FakeRequest, oracle_answerer
+from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
 from rotbench.world.generators.base import generate_world
 from rotbench.world.models import Turn, World
 
@@ -41,32 +47,7 @@ SLOTS = {"employer": "employer", "home_city": "home city", "manager": "manager",
 DOC = Document(uri="conv://t/1", day=14, timestamp="2026-01-19T10:00:00Z", kind="conversation",
                turns=[Turn(role="user", text="Some news about me last week."),
                       Turn(role="assistant", text="Noted.")])
-BASE = {"subject": "the user", "tense": "present", "attribution": "own"}
 SETTINGS = LLMSettings(prices={"claude-haiku-4-5": (1.0, 5.0), "claude-sonnet-4-6": (3.0, 15.0)})
-
-
-class Answers:
-    """The fake's answers, in order (the last one repeats)."""
-
-    def __init__(self) -> None:
-        self.texts: list[str] = ['{"claims": []}']
-        self.served = 0
-
-    def __call__(self, req: FakeRequest) -> str:
-        text = self.texts[min(self.served, len(self.texts) - 1)]
-        self.served += 1
-        return text
-
-
-@pytest.fixture
-def answers() -> Answers:
-    return Answers()
-
-
-@pytest.fixture
-def fake(answers: Answers) -> Iterator[FakeAnthropic]:
-    with FakeAnthropic(answers) as server:
-        yield server
 
 
 def _extractor(fake: FakeAnthropic) -> LiveExtractor:
@@ -74,43 +55,35 @@ def _extractor(fake: FakeAnthropic) -> LiveExtractor:
                          "extract-v4", slots=SLOTS)
 
 
-def _answer(*claims: dict) -> str:
-    return json.dumps({"claims": [{**BASE, **c} for c in claims]})
-
-
-def _draft(**fields) -> ClaimDraft:
-    return ClaimDraft(**{**BASE, **fields})
-
-
 # ---- one test per new field ------------------------------------------------------------------
 
 def test_a_declared_successor_is_a_conditional_claim_with_its_root(
         fake: FakeAnthropic, answers: Answers) -> None:
     s = "The user's gym will be Summit once their home city changes."
-    answers.texts = [_answer({"slot": "gym", "value": "Summit", "sentence": s,
+    answers.texts = [answer_json({"slot": "gym", "value": "Summit", "sentence": s,
                               "mood": "Successor",
                               "depends_on": {"slot": "home_city", "value": " Lisbon "}})]
     assert _extractor(fake).extract(DOC) == [
-        _draft(slot="gym", value="Summit", sentence=s, mood="conditional",
+        claim_draft(slot="gym", value="Summit", sentence=s, mood="conditional",
                depends_on=Dependency(slot="home_city", value="Lisbon"))]
 
 
 def test_a_stated_tie_is_a_fact_with_depends_on(fake: FakeAnthropic, answers: Answers) -> None:
     s = "The user's manager is Ingrid."
-    answers.texts = [_answer({"slot": "manager", "value": "Ingrid", "sentence": s,
+    answers.texts = [answer_json({"slot": "manager", "value": "Ingrid", "sentence": s,
                               "depends_on": {"slot": "employer", "value": "Acme"}})]
     assert _extractor(fake).extract(DOC) == [
-        _draft(slot="manager", value="Ingrid", sentence=s,
+        claim_draft(slot="manager", value="Ingrid", sentence=s,
                depends_on=Dependency(slot="employer", value="Acme"))]
 
 
 def test_a_relative_date_in_the_past_becomes_valid_from(
         fake: FakeAnthropic, answers: Answers) -> None:
     s = "The user's home city is Porto."
-    answers.texts = [_answer({"slot": "home_city", "value": "Porto", "sentence": s,
+    answers.texts = [answer_json({"slot": "home_city", "value": "Porto", "sentence": s,
                               "valid_from": "2026-01-12"})]  # "last week"
     assert _extractor(fake).extract(DOC) == [
-        _draft(slot="home_city", value="Porto", sentence=s, valid_from=7)]
+        claim_draft(slot="home_city", value="Porto", sentence=s, valid_from=7)]
 
 
 def test_a_premise_question_is_read_with_its_premise(
@@ -128,9 +101,9 @@ def test_a_premise_question_is_read_with_its_premise(
 def test_a_v3_answer_parses_under_v4_with_no_new_field_set(
         fake: FakeAnthropic, answers: Answers) -> None:
     s = "The user's home city is Porto."
-    answers.texts = [_answer({"slot": "home_city", "value": "Porto", "sentence": s})]
+    answers.texts = [answer_json({"slot": "home_city", "value": "Porto", "sentence": s})]
     (draft,) = _extractor(fake).extract(DOC)
-    assert draft == _draft(slot="home_city", value="Porto", sentence=s)
+    assert draft == claim_draft(slot="home_city", value="Porto", sentence=s)
     assert "depends_on" not in draft.model_dump()
 
 
@@ -171,7 +144,7 @@ MALFORMED = {
 def test_a_bad_field_is_one_line_retried_with_its_reason_then_a_failure(
         case: str, fake: FakeAnthropic, answers: Answers) -> None:
     claim, message = MALFORMED[case]
-    answers.texts = [_answer(claim)]
+    answers.texts = [answer_json(claim)]
     ex = _extractor(fake)
     assert ex.extract(DOC) == []
     first, retry = fake.requests
@@ -263,15 +236,4 @@ def test_live_arm_estimate_equals_the_calls_made_on_generator_4(
 
 def test_probe_arm_estimate_is_exact_on_generator_4(
         fake4: FakeAnthropic, world4: World, embedder: Embedder, tmp_path: Path) -> None:
-    extraction = extract_concurrently(documents(world4), OracleExtractor(world4), concurrency=1)
-    oracle_ledger = deposit(extraction, embedder, OracleChecker(), FAST_CONFIG)
-    est = estimate(world4, "probe", SETTINGS, embedder=embedder, engine_config=FAST_CONFIG)
-    assert set(est.stages) == {"check"} and est.stages["check"].projection == "exact"
-    live = build_perception("probe", SETTINGS, cache_dir=tmp_path,
-                            client=AnthropicClient(base_url=fake4.base_url))
-    ledger = deposit(extraction, embedder, live.checker(world4), FAST_CONFIG)
-    assert (ledger.claims, ledger.events, ledger.counts) == (
-        oracle_ledger.claims, oracle_ledger.events, oracle_ledger.counts)
-    received = fake4.count(("contradiction", "slot"))
-    assert received > 0 and fake4.count() == received  # no extraction on the probe arm
-    assert est.stages["check"].calls == received == 2 * oracle_ledger.counts.pairs_judged
+    assert_probe_estimate_exact(world4, fake4, embedder, tmp_path, SETTINGS, FAST_CONFIG)
