@@ -15,6 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fault_harness import SEEDS, assert_no_figure_better, beyond, probe_seeds, scored
+from fault_harness import figure as _figure
 from faulty_engines_v3 import (
     ArrivalOrder,
     CollateralInvalidation,
@@ -35,45 +37,13 @@ from faulty_engines_v3 import (
     WebAsConversation,
 )
 
-from rotbench.embedding import FAKE_MODEL_ID, Embedder, hashing_encoder
-from rotbench.pipeline.probe import probe_world
-from rotbench.scoring import compute_metrics, score_world, wilson_interval
 from rotbench.scoring.lexicons import default_scorer
-from rotbench.scoring.metrics import CONTEXT_FIGURES, EVENT_METRICS, HIGHER_IS_BETTER
-from rotbench.world import generate_world
-
-SEEDS = (42, 43, 44)
-Where = tuple[str, ...]
-
-
-def _figure(bundle, where: Where) -> tuple[int, int]:
-    if where[0] == "kind":
-        rate = bundle.by_kind[where[1]][where[2]]
-    elif where[0] == "channel":
-        rate = bundle.by_channel[where[1]][where[2]]
-    else:
-        rate = bundle.metrics[where[0]]
-    return rate.numerator, rate.denominator
+from rotbench.scoring.metrics import EVENT_METRICS, HIGHER_IS_BETTER
 
 
 def run(factory, tmp_path: Path, generator: str = "3") -> dict[int, object]:
     """{seed: MetricsBundle} of ``factory`` on each seed, plus {None: pooled}."""
-    embedder = Embedder(tmp_path / "emb", FAKE_MODEL_ID, encoder=hashing_encoder)
-    scorer = default_scorer(generator)
-    worlds = []
-    for seed in SEEDS:
-        world = generate_world(seed, generator=generator)
-        worlds.append(score_world(probe_world(world, factory(world, embedder), 10), scorer))
-    out: dict = {w.seed: compute_metrics([w]) for w in worlds}
-    out[None] = compute_metrics(worlds)
-    return out
-
-
-def beyond(correct: tuple[int, int], got: tuple[int, int], higher_is_better: bool) -> bool:
-    """``got`` is worse than the 95% Wilson interval of ``correct``."""
-    low, high = wilson_interval(*correct)
-    rate = got[0] / got[1]
-    return rate < low if higher_is_better else rate > high
+    return scored(probe_seeds(factory, tmp_path, generator), default_scorer(generator))
 
 
 @pytest.fixture(scope="module")
@@ -141,17 +111,7 @@ FAULTS = [c[0] for c in CASES] + [NeverAbstains]
 def test_no_fault_improves_any_figure(factory, correct, tmp_path) -> None:
     """Every figure with a better direction (all but ``CONTEXT_FIGURES``), pooled: a fault
     never lands beyond the correct engine's interval on the better side."""
-    got = run(factory, tmp_path)[None]
-    for metric, rate in correct[None].metrics.items():
-        if metric in CONTEXT_FIGURES or rate.denominator == 0:
-            continue
-        mine = got.metrics[metric]
-        if mine.denominator == 0:
-            continue
-        better_side = not HIGHER_IS_BETTER[metric]  # "beyond" on the better side
-        assert not beyond((rate.numerator, rate.denominator),
-                          (mine.numerator, mine.denominator), better_side), (
-            metric, (mine.numerator, mine.denominator), (rate.numerator, rate.denominator))
+    assert_no_figure_better(correct[None], run(factory, tmp_path)[None])
 
 
 def test_never_abstaining_is_caught_against_an_engine_that_abstains(tmp_path) -> None:

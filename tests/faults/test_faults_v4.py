@@ -12,6 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fault_harness import SEEDS, assert_no_figure_better, beyond, probe_seeds, scored
+from fault_harness import figure as _figure
 from faulty_engines_v4 import (
     DatedByDelivery,
     DependenciesIgnored,
@@ -21,40 +23,13 @@ from faulty_engines_v4 import (
     SuccessorsIgnored,
 )
 
-from rotbench.embedding import FAKE_MODEL_ID, Embedder, hashing_encoder
-from rotbench.pipeline.probe import probe_world
-from rotbench.scoring import compute_metrics, score_world, wilson_interval
-from rotbench.scoring.metrics import CONTEXT_FIGURES, DEPENDENT_METRICS, HIGHER_IS_BETTER
-from rotbench.world import generate_world
-
-SEEDS = (42, 43, 44)
-Where = tuple[str, ...]
-
-
-def _figure(bundle, where: Where) -> tuple[int, int]:
-    rate = bundle.by_kind[where[1]][where[2]] if where[0] == "kind" else \
-        bundle.metrics[where[0]]
-    return rate.numerator, rate.denominator
+from rotbench.scoring.metrics import DEPENDENT_METRICS, HIGHER_IS_BETTER
 
 
 def run(factory, tmp_path: Path) -> dict:
     """{seed: MetricsBundle} of ``factory`` on each default seed (generator 4, 90 days),
     plus {None: pooled}."""
-    embedder = Embedder(tmp_path / "emb", FAKE_MODEL_ID, encoder=hashing_encoder)
-    worlds = []
-    for seed in SEEDS:
-        world = generate_world(seed, generator="4")
-        worlds.append(score_world(probe_world(world, factory(world, embedder), 10), "v5"))
-    out: dict = {w.seed: compute_metrics([w]) for w in worlds}
-    out[None] = compute_metrics(worlds)
-    return out
-
-
-def beyond(correct: tuple[int, int], got: tuple[int, int], higher_is_better: bool) -> bool:
-    """``got`` is worse than the 95% Wilson interval of ``correct``."""
-    low, high = wilson_interval(*correct)
-    rate = got[0] / got[1]
-    return rate < low if higher_is_better else rate > high
+    return scored(probe_seeds(factory, tmp_path, "4"), "v5")
 
 
 @pytest.fixture(scope="module")
@@ -100,14 +75,4 @@ def test_each_fault_is_caught_on_each_seed(factory, where, expected, correct, tm
 def test_no_fault_improves_any_figure(factory, correct, tmp_path) -> None:
     """Every figure with a better direction (all but ``CONTEXT_FIGURES``), pooled: a fault
     never lands beyond the correct engine's interval on the better side."""
-    got = run(factory, tmp_path)[None]
-    for metric, rate in correct[None].metrics.items():
-        if metric in CONTEXT_FIGURES or rate.denominator == 0:
-            continue
-        mine = got.metrics[metric]
-        if mine.denominator == 0:
-            continue
-        better_side = not HIGHER_IS_BETTER[metric]
-        assert not beyond((rate.numerator, rate.denominator),
-                          (mine.numerator, mine.denominator), better_side), (
-            metric, (mine.numerator, mine.denominator), (rate.numerator, rate.denominator))
+    assert_no_figure_better(correct[None], run(factory, tmp_path)[None])

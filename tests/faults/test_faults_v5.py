@@ -16,46 +16,25 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fault_harness import SEEDS, assert_no_figure_better, beyond, probe_seeds, scored
 from faulty_engines_v3 import EventTimeEngine
 from faulty_engines_v5 import MemberRetiredOnAdd, MostSimilarRetired, SetEndedOnDrop
 
-from rotbench.embedding import FAKE_MODEL_ID, Embedder, hashing_encoder
-from rotbench.pipeline.probe import probe_world
-from rotbench.scoring import compute_metrics, score_world, wilson_interval
 from rotbench.scoring.lexicons import default_scorer
-from rotbench.scoring.metrics import CONTEXT_FIGURES, HIGHER_IS_BETTER
-from rotbench.world import generate_world
+from rotbench.scoring.metrics import HIGHER_IS_BETTER
 
 pytestmark = pytest.mark.slow
-
-SEEDS = (42, 43, 44)
 
 
 def run(factory, tmp_path: Path) -> dict[str, dict]:
     """{scorer: {seed: MetricsBundle, None: pooled}} under v4 and v5 (probed once)."""
-    embedder = Embedder(tmp_path / "emb", FAKE_MODEL_ID, encoder=hashing_encoder)
-    probed = []
-    for seed in SEEDS:
-        world = generate_world(seed, generator="3")
-        probed.append(probe_world(world, factory(world, embedder), 10))
-    out: dict[str, dict] = {}
-    for scorer in ("v4", "v5"):
-        worlds = [score_world(p, scorer) for p in probed]
-        out[scorer] = {w.seed: compute_metrics([w]) for w in worlds}
-        out[scorer][None] = compute_metrics(worlds)
-    return out
+    probed = probe_seeds(factory, tmp_path, "3")
+    return {scorer: scored(probed, scorer) for scorer in ("v4", "v5")}
 
 
 def fig(bundle, metric: str) -> tuple[int, int]:
     rate = bundle.metrics[metric]
     return rate.numerator, rate.denominator
-
-
-def beyond(correct: tuple[int, int], got: tuple[int, int], higher_is_better: bool) -> bool:
-    """``got`` lies beyond the 95% Wilson interval of ``correct`` on the worse side."""
-    low, high = wilson_interval(*correct)
-    rate = got[0] / got[1]
-    return rate < low if higher_is_better else rate > high
 
 
 @pytest.fixture(scope="module")
@@ -111,11 +90,4 @@ def test_unnoticed_under_v4(case, correct) -> None:
 def test_no_figure_looks_better(case, correct) -> None:
     """Under v5, pooled: no figure with a better direction lands beyond the correct engine's
     interval on the better side."""
-    got = case[-1]["v5"][None]
-    for metric, rate in correct["v5"][None].metrics.items():
-        mine = got.metrics[metric]
-        if metric in CONTEXT_FIGURES or rate.denominator == 0 or mine.denominator == 0:
-            continue
-        assert not beyond((rate.numerator, rate.denominator),
-                          (mine.numerator, mine.denominator), not HIGHER_IS_BETTER[metric]), (
-            metric, (mine.numerator, mine.denominator))
+    assert_no_figure_better(correct["v5"][None], case[-1]["v5"][None])

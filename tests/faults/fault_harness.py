@@ -1,0 +1,70 @@
+"""The harness every per-seed fault test shares (imported as ``fault_harness``): run an
+engine factory over the default seeds' worlds with the deterministic bag-of-words embedder,
+read a figure as (numerator, denominator), and judge it against the correct engine's 95%
+Wilson interval.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rotbench.embedding import FAKE_MODEL_ID, Embedder, hashing_encoder
+from rotbench.pipeline.probe import probe_world
+from rotbench.scoring import compute_metrics, score_world, wilson_interval
+from rotbench.scoring.metrics import CONTEXT_FIGURES, HIGHER_IS_BETTER
+from rotbench.world import generate_world
+
+SEEDS = (42, 43, 44)
+Where = tuple[str, ...]
+"""Where a figure is: ``(metric,)``, ``("kind", kind, metric)`` or
+``("channel", channel, metric)``."""
+
+
+def figure(bundle, where: Where) -> tuple[int, int]:
+    """(numerator, denominator) of the figure ``where`` in a ``MetricsBundle``."""
+    if where[0] == "kind":
+        rate = bundle.by_kind[where[1]][where[2]]
+    elif where[0] == "channel":
+        rate = bundle.by_channel[where[1]][where[2]]
+    else:
+        rate = bundle.metrics[where[0]]
+    return rate.numerator, rate.denominator
+
+
+def probe_seeds(factory, tmp_path: Path, generator: str) -> list:
+    """Each default seed's world of ``generator`` (90 days) probed (top 10) through the engine
+    ``factory(world, embedder)``, in seed order."""
+    embedder = Embedder(tmp_path / "emb", FAKE_MODEL_ID, encoder=hashing_encoder)
+    probed = []
+    for seed in SEEDS:
+        world = generate_world(seed, generator=generator)
+        probed.append(probe_world(world, factory(world, embedder), 10))
+    return probed
+
+
+def scored(probed: list, scorer: str) -> dict:
+    """{seed: MetricsBundle} of ``probed`` under ``scorer``, plus {None: pooled}."""
+    worlds = [score_world(p, scorer) for p in probed]
+    out: dict = {w.seed: compute_metrics([w]) for w in worlds}
+    out[None] = compute_metrics(worlds)
+    return out
+
+
+def beyond(correct: tuple[int, int], got: tuple[int, int], higher_is_better: bool) -> bool:
+    """``got`` lies beyond the 95% Wilson interval of ``correct`` on the worse side."""
+    low, high = wilson_interval(*correct)
+    rate = got[0] / got[1]
+    return rate < low if higher_is_better else rate > high
+
+
+def assert_no_figure_better(correct, got) -> None:
+    """Every pooled figure with a better direction (all but ``CONTEXT_FIGURES``, and neither
+    side empty): ``got`` never lands beyond ``correct``'s interval on the better side."""
+    for metric, rate in correct.metrics.items():
+        mine = got.metrics[metric]
+        if metric in CONTEXT_FIGURES or rate.denominator == 0 or mine.denominator == 0:
+            continue
+        better_side = not HIGHER_IS_BETTER[metric]  # "beyond" on the better side
+        assert not beyond((rate.numerator, rate.denominator),
+                          (mine.numerator, mine.denominator), better_side), (
+            metric, (mine.numerator, mine.denominator), (rate.numerator, rate.denominator))
