@@ -68,3 +68,14 @@ def assert_no_figure_better(correct, got) -> None:
         assert not beyond((rate.numerator, rate.denominator),
                           (mine.numerator, mine.denominator), better_side), (
             metric, (mine.numerator, mine.denominator), (rate.numerator, rate.denominator))
+
+
+def assert_caught_on_each_seed(correct: dict, got: dict, where: Where,
+                               expected: list[tuple[int, int]]) -> None:
+    """``got``'s figure ``where`` on each default seed is exactly ``expected`` and lies
+    beyond ``correct``'s interval on the worse side (the metric's direction; a figure with
+    none counts as lower-is-better)."""
+    higher = HIGHER_IS_BETTER.get(where[-1], False)
+    assert [figure(got[s], where) for s in SEEDS] == expected
+    for seed in SEEDS:
+        assert beyond(figure(correct[seed], where), figure(got[seed], where), higher), seed

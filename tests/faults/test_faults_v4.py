@@ -12,7 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fault_harness import SEEDS, assert_no_figure_better, beyond, probe_seeds, scored
+from fault_harness import (
+    assert_caught_on_each_seed,
+    assert_no_figure_better,
+    probe_seeds,
+    scored,
+)
 from fault_harness import figure as _figure
 from faulty_engines_v4 import (
     DatedByDelivery,
@@ -64,11 +69,7 @@ def test_correct_engine_is_right_on_every_dependent_case(correct) -> None:
 
 @pytest.mark.parametrize(("factory", "where", "expected"), CASES, ids=IDS)
 def test_each_fault_is_caught_on_each_seed(factory, where, expected, correct, tmp_path) -> None:
-    got = run(factory, tmp_path)
-    higher = HIGHER_IS_BETTER.get(where[-1], False)
-    assert [_figure(got[s], where) for s in SEEDS] == expected
-    for seed in SEEDS:
-        assert beyond(_figure(correct[seed], where), _figure(got[seed], where), higher), seed
+    assert_caught_on_each_seed(correct, run(factory, tmp_path), where, expected)
 
 
 @pytest.mark.parametrize("factory", [c[0] for c in CASES], ids=IDS)
