@@ -16,17 +16,11 @@ from __future__ import annotations
 
 import pytest
 
-from rotbench.contract.extraction import world_documents
 from rotbench.embedding import Embedder
-from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.pipeline.extract import extract_concurrently
-from rotbench.pipeline.index import index_texts
-from rotbench.pipeline.probe import probe_as_of
 from rotbench.reference.config import EngineConfig
-from rotbench.reference.engine import ReferenceEngine
-from rotbench.reference.reconcile import deposit
-from rotbench.scoring import compute_metrics, score_world
+from rotbench.scoring import compute_metrics
 from rotbench.scoring.lexicons import default_scorer
+from rotbench.testing.oracle_runs import hits_and_decisions, oracle_read, score_configs
 from rotbench.world import generate_world
 
 pytestmark = pytest.mark.slow
@@ -92,22 +86,7 @@ def embedder(tmp_path_factory) -> Embedder:
 def runs(embedder):
     """Per configuration: (pooled metrics bundle, pairs judged, temporary decoys asserted)."""
     configs = {name: EngineConfig().with_overrides(list(o)) for name, o in CONFIGS.items()}
-    scored: dict[str, list] = {name: [] for name in configs}
-    pairs = dict.fromkeys(configs, 0)
-    for seed in SEEDS:
-        world = generate_world(seed, 90, "3")
-        extraction = extract_concurrently(world_documents(world),
-                                          OracleExtractor(world),
-                                          concurrency=1,
-                                          questions=[p.question for p in world.probes])
-        embedder.ensure(index_texts(world, extraction))
-        for name, config in configs.items():
-            ledger = deposit(extraction, embedder, OracleChecker(), config)
-            engine = ReferenceEngine.from_ledger(ledger, config, embedder,
-                                                 frames=extraction.questions)
-            scored[name].append(score_world(probe_as_of(world, engine, 10),
-                                            default_scorer("3")))
-            pairs[name] += ledger.counts.pairs_judged
+    scored, pairs = score_configs(SEEDS, "3", configs, embedder, default_scorer("3"))
     return {name: (compute_metrics(scored[name]), pairs[name]) for name in configs}
 
 
@@ -140,19 +119,10 @@ def test_engine_0_5_0_changes_nothing_on_generator_3(embedder) -> None:
     """Seed 42, generator 3: engine 0.5.0 with its five new switches on and off files the
     same events and serves the same hits (0.4.0's ledger decisions, to the event)."""
     world = generate_world(42, 90, "3")
-    extraction = extract_concurrently(world_documents(world),
-                                      OracleExtractor(world),
-                                      concurrency=1,
-                                      questions=[p.question for p in world.probes])
-    embedder.ensure(index_texts(world, extraction))
-    seen = []
-    for overrides in ((), CONFIGS["0.5.0 rules off"]):
-        config = EngineConfig().with_overrides(list(overrides))
-        ledger = deposit(extraction, embedder, OracleChecker(), config)
-        engine = ReferenceEngine.from_ledger(ledger, config, embedder,
-                                             frames=extraction.questions)
-        seen.append(([[(h.text, h.rank) for h in p.hits] for p in probe_as_of(world, engine, 10)
-                      .probes], ledger.events, ledger.counts))
+    extraction = oracle_read(world, embedder)
+    seen = [hits_and_decisions(world, extraction, embedder,
+                               EngineConfig().with_overrides(list(overrides)))
+            for overrides in ((), CONFIGS["0.5.0 rules off"])]
     assert seen[0] == seen[1]
 
 
@@ -160,17 +130,8 @@ def test_the_new_rules_change_nothing_on_generator_2(embedder) -> None:
     """On a generator-2 world (no late documents, events, sets or temporary states) engine
     0.4.0 and its six rules switched off give the same ledger decisions and the same hits."""
     world = generate_world(42, 90, "2")
-    extraction = extract_concurrently(world_documents(world),
-                                      OracleExtractor(world),
-                                      concurrency=1,
-                                      questions=[p.question for p in world.probes])
-    embedder.ensure(index_texts(world, extraction))
-    hits = []
-    for overrides in (CONFIGS["0.4.0"], CONFIGS["all off"]):
-        config = EngineConfig().with_overrides(list(overrides))
-        ledger = deposit(extraction, embedder, OracleChecker(), config)
-        engine = ReferenceEngine.from_ledger(ledger, config, embedder,
-                                             frames=extraction.questions)
-        hits.append(([[(h.text, h.rank) for h in p.hits] for p in probe_as_of(world, engine, 10)
-                      .probes], ledger.events, ledger.counts))
+    extraction = oracle_read(world, embedder)
+    hits = [hits_and_decisions(world, extraction, embedder,
+                               EngineConfig().with_overrides(list(overrides)))
+            for overrides in (CONFIGS["0.4.0"], CONFIGS["all off"])]
     assert hits[0] == hits[1]

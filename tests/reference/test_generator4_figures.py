@@ -10,17 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from rotbench.contract.extraction import world_documents
 from rotbench.embedding import Embedder
-from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.pipeline.extract import extract_concurrently
-from rotbench.pipeline.index import index_texts
-from rotbench.pipeline.probe import probe_as_of
 from rotbench.reference.config import EngineConfig
-from rotbench.reference.engine import ReferenceEngine
-from rotbench.reference.reconcile import deposit
-from rotbench.scoring import compute_metrics, score_world
-from rotbench.world import generate_world
+from rotbench.scoring import compute_metrics
+from rotbench.testing.oracle_runs import score_configs
 
 pytestmark = pytest.mark.slow
 
@@ -82,21 +75,7 @@ def runs(tmp_path_factory):
     """Per configuration: (pooled bundle, {seed: bundle}, pairs judged)."""
     embedder = Embedder(tmp_path_factory.mktemp("emb"))
     configs = {name: EngineConfig().with_overrides(list(o)) for name, o in CONFIGS.items()}
-    scored: dict[str, list] = {name: [] for name in configs}
-    pairs = dict.fromkeys(configs, 0)
-    for seed in SEEDS:
-        world = generate_world(seed, 90, "4")
-        extraction = extract_concurrently(world_documents(world),
-                                          OracleExtractor(world),
-                                          concurrency=1,
-                                          questions=[p.question for p in world.probes])
-        embedder.ensure(index_texts(world, extraction))
-        for name, config in configs.items():
-            ledger = deposit(extraction, embedder, OracleChecker(), config)
-            engine = ReferenceEngine.from_ledger(ledger, config, embedder,
-                                                 frames=extraction.questions)
-            scored[name].append(score_world(probe_as_of(world, engine, 10), "v5"))
-            pairs[name] += ledger.counts.pairs_judged
+    scored, pairs = score_configs(SEEDS, "4", configs, embedder, "v5")
     return {name: (compute_metrics(scored[name]),
                    {w.seed: compute_metrics([w]) for w in scored[name]}, pairs[name])
             for name in configs}
