@@ -91,37 +91,15 @@ def rules(seeds: list[int], generator: str, scorer: str, cache_dir: Path) -> Non
 
     from bench_reference_seeds import SHOWN
 
-    from rotbench.contract.extraction import world_documents
     from rotbench.embedding import Embedder
-    from rotbench.perception.oracle import OracleChecker, OracleExtractor
-    from rotbench.pipeline.extract import extract_concurrently
-    from rotbench.pipeline.index import index_texts
-    from rotbench.pipeline.probe import probe_as_of
     from rotbench.reference.config import EngineConfig
-    from rotbench.reference.engine import ReferenceEngine
-    from rotbench.reference.reconcile import deposit
-    from rotbench.scoring import compute_metrics, score_world
+    from rotbench.scoring import compute_metrics
     from rotbench.scoring.lexicons import lexicon
-    from rotbench.world import generate_world
+    from rotbench.testing.oracle_runs import score_configs
 
     start = time.perf_counter()
     configs = {name: EngineConfig().with_overrides(list(o)) for name, o in CONFIGS.items()}
-    scored: dict[str, list] = {name: [] for name in configs}
-    pairs = dict.fromkeys(configs, 0)
-    embedder = Embedder(cache_dir)
-    for seed in seeds:
-        world = generate_world(seed, 90, generator)
-        extraction = extract_concurrently(world_documents(world),
-                                          OracleExtractor(world),
-                                          concurrency=1,
-                                          questions=[p.question for p in world.probes])
-        embedder.ensure(index_texts(world, extraction))
-        for name, config in configs.items():
-            ledger = deposit(extraction, embedder, OracleChecker(), config)
-            engine = ReferenceEngine.from_ledger(ledger, config, embedder,
-                                                 frames=extraction.questions)
-            scored[name].append(score_world(probe_as_of(world, engine, 10), scorer))
-            pairs[name] += ledger.counts.pairs_judged
+    scored, pairs = score_configs(seeds, generator, configs, Embedder(cache_dir), scorer)
     reads = lexicon(scorer).reads_decoys
     bundles = {name: compute_metrics(w, reads_decoys=reads) for name, w in scored.items()}
     print(f"seeds {seeds[0]}-{seeds[-1]} ({len(seeds)} worlds), generator {generator}, "
@@ -145,15 +123,9 @@ def dump(generator: str, seeds: list[int], out: Path, cache_dir: Path,
          overrides: list[str] | None = None) -> None:
     """Write every seed's hits, ledger events and pairs judged (default engine) to ``out``
     as JSON: the child half of ``same``."""
-    from rotbench.contract.extraction import world_documents
     from rotbench.embedding import Embedder
-    from rotbench.perception.oracle import OracleChecker, OracleExtractor
-    from rotbench.pipeline.extract import extract_concurrently
-    from rotbench.pipeline.index import index_texts
-    from rotbench.pipeline.probe import probe_as_of
     from rotbench.reference.config import EngineConfig
-    from rotbench.reference.engine import ReferenceEngine
-    from rotbench.reference.reconcile import deposit
+    from rotbench.testing.oracle_runs import oracle_read, reference_run
     from rotbench.world import generate_world
 
     embedder = Embedder(cache_dir)
@@ -161,17 +133,11 @@ def dump(generator: str, seeds: list[int], out: Path, cache_dir: Path,
     engine_s = 0.0
     for seed in seeds:
         world = generate_world(seed, 90, generator)
-        extraction = extract_concurrently(world_documents(world),
-                                          OracleExtractor(world),
-                                          concurrency=1,
-                                          questions=[p.question for p in world.probes])
-        embedder.ensure(index_texts(world, extraction))
+        extraction = oracle_read(world, embedder)
         config = EngineConfig().with_overrides(overrides or [])
         t0 = time.perf_counter()
-        ledger = deposit(extraction, embedder, OracleChecker(), config)
-        engine = ReferenceEngine.from_ledger(ledger, config, embedder,
-                                             frames=extraction.questions)
-        probes = probe_as_of(world, engine, 10).probes
+        probed, ledger = reference_run(world, extraction, embedder, config)
+        probes = probed.probes
         engine_s += time.perf_counter() - t0
         found[seed] = {
             "hits": [[(h.text, h.rank, h.provenance.claim_id) for h in p.hits] for p in probes],
