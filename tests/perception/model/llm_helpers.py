@@ -82,3 +82,40 @@ def assert_probe_estimate_exact(world: World, fake, embedder, tmp_path, settings
     assert received > 0 and fake.count() == received  # no extraction on the probe arm
     assert est.stages["check"].calls == received == 2 * oracle_ledger.counts.pairs_judged
     return est, live
+
+
+def assert_live_estimate_matches(world: World, fake, embedder, tmp_path, settings,
+                                 engine_config, prompt_version: str):
+    """On the live arm, ``world``'s estimate names the calls made: the live perception
+    against ``fake`` (answering as the oracle) reads ``world`` with ``prompt_version``, reads
+    documents and questions as the oracle does and decides as it does, and the estimated
+    extract calls and tokens equal the metered ones, the check calls the fake's. Returns the
+    estimate."""
+    from rotbench.estimate.perception import estimate
+    from rotbench.perception.model import AnthropicClient, build_perception
+    from rotbench.perception.oracle import OracleChecker, OracleExtractor
+    from rotbench.pipeline.extract import extract_concurrently
+    from rotbench.reference.reconcile import deposit
+
+    docs = documents(world)
+    questions = [p.question for p in world.probes]
+    oracle = extract_concurrently(docs, OracleExtractor(world),
+                                  concurrency=1, questions=questions)
+    oracle_ledger = deposit(oracle, embedder, OracleChecker(), engine_config)
+    est = estimate(world, "live", settings, embedder=embedder, engine_config=engine_config)
+    live = build_perception("live", settings, cache_dir=tmp_path,
+                            client=AnthropicClient(base_url=fake.base_url))
+    extractor = live.extractor(world)
+    assert extractor.prompt_version == prompt_version
+    extraction = extract_concurrently(docs, extractor, 8, questions)
+    assert extraction.documents == oracle.documents
+    assert extraction.questions == oracle.questions
+    ledger = deposit(extraction, embedder, live.checker(world), engine_config)
+    assert (ledger.claims, ledger.events, ledger.counts) == (
+        oracle_ledger.claims, oracle_ledger.events, oracle_ledger.counts)
+    metered = live.meter.stage("extract")
+    assert est.stages["extract"].calls == fake.count(("extract", "question")) == metered.calls
+    assert est.stages["extract"].input_tokens == metered.input_tokens
+    assert est.stages["extract"].output_tokens == metered.output_tokens
+    assert est.stages["check"].calls == fake.count(("contradiction", "slot"))
+    return est

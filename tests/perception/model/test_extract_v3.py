@@ -16,6 +16,7 @@ from llm_helpers import (
     FAST_CONFIG,
     Answers,
     answer_json,
+    assert_live_estimate_matches,
     assert_probe_estimate_exact,
     claim_draft,
     documents,
@@ -40,9 +41,8 @@ from rotbench.perception.model._prompts import (
     names_a_time,
     written_date_of,
 )
-from rotbench.perception.oracle import OracleChecker, OracleExtractor
+from rotbench.perception.oracle import OracleExtractor
 from rotbench.pipeline.extract import extract_concurrently
-from rotbench.reference.reconcile import deposit
 from rotbench.testing.fake_anthropic import FakeAnthropic, FakeRequest, oracle_answerer
 from rotbench.world.generators.base import generate_world
 from rotbench.world.models import Turn, World
@@ -382,32 +382,11 @@ def test_probe_arm_estimate_is_exact_on_generator_3(
 
 def test_live_arm_estimate_with_v3_names_the_calls_the_fake_gets(
         fake3: FakeAnthropic, world3: World, embedder: Embedder, tmp_path: Path) -> None:
-    docs = documents(world3)
-    questions = [p.question for p in world3.probes]
-    oracle = extract_concurrently(docs, OracleExtractor(world3),
-                                  concurrency=1, questions=questions)
-    oracle_ledger = deposit(oracle, embedder, OracleChecker(), FAST_CONFIG)
-    est = estimate(world3, "live", SETTINGS, embedder=embedder, engine_config=FAST_CONFIG)
+    est = assert_live_estimate_matches(world3, fake3, embedder, tmp_path, SETTINGS,
+                                       FAST_CONFIG, "extract-v3")
     v2 = estimate(world3, "live", SETTINGS.model_copy(
         update={"extract_prompt_version": "extract-v2"}), embedder=embedder,
         engine_config=FAST_CONFIG)
-
-    live = build_perception("live", SETTINGS, cache_dir=tmp_path,
-                            client=AnthropicClient(base_url=fake3.base_url))
-    extractor = live.extractor(world3)
-    assert extractor.prompt_version == "extract-v3"
-    extraction = extract_concurrently(docs, extractor, 8, questions)
-    assert extraction.documents == oracle.documents
-    assert extraction.questions == oracle.questions
-    ledger = deposit(extraction, embedder, live.checker(world3), FAST_CONFIG)
-    assert (ledger.claims, ledger.events, ledger.counts) == (
-        oracle_ledger.claims, oracle_ledger.events, oracle_ledger.counts)
-
-    metered = live.meter.stage("extract")
-    assert est.stages["extract"].calls == fake3.count(("extract", "question")) == metered.calls
-    assert est.stages["extract"].input_tokens == metered.input_tokens
-    assert est.stages["extract"].output_tokens == metered.output_tokens
-    assert est.stages["check"].calls == fake3.count(CHECK_KINDS)
     # v3 dates only the prompts whose text names a time; on this world one such text is
     # said on two days: one call more than v2, and each a little longer
     assert (v2.stages["extract"].calls, est.stages["extract"].calls) == (105, 106)

@@ -16,6 +16,7 @@ from llm_helpers import (
     FAST_CONFIG,
     Answers,
     answer_json,
+    assert_live_estimate_matches,
     assert_probe_estimate_exact,
     claim_draft,
     documents,
@@ -24,19 +25,16 @@ from llm_helpers import (
 from rotbench.contract.engine import Document
 from rotbench.contract.perception import Dependency, QuestionFrame
 from rotbench.embedding import Embedder
-from rotbench.estimate.perception import estimate
 from rotbench.perception.model import (
     AnthropicClient,
     CallCache,
     LiveExtractor,
     LLMSettings,
-    build_perception,
     slots_from_world,
 )
 from rotbench.perception.model._prompts import EXTRACT_PROMPTS, RETRY_MARKER
-from rotbench.perception.oracle import OracleChecker, OracleExtractor
+from rotbench.perception.oracle import OracleExtractor
 from rotbench.pipeline.extract import extract_concurrently
-from rotbench.reference.reconcile import deposit
 from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
 from rotbench.world.generators.base import generate_world
 from rotbench.world.models import Turn, World
@@ -212,26 +210,8 @@ def test_v4_round_trips_every_new_field_of_a_generator_4_world(
 
 def test_live_arm_estimate_equals_the_calls_made_on_generator_4(
         fake4: FakeAnthropic, world4: World, embedder: Embedder, tmp_path: Path) -> None:
-    docs = documents(world4)
-    questions = [p.question for p in world4.probes]
-    oracle = extract_concurrently(docs, OracleExtractor(world4),
-                                  concurrency=1, questions=questions)
-    oracle_ledger = deposit(oracle, embedder, OracleChecker(), FAST_CONFIG)
-    est = estimate(world4, "live", SETTINGS, embedder=embedder, engine_config=FAST_CONFIG)
-    live = build_perception("live", SETTINGS, cache_dir=tmp_path,
-                            client=AnthropicClient(base_url=fake4.base_url))
-    extractor = live.extractor(world4)
-    assert extractor.prompt_version == "extract-v4"
-    extraction = extract_concurrently(docs, extractor, 8, questions)
-    assert extraction.documents == oracle.documents
-    ledger = deposit(extraction, embedder, live.checker(world4), FAST_CONFIG)
-    assert (ledger.claims, ledger.events, ledger.counts) == (
-        oracle_ledger.claims, oracle_ledger.events, oracle_ledger.counts)
-    metered = live.meter.stage("extract")
-    assert est.stages["extract"].calls == fake4.count(("extract", "question")) == metered.calls
-    assert est.stages["extract"].input_tokens == metered.input_tokens
-    assert est.stages["extract"].output_tokens == metered.output_tokens
-    assert est.stages["check"].calls == fake4.count(("contradiction", "slot"))
+    assert_live_estimate_matches(world4, fake4, embedder, tmp_path, SETTINGS, FAST_CONFIG,
+                                 "extract-v4")
 
 
 def test_probe_arm_estimate_is_exact_on_generator_4(
