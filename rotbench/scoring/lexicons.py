@@ -126,6 +126,18 @@ class Lexicon:
         return self.is_attributed(text) or bool(self._regex("framing").search(text))
 
 
+_HEARSAY = (
+    r"\baccording to\b",
+    r"\breportedly\b",
+    r"\ballegedly\b",
+    r"\bis said to\b",
+    r"\bit is claimed\b",
+    r"\bun(?:verified|confirmed)\b",
+    r"\brumou?r(?:s|ed)?\b",
+)
+"""Framings that mark a value as reported rather than stated: every scorer's attribution
+patterns begin with these, in this order."""
+
 _V1 = Lexicon(
     version="v1",
     summary="first release: explicit source phrases; strong and weak past framing",
@@ -164,14 +176,7 @@ _V1 = Lexicon(
         r"|reports|belongs|codes|manages|speaks|practi[cs]es|frequents|trains|prefers"
         r"|likes|visits)\b",
     ),
-    attribution=(
-        r"\baccording to\b",
-        r"\breportedly\b",
-        r"\ballegedly\b",
-        r"\bis said to\b",
-        r"\bit is claimed\b",
-        r"\bun(?:verified|confirmed)\b",
-        r"\brumou?r(?:s|ed)?\b",
+    attribution=_HEARSAY + (
         r"\bweb[ -]?search(?:es)?\b",
         r"\bsearch(?:es)? (?:results?|engine)\b",
         r"\bthe search\b",
@@ -223,14 +228,7 @@ _V3 = replace(
     _V2,
     version="v3",
     summary="attribution from framing only (no bare source nouns); decoy framing",
-    attribution=(
-        r"\baccording to\b",
-        r"\breportedly\b",
-        r"\ballegedly\b",
-        r"\bis said to\b",
-        r"\bit is claimed\b",
-        r"\bun(?:verified|confirmed)\b",
-        r"\brumou?r(?:s|ed)?\b",
+    attribution=_HEARSAY + (
         r"\bfound (?:on|in|via|through|by)\b",
         r"\bsources? (?:say|said|claim|claimed|suggest|suggested|indicate|indicated)s?\b",
         rf"\b{_SOURCE_NOUNS}\b[^.;:]{{0,40}}?\b{_SOURCE_VERBS}\b",
