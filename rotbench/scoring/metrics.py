@@ -362,6 +362,16 @@ def _redundancy(hits: list[ScoredHit]) -> Outcome:
     return (repeated, bearing) if bearing else None
 
 
+def _by_attribute(world: WorldProbes) -> list[list[int]]:
+    """The indices of ``world``'s probes with a truth, grouped by (user, attribute) (per user
+    of a shared store), each group in probe order; groups in order of first appearance."""
+    groups: dict[tuple[str | None, str], list[int]] = {}
+    for i, p in enumerate(world.probes):
+        if p.truth is not None:
+            groups.setdefault((p.user, p.truth.attribute), []).append(i)
+    return list(groups.values())
+
+
 def _lost_flags(world: WorldProbes) -> dict[int, bool]:
     """``{probe index: current value lost}`` for the probes in ``current_lost``'s denominator.
 
@@ -370,11 +380,7 @@ def _lost_flags(world: WorldProbes) -> dict[int, bool]:
     back starts afresh); it is lost when that value is no longer in the top k.
     """
     flags: dict[int, bool] = {}
-    by_attribute: dict[tuple[str | None, str], list[int]] = {}
-    for i, p in enumerate(world.probes):  # per user of a shared store
-        if p.truth is not None:
-            by_attribute.setdefault((p.user, p.truth.attribute), []).append(i)
-    for indices in by_attribute.values():
+    for indices in _by_attribute(world):
         previous, recalled = None, False
         for i in sorted(indices, key=lambda j: world.probes[j].day):
             truth = world.probes[i].truth
@@ -394,11 +400,7 @@ def _lost_flags_v4(world: WorldProbes) -> dict[int, bool]:
     stayed current since; it is lost when that value is not in the top k, whether or not it
     was ever recalled before. (For a set: the first current member.)"""
     flags: dict[int, bool] = {}
-    by_attribute: dict[tuple[str | None, str], list[int]] = {}
-    for i, p in enumerate(world.probes):  # per user of a shared store
-        if p.truth is not None:
-            by_attribute.setdefault((p.user, p.truth.attribute), []).append(i)
-    for indices in by_attribute.values():
+    for indices in _by_attribute(world):
         previous: str | None = None  # the value at the last earlier checkpoint
         day, latest = None, None
         for i in sorted(indices, key=lambda j: world.probes[j].day):

@@ -218,32 +218,30 @@ class _Asker:
             context: Mapping[str, object] | None = None) -> A | None:
         """The validated answer, or None (failure recorded) after one retry of an invalid one.
         ``context``: the validation context of ``shape`` (see ``parse_answer``)."""
+        answer, first_error = self._answer_of(system, prompt, shape, item, context)
+        if first_error is None:
+            return answer
+        second_prompt = retry_prompt(prompt, first_error)
+        answer, error = self._answer_of(system, second_prompt, shape, item, context)
+        if error is not None:
+            self.fail(CallFailure(stage=self.stage, item=item,
+                                  key=self.key(system, second_prompt), kind="invalid_answer",
+                                  reason=one_line(f"invalid twice: {first_error}; then {error}")))
+        return answer
+
+    def _answer_of(self, system: str, prompt: str, shape: type[A], item: str,
+                   context: Mapping[str, object] | None) -> tuple[A | None, str | None]:
+        """One call's outcome: (the valid answer, None); (None, None) when the call failed
+        (``_complete`` recorded it); (None, the parse error) for an invalid answer (counted
+        in ``invalid_answers``)."""
         completion = self._complete(system, prompt, item)
         if completion is None:
-            return None
+            return None, None
         try:
-            return parse_answer(completion.text, shape, context)
+            return parse_answer(completion.text, shape, context), None
         except InvalidAnswer as exc:
             self.count(invalid_answers=1)
-            first_error = str(exc)
-        second_prompt = retry_prompt(prompt, first_error)
-        completion = self._complete(system, second_prompt, item)
-        if completion is None:
-            return None
-        try:
-            return parse_answer(completion.text, shape, context)
-        except InvalidAnswer as exc:
-            self.count(invalid_answers=1)
-            self.fail(
-                CallFailure(
-                    stage=self.stage,
-                    item=item,
-                    key=self.key(system, second_prompt),
-                    kind="invalid_answer",
-                    reason=one_line(f"invalid twice: {first_error}; then {exc}"),
-                )
-            )
-            return None
+            return None, str(exc)
 
 
 def _slot_map(slots: Mapping[str, str] | Sequence[str]) -> dict[str, str]:
