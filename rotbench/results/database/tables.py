@@ -73,7 +73,32 @@ MISS_STAGE_METRIC = "miss_stage"
 """The metric name of ``miss_stages``' rows: ``channel`` holds the stage, ``numerator`` its
 wrong first answers, ``denominator`` current_first's denominator."""
 
-SCHEMA = """
+_PROBE_COLUMNS = """    probe_index INTEGER NOT NULL,
+    day INTEGER NOT NULL,
+    attribute VARCHAR,
+    question VARCHAR NOT NULL,
+    current_value VARCHAR,
+    changed BOOLEAN,
+    poisoned BOOLEAN,
+    latest_phrasing VARCHAR"""
+"""A probe's columns after its key (a world's in ``world_probes``, a run's in the legacy
+``probes``)."""
+
+_HIT_COLUMNS = """    probe_index INTEGER NOT NULL,
+    rank INTEGER NOT NULL,
+    text VARCHAR,
+    cls VARCHAR,
+    poison_channels VARCHAR[],
+    score DOUBLE,
+    similarity DOUBLE,
+    document_uri VARCHAR,
+    claim_day INTEGER,
+    status VARCHAR,
+    lineage VARCHAR,
+    claim_id VARCHAR"""
+"""A hit's columns after its key (``world_hits``; the legacy ``hits``)."""
+
+SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS runs (
     id VARCHAR NOT NULL,
     created_at TIMESTAMP NOT NULL,
@@ -130,29 +155,11 @@ CREATE TABLE IF NOT EXISTS world_metrics (
 );
 CREATE TABLE IF NOT EXISTS world_probes (
     world_sha256 VARCHAR NOT NULL,
-    probe_index INTEGER NOT NULL,
-    day INTEGER NOT NULL,
-    attribute VARCHAR,
-    question VARCHAR NOT NULL,
-    current_value VARCHAR,
-    changed BOOLEAN,
-    poisoned BOOLEAN,
-    latest_phrasing VARCHAR
+{_PROBE_COLUMNS}
 );
 CREATE TABLE IF NOT EXISTS world_hits (
     world_sha256 VARCHAR NOT NULL,
-    probe_index INTEGER NOT NULL,
-    rank INTEGER NOT NULL,
-    text VARCHAR,
-    cls VARCHAR,
-    poison_channels VARCHAR[],
-    score DOUBLE,
-    similarity DOUBLE,
-    document_uri VARCHAR,
-    claim_day INTEGER,
-    status VARCHAR,
-    lineage VARCHAR,
-    claim_id VARCHAR
+{_HIT_COLUMNS}
 );
 CREATE TABLE IF NOT EXISTS real_pairs (
     run_id VARCHAR NOT NULL,
@@ -190,7 +197,7 @@ FROM run_worlds l JOIN world_hits h ON h.world_sha256 = l.world_sha256;
 """The per-run views over the world tables (the names and columns of the tables they
 replace)."""
 
-LEGACY_SCHEMA = """
+LEGACY_SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS metrics (
     run_id VARCHAR NOT NULL,
     seed INTEGER,
@@ -203,30 +210,12 @@ CREATE TABLE IF NOT EXISTS metrics (
 CREATE TABLE IF NOT EXISTS probes (
     run_id VARCHAR NOT NULL,
     seed INTEGER NOT NULL,
-    probe_index INTEGER NOT NULL,
-    day INTEGER NOT NULL,
-    attribute VARCHAR,
-    question VARCHAR NOT NULL,
-    current_value VARCHAR,
-    changed BOOLEAN,
-    poisoned BOOLEAN,
-    latest_phrasing VARCHAR
+{_PROBE_COLUMNS}
 );
 CREATE TABLE IF NOT EXISTS hits (
     run_id VARCHAR NOT NULL,
     seed INTEGER NOT NULL,
-    probe_index INTEGER NOT NULL,
-    rank INTEGER NOT NULL,
-    text VARCHAR,
-    cls VARCHAR,
-    poison_channels VARCHAR[],
-    score DOUBLE,
-    similarity DOUBLE,
-    document_uri VARCHAR,
-    claim_day INTEGER,
-    status VARCHAR,
-    lineage VARCHAR,
-    claim_id VARCHAR
+{_HIT_COLUMNS}
 );
 """
 """The per-run tables of files written before the world tables; ``ensure_schema`` moves
