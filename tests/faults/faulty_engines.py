@@ -120,10 +120,12 @@ class Tripler(CorrectEngine):
 
 
 class RawLines:
-    """Kind 5: stores every transcript line as it is and returns the closest lines."""
+    """Kind 5: stores every transcript line as it is and returns the closest lines (each
+    hit's provenance has status ``status``)."""
 
     name = "test-raw-lines"
     version = "1"
+    status: str | None = "active"
 
     def __init__(self, world: World, embedder) -> None:
         self.table = VectorTable(embedder)
@@ -131,7 +133,8 @@ class RawLines:
     def deposit(self, document: Document) -> None:
         for turn in document.turns:
             if turn.role != "assistant" or document.kind == "conversation":
-                self.table.add(turn.text, CorrectEngine.prov(document))
+                self.table.add(turn.text, Provenance(document_uri=document.uri,
+                                                     day=document.day, status=self.status))
 
     def query(self, question: str, k: int) -> list[Hit]:
         return self.table.top(question, k)

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import faulty_engines
+
 from rotbench.contract.engine import Document, Hit, Provenance
 from rotbench.contract.extraction import lineage_of
 from rotbench.contract.perception import ClaimDraft
@@ -266,21 +268,9 @@ Tripler = _fault("Tripler", copies=3)
 NeverAbstains = _fault("NeverAbstains", never_abstain=True)
 
 
-class RawLines:
-    """Stores every transcript line as it is and returns the closest lines."""
+class RawLines(faulty_engines.RawLines):
+    """Stores every transcript line as it is and returns the closest lines (no status in
+    their provenance)."""
 
-    name = "test-raw-lines"
-    version = "1"
-
-    def __init__(self, world: World, embedder) -> None:
-        self.table = VectorTable(embedder)
-
-    def deposit(self, document: Document) -> None:
-        for turn in document.turns:
-            if turn.role != "assistant" or document.kind == "conversation":
-                self.table.add(turn.text, Provenance(document_uri=document.uri,
-                                                     day=document.day))
-
-    def query(self, question: str, k: int) -> list[Hit]:
-        return self.table.top(question, k)
+    status = None
 
