@@ -247,25 +247,30 @@ class EventTimeEngine:
         return hits
 
 
-def _fault(name: str, **switches):
-    return type(name, (EventTimeEngine,), {"name": f"test-{name.lower()}", **switches})
+def fault(name: str, correct: type | None = None, **switches) -> type:
+    """A faulty engine class ``name``: the correct engine ``correct`` (default
+    ``EventTimeEngine``) with the class attributes ``switches`` set, named
+    ``test-<name in lower case>``."""
+    return type(name, (correct or EventTimeEngine,), {"name": f"test-{name.lower()}",
+                                                      **switches})
 
 
-ArrivalOrder = _fault("ArrivalOrder", arrival_order=True)
-SingleValued = _fault("SingleValued", single_valued=True)
-TemporaryAsPermanent = _fault("TemporaryAsPermanent", temporary_permanent=True)
-ScheduledNow = _fault("ScheduledNow", scheduled_now=True)
-CorrectionIgnored = _fault("CorrectionIgnored", ignore_corrections=True)
-RetractionIgnored = _fault("RetractionIgnored", ignore_retractions=True)
-RelayAdopted = _fault("RelayAdopted", adopt_relay=True)
-WebAsConversation = _fault("WebAsConversation", web_as_conversation=True)
-OtherPersonAsUser = _fault("OtherPersonAsUser", other_person_as_user=True)
-HypotheticalAsUser = _fault("HypotheticalAsUser", hypothetical_as_user=True)
-SlotBlindInvalidation = _fault("SlotBlindInvalidation", slot_blind_floor=0.45)
-ReAddDeletes = _fault("ReAddDeletes", readd_deletes=True)
-CollateralInvalidation = _fault("CollateralInvalidation", collateral=True)
-Tripler = _fault("Tripler", copies=3)
-NeverAbstains = _fault("NeverAbstains", never_abstain=True)
+
+ArrivalOrder = fault("ArrivalOrder", arrival_order=True)
+SingleValued = fault("SingleValued", single_valued=True)
+TemporaryAsPermanent = fault("TemporaryAsPermanent", temporary_permanent=True)
+ScheduledNow = fault("ScheduledNow", scheduled_now=True)
+CorrectionIgnored = fault("CorrectionIgnored", ignore_corrections=True)
+RetractionIgnored = fault("RetractionIgnored", ignore_retractions=True)
+RelayAdopted = fault("RelayAdopted", adopt_relay=True)
+WebAsConversation = fault("WebAsConversation", web_as_conversation=True)
+OtherPersonAsUser = fault("OtherPersonAsUser", other_person_as_user=True)
+HypotheticalAsUser = fault("HypotheticalAsUser", hypothetical_as_user=True)
+SlotBlindInvalidation = fault("SlotBlindInvalidation", slot_blind_floor=0.45)
+ReAddDeletes = fault("ReAddDeletes", readd_deletes=True)
+CollateralInvalidation = fault("CollateralInvalidation", collateral=True)
+Tripler = fault("Tripler", copies=3)
+NeverAbstains = fault("NeverAbstains", never_abstain=True)
 
 
 class RawLines(faulty_engines.RawLines):

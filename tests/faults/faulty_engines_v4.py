@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from faulty_engines_v3 import EventTimeEngine, _Entry
+from faulty_engines_v3 import EventTimeEngine, _Entry, fault
 
 from rotbench.contract.engine import Document, Hit, Provenance
 from rotbench.contract.perception import ClaimDraft
@@ -148,8 +148,8 @@ class DependencyEngine(EventTimeEngine):
         return hits[:k]
 
 
-def _fault(name: str, **switches):
-    return type(name, (DependencyEngine,), {"name": f"test-{name.lower()}", **switches})
+def _fault(name: str, **switches) -> type:
+    return fault(name, DependencyEngine, **switches)
 
 
 DependenciesIgnored = _fault("DependenciesIgnored", ignore_ties=True)
