@@ -17,7 +17,6 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from rotbench.contract.context import EngineContext
-from rotbench.contract.extraction import world_documents
 from rotbench.contract.model_client import ModelClient
 from rotbench.contract.perception import Checker, Extractor
 from rotbench.contract.registry import EngineError, EngineInfo
@@ -29,7 +28,6 @@ from rotbench.pipeline.probe import (
     GuardedEngine,
     describe_raised,
     engine_attribute,
-    probe_world,
 )
 from rotbench.safe_text import printable
 from rotbench.scoring.models import WorldProbes
@@ -239,13 +237,10 @@ def _build_and_probe(world: World | SharedWorld, info: EngineInfo, factory, scra
     guard = GuardedEngine(engine, world.seed, timeout_seconds, name=name,
                           roots=engine_roots(getattr(factory, "__module__", None),
                                              type(engine).__module__))
-    try:
-        if isinstance(world, SharedWorld):
-            from rotbench.pipeline.probe_shared import probe_shared
+    from rotbench.pipeline.probe_shared import probe_any
 
-            probes = probe_shared(world, guard, top_k)
-        else:
-            probes = probe_world(world, guard, top_k, world_documents(world))
+    try:
+        probes = probe_any(world, guard, top_k)
     finally:
         guard.close()
     return EngineAnswers(name=name, version=engine_attribute(engine, "version", info.version),

@@ -23,7 +23,7 @@ from rotbench.contract.perception import Checker, Claim, Extractor
 from rotbench.contract.registry import EngineInfo
 from rotbench.embedding.embedder import Embedder
 from rotbench.pipeline import engine_worker as workers
-from rotbench.pipeline.probe import EngineFailure, GuardedEngine, probe_world
+from rotbench.pipeline.probe import EngineFailure, GuardedEngine
 from rotbench.safe_text import printable, safe_str, type_name
 from rotbench.scoring.models import ScoredHit
 from rotbench.world.models import World
@@ -206,14 +206,9 @@ def probe_isolated(world: World | SharedWorld, info: EngineInfo, scratch: Path, 
                             f"{exc}") from None
     try:
         built = guard.build(world.seed, arm, scratch)
-        if isinstance(world, SharedWorld):
-            from rotbench.pipeline.probe_shared import probe_shared
+        from rotbench.pipeline.probe_shared import probe_any
 
-            probes = probe_shared(world, guard, top_k)
-        else:
-            from rotbench.contract.extraction import world_documents
-
-            probes = probe_world(world, guard, top_k, world_documents(world))
+        probes = probe_any(world, guard, top_k)
     finally:
         guard.close()
     final = {**built, **{k: v for k, v in guard.final.items() if v}}

@@ -18,7 +18,12 @@ from __future__ import annotations
 
 from rotbench.contract.engine import Document, MemoryEngine
 from rotbench.contract.extraction import world_documents
-from rotbench.pipeline.probe import DEFAULT_TIMEOUT_SECONDS, GuardedEngine, _record
+from rotbench.pipeline.probe import (
+    DEFAULT_TIMEOUT_SECONDS,
+    GuardedEngine,
+    _record,
+    probe_world,
+)
 from rotbench.scoring.models import CrossUserValues, ProbeRecord, UserEntry, WorldProbes
 from rotbench.world.shared import SharedWorld, other_users_values
 
@@ -80,3 +85,12 @@ def probe_shared(shared: SharedWorld, engine: MemoryEngine | GuardedEngine, top_
         users=[UserEntry(user=e.user, seed=e.seed, fingerprint=e.world.fingerprint,
                          controls=list(e.world.controls)) for e in shared.users],
         user_scoped=guard.user_scoped)
+
+
+def probe_any(world, engine: MemoryEngine, top_k: int) -> WorldProbes:
+    """Deposit ``world``'s documents into ``engine`` and ask its questions (top ``top_k``):
+    a ``SharedWorld`` through ``probe_shared`` (every persona into the one engine), a single
+    world through ``rotbench.pipeline.probe.probe_world``. Raises what they raise."""
+    if isinstance(world, SharedWorld):
+        return probe_shared(world, engine, top_k)
+    return probe_world(world, engine, top_k, world_documents(world))
