@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "flows"))
-from flow_helpers import TRANSCRIPT_RAG_G2, figures, leaks  # noqa: E402
+from flow_helpers import figures, leaks  # noqa: E402
 
 from flows.rot_benchmark import rot_benchmark  # noqa: E402
 from rotbench.contract.extraction import world_documents  # noqa: E402
@@ -34,7 +34,13 @@ pytestmark = pytest.mark.slow
 ENGINES = ["mem0-raw", "mem0", "particles", "benchd:echo", "benchd:null"]
 SECRET = "sk-ant-api03-ROTBENCH-PEER-KEY-must-not-leak-77a1"
 
-TRANSCRIPT_RAG = TRANSCRIPT_RAG_G2
+TRANSCRIPT_RAG = {
+    "recall_current_at_k": (207, 216), "current_first": (106, 216),
+    "stale_over_current": (41, 121), "stale_retained_at_k": (111, 121),
+    "poison_leak_at_k": (50, 65), "poison_first": (15, 65), "poison_surfaced_at_k": (63, 65),
+    "decoy_asserted_at_k": (3, 75), "decoy_first": (0, 75), "current_lost": (0, 137),
+    "control_recall_at_k": (36, 36), "answered_unanswerable": (72, 72),
+    "redundancy_at_k": (316, 873)}
 """The transcript-rag baseline's figures (tests/flows/test_engines_flow.py)."""
 
 
