@@ -145,12 +145,6 @@ def _time(document: Document) -> datetime:
     return datetime.fromisoformat(document.timestamp.replace("Z", "+00:00"))
 
 
-def model_of(client: Any) -> str:
-    """The model Graphiti's calls use on a paid arm: the client's ``default_model`` (the run's
-    extraction model), else ``DEFAULT_MODEL``."""
-    return str(getattr(client, "default_model", None) or DEFAULT_MODEL)
-
-
 class GraphitiEngine:
     """One Graphiti graph for one world (``rotbench.contract.engine.MemoryEngine``).
 
@@ -174,12 +168,9 @@ class GraphitiEngine:
         self.current_only = current_only
         self.group_id = f"world-{context.seed}"
         if llm is None:
-            if context.arm == "oracle":
-                from rotbench.perception.oracle import OracleChecker
+            from rotbench.engines.adapters.model_side import model_side
 
-                llm = ScriptedLLM(context.checker or OracleChecker())
-            else:
-                llm = ModelLLM(context.model, model_of(context.model))
+            llm = model_side(context, ScriptedLLM, ModelLLM)
         self.llm = llm
         self.embedder = Embedder(context.embedder)
         # In the untimed set-up: waits for the run's warm-up of the texts Graphiti embeds

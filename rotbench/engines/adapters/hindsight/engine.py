@@ -77,18 +77,14 @@ class HindsightEngine:
 
     def __init__(self, context: EngineContext, *, answers: Any = None) -> None:
         from rotbench.engines.adapters.hindsight.llm import ModelAnswers, ScriptedAnswers
-        from rotbench.engines.adapters.mem0.engine import model_of
         from rotbench.engines.builtin import HINDSIGHT
 
         self.name, self.version = HINDSIGHT.name, HINDSIGHT.version
         self.context = context
         if answers is None:
-            if context.arm == "oracle":
-                from rotbench.perception.oracle import OracleChecker
+            from rotbench.engines.adapters.model_side import model_side
 
-                answers = ScriptedAnswers(context.checker or OracleChecker())
-            else:
-                answers = ModelAnswers(context.model, model_of(context.model))
+            answers = model_side(context, ScriptedAnswers, ModelAnswers)
         self.answers = answers
         self.filed: dict[str | None, dict[str, Claim]] = {}  # user -> sentence -> claim
         self.observations: dict[str | None, dict[str, Claim]] = {}  # user -> text -> claim

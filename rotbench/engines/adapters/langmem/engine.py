@@ -39,7 +39,7 @@ from rotbench.contract.context import EngineContext
 from rotbench.contract.engine import Document, Hit, Provenance
 from rotbench.contract.extraction import lineage_of
 from rotbench.contract.perception import Claim
-from rotbench.engines.adapters.mem0.engine import messages_of, model_of
+from rotbench.engines.adapters.mem0.engine import messages_of
 
 USER_ID = "the-user"
 """The ``langgraph_user_id`` of a single-user world."""
@@ -85,12 +85,9 @@ class LangMemEngine:
         self.name, self.version = info.name, info.version
         self.context = context
         if chat is None:
-            if context.arm == "oracle":
-                from rotbench.perception.oracle import OracleChecker
+            from rotbench.engines.adapters.model_side import model_side
 
-                chat = ScriptedChat(context.checker or OracleChecker())
-            else:
-                chat = ModelChat(context.model, model_of(context.model))
+            chat = model_side(context, ScriptedChat, ModelChat)
         self.chat = chat
         logging.getLogger("trustcall").setLevel(logging.CRITICAL)
         context.embedder.encode(["the user"])  # load the model outside the timed calls

@@ -1,0 +1,23 @@
+"""The model side of an adapter whose engine makes its own model calls (Graphiti, Hindsight,
+LangMem): scripted by rotbench's checker on the oracle arm, rotbench's model client on the
+paid arms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+
+def model_side(context: Any, scripted: Callable[[Any], Any],
+               paid: Callable[[Any, str], Any]) -> Any:
+    """``scripted(checker)`` on the oracle arm (the context's checker, else the oracle's),
+    else ``paid(client, model)`` with the context's model client and the model its calls use
+    (``rotbench.engines.adapters.mem0.engine.model_of``)."""
+    if context.arm == "oracle":
+        from rotbench.perception.oracle import OracleChecker
+
+        return scripted(context.checker or OracleChecker())
+    from rotbench.engines.adapters.mem0.engine import model_of
+
+    return paid(context.model, model_of(context.model))
