@@ -21,3 +21,24 @@ def model_side(context: Any, scripted: Callable[[Any], Any],
     from rotbench.engines.adapters.mem0.engine import model_of
 
     return paid(context.model, model_of(context.model))
+
+
+class NotJSON(ValueError):
+    """A model's answer held no JSON; the message is one line."""
+
+
+def answer_json(text: str) -> Any:
+    """The JSON value of a model's answer ``text``, which may sit in a code fence (three
+    backticks, optionally tagged ``json``). Raises NotJSON, "the answer is not JSON (<the
+    parser's reason> at char <n>)"."""
+    import json
+    import re
+
+    body = text.strip()
+    fence = re.search(r"```(?:json)?\s*(.*?)```", body, re.DOTALL)
+    if fence:
+        body = fence.group(1).strip()
+    try:
+        return json.loads(body)
+    except json.JSONDecodeError as exc:
+        raise NotJSON(f"the answer is not JSON ({exc.msg} at char {exc.pos})") from None

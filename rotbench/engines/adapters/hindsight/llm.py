@@ -215,15 +215,12 @@ class ModelAnswers:
         system, prompt = split_messages(messages)
         text = self.client.complete(model=self.model, system=system, prompt=prompt,
                                     max_tokens=MAX_TOKENS).text
-        body = text.strip()
-        fence = re.search(r"```(?:json)?\s*(.*?)```", body, re.DOTALL)
-        if fence:
-            body = fence.group(1).strip()
+        from rotbench.engines.adapters.model_side import NotJSON, answer_json
+
         try:
-            answer = json.loads(body)
-        except json.JSONDecodeError as exc:
-            raise HindsightAnswerError(f"{scope}: the answer is not JSON ({exc.msg} at char "
-                                       f"{exc.pos})") from None
+            answer = answer_json(text)
+        except NotJSON as exc:
+            raise HindsightAnswerError(f"{scope}: {exc}") from None
         return as_response(scope, answer)
 
 

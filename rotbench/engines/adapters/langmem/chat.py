@@ -241,14 +241,12 @@ def paid_system(system: str, offered: list[str], tools: list[Any] | None) -> str
 def parse_tool_calls(text: str, offered: list[str]) -> list[dict]:
     """The tool calls in a model's answer (a JSON list, optionally in a code fence). Raises
     LangMemAnswerError (one line) when it is not a list of offered tool calls."""
-    body = text.strip()
-    fence = re.search(r"```(?:json)?\s*(.*?)```", body, re.DOTALL)
-    if fence:
-        body = fence.group(1).strip()
+    from rotbench.engines.adapters.model_side import NotJSON, answer_json
+
     try:
-        calls = json.loads(body)
-    except json.JSONDecodeError as exc:
-        raise LangMemAnswerError(f"the answer is not JSON ({exc.msg} at char {exc.pos})") from None
+        calls = answer_json(text)
+    except NotJSON as exc:
+        raise LangMemAnswerError(str(exc)) from None
     if not isinstance(calls, list) or not all(
             isinstance(c, dict) and c.get("name") in offered and isinstance(c.get("args"), dict)
             for c in calls):
