@@ -708,7 +708,14 @@ def generate_v3(seed: int, days: int, volume: int) -> World:
 
     Inputs are checked by ``generate_world``. Sessions are listed in delivery order.
     """
-    b = _Builder(seed, days, volume)
+    return build(_Builder, seed, days, volume)
+
+
+def build(builder: type, seed: int, days: int, volume: int) -> World:
+    """The world a generator's builder class (``_Builder`` or one that overrides part of it)
+    makes for ``seed`` over ``days`` days with ``volume`` times the filler: roles assigned,
+    laid out, then assembled and fingerprinted."""
+    b = builder(seed, days, volume)
     roles = b.assign_roles()
     b.lay_out(roles)
     return b.world(roles)

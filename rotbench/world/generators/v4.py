@@ -33,6 +33,7 @@ from rotbench.world.generators.v3 import (
     _present,
     _remark,
     _say,
+    build,
 )
 from rotbench.world.models import Dependency, Fact, Probe, World
 from rotbench.world.pools import ATTRIBUTES
@@ -278,8 +279,5 @@ def generate_v4(seed: int, days: int, volume: int) -> World:
 
     Inputs are checked by ``generate_world``. Sessions are listed in delivery order.
     """
-    b = _BuilderV4(seed, days, volume)
-    roles = b.assign_roles()
-    b.lay_out(roles)
-    return b.world(roles)
+    return build(_BuilderV4, seed, days, volume)
 
