@@ -18,11 +18,10 @@ pytest.importorskip("graphiti_core")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "flows"))
 from flow_helpers import figures, leaks  # noqa: E402
+from live_replay import estimate_then_replay  # noqa: E402
 
-from flows.rot_benchmark import rot_benchmark  # noqa: E402
 from rotbench.contract.model_client import Completion  # noqa: E402
 from rotbench.contract.perception import Claim  # noqa: E402
-from rotbench.embedding.shared import shared_embedder  # noqa: E402
 from rotbench.engines import builtin  # noqa: E402
 from rotbench.engines.adapters.graphiti.estimate import recorded_calls  # noqa: E402
 from rotbench.engines.adapters.graphiti.llm import (  # noqa: E402
@@ -31,12 +30,7 @@ from rotbench.engines.adapters.graphiti.llm import (  # noqa: E402
     ScriptedLLM,
     parse_answer,
 )
-from rotbench.engines.registry import resolve  # noqa: E402
-from rotbench.estimate.engines import project_engines  # noqa: E402
-from rotbench.estimate.perception import estimate  # noqa: E402
-from rotbench.perception.model import LLMSettings  # noqa: E402
 from rotbench.perception.oracle import OracleChecker  # noqa: E402
-from rotbench.testing.fake_anthropic import FakeAnthropic  # noqa: E402
 from rotbench.world import generate_world  # noqa: E402
 
 ENGINES = ["graphiti", "graphiti-current"]
@@ -260,29 +254,10 @@ def test_graphiti_live_estimate_is_exact(tmp_path) -> None:
     """On the live arm Graphiti's own prompts go through rotbench's client: the estimate's
     projected calls are the calls the fake API receives when it answers as the oracle does."""
     world = generate_world(42, days=30, generator="2")
-    settings = LLMSettings()
-    embedder = shared_embedder(tmp_path / "cache")
-    projection = estimate([world], "live", settings, embedder=embedder, cache=None)
-    project_engines(projection, [resolve("graphiti")], [world], arm="live", settings=settings,
-                    embedder=embedder, cache=None)
-    assert set(projection.stages) == {"engine-graphiti"}  # no rotbench extraction, no checks
-    answers = {(system, prompt): answer
-               for _, system, prompt, answer in recorded_calls(world, embedder)[1]}
-
-    def answer(request) -> str:
-        return answers[(request.system, request.prompt)]
-
-    with FakeAnthropic(answer) as fake, pytest.MonkeyPatch().context() as env:
-        env.setenv("ANTHROPIC_API_KEY", SECRET)
-        env.setenv("ANTHROPIC_BASE_URL", fake.base_url)
-        outcome = asyncio.run(rot_benchmark(arm="live", seeds=[42], days=30, generator="2",
-                                            engines=["graphiti"],
-                                            cache_dir=str(tmp_path / "cache"),
-                                            reports_dir=str(tmp_path / "reports")))
-        calls = len(fake.requests)
-    assert outcome.failures == []
+    projection, _, calls = estimate_then_replay(
+        world, "graphiti", lambda embedder: recorded_calls(world, embedder)[1], tmp_path,
+        SECRET, days=30, generator="2")
     assert calls == projection.stages["engine-graphiti"].calls == LIVE_CALLS_30_DAYS
-    assert outcome.report.usage["calls"] == calls
     assert "per document" in projection.stages["engine-graphiti"].basis
     assert SECRET not in (tmp_path / "reports").joinpath(
         next(p.name for p in (tmp_path / "reports").glob("*.json"))).read_text()

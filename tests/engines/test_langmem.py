@@ -5,7 +5,6 @@ is shared by the module and its figures are pinned exactly."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -16,12 +15,11 @@ pytest.importorskip("langmem")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "flows"))
 from flow_helpers import figures, leaks  # noqa: E402
+from live_replay import estimate_then_replay  # noqa: E402
 
-from flows.rot_benchmark import rot_benchmark  # noqa: E402
 from rotbench.contract.engine import Document  # noqa: E402
 from rotbench.contract.perception import Claim  # noqa: E402
 from rotbench.contract.registry import EngineError  # noqa: E402
-from rotbench.embedding.shared import shared_embedder  # noqa: E402
 from rotbench.engines import builtin, registry  # noqa: E402
 from rotbench.engines.adapters.langmem.chat import (  # noqa: E402
     LangMemAnswerError,
@@ -33,11 +31,7 @@ from rotbench.engines.adapters.langmem.chat import (  # noqa: E402
 from rotbench.engines.adapters.langmem.engine import dated_messages  # noqa: E402
 from rotbench.engines.adapters.langmem.estimate import recorded_calls  # noqa: E402
 from rotbench.engines.registry import resolve  # noqa: E402
-from rotbench.estimate.engines import project_engines  # noqa: E402
-from rotbench.estimate.perception import estimate  # noqa: E402
-from rotbench.perception.model import LLMSettings  # noqa: E402
 from rotbench.perception.oracle import OracleChecker  # noqa: E402
-from rotbench.testing.fake_anthropic import FakeAnthropic  # noqa: E402
 from rotbench.world import generate_world  # noqa: E402
 from rotbench.world.models import Turn  # noqa: E402
 
@@ -182,29 +176,10 @@ def test_langmem_live_estimate_is_exact(tmp_path) -> None:
     """On the live arm LangMem's requests go through rotbench's client: the estimate's
     projected calls are the calls the fake API receives when it answers as the oracle does."""
     world = generate_world(42, days=30, generator="3")
-    settings = LLMSettings()
-    embedder = shared_embedder(tmp_path / "cache")
-    projection = estimate([world], "live", settings, embedder=embedder, cache=None)
-    project_engines(projection, [resolve("langmem")], [world], arm="live", settings=settings,
-                    embedder=embedder, cache=None)
-    assert set(projection.stages) == {"engine-langmem"}
-    answers = {(system, prompt): answer
-               for _, system, prompt, answer in recorded_calls(world, embedder, deletes=False)}
-
-    def answer(request) -> str:
-        return answers[(request.system, request.prompt)]
-
-    with FakeAnthropic(answer) as fake, pytest.MonkeyPatch().context() as env:
-        env.setenv("ANTHROPIC_API_KEY", SECRET)
-        env.setenv("ANTHROPIC_BASE_URL", fake.base_url)
-        outcome = asyncio.run(rot_benchmark(arm="live", seeds=[42], days=30, generator="3",
-                                            engines=["langmem"],
-                                            cache_dir=str(tmp_path / "cache"),
-                                            reports_dir=str(tmp_path / "reports")))
-        calls = len(fake.requests)
-    assert outcome.failures == []
+    projection, _, calls = estimate_then_replay(
+        world, "langmem", lambda embedder: recorded_calls(world, embedder, deletes=False),
+        tmp_path, SECRET, days=30, generator="3")
     assert calls == projection.stages["engine-langmem"].calls == LIVE_CALLS_30_DAYS
-    assert outcome.report.usage["calls"] == calls
     report = next((tmp_path / "reports").glob("*.json")).read_text()
     assert SECRET not in report
     assert json.loads(report)["selection"]["engine"] == "langmem"
