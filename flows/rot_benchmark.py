@@ -237,10 +237,8 @@ async def rot_benchmark(
     refused (BudgetRefused) above ``budget_usd`` / ``budget_calls`` (else the settings
     file's budget); while running, calls stop once the budget is spent and the reports say
     the run was cut short.
-
-    ``started_unix`` (epoch seconds, optional) is when the command that started the flow
-    began: ``rotbench run`` passes it so that the report's timings show the start-up before
-    the flow; a deployment run leaves it out and the timings have only the worlds.
+    ``started_unix`` (epoch seconds): when ``rotbench run`` began, for the report's start-up
+    timing; optional (a deployment run leaves it out).
     """
     spec = spec_from_parameters({k: v for k, v in locals().items()
                                  if k in RunSpec.model_fields})  # the one conversion
