@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rotbench.validation import first_error
 from rotbench.world.generators.base import DEFAULT_GENERATOR, GENERATOR_VERSIONS, MAX_DAYS, MIN_DAYS
 
 Arm = Literal["oracle", "noisy", "probe", "live"]
@@ -476,9 +477,8 @@ def spec_from_parameters(params: dict) -> RunSpec:
     try:
         spec = RunSpec.model_validate(params)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"]) or "(parameters)"
-        raise SpecError(f"parameter {where}: {err['msg']}") from None
+        where, msg = first_error(exc, "(parameters)")
+        raise SpecError(f"parameter {where}: {msg}") from None
     # a scheduled run rewrites its out_path each time, as an output option does (the CLI
     # checked --force before it started the flow)
     validate_spec(spec, force=True)

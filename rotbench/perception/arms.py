@@ -13,6 +13,7 @@ from pathlib import Path
 from rotbench.contract.model_client import RefusingClient
 from rotbench.contract.perception import Checker, Extractor
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
+from rotbench.validation import first_error
 from rotbench.world.models import World
 
 
@@ -142,9 +143,8 @@ def load_llm_settings(path: Path | None, concurrency: int):
     try:
         return LLMSettings.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        raise SettingsError(f"{path}: field {where}: {err['msg']}") from None
+        where, msg = first_error(exc, "(top level)")
+        raise SettingsError(f"{path}: field {where}: {msg}") from None
 
 
 def batch_runner(settings, cache_dir: str, client, ledger=None):

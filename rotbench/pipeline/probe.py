@@ -41,6 +41,7 @@ from rotbench.contract.engine import (  # noqa: F401
 )
 from rotbench.safe_text import printable, safe_str, type_name
 from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
+from rotbench.validation import first_error
 from rotbench.world.models import World
 
 DEFAULT_TIMEOUT_SECONDS = 60.0
@@ -379,9 +380,8 @@ def validate_hits(answer: object, k: int,
         try:
             hit = Hit.model_validate(data)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            field = ".".join(str(p) for p in err["loc"]) or "hit"
-            raise fail(f"malformed hit at {where}: {field}: {err['msg']}") from None
+            field, msg = first_error(exc, "hit")
+            raise fail(f"malformed hit at {where}: {field}: {msg}") from None
         for field in ("score", "similarity"):
             number = getattr(hit, field)
             if number is not None and not math.isfinite(number):

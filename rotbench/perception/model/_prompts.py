@@ -31,6 +31,7 @@ from pydantic import (
 
 from rotbench.contract.engine import Document
 from rotbench.contract.perception import Claim, ClaimDraft, ClaimEvent, QuestionFrame
+from rotbench.validation import first_error
 
 CheckKind = Literal["contradiction", "slot"]
 CHECK_KINDS: tuple[CheckKind, ...] = ("contradiction", "slot")
@@ -296,10 +297,9 @@ def parse_answer(text: str, shape: type[A], context: Mapping[str, object] | None
     try:
         return shape.model_validate(data, context=dict(context) if context else None)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "answer"
+        where, msg = first_error(exc, "answer")
         raise InvalidAnswer(
-            f"{exc.error_count()} validation error(s); first at {where}: {first['msg']}"
+            f"{exc.error_count()} validation error(s); first at {where}: {msg}"
         ) from None
 
 

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from rotbench.engines.adapters.graphiti.env import import_graphiti
+from rotbench.validation import first_error
 
 import_graphiti()
 
@@ -89,10 +90,9 @@ def parse_answer(text: str, response_model: type[BaseModel]) -> dict[str, Any]:
         raise GraphitiAnswerError(f"{name}: the answer is not JSON ({exc.msg} at char "
                                   f"{exc.pos})") from None
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"]) or "answer"
+        where, msg = first_error(exc, "answer")
         raise GraphitiAnswerError(f"{name}: the answer does not fit the model ({where}: "
-                                  f"{err['msg']})") from None
+                                  f"{msg})") from None
 
 
 class _RotbenchLLM(LLMClient):

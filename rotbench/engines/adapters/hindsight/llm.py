@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from rotbench.contract.perception import Checker, Claim, subject_key
+from rotbench.validation import first_error
 
 MAX_TOKENS = 4096
 """Output budget of every Hindsight call through rotbench's model client (tokens)."""
@@ -194,10 +195,9 @@ def as_response(scope: str, answer: Any) -> Any:
     try:
         return model.model_validate(answer)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"]) or "answer"
+        where, msg = first_error(exc, "answer")
         raise HindsightAnswerError(f"{scope}: the answer does not fit ({where}: "
-                                   f"{err['msg']})") from None
+                                   f"{msg})") from None
 
 
 class ModelAnswers:
