@@ -150,41 +150,6 @@ def test_both_engines_run_and_leave_nothing_behind(run) -> None:
     assert list(run.cwd.iterdir()) == []
 
 
-@pytest.mark.slow
-def test_langmem_figures(run) -> None:
-    """Deletes off: a value replaced while its memory was not among the 5 shown stays."""
-    report = run.reports["langmem"]
-    assert figures(report) == LANGMEM
-    assert leaks(report) == LANGMEM_LEAKS
-    config = report.selection.config
-    assert {k: v for k, v in config.items() if k.startswith("calls") or k == "requests"} == \
-        LANGMEM_CALLS
-
-
-@pytest.mark.slow
-def test_langmem_deletes_figures(run) -> None:
-    report = run.reports["langmem-deletes"]
-    assert figures(report) == LANGMEM_DELETES
-    assert leaks(report) == LANGMEM_DELETES_LEAKS
-    config = report.selection.config
-    assert {k: v for k, v in config.items() if k.startswith("calls") or k == "requests"} == \
-        LANGMEM_DELETES_CALLS
-
-
-@pytest.mark.slow
-def test_langmem_live_estimate_is_exact(tmp_path) -> None:
-    """On the live arm LangMem's requests go through rotbench's client: the estimate's
-    projected calls are the calls the fake API receives when it answers as the oracle does."""
-    world = generate_world(42, days=30, generator="3")
-    projection, _, calls = estimate_then_replay(
-        world, "langmem", lambda embedder: recorded_calls(world, embedder, deletes=False),
-        tmp_path, SECRET, days=30, generator="3")
-    assert calls == projection.stages["engine-langmem"].calls == LIVE_CALLS_30_DAYS
-    report = next((tmp_path / "reports").glob("*.json")).read_text()
-    assert SECRET not in report
-    assert json.loads(report)["selection"]["engine"] == "langmem"
-
-
 LANGMEM = {
     "recall_current_at_k": (18, 22), "current_first": (8, 22), "stale_over_current": (4, 17),
     "stale_retained_at_k": (11, 17), "poison_leak_at_k": (3, 12), "poison_first": (0, 12),
@@ -203,6 +168,38 @@ LANGMEM_DELETES = {
 """With deletes on, six removals: two fewer replaced values retained, fewer repeats."""
 LANGMEM_DELETES_LEAKS = LANGMEM_LEAKS
 LANGMEM_DELETES_CALLS = {**LANGMEM_CALLS, "calls_RemoveDoc": 6}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("engine", "want", "want_leaks", "want_calls"), [
+    # deletes off: a value replaced while its memory was not among the 5 shown stays
+    ("langmem", LANGMEM, LANGMEM_LEAKS, LANGMEM_CALLS),
+    ("langmem-deletes", LANGMEM_DELETES, LANGMEM_DELETES_LEAKS, LANGMEM_DELETES_CALLS),
+], ids=["langmem", "langmem-deletes"])
+def test_langmem_figures(run, engine, want, want_leaks, want_calls) -> None:
+    """Each LangMem engine's pinned figures, leaks by channel and call counts."""
+    report = run.reports[engine]
+    assert figures(report) == want
+    assert leaks(report) == want_leaks
+    config = report.selection.config
+    assert {k: v for k, v in config.items() if k.startswith("calls") or k == "requests"} == \
+        want_calls
+
+
+@pytest.mark.slow
+def test_langmem_live_estimate_is_exact(tmp_path) -> None:
+    """On the live arm LangMem's requests go through rotbench's client: the estimate's
+    projected calls are the calls the fake API receives when it answers as the oracle does."""
+    world = generate_world(42, days=30, generator="3")
+    projection, _, calls = estimate_then_replay(
+        world, "langmem", lambda embedder: recorded_calls(world, embedder, deletes=False),
+        tmp_path, SECRET, days=30, generator="3")
+    assert calls == projection.stages["engine-langmem"].calls == LIVE_CALLS_30_DAYS
+    report = next((tmp_path / "reports").glob("*.json")).read_text()
+    assert SECRET not in report
+    assert json.loads(report)["selection"]["engine"] == "langmem"
+
+
 LIVE_CALLS_30_DAYS = 71
 """Seed 42 over 30 days (71 documents): the calls the fake API receives and the estimate
 projects, one per document."""
