@@ -18,6 +18,7 @@ import signal
 import socket
 import struct
 import threading
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,16 @@ class _Link:
     def __init__(self, conn: Channel) -> None:
         self.conn = conn
         self.lock = threading.RLock()
+        self.queued: deque[dict] = deque()
+        """Requests the run sent ahead (pipelined deposits and queries) that arrived while a
+        handle waited for its answer, oldest first."""
+
+    def request(self) -> dict:
+        """The run's next request (one queued first). Raises EOFError when the run closed."""
+        with self.lock:
+            if self.queued:
+                return self.queued.popleft()
+            return json.loads(self.conn.recv())
 
     def send(self, message: dict) -> None:
         self.conn.send(json.dumps(message).encode())
@@ -53,6 +64,9 @@ class _Link:
         with self.lock:
             self.send({"cb": name, **payload})
             reply = json.loads(self.conn.recv())
+            while "op" in reply:  # a request sent ahead: answered after this call
+                self.queued.append(reply)
+                reply = json.loads(self.conn.recv())
             if "raise" in reply:
                 kind, message = reply["raise"]
                 raise (RefusedCall if kind == "RefusedCall" else RuntimeError)(
@@ -191,11 +205,10 @@ def run_worker(conn: Channel) -> None:
     link = _Link(conn)
     worker = _Worker(link)
     while True:
-        with link.lock:
-            try:
-                req = json.loads(conn.recv())
-            except EOFError:
-                return
+        try:
+            req = link.request()
+        except EOFError:
+            return
         try:
             reply: dict = {"ok": getattr(worker, req["op"])(req)}
         except EngineFailure as exc:
