@@ -125,6 +125,7 @@ class IsolatedEngine(GuardedEngine):
         try:
             self.conn.send(frame)
         except OSError:
+            self.drain()  # a worker that ended on an earlier call: that call is named
             raise self._lost(day, call, "the engine's worker process ended without answering "
                              "(a crash, or the engine ended its process)") from None
         except BaseException:

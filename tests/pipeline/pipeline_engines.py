@@ -48,3 +48,9 @@ def raises_in_deposit(context):
 
 def hangs_in_deposit(context):
     return _Faulty(lambda: time.sleep(3600))
+
+
+def exits_in_deposit(context):
+    import os
+
+    return _Faulty(lambda: os._exit(1))

@@ -76,3 +76,12 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return True
+
+
+def test_a_worker_that_ends_on_a_deposit_is_named_at_that_deposit(world, tmp_path) -> None:
+    """Later deposits already sent (or refused by the closed pipe) do not take the blame."""
+    day, uri = _third(world)
+    failure = answers(world, "exits_in_deposit", tmp_path).failure
+    assert failure == (f"engine faulty-deposit: seed 42, day {day}: deposit({uri}): the "
+                       "engine's worker process ended without answering (a crash, or the "
+                       "engine ended its process)")
