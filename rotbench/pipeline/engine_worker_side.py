@@ -78,15 +78,34 @@ class _Link:
             return reply["ret"]
 
 
+MEMO_TEXTS = 50_000
+"""Most texts whose vectors a worker keeps (about 1.5 KB each); past it the memo restarts."""
+
+
 class EmbedderHandle:
     """The engine's own embedder: ``encode(texts)`` -> (n, 384) float32 unit vectors from the
-    run's embedder and its vector cache."""
+    run's embedder and its vector cache. Vectors already received are kept in the worker (the
+    same floats), so only texts it has not seen cross the pipe: an engine that re-encodes
+    its whole store at each checkpoint asks the run for the new texts alone."""
 
     def __init__(self, link: _Link) -> None:
         self._link = link
+        self._memo: dict[str, np.ndarray] = {}
 
     def encode(self, texts: Any) -> np.ndarray:
-        return self._link.ask("encode", texts=[str(t) for t in texts])
+        texts = [str(t) for t in texts]
+        if not texts:
+            return self._link.ask("encode", texts=[])
+        missing = list(dict.fromkeys(t for t in texts if t not in self._memo))
+        if len(self._memo) + len(missing) > MEMO_TEXTS:
+            self._memo.clear()
+            missing = list(dict.fromkeys(texts))
+        if missing:
+            vectors = self._link.ask("encode", texts=missing)
+            if vectors.shape[0] != len(missing):
+                raise RuntimeError("the run's embedder answered the wrong number of vectors")
+            self._memo.update(zip(missing, vectors, strict=True))
+        return np.stack([self._memo[t] for t in texts])
 
 
 class ModelHandle:
