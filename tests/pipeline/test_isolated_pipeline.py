@@ -19,6 +19,7 @@ from rotbench.perception.oracle import OracleChecker, OracleExtractor
 from rotbench.pipeline import engine_worker
 from rotbench.pipeline.ingest_probe import ingest_and_probe
 from rotbench.world import generate_world
+from rotbench.world.shared import SharedWorld
 from tests.pipeline.pipeline_engines import FAILING_DEPOSIT
 
 E = "tests.pipeline.pipeline_engines:"
@@ -31,8 +32,9 @@ def world():
 
 def answers(world, factory: str, tmp_path, timeout: float | None = 30.0):
     embedder = Embedder(tmp_path / "cache", model_id="fake", encoder=hashing_encoder)
+    first = world.users[0].world if isinstance(world, SharedWorld) else world
     return ingest_and_probe(world, resolve(E + factory), arm="oracle",
-                            extractor=OracleExtractor(world), checker=OracleChecker(),
+                            extractor=OracleExtractor(first), checker=OracleChecker(),
                             model=None, embedder=embedder, top_k=5,
                             timeout_seconds=timeout, scratch_root=tmp_path / "scratch")
 
@@ -85,3 +87,18 @@ def test_a_worker_that_ends_on_a_deposit_is_named_at_that_deposit(world, tmp_pat
     assert failure == (f"engine faulty-deposit: seed 42, day {day}: deposit({uri}): the "
                        "engine's worker process ended without answering (a crash, or the "
                        "engine ended its process)")
+
+
+def test_a_shared_store_in_a_worker_answers_as_in_process(tmp_path, monkeypatch) -> None:
+    """Two users in one store: each user's checkpoint questions go together, each on behalf
+    of its user; every record (hits, user, other users' values) equals the in-process one."""
+    from rotbench.pipeline.generate import generate
+
+    shared = generate(42, 30, "4", users=2, user_ids=["ann", "bob"])
+    isolated = answers(shared, "rag", tmp_path)
+    monkeypatch.setenv(engine_worker.OFF_ENV, "1")
+    in_process = answers(shared, "rag", tmp_path)
+    assert isolated.failure is None and in_process.failure is None
+    assert {r.user for r in isolated.probes.probes} == {"ann", "bob"}
+    assert isolated.probes.user_scoped is True
+    assert isolated.probes == in_process.probes
