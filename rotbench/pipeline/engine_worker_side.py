@@ -7,7 +7,8 @@ Requests from the run are JSON frames ``{"op": ...}``; every reply is one JSON f
 ``GuardedEngine`` words it). While a call runs, the engine's handles ask the run for
 embeddings, model completions, perceived claims and checks with ``{"cb": NAME, ...}`` frames
 and wait for ``{"ret": ...}`` (embeddings: followed by one frame of float32 bytes) or
-``{"raise": [TYPE, MESSAGE]}``.
+``{"raise": [TYPE, MESSAGE]}``. The run sends deposits and a checkpoint's queries ahead, so
+requests can arrive while a handle waits; they are queued and answered in order.
 """
 
 from __future__ import annotations
