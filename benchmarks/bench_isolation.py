@@ -9,9 +9,22 @@ behind a vector cache warmed by a first pass):
   in-process       ``ingest_and_probe`` of a transcript-rag plug-in on the three worlds, in
                    this process (``ROTBENCH_ENGINES_IN_PROCESS=1``)
   isolated         the same in worker processes (server started inside the timing)
-  added            isolated - in-process: the cost per engine per run          [goal <= 1 s]
+  added            isolated - in-process: the cost per engine per run, start included
+                                                                               [goal <= 1 s]
+  isolated-warm    the same with the server started before the clock, as in a real run,
+                   where ``prestart`` starts it while the worlds are generated
+  added-warm       isolated-warm - in-process: what the pipe itself costs a run
   reference-import importing ``rotbench.pipeline.engine_worker`` and one ``prctl`` call (all a
                    reference-only run pays: it never starts a server)            [goal: ~0]
+
+Deposits are sent ahead without waiting for their replies, and a checkpoint's questions
+are sent together (``rotbench.pipeline.isolated``): a call's reply is still read in order
+and within its timeout, but the run and the worker no longer take turns once per call.
+
+What a whole run pays is measured from outside: a cold ``rotbench run --engine
+_isolation_engine:make_engine --seed 42 --seed 43 --seed 44`` from ``benchmarks/`` (fresh
+cache folder, the vectors cache copied in), with ``ROTBENCH_ENGINES_IN_PROCESS=1`` and
+without, alternated run by run (``/usr/bin/time`` or any paired timer).
 
 The plug-in is ``benchmarks/_isolation_engine.py``: rotbench's transcript-rag baseline
 behind a module of its own, so that it is treated as any plug-in (every deposit and query a
@@ -92,8 +105,10 @@ def main() -> None:
         note("in-process", probe_all(cache, worlds, info))
         del os.environ[worker.OFF_ENV]
         note("isolated", probe_all(cache, worlds, info))
+        note("isolated-warm", probe_all(cache, worlds, info))  # the server from the row above
         worker.stop_servers()
         note("added", rows["isolated"][-1] - rows["in-process"][-1])
+        note("added-warm", rows["isolated-warm"][-1] - rows["in-process"][-1])
         code = "import time; t = time.perf_counter(); import rotbench.pipeline.engine_worker; " \
                "from rotbench.cli.supervise import die_with_parent; die_with_parent(0); " \
                "print(time.perf_counter() - t)"

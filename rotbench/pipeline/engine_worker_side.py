@@ -7,7 +7,8 @@ Requests from the run are JSON frames ``{"op": ...}``; every reply is one JSON f
 ``GuardedEngine`` words it). While a call runs, the engine's handles ask the run for
 embeddings, model completions, perceived claims and checks with ``{"cb": NAME, ...}`` frames
 and wait for ``{"ret": ...}`` (embeddings: followed by one frame of float32 bytes) or
-``{"raise": [TYPE, MESSAGE]}``.
+``{"raise": [TYPE, MESSAGE]}``. The run sends deposits and a checkpoint's queries ahead, so
+requests can arrive while a handle waits; they are queued and answered in order.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import signal
 import socket
 import struct
 import threading
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +47,16 @@ class _Link:
     def __init__(self, conn: Channel) -> None:
         self.conn = conn
         self.lock = threading.RLock()
+        self.queued: deque[dict] = deque()
+        """Requests the run sent ahead (pipelined deposits and queries) that arrived while a
+        handle waited for its answer, oldest first."""
+
+    def request(self) -> dict:
+        """The run's next request (one queued first). Raises EOFError when the run closed."""
+        with self.lock:
+            if self.queued:
+                return self.queued.popleft()
+            return json.loads(self.conn.recv())
 
     def send(self, message: dict) -> None:
         self.conn.send(json.dumps(message).encode())
@@ -53,6 +65,9 @@ class _Link:
         with self.lock:
             self.send({"cb": name, **payload})
             reply = json.loads(self.conn.recv())
+            while "op" in reply:  # a request sent ahead: answered after this call
+                self.queued.append(reply)
+                reply = json.loads(self.conn.recv())
             if "raise" in reply:
                 kind, message = reply["raise"]
                 raise (RefusedCall if kind == "RefusedCall" else RuntimeError)(
@@ -64,15 +79,34 @@ class _Link:
             return reply["ret"]
 
 
+MEMO_TEXTS = 50_000
+"""Most texts whose vectors a worker keeps (about 1.5 KB each); past it the memo restarts."""
+
+
 class EmbedderHandle:
     """The engine's own embedder: ``encode(texts)`` -> (n, 384) float32 unit vectors from the
-    run's embedder and its vector cache."""
+    run's embedder and its vector cache. Vectors already received are kept in the worker (the
+    same floats), so only texts it has not seen cross the pipe: an engine that re-encodes
+    its whole store at each checkpoint asks the run for the new texts alone."""
 
     def __init__(self, link: _Link) -> None:
         self._link = link
+        self._memo: dict[str, np.ndarray] = {}
 
     def encode(self, texts: Any) -> np.ndarray:
-        return self._link.ask("encode", texts=[str(t) for t in texts])
+        texts = [str(t) for t in texts]
+        if not texts:
+            return self._link.ask("encode", texts=[])
+        missing = list(dict.fromkeys(t for t in texts if t not in self._memo))
+        if len(self._memo) + len(missing) > MEMO_TEXTS:
+            self._memo.clear()
+            missing = list(dict.fromkeys(texts))
+        if missing:
+            vectors = self._link.ask("encode", texts=missing)
+            if vectors.shape[0] != len(missing):
+                raise RuntimeError("the run's embedder answered the wrong number of vectors")
+            self._memo.update(zip(missing, vectors, strict=True))
+        return np.stack([self._memo[t] for t in texts])
 
 
 class ModelHandle:
@@ -191,11 +225,10 @@ def run_worker(conn: Channel) -> None:
     link = _Link(conn)
     worker = _Worker(link)
     while True:
-        with link.lock:
-            try:
-                req = json.loads(conn.recv())
-            except EOFError:
-                return
+        try:
+            req = link.request()
+        except EOFError:
+            return
         try:
             reply: dict = {"ok": getattr(worker, req["op"])(req)}
         except EngineFailure as exc:

@@ -6,12 +6,20 @@ answered within the engine's timeout. While it waits, the run answers the worker
 requests (embeddings, completions, perceived claims, checks) with its own objects. A call
 past the timeout, a worker that ends without answering, or a frame that is not a well-formed
 reply kills the worker's process group and fails that engine alone, naming the call.
+
+Deposits are sent ahead without waiting for their replies, and a checkpoint's questions go
+together (``hits_many``), so the run and the worker do not take turns once per call (issue
+40: at most 1 s added per engine and run). The replies are still read one by one, in order,
+each within the timeout from when the worker could first have started its call, and the
+first failure is the one reported.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +41,9 @@ MAX_FAILURE_CHARS = 2_000
 """Longest failure line taken from a worker, in characters."""
 MAX_TRACE_CHARS = 20_000
 """Longest engine traceback taken from a worker, in characters."""
+PIPELINE_BYTES = 64 << 10
+"""Most request bytes sent ahead of owed replies (a quarter of Linux's default socket
+buffer, 208 KiB), so that a send never waits on a worker that is waiting on the run."""
 
 
 class _Handles:
@@ -88,19 +99,61 @@ class IsolatedEngine(GuardedEngine):
         self.final: dict = {}
         """The engine's version and config read after its close() (plain data)."""
         self.info = info
+        self.pending: deque[tuple[int | None, str, float, int]] = deque()
+        """Calls sent ahead whose replies are owed, oldest first: (day, call, sent at
+        (``time.monotonic``), request bytes)."""
+        self.pending_bytes = 0
+        self.last_reply = 0.0
         self.pid, self.conn = workers.start_worker(info.factory.partition(":")[0])
         self.dead = False
 
     def request(self, day: int | None, call: str, message: dict) -> Any:
         """Send ``message`` and wait for its reply within the timeout, answering handle
-        requests meanwhile; the ``ok`` value. Raises EngineFailure (the worker's, or a
-        timeout or lost worker named as ``call``; the worker is then killed)."""
+        requests meanwhile; the ``ok`` value. Deposits still in flight are collected first.
+        Raises EngineFailure (the worker's, or a timeout or lost worker named as ``call``;
+        the worker is then killed)."""
+        self.drain()
+        self.post(day, call, message)
+        return self.collect()
+
+    def post(self, day: int | None, call: str, message: dict,
+             room: Callable[[], Any] | None = None) -> None:
+        """Send ``message`` without waiting for its reply (collected in order by
+        ``collect``). While replies are owed, at most ``PIPELINE_BYTES`` are sent ahead (well
+        below a socket's buffer, so a send never blocks on a worker that waits for the run);
+        past that owed replies are collected first, oldest first, by ``room`` (default:
+        ``collect``, its value dropped)."""
         if self.dead:
             raise self.fail(day, call, "the engine's worker process had already ended")
-        deadline = None if self.timeout_seconds is None else (
-            time.monotonic() + self.timeout_seconds)
+        frame = json.dumps({**message, "day": day, "call": call}).encode()
+        while self.pending and self.pending_bytes + len(frame) > PIPELINE_BYTES:
+            (room or self.collect)()
         try:
-            self.conn.send(json.dumps({**message, "day": day, "call": call}).encode())
+            self.conn.send(frame)
+        except OSError:
+            self.drain()  # a worker that ended on an earlier call: that call is named
+            raise self._lost(day, call, "the engine's worker process ended without answering "
+                             "(a crash, or the engine ended its process)") from None
+        except BaseException:
+            self.end()
+            raise
+        self.pending.append((day, call, time.monotonic(), len(frame)))
+        self.pending_bytes += len(frame)
+
+    def drain(self) -> None:
+        """Collect every reply still owed (deposits sent ahead), in order."""
+        while self.pending:
+            self.collect()
+
+    def collect(self) -> Any:
+        """The ``ok`` value of the oldest reply owed, answering handle requests meanwhile.
+        Its call gets the whole timeout from when the worker could first have started it
+        (its sending, or the previous reply's arrival, whichever is later)."""
+        day, call, sent, size = self.pending.popleft()
+        self.pending_bytes -= size
+        deadline = None if self.timeout_seconds is None else (
+            max(sent, self.last_reply) + self.timeout_seconds)
+        try:
             while True:
                 frame = self.conn.recv(deadline)
                 if frame is None:
@@ -112,6 +165,7 @@ class IsolatedEngine(GuardedEngine):
                 if "cb" in reply:
                     self._serve(reply)
                     continue
+                self.last_reply = time.monotonic()
                 if "failure" in reply:
                     self.end()
                     trace = reply.get("trace")
@@ -151,6 +205,8 @@ class IsolatedEngine(GuardedEngine):
         """Kill the worker's whole process group (idempotent)."""
         if not self.dead:
             self.dead = True
+            self.pending.clear()
+            self.pending_bytes = 0
             workers.end_worker(self.pid, self.conn)
 
     def build(self, world_seed: int, arm: str, scratch: Path) -> dict:
@@ -166,19 +222,38 @@ class IsolatedEngine(GuardedEngine):
         return out
 
     def deposit(self, document: Document) -> None:
-        self.request(document.arrival, f"deposit({printable(document.uri, 80)})",
-                     {"op": "deposit", "document": document.model_dump(mode="json")})
+        """Sent ahead: its reply (None, or the engine's failure) is collected before the next
+        query or close, in order and under the timeout (``post``)."""
+        self.post(document.arrival, f"deposit({printable(document.uri, 80)})",
+                  {"op": "deposit", "document": document.model_dump(mode="json")})
 
     def hits(self, day: int, question: str, k: int, as_of: bool,
              user: str | None = None) -> list[ScoredHit]:
-        call = f"query({printable(question, 80)!r}, k={k})"
-        out = self.request(day, call, {"op": "query", "question": question, "k": k,
-                                       "as_of": as_of, "user": user})
-        if not isinstance(out, dict):
-            raise self._lost(day, call, "the engine's worker sent a malformed reply")
-        scoped = out.get("user_scoped")
-        self.user_scoped = scoped if isinstance(scoped, bool) else None
-        return self.checked(day, call, out.get("hits"), k)
+        return self.hits_many(day, [question], k, as_of, user)[0]
+
+    def hits_many(self, day: int, questions: list[str], k: int, as_of: bool,
+                  user: str | None = None) -> list[list[ScoredHit]]:
+        """One checkpoint's questions sent together, their answers collected and checked in
+        order (the first failure ends the engine, as asked one by one)."""
+        self.drain()
+        calls = [f"query({printable(q, 80)!r}, k={k})" for q in questions]
+        answers: list[list[ScoredHit]] = []
+
+        def answer() -> None:
+            call = calls[len(answers)]
+            out = self.collect()
+            if not isinstance(out, dict):
+                raise self._lost(day, call, "the engine's worker sent a malformed reply")
+            scoped = out.get("user_scoped")
+            self.user_scoped = scoped if isinstance(scoped, bool) else None
+            answers.append(self.checked(day, call, out.get("hits"), k))
+
+        for question, call in zip(questions, calls, strict=True):
+            self.post(day, call, {"op": "query", "question": question, "k": k,
+                                  "as_of": as_of, "user": user}, room=answer)
+        while len(answers) < len(calls):
+            answer()
+        return answers
 
     def close(self) -> None:
         """The engine's ``close()`` in the worker (unless a call hung or it died), then the

@@ -230,6 +230,12 @@ class GuardedEngine:
             answer = self.call(day, call, lambda: self.engine.query(question, k, **kwargs))
         return self.checked(day, call, answer, k)
 
+    def hits_many(self, day: int, questions: list[str], k: int, as_of: bool,
+                  user: str | None = None) -> list[list[ScoredHit]]:
+        """``hits`` for each of one checkpoint's ``questions``, in order (an engine in a
+        worker process sends them together). Raises EngineFailure at the first failure."""
+        return [self.hits(day, q, k, as_of, user) for q in questions]
+
     def checked(self, day: int, call: str, answer: object, k: int) -> list[ScoredHit]:
         """``answer`` copied and checked (``validate_hits``) and counted against this world's
         ``MAX_WORLD_ANSWER_BYTES``; raises EngineFailure naming ``call``."""
@@ -444,11 +450,13 @@ def probe_world(
     records: list[ProbeRecord] = []
     next_doc = 0
     try:
-        for p in world.probes:
-            while next_doc < len(docs) and docs[next_doc].arrival <= p.day:
+        for day, group in itertools.groupby(world.probes, key=lambda p: p.day):
+            while next_doc < len(docs) and docs[next_doc].arrival <= day:
                 guard.deposit(docs[next_doc])
                 next_doc += 1
-            records.append(_record(world, p, guard.hits(p.day, p.question, top_k, as_of=False)))
+            asked = list(group)  # one checkpoint's questions, asked together
+            answers = guard.hits_many(day, [p.question for p in asked], top_k, as_of=False)
+            records.extend(_record(world, p, h) for p, h in zip(asked, answers, strict=True))
     finally:
         if guard is not engine:
             guard.close()

@@ -16,6 +16,8 @@ records alone; the other metrics are per user and pooled.
 
 from __future__ import annotations
 
+from itertools import groupby
+
 from rotbench.contract.engine import Document, MemoryEngine
 from rotbench.contract.extraction import world_documents
 from rotbench.pipeline.probe import (
@@ -61,19 +63,22 @@ def probe_shared(shared: SharedWorld, engine: MemoryEngine | GuardedEngine, top_
     records: list[ProbeRecord] = []
     next_doc = 0
     try:
-        for day, u, i in asks:
+        for (day, u), group in groupby(asks, key=lambda ask: ask[:2]):  # one user's checkpoint
             entry = shared.users[u]
-            probe = entry.world.probes[i]
+            asked = [entry.world.probes[i] for _, _, i in group]
             while next_doc < len(docs) and delivery_day(docs[next_doc]) <= day:
                 guard.deposit(docs[next_doc])
                 next_doc += 1
-            hits = guard.hits(day, probe.question, top_k, as_of=False, user=entry.user)
-            record = _record(entry.world, probe, hits)
-            others = None
-            if probe.attribute is not None:
-                current, history = other_users_values(shared, u, probe.attribute, day)
-                others = CrossUserValues(current=current, history=history)
-            records.append(record.model_copy(update={"user": entry.user, "others": others}))
+            answers = guard.hits_many(day, [p.question for p in asked], top_k, as_of=False,
+                                      user=entry.user)
+            for probe, hits in zip(asked, answers, strict=True):
+                record = _record(entry.world, probe, hits)
+                others = None
+                if probe.attribute is not None:
+                    current, history = other_users_values(shared, u, probe.attribute, day)
+                    others = CrossUserValues(current=current, history=history)
+                records.append(record.model_copy(update={"user": entry.user,
+                                                         "others": others}))
     finally:
         if guard is not engine:
             guard.close()
