@@ -28,7 +28,8 @@ OptSeed = Annotated[
         typer.Option("--seed", help="World seed; repeat for several. Default: 42 43 44."),
     ]
 OptDays = Annotated[int, typer.Option(
-        help="Simulated days per world (at least 30; generator 4: at least 90).")]
+        help="Simulated days per world (at least 30; generator 4 asks each new kind five "
+        "times or more from 90).")]
 OptTopK = Annotated[int, typer.Option("--top-k", help="Hits kept per question.")]
 OptNoTrustPolicy = Annotated[
         bool, typer.Option("--no-trust-policy", help="Neutral trust for every source.")

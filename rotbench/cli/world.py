@@ -19,7 +19,8 @@ class WorldFormat(StrEnum):
 def world(
     seed: Annotated[int, typer.Option(help="World seed; the world is a pure function of it.")] = 42,
     days: Annotated[int, typer.Option(
-        help="Simulated days (at least 30; generator 4: at least 90).")] = 90,
+        help="Simulated days (at least 30; generator 4 asks each new kind five times or "
+        "more from 90).")] = 90,
     generator: Annotated[
         str, typer.Option(help="World generator version: 1, 2, 3 or 4 (default: 4).")
     ] = DEFAULT_GENERATOR,
