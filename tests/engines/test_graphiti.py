@@ -316,3 +316,21 @@ CALLS_42_GENERATOR_3 = {"calls_ExtractedEntities": 92, "calls_ExtractedEdges": 9
                         "calls_NodeResolutions": 7, "calls_SummarizedEntities": 13,
                         "calls": 248}
 """Seed 42 on generator 3 (92 documents)."""
+
+
+def test_one_graphiti_group_per_user_and_the_world_group_without_users() -> None:
+    """Several users: each user's episodes go to a group of their own and a question names
+    only the asking user's group (before, every user shared ``world-<seed>``, and
+    ``--users 2`` on generator 4 leaked 272/316 for graphiti, 128/316 for
+    graphiti-current; with a group per user both give 0/316, docs/several-users.md). A
+    single-user world keeps the one world group, so every single-user figure stands."""
+    from rotbench.contract.engine import accepts_user
+    from rotbench.engines.adapters.graphiti.engine import GraphitiEngine
+
+    engine = GraphitiEngine.__new__(GraphitiEngine)  # no graph: only the naming is tested
+    engine.group_id = "world-42"
+    assert accepts_user(GraphitiEngine.query)
+    assert engine.group_of(None) == "world-42"
+    assert engine.group_of("user-1") == "world-42-u-c6c289e49e9c05b2"
+    assert engine.group_of("user-2") == "world-42-u-d92b69cfb82cecab"
+    assert engine.group_of("../x y") == "world-42-u-46c740c677b096f5"  # never the id as it is

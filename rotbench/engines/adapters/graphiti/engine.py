@@ -36,6 +36,7 @@ read (``rotbench.engines.adapters.graphiti.env``).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import threading
 import warnings
@@ -259,13 +260,25 @@ class GraphitiEngine:
             name=document.uri, episode_body=document.text,
             source_description=f"web page {lineage_of(document)}" if web else "conversation",
             reference_time=_time(document),
-            source=EpisodeType.text if web else EpisodeType.message, group_id=self.group_id)
+            source=EpisodeType.text if web else EpisodeType.message,
+            group_id=self.group_of(document.user))
         self.documents[done.episode.uuid] = document
 
-    def query(self, question: str, k: int) -> list[Hit]:
-        return self._run(self._query(question, k))
+    def group_of(self, user: str | None) -> str:
+        """The Graphiti group that holds ``user``'s episodes: the world's group
+        (``world-<seed>``) in a single-user world, else ``world-<seed>-u-<16 hex of the
+        user's sha256>`` (Graphiti accepts letters, digits, ``-`` and ``_`` in a group id;
+        the user id is opaque data and never names a group as it is). One group per user is
+        how Graphiti scopes a store shared by several users: a search names its groups."""
+        if user is None:
+            return self.group_id
+        return f"{self.group_id}-u-{hashlib.sha256(user.encode('utf-8')).hexdigest()[:16]}"
 
-    async def _query(self, question: str, k: int) -> list[Hit]:
+    def query(self, question: str, k: int, user: str | None = None) -> list[Hit]:
+        """The top ``k`` facts for ``question`` from ``user``'s group (see ``group_of``)."""
+        return self._run(self._query(question, k, self.group_of(user)))
+
+    async def _query(self, question: str, k: int, group: str) -> list[Hit]:
         from graphiti_core.search.search import search
         from graphiti_core.search.search_config_recipes import EDGE_HYBRID_SEARCH_RRF
         from graphiti_core.search.search_filters import (
@@ -281,7 +294,7 @@ class GraphitiEngine:
             null = [[DateFilter(comparison_operator=ComparisonOperator.is_null)]]
             filters = SearchFilters(invalid_at=null, expired_at=null)
         config = EDGE_HYBRID_SEARCH_RRF.model_copy(update={"limit": k})
-        edges = (await search(self.graphiti.clients, question, [self.group_id], config,
+        edges = (await search(self.graphiti.clients, question, [group], config,
                               filters)).edges[:k]
         if not edges:
             return []
