@@ -11,6 +11,7 @@ extraction or an undecided (None) judgement, never an exception. Only ``FatalMod
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from collections.abc import Mapping, Sequence
@@ -180,10 +181,24 @@ class _Asker:
         return self.cache.get(self.stage, key, model=self.model, prompt_version=self.prompt_version)
 
     def _call(self, key: str, system: str, prompt: str, item: str) -> Completion | None:
-        """Call the model (one of ``concurrency`` slots), memoise and cache the answer."""
+        """Call the model (one of ``concurrency`` slots), memoise and cache the answer.
+
+        Behind the run's call gate (``GatedClient``) the gate's slot is held until the
+        answer is in the call cache, not only while the request is out: a run killed at any
+        moment then owes again at most the calls holding a slot (``--concurrency``), never
+        one answered but not yet written."""
+        from rotbench.perception.calls.gate import GatedClient
+
+        gated = isinstance(self.client, GatedClient)
+        client = self.client.client if gated else self.client
+        with self.client.gate.slot() if gated else contextlib.nullcontext():
+            return self._call_and_cache(client, key, system, prompt, item)
+
+    def _call_and_cache(self, client, key: str, system: str, prompt: str,
+                        item: str) -> Completion | None:
         try:
             with self._in_flight:
-                completion = self.client.complete(
+                completion = client.complete(
                     model=self.model, system=system, prompt=prompt, max_tokens=self.max_tokens
                 )
         except (FatalModelError, RefusedCall, TypeError, AttributeError, NameError):
