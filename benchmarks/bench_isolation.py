@@ -110,7 +110,7 @@ def main() -> None:
         note("added", rows["isolated"][-1] - rows["in-process"][-1])
         note("added-warm", rows["isolated-warm"][-1] - rows["in-process"][-1])
         code = "import time; t = time.perf_counter(); import rotbench.pipeline.engine_worker; " \
-               "from rotbench.cli.supervise import die_with_parent; die_with_parent(0); " \
+               "from rotbench.lifetime import die_with_parent; die_with_parent(0); " \
                "print(time.perf_counter() - t)"
         out = subprocess.run([sys.executable, "-c", "import rotbench.pipeline.probe; " + code],
                              capture_output=True, text=True, env={**os.environ,

@@ -14,12 +14,15 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import signal
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from pathlib import Path
+
+from rotbench.lifetime import die_with_parent
 
 
 class ServerStartError(RuntimeError):
@@ -33,13 +36,9 @@ def _free_port() -> int:
 
 
 def _die_with_parent() -> None:
-    """In the child before exec (Linux): receive SIGTERM when the rotbench process dies, even
-    by SIGKILL, so a killed run never leaves its server behind."""
-    with contextlib.suppress(Exception):
-        import ctypes
-        import signal
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    """In the child before exec: SIGTERM when the rotbench process dies, even by SIGKILL, so
+    a killed run never leaves its server behind (``rotbench.lifetime``)."""
+    die_with_parent(signal.SIGTERM)
 
 
 def _prefect_parent_dir() -> str:

@@ -27,6 +27,8 @@ import signal
 import subprocess
 import sys
 
+from rotbench.lifetime import die_with_parent
+
 CHILD_ENV = "ROTBENCH_RUN_STATUS_FD"
 """In the child: the file descriptor of the pipe its end is reported on."""
 PARENT_ENV = "ROTBENCH_SUPERVISOR_PID"
@@ -75,23 +77,6 @@ def enter_child() -> None:
     die_with_parent(signal.SIGKILL)
     if parent is not None and str(os.getppid()) != parent:  # it was gone before the line above
         os._exit(128 + signal.SIGKILL)
-
-
-PR_SET_PDEATHSIG = 1
-"""Linux ``prctl`` option: the signal this process gets when its parent ends."""
-
-
-def die_with_parent(signum: int) -> None:
-    """Ask Linux to send ``signum`` to this process when the thread that started it ends (the
-    supervisor's main thread; 0 clears it). A no-op elsewhere or when ``prctl`` is missing."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
 
 
 def report_end(code: int) -> None:

@@ -9,26 +9,18 @@ Exit status 2 on bad input (one line on stderr).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
 from pathlib import Path
 
-
-def die_with_parent() -> None:
-    """Linux: get SIGTERM when the parent process dies, so an abandoned warm-up ends."""
-    with contextlib.suppress(Exception):
-        import ctypes
-        import signal
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+from rotbench.lifetime import die_with_parent
 
 
 def main(argv: list[str]) -> int:
     """Run the warm-up; returns the exit status."""
     parent = os.getppid()
-    die_with_parent()
+    die_with_parent()  # SIGTERM: an abandoned warm-up ends
     if os.getppid() != parent:  # the parent died before the signal was armed
         return 1
     if not 1 <= len(argv) <= 2:

@@ -25,11 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from rotbench.cli.supervise import die_with_parent
 from rotbench.contract.context import EngineContext
 from rotbench.contract.engine import Document
 from rotbench.contract.model_client import Completion, RefusedCall
 from rotbench.contract.perception import ClaimDraft, Judgement
+from rotbench.lifetime import die_with_parent
 from rotbench.pipeline.engine_worker import Channel, kill_group
 from rotbench.pipeline.probe import (
     EngineFailure,
