@@ -90,19 +90,35 @@ class GatedClient:
         self.client = client
         self.gate = gate
         self.meter = getattr(client, "meter", None)
+        self._holding = threading.local()
 
     def for_stage(self, stage: str) -> GatedClient:
         inner = getattr(self.client, "for_stage", None)
         return GatedClient(inner(stage) if callable(inner) else self.client, self.gate)
 
-    def complete(self, *, model: str, system: str, prompt: str, max_tokens: int) -> Completion:
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """Hold one slot for this thread over more than the request: a caller that caches
+        the answer holds it until the answer is written, so a run killed at any moment owes
+        again at most the slots' calls. ``complete`` inside takes no second slot."""
+        if getattr(self._holding, "on", False):
+            yield
+            return
         with self.gate.slot():
+            self._holding.on = True
+            try:
+                yield
+            finally:
+                self._holding.on = False
+
+    def complete(self, *, model: str, system: str, prompt: str, max_tokens: int) -> Completion:
+        with self.held():
             return self.client.complete(model=model, system=system, prompt=prompt,
                                         max_tokens=max_tokens)
 
     def __getattr__(self, name: str) -> Any:
         # anything else (the batch API, close) is the wrapped client's own
-        if name in ("client", "gate", "meter"):
+        if name in ("client", "gate", "meter", "_holding"):
             raise AttributeError(name)
         return getattr(self.client, name)
 

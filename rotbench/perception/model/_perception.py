@@ -183,22 +183,19 @@ class _Asker:
     def _call(self, key: str, system: str, prompt: str, item: str) -> Completion | None:
         """Call the model (one of ``concurrency`` slots), memoise and cache the answer.
 
-        Behind the run's call gate (``GatedClient``) the gate's slot is held until the
-        answer is in the call cache, not only while the request is out: a run killed at any
-        moment then owes again at most the calls holding a slot (``--concurrency``), never
-        one answered but not yet written."""
-        from rotbench.perception.calls.gate import GatedClient
+        Behind the run's call gate (``GatedClient.held``) the slot is held until the answer
+        is in the call cache, not only while the request is out: a run killed at any moment
+        then owes again at most the calls holding a slot (``--concurrency``), never one
+        answered but not yet written."""
+        held = getattr(self.client, "held", None)
+        with held() if callable(held) else contextlib.nullcontext():
+            return self._call_and_cache(key, system, prompt, item)
 
-        gated = isinstance(self.client, GatedClient)
-        client = self.client.client if gated else self.client
-        with self.client.gate.slot() if gated else contextlib.nullcontext():
-            return self._call_and_cache(client, key, system, prompt, item)
-
-    def _call_and_cache(self, client, key: str, system: str, prompt: str,
+    def _call_and_cache(self, key: str, system: str, prompt: str,
                         item: str) -> Completion | None:
         try:
             with self._in_flight:
-                completion = client.complete(
+                completion = self.client.complete(
                     model=self.model, system=system, prompt=prompt, max_tokens=self.max_tokens
                 )
         except (FatalModelError, RefusedCall, TypeError, AttributeError, NameError):
