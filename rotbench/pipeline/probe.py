@@ -214,8 +214,13 @@ class GuardedEngine:
         position). ``user``: asked on behalf of that user of a shared store, passed only to
         an engine whose method takes it (``accepts_user``; ``user_scoped`` records which).
         Raises EngineFailure for a non-list, a malformed hit, more than ``k`` hits, or
-        answers past this world's ``MAX_WORLD_ANSWER_BYTES``."""
+        answers past this world's ``MAX_WORLD_ANSWER_BYTES``.
+
+        An engine that answers as of a day (``AsOfEngine``: it has ``query_as_of``) is asked
+        as of ``day`` in the interleaved order too: the harness knows the checkpoint day, the
+        engine's ``query`` does not, and the contract makes the two orders' answers equal."""
         call = f"query({printable(question, 80)!r}, k={k})"
+        as_of = as_of or answers_as_of(self.engine)
         kwargs: dict[str, str] = {}
         if user is not None:
             method = self.engine.query_as_of if as_of else self.engine.query
@@ -425,6 +430,12 @@ def _record(world: World, probe: Any, hits: list[ScoredHit]) -> ProbeRecord:
         unanswerable=getattr(probe, "unanswerable", None),
         premise=getattr(probe, "premise", None),
     )
+
+
+def answers_as_of(engine: object) -> bool:
+    """Whether ``engine`` answers as of a given day (an ``AsOfEngine``: a callable
+    ``query_as_of``)."""
+    return callable(getattr(engine, "query_as_of", None))
 
 
 def probe_world(

@@ -51,6 +51,8 @@ class ReferenceEngine:
         self._frames: dict[str, QuestionFrame | None] = dict(frames or {})
         self._reconciler: Reconciler | None = None
         self._ledger: Ledger | None = None
+        self._clock: int | None = None
+        """The latest arrival day deposited (None before the first deposit)."""
         self._users: dict[str, Reconciler] = {}
         """The other users' ledgers of a shared store (the single user's is ``ledger``)."""
         if checker is not None:
@@ -96,6 +98,7 @@ class ReferenceEngine:
         reconciler = self._reconciler if document.user is None else self._users.setdefault(
             document.user, self._new_reconciler())
         reconciler.add(extract_document(document, self.extractor))
+        self._clock = max(self._clock or 0, document.arrival)
 
     def frame(self, question: str) -> QuestionFrame | None:
         """What ``question`` asks, as given or read (None: no reader, or unreadable)."""
@@ -107,8 +110,22 @@ class ReferenceEngine:
 
     def query(self, question: str, k: int, user: str | None = None) -> list[Hit]:
         """The top ``k`` hits for ``question`` from the store as it is now, best first
-        (``user``: from that user's claims only)."""
-        return self.query_as_of(question, NOW, k, user=user)
+        (``user``: from that user's claims only). "Now" is the store's own clock: the latest
+        arrival day of the documents deposited (``clock``), so a change scheduled for a later
+        day is not yet in effect; the harness, which knows the checkpoint day, asks
+        ``query_as_of`` instead (``rotbench.pipeline.probe.GuardedEngine.hits``)."""
+        return self.query_as_of(question, self.clock, k, user=user)
+
+    @property
+    def clock(self) -> int:
+        """The store's present, in world days: the latest arrival day deposited (for an engine
+        built from a ledger, its latest claim's day); ``NOW`` for an empty store."""
+        if self._clock is None:
+            days = [c.day for c in self.ledger.claims]
+            if self._users:
+                days += [c.day for r in self._users.values() for c in r.ledger.claims]
+            return max(days, default=NOW)
+        return self._clock
 
     def query_as_of(self, question: str, day: int, k: int,
                     user: str | None = None) -> list[Hit]:

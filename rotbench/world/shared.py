@@ -94,12 +94,14 @@ class SharedWorld(BaseModel):
 
     def perception_world(self) -> World:
         """One world holding every persona's sessions (persona 0's attributes, the same
-        labels and pools for all): what a perception (the oracle's facts by document, a live
-        extractor's slot vocabulary) reads a shared store's documents with. Not a world to
-        score: its timelines are persona 0's."""
+        labels and pools for all) and every persona's questions: what a perception (the oracle's
+        facts by document and frames by question, a live extractor's slot vocabulary) reads a
+        shared store's documents and questions with. Not a world to score: its timelines are
+        persona 0's."""
         first = self.users[0].world
         return first.model_copy(update={
-            "sessions": [s for u in self.users for s in u.world.sessions]})
+            "sessions": [s for u in self.users for s in u.world.sessions],
+            "probes": [p for u in self.users for p in u.world.probes]})
 
     @property
     def fingerprint(self) -> str:

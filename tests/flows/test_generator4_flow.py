@@ -121,3 +121,9 @@ def test_several_users_on_the_default_generator(tmp_path) -> None:
     assert not outcome.failures
     got = {m: (r.numerator, r.denominator) for m, r in report.metrics.items()}
     assert got["cross_user_leak_at_k"][1] > 0 and got["successor_first"][1] > 0
+    # every user's questions answered as in a store of their own: the second persona's premise
+    # questions read with their premise, and a change scheduled ahead not served before its
+    # day (before the fix current_first was 125/132: 5 lost, 2 outranked)
+    assert got["current_first"] == (132, 132)
+    assert got["premise_stale_first"] == (0, 24)
+    assert got["cross_user_leak_at_k"] == (0, 99)

@@ -232,3 +232,33 @@ def test_reference_engine_reads_each_question_once(fake_embedder: Embedder) -> N
         assert [h.text for h in engine.query(QUESTION, 1)] == [TALLINN]
         assert engine.query("What is the user's blood type?", 3) == []
     assert reads == [QUESTION, "What is the user's blood type?"]
+
+
+def test_query_answers_as_of_the_stores_own_clock(fake_embedder) -> None:
+    """``query`` (no day) answers as of the latest arrival deposited: a change scheduled for a
+    later day is not yet served as the current value (before the fix it answered as of
+    ``NOW`` and the scheduled value's claim retired the held one ahead of time)."""
+    from engine_helpers import make_world, session
+
+    from rotbench.contract.extraction import world_documents
+    from rotbench.perception.oracle import OracleChecker, OracleExtractor
+    from rotbench.reference.config import EngineConfig
+    from rotbench.reference.engine import NOW, ReferenceEngine
+    from rotbench.world.models import Fact
+
+    held = Fact(turn=0, attribute="car", value="Saab", tense="present")
+    planned = Fact(turn=0, attribute="car", value="Mazda", tense="present", event="scheduled",
+                   effective_day=40)
+    world = make_world([session(2, [held]), session(10, [planned])])
+    engine = ReferenceEngine(EngineConfig(), OracleExtractor(world), OracleChecker(),
+                             fake_embedder)
+    assert engine.clock == NOW
+    for document in world_documents(world):
+        engine.deposit(document)
+    assert engine.clock == 10
+    now = [(h.text, h.provenance.status) for h in engine.query("What is the user's car?", 5)]
+    assert now[0] == ("The user's car is Saab.", "active")
+    due = [(h.text, h.provenance.status)
+           for h in engine.query_as_of("What is the user's car?", 45, 5)]
+    assert due[0] == ("The user's car is scheduled to become Mazda.", "active")
+    assert ("The user's car is Saab.", "active") not in due
