@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from rotbench.results.files.worlds import check_world_fits, write_world
+from rotbench.results.files.worlds import check_world_fits, restore_world_file, write_world
 from rotbench.results.schema import (
     Origin,
     Report,
@@ -20,6 +20,7 @@ from rotbench.results.schema import (
     now_utc,
     reads_decoys,
 )
+from rotbench.results.summaries import StoredWorld, WorldSummary, summary_of
 from rotbench.rulings import RealPairs, ReviewItem, without_text
 from rotbench.scoring.metrics import MetricsBundle
 from rotbench.scoring.models import WorldProbes
@@ -35,10 +36,27 @@ def _strip_text(world: WorldProbes) -> WorldProbes:
     return world.model_copy(update={"probes": probes})
 
 
+def _summary_serving(item: WorldProbes | StoredWorld, selection: Selection, decoys: bool,
+                     worlds_dir: Path | None, on_world) -> WorldSummary | None:
+    """The stored summary of ``item`` when it can stand for the world: a ``StoredWorld``
+    whose summary for this scorer, decoys and text setting is sound, whose world file is in
+    ``worlds_dir`` (or was restored there from the payload's bytes, checked against its
+    digest) and whose database rows ``on_world`` holds already. Else None."""
+    if not isinstance(item, StoredWorld) or worlds_dir is None:
+        return None
+    summary = item.summary(selection.scorer_version, decoys, selection.record_claim_text)
+    if summary is None or not restore_world_file(summary.sha256, worlds_dir, item.world_bytes):
+        return None
+    holds = getattr(on_world, "holds", None)
+    if on_world is not None and (holds is None or not holds(summary.sha256)):
+        return None
+    return summary
+
+
 def build_report(
     run_id: str,
     selection: Selection,
-    worlds: Iterable[WorldProbes],
+    worlds: Iterable[WorldProbes | StoredWorld],
     stages: list[StageRecord],
     timings: dict[str, float],
     notes: list[str],
@@ -60,6 +78,8 @@ def build_report(
     ``selection.record_claim_text`` is False, hit texts are dropped after scoring, and so are
     the review queue and the real pairs' claim texts.
 
+    A ``StoredWorld`` (``rotbench.results.summaries``) is read only when its stored summary
+    cannot stand for it (see ``_summary_serving``); once read, its summary is stored.
     ``worlds_dir`` given: each world is written to ``<worlds_dir>/<sha256>.json``
     (``rotbench.results.files.worlds.write_world``) and dropped, so no more than one world is held;
     the report lists their digests and must be saved in ``worlds_dir``'s parent folder.
@@ -73,7 +93,15 @@ def build_report(
     tally = MetricTally(decoys)
     entries: list[WorldEntry] = []
     embedded: list[WorldProbes] | None = None if worlds_dir is not None else []
-    for world in worlds:
+    text = selection.record_claim_text
+    for item in worlds:
+        summary = _summary_serving(item, selection, decoys, worlds_dir, on_world)
+        if summary is not None:  # the world's figures, file and rows are all in place
+            tally += summary.counts()
+            entries.append(WorldEntry(**summary.model_dump(
+                include={"seed", "fingerprint", "sha256", "probes", "unanswerable", "hits"})))
+            continue
+        world = item.load() if isinstance(item, StoredWorld) else item
         scored = world if world.scored else score_world(world, selection.scorer_version)
         counts = tally_world(scored, decoys)
         tally += counts
@@ -88,6 +116,9 @@ def build_report(
             entries.append(WorldEntry.of(scored, digest))
             if on_world is not None:
                 on_world(digest, scored, counts)
+            if isinstance(item, StoredWorld):
+                item.remember(summary_of(scored, digest, counts), selection.scorer_version,
+                              decoys, text)
         del world, scored  # hold no world while the next one is made
     bundle: MetricsBundle = tally.bundle()
     if not selection.record_claim_text:

@@ -667,23 +667,41 @@ class WorldRows:
         self.stored: set[str] = set()
         self.figured: set[str] = set()
 
+    def _open(self) -> duckdb.DuckDBPyConnection:
+        if self.con is None:
+            self.db_path.parent.mkdir(parents=True, exist_ok=True)
+            self.con = connect(self.db_path)
+            self.con.begin()
+            ensure_schema(self.con)
+            self.con.commit()
+            # what is stored already, read once (one short row per world ever stored)
+            self.stored = {r[0] for r in self.con.execute(
+                "SELECT world_sha256 FROM worlds").fetchall()}
+            self.figured = {r[0] for r in self.con.execute(
+                "SELECT world_sha256 FROM world_metrics WHERE decoys = ? AND metric = "
+                "'recall_current_at_k' AND channel IS NULL AND checkpoint IS NULL",
+                [self.decoys]).fetchall()}
+        return self.con
+
+    def holds(self, digest: str) -> bool:
+        """True when the world file ``digest``'s rows and figures are stored already (so the
+        world itself is not needed); False when they are not or the database cannot be
+        read (the caller then hands the world over as before)."""
+        if self.given_up:
+            return False
+        try:
+            self._open()
+        except (duckdb.Error, OSError):
+            self.given_up = True
+            self.close()
+            return False
+        return digest in self.stored and digest in self.figured
+
     def __call__(self, digest: str, world: WorldProbes, tally: MetricTally) -> None:
         if self.given_up:
             return
         try:
-            if self.con is None:
-                self.db_path.parent.mkdir(parents=True, exist_ok=True)
-                self.con = connect(self.db_path)
-                self.con.begin()
-                ensure_schema(self.con)
-                self.con.commit()
-                # what is stored already, read once (one short row per world ever stored)
-                self.stored = {r[0] for r in self.con.execute(
-                    "SELECT world_sha256 FROM worlds").fetchall()}
-                self.figured = {r[0] for r in self.con.execute(
-                    "SELECT world_sha256 FROM world_metrics WHERE decoys = ? AND metric = "
-                    "'recall_current_at_k' AND channel IS NULL AND checkpoint IS NULL",
-                    [self.decoys]).fetchall()}
+            self._open()
             stored, figured = digest in self.stored, digest in self.figured
             if stored and figured:
                 return
