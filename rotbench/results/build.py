@@ -119,7 +119,7 @@ def build_report(
             if isinstance(item, StoredWorld):
                 item.remember(summary_of(scored, digest, counts), selection.scorer_version,
                               decoys, text)
-        del world, scored  # hold no world while the next one is made
+        del item, world, scored  # hold no world while the next one is made
     bundle: MetricsBundle = tally.bundle()
     if not selection.record_claim_text:
         review_queue = []
