@@ -4,7 +4,7 @@ A report of record folds each world into its figures (``MetricTally``), lists it
 (seed, fingerprint, counts, the digest of its world file) and needs its world file and its
 database rows in place. A run where nothing changed, or whose scorer change left a world's
 scoring as it was, meets the same scored worlds again. The first time a world is folded its
-summary is stored (``<cache dir>/summaries/<name>.json``, a few kB against the world's
+summary is stored (``<cache dir>/summaries/<name>.json``, 16 to 25 kB against the world's
 150 kB of probes); afterwards, when its world file is in the reports' ``worlds`` folder (or
 can be cut, bytes checked, from the stored payload) and its database rows are stored, the
 report takes the summary and never loads, validates or re-tallies the world.
@@ -35,7 +35,7 @@ SUMMARIES_DIR = "summaries"
 SUMMARY_VERSION = 1
 """Changes whenever a summary's content changes meaning: it enters every summary's name."""
 MAX_SUMMARY_BYTES = 1 << 22
-"""Largest summary read (4 MiB; a 90-day world's is about 10 kB)."""
+"""Largest summary read (4 MiB; a 90-day world's is 16 to 25 kB)."""
 _COUNTERS = ("numerators", "denominators", "first", "floor_passing", "floor_refused", "misses")
 _KEYED = ("numerators", "denominators")
 """Counters whose keys are (group, key, metric) tuples."""
