@@ -53,6 +53,31 @@ def _summary_serving(item: WorldProbes | StoredWorld, selection: Selection, deco
     return summary
 
 
+def _fold_world(item: WorldProbes | StoredWorld, selection: Selection, decoys: bool,
+                embedded: list[WorldProbes] | None, worlds_dir: Path | None,
+                on_world) -> tuple[WorldEntry, MetricTally]:
+    """One world read and folded (see ``build_report``): scored when it is not, its counts
+    taken, its hit texts dropped when the selection says so, then embedded, or written to
+    ``worlds_dir`` with its database rows (``on_world``) and, for a ``StoredWorld``, its
+    summary. Returns its entry and counts."""
+    world = item.load() if isinstance(item, StoredWorld) else item
+    scored = world if world.scored else score_world(world, selection.scorer_version)
+    counts = tally_world(scored, decoys)
+    if not selection.record_claim_text:
+        scored = _strip_text(scored)
+    if embedded is not None:
+        embedded.append(scored)
+        return WorldEntry.of(scored, None), counts
+    check_world_fits(scored)
+    digest = write_world(scored, worlds_dir)
+    if on_world is not None:
+        on_world(digest, scored, counts)
+    if isinstance(item, StoredWorld):
+        item.remember(summary_of(scored, digest, counts), selection.scorer_version, decoys,
+                      selection.record_claim_text)
+    return WorldEntry.of(scored, digest), counts
+
+
 def build_report(
     run_id: str,
     selection: Selection,
@@ -93,7 +118,6 @@ def build_report(
     tally = MetricTally(decoys)
     entries: list[WorldEntry] = []
     embedded: list[WorldProbes] | None = None if worlds_dir is not None else []
-    text = selection.record_claim_text
     for item in worlds:
         summary = _summary_serving(item, selection, decoys, worlds_dir, on_world)
         if summary is not None:  # the world's figures, file and rows are all in place
@@ -101,25 +125,10 @@ def build_report(
             entries.append(WorldEntry(**summary.model_dump(
                 include={"seed", "fingerprint", "sha256", "probes", "unanswerable", "hits"})))
             continue
-        world = item.load() if isinstance(item, StoredWorld) else item
-        scored = world if world.scored else score_world(world, selection.scorer_version)
-        counts = tally_world(scored, decoys)
+        entry, counts = _fold_world(item, selection, decoys, embedded, worlds_dir, on_world)
         tally += counts
-        if not selection.record_claim_text:
-            scored = _strip_text(scored)
-        if embedded is not None:
-            embedded.append(scored)
-            entries.append(WorldEntry.of(scored, None))
-        else:
-            check_world_fits(scored)
-            digest = write_world(scored, worlds_dir)
-            entries.append(WorldEntry.of(scored, digest))
-            if on_world is not None:
-                on_world(digest, scored, counts)
-            if isinstance(item, StoredWorld):
-                item.remember(summary_of(scored, digest, counts), selection.scorer_version,
-                              decoys, text)
-        del item, world, scored  # hold no world while the next one is made
+        entries.append(entry)
+        del item  # hold no world while the next one is made
     bundle: MetricsBundle = tally.bundle()
     if not selection.record_claim_text:
         review_queue = []
