@@ -13,7 +13,9 @@ split per process by ``benchmarks/process_cpu.py``):
   edit        one seed, 30 days, a user's engine (examples/my_engine.py copied) run once,
               edited, run again, a kept server up                             [<= 5 s wall]
 
-Prints one line per figure with the load average at its start. Run from the project root:
+Every timed run reads compiled bytecode, as an installed rotbench does (an untimed run
+first fills it; see ``process_cpu.with_bytecode``). Prints one line per figure with the
+load average at its start. Run from the project root:
   python benchmarks/bench_edit_loop.py [--old /tmp/old-checkout] [--pairs 3]
 Writes only under a temporary folder (removed at the end); stops the servers it left up.
 """
@@ -30,16 +32,20 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from process_cpu import measure  # noqa: E402
+from process_cpu import measure, with_bytecode  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+BYTECODE = Path(tempfile.gettempdir()) / "rotbench-bench-bytecode"
+"""Compiled bytecode of every timed run (``process_cpu.with_bytecode``), kept between
+invocations; the first invocation fills it with an untimed run."""
 
 
 def rotbench(tree: Path, work: Path, *args: str, keep: bool = False,
              extra_path: str = "") -> dict:
     """One ``rotbench run`` of the code in ``tree`` with its outputs under ``work``."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(tree), extra_path) if p),
-           "ROTBENCH_KEEP_SERVER": "10" if keep else "0"}
+    env = with_bytecode(os.environ, BYTECODE)
+    env.update({"PYTHONPATH": os.pathsep.join(p for p in (str(tree), extra_path) if p),
+                "ROTBENCH_KEEP_SERVER": "10" if keep else "0"})
     for name in ("PREFECT_API_URL", "PREFECT_HOME", "ROTBENCH_CACHE_DIR"):
         env.pop(name, None)
     command = [sys.executable, "-m", "rotbench.cli.main", "run", "--cache-dir",
@@ -85,6 +91,7 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="rotbench-bench-edit-"))
     kept: list[Path] = []
     try:
+        line("bytecode", rotbench(ROOT, tmp / "bytecode", "--days", "30"))  # untimed fill
         line("cold", rotbench(ROOT, tmp / "cold"))
         if args.old is not None:
             ratios_cpu, ratios_wall = [], []

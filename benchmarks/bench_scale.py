@@ -24,10 +24,18 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from process_cpu import with_bytecode  # noqa: E402
+
+BYTECODE = Path(tempfile.gettempdir()) / "rotbench-bench-bytecode"
+"""Compiled bytecode of every run (``process_cpu.with_bytecode``); an untimed one-seed run
+fills it first."""
 
 
-def run(checkout: Path, args: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(wall seconds, peak RSS MB) of one `rotbench run` from ``checkout``."""
+def run(checkout: Path, args: list[str], env: dict[str, str]) -> tuple[float, float, float]:
+    """(wall seconds, peak RSS MB, 1-minute load average at the start) of one
+    `rotbench run` from ``checkout``."""
+    load = os.getloadavg()[0]
     start = time.perf_counter()
     # stderr to a file, not a pipe: a run prints a line per stage, and a pipe nobody reads
     # until the end fills (64 KB, about 250 seeds) and blocks the run
@@ -41,7 +49,7 @@ def run(checkout: Path, args: list[str], env: dict[str, str]) -> tuple[float, fl
         err = log.read()
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"rotbench run failed:\n{err[-3000:]}")
-    return wall, usage.ru_maxrss / 1024
+    return wall, usage.ru_maxrss / 1024, load
 
 
 def main() -> None:
@@ -53,17 +61,22 @@ def main() -> None:
     seeds = [str(s) for s in range(1000, 1000 + a.seeds)]
     seed_args = [x for s in seeds for x in ("--seed", s)]
     with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "PREFECT_HOME": str(Path(tmp) / "prefect")}
+        env = with_bytecode(os.environ, BYTECODE)
+        env["PREFECT_HOME"] = str(Path(tmp) / "prefect")
         Path(env["PREFECT_HOME"]).mkdir()
         env.pop("PREFECT_API_URL", None)
         base = [*seed_args, "--max-worlds", "8", "--cache-dir", f"{tmp}/cache",
                 "--reports-dir", f"{tmp}/reports", "--format", "json"]
+        fill = [*base[:2], *base[len(seed_args):]]  # one seed, untimed: fills the bytecode
+        fill[fill.index(f"{tmp}/cache")] = f"{tmp}/fill-cache"
+        run(a.checkout, fill, env)
+        stop = [sys.executable, "-m", "rotbench.cli.main", "server", "--stop"]
+        subprocess.run(stop, env={**env, "PYTHONPATH": str(a.checkout)}, cwd=tmp)  # cold: none up
         rows = [("cold", run(a.checkout, base, env)), ("warm", run(a.checkout, base, env)),
                 ("score-v1", run(a.checkout, [*base, "--scorer", "v1"], env))]
         # a run leaves its Prefect server up for the next (ROTBENCH_KEEP_SERVER, default
         # 10 min): the warm and scorer runs use it, as a user's next runs do; stop it here
-        subprocess.run([sys.executable, "-m", "rotbench.cli.main", "server", "--stop"],
-                       env={**env, "PYTHONPATH": str(a.checkout)}, cwd=tmp)
+        subprocess.run(stop, env={**env, "PYTHONPATH": str(a.checkout)}, cwd=tmp)
         if a.dask:
             dask = [*seed_args, "--max-worlds", "8", "--cache-dir", f"{tmp}/dask-cache",
                     "--reports-dir", f"{tmp}/dask-reports", "--format", "json", "--dask"]
@@ -71,8 +84,10 @@ def main() -> None:
                      ("dask-warm", run(a.checkout, dask, env))]
     print(f"checkout {a.checkout}, {a.seeds} seeds, {time.strftime('%Y-%m-%d %H:%M')}, "
           f"load average {os.getloadavg()[0]:.1f}")
-    for name, (wall, peak) in rows:
-        print(f"{name}-{a.seeds:<6} wall {wall:6.1f} s   peak {peak:6.0f} MB")
+    cold = rows[0][1][0]
+    for name, (wall, peak, load) in rows:
+        print(f"{name}-{a.seeds:<6} wall {wall:6.1f} s ({wall / cold:.2f} of cold)   "
+              f"peak {peak:6.0f} MB   load {load:.1f}")
 
 
 if __name__ == "__main__":

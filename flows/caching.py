@@ -33,6 +33,7 @@ from flows.outcomes import StageRef, WorldOutcome, payload_path
 from rotbench.atomic import write_atomic
 from rotbench.pipeline.keys import content_hash, model_hash
 from rotbench.pipeline.stages import SPECS
+from rotbench.regular import read_regular
 from rotbench.world.shared import SharedWorld
 
 MODELS: dict[str, type[BaseModel]] = {
@@ -251,6 +252,21 @@ def load_payload(cache_dir: Path | str, ref: StageRef) -> Any:
         discard(path)
         CacheAudit.note(path.name)
         raise PayloadMissing(f"{ref.stage} output {path.name}: {exc}") from None
+
+
+def payload_bytes(cache_dir: Path | str, ref: StageRef) -> bytes | None:
+    """The JSON bytes of the model stored for ``ref`` as they are in its file (unparsed), or
+    None when the file is absent, unreadable or not ``ref``'s. A caller that needs the
+    bytes to be one thing checks their digest itself (``restore_world_file``)."""
+    try:
+        blob = read_regular(ref.path(cache_dir))
+        cut = blob.index(b',"data":')
+        head = json.loads(blob[:cut] + b"}")
+    except (OSError, ValueError):
+        return None
+    if head.get("model") != ref.model or head.get("sha256") != ref.sha256:
+        return None
+    return blob[cut + len(b',"data":'):-1]
 
 
 def stage_key(stage: str, storage: Path):

@@ -39,6 +39,9 @@ def configure_prefect_env(cache_dir: str | os.PathLike[str] | None = None) -> di
         # SERVER_TUNING).
         "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED": "false",
         "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_ENABLED": "false",
+        # nor does it evaluate automations (none is ever set on it): the triggers service's
+        # loops are the one perpetual work of a temporary server a run never asks for
+        "PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED": "false",
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
         "TOKENIZERS_PARALLELISM": "false",
@@ -103,6 +106,7 @@ SERVER_TUNING: dict[str, str] = {
     "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED": "true",
     "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_ENABLED": "true",
     "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_BATCH_SIZE": "500",
+    "PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED": "true",  # a user's automations work here
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
     "DO_NOT_TRACK": "1",
 }

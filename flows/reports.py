@@ -6,10 +6,12 @@ failed, with the notes, usage and timings every report shares. The parent flow
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
-from flows.caching import load_payload
+from flows.caching import load_payload, payload_bytes
 from flows.outcomes import WorldOutcome
 from flows.run_wide import PaidRun, RunWide
 from rotbench.engines.registry import resolve
@@ -120,7 +122,7 @@ def _engine_report(spec: RunSpec, outcome: RunOutcome, name: str, present: list[
         outcome.failure_paths.append(record_failure(spec, name, present, results))
         logger.info("engine %s failed; no report: %s", name, failed[0])  # the CLI says it
         return
-    worlds = (load_payload(spec.cache_dir, r.scored) for r in results)  # one at a time
+    worlds = stored_worlds(spec, present, results)  # one at a time, each only if needed
     world_notes = [n for r in results for n in r.notes]
     kept = spec.model_copy(update={"seeds": present})
     reference = resolve(name).separable  # real pairs score the reference engine's checks
@@ -138,6 +140,22 @@ def _engine_report(spec: RunSpec, outcome: RunOutcome, name: str, present: list[
     outcome.report_paths.append(path)
     logger.info("engine %s: report written to %s (run id %s; database %s)", name, path,
                 report.run_id, spec.db)
+
+
+def stored_worlds(spec: RunSpec, seeds: list[int], results: list) -> Iterator:
+    """The scored worlds of ``results`` (one engine's, for ``seeds``) as the report reads
+    them: ``StoredWorld``s, each loaded from the cache only when its stored summary cannot
+    stand for it (``rotbench.results.summaries``); plain worlds, loaded one at a time, on the
+    noisy arm (whose report annotates every probe)."""
+    from rotbench.results.summaries import StoredWorld
+
+    for seed, result in zip(seeds, results, strict=True):
+        ref = result.scored
+        if spec.arm == "noisy":
+            yield load_payload(spec.cache_dir, ref)
+            continue
+        yield StoredWorld(seed, partial(load_payload, spec.cache_dir, ref), ref.sha256,
+                          spec.cache_dir, partial(payload_bytes, spec.cache_dir, ref))
 
 
 def merge_usage(outcomes: list[WorldOutcome], estimate: dict | None,

@@ -66,9 +66,12 @@ def name_for(p: dict) -> str:
 def _prewarm(spec: RunSpec) -> threading.Thread | None:
     """Start embedding every text the scripted arms' index stages can meet while the worlds
     start (``rotbench.embedding.shared.warm_for_run``; ``rotbench run`` starts it earlier,
-    beside the server). On Dask the worlds wait for it, so that the workers find the vectors
+    beside the boot of a new server). Nothing when every world is cached whole. On Dask
+    the worlds wait for it, so that the workers find the vectors
     in the shared cache instead of each loading the model. Best effort: the index stage
     meets and reports any failure."""
+    if every_world_cached(spec):  # no index stage will run: nothing to embed
+        return None
     from rotbench.embedding.shared import warm_for_run
     from rotbench.perception.noisy.arm import noisy_texts
 
@@ -77,6 +80,19 @@ def _prewarm(spec: RunSpec) -> threading.Thread | None:
     if thread is not None and spec.dask is not None:
         thread.join()
     return thread
+
+
+def every_world_cached(spec: RunSpec) -> bool:
+    """True when every seed's world has its whole-world record in the cache (a run where
+    nothing changed: each world will be one Cached task run, and no stage computes). A
+    record found damaged later only recomputes that world, which embeds what it needs."""
+    storage = (Path(spec.cache_dir) / "prefect").resolve()
+    engines = [resolve(name) for name in spec.engines]
+    for seed in spec.seeds:
+        key = world_key(seed, spec, engines)
+        if key is None or not (storage / f"world-{key}").is_file():
+            return False
+    return True
 
 
 def task_runner_for(spec: RunSpec):

@@ -72,4 +72,17 @@ def seed_database(home: Path) -> bool:
     return True
 
 
-__all__ = ["SEEDED_MARKER", "seed_database", "template_path"]
+def at_template_head(home: Path) -> bool:
+    """True when ``home``'s database was seeded from the template of the installed Prefect
+    version (its marker names that file): its migrations are all applied, so the server
+    need not load and check them (``PREFECT_API_DATABASE_MIGRATE_ON_START=false``). False
+    for any other database, which the server migrates as usual."""
+    source = template_path()
+    try:
+        named = (home / SEEDED_MARKER).read_text().strip()
+    except OSError:
+        return False
+    return source is not None and named == source.name and (home / "prefect.db").is_file()
+
+
+__all__ = ["SEEDED_MARKER", "at_template_head", "seed_database", "template_path"]

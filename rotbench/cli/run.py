@@ -271,8 +271,9 @@ def start_run(spec, started: float, interrupts: Interrupts, choices: RunChoices)
             server = open_server(lambda line: typer.echo(line, err=True))
         from rotbench.embedding.shared import warm_for_run
 
-        if spec.dask is None:  # (on Dask the flow starts it and waits for it)
-            # beside the boot
+        if spec.dask is None and getattr(server, "process", None) is not None:
+            # beside the boot of a new server (on Dask, or with a server up, the flow
+            # starts it when a world needs it, and on Dask waits for it)
             from rotbench.perception.noisy.arm import noisy_texts
 
             warm_for_run(spec.arm, spec.engines, Path(spec.cache_dir), spec.generator,

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from rotbench.results.files.worlds import check_world_fits, write_world
+from rotbench.results.files.worlds import check_world_fits, restore_world_file, write_world
 from rotbench.results.schema import (
     Origin,
     Report,
@@ -20,6 +20,7 @@ from rotbench.results.schema import (
     now_utc,
     reads_decoys,
 )
+from rotbench.results.summaries import StoredWorld, WorldSummary, summary_of
 from rotbench.rulings import RealPairs, ReviewItem, without_text
 from rotbench.scoring.metrics import MetricsBundle
 from rotbench.scoring.models import WorldProbes
@@ -35,10 +36,52 @@ def _strip_text(world: WorldProbes) -> WorldProbes:
     return world.model_copy(update={"probes": probes})
 
 
+def _summary_serving(item: WorldProbes | StoredWorld, selection: Selection, decoys: bool,
+                     worlds_dir: Path | None, on_world) -> WorldSummary | None:
+    """The stored summary of ``item`` when it can stand for the world: a ``StoredWorld``
+    whose summary for this scorer, decoys and text setting is sound, whose world file is in
+    ``worlds_dir`` (or was restored there from the payload's bytes, checked against its
+    digest) and whose database rows ``on_world`` holds already. Else None."""
+    if not isinstance(item, StoredWorld) or worlds_dir is None:
+        return None
+    summary = item.summary(selection.scorer_version, decoys, selection.record_claim_text)
+    if summary is None or not restore_world_file(summary.sha256, worlds_dir, item.world_bytes):
+        return None
+    holds = getattr(on_world, "holds", None)
+    if on_world is not None and (holds is None or not holds(summary.sha256)):
+        return None
+    return summary
+
+
+def _fold_world(item: WorldProbes | StoredWorld, selection: Selection, decoys: bool,
+                embedded: list[WorldProbes] | None, worlds_dir: Path | None,
+                on_world) -> tuple[WorldEntry, MetricTally]:
+    """One world read and folded (see ``build_report``): scored when it is not, its counts
+    taken, its hit texts dropped when the selection says so, then embedded, or written to
+    ``worlds_dir`` with its database rows (``on_world``) and, for a ``StoredWorld``, its
+    summary. Returns its entry and counts."""
+    world = item.load() if isinstance(item, StoredWorld) else item
+    scored = world if world.scored else score_world(world, selection.scorer_version)
+    counts = tally_world(scored, decoys)
+    if not selection.record_claim_text:
+        scored = _strip_text(scored)
+    if embedded is not None:
+        embedded.append(scored)
+        return WorldEntry.of(scored, None), counts
+    check_world_fits(scored)
+    digest = write_world(scored, worlds_dir)
+    if on_world is not None:
+        on_world(digest, scored, counts)
+    if isinstance(item, StoredWorld):
+        item.remember(summary_of(scored, digest, counts), selection.scorer_version, decoys,
+                      selection.record_claim_text)
+    return WorldEntry.of(scored, digest), counts
+
+
 def build_report(
     run_id: str,
     selection: Selection,
-    worlds: Iterable[WorldProbes],
+    worlds: Iterable[WorldProbes | StoredWorld],
     stages: list[StageRecord],
     timings: dict[str, float],
     notes: list[str],
@@ -60,6 +103,8 @@ def build_report(
     ``selection.record_claim_text`` is False, hit texts are dropped after scoring, and so are
     the review queue and the real pairs' claim texts.
 
+    A ``StoredWorld`` (``rotbench.results.summaries``) is read only when its stored summary
+    cannot stand for it (see ``_summary_serving``); once read, its summary is stored.
     ``worlds_dir`` given: each world is written to ``<worlds_dir>/<sha256>.json``
     (``rotbench.results.files.worlds.write_world``) and dropped, so no more than one world is held;
     the report lists their digests and must be saved in ``worlds_dir``'s parent folder.
@@ -73,22 +118,17 @@ def build_report(
     tally = MetricTally(decoys)
     entries: list[WorldEntry] = []
     embedded: list[WorldProbes] | None = None if worlds_dir is not None else []
-    for world in worlds:
-        scored = world if world.scored else score_world(world, selection.scorer_version)
-        counts = tally_world(scored, decoys)
+    for item in worlds:
+        summary = _summary_serving(item, selection, decoys, worlds_dir, on_world)
+        if summary is not None:  # the world's figures, file and rows are all in place
+            tally += summary.counts()
+            entries.append(WorldEntry(**summary.model_dump(
+                include={"seed", "fingerprint", "sha256", "probes", "unanswerable", "hits"})))
+            continue
+        entry, counts = _fold_world(item, selection, decoys, embedded, worlds_dir, on_world)
         tally += counts
-        if not selection.record_claim_text:
-            scored = _strip_text(scored)
-        if embedded is not None:
-            embedded.append(scored)
-            entries.append(WorldEntry.of(scored, None))
-        else:
-            check_world_fits(scored)
-            digest = write_world(scored, worlds_dir)
-            entries.append(WorldEntry.of(scored, digest))
-            if on_world is not None:
-                on_world(digest, scored, counts)
-        del world, scored  # hold no world while the next one is made
+        entries.append(entry)
+        del item  # hold no world while the next one is made
     bundle: MetricsBundle = tally.bundle()
     if not selection.record_claim_text:
         review_queue = []

@@ -346,3 +346,48 @@ def test_a_scorer_change_runs_one_task_per_world_and_reads_the_rest(baseline, tm
     assert computed(report) == {(s, "score") for s in SEEDS}
     records = sorted(p.name.split("-")[0] for p in (root / "cache" / "prefect").glob("world-*"))
     assert records == ["world"] * 2 * len(SEEDS)  # v2's worlds and v1's, each cached whole
+
+
+def _scored_loads(monkeypatch) -> list[str]:
+    """The stages whose stored output the report step loads, in order."""
+    from flows import reports
+
+    loaded: list[str] = []
+    original = reports.load_payload
+
+    def load_payload(cache_dir, ref):
+        loaded.append(ref.stage)
+        return original(cache_dir, ref)
+
+    monkeypatch.setattr(reports, "load_payload", load_payload)
+    return loaded
+
+
+def test_nothing_changed_reads_each_world_s_summary_not_its_probes(baseline, tmp_path,
+                                                                    monkeypatch) -> None:
+    root = clone_cache(baseline[0], tmp_path / "run")
+    summaries = sorted(p.name for p in (root / "cache" / "summaries").iterdir())
+    assert len(summaries) == len(SEEDS)  # the cold run stored one per world
+    loaded = _scored_loads(monkeypatch)
+    calls = _StageCalls(monkeypatch)
+    from rotbench.embedding import shared
+
+    warmed: list[str] = []
+    monkeypatch.setattr(shared, "warm_for_run", lambda *a, **k: warmed.append("warm"))
+    report, _ = run_flow(root, **V1)
+    assert loaded == [] and calls.looked_up == [] and calls.task_runs == []
+    assert warmed == []  # every world cached whole: nothing to embed, no warm-up
+    assert report.metrics == baseline[1].metrics
+    assert report.worlds == baseline[1].worlds
+    assert sorted(p.name for p in (root / "cache" / "summaries").iterdir()) == summaries
+
+
+def test_a_scorer_change_reads_its_new_worlds_once(baseline, tmp_path, monkeypatch) -> None:
+    root = clone_cache(baseline[0], tmp_path / "run")
+    loaded = _scored_loads(monkeypatch)
+    first, _ = run_flow(root, generator="1", scorer="v1")
+    assert loaded == ["score"] * len(SEEDS)  # the v1 worlds, once each, then summarized
+    loaded.clear()
+    again, _ = run_flow(root, generator="1", scorer="v1")
+    assert loaded == [] and computed(again) == set()
+    assert again.metrics == first.metrics and again.worlds == first.worlds

@@ -48,6 +48,30 @@ def test_another_prefect_version_migrates_as_before(clean, tmp_path, monkeypatch
     assert seed_database(tmp_path) is False and not (tmp_path / "prefect.db").exists()
 
 
+def test_only_a_database_seeded_for_this_version_skips_the_migration_check(
+        clean, tmp_path, monkeypatch) -> None:
+    from flows.prefect_server import server_env
+
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "seeded"))
+    monkeypatch.delenv("PREFECT_API_DATABASE_MIGRATE_ON_START", raising=False)
+    env = server_env()  # seeds the new home
+    assert prefect_template.at_template_head(tmp_path / "seeded") is True
+    assert env["PREFECT_API_DATABASE_MIGRATE_ON_START"] == "false"
+    assert env["PREFECT_API_BLOCKS_REGISTER_ON_START"] == "false"
+    # seeded by another Prefect version's template: migrated as usual
+    (tmp_path / "seeded" / SEEDED_MARKER).write_text("prefect-3.0.0.db.gz\n")
+    assert prefect_template.at_template_head(tmp_path / "seeded") is False
+    assert "PREFECT_API_DATABASE_MIGRATE_ON_START" not in server_env()
+    # a database of the user's own: neither step is skipped
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "prefect.db").write_bytes(b"mine")
+    monkeypatch.setenv("PREFECT_HOME", str(mine))
+    env = server_env()
+    assert "PREFECT_API_DATABASE_MIGRATE_ON_START" not in env
+    assert "PREFECT_API_BLOCKS_REGISTER_ON_START" not in env
+
+
 @pytest.mark.slow
 def test_a_server_on_a_seeded_home_answers(clean, tmp_path, monkeypatch) -> None:
     from flows.prefect_server import EarlyServer

@@ -53,6 +53,7 @@ all rows of the run (and of its worlds not stored yet) or none.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
@@ -306,6 +307,38 @@ def _legacy_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [r[0] for r in rows]
 
 
+_CURRENT_FILES: set[tuple[int, int, int, int]] = set()
+"""The database files (``_file_id``) as this process left them, closed, after bringing them
+to the current schema: a later connection to the file unchanged since need not run the
+schema script again (``schema_is_current``). Any write since (another process's, or an
+older rotbench's) changes the file's time or size, and the script runs."""
+_CHECKED_FILES: set[tuple[int, int, int, int]] = set()
+"""The files (``_file_id``) ``check_database`` passed in this process, unchanged since."""
+
+
+def _file_id(db_path: Path) -> tuple[int, int, int, int] | None:
+    """(device, inode, modification time in ns, size) of ``db_path``; None when absent."""
+    try:
+        st = os.stat(db_path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size
+
+
+def mark_schema_current(db_path: Path) -> None:
+    """Note that ``db_path``, closed just now, holds the current schema (ensured by this
+    process)."""
+    if (found := _file_id(db_path)) is not None:
+        _CURRENT_FILES.add(found)
+
+
+def schema_is_current(db_path: Path) -> bool:
+    """True when this process left ``db_path`` at the current schema and nothing wrote to
+    it since."""
+    found = _file_id(db_path)
+    return found is not None and found in _CURRENT_FILES
+
+
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     """Create the tables and views if missing, add any column of ``ADDED_COLUMNS`` an older
     file lacks, and move the rows of a file written before the world tables into them
@@ -413,6 +446,9 @@ def check_database(db_path: Path) -> None:
     """
     if not db_path.exists():
         return
+    seen = _file_id(db_path)
+    if seen is not None and seen in _CHECKED_FILES:  # the CLI's check, again in the flow
+        return
     try:
         con = connect(db_path)
     except duckdb.Error as exc:
@@ -426,6 +462,8 @@ def check_database(db_path: Path) -> None:
         con.close()
     if problem:
         raise ValueError(problem)
+    if seen is not None:
+        _CHECKED_FILES.add(seen)
 
 
 def connect_waiting(db_path: Path, wait_seconds: float = DB_WAIT_SECONDS,
@@ -667,23 +705,42 @@ class WorldRows:
         self.stored: set[str] = set()
         self.figured: set[str] = set()
 
+    def _open(self) -> duckdb.DuckDBPyConnection:
+        if self.con is None:
+            self.db_path.parent.mkdir(parents=True, exist_ok=True)
+            self.con = connect(self.db_path)
+            if not schema_is_current(self.db_path):
+                self.con.begin()
+                ensure_schema(self.con)
+                self.con.commit()
+            # what is stored already, read once (one short row per world ever stored)
+            self.stored = {r[0] for r in self.con.execute(
+                "SELECT world_sha256 FROM worlds").fetchall()}
+            self.figured = {r[0] for r in self.con.execute(
+                "SELECT world_sha256 FROM world_metrics WHERE decoys = ? AND metric = "
+                "'recall_current_at_k' AND channel IS NULL AND checkpoint IS NULL",
+                [self.decoys]).fetchall()}
+        return self.con
+
+    def holds(self, digest: str) -> bool:
+        """True when the world file ``digest``'s rows and figures are stored already (so the
+        world itself is not needed); False when they are not or the database cannot be
+        read (the caller then hands the world over as before)."""
+        if self.given_up:
+            return False
+        try:
+            self._open()
+        except (duckdb.Error, OSError):
+            self.given_up = True
+            self.close()
+            return False
+        return digest in self.stored and digest in self.figured
+
     def __call__(self, digest: str, world: WorldProbes, tally: MetricTally) -> None:
         if self.given_up:
             return
         try:
-            if self.con is None:
-                self.db_path.parent.mkdir(parents=True, exist_ok=True)
-                self.con = connect(self.db_path)
-                self.con.begin()
-                ensure_schema(self.con)
-                self.con.commit()
-                # what is stored already, read once (one short row per world ever stored)
-                self.stored = {r[0] for r in self.con.execute(
-                    "SELECT world_sha256 FROM worlds").fetchall()}
-                self.figured = {r[0] for r in self.con.execute(
-                    "SELECT world_sha256 FROM world_metrics WHERE decoys = ? AND metric = "
-                    "'recall_current_at_k' AND channel IS NULL AND checkpoint IS NULL",
-                    [self.decoys]).fetchall()}
+            self._open()
             stored, figured = digest in self.stored, digest in self.figured
             if stored and figured:
                 return
@@ -705,6 +762,8 @@ class WorldRows:
         if self.con is not None:
             self.con.close()
             self.con = None
+            if not self.given_up:
+                mark_schema_current(self.db_path)
 
 
 def write_run(db_path: Path, report: Report, *, wait_seconds: float = 0.0,
@@ -725,7 +784,8 @@ def write_run(db_path: Path, report: Report, *, wait_seconds: float = 0.0,
     try:
         con.begin()
         try:
-            ensure_schema(con)
+            if not schema_is_current(db_path):
+                ensure_schema(con)
             con.execute("DELETE FROM runs WHERE id = ?", [report.run_id])
             for table in RUN_TABLES:
                 con.execute(f"DELETE FROM {table} WHERE run_id = ?", [report.run_id])
@@ -741,3 +801,4 @@ def write_run(db_path: Path, report: Report, *, wait_seconds: float = 0.0,
             raise
     finally:
         con.close()
+    mark_schema_current(db_path)  # committed: the schema is current

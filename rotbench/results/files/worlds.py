@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -75,6 +75,28 @@ def write_world(world: WorldProbes, worlds_dir: Path) -> str:
     if not _sound(path, digest):
         write_atomic(path, data)
     return digest
+
+
+def restore_world_file(digest: str, worlds_dir: Path,
+                       world_bytes: Callable[[], bytes | None]) -> bool:
+    """True when ``<worlds_dir>/<digest>.json`` is in place with its bytes matching, after
+    writing it from ``world_bytes()`` when it was not (and those bytes match ``digest``).
+    False when it is not there and cannot be made (or cannot be written): the caller then
+    writes it from the world as usual."""
+    try:
+        path = world_path(worlds_dir, digest)
+    except ValueError:
+        return False
+    if _sound(path, digest):
+        return True
+    data = world_bytes()
+    if data is None or hashlib.sha256(data).hexdigest() != digest:
+        return False
+    try:
+        write_atomic(path, data)
+    except OSError:
+        return False
+    return True
 
 
 def check_world_fits(world: WorldProbes) -> None:
