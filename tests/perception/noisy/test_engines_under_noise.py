@@ -88,7 +88,7 @@ def test_an_engine_of_raw_text_keeps_its_misses(tmp_path) -> None:
     embedder = Embedder(tmp_path, FAKE_MODEL_ID, encoder=hashing_encoder)
     raw = score_world(probe_world(world, RawLines(world, embedder), 10), "v5")
     assert not reads_claims(raw, plan)
-    stages = count_stages([annotate(raw, plan)])
+    stages = count_stages([annotate(raw, plan, world)])
     assert stages["perception"] == 0 and sum(stages.values()) > 0
     filed = score_world(probe_world(world, CorrectEngine(world, embedder), 10), "v5")
     assert reads_claims(filed, plan)
