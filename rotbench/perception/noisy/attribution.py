@@ -16,9 +16,9 @@
     one): the claims that should carry the value. A statement is perturbed when an error
     sits on it (dropped, distorted, misnamed, misdated, tense flipped, read as the old
     value, its checks wrong) or when a rival of the same attribute, delivered by the day and
-    said no earlier than the statement's value holds, was perceived wrong (``DISPLACING``:
-    a wrong check, an adopted decoy or relay, a distorted value, a flipped tense), which
-    can retire it;
+    said no earlier than the statement's value holds, was perceived wrong and so stands
+    for another value (``DISPLACING``: a distorted value; or, on a statement of another
+    value, a wrong check, an adopted decoy or relay, a flipped tense), which can retire it;
   - on generator 4, when a deciding claim, or a later claim of another value whose tie
     lapsed, hangs on a root (``Fact.depends_on``): the root's deciding claims as of the
     day, when every one of them was perturbed (the root's change decides the dependent's
@@ -142,7 +142,8 @@ class _Errors:
         own = [e.id for e in self.at.get(st.key, ())]
         rivals = [e.id for e in self.rivals.get(attribute, ())
                   if e.day <= day and self.written.get(e.document_uri, e.day) >= st.when
-                  and (e.document_uri, e.fact_index) != st.key]
+                  and (e.document_uri, e.fact_index) != st.key
+                  and (e.kind == "distorted_value" or e.value != st.value)]
         return own + rivals
 
     def all_perturbed(self, attribute: str, claims: list[Statement], day: int) -> list[str]:
@@ -167,11 +168,11 @@ class _Errors:
 class _World:
     """What ``annotate`` needs of one world: statements, errors, current root values."""
 
-    def __init__(self, world: World, plan: NoisePlan) -> None:
+    def __init__(self, world: World, plan: NoisePlan, reads_questions: bool) -> None:
         self.stmts = statements(world)
         self.multi = {a.key for a in world.attributes if a.multi_valued}
         self.errors = _Errors(plan, {s.document_uri: s.day for s in world.sessions})
-        self.questions = plan.question_errors
+        self.questions = plan.question_errors if reads_questions else {}
 
     def root_ids(self, root: str, day: int) -> list[str]:
         """The root's deciding-claim errors on ``day`` when all of them were perturbed."""
@@ -207,21 +208,26 @@ def reads_claims(world: WorldProbes, plan: NoisePlan) -> bool:
                for p in world.probes for h in p.hits)
 
 
-def annotate(probes: WorldProbes, plan: NoisePlan, world: World) -> WorldProbes:
+def annotate(probes: WorldProbes, plan: NoisePlan, world: World,
+             reads_questions: bool = True) -> WorldProbes:
     """``probes`` (the scored probes of ``world``) with its noisy-arm error record (see the
     module docstring). For an engine that never served a perceived claim (``reads_claims``
     False) no probe or hit carries an error: every miss of it stays its own;
-    ``perception_noise`` is recorded all the same."""
+    ``perception_noise`` is recorded all the same. ``reads_questions`` False: the engine
+    never reads the arm's question frames (every built-in engine but the reference one), so
+    a misread question excuses none of its misses."""
     if not reads_claims(probes, plan):
         return probes.model_copy(update={"perception_noise": plan.counts()})
-    index = _World(world, plan)
+    index = _World(world, plan, reads_questions)
     return probes.model_copy(update={"probes": [index.probe(p) for p in probes.probes],
                                      "perception_noise": plan.counts()})
 
 
-def annotated_worlds(spec, worlds: Iterable[WorldProbes]) -> Iterator[WorldProbes]:
+def annotated_worlds(spec, worlds: Iterable[WorldProbes],
+                     reads_questions: bool = True) -> Iterator[WorldProbes]:
     """``worlds`` of the noisy run ``spec``, each annotated with its plan (the world is
-    generated again from its seed: pure and cheap), one at a time."""
+    generated again from its seed: pure and cheap), one at a time; ``reads_questions`` as
+    for ``annotate``."""
     from rotbench.perception.noisy.arm import run_profile
     from rotbench.perception.noisy.perception import world_plan
     from rotbench.world.generators.base import generate_world
@@ -229,7 +235,7 @@ def annotated_worlds(spec, worlds: Iterable[WorldProbes]) -> Iterator[WorldProbe
     profile = run_profile(spec)
     for w in worlds:
         world = generate_world(w.seed, spec.days, spec.generator, spec.volume)
-        yield annotate(w, world_plan(world, profile), world)
+        yield annotate(w, world_plan(world, profile), world, reads_questions)
 
 
 def split_line(miss_stages: dict[str, int] | None, noise: dict | None) -> str | None:
