@@ -56,9 +56,9 @@ class Statement:
 
     ``key``: (document uri, fact index) as the plan numbers facts; ``arrival``: the day its
     document reached the store; ``written``: the day it was said (a late document's claims
-    stand in the store by this day, as the reference engine compares them); ``plain``: an
-    ordinary statement of the value (not a scheduled change, nor a declared successor),
-    which ends the run of an earlier value; ``root``: the root attribute it hangs on
+    stand in the store by this day, as the reference engine compares them); ``plain``: not
+    a declared successor (which holds only once its root changes), so it ends the run of
+    an earlier value; ``root``: the root attribute it hangs on
     (generator 4), or None."""
 
     key: tuple[str, int]
@@ -90,7 +90,7 @@ def statements(world: World) -> dict[str, list[Statement]]:
                 continue
             out[f.attribute].append(Statement(
                 key=(s.document_uri, i), arrival=arrival, written=s.day, value=f.value,
-                plain=f.tie != "successor" and f.event != "scheduled",
+                plain=f.tie != "successor",
                 effective_day=f.effective_day,
                 root=f.depends_on.attribute if f.depends_on is not None else None))
     for stmts in out.values():
@@ -102,8 +102,9 @@ def deciding(stmts: list[Statement], values: set[str], day: int,
              multi: bool) -> tuple[list[Statement], set[str]]:
     """(the statements that should carry ``values`` on ``day``, the roots they depend on).
 
-    Walking back from the latest (by ``Statement.when``) of those delivered by ``day``: a
-    statement of a current value (a scheduled one only once in effect) is a deciding claim;
+    Walking back from the latest (by ``Statement.when``) of those delivered and in effect
+    by ``day`` (a scheduled change counts from its effective day): a statement of a current
+    value is a deciding claim;
     the first plain statement of another value ends the walk once a deciding claim was
     found. Before one is found, a statement of another value that hangs on a root
     (generator 4) is passed over and its root noted: the current value came back when that
@@ -111,12 +112,11 @@ def deciding(stmts: list[Statement], values: set[str], day: int,
     set, every statement of a current member is a deciding claim."""
     out: list[Statement] = []
     roots: set[str] = set()
-    for st in reversed([st for st in stmts if st.arrival <= day]):
+    for st in reversed([st for st in stmts if st.arrival <= day and st.when <= day]):
         if st.value in values:
-            if st.effective_day is None or st.effective_day <= day:
-                out.append(st)
-                if st.root is not None:
-                    roots.add(st.root)
+            out.append(st)
+            if st.root is not None:
+                roots.add(st.root)
         elif st.plain and not multi:
             if out or st.root is None:
                 break
