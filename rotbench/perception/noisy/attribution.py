@@ -22,7 +22,8 @@
   - on generator 4, when a deciding claim, or a later claim of another value whose tie
     lapsed, hangs on a root (``Fact.depends_on``): the root's deciding claims as of the
     day, when every one of them was perturbed (the root's change decides the dependent's
-    value);
+    value); for a lapsed tie, also the root's statements of the value it hung on, when
+    every one of them was perturbed (a store never told that value sees no lapse);
 - ``WorldProbes.perception_noise``: the plan's injected errors and opportunities per kind.
 
 ``rotbench.scoring.miss_stages`` then files a wrong first answer under ``perception`` when
@@ -58,8 +59,8 @@ class Statement:
     document reached the store; ``written``: the day it was said (a late document's claims
     stand in the store by this day, as the reference engine compares them); ``plain``: not
     a declared successor (which holds only once its root changes), so it ends the run of
-    an earlier value; ``root``: the root attribute it hangs on
-    (generator 4), or None."""
+    an earlier value; ``root``: the root attribute it hangs on (generator 4), or None;
+    ``root_value``: the root's value it hangs on."""
 
     key: tuple[str, int]
     arrival: int
@@ -68,6 +69,7 @@ class Statement:
     plain: bool
     effective_day: int | None
     root: str | None
+    root_value: str | None = None
 
     @property
     def when(self) -> int:
@@ -92,15 +94,18 @@ def statements(world: World) -> dict[str, list[Statement]]:
                 key=(s.document_uri, i), arrival=arrival, written=s.day, value=f.value,
                 plain=f.tie != "successor",
                 effective_day=f.effective_day,
-                root=f.depends_on.attribute if f.depends_on is not None else None))
+                root=f.depends_on.attribute if f.depends_on is not None else None,
+                root_value=f.depends_on.value if f.depends_on is not None else None))
     for stmts in out.values():
         stmts.sort(key=lambda st: st.when)
     return out
 
 
 def deciding(stmts: list[Statement], values: set[str], day: int,
-             multi: bool) -> tuple[list[Statement], set[str]]:
-    """(the statements that should carry ``values`` on ``day``, the roots they depend on).
+             multi: bool) -> tuple[list[Statement], set[tuple[str, str | None]]]:
+    """(the statements that should carry ``values`` on ``day``, the roots they depend on:
+    (root attribute, None) for the root's current value, (root attribute, value) for the
+    root value a lapsed tie hung on).
 
     Walking back from the latest (by ``Statement.when``) of those delivered and in effect
     by ``day`` (a scheduled change counts from its effective day): a statement of a current
@@ -108,19 +113,21 @@ def deciding(stmts: list[Statement], values: set[str], day: int,
     the first plain statement of another value ends the walk once a deciding claim was
     found. Before one is found, a statement of another value that hangs on a root
     (generator 4) is passed over and its root noted: the current value came back when that
-    tie lapsed (a cascade or a corrected root), so the root's claims decide too. For a
+    tie lapsed (a cascade or a corrected root), so the root's claims decide too, both those
+    of its current value and those of the value the tie hung on (a store never told that
+    value cannot see the tie lapse). For a
     set, every statement of a current member is a deciding claim."""
     out: list[Statement] = []
-    roots: set[str] = set()
+    roots: set[tuple[str, str | None]] = set()
     for st in reversed([st for st in stmts if st.arrival <= day and st.when <= day]):
         if st.value in values:
             out.append(st)
             if st.root is not None:
-                roots.add(st.root)
+                roots.add((st.root, None))
         elif st.plain and not multi:
             if out or st.root is None:
                 break
-            roots.add(st.root)
+            roots.update({(st.root, None), (st.root, st.root_value)})
     return out, roots
 
 
@@ -174,12 +181,17 @@ class _World:
         self.errors = _Errors(plan, {s.document_uri: s.day for s in world.sessions})
         self.questions = plan.question_errors if reads_questions else {}
 
-    def root_ids(self, root: str, day: int) -> list[str]:
-        """The root's deciding-claim errors on ``day`` when all of them were perturbed."""
-        plain = [st for st in self.stmts.get(root, []) if st.arrival <= day and st.plain]
-        if not plain:
-            return []
-        claims, _ = deciding(self.stmts[root], {plain[-1].value}, day, root in self.multi)
+    def root_ids(self, root: str, value: str | None, day: int) -> list[str]:
+        """The errors on the root's claims when all of them were perturbed by ``day``: its
+        deciding claims (``value`` None), or its statements of ``value``."""
+        stmts = [st for st in self.stmts.get(root, []) if st.arrival <= day]
+        if value is not None:
+            claims = [st for st in stmts if st.value == value]
+        else:
+            plain = [st for st in stmts if st.plain and st.when <= day]
+            if not plain:
+                return []
+            claims, _ = deciding(stmts, {plain[-1].value}, day, root in self.multi)
         return self.errors.all_perturbed(root, claims, day)
 
     def probe(self, p: ProbeRecord) -> ProbeRecord:
@@ -190,8 +202,8 @@ class _World:
                                      set(p.truth.current_values), p.day,
                                      p.attribute in self.multi)
             ids += self.errors.all_perturbed(p.attribute, claims, p.day)
-            for root in sorted(roots):
-                ids += self.root_ids(root, p.day)
+            for root, value in sorted(roots, key=str):
+                ids += self.root_ids(root, value, p.day)
         hits = []
         for h in p.hits:
             got = self.errors.of_hit(h, p.day)

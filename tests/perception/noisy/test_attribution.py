@@ -80,7 +80,8 @@ def test_deciding_claims_of_world_42_gym(world) -> None:
         ((D3, 0), "Pulsegym", None), ((D22, 0), "Corestone", "home_city")]
     assert [st.key for st in deciding(gym, {"Corestone"}, 30, False)[0]] == [(D22, 0)]
     claims, roots = deciding(gym, {"Pulsegym"}, 45, False)  # back when the tie lapsed
-    assert ([st.key for st in claims], roots) == ([(D3, 0)], {"home_city"})
+    assert ([st.key for st in claims], roots) == (
+        [(D3, 0)], {("home_city", None), ("home_city", "Hobart")})
 
 
 def test_a_miss_with_intact_deciding_claims_is_the_engines_own(world) -> None:
@@ -117,6 +118,12 @@ def test_a_value_back_by_a_lapsed_tie_is_decided_by_its_claims_and_the_root(worl
     correction = _error("omission", D42, "home_city", "Winnipeg", 42)
     assert _stage(world, 45, STALE_45, _plan(correction)) == (
         "perception", [f"omission@{D42}#0"])
+    # the root value Corestone hung on (Hobart, said day 12) never reached the store, so
+    # the store cannot see the tie lapse when the city is corrected back
+    d12 = "session://world-42/day-012/0"
+    hobart = _error("omission", d12, "home_city", "Hobart", 12)
+    assert _stage(world, 45, STALE_45, _plan(hobart)) == (
+        "perception", [f"omission@{d12}#0"])
 
 
 def test_a_served_perturbed_claim_files_the_miss_under_perception(world) -> None:
