@@ -33,7 +33,8 @@ def one_run(arm: list[str], seeds: list[int]) -> dict[str, float]:
         cmd = [sys.executable, "-m", "rotbench.cli.main", "run", *arm,
                *(x for s in seeds for x in ("--seed", str(s))),
                "--cache-dir", f"{tmp}/cache", "--reports-dir", f"{tmp}/reports"]
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        env = {**os.environ, "PYTHONPATH": str(ROOT),
+               "ROTBENCH_KEEP_SERVER": "0"}  # leave no server behind in a deleted folder
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         subprocess.run(cmd, cwd=tmp, env=env, check=True, capture_output=True)

@@ -101,8 +101,10 @@ def stage_order(noisy: bool) -> tuple[str, ...]:
 
 
 def pooled_noise(counts: Iterable[dict[str, dict[str, int]] | None]) -> dict | None:
-    """The noisy arm's ``{kind: {"injected": n, "opportunities": m}}`` summed over
-    ``counts`` (one per world; None for a world of another arm); None when all are None."""
+    """The noisy arm's ``{kind: {"injected": n, "opportunities": m, ...}}`` summed over
+    ``counts`` (one per world; None for a world of another arm), every count of a kind
+    summed (``question_injected``/``question_opportunities`` too, where the worlds carry
+    them); None when all are None."""
     out: dict[str, dict[str, int]] | None = None
     for one in counts:
         if one is None:
@@ -110,6 +112,6 @@ def pooled_noise(counts: Iterable[dict[str, dict[str, int]] | None]) -> dict | N
         out = out if out is not None else {}
         for kind, c in one.items():
             got = out.setdefault(kind, {"injected": 0, "opportunities": 0})
-            got["injected"] += c.get("injected", 0)
-            got["opportunities"] += c.get("opportunities", 0)
+            for key, n in c.items():
+                got[key] = got.get(key, 0) + n
     return out

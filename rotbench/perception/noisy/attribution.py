@@ -1,21 +1,36 @@
 """Which injected perception errors stand behind each probe and hit of a noisy run.
 
-``annotate(probes, plan)`` returns the world's scored probes with:
+``annotate(probes, plan, world)`` returns the world's scored probes with:
 
-- ``ProbeRecord.perception_errors``: the errors, on the probe's attribute and delivered by
-  the probe's day, that decide whether the engine can answer right: any error on a
-  statement of a current value (it was dropped, distorted, misnamed, misdated or read as
-  the old value), and any error that hands the engine a competing present value or a wrong
-  check (``COMPETING``), which can retire or outrank the current one; on generator 4, also
-  any error on the attribute's root (``pools_v4.DEPENDENTS``), whose change decides the
-  dependent's value;
-- ``ScoredHit.perception_errors``: the errors whose perceived sentence is in the hit's text
-  (same attribute, delivered by the probe's day): a hit the engine was handed wrong;
+- ``ScoredHit.perception_errors``: the errors on the claim the hit comes from: its text
+  holds the perturbed sentence, and (when the hit names its document) from that document,
+  delivered by the probe's day;
+- ``ProbeRecord.perception_errors``: the errors that leave the engine no intact way to the
+  right answer (empty when it had one):
+
+  - the question's own misreading (``rotbench.perception.noisy.questions``);
+  - the current value's deciding claims, when every one of them was perturbed. They are the
+    user's own present statements of a current value delivered by the probe's day since
+    the last plain statement of another value (for a set, every statement of a current
+    member; for a value that came back when a tie lapsed, its statements before the lapsed
+    one): the claims that should carry the value. A statement is perturbed when an error
+    sits on it (dropped, distorted, misnamed, misdated, tense flipped, read as the old
+    value, its checks wrong) or when a rival of the same attribute, delivered by the day and
+    said no earlier than the statement's value holds, was perceived wrong and so stands
+    for another value (``DISPLACING``: a distorted value; or, on a statement of another
+    value, a wrong check, an adopted decoy or relay, a flipped tense), which can retire it;
+  - on generator 4, when a deciding claim, or a later claim of another value whose tie
+    lapsed, hangs on a root (``Fact.depends_on``): the root's deciding claims as of the
+    day, when every one of them was perturbed (the root's change decides the dependent's
+    value); for a lapsed tie, also the root's statements of the value it hung on, when
+    every one of them was perturbed (a store never told that value sees no lapse);
 - ``WorldProbes.perception_noise``: the plan's injected errors and opportunities per kind.
 
-``rotbench.scoring.miss_stages`` then files a wrong first answer touched by either under
-``perception``, unless the engine never served one of the arm's claims (it reads raw
-text, so the arm's errors never reached it). The plan is recomputed from the world and the
+``rotbench.scoring.miss_stages`` then files a wrong first answer under ``perception`` when
+its probe or its first value-bearing hit carries an error, unless the engine never served one
+of the arm's claims (it reads raw text, so the arm's errors never reached it); every other
+miss is the engine's own: it had an intact deciding claim and a correctly read question, and
+what it served was not a perturbed claim. The plan is recomputed from the world and the
 profile (it is pure), so the record needs no stage of its own and is the same in a cold run
 and a warm one.
 """
@@ -24,27 +39,176 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 from rotbench.perception.noisy.plan import InjectedError, NoisePlan
-from rotbench.scoring.models import ProbeRecord, WorldProbes
+from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
+from rotbench.world.models import World
 
-COMPETING: frozenset[str] = frozenset(
-    {"check_error", "decoy_adopted", "relay_adopted", "distorted_value", "tense_error",
-     "root"})
-"""Kinds whose error on any statement of the attribute can displace its current value."""
+DISPLACING: frozenset[str] = frozenset(
+    {"check_error", "decoy_adopted", "relay_adopted", "distorted_value", "tense_error"})
+"""Kinds whose error on a later claim of the same attribute can retire or outrank a
+deciding claim that was itself perceived right."""
 
 
-def _probe(p: ProbeRecord, errors: list[InjectedError]) -> ProbeRecord:
-    if p.truth is None:
-        return p
-    known = [e for e in errors if e.day <= p.day]
-    current = set(p.truth.current_values)
-    deciding = sorted({e.id for e in known if e.value in current or e.kind in COMPETING})
-    hits = []
-    for h in p.hits:
-        ids = sorted({e.id for e in known if e.after and h.text and e.after in h.text})
-        hits.append(h.model_copy(update={"perception_errors": ids}) if ids else h)
-    return p.model_copy(update={"perception_errors": deciding, "hits": hits})
+@dataclass(frozen=True)
+class Statement:
+    """One of the user's own present statements of an attribute, as the store is told it.
+
+    ``key``: (document uri, fact index) as the plan numbers facts; ``arrival``: the day its
+    document reached the store; ``written``: the day it was said (a late document's claims
+    stand in the store by this day, as the reference engine compares them); ``plain``: not
+    a declared successor (which holds only once its root changes), so it ends the run of
+    an earlier value; ``root``: the root attribute it hangs on (generator 4), or None;
+    ``root_value``: the root's value it hangs on."""
+
+    key: tuple[str, int]
+    arrival: int
+    written: int
+    value: str
+    plain: bool
+    effective_day: int | None
+    root: str | None
+    root_value: str | None = None
+
+    @property
+    def when(self) -> int:
+        """The day the statement's value holds from: its effective day when the text dates
+        it (a scheduled change, "last week"), else the day it was said."""
+        return self.written if self.effective_day is None else self.effective_day
+
+
+def statements(world: World) -> dict[str, list[Statement]]:
+    """``{attribute: its own present statements}`` in the order their values hold (by
+    ``Statement.when``, then the world's session order and the fact's turn)."""
+    out: dict[str, list[Statement]] = defaultdict(list)
+    for s in world.sessions:
+        if s.kind == "web_page":
+            continue
+        arrival = s.day if s.delivered_day is None else s.delivered_day
+        for i, f in enumerate(sorted(s.facts, key=lambda f: f.turn)):
+            if (f.decoy is not None or f.channel is not None or f.tense != "present"
+                    or f.event in ("retraction", "member_drop")):
+                continue
+            out[f.attribute].append(Statement(
+                key=(s.document_uri, i), arrival=arrival, written=s.day, value=f.value,
+                plain=f.tie != "successor",
+                effective_day=f.effective_day,
+                root=f.depends_on.attribute if f.depends_on is not None else None,
+                root_value=f.depends_on.value if f.depends_on is not None else None))
+    for stmts in out.values():
+        stmts.sort(key=lambda st: st.when)
+    return out
+
+
+def deciding(stmts: list[Statement], values: set[str], day: int,
+             multi: bool) -> tuple[list[Statement], set[tuple[str, str | None]]]:
+    """(the statements that should carry ``values`` on ``day``, the roots they depend on:
+    (root attribute, None) for the root's current value, (root attribute, value) for the
+    root value a lapsed tie hung on).
+
+    Walking back from the latest (by ``Statement.when``) of those delivered and in effect
+    by ``day`` (a scheduled change counts from its effective day): a statement of a current
+    value is a deciding claim;
+    the first plain statement of another value ends the walk once a deciding claim was
+    found. Before one is found, a statement of another value that hangs on a root
+    (generator 4) is passed over and its root noted: the current value came back when that
+    tie lapsed (a cascade or a corrected root), so the root's claims decide too, both those
+    of its current value and those of the value the tie hung on (a store never told that
+    value cannot see the tie lapse). For a
+    set, every statement of a current member is a deciding claim."""
+    out: list[Statement] = []
+    roots: set[tuple[str, str | None]] = set()
+    for st in reversed([st for st in stmts if st.arrival <= day and st.when <= day]):
+        if st.value in values:
+            out.append(st)
+            if st.root is not None:
+                roots.add((st.root, None))
+        elif st.plain and not multi:
+            if out or st.root is None:
+                break
+            roots.update({(st.root, None), (st.root, st.root_value)})
+    return out, roots
+
+
+class _Errors:
+    """A world's claim errors, indexed for the per-probe questions."""
+
+    def __init__(self, plan: NoisePlan, written: dict[str, int]) -> None:
+        self.written = written
+        self.at: dict[tuple[str, int], list[InjectedError]] = defaultdict(list)
+        self.rivals: dict[str, list[InjectedError]] = defaultdict(list)
+        for e in plan.errors:
+            self.at[(e.document_uri, e.fact_index)].append(e)
+            if e.kind in DISPLACING:
+                self.rivals[e.attribute].append(e)
+        self.all = plan.errors
+
+    def on(self, attribute: str, st: Statement, day: int) -> list[str]:
+        """Ids of the errors that perturbed ``st`` as of ``day`` (empty: it stood intact)."""
+        own = [e.id for e in self.at.get(st.key, ())]
+        rivals = [e.id for e in self.rivals.get(attribute, ())
+                  if e.day <= day and self.written.get(e.document_uri, e.day) >= st.when
+                  and (e.document_uri, e.fact_index) != st.key
+                  and (e.kind == "distorted_value" or e.value != st.value)]
+        return own + rivals
+
+    def all_perturbed(self, attribute: str, claims: list[Statement], day: int) -> list[str]:
+        """The error ids when every one of ``claims`` was perturbed, else []."""
+        ids: list[str] = []
+        for st in claims:
+            got = self.on(attribute, st, day)
+            if not got:
+                return []
+            ids.extend(got)
+        return ids
+
+    def of_hit(self, h: ScoredHit, day: int) -> list[str]:
+        """Ids of the errors on the claim ``h`` comes from (see the module docstring)."""
+        if not h.text:
+            return []
+        uri = h.provenance.document_uri if h.provenance is not None else None
+        return sorted({e.id for e in self.all if e.after and e.day <= day and e.after in h.text
+                       and (uri is None or uri == e.document_uri)})
+
+
+class _World:
+    """What ``annotate`` needs of one world: statements, errors, current root values."""
+
+    def __init__(self, world: World, plan: NoisePlan, reads_questions: bool) -> None:
+        self.stmts = statements(world)
+        self.multi = {a.key for a in world.attributes if a.multi_valued}
+        self.errors = _Errors(plan, {s.document_uri: s.day for s in world.sessions})
+        self.questions = plan.question_errors if reads_questions else {}
+
+    def root_ids(self, root: str, value: str | None, day: int) -> list[str]:
+        """The errors on the root's claims when all of them were perturbed by ``day``: its
+        deciding claims (``value`` None), or its statements of ``value``."""
+        stmts = [st for st in self.stmts.get(root, []) if st.arrival <= day]
+        if value is not None:
+            claims = [st for st in stmts if st.value == value]
+        else:
+            plain = [st for st in stmts if st.plain and st.when <= day]
+            if not plain:
+                return []
+            claims, _ = deciding(stmts, {plain[-1].value}, day, root in self.multi)
+        return self.errors.all_perturbed(root, claims, day)
+
+    def probe(self, p: ProbeRecord) -> ProbeRecord:
+        """``p`` with its own and its hits' error ids."""
+        ids = [e.id for e in self.questions.get(p.question, ())]
+        if p.truth is not None and p.attribute is not None:
+            claims, roots = deciding(self.stmts.get(p.attribute, []),
+                                     set(p.truth.current_values), p.day,
+                                     p.attribute in self.multi)
+            ids += self.errors.all_perturbed(p.attribute, claims, p.day)
+            for root, value in sorted(roots, key=str):
+                ids += self.root_ids(root, value, p.day)
+        hits = []
+        for h in p.hits:
+            got = self.errors.of_hit(h, p.day)
+            hits.append(h.model_copy(update={"perception_errors": got}) if got else h)
+        return p.model_copy(update={"perception_errors": sorted(set(ids)), "hits": hits})
 
 
 def reads_claims(world: WorldProbes, plan: NoisePlan) -> bool:
@@ -56,28 +220,26 @@ def reads_claims(world: WorldProbes, plan: NoisePlan) -> bool:
                for p in world.probes for h in p.hits)
 
 
-def annotate(world: WorldProbes, plan: NoisePlan) -> WorldProbes:
-    """``world`` with its noisy-arm error record (see the module docstring). For an engine
-    that never served a perceived claim (``reads_claims`` False) no probe or hit carries an
-    error: every miss of it stays its own; ``perception_noise`` is recorded all the same."""
-    from rotbench.world.pools_v4 import DEPENDENTS
-
-    if not reads_claims(world, plan):
-        return world.model_copy(update={"perception_noise": plan.counts()})
-
-    by_attribute: dict[str, list[InjectedError]] = defaultdict(list)
-    for e in plan.errors:
-        by_attribute[e.attribute].append(e)
-        for dependent in DEPENDENTS.get(e.attribute, ()):  # a root's error reaches its
-            by_attribute[dependent].append(  # dependents (generator 4)
-                e.model_copy(update={"kind": "root"}))
-    probes = [_probe(p, by_attribute.get(p.attribute or "", [])) for p in world.probes]
-    return world.model_copy(update={"probes": probes, "perception_noise": plan.counts()})
+def annotate(probes: WorldProbes, plan: NoisePlan, world: World,
+             reads_questions: bool = True) -> WorldProbes:
+    """``probes`` (the scored probes of ``world``) with its noisy-arm error record (see the
+    module docstring). For an engine that never served a perceived claim (``reads_claims``
+    False) no probe or hit carries an error: every miss of it stays its own;
+    ``perception_noise`` is recorded all the same. ``reads_questions`` False: the engine
+    never reads the arm's question frames (every built-in engine but the reference one), so
+    a misread question excuses none of its misses."""
+    if not reads_claims(probes, plan):
+        return probes.model_copy(update={"perception_noise": plan.counts()})
+    index = _World(world, plan, reads_questions)
+    return probes.model_copy(update={"probes": [index.probe(p) for p in probes.probes],
+                                     "perception_noise": plan.counts()})
 
 
-def annotated_worlds(spec, worlds: Iterable[WorldProbes]) -> Iterator[WorldProbes]:
+def annotated_worlds(spec, worlds: Iterable[WorldProbes],
+                     reads_questions: bool = True) -> Iterator[WorldProbes]:
     """``worlds`` of the noisy run ``spec``, each annotated with its plan (the world is
-    generated again from its seed: pure and cheap), one at a time."""
+    generated again from its seed: pure and cheap), one at a time; ``reads_questions`` as
+    for ``annotate``."""
     from rotbench.perception.noisy.arm import run_profile
     from rotbench.perception.noisy.perception import world_plan
     from rotbench.world.generators.base import generate_world
@@ -85,7 +247,7 @@ def annotated_worlds(spec, worlds: Iterable[WorldProbes]) -> Iterator[WorldProbe
     profile = run_profile(spec)
     for w in worlds:
         world = generate_world(w.seed, spec.days, spec.generator, spec.volume)
-        yield annotate(w, world_plan(world, profile))
+        yield annotate(w, world_plan(world, profile), world, reads_questions)
 
 
 def split_line(miss_stages: dict[str, int] | None, noise: dict | None) -> str | None:

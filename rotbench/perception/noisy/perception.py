@@ -1,10 +1,11 @@
 """The noisy arm's perception: the oracle's, with a world's ``NoisePlan`` applied.
 
 ``NoisyExtractor`` hands out the plan's drafts (the oracle's drafts with the drawn errors
-applied) and reads questions as the oracle does; ``NoisyChecker`` answers as the oracle
-checker except on pairs whose newer claim the plan marks for ``check_error``, where both
-answers are flipped (a contradiction missed or invented; a past-tense statement read as a
-new value). Neither calls a model: each holds a ``RefusingClient``.
+applied) and reads questions as the oracle does except where the plan misreads one;
+``NoisyChecker`` answers as the oracle checker except on pairs whose newer claim the plan
+marks for ``check_error``, where both answers are flipped (a contradiction missed or
+invented; a past-tense statement read as a new value). Neither calls a model: each holds
+a ``RefusingClient``.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from rotbench.perception.noisy.profile import NoiseProfile
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
 from rotbench.world.models import World
 
-NOISY_VERSION = "noisy/1"
-"""Version of the noise logic (``plan.py``); it enters both stamps."""
+NOISY_VERSION = "noisy/2"
+"""Version of the noise logic (``plan.py``, ``questions.py``; 2: questions are read with
+noise); it enters both stamps."""
 
 _plans: dict[tuple[str, str], NoisePlan] = {}
 _plans_lock = threading.Lock()
@@ -70,8 +72,10 @@ class NoisyExtractor:
         return int(getattr(self.client, "refused", 0))
 
     def read_question(self, question: str) -> QuestionFrame | None:
-        """The oracle's frame of ``question`` (questions are read without noise)."""
-        return self._oracle.read_question(question)
+        """The frame of ``question``: the plan's misread frame when the question drew an
+        error (``rotbench.perception.noisy.questions``), else the oracle's."""
+        frame = self.plan.frames.get(question)
+        return frame if frame is not None else self._oracle.read_question(question)
 
     def extract(self, document: Document) -> list[ClaimDraft]:
         """The plan's drafts of ``document``, in turn order."""

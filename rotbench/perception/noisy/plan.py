@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rotbench.contract.perception import ClaimDraft
+from rotbench.contract.perception import ClaimDraft, QuestionFrame
 from rotbench.perception.noisy.profile import KINDS, NoiseProfile
 from rotbench.perception.oracle import PAST, PRESENT, OracleExtractor
 from rotbench.world.models import Fact, Session, World
@@ -72,18 +72,30 @@ class NoisePlan:
 
     ``drafts``: document uri -> drafts (as ``Extractor.extract`` returns them);
     ``errors``: every injected error in delivery order; ``opportunities``/``injected``:
-    per kind of ``KINDS``; ``wrong_checks``: the (document uri, sentence) of claims whose
-    checks answer wrong."""
+    per kind of ``KINDS``, claims and questions together; ``wrong_checks``: the (document
+    uri, sentence) of claims whose checks answer wrong. Question noise
+    (``rotbench.perception.noisy.questions``): ``frames``, the misread frames by question
+    text; ``question_errors``, their record by question text;
+    ``question_opportunities``/``question_injected``, the questions' share of the counts
+    per kind."""
 
     drafts: dict[str, list[ClaimDraft]] = field(default_factory=dict)
     errors: list[InjectedError] = field(default_factory=list)
     opportunities: Counter = field(default_factory=Counter)
     injected: Counter = field(default_factory=Counter)
     wrong_checks: dict[tuple[str, str], str] = field(default_factory=dict)
+    frames: dict[str, QuestionFrame] = field(default_factory=dict)
+    question_errors: dict[str, list[InjectedError]] = field(default_factory=dict)
+    question_opportunities: Counter = field(default_factory=Counter)
+    question_injected: Counter = field(default_factory=Counter)
 
     def counts(self) -> dict[str, dict[str, int]]:
-        """``{kind: {"injected": n, "opportunities": m}}`` for every kind, in order."""
-        return {k: {"injected": self.injected[k], "opportunities": self.opportunities[k]}
+        """``{kind: {"injected": n, "opportunities": m, "question_injected": q,
+        "question_opportunities": r}}`` for every kind, in order: the totals over claims and
+        questions, then the questions' share of them."""
+        return {k: {"injected": self.injected[k], "opportunities": self.opportunities[k],
+                    "question_injected": self.question_injected[k],
+                    "question_opportunities": self.question_opportunities[k]}
                 for k in KINDS}
 
 
@@ -233,7 +245,10 @@ def _flip_tense(d: ClaimDraft, label: str) -> ClaimDraft:
 def plan_world(world: World, profile: NoiseProfile) -> NoisePlan:
     """The noise plan of ``world`` under ``profile`` (see the module docstring). Pure:
     the same world and profile give the same plan in any process."""
+    from rotbench.perception.noisy.questions import read_questions
+
     planner = _Planner(world, profile)
     for s in world.sessions:
         planner.plan.drafts[s.document_uri] = planner.session(s)
+    read_questions(world, profile, planner.plan)
     return planner.plan

@@ -23,6 +23,9 @@ Tables (created idempotently):
   The isolation metrics (``cross_user_leak_at_k``, ``cross_user_first``) are rows of
   ``metrics`` like any other: overall, per checkpoint, and per kind of leak in ``channel``
   (``other_current``, ``other_history``).
+- ``world_noise``: the noisy arm's injected perception errors of a stored world, one row
+  per error kind: world_sha256, kind, injected, opportunities, and the questions' share of
+  them (question_injected, question_opportunities); no rows for another arm's world.
 - ``real_pairs``: one row per ruled real pair a run scored: run_id, pair_id, ruling, the two
   checks' answers (NULL: no answer), outcome (agree, false_positive, miss, undecided),
   ruled_by, the two claim texts (NULL without claim text), checker stamp and the rulings
@@ -41,6 +44,9 @@ Views, per run as before the world tables existed (``WHERE run_id = ?`` works on
   attribute, question, the truth's current value, changed, poisoned, latest_phrasing.
 - ``hits``: one row per top-k hit: run_id, seed, probe_index, rank, full text, class, poison
   channels, score, similarity and provenance.
+- ``perception_noise``: one row per (run, seed, error kind) of a noisy-arm run: run_id,
+  seed, kind, injected, opportunities, question_injected, question_opportunities (a run
+  is linked to its worlds in the run's own transaction, so it shows all its rows or none).
 
 A file written before the world tables (``metrics``, ``probes`` and ``hits`` as tables with
 a run_id) is upgraded in place by ``ensure_schema``: its rows move to the world tables under
@@ -162,6 +168,14 @@ CREATE TABLE IF NOT EXISTS world_hits (
     world_sha256 VARCHAR NOT NULL,
 {_HIT_COLUMNS}
 );
+CREATE TABLE IF NOT EXISTS world_noise (
+    world_sha256 VARCHAR NOT NULL,
+    kind VARCHAR NOT NULL,
+    injected INTEGER NOT NULL,
+    opportunities INTEGER NOT NULL,
+    question_injected INTEGER NOT NULL,
+    question_opportunities INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS real_pairs (
     run_id VARCHAR NOT NULL,
     pair_id VARCHAR NOT NULL,
@@ -194,6 +208,10 @@ CREATE OR REPLACE VIEW hits AS
 SELECT l.run_id, l.seed, h.probe_index, h.rank, h.text, h.cls, h.poison_channels, h.score,
        h.similarity, h.document_uri, h.claim_day, h.status, h.lineage, h.claim_id
 FROM run_worlds l JOIN world_hits h ON h.world_sha256 = l.world_sha256;
+CREATE OR REPLACE VIEW perception_noise AS
+SELECT l.run_id, l.seed, n.kind, n.injected, n.opportunities, n.question_injected,
+       n.question_opportunities
+FROM run_worlds l JOIN world_noise n ON n.world_sha256 = l.world_sha256;
 """
 """The per-run views over the world tables (the names and columns of the tables they
 replace)."""
@@ -246,9 +264,9 @@ DROP TABLE hits;
 """
 
 TABLES: tuple[str, ...] = ("runs", "run_metrics", "run_worlds", "worlds", "world_metrics",
-                           "world_probes", "world_hits", "real_pairs", "metrics", "probes",
-                           "hits")
-"""Every table and view of the database (the last three are views)."""
+                           "world_probes", "world_hits", "world_noise", "real_pairs",
+                           "metrics", "probes", "hits", "perception_noise")
+"""Every table and view of the database (the last four are views)."""
 RUN_TABLES: tuple[str, ...] = ("run_metrics", "run_worlds", "real_pairs")
 """Tables whose rows belong to one run (``run_id``), replaced when the run is rewritten."""
 
@@ -618,6 +636,17 @@ def _probe_and_hit_rows(digest: str, world: WorldProbes) -> tuple[list[dict], li
     return probes, hits
 
 
+def _noise_rows(digest: str, world: WorldProbes) -> list[dict]:
+    """``world_noise`` rows of a noisy-arm world: one per error kind of its
+    ``perception_noise`` (none on the other arms). ``question_*``: the questions' share of
+    the counts (0 in a world recorded before question noise)."""
+    return [{"world_sha256": digest, "kind": kind, "injected": c["injected"],
+             "opportunities": c["opportunities"],
+             "question_injected": c.get("question_injected", 0),
+             "question_opportunities": c.get("question_opportunities", 0)}
+            for kind, c in (world.perception_noise or {}).items()]
+
+
 def _insert_real_pairs(con: duckdb.DuckDBPyConnection, report: Report) -> None:
     block = report.real_pairs
     if block is None or not block.scored:
@@ -652,6 +681,7 @@ def _store_world(con: duckdb.DuckDBPyConnection, digest: str, world: WorldProbes
             "probes": len(probe_rows), "hits": len(hit_rows)}])
         _insert_columns(con, "world_probes", probe_rows)
         _insert_columns(con, "world_hits", hit_rows)
+        _insert_columns(con, "world_noise", _noise_rows(digest, world))
     if not figured:
         bundle = (tally if tally is not None else tally_world(world, decoys)).bundle()
         _insert_columns(con, "world_metrics", list(

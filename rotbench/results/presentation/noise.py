@@ -42,14 +42,23 @@ def render_noise(report: Report, console: Console, fmt: Callable[[Rate], str]) -
     console.print(f"Noisy arm: profile {profile_label(report)}", highlight=False,
                   markup=False)
     print_table(console, "Perception noise",
-                [Col("kind"), Col("injected / opportunities", "words", "right")],
+                [Col("kind"), Col("injected / opportunities", "words", "right"),
+                 Col("of which in questions", "words", "right")],
                 [[printable(kind, 40), fmt(Rate.of(c.get("injected", 0),
-                                                   c.get("opportunities", 0)))]
+                                                   c.get("opportunities", 0))),
+                  _questions(c)]
                  for kind, c in noise.items()])
     parts = split(report)
     if parts is not None:
         console.print(f"Wrong first answers: {sum(parts)}; perception {parts[0]}, engine's "
                       f"own rules {parts[1]}", highlight=False, markup=False)
+
+
+def _questions(c: dict[str, int]) -> str:
+    """``2 / 23``: a kind's injected errors of its opportunities in reading questions; "-"
+    for a kind no question offers (or a report from before question noise)."""
+    chances = c.get("question_opportunities", 0)
+    return f"{c.get('question_injected', 0)} / {chances}" if chances else "-"
 
 
 def noise_rows(reports: list[Report]) -> list[tuple[str, list[Rate | None]]]:
@@ -78,8 +87,11 @@ def noise_section(reports: list[Report], labels: list[str]) -> str:
 
     def cell(r: Report, kind: str) -> str:
         c = (r.perception_noise or {}).get(kind)
-        return "<td class=n>n/a</td>" if c is None else (
-            f"<td class=n>{c['injected']} / {c['opportunities']}</td>")
+        if c is None:
+            return "<td class=n>n/a</td>"
+        asked = _questions(c)
+        return (f"<td class=n>{c['injected']} / {c['opportunities']}"
+                + ("" if asked == "-" else f" (questions {asked})") + "</td>")
 
     names = "".join(
         f"<td>{html.escape(profile_label(r)) if r.perception_noise else 'n/a'}</td>"
@@ -92,6 +104,7 @@ def noise_section(reports: list[Report], labels: list[str]) -> str:
             f"<td class=n>{p[i]}</td>" if (p := split(r)) else "<td class=n>n/a</td>"
             for r in reports) + "</tr>")
     return ("<h3>Perception noise (noisy arm)</h3><p>Errors injected per kind, of the "
-            "opportunities the worlds gave, and the wrong first answers whose deciding claim "
-            "was perturbed (perception) against the rest (the engine's own rules).</p>"
+            "opportunities the worlds gave (in brackets: of them, in reading questions), and "
+            "the wrong first answers whose question was misread or whose deciding claim was "
+            "perturbed (perception) against the rest (the engine's own rules).</p>"
             f"<table><tr><th>kind</th>{heads}</tr>{''.join(rows)}</table>")

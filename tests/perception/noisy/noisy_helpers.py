@@ -39,5 +39,5 @@ def reference_world(seed: int, profile: str | None, emb_dir: Path, generator: st
     engine = ReferenceEngine.from_ledger(ledger, config, embedder, extraction.questions)
     scored = score_world(SPECS["probe"].function(world, engine, 10), "v5")
     if profile is not None:
-        scored = annotate(scored, world_plan(world, load_profile(profile)))
+        scored = annotate(scored, world_plan(world, load_profile(profile)), world)
     return scored

@@ -34,7 +34,7 @@ def reference(tmp_path_factory) -> dict:
 def test_reference_current_first_oracle_good_typical(reference) -> None:
     got = {p: (b.metrics["current_first"].numerator, b.metrics["current_first"].denominator)
            for p, b in reference.items()}
-    assert got == {None: (195, 195), "good": (88, 195), "typical": (53, 195)}
+    assert got == {None: (195, 195), "good": (82, 195), "typical": (49, 195)}
     assert got[None][0] >= got["good"][0] >= got["typical"][0]
     assert got["typical"][0] < got[None][0]
 
@@ -44,10 +44,14 @@ def test_reference_misses_are_all_perception(reference) -> None:
                                            "abstained": 0}
     assert reference[None].perception_noise is None
     assert reference["typical"].miss_stages == {
-        "perception": 142, "never_seen": 0, "lost": 0, "outranked": 0, "abstained": 0}
-    assert reference["good"].miss_stages["perception"] == 107
+        "perception": 146, "never_seen": 0, "lost": 0, "outranked": 0, "abstained": 0}
+    assert reference["good"].miss_stages == {
+        "perception": 113, "never_seen": 0, "lost": 0, "outranked": 0, "abstained": 0}
     noise = reference["typical"].perception_noise
-    assert noise["omission"] == {"injected": 89, "opportunities": 142}
+    assert noise["omission"] == {"injected": 89, "opportunities": 142,
+                                 "question_injected": 0, "question_opportunities": 0}
+    assert noise["subject_split"] == {"injected": 12, "opportunities": 119,
+                                      "question_injected": 8, "question_opportunities": 66}
 
 
 def _figures(factory, profile: str | None, tmp_path: Path) -> dict[str, tuple[int, int]]:
@@ -88,7 +92,7 @@ def test_an_engine_of_raw_text_keeps_its_misses(tmp_path) -> None:
     embedder = Embedder(tmp_path, FAKE_MODEL_ID, encoder=hashing_encoder)
     raw = score_world(probe_world(world, RawLines(world, embedder), 10), "v5")
     assert not reads_claims(raw, plan)
-    stages = count_stages([annotate(raw, plan)])
+    stages = count_stages([annotate(raw, plan, world)])
     assert stages["perception"] == 0 and sum(stages.values()) > 0
     filed = score_world(probe_world(world, CorrectEngine(world, embedder), 10), "v5")
     assert reads_claims(filed, plan)

@@ -10,7 +10,9 @@ from rotbench.results.presentation.compare import compare_reports
 from rotbench.results.presentation.noise import noise_section, split
 
 NOISE = {"omission": {"injected": 31, "opportunities": 48},
-         "check_error": {"injected": 5, "opportunities": 17}}
+         "check_error": {"injected": 5, "opportunities": 17},
+         "subject_split": {"injected": 4, "opportunities": 40, "question_injected": 2,
+                           "question_opportunities": 23}}
 STAGES = {"perception": 30, "never_seen": 4, "lost": 0, "outranked": 2, "abstained": 0}
 
 
@@ -31,6 +33,9 @@ def test_show_names_the_profile_counts_and_split(small_report: Report) -> None:
     out = _text(noisy(small_report))
     assert "Noisy arm: profile typical, sha256 40419ef6a02d" in out
     assert "64.6% (31/48)" in out and "29.4% (5/17)" in out
+    line = next(x for x in out.splitlines() if "subject_split" in x)
+    assert "10% (4/40)" in line and "2 / 23" in line
+    assert "of which in questions" in out
     assert "Wrong first answers: 36; perception 30, engine's own rules 6" in out
     assert split(noisy(small_report)) == (30, 6)
     assert "Perception noise" not in _text(small_report)
@@ -39,7 +44,8 @@ def test_show_names_the_profile_counts_and_split(small_report: Report) -> None:
 def test_compare_adds_a_noise_family_only_with_a_noisy_report(small_report: Report) -> None:
     both = compare_reports([small_report, noisy(small_report)], force=True)
     family = next(f for f in both.families if f.name.startswith("Perception noise"))
-    assert [r.metric for r in family.rows] == ["noise: omission", "noise: check_error"]
+    assert [r.metric for r in family.rows] == ["noise: omission", "noise: check_error",
+                                               "noise: subject_split"]
     assert family.rows[0].cells[0].rate is None
     assert (family.rows[0].cells[1].rate.numerator,
             family.rows[0].cells[1].rate.denominator) == (31, 48)
@@ -51,6 +57,7 @@ def test_html_section(small_report: Report) -> None:
     page = noise_section([small_report, noisy(small_report)], ["oracle", "noisy"])
     assert "<td>typical, sha256 40419ef6a02d</td>" in page
     assert "<td class=n>31 / 48</td>" in page
+    assert "<td class=n>4 / 40 (questions 2 / 23)</td>" in page
     assert "<tr><td>wrong first answers: perception</td><td class=n>n/a</td>" \
            "<td class=n>30</td></tr>" in page
     assert noise_section([small_report], ["oracle"]) == ""
