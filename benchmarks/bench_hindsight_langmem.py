@@ -1,7 +1,7 @@
 """Cold three-seed runs of Hindsight and LangMem against a cold reference run (issue 37 goal:
 each at most 8x the reference engine's wall time on the same machine), as a user runs them.
 
-Scenarios, oracle arm, seeds 42 43 44, the default generator (3), each with an empty cache
+Scenarios, oracle arm, seeds 42 43 44, the default generator (4), each with an empty cache
 folder, one engine per run, in this order: reference, then each engine given (default:
 hindsight, langmem, langmem-deletes; an engine whose extra is not installed here is left out
 with a note: Hindsight lives in an environment of its own, ``make hindsight-env``).

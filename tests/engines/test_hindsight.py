@@ -132,8 +132,8 @@ def test_a_failing_postgres_start_is_one_line_and_the_others_keep_their_reports(
         run_engines, monkeypatch) -> None:
     monkeypatch.setattr(postgres, "_binary", lambda: "/bin/false")
     monkeypatch.setenv("ROTBENCH_ENGINES_IN_PROCESS", "1")  # the patch must reach the engine
-    run = run_engines("pg-fails", engines=["hindsight", "transcript-rag"], generator="3",
-                      seeds=[42], days=30)
+    run = run_engines("pg-fails", engines=["hindsight", "transcript-rag"], seeds=[42],
+                      days=30)
     assert run.outcome.failures == [
         "engine hindsight: seed 42, set-up: the embedded PostgreSQL did not start "
         "(pg0 start: exit code 1)"]
@@ -166,7 +166,7 @@ def test_hindsight_figures(run) -> None:
     assert outside(figures(report), HINDSIGHT) == {}
     assert outside(leaks(report), HINDSIGHT_LEAKS) == {}
     config = report.selection.config
-    assert config["calls_retain_extract_facts"] == config["documents"] == 71
+    assert config["calls_retain_extract_facts"] == config["documents"] == 52
     # only the three scripted scopes were reached, and consolidation ran
     assert {k for k in config if k.startswith("calls_")} == {
         "calls_retain_extract_facts", "calls_consolidation", "calls_consolidation_dedup"}
@@ -191,19 +191,22 @@ def outside(found: dict[str, tuple[int, int]],
 
 
 HINDSIGHT = {
-    "recall_current_at_k": (18, 22, 22), "current_first": (6, 12, 22),
-    "stale_over_current": (4, 10, 17), "stale_retained_at_k": (10, 16, 17),
-    "poison_leak_at_k": (2, 6, 12), "poison_first": (0, 2, 12),
+    "recall_current_at_k": (18, 21, 21), "current_first": (10, 16, 21),
+    "stale_over_current": (4, 10, 12), "stale_retained_at_k": (8, 12, 12),
+    "poison_leak_at_k": (1, 5, 12), "poison_first": (0, 4, 12),
     "poison_surfaced_at_k": (6, 10, 12), "decoy_asserted_at_k": (0, 0, 14),
-    "decoy_first": (0, 0, 14), "current_lost": (0, 2, 6), "control_recall_at_k": (3, 4, 4),
-    "answered_unanswerable": (8, 10, 10), "late_stale_first": (0, 2, 2),
-    "premature_first": (0, 0, 3), "premature_at_k": (0, 0, 3),
-    "corrected_served_at_k": (1, 3, 3), "retracted_asserted_at_k": (0, 2, 2),
-    "members_recall_at_k": (1, 1, 1), "member_lost": (0, 0, 1)}
-"""Seed 42, 30 days, generator 3, scorer v4 (71 documents), as (lowest numerator, highest,
-denominator): the spread of seven runs, widened by two where it moved. What the design does
-stays inside them in every run: the raw facts keep most replaced values (12 to 14 of 17 in the
-top 10), the web-page values are served as the user's (3/3 in six of seven runs), no decoy or
-premature value is asserted."""
-HINDSIGHT_LEAKS = {"relay": (0, 2, 5), "tool_turn": (0, 0, 4), "source": (2, 3, 3)}
+    "decoy_first": (0, 0, 14), "current_lost": (0, 2, 6), "control_recall_at_k": (1, 2, 2),
+    "answered_unanswerable": (9, 11, 11), "late_stale_first": (0, 1, 1),
+    "premature_first": (0, 0, 2), "premature_at_k": (0, 0, 2),
+    "corrected_served_at_k": (0, 0, 0), "retracted_asserted_at_k": (2, 3, 3),
+    "members_recall_at_k": (1, 1, 1), "member_lost": (0, 0, 1), "successor_first": (0, 1, 1),
+    "dependent_stale_first": (2, 3, 3), "premise_stale_first": (2, 3, 3),
+    "cascade_asserted_at_k": (0, 0, 0)}
+"""Seed 42, 30 days, generator 4, scorer v5 (52 documents), as (lowest numerator, highest,
+denominator). One run gave 20/21, 13/21, 7/12, 10/12, 3/12, 2/12, 8/12, 0/14, 0/14, 0/6,
+2/2, 11/11, 0/1, 0/2, 0/2, 0/0, 3/3, 1/1, 0/1, 1/1, 3/3, 3/3, 0/0 in this order; the ranges
+widen the figures that move with the ranking by two or three (two runs in one process part
+on 10 of 35 first hits), and keep exact what the design fixes: no decoy or premature value
+asserted, every dependent whose root moved served with its old value first (3/3)."""
+HINDSIGHT_LEAKS = {"relay": (0, 2, 6), "tool_turn": (0, 0, 3), "source": (2, 3, 3)}
 
