@@ -35,6 +35,10 @@ from rotbench.engines.registry import resolve  # noqa: E402
 from rotbench.perception.oracle import OracleChecker  # noqa: E402
 from rotbench.world.models import Turn  # noqa: E402
 
+LOADED_MACHINE_TIMEOUT = 600.0
+"""Per-call engine timeout of the pinned run (seconds): a world's set-up (PostgreSQL's start,
+Hindsight's migrations) takes a few seconds idle, but passed the default 60 s at a load
+average of 20 on 2 cores; the figures do not depend on it."""
 F1, F2 = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
 O1, O2 = "33333333-3333-4333-8333-333333333333", "44444444-4444-4444-8444-444444444444"
 
@@ -132,8 +136,8 @@ def test_a_failing_postgres_start_is_one_line_and_the_others_keep_their_reports(
         run_engines, monkeypatch) -> None:
     monkeypatch.setattr(postgres, "_binary", lambda: "/bin/false")
     monkeypatch.setenv("ROTBENCH_ENGINES_IN_PROCESS", "1")  # the patch must reach the engine
-    run = run_engines("pg-fails", engines=["hindsight", "transcript-rag"], seeds=[42],
-                      days=30)
+    run = run_engines("pg-fails", engines=["hindsight", "transcript-rag"], generator="4",
+                      seeds=[42], days=30)
     assert run.outcome.failures == [
         "engine hindsight: seed 42, set-up: the embedded PostgreSQL did not start "
         "(pg0 start: exit code 1)"]
@@ -155,7 +159,8 @@ def test_pinned_ids_count_in_minting_order() -> None:
 @pytest.fixture(scope="module")
 def run(run_engines):
     """Hindsight on seed 42, 30 days, generator 4 (a trap working directory)."""
-    return run_engines("hindsight", engines=["hindsight"], generator="4", seeds=[42], days=30)
+    return run_engines("hindsight", engines=["hindsight"], generator="4", seeds=[42], days=30,
+                       engine_timeout_seconds=LOADED_MACHINE_TIMEOUT)
 
 
 @pytest.mark.slow
