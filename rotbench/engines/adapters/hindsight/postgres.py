@@ -15,7 +15,8 @@ folder.
 
 The server listens on loopback only, on a port pg0 picks. Durability is switched off (a
 world's database is thrown away with the world): ``fsync``, ``synchronous_commit`` and
-``full_page_writes`` off.
+``full_page_writes`` off; autovacuum off too (a world's tables stay small, and a vacuum
+that runs when the machine's timing lets it moves rows around under the next scan).
 """
 
 from __future__ import annotations
