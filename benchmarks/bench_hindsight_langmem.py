@@ -1,7 +1,7 @@
 """Cold three-seed runs of Hindsight and LangMem against a cold reference run (issue 37 goal:
 each at most 8x the reference engine's wall time on the same machine), as a user runs them.
 
-Scenarios, oracle arm, seeds 42 43 44, the default generator (3), each with an empty cache
+Scenarios, oracle arm, seeds 42 43 44, the default generator (4), each with an empty cache
 folder, one engine per run, in this order: reference, then each engine given (default:
 hindsight, langmem, langmem-deletes; an engine whose extra is not installed here is left out
 with a note: Hindsight lives in an environment of its own, ``make hindsight-env``).
@@ -34,6 +34,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engine", action="append",
                         help="engine to time beside the reference (repeatable)")
+    parser.add_argument("--engine-timeout", type=float, default=None,
+                        help="passed to rotbench run (seconds per engine call; a loaded "
+                             "machine passes the default 60 s in Hindsight's set-up)")
     args = parser.parse_args()
     from rotbench.engines.registry import registered
 
@@ -52,7 +55,9 @@ def main() -> None:
                 str(BIN / "rotbench"), "run", "--engine", engine, "--cache-dir",
                 str(tmpdir / f"cache-{engine}"), "--reports-dir", str(tmpdir / "reports"),
                 "--db", str(tmpdir / f"{engine}.duckdb"), "--format", "json",
-                "--out", str(tmpdir / f"{engine}.json")], env)))
+                "--out", str(tmpdir / f"{engine}.json"),
+                *([] if args.engine_timeout is None
+                  else ["--engine-timeout", f"{args.engine_timeout:g}"])], env)))
     reference = rows[0][1].wall
     print(f"{'engine':<18} {'wall s':>7} {'peak MB':>8} {'tree MB':>8} {'cpu s':>7} "
           f"{'load':>9} {'x ref':>6}  goal")

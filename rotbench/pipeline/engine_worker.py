@@ -53,6 +53,10 @@ OFF_ENV = "ROTBENCH_ENGINES_IN_PROCESS"
 """Set to 1 to run every engine in the run's process (a debugger; no isolation)."""
 SERVER_START_SECONDS = 120.0
 """Longest wait for an engine server to start and import the engine's module, seconds."""
+HASH_SEED = "0"
+"""``PYTHONHASHSEED`` of every engine server (and so of its workers), unless the run's
+environment sets one: Python's per-process random string hashing changed the order in which
+an engine iterated a set of string ids, and with it the order of tied hits."""
 MAX_FRAME_BYTES = 128 << 20
 """Largest message a worker may send the run (bytes); past it the worker is failed."""
 
@@ -84,6 +88,9 @@ class EngineServer:
 
         ours, theirs = socket.socketpair()
         env = {k: v for k, v in os.environ.items() if k != CHILD_ENV}
+        # A fixed string-hash seed: an engine that iterates a set of ids gives the same
+        # order, and so the same answers, in every run (Hindsight's graph arm did not).
+        env.setdefault("PYTHONHASHSEED", HASH_SEED)
         code = ("import json,sys; sys.path[:] = json.loads(sys.argv[1]); "
                 "from rotbench.pipeline.engine_worker_side import serve; "
                 "serve(int(sys.argv[2]), sys.argv[3])")

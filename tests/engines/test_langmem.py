@@ -1,7 +1,8 @@
 """LangMem (langmem 0.0.30 over LangGraph's in-memory store) on rotbench's worlds: ``langmem``
 (deletes off, its default) and ``langmem-deletes``. The scripted model's decisions are checked
-on hand-written memories; one flow run of both on seed 42 (30 days, generator 3, oracle arm)
-is shared by the module and its figures are pinned exactly."""
+on hand-written memories; one flow run of both on seed 42 (30 days, generator 4, the default,
+oracle arm) is shared by the module and its figures are pinned exactly. Generator 3's
+figures stay published in docs/results/engines.md."""
 
 from __future__ import annotations
 
@@ -138,8 +139,8 @@ def test_missing_extra_is_one_line_naming_it(monkeypatch) -> None:
 
 @pytest.fixture(scope="module")
 def run(run_engines):
-    """Both engines on seed 42, 30 days, generator 3 (a trap working directory)."""
-    return run_engines("langmem", engines=ENGINES, generator="3", seeds=[42], days=30)
+    """Both engines on seed 42, 30 days, generator 4 (a trap working directory)."""
+    return run_engines("langmem", engines=ENGINES, generator="4", seeds=[42], days=30)
 
 
 @pytest.mark.slow
@@ -151,23 +152,27 @@ def test_both_engines_run_and_leave_nothing_behind(run) -> None:
 
 
 LANGMEM = {
-    "recall_current_at_k": (18, 22), "current_first": (8, 22), "stale_over_current": (4, 17),
-    "stale_retained_at_k": (11, 17), "poison_leak_at_k": (3, 12), "poison_first": (0, 12),
-    "poison_surfaced_at_k": (7, 12), "decoy_asserted_at_k": (0, 14), "decoy_first": (0, 14),
-    "current_lost": (1, 6), "control_recall_at_k": (3, 4), "answered_unanswerable": (10, 10),
-    "redundancy_at_k": (11, 83), "late_stale_first": (0, 2), "premature_first": (0, 3),
-    "premature_at_k": (0, 3), "corrected_served_at_k": (2, 3), "retracted_asserted_at_k": (2, 2),
-    "members_recall_at_k": (1, 1), "member_lost": (0, 1)}
-"""Seed 42, 30 days, generator 3, scorer v4: 11 of 17 replaced values still in the top 10."""
-LANGMEM_LEAKS = {"relay": (0, 5), "tool_turn": (0, 4), "source": (3, 3)}
-LANGMEM_CALLS = {"calls_Memory": 55, "calls_PatchDoc": 11, "calls_RemoveDoc": 0, "requests": 71}
-"""One request per document (71); 11 patches of a shown memory to a new value."""
+    "recall_current_at_k": (17, 21), "current_first": (14, 21), "stale_over_current": (2, 12),
+    "stale_retained_at_k": (8, 12), "poison_leak_at_k": (3, 12), "poison_first": (2, 12),
+    "poison_surfaced_at_k": (8, 12), "decoy_asserted_at_k": (0, 14), "decoy_first": (0, 14),
+    "current_lost": (1, 6), "control_recall_at_k": (2, 2), "answered_unanswerable": (11, 11),
+    "redundancy_at_k": (6, 66), "late_stale_first": (0, 1), "premature_first": (0, 2),
+    "premature_at_k": (0, 2), "corrected_served_at_k": (0, 0), "retracted_asserted_at_k": (3, 3),
+    "members_recall_at_k": (1, 1), "member_lost": (0, 1), "successor_first": (1, 1),
+    "dependent_stale_first": (2, 3), "premise_stale_first": (1, 3),
+    "cascade_asserted_at_k": (0, 0)}
+"""Seed 42, 30 days, generator 4, scorer v5: 8 of 12 replaced values still in the top 10, and
+2 of 3 dependents whose root moved served with their old value first."""
+LANGMEM_LEAKS = {"relay": (0, 6), "tool_turn": (0, 3), "source": (3, 3)}
+LANGMEM_CALLS = {"calls_Memory": 40, "calls_PatchDoc": 5, "calls_RemoveDoc": 0, "requests": 52}
+"""One request per document (52); 5 patches of a shown memory to a new value."""
 LANGMEM_DELETES = {
-    **LANGMEM, "stale_over_current": (3, 17), "stale_retained_at_k": (9, 17),
-    "poison_first": (1, 12), "redundancy_at_k": (7, 77)}
-"""With deletes on, six removals: two fewer replaced values retained, fewer repeats."""
+    **LANGMEM, "stale_retained_at_k": (7, 12), "poison_surfaced_at_k": (9, 12),
+    "redundancy_at_k": (1, 61)}
+"""With deletes on, four removals: one replaced value fewer in the top 10, five fewer
+repeats."""
 LANGMEM_DELETES_LEAKS = LANGMEM_LEAKS
-LANGMEM_DELETES_CALLS = {**LANGMEM_CALLS, "calls_RemoveDoc": 6}
+LANGMEM_DELETES_CALLS = {**LANGMEM_CALLS, "calls_RemoveDoc": 4}
 
 
 @pytest.mark.slow
@@ -190,16 +195,16 @@ def test_langmem_figures(run, engine, want, want_leaks, want_calls) -> None:
 def test_langmem_live_estimate_is_exact(tmp_path) -> None:
     """On the live arm LangMem's requests go through rotbench's client: the estimate's
     projected calls are the calls the fake API receives when it answers as the oracle does."""
-    world = generate_world(42, days=30, generator="3")
+    world = generate_world(42, days=30, generator="4")
     projection, _, calls = estimate_then_replay(
         world, "langmem", lambda embedder: recorded_calls(world, embedder, deletes=False),
-        tmp_path, SECRET, days=30, generator="3")
+        tmp_path, SECRET, days=30, generator="4")
     assert calls == projection.stages["engine-langmem"].calls == LIVE_CALLS_30_DAYS
     report = next((tmp_path / "reports").glob("*.json")).read_text()
     assert SECRET not in report
     assert json.loads(report)["selection"]["engine"] == "langmem"
 
 
-LIVE_CALLS_30_DAYS = 71
-"""Seed 42 over 30 days (71 documents): the calls the fake API receives and the estimate
-projects, one per document."""
+LIVE_CALLS_30_DAYS = 52
+"""Seed 42 over 30 days, generator 4 (52 documents): the calls the fake API receives and the
+estimate projects, one per document."""

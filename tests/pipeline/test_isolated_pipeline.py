@@ -102,3 +102,25 @@ def test_a_shared_store_in_a_worker_answers_as_in_process(tmp_path, monkeypatch)
     assert {r.user for r in isolated.probes.probes} == {"ann", "bob"}
     assert isolated.probes.user_scoped is True
     assert isolated.probes == in_process.probes
+
+
+def test_engine_servers_start_with_a_fixed_hash_seed(monkeypatch) -> None:
+    """Issue 37: Hindsight's graph arm ordered tied hits by iterating a set of string ids,
+    which followed each process's random hash seed; an engine server (and so every worker it
+    forks) starts with PYTHONHASHSEED=0 unless the run's environment sets one."""
+    from pathlib import Path
+
+    monkeypatch.delenv("PYTHONHASHSEED", raising=False)
+    server = engine_worker.EngineServer("json")
+    try:
+        environ = Path(f"/proc/{server.process.pid}/environ").read_bytes().split(b"\0")
+    finally:
+        server.stop()
+    assert b"PYTHONHASHSEED=0" in environ
+    monkeypatch.setenv("PYTHONHASHSEED", "7")  # the user's own choice is kept
+    server = engine_worker.EngineServer("json")
+    try:
+        environ = Path(f"/proc/{server.process.pid}/environ").read_bytes().split(b"\0")
+    finally:
+        server.stop()
+    assert b"PYTHONHASHSEED=7" in environ

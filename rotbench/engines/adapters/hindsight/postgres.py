@@ -15,7 +15,8 @@ folder.
 
 The server listens on loopback only, on a port pg0 picks. Durability is switched off (a
 world's database is thrown away with the world): ``fsync``, ``synchronous_commit`` and
-``full_page_writes`` off.
+``full_page_writes`` off; autovacuum off too (a world's tables stay small, and a vacuum
+that runs when the machine's timing lets it moves rows around under the next scan).
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ from pathlib import Path
 NOBODY = 65534
 """The uid and gid the server runs as when rotbench runs as root."""
 SETTINGS = {"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off",
-            "shared_buffers": "32MB", "max_connections": "40", "listen_addresses": "127.0.0.1"}
+            "shared_buffers": "32MB", "max_connections": "40", "listen_addresses": "127.0.0.1",
+            "autovacuum": "off"}
 """PostgreSQL settings of a world's server (a throwaway database)."""
 START_TIMEOUT_SECONDS = 120.0
 """How long unpacking, ``initdb`` and the server's start may take together."""

@@ -25,6 +25,12 @@ Several users in one store: the manager's namespace template is filled from
 ``config["configurable"]["langgraph_user_id"]``, the document's user (``user_label``:
 LangGraph refuses a label holding a period, so such an id is passed as a digest), and a
 question for a user searches that user's namespace.
+
+LangMem, LangGraph and trustcall are imported with this module, which the engine server
+imports once per run (``rotbench.pipeline.engine_worker``), so each world's worker is forked
+with them loaded. Imported in the factory instead, they took about 2 CPU seconds per world,
+inside the factory call's time limit: at a load of 14 on two cores the import alone passed
+the 60 s limit (``engine langmem: seed 42, set-up: factory: no answer within 60 s``).
 """
 
 from __future__ import annotations
@@ -34,11 +40,14 @@ from importlib.metadata import version
 from typing import Any
 
 import numpy as np
+from langgraph.store.memory import InMemoryStore
+from langmem import create_memory_store_manager
 
 from rotbench.contract.context import EngineContext
 from rotbench.contract.engine import Document, Hit, Provenance
 from rotbench.contract.extraction import lineage_of
 from rotbench.contract.perception import Claim
+from rotbench.engines.adapters.langmem import chat as _chat  # noqa: F401 - preloaded
 from rotbench.engines.adapters.mem0.engine import messages_of
 
 USER_ID = "the-user"
@@ -75,9 +84,6 @@ class LangMemEngine:
     """
 
     def __init__(self, context: EngineContext, *, deletes: bool, chat: Any = None) -> None:
-        from langgraph.store.memory import InMemoryStore
-        from langmem import create_memory_store_manager
-
         from rotbench.engines.adapters.langmem.chat import ModelChat, ScriptedChat
         from rotbench.engines.builtin import LANGMEM, LANGMEM_DELETES
 
