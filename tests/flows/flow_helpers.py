@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 from pathlib import Path
 
@@ -19,6 +20,31 @@ def run_flow(root: Path, *, generator: str, **fields) -> tuple[Report, RunOutcom
                                         generator=generator, **fields))
     assert isinstance(outcome.report, Report)
     return outcome.report, outcome
+
+
+PINNED_FILE = Path(__file__).resolve().parents[1] / "data" / "pinned_figures.json"
+"""Every pooled figure the flow tests pin (seeds 42 43 44, oracle arm): scenario -> engine ->
+metric -> [numerator, denominator]. One place, so that a figure two tests pin (transcript-rag
+on generator 2 is mem0-raw's too) is written once."""
+
+
+def pinned(scenario: str) -> dict[str, dict[str, tuple[int, int]]]:
+    """The figures pinned for ``scenario`` ('generator 2', 'generator 2, two users',
+    'generator 3', 'generator 4'): engine -> metric -> (numerator, denominator)."""
+    engines = json.loads(PINNED_FILE.read_text(encoding="utf-8"))[scenario]
+    return {engine: {metric: (n, d) for metric, (n, d) in figures.items()}
+            for engine, figures in engines.items()}
+
+
+def frac(rate) -> tuple[int, int]:
+    """A rate as (numerator, denominator)."""
+    return rate.numerator, rate.denominator
+
+
+def figures_of(report: Report, metrics) -> dict[str, tuple[int, int]]:
+    """The pooled figures of ``report`` for ``metrics`` (the ones a test pins)."""
+    got = figures(report)
+    return {m: got[m] for m in metrics}
 
 
 def computed(report: Report) -> set[tuple[int, str]]:

@@ -21,29 +21,16 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from flow_helpers import run_flow  # noqa: E402
+from flow_helpers import figures_of, pinned, run_flow  # noqa: E402
 
 from rotbench.world.generators.base import DEFAULT_GENERATOR  # noqa: E402
 
 ENGINES = ["reference", "examples.my_engine:make_engine"]
 NEW = ("successor_first", "dependent_stale_first", "premise_stale_first",
        "cascade_asserted_at_k")
-PINNED = {  # pooled over seeds 42 43 44
-    "reference": {  # engine 0.5.0
-        "recall_current_at_k": (195, 195), "current_first": (195, 195),
-        "stale_over_current": (0, 198), "poison_leak_at_k": (0, 86),
-        "current_lost": (0, 111), "late_stale_first": (0, 36),
-        "retracted_asserted_at_k": (0, 19), "successor_first": (17, 17),
-        "dependent_stale_first": (0, 38), "premise_stale_first": (0, 36),
-        "cascade_asserted_at_k": (0, 30)},
-    "newest-statement": {  # the 20-line example
-        "recall_current_at_k": (123, 195), "current_first": (123, 195),
-        "stale_over_current": (100, 198), "poison_leak_at_k": (0, 86),
-        "current_lost": (57, 111), "late_stale_first": (34, 36),
-        "retracted_asserted_at_k": (18, 19), "successor_first": (15, 17),
-        "dependent_stale_first": (36, 38), "premise_stale_first": (19, 36),
-        "cascade_asserted_at_k": (24, 30)},
-}
+PINNED = pinned("generator 4")
+"""Pooled over seeds 42 43 44 (tests/data/pinned_figures.json): the reference engine 0.5.0
+and the 20-line example (newest-statement)."""
 
 
 @pytest.fixture(scope="module")
@@ -69,8 +56,7 @@ def test_the_default_is_generator_4_under_scorer_v5(outcome) -> None:
 @pytest.mark.parametrize("engine", list(PINNED))
 def test_figures_are_pinned(outcome, engine: str) -> None:
     report = next(r for r in outcome.reports if r.selection.engine == engine)
-    got = {m: (r.numerator, r.denominator) for m, r in report.metrics.items()}
-    assert {m: got[m] for m in PINNED[engine]} == PINNED[engine]
+    assert figures_of(report, PINNED[engine]) == PINNED[engine]
     kinds = set(report.by_kind)
     assert kinds >= {"successor", "contingent", "implied", "premise", "cascade",
                      "relative_date"}
