@@ -47,6 +47,45 @@ def figures_of(report: Report, metrics) -> dict[str, tuple[int, int]]:
     return {m: got[m] for m in metrics}
 
 
+def pooled_rows(root: Path, run_id: str) -> dict[tuple[str, str | None], tuple[int, int]]:
+    """The pooled metric rows (no seed, no checkpoint) of run ``run_id`` in the DuckDB under
+    ``root``: (metric, channel) -> (numerator, denominator)."""
+    import duckdb
+
+    with duckdb.connect(str(root / "reports" / "rotbench.duckdb"), read_only=True) as con:
+        return dict(((m, ch), (n, d)) for m, ch, n, d in con.execute(
+            "SELECT metric, channel, numerator, denominator FROM metrics WHERE run_id = ? "
+            "AND seed IS NULL AND checkpoint IS NULL", [run_id]).fetchall())
+
+
+def count_rows(root: Path, run_id: str, where: str) -> int:
+    """How many metric rows of run ``run_id`` match the SQL condition ``where``."""
+    import duckdb
+
+    with duckdb.connect(str(root / "reports" / "rotbench.duckdb"), read_only=True) as con:
+        return con.execute(f"SELECT count(*) FROM metrics WHERE run_id = ? AND {where}",
+                           [run_id]).fetchone()[0]
+
+
+def shown(outcome: RunOutcome) -> tuple[str, dict[str, str], str]:
+    """What a reader sees of a run's reports: the first report as ``show`` renders it (160
+    columns), each metric's "better" label in ``compare`` of the first two, and the HTML
+    page of all of them."""
+    import io
+
+    from rich.console import Console
+
+    from rotbench.results.presentation.compare import compare_reports
+    from rotbench.results.presentation.html import render_html
+    from rotbench.results.presentation.render import render
+
+    console = Console(file=io.StringIO(), width=160)
+    render(outcome.reports[0], console)
+    comparison = compare_reports(outcome.reports[:2])
+    better = {row.metric: row.better for family in comparison.families for row in family.rows}
+    return console.file.getvalue(), better, render_html(outcome.reports, [])
+
+
 def computed(report: Report) -> set[tuple[int, str]]:
     """(seed, stage) of every stage that ran rather than came from the cache."""
     return {(s.seed, s.stage) for s in report.stages if not s.cached}

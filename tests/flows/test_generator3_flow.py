@@ -16,7 +16,14 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from flow_helpers import figures_of, pinned, run_flow  # noqa: E402
+from flow_helpers import (  # noqa: E402
+    count_rows,
+    figures_of,
+    pinned,
+    pooled_rows,
+    run_flow,
+    shown,
+)
 
 ENGINES = ["reference", "latest-wins", "transcript-rag", "examples.my_engine:make_engine"]
 
@@ -63,39 +70,20 @@ def test_generator_3_separates_the_example_from_the_reference(outcome) -> None:
 
 
 def test_hard_case_figures_reach_duckdb_show_compare_and_html(run_root) -> None:
-    import io
-
-    import duckdb
-    from rich.console import Console
-
-    from rotbench.results.presentation.compare import compare_reports
-    from rotbench.results.presentation.html import render_html
-    from rotbench.results.presentation.render import render
-
     root, outcome = run_root
     reference = outcome.reports[0]
-    with duckdb.connect(str(root / "reports" / "rotbench.duckdb"), read_only=True) as con:
-        rows = dict(((m, ch), (n, d)) for m, ch, n, d in con.execute(
-            "SELECT metric, channel, numerator, denominator FROM metrics WHERE run_id = ? "
-            "AND seed IS NULL AND checkpoint IS NULL AND metric IN ('late_stale_first', "
-            "'member_lost', 'retracted_asserted_at_k')", [reference.run_id]).fetchall())
-        per_day = con.execute(
-            "SELECT count(*) FROM metrics WHERE run_id = ? AND seed IS NULL AND metric = "
-            "'premature_first' AND checkpoint IS NOT NULL", [reference.run_id]).fetchone()[0]
+    rows = pooled_rows(root, reference.run_id)
+    per_day = count_rows(root, reference.run_id, "seed IS NULL AND metric = 'premature_first' "
+                         "AND checkpoint IS NOT NULL")
     assert rows[("late_stale_first", None)] == (0, 13)
     assert rows[("late_stale_first", "late")] == (0, 13)
     assert rows[("member_lost", "set")] == (0, 15)
     assert rows[("retracted_asserted_at_k", None)] == (0, 14)
     assert per_day == 6  # one row per checkpoint
-    console = Console(file=io.StringIO(), width=160)
-    render(reference, console)
-    shown = console.file.getvalue()
-    assert "Hard cases" in shown and "late_stale_first" in shown and "beside poison_leak" in shown
-    comparison = compare_reports(outcome.reports[:2])
-    better = {row.metric: row.better for family in comparison.families for row in family.rows}
+    text, better, page = shown(outcome)
+    assert "Hard cases" in text and "late_stale_first" in text and "beside poison_leak" in text
     assert better["members_recall_at_k"] == "higher"
     assert better["redundancy_at_k"] == "beside current_lost"
-    page = render_html(outcome.reports, [])
     assert "late_stale_first" in page and "member_lost" in page
 
 

@@ -14,14 +14,20 @@ switches off gives the same).
 
 from __future__ import annotations
 
-import io
 import sys
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from flow_helpers import figures_of, pinned, run_flow  # noqa: E402
+from flow_helpers import (  # noqa: E402
+    count_rows,
+    figures_of,
+    pinned,
+    pooled_rows,
+    run_flow,
+    shown,
+)
 
 from rotbench.world.generators.base import DEFAULT_GENERATOR  # noqa: E402
 
@@ -63,39 +69,21 @@ def test_figures_are_pinned(outcome, engine: str) -> None:
 
 
 def test_generator_4_figures_reach_duckdb_show_compare_and_html(run_root) -> None:
-    import duckdb
-    from rich.console import Console
-
-    from rotbench.results.presentation.compare import compare_reports
-    from rotbench.results.presentation.html import render_html
-    from rotbench.results.presentation.render import render
-
     root, outcome = run_root
     reference = outcome.reports[0]
-    with duckdb.connect(str(root / "reports" / "rotbench.duckdb"), read_only=True) as con:
-        pooled = dict(((m, ch), (n, d)) for m, ch, n, d in con.execute(
-            "SELECT metric, channel, numerator, denominator FROM metrics WHERE run_id = ? "
-            "AND seed IS NULL AND checkpoint IS NULL", [reference.run_id]).fetchall())
-        per_day = con.execute(
-            "SELECT count(*) FROM metrics WHERE run_id = ? AND seed IS NULL AND metric = "
-            "'successor_first' AND checkpoint IS NOT NULL", [reference.run_id]).fetchone()[0]
-        per_seed = con.execute(
-            "SELECT count(*) FROM metrics WHERE run_id = ? AND seed IS NOT NULL AND metric = "
-            "'cascade_asserted_at_k' AND checkpoint IS NULL AND channel IS NULL",
-            [reference.run_id]).fetchone()[0]
+    pooled = pooled_rows(root, reference.run_id)
+    per_day = count_rows(root, reference.run_id, "seed IS NULL AND metric = 'successor_first' "
+                         "AND checkpoint IS NOT NULL")
+    per_seed = count_rows(root, reference.run_id, "seed IS NOT NULL AND metric = "
+                          "'cascade_asserted_at_k' AND checkpoint IS NULL AND channel IS NULL")
     for m in NEW:
         assert pooled[(m, None)] == PINNED["reference"][m]
     assert pooled[("premise_stale_first", "premise")] == PINNED["reference"][
         "premise_stale_first"]
     assert per_day == 6 and per_seed == 3
-    console = Console(file=io.StringIO(), width=160)
-    render(reference, console)
-    shown = console.file.getvalue()
-    assert "Dependents" in shown and all(m in shown for m in NEW)
-    comparison = compare_reports(outcome.reports[:2])
-    better = {row.metric: row.better for family in comparison.families for row in family.rows}
+    text, better, page = shown(outcome)
+    assert "Dependents" in text and all(m in text for m in NEW)
     assert better["successor_first"] == "higher" and better["premise_stale_first"] == "lower"
-    page = render_html(outcome.reports, [])
     assert all(m in page for m in NEW)
 
 
