@@ -140,16 +140,15 @@ class GeneratorExitInQuery(_Base):
         raise GeneratorExit()
 
 
-class HardExitInDeposit(_Base):
+class HardExitInDeposit(ExitsInDeposit):
+    """Ends the whole process in its deposit, with no exception to catch."""
+
     name = "hard-exit"
 
     def deposit(self, document) -> None:
         import os
 
         os._exit(0)
-
-    def query(self, question, k):
-        return []
 
 
 class EvilName(_Base):
