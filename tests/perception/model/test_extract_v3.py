@@ -14,12 +14,15 @@ from pathlib import Path
 import pytest
 from llm_helpers import (
     FAST_CONFIG,
+    PRICED,
     Answers,
     answer_json,
+    assert_invalid_twice,
     assert_live_estimate_matches,
     assert_probe_estimate_exact,
     claim_draft,
     documents,
+    oracle_fake,
 )
 
 from rotbench.contract.engine import Document
@@ -37,7 +40,6 @@ from rotbench.perception.model import (
 )
 from rotbench.perception.model._prompts import (
     EXTRACT_PROMPTS,
-    RETRY_MARKER,
     names_a_time,
     written_date_of,
 )
@@ -54,7 +56,7 @@ DOC = Document(uri="conv://t/1", day=14, timestamp="2026-01-19T10:00:00Z", kind=
                turns=[Turn(role="user", text="Some news about me."),
                       Turn(role="assistant", text="Noted.")])
 CHECK_KINDS = ("contradiction", "slot")
-SETTINGS = LLMSettings(prices={"claude-haiku-4-5": (1.0, 5.0), "claude-sonnet-4-6": (3.0, 15.0)})
+SETTINGS = PRICED
 
 
 def _extractor(fake: FakeAnthropic, version: str = "extract-v3") -> LiveExtractor:
@@ -213,13 +215,9 @@ def test_a_bad_field_is_one_line_retried_with_its_reason_then_a_failure(
     answers.texts = [answer_json(claim)]
     ex = _extractor(fake)
     assert ex.extract(DOC) == []
-    first, retry = fake.requests
-    assert not first.is_retry and retry.is_retry
-    assert message in retry.prompt.split(RETRY_MARKER, 1)[1]
+    assert_invalid_twice(ex, fake, message)
     (failure,) = ex.stats.failures
-    assert failure.kind == "invalid_answer" and message in failure.reason
-    assert "\n" not in failure.reason and failure.reason.startswith("invalid twice: 1 valid")
-    assert "first at claims.0" in failure.reason
+    assert failure.reason.startswith("invalid twice: 1 valid")
     assert (ex.stats.calls, ex.stats.invalid_answers, ex.stats.undecided) == (2, 2, 1)
 
 
@@ -341,7 +339,7 @@ def world3() -> World:
 
 @pytest.fixture
 def fake3(world3: World) -> Iterator[FakeAnthropic]:
-    with FakeAnthropic(oracle_answerer(world3)) as server:
+    with oracle_fake(world3) as server:
         yield server
 
 
