@@ -47,6 +47,19 @@ def figures_of(report: Report, metrics) -> dict[str, tuple[int, int]]:
     return {m: got[m] for m in metrics}
 
 
+def report_of(outcome: RunOutcome, engine: str) -> Report:
+    """The report of ``engine`` (its name, as the selection gives it) in ``outcome``."""
+    return next(r for r in outcome.reports if r.selection.engine == engine)
+
+
+def assert_complete(outcome: RunOutcome, generator: str, scorer: str) -> None:
+    """Every world of every engine ran, on ``generator`` and scored by ``scorer``."""
+    assert not outcome.failures and not outcome.missing
+    for report in outcome.reports:
+        assert report.selection.generator_version == generator
+        assert report.selection.scorer_version == scorer
+
+
 def pooled_rows(root: Path, run_id: str) -> dict[tuple[str, str | None], tuple[int, int]]:
     """The pooled metric rows (no seed, no checkpoint) of run ``run_id`` in the DuckDB under
     ``root``: (metric, channel) -> (numerator, denominator)."""

@@ -17,10 +17,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from flow_helpers import (  # noqa: E402
+    assert_complete,
     count_rows,
     figures_of,
     pinned,
     pooled_rows,
+    report_of,
     run_flow,
     shown,
 )
@@ -46,24 +48,19 @@ def outcome(run_root):
 
 
 def test_every_engine_ran_on_generator_3_under_scorer_v5(outcome) -> None:
-    assert not outcome.failures and not outcome.missing
+    assert_complete(outcome, "3", "v5")
     assert [r.selection.engine for r in outcome.reports] == list(PINNED)
-    for report in outcome.reports:
-        assert report.selection.generator_version == "3"
-        assert report.selection.scorer_version == "v5"
 
 
 @pytest.mark.parametrize("engine", list(PINNED))
 def test_figures_are_pinned(outcome, engine: str) -> None:
-    report = next(r for r in outcome.reports if r.selection.engine == engine)
-    assert figures_of(report, PINNED[engine]) == PINNED[engine]
+    assert figures_of(report_of(outcome, engine), PINNED[engine]) == PINNED[engine]
 
 
 def test_generator_3_separates_the_example_from_the_reference(outcome) -> None:
     """The reason for generator 3: on generator 2 the 20-line example matched the reference
     engine on every figure but abstention; here they differ on currency and loss."""
-    reference, example = (next(r for r in outcome.reports if r.selection.engine == e)
-                          for e in ("reference", "newest-statement"))
+    reference, example = (report_of(outcome, e) for e in ("reference", "newest-statement"))
     differ = [m for m in ("recall_current_at_k", "current_lost", "control_recall_at_k")
               if reference.metrics[m] != example.metrics[m]]
     assert differ == ["recall_current_at_k", "current_lost", "control_recall_at_k"]

@@ -21,10 +21,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from flow_helpers import (  # noqa: E402
+    assert_complete,
     count_rows,
     figures_of,
     pinned,
     pooled_rows,
+    report_of,
     run_flow,
     shown,
 )
@@ -53,15 +55,12 @@ def outcome(run_root):
 
 def test_the_default_is_generator_4_under_scorer_v5(outcome) -> None:
     assert DEFAULT_GENERATOR == "4"
-    assert not outcome.failures and not outcome.missing
-    for report in outcome.reports:
-        assert report.selection.generator_version == "4"
-        assert report.selection.scorer_version == "v5"
+    assert_complete(outcome, "4", "v5")
 
 
 @pytest.mark.parametrize("engine", list(PINNED))
 def test_figures_are_pinned(outcome, engine: str) -> None:
-    report = next(r for r in outcome.reports if r.selection.engine == engine)
+    report = report_of(outcome, engine)
     assert figures_of(report, PINNED[engine]) == PINNED[engine]
     kinds = set(report.by_kind)
     assert kinds >= {"successor", "contingent", "implied", "premise", "cascade",
