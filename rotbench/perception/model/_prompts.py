@@ -15,6 +15,7 @@ Answers are JSON objects validated by pydantic (``ExtractionAnswer``, ``Question
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import tomllib
@@ -314,6 +315,13 @@ PROMPTS_PACKAGE = "rotbench.perception.model"
 """The package whose ``prompts/`` folder holds the prompt texts, one TOML file a version."""
 
 
+@functools.cache
+def _prompt_file(version: str) -> dict:
+    """``prompts/<version>.toml`` as parsed, read once (callers copy before changing it)."""
+    text = files(PROMPTS_PACKAGE).joinpath("prompts", f"{version}.toml").read_text("utf-8")
+    return tomllib.loads(text)
+
+
 def prompt_data(version: str) -> dict:
     """The data of prompt ``version`` from ``prompts/<version>.toml`` in the package: its
     ``blocks`` (name -> text) and the lists that lay them out (``system``,
@@ -323,8 +331,7 @@ def prompt_data(version: str) -> dict:
 
     Raises FileNotFoundError for a version with no file, tomllib.TOMLDecodeError for a
     damaged one (both are bugs in the package, not in a user's input)."""
-    text = files(PROMPTS_PACKAGE).joinpath("prompts", f"{version}.toml").read_text("utf-8")
-    data = tomllib.loads(text)
+    data = dict(_prompt_file(version))
     base = data.pop("base", None)
     if base is None:
         return data
