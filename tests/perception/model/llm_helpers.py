@@ -43,6 +43,25 @@ def assert_invalid_twice(extractor, fake, message: str) -> None:
     assert "\n" not in failure.reason and "first at claims.0" in failure.reason
 
 
+def monday_conversation(text: str) -> Document:
+    """A conversation of day 14, Monday 19 January 2026 (the epoch is 2026-01-05): the
+    user says ``text``, the assistant "Noted."."""
+    from rotbench.world.models import Turn
+
+    return Document(uri="conv://t/1", day=14, timestamp="2026-01-19T10:00:00Z",
+                    kind="conversation", turns=[Turn(role="user", text=text),
+                                                Turn(role="assistant", text="Noted.")])
+
+
+def live_extractor(fake, version: str, slots: dict[str, str]):
+    """A ``LiveExtractor`` asking ``fake`` with prompt ``version`` (model
+    claude-sonnet-4-6, no cache) for ``slots``."""
+    from rotbench.perception.model import AnthropicClient, LiveExtractor
+
+    return LiveExtractor(AnthropicClient(base_url=fake.base_url), "claude-sonnet-4-6",
+                         version, slots=slots)
+
+
 def documents(world: World) -> list[Document]:
     return world_documents(world)
 

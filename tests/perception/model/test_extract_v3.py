@@ -22,10 +22,11 @@ from llm_helpers import (
     assert_probe_estimate_exact,
     claim_draft,
     documents,
+    live_extractor,
+    monday_conversation,
     oracle_fake,
 )
 
-from rotbench.contract.engine import Document
 from rotbench.embedding import Embedder
 from rotbench.estimate.perception import estimate
 from rotbench.perception.arms import SettingsError, load_llm_settings
@@ -51,17 +52,13 @@ from rotbench.world.models import Turn, World
 
 SLOTS = {"employer": "employer", "home_city": "home city", "car": "car", "gym": "gym",
          "language": "language being learned"}
-# Day 14 of every world is Monday 19 January 2026 (the epoch is 2026-01-05).
-DOC = Document(uri="conv://t/1", day=14, timestamp="2026-01-19T10:00:00Z", kind="conversation",
-               turns=[Turn(role="user", text="Some news about me."),
-                      Turn(role="assistant", text="Noted.")])
+DOC = monday_conversation("Some news about me.")  # day 14: Monday 19 January 2026
 CHECK_KINDS = ("contradiction", "slot")
 SETTINGS = PRICED
 
 
 def _extractor(fake: FakeAnthropic, version: str = "extract-v3") -> LiveExtractor:
-    return LiveExtractor(AnthropicClient(base_url=fake.base_url), "claude-sonnet-4-6", version,
-                         slots=SLOTS)
+    return live_extractor(fake, version, SLOTS)
 
 
 # ---- one test per new field: a hand-written answer and the exact draft it becomes ------------

@@ -22,10 +22,11 @@ from llm_helpers import (
     assert_probe_estimate_exact,
     claim_draft,
     documents,
+    live_extractor,
+    monday_conversation,
     oracle_fake,
 )
 
-from rotbench.contract.engine import Document
 from rotbench.contract.perception import Dependency, QuestionFrame
 from rotbench.embedding import Embedder
 from rotbench.perception.model import (
@@ -40,20 +41,16 @@ from rotbench.perception.oracle import OracleExtractor
 from rotbench.pipeline.extract import extract_concurrently
 from rotbench.testing.fake_anthropic import FakeAnthropic
 from rotbench.world.generators.base import generate_world
-from rotbench.world.models import Turn, World
+from rotbench.world.models import World
 
 SLOTS = {"employer": "employer", "home_city": "home city", "manager": "manager",
          "gym": "gym"}
-# Day 14 of every world is Monday 19 January 2026 (the epoch is 2026-01-05).
-DOC = Document(uri="conv://t/1", day=14, timestamp="2026-01-19T10:00:00Z", kind="conversation",
-               turns=[Turn(role="user", text="Some news about me last week."),
-                      Turn(role="assistant", text="Noted.")])
+DOC = monday_conversation("Some news about me last week.")  # day 14: Monday 19 January 2026
 SETTINGS = PRICED
 
 
 def _extractor(fake: FakeAnthropic) -> LiveExtractor:
-    return LiveExtractor(AnthropicClient(base_url=fake.base_url), "claude-sonnet-4-6",
-                         "extract-v4", slots=SLOTS)
+    return live_extractor(fake, "extract-v4", SLOTS)
 
 
 # ---- one test per new field ------------------------------------------------------------------
