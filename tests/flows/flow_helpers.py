@@ -29,8 +29,9 @@ on generator 2 is mem0-raw's too) is written once."""
 
 
 def pinned(scenario: str) -> dict[str, dict[str, tuple[int, int]]]:
-    """The figures pinned for ``scenario`` ('generator 2', 'generator 2, two users',
-    'generator 3', 'generator 4'): engine -> metric -> (numerator, denominator)."""
+    """The figures pinned for ``scenario`` ('generator 1' (scorer v2), 'generator 2',
+    'generator 2, two users', 'generator 3', 'generator 4'): engine -> metric ->
+    (numerator, denominator)."""
     engines = json.loads(PINNED_FILE.read_text(encoding="utf-8"))[scenario]
     return {engine: {metric: (n, d) for metric, (n, d) in figures.items()}
             for engine, figures in engines.items()}
