@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from importlib.resources import files
-from typing import Literal, TypeVar
+from typing import ClassVar, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -55,11 +55,16 @@ class InvalidAnswer(ValueError):
 
 # ---- answer shapes --------------------------------------------------------------------------
 
+_MOOD_SPELLINGS = {"": "fact", "negation": "negated", "negative": "negated",
+                   "suggestion": "suggested", "hypothesis": "hypothetical", "plan": "hypothetical"}
+
 
 class ClaimAnswer(BaseModel):
-    """One claim as the extraction prompt asks for it."""
+    """One claim as the extraction prompt asks for it. ``MOOD_SPELLINGS``: other spellings
+    of a mood a model may answer, mapped to the shape's own (a later version adds to them)."""
 
     model_config = ConfigDict(extra="ignore")
+    MOOD_SPELLINGS: ClassVar[Mapping[str, str]] = _MOOD_SPELLINGS
 
     subject: str = Field(min_length=1)
     slot: str | None = None
@@ -78,7 +83,7 @@ class ClaimAnswer(BaseModel):
     @field_validator("mood", mode="before")
     @classmethod
     def _mood(cls, v: object) -> object:
-        return _read_mood(v, _MOOD_SPELLINGS)
+        return _read_mood(v, cls.MOOD_SPELLINGS)
 
     @field_validator("slot", mode="before")
     @classmethod
@@ -98,10 +103,6 @@ def _read_mood(v: object, spellings: Mapping[str, str]) -> object:
         low = v.strip().lower()
         return spellings.get(low, low)
     return v
-
-
-_MOOD_SPELLINGS = {"": "fact", "negation": "negated", "negative": "negated",
-                   "suggestion": "suggested", "hypothesis": "hypothetical", "plan": "hypothetical"}
 
 
 class QuestionAnswer(BaseModel):
@@ -172,17 +173,16 @@ class ClaimAnswerV3(ClaimAnswer):
     for one); an event is only for a plain fact.
     """
 
+    MOOD_SPELLINGS: ClassVar[Mapping[str, str]] = {
+        **_MOOD_SPELLINGS, "temporarily": "temporary", "temporal": "temporary",
+        "temp": "temporary"}
+
     mood: Literal["fact", "hypothetical", "negated", "suggested", "temporary"] = "fact"
     event: ClaimEvent | None = None
     valid_from: date | None = None
     valid_until: date | None = None
     corrects: str | None = None
     multi_valued: bool | None = None
-
-    @field_validator("mood", mode="before")
-    @classmethod
-    def _mood(cls, v: object) -> object:
-        return _read_mood(v, _MOOD_SPELLINGS_V3)
 
     @field_validator("event", mode="before")
     @classmethod
@@ -252,8 +252,6 @@ class ClaimAnswerV3(ClaimAnswer):
         return self
 
 
-_MOOD_SPELLINGS_V3 = {**_MOOD_SPELLINGS, "temporarily": "temporary", "temporal": "temporary",
-                      "temp": "temporary"}
 
 
 class ExtractionAnswerV3(BaseModel):

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -35,7 +35,6 @@ from pydantic import (
 from rotbench.contract.engine import Document
 from rotbench.contract.perception import ClaimDraft, Dependency, QuestionFrame
 from rotbench.perception.model._prompts import (
-    _MOOD_SPELLINGS_V3,
     _NULLS,
     EXTRACT_PROMPTS,
     ClaimAnswerV3,
@@ -43,7 +42,6 @@ from rotbench.perception.model._prompts import (
     ExtractionAnswerV3,
     ExtractPrompt,
     QuestionAnswer,
-    _read_mood,
     load_extract_prompt,
 )
 
@@ -74,12 +72,8 @@ class ClaimAnswerV4(ClaimAnswerV3):
     mood: Literal["fact", "hypothetical", "negated", "suggested",  # type: ignore[assignment]
                   "temporary", "conditional"] = "fact"
     depends_on: DependsOnAnswer | None = None
-
-    @field_validator("mood", mode="before")
-    @classmethod
-    def _mood(cls, v: object) -> object:
-        return _read_mood(v, {**_MOOD_SPELLINGS_V3, "if": "conditional",
-                              "successor": "conditional"})
+    MOOD_SPELLINGS: ClassVar[Mapping[str, str]] = {
+        **ClaimAnswerV3.MOOD_SPELLINGS, "if": "conditional", "successor": "conditional"}
 
     @field_validator("depends_on", mode="before")
     @classmethod
