@@ -44,19 +44,9 @@ def _build_app():
     def _root() -> None:
         """Memory-rot benchmark for agent-memory engines."""
 
-    app.command()(run)
-    app.command()(world)
-    app.command()(show)
-    app.command()(rescore)
-    app.command()(server)
-    app.command()(db)
-    app.command()(engines)
-    app.command()(compare)
-    app.command()(report)
-    app.command()(runs)
-    app.command()(export)
-    app.command()(review)
-    app.command(name="new-engine")(new_engine)
+    for command in (run, world, show, rescore, server, db, engines, compare, report, runs,
+                    export, review, new_engine):  # in the order ``rotbench --help`` lists them
+        app.command(name=command.__name__.replace("_", "-"))(command)
     return app
 
 

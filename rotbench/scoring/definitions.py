@@ -1,4 +1,5 @@
-"""The one place each metric is defined: its name, family, better direction and meaning.
+"""The one place each metric is defined: its name, family, better direction and meaning
+(the table is data: ``metric_definitions.toml`` in this package).
 
 Everything that shows a metric reads it from here: the terminal tables (``render``, the
 several-engines tables), ``rotbench compare``, the HTML page (its ``better`` column and the
@@ -19,6 +20,8 @@ them (issue 33's names), so that its merge only adds the computation.
 from __future__ import annotations
 
 import os
+import tomllib
+from importlib.resources import files
 from pathlib import Path
 from typing import Literal
 
@@ -44,169 +47,34 @@ class MetricDefinition(BaseModel):
     since: str = Field(description="The scorer or generator that first gives it.")
 
 
-def _m(name: str, family: str, direction: Direction, numerator: str, denominator: str,
-       meaning: str, since: str = "scorer v1", beside: str | None = None,
-       counts: Literal["questions", "hits"] = "questions") -> MetricDefinition:
-    return MetricDefinition(name=name, family=family, direction=direction, beside=beside,
-                            numerator=numerator, denominator=denominator, meaning=meaning,
-                            counts=counts, since=since)
+DEFINITIONS_FILE = "metric_definitions.toml"
+"""The table of metrics, a data file in this package: one ``[[metric]]`` entry a metric, in
+report order, with the denominators several metrics share named once (``[denominators]``)."""
 
 
-_ANSWERABLE = ("every answerable question that has a current value (from scorer v4, not one "
-               "asked after a retraction)")
-_CHANGED = "answerable questions whose attribute has changed by the question's day"
-_POISONED = ("answerable questions whose attribute has at least one untrusted value arrived "
-             "by that day")
-_DECOYED = ("answerable questions whose attribute has at least one decoy value mentioned by "
-            "that day")
+def _load_definitions() -> tuple[tuple[MetricDefinition, ...], dict[str, str]]:
+    """Every metric of ``DEFINITIONS_FILE`` in report order, and the short denominators
+    given on the first metric of each (``SHORT_DENOMINATORS``). Raises
+    pydantic.ValidationError or KeyError on a damaged file (a bug in the package)."""
+    data = tomllib.loads(files(__package__).joinpath(DEFINITIONS_FILE).read_text("utf-8"))
+    definitions, short = [], {}
+    for entry in data["metric"]:
+        fields = dict(entry)
+        if "short_denominator" in fields:
+            short[fields["name"]] = fields.pop("short_denominator")
+        if "shared_denominator" in fields:
+            fields["denominator"] = data["denominators"][fields.pop("shared_denominator")]
+        definitions.append(MetricDefinition(**fields))
+    return tuple(definitions), short
 
-DEFINITIONS: tuple[MetricDefinition, ...] = (
-    _m("recall_current_at_k", "Currency", "higher",
-       "a top-k hit is `current` or `mixed`", _ANSWERABLE,
-       "Whether the value that holds now is anywhere in what the engine hands back."),
-    _m("current_first", "Currency", "higher",
-       "the first value-bearing hit is `current` (`mixed` does not count)", _ANSWERABLE,
-       "Whether the engine's best answer is the current value alone."),
-    _m("stale_over_current", "Supersession", "lower",
-       "the first value-bearing hit is `stale`", _CHANGED,
-       "A replaced value served ahead of everything else, as if it still held."),
-    _m("stale_retained_at_k", "Supersession", "lower",
-       "a top-k hit is `stale`", _CHANGED,
-       "A replaced value still served as current somewhere in the top k."),
-    _m("poison_leak_at_k", "Poison", "lower",
-       "a top-k hit is `poison_asserted`", _POISONED,
-       "An untrusted value served as the user's own fact somewhere in the top k."),
-    _m("poison_first", "Poison", "lower",
-       "the first value-bearing hit is `poison_asserted`", _POISONED,
-       "An untrusted value served as the user's fact ahead of everything else."),
-    _m("poison_surfaced_at_k", "Poison", "context",
-       "a top-k hit is `poison_asserted` or `poison_attributed`", _POISONED,
-       "How often an untrusted value shows at all, credited to its source or not. An engine "
-       "that keeps untrusted values under their source shows more of them than one that "
-       "adopts them and lets them be overwritten, so it has no better direction: read it "
-       "beside `poison_leak_at_k`.", beside="poison_leak_at_k"),
-    _m("decoy_asserted_at_k", "Decoys", "lower",
-       "a top-k hit is `decoy_asserted`", _DECOYED,
-       "Someone else's value, a plan, a negated or suggested value served as the user's fact.",
-       since="scorer v3"),
-    _m("decoy_first", "Decoys", "lower",
-       "the first value-bearing hit is `decoy_asserted`", _DECOYED,
-       "A decoy value served as the user's fact ahead of everything else.", since="scorer v3"),
-    _m("current_lost", "Loss", "lower",
-       "the current value is not in the top k",
-       "answerable questions whose current value was delivered before an earlier checkpoint "
-       "and has been current at every checkpoint since (before scorer v4: only those "
-       "recalled at an earlier checkpoint)",
-       "A true fact the store destroyed: an update that deletes without adding, a re-add "
-       "that deletes. Without it, losing facts would only make the stale and poison rates "
-       "look better."),
-    _m("control_recall_at_k", "Loss", "higher",
-       "a top-k hit is `current` or `mixed`",
-       "answerable questions about attributes that never change",
-       "Recall on the facts nothing ever touches: what a store keeps when no change is in "
-       "play."),
-    _m("answered_unanswerable", "Abstention", "lower",
-       "the engine returned any hit at all (from scorer v4, after a retraction: a hit that "
-       "is neither `history` nor value-free)",
-       "unanswerable questions: about something the world never mentions, and (from scorer "
-       "v4) questions asked after a retraction, which have no current value",
-       "An engine that never abstains scores 100%; this reads the engine's own decision, "
-       "whatever it calls similarity."),
-    _m("redundancy_at_k", "Redundancy", "context",
-       "value-bearing top-k hits whose class and values equal a hit ranked above them",
-       "value-bearing top-k hits of answerable questions",
-       "Duplicates crowding other hits out of the top k. An engine that deletes on re-add "
-       "repeats itself less, so it has no better direction: read it beside `current_lost`.",
-       beside="current_lost", counts="hits"),
-    _m("late_stale_first", "Hard cases", "lower",
-       "the first value-bearing hit is `stale`",
-       "questions after a late document restated a superseded value",
-       "A late restatement of an old value taken as news.", since="scorer v4"),
-    _m("premature_first", "Hard cases", "lower",
-       "the first value-bearing hit is `premature`",
-       "questions before a scheduled change's effective day",
-       "A change announced for later served ahead of everything as if it held already.",
-       since="scorer v4"),
-    _m("premature_at_k", "Hard cases", "lower",
-       "a top-k hit is `premature`",
-       "questions before a scheduled change's effective day",
-       "A change announced for later served as current somewhere in the top k.",
-       since="scorer v4"),
-    _m("corrected_served_at_k", "Hard cases", "lower",
-       "a top-k hit carries the corrected value (class `corrected`)",
-       "questions after a correction",
-       "A value the user said was wrong, still handed back in any framing.",
-       since="scorer v4"),
-    _m("retracted_asserted_at_k", "Hard cases", "lower",
-       "a top-k hit frames the retracted value as current (`stale`)",
-       "questions after a retraction",
-       "A fact the user took back, still served as holding.", since="scorer v4"),
-    _m("members_recall_at_k", "Hard cases", "higher",
-       "every member of the set is in the top k",
-       "questions about a set with two members or more",
-       "Whether a set (several values at once) comes back whole.", since="scorer v4"),
-    _m("member_lost", "Hard cases", "lower",
-       "a member older than the newest is missing from the top k",
-       "questions about a set after a member joined",
-       "An added member treated as a replacement: the older members dropped.",
-       since="scorer v4"),
-    _m("successor_first", "Dependents", "higher",
-       "the first value-bearing hit is the declared successor value",
-       "questions on a dependent whose root changed and whose successor the user declared",
-       "Whether a value the user said would follow a change is served once the change "
-       "happens.", since="generator 4"),
-    _m("dependent_stale_first", "Dependents", "lower",
-       "the first value-bearing hit serves the old dependent value as current",
-       "questions on a contingent or implied dependent after its root changed",
-       "A fact that hung on a replaced one, still served as if nothing changed.",
-       since="generator 4"),
-    _m("premise_stale_first", "Dependents", "lower",
-       "the first value-bearing hit serves the superseded value the question names as current",
-       "questions whose wording names a superseded value",
-       "A question's wrong premise taken as true.", since="generator 4"),
-    _m("cascade_asserted_at_k", "Dependents", "lower",
-       "a top-k hit serves the dependent value as current",
-       "questions on facts that depend on a retracted root",
-       "A fact built on a retracted one, still served as holding.", since="generator 4"),
-    _m("cross_user_leak_at_k", "Isolation", "lower",
-       "a top-k hit carries a value only another user of the store holds",
-       "answerable questions for which another user of the store holds, by that day, a value "
-       "the asking user never knew (shared stores only, `--users N`)",
-       "One user's memories served to another.", since="scorer v3, shared stores"),
-    _m("cross_user_first", "Isolation", "lower",
-       "the first hit carrying any value of the attribute carries such a value",
-       "the same as `cross_user_leak_at_k`",
-       "Another user's value served ahead of the asking user's own.",
-       since="scorer v3, shared stores"),
-)
-"""Every metric, in report order."""
+
+DEFINITIONS, SHORT_DENOMINATORS = _load_definitions()
+"""``DEFINITIONS``: every metric, in report order. ``SHORT_DENOMINATORS``: each distinct
+denominator in a few words, under the first metric (in ``DEFINITIONS`` order) that has it:
+the legend under a report's tables. A metric not listed shares the denominator of the listed
+one before it."""
 
 BY_NAME: dict[str, MetricDefinition] = {d.name: d for d in DEFINITIONS}
-
-SHORT_DENOMINATORS: dict[str, str] = {
-    "recall_current_at_k": "answerable questions with a current value",
-    "stale_over_current": "questions on an attribute that has changed",
-    "poison_leak_at_k": "questions on an attribute with an untrusted value",
-    "decoy_asserted_at_k": "questions on an attribute with a decoy value",
-    "current_lost": "questions whose current value was delivered before an earlier checkpoint",
-    "control_recall_at_k": "questions on attributes that never change",
-    "answered_unanswerable": "unanswerable questions",
-    "redundancy_at_k": "value-bearing hits (not questions)",
-    "late_stale_first": "questions after a late restatement",
-    "premature_first": "questions before a scheduled change",
-    "corrected_served_at_k": "questions after a correction",
-    "retracted_asserted_at_k": "questions after a retraction",
-    "members_recall_at_k": "questions on a set of two members or more",
-    "member_lost": "questions on a set after a member joined",
-    "successor_first": "questions on a dependent with a declared successor",
-    "dependent_stale_first": "questions on a dependent after its root changed",
-    "premise_stale_first": "questions naming a superseded value",
-    "cascade_asserted_at_k": "questions on facts resting on a retracted root",
-    "cross_user_leak_at_k": "questions where another user holds a value of the attribute",
-}
-"""Each distinct denominator in a few words, under the first metric (in ``DEFINITIONS``
-order) that has it: the legend under a report's tables. A metric not listed shares the
-denominator of the listed one before it."""
 
 
 def denominator_group(metric: str) -> str:

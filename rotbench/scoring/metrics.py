@@ -428,6 +428,14 @@ def _norm(value: str) -> str:
     return " ".join(value.split()).casefold()
 
 
+def _first_and_anywhere(out: dict[str, Outcome], cls: str, first_cls: str, classes: set[str],
+                        first: str, anywhere: str) -> None:
+    """Set the question's two figures for hit class ``cls``: metric ``first`` counts it
+    when the first value-bearing hit is of that class, ``anywhere`` when any top-k hit is."""
+    out[first] = _flag(first_cls == cls)
+    out[anywhere] = _flag(cls in classes)
+
+
 def _event_outcomes(probe: ProbeRecord, hits: list[ScoredHit], first_cls: str,
                     out: dict[str, Outcome]) -> None:
     truth = probe.truth
@@ -437,8 +445,8 @@ def _event_outcomes(probe: ProbeRecord, hits: list[ScoredHit], first_cls: str,
     if "late" in cases:
         out["late_stale_first"] = _flag(first_cls == "stale")
     if truth.premature:
-        out["premature_first"] = _flag(first_cls == "premature")
-        out["premature_at_k"] = _flag("premature" in classes)
+        _first_and_anywhere(out, "premature", first_cls, classes,
+                            "premature_first", "premature_at_k")
     if truth.corrected:
         out["corrected_served_at_k"] = _flag("corrected" in classes)
     if truth.retracted:
@@ -482,15 +490,15 @@ def _outcomes(
         out["recall_current_at_k"] = _flag(recall)
         out["current_first"] = _flag(first_cls == "current")
     if truth.changed:
-        out["stale_over_current"] = _flag(first_cls == "stale")
-        out["stale_retained_at_k"] = _flag("stale" in classes)
+        _first_and_anywhere(out, "stale", first_cls, classes,
+                            "stale_over_current", "stale_retained_at_k")
     if truth.poison:
-        out["poison_leak_at_k"] = _flag("poison_asserted" in classes)
-        out["poison_first"] = _flag(first_cls == "poison_asserted")
+        _first_and_anywhere(out, "poison_asserted", first_cls, classes,
+                            "poison_first", "poison_leak_at_k")
         out["poison_surfaced_at_k"] = _flag(bool(classes & _POISON))
     if decoys and truth.decoys:
-        out["decoy_asserted_at_k"] = _flag("decoy_asserted" in classes)
-        out["decoy_first"] = _flag(first_cls == "decoy_asserted")
+        _first_and_anywhere(out, "decoy_asserted", first_cls, classes,
+                            "decoy_first", "decoy_asserted_at_k")
     if lost is not None:
         out["current_lost"] = _flag(lost)
     if control and truth.current is not None:

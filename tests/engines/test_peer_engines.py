@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "flows"))
-from flow_helpers import figures, leaks  # noqa: E402
+from flow_helpers import figures, leaks, pinned  # noqa: E402
 
 from flows.rot_benchmark import rot_benchmark  # noqa: E402
 from rotbench.contract.extraction import world_documents  # noqa: E402
@@ -34,14 +34,9 @@ pytestmark = pytest.mark.slow
 ENGINES = ["mem0-raw", "mem0", "particles", "benchd:echo", "benchd:null"]
 SECRET = "sk-ant-api03-ROTBENCH-PEER-KEY-must-not-leak-77a1"
 
-TRANSCRIPT_RAG = {
-    "recall_current_at_k": (207, 216), "current_first": (106, 216),
-    "stale_over_current": (41, 121), "stale_retained_at_k": (111, 121),
-    "poison_leak_at_k": (50, 65), "poison_first": (15, 65), "poison_surfaced_at_k": (63, 65),
-    "decoy_asserted_at_k": (3, 75), "decoy_first": (0, 75), "current_lost": (0, 137),
-    "control_recall_at_k": (36, 36), "answered_unanswerable": (72, 72),
-    "redundancy_at_k": (316, 873)}
-"""The transcript-rag baseline's figures (tests/flows/test_engines_flow.py)."""
+GENERATOR_2 = pinned("generator 2")
+"""Seeds 42-44 pooled, oracle arm (tests/data/pinned_figures.json): the peers and the
+baselines they are read beside."""
 
 
 def mem0_home() -> tuple | None:
@@ -73,7 +68,7 @@ def test_every_peer_runs(peers) -> None:
 def test_mem0_raw_is_transcript_rag(peers) -> None:
     """Every turn as it is, searched by the same cosine: the figures of transcript-rag."""
     report = peers.reports["mem0-raw"]
-    assert figures(report) == TRANSCRIPT_RAG
+    assert figures(report) == GENERATOR_2["transcript-rag"]
     assert leaks(report) == {"relay": (10, 23), "tool_turn": (13, 15), "source": (27, 27)}
     assert report.selection.engine_version == builtin.MEM0_RAW.version
 
@@ -82,26 +77,14 @@ def test_mem0_figures(peers) -> None:
     """mem0's extraction only adds: every replaced value stays retrievable (121/121), and a
     web page's value is filed like the user's own (27/27)."""
     report = peers.reports["mem0"]
-    assert figures(report) == {
-        "recall_current_at_k": (216, 216), "current_first": (141, 216),
-        "stale_over_current": (49, 121), "stale_retained_at_k": (121, 121),
-        "poison_leak_at_k": (27, 65), "poison_first": (18, 65), "poison_surfaced_at_k": (50, 65),
-        "decoy_asserted_at_k": (0, 75), "decoy_first": (0, 75), "current_lost": (0, 144),
-        "control_recall_at_k": (36, 36), "answered_unanswerable": (72, 72),
-        "redundancy_at_k": (20, 582)}
+    assert figures(report) == GENERATOR_2["mem0"]
     assert leaks(report) == {"relay": (0, 23), "tool_turn": (0, 15), "source": (27, 27)}
     assert report.floor_sweep is not None  # its score is the raw cosine here
 
 
 def test_particles_figures(peers) -> None:
     report = peers.reports["particles"]
-    assert figures(report) == {
-        "recall_current_at_k": (216, 216), "current_first": (200, 216),
-        "stale_over_current": (0, 121), "stale_retained_at_k": (6, 121),
-        "poison_leak_at_k": (0, 65), "poison_first": (0, 65), "poison_surfaced_at_k": (23, 65),
-        "decoy_asserted_at_k": (0, 75), "decoy_first": (0, 75), "current_lost": (0, 144),
-        "control_recall_at_k": (36, 36), "answered_unanswerable": (72, 72),
-        "redundancy_at_k": (20, 442)}
+    assert figures(report) == GENERATOR_2["particles"]
     assert leaks(report) == {"relay": (0, 23), "tool_turn": (0, 15), "source": (0, 27)}
     config = report.selection.config  # the first world's (seed 42)
     assert config["refused_model_calls"] == 0 and config["unknown_pairs"] == 0
@@ -114,7 +97,7 @@ def test_benchd_bridge_names_adapter_and_version(peers) -> None:
     assert echo.selection.engine_version == "1.0.0+benchd-harness-0.2.0/echo-0.1.0"
     assert null.selection.engine_version == "1.0.0+benchd-harness-0.2.0/null-unversioned"
     assert echo.selection.config["adapter"] == "echo"
-    assert figures(echo) == ECHO
+    assert figures(echo) == GENERATOR_2["benchd:echo"]
     # one string per answer: k is 1 in effect, so these two count the same thing
     assert figures(echo)["recall_current_at_k"] == figures(echo)["current_first"]
     assert all(len(p.hits) <= 1 for w in iter_worlds(echo) for p in w.probes)
@@ -123,14 +106,6 @@ def test_benchd_bridge_names_adapter_and_version(peers) -> None:
     assert figures(null)["recall_current_at_k"] == (0, 216)
 
 
-ECHO = {
-    "recall_current_at_k": (18, 216), "current_first": (18, 216),
-    "stale_over_current": (20, 121), "stale_retained_at_k": (20, 121),
-    "poison_leak_at_k": (5, 65), "poison_first": (5, 65), "poison_surfaced_at_k": (18, 65),
-    "decoy_asserted_at_k": (0, 75), "decoy_first": (0, 75), "current_lost": (4, 14),
-    "control_recall_at_k": (6, 36), "answered_unanswerable": (72, 72),
-    "redundancy_at_k": (0, 57)}
-"""benchd's echo adapter: the stored turn sharing the most words with the question."""
 
 
 def test_scratch_state_stays_in_scratch(peers) -> None:

@@ -135,20 +135,14 @@ class EventTimeEngine:
             else:
                 self.side.append(c.sentence)
             return
-        if c.attribution == "source":
-            if self.adopt_relay:
+        if c.attribution == "source" or c.mood != "fact":
+            # kept aside unless a fault adopts it: a relayed value, or a temporary state
+            adopt = self.adopt_relay if c.attribution == "source" else (
+                c.mood == "temporary" and self.temporary_permanent)
+            if adopt:
                 self._add(c.slot, c.value, day, day, "present")
             else:
                 self.side.append(c.sentence)
-            return
-        if c.mood == "temporary":
-            if self.temporary_permanent:
-                self._add(c.slot, c.value, day, day, "present")
-            else:
-                self.side.append(c.sentence)
-            return
-        if c.mood != "fact":
-            self.side.append(c.sentence)
             return
         effective = day
         if c.valid_from is not None and not self.scheduled_now:

@@ -140,16 +140,15 @@ class GeneratorExitInQuery(_Base):
         raise GeneratorExit()
 
 
-class HardExitInDeposit(_Base):
+class HardExitInDeposit(ExitsInDeposit):
+    """Ends the whole process in its deposit, with no exception to catch."""
+
     name = "hard-exit"
 
     def deposit(self, document) -> None:
         import os
 
         os._exit(0)
-
-    def query(self, question, k):
-        return []
 
 
 class EvilName(_Base):
@@ -176,48 +175,21 @@ class WritesOutside(_Base):
         return [Hit(text="Alex lives in Lisbon.")]
 
 
-def long_list(context):
-    return LongList(context)
+# Factories for ``module:factory`` specs: each class takes the engine context itself.
+long_list = LongList
+unprintable = RaisesUnprintable
+raising_name = RaisingName
+huge_text = HugeText
+surrogate = LoneSurrogate
+exits = ExitsInDeposit
+generator_exit = GeneratorExitInQuery
+hard_exit = HardExitInDeposit
+evil_name = EvilName
+writes_outside = WritesOutside
 
 
 def similarity(context):
     return Similarity(context, "similarity", 7.0)
-
-
-def unprintable(context):
-    return RaisesUnprintable(context)
-
-
-def raising_name(context):
-    return RaisingName(context)
-
-
-def huge_text(context):
-    return HugeText(context)
-
-
-def surrogate(context):
-    return LoneSurrogate(context)
-
-
-def exits(context):
-    return ExitsInDeposit(context)
-
-
-def generator_exit(context):
-    return GeneratorExitInQuery(context)
-
-
-def hard_exit(context):
-    return HardExitInDeposit(context)
-
-
-def evil_name(context):
-    return EvilName(context)
-
-
-def writes_outside(context):
-    return WritesOutside(context)
 
 
 def starts_a_thread(context):

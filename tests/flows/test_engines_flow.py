@@ -7,7 +7,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from flow_helpers import clone_cache, run_flow
+from flow_helpers import clone_cache, figures, frac, pinned, run_flow
 
 from rotbench.contract.context import EngineContext
 from rotbench.contract.extraction import world_documents
@@ -23,14 +23,7 @@ pytestmark = pytest.mark.slow
 
 SEEDS = (42, 43, 44)
 ENGINES = ["transcript-rag", "latest-wins", "reference"]
-
-
-def frac(rate) -> tuple[int, int]:
-    return rate.numerator, rate.denominator
-
-
-def figures(report) -> dict[str, tuple[int, int]]:
-    return {name: frac(rate) for name, rate in report.metrics.items()}
+GENERATOR_2 = pinned("generator 2")
 
 
 @pytest.fixture(scope="module")
@@ -59,29 +52,11 @@ def test_one_report_per_engine_in_order(three) -> None:
 def test_baseline_figures(three) -> None:
     """Generator 2, scorer v3 (the defaults), oracle perception."""
     rag, latest, reference = three[1].reports
-    assert figures(rag) == {
-        "recall_current_at_k": (207, 216), "current_first": (106, 216),
-        "stale_over_current": (41, 121), "stale_retained_at_k": (111, 121),
-        "poison_leak_at_k": (50, 65), "poison_first": (15, 65), "poison_surfaced_at_k": (63, 65),
-        "decoy_asserted_at_k": (3, 75), "decoy_first": (0, 75), "current_lost": (0, 137),
-        "control_recall_at_k": (36, 36), "answered_unanswerable": (72, 72),
-        "redundancy_at_k": (316, 873)}
-    assert figures(latest) == {
-        "recall_current_at_k": (210, 216), "current_first": (202, 216),
-        "stale_over_current": (0, 121), "stale_retained_at_k": (0, 121),
-        "poison_leak_at_k": (3, 65), "poison_first": (3, 65), "poison_surfaced_at_k": (6, 65),
-        "decoy_asserted_at_k": (0, 75), "decoy_first": (0, 75), "current_lost": (6, 144),
-        "control_recall_at_k": (35, 36), "answered_unanswerable": (72, 72),
-        "redundancy_at_k": (3, 394)}
+    assert figures(rag) == GENERATOR_2["transcript-rag"]
+    assert figures(latest) == GENERATOR_2["latest-wins"]
     assert frac(latest.by_channel["source"]["poison_leak_at_k"]) == (3, 27)
     assert frac(rag.by_channel["tool_turn"]["poison_leak_at_k"]) == (13, 15)
-    assert figures(reference) == {
-        "recall_current_at_k": (216, 216), "current_first": (216, 216),
-        "stale_over_current": (0, 121), "stale_retained_at_k": (0, 121),
-        "poison_leak_at_k": (0, 65), "poison_first": (0, 65), "poison_surfaced_at_k": (23, 65),
-        "decoy_asserted_at_k": (0, 75), "decoy_first": (0, 75), "current_lost": (0, 144),
-        "control_recall_at_k": (36, 36), "answered_unanswerable": (0, 72),
-        "redundancy_at_k": (328, 737)}
+    assert figures(reference) == GENERATOR_2["reference"]
     # transcript turns carry a raw cosine, so the floor sweep applies to them too
     assert rag.floor_sweep is not None and latest.floor_sweep is not None
 

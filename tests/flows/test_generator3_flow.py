@@ -16,44 +16,23 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from flow_helpers import run_flow  # noqa: E402
+from flow_helpers import (  # noqa: E402
+    assert_complete,
+    count_rows,
+    figures_of,
+    pinned,
+    pooled_rows,
+    report_of,
+    run_flow,
+    shown,
+)
 
 ENGINES = ["reference", "latest-wins", "transcript-rag", "examples.my_engine:make_engine"]
 
-PINNED = {  # pooled over seeds 42 43 44
-    "reference": {  # engines 0.4.0 and 0.5.0 (0.3.0: 176, 176, 28, 24, 14, 13, 14, 0/15, 15)
-        "recall_current_at_k": (202, 202), "current_first": (202, 202),
-        "stale_over_current": (0, 115), "poison_leak_at_k": (0, 79),
-        "decoy_asserted_at_k": (0, 103), "current_lost": (0, 138),
-        "control_recall_at_k": (36, 36), "answered_unanswerable": (0, 86),
-        "late_stale_first": (0, 13), "premature_first": (0, 12), "premature_at_k": (0, 12),
-        "corrected_served_at_k": (0, 21), "retracted_asserted_at_k": (0, 14),
-        "members_recall_at_k": (15, 15), "member_lost": (0, 15)},
-    "latest-wins": {
-        "recall_current_at_k": (135, 202), "current_first": (128, 202),
-        "stale_over_current": (22, 115), "poison_leak_at_k": (20, 79),
-        "decoy_asserted_at_k": (0, 103), "current_lost": (61, 138),
-        "control_recall_at_k": (24, 36), "answered_unanswerable": (86, 86),
-        "late_stale_first": (10, 13), "premature_first": (0, 12), "premature_at_k": (0, 12),
-        "corrected_served_at_k": (0, 21), "retracted_asserted_at_k": (12, 14),
-        "members_recall_at_k": (0, 15), "member_lost": (15, 15)},
-    "transcript-rag": {
-        "recall_current_at_k": (194, 202), "current_first": (92, 202),
-        "stale_over_current": (41, 115), "poison_leak_at_k": (75, 79),
-        "decoy_asserted_at_k": (1, 103), "current_lost": (6, 138),
-        "control_recall_at_k": (30, 36), "answered_unanswerable": (86, 86),
-        "late_stale_first": (7, 13), "premature_first": (0, 12), "premature_at_k": (0, 12),
-        "corrected_served_at_k": (21, 21), "retracted_asserted_at_k": (14, 14),
-        "members_recall_at_k": (15, 15), "member_lost": (0, 15)},
-    "newest-statement": {
-        "recall_current_at_k": (162, 202), "current_first": (162, 202),
-        "stale_over_current": (25, 115), "poison_leak_at_k": (0, 79),
-        "decoy_asserted_at_k": (0, 103), "current_lost": (37, 138),
-        "control_recall_at_k": (32, 36), "answered_unanswerable": (86, 86),
-        "late_stale_first": (12, 13), "premature_first": (0, 12), "premature_at_k": (0, 12),
-        "corrected_served_at_k": (0, 21), "retracted_asserted_at_k": (12, 14),
-        "members_recall_at_k": (0, 15), "member_lost": (15, 15)},
-}
+PINNED = {engine: figures for engine, figures in pinned("generator 3").items()
+          if engine in ("reference", "latest-wins", "transcript-rag", "newest-statement")}
+"""Pooled over seeds 42 43 44 (tests/data/pinned_figures.json). The reference engine: 0.4.0
+and 0.5.0 (0.3.0 gave 176, 176, 28, 24, 14, 13, 14, 0/15, 15)."""
 
 
 @pytest.fixture(scope="module")
@@ -69,64 +48,39 @@ def outcome(run_root):
 
 
 def test_every_engine_ran_on_generator_3_under_scorer_v5(outcome) -> None:
-    assert not outcome.failures and not outcome.missing
+    assert_complete(outcome, "3", "v5")
     assert [r.selection.engine for r in outcome.reports] == list(PINNED)
-    for report in outcome.reports:
-        assert report.selection.generator_version == "3"
-        assert report.selection.scorer_version == "v5"
 
 
 @pytest.mark.parametrize("engine", list(PINNED))
 def test_figures_are_pinned(outcome, engine: str) -> None:
-    report = next(r for r in outcome.reports if r.selection.engine == engine)
-    got = {m: (r.numerator, r.denominator) for m, r in report.metrics.items()}
-    assert {m: got[m] for m in PINNED[engine]} == PINNED[engine]
+    assert figures_of(report_of(outcome, engine), PINNED[engine]) == PINNED[engine]
 
 
 def test_generator_3_separates_the_example_from_the_reference(outcome) -> None:
     """The reason for generator 3: on generator 2 the 20-line example matched the reference
     engine on every figure but abstention; here they differ on currency and loss."""
-    reference, example = (next(r for r in outcome.reports if r.selection.engine == e)
-                          for e in ("reference", "newest-statement"))
+    reference, example = (report_of(outcome, e) for e in ("reference", "newest-statement"))
     differ = [m for m in ("recall_current_at_k", "current_lost", "control_recall_at_k")
               if reference.metrics[m] != example.metrics[m]]
     assert differ == ["recall_current_at_k", "current_lost", "control_recall_at_k"]
 
 
 def test_hard_case_figures_reach_duckdb_show_compare_and_html(run_root) -> None:
-    import io
-
-    import duckdb
-    from rich.console import Console
-
-    from rotbench.results.presentation.compare import compare_reports
-    from rotbench.results.presentation.html import render_html
-    from rotbench.results.presentation.render import render
-
     root, outcome = run_root
     reference = outcome.reports[0]
-    with duckdb.connect(str(root / "reports" / "rotbench.duckdb"), read_only=True) as con:
-        rows = dict(((m, ch), (n, d)) for m, ch, n, d in con.execute(
-            "SELECT metric, channel, numerator, denominator FROM metrics WHERE run_id = ? "
-            "AND seed IS NULL AND checkpoint IS NULL AND metric IN ('late_stale_first', "
-            "'member_lost', 'retracted_asserted_at_k')", [reference.run_id]).fetchall())
-        per_day = con.execute(
-            "SELECT count(*) FROM metrics WHERE run_id = ? AND seed IS NULL AND metric = "
-            "'premature_first' AND checkpoint IS NOT NULL", [reference.run_id]).fetchone()[0]
+    rows = pooled_rows(root, reference.run_id)
+    per_day = count_rows(root, reference.run_id, "seed IS NULL AND metric = 'premature_first' "
+                         "AND checkpoint IS NOT NULL")
     assert rows[("late_stale_first", None)] == (0, 13)
     assert rows[("late_stale_first", "late")] == (0, 13)
     assert rows[("member_lost", "set")] == (0, 15)
     assert rows[("retracted_asserted_at_k", None)] == (0, 14)
     assert per_day == 6  # one row per checkpoint
-    console = Console(file=io.StringIO(), width=160)
-    render(reference, console)
-    shown = console.file.getvalue()
-    assert "Hard cases" in shown and "late_stale_first" in shown and "beside poison_leak" in shown
-    comparison = compare_reports(outcome.reports[:2])
-    better = {row.metric: row.better for family in comparison.families for row in family.rows}
+    text, better, page = shown(outcome)
+    assert "Hard cases" in text and "late_stale_first" in text and "beside poison_leak" in text
     assert better["members_recall_at_k"] == "higher"
     assert better["redundancy_at_k"] == "beside current_lost"
-    page = render_html(outcome.reports, [])
     assert "late_stale_first" in page and "member_lost" in page
 
 

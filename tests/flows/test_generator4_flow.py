@@ -14,36 +14,31 @@ switches off gives the same).
 
 from __future__ import annotations
 
-import io
 import sys
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from flow_helpers import run_flow  # noqa: E402
+from flow_helpers import (  # noqa: E402
+    assert_complete,
+    count_rows,
+    figures_of,
+    pinned,
+    pooled_rows,
+    report_of,
+    run_flow,
+    shown,
+)
 
 from rotbench.world.generators.base import DEFAULT_GENERATOR  # noqa: E402
 
 ENGINES = ["reference", "examples.my_engine:make_engine"]
 NEW = ("successor_first", "dependent_stale_first", "premise_stale_first",
        "cascade_asserted_at_k")
-PINNED = {  # pooled over seeds 42 43 44
-    "reference": {  # engine 0.5.0
-        "recall_current_at_k": (195, 195), "current_first": (195, 195),
-        "stale_over_current": (0, 198), "poison_leak_at_k": (0, 86),
-        "current_lost": (0, 111), "late_stale_first": (0, 36),
-        "retracted_asserted_at_k": (0, 19), "successor_first": (17, 17),
-        "dependent_stale_first": (0, 38), "premise_stale_first": (0, 36),
-        "cascade_asserted_at_k": (0, 30)},
-    "newest-statement": {  # the 20-line example
-        "recall_current_at_k": (123, 195), "current_first": (123, 195),
-        "stale_over_current": (100, 198), "poison_leak_at_k": (0, 86),
-        "current_lost": (57, 111), "late_stale_first": (34, 36),
-        "retracted_asserted_at_k": (18, 19), "successor_first": (15, 17),
-        "dependent_stale_first": (36, 38), "premise_stale_first": (19, 36),
-        "cascade_asserted_at_k": (24, 30)},
-}
+PINNED = pinned("generator 4")
+"""Pooled over seeds 42 43 44 (tests/data/pinned_figures.json): the reference engine 0.5.0
+and the 20-line example (newest-statement)."""
 
 
 @pytest.fixture(scope="module")
@@ -60,56 +55,34 @@ def outcome(run_root):
 
 def test_the_default_is_generator_4_under_scorer_v5(outcome) -> None:
     assert DEFAULT_GENERATOR == "4"
-    assert not outcome.failures and not outcome.missing
-    for report in outcome.reports:
-        assert report.selection.generator_version == "4"
-        assert report.selection.scorer_version == "v5"
+    assert_complete(outcome, "4", "v5")
 
 
 @pytest.mark.parametrize("engine", list(PINNED))
 def test_figures_are_pinned(outcome, engine: str) -> None:
-    report = next(r for r in outcome.reports if r.selection.engine == engine)
-    got = {m: (r.numerator, r.denominator) for m, r in report.metrics.items()}
-    assert {m: got[m] for m in PINNED[engine]} == PINNED[engine]
+    report = report_of(outcome, engine)
+    assert figures_of(report, PINNED[engine]) == PINNED[engine]
     kinds = set(report.by_kind)
     assert kinds >= {"successor", "contingent", "implied", "premise", "cascade",
                      "relative_date"}
 
 
 def test_generator_4_figures_reach_duckdb_show_compare_and_html(run_root) -> None:
-    import duckdb
-    from rich.console import Console
-
-    from rotbench.results.presentation.compare import compare_reports
-    from rotbench.results.presentation.html import render_html
-    from rotbench.results.presentation.render import render
-
     root, outcome = run_root
     reference = outcome.reports[0]
-    with duckdb.connect(str(root / "reports" / "rotbench.duckdb"), read_only=True) as con:
-        pooled = dict(((m, ch), (n, d)) for m, ch, n, d in con.execute(
-            "SELECT metric, channel, numerator, denominator FROM metrics WHERE run_id = ? "
-            "AND seed IS NULL AND checkpoint IS NULL", [reference.run_id]).fetchall())
-        per_day = con.execute(
-            "SELECT count(*) FROM metrics WHERE run_id = ? AND seed IS NULL AND metric = "
-            "'successor_first' AND checkpoint IS NOT NULL", [reference.run_id]).fetchone()[0]
-        per_seed = con.execute(
-            "SELECT count(*) FROM metrics WHERE run_id = ? AND seed IS NOT NULL AND metric = "
-            "'cascade_asserted_at_k' AND checkpoint IS NULL AND channel IS NULL",
-            [reference.run_id]).fetchone()[0]
+    pooled = pooled_rows(root, reference.run_id)
+    per_day = count_rows(root, reference.run_id, "seed IS NULL AND metric = 'successor_first' "
+                         "AND checkpoint IS NOT NULL")
+    per_seed = count_rows(root, reference.run_id, "seed IS NOT NULL AND metric = "
+                          "'cascade_asserted_at_k' AND checkpoint IS NULL AND channel IS NULL")
     for m in NEW:
         assert pooled[(m, None)] == PINNED["reference"][m]
     assert pooled[("premise_stale_first", "premise")] == PINNED["reference"][
         "premise_stale_first"]
     assert per_day == 6 and per_seed == 3
-    console = Console(file=io.StringIO(), width=160)
-    render(reference, console)
-    shown = console.file.getvalue()
-    assert "Dependents" in shown and all(m in shown for m in NEW)
-    comparison = compare_reports(outcome.reports[:2])
-    better = {row.metric: row.better for family in comparison.families for row in family.rows}
+    text, better, page = shown(outcome)
+    assert "Dependents" in text and all(m in text for m in NEW)
     assert better["successor_first"] == "higher" and better["premise_stale_first"] == "lower"
-    page = render_html(outcome.reports, [])
     assert all(m in page for m in NEW)
 
 

@@ -15,7 +15,7 @@ import time
 
 import duckdb
 import pytest
-from flow_helpers import clone_cache, computed, run_flow
+from flow_helpers import clone_cache, computed, figures, frac, pinned, run_flow
 
 pytestmark = pytest.mark.slow
 
@@ -28,10 +28,6 @@ OLD_RULES = ["reconcile.slot_search=false", "reconcile.same_slot_only=false",
 """Every rule engine 0.3.0 added, turned off: engine 0.2.1's decisions and ranking."""
 
 
-def frac(rate) -> tuple[int, int]:
-    return rate.numerator, rate.denominator
-
-
 @pytest.fixture(scope="module")
 def baseline(tmp_path_factory):
     root = tmp_path_factory.mktemp("baseline")
@@ -41,22 +37,8 @@ def baseline(tmp_path_factory):
 
 def test_generator_1_scorer_v2_with_the_new_rules(baseline) -> None:
     root, report, runtime = baseline
-    m = report.metrics
     assert (report.selection.generator_version, report.selection.scorer_version) == ("1", "v2")
-    counts = {name: frac(rate) for name, rate in m.items()}
-    assert counts == {
-        "recall_current_at_k": (216, 216),
-        "current_first": (216, 216),
-        "stale_over_current": (0, 123),
-        "stale_retained_at_k": (0, 123),
-        "poison_leak_at_k": (0, 60),
-        "poison_first": (0, 60),
-        "poison_surfaced_at_k": (23, 60),
-        "current_lost": (0, 147),
-        "control_recall_at_k": (36, 36),
-        "answered_unanswerable": (0, 36),
-        "redundancy_at_k": (280, 630),
-    }
+    assert figures(report) == pinned("generator 1")["reference"]  # scorer v2
     assert report.selection.seeds == list(SEEDS)
     assert "model calls refused in scripted parts: 0" in report.notes
     assert runtime.refused == 0
@@ -264,22 +246,7 @@ def test_users_1_reproduces_the_single_user_run_exactly(v2_root, tmp_path) -> No
 def test_generator_2_run_is_scorer_v3_with_every_new_row(v2_run) -> None:
     report = v2_run
     assert (report.selection.generator_version, report.selection.scorer_version) == ("2", "v3")
-    counts = {name: frac(rate) for name, rate in report.metrics.items()}
-    assert counts == {
-        "recall_current_at_k": (216, 216),
-        "current_first": (216, 216),
-        "stale_over_current": (0, 121),
-        "stale_retained_at_k": (0, 121),
-        "poison_leak_at_k": (0, 65),
-        "poison_first": (0, 65),
-        "poison_surfaced_at_k": (23, 65),
-        "decoy_asserted_at_k": (0, 75),
-        "decoy_first": (0, 75),
-        "current_lost": (0, 144),
-        "control_recall_at_k": (36, 36),
-        "answered_unanswerable": (0, 72),
-        "redundancy_at_k": (328, 737),
-    }
+    assert figures(report) == pinned("generator 2")["reference"]
     kinds = {k: {m: frac(r) for m, r in rates.items()} for k, rates in report.by_kind.items()}
     assert kinds["other_person"]["decoy_asserted_at_k"] == (0, 23)
     assert kinds["suggestion"]["decoy_asserted_at_k"] == (0, 13)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from flow_helpers import clone_cache, computed, run_flow
+from flow_helpers import clone_cache, computed, figures, frac, pinned, run_flow
 from rich.console import Console
 
 from flows.world import world_key
@@ -25,18 +25,9 @@ pytestmark = pytest.mark.slow
 
 ENGINES = ["reference", "latest-wins"]
 SHARED = {"users": 2, "generator": "2", "engines": ENGINES, "engine_timeout_seconds": 600.0}
-ISOLATION = {"cross_user_leak_at_k": (0, 316), "cross_user_first": (0, 316)}
 KINDS = {"other_current": {"cross_user_leak_at_k": (0, 275), "cross_user_first": (0, 275)},
          "other_history": {"cross_user_leak_at_k": (0, 144), "cross_user_first": (0, 144)}}
 BY_DAY = {15: (0, 44), 30: (0, 49), 45: (0, 52), 60: (0, 56), 75: (0, 57), 90: (0, 58)}
-
-
-def frac(rate) -> tuple[int, int]:
-    return rate.numerator, rate.denominator
-
-
-def figures(report) -> dict[str, tuple[int, int]]:
-    return {m: frac(r) for m, r in report.metrics.items()}
 
 
 @pytest.fixture(scope="module")
@@ -48,20 +39,9 @@ def shared_run(tmp_path_factory):
 
 def test_pinned_figures_per_engine(shared_run) -> None:
     reference, latest = shared_run[1].reports
-    assert figures(reference) == {
-        "recall_current_at_k": (432, 432), "current_first": (432, 432),
-        "stale_over_current": (0, 245), "stale_retained_at_k": (0, 245),
-        "poison_leak_at_k": (0, 128), "poison_first": (0, 128),
-        "poison_surfaced_at_k": (41, 128), "decoy_asserted_at_k": (0, 151),
-        "decoy_first": (0, 151), "current_lost": (0, 286), "control_recall_at_k": (72, 72),
-        "answered_unanswerable": (0, 144), "redundancy_at_k": (659, 1477), **ISOLATION}
-    assert figures(latest) == {
-        "recall_current_at_k": (416, 432), "current_first": (380, 432),
-        "stale_over_current": (0, 245), "stale_retained_at_k": (0, 245),
-        "poison_leak_at_k": (5, 128), "poison_first": (5, 128),
-        "poison_surfaced_at_k": (16, 128), "decoy_asserted_at_k": (0, 151),
-        "decoy_first": (0, 151), "current_lost": (10, 282), "control_recall_at_k": (70, 72),
-        "answered_unanswerable": (144, 144), "redundancy_at_k": (8, 785), **ISOLATION}
+    two_users = pinned("generator 2, two users")
+    assert figures(reference) == two_users["reference"]
+    assert figures(latest) == two_users["latest-wins"]
     for report in (reference, latest):
         kinds = {k: {m: frac(r) for m, r in v.items()} for k, v in report.by_kind.items()}
         assert {k: kinds[k] for k in KINDS} == KINDS

@@ -98,6 +98,20 @@ def test_a_call_that_never_returns_does_not_stall_the_rest(tmp_path) -> None:
     assert len(later) == 4 and stuck not in later  # four more pairs go out meanwhile
 
 
+def assert_asks_what_deposit_asks(extraction, embedder):
+    """A checker asked ahead gets the same ledger from ``extraction`` as the one-claim-at-
+    a-time deposit, is asked each pair the deposit judges once, and prefetched exactly
+    those. Returns the plain deposit's ledger."""
+    plain = deposit(extraction, embedder, OracleChecker(), EngineConfig())
+    ahead = RecordingChecker()
+    ledger = deposit(extraction, embedder, ahead, EngineConfig())
+    assert ledger.model_dump(exclude={"checker_stamp"}) == plain.model_dump(
+        exclude={"checker_stamp"})
+    assert len(ahead.judged) == plain.counts.pairs_judged == len(set(ahead.judged))
+    assert set(ahead.prefetched) == set(ahead.judged)
+    return plain
+
+
 @pytest.mark.parametrize("seed", [42, 43, 44])
 def test_asking_ahead_on_generator_3_asks_exactly_what_deposit_asks(tmp_path, seed) -> None:
     """Engine 0.4.0 asks about pairs in event order and ends claims without a check
@@ -108,11 +122,5 @@ def test_asking_ahead_on_generator_3_asks_exactly_what_deposit_asks(tmp_path, se
                                       concurrency=1)
     embedder = Embedder(tmp_path / "emb", FAKE_MODEL_ID, encoder=hashing_encoder)
     embedder.ensure(extraction.sentences())
-    plain = deposit(extraction, embedder, OracleChecker(), EngineConfig())
-    ahead = RecordingChecker()
-    ledger = deposit(extraction, embedder, ahead, EngineConfig())
-    assert ledger.model_dump(exclude={"checker_stamp"}) == plain.model_dump(
-        exclude={"checker_stamp"})
-    assert len(ahead.judged) == plain.counts.pairs_judged == len(set(ahead.judged))
-    assert set(ahead.prefetched) == set(ahead.judged)
+    plain = assert_asks_what_deposit_asks(extraction, embedder)
     assert plain.counts.late_filed > 0 and plain.counts.endings > 0

@@ -362,15 +362,9 @@ def test_asking_ahead_asks_exactly_what_deposit_asks(fake_embedder, name: str) -
     and exactly the pairs the one-claim-at-a-time deposit asks: a tie can end, reinstate or
     activate a claim without a judgement of its own, so no pair of such a claim is asked
     ahead."""
-    from test_lookahead import RecordingChecker
+    from test_lookahead import assert_asks_what_deposit_asks
 
     extraction = Extraction(extractor_stamp="hand", documents=sorted(
         AHEAD[name], key=lambda d: d.arrival))
-    plain = deposit(extraction, fake_embedder, OracleChecker(), EngineConfig())
-    ahead = RecordingChecker()
-    ledger = deposit(extraction, fake_embedder, ahead, EngineConfig())
-    assert ledger.model_dump(exclude={"checker_stamp"}) == plain.model_dump(
-        exclude={"checker_stamp"})
-    assert len(ahead.judged) == plain.counts.pairs_judged == len(set(ahead.judged))
-    assert set(ahead.prefetched) == set(ahead.judged)
+    plain = assert_asks_what_deposit_asks(extraction, fake_embedder)
     assert plain.counts.pairs_judged >= 2

@@ -1,7 +1,8 @@
 """Prompt ``extract-v4``: ``extract-v3`` plus generator 4's perception fields.
 
-Prompts are data: this module holds the text of the v4 system prompts, the answer shapes
-they ask for and the small ``ExtractPrompt`` subclass that turns answers into drafts. What
+Prompts are data: the v4 texts are ``prompts/extract-v4.toml`` (only what v4 changes of
+v3's); this module holds the answer shapes they ask for and the small ``ExtractPrompt``
+subclass that turns answers into drafts. What
 v4 adds, each mapped onto the shared contract (``rotbench.contract.perception``):
 
 - ``mood: "conditional"`` with ``depends_on``: a declared successor ("if I ever leave
@@ -20,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -34,51 +35,18 @@ from pydantic import (
 from rotbench.contract.engine import Document
 from rotbench.contract.perception import ClaimDraft, Dependency, QuestionFrame
 from rotbench.perception.model._prompts import (
-    _EXTRACT_SYSTEM_V3,
-    _MOOD_SPELLINGS_V3,
     _NULLS,
-    _QUESTION_SYSTEM_V2,
     EXTRACT_PROMPTS,
     ClaimAnswerV3,
     ExtractionAnswer,
     ExtractionAnswerV3,
     ExtractPrompt,
     QuestionAnswer,
-    _read_mood,
+    load_extract_prompt,
 )
 
 V4_FIELDS = ("depends_on",)
 """The claim field ``extract-v4`` adds to v3's answer (besides the mood 'conditional')."""
-
-_ADDED_V4 = """
-Version 4 adds ties between facts. A value can hang on another of the user's values:
-- mood "conditional": a value the user says a slot will take if another slot's value \
-ends ("if we ever leave Lisbon I'll switch to Summit Climbing"); depends_on = the slot and \
-value whose end sets it off ({"slot": "home_city", "value": "Lisbon"}); tense "present".
-- depends_on on a fact: the slot and current value the fact holds because of, when the \
-text ties them ("my manager at Acme is Ingrid": {"slot": "employer", "value": "Acme"}; \
-"the gym two blocks from my flat": the home city the user lives in); else null.
-- A change told relative to the written date ("last week", "three days ago", "since \
-Monday") gets valid_from = that earlier date, with no event.
-
-Answer with one JSON object and nothing else:
-{"claims": [{"subject": "...", "slot": "...", "value": "...", "tense": "present", \
-"mood": "fact", "attribution": "own", "sentence": "...", "event": null, "valid_from": null, \
-"valid_until": null, "corrects": null, "multi_valued": null, "depends_on": null}]}
-Use {"claims": []} when the document says nothing about the user or the people around them."""
-
-_EXTRACT_SYSTEM_V4 = _EXTRACT_SYSTEM_V3.split("\nAnswer with one JSON object")[0].rstrip() + \
-    "\n" + _ADDED_V4
-
-_QUESTION_SYSTEM_V4 = _QUESTION_SYSTEM_V2.split("\nAnswer with one JSON object")[0].rstrip() + \
-    """
-- premise: a value the question takes for granted as still holding ("Does the user still \
-work out at Ironworks?": "Ironworks"; "How is the commute to Acme?": "Acme"); null when it \
-names none.
-
-Answer with one JSON object and nothing else:
-{"subject": "the user", "slot": "...", "tense": "present", "premise": null}"""
-
 
 class DependsOnAnswer(BaseModel):
     """``depends_on`` as the model answers it: ``{"slot": ..., "value": ...}``."""
@@ -104,12 +72,8 @@ class ClaimAnswerV4(ClaimAnswerV3):
     mood: Literal["fact", "hypothetical", "negated", "suggested",  # type: ignore[assignment]
                   "temporary", "conditional"] = "fact"
     depends_on: DependsOnAnswer | None = None
-
-    @field_validator("mood", mode="before")
-    @classmethod
-    def _mood(cls, v: object) -> object:
-        return _read_mood(v, {**_MOOD_SPELLINGS_V3, "if": "conditional",
-                              "successor": "conditional"})
+    MOOD_SPELLINGS: ClassVar[Mapping[str, str]] = {
+        **ClaimAnswerV3.MOOD_SPELLINGS, "if": "conditional", "successor": "conditional"}
 
     @field_validator("depends_on", mode="before")
     @classmethod
@@ -206,8 +170,9 @@ class ExtractPromptV4(ExtractPrompt):
         return json.dumps(data)
 
 
-EXTRACT_V4 = ExtractPromptV4(version="extract-v4", system=_EXTRACT_SYSTEM_V4,
-                             question_system=_QUESTION_SYSTEM_V4, dated=True)
+EXTRACT_V4 = load_extract_prompt("extract-v4", ExtractPromptV4)
+"""Its texts are ``prompts/extract-v4.toml``: v3's, with the ties block, the premise line
+and the answer lines that name the new fields."""
 
 EXTRACT_PROMPTS[EXTRACT_V4.version] = EXTRACT_V4
 """``extract-v4`` joins the table of prompts when this module loads: the package

@@ -33,11 +33,18 @@ from __future__ import annotations
 import functools
 import hashlib
 import random
-from dataclasses import dataclass, field
 from datetime import timedelta
 
 from rotbench.world.epoch import EPOCH
-from rotbench.world.generators.builder import ack, fingerprinted
+from rotbench.world.generators.builder import (
+    INTRO_LAST_DAY,
+    Draft,
+    ack,
+    change_windows,
+    decoy_turns,
+    fingerprinted,
+    remark,
+)
 from rotbench.world.invariants import check_pools
 from rotbench.world.models import (
     DECOY_KINDS,
@@ -55,8 +62,6 @@ from rotbench.world.models import (
 from rotbench.world.pools import (
     ATTRIBUTES,
     DECOY_PEOPLE,
-    DECOY_SUGGESTION_DECLINES,
-    DECOY_SUGGESTION_OPENERS,
     DECOY_TEMPLATES,
     NEAR_MISS_QUESTIONS,
     NOISE_EXCHANGES,
@@ -99,7 +104,6 @@ out what does not fit (the cascade needs three intervals, the reversion five).""
 MAX_DAYS = 3650
 """Ten simulated years: far past any schedule worth reading; still a fast, small world."""
 CHECKPOINT_EVERY_DAYS = 15
-INTRO_LAST_DAY = 10
 N_CONTROLS = 2
 N_REVERSIONS = 3
 POISON_PER_CHANNEL = 2
@@ -134,16 +138,6 @@ class UnknownGenerator(WorldConfigError):
                          f"{', '.join(GENERATOR_VERSIONS)})")
 
 
-@dataclass
-class _Draft:
-    day: int
-    kind: str
-    turns: list[Turn]
-    facts: list[Fact] = field(default_factory=list)
-    uri: str | None = None
-    order: int = 0
-
-
 def checkpoints_for(days: int) -> list[int]:
     """Checkpoint days: every 15 days up to ``days`` (15, 30, ..., 90 for 90 days)."""
     return list(range(CHECKPOINT_EVERY_DAYS, days + 1, CHECKPOINT_EVERY_DAYS))
@@ -152,16 +146,6 @@ def checkpoints_for(days: int) -> list[int]:
 def _rng(seed: int, days: int, version: str) -> random.Random:
     material = f"rotbench-world:{version}:{seed}:{days}".encode()
     return random.Random(int.from_bytes(hashlib.sha256(material).digest()[:8], "big"))
-
-
-def _intervals(checkpoints: list[int]) -> list[range]:
-    """Day ranges strictly between consecutive checkpoints where a change may fall."""
-    out, lo = [], INTRO_LAST_DAY + 1
-    for cp in checkpoints:
-        if lo <= cp - 1:
-            out.append(range(lo, cp))
-        lo = cp + 1
-    return out
 
 
 def _change_days(rng: random.Random, intervals: list[range], n: int) -> list[int]:
@@ -201,17 +185,11 @@ def _superseded_on(changes: list[Change], day: int) -> list[str]:
     return sorted({c.value for c in held[:-1]} - {current})
 
 
-def _one_remark(rng: random.Random, day: int, kind: str, text: str, fact: Fact) -> _Draft:
-    """A session of one user remark (carrying ``fact``) and the assistant's acknowledgement."""
-    return _Draft(day=day, kind=kind, turns=[Turn(role="user", text=text), ack(rng)],
-                  facts=[fact])
-
-
 def _fill(template: str, spec: AttributeSpec, **kw: str) -> str:
     return template.format(label=spec.label, **kw)
 
 
-def _intro_sessions(rng: random.Random, timelines: dict[str, list[Change]]) -> list[_Draft]:
+def _intro_sessions(rng: random.Random, timelines: dict[str, list[Change]]) -> list[Draft]:
     keys = list(timelines)
     rng.shuffle(keys)
     intro_days = sorted(rng.sample(range(1, INTRO_LAST_DAY + 1), 4))
@@ -223,12 +201,12 @@ def _intro_sessions(rng: random.Random, timelines: dict[str, list[Change]]) -> l
             value = timelines[key][0].value
             facts.append(Fact(turn=len(turns), attribute=key, value=value, tense="present"))
             turns += [Turn(role="user", text=rng.choice(spec.present).format(v=value)), ack(rng)]
-        drafts.append(_Draft(day=day, kind="intro", turns=turns, facts=facts))
+        drafts.append(Draft(day=day, kind="intro", turns=turns, facts=facts))
     # The intro timeline entries are dated day 1; the stated day is the session's day.
     return drafts
 
 
-def _change_session(rng: random.Random, spec: AttributeSpec, old: str, ch: Change) -> _Draft:
+def _change_session(rng: random.Random, spec: AttributeSpec, old: str, ch: Change) -> Draft:
     if ch.phrasing == "transition":
         text = spec.transition.format(old=old, new=ch.value)
         facts = [
@@ -238,7 +216,7 @@ def _change_session(rng: random.Random, spec: AttributeSpec, old: str, ch: Chang
     else:
         text = spec.restatement.format(new=ch.value)
         facts = [Fact(turn=0, attribute=spec.key, value=ch.value, tense="present")]
-    return _Draft(
+    return Draft(
         day=ch.day, kind="change", turns=[Turn(role="user", text=text), ack(rng)], facts=facts
     )
 
@@ -248,7 +226,7 @@ def _mention_sessions(
     timelines: dict[str, list[Change]],
     days: int,
     change_days: dict[str, set[int]],
-) -> list[_Draft]:
+) -> list[Draft]:
     drafts = []
     for key, changes in timelines.items():
         spec = _SPECS[key]
@@ -256,8 +234,8 @@ def _mention_sessions(
         for day in sorted(rng.sample(candidates, rng.randint(1, 3))):
             value = _value_on(changes, day)
             text = rng.choice(spec.present).format(v=value)
-            drafts.append(_one_remark(rng, day, "mention", text,
-                                      Fact(turn=0, attribute=key, value=value, tense="present")))
+            drafts.append(remark(rng, day, "mention", text,
+                                 [Fact(turn=0, attribute=key, value=value, tense="present")]))
         for ch in changes[1:]:
             later = [d for d in range(ch.day + 1, days + 1) if d not in change_days[key]]
             old_values = [c.value for c in changes if c.day < ch.day]
@@ -266,16 +244,16 @@ def _mention_sessions(
             for day in sorted(rng.sample(pick, min(len(pick), rng.randint(1, 2)))):
                 text = rng.choice(spec.past).format(v=previous)
                 fact = Fact(turn=0, attribute=key, value=previous, tense="past")
-                drafts.append(_one_remark(rng, day, "history", text, fact))
+                drafts.append(remark(rng, day, "history", text, [fact]))
     return drafts
 
 
-def _noise_sessions(rng: random.Random, days: int) -> list[_Draft]:
+def _noise_sessions(rng: random.Random, days: int) -> list[Draft]:
     drafts = []
     for day in sorted(rng.sample(range(1, days + 1), max(4, days // 6))):
         user, assistant = rng.choice(NOISE_EXCHANGES)
         drafts.append(
-            _Draft(
+            Draft(
                 day=day,
                 kind="noise",
                 turns=[Turn(role="user", text=user), Turn(role="assistant", text=assistant)],
@@ -290,7 +268,7 @@ def _poison(
     checkpoints: list[int],
     seed: int,
     varied: bool = False,
-) -> tuple[list[Poison], list[_Draft]]:
+) -> tuple[list[Poison], list[Draft]]:
     channels: list[Channel] = [
         c for c in ("relay", "tool_turn", "source") for _ in range(POISON_PER_CHANNEL)
     ]
@@ -309,7 +287,7 @@ def _poison(
                 Turn(role="user", text=words[0]),
                 Turn(role="assistant", text=_fill(words[1], spec, v=value)),
             ]
-            draft = _Draft(
+            draft = Draft(
                 day=day, kind="relay", turns=turns, facts=[fact.model_copy(update={"turn": 1})]
             )
         elif channel == "tool_turn":
@@ -319,13 +297,13 @@ def _poison(
                 Turn(role="tool", text=_fill(words[2], spec, v=value)),
                 Turn(role="assistant", text=words[3]),
             ]
-            draft = _Draft(
+            draft = Draft(
                 day=day, kind="tool_turn", turns=turns, facts=[fact.model_copy(update={"turn": 2})]
             )
         else:
             domain = UNTRUSTED_DOMAINS[i % len(UNTRUSTED_DOMAINS)]
             uri = f"https://{domain}/profiles/world-{seed}/{key.replace('_', '-')}"
-            draft = _Draft(
+            draft = Draft(
                 day=day,
                 kind="web_page",
                 uri=uri,
@@ -359,7 +337,7 @@ def _decoys(
     timelines: dict[str, list[Change]],
     poison: list[Poison],
     checkpoints: list[int],
-) -> tuple[list[Decoy], list[_Draft]]:
+) -> tuple[list[Decoy], list[Draft]]:
     """Generator 2: ``DECOYS_PER_KIND`` decoy mentions per kind, on distinct attributes."""
     kinds = [k for k in DECOY_KINDS for _ in range(DECOYS_PER_KIND)]
     keys = rng.sample(list(timelines), len(kinds))
@@ -372,15 +350,9 @@ def _decoys(
         day = rng.choice(eligible)
         text = rng.choice(DECOY_TEMPLATES[kind]).format(
             who=rng.choice(DECOY_PEOPLE), label=spec.label, v=value)
-        if kind == "suggestion":
-            turns = [Turn(role="user", text=rng.choice(DECOY_SUGGESTION_OPENERS)),
-                     Turn(role="assistant", text=text),
-                     Turn(role="user", text=rng.choice(DECOY_SUGGESTION_DECLINES))]
-            turn = 1
-        else:
-            turns, turn = [Turn(role="user", text=text), ack(rng)], 0
+        turns, turn = decoy_turns(rng, kind, text)
         fact = Fact(turn=turn, attribute=key, value=value, tense="present", decoy=kind)
-        drafts.append(_Draft(day=day, kind="decoy", turns=turns, facts=[fact]))
+        drafts.append(Draft(day=day, kind="decoy", turns=turns, facts=[fact]))
         decoys.append(Decoy(attribute=key, value=value, kind=kind, day=day, document_uri=""))
     return decoys, drafts
 
@@ -388,7 +360,7 @@ def _decoys(
 def _repeated_mentions(
     rng: random.Random, timelines: dict[str, list[Change]], days: int,
     change_days: dict[str, set[int]],
-) -> list[_Draft]:
+) -> list[Draft]:
     """Generator 2: a few attributes restated many times, so duplicates can pile up."""
     drafts = []
     for key in sorted(rng.sample(list(timelines), REPEATED_ATTRIBUTES)):
@@ -397,12 +369,12 @@ def _repeated_mentions(
         for day in sorted(rng.sample(candidates, min(len(candidates), REPEATED_MENTIONS))):
             value = _value_on(timelines[key], day)
             text = rng.choice(spec.present).format(v=value)
-            drafts.append(_one_remark(rng, day, "mention", text,
-                                      Fact(turn=0, attribute=key, value=value, tense="present")))
+            drafts.append(remark(rng, day, "mention", text,
+                                 [Fact(turn=0, attribute=key, value=value, tense="present")]))
     return drafts
 
 
-def _finish_sessions(drafts: list[_Draft], seed: int) -> list[Session]:
+def _finish_sessions(drafts: list[Draft], seed: int) -> list[Session]:
     drafts.sort(key=lambda d: (d.day, _KIND_ORDER[d.kind], d.order))
     sessions, position, last_day = [], 0, None
     for d in drafts:
@@ -498,7 +470,7 @@ def _generate_v1_v2(seed: int, days: int, generator: str) -> World:
                       tuple(all_template_texts()))
     rng = _rng(seed, days, generator)
     checkpoints = checkpoints_for(days)
-    intervals = _intervals(checkpoints)
+    intervals = change_windows(checkpoints)
     order = [a.key for a in ATTRIBUTES]
     rng.shuffle(order)
     roles = {k: "control" for k in order[:N_CONTROLS]}

@@ -29,11 +29,18 @@ from __future__ import annotations
 
 import hashlib
 import random
-from dataclasses import dataclass, field
 from datetime import timedelta
 
 from rotbench.world.epoch import EPOCH
-from rotbench.world.generators.builder import ack, fingerprinted
+from rotbench.world.generators.builder import (
+    INTRO_LAST_DAY,
+    Draft,
+    ack,
+    change_windows,
+    decoy_turns,
+    fingerprinted,
+    remark,
+)
 from rotbench.world.models import (
     Attribute,
     Change,
@@ -48,8 +55,6 @@ from rotbench.world.models import (
 from rotbench.world.pools import (
     ATTRIBUTES,
     DECOY_PEOPLE,
-    DECOY_SUGGESTION_DECLINES,
-    DECOY_SUGGESTION_OPENERS,
     NEAR_MISS_QUESTIONS,
     NOISE_EXCHANGES,
     RELAY_REQUESTS_V2,
@@ -74,7 +79,6 @@ from rotbench.world.pools_v3 import (
 )
 
 VERSION = "3"
-INTRO_LAST_DAY = 10
 CHECKPOINT_EVERY_DAYS = 15
 POISON_PER_CHANNEL = 3
 DECOYS_PER_KIND = 3
@@ -93,21 +97,6 @@ NEAR_MISS_PER_CHECKPOINT = 2
 _KIND_ORDER = {k: i for i, k in enumerate((
     "intro", "change", "correction", "retraction", "scheduled", "member", "mention",
     "history", "noise", "filler", "relay", "tool_turn", "web_page", "decoy"))}
-
-
-@dataclass
-class _Draft:
-    day: int
-    kind: str
-    turns: list[Turn]
-    facts: list[Fact] = field(default_factory=list)
-    uri: str | None = None
-    delivered: int | None = None
-    order: int = 0
-
-    @property
-    def arrival(self) -> int:
-        return self.day if self.delivered is None else self.delivered
 
 
 def _rng(seed: int, days: int, volume: int, version: str = VERSION) -> random.Random:
@@ -132,12 +121,7 @@ class _Plan:
         return next((c for c in self.checkpoints if c >= day), self.checkpoints[-1])
 
     def intervals(self) -> list[range]:
-        out, lo = [], INTRO_LAST_DAY + 1
-        for cp in self.checkpoints:
-            if lo <= cp - 1:
-                out.append(range(lo, cp))
-            lo = cp + 1
-        return out
+        return change_windows(self.checkpoints)
 
     def hazard_ok(self, key: str, day: int) -> bool:
         """A hazard on ``key`` may arrive on ``day``: no own statement up to its checkpoint,
@@ -187,12 +171,6 @@ def _say(rng: random.Random, kind: str, key: str, **values: str) -> str:
     return rng.choice(wordings(kind, key)).format(label=label, **values)
 
 
-def _remark(rng: random.Random, day: int, kind: str, text: str, facts: list[Fact],
-            delivered: int | None = None) -> _Draft:
-    return _Draft(day=day, kind=kind, turns=[Turn(role="user", text=text), ack(rng)],
-                  facts=facts, delivered=delivered)
-
-
 def _present(key: str, value: str, turn: int = 0, **extra) -> Fact:
     return Fact(turn=turn, attribute=key, value=value, tense="present", **extra)
 
@@ -217,7 +195,7 @@ class _Builder:
         self.rng = _rng(seed, days, volume, self.version)
         self.checkpoints = list(range(CHECKPOINT_EVERY_DAYS, days + 1, CHECKPOINT_EVERY_DAYS))
         self.plan = _Plan(self.rng, days, self.checkpoints)
-        self.drafts: list[_Draft] = []
+        self.drafts: list[Draft] = []
         self.actual: dict[str, list[tuple[int, str | None]]] = {}
         self.used: dict[str, set[str]] = {a.key: set() for a in ATTRIBUTES}
         self.poison: list[Poison] = []
@@ -254,7 +232,7 @@ class _Builder:
             text = _say(self.rng, "restatement", key, new=new)
             facts = [_present(key, new)]
             phrasing = "restatement"
-        self.drafts.append(_remark(self.rng, day, "change", text, facts))
+        self.drafts.append(remark(self.rng, day, "change", text, facts))
         self.plan.statement(key, day)
         self.set_value(key, day, new, phrasing)
 
@@ -283,7 +261,7 @@ class _Builder:
                 turns += [Turn(role="user", text=_say(self.rng, "present", key, v=value)),
                           ack(self.rng)]
                 self.plan.statement(key, day)
-            self.drafts.append(_Draft(day=day, kind="intro", turns=turns, facts=facts))
+            self.drafts.append(Draft(day=day, kind="intro", turns=turns, facts=facts))
 
     def reversion(self, key: str) -> None:
         n = len(self.plan.intervals())
@@ -321,7 +299,7 @@ class _Builder:
             return
         w = self.rng.choice(written)
         text = _say(self.rng, "present", key, v=a)
-        self.drafts.append(_remark(self.rng, w, "mention", text, [_present(key, a)],
+        self.drafts.append(remark(self.rng, w, "mention", text, [_present(key, a)],
                                    delivered=delivered))
         self.plan.statement(key, delivered)
         self.plan.hazard(key, delivered)
@@ -341,7 +319,7 @@ class _Builder:
                      Turn(role="user", text=fix), ack(self.rng)]
             facts = [_present(key, wrong), _present(key, new, turn=2, event="correction",
                                                     corrects=wrong)]
-            self.drafts.append(_Draft(day=t1, kind="correction", turns=turns, facts=facts))
+            self.drafts.append(Draft(day=t1, kind="correction", turns=turns, facts=facts))
             self.plan.statement(key, t1)
             self.plan.hazard(key, t1)
             self.set_value(key, t1, new, "restatement")
@@ -349,10 +327,10 @@ class _Builder:
         t2 = self.interval_day(i + 1, key, True)
         if t2 is None or old is None:
             return
-        self.drafts.append(_remark(self.rng, t1, "change", wrong_text, [_present(key, wrong)]))
+        self.drafts.append(remark(self.rng, t1, "change", wrong_text, [_present(key, wrong)]))
         self.plan.statement(key, t1)
         fix = _say(self.rng, "correction_later", key, new=new, wrong=wrong)
-        self.drafts.append(_remark(self.rng, t2, "correction", fix, [
+        self.drafts.append(remark(self.rng, t2, "correction", fix, [
             _present(key, new, event="correction", corrects=wrong)]))
         self.plan.statement(key, t2)
         self.plan.hazard(key, t2)
@@ -367,7 +345,7 @@ class _Builder:
         value = self.value_at(key, t)
         assert value is not None
         text = _say(self.rng, "retraction", key, v=value)
-        self.drafts.append(_remark(self.rng, t, "retraction", text,
+        self.drafts.append(remark(self.rng, t, "retraction", text,
                                    [_past(key, value, event="retraction")]))
         self.plan.statement(key, t)
         self.plan.hazard(key, t)
@@ -396,7 +374,7 @@ class _Builder:
                 if old is None:
                     return
                 new = self.fresh(key)
-                self.drafts.append(_remark(rng, s, "scheduled", text_of(new), [
+                self.drafts.append(remark(rng, s, "scheduled", text_of(new), [
                     _present(key, new, event="scheduled", effective_day=e)]))
                 self.plan.statement(key, s)
                 self.plan.hazard(key, s)
@@ -466,7 +444,7 @@ class _Builder:
                 value = members.pop(0)
                 text = _say(self.rng, "member_drop", key, v=value)
                 facts = [_past(key, value, event="member_drop")]
-            self.drafts.append(_remark(self.rng, t, "member", text, facts))
+            self.drafts.append(remark(self.rng, t, "member", text, facts))
             self.plan.statement(key, t)
             self.plan.hazard(key, t)
 
@@ -493,7 +471,7 @@ class _Builder:
                 turns = [Turn(role="user", text=rng.choice(RELAY_REQUESTS_V2)),
                          Turn(role="assistant", text=rng.choice(RELAY_TURNS_V3).format(
                              label=label, v=value))]
-                draft = _Draft(day=day, kind="relay", turns=turns,
+                draft = Draft(day=day, kind="relay", turns=turns,
                                facts=[fact.model_copy(update={"turn": 1})])
             elif channel == "tool_turn":
                 turns = [Turn(role="user", text=rng.choice(TOOL_REQUESTS_V2)),
@@ -501,7 +479,7 @@ class _Builder:
                          Turn(role="tool", text=rng.choice(TOOL_TURNS_V3).format(
                              label=label, v=value)),
                          Turn(role="assistant", text=rng.choice(TOOL_AFTERS_V2))]
-                draft = _Draft(day=day, kind="tool_turn", turns=turns,
+                draft = Draft(day=day, kind="tool_turn", turns=turns,
                                facts=[fact.model_copy(update={"turn": 2})])
             else:
                 domain = UNTRUSTED_DOMAINS[i % len(UNTRUSTED_DOMAINS)]
@@ -509,7 +487,7 @@ class _Builder:
                 if late_page and day > INTRO_LAST_DAY + 10:
                     # a web page crawled late: written ten or more days before it arrives
                     written, delivered, late_page = rng.randint(2, day - 10), day, False
-                draft = _Draft(day=written, kind="web_page", uri=uri, delivered=delivered,
+                draft = Draft(day=written, kind="web_page", uri=uri, delivered=delivered,
                                turns=[Turn(role="tool", text=rng.choice(WEB_PAGES_V3).format(
                                    label=label, v=value))], facts=[fact])
             self.drafts.append(draft)
@@ -535,16 +513,10 @@ class _Builder:
                 else:
                     text = rng.choice(DECOY_TEMPLATES_V3[kind]).format(
                         who=rng.choice(DECOY_PEOPLE), label=label, v=value)
-                if kind == "suggestion":
-                    turns = [Turn(role="user", text=rng.choice(DECOY_SUGGESTION_OPENERS)),
-                             Turn(role="assistant", text=text),
-                             Turn(role="user", text=rng.choice(DECOY_SUGGESTION_DECLINES))]
-                    turn = 1
-                else:
-                    turns, turn = [Turn(role="user", text=text), ack(rng)], 0
+                turns, turn = decoy_turns(rng, kind, text)
                 fact = Fact(turn=turn, attribute=key, value=value, tense="present",
                             decoy=kind, until_day=until)
-                self.drafts.append(_Draft(day=day, kind="decoy", turns=turns, facts=[fact]))
+                self.drafts.append(Draft(day=day, kind="decoy", turns=turns, facts=[fact]))
                 self.plan.hazard(key, day)
                 self.decoys.append(Decoy(attribute=key, value=value, kind=kind, day=day,
                                          document_uri=""))
@@ -568,7 +540,7 @@ class _Builder:
                 value = self.value_at(key, day)
                 assert value is not None
                 text = _say(rng, "present", key, v=value)
-                self.drafts.append(_remark(rng, day, "mention", text, [_present(key, value)]))
+                self.drafts.append(remark(rng, day, "mention", text, [_present(key, value)]))
                 self.plan.statement(key, day)
             held = [(d, v) for d, v in self.actual[key]]
             for (_start, old), (end, _new) in zip(held, held[1:], strict=False):
@@ -580,7 +552,7 @@ class _Builder:
                 if later:
                     day = rng.choice(later)
                     text = _say(rng, "past", key, v=old)
-                    self.drafts.append(_remark(rng, day, "history", text, [_past(key, old)]))
+                    self.drafts.append(remark(rng, day, "history", text, [_past(key, old)]))
                     self.plan.event_days[key].add(day)
 
     def quiet(self, key: str, roles: dict[str, str]) -> bool:
@@ -594,13 +566,13 @@ class _Builder:
         days = [rng.randint(1, self.days) for _ in range(n)] + list(self.checkpoints)
         for day in sorted(days):
             user, assistant = deck.deal()
-            self.drafts.append(_Draft(day=day, kind="filler", turns=[
+            self.drafts.append(Draft(day=day, kind="filler", turns=[
                 Turn(role="user", text=user), Turn(role="assistant", text=assistant)]))
         for _ in range(DELAYED_SYNCS):  # chit-chat from a device that synced late
             written = rng.randint(2, max(2, self.days // 2))
             delivered = min(self.days, written + rng.randint(10, 30))
             user, assistant = deck.deal()
-            self.drafts.append(_Draft(day=written, kind="noise", delivered=delivered, turns=[
+            self.drafts.append(Draft(day=written, kind="noise", delivered=delivered, turns=[
                 Turn(role="user", text=user), Turn(role="assistant", text=assistant)]))
 
     # ---- assembly ----------------------------------------------------------------------
@@ -610,7 +582,7 @@ class _Builder:
             d.order = i
         written = sorted(self.drafts, key=lambda d: (d.day, _KIND_ORDER[d.kind], d.order))
         positions: dict[int, int] = {}
-        placed: list[tuple[_Draft, Session]] = []
+        placed: list[tuple[Draft, Session]] = []
         for d in written:
             position = positions.get(d.day, 0)
             positions[d.day] = position + 1

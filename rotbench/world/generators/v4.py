@@ -27,11 +27,10 @@ from ``FULL_DAYS_V4`` days on.
 
 from __future__ import annotations
 
-from rotbench.world.generators.builder import fingerprinted
+from rotbench.world.generators.builder import fingerprinted, remark
 from rotbench.world.generators.v3 import (
     _Builder,
     _present,
-    _remark,
     _say,
     build,
 )
@@ -146,7 +145,7 @@ class _BuilderV4(_Builder):
                 pool = CONTINGENT if tie == "contingent" else IMPLIED
                 text = self.rng.choice(pool[dep]).format(root=root_value, v=value)
             fact = _tied(dep, value, DEP_ROOT, root_value, tie)
-            self.drafts.append(_remark(self.rng, day, "mention", text, [fact]))
+            self.drafts.append(remark(self.rng, day, "mention", text, [fact]))
             self.plan.statement(dep, day)
             self.set_value(dep, t0, value if tie == "successor" else None, "restatement")
             self.plan.hazard(dep, t0)
@@ -163,7 +162,7 @@ class _BuilderV4(_Builder):
         assert home is not None
         moved = self.fresh(CASCADE_ROOT)
         text = _say(self.rng, "transition", CASCADE_ROOT, old=home, new=moved)
-        self.drafts.append(_remark(self.rng, t1, "change", text, [
+        self.drafts.append(remark(self.rng, t1, "change", text, [
             _present(CASCADE_ROOT, moved)]))
         self.plan.statement(CASCADE_ROOT, t1)
         for dep in DEPENDENTS[CASCADE_ROOT]:
@@ -173,12 +172,12 @@ class _BuilderV4(_Builder):
             value = self.fresh(dep)
             text = self.rng.choice(CASCADE_DEPENDENT).format(
                 root=moved, label=self._label(dep), v=value)
-            self.drafts.append(_remark(self.rng, t2, "mention", text, [
+            self.drafts.append(remark(self.rng, t2, "mention", text, [
                 _tied(dep, value, CASCADE_ROOT, moved, "contingent")]))
             self.plan.statement(dep, t2)
             self.plan.hazard(dep, t3)
         text = self.rng.choice(CASCADE_RETRACTION[CASCADE_ROOT]).format(wrong=moved, new=home)
-        self.drafts.append(_remark(self.rng, t3, "correction", text, [
+        self.drafts.append(remark(self.rng, t3, "correction", text, [
             _present(CASCADE_ROOT, home, event="correction", corrects=moved)]))
         self.plan.statement(CASCADE_ROOT, t3)
         self.plan.hazard(CASCADE_ROOT, t3)
@@ -232,7 +231,7 @@ class _BuilderV4(_Builder):
         ago = self.rng.choice(AGO[n])
         text = self.rng.choice(RELATIVE_CHANGE).format(
             label=self._label(key), v=value, ago=ago, ago_cap=ago[0].upper() + ago[1:])
-        self.drafts.append(_remark(self.rng, since + n, "mention", text, [
+        self.drafts.append(remark(self.rng, since + n, "mention", text, [
             _present(key, value, effective_day=since)], delivered=delivered))
         self.relatives += 1
         self.plan.statement(key, delivered)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from rotbench.contract.engine import Document
 from rotbench.contract.extraction import world_documents
+from rotbench.perception.model import RETRY_MARKER, LLMSettings
 from rotbench.reference.config import EngineConfig
 from rotbench.world.models import World
 
@@ -13,6 +17,49 @@ SECRET_KEY = "sk-ant-api03-ROTBENCH-FAKE-KEY-do-not-leak-5f1c9e2b7a"
 FAST_CONFIG = EngineConfig().with_overrides(["reconcile.update_floor=0.6"])
 """With the bag-of-words test embedder, the default 0.45 floor sends ~1100 pairs of world 42
 to the checker; 0.6 keeps every decision the same with ~320 pairs (a faster test)."""
+
+
+PRICED = LLMSettings(prices={"claude-haiku-4-5": (1.0, 5.0), "claude-sonnet-4-6": (3.0, 15.0)})
+"""Model settings with both default models priced (US dollars per million tokens in, out)."""
+
+
+@contextmanager
+def oracle_fake(world: World) -> Iterator:
+    """A fake Anthropic server that answers every prompt about ``world`` as the oracle."""
+    from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
+
+    with FakeAnthropic(oracle_answerer(world)) as server:
+        yield server
+
+
+def assert_invalid_twice(extractor, fake, message: str) -> None:
+    """``extractor`` asked once and retried once, the retry quoting ``message`` (the first
+    answer's one-line reason), and recorded one ``invalid_answer`` failure naming it."""
+    first, retry = fake.requests
+    assert not first.is_retry and retry.is_retry
+    assert message in retry.prompt.split(RETRY_MARKER, 1)[1]
+    (failure,) = extractor.stats.failures
+    assert failure.kind == "invalid_answer" and message in failure.reason
+    assert "\n" not in failure.reason and "first at claims.0" in failure.reason
+
+
+def monday_conversation(text: str) -> Document:
+    """A conversation of day 14, Monday 19 January 2026 (the epoch is 2026-01-05): the
+    user says ``text``, the assistant "Noted."."""
+    from rotbench.world.models import Turn
+
+    return Document(uri="conv://t/1", day=14, timestamp="2026-01-19T10:00:00Z",
+                    kind="conversation", turns=[Turn(role="user", text=text),
+                                                Turn(role="assistant", text="Noted.")])
+
+
+def live_extractor(fake, version: str, slots: dict[str, str]):
+    """A ``LiveExtractor`` asking ``fake`` with prompt ``version`` (model
+    claude-sonnet-4-6, no cache) for ``slots``."""
+    from rotbench.perception.model import AnthropicClient, LiveExtractor
+
+    return LiveExtractor(AnthropicClient(base_url=fake.base_url), "claude-sonnet-4-6",
+                         version, slots=slots)
 
 
 def documents(world: World) -> list[Document]:
@@ -84,15 +131,10 @@ def assert_probe_estimate_exact(world: World, fake, embedder, tmp_path, settings
     return est, live
 
 
-def assert_live_estimate_matches(world: World, fake, embedder, tmp_path, settings,
-                                 engine_config, prompt_version: str):
-    """On the live arm, ``world``'s estimate names the calls made: the live perception
-    against ``fake`` (answering as the oracle) reads ``world`` with ``prompt_version``, reads
-    documents and questions as the oracle does and decides as it does, and the estimated
-    extract calls and tokens equal the metered ones, the check calls the fake's. Returns the
-    estimate."""
+def oracle_and_estimate(world: World, embedder, settings, engine_config):
+    """``world`` read and decided by the oracle, and its live-arm estimate: (documents,
+    questions, the oracle's extraction, its ledger, the estimate)."""
     from rotbench.estimate.perception import estimate
-    from rotbench.perception.model import AnthropicClient, build_perception
     from rotbench.perception.oracle import OracleChecker, OracleExtractor
     from rotbench.pipeline.extract import extract_concurrently
     from rotbench.reference.reconcile import deposit
@@ -103,6 +145,22 @@ def assert_live_estimate_matches(world: World, fake, embedder, tmp_path, setting
                                   concurrency=1, questions=questions)
     oracle_ledger = deposit(oracle, embedder, OracleChecker(), engine_config)
     est = estimate(world, "live", settings, embedder=embedder, engine_config=engine_config)
+    return docs, questions, oracle, oracle_ledger, est
+
+
+def assert_live_estimate_matches(world: World, fake, embedder, tmp_path, settings,
+                                 engine_config, prompt_version: str):
+    """On the live arm, ``world``'s estimate names the calls made: the live perception
+    against ``fake`` (answering as the oracle) reads ``world`` with ``prompt_version``, reads
+    documents and questions as the oracle does and decides as it does, and the estimated
+    extract calls and tokens equal the metered ones, the check calls the fake's. Returns the
+    estimate."""
+    from rotbench.perception.model import AnthropicClient, build_perception
+    from rotbench.pipeline.extract import extract_concurrently
+    from rotbench.reference.reconcile import deposit
+
+    docs, questions, oracle, oracle_ledger, est = oracle_and_estimate(
+        world, embedder, settings, engine_config)
     live = build_perception("live", settings, cache_dir=tmp_path,
                             client=AnthropicClient(base_url=fake.base_url))
     extractor = live.extractor(world)

@@ -14,15 +14,19 @@ from pathlib import Path
 import pytest
 from llm_helpers import (
     FAST_CONFIG,
+    PRICED,
     Answers,
     answer_json,
+    assert_invalid_twice,
     assert_live_estimate_matches,
     assert_probe_estimate_exact,
     claim_draft,
     documents,
+    live_extractor,
+    monday_conversation,
+    oracle_fake,
 )
 
-from rotbench.contract.engine import Document
 from rotbench.embedding import Embedder
 from rotbench.estimate.perception import estimate
 from rotbench.perception.arms import SettingsError, load_llm_settings
@@ -37,7 +41,6 @@ from rotbench.perception.model import (
 )
 from rotbench.perception.model._prompts import (
     EXTRACT_PROMPTS,
-    RETRY_MARKER,
     names_a_time,
     written_date_of,
 )
@@ -49,17 +52,13 @@ from rotbench.world.models import Turn, World
 
 SLOTS = {"employer": "employer", "home_city": "home city", "car": "car", "gym": "gym",
          "language": "language being learned"}
-# Day 14 of every world is Monday 19 January 2026 (the epoch is 2026-01-05).
-DOC = Document(uri="conv://t/1", day=14, timestamp="2026-01-19T10:00:00Z", kind="conversation",
-               turns=[Turn(role="user", text="Some news about me."),
-                      Turn(role="assistant", text="Noted.")])
+DOC = monday_conversation("Some news about me.")  # day 14: Monday 19 January 2026
 CHECK_KINDS = ("contradiction", "slot")
-SETTINGS = LLMSettings(prices={"claude-haiku-4-5": (1.0, 5.0), "claude-sonnet-4-6": (3.0, 15.0)})
+SETTINGS = PRICED
 
 
 def _extractor(fake: FakeAnthropic, version: str = "extract-v3") -> LiveExtractor:
-    return LiveExtractor(AnthropicClient(base_url=fake.base_url), "claude-sonnet-4-6", version,
-                         slots=SLOTS)
+    return live_extractor(fake, version, SLOTS)
 
 
 # ---- one test per new field: a hand-written answer and the exact draft it becomes ------------
@@ -213,13 +212,9 @@ def test_a_bad_field_is_one_line_retried_with_its_reason_then_a_failure(
     answers.texts = [answer_json(claim)]
     ex = _extractor(fake)
     assert ex.extract(DOC) == []
-    first, retry = fake.requests
-    assert not first.is_retry and retry.is_retry
-    assert message in retry.prompt.split(RETRY_MARKER, 1)[1]
+    assert_invalid_twice(ex, fake, message)
     (failure,) = ex.stats.failures
-    assert failure.kind == "invalid_answer" and message in failure.reason
-    assert "\n" not in failure.reason and failure.reason.startswith("invalid twice: 1 valid")
-    assert "first at claims.0" in failure.reason
+    assert failure.reason.startswith("invalid twice: 1 valid")
     assert (ex.stats.calls, ex.stats.invalid_answers, ex.stats.undecided) == (2, 2, 1)
 
 
@@ -341,7 +336,7 @@ def world3() -> World:
 
 @pytest.fixture
 def fake3(world3: World) -> Iterator[FakeAnthropic]:
-    with FakeAnthropic(oracle_answerer(world3)) as server:
+    with oracle_fake(world3) as server:
         yield server
 
 

@@ -14,15 +14,19 @@ from pathlib import Path
 import pytest
 from llm_helpers import (
     FAST_CONFIG,
+    PRICED,
     Answers,
     answer_json,
+    assert_invalid_twice,
     assert_live_estimate_matches,
     assert_probe_estimate_exact,
     claim_draft,
     documents,
+    live_extractor,
+    monday_conversation,
+    oracle_fake,
 )
 
-from rotbench.contract.engine import Document
 from rotbench.contract.perception import Dependency, QuestionFrame
 from rotbench.embedding import Embedder
 from rotbench.perception.model import (
@@ -32,25 +36,21 @@ from rotbench.perception.model import (
     LLMSettings,
     slots_from_world,
 )
-from rotbench.perception.model._prompts import EXTRACT_PROMPTS, RETRY_MARKER
+from rotbench.perception.model._prompts import EXTRACT_PROMPTS
 from rotbench.perception.oracle import OracleExtractor
 from rotbench.pipeline.extract import extract_concurrently
-from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
+from rotbench.testing.fake_anthropic import FakeAnthropic
 from rotbench.world.generators.base import generate_world
-from rotbench.world.models import Turn, World
+from rotbench.world.models import World
 
 SLOTS = {"employer": "employer", "home_city": "home city", "manager": "manager",
          "gym": "gym"}
-# Day 14 of every world is Monday 19 January 2026 (the epoch is 2026-01-05).
-DOC = Document(uri="conv://t/1", day=14, timestamp="2026-01-19T10:00:00Z", kind="conversation",
-               turns=[Turn(role="user", text="Some news about me last week."),
-                      Turn(role="assistant", text="Noted.")])
-SETTINGS = LLMSettings(prices={"claude-haiku-4-5": (1.0, 5.0), "claude-sonnet-4-6": (3.0, 15.0)})
+DOC = monday_conversation("Some news about me last week.")  # day 14: Monday 19 January 2026
+SETTINGS = PRICED
 
 
 def _extractor(fake: FakeAnthropic) -> LiveExtractor:
-    return LiveExtractor(AnthropicClient(base_url=fake.base_url), "claude-sonnet-4-6",
-                         "extract-v4", slots=SLOTS)
+    return live_extractor(fake, "extract-v4", SLOTS)
 
 
 # ---- one test per new field ------------------------------------------------------------------
@@ -145,12 +145,7 @@ def test_a_bad_field_is_one_line_retried_with_its_reason_then_a_failure(
     answers.texts = [answer_json(claim)]
     ex = _extractor(fake)
     assert ex.extract(DOC) == []
-    first, retry = fake.requests
-    assert not first.is_retry and retry.is_retry
-    assert message in retry.prompt.split(RETRY_MARKER, 1)[1]
-    (failure,) = ex.stats.failures
-    assert failure.kind == "invalid_answer" and message in failure.reason
-    assert "\n" not in failure.reason and "first at claims.0" in failure.reason
+    assert_invalid_twice(ex, fake, message)
 
 
 def test_a_bad_premise_is_retried_then_a_failure(fake: FakeAnthropic, answers: Answers) -> None:
@@ -183,7 +178,7 @@ def world4() -> World:
 
 @pytest.fixture
 def fake4(world4: World) -> Iterator[FakeAnthropic]:
-    with FakeAnthropic(oracle_answerer(world4)) as server:
+    with oracle_fake(world4) as server:
         yield server
 
 

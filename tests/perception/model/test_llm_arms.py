@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from llm_helpers import FAST_CONFIG, documents
+from llm_helpers import FAST_CONFIG, PRICED, documents, oracle_and_estimate
 
 from rotbench.embedding import Embedder
 from rotbench.estimate.perception import estimate
@@ -27,7 +27,7 @@ from rotbench.testing.fake_anthropic import FakeAnthropic
 from rotbench.world.models import World
 
 CHECK_KINDS = ("contradiction", "slot")
-SETTINGS = LLMSettings(prices={"claude-haiku-4-5": (1.0, 5.0), "claude-sonnet-4-6": (3.0, 15.0)})
+SETTINGS = PRICED
 
 
 def _decisions(ledger: Ledger) -> tuple[object, ...]:
@@ -90,12 +90,8 @@ def test_probe_arm_reproduces_the_oracle_and_the_estimate_is_exact(
 def test_live_arm_with_oracle_answers_equals_the_oracle_arm(
     oracle_fake: FakeAnthropic, world42: World, embedder: Embedder, tmp_path: Path
 ) -> None:
-    docs = documents(world42)
-    questions = [p.question for p in world42.probes]
-    oracle_extraction = extract_concurrently(docs, OracleExtractor(world42),
-                                             concurrency=1, questions=questions)
-    oracle_ledger = deposit(oracle_extraction, embedder, OracleChecker(), FAST_CONFIG)
-    est = estimate(world42, "live", SETTINGS, embedder=embedder, engine_config=FAST_CONFIG)
+    docs, questions, oracle_extraction, oracle_ledger, est = oracle_and_estimate(
+        world42, embedder, SETTINGS, FAST_CONFIG)
 
     client = AnthropicClient(base_url=oracle_fake.base_url)
     live = build_perception(
