@@ -3,7 +3,9 @@ published rates (issue 36). Free: no model is ever called.
 
 - ``profile``: ``NoiseProfile``, ``load_profile`` and the shipped profiles (``good``,
   ``typical`` (the default), ``spec-live``), each rate with its source;
+- ``record``: the seeded draw, ``InjectedError`` and ``NoisePlan``;
 - ``plan``: ``plan_world``, the per-world decision of which error hits which claim;
+- ``questions``: the questions' share of a plan (misread question frames);
 - ``perception``: ``NoisyExtractor``, ``NoisyChecker`` and the arm's ``NoisyRuntime``;
 - ``attribution``: the per-probe error ids and the ``perception_noise`` counts of a report.
 

@@ -41,7 +41,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from rotbench.perception.noisy.plan import InjectedError, NoisePlan
+from rotbench.perception.noisy.record import InjectedError, NoisePlan
 from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
 from rotbench.world.models import World
 

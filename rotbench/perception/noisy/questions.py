@@ -23,8 +23,8 @@ for a question as for a claim (an assumption: no source measures question readin
 from __future__ import annotations
 
 from rotbench.contract.perception import QuestionFrame
-from rotbench.perception.noisy.plan import InjectedError, NoisePlan, draw
 from rotbench.perception.noisy.profile import NoiseProfile
+from rotbench.perception.noisy.record import InjectedError, NoisePlan, draw
 from rotbench.perception.oracle import SUBJECT, OracleExtractor
 from rotbench.world.models import World
 
