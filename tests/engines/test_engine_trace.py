@@ -95,3 +95,36 @@ def test_a_factory_is_checked_from_the_source(project, source, name, message) ->
 def test_what_the_source_may_bind_is_not_refused(project, source) -> None:
     _write(project, "author_ok", source)
     check_factory("author_ok:make_engine")
+
+
+def test_the_factory_check_parses_with_the_collector_held_off() -> None:
+    """``check_factory`` reads an author's module with the cyclic collector off while the
+    tree is built (a finalizer run meanwhile by another thread's garbage unbalanced CPython
+    3.11's AST constructor: "SystemError: AST constructor recursion depth mismatch" in a run
+    whose warm-up thread was loading a model), and puts the collector back as it found it."""
+    import gc
+
+    from rotbench.engines import registry
+
+    seen: list[bool] = []
+    import ast
+
+    original = ast.parse
+
+    def spy(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return original(*args, **kwargs)
+
+    ast.parse = spy
+    try:
+        assert gc.isenabled()
+        tree = registry._parse_module(b"def make_engine(context):\n    return None\n", "m.py")
+        gc.disable()
+        registry._parse_module(b"x = 1\n", "n.py")
+        assert not gc.isenabled()  # left off when it was off
+        gc.enable()
+    finally:
+        ast.parse = original
+    assert seen == [False, False]
+    assert gc.isenabled()
+    assert [type(node).__name__ for node in tree.body] == ["FunctionDef"]
