@@ -151,65 +151,6 @@ def saved(tmp_path: Path, small_report: Report) -> Path:
     return write_report(small_report, tmp_path / "reports" / f"{small_report.run_id}.json")
 
 
-# Markers given here rather than in the files, for tests that had none and cost seconds each
-# (measured with --durations): a whole run of the workflow, a child process, or both. The
-# files are left as they are (other work edits them); a marker in the file does the same.
-# `make test` runs every test whatever its markers; `make test-fast` leaves these out.
-_MARKED: dict[str, tuple[str, ...]] = {
-    # a 3-seed flow of graphiti and graphiti-current (module fixture), a live-arm flow
-    "tests/engines/test_graphiti.py::test_both_engines_run": ("slow",),
-    "tests/engines/test_graphiti.py::test_graphiti_figures": ("slow",),
-    "tests/engines/test_graphiti.py::test_graphiti_current_figures": ("slow",),
-    "tests/engines/test_graphiti.py::test_call_counts_by_response_model": ("slow",),
-    "tests/engines/test_graphiti.py::test_graphiti_writes_only_scratch": ("slow",),
-    "tests/engines/test_graphiti.py::test_graphiti_live_estimate_is_exact": ("slow",),
-    "tests/engines/test_graphiti.py::test_import_reads_no_dotenv_and_sends_no_telemetry":
-        ("subprocess",),
-    # the generator-3 graphiti flow (module fixture; 89 s of wall at a load of 4)
-    "tests/engines/test_graphiti.py::test_generator_3_figures": ("slow",),
-    # a full disk under each of `rotbench run`'s outputs, in child processes (about 40 s each)
-    "tests/cli/test_full_disk.py": ("slow", "subprocess"),
-    # whole runs through the command line in-process (8-17 s each at a load of 4)
-    "tests/cli/test_files_and_inputs.py::"
-    "test_rotbench_replaces_what_it_wrote_itself_and_nothing_changed_since": ("slow",),
-    "tests/cli/test_files_and_inputs.py::test_plots_never_replace_a_users_own_file": ("slow",),
-    "tests/cli/test_files_and_inputs.py::test_compare_and_report_verify_figures_as_show_does":
-        ("slow",),
-    "tests/cli/test_batch_cli.py::test_estimate_shows_both_prices_and_which_applies": ("slow",),
-    # every faulty engine on three seeds of each generator (46 s and 10 s at a load of 4)
-    "tests/faults/test_faults_v3.py": ("slow",),
-    "tests/faults/test_faults.py": ("slow",),
-    # a flow of every hostile engine (module fixture; 40-74 s, the worker's first flow)
-    "tests/flows/test_boundary_flow.py": ("slow",),
-    # 4-7 s each: a model arm over whole worlds, a killed batch wait, resumed faults
-    "tests/perception/model/test_llm_perception.py::"
-    "test_extractor_with_an_oracle_model_reproduces_the_oracle": ("slow",),
-    "tests/perception/model/test_llm_batch.py::"
-    "test_a_run_killed_mid_wait_collects_its_batch_instead_of_paying_again": ("slow",),
-    "tests/perception/model/test_llm_resume.py::test_faults_lose_no_completed_work": ("slow",),
-    "tests/perception/model/test_extract_v3.py::"
-    "test_valid_from_of_a_scheduled_change_becomes_its_world_day": ("slow",),
-    "tests/results/presentation/test_compare.py::test_compare_command_formats": ("slow",),
-    "tests/cli/test_report_cli.py::test_rescore_writes_a_new_report_and_records_it": ("slow",),
-    "tests/results/presentation/test_plots.py::"
-    "test_an_old_report_without_newer_metrics_still_plots": ("slow",),
-    "tests/rulings/test_real_pairs_report.py::"
-    "test_without_claim_text_the_texts_and_the_queue_are_left_out": ("slow",),
-    # `rotbench run` in a child process, every test of the file
-    "tests/cli/test_run_process.py": ("slow", "subprocess"),
-    # a 3-seed generator-3 flow of four engines (module fixture)
-    "tests/flows/test_generator3_flow.py": ("slow",),
-    # whole probe/live-arm flows against the fake API (module fixtures of 3-4 runs each);
-    # measured 18.9 s, 26.8 s and 11.5 s of CPU before the model was shared
-    "tests/flows/test_degraded_cache.py": ("slow",),
-    "tests/flows/test_batch_flow.py": ("slow",),
-    "tests/flows/test_call_gate.py::test_four_worlds_at_once_never_pass_the_run_bound": ("slow",),
-    # `rotbench run` killed with SIGKILL and rerun, in child processes
-    "tests/flows/test_call_gate.py::test_kill_9_and_rerun_repays_at_most_the_concurrency":
-        ("slow", "subprocess"),
-}
-
-
 # The files that take longest, heaviest first, with their wall seconds in one two-process
 # run (`pytest -n 2 --durations=0`, 2026-12-01, load 4-5). Under pytest-xdist they are sent
 # out first, so the two processes end together instead of one finishing a long file alone.
@@ -233,13 +174,9 @@ _HEAVY = {
 
 
 def pytest_collection_modifyitems(config, items) -> None:
-    """Add the markers of ``_MARKED`` (keys: a test's node id, or its file's path); in a
-    pytest-xdist worker, order the files of ``_HEAVY`` first, heaviest first (``make test``
-    passes ``--no-loadscope-reorder``, so the files go out in this order)."""
-    for item in items:
-        path = item.nodeid.split("::", 1)[0]
-        base = item.nodeid.split("[", 1)[0]
-        for name in _MARKED.get(base, ()) + _MARKED.get(path, ()):
-            item.add_marker(getattr(pytest.mark, name))
+    """In a pytest-xdist worker, order the files of ``_HEAVY`` first, heaviest first
+    (``make test`` passes ``--no-loadscope-reorder``, so the files go out in this order).
+    A test's markers (slow, browser, subprocess) are in its own file: ``pytestmark`` or a
+    decorator."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         items.sort(key=lambda item: -_HEAVY.get(item.nodeid.split("::", 1)[0], 0))

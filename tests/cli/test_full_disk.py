@@ -18,6 +18,9 @@ from pathlib import Path
 
 import pytest
 
+# a full disk under each of `rotbench run`'s outputs, in child processes (about 40 s each)
+pytestmark = [pytest.mark.slow, pytest.mark.subprocess]
+
 ROOT = Path(__file__).resolve().parents[2]
 SITE = Path(__file__).resolve().parent / "full_disk_site"
 HEX = "[0-9a-f]{64}"

@@ -104,6 +104,7 @@ def worlds():
     return [generate_world(s, generator="1") for s in SEEDS]
 
 
+@pytest.mark.slow
 def test_four_worlds_at_once_never_pass_the_run_bound(worlds, tmp_path, monkeypatch) -> None:
     """``--max-worlds 4 --concurrency 8``, probe arm, seeds 42 43 44: the fake never sees more
     than 8 requests open (before: 24, three worlds of 8), and the run reports figures."""
@@ -148,6 +149,8 @@ def _run_cli(tmp: Path, fake: FakeAnthropic, api_url: str) -> subprocess.Popen:
                             start_new_session=True)
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_kill_9_and_rerun_repays_at_most_the_concurrency(worlds, tmp_path,
                                                         server_url) -> None:
     """``rotbench run --arm probe`` (seeds 42 43, 2 worlds at once) killed with SIGKILL,

@@ -18,6 +18,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from flow_helpers import run_flow  # noqa: E402
 
+# a 3-seed generator-3 flow of four engines (module fixture)
+pytestmark = pytest.mark.slow
+
 ENGINES = ["reference", "latest-wins", "transcript-rag", "examples.my_engine:make_engine"]
 
 PINNED = {  # pooled over seeds 42 43 44
