@@ -151,6 +151,55 @@ def saved(tmp_path: Path, small_report: Report) -> Path:
     return write_report(small_report, tmp_path / "reports" / f"{small_report.run_id}.json")
 
 
+def _shared_runs_folder(tmp_path_factory) -> Path:
+    """Where the shared oracle runs live: the session's temporary folder, which every
+    pytest-xdist worker of one session inherits (so two workers share one run), else this
+    process's pytest temporary folder."""
+    if "ROTBENCH_TESTS_TMP" in os.environ:
+        return Path(os.environ["ROTBENCH_TESTS_TMP"]) / "shared-runs"
+    return tmp_path_factory.getbasetemp() / "shared-runs"
+
+
+@pytest.fixture(scope="session")
+def oracle_report(tmp_path_factory):
+    """``oracle_report(generator, seeds=(42,), days=90)``: the report of a cold oracle-arm run
+    of the reference engine (the flow in-process, nothing else given), made once per test
+    session and read by every test that compares its figures with the oracle's.
+
+    Each run has a folder of its own under ``_shared_runs_folder``; a file lock makes the
+    first process (of any pytest-xdist worker) run it while the others wait, and every
+    caller reads the written report back from its JSON file (the same figures bit for bit:
+    ``rotbench.results.files.report.load_report``). A run that fails leaves no report path,
+    so the next caller runs it again and sees the failure itself."""
+    import asyncio
+    import fcntl
+
+    from flows.rot_benchmark import rot_benchmark
+    from rotbench.results.files.report import load_report
+
+    folder = _shared_runs_folder(tmp_path_factory)
+    folder.mkdir(parents=True, exist_ok=True)
+    loaded: dict[tuple, Report] = {}
+
+    def report(generator: str, seeds: tuple[int, ...] = (42,), days: int = 90) -> Report:
+        key = (generator, tuple(seeds), days)
+        if key not in loaded:
+            name = f"oracle-g{generator}-s{'-'.join(map(str, seeds))}-d{days}"
+            root, done = folder / name, folder / f"{name}.report-path"
+            with open(folder / f"{name}.lock", "w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+                if not done.is_file():
+                    outcome = asyncio.run(rot_benchmark(
+                        cache_dir=str(root / "cache"), reports_dir=str(root / "reports"),
+                        generator=generator, seeds=list(seeds), days=days))
+                    assert outcome.missing == {} and outcome.failures == []
+                    done.write_text(outcome.report_paths[0])
+                loaded[key] = load_report(Path(done.read_text()))
+        return loaded[key]
+
+    return report
+
+
 # The files that take longest, heaviest first, with their wall seconds in one two-process
 # run (`pytest -n 2 --durations=0`, 2026-12-01, load 4-5). Under pytest-xdist they are sent
 # out first, so the two processes end together instead of one finishing a long file alone.
