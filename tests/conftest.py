@@ -151,6 +151,45 @@ def saved(tmp_path: Path, small_report: Report) -> Path:
     return write_report(small_report, tmp_path / "reports" / f"{small_report.run_id}.json")
 
 
+class SessionServer:
+    """The test process's own Prefect server (``prefect_server``): ``api_url``, and
+    ``child_env()``, the variables that point a child ``rotbench run`` at it."""
+
+    def __init__(self, api_url: str) -> None:
+        self.api_url = api_url
+
+    def child_env(self) -> dict[str, str]:
+        """``PREFECT_API_URL`` and, as a run's own temporary server has it, no logging to
+        the API (the server outlives the run, but nobody reads its log store)."""
+        return {"PREFECT_API_URL": self.api_url, "PREFECT_LOGGING_TO_API_ENABLED": "false"}
+
+
+@pytest.fixture(scope="session")
+def prefect_server():
+    """One Prefect server per test process, started on first use and stopped at the end of
+    the session, for the runs in child processes (and on Dask) whose tests are not about a
+    run's own server: a server's start costs about 8 s of CPU
+    (docs/results/speed.md), more than a one-seed run. ``PREFECT_API_URL`` stays unset in
+    this process (its in-process flows keep their temporary server): a test passes
+    ``child_env()`` to its child. Tests of the temporary server itself (its start, its end
+    with a killed or interrupted run) do not use this."""
+    from flows.prefect_server import EarlyServer
+
+    saved = {name: os.environ.get(name)
+             for name in ("PREFECT_API_URL", "PREFECT_LOGGING_TO_API_ENABLED")}
+    server = EarlyServer().start()
+    try:
+        for name, value in saved.items():  # start() pointed this process at it
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        server.wait_ready(240)  # a generous bound on a busy 2-core machine
+        yield SessionServer(server.api_url)
+    finally:
+        server.stop()
+
+
 def _shared_runs_folder(tmp_path_factory) -> Path:
     """Where the shared oracle runs live: the session's temporary folder, which every
     pytest-xdist worker of one session inherits (so two workers share one run), else this

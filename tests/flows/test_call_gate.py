@@ -122,24 +122,17 @@ def test_four_worlds_at_once_never_pass_the_run_bound(worlds, tmp_path, monkeypa
 
 
 @pytest.fixture(scope="module")
-def server_url():
-    """One Prefect server for both CLI runs (started here with a generous wait: on a busy
-    machine the CLI's own temporary server can take longer than its 60 s to answer)."""
-    from flows.prefect_server import EarlyServer
-
-    server = EarlyServer().start()
-    try:
-        server.wait_ready(240)
-        yield server.api_url
-    finally:
-        server.stop()
-        os.environ.pop("PREFECT_API_URL", None)
-        os.environ.pop("PREFECT_LOGGING_TO_API_ENABLED", None)
+def server_url(prefect_server):
+    """One Prefect server for both CLI runs: the test process's own (tests/conftest.py;
+    started with a generous wait: on a busy machine the CLI's own temporary server can take
+    longer than its 60 s to answer)."""
+    return prefect_server.api_url
 
 
 def _run_cli(tmp: Path, fake: FakeAnthropic, api_url: str) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "ANTHROPIC_API_KEY": KEY,
-           "ANTHROPIC_BASE_URL": fake.base_url, "PREFECT_API_URL": api_url}
+           "ANTHROPIC_BASE_URL": fake.base_url, "PREFECT_API_URL": api_url,
+           "PREFECT_LOGGING_TO_API_ENABLED": "false"}
     args = [sys.executable, "-m", "rotbench.cli.main", "run", "--arm", "probe",
             "--seed", "42", "--seed", "43", "--generator", "1", "--max-worlds", "4",
             "--concurrency", "8", "--yes", "--cache-dir", str(tmp / "cache"),
