@@ -151,95 +151,133 @@ def saved(tmp_path: Path, small_report: Report) -> Path:
     return write_report(small_report, tmp_path / "reports" / f"{small_report.run_id}.json")
 
 
-# Markers given here rather than in the files, for tests that had none and cost seconds each
-# (measured with --durations): a whole run of the workflow, a child process, or both. The
-# files are left as they are (other work edits them); a marker in the file does the same.
-# `make test` runs every test whatever its markers; `make test-fast` leaves these out.
-_MARKED: dict[str, tuple[str, ...]] = {
-    # a 3-seed flow of graphiti and graphiti-current (module fixture), a live-arm flow
-    "tests/engines/test_graphiti.py::test_both_engines_run": ("slow",),
-    "tests/engines/test_graphiti.py::test_graphiti_figures": ("slow",),
-    "tests/engines/test_graphiti.py::test_graphiti_current_figures": ("slow",),
-    "tests/engines/test_graphiti.py::test_call_counts_by_response_model": ("slow",),
-    "tests/engines/test_graphiti.py::test_graphiti_writes_only_scratch": ("slow",),
-    "tests/engines/test_graphiti.py::test_graphiti_live_estimate_is_exact": ("slow",),
-    "tests/engines/test_graphiti.py::test_import_reads_no_dotenv_and_sends_no_telemetry":
-        ("subprocess",),
-    # the generator-3 graphiti flow (module fixture; 89 s of wall at a load of 4)
-    "tests/engines/test_graphiti.py::test_generator_3_figures": ("slow",),
-    # a full disk under each of `rotbench run`'s outputs, in child processes (about 40 s each)
-    "tests/cli/test_full_disk.py": ("slow", "subprocess"),
-    # whole runs through the command line in-process (8-17 s each at a load of 4)
-    "tests/cli/test_files_and_inputs.py::"
-    "test_rotbench_replaces_what_it_wrote_itself_and_nothing_changed_since": ("slow",),
-    "tests/cli/test_files_and_inputs.py::test_plots_never_replace_a_users_own_file": ("slow",),
-    "tests/cli/test_files_and_inputs.py::test_compare_and_report_verify_figures_as_show_does":
-        ("slow",),
-    "tests/cli/test_batch_cli.py::test_estimate_shows_both_prices_and_which_applies": ("slow",),
-    # every faulty engine on three seeds of each generator (46 s and 10 s at a load of 4)
-    "tests/faults/test_faults_v3.py": ("slow",),
-    "tests/faults/test_faults.py": ("slow",),
-    # a flow of every hostile engine (module fixture; 40-74 s, the worker's first flow)
-    "tests/flows/test_boundary_flow.py": ("slow",),
-    # 4-7 s each: a model arm over whole worlds, a killed batch wait, resumed faults
-    "tests/perception/model/test_llm_perception.py::"
-    "test_extractor_with_an_oracle_model_reproduces_the_oracle": ("slow",),
-    "tests/perception/model/test_llm_batch.py::"
-    "test_a_run_killed_mid_wait_collects_its_batch_instead_of_paying_again": ("slow",),
-    "tests/perception/model/test_llm_resume.py::test_faults_lose_no_completed_work": ("slow",),
-    "tests/perception/model/test_extract_v3.py::"
-    "test_valid_from_of_a_scheduled_change_becomes_its_world_day": ("slow",),
-    "tests/results/presentation/test_compare.py::test_compare_command_formats": ("slow",),
-    "tests/cli/test_report_cli.py::test_rescore_writes_a_new_report_and_records_it": ("slow",),
-    "tests/results/presentation/test_plots.py::"
-    "test_an_old_report_without_newer_metrics_still_plots": ("slow",),
-    "tests/rulings/test_real_pairs_report.py::"
-    "test_without_claim_text_the_texts_and_the_queue_are_left_out": ("slow",),
-    # `rotbench run` in a child process, every test of the file
-    "tests/cli/test_run_process.py": ("slow", "subprocess"),
-    # a 3-seed generator-3 flow of four engines (module fixture)
-    "tests/flows/test_generator3_flow.py": ("slow",),
-    # whole probe/live-arm flows against the fake API (module fixtures of 3-4 runs each);
-    # measured 18.9 s, 26.8 s and 11.5 s of CPU before the model was shared
-    "tests/flows/test_degraded_cache.py": ("slow",),
-    "tests/flows/test_batch_flow.py": ("slow",),
-    "tests/flows/test_call_gate.py::test_four_worlds_at_once_never_pass_the_run_bound": ("slow",),
-    # `rotbench run` killed with SIGKILL and rerun, in child processes
-    "tests/flows/test_call_gate.py::test_kill_9_and_rerun_repays_at_most_the_concurrency":
-        ("slow", "subprocess"),
-}
+class SessionServer:
+    """The test process's own Prefect server (``prefect_server``): ``api_url``, and
+    ``child_env()``, the variables that point a child ``rotbench run`` at it."""
+
+    def __init__(self, api_url: str) -> None:
+        self.api_url = api_url
+
+    def child_env(self) -> dict[str, str]:
+        """``PREFECT_API_URL`` and, as a run's own temporary server has it, no logging to
+        the API (the server outlives the run, but nobody reads its log store)."""
+        return {"PREFECT_API_URL": self.api_url, "PREFECT_LOGGING_TO_API_ENABLED": "false"}
 
 
-# The files that take longest, heaviest first, with their wall seconds in one two-process
-# run (`pytest -n 2 --durations=0`, 2026-12-01, load 4-5). Under pytest-xdist they are sent
-# out first, so the two processes end together instead of one finishing a long file alone.
+@pytest.fixture(scope="session")
+def prefect_server():
+    """One Prefect server per test process, started on first use and stopped at the end of
+    the session, for the runs in child processes (and on Dask) whose tests are not about a
+    run's own server: a server's start costs about 8 s of CPU
+    (docs/results/speed.md), more than a one-seed run. ``PREFECT_API_URL`` stays unset in
+    this process (its in-process flows keep their temporary server): a test passes
+    ``child_env()`` to its child. Tests of the temporary server itself (its start, its end
+    with a killed or interrupted run) do not use this."""
+    from flows.prefect_server import EarlyServer
+
+    saved = {name: os.environ.get(name)
+             for name in ("PREFECT_API_URL", "PREFECT_LOGGING_TO_API_ENABLED")}
+    server = EarlyServer().start()
+    try:
+        for name, value in saved.items():  # start() pointed this process at it
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        server.wait_ready(240)  # a generous bound on a busy 2-core machine
+        yield SessionServer(server.api_url)
+    finally:
+        server.stop()
+
+
+def _shared_runs_folder(tmp_path_factory) -> Path:
+    """Where the shared oracle runs live: the session's temporary folder, which every
+    pytest-xdist worker of one session inherits (so two workers share one run), else this
+    process's pytest temporary folder."""
+    if "ROTBENCH_TESTS_TMP" in os.environ:
+        return Path(os.environ["ROTBENCH_TESTS_TMP"]) / "shared-runs"
+    return tmp_path_factory.getbasetemp() / "shared-runs"
+
+
+@pytest.fixture(scope="session")
+def oracle_report(tmp_path_factory):
+    """``oracle_report(generator, seeds=(42,), days=90)``: the report of a cold oracle-arm run
+    of the reference engine (the flow in-process, nothing else given), made once per test
+    session and read by every test that compares its figures with the oracle's.
+
+    Each run has a folder of its own under ``_shared_runs_folder``; a file lock makes the
+    first process (of any pytest-xdist worker) run it while the others wait, and every
+    caller reads the written report back from its JSON file (the same figures bit for bit:
+    ``rotbench.results.files.report.load_report``). A run that fails leaves no report path,
+    so the next caller runs it again and sees the failure itself."""
+    import asyncio
+    import fcntl
+
+    from flows.rot_benchmark import rot_benchmark
+    from rotbench.results.files.report import load_report
+
+    folder = _shared_runs_folder(tmp_path_factory)
+    folder.mkdir(parents=True, exist_ok=True)
+    loaded: dict[tuple, Report] = {}
+
+    def report(generator: str, seeds: tuple[int, ...] = (42,), days: int = 90) -> Report:
+        key = (generator, tuple(seeds), days)
+        if key not in loaded:
+            name = f"oracle-g{generator}-s{'-'.join(map(str, seeds))}-d{days}"
+            root, done = folder / name, folder / f"{name}.report-path"
+            with open(folder / f"{name}.lock", "w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+                if not done.is_file():
+                    outcome = asyncio.run(rot_benchmark(
+                        cache_dir=str(root / "cache"), reports_dir=str(root / "reports"),
+                        generator=generator, seeds=list(seeds), days=days))
+                    assert outcome.missing == {} and outcome.failures == []
+                    done.write_text(outcome.report_paths[0])
+                loaded[key] = load_report(Path(done.read_text()))
+        return loaded[key]
+
+    return report
+
+
+# The files that take longest, heaviest first, with their seconds (the sum of their tests'
+# setup, call and teardown) in one full two-process run (`pytest -n 2 --dist loadfile
+# --durations=0`, 2026-12-02 04:44-05:42 UTC, load average 2 to 17, median 11.6; about
+# five times a quiet machine's). Under pytest-xdist they are sent out first, so the two
+# processes end together instead of one finishing a long file alone (the feature matrix,
+# missing here before, ran last, alone). Every file over 40 s is listed.
 _HEAVY = {
-    "tests/engines/test_graphiti.py": 312, "tests/engines/test_peer_engines.py": 278,
-    "tests/cli/test_run_process.py": 211, "tests/cli/test_full_disk.py": 142,
-    "tests/flows/test_deployment.py": 141, "tests/flows/test_dask.py": 106,
-    "tests/cli/test_cli.py": 104, "tests/flows/test_call_gate.py": 104,
-    "tests/cli/test_signals.py": 80, "tests/cli/test_real_pairs_cli.py": 75,
-    "tests/cli/test_files_and_inputs.py": 71, "tests/flows/test_pipeline.py": 66,
-    "tests/flows/test_batch_flow.py": 45, "tests/flows/test_degraded_cache.py": 44,
-    "tests/faults/test_faults_v3.py": 43, "tests/flows/test_real_pairs.py": 37,
-    "tests/embedding/test_embedder.py": 36, "tests/flows/test_paid_arms.py": 34,
-    "tests/flows/test_generator3_flow.py": 33, "tests/cli/test_cli_property.py": 30,
-    "tests/flows/test_engines_flow.py": 30, "tests/results/presentation/test_plots.py": 29,
-    "tests/results/presentation/test_html.py": 28,
-    # one-file runs at load 6-10, 2026-12-01 (issue 37); test_hindsight.py is skipped
-    # outside an environment with the hindsight extra
-    "tests/engines/test_hindsight.py": 250, "tests/engines/test_langmem.py": 200,
+    "tests/test_feature_matrix.py": 654, "tests/cli/test_author_runs.py": 556,
+    "tests/engines/test_graphiti.py": 393, "tests/engines/test_peer_engines.py": 312,
+    "tests/cli/test_dies_with_parent.py": 247, "tests/cli/test_full_disk.py": 219,
+    "tests/flows/test_deployment.py": 199, "tests/cli/test_cli.py": 182,
+    "tests/flows/test_dask.py": 161, "tests/cli/test_files_and_inputs.py": 148,
+    "tests/cli/test_run_process.py": 145, "tests/cli/test_engine_isolation_cli.py": 143,
+    "tests/cli/test_results_cli.py": 138, "tests/faults/test_faults_v3.py": 120,
+    "tests/flows/test_shared_store.py": 107, "tests/flows/test_call_gate.py": 106,
+    "tests/embedding/test_embedder.py": 104, "tests/cli/test_real_pairs_cli.py": 103,
+    "tests/flows/test_generator3_flow.py": 94, "tests/cli/test_cli_property.py": 87,
+    "tests/engines/test_user_scoping.py": 74, "tests/cli/test_run_html.py": 70,
+    "tests/cli/test_signals.py": 66, "tests/flows/test_engines_flow.py": 63,
+    "tests/cli/test_engine_author_loop.py": 63, "tests/engines/test_isolation.py": 62,
+    "tests/results/presentation/test_html_browser.py": 61,
+    "tests/faults/test_faults_v4.py": 61, "tests/flows/test_pipeline.py": 60,
+    "tests/flows/test_batch_flow.py": 59, "tests/engines/test_langmem.py": 58,
+    "tests/results/files/test_world_files.py": 57,
+    "tests/results/presentation/test_html.py": 54, "tests/flows/test_real_pairs.py": 53,
+    "tests/results/test_store.py": 50, "tests/flows/test_paid_arms.py": 49,
+    "tests/perception/model/test_llm_batch.py": 49,
+    "tests/results/presentation/test_plots.py": 48, "tests/world/test_world.py": 43,
+    "tests/results/presentation/test_paired.py": 43,
+    # skipped outside an environment with the hindsight extra; a one-file run took 250 s
+    # at a load of 6-10 (2026-12-01, issue 37)
+    "tests/engines/test_hindsight.py": 250,
 }
 
 
 def pytest_collection_modifyitems(config, items) -> None:
-    """Add the markers of ``_MARKED`` (keys: a test's node id, or its file's path); in a
-    pytest-xdist worker, order the files of ``_HEAVY`` first, heaviest first (``make test``
-    passes ``--no-loadscope-reorder``, so the files go out in this order)."""
-    for item in items:
-        path = item.nodeid.split("::", 1)[0]
-        base = item.nodeid.split("[", 1)[0]
-        for name in _MARKED.get(base, ()) + _MARKED.get(path, ()):
-            item.add_marker(getattr(pytest.mark, name))
+    """In a pytest-xdist worker, order the files of ``_HEAVY`` first, heaviest first
+    (``make test`` passes ``--no-loadscope-reorder``, so the files go out in this order).
+    A test's markers (slow, browser, subprocess) are in its own file: ``pytestmark`` or a
+    decorator."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         items.sort(key=lambda item: -_HEAVY.get(item.nodeid.split("::", 1)[0], 0))

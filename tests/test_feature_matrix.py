@@ -35,15 +35,11 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def server():
+def server(prefect_server):
     """One Prefect server for every run of the module (each run is a child process, as a
-    user's is; a server per run would cost more than the run)."""
-    from flows.prefect_server import EarlyServer
-
-    early = EarlyServer().start()
-    early.wait_ready()
-    yield early
-    early.stop()
+    user's is; a server per run would cost more than the run): the test process's own
+    (tests/conftest.py)."""
+    return prefect_server
 
 
 def _reports(root: Path) -> list[dict]:
@@ -56,7 +52,7 @@ def _run(server, root: Path, generator: str, *extra: str,
          env: dict[str, str] | None = None) -> tuple[int, str, list[dict]]:
     """``rotbench run`` on SEED for ``generator`` in a child process on the module's
     server: (exit code, stderr, the reports written, as JSON, in the order written)."""
-    child_env = {**os.environ, **(env or {}), "PREFECT_API_URL": server.api_url,
+    child_env = {**os.environ, **(env or {}), **server.child_env(),
                  "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
     child_env.pop("ROTBENCH_DEBUG", None)
     proc = subprocess.run(

@@ -117,15 +117,16 @@ def test_every_engine_is_checked_before_work_starts(tmp_path: Path, factory: str
 
 
 @pytest.fixture(scope="module")
-def three(tmp_path_factory):
-    """The default run (seeds 42 43 44, 90 days) of three engines, piped at 80 columns."""
+def three(tmp_path_factory, prefect_server):
+    """The default run (seeds 42 43 44, 90 days) of three engines, piped at 80 columns, on
+    the test process's Prefect server (tests/conftest.py), as are the reruns below."""
     tmp = tmp_path_factory.mktemp("three")
     (tmp / "project").mkdir()
     out = tmp / "out"
     args = ["run", "--engine", "reference", "--engine", "latest-wins", "--engine",
             "transcript-rag", "--cache-dir", str(out / "cache"), "--reports-dir",
             str(out / "reports")]
-    proc = _cli(tmp, *args, env={"COLUMNS": "80"})
+    proc = _cli(tmp, *args, env={"COLUMNS": "80", **prefect_server.child_env()})
     return tmp, proc, args
 
 
@@ -185,12 +186,13 @@ def test_run_ids_work_in_show_and_compare_and_files_say_the_engine(three) -> Non
     assert again.returncode == 0, again.stderr
 
 
-def test_each_brings_back_the_full_reports_and_columns_is_respected(three) -> None:
+def test_each_brings_back_the_full_reports_and_columns_is_respected(three,
+                                                                   prefect_server) -> None:
     tmp, _, args = three
-    each = _cli(tmp, *args, "--each", env={"COLUMNS": "80"})
+    each = _cli(tmp, *args, "--each", env={"COLUMNS": "80", **prefect_server.child_env()})
     assert each.returncode == 0, each.stderr[-2000:]
     assert each.stdout.count("rotbench report rot-") == 3
-    wide = _cli(tmp, *args, env={"COLUMNS": "150"})
+    wide = _cli(tmp, *args, env={"COLUMNS": "150", **prefect_server.child_env()})
     widths = [len(x.rstrip()) for x in wide.stdout.splitlines() if "(195/195)" in x]
     assert widths and max(widths) <= 150
     assert "latest-wins 1.0.0" in next(x for x in wide.stdout.splitlines()
@@ -222,7 +224,8 @@ def test_new_engine_writes_a_module_and_test_that_run_beside_the_reference(
     assert shadow.returncode == 2 and "a module 'json' exists already" in shadow.stderr
 
 
-def test_the_first_screen_counts_agree_and_has_a_legend_and_a_next_line(three) -> None:
+def test_the_first_screen_counts_agree_and_has_a_legend_and_a_next_line(three,
+                                                                        prefect_server) -> None:
     """Item 9 on the defaults (generator 4): the header's unanswerable count is
     answered_unanswerable's denominator (91, of which 19 after a retraction), the questions
     with no current value are accounted for (19 after a retraction, 38 on a dependent whose
@@ -249,7 +252,8 @@ def test_the_first_screen_counts_agree_and_has_a_legend_and_a_next_line(three) -
     assert "  461: value-bearing hits (not questions) (redundancy_at_k)" in legend
     # the run's own first screen ends with one line saying what to try next
     one = _cli(tmp, "run", "--engine", "latest-wins", "--cache-dir",
-               str(tmp / "out" / "cache"), "--reports-dir", str(tmp / "out" / "r1"))
+               str(tmp / "out" / "cache"), "--reports-dir", str(tmp / "out" / "r1"),
+               env=prefect_server.child_env())
     assert one.returncode == 0, one.stderr[-2000:]
     assert one.stdout.rstrip().splitlines()[-1] == (
         "next: rotbench run --engine latest-wins --engine reference --html page.html")

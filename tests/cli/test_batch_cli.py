@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from typer.testing import CliRunner
 
 from rotbench.cli.main import app
@@ -14,6 +15,7 @@ runner = CliRunner()
 PRICES = {"claude-sonnet-4-6": [3.0, 15.0], "claude-haiku-4-5": [1.0, 5.0]}
 
 
+@pytest.mark.slow
 def test_estimate_shows_both_prices_and_which_applies(tmp_path) -> None:
     settings = tmp_path / "s.json"
     settings.write_text(json.dumps({"prices": PRICES}))

@@ -146,15 +146,17 @@ def test_bad_llm_settings_file_names_file_and_field(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 @pytest.mark.subprocess
-def test_probe_arm_from_the_command_line(tmp_path: Path) -> None:
+def test_probe_arm_from_the_command_line(tmp_path: Path, prefect_server) -> None:
     """`rotbench run --arm probe` against the fake API: estimate beside metered usage, and
-    the key in no output and no file."""
+    the key in no output and no file. (On the test process's Prefect server, from
+    tests/conftest.py: a run's own server is the main job's test above.)"""
     from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
     from rotbench.world import generate_world
 
     secret = "sk-ant-api03-ROTBENCH-CLI-KEY-never-printed-77aa"
     with FakeAnthropic(oracle_answerer(generate_world(42, generator="1"))) as fake:
-        env = {**os.environ, "ANTHROPIC_API_KEY": secret, "ANTHROPIC_BASE_URL": fake.base_url}
+        env = {**os.environ, "ANTHROPIC_API_KEY": secret, "ANTHROPIC_BASE_URL": fake.base_url,
+               **prefect_server.child_env()}
         proc = subprocess.run(
             [sys.executable, "-m", "rotbench.cli.main", "run", "--arm", "probe", "--seed", "42",
              "--generator", "2", "--yes", "--format", "json",

@@ -27,6 +27,8 @@ ROOT = Path(__file__).resolve().parents[2]
 LATENCY = 1.0
 KILL_AFTER = 3
 """Requests the fake has seen when the supervisor is killed."""
+RERUN_LATENCY = 0.02
+"""The fake's latency after the kill, seconds: the rerun makes its calls one at a time."""
 
 
 def _children(pid: int) -> list[int]:
@@ -92,6 +94,9 @@ def test_kill_9_of_the_supervisor_stops_the_run_and_the_rerun_collects(tmp_path)
             supervisor.kill()
             for pid in _children(supervisor.pid):
                 os.kill(pid, signal.SIGKILL)
+        # the kill is over: the rerun's calls need no latency (its figures, counts and
+        # warnings do not depend on it), only wall time: `left` calls one at a time
+        fake.set_latency(RERUN_LATENCY)
         left, paid = _estimate(args, env)
         assert left + paid == total
         assert at_kill - 1 <= paid <= at_kill  # at most the call in flight was lost

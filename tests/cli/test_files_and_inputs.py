@@ -58,6 +58,7 @@ def _edited(store: Path, tmp_path: Path) -> Path:
 
 # item 4 -------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_compare_and_report_verify_figures_as_show_does(store: Path, tmp_path: Path) -> None:
     edited = _edited(store, tmp_path)
     good = store / "reports" / "run-a.json"
@@ -78,6 +79,7 @@ def test_compare_and_report_verify_figures_as_show_does(store: Path, tmp_path: P
 
 # item 7 -------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_plots_never_replace_a_users_own_file(store: Path, tmp_path: Path) -> None:
     plots = tmp_path / "plots"
     plots.mkdir()
@@ -97,6 +99,7 @@ def test_plots_never_replace_a_users_own_file(store: Path, tmp_path: Path) -> No
     assert mine.read_bytes().startswith(b"\x89PNG") and mine.stat().st_mode & 0o777 == 0o600
 
 
+@pytest.mark.slow
 def test_rotbench_replaces_what_it_wrote_itself_and_nothing_changed_since(
         store: Path, tmp_path: Path) -> None:
     args = ["report", str(store / "reports" / "run-a.json"), "--html", str(tmp_path / "p.html")]

@@ -18,16 +18,22 @@ from pathlib import Path
 
 import pytest
 
+# a full disk under each of `rotbench run`'s outputs, in child processes (about 40 s each)
+pytestmark = [pytest.mark.slow, pytest.mark.subprocess]
+
 ROOT = Path(__file__).resolve().parents[2]
 SITE = Path(__file__).resolve().parent / "full_disk_site"
 HEX = "[0-9a-f]{64}"
 
 
-def run_on_a_full_disk(tmp: Path, full: Path) -> subprocess.CompletedProcess:
+def run_on_a_full_disk(tmp: Path, full: Path, server) -> subprocess.CompletedProcess:
+    """``rotbench run`` (seed 42, 30 days) on the test process's Prefect server
+    (tests/conftest.py: its database is not under ``full``, as a run's temporary server's
+    is not)."""
     (tmp / "project").mkdir(exist_ok=True)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SITE), str(ROOT)]),
-           "ROTBENCH_TEST_FULL_UNDER": str(full)}
-    for name in ("PREFECT_API_URL", "ROTBENCH_CACHE_DIR", "ROTBENCH_DEBUG"):
+           "ROTBENCH_TEST_FULL_UNDER": str(full), **server.child_env()}
+    for name in ("ROTBENCH_CACHE_DIR", "ROTBENCH_DEBUG"):
         env.pop(name, None)
     out = tmp / "out"
     return subprocess.run(
@@ -48,9 +54,9 @@ CASES = {
 
 @pytest.mark.parametrize("folder, what", CASES.values(), ids=CASES.keys())
 def test_a_full_disk_is_one_line_and_leaves_nothing_half_written(
-        tmp_path: Path, folder: str, what: str) -> None:
+        tmp_path: Path, folder: str, what: str, prefect_server) -> None:
     out = (tmp_path / "out").resolve()
-    proc = run_on_a_full_disk(tmp_path, out / folder)
+    proc = run_on_a_full_disk(tmp_path, out / folder, prefect_server)
     assert proc.returncode == 1, proc.stderr[-3000:]
     err = proc.stderr
     assert "Traceback" not in err, err[-3000:]

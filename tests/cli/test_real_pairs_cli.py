@@ -40,9 +40,10 @@ def _check_calls(text: str) -> tuple[int, int]:
 
 
 def test_probe_run_prints_the_real_pairs_block_and_the_estimate_counts_them(
-        tmp_path: Path) -> None:
+        tmp_path: Path, prefect_server) -> None:
     """The acceptance run: `rotbench run --arm probe --rulings tests/data/rulings.jsonl --yes`
-    against the fake API (which answers the gym pair with nonsense: undecided)."""
+    against the fake API (which answers the gym pair with nonsense: undecided), on the test
+    process's Prefect server (tests/conftest.py)."""
     from rotbench.testing.fake_anthropic import FakeAnthropic, FakeRequest, oracle_answerer
     from rotbench.world import generate_world
 
@@ -56,7 +57,8 @@ def test_probe_run_prints_the_real_pairs_block_and_the_estimate_counts_them(
     common = ["--arm", "probe", "--seed", "42", "--generator", "1",
               "--set", "reconcile.cross_document=false", "--reports-dir", str(tmp_path / "r")]
     with FakeAnthropic(answer) as fake:
-        env = {"ANTHROPIC_API_KEY": "sk-ant-test-real-pairs", "ANTHROPIC_BASE_URL": fake.base_url}
+        env = {"ANTHROPIC_API_KEY": "sk-ant-test-real-pairs", "ANTHROPIC_BASE_URL": fake.base_url,
+               **prefect_server.child_env()}
         run = _rotbench(["run", *common, "--cache-dir", str(tmp_path / "cache"),
                          "--rulings", str(DATA), "--yes"], tmp_path, env)
         retries = sum(r.is_retry for r in fake.requests)

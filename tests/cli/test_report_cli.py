@@ -46,6 +46,7 @@ def test_show(saved: Path, small_report: Report) -> None:
     assert result.exit_code == 2 and "unknown format 'yaml'" in result.stderr
 
 
+@pytest.mark.slow
 def test_rescore_writes_a_new_report_and_records_it(saved: Path, small_report: Report) -> None:
     before = saved.read_bytes()
     result = runner.invoke(app, ["rescore", str(saved), "--scorer", "v1"])

@@ -18,6 +18,9 @@ from pathlib import Path
 
 import pytest
 
+# `rotbench run` in a child process, every test of the file
+pytestmark = [pytest.mark.slow, pytest.mark.subprocess]
+
 ROOT = Path(__file__).resolve().parents[2]
 BAD = "tests.flows.bad_engines:"
 

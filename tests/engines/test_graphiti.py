@@ -48,12 +48,14 @@ def run(run_engines):
     return run_engines("graphiti", engines=ENGINES, generator="2")
 
 
+@pytest.mark.slow
 def test_both_engines_run(run) -> None:
     assert run.outcome.failures == []
     assert list(run.reports) == ENGINES
     assert run.reports["graphiti"].selection.engine_version == builtin.GRAPHITI.version
 
 
+@pytest.mark.slow
 def test_graphiti_figures(run) -> None:
     """Graphiti's default search returns expired facts too."""
     report = run.reports["graphiti"]
@@ -61,12 +63,14 @@ def test_graphiti_figures(run) -> None:
     assert leaks(report) == GRAPHITI_LEAKS
 
 
+@pytest.mark.slow
 def test_graphiti_current_figures(run) -> None:
     report = run.reports["graphiti-current"]
     assert figures(report) == pinned("generator 2")["graphiti-current"]
     assert leaks(report) == GRAPHITI_CURRENT_LEAKS
 
 
+@pytest.mark.slow
 def test_call_counts_by_response_model(run) -> None:
     """The first world's (seed 42) Graphiti calls, by response model, in the engine config;
     the same for both engines (they deposit alike)."""
@@ -79,6 +83,7 @@ def test_call_counts_by_response_model(run) -> None:
     assert (config["search"], current["search"]) == ("default", "current edges only")
 
 
+@pytest.mark.slow
 def test_graphiti_writes_only_scratch(run) -> None:
     assert list(run.cwd.iterdir()) == []
     scratch = run.root / "cache" / "scratch"
@@ -93,6 +98,7 @@ def run_generator_3(run_engines):
     return run_engines("graphiti-g3", engines=ENGINES, generator="3")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ENGINES)
 def test_generator_3_figures(run_generator_3, engine: str) -> None:
     """Generator 3: late documents, corrections, retractions and set-valued attributes."""
@@ -118,6 +124,7 @@ print(json.dumps({"dotenv": os.environ.get("ROTBENCH_DOTENV_PROBE"),
 """
 
 
+@pytest.mark.subprocess
 def test_import_reads_no_dotenv_and_sends_no_telemetry(tmp_path) -> None:
     """Outside pytest (which graphiti itself treats as telemetry-off), in a folder holding a
     ``.env``: nothing is read from it and telemetry stays off whatever the environment says
@@ -250,6 +257,7 @@ def test_a_bad_answer_fails_at_once_without_graphitis_retry_sleeps() -> None:
     assert client.calls == 1 and llm.calls == {"EdgeDuplicate": 1}
 
 
+@pytest.mark.slow
 def test_graphiti_live_estimate_is_exact(tmp_path) -> None:
     """On the live arm Graphiti's own prompts go through rotbench's client: the estimate's
     projected calls are the calls the fake API receives when it answers as the oracle does."""

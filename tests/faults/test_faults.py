@@ -29,6 +29,9 @@ from rotbench.scoring import HIGHER_IS_BETTER, compute_metrics, score_world, wil
 from rotbench.world import generate_world
 from rotbench.world.shared import compose_shared_world
 
+# every faulty engine on three seeds
+pytestmark = pytest.mark.slow
+
 SEEDS = (42, 43, 44)
 REFERENCE = {  # the reference engine, `rotbench run` (generator 2, scorer v3)
     "decoy_asserted_at_k": (0, 75),

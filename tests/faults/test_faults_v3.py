@@ -47,6 +47,9 @@ from faulty_engines_v3 import (
 from rotbench.scoring.lexicons import default_scorer
 from rotbench.scoring.metrics import EVENT_METRICS, HIGHER_IS_BETTER
 
+# every faulty engine on three seeds of generator 3
+pytestmark = pytest.mark.slow
+
 
 def run(factory, tmp_path: Path, generator: str = "3") -> dict[int, object]:
     """{seed: MetricsBundle} of ``factory`` on each seed, plus {None: pooled}."""

@@ -19,6 +19,9 @@ from rotbench.runspec import RunSpec
 from rotbench.testing.fake_anthropic import FakeAnthropic, FakeRequest, oracle_answerer
 from rotbench.world import generate_world
 
+# whole live-arm flows against the fake API (module fixture)
+pytestmark = pytest.mark.slow
+
 SEEDS = [42, 43, 44]
 KEY = "sk-ant-api03-ROTBENCH-BATCH-FLOW-KEY-0a7d"
 PRICES = {"claude-sonnet-4-6": [3.0, 15.0], "claude-haiku-4-5": [1.0, 5.0]}

@@ -11,6 +11,9 @@ from pathlib import Path
 import pytest
 from flow_helpers import run_flow
 
+# a flow of every hostile engine (module fixture)
+pytestmark = pytest.mark.slow
+
 BAD = "tests.flows.bad_engines:"
 ENGINES = [BAD + "unprintable", BAD + "raising_name", BAD + "exits", BAD + "generator_exit",
            BAD + "surrogate", BAD + "huge_text", BAD + "long_list", BAD + "similarity",

@@ -22,6 +22,9 @@ from flows.rot_benchmark import rot_benchmark
 from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
 from rotbench.world import generate_world
 
+# whole probe-arm flows against the fake API (module fixture of 3-4 runs)
+pytestmark = pytest.mark.slow
+
 KEY = "sk-ant-api03-ROTBENCH-DEGRADED-test-key-0000"
 RUN = {"seeds": [42], "days": 30, "generator": "1"}
 

@@ -27,6 +27,9 @@ from flow_helpers import (  # noqa: E402
     shown,
 )
 
+# a 3-seed generator-3 flow of four engines (module fixture)
+pytestmark = pytest.mark.slow
+
 ENGINES = ["reference", "latest-wins", "transcript-rag", "examples.my_engine:make_engine"]
 
 PINNED = {engine: figures for engine, figures in pinned("generator 3").items()

@@ -7,7 +7,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from flow_helpers import clone_cache, computed, run_flow
+from flow_helpers import clone_cache, computed
 
 from flows.rot_benchmark import BudgetRefused, rot_benchmark
 from rotbench.embedding.shared import shared_embedder
@@ -53,9 +53,9 @@ def probe_run(tmp_path_factory):
     return root, report, calls, projected, rerun, rerun_calls
 
 
-def test_probe_arm_reproduces_the_oracle_figures(probe_run, tmp_path) -> None:
+def test_probe_arm_reproduces_the_oracle_figures(probe_run, oracle_report) -> None:
     _, report, calls, _, _, _ = probe_run
-    oracle, _ = run_flow(tmp_path, seeds=[42], generator="1")
+    oracle = oracle_report("1")  # seed 42, 90 days (tests/conftest.py)
     assert calls > 0
     assert report.metrics == oracle.metrics
     assert report.by_channel == oracle.by_channel
@@ -82,14 +82,15 @@ def test_api_key_is_written_nowhere(probe_run) -> None:
         assert SECRET.encode() not in path.read_bytes(), path
 
 
-def test_live_arm_with_perfect_answers_matches_the_oracle(tmp_path, monkeypatch) -> None:
+def test_live_arm_with_perfect_answers_matches_the_oracle(tmp_path, monkeypatch,
+                                                         oracle_report) -> None:
     world = generate_world(42, generator="1")
     with FakeAnthropic(oracle_answerer(world)) as fake:
         monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
         monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
         outcome = paid_flow(tmp_path, "live")
         kinds = {r.kind for r in fake.requests}
-    oracle, _ = run_flow(tmp_path / "oracle", seeds=[42], generator="1")
+    oracle = oracle_report("1")
     assert outcome.report.metrics == oracle.metrics
     assert "extract" in " ".join(sorted(kinds))
     assert outcome.report.usage["calls"] == len(fake.requests)

@@ -7,7 +7,6 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from flow_helpers import run_flow
 
 from flows.rot_benchmark import rot_benchmark
 from rotbench.embedding.shared import shared_embedder
@@ -29,7 +28,7 @@ SECRET = "sk-ant-api03-ROTBENCH-FLOW-KEY-must-not-leak-91d3"
 
 
 def test_live_arm_on_generator_3_reads_with_v3_and_matches_the_oracle(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, oracle_report) -> None:
     world = generate_world(42, generator="3")
     with FakeAnthropic(oracle_answerer(world)) as fake:
         monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
@@ -47,7 +46,7 @@ def test_live_arm_on_generator_3_reads_with_v3_and_matches_the_oracle(
             assert written_date_of(r.prompt)
     assert not any(r.is_retry for r in requests)
 
-    oracle, _ = run_flow(tmp_path / "oracle", seeds=[42], generator="3")
+    oracle = oracle_report("3")  # seed 42, 90 days (tests/conftest.py)
     assert outcome.report.metrics == oracle.metrics
     assert outcome.report.usage["calls"] == len(requests)
     assert outcome.report.usage["failures"] == 0

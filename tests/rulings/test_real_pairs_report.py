@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+import pytest
 from rich.console import Console
 
 from rotbench.perception.oracle import OracleChecker
@@ -62,6 +63,7 @@ def test_oracle_block_renders_one_line_and_writes_no_rows(tmp_path: Path) -> Non
     con.close()
 
 
+@pytest.mark.slow
 def test_without_claim_text_the_texts_and_the_queue_are_left_out() -> None:
     rulings = read_rulings(DATA).effective
     block = score_real_pairs(rulings, OracleChecker())

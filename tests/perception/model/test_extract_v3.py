@@ -64,6 +64,7 @@ def _extractor(fake: FakeAnthropic, version: str = "extract-v3") -> LiveExtracto
 # ---- one test per new field: a hand-written answer and the exact draft it becomes ------------
 
 
+@pytest.mark.slow
 def test_valid_from_of_a_scheduled_change_becomes_its_world_day(
         fake: FakeAnthropic, answers: Answers) -> None:
     s = "The user's employer is scheduled to become Initech."

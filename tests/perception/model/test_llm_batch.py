@@ -144,6 +144,7 @@ print("finished")
 """
 
 
+@pytest.mark.slow
 def test_a_run_killed_mid_wait_collects_its_batch_instead_of_paying_again(
         world42: World, tmp_path) -> None:
     cache_dir = tmp_path / "cache"

@@ -85,6 +85,7 @@ def test_live_extractor_is_an_extractor_with_a_stamp() -> None:
         LiveExtractor(RefusingClient(), "m", "extract-v0", slots=[])
 
 
+@pytest.mark.slow
 def test_extractor_with_an_oracle_model_reproduces_the_oracle(
     oracle_fake: FakeAnthropic, world42: World, tmp_path: Path
 ) -> None:

@@ -156,6 +156,7 @@ def test_sigkill_mid_run_leaves_only_whole_entries(world42: World, tmp_path: Pat
     assert sum(n - 1 for n in answered.values()) <= 4  # re-paid: only what was in flight
 
 
+@pytest.mark.slow
 def test_faults_lose_no_completed_work(world42: World, embedder: Embedder, tmp_path: Path) -> None:
     docs = documents(world42)
     extraction = extract_concurrently(docs, OracleExtractor(world42), concurrency=1)

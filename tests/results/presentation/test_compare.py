@@ -64,6 +64,7 @@ def test_different_worlds_are_refused_unless_forced() -> None:
         compare_reports([a])
 
 
+@pytest.mark.slow
 def test_compare_command_formats(tmp_path, report_v2: Report) -> None:
     a = write_report(_with(report_v2, "run-a", "alpha", current_first=(183, 216)),
                      tmp_path / "a.json")

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import matplotlib
+import pytest
 from PIL import Image
 
 from rotbench.results import Report
@@ -90,6 +91,7 @@ def test_several_reports_one_line_each_with_distinct_labels(report_v2: Report, r
     assert same == ["synthetic #1", "synthetic #2"]
 
 
+@pytest.mark.slow
 def test_an_old_report_without_newer_metrics_still_plots() -> None:
     old = load_report(FIXTURES / "report-schema-v1.json")
     names = [p.name for p in build_plots([old], png=False)]
