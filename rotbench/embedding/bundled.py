@@ -22,7 +22,9 @@ texts); its 1244 texts outside the oracle's are shipped as one more shard, ``noi
 (encoded in one batch of their own, ``EXTENSIONS``). When a run's texts are not exactly a
 listed set but lie within ``oracle-g4`` and ``noisy-g4`` together, and some lie outside
 ``oracle-g4``, ``adopt`` adds the vectors of those of them the cache lacks, in one shard
-(so a cold noisy run loads no model either; the oracle sets' exact match is unchanged). ``ROTBENCH_BUNDLED_VECTORS=0`` turns it off (the test suite does, except
+(so a cold noisy run loads no model either; the oracle sets' exact match is unchanged).
+
+``ROTBENCH_BUNDLED_VECTORS=0`` turns it off (the test suite does, except
 for its own test: tests/embedding/test_bundled.py). Rebuild after a template or version
 change: ``python -m rotbench.embedding.bundled [NAME ...]`` (loads the model; about 10 s a
 set; names given: only those sets are encoded again, the others' entries are kept).

@@ -37,8 +37,9 @@ def warm_for_run(arm: str, engines: list[str], cache_dir: Path,
     known before its extraction), and for an engine whose registry entry names
     ``warm_texts``, the texts it returns (Graphiti on the oracle arm). Returns the warm-up
     thread, or None when nothing was started (every text cached already, a warm-up under
-    way, or nothing known). ``Embedder.start_warming`` says how it runs. Best effort: an
-    engine that cannot be resolved or whose ``warm_texts`` fails adds nothing."""
+    way, or nothing known, or every text shipped: ``rotbench.embedding.bundled.adopt``, which
+    on a noisy run takes ``extra`` too). ``Embedder.start_warming`` says how it runs. Best
+    effort: an engine that cannot be resolved or whose ``warm_texts`` fails adds nothing."""
     texts = run_texts(arm, engines, generator)
     more = set(extra) - texts  # e.g. the noisy arm's sentences of the run's worlds
     if not texts and not more:
@@ -47,6 +48,9 @@ def warm_for_run(arm: str, engines: list[str], cache_dir: Path,
 
     embedder = shared_embedder(Path(cache_dir))
     wanted = sorted(texts)
+    if more and bundled.enabled() and embedder.missing([*wanted, *more]) \
+            and bundled.adopt(embedder, sorted({*wanted, *more})):
+        return None  # e.g. a noisy run: every text within the shipped oracle and noise sets
     if wanted and bundled.enabled() and embedder.missing(wanted) \
             and bundled.adopt(embedder, wanted):
         wanted = []  # the shipped vectors of exactly these texts: no model for them

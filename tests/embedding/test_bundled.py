@@ -1,11 +1,13 @@
 """The shipped vectors of the scripted arms' texts (``rotbench.embedding.bundled``): exactly
 the warm-up's shard, adopted only for exactly its texts and versions, and a cold oracle run
-that adopts them starts no warm-up."""
+that adopts them starts no warm-up; a cold noisy run adopts the oracle's and the noise
+sentences' shards together, and no text outside them."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -13,6 +15,8 @@ import pytest
 from rotbench.embedding import bundled, shared
 from rotbench.embedding.embedder import Embedder
 from rotbench.embedding.store import load_shards
+from rotbench.perception.noisy.arm import noisy_texts
+from rotbench.perception.noisy.space import noisy_extra
 from rotbench.perception.oracle import oracle_texts
 
 
@@ -21,13 +25,17 @@ def on(bundled_vectors_on, monkeypatch):
     monkeypatch.setattr(shared, "_embedders", {})
 
 
-def test_the_index_lists_both_sets_with_their_sizes() -> None:
+def test_the_index_lists_the_three_sets_with_their_sizes() -> None:
     index = json.loads(bundled.INDEX.read_text())
     sizes = {entry["name"]: entry["texts"] for entry in index["sets"]}
-    assert sizes == {"oracle-g12": 703, "oracle-g4": 1212}
+    assert sizes == {"oracle-g12": 703, "oracle-g4": 1212, "noisy-g4": 1244}
     for entry in index["sets"]:
-        texts = shared.run_texts("oracle", ["reference"], bundled.SETS[entry["name"]][0])
+        if entry["name"] in bundled.SETS:
+            texts = shared.run_texts("oracle", ["reference"], bundled.SETS[entry["name"]][0])
+        else:
+            texts = set(noisy_extra())
         assert entry["sha256"] == bundled.texts_digest(sorted(texts))
+        assert bundled.set_texts(entry["name"]) == sorted(texts)
         with np.load(bundled.FOLDER / f"{entry['name']}.npz") as shard:
             assert shard["vectors"].shape == (entry["texts"], 384)
             assert shard["vectors"].dtype == np.float32
@@ -73,6 +81,58 @@ def test_other_versions_or_texts_or_off_adopt_nothing(on, tmp_path, monkeypatch)
     assert embedder.missing(texts) == 0
 
 
+def _noisy_spec(seeds: list[int]) -> SimpleNamespace:
+    return SimpleNamespace(arm="noisy", users=1, seeds=seeds, days=90, generator="4",
+                           volume=1, noise="typical", noise_digest=None)
+
+
+def _shipped(name: str) -> dict[str, np.ndarray]:
+    with np.load(bundled.FOLDER / f"{name}.npz") as shard:
+        return {str(k): v for k, v in zip(shard["keys"], shard["vectors"], strict=True)}
+
+
+def test_a_cold_noisy_run_adopts_both_shards_and_starts_no_warm_up(on, tmp_path) -> None:
+    extra = noisy_texts(_noisy_spec([42, 43, 44]))
+    oracle = oracle_texts(generator_3=True, generator_4=True)
+    noise = sorted(set(extra) - set(oracle))
+    assert len(extra) == 92 and len(noise) == 8
+    assert shared.warm_for_run("noisy", ["reference"], tmp_path, "4", extra) is None
+    embedder = shared.shared_embedder(tmp_path)
+    assert embedder.missing([*oracle, *extra]) == 0 and embedder.model_loads == 0
+    table = load_shards(embedder.root)
+    rows = {**_shipped("oracle-g4"), **_shipped("noisy-g4")}
+    assert len(table) == 1212 + 8
+    assert all(np.array_equal(table[k], rows[k]) for k in table)
+    # other seeds on the same cache: only their new noise sentences are added, one shard
+    shards = len(list(embedder.root.glob("*.npz")))
+    more = noisy_texts(_noisy_spec([45]))
+    assert shared.warm_for_run("noisy", ["reference"], tmp_path, "4", more) is None
+    new = set(more) - set(oracle) - set(noise)
+    assert len(load_shards(embedder.root)) == 1220 + len(new)
+    assert len(list(embedder.root.glob("*.npz"))) == shards + (1 if new else 0)
+
+
+def test_an_unknown_text_beside_the_noisy_texts_adopts_nothing(on, tmp_path,
+                                                              monkeypatch) -> None:
+    texts = sorted({*oracle_texts(generator_3=True, generator_4=True),
+                    *noisy_texts(_noisy_spec([42, 43, 44]))})
+    embedder = Embedder(tmp_path)
+    assert bundled.adopt(embedder, [*texts, "The user's gym is Nowhere Club."]) is False
+    assert bundled.adopt(embedder, texts[:-1] + ["Bergen is the speaker's home city."]) \
+        is False
+    real = bundled.installed_versions()
+    monkeypatch.setattr(bundled, "installed_versions", lambda: {**real, "torch": "9.9.9"})
+    assert bundled.adopt(embedder, texts) is False
+    monkeypatch.setattr(bundled, "installed_versions", lambda: real)
+    monkeypatch.setenv(bundled.OFF_ENV, "0")
+    assert bundled.adopt(embedder, texts) is False
+    monkeypatch.setenv(bundled.OFF_ENV, "1")
+    assert not embedder.root.exists()
+    assert bundled.adopt(embedder, texts) is True
+    assert embedder.missing(texts) == 0
+    assert len(load_shards(embedder.root)) == len(texts) == 1220
+
+
 @pytest.mark.slow
 def test_the_shipped_vectors_are_what_the_model_gives_the_warm_up_batch(tmp_path) -> None:
     """The shard equals, bit for bit, one batch of the sorted texts through the model
@@ -83,3 +143,9 @@ def test_the_shipped_vectors_are_what_the_model_gives_the_warm_up_batch(tmp_path
     vectors = embedder.encode(texts)
     with np.load(bundled.FOLDER / "oracle-g12.npz") as shard:
         assert np.array_equal(shard["vectors"], vectors)
+    noise = noisy_extra()  # the noise sentences: one batch of their own
+    embedder = Embedder(Path(tmp_path) / "noise")
+    embedder.ensure(noise)
+    with np.load(bundled.FOLDER / "noisy-g4.npz") as shard:
+        assert [str(k) for k in shard["keys"]] == [embedder.key(t) for t in noise]
+        assert np.array_equal(shard["vectors"], embedder.encode(noise))
