@@ -74,27 +74,36 @@ def enabled() -> bool:
     return os.environ.get(OFF_ENV, "1").strip() != "0"
 
 
+def _current_entries(model_id: str) -> list[dict]:
+    """The index's entries for ``model_id`` encoded with today's ``installed_versions``
+    (none when the index cannot be read)."""
+    try:
+        index = json.loads(INDEX.read_text())
+    except (OSError, ValueError):
+        return []
+    entries = [e for e in (index.get("sets", []) if isinstance(index, dict) else [])
+               if isinstance(e, dict) and e.get("model_id") == model_id]
+    if not entries:
+        return []
+    versions = installed_versions()
+    return [e for e in entries if e.get("versions") == versions]
+
+
+def _shard_of(entry: dict) -> Path | None:
+    """The shipped file of index ``entry``, or None when it is not there."""
+    path = FOLDER / f"{entry.get('name', '')}.npz"
+    return path if path.is_file() else None
+
+
 def bundled_shard(texts: list[str], model_id: str) -> Path | None:
     """The shipped shard holding exactly ``texts`` under ``model_id`` with today's versions,
     or None (none shipped, other versions, turned off, or an unreadable index)."""
     if not enabled():
         return None
-    try:
-        index = json.loads(INDEX.read_text())
-    except (OSError, ValueError):
-        return None
     digest = texts_digest(texts)
-    versions = None
-    for entry in index.get("sets", []) if isinstance(index, dict) else []:
-        if not isinstance(entry, dict) or entry.get("sha256") != digest:
-            continue
-        if entry.get("model_id") != model_id:
-            continue
-        versions = versions or installed_versions()
-        name = str(entry.get("name", ""))
-        if entry.get("versions") == versions and name in SETS:
-            path = FOLDER / f"{name}.npz"
-            return path if path.is_file() else None
+    for entry in _current_entries(model_id):
+        if entry.get("sha256") == digest and entry.get("name") in SETS:
+            return _shard_of(entry)
     return None
 
 
@@ -129,16 +138,9 @@ def _read_shard(path: Path) -> tuple[list[str], np.ndarray] | None:
 
 def _listed_shard(name: str, model_id: str) -> Path | None:
     """The shard of the listed set ``name`` when its model and versions are today's."""
-    try:
-        index = json.loads(INDEX.read_text())
-    except (OSError, ValueError):
-        return None
-    for entry in index.get("sets", []) if isinstance(index, dict) else []:
-        if isinstance(entry, dict) and entry.get("name") == name \
-                and entry.get("model_id") == model_id \
-                and entry.get("versions") == installed_versions():
-            path = FOLDER / f"{name}.npz"
-            return path if path.is_file() else None
+    for entry in _current_entries(model_id):
+        if entry.get("name") == name:
+            return _shard_of(entry)
     return None
 
 
@@ -148,7 +150,7 @@ def _adopt_extended(embedder, texts: list[str]) -> bool:
     vectors of the texts the cache lacks (a noisy run's oracle and noise sentences)."""
     if not enabled() or not texts:
         return False
-    wanted = embedder._keyed(texts)  # key -> text, the package's own embedder
+    wanted = {embedder.key(t) for t in texts}
     for name, base in EXTENSIONS.items():
         read = []
         for listed in (base, name):
@@ -159,10 +161,9 @@ def _adopt_extended(embedder, texts: list[str]) -> bool:
         (base_keys, base_vectors), (keys, vectors) = read[0], read[1]
         rows = dict(zip(base_keys, base_vectors, strict=True))
         rows.update(zip(keys, vectors, strict=True))
-        if not wanted.keys() <= rows.keys() or wanted.keys() <= set(base_keys):
+        if not wanted <= rows.keys() or wanted <= set(base_keys):
             continue
-        misses = embedder._misses(wanted)
-        lacking = [k for k in wanted if k in misses]
+        lacking = embedder.missing_keys(texts)
         if lacking:
             embedder.add_vectors(lacking, np.stack([rows[k] for k in lacking]))
         return True

@@ -300,7 +300,12 @@ class Embedder:
 
     def missing(self, texts: Sequence[str]) -> int:
         """How many distinct ``texts`` are not cached yet (nothing is encoded)."""
-        return len(self._misses(self._keyed(texts)))
+        return len(self.missing_keys(texts))
+
+    def missing_keys(self, texts: Sequence[str]) -> list[str]:
+        """The keys (``key``) of the distinct ``texts`` not cached yet, in first-seen order
+        (nothing is encoded)."""
+        return list(self._misses(self._keyed(texts)))
 
     def add_vectors(self, keys: list[str], vectors: np.ndarray) -> None:
         """Persist vectors made elsewhere (``keys`` as ``key`` gives them, ``vectors`` (n,
