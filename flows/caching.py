@@ -75,22 +75,39 @@ def _digest(key: str | None, data: str) -> str:
     return hashlib.sha256(f"{key}\x1f{data}".encode()).hexdigest()
 
 
+_DATA = b',"data":'
+
+
+def split_payload(blob: bytes | str) -> tuple[dict, bytes]:
+    """(head, data) of one of our payloads: the ``{"model", "key", "sha256"}`` head parsed,
+    and the model's JSON bytes unparsed. Raises ValueError for anything else."""
+    raw = blob.encode() if isinstance(blob, str) else blob
+    cut = raw.index(_DATA)
+    head = json.loads(raw[:cut] + b"}")
+    if not isinstance(head, dict):
+        raise ValueError("not one of rotbench's payloads")
+    return head, raw[cut + len(_DATA):-1]
+
+
+def result_storage(cache_dir: Path | str) -> Path:
+    """The run's Prefect result storage, ``<cache_dir>/prefect``, absolute: the stages'
+    records and the whole-world records (``flows.world.world_record_name``)."""
+    return (Path(cache_dir) / "prefect").resolve()
+
+
 def payload_key(blob: bytes | str) -> str | None:
     """The cache key a payload says it was written for (None when it names none)."""
-    text = blob.decode() if isinstance(blob, bytes) else blob
-    head = json.loads(text[: text.index(',"data":')] + "}")
-    key = head.get("key")
+    key = split_payload(blob)[0].get("key")
     return key if isinstance(key, str) else None
 
 
 def decode_payload(blob: bytes | str) -> BaseModel:
     """Decode our payload; raises ValueError on an unknown model or a checksum mismatch."""
-    text = blob.decode() if isinstance(blob, bytes) else blob
-    head = json.loads(text[: text.index(',"data":')] + "}")
+    head, raw = split_payload(blob)
     cls = MODELS.get(head.get("model", ""))
     if cls is None:
         raise ValueError(f"unknown cached model {head.get('model')!r}")
-    data = text[text.index(',"data":') + len(',"data":'):-1]
+    data = raw.decode()
     if _digest(head.get("key"), data) != head.get("sha256"):
         raise ValueError("cached payload checksum mismatch")
     return cls.model_validate_json(data)
@@ -203,7 +220,7 @@ def store_payload(cache_dir: Path | str, stage: str, key: str, obj: BaseModel,
         discard(path)
         CacheAudit.note(path.name)
     write_atomic(path, blob, fsync=False)
-    digest = json.loads(blob[: blob.index(b',"data":')] + b"}")["sha256"]
+    digest = split_payload(blob)[0]["sha256"]
     return StageRef(stage=stage, key=key, model=type(obj).__name__, sha256=digest,
                     size_bytes=len(blob), summary=summary or {}, complete=complete)
 
@@ -244,7 +261,7 @@ def load_payload(cache_dir: Path | str, ref: StageRef) -> Any:
     path = ref.path(cache_dir)
     try:
         blob = path.read_bytes()
-        head = json.loads(blob[: blob.index(b',"data":')] + b"}")
+        head = split_payload(blob)[0]
         if head.get("model") != ref.model or head.get("sha256") != ref.sha256:
             raise ValueError("stored output does not match its reference")
         return decode_payload(blob)
@@ -259,14 +276,12 @@ def payload_bytes(cache_dir: Path | str, ref: StageRef) -> bytes | None:
     None when the file is absent, unreadable or not ``ref``'s. A caller that needs the
     bytes to be one thing checks their digest itself (``restore_world_file``)."""
     try:
-        blob = read_regular(ref.path(cache_dir))
-        cut = blob.index(b',"data":')
-        head = json.loads(blob[:cut] + b"}")
+        head, data = split_payload(read_regular(ref.path(cache_dir)))
     except (OSError, ValueError):
         return None
     if head.get("model") != ref.model or head.get("sha256") != ref.sha256:
         return None
-    return blob[cut + len(b',"data":'):-1]
+    return data
 
 
 def stage_key(stage: str, storage: Path):

@@ -21,13 +21,18 @@ from pathlib import Path
 from prefect import flow, get_run_logger
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from flows.caching import UnwrittenRecords, discard
+from flows.caching import UnwrittenRecords, discard, result_storage
 from flows.concurrency import end_run_gate, gate_for_run, gate_from_plan
 from flows.outcomes import WorldOutcome
 from flows.publish import publish_page
 from flows.reports import RunOutcome, RunWides, run_timings, write_reports
 from flows.run_wide import PaidRun, batch_extract_stage, real_pairs_stage
-from flows.world import configured_world_task, drop_incomplete, world_key
+from flows.world import (
+    configured_world_task,
+    drop_incomplete,
+    world_key,
+    world_record_name,
+)
 from rotbench.atomic import WriteFailed
 from rotbench.engines.registry import resolve
 from rotbench.engines.sandbox import engine_sandbox
@@ -86,11 +91,11 @@ def every_world_cached(spec: RunSpec) -> bool:
     """True when every seed's world has its whole-world record in the cache (a run where
     nothing changed: each world will be one Cached task run, and no stage computes). A
     record found damaged later only recomputes that world, which embeds what it needs."""
-    storage = (Path(spec.cache_dir) / "prefect").resolve()
+    storage = result_storage(spec.cache_dir)
     engines = [resolve(name) for name in spec.engines]
     for seed in spec.seeds:
         key = world_key(seed, spec, engines)
-        if key is None or not (storage / f"world-{key}").is_file():
+        if key is None or not (storage / world_record_name(key)).is_file():
             return False
     return True
 
@@ -126,7 +131,7 @@ def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None,
     payload = spec.model_dump(mode="json")
     engines = [resolve(name) for name in spec.engines]  # once per run, not per world
     infos = [info.model_dump(mode="json") for info in engines]
-    storage = (Path(spec.cache_dir) / "prefect").resolve()
+    storage = result_storage(spec.cache_dir)
     outcomes: list[WorldOutcome] = []
     missing: dict[int, str] = {}
     UnwrittenRecords.drain()  # an earlier run's, in the same process
@@ -153,7 +158,7 @@ def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None,
                 for record in (r for e in outcome.engines for r in e.stages):
                     progress().stage(seed, record.stage, "cached", 0.0)
             elif key is not None and not outcome.complete:
-                (storage / f"world-{key}").unlink(missing_ok=True)
+                (storage / world_record_name(key)).unlink(missing_ok=True)
             outcomes.append(outcome)
     for name, exc in UnwrittenRecords.drain():  # Prefect's records its commits could not write
         discard(storage / name)  # Prefect writes in place: what it left is half a record

@@ -29,6 +29,7 @@ from flows.caching import (
     SafeJSONSerializer,
     UnwrittenRecords,
     load_payload,
+    result_storage,
     stage_key,
     store_payload,
 )
@@ -258,7 +259,7 @@ def configure(stage_task: Task, cache_dir: Path) -> Task:
     """``stage_task`` bound to result storage under ``<cache_dir>/prefect``, with its stage's
     timeout, and retries with backoff when the stage can fail transiently (both from the
     stage table, ``rotbench.pipeline.stages.SPECS``)."""
-    storage = (Path(cache_dir) / "prefect").resolve()
+    storage = result_storage(cache_dir)
     storage.mkdir(parents=True, exist_ok=True)
     spec = SPECS[stage_task.name]
     return stage_task.with_options(

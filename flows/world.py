@@ -20,7 +20,7 @@ from typing import Any
 from prefect import Task, task
 from prefect.utilities.annotations import quote
 
-from flows.caching import CacheAudit, SafeJSONSerializer, read_record
+from flows.caching import CacheAudit, SafeJSONSerializer, read_record, result_storage
 from flows.outcomes import EngineOutcome, StageRef, WorldOutcome
 from flows.tasks import (
     configure,
@@ -94,15 +94,21 @@ def _world_cache_key(storage: Path, name: str):
     return key_fn
 
 
+def world_record_name(key: str) -> str:
+    """The file name, in ``result_storage``, of the whole-world record cached under ``key``
+    (a ``world_key``)."""
+    return f"world-{key}"
+
+
 def configured_world_task(spec: RunSpec, key: str | None):
     """The world task for a world whose ``world_key`` is ``key``: cached as a whole under it
     in the run's Prefect result storage (a warm world is one Cached task run), or not cached
     as a whole when ``key`` is None (the paid arms)."""
     if key is None:
         return world_task
-    storage = (Path(spec.cache_dir) / "prefect").resolve()
+    storage = result_storage(spec.cache_dir)
     storage.mkdir(parents=True, exist_ok=True)
-    name = f"world-{key}"
+    name = world_record_name(key)
     return world_task.with_options(
         cache_key_fn=_world_cache_key(storage, name), persist_result=True,
         result_storage=storage, result_serializer=SafeJSONSerializer(key=name))
@@ -146,7 +152,7 @@ class WorldStages:
 
     def __init__(self, seed: int | None, spec: RunSpec, runtime: ArmRuntime) -> None:
         self.seed, self.spec, self.runtime = seed, spec, runtime
-        self.storage = (Path(spec.cache_dir) / "prefect").resolve()
+        self.storage = result_storage(spec.cache_dir)
         self._configured: dict[str, Task] = {}
         self.uncached: list[str] = []
         self.keys: list[str] = []
@@ -353,7 +359,7 @@ def drop_incomplete(cache_dir: str | Path, names: list[str]) -> None:
     them (and ``flows.caching.read_record`` refuses them should one be written later)."""
     from flows.caching import payload_path
 
-    storage = (Path(cache_dir) / "prefect").resolve()
+    storage = result_storage(cache_dir)
     for name in names:
         stage, _, key = name.partition("-")
         (storage / name).unlink(missing_ok=True)
