@@ -120,11 +120,8 @@ class ReferenceEngine:
     def clock(self) -> int:
         """The store's present, in world days: the latest arrival day deposited (for an engine
         built from a ledger, its latest claim's day); ``NOW`` for an empty store."""
-        if self._clock is None:
-            days = [c.day for c in self.ledger.claims]
-            if self._users:
-                days += [c.day for r in self._users.values() for c in r.ledger.claims]
-            return max(days, default=NOW)
+        if self._clock is None:  # nothing deposited: a ledger given, or an empty store
+            return max((c.day for c in self.ledger.claims), default=NOW)
         return self._clock
 
     def query_as_of(self, question: str, day: int, k: int,

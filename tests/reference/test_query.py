@@ -256,6 +256,8 @@ def test_query_answers_as_of_the_stores_own_clock(fake_embedder) -> None:
     for document in world_documents(world):
         engine.deposit(document)
     assert engine.clock == 10
+    # a query-only engine over that ledger keeps the same clock: its latest claim's day
+    assert ReferenceEngine.from_ledger(engine.ledger, EngineConfig(), fake_embedder).clock == 10
     now = [(h.text, h.provenance.status) for h in engine.query("What is the user's car?", 5)]
     assert now[0] == ("The user's car is Saab.", "active")
     due = [(h.text, h.provenance.status)
