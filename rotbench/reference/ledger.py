@@ -38,14 +38,13 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
-    SerializerFunctionWrapHandler,
     computed_field,
-    model_serializer,
     model_validator,
 )
 
 from rotbench.contract.engine import ClaimStatus
 from rotbench.contract.perception import Claim
+from rotbench.world.models import Additive
 
 
 class _Frozen(BaseModel):
@@ -83,7 +82,7 @@ class Correction(_Frozen):
 EndingHow = Literal["retraction", "member_drop", "dependency", "cascade"]
 
 
-class Ending(_Frozen):
+class Ending(Additive):
     """From ``day`` on, ``claim_id`` no longer holds and nothing replaced it: ``ended_by`` is
     a retraction of the slot (``how='retraction'``) or the drop of this member of a set
     (``how='member_drop'``). What it said is history (the ending claim tells it).
@@ -92,7 +91,9 @@ class Ending(_Frozen):
     by ``ended_by``; the claim's slot is unknown from ``day`` on (previously its value).
     ``how='cascade'``: ``ended_by`` retracted or corrected the root; ``never_held`` is True
     for a correction (the claim was said under a root that never held: not history either).
-    ``cause``: the claim whose end ended this one (the root, or a claim between them)."""
+    ``cause``: the claim whose end ended this one (the root, or a claim between them).
+    0.5.0's fields are left out while None (``Additive``): a 0.4.0 ending serialises as
+    before."""
 
     kind: Literal["ending"] = "ending"
     claim_id: str
@@ -104,14 +105,7 @@ class Ending(_Frozen):
     never_held: bool | None = Field(default=None, description="Engine 0.5.0: True when the "
                                     "cascade came from a correction of the root.")
 
-    @model_serializer(mode="wrap")
-    def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> dict:
-        """0.5.0's fields are left out while None: a 0.4.0 ending serialises as before."""
-        data = handler(self)
-        for name in ("cause", "never_held"):
-            if data.get(name, 0) is None:
-                del data[name]
-        return data
+    added_fields = ("cause", "never_held")
 
 
 class Activation(_Frozen):

@@ -79,10 +79,12 @@ class _Frozen(BaseModel):
 
 
 class Additive(_Frozen):
-    """A model whose fields added by generator 2 are left out of its JSON while empty.
+    """A model whose fields added after its first version are left out of its JSON while
+    empty (None, [] or {}).
 
-    ``added_fields`` names those fields. A generator-1 world then serialises byte for byte as it
-    did before they existed, so its fingerprint and every cache key derived from it stay put.
+    ``added_fields`` names those fields. A record of an older version (a generator-1 world, a
+    protocol-v2 document, a 0.4.0 ledger event) then serialises byte for byte as it did
+    before they existed, so its fingerprint and every cache key derived from it stay put.
     """
 
     added_fields: ClassVar[tuple[str, ...]] = ()
