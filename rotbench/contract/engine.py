@@ -16,7 +16,7 @@ from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rotbench.world.models import Additive, Session, Turn
+from rotbench.world.models import Additive, DeliveredDay, Session, Turn
 
 ClaimStatus = Literal["active", "retired", "quarantined"]
 
@@ -39,9 +39,7 @@ class Document(Additive):
         description="The user of a shared store whose document this is (an opaque id: data, "
         "never a path or SQL text); None in a single-user world.",
     )
-    delivered_day: int | None = Field(
-        default=None, description="Day the document reaches the store (protocol v3), on or "
-        "after ``day``; None: the day it was written (every document of generators 1 and 2).")
+    delivered_day: DeliveredDay = None
 
     added_fields = ("user", "delivered_day")
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rotbench.contract.engine import Document
 from rotbench.contract.perception import ClaimDraft, Extractor, QuestionFrame
-from rotbench.world.models import Additive, World
+from rotbench.world.models import Additive, DeliveredDay, World
 
 CONVERSATION = "conversation"
 """The lineage of everything said in conversation (the one trusted channel); a web page's
@@ -29,9 +29,7 @@ class DocumentClaims(Additive):
     lineage: str = Field(description="'conversation', or the web page's host.")
     contributor: str
     drafts: list[ClaimDraft]
-    delivered_day: int | None = Field(
-        default=None, description="Day the document reached the store when it came late "
-        "(protocol v3); None: the day it was written.")
+    delivered_day: DeliveredDay = None
 
     added_fields = ("delivered_day",)
 

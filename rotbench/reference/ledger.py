@@ -79,6 +79,12 @@ class Correction(_Frozen):
     corrected_by: str
 
 
+Cause = Annotated[str | None, Field(
+    description="Engine 0.5.0: for a lapse or cascade, the claim this one was tied to whose "
+    "end ended it (the root, or a claim between them); None otherwise and before 0.5.0.")]
+"""Why a claim ended, declared once for the ``Ending`` event and the ``ClaimState`` read
+from it."""
+
 EndingHow = Literal["retraction", "member_drop", "dependency", "cascade"]
 
 
@@ -100,8 +106,7 @@ class Ending(Additive):
     day: int
     ended_by: str
     how: EndingHow
-    cause: str | None = Field(default=None, description="Engine 0.5.0: the claim this one "
-                              "was tied to, whose end ended it (None before 0.5.0).")
+    cause: Cause = None
     never_held: bool | None = Field(default=None, description="Engine 0.5.0: True when the "
                                     "cascade came from a correction of the root.")
 
@@ -220,9 +225,7 @@ class ClaimState(_Frozen):
         default=None, description="The claim whose correction, retraction or drop retired it "
         "(from 0.5.0 also the update, retraction or correction that started a lapse or "
         "cascade).")
-    cause: str | None = Field(
-        default=None, description="Engine 0.5.0: for a lapse or cascade, the claim it was "
-        "tied to whose end ended it.")
+    cause: Cause = None
     unknown_since: int | None = Field(
         default=None, description="Engine 0.5.0: for a lapse, the day from which the slot's "
         "value is unknown (its root changed); the claim's value is its history.")
