@@ -40,13 +40,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from process_cpu import stage_seconds, waited_run  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 GOAL = 1.1
@@ -60,22 +62,14 @@ def cold_run(tree: Path, scratch: Path, seeds: list[int], extra: list[str]) -> d
             *(a for seed in seeds for a in ("--seed", str(seed))), *extra]
     env = {**os.environ, "PYTHONPATH": str(tree), "HF_HUB_OFFLINE": "1"}
     load = os.getloadavg()[0]
-    t0 = time.perf_counter()
     with (scratch / "stderr.txt").open("w") as err:
-        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err, env=env,
-                                cwd=scratch)
-        _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    if status != 0:
-        raise SystemExit(f"{tree}: rotbench run failed (status {status}); see "
+        wall, code, peak_mb = waited_run(argv, err, env=env, cwd=scratch)
+    if code != 0:
+        raise SystemExit(f"{tree}: rotbench run failed (exit {code}); see "
                          f"{scratch / 'stderr.txt'}")
-    stages: dict[str, float] = {}
-    for line in (scratch / "stderr.txt").read_text().splitlines():
-        found = re.match(r"seed \d+\s+(\S+)\s+computed\s+([\d.]+) s", line)
-        if found:
-            stages[found.group(1)] = stages.get(found.group(1), 0.0) + float(found.group(2))
+    stages = stage_seconds((scratch / "stderr.txt").read_text())
     return {"tree": str(tree), "wall_s": round(wall, 1), "load_1min": round(load, 2),
-            "peak_mb": round(usage.ru_maxrss / 1024),
+            "peak_mb": round(peak_mb),
             "stage_s": {k: round(v, 1) for k, v in sorted(stages.items())}}
 
 

@@ -32,6 +32,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from process_cpu import stage_seconds, waited_run  # noqa: E402
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 ENGINES = ("reference", "latest-wins", "transcript-rag", "examples.my_engine:make_engine",
@@ -115,31 +118,19 @@ def cli_run(generator: str, root: Path, seeds) -> dict:
     """One cold ``rotbench run --generator G`` in a child process: wall s, peak RSS MB (the
     child and everything it waited for, ``os.wait4``), stage seconds summed per stage from
     its progress lines, the 1-minute load average just before."""
-    import re
-    import subprocess
-
     load = os.getloadavg()[0]
     argv = [sys.executable, "-m", "rotbench.cli.main", "run", "--generator", generator,
             "--cache-dir", str(root / "cache"), "--reports-dir", str(root / "reports"),
             *(a for seed in seeds for a in ("--seed", str(seed)))]
-    t0 = time.perf_counter()
     root.mkdir(parents=True, exist_ok=True)
-    err = (root / "stderr.txt").open("w")
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    err.close()
-    if status != 0:
-        raise SystemExit(f"generator {generator}: rotbench run failed (status {status}); "
+    with (root / "stderr.txt").open("w") as err:
+        wall, code, peak_mb = waited_run(argv, err)
+    if code != 0:
+        raise SystemExit(f"generator {generator}: rotbench run failed (exit {code}); "
                          f"see {root / 'stderr.txt'}")
-    stages: dict[str, float] = {}
-    for line in (root / "stderr.txt").read_text().splitlines():
-        found = re.match(r"seed \d+\s+(\S+)\s+computed\s+([\d.]+) s", line)
-        if found:
-            stages[found.group(1)] = stages.get(found.group(1), 0.0) + float(found.group(2))
+    stages = stage_seconds((root / "stderr.txt").read_text())
     return {"generator": generator, "wall_s": round(wall, 1), "load_1min": round(load, 2),
-            "peak_mb": round(usage.ru_maxrss / 1024), "stage_s": {k: round(v, 1)
-                                                                  for k, v in stages.items()}}
+            "peak_mb": round(peak_mb), "stage_s": {k: round(v, 1) for k, v in stages.items()}}
 
 
 def cli(rounds: int, seeds) -> None:

@@ -17,14 +17,14 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from process_cpu import logged_run  # noqa: E402
 
 HEADLINE = ("current_first", "stale_over_current", "poison_leak_at_k", "late_stale_first",
             "successor_first", "dependent_stale_first", "premise_stale_first",
@@ -46,20 +46,13 @@ def run(args: list[str], tmp: Path) -> tuple[float, float]:
     env = {**os.environ, "PREFECT_HOME": str(tmp / "prefect"), "PYTHONPATH": str(ROOT),
            "HF_HUB_OFFLINE": "1"}
     env.pop("PREFECT_API_URL", None)
-    start = time.perf_counter()
-    with tempfile.TemporaryFile("w+") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "rotbench.cli.main", "run", *args, "--cache-dir",
-             str(tmp / "cache"), "--reports-dir", str(tmp / "reports"), "--format", "json",
-             "--out", str(tmp / "report.json")],
-            env=env, stdout=subprocess.DEVNULL, stderr=log, text=True)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        log.seek(0)
-        err = log.read()
-    if os.waitstatus_to_exitcode(status) != 0:
+    wall, code, peak_mb, err = logged_run(
+        [sys.executable, "-m", "rotbench.cli.main", "run", *args, "--cache-dir",
+         str(tmp / "cache"), "--reports-dir", str(tmp / "reports"), "--format", "json",
+         "--out", str(tmp / "report.json")], env=env)
+    if code != 0:
         sys.exit(f"rotbench run {' '.join(args)} failed:\n{err[-3000:]}")
-    return wall, usage.ru_maxrss / 1024
+    return wall, peak_mb
 
 
 def main() -> None:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from process_cpu import with_bytecode  # noqa: E402
+from process_cpu import logged_run, with_bytecode  # noqa: E402
 
 BYTECODE = Path(tempfile.gettempdir()) / "rotbench-bench-bytecode"
 """Compiled bytecode of every run (``process_cpu.with_bytecode``); an untimed one-seed run
@@ -36,20 +36,12 @@ def run(checkout: Path, args: list[str], env: dict[str, str]) -> tuple[float, fl
     """(wall seconds, peak RSS MB, 1-minute load average at the start) of one
     `rotbench run` from ``checkout``."""
     load = os.getloadavg()[0]
-    start = time.perf_counter()
-    # stderr to a file, not a pipe: a run prints a line per stage, and a pipe nobody reads
-    # until the end fills (64 KB, about 250 seeds) and blocks the run
-    with tempfile.TemporaryFile("w+") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "rotbench.cli.main", "run", *args],
-                                env={**env, "PYTHONPATH": str(checkout)}, cwd=env["PREFECT_HOME"],
-                                stdout=subprocess.DEVNULL, stderr=log, text=True)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        log.seek(0)
-        err = log.read()
-    if os.waitstatus_to_exitcode(status) != 0:
+    wall, code, peak_mb, err = logged_run(
+        [sys.executable, "-m", "rotbench.cli.main", "run", *args],
+        env={**env, "PYTHONPATH": str(checkout)}, cwd=env["PREFECT_HOME"])
+    if code != 0:
         sys.exit(f"rotbench run failed:\n{err[-3000:]}")
-    return wall, usage.ru_maxrss / 1024, load
+    return wall, peak_mb, load
 
 
 def main() -> None:

@@ -14,10 +14,13 @@ warm-up.
 from __future__ import annotations
 
 import os
+import re
 import resource
 import subprocess
 import sys
+import tempfile
 import time
+from typing import IO
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -89,6 +92,44 @@ def measure(command: list[str], every: float = 0.05, env: dict | None = None,
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return {"wall": wall, "cpu": cpu, "processes": seen, "load": load,
             "returncode": proc.returncode}
+
+
+STAGE_LINE = re.compile(r"seed \d+\s+(\S+)\s+computed\s+([\d.]+) s")
+"""A run's progress line for a stage it computed: ``seed N  STAGE  computed S s``."""
+
+
+def waited_run(argv: list[str], log: IO[str], env: dict[str, str] | None = None,
+               cwd: str | os.PathLike[str] | None = None) -> tuple[float, int, float]:
+    """Run ``argv`` with its output discarded and its stderr written to ``log`` (an open
+    file, never a pipe: a run prints a line per stage, and a pipe nobody reads until the end
+    fills at 64 KB and blocks it). Returns (wall seconds, exit code, peak resident MB of the
+    child and every process it waited for, from ``os.wait4``)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=log,
+                            text=True)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    return wall, os.waitstatus_to_exitcode(status), usage.ru_maxrss / 1024
+
+
+def logged_run(argv: list[str], env: dict[str, str] | None = None,
+               cwd: str | os.PathLike[str] | None = None) -> tuple[float, int, float, str]:
+    """``waited_run`` with stderr kept in a temporary file; returns (wall seconds, exit
+    code, peak resident MB, the run's stderr text)."""
+    with tempfile.TemporaryFile("w+") as log:
+        wall, code, peak_mb = waited_run(argv, log, env, cwd)
+        log.seek(0)
+        return wall, code, peak_mb, log.read()
+
+
+def stage_seconds(stderr: str) -> dict[str, float]:
+    """Seconds per stage summed over the progress lines (``STAGE_LINE``) of a run's stderr,
+    by stage name."""
+    stages: dict[str, float] = {}
+    for found in map(STAGE_LINE.match, stderr.splitlines()):
+        if found:
+            stages[found.group(1)] = stages.get(found.group(1), 0.0) + float(found.group(2))
+    return stages
 
 
 def main(argv: list[str]) -> int:

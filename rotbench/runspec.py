@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rotbench.perception.noisy.profile import NoiseDigest
 from rotbench.validation import first_error
 from rotbench.world.generators.base import DEFAULT_GENERATOR, GENERATOR_VERSIONS, MAX_DAYS, MIN_DAYS
 
@@ -108,9 +109,7 @@ class RunSpec(BaseModel):
     noise: str | None = Field(
         default=None, description="Noisy arm: the noise profile, a shipped name (good, "
         "typical, spec-live) or a profile file; None on the other arms.")
-    noise_digest: str | None = Field(
-        default=None, description="Noisy arm: sha256 of the profile as validated when the "
-        "run was asked for (``NoiseProfile.digest``).")
+    noise_digest: NoiseDigest = None
 
     def user_id_list(self) -> list[str]:
         """The personas' ids of a shared store (``user_ids``, else user-1 .. user-N)."""

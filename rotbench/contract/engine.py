@@ -14,17 +14,17 @@ from __future__ import annotations
 
 from typing import Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field
 
-from rotbench.world.models import Session, Turn
+from rotbench.world.models import Additive, DeliveredDay, Session, Turn
 
 ClaimStatus = Literal["active", "retired", "quarantined"]
 
 
-class Document(BaseModel):
-    """One document handed to an engine: a conversation session or a web page."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class Document(Additive):
+    """One document handed to an engine: a conversation session or a web page. A protocol-v2
+    document (no ``delivered_day``) and a single-user one (no ``user``) serialise as they
+    always did (``Additive``)."""
 
     uri: str = Field(description="Source URI; a web page's host is its lineage.")
     day: int = Field(description="Day the document was written (days since the world epoch).")
@@ -39,18 +39,9 @@ class Document(BaseModel):
         description="The user of a shared store whose document this is (an opaque id: data, "
         "never a path or SQL text); None in a single-user world.",
     )
-    delivered_day: int | None = Field(
-        default=None, description="Day the document reaches the store (protocol v3), on or "
-        "after ``day``; None: the day it was written (every document of generators 1 and 2).")
+    delivered_day: DeliveredDay = None
 
-    @model_serializer(mode="wrap")
-    def _omit_no_delivery(self, handler: SerializerFunctionWrapHandler) -> dict:
-        data = handler(self)
-        if data.get("delivered_day", 0) is None:
-            del data["delivered_day"]  # a v2 document serialises as it always did
-        if data.get("user", "") is None:
-            del data["user"]  # and so does a single-user one
-        return data
+    added_fields = ("user", "delivered_day")
 
     @property
     def arrival(self) -> int:

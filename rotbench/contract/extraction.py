@@ -8,21 +8,20 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field
 
 from rotbench.contract.engine import Document
 from rotbench.contract.perception import ClaimDraft, Extractor, QuestionFrame
-from rotbench.world.models import World
+from rotbench.world.models import Additive, DeliveredDay, World
 
 CONVERSATION = "conversation"
 """The lineage of everything said in conversation (the one trusted channel); a web page's
 lineage is its host."""
 
 
-class DocumentClaims(BaseModel):
-    """What an extractor took from one document, with where and when it came from."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class DocumentClaims(Additive):
+    """What an extractor took from one document, with where and when it came from. An
+    on-time document's (no ``delivered_day``) serialises as it always did (``Additive``)."""
 
     uri: str
     day: int
@@ -30,16 +29,9 @@ class DocumentClaims(BaseModel):
     lineage: str = Field(description="'conversation', or the web page's host.")
     contributor: str
     drafts: list[ClaimDraft]
-    delivered_day: int | None = Field(
-        default=None, description="Day the document reached the store when it came late "
-        "(protocol v3); None: the day it was written.")
+    delivered_day: DeliveredDay = None
 
-    @model_serializer(mode="wrap")
-    def _omit_no_delivery(self, handler: SerializerFunctionWrapHandler) -> dict:
-        data = handler(self)
-        if data.get("delivered_day", 0) is None:
-            del data["delivered_day"]  # an on-time document serialises as it always did
-        return data
+    added_fields = ("delivered_day",)
 
     @property
     def arrival(self) -> int:

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from typing import Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field
 
 from rotbench.contract.engine import Document
+from rotbench.world.models import Additive
 
 Attribution = Literal["own", "source"]
 """'own': the user's own statement (or a page asserting a fact); 'source': quoted or relayed."""
@@ -59,10 +60,11 @@ def subject_key(subject: str) -> str:
     return SUBJECT_ALIASES.get(key, key)
 
 
-class ClaimDraft(BaseModel):
-    """A claim as an extractor proposes it, before the engine files it in the ledger."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class ClaimDraft(Additive):
+    """A claim as an extractor proposes it, before the engine files it in the ledger.
+    Generator 3's and 4's fields are left out of the JSON while None (``Additive``), so a
+    draft of an older world serialises (and hashes into cache keys) exactly as before they
+    existed."""
 
     subject: str = Field(description="Who the claim is about, e.g. 'the user'.")
     slot: str | None = Field(
@@ -90,17 +92,8 @@ class ClaimDraft(BaseModel):
         default=None, description="Generator 4: the root slot value this claim is tied to "
         "(see ``Dependency``); on a ``conditional`` claim, the value whose change triggers it.")
 
-    _added = ("event", "valid_from", "valid_until", "corrects", "multi_valued", "depends_on")
-
-    @model_serializer(mode="wrap")
-    def _omit_unset_additions(self, handler: SerializerFunctionWrapHandler) -> dict:
-        """Generator 3's fields are left out of the JSON while None, so a draft of an older
-        world serialises (and hashes into cache keys) exactly as before they existed."""
-        data = handler(self)
-        for name in self._added:
-            if data.get(name, 0) is None:
-                del data[name]
-        return data
+    added_fields = ("event", "valid_from", "valid_until", "corrects", "multi_valued",
+                    "depends_on")
 
     @property
     def slot_fact(self) -> bool:
@@ -122,8 +115,7 @@ class Claim(ClaimDraft):
         default=None, description="Day its document was written (engine 0.4.0 compares "
         "these, not arrivals); None: filed by an engine before 0.4.0, read as ``day``.")
 
-    _added = ("event", "valid_from", "valid_until", "corrects", "multi_valued", "depends_on",
-              "written_day")
+    added_fields = (*ClaimDraft.added_fields, "written_day")
 
 
 @runtime_checkable
@@ -135,15 +127,15 @@ class Extractor(Protocol):
         ...
 
 
-class QuestionFrame(BaseModel):
+class QuestionFrame(Additive):
     """What a question asks: whose (``subject``), which attribute (``slot``), and when.
 
     ``slot`` is None when the reader cannot tie the question to a slot it knows of; a slot
     key outside the store's vocabulary (``'blood_type'``) says the question is about
-    something the store was never told.
+    something the store was never told. ``premise`` is left out of the JSON while None
+    (``Additive``), so the frames of older worlds serialise (and hash into cache keys)
+    exactly as before it existed.
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     subject: str = Field(description="Whose attribute, e.g. 'the user', 'the user's father'.")
     slot: str | None = Field(default=None, description="Attribute key asked about, if known.")
@@ -154,14 +146,7 @@ class QuestionFrame(BaseModel):
         "('Does the user still work out at Ironworks?' -> 'Ironworks'); None when it names "
         "none.")
 
-    @model_serializer(mode="wrap")
-    def _omit_unset_premise(self, handler: SerializerFunctionWrapHandler) -> dict:
-        """``premise`` is left out of the JSON while None, so the frames of older worlds
-        serialise (and hash into cache keys) exactly as before it existed."""
-        data = handler(self)
-        if data.get("premise", 0) is None:
-            del data["premise"]
-        return data
+    added_fields = ("premise",)
 
 
 @runtime_checkable

@@ -38,14 +38,13 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
-    SerializerFunctionWrapHandler,
     computed_field,
-    model_serializer,
     model_validator,
 )
 
 from rotbench.contract.engine import ClaimStatus
 from rotbench.contract.perception import Claim
+from rotbench.world.models import Additive
 
 
 class _Frozen(BaseModel):
@@ -80,10 +79,16 @@ class Correction(_Frozen):
     corrected_by: str
 
 
+Cause = Annotated[str | None, Field(
+    description="Engine 0.5.0: for a lapse or cascade, the claim this one was tied to whose "
+    "end ended it (the root, or a claim between them); None otherwise and before 0.5.0.")]
+"""Why a claim ended, declared once for the ``Ending`` event and the ``ClaimState`` read
+from it."""
+
 EndingHow = Literal["retraction", "member_drop", "dependency", "cascade"]
 
 
-class Ending(_Frozen):
+class Ending(Additive):
     """From ``day`` on, ``claim_id`` no longer holds and nothing replaced it: ``ended_by`` is
     a retraction of the slot (``how='retraction'``) or the drop of this member of a set
     (``how='member_drop'``). What it said is history (the ending claim tells it).
@@ -92,26 +97,20 @@ class Ending(_Frozen):
     by ``ended_by``; the claim's slot is unknown from ``day`` on (previously its value).
     ``how='cascade'``: ``ended_by`` retracted or corrected the root; ``never_held`` is True
     for a correction (the claim was said under a root that never held: not history either).
-    ``cause``: the claim whose end ended this one (the root, or a claim between them)."""
+    ``cause``: the claim whose end ended this one (the root, or a claim between them).
+    0.5.0's fields are left out while None (``Additive``): a 0.4.0 ending serialises as
+    before."""
 
     kind: Literal["ending"] = "ending"
     claim_id: str
     day: int
     ended_by: str
     how: EndingHow
-    cause: str | None = Field(default=None, description="Engine 0.5.0: the claim this one "
-                              "was tied to, whose end ended it (None before 0.5.0).")
+    cause: Cause = None
     never_held: bool | None = Field(default=None, description="Engine 0.5.0: True when the "
                                     "cascade came from a correction of the root.")
 
-    @model_serializer(mode="wrap")
-    def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> dict:
-        """0.5.0's fields are left out while None: a 0.4.0 ending serialises as before."""
-        data = handler(self)
-        for name in ("cause", "never_held"):
-            if data.get(name, 0) is None:
-                del data[name]
-        return data
+    added_fields = ("cause", "never_held")
 
 
 class Activation(_Frozen):
@@ -226,9 +225,7 @@ class ClaimState(_Frozen):
         default=None, description="The claim whose correction, retraction or drop retired it "
         "(from 0.5.0 also the update, retraction or correction that started a lapse or "
         "cascade).")
-    cause: str | None = Field(
-        default=None, description="Engine 0.5.0: for a lapse or cascade, the claim it was "
-        "tied to whose end ended it.")
+    cause: Cause = None
     unknown_since: int | None = Field(
         default=None, description="Engine 0.5.0: for a lapse, the day from which the slot's "
         "value is unknown (its root changed); the claim's value is its history.")

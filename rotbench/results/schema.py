@@ -32,6 +32,7 @@ from pydantic import (
     model_validator,
 )
 
+from rotbench.perception.noisy.profile import NoiseDigest
 from rotbench.rulings import RealPairs, ReviewItem
 from rotbench.scoring.lexicons import LEXICONS
 from rotbench.scoring.metrics import (
@@ -41,7 +42,7 @@ from rotbench.scoring.metrics import (
     PoisonMetricName,
     Rate,
 )
-from rotbench.scoring.models import HitClass, WorldProbes
+from rotbench.scoring.models import HitClass, UserScoped, WorldProbes
 from rotbench.world.models import Additive, Channel
 
 SCHEMA_VERSION = 3
@@ -140,14 +141,11 @@ class Selection(Additive):
     users: list[str] = Field(
         default_factory=list,
         description="A shared store's user ids (``--users``), in persona order; empty: one user.")
-    user_scoped: bool | None = Field(
-        default=None, description="Shared store: whether the engine took the asking user "
-        "(False: it ignored ``user`` and read every user's memories); None: one user.")
+    user_scoped: UserScoped = None
     noise: str | None = Field(
         default=None, description="Noisy arm: the noise profile's name (a shipped one, or "
         "the name inside the user's file); None on the other arms.")
-    noise_digest: str | None = Field(
-        default=None, description="Noisy arm: sha256 of the profile (``NoiseProfile.digest``).")
+    noise_digest: NoiseDigest = None
 
     @model_validator(mode="after")
     def _checkpoints_within_days(self) -> Selection:

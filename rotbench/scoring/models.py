@@ -8,12 +8,25 @@ with the records: the truth at the probe's day and every attribute's value pool.
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rotbench.contract.engine import Hit, Provenance
-from rotbench.world.models import Additive, Channel, DecoyKind, Truth, UnanswerableKind
+from rotbench.world.models import (
+    Additive,
+    Channel,
+    DecoyKind,
+    Premise,
+    Truth,
+    Unanswerable,
+)
+
+UserScoped = Annotated[bool | None, Field(
+    description="Shared store: whether the engine took the asking user (False: it ignored "
+    "``user`` and read every user's memories); None: one user.")]
+"""A run's or a world's finding on user scoping, declared once for ``WorldProbes`` and the
+report's ``Selection``."""
 
 HitClass = Literal[
     "current",
@@ -136,18 +149,12 @@ class ProbeRecord(Additive):
     question: str
     truth: Truth | None
     hits: list[ScoredHit] = Field(description="The top-k hits, best first.")
-    unanswerable: UnanswerableKind | None = Field(
-        default=None,
-        description="Near-miss or unrelated, for an unanswerable question of generator 2 "
-        "(None otherwise; an unanswerable question without it counts as unrelated).",
-    )
+    unanswerable: Unanswerable = None
     user: str | None = Field(
         default=None, description="Shared store: the user the question was asked for.")
     others: CrossUserValues | None = Field(
         default=None, description="Shared store, answerable question: other users' values.")
-    premise: str | None = Field(
-        default=None, description="Generator 4, a premise question: the superseded value "
-        "it takes for granted (``Probe.premise``).")
+    premise: Premise = None
 
     perception_errors: list[str] = Field(
         default_factory=list, description="Noisy arm: ids of the injected perception errors "
@@ -203,9 +210,7 @@ class WorldProbes(Additive):
     users: list[UserEntry] = Field(
         default_factory=list,
         description="Shared store: its users in persona order (empty for one user).")
-    user_scoped: bool | None = Field(
-        default=None, description="Shared store: whether the engine took the asking user "
-        "(False: it ignored ``user``); None for one user.")
+    user_scoped: UserScoped = None
 
     perception_noise: dict[str, dict[str, int]] | None = Field(
         default=None, description="Noisy arm: per error kind, {'injected': n, "

@@ -11,7 +11,7 @@ Days are integers counted from the world epoch (day 0); day 1 is the first day w
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar, Literal, get_args
+from typing import Annotated, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
@@ -79,10 +79,12 @@ class _Frozen(BaseModel):
 
 
 class Additive(_Frozen):
-    """A model whose fields added by generator 2 are left out of its JSON while empty.
+    """A model whose fields added after its first version are left out of its JSON while
+    empty (None, [] or {}).
 
-    ``added_fields`` names those fields. A generator-1 world then serialises byte for byte as it
-    did before they existed, so its fingerprint and every cache key derived from it stay put.
+    ``added_fields`` names those fields. A record of an older version (a generator-1 world, a
+    protocol-v2 document, a 0.4.0 ledger event) then serialises byte for byte as it did
+    before they existed, so its fingerprint and every cache key derived from it stay put.
     """
 
     added_fields: ClassVar[tuple[str, ...]] = ()
@@ -196,6 +198,14 @@ class Turn(_Frozen):
     text: str
 
 
+DeliveredDay = Annotated[int | None, Field(
+    description="Day the document reaches the store (generator 3, protocol v3), on or after "
+    "the day it was written; None: the day it was written (every document of generators 1 "
+    "and 2).")]
+"""A document's delivery day, declared once for ``Session``, the engine's ``Document`` and
+the extraction's ``DocumentClaims``."""
+
+
 class Session(Additive):
     """A document deposited into memory: a conversation, or a web page (``kind='web_page'``).
 
@@ -213,8 +223,7 @@ class Session(Additive):
     document_uri: str
     turns: list[Turn] = Field(description="For a web page: one 'tool' turn holding the page text.")
     facts: list[Fact] = Field(default_factory=list)
-    delivered_day: int | None = Field(
-        default=None, description="Day the document reaches the store (None: its own day).")
+    delivered_day: DeliveredDay = None
 
     added_fields = ("delivered_day",)
 
@@ -236,20 +245,28 @@ class Session(Additive):
         return "\n".join(f"{t.role}: {t.text}" for t in self.turns)
 
 
+Unanswerable = Annotated[UnanswerableKind | None, Field(
+    description="For an unanswerable question of generator 2: near-miss or unrelated (None: "
+    "answerable, or generator 1, whose unanswerable questions are all unrelated: a question "
+    "without it counts as unrelated).")]
+"""A question's kind of unanswerable, declared once for the world's ``Probe`` and the
+scored ``ProbeRecord``."""
+
+Premise = Annotated[str | None, Field(
+    description="Generator 4, a premise question: the superseded value the question takes "
+    "for granted ('Does the user still live in Porto?' -> 'Porto').")]
+"""A question's premise, declared once for the world's ``Probe`` and the scored
+``ProbeRecord``."""
+
+
 class Probe(Additive):
     """A question asked at a checkpoint; ``attribute`` is None for an unanswerable question."""
 
     day: int
     attribute: str | None
     question: str
-    unanswerable: UnanswerableKind | None = Field(
-        default=None,
-        description="For an unanswerable question of generator 2: near-miss or unrelated "
-        "(None: answerable, or generator 1, whose unanswerable questions are all unrelated).",
-    )
-    premise: str | None = Field(
-        default=None, description="Generator 4, a premise question: the superseded value "
-        "the question takes for granted ('Does the user still live in Porto?').")
+    unanswerable: Unanswerable = None
+    premise: Premise = None
 
     added_fields = ("unanswerable", "premise")
 

@@ -108,19 +108,19 @@ def test_engine_servers_start_with_a_fixed_hash_seed(monkeypatch) -> None:
     """Issue 37: Hindsight's graph arm ordered tied hits by iterating a set of string ids,
     which followed each process's random hash seed; an engine server (and so every worker it
     forks) starts with PYTHONHASHSEED=0 unless the run's environment sets one."""
+    monkeypatch.delenv("PYTHONHASHSEED", raising=False)
+    assert b"PYTHONHASHSEED=0" in _server_environ()
+    monkeypatch.setenv("PYTHONHASHSEED", "7")  # the user's own choice is kept
+    assert b"PYTHONHASHSEED=7" in _server_environ()
+
+
+def _server_environ() -> list[bytes]:
+    """The environment (``NAME=value`` entries) an engine server started with, read from
+    ``/proc``; the server is stopped again."""
     from pathlib import Path
 
-    monkeypatch.delenv("PYTHONHASHSEED", raising=False)
     server = engine_worker.EngineServer("json")
     try:
-        environ = Path(f"/proc/{server.process.pid}/environ").read_bytes().split(b"\0")
+        return Path(f"/proc/{server.process.pid}/environ").read_bytes().split(b"\0")
     finally:
         server.stop()
-    assert b"PYTHONHASHSEED=0" in environ
-    monkeypatch.setenv("PYTHONHASHSEED", "7")  # the user's own choice is kept
-    server = engine_worker.EngineServer("json")
-    try:
-        environ = Path(f"/proc/{server.process.pid}/environ").read_bytes().split(b"\0")
-    finally:
-        server.stop()
-    assert b"PYTHONHASHSEED=7" in environ

@@ -59,6 +59,12 @@ _MOOD_SPELLINGS = {"": "fact", "negation": "negated", "negative": "negated",
                    "suggestion": "suggested", "hypothesis": "hypothetical", "plan": "hypothetical"}
 
 
+def _lowered(v: object) -> object:
+    """A model's spelling of a closed word (tense, attribution) as the answer shape spells
+    it: stripped and lower-cased; anything but text is left for the shape's own check."""
+    return v.strip().lower() if isinstance(v, str) else v
+
+
 class ClaimAnswer(BaseModel):
     """One claim as the extraction prompt asks for it. ``MOOD_SPELLINGS``: other spellings
     of a mood a model may answer, mapped to the shape's own (a later version adds to them)."""
@@ -75,10 +81,7 @@ class ClaimAnswer(BaseModel):
     confidence: float | None = Field(default=None, ge=0.0, le=1.0)
     mood: Literal["fact", "hypothetical", "negated", "suggested"] = "fact"
 
-    @field_validator("tense", "attribution", mode="before")
-    @classmethod
-    def _lower(cls, v: object) -> object:
-        return v.strip().lower() if isinstance(v, str) else v
+    _lower = field_validator("tense", "attribution", mode="before")(_lowered)
 
     @field_validator("mood", mode="before")
     @classmethod
@@ -114,10 +117,7 @@ class QuestionAnswer(BaseModel):
     slot: str | None = None
     tense: Literal["present", "past"] = "present"
 
-    @field_validator("tense", mode="before")
-    @classmethod
-    def _lower(cls, v: object) -> object:
-        return v.strip().lower() if isinstance(v, str) else v
+    _lower = field_validator("tense", mode="before")(_lowered)
 
     @field_validator("slot", mode="before")
     @classmethod
@@ -137,6 +137,22 @@ class ExtractionAnswer(BaseModel):
 
 
 _NULLS = ("", "null", "none", "n/a", "unknown")
+
+
+def _is_null(v: object) -> bool:
+    """True for None and for a null spelling of an optional answer (``_NULLS``), case and
+    spacing ignored."""
+    return v is None or isinstance(v, str) and v.strip().lower() in _NULLS
+
+
+def _text_or_null(v: object, error: str) -> str | None:
+    """A model's optional text answer: None for a null spelling (``_is_null``), else the text
+    stripped. Raises ValueError(``error``) when ``v`` is not text."""
+    if _is_null(v):
+        return None
+    if not isinstance(v, str):
+        raise ValueError(error)
+    return v.strip()
 EVENTS: tuple[str, ...] = ("correction", "retraction", "scheduled", "member_add", "member_drop")
 """The events an ``extract-v3`` claim may carry (``rotbench.contract.perception.ClaimEvent``)."""
 
@@ -144,7 +160,7 @@ EVENTS: tuple[str, ...] = ("correction", "retraction", "scheduled", "member_add"
 def _as_date(v: object, field: str) -> date | None:
     """A ``YYYY-MM-DD`` string (or a full ISO instant) as a date; None for a null spelling.
     Raises ValueError naming ``field`` for anything else."""
-    if v is None or isinstance(v, str) and v.strip().lower() in _NULLS:
+    if _is_null(v):
         return None
     if isinstance(v, str):
         text = v.strip()
@@ -207,11 +223,8 @@ class ClaimAnswerV3(ClaimAnswer):
     @field_validator("corrects", mode="before")
     @classmethod
     def _corrects(cls, v: object) -> object:
-        if v is None or isinstance(v, str) and v.strip().lower() in _NULLS:
-            return None
-        if not isinstance(v, str):
-            raise ValueError(f"corrects must be the corrected value as text or null, got {v!r}")
-        return v.strip()
+        return _text_or_null(v, f"corrects must be the corrected value as text or null, got "
+                                f"{v!r}")
 
     @model_validator(mode="after")
     def _consistent(self, info: ValidationInfo) -> ClaimAnswerV3:

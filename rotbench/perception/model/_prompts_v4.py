@@ -35,13 +35,14 @@ from pydantic import (
 from rotbench.contract.engine import Document
 from rotbench.contract.perception import ClaimDraft, Dependency, QuestionFrame
 from rotbench.perception.model._prompts import (
-    _NULLS,
     EXTRACT_PROMPTS,
     ClaimAnswerV3,
     ExtractionAnswer,
     ExtractionAnswerV3,
     ExtractPrompt,
     QuestionAnswer,
+    _is_null,
+    _text_or_null,
     load_extract_prompt,
 )
 
@@ -78,7 +79,7 @@ class ClaimAnswerV4(ClaimAnswerV3):
     @field_validator("depends_on", mode="before")
     @classmethod
     def _depends(cls, v: object) -> object:
-        if v is None or isinstance(v, str) and v.strip().lower() in _NULLS:
+        if _is_null(v):
             return None
         if not isinstance(v, dict):
             raise ValueError(f"depends_on must be an object {{\"slot\": ..., \"value\": ...}} "
@@ -122,12 +123,8 @@ class QuestionAnswerV4(QuestionAnswer):
     @field_validator("premise", mode="before")
     @classmethod
     def _premise(cls, v: object) -> object:
-        if v is None or isinstance(v, str) and v.strip().lower() in _NULLS:
-            return None
-        if not isinstance(v, str):
-            raise ValueError(f"premise must be the value the question takes for granted, as "
-                             f"text, or null, got {str(v)[:40]!r}")
-        return v.strip()
+        return _text_or_null(v, f"premise must be the value the question takes for granted, "
+                                f"as text, or null, got {str(v)[:40]!r}")
 
 
 @dataclass(frozen=True)

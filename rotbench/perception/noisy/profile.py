@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -60,6 +61,13 @@ class KindRates(BaseModel):
     relay_adopted: KindRate
     check_error: KindRate
     date_error: KindRate
+
+
+NoiseDigest = Annotated[str | None, Field(
+    description="Noisy arm: sha256 of the profile as validated when the run was asked for "
+    "(``NoiseProfile.digest``); None on the other arms.")]
+"""A run's noise profile digest, declared once for the ``RunSpec`` and the report's
+``Selection``."""
 
 
 class NoiseProfile(BaseModel):

@@ -43,6 +43,16 @@ def assert_invalid_twice(extractor, fake, message: str) -> None:
     assert "\n" not in failure.reason and "first at claims.0" in failure.reason
 
 
+def assert_claim_refused(extractor, fake, answers, document: Document, claim: dict,
+                         message: str) -> None:
+    """A model answering ``claim`` (over ``CLAIM_BASE``) on every call gets no claim from
+    ``extractor`` for ``document``: asked once, retried once quoting ``message``, one
+    ``invalid_answer`` failure (``assert_invalid_twice``)."""
+    answers.texts = [answer_json(claim)]
+    assert extractor.extract(document) == []
+    assert_invalid_twice(extractor, fake, message)
+
+
 def monday_conversation(text: str) -> Document:
     """A conversation of day 14, Monday 19 January 2026 (the epoch is 2026-01-05): the
     user says ``text``, the assistant "Noted."."""

@@ -17,7 +17,7 @@ from llm_helpers import (
     PRICED,
     Answers,
     answer_json,
-    assert_invalid_twice,
+    assert_claim_refused,
     assert_live_estimate_matches,
     assert_probe_estimate_exact,
     claim_draft,
@@ -210,10 +210,8 @@ MALFORMED = {
 def test_a_bad_field_is_one_line_retried_with_its_reason_then_a_failure(
         case: str, fake: FakeAnthropic, answers: Answers) -> None:
     claim, message = MALFORMED[case]
-    answers.texts = [answer_json(claim)]
     ex = _extractor(fake)
-    assert ex.extract(DOC) == []
-    assert_invalid_twice(ex, fake, message)
+    assert_claim_refused(ex, fake, answers, DOC, claim, message)
     (failure,) = ex.stats.failures
     assert failure.reason.startswith("invalid twice: 1 valid")
     assert (ex.stats.calls, ex.stats.invalid_answers, ex.stats.undecided) == (2, 2, 1)
