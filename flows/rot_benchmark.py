@@ -137,9 +137,13 @@ def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None,
     UnwrittenRecords.drain()  # an earlier run's, in the same process
     with task_runner_for(spec) as runner:
         world_keys = {seed: world_key(seed, spec, engines) for seed in spec.seeds}
+        # each world is handed the run's settings with its own seed only: Prefect walks
+        # and serialises every task's parameters, so the run's whole seed list in each
+        # world's made that work grow with the square of the seeds
         futures = [(seed, runner.submit(configured_world_task(spec, world_keys[seed]), {
-            "seed": seed, "spec": payload, "engines": infos, "ledger_path": ledger_path,
-            "budget": budget, "gate": gate})) for seed in spec.seeds]
+            "seed": seed, "spec": {**payload, "seeds": [seed]}, "engines": infos,
+            "ledger_path": ledger_path, "budget": budget, "gate": gate}))
+            for seed in spec.seeds]
         unwritten: WriteFailed | None = None
         for seed, future in futures:
             try:
