@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -350,8 +351,6 @@ def test_nothing_changed_reads_each_world_s_summary_not_its_probes(baseline, tmp
 
 
 def _hit_rows(root: Path, run_id: str) -> list[tuple]:
-    import duckdb
-
     with duckdb.connect(str(root / "reports" / "rotbench.duckdb"), read_only=True) as con:
         return con.execute("SELECT seed, probe_index, rank, text, cls, poison_channels, "
                            "claim_id FROM hits WHERE run_id = ? ORDER BY ALL",
