@@ -69,7 +69,7 @@ class EarlyFolds:
         try:
             fold_world(item, self.scorer, self.text, self.decoys, None, self.worlds_dir,
                        self._store_rows)
-        except (OSError, ValueError):
+        except Exception:  # noqa: BLE001 - best effort: the report folds it and says why
             return
         self.folded += 1
 
