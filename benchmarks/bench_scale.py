@@ -7,6 +7,8 @@ Scenarios (goals in brackets), oracle arm, ``--max-worlds 8``, temporary server:
   dask-cold  an empty cache on a 2-process LocalCluster (--dask)         [compare with cold]
   dask-warm  that cache again on the LocalCluster                       [compare with warm]
 Peak memory: the rotbench process's largest resident set (os.wait4), Dask workers excluded.
+CPU: user + system seconds of the rotbench process and the children it waited for (a kept
+Prefect server is not one of them: it outlives the run).
 
 A/B against another checkout on the same machine and load:
   .venv/bin/python benchmarks/bench_scale.py --checkout /path/to/other/checkout
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -32,16 +35,21 @@ BYTECODE = Path(tempfile.gettempdir()) / "rotbench-bench-bytecode"
 fills it first."""
 
 
-def run(checkout: Path, args: list[str], env: dict[str, str]) -> tuple[float, float, float]:
-    """(wall seconds, peak RSS MB, 1-minute load average at the start) of one
+def run(checkout: Path, args: list[str],
+        env: dict[str, str]) -> tuple[float, float, float, float]:
+    """(wall seconds, peak RSS MB, 1-minute load average at the start, CPU seconds) of one
     `rotbench run` from ``checkout``."""
     load = os.getloadavg()[0]
+    # the run is reaped by wait4, so its CPU (and its reaped children's) lands in ours
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     wall, code, peak_mb, err = logged_run(
         [sys.executable, "-m", "rotbench.cli.main", "run", *args],
         env={**env, "PYTHONPATH": str(checkout)}, cwd=env["PREFECT_HOME"])
     if code != 0:
         sys.exit(f"rotbench run failed:\n{err[-3000:]}")
-    return wall, peak_mb, load
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return wall, peak_mb, load, cpu
 
 
 def main() -> None:
@@ -76,10 +84,10 @@ def main() -> None:
                      ("dask-warm", run(a.checkout, dask, env))]
     print(f"checkout {a.checkout}, {a.seeds} seeds, {time.strftime('%Y-%m-%d %H:%M')}, "
           f"load average {os.getloadavg()[0]:.1f}")
-    cold = rows[0][1][0]
-    for name, (wall, peak, load) in rows:
+    cold, cold_cpu = rows[0][1][0], rows[0][1][3]
+    for name, (wall, peak, load, cpu) in rows:
         print(f"{name}-{a.seeds:<6} wall {wall:6.1f} s ({wall / cold:.2f} of cold)   "
-              f"peak {peak:6.0f} MB   load {load:.1f}")
+              f"cpu {cpu:6.1f} s ({cpu / cold_cpu:.2f})   peak {peak:6.0f} MB   load {load:.1f}")
 
 
 if __name__ == "__main__":

@@ -137,9 +137,13 @@ def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None,
     UnwrittenRecords.drain()  # an earlier run's, in the same process
     with task_runner_for(spec) as runner:
         world_keys = {seed: world_key(seed, spec, engines) for seed in spec.seeds}
+        # each world is handed the run's settings with its own seed only: Prefect walks
+        # and serialises every task's parameters, so the run's whole seed list in each
+        # world's made that work grow with the square of the seeds
         futures = [(seed, runner.submit(configured_world_task(spec, world_keys[seed]), {
-            "seed": seed, "spec": payload, "engines": infos, "ledger_path": ledger_path,
-            "budget": budget, "gate": gate})) for seed in spec.seeds]
+            "seed": seed, "spec": {**payload, "seeds": [seed]}, "engines": infos,
+            "ledger_path": ledger_path, "budget": budget, "gate": gate}))
+            for seed in spec.seeds]
         unwritten: WriteFailed | None = None
         for seed, future in futures:
             try:
@@ -275,11 +279,13 @@ async def rot_benchmark(
     try:
         _prewarm(spec)
         batched = await asyncio.to_thread(batch_extract_stage, spec, paid)
+        _fold_early(spec)
         outcomes, missing, sandbox_notes = await asyncio.to_thread(_sandboxed_worlds, spec,
                                                                    paid, logger)
         pairs = await asyncio.to_thread(real_pairs_stage, spec, paid)
     finally:
         await end_run_gate(paid.gate)
+        await asyncio.to_thread(_end_early_folds, spec)
     from prefect.runtime import flow_run
 
     outcome = RunOutcome(missing=missing, flow_run_id=flow_run.id)
@@ -290,6 +296,27 @@ async def rot_benchmark(
         logger.warning("%s", failure)
     await _publish(outcome, spec, logger)
     return outcome
+
+
+def _fold_early(spec: RunSpec) -> None:
+    """Have each world scored in this process folded for the report by its score stage
+    (``rotbench.results.early``): not on Dask (the worlds run in other processes) nor on
+    the noisy arm (its report annotates every world first)."""
+    if spec.dask or spec.arm == "noisy":
+        return
+    from rotbench.results.early import EarlyFolds
+    from rotbench.results.files.worlds import WORLDS_DIR
+
+    EarlyFolds.open_for(spec.cache_dir, EarlyFolds(
+        spec.cache_dir, Path(spec.reports_dir).resolve() / WORLDS_DIR, spec.db.resolve(),
+        spec.scorer_version, spec.record_claim_text))
+
+
+def _end_early_folds(spec: RunSpec) -> None:
+    """The early folds' last rows inserted and the database let go, before the reports."""
+    from rotbench.results.early import EarlyFolds
+
+    EarlyFolds.end_for(spec.cache_dir)
 
 
 def _sandboxed_worlds(spec: RunSpec, paid: PaidRun,

@@ -231,10 +231,19 @@ def ingest_probe_task(key: str, seed: int, engine: str, ctx, world: StageRef, ar
 def score_task(key: str, seed: int, engine: str, ctx, probes: StageRef, scorer: str,
                field: str | None = None) -> StageRef:
     """Classify every hit under ``scorer`` (``rotbench.scoring.score_world``). ``field``:
-    read the probes from this attribute of the stored output (an engine's answers)."""
+    read the probes from this attribute of the stored output (an engine's answers). In the
+    run's own process the scored world is folded for the report at once
+    (``rotbench.results.early``), so the report need not load it again."""
+    from rotbench.results.early import EarlyFolds
+
     stored = _load(ctx, probes)
     probed = getattr(stored, field) if field else stored
-    return _store(ctx, "score", key, score(probed, scorer))
+    scored = score(probed, scorer)
+    ref = _store(ctx, "score", key, scored)
+    folds = EarlyFolds.for_cache(ctx.cache_dir)  # the report's work on it, while it is here
+    if folds is not None:
+        folds.take(scored, ref.sha256)
+    return ref
 
 
 @task(name="real_pairs", task_run_name="real_pairs")

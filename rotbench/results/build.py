@@ -53,17 +53,17 @@ def _summary_serving(item: WorldProbes | StoredWorld, selection: Selection, deco
     return summary
 
 
-def _fold_world(item: WorldProbes | StoredWorld, selection: Selection, decoys: bool,
-                embedded: list[WorldProbes] | None, worlds_dir: Path | None,
-                on_world) -> tuple[WorldEntry, MetricTally]:
-    """One world read and folded (see ``build_report``): scored when it is not, its counts
-    taken, its hit texts dropped when the selection says so, then embedded, or written to
-    ``worlds_dir`` with its database rows (``on_world``) and, for a ``StoredWorld``, its
-    summary. Returns its entry and counts."""
+def fold_world(item: WorldProbes | StoredWorld, scorer: str, text: bool, decoys: bool,
+               embedded: list[WorldProbes] | None, worlds_dir: Path | None,
+               on_world) -> tuple[WorldEntry, MetricTally]:
+    """One world read and folded (see ``build_report``): scored under ``scorer`` when it is
+    not, its counts taken, its hit texts dropped unless ``text``, then embedded, or written
+    to ``worlds_dir`` with its database rows (``on_world``) and, for a ``StoredWorld``, its
+    summary. Returns its entry and counts. Raises what ``build_report`` raises."""
     world = item.load() if isinstance(item, StoredWorld) else item
-    scored = world if world.scored else score_world(world, selection.scorer_version)
+    scored = world if world.scored else score_world(world, scorer)
     counts = tally_world(scored, decoys)
-    if not selection.record_claim_text:
+    if not text:
         scored = _strip_text(scored)
     if embedded is not None:
         embedded.append(scored)
@@ -73,8 +73,7 @@ def _fold_world(item: WorldProbes | StoredWorld, selection: Selection, decoys: b
     if on_world is not None:
         on_world(digest, scored, counts)
     if isinstance(item, StoredWorld):
-        item.remember(summary_of(scored, digest, counts), selection.scorer_version, decoys,
-                      selection.record_claim_text)
+        item.remember(summary_of(scored, digest, counts), scorer, decoys, text)
     return WorldEntry.of(scored, digest), counts
 
 
@@ -125,7 +124,8 @@ def build_report(
             entries.append(WorldEntry(**summary.model_dump(
                 include={"seed", "fingerprint", "sha256", "probes", "unanswerable", "hits"})))
             continue
-        entry, counts = _fold_world(item, selection, decoys, embedded, worlds_dir, on_world)
+        entry, counts = fold_world(item, selection.scorer_version, selection.record_claim_text,
+                                   decoys, embedded, worlds_dir, on_world)
         tally += counts
         entries.append(entry)
         del item  # hold no world while the next one is made

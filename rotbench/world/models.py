@@ -11,9 +11,9 @@ Days are integers counted from the world epoch (day 0); day 1 is the first day w
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, ClassVar, Literal, get_args
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field
 
 Channel = Literal["relay", "tool_turn", "source"]
 """How an untrusted value arrives: relayed by the assistant from a web search, a ``tool``
@@ -78,6 +78,11 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+def _empty_addition(value: Any) -> bool:
+    """True for the values an added field is left out with: None and what serialises as [] or {}."""
+    return value is None or (isinstance(value, (list, tuple, set, frozenset, dict)) and not value)
+
+
 class Additive(_Frozen):
     """A model whose fields added after its first version are left out of its JSON while
     empty (None, [] or {}).
@@ -89,13 +94,17 @@ class Additive(_Frozen):
 
     added_fields: ClassVar[tuple[str, ...]] = ()
 
-    @model_serializer(mode="wrap")
-    def _omit_empty_additions(self, handler: SerializerFunctionWrapHandler) -> dict:
-        data = handler(self)
-        for name in self.added_fields:
-            if name in data and data[name] in (None, [], {}):
-                del data[name]
-        return data
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        """Each of ``added_fields`` is left out while None, an empty list or an empty dict
+        (pydantic's ``exclude_if``, applied in its core serializer). A wrapping
+        ``model_serializer`` did this before and sent every instance through a Python dict:
+        three quarters of the time to dump a world's scored probes (17 ms of 23)."""
+        super().__pydantic_init_subclass__(**kwargs)
+        if cls.added_fields:
+            for name in cls.added_fields:
+                cls.model_fields[name].exclude_if = _empty_addition
+            cls.model_rebuild(force=True)
 
 
 class Change(_Frozen):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -349,12 +350,31 @@ def test_nothing_changed_reads_each_world_s_summary_not_its_probes(baseline, tmp
     assert sorted(p.name for p in (root / "cache" / "summaries").iterdir()) == summaries
 
 
-def test_a_scorer_change_reads_its_new_worlds_once(baseline, tmp_path, monkeypatch) -> None:
+def _hit_rows(root: Path, run_id: str) -> list[tuple]:
+    with duckdb.connect(str(root / "reports" / "rotbench.duckdb"), read_only=True) as con:
+        return con.execute("SELECT seed, probe_index, rank, text, cls, poison_channels, "
+                           "claim_id FROM hits WHERE run_id = ? ORDER BY ALL",
+                           [run_id]).fetchall()
+
+
+def test_a_scorer_change_reads_no_world_in_its_report(baseline, tmp_path, monkeypatch) -> None:
+    # the score stage folds each world it scores for the report while it holds it
+    # (rotbench.results.early); without that, the report loads each new world once
+    from rotbench.results.early import EarlyFolds
+
+    late_root = clone_cache(baseline[0], tmp_path / "late")
+    with monkeypatch.context() as patched:
+        patched.setattr(EarlyFolds, "take", lambda self, world, digest: None)
+        loaded_late = _scored_loads(patched)
+        late, _ = run_flow(late_root, generator="1", scorer="v1")
+    assert loaded_late == ["score"] * len(SEEDS)
     root = clone_cache(baseline[0], tmp_path / "run")
     loaded = _scored_loads(monkeypatch)
     first, _ = run_flow(root, generator="1", scorer="v1")
-    assert loaded == ["score"] * len(SEEDS)  # the v1 worlds, once each, then summarized
-    loaded.clear()
+    assert loaded == []  # folded as they were scored: the same report, files and rows
+    assert first.metrics == late.metrics and first.worlds == late.worlds
+    assert len(_hit_rows(root, first.run_id)) == sum(w.hits for w in first.worlds) == 1767
+    assert _hit_rows(root, first.run_id) == _hit_rows(late_root, late.run_id)
     again, _ = run_flow(root, generator="1", scorer="v1")
     assert loaded == [] and computed(again) == set()
     assert again.metrics == first.metrics and again.worlds == first.worlds
