@@ -35,6 +35,7 @@ import asyncio
 import hashlib
 import logging
 import os
+import threading
 from datetime import datetime
 from importlib.metadata import version
 from typing import Any
@@ -154,8 +155,11 @@ class HindsightEngine:
         self._serial = 0
         self.loop = asyncio.new_event_loop()
         self.postgres = None
+        warm = _warm_embedder(context.embedder)
         try:
-            self.postgres = EmbeddedPostgres(context.scratch_dir, self._template())
+            folder = self._template()
+            warm.join()
+            self.postgres = EmbeddedPostgres(context.scratch_dir, folder)
             self.memory = self.loop.run_until_complete(self._open())
         except PostgresStartError as exc:
             self.close()
@@ -317,6 +321,24 @@ def _configure_hindsight() -> None:
 
     os.environ.update(HINDSIGHT_SETTINGS)
     clear_config_cache()
+
+
+def _warm_embedder(embedder: Any) -> threading.Thread:
+    """Encode the text Hindsight's start encodes first, on a thread of its own, so that the
+    run's embedding model (which loads at the first text the shipped vectors lack: none of
+    Hindsight's facts and observations are among them) loads while the first world unpacks
+    and prepares its PostgreSQL, not after."""
+    thread = threading.Thread(target=lambda: _quietly(embedder.encode, ["the user"]),
+                              name="rotbench-hindsight-warm", daemon=True)
+    thread.start()
+    return thread
+
+
+def _quietly(call: Any, *args: Any) -> None:
+    try:
+        call(*args)
+    except Exception:  # noqa: BLE001 - met again, and reported, by Hindsight's own start
+        pass
 
 
 def _stop_temporal_executor() -> None:
