@@ -218,3 +218,45 @@ figures one run gave then are the ones pinned here; two runs of the flow and thr
 engine alone (the same 90 calls, the same hits) agree since."""
 HINDSIGHT_LEAKS = {"relay": (0, 6), "tool_turn": (0, 3), "source": (3, 3)}
 
+
+
+def test_one_world_at_a_time_in_one_process(tmp_path, monkeypatch) -> None:
+    """Worlds side by side run in worker processes of their own
+    (``builtin.HINDSIGHT_WORLDS_AT_ONCE``); in any one process a second world waits for the
+    first to close, and a world that fails to start lets the next one in."""
+    import threading
+
+    import numpy as np
+
+    from rotbench.contract.context import EngineContext
+    from rotbench.contract.model_client import RefusingClient
+    from rotbench.engines.adapters.hindsight import engine
+
+    class Zeros:
+        def encode(self, texts):
+            return np.zeros((len(list(texts)), 384), np.float32)
+
+    monkeypatch.setattr(postgres, "_binary", lambda: "/bin/false")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    context = EngineContext(arm="oracle", seed=42, scratch_dir=scratch, embedder=Zeros(),
+                            model=RefusingClient(), extractor=None)
+    failures: list[str] = []
+
+    def start() -> None:
+        try:
+            engine.HindsightEngine(context)
+        except EngineError as exc:
+            failures.append(str(exc))
+
+    assert builtin.HINDSIGHT.worlds_at_once == 3
+    engine.ONE_WORLD.acquire()  # another world of this process is open
+    second = threading.Thread(target=start)
+    second.start()
+    second.join(1.0)
+    assert second.is_alive() and failures == []  # waiting
+    engine.ONE_WORLD.release()
+    second.join(60)
+    assert failures == ["engine hindsight: seed 42, set-up: the embedded PostgreSQL did not "
+                        "start (pg0 start: exit code 1)"]
+    assert not engine.ONE_WORLD.locked()

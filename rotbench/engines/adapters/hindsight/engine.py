@@ -105,6 +105,10 @@ def _preload() -> None:
 
 _preload()
 
+ONE_WORLD = threading.Lock()
+"""Held by a world's engine from its start to ``close``: one Hindsight world at a time in any
+one process (``builtin.HINDSIGHT_WORLDS_AT_ONCE``). A worker process holds one world only."""
+
 BANK = "the-user"
 """The bank of a single-user world."""
 SCOPES = ("retain_extract_facts", "consolidation", "consolidation_dedup")
@@ -153,6 +157,8 @@ class HindsightEngine:
         self.documents: dict[str, Document] = {}
         self.banks: set[str] = set()
         self._serial = 0
+        ONE_WORLD.acquire()
+        self._holds_world = True
         self.loop = asyncio.new_event_loop()
         self.postgres = None
         warm = _warm_embedder(context.embedder)
@@ -292,9 +298,14 @@ class HindsightEngine:
             if getattr(self, "loop", None) is not None and not self.loop.is_closed():
                 self.loop.close()
             self.memory = None
-            if self.postgres is not None:
-                self.postgres.close()
-            _stop_temporal_executor()
+            try:
+                if self.postgres is not None:
+                    self.postgres.close()
+                _stop_temporal_executor()
+            finally:
+                if getattr(self, "_holds_world", False):
+                    self._holds_world = False
+                    ONE_WORLD.release()
 
 
 HINDSIGHT_SETTINGS = {"HINDSIGHT_API_DB_SESSION_SETUP_ON_ACQUIRE": "false",
