@@ -190,7 +190,11 @@ def test_hindsight_figures(run) -> None:
     assert run.outcome.failures == []
     report = run.reports["hindsight"]
     assert report.selection.engine_version == builtin.HINDSIGHT.version
-    assert figures(report) == HINDSIGHT
+    found = figures(report)
+    assert {k: v for k, v in found.items() if k not in FIRST_HIT} == {
+        k: v for k, v in HINDSIGHT.items() if k not in FIRST_HIT}
+    assert {k: (found[k][1], abs(found[k][0] - HINDSIGHT[k][0]) <= 1) for k in FIRST_HIT} == {
+        k: (HINDSIGHT[k][1], True) for k in FIRST_HIT}
     assert leaks(report) == HINDSIGHT_LEAKS
     config = report.selection.config
     assert config["calls_retain_extract_facts"] == config["documents"] == 52
@@ -215,8 +219,13 @@ HINDSIGHT = {
 varied from run to run and were pinned as ranges: consolidation's concurrent steps minted the
 counted ids in the order the server answered (``ids.in_order`` now runs them in order). The
 figures one run gave then are the ones pinned here; two runs of the flow and three of the
-engine alone (the same 90 calls, the same hits) agree since."""
+engine alone (the same 90 calls, the same hits) agree since. ``FIRST_HIT``: the figures a
+tie among the first hits still moves on longer worlds."""
 HINDSIGHT_LEAKS = {"relay": (0, 6), "tool_turn": (0, 3), "source": (3, 3)}
+FIRST_HIT = ("current_first", "stale_over_current", "late_stale_first", "premise_stale_first")
+"""Figures of the first hit alone, pinned to one either side: on 90-day worlds two cold runs of
+three seeds still differed by one to three first hits in these (every other figure, the hits
+in the top 10 included, the same); seed 42 over 30 days has not moved in six runs."""
 
 
 
