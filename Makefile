@@ -22,10 +22,9 @@ TEST_WORKERS ?= 2
 test: $(TEST_STAMP) browser
 	ROTBENCH_REQUIRE_BROWSER=1 $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
-# The quick loop while editing: everything but the slow, browser and subprocess tests, the
-# longest files first here too (tests/conftest.py keeps their seconds in the fast loop).
+# The quick loop while editing: everything but the slow, browser and subprocess tests.
 test-fast: $(TEST_STAMP)
-	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder -m "not slow and not browser and not subprocess"
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile -m "not slow and not browser and not subprocess"
 
 # The HTML report is checked in headless Chromium (Debian's `chromium` package). Installed
 # here when missing and running as root; otherwise say how.

@@ -228,74 +228,43 @@ def oracle_report(tmp_path_factory):
 
 # The files that take longest, heaviest first, with their seconds (the sum of their tests'
 # setup, call and teardown) in one full two-process run (`pytest -n 2 --dist loadfile
-# --durations=0 --junitxml`, 2026-12-02 05:42-06:01 UTC, load average 0.2 to 8.6, median
-# 5.4; roughly 1.6 times a quiet machine's). Under pytest-xdist they are sent out first, so
-# the processes end together instead of one finishing a long file alone. Every file over
-# 8 s is listed.
+# --durations=0`, 2026-12-02 04:44-05:42 UTC, load average 2 to 17, median 11.6; about
+# five times a quiet machine's). Under pytest-xdist they are sent out first, so the two
+# processes end together instead of one finishing a long file alone (the feature matrix,
+# missing here before, ran last, alone). Every file over 40 s is listed.
 _HEAVY = {
-    "tests/test_feature_matrix.py": 472, "tests/engines/test_peer_engines.py": 186,
-    "tests/engines/test_graphiti.py": 177, "tests/cli/test_author_runs.py": 117,
-    "tests/flows/test_dask.py": 102, "tests/flows/test_deployment.py": 87,
-    "tests/cli/test_dies_with_parent.py": 58, "tests/cli/test_run_process.py": 56,
-    "tests/cli/test_engine_isolation_cli.py": 52, "tests/cli/test_cli.py": 49,
-    "tests/cli/test_files_and_inputs.py": 48, "tests/faults/test_faults_v3.py": 43,
-    "tests/flows/test_call_gate.py": 40, "tests/flows/test_pipeline.py": 35,
-    "tests/flows/test_shared_store.py": 33, "tests/embedding/test_embedder.py": 28,
-    "tests/results/presentation/test_html_browser.py": 28, "tests/cli/test_full_disk.py": 27,
-    "tests/flows/test_degraded_cache.py": 27, "tests/flows/test_batch_flow.py": 27,
-    "tests/cli/test_signals.py": 26, "tests/engines/test_langmem.py": 25,
-    "tests/cli/test_real_pairs_cli.py": 21, "tests/flows/test_engines_flow.py": 19,
-    "tests/cli/test_results_cli.py": 16, "tests/faults/test_faults_v4.py": 16,
-    "tests/flows/test_generator3_flow.py": 15, "tests/results/presentation/test_html.py": 15,
-    "tests/cli/test_cli_property.py": 14, "tests/results/files/test_world_files.py": 11,
-    "tests/cli/test_messages.py": 11, "tests/engines/test_user_scoping.py": 11,
-    "tests/flows/test_prefect_template.py": 10, "tests/faults/test_faults.py": 10,
-    "tests/cli/test_engine_author_loop.py": 10, "tests/flows/test_real_pairs.py": 10,
-    "tests/results/test_store.py": 9, "tests/flows/test_paid_arms.py": 9,
-    "tests/engines/test_isolation.py": 9, "tests/perception/model/test_llm_resume.py": 9,
+    "tests/test_feature_matrix.py": 654, "tests/cli/test_author_runs.py": 556,
+    "tests/engines/test_graphiti.py": 393, "tests/engines/test_peer_engines.py": 312,
+    "tests/cli/test_dies_with_parent.py": 247, "tests/cli/test_full_disk.py": 219,
+    "tests/flows/test_deployment.py": 199, "tests/cli/test_cli.py": 182,
+    "tests/flows/test_dask.py": 161, "tests/cli/test_files_and_inputs.py": 148,
+    "tests/cli/test_run_process.py": 145, "tests/cli/test_engine_isolation_cli.py": 143,
+    "tests/cli/test_results_cli.py": 138, "tests/faults/test_faults_v3.py": 120,
+    "tests/flows/test_shared_store.py": 107, "tests/flows/test_call_gate.py": 106,
+    "tests/embedding/test_embedder.py": 104, "tests/cli/test_real_pairs_cli.py": 103,
+    "tests/flows/test_generator3_flow.py": 94, "tests/cli/test_cli_property.py": 87,
+    "tests/engines/test_user_scoping.py": 74, "tests/cli/test_run_html.py": 70,
+    "tests/cli/test_signals.py": 66, "tests/flows/test_engines_flow.py": 63,
+    "tests/cli/test_engine_author_loop.py": 63, "tests/engines/test_isolation.py": 62,
+    "tests/results/presentation/test_html_browser.py": 61,
+    "tests/faults/test_faults_v4.py": 61, "tests/flows/test_pipeline.py": 60,
+    "tests/flows/test_batch_flow.py": 59, "tests/engines/test_langmem.py": 58,
+    "tests/results/files/test_world_files.py": 57,
+    "tests/results/presentation/test_html.py": 54, "tests/flows/test_real_pairs.py": 53,
+    "tests/results/test_store.py": 50, "tests/flows/test_paid_arms.py": 49,
+    "tests/perception/model/test_llm_batch.py": 49,
+    "tests/results/presentation/test_plots.py": 48, "tests/world/test_world.py": 43,
+    "tests/results/presentation/test_paired.py": 43,
     # skipped outside an environment with the hindsight extra; a one-file run took 250 s
     # at a load of 6-10 (2026-12-01, issue 37)
     "tests/engines/test_hindsight.py": 250,
 }
 
 
-# The same for `make test-fast` (not slow, not browser, not subprocess): each file's seconds
-# over its fast tests alone, in the same run (the fast selection summed 191 s). A file whose
-# selected tests include none of the three kinds is weighed by this table, so the fast
-# loop, too, sends out its longest files first.
-_HEAVY_FAST = {
-    "tests/faults/test_faults_v4.py": 16, "tests/results/presentation/test_html.py": 15,
-    "tests/results/files/test_world_files.py": 11, "tests/cli/test_engine_author_loop.py": 10,
-    "tests/cli/test_files_and_inputs.py": 9, "tests/perception/model/test_extract_v3.py": 7,
-    "tests/flows/test_generator4_flow.py": 6,
-    "tests/perception/noisy/test_engines_under_noise.py": 6,
-    "tests/perception/noisy/test_plan.py": 6, "tests/test_import_cycles.py": 6,
-    "tests/results/presentation/test_plots.py": 6, "tests/results/test_store.py": 6,
-    "tests/results/test_verify_texts.py": 6, "tests/results/database/test_db.py": 6,
-    "tests/cli/test_results_cli.py": 6, "tests/world/test_world.py": 5,
-    "tests/flows/test_server_start.py": 4, "tests/cli/test_outputs_guard.py": 4,
-    "tests/results/presentation/test_paired.py": 4, "tests/scoring/test_scoring_tally.py": 3,
-    "tests/engines/test_user_scoping.py": 3, "tests/perception/model/test_extract_v4.py": 3,
-    "tests/pipeline/test_ingest_probe.py": 3, "tests/cli/test_cli.py": 3,
-}
-_KINDS = ("slow", "browser", "subprocess")
-"""The markers `make test-fast` leaves out."""
-
-
-@pytest.hookimpl(trylast=True)  # after ``-m`` and ``-k`` have deselected
 def pytest_collection_modifyitems(config, items) -> None:
-    """In a pytest-xdist worker, order the selected files heaviest first (``make test`` and
-    ``make test-fast`` pass ``--no-loadscope-reorder``, so the files go out in this
-    order): a file with a selected slow, browser or subprocess test by ``_HEAVY``, any
-    other by ``_HEAVY_FAST``. A test's markers are in its own file: ``pytestmark`` or a
+    """In a pytest-xdist worker, order the files of ``_HEAVY`` first, heaviest first
+    (``make test`` passes ``--no-loadscope-reorder``, so the files go out in this order).
+    A test's markers (slow, browser, subprocess) are in its own file: ``pytestmark`` or a
     decorator."""
-    if not os.environ.get("PYTEST_XDIST_WORKER"):
-        return
-    full = {item.nodeid.split("::", 1)[0] for item in items
-            if any(item.get_closest_marker(kind) for kind in _KINDS)}
-
-    def weight(item) -> int:
-        path = item.nodeid.split("::", 1)[0]
-        return -(_HEAVY.get(path, 0) if path in full else _HEAVY_FAST.get(path, 0))
-
-    items.sort(key=weight)
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items.sort(key=lambda item: -_HEAVY.get(item.nodeid.split("::", 1)[0], 0))
