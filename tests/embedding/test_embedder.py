@@ -113,6 +113,7 @@ def test_threads_share_one_encode_per_text(tmp_path: Path) -> None:
 
 
 @pytest.mark.subprocess
+@pytest.mark.usefixtures("children_load_the_model")
 def test_warm_run_never_imports_torch(tmp_path: Path) -> None:
     """Vectors cached under the real model id are served without sentence-transformers."""
     texts = ["The user's car is Saab.", "Which car does the user drive?"]
@@ -245,6 +246,7 @@ def test_warm_child_refuses_bad_input(monkeypatch, capsys, tmp_path, stdin, mess
 
 @pytest.mark.slow
 @pytest.mark.subprocess
+@pytest.mark.usefixtures("children_load_the_model")
 def test_warming_in_a_child_keeps_torch_out_and_gives_the_same_vectors(tmp_path: Path) -> None:
     """The real model: the child writes the shard, this process reads it and never imports
     torch; the vectors equal an in-process encode of the same batch, bit for bit."""

@@ -259,6 +259,7 @@ def test_probing_a_world_takes_milliseconds(
 
 
 @pytest.mark.subprocess
+@pytest.mark.usefixtures("children_load_the_model")
 def test_warm_pipeline_never_imports_torch(cache_dir: Path, embedder: Embedder) -> None:
     code = f"""
 import sys
