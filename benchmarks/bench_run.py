@@ -15,13 +15,14 @@ from __future__ import annotations
 import argparse
 import os
 import resource
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
 from pathlib import Path
+
+from rotbench.ports import free_loopback_port
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent / "rotbench"
@@ -36,12 +37,6 @@ def run(args: list[str], env: dict[str, str]) -> tuple[float, float]:
         sys.exit(f"rotbench run failed:\n{proc.stderr[-3000:]}")
     peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     return wall, peak_mb
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def main() -> None:
@@ -60,7 +55,7 @@ def main() -> None:
         rows.append(("cold-3", *run(base, env), "<= 15 s"))
         rows.append(("warm-score", *run([*base, "--scorer", "v1"], env), "<= 9 s"))
         if not opts.skip_api:
-            port = free_port()
+            port = free_loopback_port()
             server = subprocess.Popen(
                 [str(BIN), "server", "--port", str(port)], env=env,
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -34,10 +34,10 @@ from flows.prefect_server import (
     EarlyServer,
     ServerStartError,
     _die_with_parent,
-    _free_port,
     server_command,
     server_env,
 )
+from rotbench.ports import free_loopback_port
 
 KEEP_ENV = "ROTBENCH_KEEP_SERVER"
 """Minutes a started server stays up after the last run that used it (0: none is kept)."""
@@ -119,7 +119,7 @@ class KeptServer:
     @classmethod
     def start(cls, home: Path, minutes: float) -> KeptServer:
         """Start a keeper (and its server) that outlives this process."""
-        port = _free_port()
+        port = free_loopback_port()
         home.mkdir(parents=True, exist_ok=True)
         log = open(home / "rotbench-kept-server.log", "wb")  # noqa: SIM115 - the child's
         process = subprocess.Popen(

@@ -15,7 +15,6 @@ import contextlib
 import importlib.util
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -23,16 +22,11 @@ import urllib.request
 from pathlib import Path
 
 from rotbench.lifetime import die_with_parent
+from rotbench.ports import free_loopback_port
 
 
 class ServerStartError(RuntimeError):
     """The temporary server did not become healthy; the message says why (one line)."""
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _die_with_parent() -> None:
@@ -124,7 +118,7 @@ class EarlyServer:
         return f"http://127.0.0.1:{self.port}/api"
 
     def start(self) -> EarlyServer:
-        self.port = _free_port()
+        self.port = free_loopback_port()
         home = Path(os.environ.get("PREFECT_HOME", Path.home() / ".prefect"))
         home.mkdir(parents=True, exist_ok=True)
         self.log_path = home / "rotbench-temporary-server.log"

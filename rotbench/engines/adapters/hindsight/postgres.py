@@ -53,6 +53,8 @@ from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
 
+from rotbench.ports import free_loopback_port
+
 NOBODY = 65534
 """The uid and gid the server runs as when rotbench runs as root."""
 SETTINGS = {"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off",
@@ -77,17 +79,10 @@ START_ATTEMPTS = 2
 """Starts tried, each on a newly chosen port (another process may take a free port between
 the choice and the server's bind)."""
 TEMPLATE_FORMAT = 1
-"""Part of the template's key: raise it when what a template folder holds changes."""
+"""Part of the template's key: raise it when what a template folder holds changes.
 
-
-def free_port() -> int:
-    """A loopback TCP port no socket holds now. pg0's own choice is 5432 whenever that looks
-    free, so two worlds starting at once (or two runs) raced for it."""
-    import socket
-
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+Every server gets a free port of its own (``free_loopback_port``): pg0's own choice is 5432
+whenever that looks free, so two worlds starting at once (or two runs) raced for it."""
 
 
 class PostgresStartError(RuntimeError):
@@ -171,7 +166,7 @@ class _Pg0:
         for attempt in range(START_ATTEMPTS):
             try:
                 self.run("start", "--name", INSTANCE, "--username", USER, "--password",
-                         PASSWORD, "--database", DATABASE, "--port", str(free_port()),
+                         PASSWORD, "--database", DATABASE, "--port", str(free_loopback_port()),
                          "--data-dir", str(self.root / "data"), *settings)
                 break
             except PostgresStartError:
@@ -287,7 +282,7 @@ class EmbeddedPostgres:
 
     def _start(self) -> str:
         for attempt in range(START_ATTEMPTS):
-            port = free_port()
+            port = free_loopback_port()
             try:
                 self._launch(port)
                 return f"postgresql://{USER}:{PASSWORD}@127.0.0.1:{port}/{DATABASE}"
