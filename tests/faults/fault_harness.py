@@ -6,7 +6,10 @@ Wilson interval.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from rotbench.embedding import FAKE_MODEL_ID, Embedder, hashing_encoder
 from rotbench.pipeline.probe import probe_world
@@ -48,6 +51,27 @@ def scored(probed: list, scorer: str) -> dict:
     out: dict = {w.seed: compute_metrics([w]) for w in worlds}
     out[None] = compute_metrics(worlds)
     return out
+
+
+def correct_engine(engine, run: Callable[..., dict]):
+    """The module fixture ``correct``: ``run(engine, tmp)`` once per test module, the figures
+    of the correct engine every fault is judged against (``run``: the module's own runner)."""
+
+    @pytest.fixture(scope="module", name="correct")
+    def correct(tmp_path_factory):
+        return run(engine, tmp_path_factory.mktemp("correct"))
+
+    return correct
+
+
+def assert_right_on_every(pooled, metrics) -> None:
+    """On each of ``metrics`` the pooled ``MetricsBundle`` is exactly right and asked: every
+    question answered correctly (numerator = denominator when higher is better, else 0), and
+    at least one asked."""
+    for metric in metrics:
+        got = figure(pooled, (metric,))
+        want = got[1] if HIGHER_IS_BETTER[metric] else 0
+        assert got[0] == want and got[1] > 0, (metric, got)
 
 
 def beyond(correct: tuple[int, int], got: tuple[int, int], higher_is_better: bool) -> bool:

@@ -19,7 +19,9 @@ from fault_harness import (
     SEEDS,
     assert_caught_on_each_seed,
     assert_no_figure_better,
+    assert_right_on_every,
     beyond,
+    correct_engine,
     probe_seeds,
     scored,
 )
@@ -45,7 +47,7 @@ from faulty_engines_v3 import (
 )
 
 from rotbench.scoring.lexicons import default_scorer
-from rotbench.scoring.metrics import EVENT_METRICS, HIGHER_IS_BETTER
+from rotbench.scoring.metrics import EVENT_METRICS
 
 # every faulty engine on three seeds of generator 3
 pytestmark = pytest.mark.slow
@@ -56,9 +58,7 @@ def run(factory, tmp_path: Path, generator: str = "3") -> dict[int, object]:
     return scored(probe_seeds(factory, tmp_path, generator), default_scorer(generator))
 
 
-@pytest.fixture(scope="module")
-def correct(tmp_path_factory):
-    return run(EventTimeEngine, tmp_path_factory.mktemp("correct"))
+correct = correct_engine(EventTimeEngine, run)
 
 
 CASES = [
@@ -95,10 +95,7 @@ IDS = ["arrival-order", "single-valued", "temporary-as-permanent", "scheduled-no
 
 def test_correct_engine_is_right_on_every_hard_case(correct) -> None:
     pooled = correct[None]
-    for metric in EVENT_METRICS:
-        got = _figure(pooled, (metric,))
-        want = got[1] if HIGHER_IS_BETTER[metric] else 0
-        assert got[0] == want and got[1] > 0, (metric, got)
+    assert_right_on_every(pooled, EVENT_METRICS)
     assert _figure(pooled, ("control_recall_at_k",)) == (36, 36)
     assert _figure(pooled, ("poison_leak_at_k",)) == (0, 79)
     assert _figure(pooled, ("decoy_asserted_at_k",)) == (0, 103)

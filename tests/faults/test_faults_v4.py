@@ -15,6 +15,8 @@ import pytest
 from fault_harness import (
     assert_caught_on_each_seed,
     assert_no_figure_better,
+    assert_right_on_every,
+    correct_engine,
     probe_seeds,
     scored,
 )
@@ -28,7 +30,7 @@ from faulty_engines_v4 import (
     SuccessorsIgnored,
 )
 
-from rotbench.scoring.metrics import DEPENDENT_METRICS, HIGHER_IS_BETTER
+from rotbench.scoring.metrics import DEPENDENT_METRICS
 
 
 def run(factory, tmp_path: Path) -> dict:
@@ -37,9 +39,7 @@ def run(factory, tmp_path: Path) -> dict:
     return scored(probe_seeds(factory, tmp_path, "4"), "v5")
 
 
-@pytest.fixture(scope="module")
-def correct(tmp_path_factory):
-    return run(DependencyEngine, tmp_path_factory.mktemp("correct"))
+correct = correct_engine(DependencyEngine, run)
 
 
 CASES = [
@@ -59,10 +59,7 @@ IDS = ["dependencies-ignored", "successors-ignored", "premise-by-similarity",
 
 def test_correct_engine_is_right_on_every_dependent_case(correct) -> None:
     pooled = correct[None]
-    for metric in DEPENDENT_METRICS:
-        got = _figure(pooled, (metric,))
-        want = got[1] if HIGHER_IS_BETTER[metric] else 0
-        assert got[0] == want and got[1] > 0, (metric, got)
+    assert_right_on_every(pooled, DEPENDENT_METRICS)
     assert _figure(pooled, ("kind", "relative_date", "late_stale_first"))[0] == 0
     assert _figure(pooled, ("kind", "relative_date", "stale_retained_at_k"))[0] == 0
 

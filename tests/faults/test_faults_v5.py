@@ -16,7 +16,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fault_harness import SEEDS, assert_no_figure_better, beyond, probe_seeds, scored
+from fault_harness import (
+    SEEDS,
+    assert_no_figure_better,
+    beyond,
+    correct_engine,
+    probe_seeds,
+    scored,
+)
 from faulty_engines_v3 import EventTimeEngine
 from faulty_engines_v5 import MemberRetiredOnAdd, MostSimilarRetired, SetEndedOnDrop
 
@@ -37,9 +44,7 @@ def fig(bundle, metric: str) -> tuple[int, int]:
     return rate.numerator, rate.denominator
 
 
-@pytest.fixture(scope="module")
-def correct(tmp_path_factory):
-    return run(EventTimeEngine, tmp_path_factory.mktemp("correct"))
+correct = correct_engine(EventTimeEngine, run)
 
 
 CASES = [  # (fault, its metric, per seed under v5, per seed under v4)

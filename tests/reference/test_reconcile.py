@@ -15,13 +15,20 @@ from rotbench.reference.reconcile import deposit
 from rotbench.world.models import Session
 
 
-class AlwaysUpdate:
+class _OneJudgement:
+    """A checker that gives every pair the same ``judgement``."""
+
+    judgement: Judgement
+
+    def judge(self, pairs: list[tuple[Claim, Claim]]) -> list[Judgement]:
+        return [self.judgement for _ in pairs]
+
+
+class AlwaysUpdate(_OneJudgement):
     """A wrong model checker: every pair is a contradiction giving the slot a new value."""
 
     stamp = "always-update"
-
-    def judge(self, pairs: list[tuple[Claim, Claim]]) -> list[Judgement]:
-        return [Judgement(contradicts=True, new_value_for_slot=True) for _ in pairs]
+    judgement = Judgement(contradicts=True, new_value_for_slot=True)
 
 
 class Recorder:
@@ -37,11 +44,9 @@ class Recorder:
         return OracleChecker().judge(pairs)
 
 
-class Undecided:
+class Undecided(_OneJudgement):
     stamp = "undecided"
-
-    def judge(self, pairs: list[tuple[Claim, Claim]]) -> list[Judgement]:
-        return [Judgement(contradicts=None, new_value_for_slot=None) for _ in pairs]
+    judgement = Judgement(contradicts=None, new_value_for_slot=None)
 
 
 class Short:
@@ -63,6 +68,15 @@ def run(
                                       concurrency=1)
     config = EngineConfig().with_overrides(list(overrides))
     return deposit(extraction, embedder, checker or OracleChecker(), config)
+
+
+def refused_on_cosine(sessions: list[Session], embedder: Embedder) -> Ledger:
+    """The ledger of ``sessions`` deposited with cosine search alone and ``AlwaysUpdate``,
+    after asserting that the oracle files no event and that, with slot search on, the pair
+    never reaches that wrong checker."""
+    assert run(sessions, embedder).events == []
+    assert run(sessions, embedder, checker=AlwaysUpdate()).counts.pairs_judged == 0
+    return run(sessions, embedder, COSINE_ONLY, checker=AlwaysUpdate())
 
 
 def by_sentence(ledger: Ledger, sentence: str) -> Claim:
@@ -197,10 +211,8 @@ def test_past_tense_never_retires_the_present(fake_embedder: Embedder) -> None:
         session(2, [fact("home_city", "Porto")]),
         session(10, [fact("home_city", "Tallinn", tense="past")]),
     ]
-    assert run(sessions, fake_embedder).events == []
     # slot search never sends the pair; the cosine search does, and the engine refuses it
-    assert run(sessions, fake_embedder, checker=AlwaysUpdate()).counts.pairs_judged == 0
-    ledger = run(sessions, fake_embedder, COSINE_ONLY, checker=AlwaysUpdate())
+    ledger = refused_on_cosine(sessions, fake_embedder)
     assert ledger.events == []
     assert ledger.counts.refused_tense == 1
     assert ledger.state(by_sentence(ledger, PORTO).id).status == "active"
@@ -234,9 +246,7 @@ def test_relayed_claim_never_retires(fake_embedder: Embedder) -> None:
         session(2, [fact("home_city", "Porto")]),
         session(5, [fact("home_city", "Bergen", channel="relay")]),
     ]
-    assert run(sessions, fake_embedder).events == []
-    assert run(sessions, fake_embedder, checker=AlwaysUpdate()).counts.pairs_judged == 0
-    ledger = run(sessions, fake_embedder, COSINE_ONLY, checker=AlwaysUpdate())
+    ledger = refused_on_cosine(sessions, fake_embedder)
     assert (ledger.events, ledger.counts.refused_attribution) == ([], 1)
 
 
