@@ -118,18 +118,12 @@ def _run_flow(spec, server, started: float):
     else:  # a live bar of a hundred seeds, or of stages on Dask workers, shows nothing useful
         sink = None
     set_progress(sink)
-    import gc
+    from rotbench.collector import collector_for_run
 
-    # what the imports made (Prefect's and pydantic's schemas, some hundred thousand
-    # objects) is left out of the collector's full passes while the run allocates: each
-    # took about 230 ms of CPU with them and 80 ms without (a scorer change of 100 seeds
-    # makes a dozen of them, a cold run of 1000 some hundreds)
-    gc.freeze()
     try:
-        with sink or contextlib.nullcontext():  # tags: the flow tags its own run
+        with collector_for_run(), sink or contextlib.nullcontext():
             return asyncio.run(rot_benchmark(**params))
     finally:
-        gc.unfreeze()
         set_progress(None)
 
 

@@ -18,10 +18,17 @@ last act); the parent then
 
 The parent imports nothing heavy and writes nothing but that one line. Set
 ``ROTBENCH_NO_SUPERVISOR=1`` to run in-process (a debugger, a profiler).
+
+Once the child has reported its end and every exit handler has run, it ends at once
+(``end_without_teardown``): tearing down the interpreter of a finished run (freeing every
+object of the run and its imports, one by one) took 0.6 s of a 100-seed run's wall time and
+wrote nothing.
 """
 
 from __future__ import annotations
 
+import atexit
+import logging
 import os
 import signal
 import subprocess
@@ -57,6 +64,8 @@ def wanted(argv: list[str]) -> bool:
 _STATUS_FD: list[str] = []
 """In the child, once ``enter_child`` ran: the status descriptor (kept here, not in the
 environment, so that nothing the run starts finds it)."""
+_REPORTED: list[int] = []
+"""In the child: the exit code ``report_end`` sent to the parent, once sent."""
 
 
 def enter_child() -> None:
@@ -70,6 +79,7 @@ def enter_child() -> None:
     if fd is None:
         return
     _STATUS_FD.append(fd)
+    atexit.register(end_without_teardown)  # registered first, so it runs last
     try:
         os.set_inheritable(int(fd), False)
     except (OSError, ValueError):
@@ -89,7 +99,25 @@ def report_end(code: int) -> None:
         os.write(int(fd), f"{code}\n".encode())
         os.close(int(fd))
     except (OSError, ValueError):
-        pass
+        return
+    _REPORTED.append(code)
+
+
+def end_without_teardown() -> None:
+    """The child's last exit handler: once its end was reported to the parent, flush the
+    standard streams and the logging handlers and end the process with the reported code,
+    skipping the interpreter's teardown. Every other exit handler has run by then (this one
+    is registered first, by ``enter_child``), and every thread that is not a daemon has been
+    joined. Nothing when no end was reported: the interpreter then ends as usual."""
+    if not _REPORTED:
+        return
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(_REPORTED[-1])
 
 
 def supervise(argv: list[str]) -> int:
