@@ -41,6 +41,21 @@ def test_the_index_lists_the_three_sets_with_their_sizes() -> None:
             assert shard["vectors"].dtype == np.float32
 
 
+def test_the_install_path_pins_the_versions_the_vectors_were_encoded_with() -> None:
+    """``make`` and CI install with ``-c constraints.txt``: each package the shards are keyed
+    on is pinned there to the version the index lists (torch without its local ``+cpu``
+    tag), so that a new release on the registry cannot silently turn the shards off."""
+    pins = {}
+    for line in (Path(__file__).resolve().parents[2] / "constraints.txt").read_text().splitlines():
+        name, sep, pinned = line.partition("==")
+        if sep and not name.startswith("#"):
+            pins[name.strip()] = pinned.strip()
+    index = json.loads(bundled.INDEX.read_text())
+    for entry in index["sets"]:
+        listed = {name: v.split("+")[0] for name, v in entry["versions"].items()}
+        assert listed == {name: pins.get(name) for name in bundled.PACKAGES}, entry["name"]
+
+
 def test_generator_1_and_2_share_a_set_and_3_has_none(on) -> None:
     one, two, three = (sorted(shared.run_texts("oracle", ["reference"], g)) for g in "123")
     assert one == two and len(one) == 703
