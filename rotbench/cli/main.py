@@ -158,19 +158,10 @@ def _end_run(code: int, present: frozenset | set = frozenset()) -> int:
     names = ", ".join(printable(t.name, 40) for t in stuck[:5])
     typer.echo(f"rotbench: warning: {len(stuck)} thread(s) still running at the end of the run "
                f"({names}); not waiting for them", err=True)
-    import logging
-    import os
-
     from rotbench.cli import supervise
 
-    logging.shutdown()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
     supervise.report_end(code)
-    os._exit(code)
+    supervise.end_now(code)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -33,6 +33,7 @@ import os
 import signal
 import subprocess
 import sys
+from typing import NoReturn
 
 from rotbench.lifetime import die_with_parent
 
@@ -109,15 +110,20 @@ def end_without_teardown() -> None:
     skipping the interpreter's teardown. Every other exit handler has run by then (this one
     is registered first, by ``enter_child``), and every thread that is not a daemon has been
     joined. Nothing when no end was reported: the interpreter then ends as usual."""
-    if not _REPORTED:
-        return
+    if _REPORTED:
+        end_now(_REPORTED[-1])
+
+
+def end_now(code: int) -> NoReturn:
+    """Flush the logging handlers and the standard streams, then end this process with
+    ``code`` at once: no exit handler runs after this and no teardown."""
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except (OSError, ValueError):
             pass
-    os._exit(_REPORTED[-1])
+    os._exit(code)
 
 
 def supervise(argv: list[str]) -> int:
