@@ -1,6 +1,8 @@
 """Scale goals of issue 15, measured as a user runs them (one `rotbench run` subprocess each).
 
-Scenarios (goals in brackets), oracle arm, ``--max-worlds 8``, temporary server:
+Scenarios (goals in brackets), oracle arm, ``--max-worlds 8``; the cold run starts a kept
+Prefect server (no server is up before it) and the runs after it use that server, as a
+user's next runs do:
   cold-N     empty cache, N seeds (default 100)                         [100: <= 35 s]
   warm-N     the same again, nothing changed                            [100: <= 8 s]
   score-N    the same cache, --scorer v1 (only `score` runs)            [100: <= 10 s]

@@ -153,6 +153,8 @@ def _text_or_null(v: object, error: str) -> str | None:
     if not isinstance(v, str):
         raise ValueError(error)
     return v.strip()
+
+
 EVENTS: tuple[str, ...] = ("correction", "retraction", "scheduled", "member_add", "member_drop")
 """The events an ``extract-v3`` claim may carry (``rotbench.contract.perception.ClaimEvent``)."""
 
