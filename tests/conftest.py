@@ -5,6 +5,7 @@ process."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
@@ -226,39 +227,25 @@ def oracle_report(tmp_path_factory):
     return report
 
 
-# The files that take longest, heaviest first, with their seconds (the sum of their tests'
-# setup, call and teardown) in one full two-process run (`pytest -n 2 --dist loadfile
-# --durations=0`, 2026-12-02 04:44-05:42 UTC, load average 2 to 17, median 11.6; about
-# five times a quiet machine's). Under pytest-xdist they are sent out first, so the two
-# processes end together instead of one finishing a long file alone (the feature matrix,
-# missing here before, ran last, alone). Every file over 40 s is listed.
-_HEAVY = {
-    "tests/test_feature_matrix.py": 654, "tests/cli/test_author_runs.py": 556,
-    "tests/engines/test_graphiti.py": 393, "tests/engines/test_peer_engines.py": 312,
-    "tests/cli/test_dies_with_parent.py": 247, "tests/cli/test_full_disk.py": 219,
-    "tests/flows/test_deployment.py": 199, "tests/cli/test_cli.py": 182,
-    "tests/flows/test_dask.py": 161, "tests/cli/test_files_and_inputs.py": 148,
-    "tests/cli/test_run_process.py": 145, "tests/cli/test_engine_isolation_cli.py": 143,
-    "tests/cli/test_results_cli.py": 138, "tests/faults/test_faults_v3.py": 120,
-    "tests/flows/test_shared_store.py": 107, "tests/flows/test_call_gate.py": 106,
-    "tests/embedding/test_embedder.py": 104, "tests/cli/test_real_pairs_cli.py": 103,
-    "tests/flows/test_generator3_flow.py": 94, "tests/cli/test_cli_property.py": 87,
-    "tests/engines/test_user_scoping.py": 74, "tests/cli/test_run_html.py": 70,
-    "tests/cli/test_signals.py": 66, "tests/flows/test_engines_flow.py": 63,
-    "tests/cli/test_engine_author_loop.py": 63, "tests/engines/test_isolation.py": 62,
-    "tests/results/presentation/test_html_browser.py": 61,
-    "tests/faults/test_faults_v4.py": 61, "tests/flows/test_pipeline.py": 60,
-    "tests/flows/test_batch_flow.py": 59, "tests/engines/test_langmem.py": 58,
-    "tests/results/files/test_world_files.py": 57,
-    "tests/results/presentation/test_html.py": 54, "tests/flows/test_real_pairs.py": 53,
-    "tests/results/test_store.py": 50, "tests/flows/test_paid_arms.py": 49,
-    "tests/perception/model/test_llm_batch.py": 49,
-    "tests/results/presentation/test_plots.py": 48, "tests/world/test_world.py": 43,
-    "tests/results/presentation/test_paired.py": 43,
-    # skipped outside an environment with the hindsight extra; a one-file run took 250 s
-    # at a load of 6-10 (2026-12-01, issue 37)
-    "tests/engines/test_hindsight.py": 250,
-}
+HEAVY_FILE = ROOT / "tests" / "data" / "heavy_files.json"
+"""The files that take longest, heaviest first, with their seconds (the sum of their tests'
+setup, call and teardown) in one full two-process run (`pytest -n 2 --dist loadfile
+--durations=0`, 2026-12-02 04:44-05:42 UTC, load average 2 to 17, median 11.6; about five
+times a quiet machine's). Under pytest-xdist they are sent out first, so the two processes end
+together instead of one finishing a long file alone (the feature matrix, missing here before,
+ran last, alone). Every file over 40 s is listed. ``tests/engines/test_hindsight.py`` is
+skipped outside an environment with the hindsight extra; its 250 s are a one-file run's at a
+load of 6-10 (2026-12-01, issue 37)."""
+
+
+def heavy_files(path: Path = HEAVY_FILE) -> dict[str, int]:
+    """The seconds of each heavy file: ``path`` is a JSON object, test file (relative to the
+    repository) -> seconds (a whole number), heaviest first but for the hindsight file
+    (measured apart), last."""
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+_HEAVY = heavy_files()
 
 
 def pytest_collection_modifyitems(config, items) -> None:

@@ -18,7 +18,7 @@ pytest.importorskip("hindsight_api", reason="the hindsight extra is installed in
                     "environment of its own (make hindsight-env)")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "flows"))
-from flow_helpers import figures, leaks  # noqa: E402
+from flow_helpers import figures, leaks, pinned  # noqa: E402
 
 from rotbench.contract.engine import Document  # noqa: E402
 from rotbench.contract.perception import Claim  # noqa: E402
@@ -205,22 +205,14 @@ def test_hindsight_figures(run) -> None:
     assert list(run.cwd.iterdir()) == []
 
 
-HINDSIGHT = {
-    "recall_current_at_k": (20, 21), "current_first": (13, 21), "stale_over_current": (7, 12),
-    "stale_retained_at_k": (10, 12), "poison_leak_at_k": (3, 12), "poison_first": (2, 12),
-    "poison_surfaced_at_k": (8, 12), "decoy_asserted_at_k": (0, 14), "decoy_first": (0, 14),
-    "current_lost": (0, 6), "control_recall_at_k": (2, 2), "answered_unanswerable": (11, 11),
-    "redundancy_at_k": (20, 88), "late_stale_first": (0, 1), "premature_first": (0, 2),
-    "premature_at_k": (0, 2), "corrected_served_at_k": (0, 0), "retracted_asserted_at_k": (3, 3),
-    "members_recall_at_k": (1, 1), "member_lost": (0, 1), "successor_first": (1, 1),
-    "dependent_stale_first": (3, 3), "premise_stale_first": (3, 3),
-    "cascade_asserted_at_k": (0, 0)}
-"""Seed 42, 30 days, generator 4, scorer v5 (52 documents), exact. Until 2026-12-02 these
-varied from run to run and were pinned as ranges: consolidation's concurrent steps minted the
-counted ids in the order the server answered (``ids.in_order`` now runs them in order). The
-figures one run gave then are the ones pinned here; two runs of the flow and three of the
-engine alone (the same 90 calls, the same hits) agree since. ``FIRST_HIT``: the figures a
-tie among the first hits still moves on longer worlds."""
+HINDSIGHT = pinned("generator 4, seed 42, 30 days")["hindsight"]
+"""Seed 42, 30 days, generator 4, scorer v5 (52 documents), exact
+(tests/data/pinned_figures.json). Until 2026-12-02 these varied from run to run and were
+pinned as ranges: consolidation's concurrent steps minted the counted ids in the order the
+server answered (``ids.in_order`` now runs them in order). The figures one run gave then are
+the ones pinned here; two runs of the flow and three of the engine alone (the same 90 calls,
+the same hits) agree since. ``FIRST_HIT``: the figures a tie among the first hits still moves
+on longer worlds."""
 HINDSIGHT_LEAKS = {"relay": (0, 6), "tool_turn": (0, 3), "source": (3, 3)}
 FIRST_HIT = ("current_first", "stale_over_current", "late_stale_first", "premise_stale_first")
 """Figures of the first hit alone, pinned to one either side: on 90-day worlds two cold runs of

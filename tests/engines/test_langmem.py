@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("langmem")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "flows"))
-from flow_helpers import figures, leaks  # noqa: E402
+from flow_helpers import figures, leaks, pinned  # noqa: E402
 from live_replay import estimate_then_replay  # noqa: E402
 
 from rotbench.contract.engine import Document  # noqa: E402
@@ -151,18 +151,10 @@ def test_both_engines_run_and_leave_nothing_behind(run) -> None:
     assert list(run.cwd.iterdir()) == []
 
 
-LANGMEM = {
-    "recall_current_at_k": (17, 21), "current_first": (14, 21), "stale_over_current": (2, 12),
-    "stale_retained_at_k": (8, 12), "poison_leak_at_k": (3, 12), "poison_first": (2, 12),
-    "poison_surfaced_at_k": (8, 12), "decoy_asserted_at_k": (0, 14), "decoy_first": (0, 14),
-    "current_lost": (1, 6), "control_recall_at_k": (2, 2), "answered_unanswerable": (11, 11),
-    "redundancy_at_k": (6, 66), "late_stale_first": (0, 1), "premature_first": (0, 2),
-    "premature_at_k": (0, 2), "corrected_served_at_k": (0, 0), "retracted_asserted_at_k": (3, 3),
-    "members_recall_at_k": (1, 1), "member_lost": (0, 1), "successor_first": (1, 1),
-    "dependent_stale_first": (2, 3), "premise_stale_first": (1, 3),
-    "cascade_asserted_at_k": (0, 0)}
-"""Seed 42, 30 days, generator 4, scorer v5: 8 of 12 replaced values still in the top 10, and
-2 of 3 dependents whose root moved served with their old value first."""
+LANGMEM = pinned("generator 4, seed 42, 30 days")["langmem"]
+"""Seed 42, 30 days, generator 4, scorer v5 (tests/data/pinned_figures.json): 8 of 12 replaced
+values still in the top 10, and 2 of 3 dependents whose root moved served with their old value
+first."""
 LANGMEM_LEAKS = {"relay": (0, 6), "tool_turn": (0, 3), "source": (3, 3)}
 LANGMEM_CALLS = {"calls_Memory": 40, "calls_PatchDoc": 5, "calls_RemoveDoc": 0, "requests": 52}
 """One request per document (52); 5 patches of a shown memory to a new value."""

@@ -8,6 +8,9 @@ from rotbench.contract.engine import Hit
 
 
 class _Base:
+    """A well-behaved engine: it keeps nothing and answers every question with one hit. Each
+    engine below overrides only what it does wrong."""
+
     version = "0"
 
     def __init__(self, context) -> None:
@@ -15,6 +18,9 @@ class _Base:
 
     def deposit(self, document) -> None:
         return None
+
+    def query(self, question, k):
+        return [Hit(text="Alex lives in Lisbon.")]
 
 
 class Raises(_Base):
@@ -101,9 +107,6 @@ class RaisingName(_Base):
     def name(self):
         raise RuntimeError("who am I")
 
-    def query(self, question, k):
-        return [Hit(text="Alex lives in Lisbon.")]
-
 
 class HugeText(_Base):
     """Hits of 1 MB each (above the boundary's text limit)."""
@@ -154,9 +157,6 @@ class HardExitInDeposit(ExitsInDeposit):
 class EvilName(_Base):
     name = "\x1b[31mevil\nrotbench: error: forged"
 
-    def query(self, question, k):
-        return [Hit(text="Alex lives in Lisbon.")]
-
 
 class WritesOutside(_Base):
     """Writes ``./FILE`` and ``~/FILE`` on its first deposit."""
@@ -170,9 +170,6 @@ class WritesOutside(_Base):
                      Path("~/rotbench-engine-wrote-home.txt").expanduser()):
             if not path.exists():
                 path.write_text("an engine was here\n")
-
-    def query(self, question, k):
-        return [Hit(text="Alex lives in Lisbon.")]
 
 
 # Factories for ``module:factory`` specs: each class takes the engine context itself.
@@ -203,6 +200,3 @@ def starts_a_thread(context):
 
 class LatestOnly(_Base):
     name = "latest-only"
-
-    def query(self, question, k):
-        return [Hit(text="Alex lives in Lisbon.")]

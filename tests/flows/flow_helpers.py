@@ -23,15 +23,17 @@ def run_flow(root: Path, *, generator: str, **fields) -> tuple[Report, RunOutcom
 
 
 PINNED_FILE = Path(__file__).resolve().parents[1] / "data" / "pinned_figures.json"
-"""Every pooled figure the flow tests pin (seeds 42 43 44, oracle arm): scenario -> engine ->
-metric -> [numerator, denominator]. One place, so that a figure two tests pin (transcript-rag
-on generator 2 is mem0-raw's too) is written once."""
+"""Every pooled figure the flow and engine tests pin (oracle arm; seeds 42 43 44 over 90 days
+unless the scenario's name says otherwise): scenario -> engine -> metric -> [numerator,
+denominator]. One place, so that a figure two tests pin (transcript-rag on generator 2 is
+mem0-raw's too) is written once."""
 
 
 def pinned(scenario: str) -> dict[str, dict[str, tuple[int, int]]]:
     """The figures pinned for ``scenario`` ('generator 1' (scorer v2), 'generator 2',
-    'generator 2, two users', 'generator 3', 'generator 4'): engine -> metric ->
-    (numerator, denominator)."""
+    'generator 2, two users', 'generator 3', 'generator 4', or 'generator 4, seed 42, 30
+    days' (Hindsight and LangMem)): engine -> metric -> (numerator, denominator). Raises
+    ``KeyError`` for a scenario the file does not hold."""
     engines = json.loads(PINNED_FILE.read_text(encoding="utf-8"))[scenario]
     return {engine: {metric: (n, d) for metric, (n, d) in figures.items()}
             for engine, figures in engines.items()}

@@ -62,7 +62,7 @@ def test_an_exception_whose_str_raises_is_one_line(world) -> None:
     """Item 5: formatting what the engine raised happens inside the guard."""
     assert failure(world, bad.RaisesUnprintable(None)) == (
         f"engine unprintable: seed 42, day 15: {CALL}: raised _Unprintable: <cannot be shown: "
-        f"its __str__ raised RuntimeError> (at {Path(bad.__file__)}:96 in query)")
+        f"its __str__ raised RuntimeError> (at {Path(bad.__file__)}:102 in query)")
 
 
 def test_a_raising_name_property_falls_back_to_the_type_name(world) -> None:
@@ -119,7 +119,7 @@ def test_system_exit_in_deposit_is_an_engine_failure(world, timeout) -> None:
     """Item 16: sys.exit(0) inside deposit ends the engine's run, not the process."""
     assert failure(world, bad.ExitsInDeposit(None), timeout) == (
         "engine exits: seed 42, day 2: deposit(session://world-42/day-002/0): raised "
-        f"SystemExit: 0 (at {Path(bad.__file__)}:130 in deposit)")
+        f"SystemExit: 0 (at {Path(bad.__file__)}:133 in deposit)")
 
 
 @pytest.mark.parametrize("timeout", [5.0, None])
@@ -127,7 +127,7 @@ def test_generator_exit_is_an_engine_failure(world, timeout) -> None:
     """Item 17."""
     assert failure(world, bad.GeneratorExitInQuery(None), timeout) == (
         f"engine generator-exit: seed 42, day 15: {CALL}: raised GeneratorExit (at "
-        f"{Path(bad.__file__)}:140 in query)")
+        f"{Path(bad.__file__)}:143 in query)")
 
 
 def test_an_engine_name_with_control_characters_is_escaped(world) -> None:

@@ -52,10 +52,10 @@ def test_every_hostile_engine_fails_alone_with_one_line(hostile) -> None:
     _, outcome, _ = hostile
     assert outcome.failures == [
         f"engine unprintable: seed 42, {CALL}: raised _Unprintable: <cannot be shown: its "
-        f"__str__ raised RuntimeError> (at {AT}:96 in query)",
+        f"__str__ raised RuntimeError> (at {AT}:102 in query)",
         "engine exits: seed 42, day 2: deposit(session://world-42/day-002/0): raised "
-        f"SystemExit: 0 (at {AT}:130 in deposit)",
-        f"engine generator-exit: seed 42, {CALL}: raised GeneratorExit (at {AT}:140 in query)",
+        f"SystemExit: 0 (at {AT}:133 in deposit)",
+        f"engine generator-exit: seed 42, {CALL}: raised GeneratorExit (at {AT}:143 in query)",
         f"engine surrogate: seed 42, {CALL}: malformed hit at position 1: text holds a lone "
         "surrogate (U+D800 at character 14), which no file can store",
         f"engine huge-text: seed 42, {CALL}: malformed hit at position 1: text is 1000000 "

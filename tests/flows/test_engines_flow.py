@@ -87,7 +87,7 @@ def test_failing_engines_name_engine_seed_day_and_call(three, tmp_path) -> None:
     assert runtime.failures == [
         "engine raises: seed 42, day 15: query('Which city does the user live in?', k=10): "
         "raised ValueError: the index is \\x1b]0;gone\\x07"
-        f" (at {Path(__file__).parent / 'bad_engines.py'}:24 in query)",
+        f" (at {Path(__file__).parent / 'bad_engines.py'}:30 in query)",
         "engine malformed: seed 42, day 15: query('Which city does the user live in?', k=10): "
         "malformed hit at position 2: text: Input should be a valid string",
         "engine hangs: seed 42, day 21: deposit(session://world-42/day-021/0): "

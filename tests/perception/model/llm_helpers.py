@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from rotbench.contract.engine import Document
 from rotbench.contract.extraction import world_documents
@@ -102,9 +104,23 @@ class Answers:
 
 def answer_json(*claims: dict) -> str:
     """An extraction answer holding ``claims``, each over ``CLAIM_BASE``."""
-    import json
-
     return json.dumps({"claims": [{**CLAIM_BASE, **c} for c in claims]})
+
+
+BAD_FIELDS_FILE = Path(__file__).resolve().parents[2] / "data" / "extract_bad_fields.json"
+"""The hand-written claims with a bad field, per extract prompt version, and the one-line
+reason each is refused with (``bad_field_cases``)."""
+
+
+def bad_field_cases(version: str) -> dict[str, tuple[dict, str]]:
+    """The bad-field cases of extract prompt ``version`` ('extract-v3' or 'extract-v4'), in
+    the file's order: case name -> (the claim the model answers, over ``CLAIM_BASE``; the
+    reason the extractor gives for refusing it).
+
+    ``BAD_FIELDS_FILE`` is a JSON object: version -> case name -> ``{"claim": {field: value},
+    "message": str}``. Raises ``KeyError`` for a version the file has no cases for."""
+    cases = json.loads(BAD_FIELDS_FILE.read_text(encoding="utf-8"))[version]
+    return {name: (case["claim"], case["message"]) for name, case in cases.items()}
 
 
 def claim_draft(**fields):

@@ -20,6 +20,7 @@ from llm_helpers import (
     assert_claim_refused,
     assert_live_estimate_matches,
     assert_probe_estimate_exact,
+    bad_field_cases,
     claim_draft,
     documents,
     live_extractor,
@@ -145,65 +146,7 @@ def test_a_plain_v2_answer_still_parses_under_v3_with_no_new_field_set(
 # ---- malformed fields: one line naming the field, a retry that says so, then a failure ------
 
 SCHEDULED = {"slot": "employer", "value": "Initech", "sentence": "s", "event": "scheduled"}
-MALFORMED = {
-    "valid_until before valid_from": (
-        {"slot": "home_city", "value": "Lisbon", "sentence": "s", "mood": "temporary",
-         "valid_from": "2026-01-22", "valid_until": "2026-01-20"},
-        "valid_until 2026-01-20 is before valid_from 2026-01-22"),
-    "unknown event": (
-        {"slot": "car", "value": "Saab", "sentence": "s", "event": "sold"},
-        "unknown event 'sold'; known: correction, retraction, scheduled, member_add, "
-        "member_drop or null"),
-    "event not a string": (
-        {"slot": "car", "value": "Saab", "sentence": "s", "event": 3},
-        "event must be one of correction, retraction, scheduled, member_add, member_drop or "
-        "null, got 3"),
-    "malformed date": (
-        {**SCHEDULED, "valid_from": "next month"},
-        "valid_from must be a date as YYYY-MM-DD or null, got 'next month'"),
-    "day number instead of a date": (
-        {**SCHEDULED, "valid_from": 56},
-        "valid_from must be a date as YYYY-MM-DD or null, got '56'"),
-    "scheduled without valid_from": (
-        SCHEDULED, "a scheduled change needs valid_from, the day it takes effect"),
-    "scheduled on the written date": (
-        {**SCHEDULED, "valid_from": "2026-01-19"},
-        "a scheduled change takes effect after the document's date 2026-01-19, got "
-        "valid_from 2026-01-19"),
-    "valid_until on a plain fact": (
-        {"slot": "car", "value": "Dacia", "sentence": "s", "valid_until": "2026-01-25"},
-        "valid_until is only for a temporary state (mood 'temporary'), not mood 'fact'"),
-    "temporary state over before it is said": (
-        {"slot": "car", "value": "Dacia", "sentence": "s", "mood": "temporary",
-         "valid_until": "2026-01-10"},
-        "valid_until 2026-01-10 is before the document's date 2026-01-19"),
-    "correction without corrects": (
-        {"slot": "gym", "value": "Anvil", "sentence": "s", "event": "correction"},
-        "a correction needs corrects, the value stated wrongly"),
-    "corrects its own value": (
-        {"slot": "gym", "value": "Anvil", "sentence": "s", "event": "correction",
-         "corrects": "anvil"},
-        "corrects 'anvil' is the claim's own value"),
-    "corrects without a correction": (
-        {"slot": "gym", "value": "Anvil", "sentence": "s", "corrects": "Forge"},
-        "corrects is only for event 'correction'; the claim has no event"),
-    "retraction in the present tense": (
-        {"slot": "car", "value": "Saab", "sentence": "s", "event": "retraction"},
-        "event 'retraction' is told in the past tense, not 'present'"),
-    "member drop in the present tense": (
-        {"slot": "language", "value": "Swahili", "sentence": "s", "event": "member_drop"},
-        "event 'member_drop' is told in the past tense, not 'present'"),
-    "member event on a single value": (
-        {"slot": "language", "value": "Basque", "sentence": "s", "event": "member_add",
-         "multi_valued": False},
-        "event 'member_add' is only for a set-valued slot (multi_valued true)"),
-    "event on a hypothetical": (
-        {**SCHEDULED, "valid_from": "2026-03-02", "mood": "hypothetical"},
-        "event 'scheduled' is only for a plain fact, not mood 'hypothetical'"),
-    "unknown mood": (
-        {"slot": "car", "value": "Saab", "sentence": "s", "mood": "wistful"},
-        "Input should be 'fact', 'hypothetical', 'negated', 'suggested' or 'temporary'"),
-}
+MALFORMED = bad_field_cases("extract-v3")  # tests/data/extract_bad_fields.json
 
 
 @pytest.mark.parametrize("case", list(MALFORMED), ids=list(MALFORMED))

@@ -20,6 +20,7 @@ from llm_helpers import (
     assert_claim_refused,
     assert_live_estimate_matches,
     assert_probe_estimate_exact,
+    bad_field_cases,
     claim_draft,
     documents,
     live_extractor,
@@ -107,35 +108,7 @@ def test_a_v3_answer_parses_under_v4_with_no_new_field_set(
 
 # ---- malformed answers: one line naming the field, a retry that says so, then a failure ----
 
-MALFORMED = {
-    "conditional without depends_on": (
-        {"slot": "gym", "value": "Summit", "sentence": "s", "mood": "conditional"},
-        "a conditional claim needs depends_on, the slot value whose end sets it off"),
-    "conditional in the past": (
-        {"slot": "gym", "value": "Summit", "sentence": "s", "mood": "conditional",
-         "tense": "past", "depends_on": {"slot": "home_city", "value": "Lisbon"}},
-        "a conditional claim is told in the present tense, not 'past'"),
-    "depends_on its own slot": (
-        {"slot": "gym", "value": "Summit", "sentence": "s",
-         "depends_on": {"slot": "gym", "value": "Forge"}},
-        "depends_on names the claim's own slot 'gym'"),
-    "depends_on not an object": (
-        {"slot": "manager", "value": "Ingrid", "sentence": "s", "depends_on": "Acme"},
-        "depends_on must be an object {\"slot\": ..., \"value\": ...} or null, got 'Acme'"),
-    "depends_on without a value": (
-        {"slot": "manager", "value": "Ingrid", "sentence": "s",
-         "depends_on": {"slot": "employer", "value": " "}},
-        "String should have at least 1 character"),
-    "a later valid_from without an event": (
-        {"slot": "home_city", "value": "Porto", "sentence": "s", "valid_from": "2026-01-26"},
-        "valid_from 2026-01-26 is after the document's date 2026-01-19: that is event "
-        "'scheduled'"),
-    "event on a conditional": (
-        {"slot": "gym", "value": "Summit", "sentence": "s", "mood": "conditional",
-         "event": "scheduled", "valid_from": "2026-02-01",
-         "depends_on": {"slot": "home_city", "value": "Lisbon"}},
-        "event 'scheduled' is only for a plain fact, not mood 'conditional'"),
-}
+MALFORMED = bad_field_cases("extract-v4")  # tests/data/extract_bad_fields.json
 
 
 @pytest.mark.parametrize("case", list(MALFORMED), ids=list(MALFORMED))
