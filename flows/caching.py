@@ -53,18 +53,26 @@ class SafeJSONSerializer(Serializer):
     """Serialize a registered pydantic model as ``{"model", "key", "sha256", "data"}`` JSON
     bytes. ``key`` is the cache key the result is stored under (``<stage>-<hash>``); the
     payload carries it, so a payload moved under another key (another seed's, another
-    stage's) is recognised. The checksum covers the key and the data."""
+    stage's) is recognised. The checksum covers the key and the data.
+
+    With ``key`` None, an object that names its own record (``record_name``: a
+    ``StageRef``, a ``WorldOutcome``) is stored under that name. So one configured task
+    serves every key: ``Task.with_options`` per call would build a new task, reading the
+    function's source again (about 1 ms each, three times a world)."""
 
     type: Literal["rotbench-json"] = "rotbench-json"
     key: str | None = None
 
-    def dumps(self, obj: Any) -> bytes:
+    def dumps(self, obj: Any, data: str | None = None) -> bytes:
+        """The record of ``obj``; ``data``: ``obj.model_dump_json()`` when the caller has
+        it already (so it is not made twice)."""
         name = type(obj).__name__
         if MODELS.get(name) is not type(obj):
             raise TypeError(f"{name} is not a registered cacheable model")
-        data = obj.model_dump_json()
-        key = json.dumps(self.key)
-        digest = _digest(self.key, data)
+        data = obj.model_dump_json() if data is None else data
+        record = self.key if self.key is not None else getattr(obj, "record_name", None)
+        key = json.dumps(record)
+        digest = _digest(record, data)
         return f'{{"model":"{name}","key":{key},"sha256":"{digest}","data":{data}}}'.encode()
 
     def loads(self, blob: bytes) -> Any:
@@ -208,13 +216,15 @@ def discard(path: Path) -> None:
 
 
 def store_payload(cache_dir: Path | str, stage: str, key: str, obj: BaseModel,
-                  summary: dict[str, Any] | None = None, complete: bool = True) -> StageRef:
+                  summary: dict[str, Any] | None = None, complete: bool = True,
+                  data: str | None = None) -> StageRef:
     """Write ``obj`` atomically as the output of ``stage`` under ``key``; return its ref.
+    ``data``: ``obj.model_dump_json()`` when the caller has it already.
 
     Something other than a file in its place (a directory) is a damaged output: removed,
     then written. Raises OSError when the write fails (a full disk); no temporary file is
     left behind (``rotbench.atomic.write_atomic``)."""
-    blob = SafeJSONSerializer().dumps(obj)
+    blob = SafeJSONSerializer().dumps(obj, data)
     path = payload_path(cache_dir, stage, key)
     if path.is_dir() and not path.is_symlink():
         discard(path)

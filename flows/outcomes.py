@@ -43,6 +43,12 @@ class StageRef(BaseModel):
     def path(self, cache_dir: Path | str) -> Path:
         return payload_path(cache_dir, self.stage, self.key)
 
+    @property
+    def record_name(self) -> str:
+        """The name of the Prefect cache record that holds this ref: ``<stage>-<key>``
+        (``flows.world.WorldStages.stage``; ``SafeJSONSerializer`` writes it in)."""
+        return f"{self.stage}-{self.key}"
+
 
 class EngineOutcome(BaseModel):
     """One engine on one world: the stored scored probes, or the one-line failure."""
@@ -84,10 +90,18 @@ class WorldOutcome(BaseModel):
     """Items failed model calls left unanswered (``ArmRuntime.degraded_counts``)."""
     stage_keys: list[str] = Field(default_factory=list)
     """The stage cache records (``<stage>-<key>``) this outcome's results rest on."""
+    record: str | None = None
+    """The name of this world's whole-world cache record (``world-<world_key>``); None when
+    it is not cached as a whole (the paid arms)."""
     incomplete_keys: list[str] = Field(default_factory=list)
     """The stage records (``<stage>-<key>``) computed with failed model calls: never cached.
     Prefect writes a stage's record when the world task's transaction commits, after the
     task body removed it, so the parent removes them again (``drop_incomplete``)."""
+
+    @property
+    def record_name(self) -> str | None:
+        """``record``, the name ``SafeJSONSerializer`` writes into the record."""
+        return self.record
 
     @property
     def complete(self) -> bool:

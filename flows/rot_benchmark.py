@@ -28,10 +28,10 @@ from flows.publish import publish_page
 from flows.reports import RunOutcome, RunWides, run_timings, write_reports
 from flows.run_wide import PaidRun, batch_extract_stage, real_pairs_stage
 from flows.world import (
-    configured_world_task,
     drop_incomplete,
     world_key,
     world_record_name,
+    world_task_for_run,
 )
 from rotbench.atomic import WriteFailed
 from rotbench.engines.registry import resolve
@@ -140,9 +140,11 @@ def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None,
         # each world is handed the run's settings with its own seed only: Prefect walks
         # and serialises every task's parameters, so the run's whole seed list in each
         # world's made that work grow with the square of the seeds
-        futures = [(seed, runner.submit(configured_world_task(spec, world_keys[seed]), {
+        world = world_task_for_run(spec)
+        futures = [(seed, runner.submit(world, {
             "seed": seed, "spec": {**payload, "seeds": [seed]}, "engines": infos,
-            "ledger_path": ledger_path, "budget": budget, "gate": gate}))
+            "ledger_path": ledger_path, "budget": budget, "gate": gate,
+            "record": world_record_name(world_keys[seed]) if world_keys[seed] else None}))
             for seed in spec.seeds]
         unwritten: WriteFailed | None = None
         for seed, future in futures:

@@ -18,6 +18,7 @@ timeout; stages that can fail transiently (disk, model calls) are retried with b
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from pathlib import Path
@@ -134,9 +135,10 @@ def _load(ctx, ref: StageRef):
     return load_payload(ctx.cache_dir, ref)
 
 
-def _store(ctx, stage: str, key: str, obj, summary=None, failures_before: int | None = None):
+def _store(ctx, stage: str, key: str, obj, summary=None, failures_before: int | None = None,
+           data: str | None = None):
     complete = failures_before is None or ctx.failure_count() == failures_before
-    return store_payload(ctx.cache_dir, stage, key, obj, summary, complete)
+    return store_payload(ctx.cache_dir, stage, key, obj, summary, complete, data)
 
 
 @task(name="generate", task_run_name="generate seed {seed}")
@@ -239,10 +241,11 @@ def score_task(key: str, seed: int, engine: str, ctx, probes: StageRef, scorer: 
     stored = _load(ctx, probes)
     probed = getattr(stored, field) if field else stored
     scored = score(probed, scorer)
-    ref = _store(ctx, "score", key, scored)
+    data = scored.model_dump_json()  # the payload's data, and the world file's bytes
+    ref = _store(ctx, "score", key, scored, data=data)
     folds = EarlyFolds.for_cache(ctx.cache_dir)  # the report's work on it, while it is here
     if folds is not None:
-        folds.take(scored, ref.sha256)
+        folds.take(scored, ref.sha256, data.encode())
     return ref
 
 
@@ -267,9 +270,16 @@ STAGE_TASKS: tuple[Task, ...] = (generate_task, extract_task, index_task, deposi
 def configure(stage_task: Task, cache_dir: Path) -> Task:
     """``stage_task`` bound to result storage under ``<cache_dir>/prefect``, with its stage's
     timeout, and retries with backoff when the stage can fail transiently (both from the
-    stage table, ``rotbench.pipeline.stages.SPECS``)."""
+    stage table, ``rotbench.pipeline.stages.SPECS``). Built once per stage and storage in a
+    process and shared by every world (a task is a definition: threads may call it at once);
+    building one reads the function's source, about 1 ms."""
     storage = result_storage(cache_dir)
     storage.mkdir(parents=True, exist_ok=True)
+    return _configured(stage_task, storage)
+
+
+@functools.lru_cache(maxsize=256)
+def _configured(stage_task: Task, storage: Path) -> Task:
     spec = SPECS[stage_task.name]
     return stage_task.with_options(
         cache_key_fn=stage_key(spec.name, storage),

@@ -48,8 +48,9 @@ from rotbench.rulings import ReviewItem
 from rotbench.runspec import RunSpec
 from rotbench.safe_text import printable
 
-__all__ = ["EngineOutcome", "WorldOutcome", "WorldStages", "configured_world_task",
-           "perception_stamps", "world_key", "world_runtime", "world_task"]
+__all__ = ["EngineOutcome", "WorldOutcome", "WorldStages",
+           "perception_stamps", "world_key", "world_runtime", "world_task",
+           "world_task_for_run"]
 
 REFERENCE_NAME = "reference"
 
@@ -78,13 +79,14 @@ def world_key(seed: int, run: RunSpec, engines: list[EngineInfo]) -> str | None:
                           users=run.users, user_ids=run.user_id_list())
 
 
-def _world_cache_key(storage: Path, name: str):
-    """Prefect ``cache_key_fn`` of one world's task: ``name`` (``world-<world_key>``, worked
-    out once by the parent), once the record there is checked, with every stage record it
-    rests on (a damaged one is removed and the world recomputed, so the stage computes
-    again)."""
+def _world_cache_key(storage: Path):
+    """Prefect ``cache_key_fn`` of the world task: the task's ``record`` parameter
+    (``world-<world_key>``, worked out once by the parent), once the record there is
+    checked, with every stage record it rests on (a damaged one is removed and the world
+    recomputed, so the stage computes again)."""
 
     def key_fn(context: Any, parameters: dict[str, Any]) -> str:
+        name = parameters["record"]
         outcome = read_record(storage / name, "WorldOutcome")
         if isinstance(outcome, WorldOutcome) and not all(
                 read_record(storage / k, "StageRef") is not None for k in outcome.stage_keys):
@@ -100,18 +102,18 @@ def world_record_name(key: str) -> str:
     return f"world-{key}"
 
 
-def configured_world_task(spec: RunSpec, key: str | None):
-    """The world task for a world whose ``world_key`` is ``key``: cached as a whole under it
-    in the run's Prefect result storage (a warm world is one Cached task run), or not cached
-    as a whole when ``key`` is None (the paid arms)."""
-    if key is None:
+def world_task_for_run(spec: RunSpec):
+    """The world task of a run: on the oracle and noisy arms cached as a whole in the run's
+    Prefect result storage under its ``record`` parameter (``world_record_name`` of its
+    ``world_key``; a warm world is one Cached task run), on the paid arms not cached as a
+    whole (``world_key`` is None there). One task for every world of the run."""
+    if spec.arm not in ("oracle", "noisy"):
         return world_task
     storage = result_storage(spec.cache_dir)
     storage.mkdir(parents=True, exist_ok=True)
-    name = world_record_name(key)
     return world_task.with_options(
-        cache_key_fn=_world_cache_key(storage, name), persist_result=True,
-        result_storage=storage, result_serializer=SafeJSONSerializer(key=name))
+        cache_key_fn=_world_cache_key(storage), persist_result=True,
+        result_storage=storage, result_serializer=SafeJSONSerializer())
 
 
 def api_key_for_run() -> str | None:
@@ -191,12 +193,13 @@ class WorldStages:
             progress().stage(self.seed, shown, "cached", seconds)
             return hit
         progress().stage(self.seed, shown, "running")
-        # the serializer writes the record's key into it, so a record moved under another
-        # key (another seed's, another stage's) is refused when read (flows.caching)
-        keyed = self.configured(stage_task).with_options(
-            result_serializer=SafeJSONSerializer(key=f"{name}-{key}"))
+        # the serializer writes the record's name (the StageRef's) into it, so a record
+        # moved under another key (another seed's, another stage's) is refused when read
+        # (flows.caching)
+        configured = self.configured(stage_task)
         with hold() if hold is not None else contextlib.nullcontext():
-            state = keyed(key=key, seed=self.seed, ctx=self.ctx, return_state=True, **payload)
+            state = configured(key=key, seed=self.seed, ctx=self.ctx, return_state=True,
+                               **payload)
         ref: StageRef = state.result(_sync=True)  # raises the stage's own error; sync even
         # when called from a thread of the async parent flow (the run-wide stages)
         seconds = time.perf_counter() - t0
@@ -313,11 +316,13 @@ def perception_stamps(rt: ArmRuntime, generator: str | None = None) -> tuple[str
 
 @task(name="world", task_run_name="world seed {seed}", persist_result=False)
 def world_task(seed: int, spec: dict, engines: list[dict], ledger_path: str | None = None,
-               budget: dict | None = None, gate: dict | None = None) -> WorldOutcome:
+               budget: dict | None = None, gate: dict | None = None,
+               record: str | None = None) -> WorldOutcome:
     """Every engine of the run on the world of ``seed``; see the module docstring.
     ``engines``: the run's engines, resolved once by the parent (``EngineInfo`` dicts, in
     the order of ``spec['engines']``); ``gate``: the run's bound on model calls in flight
-    (``flows.concurrency.gate_for_run``)."""
+    (``flows.concurrency.gate_for_run``); ``record``: the name of the world's whole-world
+    cache record (``world_task_for_run``), None when it has none."""
     run = RunSpec.model_validate(spec)
     runtime = world_runtime(run, ledger_path, budget, gate)
     if runtime.live is not None and hasattr(runtime.live.live_checker, "rounds"):
@@ -350,7 +355,7 @@ def world_task(seed: int, spec: dict, engines: list[dict], ledger_path: str | No
         refused=runtime.refusing.refused, uncached=w.uncached,
         damaged=CacheAudit.drain() + [f"embeddings/{n}" for n in drain_damaged()],
         spans=w.spans, degraded=runtime.degraded_counts(), stage_keys=w.keys,
-        incomplete_keys=w.incomplete)
+        incomplete_keys=w.incomplete, record=record)
 
 
 def drop_incomplete(cache_dir: str | Path, names: list[str]) -> None:

@@ -69,7 +69,9 @@ def fold_world(item: WorldProbes | StoredWorld, scorer: str, text: bool, decoys:
         embedded.append(scored)
         return WorldEntry.of(scored, None), counts
     check_world_fits(scored)
-    digest = write_world(scored, worlds_dir)
+    # a stored world taken as it is: its payload holds the world file's bytes already
+    same = isinstance(item, StoredWorld) and scored is world
+    digest = write_world(scored, worlds_dir, item.world_bytes() if same else None)
     if on_world is not None:
         on_world(digest, scored, counts)
     if isinstance(item, StoredWorld):

@@ -59,11 +59,15 @@ class EarlyFolds:
             if self.rows.pending_rows == 0:  # a batch went in: let the database go
                 self.rows.close()
 
-    def take(self, world: WorldProbes, payload_sha256: str) -> None:
+    def take(self, world: WorldProbes, payload_sha256: str,
+             world_json: bytes | None = None) -> None:
         """Fold ``world``, the scored output stored under ``payload_sha256`` (its digest as
-        its ``StageRef`` names it), unless its summary is stored already. Never raises for
-        a world it cannot fold (the report then folds it)."""
-        item = StoredWorld(world.seed, lambda: world, payload_sha256, self.cache_dir)
+        its ``StageRef`` names it), unless its summary is stored already. ``world_json``:
+        ``world.model_dump_json()`` encoded, when the caller has it (the world file is
+        then written from it, not dumped again). Never raises for a world it cannot fold
+        (the report then folds it)."""
+        item = StoredWorld(world.seed, lambda: world, payload_sha256, self.cache_dir,
+                           lambda: world_json)
         if not world.scored or item.summary(self.scorer, self.decoys, self.text) is not None:
             return
         try:

@@ -364,7 +364,7 @@ def test_a_scorer_change_reads_no_world_in_its_report(baseline, tmp_path, monkey
 
     late_root = clone_cache(baseline[0], tmp_path / "late")
     with monkeypatch.context() as patched:
-        patched.setattr(EarlyFolds, "take", lambda self, world, digest: None)
+        patched.setattr(EarlyFolds, "take", lambda self, world, digest, world_json=None: None)
         loaded_late = _scored_loads(patched)
         late, _ = run_flow(late_root, generator="1", scorer="v1")
     assert loaded_late == ["score"] * len(SEEDS)
@@ -378,3 +378,30 @@ def test_a_scorer_change_reads_no_world_in_its_report(baseline, tmp_path, monkey
     again, _ = run_flow(root, generator="1", scorer="v1")
     assert loaded == [] and computed(again) == set()
     assert again.metrics == first.metrics and again.worlds == first.worlds
+
+
+def test_a_scorer_change_builds_its_tasks_once_and_writes_world_files_as_dumped(
+        baseline, tmp_path, monkeypatch) -> None:
+    """Issue 39: a task is built once per run and stage, not per world (building one reads
+    its function's source again, about 1 ms), and the world file written from the score
+    stage's own JSON holds the bytes that dumping the world gives."""
+    from prefect import Task
+
+    from rotbench.results.files.worlds import world_bytes, world_path
+    from rotbench.scoring.models import WorldProbes
+
+    built: list[str] = []
+    init = Task.__init__
+
+    def counting(self, *args, **kwargs) -> None:
+        init(self, *args, **kwargs)
+        built.append(self.name)
+
+    monkeypatch.setattr(Task, "__init__", counting)
+    root = clone_cache(baseline[0], tmp_path / "run")
+    report, _ = run_flow(root, generator="1", scorer="v1")
+    assert computed(report) == {(s, "score") for s in SEEDS}
+    assert sorted(built) == ["score", "world"]  # three worlds: one world task, one score task
+    for entry in report.worlds:
+        data = world_path(root / "reports" / "worlds", entry.sha256).read_bytes()
+        assert world_bytes(WorldProbes.model_validate_json(data)) == data

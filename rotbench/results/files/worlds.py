@@ -58,14 +58,15 @@ def _sound(path: Path, digest: str) -> bool:
         return False
 
 
-def write_world(world: WorldProbes, worlds_dir: Path) -> str:
-    """Store ``world`` as ``<worlds_dir>/<sha256>.json`` and return the sha256.
+def write_world(world: WorldProbes, worlds_dir: Path, data: bytes | None = None) -> str:
+    """Store ``world`` as ``<worlds_dir>/<sha256>.json`` and return the sha256. ``data``:
+    ``world_bytes(world)`` when the caller has them already (None: made here).
 
     Skipped when a file of that name is there and its bytes match; otherwise written
     atomically (a damaged file is replaced). Raises OSError when the write fails, and
     ValueError for a world above ``MAX_WORLD_BYTES`` (which ``load_world`` would refuse).
     """
-    data = world_bytes(world)
+    data = world_bytes(world) if data is None else data
     if len(data) > MAX_WORLD_BYTES:  # the engine boundary keeps answers far below this
         raise ValueError(f"world seed {world.seed}: {len(data) >> 20} MiB of probes, over the "
                          f"size limit of {size_text(MAX_WORLD_BYTES)} a world file may hold; "
