@@ -62,74 +62,50 @@ def _extractor(fake: FakeAnthropic, version: str = "extract-v3") -> LiveExtracto
     return live_extractor(fake, version, SLOTS)
 
 
-# ---- one test per new field: a hand-written answer and the exact draft it becomes ------------
+# ---- one case per new field: a hand-written answer and the exact draft it becomes ------------
+
+FIELD_CASES = {
+    # case: (the answer's fields beside slot, value and sentence; the draft's fields beside them)
+    "valid_from of a scheduled change becomes its world day": (
+        ("employer", "Initech", "The user's employer is scheduled to become Initech."),
+        {"event": "scheduled", "valid_from": "2026-03-02"},
+        {"event": "scheduled", "valid_from": 14 + 42}),  # 2 March is 42 days after 19 January
+    "valid_until of a temporary state becomes its world day": (
+        ("home_city", "Lisbon", "The user's home city is temporarily Lisbon."),
+        {"mood": "temporary", "valid_until": "2026-01-25"},
+        {"mood": "temporary", "valid_until": 20}),  # that Sunday
+    "corrects names the value a correction says was wrong": (
+        ("gym", "Anvil", "The user's gym is Anvil."),
+        {"event": "correction", "corrects": " Forge "},
+        {"event": "correction", "corrects": "Forge"}),
+    "a retraction is a past claim with its event": (
+        ("car", "Saab", "The user no longer has a car; it was Saab."),
+        {"tense": "past", "event": "Retraction"},
+        {"tense": "past", "event": "retraction"}),
+    "member_add marks the slot as a set": (
+        ("language", "Basque", "The user is also learning Basque."),
+        {"event": "member-add"},  # multi_valued left out: implied
+        {"event": "member_add", "multi_valued": True}),
+    "member_drop is a past member of a set": (
+        ("language", "Swahili", "The user no longer learns Swahili."),
+        {"tense": "past", "event": "member_drop", "multi_valued": True},
+        {"tense": "past", "event": "member_drop", "multi_valued": True}),
+    "multi_valued alone marks a set without an event": (
+        ("language", "Tagalog", "The user is learning Tagalog."),
+        {"multi_valued": True, "event": None, "valid_from": None, "valid_until": "null",
+         "corrects": ""},
+        {"multi_valued": True}),
+}
 
 
-@pytest.mark.slow
-def test_valid_from_of_a_scheduled_change_becomes_its_world_day(
-        fake: FakeAnthropic, answers: Answers) -> None:
-    s = "The user's employer is scheduled to become Initech."
-    answers.texts = [answer_json({"slot": "employer", "value": "Initech", "sentence": s,
-                              "event": "scheduled", "valid_from": "2026-03-02"})]
+@pytest.mark.parametrize("case", list(FIELD_CASES))
+def test_each_new_field_becomes_its_exact_draft(case: str, fake: FakeAnthropic,
+                                                answers: Answers) -> None:
+    (slot, value, sentence), answer, draft = FIELD_CASES[case]
+    answers.texts = [answer_json({"slot": slot, "value": value, "sentence": sentence,
+                                  **answer})]
     assert _extractor(fake).extract(DOC) == [
-        claim_draft(slot="employer", value="Initech", sentence=s, event="scheduled",
-               valid_from=14 + 42)]  # 2 March is 42 days after 19 January
-
-
-def test_valid_until_of_a_temporary_state_becomes_its_world_day(
-        fake: FakeAnthropic, answers: Answers) -> None:
-    s = "The user's home city is temporarily Lisbon."
-    answers.texts = [answer_json({"slot": "home_city", "value": "Lisbon", "sentence": s,
-                              "mood": "temporary", "valid_until": "2026-01-25"})]
-    assert _extractor(fake).extract(DOC) == [
-        claim_draft(slot="home_city", value="Lisbon", sentence=s, mood="temporary",
-               valid_until=20)]  # that Sunday
-
-
-def test_corrects_names_the_value_a_correction_says_was_wrong(
-        fake: FakeAnthropic, answers: Answers) -> None:
-    s = "The user's gym is Anvil."
-    answers.texts = [answer_json({"slot": "gym", "value": "Anvil", "sentence": s,
-                              "event": "correction", "corrects": " Forge "})]
-    assert _extractor(fake).extract(DOC) == [
-        claim_draft(slot="gym", value="Anvil", sentence=s, event="correction", corrects="Forge")]
-
-
-def test_a_retraction_is_a_past_claim_with_its_event(
-        fake: FakeAnthropic, answers: Answers) -> None:
-    s = "The user no longer has a car; it was Saab."
-    answers.texts = [answer_json({"slot": "car", "value": "Saab", "sentence": s,
-                              "tense": "past", "event": "Retraction"})]
-    assert _extractor(fake).extract(DOC) == [
-        claim_draft(slot="car", value="Saab", sentence=s, tense="past", event="retraction")]
-
-
-def test_member_add_marks_the_slot_as_a_set(fake: FakeAnthropic, answers: Answers) -> None:
-    s = "The user is also learning Basque."
-    answers.texts = [answer_json({"slot": "language", "value": "Basque", "sentence": s,
-                              "event": "member-add"})]  # multi_valued left out: implied
-    assert _extractor(fake).extract(DOC) == [
-        claim_draft(slot="language", value="Basque", sentence=s, event="member_add",
-               multi_valued=True)]
-
-
-def test_member_drop_is_a_past_member_of_a_set(fake: FakeAnthropic, answers: Answers) -> None:
-    s = "The user no longer learns Swahili."
-    answers.texts = [answer_json({"slot": "language", "value": "Swahili", "sentence": s,
-                              "tense": "past", "event": "member_drop", "multi_valued": True})]
-    assert _extractor(fake).extract(DOC) == [
-        claim_draft(slot="language", value="Swahili", sentence=s, tense="past",
-               event="member_drop", multi_valued=True)]
-
-
-def test_multi_valued_alone_marks_a_set_without_an_event(
-        fake: FakeAnthropic, answers: Answers) -> None:
-    s = "The user is learning Tagalog."
-    answers.texts = [answer_json({"slot": "language", "value": "Tagalog", "sentence": s,
-                              "multi_valued": True, "event": None, "valid_from": None,
-                              "valid_until": "null", "corrects": ""})]
-    assert _extractor(fake).extract(DOC) == [
-        claim_draft(slot="language", value="Tagalog", sentence=s, multi_valued=True)]
+        claim_draft(slot=slot, value=value, sentence=sentence, **draft)]
 
 
 def test_a_plain_v2_answer_still_parses_under_v3_with_no_new_field_set(
