@@ -274,7 +274,7 @@ async def rot_benchmark(
                 ", ".join(spec.engines), len(spec.seeds), spec.dask or "threads")
     await _tag_run(spec, logger)
     paid = PaidRun()
-    if spec.arm not in ("oracle", "noisy"):  # the scripted arms make no model call
+    if not spec.scripted:  # the scripted arms make no model call
         paid = await asyncio.to_thread(_guard_budget, spec, logger)
         paid.gate = await gate_for_run(spec, Path(paid.ledger_path).stem, _call_limit(spec))
         logger.info("model calls in flight: %s", gate_from_plan(paid.gate).describe())

@@ -53,7 +53,7 @@ def real_pairs_stage(spec: RunSpec, paid: PaidRun) -> RunWide:
     rulings = rulings_for_run(path, spec.engines)
     if rulings is None:
         return RunWide()
-    if spec.arm in ("oracle", "noisy"):  # the scripted arms: no checker call to score
+    if spec.scripted:  # no checker call to score
         return RunWide(block=oracle_block(rulings, path))
     runtime = world_runtime(spec, paid.ledger_path, paid.budget, paid.gate)
     _, check_stamp = perception_stamps(runtime)

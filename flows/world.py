@@ -63,7 +63,7 @@ def world_key(seed: int, run: RunSpec, engines: list[EngineInfo]) -> str | None:
     None (not cached as a whole) on the paid arms: what their stages return depends on model
     answers, which the stage keys name by content; their stages are still cached one by one.
     """
-    if run.arm not in ("oracle", "noisy"):
+    if not run.scripted:
         return None
     from rotbench.perception.oracle import OracleChecker, OracleExtractor
 
@@ -107,7 +107,7 @@ def world_task_for_run(spec: RunSpec):
     Prefect result storage under its ``record`` parameter (``world_record_name`` of its
     ``world_key``; a warm world is one Cached task run), on the paid arms not cached as a
     whole (``world_key`` is None there). One task for every world of the run."""
-    if spec.arm not in ("oracle", "noisy"):
+    if not spec.scripted:
         return world_task
     storage = result_storage(spec.cache_dir)
     storage.mkdir(parents=True, exist_ok=True)
@@ -155,7 +155,6 @@ class WorldStages:
     def __init__(self, seed: int | None, spec: RunSpec, runtime: ArmRuntime) -> None:
         self.seed, self.spec, self.runtime = seed, spec, runtime
         self.storage = result_storage(spec.cache_dir)
-        self._configured: dict[str, Task] = {}
         self.uncached: list[str] = []
         self.keys: list[str] = []
         """The cache records this world's results rest on (``<stage>-<key>``)."""
@@ -163,13 +162,6 @@ class WorldStages:
         """The records of stages whose model calls failed (see ``drop_incomplete``)."""
         self.spans: list[tuple[str, float, float]] = []
         self.ctx = quote(runtime)
-
-    def configured(self, stage_task: Task) -> Task:
-        """``stage_task`` with its storage, timeout and retries, configured on first need
-        (only a stage that computes runs one)."""
-        if stage_task.name not in self._configured:
-            self._configured[stage_task.name] = configure(stage_task, Path(self.spec.cache_dir))
-        return self._configured[stage_task.name]
 
     def stage(self, stage_task: Task, records: list[StageRecord], key: str,
               label: str | None = None, hold: Callable[[], AbstractContextManager] | None = None,
@@ -196,7 +188,7 @@ class WorldStages:
         # the serializer writes the record's name (the StageRef's) into it, so a record
         # moved under another key (another seed's, another stage's) is refused when read
         # (flows.caching)
-        configured = self.configured(stage_task)
+        configured = configure(stage_task, Path(self.spec.cache_dir))  # one per stage and folder
         with hold() if hold is not None else contextlib.nullcontext():
             state = configured(key=key, seed=self.seed, ctx=self.ctx, return_state=True,
                                **payload)

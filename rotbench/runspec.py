@@ -19,6 +19,9 @@ from rotbench.world.generators.base import DEFAULT_GENERATOR, GENERATOR_VERSIONS
 
 Arm = Literal["oracle", "noisy", "probe", "live"]
 ARMS: tuple[str, ...] = ("oracle", "noisy", "probe", "live")
+SCRIPTED_ARMS: tuple[str, ...] = ("oracle", "noisy")
+"""The arms whose perception is scripted: no model call, and a world's outcome is a pure
+function of its inputs (so it is cached as a whole)."""
 DEFAULT_ENGINE = "reference"
 DEFAULT_SEEDS: tuple[int, ...] = (42, 43, 44)
 MAX_SEED = 2**31 - 1
@@ -110,6 +113,11 @@ class RunSpec(BaseModel):
         default=None, description="Noisy arm: the noise profile, a shipped name (good, "
         "typical, spec-live) or a profile file; None on the other arms.")
     noise_digest: NoiseDigest = None
+
+    @property
+    def scripted(self) -> bool:
+        """True on the arms of scripted perception (``SCRIPTED_ARMS``): no model call."""
+        return self.arm in SCRIPTED_ARMS
 
     def user_id_list(self) -> list[str]:
         """The personas' ids of a shared store (``user_ids``, else user-1 .. user-N)."""

@@ -243,13 +243,13 @@ def start_run(spec, started: float, interrupts: Interrupts, choices: RunChoices)
     settings, estimate and confirmation, the Prefect server and the flow, then the results;
     every failure one line (exit 1), an interruption its own exit code."""
     llm_settings, estimate, yes = choices.llm_settings, choices.estimate, choices.yes
-    if spec.arm in ("oracle", "noisy") and llm_settings is not None:
+    if spec.scripted and llm_settings is not None:
         fail("--llm-settings applies to the probe and live arms only")
     if spec.arm == "noisy" and estimate:
         typer.echo(f"arm noisy ({spec.noise}): 0 model calls, $0.00 (scripted perception "
                    "with seeded errors only)")
         return
-    if spec.arm not in ("oracle", "noisy"):
+    if not spec.scripted:
         from rotbench.cli.paid import prepare_paid_arm
 
         prepare_paid_arm(spec, estimate_only=estimate, assume_yes=yes)
