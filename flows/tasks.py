@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -272,10 +273,16 @@ def configure(stage_task: Task, cache_dir: Path) -> Task:
     timeout, and retries with backoff when the stage can fail transiently (both from the
     stage table, ``rotbench.pipeline.stages.SPECS``). Built once per stage and storage in a
     process and shared by every world (a task is a definition: threads may call it at once);
-    building one reads the function's source, about 1 ms."""
+    building one reads the function's source, about 1 ms. Built under a lock: the worlds'
+    threads ask for the same task at the same moment, and ``lru_cache`` alone would let
+    each of them build it."""
     storage = result_storage(cache_dir)
     storage.mkdir(parents=True, exist_ok=True)
-    return _configured(stage_task, storage)
+    with _BUILDING:
+        return _configured(stage_task, storage)
+
+
+_BUILDING = threading.Lock()
 
 
 @functools.lru_cache(maxsize=256)
