@@ -91,7 +91,8 @@ def _matcher(pools: _PoolsKey) -> _Matcher:
     return _Matcher(pools)
 
 
-def _pools_key(pools: dict[str, list[str]], truth: Truth) -> _PoolsKey:
+def _pools_key(pools: dict[str, list[str]], truth: Truth,
+               items: dict[str, tuple[str, ...]] | None = None) -> _PoolsKey:
     own = set(pools.get(truth.attribute, ()))
     extra = [
         v
@@ -105,7 +106,7 @@ def _pools_key(pools: dict[str, list[str]], truth: Truth) -> _PoolsKey:
         )
         if v not in own
     ]
-    items = {k: tuple(v) for k, v in pools.items()}
+    items = dict(items if items is not None else pool_items(pools))
     if extra:
         items[truth.attribute] = items.get(truth.attribute, ()) + tuple(extra)
     return tuple(sorted(items.items()))
@@ -127,10 +128,18 @@ class Reading:
     decoy_kinds: tuple[DecoyKind, ...] = ()
 
 
-def matcher_for(truth: Truth, pools: dict[str, list[str]]) -> _Matcher:
+def pool_items(pools: dict[str, list[str]]) -> dict[str, tuple[str, ...]]:
+    """``pools`` with each attribute's values as a tuple: work ``matcher_for`` can share
+    between the probes of one world."""
+    return {k: tuple(v) for k, v in pools.items()}
+
+
+def matcher_for(truth: Truth, pools: dict[str, list[str]],
+                items: dict[str, tuple[str, ...]] | None = None) -> _Matcher:
     """The value finder for hits scored against ``truth`` with ``pools``: build it once per
-    probe and pass it to ``read_hit`` for each of the probe's hits."""
-    return _matcher(_pools_key(pools, truth))
+    probe and pass it to ``read_hit`` for each of the probe's hits. ``items``:
+    ``pool_items(pools)`` when the caller already has it (one world's probes share it)."""
+    return _matcher(_pools_key(pools, truth, items))
 
 
 def read_hit(text: str, truth: Truth, pools: dict[str, list[str]], lex: Lexicon,

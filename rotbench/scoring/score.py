@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rotbench.scoring.classify import matcher_for, read_hit
+from rotbench.scoring.classify import matcher_for, pool_items, read_hit
 from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
 from rotbench.scoring.scorer_v5 import framed_past
 from rotbench.scoring.scorers import scorer as scorer_rules
@@ -24,9 +24,11 @@ def score_world(world: WorldProbes, scorer: str) -> WorldProbes:
     rules = scorer_rules(scorer)
     lex = rules.lexicon
     probes: list[ProbeRecord] = []
+    items = pool_items(world.pools)
     for probe in world.probes:
         hits: list[ScoredHit] = []
-        matcher = matcher_for(probe.truth, world.pools) if probe.truth is not None else None
+        matcher = (matcher_for(probe.truth, world.pools, items) if probe.truth is not None
+                   else None)
         for hit in probe.hits:
             if probe.truth is None:
                 hits.append(hit.model_copy(

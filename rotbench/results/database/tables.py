@@ -526,13 +526,30 @@ def check_fits(report: Report) -> None:
 
 
 def _insert_columns(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]]) -> None:
-    """Insert ``rows`` in one statement (columns passed as lists and unnested: fast)."""
+    """Insert ``rows`` (dicts with the same keys, in column order) in one statement.
+
+    Each column goes to DuckDB as a NumPy array of Python objects, which DuckDB scans in
+    native code: a 100-world batch of hit rows (40,890 rows) took 0.06 s this way against
+    0.63 s as Python lists bound to ``unnest`` parameters, with identical rows
+    (``benchmarks/insert_rows.py``). Every value of a column is read to choose its type
+    (``pandas_analyze_sample``), so a column whose first values are all NULL still gets
+    the right one; the table's declared types then apply as for any INSERT.
+    """
     if not rows:
         return
+    import numpy as np  # here: the commands that only read the database never load it
+
     names = list(rows[0])
-    columns = [[r[n] for r in rows] for n in names]
-    selects = ", ".join(f"unnest(${i + 1})" for i in range(len(names)))
-    con.execute(f"INSERT INTO {table} ({', '.join(names)}) SELECT {selects}", columns)
+    columns = {n: np.fromiter((r[n] for r in rows), dtype=object, count=len(rows))
+               for n in names}
+    view = f"_rows_{table}"
+    con.execute("SET pandas_analyze_sample = ?", [len(rows)])
+    con.register(view, columns)
+    try:
+        con.execute(f"INSERT INTO {table} ({', '.join(names)}) "
+                    f"SELECT {', '.join(names)} FROM {view}")
+    finally:
+        con.unregister(view)
 
 
 def _run_row(report: Report) -> dict[str, Any]:

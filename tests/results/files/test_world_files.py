@@ -23,6 +23,7 @@ from rotbench.results.schema import reads_decoys
 from rotbench.results.verify import mismatches, recompute
 from rotbench.runspec import RunSpec
 from rotbench.scoring import DEFAULT_SCORER, compute_metrics, score_world
+from rotbench.scoring.models import WorldProbes
 from rotbench.testing.synthetic import synthetic_world_probes
 
 SEEDS = [42, 43, 44]
@@ -259,3 +260,52 @@ def test_a_schema_1_report_works_with_every_command(tmp_path: Path) -> None:
     assert (tmp_path / "new" / "worlds" / f"{new.worlds[0].sha256}.json").is_file()
     compared = runner.invoke(app, ["compare", str(FIXTURE_V1), str(out)])
     assert compared.exit_code == 0, compared.stderr
+
+
+@pytest.mark.parametrize(("where", "message"), [
+    ("none", None),
+    ("rank", "rank = 2147483648"),
+    ("day", "day = 2147483648"),
+])
+def test_a_value_beyond_32_bits_is_named_and_a_fitting_world_passes(where: str,
+                                                                     message: str | None):
+    from rotbench.results.files.worlds import check_world_fits
+
+    data = json.loads(score_world(synthetic_world_probes(42), DEFAULT_SCORER).model_dump_json())
+    probe = data["probes"][-1]  # the last: a quick check of the first values must not miss it
+    hit = probe["hits"][-1]
+    if where == "rank":
+        hit["rank"] = 2**31
+    elif where == "day":
+        probe["day"] = 2**31
+    world = WorldProbes.model_validate(data)
+    if message is None:
+        check_world_fits(world)
+        return
+    with pytest.raises(ValueError) as caught:
+        check_world_fits(world)
+    assert str(caught.value) == f"world seed 42: {message} does not fit a 32-bit integer column"
+
+
+def test_rows_whose_first_values_are_null_keep_their_column_types() -> None:
+    """The database takes a batch's columns as object arrays and reads every value to type
+    them: a column NULL for its first thousands of rows and set after them keeps its values
+    (a list column, an integer, a float, a text)."""
+    rows = [{"world_sha256": "w", "probe_index": 0, "rank": i, "text": None, "cls": None,
+             "poison_channels": [], "score": None, "similarity": None, "document_uri": None,
+             "claim_day": None, "status": None, "lineage": None, "claim_id": None}
+            for i in range(3000)]
+    rows.append({**rows[0], "rank": 3000, "text": "The user's city is Porto.", "cls": "stale",
+                 "poison_channels": ["relay", "tool"], "score": 0.25, "similarity": 0.5,
+                 "claim_day": 7})
+    with duckdb.connect() as con:
+        con.begin()
+        db_module.ensure_schema(con)
+        con.commit()
+        db_module._insert_columns(con, "world_hits", rows)
+        last = con.execute("SELECT text, cls, poison_channels, score, similarity, claim_day "
+                           "FROM world_hits WHERE rank = 3000").fetchall()
+        nulls = con.execute("SELECT count(*) FROM world_hits WHERE text IS NULL AND "
+                            "poison_channels = [] AND claim_day IS NULL").fetchone()[0]
+    assert last == [("The user's city is Porto.", "stale", ["relay", "tool"], 0.25, 0.5, 7)]
+    assert nulls == 3000
