@@ -73,7 +73,8 @@ class EngineInfo(BaseModel):
     )
     summary: str = ""
     source_sha256: str | None = Field(
-        default=None, description="For a module:factory engine, the hash of its module file."
+        default=None, description="For a module:factory engine, the digest of its source: its "
+        "module file and the modules beside it that it imports (``rotbench.engines.source``)."
     )
 
     @property

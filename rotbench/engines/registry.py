@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import difflib
 import functools
-import hashlib
 import importlib
 import importlib.metadata as md
 import importlib.util
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from rotbench.contract.registry import ENTRY_POINT_GROUP, EngineError, EngineInfo
+from rotbench.engines.source import source_digest
 
 
 def registered() -> dict[str, EngineInfo]:
@@ -51,17 +51,11 @@ def _entry_points(path: tuple[str, ...]) -> tuple:
     return tuple(md.entry_points(group=ENTRY_POINT_GROUP))
 
 
-def _source_hash(module_name: str) -> str | None:
-    spec = importlib.util.find_spec(module_name)
-    if spec is None or not spec.origin or not Path(spec.origin).is_file():
-        return None
-    return hashlib.sha256(Path(spec.origin).read_bytes()).hexdigest()[:16]
-
-
 def resolve(name: str) -> EngineInfo:
     """The ``EngineInfo`` for ``--engine NAME``: a registered name, or ``module:factory``
     importable from the working directory (its version is then taken from the built engine,
-    and its module file's hash keys the cache, so an edited engine is re-run).
+    and the digest of its source files keys the cache, so an edited engine is re-run:
+    ``rotbench.engines.source``).
 
     Raises EngineError: unknown name (with the closest names), a module that cannot be found,
     or a registered engine whose extra is not installed.
@@ -89,7 +83,7 @@ def resolve(name: str) -> EngineInfo:
         if str(Path.cwd()) not in sys.path:
             sys.path.insert(0, str(Path.cwd()))
         try:
-            digest = _source_hash(module)
+            digest = source_digest(module)
         except (ImportError, ValueError):
             digest = None
         if importlib.util.find_spec(module.split(".")[0]) is None or digest is None:
