@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import keyword
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -87,9 +88,13 @@ def new_engine(
     if taken and not force:
         fail(f"new-engine: {taken[0]} exists (--force replaces it)")
     spec = importlib.util.find_spec(name) if not taken else None
-    if spec is not None and spec.origin and Path(spec.origin).resolve().parent != folder:
-        fail(f"new-engine: a module {name!r} exists already ({spec.origin}); choose another "
-             "name so that --engine finds yours")
+    origin = spec.origin if spec is not None else None
+    # a built-in or frozen module (sys, os, io) has an origin that is not a path
+    if name in sys.stdlib_module_names or (origin and (
+            not Path(origin).is_absolute() or Path(origin).resolve().parent != folder)):
+        where = origin or "the standard library"
+        fail(f"new-engine: a module {name!r} exists already ({where}); choose another name "
+             "so that --engine finds yours")
     try:
         folder.mkdir(parents=True, exist_ok=True)
         write_atomic(targets[0], render_engine(NEW_ENGINE_DOC, name=name).encode())

@@ -34,3 +34,18 @@ def test_the_templates_ship_with_the_package() -> None:
                                                            "test_engine.py.tmpl"]
     pyproject = (EXAMPLE.parents[1] / "pyproject.toml").read_text(encoding="utf-8")
     assert '"rotbench.cli" = ["templates/*.tmpl"]' in pyproject
+
+
+def test_the_generated_test_keeps_no_prefect_server_up() -> None:
+    """Its run's cache is in pytest's temporary folder, which is gone by the time a kept
+    server would stop, and then ``rotbench server --stop`` cannot find it (a fresh user's
+    trial left one running): the generated test's run keeps none."""
+    import ast
+
+    from rotbench.cli.new_engine import render_test
+
+    tree = ast.parse(render_test("demo"))
+    [call] = [n for n in ast.walk(tree) if isinstance(n, ast.Call)
+              and ast.unparse(n.func) == "subprocess.run"]
+    env = next(k.value for k in call.keywords if k.arg == "env")
+    assert ast.unparse(env) == "{**os.environ, 'ROTBENCH_KEEP_SERVER': '0'}"
