@@ -28,6 +28,7 @@ from pydantic import (
     Field,
     PrivateAttr,
     SerializerFunctionWrapHandler,
+    field_validator,
     model_serializer,
     model_validator,
 )
@@ -210,6 +211,7 @@ class Report(_Strict):
     )
     created_at: str = Field(description="ISO-8601 UTC instant the report was built.")
     origin: Origin | None = Field(default=None, description="Set for a re-scored report.")
+
     selection: Selection
     metrics: dict[MetricName, Rate]
     by_channel: dict[Channel, dict[PoisonMetricName, Rate]]
@@ -233,6 +235,18 @@ class Report(_Strict):
         "'opportunities': m} summed over the worlds (``rotbench.perception.noisy``); None "
         "on the other arms.")
     worlds: list[WorldEntry] = Field(description="One entry per world, in seed order.")
+
+    @field_validator("created_at")
+    @classmethod
+    def _an_instant(cls, value: str) -> str:
+        """A hand-edited report's ``created_at`` is refused on reading, with its field, by
+        every command alike (``rescore`` and the database parse it)."""
+        try:
+            datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError(
+                "not an ISO-8601 instant (e.g. 2026-12-02T15:00:00+00:00)") from None
+        return value
 
     @model_serializer(mode="wrap")
     def _omit_no_noise(self, handler: SerializerFunctionWrapHandler) -> dict:

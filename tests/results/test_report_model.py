@@ -106,6 +106,19 @@ def test_newer_schema_is_refused(tmp_path: Path, small_report: Report) -> None:
     assert str(path) in message and "newer than this rotbench reads" in message
 
 
+@pytest.mark.parametrize("created_at", ["not a date", "2026-13-40T00:00:00+00:00", ""])
+def test_a_created_at_that_is_no_instant_is_refused_with_its_field(
+        tmp_path: Path, small_report: Report, created_at: str) -> None:
+    """A fresh user's trial: ``show`` read such a report and ``rescore`` failed on it with
+    Python's own message, naming neither the file nor the field."""
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(_dump(small_report, created_at=created_at)))
+    with pytest.raises(ReportError) as err:
+        load_report(path)
+    assert str(err.value) == (f"{path}: field created_at: not an ISO-8601 instant "
+                              "(e.g. 2026-12-02T15:00:00+00:00)")
+
+
 def test_older_schema_is_upgraded(monkeypatch, small_report: Report) -> None:
     def upgrade_0(data: dict) -> dict:
         data = dict(data)
