@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import NoReturn
 
 import typer
@@ -21,13 +22,20 @@ OWN_EMPTY_CHECK = frozenset({"show", "rescore"})
 PATH_OPTIONS = frozenset({"out", "db", "html", "plots", "reports_dir", "rulings",
                           "cache_dir", "llm_settings"})
 """Options that name a path even where their type is ``str`` (besides every ``Path``)."""
+FILE_OPTIONS = frozenset({"out", "db", "html"})
+"""Options that name one file (read or written), never a folder: a value ending with '/'
+is refused, since ``Path`` drops the slash and the file would take the folder's name.
+``export --out`` is the exception (``FOLDER_OUT``)."""
+FOLDER_OUT = frozenset({"export"})
+"""Commands whose ``--out`` is a folder."""
 
 
 def empty_path_problem(command, args: list[str]) -> str | None:  # noqa: ANN001
     """Why the raw ``args`` of ``command`` (a typer command) hold an empty path (None when
     they do not): an empty value for a path option (``--out ""``, ``--out=``), or an empty
     argument (every argument of rotbench is a path or a run id). An empty path would
-    otherwise become ``.``: the current folder."""
+    otherwise become ``.``: the current folder. Also a folder (a trailing '/') given to an
+    option that names a file (``names_a_file``)."""
     options: dict[str, object] = {}
     for param in getattr(command, "params", []):
         for opt in [*getattr(param, "opts", []), *getattr(param, "secondary_opts", [])]:
@@ -58,10 +66,21 @@ def empty_path_problem(command, args: list[str]) -> str | None:  # noqa: ANN001
                 i += nargs
             if any(not g.strip() for g in given) and path_like(param):
                 return f"{name}: an empty path is not allowed (it would mean the current folder)"
+            folder = next((g for g in given if g.endswith(("/", os.sep))), None)
+            if folder is not None and names_a_file(command, param):
+                return (f"{name} {folder}: ends with '/', so it names a folder; {name} takes "
+                        "a file's path")
         elif not token.strip():
             return "an empty argument is not allowed (it would mean the current folder)"
         i += 1
     return None
+
+
+def names_a_file(command, param) -> bool:  # noqa: ANN001 - click's objects
+    """True when option ``param`` of ``command`` names one file (``FILE_OPTIONS``)."""
+    name = getattr(param, "name", "")
+    return name in FILE_OPTIONS and not (name == "out" and getattr(command, "name", "")
+                                         in FOLDER_OUT)
 
 
 def rotbench_group():  # noqa: ANN201 - a TyperGroup subclass

@@ -205,6 +205,42 @@ def test_unusable_output_paths_fail_before_any_work(tmp_path: Path) -> None:
     assert not (tmp_path / "r").exists()
 
 
+@pytest.mark.parametrize("args", [
+    ["run", "--out", "{tmp}/new/"], ["run", "--db", "{tmp}/new/"], ["run", "--html={tmp}/new/"],
+    ["rescore", "{tmp}/r.json", "--out", "{tmp}/new/"], ["rescore", "{tmp}/r.json", "--db",
+                                                          "{tmp}/new/"],
+    ["report", "{tmp}/r.json", "--html", "{tmp}/new/"], ["show", "{tmp}/r.json", "--db",
+                                                          "{tmp}/new/"],
+])
+def test_a_file_option_given_a_folder_fails_before_anything_is_written(
+        tmp_path: Path, args: list[str]) -> None:
+    """A fresh user's trial: ``rescore --out DIR/`` wrote a file named DIR (``Path`` drops
+    the slash), and so did ``run --out``, ``--db`` and ``--html``."""
+    given = [a.format(tmp=tmp_path) for a in args]
+    flag = next(a.split("=")[0] for a in given if a.startswith("--"))
+    result = runner.invoke(app, [*given, "--reports-dir", str(tmp_path / "r")]
+                           if args[0] == "run" else given)
+    assert result.exit_code == 2, result.output
+    assert result.output.strip() == (f"rotbench: error: {flag} {tmp_path}/new/: ends with "
+                                     f"'/', so it names a folder; {flag} takes a file's path")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_export_out_is_a_folder_and_may_end_with_a_slash() -> None:
+    from rotbench.cli.common import empty_path_problem
+    from rotbench.cli.main import _build_app
+
+    commands = {c.name: c for c in typer_commands(_build_app())}
+    assert empty_path_problem(commands["export"], ["r.json", "--out", "x/"]) is None
+    assert empty_path_problem(commands["run"], ["--out", "x/"]) is not None
+
+
+def typer_commands(app):  # noqa: ANN001, ANN201
+    import typer.main
+
+    return typer.main.get_command(app).commands.values()
+
+
 @pytest.mark.subprocess
 @pytest.mark.parametrize(
     ("args", "message"),
