@@ -91,8 +91,6 @@ def stdout_to_stderr():
 def _run_flow(spec, server, started: float):
     """Run the parent flow in this process, with a line per seed on stderr; returns its
     ``RunOutcome``."""
-    import asyncio
-
     from flows.rot_benchmark import rot_benchmark
 
     if server is not None:
@@ -122,9 +120,42 @@ def _run_flow(spec, server, started: float):
 
     try:
         with collector_for_run(), sink or contextlib.nullcontext():
-            return asyncio.run(rot_benchmark(**params))
+            return run_leaving_on_interruption(rot_benchmark(**params))
     finally:
         set_progress(None)
+
+
+def run_leaving_on_interruption(coroutine):  # noqa: ANN001, ANN201 - the flow's coroutine
+    """``asyncio.run(coroutine)``, except when a signal interrupts it: then the flow's tasks
+    are cancelled, as ``asyncio.run`` does (at most ``CANCEL_WAIT_SECONDS``; Prefect stops
+    the worlds from going on), and the exception leaves without waiting for the loop's
+    default executor. ``asyncio.run`` waits for that executor's threads, and the flow's
+    worlds run there: a world inside an engine call that takes minutes to return held a
+    Ctrl-C (and every signal after it) for those minutes (a fresh user's trial). The caller
+    then ends the process (``Interrupts.exit_now``); every file is written atomically, so
+    nothing is left half-written, and the engines' worker processes end with this one."""
+    import asyncio
+
+    runner = asyncio.Runner()
+    try:
+        result = runner.run(coroutine)
+    except BaseException as exc:
+        if not (is_interruption(exc) or Interrupts.current().signum is not None):
+            runner.close()
+            raise
+        loop = runner.get_loop()
+        pending = asyncio.all_tasks(loop)
+        for task in pending:
+            task.cancel()
+        if pending:
+            loop.run_until_complete(asyncio.wait(pending, timeout=CANCEL_WAIT_SECONDS))
+        raise
+    runner.close()
+    return result
+
+
+CANCEL_WAIT_SECONDS = 5.0
+"""How long an interrupted run waits for its flow's tasks to take their cancellation."""
 
 
 def stage_summary(stages) -> str:

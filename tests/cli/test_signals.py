@@ -60,3 +60,75 @@ def test_a_signal_mid_run_gives_one_line_and_one_exit_code(tmp_path: Path, sig, 
     reports = tmp_path / "r"
     written = sorted(p.name for p in reports.rglob("*")) if reports.exists() else []
     assert not [n for n in written if n.endswith(".json") or ".tmp" in n], written
+
+
+SLOW_ENGINE = '''import time
+
+from rotbench.plugin import Hit
+
+
+class Slow:
+    name, version = "slow", "1.0"
+
+    def __init__(self, context):
+        self.lines = []
+
+    def deposit(self, document):
+        self.lines.append(document.text)
+
+    def query(self, question, k):
+        time.sleep(600)  # an engine busy for minutes
+        return [Hit(text=t) for t in self.lines[-k:]]
+
+
+def make_engine(context):
+    return Slow(context)
+'''
+
+
+def _processes_naming(text: str) -> list[str]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if text in cmdline:
+            found.append(cmdline[:200])
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="reads /proc")
+def test_a_signal_stops_a_run_whose_engine_is_busy_for_minutes(tmp_path: Path) -> None:
+    """A fresh user's trial: with an engine inside a long call, Ctrl-C (and every signal
+    after it) waited for the call to return, because closing the flow's event loop waited
+    for the world's thread. Now the run ends at once with its one line, and the engine's
+    worker process ends with it."""
+    (tmp_path / "slow.py").write_text(SLOW_ENGINE)
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{tmp_path}",
+           "ROTBENCH_CACHE_DIR": str(tmp_path / "c")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rotbench.cli.main", "run", "--seed", "42", "--days", "30",
+         "--engine", "slow:make_engine", "--reports-dir", str(tmp_path / "r")],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    before: list[str] = []
+    while line := proc.stderr.readline():
+        before.append(line.rstrip("\n"))
+        if line.startswith("seed 42  generate  "):
+            break
+    assert before and before[-1].startswith("seed 42  generate  computed"), before
+    time.sleep(2)  # the world is in the engine's first query by now
+    proc.send_signal(signal.SIGINT)
+    try:
+        rest = proc.communicate(timeout=90)[1]  # the engine's call alone lasts 600 s
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail("the run was still going 90 s after SIGINT")
+    assert proc.returncode == 130, rest
+    assert rest.splitlines()[-1] == ("rotbench: error: interrupted by SIGINT; completed "
+                                     "stages and model calls stay cached for the next run")
+    deadline = time.monotonic() + 10
+    while _processes_naming(str(tmp_path / "c" / "scratch")) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _processes_naming(str(tmp_path / "c" / "scratch")) == []
