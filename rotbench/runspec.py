@@ -284,12 +284,71 @@ def _check_runner_flags(spec: RunSpec) -> None:
 
     if problems := spec_problems(spec):  # the upper bounds, inf and NaN (rotbench.ranges)
         raise SpecError(problems[0])
-    if spec.dask is not None and spec.dask != "local" and "://" not in spec.dask \
-            and ":" not in spec.dask:
-        raise SpecError(f"--dask: expected 'local' or a scheduler address such as "
-                        f"tcp://host:8786, got {spec.dask!r}")
+    if spec.dask is not None and (problem := dask_address_problem(spec.dask)):
+        raise SpecError(problem)
     if spec.llm_settings is not None and not Path(spec.llm_settings).is_file():
         raise SpecError(f"--llm-settings {spec.llm_settings}: no such file")
+
+
+def dask_address_problem(address: str) -> str | None:
+    """Why ``--dask ADDRESS`` names no Dask scheduler, in one line (None: 'local', or an
+    address Dask itself parses with a transport it knows, e.g. tcp://host:8786). A bad
+    scheme used to surface as Prefect's traceback once the flow had started."""
+    from rotbench.safe_text import printable
+
+    shown = printable(address, 120)
+    if address == "local":
+        return None
+    if "://" not in address and ":" not in address:
+        return (f"--dask: expected 'local' or a scheduler address such as tcp://host:8786, "
+                f"got {shown!r}")
+    from distributed.comm.addressing import parse_address
+    from distributed.comm.registry import backends
+
+    try:
+        scheme, location = parse_address(address, strict=False)
+    except ValueError as exc:
+        return f"--dask {shown}: {printable(str(exc), 200)}"
+    if scheme not in backends:
+        return (f"--dask {shown}: unknown transport {printable(scheme, 40)!r} (Dask knows "
+                f"{', '.join(sorted(backends))})")
+    if scheme in ("tcp", "tls", "ws", "wss"):
+        from distributed.comm.addressing import parse_host_port
+
+        try:
+            parse_host_port(location)
+        except (ValueError, TypeError) as exc:
+            return f"--dask {shown}: not a host and port ({printable(str(exc), 120)})"
+    return None
+
+
+def dask_unreachable(address: str, timeout_seconds: float = 5.0) -> str | None:
+    """Why the scheduler at ``address`` (tcp, tls, ws or wss, with a port) cannot be
+    reached, in one line, after trying to open a connection for ``timeout_seconds``; None
+    when it answered, for 'local', and for transports without a host and port. Checked
+    before the flow starts: Dask itself waits 30 s and the run then failed with Prefect's
+    tracebacks."""
+    import socket
+
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    if address == "local":
+        return None
+    scheme, location = parse_address(address, strict=False)
+    if scheme not in ("tcp", "tls", "ws", "wss"):
+        return None
+    try:
+        host, port = parse_host_port(location)
+    except ValueError:
+        return None
+    try:
+        socket.create_connection((host, port), timeout=timeout_seconds).close()
+    except OSError as exc:
+        from rotbench.safe_text import printable
+
+        return (f"--dask {printable(address, 120)}: no scheduler answers there "
+                f"({printable(exc.strerror or str(exc) or type(exc).__name__, 120)})")
+    return None
 
 
 def _check_seeds_and_volume(spec: RunSpec) -> None:

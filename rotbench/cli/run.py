@@ -288,6 +288,11 @@ def start_run(spec, started: float, interrupts: Interrupts, choices: RunChoices)
         typer.echo("arm oracle: 0 model calls, $0.00 (scripted perception only)")
         return
 
+    if spec.dask is not None:
+        from rotbench.runspec import dask_unreachable
+
+        if (unreachable := dask_unreachable(spec.dask)) is not None:
+            fail(unreachable, 1)
     from flows.prefect_env import configure_prefect_env
 
     configure_prefect_env(spec.cache_dir)

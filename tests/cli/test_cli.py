@@ -324,3 +324,34 @@ def test_threads_of_the_caller_never_end_an_in_process_run(monkeypatch, capsys) 
     err = capsys.readouterr().err
     assert ended.value.code == 0, err
     assert "still running at the end of the run" not in err
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize(("address", "code", "message"), [
+    ("bogus://x", 2, "--dask bogus://x: unknown transport 'bogus' (Dask knows inproc, tcp, "
+                     "tls, ucx, ws, wss)"),
+    ("tcp://[::1", 2, "--dask tcp://[::1: not a host and port (invalid address '[::1'; "
+                      "maybe: ipv6 needs brackets like [::1])"),
+    ("local:x", 2, "--dask local:x: not a host and port (invalid literal for int() with "
+                   "base 10: 'x')"),
+    ("tcp://127.0.0.1:{port}", 1, "--dask tcp://127.0.0.1:{port}: no scheduler answers there "
+                                  "(Connection refused)"),
+])
+def test_a_dask_address_that_names_no_scheduler_is_one_line_before_any_work(
+        tmp_path: Path, address: str, code: int, message: str) -> None:
+    """A fresh user's trial: a bad scheme gave Prefect's 59-line traceback once the flow had
+    started, and a closed port a 30 s wait and two tracebacks."""
+    port = _free_port()
+    result = runner.invoke(app, ["run", "--dask", address.format(port=port), "--seed", "42",
+                                 "--days", "30", "--reports-dir", str(tmp_path / "r"),
+                                 "--cache-dir", str(tmp_path / "c")])
+    assert result.exit_code == code, result.output
+    assert result.output.strip() == f"rotbench: error: {message.format(port=port)}"
+    assert not (tmp_path / "r").exists()
