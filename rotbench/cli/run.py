@@ -96,7 +96,8 @@ def _run_flow(spec, server, started: float):
     if server is not None:
         server.wait_ready()
     typer.echo(f"running arm {spec.arm}, engines {', '.join(spec.engines)}, on "
-               f"{len(spec.seeds)} seeds ({' '.join(map(str, spec.seeds[:10]))}"
+               f"{len(spec.seeds)} seed{'s' if len(spec.seeds) != 1 else ''} "
+               f"({' '.join(map(str, spec.seeds[:10]))}"
                f"{' ...' if len(spec.seeds) > 10 else ''})"
                f"{' on Dask ' + spec.dask if spec.dask else ''} ...", err=True)
     params = spec.model_dump(exclude={"max_concurrent_worlds"}) | {

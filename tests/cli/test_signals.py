@@ -117,6 +117,7 @@ def test_a_signal_stops_a_run_whose_engine_is_busy_for_minutes(tmp_path: Path) -
         if line.startswith("seed 42  generate  "):
             break
     assert before and before[-1].startswith("seed 42  generate  computed"), before
+    assert "running arm oracle, engines slow:make_engine, on 1 seed (42) ..." in before
     time.sleep(2)  # the world is in the engine's first query by now
     proc.send_signal(signal.SIGINT)
     try:
