@@ -119,6 +119,32 @@ def test_a_created_at_that_is_no_instant_is_refused_with_its_field(
                               "(e.g. 2026-12-02T15:00:00+00:00)")
 
 
+@pytest.mark.parametrize("command", ["compare", "rescore", "export", "report"])
+def test_a_failure_record_given_as_a_report_is_named_as_one(tmp_path: Path,
+                                                            command: str) -> None:
+    """A fresh user's trial: these commands said "field selection: Field required (and 13
+    more)" of a ``*.failed.json``, where ``db`` already named it."""
+    from typer.testing import CliRunner
+
+    from rotbench.cli.main import app
+    from rotbench.results.failures import new_failure_record
+
+    record = new_failure_record("rot-oracle-x", "bad:make", "oracle", [42],
+                                [(42, "engine bad: boom", None)])
+    path = tmp_path / "rot-oracle-x-bad_make.failed.json"
+    path.write_text(record.model_dump_json())
+    message = (f"{path}: a failed run's failure record, not a report (it says why the run "
+               "wrote none: rotbench show rot-oracle-x prints it)")
+    with pytest.raises(ReportError) as err:
+        load_report(path)
+    assert str(err.value) == message
+    args = {"compare": [str(path), str(path)], "rescore": [str(path)],
+            "export": [str(path), "--out", str(tmp_path / "x")], "report": [str(path)]}
+    result = CliRunner().invoke(app, [command, *args[command]])
+    assert result.exit_code != 0
+    assert result.output.strip().splitlines()[-1].endswith(message), result.output
+
+
 def test_older_schema_is_upgraded(monkeypatch, small_report: Report) -> None:
     def upgrade_0(data: dict) -> dict:
         data = dict(data)

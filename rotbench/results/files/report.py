@@ -58,8 +58,8 @@ def load_report(path: Path) -> Report:
     Raises ``ReportError`` with a one-line message for an empty path, a folder, a device or
     anything not a regular file, a file above MAX_REPORT_BYTES, an unreadable file, invalid
     or truncated JSON (with line and column), JSON beyond the limits of
-    ``rotbench.json_input`` (depth, number length, encoding), a newer schema version, or an
-    invalid field.
+    ``rotbench.json_input`` (depth, number length, encoding), a failed run's failure
+    record, a newer schema version, or an invalid field.
     """
     from rotbench.json_input import JSONInputError, read_json_file
 
@@ -74,6 +74,12 @@ def load_report(path: Path) -> Report:
         raise ReportError(str(e)) from None
     if not isinstance(data, dict):
         raise ReportError(f"{path}: not a report (top level is {type(data).__name__})")
+    if data.get("kind") == "rotbench-failure":  # rotbench.results.failures.FailureRecord
+        from rotbench.safe_text import printable
+
+        run = printable(str(data.get("run_id", "RUN_ID")), 80)
+        raise ReportError(f"{path}: a failed run's failure record, not a report (it says "
+                          f"why the run wrote none: rotbench show {run} prints it)")
     try:
         return Report.model_validate(data).located(path)
     except ValidationError as e:

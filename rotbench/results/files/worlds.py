@@ -158,9 +158,16 @@ def load_world(report: Report, index: int) -> WorldProbes:
     except ValidationError as exc:
         raise ReportError(f"{where}: world file {name} is not a world "
                           f"({describe_validation_error(exc)})") from None
-    if world.seed != entry.seed or world.fingerprint != entry.fingerprint:
+    if world.seed != entry.seed:
         raise ReportError(f"{where}: world file {name} holds seed {world.seed}, not seed "
                           f"{entry.seed}")
+    if world.fingerprint != entry.fingerprint:
+        from rotbench.safe_text import printable
+
+        raise ReportError(
+            f"{report.source or report.run_id}: field worlds[{index}].fingerprint: "
+            f"{printable(entry.fingerprint, 80)!r} is not the fingerprint of the world in "
+            f"{name} ({world.fingerprint[:16]}...)")
     return world
 
 

@@ -138,6 +138,24 @@ def test_missing_damaged_or_forged_world_files(recorded, tmp_path: Path) -> None
         load_report(forged)
 
 
+def test_a_report_naming_another_fingerprint_says_which_field(recorded, tmp_path) -> None:
+    """A fresh user's trial: a hand-edited fingerprint read "holds seed 42, not seed 42"
+    under the field sha256."""
+    root, first, _, _ = recorded
+    data = json.loads(first.model_dump_json())
+    data["worlds"][0]["fingerprint"] = "../../../../etc/passwd"
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(data))
+    (tmp_path / "worlds").mkdir()
+    name = f"{first.worlds[0].sha256}.json"
+    (tmp_path / "worlds" / name).write_bytes((root / "reports" / "worlds" / name).read_bytes())
+    with pytest.raises(ReportError) as err:
+        next(iter_worlds(load_report(edited)))
+    assert str(err.value) == (
+        f"{edited}: field worlds[0].fingerprint: '../../../../etc/passwd' is not the "
+        f"fingerprint of the world in worlds/{name} ({first.worlds[0].fingerprint[:16]}...)")
+
+
 def test_rescore_streams_world_files(recorded, tmp_path: Path) -> None:
     root, first, _, _ = recorded
     src = root / "reports" / f"{first.run_id}-reference.json"
