@@ -38,6 +38,7 @@ _BOMS = ((b"\xef\xbb\xbf", None), (b"\xff\xfe\x00\x00", "UTF-32"),
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.S)
 _NUMBER = re.compile(r'"(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*', re.S)
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]", re.S)
+_CONSTANT = re.compile(r'"(?:[^"\\]|\\.)*"|-?(?:NaN|Infinity)', re.S)
 
 
 class JSONInputError(ValueError):
@@ -144,6 +145,14 @@ def _has_lone_surrogate(value: Any) -> bool:
     return False
 
 
+def _constant_at(text: str) -> int:
+    """Offset of the first NaN or Infinity outside a string (0 when none is found)."""
+    for m in _CONSTANT.finditer(text):
+        if m.group()[0] != '"':
+            return m.start()
+    return 0
+
+
 def _number_at(text: str) -> int:
     for m in _NUMBER.finditer(text):
         tok = m.group()
@@ -168,7 +177,8 @@ def parse_json(text: str, source: object, *, line: int | None = None) -> Any:
                              f"{e.msg}{hint}") from None
     except _Limit as e:
         if str(e) == "constant":
-            raise JSONInputError(f"{_where(source, line, 1)}: NaN and Infinity are not JSON "
+            at = _line_of(text, _constant_at(text))
+            raise JSONInputError(f"{_where(source, line, at)}: NaN and Infinity are not JSON "
                                  "numbers") from None
         at = _line_of(text, _number_at(text))
         raise JSONInputError(f"{_where(source, line, at)}: a number longer than "

@@ -80,3 +80,18 @@ def test_self_contradicting_reports_are_refused(saved: Path, edit, expected) -> 
     bad = saved.with_name("edited.json")
     bad.write_text(json.dumps(data))
     assert expected in _error(bad)
+
+
+def test_a_nan_is_placed_on_its_own_line(saved: Path) -> None:
+    """A fresh user's trial: a NaN on line 44 of an indented report was said to be on
+    line 1. A "NaN" inside a string is text, not the number."""
+    data = json.loads(saved.read_text())
+    data["notes"] = ["a note that says NaN and Infinity"]
+    data["metrics"]["current_first"]["value"] = float("nan")
+    text = json.dumps(data, indent=1)
+    bad = saved.with_name("nan.json")
+    bad.write_text(text)
+    lines = text.splitlines()
+    line = next(i for i, t in enumerate(lines, 1) if t.strip().endswith(("NaN", "NaN,")))
+    assert line > 1
+    assert _error(bad).endswith(f"nan.json: line {line}: NaN and Infinity are not JSON numbers")
