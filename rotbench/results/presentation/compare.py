@@ -105,6 +105,12 @@ class Column(_Frozen):
     engine_version: str
     arm: str
     scorer_version: str
+    engine_source: str | None = Field(
+        default=None, description="The --engine value the run was given (a registered name "
+        "or module:factory); None in reports written before it was recorded.")
+    named_twice: bool = Field(
+        default=False, description="True when another column has the same engine name and "
+        "version (an engine of your own named 'reference'): headings then add engine_source.")
 
 
 class Comparison(_Frozen):
@@ -264,9 +270,13 @@ def compare_reports(reports: list[Report], force: bool = False) -> Comparison:
     if rows := noise_rows(reports):  # the noisy arm: injected of opportunities per kind
         families.append(Family(name="Perception noise injected (noisy arm)",
                                rows=[_row(name, rates) for name, rates in rows]))
+    names = [(r.selection.engine, r.selection.engine_version) for r in reports]
     columns = [Column(run_id=r.run_id, engine=r.selection.engine,
                       engine_version=r.selection.engine_version, arm=r.selection.arm,
-                      scorer_version=r.selection.scorer_version) for r in reports]
+                      scorer_version=r.selection.scorer_version,
+                      engine_source=r.selection.engine_source,
+                      named_twice=names.count(name) > 1 and r.selection.engine_source is not None)
+               for r, name in zip(reports, names, strict=True)]
     return Comparison(columns=columns, families=families, notes=notes)
 
 
@@ -279,8 +289,16 @@ def _cell_text(cell: Cell, intervals: bool) -> str:
     return text
 
 
+def source_mark(column: Column) -> str:
+    """`` [<--engine value>]`` after a heading that another column shares, else ''."""
+    if not column.named_twice or column.engine_source is None:
+        return ""
+    return f" [{printable(column.engine_source, 80)}]"
+
+
 def _heading(column: Column, scorer: bool = False) -> str:
-    text = f"{printable(column.engine, 60)} {printable(column.engine_version, 60)}"
+    text = (f"{printable(column.engine, 60)} {printable(column.engine_version, 60)}"
+            f"{source_mark(column)}")
     return text + (f" ({printable(column.scorer_version, 10)})" if scorer else "")
 
 

@@ -18,7 +18,14 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from rotbench.results.presentation.compare import MARKS, Cell, Column, Comparison, legend_lines
+from rotbench.results.presentation.compare import (
+    MARKS,
+    Cell,
+    Column,
+    Comparison,
+    legend_lines,
+    source_mark,
+)
 from rotbench.results.presentation.render import format_rate
 from rotbench.safe_text import printable
 from rotbench.scoring.definitions import BY_NAME, DOCS_PAGE, metric_url
@@ -46,8 +53,10 @@ def short_version(version: str) -> str:
 
 
 def column_heading(column: Column) -> str:
-    """A column's header: the engine and its shortened version."""
-    return f"{printable(column.engine, 60)} {short_version(column.engine_version)}"
+    """A column's header: the engine and its shortened version, and the ``--engine`` value
+    when another column reads the same (``compare.source_mark``)."""
+    return (f"{printable(column.engine, 60)} {short_version(column.engine_version)}"
+            f"{source_mark(column)}")
 
 
 def _better_word(better: str) -> str:

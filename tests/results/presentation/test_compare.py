@@ -86,3 +86,34 @@ def test_compare_command_formats(tmp_path, report_v2: Report) -> None:
     assert refused.exit_code == 1
     assert refused.stderr.splitlines()[-1].startswith(
         "rotbench: error: the reports ran on different worlds")
+
+
+def test_two_engines_of_one_name_and_version_are_told_apart(report_v2: Report) -> None:
+    """A fresh user's trial: an engine of their own named "reference" 0.5.0 beside the
+    built-in one gave two identical "reference 0.5.0" columns. Headings that would read
+    alike add the --engine value; others stay as they were."""
+    from rich.console import Console
+
+    from rotbench.results.presentation.compare import render_comparison
+    from rotbench.results.presentation.several import render_several
+
+    version = report_v2.selection.engine_version
+    mine = report_v2.model_copy(update={"run_id": "run-mine", "selection": report_v2.selection
+                                        .model_copy(update={"engine": "reference",
+                                                            "engine_source": "mine:make"})})
+    builtin = report_v2.model_copy(update={"run_id": "run-ref", "selection": report_v2
+                                           .selection.model_copy(update={
+                                               "engine": "reference",
+                                               "engine_source": "reference"})})
+    other = _with(report_v2, "run-other", "beta")
+    comparison = compare_reports([mine, builtin, other])
+    assert [c.named_twice for c in comparison.columns] == [True, True, False]
+    for render in (render_comparison, render_several):
+        console = Console(record=True, width=200, force_terminal=False)
+        render(comparison, console)
+        text = console.export_text()
+        assert f"reference {version} [mine:make]" in text
+        assert f"reference {version} [reference]" in text
+        assert f"beta {version} [" not in text
+    markdown = comparison_markdown(comparison)
+    assert f"reference {version} \\[mine:make\\]" in markdown  # brackets escaped
