@@ -287,7 +287,9 @@ def _check_runner_flags(spec: RunSpec) -> None:
     if spec.dask is not None and (problem := dask_address_problem(spec.dask)):
         raise SpecError(problem)
     if spec.llm_settings is not None and not Path(spec.llm_settings).is_file():
-        raise SpecError(f"--llm-settings {spec.llm_settings}: no such file")
+        what = ("not a regular file" if Path(spec.llm_settings).exists()
+                else "no such file")  # a folder or a device was called missing
+        raise SpecError(f"--llm-settings {spec.llm_settings}: {what}")
 
 
 def dask_address_problem(address: str) -> str | None:
@@ -409,7 +411,7 @@ def _check_paths(spec: RunSpec, cache_flag: str) -> None:
     if spec.out_path and len(spec.engines) > 1:
         raise SpecError(f"--out names one report file, but the {len(spec.engines)} engines "
                         "each write a report of their own: drop --out (each report is "
-                        "<reports-dir>/<run id>.json) or run one engine per command")
+                        "<reports-dir>/<run id>-<engine>.json) or run one engine per command")
     if spec.rulings_path is not None:
         if not spec.real_pairs:
             raise SpecError("--rulings and --no-real-pairs contradict each other")

@@ -215,7 +215,7 @@ def run(
     user_id: OptUserId = None,
 ) -> None:
     """Run the benchmark: every seed's world through generate, extract, index, deposit,
-    probe and score, then write reports/<run-id>.json and the DuckDB rows."""
+    probe and score, then write reports/<run-id>-<engine>.json and the DuckDB rows."""
     started = time.time()
     interrupts = Interrupts.current()
     from rotbench.runspec import SpecError, build_spec, default_cache_dir

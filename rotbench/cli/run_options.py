@@ -61,7 +61,7 @@ OptCacheDir = Annotated[
         typer.Option("--cache-dir", help="Cache folder (default: $ROTBENCH_CACHE_DIR or ./cache)."),
     ]
 OptReportsDir = Annotated[
-        str, typer.Option("--reports-dir", help="Where reports/<run-id>.json go.")
+        str, typer.Option("--reports-dir", help="Where the reports (<run-id>-<engine>.json) go.")
     ]
 OptNoClaimText = Annotated[
         bool, typer.Option("--no-claim-text", help="Do not record hit texts in the report.")

@@ -86,9 +86,13 @@ def resolve(name: str) -> EngineInfo:
             digest = source_digest(module)
         except (ImportError, ValueError):
             digest = None
-        if importlib.util.find_spec(module.split(".")[0]) is None or digest is None:
+        if importlib.util.find_spec(module.split(".")[0]) is None:
             raise EngineError(f"--engine {name!r}: module {module!r} not found "
                               "(it must be importable from the working directory)")
+        if digest is None:  # found, but no source file: built into Python (os, sys)
+            raise EngineError(f"--engine {name!r}: module {module!r} has no source file "
+                              "(a module built into Python?); --engine takes a module of your "
+                              "own, importable from the working directory")
         return EngineInfo(name=name, version="unversioned", factory=name, takes="claims",
                           summary="a factory given on the command line (it may read perceived "
                           "claims, so an estimate counts the extraction)",

@@ -214,10 +214,13 @@ class EngineConfig(BaseModel):
 
         Bools accept true/false/1/0/yes/no/on/off; numbers must parse as floats; floors,
         weights and trust factors must lie in [0, 1]. Raises ConfigError (one line, naming the
-        key) for a malformed override, an unknown key, an unparsable or out-of-range value.
+        key) for a malformed override, an unknown key, a key set twice to different values
+        (``--no-trust-policy`` with ``--set trust.policy=true``), an unparsable or
+        out-of-range value.
         """
         data = self.model_dump()
         known = list(self.flat())
+        given: dict[str, object] = {}
         for item in overrides:
             if "=" not in item:
                 raise ConfigError(f"bad override {item!r}: expected 'section.key=value'")
@@ -225,7 +228,11 @@ class EngineConfig(BaseModel):
             if key not in known:
                 raise ConfigError(_unknown_key_message(key, known))
             section, name = key.split(".", 1)
-            data[section][name] = _parse(key, raw, type(data[section][name]))
+            value = _parse(key, raw, type(data[section][name]))
+            if key in given and given[key] != value:  # which was meant is the user's to say
+                raise ConfigError(f"{key!r} is set twice, to {given[key]!r} and {value!r}; "
+                                  "give it once")
+            given[key] = data[section][name] = value
         try:
             return EngineConfig.model_validate(data)
         except ValidationError as exc:

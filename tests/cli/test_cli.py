@@ -355,3 +355,14 @@ def test_a_dask_address_that_names_no_scheduler_is_one_line_before_any_work(
     assert result.exit_code == code, result.output
     assert result.output.strip() == f"rotbench: error: {message.format(port=port)}"
     assert not (tmp_path / "r").exists()
+
+
+def test_llm_settings_that_is_a_folder_is_not_called_missing(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["run", "--llm-settings", str(tmp_path), "--seed", "42",
+                                 "--reports-dir", str(tmp_path / "r")])
+    assert result.exit_code == 2
+    assert result.output.strip() == (f"rotbench: error: --llm-settings {tmp_path}: not a "
+                                     "regular file")
+    missing = runner.invoke(app, ["run", "--llm-settings", str(tmp_path / "none.json"),
+                                  "--seed", "42", "--reports-dir", str(tmp_path / "r")])
+    assert missing.output.strip().endswith("none.json: no such file")

@@ -49,6 +49,10 @@ def test_module_factory_is_resolved_from_the_working_directory(tmp_path, monkeyp
     assert info.source_sha256 and info.identity.startswith("mine:make@unversioned#")
     with pytest.raises(EngineError, match="module 'nowhere' not found"):
         resolve("nowhere:make")
+    for builtin in ("os:path", "sys:exit"):  # found, but not a module of the user's
+        with pytest.raises(EngineError, match=f"module '{builtin.split(':')[0]}' has no source "
+                                              r"file \(a module built into Python\?\)"):
+            resolve(builtin)
 
 
 def test_engines_command_lists_every_engine() -> None:

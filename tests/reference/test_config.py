@@ -102,3 +102,16 @@ def test_stamps_split_deposit_from_query() -> None:
 def test_unknown_section_stamp() -> None:
     with pytest.raises(ConfigError, match="unknown config section 'ranking'"):
         EngineConfig().stamp(["ranking"])
+
+
+def test_a_key_set_twice_must_agree_with_itself() -> None:
+    """A fresh user's trial: ``--set query.present_first=false --set
+    query.present_first=true`` kept the last without a word. The same value twice is fine
+    (``--no-trust-policy`` beside ``--set trust.policy=false``, which the docs call the
+    same)."""
+    same = EngineConfig().with_overrides(["trust.policy=false", "trust.policy=no"])
+    assert same.trust.policy is False
+    with pytest.raises(ConfigError) as err:
+        EngineConfig().with_overrides(["query.present_first=false", "query.present_first=true"])
+    assert str(err.value) == ("'query.present_first' is set twice, to False and True; give "
+                              "it once")
