@@ -7,6 +7,8 @@ The flow reports through ``progress()``; the CLI installs a rich-backed sink, ev
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Callable
 from typing import Protocol
 
 from rich.console import Console
@@ -70,26 +72,62 @@ class RichProgress:
 
 class PlainProgress:
     """One plain line per finished stage (``seed 42  deposit  computed  0.12 s``), for a
-    stderr that is not a terminal (CI, a log file), where a live bar would print once."""
+    stderr that is not a terminal (CI, a log file), where a live bar would print once.
 
-    def __init__(self, stream=None) -> None:
+    A stage still running after ``every`` seconds says so, once per ``every`` seconds
+    (``seed 42  slow:ingest_probe  running  60 s``), so that a slow engine's long stage is
+    not minutes of silence (a fresh user's trial); while the sink is entered, a daemon
+    thread looks once a second (``beat``).
+    """
+
+    HEARTBEAT_SECONDS = 60.0
+
+    def __init__(self, stream=None, every: float = HEARTBEAT_SECONDS,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         import sys
 
+        self._clock = clock
+        """Seconds, monotonic (a test passes its own)."""
         self._stream = stream if stream is not None else sys.stderr
         self._lock = threading.Lock()
+        self._every = every
+        self._running: dict[tuple[int, str], tuple[float, int]] = {}
+        """(seed, stage) -> (monotonic start, heartbeats said)."""
+        self._stop = threading.Event()
 
     def __enter__(self) -> PlainProgress:
+        self._stop.clear()
+        threading.Thread(target=self._watch, name="rotbench-progress", daemon=True).start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        return None
+        self._stop.set()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(1.0):
+            self.beat()
 
     def stage(self, seed: int, stage: str, status: str, seconds: float | None = None) -> None:
         if status == "running":
+            with self._lock:
+                self._running[(seed, stage)] = (self._clock(), 0)
             return
         took = f"  {seconds:.2f} s" if seconds is not None else ""
         with self._lock:
+            self._running.pop((seed, stage), None)
             print(f"seed {seed}  {stage}  {status}{took}", file=self._stream, flush=True)
+
+    def beat(self) -> None:
+        """Say each stage that has run for another ``every`` seconds since it was last
+        said."""
+        now = self._clock()
+        with self._lock:
+            for key, (start, said) in list(self._running.items()):
+                due = int((now - start) // self._every)
+                if due > said:
+                    self._running[key] = (start, due)
+                    print(f"seed {key[0]}  {key[1]}  running  {due * self._every:.0f} s",
+                          file=self._stream, flush=True)
 
 
 # Process-wide on purpose: there is one terminal per process. The CLI installs its sink once

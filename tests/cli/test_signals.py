@@ -21,6 +21,31 @@ pytestmark = [pytest.mark.slow, pytest.mark.subprocess]
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def test_a_long_stage_says_it_is_still_running_once_a_minute() -> None:
+    """A fresh user's trial: an engine's 100-second stage printed nothing at all until it
+    ended. Now a minute of it is said, then each minute more, and nothing once it ended."""
+    clock = [1000.0]
+    out = io.StringIO()
+    sink = PlainProgress(out, clock=lambda: clock[0])
+    sink.stage(42, "slow:ingest_probe", "running")
+    sink.stage(43, "generate", "running")
+    clock[0] += 59.0
+    sink.beat()
+    sink.stage(43, "generate", "computed", 59.0)
+    clock[0] += 1.5
+    sink.beat()
+    sink.beat()  # the same minute: said once
+    clock[0] += 125.0
+    sink.beat()  # two minutes more at once: one line, the latest
+    sink.stage(42, "slow:ingest_probe", "computed", 185.5)
+    clock[0] += 120.0
+    sink.beat()
+    assert out.getvalue().splitlines() == ["seed 43  generate  computed  59.00 s",
+                                           "seed 42  slow:ingest_probe  running  60 s",
+                                           "seed 42  slow:ingest_probe  running  180 s",
+                                           "seed 42  slow:ingest_probe  computed  185.50 s"]
+
+
 def test_plain_progress_prints_one_line_per_finished_stage() -> None:
     out = io.StringIO()
     sink = PlainProgress(out)
