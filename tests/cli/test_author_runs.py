@@ -226,8 +226,8 @@ def test_new_engine_writes_a_module_and_test_that_run_beside_the_reference(
         builtin = _cli(tmp_path, "new-engine", name)
         assert builtin.returncode == 2, builtin.stdout
         assert f"a module {name!r} exists already" in builtin.stderr
-    assert sorted(p.name for p in (tmp_path / "project").iterdir()) == ["demo.py",
-                                                                         "test_demo.py"]
+    assert sorted(p.name for p in (tmp_path / "project").glob("*.py")) == ["demo.py",
+                                                                            "test_demo.py"]
 
 
 def test_the_first_screen_counts_agree_and_has_a_legend_and_a_next_line(three,
