@@ -229,9 +229,12 @@ def import_missing(reports_dir: Path, db_path: Path, *, wait: float = 0.0,
                    say: Callable[[str], None] = _stderr) -> ImportResult:
     """Import pending runs, then every report of record in ``reports_dir`` (``*.json``, not
     recursive) whose run id is not in ``db_path``. Files that are not reports are listed in
-    ``failed`` and left alone."""
+    ``failed`` and left alone; a second file of a run id imported in this pass is listed in
+    ``skipped``, naming the file that was imported."""
     out = import_pending(reports_dir, db_path, wait=wait, say=say)
     known = recorded_run_ids(db_path, wait=wait)
+    first_file: dict[str, str] = {}
+    """Run id -> the file this pass imported it from (two files of one run id: one wins)."""
     for path in sorted(Path(reports_dir).glob("*.json")):
         if (why := not_a_report(path)) is not None:
             out.skipped.append(f"{path.name}: {why}")
@@ -242,6 +245,9 @@ def import_missing(reports_dir: Path, db_path: Path, *, wait: float = 0.0,
             out.failed.append(str(exc))
             continue
         if report.run_id in known:
+            if report.run_id in first_file:  # a copy, or an edited one: say which won
+                out.skipped.append(f"{path.name}: run id {report.run_id} was "
+                                   f"imported from {first_file[report.run_id]} already")
             continue
         try:
             _refuse_unverified(report)
@@ -253,5 +259,6 @@ def import_missing(reports_dir: Path, db_path: Path, *, wait: float = 0.0,
             out.failed.append(_first_line(exc))
             continue
         known.add(report.run_id)
+        first_file[report.run_id] = path.name
         out.imported.append(report.run_id)
     return out

@@ -128,6 +128,22 @@ def test_db_imports_reports_of_record_missing_from_the_database(tmp_path: Path,
     assert recorded_run_ids(reports / "rotbench.duckdb") == {small_report.run_id}
 
 
+def test_db_says_which_file_of_a_run_id_it_imported(tmp_path: Path,
+                                                    small_report: Report) -> None:
+    """A fresh user's trial: eight edited copies of one report, and ``db`` imported the
+    first by name and passed over the rest without a word."""
+    reports = tmp_path / "reports"
+    write_report(small_report, reports / "a-copy.json")
+    write_report(small_report, reports / "b-copy.json")
+    result = runner.invoke(app, ["db", "--reports-dir", str(reports)])
+    assert result.exit_code == 0
+    assert f"imported {small_report.run_id}" in result.output
+    assert (f"note: skipped b-copy.json: run id {small_report.run_id} was imported from "
+            "a-copy.json already") in result.output
+    again = runner.invoke(app, ["db", "--reports-dir", str(reports)])
+    assert "skipped" not in again.output  # recorded before this pass: nothing to say
+
+
 def test_an_older_database_is_completed_not_refused(tmp_path: Path, small_report: Report):
     db = tmp_path / "old.duckdb"
     write_run(db, small_report.model_copy(update={"run_id": "old"}))

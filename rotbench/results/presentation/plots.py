@@ -131,7 +131,8 @@ def safe_label(text: object, limit: int = 60) -> str:
 
 def run_labels(reports: list[Report]) -> list[str]:
     """A short, distinct label per report: the engine name, then as much of arm, scorer,
-    trust policy, engine version and run id as it takes to tell them apart."""
+    trust policy, engine version, ``--engine`` value and run id as it takes to tell them
+    apart."""
     parts = [[r.selection.engine] for r in reports]
     extras = (
         lambda r: f"arm {r.selection.arm}",
@@ -139,6 +140,7 @@ def run_labels(reports: list[Report]) -> list[str]:
         lambda r: "" if r.selection.trust_policy is None else
         f"trust {'on' if r.selection.trust_policy else 'off'}",
         lambda r: r.selection.engine_version,
+        lambda r: r.selection.engine_source,  # an engine of your own named like a built-in
         lambda r: r.run_id[-6:],
         lambda r: r.run_id,
     )

@@ -89,6 +89,10 @@ def test_several_reports_one_line_each_with_distinct_labels(report_v2: Report, r
     assert "scorer v2, v1" in selection_line([report_v2, v1])
     same = run_labels([report_v2, report_v2])
     assert same == ["synthetic #1", "synthetic #2"]
+    twins = [report_v2.model_copy(update={"run_id": run_id, "selection": report_v2.selection
+                                          .model_copy(update={"engine_source": source})})
+             for run_id, source in (("run-a", "mine:make"), ("run-b", "reference"))]
+    assert run_labels(twins) == ["synthetic · mine:make", "synthetic · reference"]
 
 
 @pytest.mark.slow
