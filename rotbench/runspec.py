@@ -292,6 +292,10 @@ def _check_runner_flags(spec: RunSpec) -> None:
         raise SpecError(f"--llm-settings {spec.llm_settings}: {what}")
 
 
+HOST_PORT_TRANSPORTS = ("tcp", "tls", "ws", "wss")
+"""Dask transports whose address is a host and a port (checked, and tried before a run)."""
+
+
 def dask_address_problem(address: str) -> str | None:
     """Why ``--dask ADDRESS`` names no Dask scheduler, in one line (None: 'local', or an
     address Dask itself parses with a transport it knows, e.g. tcp://host:8786). A bad
@@ -314,7 +318,7 @@ def dask_address_problem(address: str) -> str | None:
     if scheme not in backends:
         return (f"--dask {shown}: unknown transport {printable(scheme, 40)!r} (Dask knows "
                 f"{', '.join(sorted(backends))})")
-    if scheme in ("tcp", "tls", "ws", "wss"):
+    if scheme in HOST_PORT_TRANSPORTS:
         from distributed.comm.addressing import parse_host_port
 
         try:
@@ -337,7 +341,7 @@ def dask_unreachable(address: str, timeout_seconds: float = 5.0) -> str | None:
     if address == "local":
         return None
     scheme, location = parse_address(address, strict=False)
-    if scheme not in ("tcp", "tls", "ws", "wss"):
+    if scheme not in HOST_PORT_TRANSPORTS:
         return None
     try:
         host, port = parse_host_port(location)
