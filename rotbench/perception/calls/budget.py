@@ -138,6 +138,24 @@ class SpendLedger:
 
         self._update(change)
 
+    def refuse_when_spent(self) -> None:
+        """Raise BudgetReached (and count one refused call) when the next call would be
+        refused whatever is in flight: the calls made have reached the call budget, or the
+        dollars billed have reached the dollar budget. Nothing is reserved; ``reserve``
+        still decides. Lets a caller refuse before waiting for a slot of the run's call
+        gate (a Prefect limit is a server round trip, and a full one is polled)."""
+
+        def change(t: dict[str, Any]) -> BudgetReached | None:
+            b = self.budget
+            if ((b.calls is not None and t["calls"] + 1 > b.calls)
+                    or (b.usd is not None and t["usd"] >= b.usd)):
+                t["refused"] += 1
+                return BudgetReached(f"budget of {b.describe()} reached "
+                                     f"({t['calls']} calls, US${t['usd']:.4f} spent)")
+            return None
+
+        self._update(change)
+
     def spend(self, usd: float, held_usd: float = 0.0) -> None:
         """Add ``usd`` dollars billed for calls made, releasing the ``held_usd`` their
         ``reserve`` held."""
@@ -188,6 +206,11 @@ class BudgetedClient:
         inner = getattr(self.client, "for_stage", None)
         return BudgetedClient(inner(stage) if callable(inner) else self.client, self.ledger,
                               self.settings)
+
+    def refuse_when_spent(self) -> None:
+        """``SpendLedger.refuse_when_spent`` of this client's ledger: raises BudgetReached
+        once the budget is spent, before the caller waits for a call slot."""
+        self.ledger.refuse_when_spent()
 
     def complete(self, *, model: str, system: str, prompt: str, max_tokens: int) -> Completion:
         hold = (most_cost_usd(self.settings, model, system, prompt, max_tokens)

@@ -24,6 +24,7 @@ from pydantic import BaseModel
 from rotbench.contract.engine import Document
 from rotbench.contract.model_client import Completion, ModelClient, RefusedCall
 from rotbench.contract.perception import Claim, ClaimDraft, Judgement, QuestionFrame
+from rotbench.perception.calls.budget import BudgetReached
 from rotbench.perception.calls.cache import CallCache, call_key
 from rotbench.perception.calls.records import CallFailure, FatalModelError, PerceptionStats
 from rotbench.perception.calls.redact import one_line
@@ -188,8 +189,14 @@ class _Asker:
         then owes again at most the calls holding a slot (``--concurrency``), never one
         answered but not yet written."""
         held = getattr(self.client, "held", None)
-        with held() if callable(held) else contextlib.nullcontext():
-            return self._call_and_cache(key, system, prompt, item)
+        try:
+            with held() if callable(held) else contextlib.nullcontext():
+                return self._call_and_cache(key, system, prompt, item)
+        except BudgetReached as exc:  # refused before a slot was taken (``_call_and_cache``
+            # records its own): the same unanswered item
+            self.fail(CallFailure(stage=self.stage, item=item, key=key, kind="call",
+                                  reason=one_line(f"{type(exc).__name__}: {exc}")))
+            return None
 
     def _call_and_cache(self, key: str, system: str, prompt: str,
                         item: str) -> Completion | None:

@@ -3,6 +3,7 @@ across threads, and a refused call is an unanswered item, not a crash."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 import pytest
@@ -15,6 +16,7 @@ from rotbench.perception.calls.budget import (
     SpendLedger,
     refusal,
 )
+from rotbench.perception.calls.gate import GatedClient
 from rotbench.perception.model import LLMSettings
 
 
@@ -81,3 +83,50 @@ def test_refusal_before_the_run() -> None:
     assert refusal(Budget(usd=1.0), 10, None).startswith("a dollar budget is set")
     assert refusal(Budget(usd=1.0), 10, 1.01).startswith("projected US$1.01 exceeds")
     assert refusal(Budget(), 10**6, None) is None
+
+
+class CountingGate:
+    """A call gate that counts the slots taken (``rotbench.perception.calls.gate.CallGate``)."""
+
+    def __init__(self) -> None:
+        self.taken = 0
+
+    @contextlib.contextmanager
+    def slot(self):
+        self.taken += 1
+        yield
+
+    def describe(self) -> str:
+        return "counting"
+
+
+def test_a_spent_budget_refuses_before_a_slot_is_taken(tmp_path) -> None:
+    """Calls past the budget never wait for the run's call gate (on Dask a Prefect limit:
+    the refusals of a 2-world run took 36 s of polling). Each refused call counts once."""
+    settings = LLMSettings(prices={"m": (1.0, 0.0)})  # one call = US$1
+    for budget, made in ((Budget(calls=2), 2), (Budget(usd=1.0), 1)):
+        inner, gate = Counting(), CountingGate()
+        ledger = SpendLedger(tmp_path / f"{made}.json", budget)
+        client = GatedClient(BudgetedClient(inner, ledger, settings), gate)
+        for _ in range(made):
+            client.complete(model="m", system="s", prompt="p", max_tokens=8)
+        for _ in range(3):
+            with pytest.raises(BudgetReached, match=r"^budget of .* reached"):
+                client.complete(model="m", system="s", prompt="p", max_tokens=8)
+        assert (inner.calls, gate.taken) == (made, made)
+        assert ledger.totals()["refused"] == 3 and ledger.totals()["calls"] == made
+
+
+def test_a_call_refused_before_its_slot_is_an_unanswered_item(tmp_path) -> None:
+    from rotbench.perception.model import LiveChecker
+
+    inner, gate = Counting(), CountingGate()
+    client = GatedClient(BudgetedClient(inner, SpendLedger(tmp_path / "l.json",
+                                                           Budget(calls=0)), LLMSettings()),
+                         gate)
+    checker = LiveChecker(client, "claude-haiku-4-5", "check-v1", None, 2)
+    assert checker._asker.ask("s", "p", dict, "item-1") is None
+    assert (inner.calls, gate.taken) == (0, 0)
+    [failure] = checker.stats.failures
+    assert (failure.item, failure.kind) == ("item-1", "call")
+    assert failure.reason == "BudgetReached: budget of 0 calls reached (0 calls, US$0.0000 spent)"
