@@ -72,16 +72,13 @@ def server_env() -> dict[str, str]:
     A home with no database yet gets the shipped migrated one first
     (``flows.prefect_template``), and then no block registration (its types are in) and,
     while it is at the installed Prefect version's head, no migration check."""
-    from flows.prefect_template import at_template_head, seed_database
+    from flows.prefect_template import seeded_server_env
 
     env = {**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1",
            "PREFECT__SERVER_FINAL": "1"}
     env.pop("PREFECT_API_URL", None)
     home = Path(os.environ.get("PREFECT_HOME", Path.home() / ".prefect"))
-    if seed_database(home):
-        env["PREFECT_API_BLOCKS_REGISTER_ON_START"] = "false"
-        if at_template_head(home) and "PREFECT_API_DATABASE_MIGRATE_ON_START" not in env:
-            env["PREFECT_API_DATABASE_MIGRATE_ON_START"] = "false"  # at this version's head
+    env.update(seeded_server_env(home, env))
     return env
 
 

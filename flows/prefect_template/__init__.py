@@ -85,4 +85,19 @@ def at_template_head(home: Path) -> bool:
     return source is not None and named == source.name and (home / "prefect.db").is_file()
 
 
-__all__ = ["SEEDED_MARKER", "at_template_head", "seed_database", "template_path"]
+def seeded_server_env(home: Path, env: dict[str, str]) -> dict[str, str]:
+    """The settings a Prefect server on ``home`` starts with, beside ``env`` (its
+    environment): ``home`` is seeded first when it has no database (``seed_database``);
+    a seeded home then registers no block types (they are in) and, while it is at the
+    installed Prefect version's head, checks no migrations (unless ``env`` says). Empty
+    when the server must migrate and register as usual."""
+    if not seed_database(home):
+        return {}
+    settings = {"PREFECT_API_BLOCKS_REGISTER_ON_START": "false"}
+    if at_template_head(home) and "PREFECT_API_DATABASE_MIGRATE_ON_START" not in env:
+        settings["PREFECT_API_DATABASE_MIGRATE_ON_START"] = "false"  # at this version's head
+    return settings
+
+
+__all__ = ["SEEDED_MARKER", "at_template_head", "seed_database", "seeded_server_env",
+           "template_path"]

@@ -41,6 +41,7 @@ def server(
     Completed state stays visible in the UI and the API.
     """
     from flows.prefect_env import SERVER_TUNING, configure_prefect_env
+    from flows.prefect_template import seeded_server_env
 
     if stop:
         _stop_kept(cache_dir)
@@ -57,6 +58,9 @@ def server(
         fail("the 'prefect' command was not found next to this Python")
     env = {**os.environ, **SERVER_TUNING}
     env.pop("PREFECT_API_URL", None)
+    # a new home gets the shipped migrated database, as a run's temporary server does
+    # (flows.prefect_template): the first start answered after 17 s of migrations
+    env.update(seeded_server_env(Path(os.environ["PREFECT_HOME"]), env))
     typer.echo(f"export PREFECT_API_URL=http://127.0.0.1:{port}/api", err=True)
     os.execvpe(prefect, [prefect, "server", "start", "--host", "127.0.0.1", "--port", str(port)],
                env)
