@@ -51,6 +51,16 @@ from rotbench.contract.engine import Document, Hit, Provenance
 from rotbench.contract.extraction import lineage_of
 from rotbench.contract.perception import Claim
 
+# graphiti-core with it (``env.import_graphiti``), when this module is imported: the engine
+# server imports it once, before it forks a worker per world, and each fork then starts with
+# it (0.7-1.0 s per world when each worker imported it; rotbench.pipeline.engine_worker)
+from rotbench.engines.adapters.graphiti.llm import (  # noqa: E402
+    CrossEncoder,
+    Embedder,
+    ModelLLM,
+    ScriptedLLM,
+)
+
 ADAPTER_VERSION = "1.0.0"
 DEFAULT_MODEL = "claude-sonnet-4-6"
 """Model of Graphiti's calls when the run's client names none."""
@@ -155,12 +165,6 @@ class GraphitiEngine:
     """
 
     def __init__(self, context: EngineContext, *, current_only: bool, llm: Any = None) -> None:
-        from rotbench.engines.adapters.graphiti.llm import (
-            CrossEncoder,
-            Embedder,
-            ModelLLM,
-            ScriptedLLM,
-        )
         from rotbench.engines.builtin import GRAPHITI, GRAPHITI_CURRENT
 
         info = GRAPHITI_CURRENT if current_only else GRAPHITI
