@@ -94,7 +94,10 @@ def resolve_runs(runs: list[str], db: Path | None) -> tuple[list, list[str], lis
             if run.strip() and path.is_file():
                 target = path
             elif run.strip() and (path.suffix == ".json" or os.sep in run):
-                fail(f"{run}: no such report file", 1)
+                # the line show, compare and rescore give for the same path
+                if path.is_dir():
+                    fail(f"{path}: is a directory, not a report file", 1)
+                fail(f"cannot read report {path}: No such file or directory", 1)
             else:
                 if con is None:
                     con = _connect_read_only(db_path)

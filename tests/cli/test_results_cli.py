@@ -170,8 +170,17 @@ def test_report_names_unknown_runs_and_missing_files(store: Path) -> None:
     assert unknown.output.strip() == (
         f"rotbench: error: run-nwe: neither a report file nor a run id in {_db(store)}; did "
         "you mean run-new? (`rotbench runs` lists them)")
-    missing = runner.invoke(app, ["report", "nowhere/r.json"])
-    assert missing.exit_code == 1 and "nowhere/r.json: no such report file" in missing.output
+    # a missing report file is the same line in every command that reads reports
+    for argv in (["report", "nowhere/r.json"], ["show", "nowhere/r.json"],
+                 ["compare", "nowhere/r.json", "nowhere/r.json"],
+                 ["rescore", "nowhere/r.json"]):
+        missing = runner.invoke(app, argv)
+        assert (missing.exit_code, missing.output.strip().splitlines()[-1]) == (
+            1, "rotbench: error: cannot read report nowhere/r.json: No such file or directory")
+    for argv in (["report", str(store) + "/"], ["show", str(store) + "/"]):
+        folder = runner.invoke(app, argv)
+        assert (folder.exit_code, folder.output.strip().splitlines()[-1]) == (
+            1, f"rotbench: error: {store}: is a directory, not a report file")
 
 
 def test_report_without_html_prints_the_tables(store: Path) -> None:
