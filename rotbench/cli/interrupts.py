@@ -97,6 +97,8 @@ class Interrupts:
         self.signum: int | None = None
         self._previous: dict[signal.Signals, object] = {}
         self._filter = _DropCrashLines()
+        self._written_before = len(_written())
+        """Reports this process wrote before the command began (earlier commands')."""
 
     def install(self) -> Interrupts:
         """Handle SIGINT, SIGTERM and SIGHUP from now on (main thread only)."""
@@ -171,8 +173,20 @@ class Interrupts:
     def message(self) -> str:
         """The one line the user sees."""
         name = signal.Signals(self.signum).name if self.signum else "SIGINT"
+        saved = [str(p) for p in _written()[self._written_before:]]
+        kept = (f"; saved before it: {', '.join(saved)}" if len(saved) < 4 else
+                f"; saved before it: {len(saved)} reports, the last {saved[-1]}")
         return (f"interrupted by {name}; completed stages and model calls stay cached for "
-                "the next run")
+                "the next run" + (kept if saved else ""))
+
+
+def _written() -> list:
+    """The reports this process has written (``rotbench.results.files.report.WRITTEN``), read
+    without importing the report module where nothing imported it yet (nothing written)."""
+    import sys
+
+    module = sys.modules.get("rotbench.results.files.report")
+    return list(module.WRITTEN) if module is not None else []
 
 
 def is_interruption(exc: BaseException) -> bool:

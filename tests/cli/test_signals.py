@@ -158,3 +158,26 @@ def test_a_signal_stops_a_run_whose_engine_is_busy_for_minutes(tmp_path: Path) -
     while _processes_naming(str(tmp_path / "c" / "scratch")) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert _processes_naming(str(tmp_path / "c" / "scratch")) == []
+
+
+def test_the_line_names_the_reports_saved_before_the_signal(tmp_path: Path,
+                                                           small_report) -> None:
+    """A fresh user's trial: Ctrl-C while ``--html`` was written said nothing of the report
+    already saved. Reports written before the command began are not named."""
+    from rotbench.cli.interrupts import Interrupts
+    from rotbench.results.files.report import write_report
+
+    report = small_report
+    write_report(report, tmp_path / "earlier.json")  # an earlier command's
+    interrupts = Interrupts()
+    interrupts.signum = signal.SIGINT
+    assert interrupts.message() == ("interrupted by SIGINT; completed stages and model calls "
+                                    "stay cached for the next run")
+    write_report(report, tmp_path / "a.json")
+    write_report(report, tmp_path / "b.json")
+    assert interrupts.message().endswith(
+        f"for the next run; saved before it: {tmp_path / 'a.json'}, {tmp_path / 'b.json'}")
+    for name in "cde":
+        write_report(report, tmp_path / f"{name}.json")
+    assert interrupts.message().endswith(
+        f"; saved before it: 5 reports, the last {tmp_path / 'e.json'}")

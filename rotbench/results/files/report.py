@@ -24,13 +24,21 @@ class ReportError(Exception):
     file and, where known, the JSON line/column or the failing field."""
 
 
+WRITTEN: list[Path] = []
+"""Every report this process has written, in order (an interrupted run names those that
+were saved before the signal: ``rotbench.cli.interrupts``)."""
+
+
 def write_report(report: Report, path: Path) -> Path:
-    """Write ``report`` as indented JSON to ``path`` atomically; returns ``path``.
+    """Write ``report`` as indented JSON to ``path`` atomically; returns ``path`` (and
+    appends it to ``WRITTEN``).
 
     Creates missing parent directories. On any failure the temporary file is removed and the
     previous content of ``path`` (if any) is left untouched.
     """
-    return write_atomic(Path(path), report.model_dump_json(indent=2).encode())
+    written = write_atomic(Path(path), report.model_dump_json(indent=2).encode())
+    WRITTEN.append(Path(path))
+    return written
 
 
 def _field(loc: tuple[int | str, ...]) -> str:
