@@ -145,14 +145,21 @@ class SpendLedger:
         still decides. Lets a caller refuse before waiting for a slot of the run's call
         gate (a Prefect limit is a server round trip, and a full one is polled)."""
 
+        b = self.budget
+
+        def spent(t: dict[str, Any]) -> bool:
+            return ((b.calls is not None and t["calls"] + 1 > b.calls)
+                    or (b.usd is not None and t["usd"] >= b.usd))
+
+        if not spent(self._read()):  # the common case: a read, no lock and no write (the
+            return                   # file is replaced whole, never seen half-written)
+
         def change(t: dict[str, Any]) -> BudgetReached | None:
-            b = self.budget
-            if ((b.calls is not None and t["calls"] + 1 > b.calls)
-                    or (b.usd is not None and t["usd"] >= b.usd)):
-                t["refused"] += 1
-                return BudgetReached(f"budget of {b.describe()} reached "
-                                     f"({t['calls']} calls, US${t['usd']:.4f} spent)")
-            return None
+            if not spent(t):
+                return None
+            t["refused"] += 1
+            return BudgetReached(f"budget of {b.describe()} reached "
+                                 f"({t['calls']} calls, US${t['usd']:.4f} spent)")
 
         self._update(change)
 
