@@ -181,12 +181,13 @@ class Interrupts:
 
 
 def _written() -> list:
-    """The reports this process has written (``rotbench.results.files.report.WRITTEN``), read
-    without importing the report module where nothing imported it yet (nothing written)."""
+    """The reports this process has written (``rotbench.results.files.report.WRITTEN``, not
+    copied), read without importing the report module where nothing imported it yet
+    (nothing written)."""
     import sys
 
     module = sys.modules.get("rotbench.results.files.report")
-    return list(module.WRITTEN) if module is not None else []
+    return module.WRITTEN if module is not None else []
 
 
 def is_interruption(exc: BaseException) -> bool:

@@ -90,7 +90,7 @@ def test_a_server_on_a_seeded_home_answers(clean, tmp_path, monkeypatch) -> None
 
 def test_rotbench_server_starts_on_a_seeded_home_too(clean, tmp_path, monkeypatch) -> None:
     """``rotbench server`` on a new home: the same migrated database and settings as a run's
-    temporary server (it ran every migration first: its first answer came after 17 s)."""
+    temporary server (it ran every migration first: its first answer came after 9.5 s)."""
     import os
     from unittest import mock
 

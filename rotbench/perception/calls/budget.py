@@ -117,6 +117,19 @@ class SpendLedger:
         return {"calls": int(data.get("calls", 0)), "usd": float(data.get("usd", 0.0)),
                 "refused": int(data.get("refused", 0)), "held": float(data.get("held", 0.0))}
 
+    def _spent(self, t: dict[str, Any], calls: int = 1) -> bool:
+        """True when ``calls`` more calls would pass the budget whatever is in flight (the
+        calls made, or the dollars billed, at the budget already), by the totals ``t``."""
+        b = self.budget
+        return ((b.calls is not None and t["calls"] + calls > b.calls)
+                or (b.usd is not None and t["usd"] >= b.usd))
+
+    def _refuse(self, t: dict[str, Any], calls: int) -> BudgetReached:
+        """Count ``calls`` refused calls in ``t``; the error that says so."""
+        t["refused"] += calls
+        return BudgetReached(f"budget of {self.budget.describe()} reached "
+                             f"({t['calls']} calls, US${t['usd']:.4f} spent)")
+
     def reserve(self, hold_usd: float = 0.0, calls: int = 1) -> None:
         """Count ``calls`` calls about to be made and hold ``hold_usd`` dollars for them (their
         most possible cost) until ``spend``; raises BudgetReached when the calls would pass
@@ -124,14 +137,10 @@ class SpendLedger:
         process) plus ``hold_usd`` would pass the dollar budget."""
 
         def change(t: dict[str, Any]) -> BudgetReached | None:
-            b = self.budget
-            over_calls = b.calls is not None and t["calls"] + calls > b.calls
-            over_usd = b.usd is not None and (
-                t["usd"] >= b.usd or t["usd"] + t["held"] + hold_usd > b.usd + 1e-12)
-            if over_calls or over_usd:
-                t["refused"] += calls
-                return BudgetReached(f"budget of {b.describe()} reached "
-                                     f"({t['calls']} calls, US${t['usd']:.4f} spent)")
+            usd = self.budget.usd
+            if self._spent(t, calls) or (
+                    usd is not None and t["usd"] + t["held"] + hold_usd > usd + 1e-12):
+                return self._refuse(t, calls)
             t["calls"] += calls
             t["held"] += hold_usd
             return None
@@ -140,28 +149,12 @@ class SpendLedger:
 
     def refuse_when_spent(self) -> None:
         """Raise BudgetReached (and count one refused call) when the next call would be
-        refused whatever is in flight: the calls made have reached the call budget, or the
-        dollars billed have reached the dollar budget. Nothing is reserved; ``reserve``
-        still decides. Lets a caller refuse before waiting for a slot of the run's call
-        gate (a Prefect limit is a server round trip, and a full one is polled)."""
-
-        b = self.budget
-
-        def spent(t: dict[str, Any]) -> bool:
-            return ((b.calls is not None and t["calls"] + 1 > b.calls)
-                    or (b.usd is not None and t["usd"] >= b.usd))
-
-        if not spent(self._read()):  # the common case: a read, no lock and no write (the
-            return                   # file is replaced whole, never seen half-written)
-
-        def change(t: dict[str, Any]) -> BudgetReached | None:
-            if not spent(t):
-                return None
-            t["refused"] += 1
-            return BudgetReached(f"budget of {b.describe()} reached "
-                                 f"({t['calls']} calls, US${t['usd']:.4f} spent)")
-
-        self._update(change)
+        refused whatever is in flight (``_spent``). Nothing is reserved; ``reserve`` still
+        decides. Lets a caller refuse before waiting for a slot of the run's call gate (a
+        Prefect limit is a server round trip, and a full one is polled)."""
+        if not self._spent(self._read()):  # the common case: a read, no lock and no write
+            return                          # (the file is replaced whole, never half-seen)
+        self._update(lambda t: self._refuse(t, 1) if self._spent(t) else None)
 
     def spend(self, usd: float, held_usd: float = 0.0) -> None:
         """Add ``usd`` dollars billed for calls made, releasing the ``held_usd`` their
