@@ -52,6 +52,8 @@ def compare(
     from rotbench.results.verify import load_checked
 
     bad_input = 2 if fail_if_worse else 1
+    if len(reports) < 2:  # a usage error, like any bad argument (exit 2)
+        fail("compare needs at least two reports (one run: rotbench show)", 2)
     loaded = []
     for path in reports:
         if not str(path).strip() or str(path) == ".":

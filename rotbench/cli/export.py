@@ -17,6 +17,8 @@ from rotbench.cli.report import (
     _connect_read_only,
     _db_option,
     _unknown_run,
+    looks_like_a_path,
+    refuse_report_path,
     resolve_runs,
 )
 from rotbench.results.database.export import export_run, export_targets
@@ -45,6 +47,8 @@ def export(
     path = Path(run)
     from rotbench.results.files.report import ReportError
 
+    if not path.is_file() and looks_like_a_path(run):  # a report path, not a run id
+        refuse_report_path(path)
     inputs = [path] if path.is_file() else []
     _check_output("--out", out, inputs, db or DEFAULT_DB, "dir")
     from rotbench.outputs import OutputError, check_user_files

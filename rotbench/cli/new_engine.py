@@ -84,7 +84,7 @@ def new_engine(
     if folder.exists() and not folder.is_dir():
         fail(f"--dir {printable(dir, 200)}: not a folder")
     targets = [folder / f"{name}.py", folder / f"test_{name}.py"]
-    taken = [t for t in targets if t.exists()]
+    taken = [t for t in targets if t.exists() or t.is_symlink()]  # a dangling link too
     if taken and not force:
         fail(f"new-engine: {taken[0]} exists (--force replaces it)")
     spec = importlib.util.find_spec(name) if not taken else None

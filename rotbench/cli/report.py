@@ -13,7 +13,7 @@ import os
 import re
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 
@@ -49,6 +49,9 @@ def _connect_read_only(db: Path):
         fail("--db: an empty path is not allowed")
     if not db.is_file():
         fail(f"--db {db}: no run database there (a run writes one; --db names another)", 1)
+    if db.stat().st_size == 0:  # DuckDB's own words for it name an in-memory database
+        fail(f"--db {db}: an empty file, not a run database (a run writes one; --db names "
+             "another)", 1)
     try:
         con = connect(db, read_only=True)
     except duckdb.Error as exc:
@@ -77,6 +80,29 @@ def _unknown_run(run: str, known: list[str], db: Path) -> str:
             "(`rotbench runs` lists them)")
 
 
+def looks_like_a_path(run: str) -> bool:
+    """Whether a RUN argument that is not a regular file names a path, not a run id: it ends
+    in ``.json``, holds a path separator, or something (a folder, a pipe) is there."""
+    if not run.strip():
+        return False
+    path = Path(run)
+    try:
+        there = path.exists() or path.is_symlink()
+    except (OSError, ValueError):
+        there = False
+    return path.suffix == ".json" or os.sep in run or there
+
+
+def refuse_report_path(path: Path) -> NoReturn:
+    """Fail (exit 1) for a report path that is not a regular file, with the line ``show``,
+    ``compare`` and ``rescore`` give for it."""
+    if path.is_dir():
+        fail(f"{path}: is a directory, not a report file", 1)
+    if path.exists():
+        fail(f"{path}: not a regular file (a device or a pipe?)", 1)
+    fail(f"cannot read report {path}: No such file or directory", 1)
+
+
 def resolve_runs(runs: list[str], db: Path | None) -> tuple[list, list[str], list[Path]]:
     """Load each RUN: a report file, or a run id in the database whose report of record is
     ``<id>-<engine>.json`` (or, written before that name, ``<id>.json``) in the database's
@@ -93,11 +119,8 @@ def resolve_runs(runs: list[str], db: Path | None) -> tuple[list, list[str], lis
             path = Path(run)
             if run.strip() and path.is_file():
                 target = path
-            elif run.strip() and (path.suffix == ".json" or os.sep in run):
-                # the line show, compare and rescore give for the same path
-                if path.is_dir():
-                    fail(f"{path}: is a directory, not a report file", 1)
-                fail(f"cannot read report {path}: No such file or directory", 1)
+            elif looks_like_a_path(run):
+                refuse_report_path(path)
             else:
                 if con is None:
                     con = _connect_read_only(db_path)
@@ -128,7 +151,8 @@ def resolve_runs(runs: list[str], db: Path | None) -> tuple[list, list[str], lis
 def _check_output(flag: str, path: Path, inputs: list[Path], db: Path | None,
                   kind: str, force: bool = False) -> None:
     """Refuse an output that is an input, the database, a folder, or an existing file that
-    is not of ``kind`` ('html': starts with an HTML doctype; 'dir': a folder)."""
+    is not of ``kind`` ('html': starts with an HTML doctype; 'dir': a folder), or whose
+    folder cannot be written (both kinds are probed before anything is written)."""
     resolved = path.resolve()
     for other in [*inputs, *([db] if db else [])]:
         if other.exists() and other.resolve() == resolved:
@@ -136,18 +160,18 @@ def _check_output(flag: str, path: Path, inputs: list[Path], db: Path | None,
     if kind == "dir":
         if path.exists() and not path.is_dir():
             fail(f"{flag} {path}: exists and is not a folder")
-        return
-    if path.is_dir():
-        fail(f"{flag} {path}: is a folder, not a file")
-    from rotbench.results.presentation.html import page_path_problem
+    else:
+        if path.is_dir():
+            fail(f"{flag} {path}: is a folder, not a file")
+        from rotbench.results.presentation.html import page_path_problem
 
-    problem = page_path_problem(path, force)
-    if problem:
-        fail(f"{flag} {path}: {problem}")
+        problem = page_path_problem(path, force)
+        if problem:
+            fail(f"{flag} {path}: {problem}")
     from rotbench.runspec import SpecError, check_writable_dir
 
     try:
-        check_writable_dir(flag, path.parent)
+        check_writable_dir(flag, path if kind == "dir" else path.parent)
     except SpecError as exc:
         fail(str(exc))
 
@@ -211,7 +235,10 @@ def report(
     except (CompareError, ReportError) as exc:  # ReportError: a missing/damaged world file
         fail(str(exc), 1)
     except OSError as exc:
-        fail(f"cannot write the report: {exc.strerror or exc}", 1)
+        from rotbench.safe_text import printable
+
+        where = f" {printable(exc.filename, 200)}" if isinstance(exc.filename, str) else ""
+        fail(f"cannot write{where or ' the report'}: {exc.strerror or exc}", 1)
     if html is not None:
         typer.echo(f"wrote {html} ({size / 1e6:.2f} MB)", err=True)
     if written:

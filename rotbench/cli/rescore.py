@@ -98,10 +98,15 @@ def _checked_out_dir(source_path: Path, out: Path | None, db: Path | None) -> Pa
             _fail(f"{out} already exists; choose another --out", 2)
     # the new worlds go beside the new report (its folder is the user's or the source's)
     out_dir = out.parent if out is not None else source_path.parent
+    db_path = db if db is not None else out_dir / DB_NAME
+    from rotbench.runspec import SpecError, check_writable_dir
+
     try:  # before anything is written (the worlds' rows go to --db as they are re-scored)
         check_outputs([*([("--out", out, "report")] if out is not None else []),
-                       ("--db", db if db is not None else out_dir / DB_NAME, "duckdb")])
-    except OutputError as e:
+                       ("--db", db_path, "duckdb")])
+        check_writable_dir("--out" if out is not None else "report folder", out_dir)
+        check_writable_dir("--db", db_path.parent)
+    except (OutputError, SpecError) as e:
         _fail(str(e), 2)
     return out_dir
 

@@ -70,13 +70,12 @@ def server(
 def _stop_kept(cache_dir: str | None) -> None:
     """``rotbench server --stop``: stop the server kept for ``cache_dir`` (one line)."""
     from flows.kept_server import stop_kept
-    from flows.prefect_env import configure_prefect_env
+    from flows.prefect_env import prefect_home
     from rotbench.safe_text import printable
 
-    configure_prefect_env(cache_dir)
-    url = stop_kept(Path(os.environ["PREFECT_HOME"]))
+    home = prefect_home(cache_dir)  # nothing is written to stop a server (a mistyped path)
+    url = stop_kept(home)
     if url is None:
-        typer.echo(f"no Prefect server left up for {printable(os.environ['PREFECT_HOME'], 400)}",
-                   err=True)
+        typer.echo(f"no Prefect server left up for {printable(str(home), 400)}", err=True)
     else:
         typer.echo(f"stopped the Prefect server at {url}", err=True)

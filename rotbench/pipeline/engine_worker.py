@@ -28,7 +28,8 @@ and the two baselines) runs in a worker process:
 
 The worker never holds the supervisor's status descriptor: the server is started with only
 its control socket open, and the variable naming the descriptor is removed from its
-environment.
+environment. Its standard output and error are one pipe, relayed escaped to the run's
+standard error (``relay_output``).
 """
 
 from __future__ import annotations
@@ -80,6 +81,37 @@ class ServerError(RuntimeError):
     """An engine server could not be started or stopped answering."""
 
 
+def relay_output(stream) -> None:
+    """Copy what an engine server and its workers write to their standard output and error
+    (one pipe) to the run's standard error, a line at a time, every control character but
+    the newline escaped (``rotbench.safe_text.escape_controls``): an engine's ``print``
+    reaches the terminal as text, never as an escape sequence. Ends at end of file (the
+    server and every worker gone)."""
+    import codecs
+
+    from rotbench.safe_text import escape_controls
+
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    pending = ""
+    while True:
+        try:
+            chunk = os.read(stream.fileno(), 1 << 16)
+        except (OSError, ValueError):
+            chunk = b""
+        *lines, pending = (pending + decoder.decode(chunk, final=not chunk)).split("\n")
+        if not chunk and pending:
+            lines, pending = [*lines, pending], ""
+        for line in lines:
+            try:
+                sys.stderr.write(escape_controls(line) + "\n")
+                sys.stderr.flush()
+            except (OSError, ValueError):  # the run's stderr is closed: drop the line
+                pass
+        if not chunk:
+            break
+    stream.close()
+
+
 class EngineServer:
     """One engine server process for one engine module (see the module text)."""
 
@@ -91,6 +123,7 @@ class EngineServer:
         # A fixed string-hash seed: an engine that iterates a set of ids gives the same
         # order, and so the same answers, in every run (Hindsight's graph arm did not).
         env.setdefault("PYTHONHASHSEED", HASH_SEED)
+        env["PYTHONUNBUFFERED"] = "1"  # an engine's print reaches the relay as it is made
         code = ("import json,sys; sys.path[:] = json.loads(sys.argv[1]); "
                 "from rotbench.pipeline.engine_worker_side import serve; "
                 "serve(int(sys.argv[2]), sys.argv[3])")
@@ -100,9 +133,11 @@ class EngineServer:
             self.process = subprocess.Popen(
                 [sys.executable, "-c", code, json.dumps(sys.path), str(theirs.fileno()),
                  module], pass_fds=(theirs.fileno(),), env=env, stdin=subprocess.DEVNULL,
-                start_new_session=True)
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
         finally:
             theirs.close()
+        threading.Thread(target=relay_output, args=(self.process.stdout,),
+                         name="rotbench-engine-output", daemon=True).start()
         self.ctrl = ours
         self.ctrl.settimeout(SERVER_START_SECONDS)
         try:

@@ -216,8 +216,11 @@ def not_a_report(path: Path) -> str | None:
         data = read_json_file(path, MAX_REPORT_PROBE_BYTES, "report file")
     except JSONInputError:
         return None
-    if not isinstance(data, dict) or "run_id" not in data or "schema_version" not in data:
-        return "JSON that is not a rotbench report (no run_id and schema_version)"
+    if not isinstance(data, dict):
+        return "JSON that is not a rotbench report (not an object)"
+    missing = [k for k in ("run_id", "schema_version") if k not in data]
+    if missing:
+        return f"JSON that is not a rotbench report (no {' and no '.join(missing)})"
     return None
 
 

@@ -151,7 +151,10 @@ def append_ruling(path: Path, ruling: Ruling) -> RulingsFile:
     new content goes to a temporary file in the same folder, is flushed to disk, and replaces
     the old with one rename, under an exclusive lock. When ``path`` is a symlink the file it
     points to is the one rewritten (atomically, in its own folder) and the link stays; the
-    file keeps its permission bits (a new file is 0644).
+    file keeps its permission bits (a new file is 0644). A link is followed only to a
+    rulings file that exists: a link to nothing, or to anything but a regular file, is
+    refused (RulingsError), so a link found beside a report never makes rotbench create a
+    file or folder where it points.
     """
     from rotbench.json_input import JSONInputError, read_capped
 
@@ -159,7 +162,12 @@ def append_ruling(path: Path, ruling: Ruling) -> RulingsFile:
         raise RulingsError("no rulings file given: the path is empty")
     path = Path(path)
     target = Path(os.path.realpath(path))
-    target.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_symlink() and not target.is_file():
+        raise RulingsError(f"{printable(str(path), 200)}: a symlink to "
+                           f"{'nothing' if not target.exists() else 'something not a file'}; "
+                           "refusing to create a rulings file through it")
+    if not path.is_symlink():
+        path.parent.mkdir(parents=True, exist_ok=True)
     with _locked(target):
         try:
             raw = read_capped(target, MAX_RULINGS_BYTES, "rulings file") if (

@@ -121,6 +121,9 @@ class Ruling(_Strict):
             raise ValueError(f"version {v} is newer than this rotbench reads "
                              f"({RULINGS_SCHEMA_VERSION}); upgrade rotbench")
         if v != RULINGS_SCHEMA_VERSION or isinstance(v, bool):
+            if isinstance(v, str):
+                raise ValueError(f"version {v[:40]!r} is a string; write the number "
+                                 f"{RULINGS_SCHEMA_VERSION}")
             raise ValueError(f"unknown version {v!r} (this rotbench reads "
                              f"{RULINGS_SCHEMA_VERSION})")
         return v

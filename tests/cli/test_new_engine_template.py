@@ -49,3 +49,18 @@ def test_the_generated_test_keeps_no_prefect_server_up() -> None:
               and ast.unparse(n.func) == "subprocess.run"]
     env = next(k.value for k in call.keywords if k.arg == "env")
     assert ast.unparse(env) == "{**os.environ, 'ROTBENCH_KEEP_SERVER': '0'}"
+
+
+def test_a_dangling_symlink_where_the_module_goes_is_not_replaced_without_force(
+        tmp_path: Path) -> None:
+    """``exists()`` follows a link, so a link to nothing passed as free and was replaced."""
+    from typer.testing import CliRunner
+
+    from rotbench.cli.main import app
+
+    (tmp_path / "zed4.py").symlink_to(tmp_path / "nowhere.py")
+    result = CliRunner().invoke(app, ["new-engine", "zed4", "--dir", str(tmp_path)])
+    assert (result.exit_code, result.output.strip()) == (
+        2, f"rotbench: error: new-engine: {tmp_path / 'zed4.py'} exists (--force replaces it)")
+    assert (tmp_path / "zed4.py").is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["zed4.py"]

@@ -255,3 +255,24 @@ def test_an_unreadable_report_exits_1(tmp_path: Path, saved: Path, monkeypatch) 
                     f"cannot read report {saved}: Permission denied")
     _one_line_error(runner.invoke(app, ["show", str(tmp_path)]), 1,
                     f"{tmp_path}: is a directory, not a report file")
+
+
+@pytest.mark.parametrize(("command", "message"), [
+    (["report", "{r}", "--plots", "/proc/nope/plots"],
+     "--plots /proc/nope/plots: /proc is not writable"),
+    (["report", "{r}", "--html", "{tmp}/p.html", "--plots", "/proc/nope/plots"],
+     "--plots /proc/nope/plots: /proc is not writable"),
+    (["rescore", "{r}", "--scorer", "v3", "--out", "{tmp}/x.json", "--db",
+      "/proc/nope/x.duckdb"], "--db /proc/nope: /proc is not writable"),
+    (["rescore", "{r}", "--scorer", "v3", "--out", "/proc/nope/x.json", "--db",
+      "{tmp}/x.duckdb"], "--out /proc/nope: /proc is not writable"),
+])
+def test_report_and_rescore_outputs_are_probed_before_anything_is_written(
+        tmp_path: Path, saved: Path, command: list[str], message: str) -> None:
+    """A --plots folder or a rescore --db/--out in a folder that cannot be written: one line,
+    exit 2, before any page, report or row (they used to fail late, or exit 0 with the rows
+    left pending)."""
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    args = [a.replace("{r}", str(saved)).replace("{tmp}", str(tmp_path)) for a in command]
+    _one_line_error(runner.invoke(app, args), 2, message)
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import duckdb
@@ -93,6 +94,11 @@ def test_runs_without_a_database_is_one_line(tmp_path: Path) -> None:
     assert result.output.strip().splitlines() == [
         f"rotbench: error: --db {tmp_path / 'none.duckdb'}: no run database there (a run "
         "writes one; --db names another)"]
+    (tmp_path / "empty.duckdb").write_bytes(b"")  # DuckDB said "Cannot launch in-memory ..."
+    empty = runner.invoke(app, ["runs", "--db", str(tmp_path / "empty.duckdb")])
+    assert (empty.exit_code, empty.output.strip()) == (
+        1, f"rotbench: error: --db {tmp_path / 'empty.duckdb'}: an empty file, not a run "
+        "database (a run writes one; --db names another)")
 
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
@@ -183,6 +189,27 @@ def test_report_names_unknown_runs_and_missing_files(store: Path) -> None:
             1, f"rotbench: error: {store}: is a directory, not a report file")
 
 
+def test_export_names_the_report_path_it_cannot_read_not_the_database(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A missing report, a folder or a pipe given to ``export`` gets the line ``show`` gives
+    for it; it used to be taken for a run id and blamed on a --db the user never passed."""
+    monkeypatch.chdir(tmp_path)  # no reports/ here
+    (tmp_path / "adir.json").mkdir()
+    (tmp_path / "plain").mkdir()
+    os.mkfifo(tmp_path / "pipe.json")
+    out = str(tmp_path / "out")
+    for run, line in (
+            ("nonexist.json", "cannot read report nonexist.json: No such file or directory"),
+            ("adir.json", "adir.json: is a directory, not a report file"),
+            ("plain", "plain: is a directory, not a report file"),
+            ("pipe.json", "pipe.json: not a regular file (a device or a pipe?)")):
+        for argv in (["export", run, "--out", out], ["report", run]):
+            result = runner.invoke(app, argv)
+            assert (result.exit_code, result.output.strip()) == (
+                1, f"rotbench: error: {line}"), argv
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["adir.json", "pipe.json", "plain"]
+
+
 def test_report_without_html_prints_the_tables(store: Path) -> None:
     one = runner.invoke(app, ["report", "run-old", "--db", _db(store)])
     assert one.exit_code == 0 and "current_first" in one.output
@@ -194,3 +221,11 @@ def test_report_without_html_prints_the_tables(store: Path) -> None:
 def test_new_commands_have_help(command: str) -> None:
     result = runner.invoke(app, [command, "--help"])
     assert result.exit_code == 0 and "Usage" in result.output
+
+
+def test_compare_with_one_report_is_a_usage_error(saved: Path) -> None:
+    """One report is a bad argument count: exit 2 like every bad option (it was 1, the
+    exit of a bad file)."""
+    result = runner.invoke(app, ["compare", str(saved)])
+    assert (result.exit_code, result.output.strip()) == (
+        2, "rotbench: error: compare needs at least two reports (one run: rotbench show)")

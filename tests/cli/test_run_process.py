@@ -77,6 +77,10 @@ def test_stdout_carries_the_reports_alone(hostile) -> None:
         "tests.flows.bad_engine_prints:chatty", BAD + "evil_name", BAD + "writes_outside"]
     assert "hello from the engine module" in proc.stderr
     assert "and straight to descriptor 1" in proc.stderr
+    # what the engine wrote reaches the terminal as text (no ESC, BEL or CSI byte): the
+    # server's and workers' streams are relayed escaped (engine_worker.relay_output)
+    assert "\\x1b[2Jcleared\\x1b]0;pwned\\x07" in proc.stderr
+    assert "\\x1b[31mred on stderr\\x9b" in proc.stderr
 
 
 def test_an_engine_name_reaches_the_terminal_escaped(hostile) -> None:

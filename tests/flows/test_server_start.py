@@ -175,3 +175,7 @@ def test_server_stop_says_what_it_stopped(tmp_path, monkeypatch) -> None:
     result = CliRunner().invoke(app, ["server", "--stop", "--cache-dir", str(cache)])
     assert result.exit_code == 0
     assert result.output.strip() == f"no Prefect server left up for {cache / 'prefect-home'}"
+    # stopping writes nothing: a mistyped cache folder is not created (it used to get
+    # prefect-home/plain-http-ca.pem), and the run's Prefect settings are not set here
+    assert list(tmp_path.iterdir()) == []
+    assert "PREFECT_HOME" not in os.environ

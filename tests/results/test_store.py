@@ -117,12 +117,16 @@ def test_db_imports_reports_of_record_missing_from_the_database(tmp_path: Path,
     reports = tmp_path / "reports"
     write_report(small_report, reports / f"{small_report.run_id}.json")
     (reports / "notes.json").write_text("[1, 2]")
+    (reports / "half.json").write_text('{"run_id": 5}')
     result = runner.invoke(app, ["db", "--reports-dir", str(reports)])
-    # the stray file is named and skipped (issue 38: not a report is never a failure)
+    # the stray files are named and skipped (issue 38: not a report is never a failure),
+    # each with what it lacks (half.json was said to have no run_id)
     assert result.exit_code == 0
     assert f"imported {small_report.run_id}" in result.output
-    assert ("note: skipped notes.json: JSON that is not a rotbench report"
+    assert ("note: skipped notes.json: JSON that is not a rotbench report (not an object)"
             in result.output)
+    assert ("note: skipped half.json: JSON that is not a rotbench report (no "
+            "schema_version)" in result.output)
     again = runner.invoke(app, ["db", "--reports-dir", str(reports)])
     assert "0 runs imported" in again.output
     assert recorded_run_ids(reports / "rotbench.duckdb") == {small_report.run_id}

@@ -64,6 +64,29 @@ def test_a_symlinked_rulings_file_is_written_through_to_its_target(tmp_path: Pat
                                                                "rulings.jsonl"]
 
 
+def test_a_symlink_to_nothing_is_refused_and_nothing_is_created_where_it_points(
+        tmp_path: Path) -> None:
+    """A link shipped beside a report (the default rulings file) never makes rotbench create
+    a file or folders where it points; a link to a folder is refused too."""
+    far = tmp_path / "far" / "away" / "rulings.jsonl"
+    link = tmp_path / "bundle" / "rulings.jsonl"
+    link.parent.mkdir()
+    link.symlink_to(far)
+    with pytest.raises(RulingsError) as refused:
+        append_ruling(link, _ruling())
+    assert str(refused.value) == (f"{link}: a symlink to nothing; refusing to create a "
+                                  "rulings file through it")
+    assert not (tmp_path / "far").exists()
+    assert sorted(p.name for p in link.parent.iterdir()) == ["rulings.jsonl"]
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    link.unlink()
+    link.symlink_to(folder)
+    with pytest.raises(RulingsError, match="a symlink to something not a file"):
+        append_ruling(link, _ruling())
+    assert list(folder.iterdir()) == []
+
+
 def test_a_plain_rulings_file_keeps_its_mode(tmp_path: Path) -> None:
     path = tmp_path / "rulings.jsonl"
     append_ruling(path, _ruling())

@@ -63,6 +63,8 @@ def test_shipped_file_reads_with_the_later_ruling_in_effect() -> None:
          "upgrade rotbench"),
         (json.dumps(_line(schema_version=True)),
          "line 2: field schema_version: unknown version True"),
+        (json.dumps(_line(schema_version="1")),  # it said "unknown version '1' (... reads 1)"
+         "line 2: field schema_version: version '1' is a string; write the number 1"),
         (json.dumps(_line(newer__date="2025-12-31")),
          "line 2: field newer: date 2025-12-31 is before the older claim's 2026-01-09"),
         (json.dumps(_line(colour="red")), "line 2: field colour: Extra inputs are not permitted"),
