@@ -234,11 +234,12 @@ def report(
         fail(str(exc), 2)
     except (CompareError, ReportError) as exc:  # ReportError: a missing/damaged world file
         fail(str(exc), 1)
-    except OSError as exc:
-        from rotbench.safe_text import printable
-
-        where = f" {printable(exc.filename, 200)}" if isinstance(exc.filename, str) else ""
-        fail(f"cannot write{where or ' the report'}: {exc.strerror or exc}", 1)
+    except OSError as exc:  # named by the output the user gave, not a temporary file
+        failed = Path(exc.filename) if isinstance(exc.filename, str) else None
+        in_plots = plots is not None and failed is not None and (
+            failed.resolve() == plots.resolve() or plots.resolve() in failed.resolve().parents)
+        flag, where = ("--plots", plots) if in_plots or html is None else ("--html", html)
+        fail(f"{flag} {where}: cannot write ({exc.strerror or exc})", 1)
     if html is not None:
         typer.echo(f"wrote {html} ({size / 1e6:.2f} MB)", err=True)
     if written:

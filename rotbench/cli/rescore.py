@@ -104,9 +104,16 @@ def _checked_out_dir(source_path: Path, out: Path | None, db: Path | None) -> Pa
     try:  # before anything is written (the worlds' rows go to --db as they are re-scored)
         check_outputs([*([("--out", out, "report")] if out is not None else []),
                        ("--db", db_path, "duckdb")])
-        check_writable_dir("--out" if out is not None else "report folder", out_dir)
+    except OutputError as e:
+        _fail(str(e), 2)
+    try:
+        check_writable_dir("--out", out_dir)
+    except SpecError as e:
+        _fail(str(e) if out is not None else f"the source report's folder {out_dir}: "
+              f"{str(e).split(': ', 1)[-1]}; give --out to write the new report elsewhere", 2)
+    try:  # the default database is beside the new report: checked just above
         check_writable_dir("--db", db_path.parent)
-    except (OutputError, SpecError) as e:
+    except SpecError as e:
         _fail(str(e), 2)
     return out_dir
 

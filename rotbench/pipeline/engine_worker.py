@@ -37,6 +37,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import re
 import signal
 import socket
 import struct
@@ -81,35 +82,52 @@ class ServerError(RuntimeError):
     """An engine server could not be started or stopped answering."""
 
 
+RELAY_LINE_CHARS = 8192
+"""Longest piece of an engine's output held back waiting for its line end, characters; a
+longer one is relayed as it stands (memory stays bounded whatever the engine writes)."""
+RELAY_JOIN_SECONDS = 2.0
+"""How long stopping a server waits for the last of its output to be relayed, seconds (a
+process the engine left running may hold the pipe open)."""
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
 def relay_output(stream) -> None:
     """Copy what an engine server and its workers write to their standard output and error
-    (one pipe) to the run's standard error, a line at a time, every control character but
-    the newline escaped (``rotbench.safe_text.escape_controls``): an engine's ``print``
-    reaches the terminal as text, never as an escape sequence. Ends at end of file (the
-    server and every worker gone)."""
+    (one pipe, UTF-8) to the run's standard error, a line at a time, every control character
+    but the tab escaped (``rotbench.sinks.escape_unsafe``, no cut): an engine's ``print``
+    reaches the terminal as text, never as an escape sequence. A carriage return ends a
+    line as a newline does (a progress bar's redraws arrive as lines), and a piece longer
+    than ``RELAY_LINE_CHARS`` goes out without waiting for its end. The pipe is always drained,
+    even once the run's stderr cannot be written (an engine must never block on it); ends at
+    end of file (the server and every worker gone)."""
     import codecs
 
-    from rotbench.safe_text import escape_controls
+    from rotbench.sinks import escape_unsafe
 
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
     pending = ""
-    while True:
-        try:
-            chunk = os.read(stream.fileno(), 1 << 16)
-        except (OSError, ValueError):
-            chunk = b""
-        *lines, pending = (pending + decoder.decode(chunk, final=not chunk)).split("\n")
-        if not chunk and pending:
-            lines, pending = [*lines, pending], ""
-        for line in lines:
+    try:
+        while True:
             try:
-                sys.stderr.write(escape_controls(line) + "\n")
-                sys.stderr.flush()
-            except (OSError, ValueError):  # the run's stderr is closed: drop the line
-                pass
-        if not chunk:
-            break
-    stream.close()
+                chunk = os.read(stream.fileno(), 1 << 16)
+            except (OSError, ValueError):
+                chunk = b""
+            text = pending + decoder.decode(chunk, final=not chunk)
+            held = "\r" if chunk and text.endswith("\r") else ""  # its "\n" may come next
+            *lines, pending = _LINE_END.split(text[:len(text) - len(held)])
+            pending += held
+            if len(pending) > RELAY_LINE_CHARS or (not chunk and pending):
+                lines, pending = [*lines, pending.rstrip("\r")], ""
+            for line in lines:
+                try:
+                    sys.stderr.write(escape_unsafe(line, keep=("\t",)) + "\n")
+                    sys.stderr.flush()
+                except Exception:  # noqa: BLE001 - no stderr (2>&-), or a closed one: drop it
+                    pass
+            if not chunk:
+                break
+    finally:
+        stream.close()
 
 
 class EngineServer:
@@ -124,6 +142,7 @@ class EngineServer:
         # order, and so the same answers, in every run (Hindsight's graph arm did not).
         env.setdefault("PYTHONHASHSEED", HASH_SEED)
         env["PYTHONUNBUFFERED"] = "1"  # an engine's print reaches the relay as it is made
+        env["PYTHONIOENCODING"] = "utf-8:backslashreplace"  # what the relay decodes
         code = ("import json,sys; sys.path[:] = json.loads(sys.argv[1]); "
                 "from rotbench.pipeline.engine_worker_side import serve; "
                 "serve(int(sys.argv[2]), sys.argv[3])")
@@ -136,8 +155,9 @@ class EngineServer:
                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
         finally:
             theirs.close()
-        threading.Thread(target=relay_output, args=(self.process.stdout,),
-                         name="rotbench-engine-output", daemon=True).start()
+        self.relay = threading.Thread(target=relay_output, args=(self.process.stdout,),
+                                      name="rotbench-engine-output", daemon=True)
+        self.relay.start()
         self.ctrl = ours
         self.ctrl.settimeout(SERVER_START_SECONDS)
         try:
@@ -187,6 +207,9 @@ class EngineServer:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
+        relay = getattr(self, "relay", None)
+        if relay is not None:  # the engine's last lines, before the run's own
+            relay.join(timeout=RELAY_JOIN_SECONDS)
 
 
 _SERVERS: dict[tuple, EngineServer] = {}
