@@ -18,7 +18,6 @@ from rotbench.cli.report import (
     _db_option,
     _unknown_run,
     looks_like_a_path,
-    refuse_report_path,
     resolve_runs,
 )
 from rotbench.results.database.export import export_run, export_targets
@@ -47,9 +46,8 @@ def export(
     path = Path(run)
     from rotbench.results.files.report import ReportError
 
-    if not path.is_file() and looks_like_a_path(run):  # a report path, not a run id
-        refuse_report_path(path)
-    inputs = [path] if path.is_file() else []
+    as_file = looks_like_a_path(run)  # a report path (read, or refused as show refuses it)
+    inputs = [path] if as_file else []
     _check_output("--out", out, inputs, db or DEFAULT_DB, "dir")
     from rotbench.outputs import OutputError, check_user_files
 
@@ -58,7 +56,7 @@ def export(
     except OutputError as exc:
         fail(str(exc), 2)
     try:
-        if path.is_file():  # a report file: through a throwaway database of its own
+        if as_file:  # a report file: through a throwaway database of its own
             from rotbench.results.database.tables import connect, write_run
 
             [report], _, _ = resolve_runs([run], db)

@@ -13,7 +13,7 @@ import os
 import re
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
 
@@ -81,8 +81,9 @@ def _unknown_run(run: str, known: list[str], db: Path) -> str:
 
 
 def looks_like_a_path(run: str) -> bool:
-    """Whether a RUN argument that is not a regular file names a path, not a run id: it ends
-    in ``.json``, holds a path separator, or something (a folder, a pipe) is there."""
+    """Whether a RUN argument names a report path, not a run id: it ends in ``.json``, holds
+    a path separator, or something (a file, a folder, a pipe) is there. Such a path is read
+    as a report, so one that cannot be gets the loader's own line, as in ``show``."""
     if not run.strip():
         return False
     path = Path(run)
@@ -91,16 +92,6 @@ def looks_like_a_path(run: str) -> bool:
     except (OSError, ValueError):
         there = False
     return path.suffix == ".json" or os.sep in run or there
-
-
-def refuse_report_path(path: Path) -> NoReturn:
-    """Fail (exit 1) for a report path that is not a regular file, with the line ``show``,
-    ``compare`` and ``rescore`` give for it."""
-    if path.is_dir():
-        fail(f"{path}: is a directory, not a report file", 1)
-    if path.exists():
-        fail(f"{path}: not a regular file (a device or a pipe?)", 1)
-    fail(f"cannot read report {path}: No such file or directory", 1)
 
 
 def resolve_runs(runs: list[str], db: Path | None) -> tuple[list, list[str], list[Path]]:
@@ -117,10 +108,8 @@ def resolve_runs(runs: list[str], db: Path | None) -> tuple[list, list[str], lis
     try:
         for run in runs:
             path = Path(run)
-            if run.strip() and path.is_file():
+            if looks_like_a_path(run):  # read as a report: the loader names what is wrong
                 target = path
-            elif looks_like_a_path(run):
-                refuse_report_path(path)
             else:
                 if con is None:
                     con = _connect_read_only(db_path)
@@ -235,9 +224,8 @@ def report(
     except (CompareError, ReportError) as exc:  # ReportError: a missing/damaged world file
         fail(str(exc), 1)
     except OSError as exc:  # named by the output the user gave, not a temporary file
-        failed = Path(exc.filename) if isinstance(exc.filename, str) else None
-        in_plots = plots is not None and failed is not None and (
-            failed.resolve() == plots.resolve() or plots.resolve() in failed.resolve().parents)
+        in_plots = plots is not None and isinstance(exc.filename, str) and (
+            Path(exc.filename).resolve().is_relative_to(plots.resolve()))
         flag, where = ("--plots", plots) if in_plots or html is None else ("--html", html)
         fail(f"{flag} {where}: cannot write ({exc.strerror or exc})", 1)
     if html is not None:

@@ -98,23 +98,18 @@ def _checked_out_dir(source_path: Path, out: Path | None, db: Path | None) -> Pa
             _fail(f"{out} already exists; choose another --out", 2)
     # the new worlds go beside the new report (its folder is the user's or the source's)
     out_dir = out.parent if out is not None else source_path.parent
-    db_path = db if db is not None else out_dir / DB_NAME
-    from rotbench.runspec import SpecError, check_writable_dir
+    from rotbench.outputs import probe_writable_dir
 
     try:  # before anything is written (the worlds' rows go to --db as they are re-scored)
         check_outputs([*([("--out", out, "report")] if out is not None else []),
-                       ("--db", db_path, "duckdb")])
+                       ("--db", db if db is not None else out_dir / DB_NAME, "duckdb")])
     except OutputError as e:
         _fail(str(e), 2)
-    try:
-        check_writable_dir("--out", out_dir)
-    except SpecError as e:
-        _fail(str(e) if out is not None else f"the source report's folder {out_dir}: "
-              f"{str(e).split(': ', 1)[-1]}; give --out to write the new report elsewhere", 2)
-    try:  # the default database is beside the new report: checked just above
-        check_writable_dir("--db", db_path.parent)
-    except SpecError as e:
-        _fail(str(e), 2)
+    if reason := probe_writable_dir(out_dir):  # the folder of the new report (and default db)
+        _fail(f"--out {out_dir}: {reason}" if out is not None else f"the source report's "
+              f"folder {out_dir}: {reason}; give --out to write the new report elsewhere", 2)
+    if db is not None and (reason := probe_writable_dir(db.parent)):
+        _fail(f"--db {db.parent}: {reason}", 2)
     return out_dir
 
 

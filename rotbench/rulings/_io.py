@@ -162,12 +162,12 @@ def append_ruling(path: Path, ruling: Ruling) -> RulingsFile:
         raise RulingsError("no rulings file given: the path is empty")
     path = Path(path)
     target = Path(os.path.realpath(path))
-    if path.is_symlink() and not target.is_file():
-        raise RulingsError(f"{printable(str(path), 200)}: a symlink to "
-                           f"{'nothing' if not target.exists() else 'something not a file'}; "
-                           "refusing to create a rulings file through it")
     if not path.is_symlink():
         path.parent.mkdir(parents=True, exist_ok=True)
+    elif not target.is_file():
+        raise RulingsError(f"{printable(str(path), 200)}: a symlink to "
+                           f"{'something not a file' if target.exists() else 'nothing'}; "
+                           "refusing to create a rulings file through it")
     with _locked(target):
         try:
             raw = read_capped(target, MAX_RULINGS_BYTES, "rulings file") if (
