@@ -6,6 +6,8 @@ user's next runs do:
   cold-N     empty cache, N seeds (default 100)                         [100: <= 35 s]
   warm-N     the same again, nothing changed                            [100: <= 8 s]
   score-N    the same cache, --scorer v1 (only `score` runs)            [100: <= 10 s]
+  recache-N  an empty cache beside the same reports folder, whose database holds every
+             world's rows already (a cleared cache, another --cache-dir)  [compare with cold]
   dask-cold  an empty cache on a 2-process LocalCluster (--dask)         [compare with cold]
   dask-warm  that cache again on the LocalCluster                       [compare with warm]
 Peak memory: the rotbench process's largest resident set (os.wait4), Dask workers excluded.
@@ -76,6 +78,9 @@ def main() -> None:
         subprocess.run(stop, env={**env, "PYTHONPATH": str(a.checkout)}, cwd=tmp)  # cold: none up
         rows = [("cold", run(a.checkout, base, env)), ("warm", run(a.checkout, base, env)),
                 ("score-v1", run(a.checkout, [*base, "--scorer", "v1"], env))]
+        again = [*base]
+        again[again.index(f"{tmp}/cache")] = f"{tmp}/cache-again"
+        rows.append(("recache", run(a.checkout, again, env)))
         # a run leaves its Prefect server up for the next (ROTBENCH_KEEP_SERVER, default
         # 10 min): the warm and scorer runs use it, as a user's next runs do; stop it here
         subprocess.run(stop, env={**env, "PYTHONPATH": str(a.checkout)}, cwd=tmp)

@@ -56,7 +56,8 @@ class EarlyFolds:
     def _store_rows(self, digest: str, world: WorldProbes, counts) -> None:
         with self._lock:
             self.rows(digest, world, counts)
-            if self.rows.pending_rows == 0:  # a batch went in: let the database go
+            # a batch went in, or the world was stored already: let the database go
+            if self.rows.pending_rows == 0:
                 self.rows.close()
 
     def take(self, world: WorldProbes, payload_sha256: str,

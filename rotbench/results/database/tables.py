@@ -756,9 +756,12 @@ class WorldRows:
     rest by ``close``), one statement per table in a short transaction of the batch's own.
     That breaks no run's all-or-nothing rule: world rows are keyed by the world file's
     digest, the same for every run, and no view shows them until a run's ``run_worlds``
-    rows (written by ``write_run`` in the run's transaction) link them. When the database
-    cannot be opened or written (held by another process, damaged), this gives up quietly
-    and ``write_run`` stores what is missing. Call ``close`` before ``write_run``.
+    rows (written by ``write_run`` in the run's transaction) link them. What the database
+    holds already is read when it is first opened and kept, so a world stored before (the
+    same world file: a cleared cache beside the same reports folder) takes no connection.
+    When the database cannot be opened or written (held by another process, damaged), this
+    gives up quietly and ``write_run`` stores what is missing. Call ``close`` before
+    ``write_run``.
     """
 
     def __init__(self, db_path: Path, decoys: bool, batch_rows: int = WORLD_ROWS_BATCH) -> None:
@@ -769,6 +772,10 @@ class WorldRows:
         self.given_up = False
         self.stored: set[str] = set()
         self.figured: set[str] = set()
+        self.known = False
+        """True once ``stored`` and ``figured`` have been read. They are kept when the
+        database is released, so a world stored already needs no connection; opening it
+        again (to insert rows) reads them afresh."""
         self.pending: dict[str, list[dict]] = {}
         self.pending_rows = 0
 
@@ -787,6 +794,7 @@ class WorldRows:
                 "SELECT world_sha256 FROM world_metrics WHERE decoys = ? AND metric = "
                 "'recall_current_at_k' AND channel IS NULL AND checkpoint IS NULL",
                 [self.decoys]).fetchall()}
+            self.known = True
         return self.con
 
     def holds(self, digest: str) -> bool:
@@ -807,10 +815,12 @@ class WorldRows:
         if self.given_up:
             return
         try:
-            self._open()
+            if not self.known:
+                self._open()
             stored, figured = digest in self.stored, digest in self.figured
-            if stored and figured:
+            if stored and figured:  # a world file stored before: no connection for it
                 return
+            self._open()
             for table, rows in _world_rows(digest, world, self.decoys, stored, figured,
                                            tally).items():
                 self.pending.setdefault(table, []).extend(rows)

@@ -71,3 +71,36 @@ def test_rows_held_are_inserted_by_close_and_counted_as_stored(tmp_path: Path) -
     with duckdb.connect(str(db), read_only=True) as con:
         assert con.execute("SELECT count(*) FROM world_hits").fetchone() == (840,)
         assert con.execute("SELECT count(*) FROM worlds").fetchone() == (1,)
+
+
+def test_worlds_stored_already_take_no_new_connection(tmp_path: Path, monkeypatch) -> None:
+    """A run whose worlds' rows the database holds already (a fresh cache beside an old
+    reports folder) folds each world early and releases the database after every world
+    that inserts nothing. Before the fix every such world connected again and read the
+    stored digests again: 100 connections and about 3.5 s in a 100-seed scorer change."""
+    from rotbench.results.early import EarlyFolds
+
+    db = tmp_path / "rotbench.duckdb"
+    worlds = [score_world(synthetic_world_probes(s), "v2") for s in SEEDS]
+    opened: list[str] = []
+    real = db_module.connect
+
+    def counted(path, **kwargs):
+        opened.append(Path(path).name)
+        return real(path, **kwargs)
+
+    monkeypatch.setattr(db_module, "connect", counted)
+    first = EarlyFolds(tmp_path / "cache-a", tmp_path / "worlds", db, "v2", True)
+    for world in worlds:
+        first.take(world, f"{world.seed:064d}")
+    first.close()
+    assert (first.folded, opened) == (3, ["rotbench.duckdb"])  # one batch, one connection
+    opened.clear()
+    again = EarlyFolds(tmp_path / "cache-b", tmp_path / "worlds", db, "v2", True)
+    for world in worlds:
+        again.take(world, f"{world.seed:064d}")
+    again.close()
+    assert (again.folded, opened) == (3, ["rotbench.duckdb"])  # was one for each world
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM worlds").fetchone() == (3,)
+        assert con.execute("SELECT count(*) FROM world_hits").fetchone() == (3 * 840,)
