@@ -82,7 +82,8 @@ def main() -> None:
         again[again.index(f"{tmp}/cache")] = f"{tmp}/cache-again"
         rows.append(("recache", run(a.checkout, again, env)))
         # a run leaves its Prefect server up for the next (ROTBENCH_KEEP_SERVER, default
-        # 10 min): the warm and scorer runs use it, as a user's next runs do; stop it here
+        # 10 min): the warm, scorer and recache runs use it, as a user's next runs do; stop
+        # it here
         subprocess.run(stop, env={**env, "PYTHONPATH": str(a.checkout)}, cwd=tmp)
         if a.dask:
             dask = [*seed_args, "--max-worlds", "8", "--cache-dir", f"{tmp}/dask-cache",

@@ -757,8 +757,9 @@ class WorldRows:
     That breaks no run's all-or-nothing rule: world rows are keyed by the world file's
     digest, the same for every run, and no view shows them until a run's ``run_worlds``
     rows (written by ``write_run`` in the run's transaction) link them. What the database
-    holds already is read when it is first opened and kept, so a world stored before (the
-    same world file: a cleared cache beside the same reports folder) takes no connection.
+    holds is read whenever it is opened and kept when it is released, so a world stored
+    before (the same world file: a cleared cache beside the same reports folder) takes no
+    connection; a world not among them opens it and is checked against what it holds then.
     When the database cannot be opened or written (held by another process, damaged), this
     gives up quietly and ``write_run`` stores what is missing. Call ``close`` before
     ``write_run``.
@@ -774,8 +775,8 @@ class WorldRows:
         self.figured: set[str] = set()
         self.known = False
         """True once ``stored`` and ``figured`` have been read. They are kept when the
-        database is released, so a world stored already needs no connection; opening it
-        again (to insert rows) reads them afresh."""
+        database is released, so a world among them needs no connection; opening it again
+        reads them afresh (another process may have stored worlds meanwhile)."""
         self.pending: dict[str, list[dict]] = {}
         self.pending_rows = 0
 
@@ -815,12 +816,13 @@ class WorldRows:
         if self.given_up:
             return
         try:
-            if not self.known:
-                self._open()
+            if self.con is None and self.known and digest in self.stored \
+                    and digest in self.figured:
+                return  # a world file stored before: no connection for it
+            self._open()  # reads what is stored afresh when it connects
             stored, figured = digest in self.stored, digest in self.figured
-            if stored and figured:  # a world file stored before: no connection for it
+            if stored and figured:
                 return
-            self._open()
             for table, rows in _world_rows(digest, world, self.decoys, stored, figured,
                                            tally).items():
                 self.pending.setdefault(table, []).extend(rows)

@@ -76,8 +76,9 @@ def test_rows_held_are_inserted_by_close_and_counted_as_stored(tmp_path: Path) -
 def test_worlds_stored_already_take_no_new_connection(tmp_path: Path, monkeypatch) -> None:
     """A run whose worlds' rows the database holds already (a fresh cache beside an old
     reports folder) folds each world early and releases the database after every world
-    that inserts nothing. Before the fix every such world connected again and read the
-    stored digests again: 100 connections and about 3.5 s in a 100-seed scorer change."""
+    that inserts nothing. Before, every such world connected again and read the stored
+    digests again: 103 connections in a 100-seed run. (Three worlds' rows stay within one
+    batch, ``WORLD_ROWS_BATCH``.)"""
     from rotbench.results.early import EarlyFolds
 
     db = tmp_path / "rotbench.duckdb"
@@ -104,3 +105,23 @@ def test_worlds_stored_already_take_no_new_connection(tmp_path: Path, monkeypatc
     with duckdb.connect(str(db), read_only=True) as con:
         assert con.execute("SELECT count(*) FROM worlds").fetchone() == (3,)
         assert con.execute("SELECT count(*) FROM world_hits").fetchone() == (3 * 840,)
+
+
+def test_a_world_another_process_stored_meanwhile_is_not_stored_twice(tmp_path: Path) -> None:
+    """What ``WorldRows`` kept when it let the database go can be out of date: a world it
+    did not know of as stored is checked against the database when it connects again (the
+    world tables have no key, so a second copy would double every figure of the world)."""
+    db = tmp_path / "rotbench.duckdb"
+    worlds = [score_world(synthetic_world_probes(s), "v2") for s in (42, 43)]
+    first = WorldRows(db, decoys=False)
+    first("a" * 64, worlds[0], tally_world(worlds[0], False))
+    first.close()  # first keeps {a}
+    other = WorldRows(db, decoys=False)  # another process, between first's batches
+    other("b" * 64, worlds[1], tally_world(worlds[1], False))
+    other.close()
+    first("b" * 64, worlds[1], tally_world(worlds[1], False))
+    first("a" * 64, worlds[0], tally_world(worlds[0], False))
+    first.close()
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM worlds").fetchone() == (2,)
+        assert con.execute("SELECT count(*) FROM world_hits").fetchone() == (2 * 840,)
