@@ -19,18 +19,14 @@ PREFECT_HOME_DIR = "prefect-home"
 when the user set no ``PREFECT_HOME``."""
 
 
-def _home_under(cache_dir: str | os.PathLike[str] | None) -> Path:
-    if cache_dir is None:
-        cache_dir = os.environ.get("ROTBENCH_CACHE_DIR") or "cache"
-    return (Path(cache_dir) / PREFECT_HOME_DIR).resolve()
-
-
 def prefect_home(cache_dir: str | os.PathLike[str] | None = None) -> Path:
     """The Prefect home a run on ``cache_dir`` uses (``$PREFECT_HOME`` when the user set
     one), worked out without setting or writing anything."""
     if os.environ.get("PREFECT_HOME"):
         return Path(os.environ["PREFECT_HOME"])
-    return _home_under(cache_dir)
+    if cache_dir is None:
+        cache_dir = os.environ.get("ROTBENCH_CACHE_DIR") or "cache"
+    return (Path(cache_dir) / PREFECT_HOME_DIR).resolve()
 
 
 def configure_prefect_env(cache_dir: str | os.PathLike[str] | None = None) -> dict[str, str]:
@@ -38,7 +34,7 @@ def configure_prefect_env(cache_dir: str | os.PathLike[str] | None = None) -> di
     ``cache_dir``: the run's cache folder (default: ``$ROTBENCH_CACHE_DIR`` or ``./cache``);
     Prefect's home goes under it, as an absolute path."""
     wanted = {
-        "PREFECT_HOME": str(_home_under(cache_dir)),
+        "PREFECT_HOME": str(prefect_home(cache_dir)),  # the user's own is kept
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         "DO_NOT_TRACK": "1",
         "PREFECT_LOGGING_LEVEL": "WARNING",

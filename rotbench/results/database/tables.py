@@ -816,10 +816,9 @@ class WorldRows:
         if self.given_up:
             return
         try:
-            if self.con is None and self.known and digest in self.stored \
-                    and digest in self.figured:
-                return  # a world file stored before: no connection for it
-            self._open()  # reads what is stored afresh when it connects
+            if self.known and digest in self.stored and digest in self.figured:
+                return  # a world file stored before: nothing to add, no connection
+            self._open()  # when it connects, reads what is stored afresh
             stored, figured = digest in self.stored, digest in self.figured
             if stored and figured:
                 return
