@@ -5,10 +5,13 @@ server's fork loop, the worker's call loop, and the handles the engine gets in i
 Requests from the run are JSON frames ``{"op": ...}``; every reply is one JSON frame,
 ``{"ok": ...}`` or ``{"failure": LINE, "trace": TEXT}`` (the one-line ``EngineFailure`` as
 ``GuardedEngine`` words it). While a call runs, the engine's handles ask the run for
-embeddings, model completions, perceived claims and checks with ``{"cb": NAME, ...}`` frames
-and wait for ``{"ret": ...}`` (embeddings: followed by one frame of float32 bytes) or
-``{"raise": [TYPE, MESSAGE]}``. The run sends deposits and a checkpoint's queries ahead, so
-requests can arrive while a handle waits; they are queued and answered in order.
+embeddings, model completions, perceived claims, question frames and checks with
+``{"cb": NAME, ...}`` frames and wait for ``{"ret": ...}`` (embeddings: followed by one
+frame of float32 bytes) or ``{"raise": [TYPE, MESSAGE]}``. The handles have the attributes
+the run's own objects have (the build request's ``surface``): an engine finds ``stamp`` and
+``read_question`` on its extractor exactly where it would in the run's process. The run
+sends deposits and a checkpoint's queries ahead, so requests can arrive while a handle
+waits; they are queued and answered in order.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import numpy as np
 from rotbench.contract.context import EngineContext
 from rotbench.contract.engine import Document
 from rotbench.contract.model_client import Completion, RefusedCall
-from rotbench.contract.perception import ClaimDraft, Judgement
+from rotbench.contract.perception import ClaimDraft, Judgement, QuestionFrame
 from rotbench.lifetime import die_with_parent
 from rotbench.pipeline.engine_worker import Channel, kill_group
 from rotbench.pipeline.probe import (
@@ -85,13 +88,16 @@ MEMO_TEXTS = 50_000
 
 class EmbedderHandle:
     """The engine's own embedder: ``encode(texts)`` -> (n, 384) float32 unit vectors from the
-    run's embedder and its vector cache. Vectors already received are kept in the worker (the
-    same floats), so only texts it has not seen cross the pipe: an engine that re-encodes
-    its whole store at each checkpoint asks the run for the new texts alone."""
+    run's embedder and its vector cache; ``model_id`` the run's embedder's (set when that is
+    a string). Vectors already received are kept in the worker (the same floats), so only
+    texts it has not seen cross the pipe: an engine that re-encodes its whole store at each
+    checkpoint asks the run for the new texts alone."""
 
-    def __init__(self, link: _Link) -> None:
+    def __init__(self, link: _Link, model_id: str | None = None) -> None:
         self._link = link
         self._memo: dict[str, np.ndarray] = {}
+        if model_id is not None:
+            self.model_id = model_id
 
     def encode(self, texts: Any) -> np.ndarray:
         texts = [str(t) for t in texts]
@@ -110,11 +116,11 @@ class EmbedderHandle:
 
 
 class ModelHandle:
-    """The engine's own model client (the run's, metered and cached there)."""
+    """The engine's own model client (the run's, metered and cached there); its
+    ``default_model`` only when the run's client has one (``model_handle``)."""
 
-    def __init__(self, link: _Link, default_model: str | None) -> None:
+    def __init__(self, link: _Link) -> None:
         self._link = link
-        self.default_model = default_model
 
     def complete(self, *, model: str, system: str, prompt: str, max_tokens: int) -> Completion:
         return Completion.model_validate(self._link.ask(
@@ -122,7 +128,8 @@ class ModelHandle:
 
 
 class ExtractorHandle:
-    """The arm's extractor, asked through the run."""
+    """The arm's extractor, asked through the run: ``extract``, and ``stamp`` when the arm's
+    extractor has one (``handle_classes``)."""
 
     def __init__(self, link: _Link) -> None:
         self._link = link
@@ -132,8 +139,18 @@ class ExtractorHandle:
         return [ClaimDraft.model_validate(c) for c in data]
 
 
+class QuestionReaderHandle(ExtractorHandle):
+    """The arm's extractor when it also reads questions (a ``QuestionReader``)."""
+
+    def read_question(self, question: str) -> QuestionFrame | None:
+        """The frame the run's extractor reads ``question`` into; None when it reads none."""
+        data = self._link.ask("read_question", question=str(question))
+        return None if data is None else QuestionFrame.model_validate(data)
+
+
 class CheckerHandle:
-    """The arm's checker, asked through the run."""
+    """The arm's checker, asked through the run: ``judge``, and ``stamp`` when the arm's
+    checker has one."""
 
     def __init__(self, link: _Link) -> None:
         self._link = link
@@ -142,6 +159,48 @@ class CheckerHandle:
         data = self._link.ask("judge", pairs=[[a.model_dump(mode="json"),
                                                b.model_dump(mode="json")] for a, b in pairs])
         return [Judgement.model_validate(j) for j in data]
+
+
+def _string(surface: dict | None, key: str) -> str | None:
+    value = (surface or {}).get(key)
+    return value if isinstance(value, str) else None
+
+
+def extractor_handle(link: _Link, surface: dict | None) -> ExtractorHandle:
+    """The handle standing for the run's extractor, with the attributes the run reported
+    it has (``surface``: ``{"stamp": str | None, "reads_questions": bool}``, from
+    ``rotbench.pipeline.isolated.surface_of``): a ``QuestionReaderHandle`` when it reads
+    questions, ``stamp`` set only when it has one, so ``isinstance(handle,
+    QuestionReader)`` (and ``Extractor``) answers in the worker as it would in the run's
+    process."""
+    reads = bool((surface or {}).get("reads_questions"))
+    handle = (QuestionReaderHandle if reads else ExtractorHandle)(link)
+    stamp = _string(surface, "stamp")
+    if stamp is not None:
+        handle.stamp = stamp  # type: ignore[attr-defined]
+    return handle
+
+
+def checker_handle(link: _Link, surface: dict | None) -> CheckerHandle | None:
+    """The handle standing for the run's checker (None: the arm gives the engine none);
+    ``stamp`` set only when the run's checker has one."""
+    if not surface:
+        return None
+    handle = CheckerHandle(link)
+    stamp = _string(surface, "stamp")
+    if stamp is not None:
+        handle.stamp = stamp  # type: ignore[attr-defined]
+    return handle
+
+
+def model_handle(link: _Link, surface: dict | None) -> ModelHandle:
+    """The handle standing for the run's model client; ``default_model`` set only when the
+    run's client has one (a string)."""
+    handle = ModelHandle(link)
+    default = _string(surface, "default_model")
+    if default is not None:
+        handle.default_model = default  # type: ignore[attr-defined]
+    return handle
 
 
 class _Worker:
@@ -163,12 +222,14 @@ class _Worker:
             factory = load_factory(info)
         except EngineError as exc:
             raise EngineFailure(f"{exc} (seed {seed}, set-up)", trace=exc.trace) from None
+        surface = req.get("surface") or {}
         context = EngineContext(
             arm=req["arm"], seed=seed, scratch_dir=Path(req["scratch"]),
-            embedder=EmbedderHandle(self.link),  # type: ignore[arg-type]
-            model=ModelHandle(self.link, req.get("default_model")),  # type: ignore[arg-type]
-            extractor=ExtractorHandle(self.link),  # type: ignore[arg-type]
-            checker=CheckerHandle(self.link) if req["checker"] else None,  # type: ignore
+            embedder=EmbedderHandle(  # type: ignore[arg-type]
+                self.link, _string(surface.get("embedder"), "model_id")),
+            model=model_handle(self.link, surface.get("model")),  # type: ignore[arg-type]
+            extractor=extractor_handle(self.link, surface.get("extractor")),  # type: ignore
+            checker=checker_handle(self.link, surface.get("checker")),  # type: ignore
             variant=info.variant)
         try:
             engine = factory(context)

@@ -3,7 +3,10 @@
 ``IsolatedEngine`` is the ``GuardedEngine`` of an engine that runs in a worker: the same
 calls, one-line failures and hit checks, but every call is a request over the worker's pipe,
 answered within the engine's timeout. While it waits, the run answers the worker's handle
-requests (embeddings, completions, perceived claims, checks) with its own objects. A call
+requests (embeddings, completions, perceived claims, question frames, checks) with the very
+objects it was given: a question is read by the extractor passed to ``probe_isolated``.
+The build request tells the worker which attributes those objects have (``surface_of``), so
+the engine's context offers the same surface in its worker as in the run's process. A call
 past the timeout, a worker that ends without answering, or a frame that is not a well-formed
 reply kills the worker's process group and fails that engine alone, naming the call.
 
@@ -27,7 +30,7 @@ import numpy as np
 
 from rotbench.contract.engine import Document
 from rotbench.contract.model_client import ModelClient
-from rotbench.contract.perception import Checker, Claim, Extractor
+from rotbench.contract.perception import Checker, Claim, Extractor, QuestionFrame
 from rotbench.contract.registry import EngineInfo
 from rotbench.embedding.embedder import Embedder
 from rotbench.pipeline import engine_worker as workers
@@ -44,6 +47,33 @@ MAX_TRACE_CHARS = 20_000
 PIPELINE_BYTES = 64 << 10
 """Most request bytes sent ahead of owed replies (a quarter of Linux's default socket
 buffer, 208 KiB), so that a send never waits on a worker that is waiting on the run."""
+
+
+def reads_questions(extractor: object) -> bool:
+    """True when ``extractor`` has a ``read_question`` method (as ``QuestionReader`` asks)."""
+    return getattr(extractor, "read_question", None) is not None
+
+
+def _string(part: object, attribute: str) -> str | None:
+    value = getattr(part, attribute, None)
+    return value if isinstance(value, str) else None
+
+
+def surface_of(extractor: Extractor, checker: Checker | None, model: ModelClient,
+               embedder: Embedder) -> dict:
+    """What the worker's handles must have, read off the run's objects (plain data for the
+    build request): ``{"extractor": {"stamp", "reads_questions"}, "checker": {"stamp"} or
+    None, "model": {"default_model"}, "embedder": {"model_id"}}``; a stamp, default model
+    or model id that is not a string is sent as None (the handle then has no such
+    attribute). The worker builds its handles
+    from it (``rotbench.pipeline.engine_worker_side.extractor_handle``), so an engine's
+    ``isinstance(context.extractor, QuestionReader)`` and ``getattr(..., "stamp")`` answer
+    in its worker as in the run's process."""
+    return {"extractor": {"stamp": _string(extractor, "stamp"),
+                          "reads_questions": reads_questions(extractor)},
+            "checker": None if checker is None else {"stamp": _string(checker, "stamp")},
+            "model": {"default_model": _string(model, "default_model")},
+            "embedder": {"model_id": _string(embedder, "model_id")}}
 
 
 class _Handles:
@@ -74,6 +104,17 @@ class _Handles:
         if name == "claims":
             document = Document.model_validate(request.get("document"))
             return [c.model_dump(mode="json") for c in self.extractor.extract(document)], None
+        if name == "read_question" and reads_questions(self.extractor):
+            question = request.get("question")
+            if type(question) is not str:
+                raise ValueError("read_question takes a string")
+            frame = self.extractor.read_question(question)  # type: ignore[attr-defined]
+            if frame is None:
+                return None, None
+            if not isinstance(frame, QuestionFrame):
+                raise TypeError("the run's extractor read a question into "
+                                f"{type_name(frame)}, not a QuestionFrame")
+            return frame.model_dump(mode="json"), None
         if name == "judge" and self.checker is not None:
             pairs = [(Claim.model_validate(a), Claim.model_validate(b))
                      for a, b in request.get("pairs") or []]
@@ -211,11 +252,11 @@ class IsolatedEngine(GuardedEngine):
 
     def build(self, world_seed: int, arm: str, scratch: Path) -> dict:
         """Build the engine in the worker; its name, version and config (plain data)."""
-        default_model = getattr(self.handles.model, "default_model", None)
+        h = self.handles
         out = self.request(None, "factory", {
             "op": "build", "info": self.info.model_dump(mode="json"), "seed": world_seed,
-            "arm": arm, "scratch": str(scratch), "checker": self.handles.checker is not None,
-            "default_model": default_model if isinstance(default_model, str) else None})
+            "arm": arm, "scratch": str(scratch),
+            "surface": surface_of(h.extractor, h.checker, h.model, h.embedder)})
         if not isinstance(out, dict):
             raise self._lost(None, "factory", "the engine's worker sent a malformed reply")
         self.name = printable(str(out.get("name") or self.info.name), 60)
