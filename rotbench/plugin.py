@@ -5,8 +5,10 @@ under the ``rotbench.engines`` entry-point group with an ``EngineInfo`` (or name
 command line as ``module:make_engine``). The harness deposits ``Document``s in the order they
 reach the store (arrival order) and asks questions; the engine answers with ranked ``Hit``s.
 Engines that want rotbench's own perception read the context's perceived claims
-(``ClaimDraft``) and ask its ``Checker`` for ``Judgement``s. See ``examples/my_engine.py``
-for a complete engine in about 20 lines, or run ``rotbench new-engine NAME``.
+(``ClaimDraft``), ask its ``Checker`` for ``Judgement``s, and read questions into
+``QuestionFrame``s with its extractor when that is a ``QuestionReader``. See
+``examples/my_engine.py`` for a complete engine in about 20 lines, or run
+``rotbench new-engine NAME``.
 
 This module only re-exports: the definitions live in ``rotbench.contract.engine`` (the
 engine protocol), ``rotbench.contract.context``, ``rotbench.engines.registry``,

@@ -28,9 +28,16 @@ class EngineContext:
     - ``claims(document)``: the claims the arm's extractor perceives in ``document``
       (scripted on the oracle and probe arms, a model on the live arm): what an engine that
       takes perceived claims files instead of reading raw text;
+    - ``extractor``: the arm's extractor behind ``claims``: ``extract(document)``, its
+      ``stamp``, and, when it reads questions (a ``QuestionReader``),
+      ``read_question(question)`` -> ``QuestionFrame`` or None;
     - ``checker``: the arm's contradiction and slot checks (scripted on the oracle arm, a
-      model on the paid arms), for engines that want rotbench's judgement of claim pairs.
+      model on the paid arms), for engines that want rotbench's judgement of claim pairs:
+      ``judge(pairs)`` and ``stamp``;
     - ``variant``: for an engine chosen as ``NAME:VARIANT`` (``benchd:echo``), VARIANT.
+
+    A plug-in in its worker process gets handles with these same attributes, answered by
+    the run's objects (``rotbench.pipeline.engine_worker_side``; docs/engine-boundary.md).
     """
 
     arm: str
