@@ -35,8 +35,9 @@ def runs(
                       ] = TableFormat.table,
     db: Annotated[Path | None, _db_option()] = None,
 ) -> None:
-    """List the runs in the database, newest first: id, date, arm, engine, seeds, scorer,
-    the three headline figures and whether the run was degraded."""
+    """List the runs in the database, newest first: id, date, arm, noise profile (noisy
+    arm), users (--users), engine, seeds, scorer, the three headline figures and whether
+    the run was degraded."""
     con = _connect_read_only(db or DEFAULT_DB)
     try:
         found = list_runs(con, arm, engine, limit)
@@ -48,11 +49,12 @@ def runs(
     from rotbench.results.presentation.tables import Col, print_table
     from rotbench.safe_text import printable, terminal_console
 
-    cols = [Col("id"), Col("date (UTC)", "words"), Col("arm"), Col("engine", "words"),
-            Col("seeds", "words"), Col("scorer"), *(Col(m, justify="right") for m in HEADLINE),
-            Col("degraded")]
+    cols = [Col("id"), Col("date (UTC)", "words"), Col("arm"), Col("noise"),
+            Col("users", justify="right"), Col("engine", "words"), Col("seeds", "words"),
+            Col("scorer"), *(Col(m, justify="right") for m in HEADLINE), Col("degraded")]
     rows = [[*(printable(x, 80) for x in (
         r["id"], (r["created_at"] or "")[:19].replace("T", " "), r["arm"],
+        r["noise"] or "-", str(r["users"]),
         f"{r['engine']} {r['engine_version']}", " ".join(map(str, r["seeds"])), r["scorer"])),
         *(_figure(r[m]) for m in HEADLINE), "yes" if r["degraded"] else "no"] for r in found]
     # ids, engine names and figures are never cut: at 80 columns (or piped, where rich

@@ -88,6 +88,36 @@ def test_runs_reads_the_degraded_marking_when_the_database_has_it(store: Path,
         "run-new": False, "run-mid": True, "run-old": False}
 
 
+def test_runs_shows_each_runs_noise_profile_and_users(tmp_path: Path) -> None:
+    base = synthetic_report((42,), scorer="v2")
+    noisy = _variant(base, "run-noisy", "2026-11-05T10:00:00+00:00", "noisy", "alpha")
+    noisy = noisy.model_copy(update={"selection": noisy.selection.model_copy(update={
+        "noise": "good", "noise_digest": "ab" * 32})})
+    shared = _variant(base, "run-shared", "2026-11-04T10:00:00+00:00", "oracle", "alpha")
+    shared = shared.model_copy(update={"selection": shared.selection.model_copy(update={
+        "users": ["u1", "u2", "u3"]})})
+    db = tmp_path / "runs.duckdb"
+    for r in (noisy, shared, _variant(base, "run-one", "2026-11-03T10:00:00+00:00",
+                                      "oracle", "beta")):
+        write_run(db, r)
+    rows = json.loads(runner.invoke(app, ["runs", "--db", str(db), "--format", "json"]).output)
+    assert [(r["id"], r["arm"], r["noise"], r["users"]) for r in rows] == [
+        ("run-noisy", "noisy", "good", 1), ("run-shared", "oracle", None, 3),
+        ("run-one", "oracle", None, 1)]
+    table = runner.invoke(app, ["runs", "--db", str(db)], env={"COLUMNS": "250"})
+    assert table.exit_code == 0, table.output
+    lines = table.output.splitlines()
+
+    def cells(line: str) -> list[str]:
+        return [c.strip() for c in line.replace("┃", "│").split("│")[1:-1]]
+
+    assert cells(next(x for x in lines if " id " in x))[:6] == [
+        "id", "date (UTC)", "arm", "noise", "users", "engine"]
+    shown = {cells(x)[0]: cells(x)[2:5] for x in lines if "│ run-" in x}
+    assert shown == {"run-noisy": ["noisy", "good", "1"], "run-shared": ["oracle", "-", "3"],
+                     "run-one": ["oracle", "-", "1"]}
+
+
 def test_runs_without_a_database_is_one_line(tmp_path: Path) -> None:
     result = runner.invoke(app, ["runs", "--db", str(tmp_path / "none.duckdb")])
     assert result.exit_code == 1

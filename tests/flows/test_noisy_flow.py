@@ -49,7 +49,7 @@ def test_no_model_call_and_the_profile_named(runs) -> None:
     typical = load_profile("typical")
     sel = first.selection
     assert (sel.arm, sel.noise, sel.noise_digest) == ("noisy", "typical", typical.digest)
-    assert sel.stamps["extract"].endswith(f"+noisy/2:typical:{typical.digest}")
+    assert sel.stamps["extract"].endswith(f"+noisy/3:typical:{typical.digest}")
     assert first.perception_noise["omission"] == {"injected": 31, "opportunities": 48,
                                                   "question_injected": 0,
                                                   "question_opportunities": 0}

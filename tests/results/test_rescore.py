@@ -71,3 +71,26 @@ def test_refusals(tmp_path: Path, small_report: Report) -> None:
     )
     with pytest.raises(ReportError, match="no recorded claim text"):
         rescore_report(no_text, "v1", src)
+
+
+def test_an_old_noisy_report_keeps_its_noise_logic_version(tmp_path: Path,
+                                                           small_report: Report) -> None:
+    """A report recorded under noise logic noisy/2 reads back, and rescores, as noisy/2:
+    the stamps are what the run used, never relabelled by the current noisy/3."""
+    from rotbench.perception.noisy import load_profile
+    from rotbench.perception.noisy.perception import stamps
+    from rotbench.results import load_report
+
+    typical = load_profile("typical")
+    old = {"extract": f"oracle-extractor/2+noisy/2:typical:{typical.digest}",
+           "deposit": f"oracle-checker/1+noisy/2:typical:{typical.digest}"}
+    assert set(old.values()).isdisjoint(stamps(typical))  # today's stamps say noisy/3
+    sel = small_report.selection.model_copy(update={
+        "arm": "noisy", "noise": "typical", "noise_digest": typical.digest, "stamps": old})
+    src = write_report(small_report.model_copy(update={"selection": sel}), tmp_path / "o.json")
+    loaded = load_report(src)
+    assert loaded.selection.stamps == old
+    again = rescore_report(loaded, "v1", src)
+    assert again.selection.stamps == old
+    back = load_report(write_report(again, tmp_path / "r.json"))
+    assert back.selection.stamps == old and back.selection.noise_digest == typical.digest

@@ -3,8 +3,9 @@
 ``NoisyExtractor`` hands out the plan's drafts (the oracle's drafts with the drawn errors
 applied) and reads questions as the oracle does except where the plan misreads one;
 ``NoisyChecker`` answers as the oracle checker except on pairs whose newer claim the plan
-marks for ``check_error``, where both answers are flipped (a contradiction missed or
-invented; a past-tense statement read as a new value). Neither calls a model: each holds
+marks for ``check_error``, where both answers are flipped when the pair names two values (a
+contradiction missed or invented; a past-tense statement read as a new value; a pair naming
+one value is never read as a change). Neither calls a model: each holds
 a ``RefusingClient``.
 """
 
@@ -22,9 +23,10 @@ from rotbench.perception.noisy.profile import NoiseProfile
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
 from rotbench.world.models import World
 
-NOISY_VERSION = "noisy/2"
-"""Version of the noise logic (``plan.py``, ``questions.py``; 2: questions are read with
-noise); it enters both stamps."""
+NOISY_VERSION = "noisy/3"
+"""Version of the noise logic (``plan.py``, ``questions.py``, ``NoisyChecker``; 2: questions
+are read with noise; 3: no perceived correction, declared change or wrong check names one
+value on both sides); it enters both stamps."""
 
 _plans: dict[tuple[str, str], NoisePlan] = {}
 _plans_lock = threading.Lock()
@@ -85,8 +87,8 @@ class NoisyExtractor:
 
 
 class NoisyChecker:
-    """The oracle's judgements, both flipped on same-slot pairs whose newer claim the plan
-    marks (``NoisePlan.wrong_checks``)."""
+    """The oracle's judgements, both flipped on same-slot pairs of two values whose newer
+    claim the plan marks (``NoisePlan.wrong_checks``)."""
 
     def __init__(self, world: World, profile: NoiseProfile,
                  client: ModelClient | None = None) -> None:
@@ -100,10 +102,13 @@ class NoisyChecker:
         return int(getattr(self.client, "refused", 0))
 
     def judge_pair(self, older: Claim, newer: Claim) -> Judgement:
-        """The judgement on one (older, newer) pair."""
+        """The judgement on one (older, newer) pair. A pair naming one value (case and
+        spacing aside) is never flipped: a wrong check may miss or invent a change of value,
+        but cannot have a value contradict or replace itself."""
         j = OracleChecker.judge_pair(older, newer)
         wrong = (newer.document_uri, newer.sentence) in self.plan.wrong_checks
-        if wrong and older.slot is not None and older.slot == newer.slot:
+        if wrong and older.slot is not None and older.slot == newer.slot \
+                and _key(older.value) != _key(newer.value):
             return Judgement(contradicts=not j.contradicts,
                              new_value_for_slot=not j.new_value_for_slot)
         return j
@@ -111,6 +116,10 @@ class NoisyChecker:
     def judge(self, pairs: list[tuple[Claim, Claim]]) -> list[Judgement]:
         """One judgement per (older, newer) pair, in order."""
         return [self.judge_pair(older, newer) for older, newer in pairs]
+
+
+def _key(value: str) -> str:
+    return " ".join(value.casefold().split())
 
 
 @dataclass

@@ -14,13 +14,19 @@ Opportunities per fact (a fact omitted is an opportunity for nothing else):
   a declined suggestion), taken as the user's present fact;
 - ``omission``: the user's own statement (dropped);
 - then, for a kept own statement with a slot: ``update_missed`` (a present change of value,
-  read as a restatement of the value it replaces), ``distorted_value`` (another pool value,
-  or the proper noun cut to its first word), ``tense_error`` (present read as past and past
-  as present), ``date_error`` (a statement carrying a date: read undated, or dated by its
+  read as a plain restatement of the value it replaces: a correction so read corrects
+  nothing), ``distorted_value`` (another pool value, or the proper noun cut to its first
+  word; never the value a correction, scheduled change or declared successor replaces),
+  ``tense_error`` (present read as past and past as present; a member's drop read as present
+  is no drop), ``date_error`` (a statement carrying a date: read undated, or dated by its
   delivery), ``subject_split`` (the persona named "the speaker" or "User"),
   ``value_as_subject`` (only when not split: "Hiroshi is the user's manager") and
   ``check_error`` (the checks on pairs whose newer claim this is answer wrong; applied by
   ``NoisyChecker``).
+
+So no perceived claim names one value on both sides of a change: no value corrects itself,
+is scheduled or declared to follow itself, or is dropped while held
+(tests/perception/noisy/test_no_self_contradiction.py).
 """
 
 from __future__ import annotations
@@ -114,8 +120,9 @@ class _Planner:
         old = self.held.get(fact.attribute)
         if (draft.tense == "present" and draft.mood == "fact" and not draft.multi_valued
                 and draft.event in (None, "correction") and old not in (None, fact.value)):
-            steps.append(("update_missed", lambda d: _revalue(d, old)))
-        steps.append(("distorted_value", lambda d: _revalue(d, self.distort(s, i, d))))
+            steps.append(("update_missed", lambda d: _restate(d, old)))
+        steps.append(("distorted_value",
+                      lambda d: _revalue(d, self.distort(s, i, d, _replaced(d, old)))))
         if plain:
             steps.append(("tense_error", lambda d: _flip_tense(d, label)))
         if draft.valid_from is not None or draft.valid_until is not None:
@@ -146,14 +153,17 @@ class _Planner:
                 f"check_error@{s.document_uri}#{i}")
         return draft
 
-    def distort(self, s: Session, i: int, d: ClaimDraft) -> str:
+    def distort(self, s: Session, i: int, d: ClaimDraft, replaced: str | None) -> str:
         """Another value for ``d``: its first word (the proper noun cut), or another value of
-        the attribute's pool, chosen by a draw."""
+        the attribute's pool, chosen by a draw. Never ``replaced``, the value ``d`` says it
+        corrects or changes from (``_replaced``): a change to the value it changes from
+        would name one value on both of its sides."""
         u = self.variant(s, i, "distorted_value")
         words = d.value.split()
-        if u < 0.5 and len(words) > 1:
+        if u < 0.5 and len(words) > 1 and not _same(words[0], replaced):
             return words[0]
-        others = [v for v in self.pools[d.slot or ""] if v != d.value]
+        others = [v for v in self.pools[d.slot or ""]
+                  if v != d.value and not _same(v, replaced)]
         return others[int(u * len(others)) % len(others)] if others else d.value
 
     def misdate(self, s: Session, i: int, d: ClaimDraft) -> ClaimDraft:
@@ -164,17 +174,48 @@ class _Planner:
         return d.model_copy(update={"valid_from": None, "valid_until": None})
 
 
+def _same(a: str, b: str | None) -> bool:
+    """Whether ``a`` and ``b`` name one value (case and spacing aside; None names none)."""
+    return b is not None and " ".join(a.casefold().split()) == " ".join(b.casefold().split())
+
+
+def _replaced(d: ClaimDraft, held: str | None) -> str | None:
+    """The value ``d`` declares it replaces: a correction's ``corrects``; for a scheduled
+    change or a declared successor, ``held`` (the user's last stated present value of the
+    slot); None for any other claim (a plain statement names only its own value)."""
+    if d.event == "correction":
+        return d.corrects
+    if d.event == "scheduled" or d.mood == "conditional":
+        return held
+    return None
+
+
+def _restate(d: ClaimDraft, old: str) -> ClaimDraft:
+    """``update_missed``: ``d`` read as a restatement of ``old``, the value it replaces. A
+    correction loses what made it one (``event``, ``corrects``): the old value restated
+    corrects nothing (and, restating a value said earlier in the same document, it is the
+    same draft and is kept once)."""
+    new = _revalue(d, old)
+    if d.event == "correction":
+        new = new.model_copy(update={"event": None, "corrects": None})
+    return new
+
+
 def _revalue(d: ClaimDraft, value: str) -> ClaimDraft:
     """``d`` stating ``value`` instead of its own (the sentence re-rendered)."""
     return d.model_copy(update={"value": value, "sentence": d.sentence.replace(d.value, value)})
 
 
 def _flip_tense(d: ClaimDraft, label: str) -> ClaimDraft:
-    """``d`` in the other tense (present read as past, past as present)."""
+    """``d`` in the other tense (present read as past, past as present). A member's drop
+    read as present loses its ``event``: it then says the member is held, and a drop of
+    the value it holds would name that value on both sides."""
     tense = "past" if d.tense == "present" else "present"
     template = PAST if tense == "past" else PRESENT
-    return d.model_copy(update={"tense": tense,
-                                "sentence": template.format(label=label, value=d.value)})
+    update: dict = {"tense": tense, "sentence": template.format(label=label, value=d.value)}
+    if tense == "present" and d.event == "member_drop":
+        update["event"] = None
+    return d.model_copy(update=update)
 
 
 def plan_world(world: World, profile: NoiseProfile) -> NoisePlan:

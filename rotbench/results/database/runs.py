@@ -26,9 +26,11 @@ HEADLINE = ("current_first", "stale_over_current", "poison_leak_at_k")
 def list_runs(con, arm: str | None = None, engine: str | None = None,
               limit: int | None = None) -> list[dict[str, Any]]:
     """The runs in the database, newest first, as plain dicts: id, created_at (ISO UTC),
-    arm, engine, engine_version, engine_source, seeds, scorer, degraded (False when the
-    database predates the marking), and per headline metric ``{numerator, denominator,
-    value}`` (None when the run lacks it). ``engine`` matches the name or the source."""
+    arm, noise (the noisy arm's profile name, from the run's selection; None on the other
+    arms), users (the users of its store: ``--users``, 1 for a single-user run), engine,
+    engine_version, engine_source, seeds, scorer, degraded (False when the database
+    predates the marking), and per headline metric ``{numerator, denominator, value}``
+    (None when the run lacks it). ``engine`` matches the name or the source."""
     degraded = "r.degraded" if has_column(con, "runs", "degraded") else "NULL"
     source = "r.engine_source" if has_column(con, "runs", "engine_source") else "NULL"
     where, params = [], []
@@ -39,7 +41,8 @@ def list_runs(con, arm: str | None = None, engine: str | None = None,
         where.append(f"(r.engine = ? OR {source} = ?)")
         params += [engine, engine]
     sql = (f"SELECT r.id, r.created_at, r.arm, r.engine, r.engine_version, {source}, r.seeds, "
-           f"r.scorer_version, {degraded} FROM runs r"
+           f"r.scorer_version, {degraded}, json_extract_string(r.selection, '$.noise'), "
+           "json_array_length(r.selection, '$.users') FROM runs r"
            + (" WHERE " + " AND ".join(where) if where else "")
            + " ORDER BY r.created_at DESC, r.id DESC"
            + (f" LIMIT {int(limit)}" if limit is not None else ""))
@@ -53,10 +56,11 @@ def list_runs(con, arm: str | None = None, engine: str | None = None,
                 "AND run_id IN (SELECT unnest(?))", [*HEADLINE, ids]).fetchall():
             figures[(run_id, metric)] = (n, d)
     out = []
-    for run_id, created, arm_, eng, version, src, seeds, scorer, bad in rows:
+    for run_id, created, arm_, eng, version, src, seeds, scorer, bad, noise, users in rows:
         entry: dict[str, Any] = {
             "id": run_id, "created_at": created.isoformat() + "Z" if created else None,
-            "arm": arm_, "engine": eng, "engine_version": version, "engine_source": src,
+            "arm": arm_, "noise": noise, "users": max(1, users or 0), "engine": eng,
+            "engine_version": version, "engine_source": src,
             "seeds": list(seeds or []), "scorer": scorer, "degraded": bool(bad)}
         for metric in HEADLINE:
             got = figures.get((run_id, metric))

@@ -87,16 +87,28 @@ class Cell(_Frozen):
         default=None, description="Against the first column; None there and when undefined.")
 
 
+INPUT = "input"
+"""``Row.better`` of an input of the run (the noisy arm's injected errors): not a figure an
+engine makes, so it has no better direction, no difference and no ``better`` column."""
+
+
 class Row(_Frozen):
     metric: str
     better: str = Field(description="'higher' or 'lower', or 'beside <metric>' for a figure "
-                        "with no better direction (``CONTEXT_FIGURES``).")
+                        "with no better direction (``CONTEXT_FIGURES``), or 'input' for an "
+                        "input of the run (injected noise: no direction, no difference).")
     cells: list[Cell]
 
 
 class Family(_Frozen):
     name: str
     rows: list[Row]
+
+    @property
+    def directed(self) -> bool:
+        """Whether the family's table has a ``better`` column: False for a family of inputs
+        alone (``INPUT``)."""
+        return any(row.better != INPUT for row in self.rows)
 
 
 class Column(_Frozen):
@@ -268,8 +280,9 @@ def compare_reports(reports: list[Report], force: bool = False) -> Comparison:
     from rotbench.results.presentation.noise import noise_rows
 
     if rows := noise_rows(reports):  # the noisy arm: injected of opportunities per kind
-        families.append(Family(name="Perception noise injected (noisy arm)",
-                               rows=[_row(name, rates) for name, rates in rows]))
+        families.append(Family(name="Perception noise injected (noisy arm)", rows=[
+            Row(metric=name, better=INPUT, cells=[Cell(rate=rate) for rate in rates])
+            for name, rates in rows]))
     names = [(r.selection.engine, r.selection.engine_version) for r in reports]
     columns = [Column(run_id=r.run_id, engine=r.selection.engine,
                       engine_version=r.selection.engine_version, arm=r.selection.arm,
@@ -309,10 +322,12 @@ def _scorers_differ(comparison: Comparison) -> bool:
 def render_comparison(comparison: Comparison, console: Console, intervals: bool = False) -> None:
     """One rich table per family; ``*`` marks a significant difference from the first column."""
     heads = [_heading(column, _scorers_differ(comparison)) for column in comparison.columns]
-    cols = [Col("metric"), *(Col(head, "words", "right") for head in heads), Col("better")]
+    cols = [Col("metric"), *(Col(head, "words", "right") for head in heads)]
     for family in comparison.families:
-        print_table(console, family.name, cols,
-                    [[row.metric, *(_cell_text(c, intervals) for c in row.cells), row.better]
+        better = [Col("better")] if family.directed else []
+        print_table(console, family.name, cols + better,
+                    [[row.metric, *(_cell_text(c, intervals) for c in row.cells),
+                      *([row.better] if better else [])]
                      for row in family.rows])
     for line in legend_lines(comparison):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
@@ -355,11 +370,13 @@ def comparison_markdown(comparison: Comparison, intervals: bool = False) -> str:
     for family in comparison.families:
         lines += [f"### {family.name}", ""]
         heads = [_md(_heading(c, _scorers_differ(comparison))) for c in comparison.columns]
-        lines.append("| metric | " + " | ".join(heads) + " | better |")
-        lines.append("|---|" + "---|" * len(heads) + "---|")
+        better = family.directed
+        lines.append("| metric | " + " | ".join(heads) + (" | better |" if better else " |"))
+        lines.append("|---|" + "---|" * (len(heads) + better))
         for row in family.rows:
             cells = " | ".join(_cell_text(c, intervals) for c in row.cells)
-            lines.append(f"| {_md(row.metric)} | {cells} | {row.better} |")
+            lines.append(f"| {_md(row.metric)} | {cells} |"
+                         + (f" {row.better} |" if better else ""))
         lines.append("")
     for t in tests_used(comparison):
         lines.append(f"\\{MARKS[t]} differs from the first column at 95% ({TESTS[t]}).")

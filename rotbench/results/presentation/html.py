@@ -178,12 +178,14 @@ def _family_tables(families: list[Family], labels: list[str]) -> str:
     for family in families:
         if all(c.rate is None for r in family.rows for c in r.cells):
             continue
+        better = family.directed  # a family of inputs (injected noise) has no direction
         rows = "".join(
             f"<tr><td>{metric_link(r.metric)}</td>"
-            + "".join(_cell(c, r.better) for c in r.cells) + f"<td>{esc(r.better)}</td></tr>"
+            + "".join(_cell(c, r.better) for c in r.cells)
+            + (f"<td>{esc(r.better)}</td>" if better else "") + "</tr>"
             for r in family.rows)
         out.append(f'<h3>{esc(family.name)}</h3><table class="family"><tr><th>metric</th>'
-                   f"{heads}<th>better</th></tr>{rows}</table>")
+                   f"{heads}{'<th>better</th>' if better else ''}</tr>{rows}</table>")
     return "".join(out)
 
 

@@ -94,18 +94,22 @@ def _engine_widths(heads: list[str], rows: list[list[str]], room: int) -> list[i
     return widths
 
 
-def family_table(name: str, rows: list[list[str]], heads: list[str], width: int) -> Table:
-    """One family: metric (never wrapped), one column per engine, better; laid out within
-    ``width`` characters by ``_engine_widths`` (columns two spaces apart, no borders)."""
+def family_table(name: str, rows: list[list[str]], heads: list[str], width: int,
+                 better: bool = True) -> Table:
+    """One family: metric (never wrapped), one column per engine, then (``better``, each
+    row's last cell) the better direction; laid out within ``width`` characters by
+    ``_engine_widths`` (columns two spaces apart, no borders)."""
     table = Table(title=name, title_justify="left", box=None, show_edge=False,
                   pad_edge=False, padding=(0, 1), header_style="bold")
     metric_width = max(len("metric"), *(len(r[0]) for r in rows))
     better_width = max(len("better"), *(len(r[-1]) for r in rows))
-    room = width - metric_width - better_width - 2 * (len(heads) + 1)
+    gaps = len(heads) + 1 if better else len(heads)  # two spaces between columns
+    room = width - metric_width - (better_width if better else 0) - 2 * gaps
     table.add_column("metric", no_wrap=True, width=metric_width)
     for head, column_width in zip(heads, _engine_widths(heads, rows, room), strict=True):
         table.add_column(head, justify="right", overflow="fold", width=column_width)
-    table.add_column("better", no_wrap=True, width=better_width)
+    if better:
+        table.add_column("better", no_wrap=True, width=better_width)
     for row in rows:
         table.add_row(*(Text(c) for c in row))
     return table
@@ -128,8 +132,9 @@ def render_several(comparison: Comparison, console: Console, intervals: bool = F
             better = _better_word(row.better)
             if better == "beside" and row.metric in BY_NAME:
                 context.append(f"{row.metric} {row.better}")
-            rows.append([row.metric, *(_cell(c, intervals) for c in row.cells), better])
-        console.print(family_table(family.name, rows, heads, console.width))
+            rows.append([row.metric, *(_cell(c, intervals) for c in row.cells),
+                         *([better] if family.directed else [])])
+        console.print(family_table(family.name, rows, heads, console.width, family.directed))
     say = list(legend_lines(comparison))
     for column in comparison.columns:
         full = printable(column.engine_version, 200)

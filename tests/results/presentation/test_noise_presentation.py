@@ -61,3 +61,49 @@ def test_html_section(small_report: Report) -> None:
     assert "<tr><td>wrong first answers: perception</td><td class=n>n/a</td>" \
            "<td class=n>30</td></tr>" in page
     assert noise_section([small_report], ["oracle"]) == ""
+
+
+def _family_block(text: str, title: str) -> list[str]:
+    """The lines of the table titled ``title`` in rendered ``text`` (to the next blank)."""
+    lines = text.splitlines()
+    start = next(i for i, x in enumerate(lines) if title in x)
+    block = []
+    for x in lines[start + 1:]:
+        if not x.strip():
+            break
+        block.append(x)
+    return block
+
+
+def test_injected_noise_has_no_better_column_anywhere(small_report: Report) -> None:
+    """Injected noise is an input: compare (terminal, markdown, JSON), the several-engine
+    table, the HTML page and show print it with no better direction and no difference."""
+    from rotbench.results.presentation.compare import comparison_markdown, render_comparison
+    from rotbench.results.presentation.html import render_html
+    from rotbench.results.presentation.several import render_several
+
+    title = "Perception noise injected (noisy arm)"
+    both = compare_reports([small_report, noisy(small_report)], force=True)
+    family = next(f for f in both.families if f.name == title)
+    assert not family.directed and {r.better for r in family.rows} == {"input"}
+    assert all(c.difference is None for r in family.rows for c in r.cells)
+    for draw in (render_comparison, render_several):
+        console = Console(record=True, width=160, force_terminal=False)
+        draw(both, console)
+        text = console.export_text()
+        block = _family_block(text, title)
+        head = next(x for x in block if "metric" in x)
+        assert "better" not in head, draw.__name__
+        line = next(x for x in block if "noise: omission" in x)
+        assert [w for w in line.split() if w != "│"] == [
+            "noise:", "omission", "n/a", "64.6%", "(31/48)"], line
+        assert "better" in text  # the engines' figures keep theirs
+    md = comparison_markdown(both).split(f"### {title}")[1].split("###")[0]
+    assert "| metric | " in md and "better" not in md
+    assert "| noise: omission | n/a | 64.6% (31/48) |\n" in md
+    page = render_html([small_report, noisy(small_report)], [], force=True)
+    tables = [t for t in page.split("<h3>")[1:] if t.startswith(title)]
+    assert tables and all("<th>better</th>" not in t and "lower" not in t for t in tables)
+    assert "<th>better</th>" in page  # the engines' figures keep theirs
+    out = _text(noisy(small_report))
+    assert "better" not in "\n".join(_family_block(out, "Perception noise"))
