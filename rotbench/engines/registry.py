@@ -20,13 +20,12 @@ import importlib
 import importlib.metadata as md
 import importlib.util
 import sys
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from rotbench.contract.registry import ENTRY_POINT_GROUP, EngineError, EngineInfo
-from rotbench.engines.source import source_digest
+from rotbench.engines.source import parse_module, source_digest
 
 
 def registered() -> dict[str, EngineInfo]:
@@ -191,28 +190,7 @@ def _top_level_names(body: list) -> tuple[dict[str, bool], bool]:
     return names, dynamic
 
 
-def _parse_module(source: bytes, filename: str):
-    """``ast.parse(source)`` with the cyclic garbage collector held off while the tree is
-    built. CPython 3.11 builds the Python tree with a recursion counter that an exception
-    raised meanwhile by a collected object's finalizer (another thread's SQLite connection,
-    say) leaves unbalanced: the parse then fails with "SystemError: AST constructor recursion
-    depth mismatch" (python/cpython#106905), seen in a run whose other threads were loading
-    a model. Raises SyntaxError or ValueError as ``ast.parse`` does."""
-    import ast
-    import gc
 
-    with _PARSE_LOCK:
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
-            return ast.parse(source, filename=filename)
-        finally:
-            if enabled:
-                gc.enable()
-
-
-_PARSE_LOCK = threading.Lock()
-"""One ``_parse_module`` at a time in a process (the collector switch is process-wide)."""
 
 
 def check_factory(name: str) -> None:
@@ -230,7 +208,7 @@ def check_factory(name: str) -> None:
     spec = importlib.util.find_spec(module)
     origin = Path(spec.origin)  # resolve() checked it is a file
     try:
-        tree = _parse_module(origin.read_bytes(), str(origin))
+        tree = parse_module(origin.read_bytes(), str(origin))
     except SyntaxError as exc:
         raise EngineError(f"{name!r}: {origin}:{exc.lineno}: {exc.msg} (the module "
                           "cannot be imported)") from None

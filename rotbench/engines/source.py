@@ -20,8 +20,10 @@ existed, so caches written then stay valid.
 from __future__ import annotations
 
 import ast
+import gc
 import hashlib
 import importlib.util
+import threading
 from pathlib import Path
 
 MAX_FILES = 500
@@ -83,7 +85,7 @@ def _imported(path: Path, name: str, spec_is_package: bool) -> list[str]:
     """Absolute names of the modules ``path`` (module ``name``) imports, and for ``from X
     import y`` also ``X.y`` (y may be a module). Nothing when it does not parse."""
     try:
-        tree = ast.parse(path.read_bytes())
+        tree = parse_module(path.read_bytes(), str(path))
     except (SyntaxError, ValueError, OSError):
         return []
     package = name if spec_is_package else name.rpartition(".")[0]
@@ -134,3 +136,27 @@ def _module_of(base: Path, path: Path) -> str:
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
+
+
+_PARSE_LOCK = threading.Lock()
+"""One ``parse_module`` at a time in a process: CPython 3.11 keeps the AST constructor's
+recursion counter in state that every thread shares, and the collector switch is
+process-wide."""
+
+
+def parse_module(source: bytes, filename: str) -> ast.Module:
+    """``ast.parse(source)``, one parse at a time in the process and with the cyclic garbage
+    collector held off while the tree is built. CPython 3.11 builds the Python tree with a
+    recursion counter that a parse in another thread, or an exception raised meanwhile by a
+    collected object's finalizer, leaves unbalanced: the parse then fails with
+    "SystemError: AST constructor recursion depth mismatch" (python/cpython#106905). Every
+    parse of user code in rotbench goes through here. Raises SyntaxError or ValueError as
+    ``ast.parse`` does."""
+    with _PARSE_LOCK:
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return ast.parse(source, filename=filename)
+        finally:
+            if enabled:
+                gc.enable()

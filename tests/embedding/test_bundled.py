@@ -148,19 +148,33 @@ def test_an_unknown_text_beside_the_noisy_texts_adopts_nothing(on, tmp_path,
     assert len(load_shards(embedder.root)) == len(texts) == 1220
 
 
+KERNEL_TOLERANCE = 1e-6
+"""Largest difference allowed, per component of a unit vector, between the shipped floats and
+MiniLM's output on a CPU with other vector kernels (the spread measured is in the
+CHANGELOG, 2026-12-06)."""
+
+
+def _kernel_equal(shipped: np.ndarray, encoded: np.ndarray) -> bool:
+    """Same shape, and every component within ``KERNEL_TOLERANCE``."""
+    return shipped.shape == encoded.shape and \
+        float(np.abs(shipped - encoded).max()) <= KERNEL_TOLERANCE
+
+
 @pytest.mark.slow
 def test_the_shipped_vectors_are_what_the_model_gives_the_warm_up_batch(tmp_path) -> None:
-    """The shard equals, bit for bit, one batch of the sorted texts through the model
-    (the test session's shared model: the same floats a fresh one gives)."""
+    """The shard is one batch of the sorted texts through the model (the test session's
+    shared model: the same floats a fresh one gives), to the float32 rounding that the
+    CPU's vector kernels leave: bit for bit on the machine that encoded it, within
+    ``KERNEL_TOLERANCE`` on one with other kernels (AVX-512 against AVX2)."""
     texts = sorted(shared.run_texts("oracle", ["reference"], "1"))
     embedder = Embedder(Path(tmp_path))
     embedder.ensure(texts)
     vectors = embedder.encode(texts)
     with np.load(bundled.FOLDER / "oracle-g12.npz") as shard:
-        assert np.array_equal(shard["vectors"], vectors)
+        assert _kernel_equal(shard["vectors"], vectors)
     noise = noisy_extra()  # the noise sentences: one batch of their own
     embedder = Embedder(Path(tmp_path) / "noise")
     embedder.ensure(noise)
     with np.load(bundled.FOLDER / "noisy-g4.npz") as shard:
         assert [str(k) for k in shard["keys"]] == [embedder.key(t) for t in noise]
-        assert np.array_equal(shard["vectors"], embedder.encode(noise))
+        assert _kernel_equal(shard["vectors"], embedder.encode(noise))

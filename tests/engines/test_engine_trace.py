@@ -104,7 +104,7 @@ def test_the_factory_check_parses_with_the_collector_held_off() -> None:
     whose warm-up thread was loading a model), and puts the collector back as it found it."""
     import gc
 
-    from rotbench.engines import registry
+    from rotbench.engines import source
 
     seen: list[bool] = []
     import ast
@@ -118,9 +118,9 @@ def test_the_factory_check_parses_with_the_collector_held_off() -> None:
     ast.parse = spy
     try:
         assert gc.isenabled()
-        tree = registry._parse_module(b"def make_engine(context):\n    return None\n", "m.py")
+        tree = source.parse_module(b"def make_engine(context):\n    return None\n", "m.py")
         gc.disable()
-        registry._parse_module(b"x = 1\n", "n.py")
+        source.parse_module(b"x = 1\n", "n.py")
         assert not gc.isenabled()  # left off when it was off
         gc.enable()
     finally:

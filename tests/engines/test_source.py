@@ -76,3 +76,27 @@ def test_a_file_that_does_not_parse_is_hashed_but_not_followed(folder: Path) -> 
     (folder / "base_eng.py").write_text("def broken(:\n")
     names = [p.name for p in engine_source_files("e_stale")]
     assert names == ["e_stale.py", "base_eng.py"]
+
+
+def test_every_parse_of_an_engines_files_holds_the_one_parse_lock(folder: Path,
+                                                                  monkeypatch) -> None:
+    """Following an engine's imports parses each of its files under ``parse_module``'s lock
+    (CPython 3.11's AST constructor keeps a recursion counter that every thread shares: two
+    engines' digests taken at once in the world threads raised "SystemError: AST
+    constructor recursion depth mismatch" in a run with two plug-in engines)."""
+    import ast
+
+    from rotbench.engines import source
+
+    held: list[bool] = []
+    original = ast.parse
+
+    def spy(*args, **kwargs):
+        held.append(source._PARSE_LOCK.locked())
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", spy)
+    files = engine_source_files("e_stale")
+    assert [f.name for f in files] == ["e_stale.py", "base_eng.py", "__init__.py", "rank.py",
+                                       "weights.py"]
+    assert held == [True] * 5
