@@ -14,7 +14,7 @@ def render_transcript(world: World) -> str:
         f"# World seed {world.seed}, {world.days} days "
         f"(generator v{world.generator_version}, fingerprint {world.fingerprint[:12]})"
     ]
-    if world.generator_version in ("3", "4"):
+    if world.generator_version in ("3", "4", "5"):
         lines.append("# Delivery order. Truth at a checkpoint: what the documents delivered "
                      "by then imply, replayed by written (or effective) day.")
     for s in world.sessions:
@@ -29,6 +29,8 @@ def render_transcript(world: World) -> str:
                 lines.append(f"   (takes effect on day {f.effective_day})")
             if f.until_day is not None:
                 lines.append(f"   (temporary, until day {f.until_day})")
+            if f.event == "forget":
+                lines.append(f"   (forget request: {f.attribute} = {f.value})")
             if f.depends_on is not None:
                 lines.append(f"   ({f.tie} on {f.depends_on.attribute} = "
                              f"{f.depends_on.value})")
