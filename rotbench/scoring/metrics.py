@@ -115,6 +115,7 @@ MetricName = Literal[
     "premise_stale_first",
     "cascade_asserted_at_k",
     "forgotten_served_at_k",
+    "resurrected_first",
     "cross_user_leak_at_k",
     "cross_user_first",
 ]
@@ -131,7 +132,9 @@ DEPENDENT_METRICS: tuple[MetricName, ...] = METRICS[20:24]
 """Generator 4's figures (``rotbench.scoring.dependents``; only in reports of its worlds)."""
 
 FORGET_METRICS: tuple[MetricName, ...] = METRICS[24:]
-"""Generator 5's figures (only in reports of its worlds): ``forgotten_served_at_k``."""
+"""Generator 5's figures (only in reports of its worlds; the "Resurrection" family: values
+that must stay gone): ``forgotten_served_at_k`` (after a forget request) and
+``resurrected_first`` (after a re-delivered document)."""
 
 EVIDENCE_METRICS: tuple[MetricName, ...] = ("recall_current_at_k", "current_first",
                                             "stale_over_current", "stale_retained_at_k")
@@ -181,12 +184,13 @@ FAMILIES: dict[str, tuple[MetricName, ...]] = {
     "Redundancy": ("redundancy_at_k",),
     "Hard cases": EVENT_METRICS,
     "Dependents": DEPENDENT_METRICS,
-    "Forgetting": FORGET_METRICS,
+    "Resurrection": FORGET_METRICS,
     "Isolation": CROSS_USER_METRICS,
 }
 """The metric families, in report order ("Hard cases": scorer v4 on generator 3)."""
 
-SHARED_ONLY_FAMILIES: frozenset[str] = frozenset({"Isolation", "Dependents", "Forgetting"})
+SHARED_ONLY_FAMILIES: frozenset[str] = frozenset({"Isolation", "Dependents",
+                                                     "Resurrection"})
 """Families only some reports have (a shared store's isolation, generator 4's dependents): a
 table, comparison or page of reports that all lack them leaves them out (a report reads as
 before they existed)."""
@@ -233,6 +237,7 @@ BY_KIND_V4: dict[str, tuple[MetricName, ...]] = {
     "set": ("members_recall_at_k", "member_lost", "current_first"),
     **BY_KIND_DEPENDENTS,  # type: ignore[dict-item]
     "forget": ("forgotten_served_at_k", "answered_unanswerable"),
+    "redelivery": ("resurrected_first", "current_first", "stale_over_current"),
 }
 """Scorer v4's breakdowns: v3's, the temporary decoy kind, and each hard case of generator 3
 (a question counts for a case when ``Truth.cases`` has it)."""
@@ -487,6 +492,11 @@ def _event_outcomes(probe: ProbeRecord, hits: list[ScoredHit], first_cls: str,
     if truth.forgotten:
         forgotten = {_norm(v) for v in truth.forgotten}
         out["forgotten_served_at_k"] = _flag(any(forgotten & set(h.values) for h in hits))
+    if truth.redelivered:
+        redelivered = {_norm(v) for v in truth.redelivered}
+        first = _first_value_bearing(hits)
+        out["resurrected_first"] = _flag(first is not None and first.cls in (
+            "stale", "corrected") and bool(redelivered & set(first.values)))
     if "forget" in cases:
         out["answered_unanswerable"] = _flag(any(h.cls not in ("none", "history")
                                                  for h in hits))
@@ -598,7 +608,7 @@ def _kind_outcomes(probe: ProbeRecord, kind: str, decoys: bool,
     truth = probe.truth
     if kind in BY_KIND_DEPENDENTS:
         return dependent_kind_outcomes(probe, kind, row)
-    if kind in HARD_CASE_KINDS or kind == "forget":
+    if kind in HARD_CASE_KINDS or kind in ("forget", "redelivery"):
         if truth is None or kind not in truth.cases or row is None:
             return dict.fromkeys(names)
         return {m: row.get(m) for m in names}
@@ -684,7 +694,7 @@ def kinds_for(reads_decoys: bool, reads_events: bool, cross_user: bool = False,
             if (reads_decoys or (k not in DECOY_KINDS and k != "temporary"))
             and (cross_user or k not in CROSS_USER_KINDS)
             and (dependents or k not in BY_KIND_DEPENDENTS)
-            and (generator_5 or k != "forget")]
+            and (generator_5 or k not in ("forget", "redelivery"))]
 
 
 def is_shared(world: WorldProbes) -> bool:

@@ -52,7 +52,8 @@ FactEvent = Literal["correction", "retraction", "scheduled", "member_add", "memb
 """
 
 HardCase = Literal["late", "correction", "retraction", "scheduled", "temporary", "set",
-                   "successor", "contingent", "implied", "cascade", "relative_date", "forget"]
+                   "successor", "contingent", "implied", "cascade", "relative_date", "forget",
+                   "redelivery"]
 """The hard cases of generator 3, as they appear in ``Truth.cases``, then generator 4's
 (see ``rotbench.world.generators.truth_v4``), then generator 5's (``truth_v5``)."""
 
@@ -237,8 +238,13 @@ class Session(Additive):
     turns: list[Turn] = Field(description="For a web page: one 'tool' turn holding the page text.")
     facts: list[Fact] = Field(default_factory=list)
     delivered_day: DeliveredDay = None
+    redelivery_of: str | None = Field(
+        default=None, description="Generator 5, a re-delivered document: the URI of the "
+        "document it repeats unchanged (same turns, facts, written day and timestamp; its "
+        "own URI is that one plus '#redelivery'), delivered again after what it states "
+        "stopped being true.")
 
-    added_fields = ("delivered_day",)
+    added_fields = ("delivered_day", "redelivery_of")
 
     @property
     def arrival(self) -> int:
@@ -416,6 +422,10 @@ class Truth(Additive):
         default_factory=list, description="Generator 5: values the user asked to have "
         "forgotten and has not stated again since; none may be served in any framing "
         "(``current`` is None while the forgotten value is the last one stated).")
+    redelivered: list[str] = Field(
+        default_factory=list, description="Generator 5, case ``redelivery``: the value of "
+        "a re-delivered document that is no longer true (superseded or corrected), while "
+        "that document is the last delivered own statement of the attribute.")
     evidence: int | None = Field(
         default=None, description="Generator 5: how many of the user's own statements of "
         "``current`` were delivered by this day (a set: of its first member); None when "
@@ -423,7 +433,7 @@ class Truth(Additive):
 
     added_fields = ("decoys", "members", "added_members", "premature", "corrected",
                     "retracted", "cases", "unknown_since", "previously", "cascaded",
-                    "forgotten", "evidence")
+                    "forgotten", "redelivered", "evidence")
 
     @property
     def current_values(self) -> list[str]:

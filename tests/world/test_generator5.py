@@ -1,5 +1,5 @@
-"""Generator 5 (opt-in): generator 4 plus mentions in passing, forget requests and the
-evidence behind each question's current value."""
+"""Generator 5 (opt-in): generator 4 plus mentions in passing, forget requests, re-delivered
+documents and the evidence behind each question's current value."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from rotbench.world.pools_v5 import PASSING
 from tests.world.test_generator4 import NEW_KINDS, TWENTY, kind_counts
 
 SEEDS = (42, 43, 44)
-PINNED_V5 = {42: "f8c68fcf1ef6", 43: "c600656a8531", 44: "a330a5478c58"}
+PINNED_V5 = {42: "83a7267b80b5", 43: "ef09d1e5d92d", 44: "121763a08f68"}
 
 
 def mentions(world: World) -> Counter:
@@ -143,3 +143,36 @@ def test_oracle_reads_forget_requests_and_passing_mentions(w42: World) -> None:
     drafts = oracle.extract(Document.from_session(carried, contributor="user"))
     assert [(d.slot, d.tense, d.event) for d in drafts] == [
         (carried.facts[0].attribute, "present", None)]
+
+
+def test_redelivered_documents_and_their_questions() -> None:
+    got = {}
+    for seed in SEEDS:
+        world = generate_world(seed, generator="5")
+        again = [(s.day, s.arrival, s.facts[0].attribute, s.facts[0].value)
+                 for s in world.sessions if s.redelivery_of]
+        asked = sum(1 for p in world.probes if p.attribute is not None
+                    and "redelivery" in world.truth(p.attribute, p.day).cases)
+        got[seed] = (again, asked)
+    assert got == {
+        42: ([(11, 58, "car", "Dacia"), (14, 58, "home_city", "Bergen")], 5),
+        43: ([(14, 53, "home_city", "Valparaiso"), (28, 89, "diet", "Halal")], 4),
+        44: ([(14, 59, "home_city", "Ljubljana"), (14, 82, "phone", "Motorola")], 5)}
+
+
+def test_a_redelivered_document_repeats_its_original_and_changes_no_truth(w42: World) -> None:
+    by_uri = {s.document_uri: s for s in w42.sessions}
+    copy = next(s for s in w42.sessions if s.redelivery_of and s.facts[0].attribute == "car")
+    original = by_uri[copy.redelivery_of]
+    assert copy.document_uri == original.document_uri + "#redelivery"
+    assert (copy.day, copy.timestamp, copy.turns, copy.facts) == (
+        original.day, original.timestamp, original.turns, original.facts)
+    assert (original.arrival, copy.arrival) == (11, 58)
+    truth = w42.truth("car", 60)
+    assert (truth.current, truth.redelivered, truth.cases) == ("Skoda", ["Dacia"],
+                                                               ["redelivery"])
+    assert w42.truth("car", 45).redelivered == []
+    moved = w42.truth("home_city", 60)  # the move, taken back, delivered again
+    assert (moved.current, moved.corrected, moved.redelivered) == (
+        "Valparaiso", ["Bergen"], ["Bergen"])
+    assert moved.cases == ["correction", "redelivery"]

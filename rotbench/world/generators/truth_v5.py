@@ -7,6 +7,11 @@ which that replay reads as history and skips), then:
   end of ``day`` and has not stated again since (a present own statement of it later in
   replay order) is listed in ``forgotten``; when it is the current value, ``current``
   becomes None (the right answer is an abstention) and the case ``forget`` is live.
+- **redelivery**: the values of re-delivered documents (``Session.redelivery_of``)
+  delivered by the end of ``day`` that are superseded or corrected are listed in
+  ``redelivered``, and the case ``redelivery`` is live while there is one. When the most
+  recently delivered own present statement is such a document, ``late`` (which the same
+  rule would name) is dropped from the cases.
 - **evidence**: how many of the user's own statements of ``current`` (the first member of a
   set) were delivered by the end of ``day``: present tense, any event but a forget,
   retraction or drop, tied or not, a declared successor included; None without a current
@@ -42,6 +47,18 @@ def truth_v5(world: World, key: str, day: int) -> Truth:
         update["forgotten"] = forgotten
         if truth.current in forgotten:
             update |= {"current": None, "members": [], "cases": [*truth.cases, "forget"]}
+    present = [r for r in rows if r[0] <= day and r[4].tense == "present"
+               and r[4].event not in _ENDING]
+    untrue = set(truth.superseded) | set(truth.corrected)
+    redelivered = list(dict.fromkeys(
+        r[4].value for r in present
+        if world.sessions[r[2]].redelivery_of is not None and r[4].value in untrue))
+    if redelivered:
+        cases = update.get("cases", truth.cases)
+        last = max(present, key=lambda r: (r[7], r[2], r[3]))  # the last delivered
+        if world.sessions[last[2]].redelivery_of is not None:
+            cases = [c for c in cases if c != "late"]
+        update |= {"cases": [*cases, "redelivery"], "redelivered": redelivered}
     current = update.get("current", truth.current)
     if current is not None:
         update["evidence"] = sum(1 for r in rows if r[4].tense == "present"

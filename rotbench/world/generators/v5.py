@@ -17,6 +17,10 @@ out as there, then:
   stand-up", ``pools_v5.PASSING``); about half ride on a chit-chat session of that day
   (its user turn opens with the mention), the others are sessions of their own.
 
+- **re-delivered documents** (``redelivery``): the cascade's move, once taken back, and the
+  reversion's first change, once reverted, are delivered a second time, unchanged
+  (``Session.redelivery_of``), in the interval after the one that made them untrue.
+
 Mentions keep every case of generator 4 live: none falls in a hazard window (the question
 after a hard case is asked before the user restates it), the dependents of the root are
 mentioned only before the root changes (a contingent or implied one after its tie carries
@@ -32,7 +36,7 @@ import math
 from rotbench.world.generators.builder import INTRO_LAST_DAY, Draft, remark
 from rotbench.world.generators.v3 import _present, build
 from rotbench.world.generators.v4 import CASCADE_ROOT, DEP_ROOT, _BuilderV4, _tied
-from rotbench.world.models import Fact, Turn, World
+from rotbench.world.models import Fact, Session, Turn, World
 from rotbench.world.pools import ATTRIBUTES
 from rotbench.world.pools_v3 import MULTI_VALUED
 from rotbench.world.pools_v4 import CONTINGENT, DEPENDENTS, IMPLIED
@@ -57,10 +61,78 @@ class _BuilderV5(_BuilderV4):
     version = VERSION
 
     def lay_out(self, roles: dict[str, str]) -> None:
-        """Generator 4's lay-out, then mentions in passing."""
+        """Generator 4's lay-out, then re-deliveries and mentions in passing."""
         self.forgotten: dict[str, int] = {}
+        self.again: list[tuple[Draft, int]] = []
         super().lay_out(roles)
+        self.redeliveries(roles)
         self.passing(roles)
+
+    # ---- re-delivered documents -------------------------------------------------------
+
+    def redeliveries(self, roles: dict[str, str]) -> None:
+        """Two documents delivered a second time, unchanged, after what they state stopped
+        being true: the cascade's move once the move is taken back (the value was
+        corrected), and the reversion's earliest change to a value it does not end on that
+        fits, once reverted (the value was superseded). Each is a hazard (no own statement
+        from its day to the next checkpoint) on a day of the first interval after the
+        checkpoint that follows the undoing that has one, while its value is not current."""
+        reversion = next((k for k, r in roles.items() if r == "reversion"), None)
+        wanted = [(CASCADE_ROOT, "change", "correction")]
+        if reversion is not None:
+            wanted.append((reversion, "change", "change"))
+        for key, kind, undoing in wanted:
+            docs = sorted((d for d in self.drafts if d.kind == kind and d.delivered is None
+                           and any(f.attribute == key and f.tense == "present"
+                                   for f in d.facts)), key=lambda d: d.day)
+            undone = self._events(undoing, key)
+            final = self.value_at(key, self.days)
+            docs = [d for d in docs if self._stated(d, key) != final
+                    and any(t > d.day for t in undone)]
+            if not docs:
+                continue
+            for doc in docs:  # the earliest that fits
+                day = self._second_day(key, doc, undone)
+                if day is not None:
+                    break
+            if day is None:
+                continue
+            self.again.append((doc, day))
+            self.plan.hazard(key, day)
+
+    def _second_day(self, key: str, doc: Draft, undone: list[int]) -> int | None:
+        """The day ``doc`` (stating ``key``) is delivered again: a free day of the first
+        interval that has one after the checkpoint following its undoing, while its value
+        is not current (None: no such day)."""
+        value = self._stated(doc, key)
+        lo = self.plan.next_checkpoint(min(t for t in undone if t > doc.day))
+        for r in self.plan.intervals():
+            day = self.plan.pick(
+                [d for d in r if lo < d],
+                lambda d: self.plan.hazard_ok(key, d)
+                and self.value_at(key, d) not in (None, value))
+            if day is not None:
+                return day
+        return None
+
+    @staticmethod
+    def _stated(doc: Draft, key: str) -> str:
+        return next(f.value for f in doc.facts if f.attribute == key and f.tense == "present")
+
+    def sessions(self) -> list[Session]:
+        """Generator 3's sessions, plus each re-delivered document: the original's turns,
+        facts, written day and timestamp, under its URI plus ``#redelivery``, delivered on
+        its second day (in delivery order)."""
+        sessions = super().sessions()
+        copies = []
+        for doc, day in self.again:
+            original = next(s for s in sessions if s.day == doc.day and s.kind == doc.kind
+                            and s.turns == doc.turns and s.redelivery_of is None)
+            copies.append(original.model_copy(update={
+                "document_uri": original.document_uri + "#redelivery",
+                "delivered_day": day, "redelivery_of": original.document_uri}))
+        return sorted(sessions + copies, key=lambda s: (s.arrival, s.day, s.position,
+                                                        s.redelivery_of is not None))
 
     def restatements(self, roles: dict[str, str]) -> None:
         """The forget requests first (each after its attribute's last event), then generator
