@@ -55,11 +55,11 @@ def test_forgotten_served_exact(scored) -> None:
     naive = compute_metrics([scored["latest-wins"]])
     # the reference engine does not honour forget requests yet: it serves the value each time
     assert _pairs({m: ref.metrics[m] for m in FORGET_METRICS}) == {
-        "forgotten_served_at_k": (5, 5), "resurrected_first": (0, 5)}
-    assert _pairs(ref.by_kind["forget"]) == {"forgotten_served_at_k": (5, 5),
-                                             "answered_unanswerable": (0, 5)}
-    assert _pairs(naive.by_kind["forget"]) == {"forgotten_served_at_k": (0, 5),
-                                               "answered_unanswerable": (1, 5)}
+        "forgotten_served_at_k": (7, 7), "resurrected_first": (0, 5)}
+    assert _pairs(ref.by_kind["forget"]) == {"forgotten_served_at_k": (7, 7),
+                                             "answered_unanswerable": (4, 7)}
+    assert _pairs(naive.by_kind["forget"]) == {"forgotten_served_at_k": (0, 7),
+                                               "answered_unanswerable": (5, 7)}
 
 
 def test_resurrected_first_exact(scored) -> None:
@@ -75,19 +75,19 @@ def test_by_evidence_exact(scored) -> None:
     ref = compute_metrics([scored["reference"]])
     naive = compute_metrics([scored["latest-wins"]])
     assert {b: _pairs(r) for b, r in ref.by_evidence.items()} == {
-        "1": {"recall_current_at_k": (41, 41), "current_first": (41, 41),
-              "stale_over_current": (0, 28), "stale_retained_at_k": (0, 28)},
-        "2-3": {"recall_current_at_k": (14, 14), "current_first": (14, 14),
-                "stale_over_current": (0, 8), "stale_retained_at_k": (0, 8)},
-        "4+": {"recall_current_at_k": (8, 8), "current_first": (8, 8),
-               "stale_over_current": (0, 8), "stale_retained_at_k": (0, 8)}}
+        "1": {"recall_current_at_k": (31, 31), "current_first": (31, 31),
+              "stale_over_current": (0, 22), "stale_retained_at_k": (0, 22)},
+        "2-3": {"recall_current_at_k": (18, 18), "current_first": (18, 18),
+                "stale_over_current": (0, 13), "stale_retained_at_k": (0, 13)},
+        "4+": {"recall_current_at_k": (10, 10), "current_first": (10, 10),
+               "stale_over_current": (0, 5), "stale_retained_at_k": (0, 5)}}
     assert {b: _pairs(r) for b, r in naive.by_evidence.items()} == {
-        "1": {"recall_current_at_k": (20, 41), "current_first": (19, 41),
-              "stale_over_current": (4, 28), "stale_retained_at_k": (5, 28)},
-        "2-3": {"recall_current_at_k": (6, 14), "current_first": (5, 14),
-                "stale_over_current": (3, 8), "stale_retained_at_k": (5, 8)},
-        "4+": {"recall_current_at_k": (7, 8), "current_first": (3, 8),
-               "stale_over_current": (0, 8), "stale_retained_at_k": (0, 8)}}
+        "1": {"recall_current_at_k": (20, 31), "current_first": (18, 31),
+              "stale_over_current": (3, 22), "stale_retained_at_k": (3, 22)},
+        "2-3": {"recall_current_at_k": (5, 18), "current_first": (5, 18),
+                "stale_over_current": (6, 13), "stale_retained_at_k": (8, 13)},
+        "4+": {"recall_current_at_k": (7, 10), "current_first": (3, 10),
+               "stale_over_current": (0, 5), "stale_retained_at_k": (0, 5)}}
 
 
 def test_the_tally_gives_the_same_bundle_through_its_json(scored) -> None:

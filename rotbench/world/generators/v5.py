@@ -5,7 +5,7 @@ builder with its own random stream (``version = "5"``); every role of generator 
 out as there, then:
 
 - **forget requests** (``forget``): the scheduled attribute, once its change has been asked
-  about, and one of the cascade's dependents, once the cascade has been asked about, are
+  about, and both of the cascade's dependents, once the cascade has been asked about, are
   each followed by a request to forget the value ("Please forget where I get my coffee.").
   The fact is past tense with ``event='forget'``; the value is current no more, and nothing
   restates it afterwards (the right answer from then on is an abstention).
@@ -52,7 +52,7 @@ ON_CHITCHAT = 0.5
 SHORT_SPAN = 28
 """Free days under which an attribute is ranked after the others for mentions."""
 FORGET_ROLES = ("scheduled", "cascade")
-"""Roles whose attribute gets a forget request (the cascade: one of its dependents)."""
+"""Roles whose attributes get a forget request (the cascade: both its dependents)."""
 
 
 class _BuilderV5(_BuilderV4):
@@ -150,15 +150,13 @@ class _BuilderV5(_BuilderV4):
         return self.value_at(key, self.forgotten[key] - 1)
 
     def forgets(self, roles: dict[str, str]) -> None:
-        """One forget request per role of ``FORGET_ROLES``, in the first interval after the
-        checkpoint that follows the attribute's last statement (for a cascade dependent: the
-        correction of the root, too) with a free day, two checkpoints or more before the
-        end."""
-        for role in FORGET_ROLES:
-            keys = sorted(k for k, r in roles.items() if r == role)
-            if not keys or len(self.checkpoints) < 3:
-                continue
-            key = self.rng.choice(keys)
+        """A forget request for each attribute of a role of ``FORGET_ROLES``, in the first
+        interval after the checkpoint that follows the attribute's last statement (for a
+        cascade dependent: the correction of the root, too) with a free day, two checkpoints
+        or more before the end."""
+        if len(self.checkpoints) < 3:
+            return
+        for key, role in sorted((k, r) for k, r in roles.items() if r in FORGET_ROLES):
             last = max(self.plan.statements[key], default=0)
             if role == "cascade":
                 last = max(last, *self._events("correction", CASCADE_ROOT), 0)
