@@ -180,3 +180,16 @@ def test_a_redelivered_document_repeats_its_original_and_changes_no_truth(w42: W
     assert (moved.current, moved.corrected, moved.redelivered) == (
         "Valparaiso", ["Bergen"], ["Bergen"])
     assert moved.cases == ["correction", "redelivery"]
+
+
+def test_world_command_shows_generator_5() -> None:
+    from typer.testing import CliRunner
+
+    from rotbench.cli.main import app
+
+    runner = CliRunner()
+    text = runner.invoke(app, ["world", "--seed", "42", "--generator", "5", "--format",
+                               "transcript"]).output
+    assert "(forget request: gym = Corestone)" in text
+    assert "(re-delivered unchanged: session://world-42/day-011/0)" in text
+    assert "user: Took the Dacia through the car wash on the way home. " in text
