@@ -51,7 +51,7 @@ class RunSpec(BaseModel):
     top_k: int = 10
     trust_policy: bool = True
     generator: str = Field(default=DEFAULT_GENERATOR, description="World generator version.")
-    volume: int = Field(default=1, description="Generators 3 and 4: filler multiplier "
+    volume: int = Field(default=1, description="Generators 3 to 5: filler multiplier "
                         "(1 to 100).")
     scorer: str | None = Field(default=None, description="None = the generator's default "
                                "scorer (v5 for generator 3 and later, else v3).")
@@ -374,8 +374,8 @@ def _check_seeds_and_volume(spec: RunSpec) -> None:
 
     if not 1 <= spec.volume <= MAX_VOLUME:
         raise SpecError(f"--volume must be between 1 and {MAX_VOLUME}, got {spec.volume}")
-    if spec.volume != 1 and spec.generator not in ("3", "4"):
-        raise SpecError(f"--volume: applies to generators 3 and 4 only (this run uses "
+    if spec.volume != 1 and spec.generator not in ("3", "4", "5"):
+        raise SpecError(f"--volume: applies to generators 3 to 5 only (this run uses "
                         f"generator {spec.generator})")
 
 

@@ -106,7 +106,7 @@ def test_volume(oracle_run, capfd, tmp_path) -> None:
         assert oracle_run[1][0] == 0  # the oracle run above ran with --volume 2
         return
     line = _one_line_refusal(capfd, tmp_path, generator, "--volume", "2")
-    assert line == ("rotbench: error: --volume: applies to generators 3 and 4 only (this "
+    assert line == ("rotbench: error: --volume: applies to generators 3 to 5 only (this "
                     f"run uses generator {generator})")
 
 

@@ -35,11 +35,11 @@ OptNoTrustPolicy = Annotated[
         bool, typer.Option("--no-trust-policy", help="Neutral trust for every source.")
     ]
 OptGenerator = Annotated[
-        str, typer.Option(help="World generator version: 1, 2, 3 or 4 (default: 4; 1 to 3 "
+        str, typer.Option(help="World generator version: 1 to 5 (default: 4; 5 is opt-in; 1 to 3 "
                           "reproduce their pinned figures).")
     ]
 OptVolume = Annotated[
-        int, typer.Option(help="Generators 3 and 4: multiply the filler sessions (1 to 100).")
+        int, typer.Option(help="Generators 3 to 5: multiply the filler sessions (1 to 100).")
     ]
 OptScorer = Annotated[str | None, typer.Option(
         help="Scorer version (default: v5 for generator 3 and later, else "

@@ -34,6 +34,10 @@ claim gives it on the root's change day."""
 
 ClaimEvent = Literal["correction", "retraction", "scheduled", "member_add", "member_drop"]
 """What a claim does beyond stating a value (generator 3; the world's ``FactEvent``)."""
+ForgetEvent = Literal["forget"]
+"""Generator 5: the claimant asks that the claim's value be forgotten (the claim is past
+tense; from then on the value must not be served in any framing until it is stated again).
+Kept apart from ``ClaimEvent``, which the live extraction prompts ask for."""
 
 SUBJECT_ALIASES: dict[str, str] = {"user": "the user", "the user": "the user"}
 """Spellings of the persona that name the same subject (after case folding)."""
@@ -76,8 +80,9 @@ class ClaimDraft(Additive):
     sentence: str = Field(description="The rendered sentence that is embedded and returned.")
     confidence: float = Field(default=0.9, ge=0.0, le=1.0)
     mood: Mood = Field(default="fact", description="See ``Mood``; only a fact fills a slot.")
-    event: ClaimEvent | None = Field(
-        default=None, description="Generator 3: what the claim does (see ``ClaimEvent``).")
+    event: ClaimEvent | ForgetEvent | None = Field(
+        default=None, description="Generator 3: what the claim does (see ``ClaimEvent``; "
+        "generator 5 adds ``ForgetEvent``).")
     valid_from: int | None = Field(
         default=None, description="Day the value takes effect when the text says so (a "
         "scheduled change), days since the world epoch.")

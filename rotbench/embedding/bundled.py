@@ -180,8 +180,9 @@ def set_texts(name: str) -> list[str]:
     from rotbench.perception.oracle import oracle_texts
 
     generator = SETS[name][0]  # the reference engine: the oracle's texts
-    return sorted(set(oracle_texts(generator_3=generator in ("3", "4"),
-                                   generator_4=generator == "4")))
+    return sorted(set(oracle_texts(generator_3=generator in ("3", "4", "5"),
+                                   generator_4=generator in ("4", "5"),
+                                   generator_5=generator == "5")))
 
 
 def build(names: list[str] | None = None) -> int:

@@ -66,8 +66,9 @@ def run_texts(arm: str, engines: list[str], generator: str) -> set[str]:
     if "reference" in engines:
         from rotbench.perception.oracle import oracle_texts
 
-        texts.update(oracle_texts(generator_3=generator in ("3", "4"),
-                                  generator_4=generator == "4"))
+        texts.update(oracle_texts(generator_3=generator in ("3", "4", "5"),
+                                  generator_4=generator in ("4", "5"),
+                                  generator_5=generator == "5"))
     texts.update(_engines_texts(arm, engines, generator))
     return texts
 

@@ -60,9 +60,14 @@ effect), a retraction (the value ended with no successor) and a temporary state.
 CONDITIONAL = "The user's {label} will be {value} once their {root_label} changes."
 """Generator 4's one new sentence: a declared successor (the root's value is in the claim's
 ``depends_on``, not in the text). A stated or implied tie keeps ``PRESENT``."""
+FORGET = "The user asked the assistant to forget their {label}."
+"""Generator 5's one new sentence: a forget request. The forgotten value is in the claim's
+``value`` (so a store knows what to purge), never in the text (a store that keeps the
+request itself serves nothing forgotten). A mention in passing keeps ``PRESENT``."""
 
 
-def oracle_texts(generator_3: bool = False, generator_4: bool = False) -> list[str]:
+def oracle_texts(generator_3: bool = False, generator_4: bool = False,
+                 generator_5: bool = False) -> list[str]:
     """Every text the index stage can meet on a scripted arm, sorted: each sentence the
     oracle extractor can render (every template with every attribute's label and pool
     value) and every probe question either generator asks (703 texts with today's pools).
@@ -73,6 +78,7 @@ def oracle_texts(generator_3: bool = False, generator_4: bool = False) -> list[s
     ``generator_3``: also the sentences of generator 3's statements (``TEMPLATES_V3``).
     ``generator_4``: also those (whatever ``generator_3`` says), generator 4's declared
     successors (``CONDITIONAL``) and premise questions (every wording, every pool value).
+    ``generator_5``: also generator 5's forget requests (``FORGET``, every label).
     """
     texts = set(UNANSWERABLE_QUESTIONS) | set(NEAR_MISS_QUESTIONS)
     templates = TEMPLATES + (TEMPLATES_V3 if generator_3 or generator_4 else ())
@@ -82,6 +88,8 @@ def oracle_texts(generator_3: bool = False, generator_4: bool = False) -> list[s
                      for template in templates for value in attribute.pool)
     if generator_4:
         texts.update(_texts_v4())
+    if generator_5:
+        texts.update(FORGET.format(label=a.label) for a in ATTRIBUTES)
     return sorted(texts)
 
 
@@ -196,6 +204,8 @@ class OracleExtractor:
             template = SCHEDULED
         elif fact.event == "retraction":
             template = RETRACTED
+        elif fact.event == "forget":
+            template = FORGET
         extra: dict = {}
         if fact.depends_on is not None:
             extra["depends_on"] = Dependency(slot=fact.depends_on.attribute,

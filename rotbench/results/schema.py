@@ -226,6 +226,10 @@ class Report(_Strict):
     first_hit_counts: dict[HitClass, int]
     floor_sweep: list[FloorRow] | None = Field(
         description="None (not applicable) when some hit reported no raw similarity.")
+    by_evidence: dict[str, dict[MetricName, Rate]] | None = Field(
+        default=None, description="Generator 5: {evidence bucket ('1', '2-3', '4+'): "
+        "{currency or supersession metric: rate}} (``MetricsBundle.by_evidence``); left out "
+        "of the JSON for older worlds.")
     miss_stages: dict[str, int] | None = Field(
         default=None, description="Wrong first answers (current_first's denominator minus "
         "its numerator) by stage: never_seen, lost, outranked, abstained "
@@ -250,11 +254,12 @@ class Report(_Strict):
 
     @model_serializer(mode="wrap")
     def _omit_no_noise(self, handler: SerializerFunctionWrapHandler) -> dict:
-        """``perception_noise`` is left out while None, so other arms' reports read as
-        before it existed."""
+        """``perception_noise`` and ``by_evidence`` are left out while None, so other arms'
+        reports (and reports of older worlds) read as before they existed."""
         data = handler(self)
-        if data.get("perception_noise", 0) is None:
-            del data["perception_noise"]
+        for name in ("perception_noise", "by_evidence"):
+            if data.get(name, 0) is None:
+                del data[name]
         return data
     embedded_worlds: list[WorldProbes] | None = Field(
         default=None,

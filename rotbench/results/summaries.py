@@ -49,6 +49,8 @@ def tally_to_json(tally: MetricTally) -> dict:
                  "floor_unanswerable": tally.floor_unanswerable,
                  "floor_current": tally.floor_current, "similar": tally.similar,
                  "noise": tally.noise}
+    if tally.generator_5:  # written only when set: older summaries read as before
+        out["generator_5"] = True
     for name in _COUNTERS:
         counter: Counter = getattr(tally, name)
         out[name] = [[list(k) if name in _KEYED else k, n] for k, n in counter.items()]
@@ -59,7 +61,8 @@ def tally_from_json(data: dict) -> MetricTally:
     """The tally ``tally_to_json`` wrote (ValueError / TypeError / KeyError when it is not
     one)."""
     tally = MetricTally(bool(data["reads_decoys"]), bool(data["reads_events"]),
-                        bool(data["cross_user"]), bool(data["dependents"]))
+                        bool(data["cross_user"]), bool(data["dependents"]),
+                        bool(data.get("generator_5", False)))
     for name in _COUNTERS:
         counter: Counter = getattr(tally, name)
         for key, n in data[name]:

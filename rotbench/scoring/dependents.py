@@ -47,8 +47,9 @@ Outcome = tuple[int, int] | None
 
 
 def applies(world: WorldProbes) -> bool:
-    """Whether ``world``'s report carries generator 4's figures (a generator-4 world)."""
-    return world.generator_version == "4"
+    """Whether ``world``'s report carries generator 4's figures (a world of generator 4 or
+    5, which keeps every case of 4)."""
+    return world.generator_version in ("4", "5")
 
 
 def _norm(value: str) -> str:

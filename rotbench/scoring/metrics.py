@@ -114,6 +114,8 @@ MetricName = Literal[
     "dependent_stale_first",
     "premise_stale_first",
     "cascade_asserted_at_k",
+    "forgotten_served_at_k",
+    "resurrected_first",
     "cross_user_leak_at_k",
     "cross_user_first",
 ]
@@ -126,8 +128,34 @@ isolation metrics, which only a shared store's report has)."""
 EVENT_METRICS: tuple[MetricName, ...] = METRICS[13:20]
 """Generator 3's figures (scorer v4 on)."""
 
-DEPENDENT_METRICS: tuple[MetricName, ...] = METRICS[20:]
+DEPENDENT_METRICS: tuple[MetricName, ...] = METRICS[20:24]
 """Generator 4's figures (``rotbench.scoring.dependents``; only in reports of its worlds)."""
+
+FORGET_METRICS: tuple[MetricName, ...] = METRICS[24:]
+"""Generator 5's figures (only in reports of its worlds; the "Resurrection" family: values
+that must stay gone): ``forgotten_served_at_k`` (after a forget request) and
+``resurrected_first`` (after a re-delivered document)."""
+
+EVIDENCE_METRICS: tuple[MetricName, ...] = ("recall_current_at_k", "current_first",
+                                            "stale_over_current", "stale_retained_at_k")
+"""The currency and supersession figures broken down by evidence (``by_evidence``)."""
+
+EVIDENCE_BUCKETS: tuple[str, ...] = ("1", "2-3", "4+")
+"""How many of the user's statements of the current value reached the store before the
+question (``Truth.evidence``), in ``by_evidence``'s order."""
+
+
+def evidence_bucket(evidence: int | None) -> str | None:
+    """The ``EVIDENCE_BUCKETS`` key of ``evidence`` statements (None for None or 0)."""
+    if not evidence:
+        return None
+    return "1" if evidence == 1 else "2-3" if evidence <= 3 else "4+"
+
+
+def reads_generator_5(world: WorldProbes) -> bool:
+    """Whether ``world``'s report carries generator 5's figures (``FORGET_METRICS``,
+    ``by_evidence``)."""
+    return world.generator_version == "5"
 
 CORE_METRICS: tuple[MetricName, ...] = METRICS[:7]
 """The seven metrics every report has had since schema 1 (currency, supersession, poison).
@@ -156,11 +184,13 @@ FAMILIES: dict[str, tuple[MetricName, ...]] = {
     "Redundancy": ("redundancy_at_k",),
     "Hard cases": EVENT_METRICS,
     "Dependents": DEPENDENT_METRICS,
+    "Resurrection": FORGET_METRICS,
     "Isolation": CROSS_USER_METRICS,
 }
 """The metric families, in report order ("Hard cases": scorer v4 on generator 3)."""
 
-SHARED_ONLY_FAMILIES: frozenset[str] = frozenset({"Isolation", "Dependents"})
+SHARED_ONLY_FAMILIES: frozenset[str] = frozenset({"Isolation", "Dependents",
+                                                     "Resurrection"})
 """Families only some reports have (a shared store's isolation, generator 4's dependents): a
 table, comparison or page of reports that all lack them leaves them out (a report reads as
 before they existed)."""
@@ -206,6 +236,8 @@ BY_KIND_V4: dict[str, tuple[MetricName, ...]] = {
     "scheduled": ("premature_first", "premature_at_k", "current_first"),
     "set": ("members_recall_at_k", "member_lost", "current_first"),
     **BY_KIND_DEPENDENTS,  # type: ignore[dict-item]
+    "forget": ("forgotten_served_at_k", "answered_unanswerable"),
+    "redelivery": ("resurrected_first", "current_first", "stale_over_current"),
 }
 """Scorer v4's breakdowns: v3's, the temporary decoy kind, and each hard case of generator 3
 (a question counts for a case when ``Truth.cases`` has it)."""
@@ -330,6 +362,10 @@ class MetricsBundle(BaseModel):
         description="None (not applicable) when some hit reported no raw similarity: an "
         "engine's blended score is not a cosine, so no floor can be read from it."
     )
+    by_evidence: dict[str, dict[MetricName, Rate]] | None = Field(
+        default=None, description="Generator 5: {evidence bucket: {metric: rate}} for "
+        "``EVIDENCE_METRICS`` over the questions whose current value had that many of the "
+        "user's statements delivered (``EVIDENCE_BUCKETS``); None for older worlds.")
     miss_stages: dict[str, int] | None = Field(
         default=None,
         description="Wrong first answers by where they went wrong (``rotbench.scoring."
@@ -453,6 +489,17 @@ def _event_outcomes(probe: ProbeRecord, hits: list[ScoredHit], first_cls: str,
         out["retracted_asserted_at_k"] = _flag("stale" in classes)
         out["answered_unanswerable"] = _flag(any(h.cls not in ("none", "history")
                                                  for h in hits))
+    if truth.forgotten:
+        forgotten = {_norm(v) for v in truth.forgotten}
+        out["forgotten_served_at_k"] = _flag(any(forgotten & set(h.values) for h in hits))
+    if truth.redelivered:
+        redelivered = {_norm(v) for v in truth.redelivered}
+        first = _first_value_bearing(hits)
+        out["resurrected_first"] = _flag(first is not None and first.cls in (
+            "stale", "corrected") and bool(redelivered & set(first.values)))
+    if "forget" in cases:
+        out["answered_unanswerable"] = _flag(any(h.cls not in ("none", "history")
+                                                 for h in hits))
     if len(truth.members) >= 2:
         found = _found_values(hits)
         out["members_recall_at_k"] = _flag(all(_norm(m) in found for m in truth.members))
@@ -561,7 +608,7 @@ def _kind_outcomes(probe: ProbeRecord, kind: str, decoys: bool,
     truth = probe.truth
     if kind in BY_KIND_DEPENDENTS:
         return dependent_kind_outcomes(probe, kind, row)
-    if kind in HARD_CASE_KINDS:
+    if kind in HARD_CASE_KINDS or kind in ("forget", "redelivery"):
         if truth is None or kind not in truth.cases or row is None:
             return dict.fromkeys(names)
         return {m: row.get(m) for m in names}
@@ -621,15 +668,18 @@ def _floor_sweep(answerable: list[ProbeRecord], unanswerable: list[ProbeRecord])
 
 
 def metric_names(reads_decoys: bool = True, reads_events: bool = False,
-                 cross_user: bool = False, dependents: bool = False) -> tuple[MetricName, ...]:
+                 cross_user: bool = False, dependents: bool = False,
+                 generator_5: bool = False) -> tuple[MetricName, ...]:
     """The metrics a report carries: every one, less the decoy metrics for a scorer that
     does not read decoys (v1, v2), generator 3's for one that does not read events (before
     v4), the isolation metrics unless the store is shared, and generator 4's unless
-    ``dependents`` (a generator-4 world, scored by a scorer that reads events)."""
+    ``dependents`` (a generator-4 world, scored by a scorer that reads events), and
+    generator 5's unless ``generator_5`` (likewise)."""
     return tuple(m for m in ALL_METRICS if (reads_decoys or m not in DECOY_METRICS)
                  and (reads_events or m not in EVENT_METRICS)
                  and (cross_user or m not in CROSS_USER_METRICS)
-                 and ((dependents and reads_events) or m not in DEPENDENT_METRICS))
+                 and ((dependents and reads_events) or m not in DEPENDENT_METRICS)
+                 and ((generator_5 and reads_events) or m not in FORGET_METRICS))
 
 
 def hit_classes(reads_events: bool) -> tuple[HitClass, ...]:
@@ -638,12 +688,13 @@ def hit_classes(reads_events: bool) -> tuple[HitClass, ...]:
 
 
 def kinds_for(reads_decoys: bool, reads_events: bool, cross_user: bool = False,
-              dependents: bool = False) -> list[str]:
+              dependents: bool = False, generator_5: bool = False) -> list[str]:
     """The by-kind keys a report carries, in order (see ``metric_names``)."""
     return [k for k in by_kind_for(reads_events)
             if (reads_decoys or (k not in DECOY_KINDS and k != "temporary"))
             and (cross_user or k not in CROSS_USER_KINDS)
-            and (dependents or k not in BY_KIND_DEPENDENTS)]
+            and (dependents or k not in BY_KIND_DEPENDENTS)
+            and (generator_5 or k not in ("forget", "redelivery"))]
 
 
 def is_shared(world: WorldProbes) -> bool:
@@ -670,6 +721,7 @@ def compute_metrics(
             raise ValueError(f"world seed {w.seed} has unscored hits; run score_world first")
     events = any(w.reads_events for w in worlds)
     deps = any(applies(w) for w in worlds)
+    v5 = any(reads_generator_5(w) for w in worlds)
     rows: list[tuple[ProbeRecord, dict[str, Outcome]]] = []
     shared = any(is_shared(w) for w in worlds)
     for w in worlds:
@@ -680,7 +732,7 @@ def compute_metrics(
     probes = [p for p, _ in rows]
     answerable = [p for p in probes if p.truth is not None]
     unanswerable = [p for p in probes if p.truth is None]
-    names = metric_names(reads_decoys, events, shared, deps)
+    names = metric_names(reads_decoys, events, shared, deps, v5)
 
     first_counts: dict[HitClass, int] = dict.fromkeys(hit_classes(events), 0)
     for p in answerable:
@@ -692,7 +744,7 @@ def compute_metrics(
         return {k: _rates((o for p, o in rows if p.truth is not None and key(p) == k), which)
                 for k in keys}
 
-    kinds = kinds_for(reads_decoys, events, shared, deps)
+    kinds = kinds_for(reads_decoys, events, shared, deps, v5)
     by_kind = by_kind_for(events)
     return MetricsBundle(
         metrics=_rates((o for _, o in rows), names),
@@ -714,6 +766,8 @@ def compute_metrics(
         first_hit_counts=first_counts,
         floor_sweep=_floor_sweep(answerable, unanswerable) if all(
             h.similarity is not None for p in probes for h in p.hits) else None,
+        by_evidence=grouped(lambda p: evidence_bucket(p.truth.evidence), EVIDENCE_BUCKETS,
+                            EVIDENCE_METRICS) if v5 else None,
         miss_stages=count_stages(worlds),
         perception_noise=pooled_noise(w.perception_noise for w in worlds),
     )

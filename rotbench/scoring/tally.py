@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from rotbench.scoring.metrics import (
     _CURRENT,
     CORE_METRICS,
+    EVIDENCE_BUCKETS,
+    EVIDENCE_METRICS,
     FLOORS,
     POISON_METRICS,
     FloorRow,
@@ -27,11 +29,13 @@ from rotbench.scoring.metrics import (
     _outcomes,
     applies,
     by_kind_for,
+    evidence_bucket,
     hit_classes,
     is_shared,
     kinds_for,
     lost_flags,
     metric_names,
+    reads_generator_5,
 )
 from rotbench.scoring.miss_stages import pooled_noise, question_stages, stage_order
 from rotbench.scoring.models import WorldProbes
@@ -41,8 +45,8 @@ PHRASINGS: tuple[str, ...] = ("initial", "transition", "restatement")
 """The phrasing breakdown's keys, in report order."""
 
 Key = tuple[str, object, str]
-"""(group, group key, metric): group 'all' (key None), 'channel', 'kind', 'day', 'attribute'
-or 'phrasing'."""
+"""(group, group key, metric): group 'all' (key None), 'channel', 'kind', 'day', 'attribute',
+'phrasing' or (generator 5) 'evidence'."""
 
 
 @dataclass
@@ -62,6 +66,9 @@ class MetricTally:
     """True once a shared store's world is tallied: the isolation metrics are reported."""
     dependents: bool = False
     """True once a generator-4 world is tallied: its figures are reported."""
+    generator_5: bool = False
+    """True once a generator-5 world is tallied: its figures and ``by_evidence`` are
+    reported."""
     numerators: Counter = field(default_factory=Counter)
     denominators: Counter = field(default_factory=Counter)
     days: set[int] = field(default_factory=set)
@@ -87,6 +94,7 @@ class MetricTally:
             self.reads_events = other.reads_events
         self.cross_user = self.cross_user or other.cross_user
         self.dependents = self.dependents or other.dependents
+        self.generator_5 = self.generator_5 or other.generator_5
         self.numerators.update(other.numerators)
         self.denominators.update(other.denominators)
         self.days |= other.days
@@ -103,7 +111,7 @@ class MetricTally:
 
     def __add__(self, other: MetricTally) -> MetricTally:
         out = MetricTally(self.reads_decoys, self.reads_events, self.cross_user,
-                          self.dependents)
+                          self.dependents, self.generator_5)
         out += self
         out += other
         return out
@@ -121,9 +129,9 @@ class MetricTally:
     def bundle(self) -> MetricsBundle:
         """The figures of the tallied worlds, exactly as ``compute_metrics`` gives them."""
         names = metric_names(self.reads_decoys, self.reads_events, self.cross_user,
-                             self.dependents)
+                             self.dependents, self.generator_5)
         kinds = kinds_for(self.reads_decoys, self.reads_events, self.cross_user,
-                          self.dependents)
+                          self.dependents, self.generator_5)
         by_kind = by_kind_for(self.reads_events)
         floor_sweep = [
             FloorRow(floor=f,
@@ -141,6 +149,8 @@ class MetricTally:
             by_phrasing={p: self._rates("phrasing", p, CORE_METRICS) for p in PHRASINGS},
             first_hit_counts={c: self.first[c] for c in hit_classes(self.reads_events)},
             floor_sweep=floor_sweep,
+            by_evidence={b: self._rates("evidence", b, EVIDENCE_METRICS)
+                         for b in EVIDENCE_BUCKETS} if self.generator_5 else None,
             miss_stages={stage: self.misses[stage]
                          for stage in stage_order(self.noise is not None)},
             perception_noise=self.noise,
@@ -152,11 +162,12 @@ def tally_world(world: WorldProbes, reads_decoys: bool = True) -> MetricTally:
     if not world.scored:
         raise ValueError(f"world seed {world.seed} has unscored hits; run score_world first")
     events = world.reads_events
-    out = MetricTally(reads_decoys, events, is_shared(world), applies(world))
+    out = MetricTally(reads_decoys, events, is_shared(world), applies(world),
+                      reads_generator_5(world))
     lost = lost_flags(world)
     out.misses.update(question_stages(world).values())
     out.noise = pooled_noise([world.perception_noise])
-    kinds = kinds_for(reads_decoys, events, out.cross_user, out.dependents)
+    kinds = kinds_for(reads_decoys, events, out.cross_user, out.dependents, out.generator_5)
     for i, p in enumerate(world.probes):
         truth = p.truth
         control = truth is not None and truth.attribute in world.controls_of(p.user)
@@ -179,6 +190,9 @@ def tally_world(world: WorldProbes, reads_decoys: bool = True) -> MetricTally:
         core = {m: outcomes[m] for m in CORE_METRICS}
         out._count("attribute", p.attribute, core)
         out._count("phrasing", truth.latest_phrasing, core)
+        bucket = evidence_bucket(truth.evidence) if out.generator_5 else None
+        if bucket is not None:
+            out._count("evidence", bucket, {m: outcomes[m] for m in EVIDENCE_METRICS})
         for c in CHANNELS:
             out._count("channel", c, _channel_outcomes(p, c))
         first = _first_value_bearing(sorted(p.hits, key=lambda h: h.rank))

@@ -2,6 +2,7 @@
 
 from rotbench.world.generators.base import GENERATOR_VERSION, WorldConfigError, generate_world
 from rotbench.world.generators.truth_v4 import truth_v4  # adds generator 4 to TRUTH_RULES
+from rotbench.world.generators.truth_v5 import truth_v5  # adds generator 5 to TRUTH_RULES
 from rotbench.world.invariants import PoolOverlapError, check_pools
 from rotbench.world.models import World
 
@@ -13,4 +14,5 @@ __all__ = [
     "check_pools",
     "generate_world",
     "truth_v4",
+    "truth_v5",
 ]

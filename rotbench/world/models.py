@@ -37,20 +37,25 @@ DECOY_KINDS: tuple[DecoyKind, ...] = ("other_person", "hypothetical", "negation"
 DECOY_KINDS_V3: tuple[DecoyKind, ...] = (*DECOY_KINDS, "temporary")
 """The decoy kinds of generator 3 (and the decoy breakdown of scorer v4)."""
 
-FactEvent = Literal["correction", "retraction", "scheduled", "member_add", "member_drop"]
+FactEvent = Literal["correction", "retraction", "scheduled", "member_add", "member_drop",
+                    "forget"]
 """What a generator-3 statement does beyond stating a value (see ``Fact.event``):
 
 - ``correction``: the value replaces one stated wrongly before (``Fact.corrects``); the
   wrong value never held;
 - ``retraction``: the value ends with no successor ("I sold the car and have none now");
 - ``scheduled``: the value takes effect on ``Fact.effective_day``, after it is said;
-- ``member_add`` / ``member_drop``: a member joins / leaves a set-valued attribute.
+- ``member_add`` / ``member_drop``: a member joins / leaves a set-valued attribute;
+- ``forget`` (generator 5): the user asks the assistant to forget the value (past tense;
+  the value was true, so it is not a retraction): from then on it must not be served in
+  any framing until the user states it again.
 """
 
 HardCase = Literal["late", "correction", "retraction", "scheduled", "temporary", "set",
-                   "successor", "contingent", "implied", "cascade", "relative_date"]
+                   "successor", "contingent", "implied", "cascade", "relative_date", "forget",
+                   "redelivery"]
 """The hard cases of generator 3, as they appear in ``Truth.cases``, then generator 4's
-(see ``rotbench.world.generators.truth_v4``)."""
+(see ``rotbench.world.generators.truth_v4``), then generator 5's (``truth_v5``)."""
 
 Tie = Literal["successor", "contingent", "implied"]
 """Generator 4: how a statement ties its attribute to a root attribute's value (see
@@ -70,7 +75,7 @@ Tense = Literal["present", "past"]
 Role = Literal["user", "assistant", "tool"]
 SessionKind = Literal[
     "intro", "change", "mention", "history", "noise", "relay", "tool_turn", "web_page", "decoy",
-    "correction", "retraction", "scheduled", "member", "filler",
+    "correction", "retraction", "scheduled", "member", "filler", "forget",
 ]
 
 
@@ -233,8 +238,13 @@ class Session(Additive):
     turns: list[Turn] = Field(description="For a web page: one 'tool' turn holding the page text.")
     facts: list[Fact] = Field(default_factory=list)
     delivered_day: DeliveredDay = None
+    redelivery_of: str | None = Field(
+        default=None, description="Generator 5, a re-delivered document: the URI of the "
+        "document it repeats unchanged (same turns, facts, written day and timestamp; its "
+        "own URI is that one plus '#redelivery'), delivered again after what it states "
+        "stopped being true.")
 
-    added_fields = ("delivered_day",)
+    added_fields = ("delivered_day", "redelivery_of")
 
     @property
     def arrival(self) -> int:
@@ -408,9 +418,22 @@ class Truth(Additive):
         default_factory=list, description="Generator 4: values stated under a root value "
         "that was later taken back; they went with it (listed in ``superseded`` too, so a "
         "hit serving one as current is stale).")
+    forgotten: list[str] = Field(
+        default_factory=list, description="Generator 5: values the user asked to have "
+        "forgotten and has not stated again since; none may be served in any framing "
+        "(``current`` is None while the forgotten value is the last one stated).")
+    redelivered: list[str] = Field(
+        default_factory=list, description="Generator 5, case ``redelivery``: the value of "
+        "a re-delivered document that is no longer true (superseded or corrected), while "
+        "that document is the last delivered own statement of the attribute.")
+    evidence: int | None = Field(
+        default=None, description="Generator 5: how many of the user's own statements of "
+        "``current`` were delivered by this day (a set: of its first member); None when "
+        "there is no current value, and in worlds of generators 1 to 4.")
 
     added_fields = ("decoys", "members", "added_members", "premature", "corrected",
-                    "retracted", "cases", "unknown_since", "previously", "cascaded")
+                    "retracted", "cases", "unknown_since", "previously", "cascaded",
+                    "forgotten", "redelivered", "evidence")
 
     @property
     def current_values(self) -> list[str]:

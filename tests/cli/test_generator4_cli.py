@@ -22,10 +22,12 @@ def test_generator_4_is_the_default_with_scorer_v5() -> None:
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--generator", "5"],
-     "rotbench: error: --generator: unknown generator '5' (available: 1, 2, 3, 4)"),
+    (["--generator", "6"],
+     "rotbench: error: --generator: unknown generator '6' (available: 1, 2, 3, 4, 5)"),
     (["--generator", "4", "--days", "20"], "rotbench: error: --days must be at least 30, got 20"),
     (["--days", "20"], "rotbench: error: --days must be at least 30, got 20"),
+    (["--generator", "5", "--days", "20"],
+     "rotbench: error: --days must be at least 30, got 20"),
 ])
 def test_bad_generator_input_fails_in_one_line_before_any_work(args, message,
                                                                tmp_path: Path) -> None:
@@ -36,11 +38,14 @@ def test_bad_generator_input_fails_in_one_line_before_any_work(args, message,
     assert not (tmp_path / "c").exists() and not (tmp_path / "r").exists()
 
 
-def test_world_command_refuses_generator_5_in_one_line() -> None:
-    result = runner.invoke(app, ["world", "--generator", "5"])
+@pytest.mark.parametrize(("args", "says"), [
+    (["--generator", "6"], "unknown generator '6'"),
+    (["--generator", "5", "--days", "20"], "days must be an integer from 30"),
+])
+def test_world_command_refuses_bad_generator_input_in_one_line(args, says) -> None:
+    result = runner.invoke(app, ["world", *args])
     assert result.exit_code != 0
-    assert len(result.output.strip().splitlines()) == 1 and "unknown generator '5'" in \
-        result.output
+    assert len(result.output.strip().splitlines()) == 1 and says in result.output
 
 
 def test_world_shows_the_new_kinds() -> None:

@@ -28,7 +28,7 @@ def world(request) -> World:
 
 def test_generator_3_is_released() -> None:
     """Generator 4 is the default since issue 33 (tests/world/test_generator4.py)."""
-    assert GENERATOR_VERSIONS == ("1", "2", "3", "4")
+    assert GENERATOR_VERSIONS == ("1", "2", "3", "4", "5")  # 5: opt-in (issue 53)
     assert RunSpec(generator="3").scorer_version == "v5"
     assert RunSpec(generator="2").scorer_version == "v3"
 
@@ -177,7 +177,7 @@ def test_volume_and_horizon() -> None:
     assert len(big.sessions) >= 900 and big.checkpoints[-1] == 360
     assert len([s for s in big.sessions if s.kind == "filler"]) >= 10 * 365 // 4
     assert small.volume == 1 and big.volume == 10
-    with pytest.raises(WorldConfigError, match="volume applies to generators 3 and 4 only"):
+    with pytest.raises(WorldConfigError, match="volume applies to generators 3 to 5 only"):
         generate_world(42, 90, "2", volume=3)
     with pytest.raises(WorldConfigError, match="volume must be an integer from 1 to 100"):
         generate_world(42, 90, "3", volume=0)

@@ -138,8 +138,8 @@ def test_too_short_and_unknown_generators_are_refused() -> None:
         "generator 4 needs --days 30 or more (two checkpoints; each new kind is asked five "
         "times or more from 90 days), got 20")
     assert days_problem("4", 30) is None and days_problem("3", 30) is None
-    with pytest.raises(WorldConfigError, match=r"unknown generator '5'"):
-        generate_world(42, generator="5")
+    with pytest.raises(WorldConfigError, match=r"unknown generator '6'"):
+        generate_world(42, generator="6")
 
 
 @pytest.mark.parametrize("days", [30, 45, 60, 75, 365])

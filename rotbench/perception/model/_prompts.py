@@ -534,7 +534,7 @@ def default_extract_prompt(generator_version: str | None) -> str:
     for generator 4, whose ties only it asks for."""
     if generator_version in ("1", "2"):
         return LEGACY_EXTRACT_PROMPT
-    if generator_version == "4":
+    if generator_version in ("4", "5"):
         return "extract-v4"
     return DEFAULT_EXTRACT_PROMPT
 

@@ -85,9 +85,9 @@ from rotbench.world.pools import (
     all_template_texts,
 )
 
-GENERATOR_VERSIONS: tuple[str, ...] = ("1", "2", "3", "4")
+GENERATOR_VERSIONS: tuple[str, ...] = ("1", "2", "3", "4", "5")
 """Released generator versions, oldest first (generator 3: ``generate_v3``; generator 4:
-``generate_v4``)."""
+``generate_v4``; generator 5, opt-in for now: ``generate_v5``)."""
 DEFAULT_GENERATOR = "4"
 GENERATOR_VERSION = DEFAULT_GENERATOR
 """The version ``generate_world`` (and ``rotbench run``/``world``) uses when none is given:
@@ -96,7 +96,7 @@ generator 4 since issue 33 (generator 3 from issue 21). Generators 1 to 3 stay
 MAX_VOLUME = 100
 """Largest ``volume`` (generator 3's filler multiplier)."""
 MIN_DAYS = 30
-MIN_DAYS_BY_GENERATOR: dict[str, int] = {"4": MIN_DAYS}
+MIN_DAYS_BY_GENERATOR: dict[str, int] = {"4": MIN_DAYS, "5": MIN_DAYS}
 """Shortest world per generator, where it is not ``MIN_DAYS``'s alone to say so. Generator
 4 builds from 30 days (two checkpoints), but asks about each new kind at five checkpoints
 or more, with three late documents, only from ``FULL_DAYS_V4`` days: a shorter world leaves
@@ -423,7 +423,7 @@ def generate_world(seed: int, days: int = 90, generator: str = DEFAULT_GENERATOR
                    volume: int = 1) -> World:
     """Build the world for ``seed`` over ``days`` simulated days with generator ``generator``.
 
-    ``volume`` (generators 3 and 4; 1 to ``MAX_VOLUME``) multiplies the filler sessions; the
+    ``volume`` (generators 3 to 5; 1 to ``MAX_VOLUME``) multiplies the filler sessions; the
     other generators accept only 1.
 
     Raises WorldConfigError when ``days`` is under 30 (a world needs two checkpoints so that a
@@ -442,6 +442,13 @@ def generate_world(seed: int, days: int = 90, generator: str = DEFAULT_GENERATOR
     if not isinstance(volume, int) or not 1 <= volume <= MAX_VOLUME:
         raise WorldConfigError(f"volume must be an integer from 1 to {MAX_VOLUME}, "
                                f"got {volume!r}")
+    if generator == "5":
+        from rotbench.world.generators.v5 import generate_v5
+        from rotbench.world.pools_v5 import all_template_texts_v5
+
+        _check_pools_once(tuple((a.key, tuple(a.pool)) for a in ATTRIBUTES),
+                          tuple(all_template_texts_v5()))
+        return generate_v5(seed, days, volume)
     if generator == "4":
         from rotbench.world.generators.v4 import generate_v4
         from rotbench.world.pools_v4 import all_template_texts_v4
@@ -457,7 +464,7 @@ def generate_world(seed: int, days: int = 90, generator: str = DEFAULT_GENERATOR
                           tuple(all_template_texts_v3()))
         return generate_v3(seed, days, volume)
     if volume != 1:
-        raise WorldConfigError(f"volume applies to generators 3 and 4 only (generator "
+        raise WorldConfigError(f"volume applies to generators 3 to 5 only (generator "
                                f"{generator} has no filler to multiply), got {volume}")
     return _generate_v1_v2(seed, days, generator)
 

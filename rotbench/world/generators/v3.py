@@ -96,7 +96,7 @@ NEAR_MISS_PER_CHECKPOINT = 2
 
 _KIND_ORDER = {k: i for i, k in enumerate((
     "intro", "change", "correction", "retraction", "scheduled", "member", "mention",
-    "history", "noise", "filler", "relay", "tool_turn", "web_page", "decoy"))}
+    "history", "noise", "filler", "relay", "tool_turn", "web_page", "decoy", "forget"))}
 
 
 def _rng(seed: int, days: int, volume: int, version: str = VERSION) -> random.Random:

@@ -21,5 +21,6 @@ def warm_texts(arm: str, generator: str) -> list[str]:
     on the paid arms: a model names the entities there)."""
     if arm != "oracle":
         return []
-    return sorted(set(oracle_texts(generator_3=generator in ("3", "4"),
-                                   generator_4=generator == "4")) | set(oracle_names()))
+    return sorted(set(oracle_texts(generator_3=generator in ("3", "4", "5"),
+                                   generator_4=generator in ("4", "5"),
+                                   generator_5=generator == "5")) | set(oracle_names()))

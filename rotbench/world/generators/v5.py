@@ -1,0 +1,275 @@
+"""Generator 5: generator 4's world plus mentions in passing and forget requests.
+
+A pure function of ``(seed, days, volume)`` like generator 4, built by generator 4's
+builder with its own random stream (``version = "5"``); every role of generator 4 is laid
+out as there, then:
+
+- **forget requests** (``forget``): the scheduled attribute, once its change has been asked
+  about, and both of the cascade's dependents, once the cascade has been asked about, are
+  each followed by a request to forget the value ("Please forget where I get my coffee.").
+  The fact is past tense with ``event='forget'``; the value is current no more, and nothing
+  restates it afterwards (the right answer from then on is an abstention).
+- **mentions in passing**: each single-valued attribute but the control gets a mention rate
+  per week from a Zipf law over a shuffled rank (``PASSING_TOP`` per week for the first,
+  ``PASSING_TOP / rank`` for the others, times a log-normal jitter): a few attributes come
+  up most weeks, most a handful of times, some once or never. Each mention restates the
+  value current on its written day in passing ("Grabbed a flat white at Kaffeehaus before
+  stand-up", ``pools_v5.PASSING``); about half ride on a chit-chat session of that day
+  (its user turn opens with the mention), the others are sessions of their own.
+
+- **re-delivered documents** (``redelivery``): the cascade's move, once taken back, and the
+  reversion's first change, once reverted, are delivered a second time, unchanged
+  (``Session.redelivery_of``), in the interval after the one that made them untrue.
+
+Mentions keep every case of generator 4 live: none falls in a hazard window (the question
+after a hard case is asked before the user restates it), the dependents of the root are
+mentioned only before the root changes (a contingent or implied one after its tie carries
+the same tie, with the tie's wording), the cascade's root and dependents not between the
+move and its correction, the root not after its late document arrives, and a value asked
+to be forgotten never.
+"""
+
+from __future__ import annotations
+
+import math
+
+from rotbench.world.generators.builder import INTRO_LAST_DAY, Draft, remark
+from rotbench.world.generators.v3 import _present, build
+from rotbench.world.generators.v4 import CASCADE_ROOT, DEP_ROOT, _BuilderV4, _tied
+from rotbench.world.models import Fact, Session, Turn, World
+from rotbench.world.pools import ATTRIBUTES
+from rotbench.world.pools_v3 import MULTI_VALUED
+from rotbench.world.pools_v4 import CONTINGENT, DEPENDENTS, IMPLIED
+from rotbench.world.pools_v5 import FORGET_ACKS, PASSING, forget_wordings
+
+VERSION = "5"
+PASSING_TOP = 0.9
+"""Mentions in passing per week of the attribute ranked first."""
+PASSING_JITTER = 0.35
+"""Sigma of the log-normal factor on each attribute's rate."""
+ON_CHITCHAT = 0.5
+"""Share of mentions that ride on a chit-chat session of their day (when there is one)."""
+SHORT_SPAN = 28
+"""Free days under which an attribute is ranked after the others for mentions."""
+FORGET_ROLES = ("scheduled", "cascade")
+"""Roles whose attributes get a forget request (the cascade: both its dependents)."""
+
+
+class _BuilderV5(_BuilderV4):
+    """Generator 4's builder with forget requests and mentions in passing (module text)."""
+
+    version = VERSION
+
+    def lay_out(self, roles: dict[str, str]) -> None:
+        """Generator 4's lay-out, then re-deliveries and mentions in passing."""
+        self.forgotten: dict[str, int] = {}
+        self.again: list[tuple[Draft, int]] = []
+        super().lay_out(roles)
+        self.redeliveries(roles)
+        self.passing(roles)
+
+    # ---- re-delivered documents -------------------------------------------------------
+
+    def redeliveries(self, roles: dict[str, str]) -> None:
+        """Two documents delivered a second time, unchanged, after what they state stopped
+        being true: the cascade's move once the move is taken back (the value was
+        corrected), and the reversion's earliest change to a value it does not end on that
+        fits, once reverted (the value was superseded). Each is a hazard (no own statement
+        from its day to the next checkpoint) on a day of the first interval after the
+        checkpoint that follows the undoing that has one, while its value is not current."""
+        reversion = next((k for k, r in roles.items() if r == "reversion"), None)
+        wanted = [(CASCADE_ROOT, "change", "correction")]
+        if reversion is not None:
+            wanted.append((reversion, "change", "change"))
+        for key, kind, undoing in wanted:
+            docs = sorted((d for d in self.drafts if d.kind == kind and d.delivered is None
+                           and any(f.attribute == key and f.tense == "present"
+                                   for f in d.facts)), key=lambda d: d.day)
+            undone = self._events(undoing, key)
+            final = self.value_at(key, self.days)
+            docs = [d for d in docs if self._stated(d, key) != final
+                    and any(t > d.day for t in undone)]
+            if not docs:
+                continue
+            for doc in docs:  # the earliest that fits
+                day = self._second_day(key, doc, undone)
+                if day is not None:
+                    break
+            if day is None:
+                continue
+            self.again.append((doc, day))
+            self.plan.hazard(key, day)
+
+    def _second_day(self, key: str, doc: Draft, undone: list[int]) -> int | None:
+        """The day ``doc`` (stating ``key``) is delivered again: a free day of the first
+        interval that has one after the checkpoint following its undoing, while its value
+        is not current (None: no such day)."""
+        value = self._stated(doc, key)
+        lo = self.plan.next_checkpoint(min(t for t in undone if t > doc.day))
+        for r in self.plan.intervals():
+            day = self.plan.pick(
+                [d for d in r if lo < d],
+                lambda d: self.plan.hazard_ok(key, d)
+                and self.value_at(key, d) not in (None, value))
+            if day is not None:
+                return day
+        return None
+
+    @staticmethod
+    def _stated(doc: Draft, key: str) -> str:
+        return next(f.value for f in doc.facts if f.attribute == key and f.tense == "present")
+
+    def sessions(self) -> list[Session]:
+        """Generator 3's sessions, plus each re-delivered document: the original's turns,
+        facts, written day and timestamp, under its URI plus ``#redelivery``, delivered on
+        its second day (in delivery order)."""
+        sessions = super().sessions()
+        copies = []
+        for doc, day in self.again:
+            original = next(s for s in sessions if s.day == doc.day and s.kind == doc.kind
+                            and s.turns == doc.turns and s.redelivery_of is None)
+            copies.append(original.model_copy(update={
+                "document_uri": original.document_uri + "#redelivery",
+                "delivered_day": day, "redelivery_of": original.document_uri}))
+        return sorted(sessions + copies, key=lambda s: (s.arrival, s.day, s.position,
+                                                        s.redelivery_of is not None))
+
+    def restatements(self, roles: dict[str, str]) -> None:
+        """The forget requests first (each after its attribute's last event), then generator
+        3's restatements, less any history line of a forgotten value after its request."""
+        self.forgets(roles)
+        super().restatements(roles)
+        self.drafts = [d for d in self.drafts if not any(
+            f.attribute in self.forgotten and d.day > self.forgotten[f.attribute]
+            and f.event != "forget" and f.value == self._forgotten_value(f.attribute)
+            for f in d.facts)]
+
+    # ---- forget requests ------------------------------------------------------------------
+
+    def _forgotten_value(self, key: str) -> str | None:
+        return self.value_at(key, self.forgotten[key] - 1)
+
+    def forgets(self, roles: dict[str, str]) -> None:
+        """A forget request for each attribute of a role of ``FORGET_ROLES``, in the first
+        interval after the checkpoint that follows the attribute's last statement (for a
+        cascade dependent: the correction of the root, too) with a free day, two checkpoints
+        or more before the end."""
+        if len(self.checkpoints) < 3:
+            return
+        for key, role in sorted((k, r) for k, r in roles.items() if r in FORGET_ROLES):
+            last = max(self.plan.statements[key], default=0)
+            if role == "cascade":
+                last = max(last, *self._events("correction", CASCADE_ROOT), 0)
+            after = self.plan.next_checkpoint(last)
+            for r in self.plan.intervals():
+                day = self.plan.pick(
+                    [d for d in r if after < d < self.checkpoints[-2]],
+                    lambda d, k=key: self.plan.hazard_ok(k, d) and self.plan.statement_ok(k, d))
+                if day is not None:
+                    break
+            value = self.value_at(key, day) if day is not None else None
+            if day is None or value is None:
+                continue
+            text = self.rng.choice(forget_wordings(key)).format(label=self._label(key))
+            self.drafts.append(Draft(day=day, kind="forget", turns=[
+                Turn(role="user", text=text),
+                Turn(role="assistant", text=self.rng.choice(FORGET_ACKS))], facts=[
+                Fact(turn=0, attribute=key, value=value, tense="past", event="forget")]))
+            self.plan.statement(key, day)
+            self.plan.hazard(key, day)
+            self.set_value(key, day, None, "restatement")
+            self.forgotten[key] = day
+
+    # ---- mentions in passing --------------------------------------------------------------
+
+    def rates(self, free: dict[str, list[int]]) -> dict[str, float]:
+        """Mentions per week of each attribute of ``free`` (key -> its free days): Zipf
+        over a shuffled rank, those free for less than ``SHORT_SPAN`` days ranked last (so
+        the attributes that come up most weeks can)."""
+        keys = list(free)
+        self.rng.shuffle(keys)
+        keys.sort(key=lambda k: len(free[k]) < SHORT_SPAN)
+        return {k: PASSING_TOP / rank * math.exp(self.rng.gauss(0.0, PASSING_JITTER))
+                for rank, k in enumerate(keys, start=1)}
+
+    def _events(self, kind: str, key: str, tied: bool | None = None) -> list[int]:
+        """Written days of ``kind`` drafts with a fact of ``key`` (``tied``: with a tie)."""
+        return sorted(d.day for d in self.drafts if d.kind == kind and any(
+            f.attribute == key and (tied is None or (f.depends_on is not None) == tied)
+            for f in d.facts))
+
+    def blocked(self, roles: dict[str, str]) -> dict[str, tuple[int, int] | None]:
+        """Per attribute, the days (from, to) no mention may fall on beyond the plan's
+        windows (None: none), so generator 4's cases stay live."""
+        out: dict[str, tuple[int, int] | None] = dict.fromkeys(roles)
+        end = self.days
+        t0 = (self._events("change", DEP_ROOT) or [end + 1])[0]
+        late = [d.arrival for d in self.drafts if d.delivered is not None
+                and any(f.attribute == DEP_ROOT for f in d.facts)]
+        if late:
+            out[DEP_ROOT] = (min(late), end)
+        for dep in DEPENDENTS[DEP_ROOT]:
+            out[dep] = (t0, end)
+        t1 = (self._events("change", CASCADE_ROOT) or [end + 1])[0]
+        t3 = (self._events("correction", CASCADE_ROOT) or [end])[-1]
+        out[CASCADE_ROOT] = (t1, t3)
+        for dep in DEPENDENTS[CASCADE_ROOT]:
+            t2 = (self._events("mention", dep, tied=True) or [t3])[0]
+            out[dep] = (t2, t3)
+        return out
+
+    def passing(self, roles: dict[str, str]) -> None:
+        """Each attribute's mentions in passing, on free days (see the module text)."""
+        weeks = max(1.0, (self.days - INTRO_LAST_DAY) / 7)
+        blocked = self.blocked(roles)
+        chitchat: dict[int, list[Draft]] = {}
+        for d in self.drafts:
+            if d.kind == "filler" and d.delivered is None:
+                chitchat.setdefault(d.day, []).append(d)
+        ties = {dep: self._events("mention", dep, tied=True) for dep in DEPENDENTS[DEP_ROOT]}
+        free: dict[str, list[int]] = {}
+        for a in ATTRIBUTES:
+            if a.key == MULTI_VALUED or roles.get(a.key) == "control":
+                continue
+            lo, hi = blocked.get(a.key) or (0, -1)
+            free[a.key] = [d for d in range(INTRO_LAST_DAY + 1, self.days + 1)
+                           if not lo <= d <= hi and self.plan.statement_ok(a.key, d)
+                           and self.value_at(a.key, d)]
+        for key, rate in self.rates(free).items():
+            n = int(round(rate * weeks))
+            days = free[key]
+            for day in sorted(self.rng.sample(days, min(n, len(days)))):
+                value = self.value_at(key, day)
+                assert value is not None
+                fact, text = self._passing_fact(key, value, day, roles, ties.get(key))
+                hosts = chitchat.get(day)
+                if hosts and self.rng.random() < ON_CHITCHAT:
+                    host = hosts.pop(self.rng.randrange(len(hosts)))
+                    user = host.turns[0]
+                    host.turns[0] = Turn(role=user.role, text=f"{text} {user.text}")
+                    host.facts = [*host.facts, fact]
+                else:
+                    self.drafts.append(remark(self.rng, day, "mention", text, [fact]))
+                self.plan.statement(key, day)
+
+    def _passing_fact(self, key: str, value: str, day: int, roles: dict[str, str],
+                      tie_days: list[int] | None) -> tuple[Fact, str]:
+        """The fact and text of one mention: in passing, or, for a contingent or implied
+        dependent after its tie, the tie restated in its own wording."""
+        tie = roles.get(key)
+        if tie in ("contingent", "implied") and tie_days and day > tie_days[0]:
+            root = self.value_at(DEP_ROOT, day)
+            assert root is not None
+            pool = CONTINGENT if tie == "contingent" else IMPLIED
+            text = self.rng.choice(pool[key]).format(root=root, v=value)
+            return _tied(key, value, DEP_ROOT, root, tie), text
+        return _present(key, value), self.rng.choice(PASSING[key]).format(v=value)
+
+
+def generate_v5(seed: int, days: int, volume: int) -> World:
+    """Generator 5's world for ``seed`` over ``days`` days with ``volume`` times the filler.
+
+    Inputs are checked by ``generate_world``. Sessions are listed in delivery order.
+    """
+    return build(_BuilderV5, seed, days, volume)
+
