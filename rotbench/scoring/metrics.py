@@ -86,6 +86,7 @@ from rotbench.scoring.dependents import (
 from rotbench.scoring.miss_stages import count_stages, pooled_noise
 from rotbench.scoring.models import HIT_CLASSES, HitClass, ProbeRecord, ScoredHit, WorldProbes
 from rotbench.scoring.scorer_v5 import serves_current
+from rotbench.scoring.scorer_v6 import is_current_answer
 from rotbench.scoring.wilson import wilson_interval
 from rotbench.world.models import CHANNELS, DECOY_KINDS, UNANSWERABLE_KINDS, Channel
 
@@ -420,8 +421,9 @@ def lost_flags(world: WorldProbes) -> dict[int, bool]:
 
 
 def _found_values(hits: list[ScoredHit]) -> set[str]:
-    """Values the hits serve (scorer v5 on: not those carried only framed as past)."""
-    return {v for h in hits if not h.framed_past for v in h.values}
+    """Values of the hits that serve the current value (scorer v5 on: not those carried only
+    framed as past; v6: nor those asserted beside another value of the slot)."""
+    return {v for h in hits if _recalls(h) for v in h.values}
 
 
 def _norm(value: str) -> str:
@@ -488,7 +490,7 @@ def _outcomes(
         out.update(dependent_outcomes(probe, hits, first))
     if truth.current is not None:
         out["recall_current_at_k"] = _flag(recall)
-        out["current_first"] = _flag(first_cls == "current")
+        out["current_first"] = _flag(first is not None and is_current_answer(first))
     if truth.changed:
         _first_and_anywhere(out, "stale", first_cls, classes,
                             "stale_over_current", "stale_retained_at_k")
