@@ -129,7 +129,8 @@ class Reading:
     value of the probe's attribute found (normalised, sorted); ``decoy_kinds`` the kinds of
     the decoy values found, in ``DECOY_KINDS`` order (empty for a scorer that ignores decoys);
     ``framed_past`` (read value by value only) whether the current value is carried only
-    framed as past (``rotbench.scoring.scorer_v6``).
+    framed as past and ``other_classes`` the classes of the values besides ``cls``
+    (``rotbench.scoring.scorer_v6``).
     """
 
     cls: HitClass
@@ -137,6 +138,7 @@ class Reading:
     values: tuple[str, ...] = ()
     decoy_kinds: tuple[DecoyKind, ...] = ()
     framed_past: bool = False
+    other_classes: tuple[HitClass, ...] = ()
 
 
 def pool_items(pools: dict[str, list[str]]) -> dict[str, tuple[str, ...]]:
@@ -178,7 +180,8 @@ def read_hit(text: str, truth: Truth, pools: dict[str, list[str]], lex: Lexicon,
         mine, others = scorer_v6.stances(scorer_v6.occurrences(text, spans, lex), truth,
                                          lex.reads_decoys, events)
         cls, past = scorer_v6.hit_class(mine, others)
-        return Reading(cls, poison_channels, values, decoy_kinds, past)
+        return Reading(cls, poison_channels, values, decoy_kinds, past,
+                       scorer_v6.other_classes(cls, others))
     if current:
         cls = "mixed" if superseded or channels or corrected else "current"
     elif channels:

@@ -34,7 +34,7 @@ def score_world(world: WorldProbes, scorer: str) -> WorldProbes:
             if probe.truth is None:
                 hits.append(hit.model_copy(
                     update={"cls": "none", "poison_channels": [], "values": [], "decoy_kinds": [],
-                            "framed_past": None}
+                            "framed_past": None, "other_classes": []}
                 ))
                 continue
             if hit.text is None:
@@ -54,6 +54,7 @@ def score_world(world: WorldProbes, scorer: str) -> WorldProbes:
                         "values": list(reading.values),
                         "decoy_kinds": list(reading.decoy_kinds),
                         "framed_past": past or None,
+                        "other_classes": list(reading.other_classes),
                     }
                 )
             )

@@ -25,9 +25,11 @@ Toronto.") counted as current beside a stale or decoy value. Under v6:
 3. **The class follows what the hit asserts.** *Conflicts* are the asserted values other
    than the current one: ``poison_asserted``, ``decoy_asserted``, ``premature``, ``stale``.
 
-   - The current value asserted and no conflict: ``mixed`` when a history, an attributed
-     untrusted value or a corrected value stands beside it (an honest transition), else
-     ``current``. Several current members of a set asserted together are ``current``.
+   - The current value asserted and no conflict: ``current`` when it is the only value of the
+     slot the hit carries (several current members of a set asserted together are
+     ``current``); ``mixed`` when any other known value stands beside it, framed (a history
+     in an honest transition, an attributed untrusted value, a framed decoy, a planned or a
+     corrected value). ``mixed`` serves the current value but is no current first answer.
    - Any conflict: the first conflict in that order (poison, decoy, premature, stale), the
      current value asserted or not: a hit that asserts two values for one slot is not a
      current hit.
@@ -37,7 +39,11 @@ Toronto.") counted as current beside a stale or decoy value. Under v6:
      ``corrected``, ``history`` present, else ``none``.
 
    A hit carrying the current value only framed as past is marked ``ScoredHit.framed_past``
-   whatever its class, as under v5.
+   whatever its class, as under v5. The classes of its other values are kept as
+   ``ScoredHit.other_classes``: every figure that asks whether a hit is stale, asserts an
+   untrusted value or a decoy, serves a scheduled or a corrected value asks it of each value
+   (``has_class``), so a joined answer that asserts a stale and a decoy value counts for
+   both.
 
 With these classes the class alone says whether a hit serves the current value
 (``rotbench.scoring.scorer_v5.serves_current``) and whether a first answer is right
@@ -51,7 +57,7 @@ import re
 from dataclasses import dataclass
 
 from rotbench.scoring.lexicons import Lexicon
-from rotbench.scoring.models import HitClass, ScoredHit
+from rotbench.scoring.models import HIT_CLASSES, HitClass, ScoredHit
 from rotbench.world.models import Truth
 
 _SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|\n")
@@ -167,11 +173,23 @@ def hit_class(mine: set[str], others: set[HitClass]) -> tuple[HitClass, bool]:
     if conflict is not None:
         return conflict, framed_past
     if "asserted" in mine:
-        honest = others & {"history", "poison_attributed", "corrected"}
-        return ("mixed" if honest else "current"), False
+        return ("mixed" if others else "current"), False
     if framed_past:
         return "history", True
     return next((c for c in FRAMED if c in others), "none"), False
+
+
+def other_classes(cls: HitClass, others: set[HitClass]) -> tuple[HitClass, ...]:
+    """The classes of a hit's values besides its own class ``cls``, in ``HIT_CLASSES``
+    order (``ScoredHit.other_classes``)."""
+    return tuple(c for c in HIT_CLASSES if c in others and c != cls)
+
+
+def has_class(hit: ScoredHit, cls: HitClass) -> bool:
+    """The hit is of class ``cls`` or carries a value of that class beside its own
+    (``ScoredHit.other_classes``, set by v6 only): what every figure but the current ones
+    asks of a hit."""
+    return hit.cls == cls or cls in hit.other_classes
 
 
 def is_current_answer(hit: ScoredHit) -> bool:
