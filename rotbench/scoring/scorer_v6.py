@@ -5,8 +5,9 @@ class whatever else the hit carried: "That was noted previously." appended to an
 every value in it as past, and a hit that joined several answers ("... is Winnipeg. ... is
 Toronto.") counted as current beside a stale or decoy value. Under v6:
 
-1. **Each value is read in its own place.** The text is cut into sentences (at ``.``, ``!``,
-   ``?`` or ``;`` followed by a space or the end, and at line breaks). Within a sentence the
+1. **Each value is read in its own place.** The text is cut into sentences (at ``.``, ``!``
+   or ``?`` followed by a space or the end, and at line breaks; not before a sentence that
+   opens by pointing back, "Did I mention my sister's phone? It's Pixel."). Within a sentence the
    values of the asked attribute form *runs*: values joined only by a list separator ("Finnish,
    Dutch and Welsh") share one reading. Each run is read (``Lexicon.is_past``,
    ``is_attributed``, ``is_framed``, ``is_future``) from its *scope*: the sentence from the end
@@ -21,7 +22,10 @@ Toronto.") counted as current beside a stale or decoy value. Under v6:
    untrusted value: ``poison_asserted`` or ``poison_attributed``. A decoy: ``decoy_asserted``
    or ``decoy_framed``. A scheduled value before its day: ``premature`` or ``planned``. A
    corrected value: ``corrected`` in any framing (as v4). A value occurring twice counts with
-   each of its stances.
+   each of its stances. A superseded value in the same sentence as the asserted current
+   value is ``history`` whatever its own framing: the sentence tells of the change ("Kakoune
+   replaced Geany as my code editor.", "No more Porto for me; my home city is Valparaiso
+   now.").
 3. **The class follows what the hit asserts.** *Conflicts* are the asserted values other
    than the current one: ``poison_asserted``, ``decoy_asserted``, ``premature``, ``stale``.
 
@@ -60,7 +64,8 @@ from rotbench.scoring.lexicons import Lexicon
 from rotbench.scoring.models import HIT_CLASSES, HitClass, ScoredHit
 from rotbench.world.models import Truth
 
-_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|\n")
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
+_BACK_REFERENCE = re.compile(r"\s*(?:it|that|this|they|theirs|his|hers|he|she)\b", re.IGNORECASE)
 _LIST_JOIN = re.compile(r"\s*(?:,|/|&)?\s*(?:(?:and|or)\s+)?", re.IGNORECASE)
 _BREAK = re.compile(r",|\s[-\u2013\u2014]\s|[\u2013\u2014(]|\b(?:and|but|while|whereas|though"
                     r"|although|then)\b", re.IGNORECASE)
@@ -89,9 +94,11 @@ def _framing(scope: str, lex: Lexicon) -> Framing:
 
 
 def _sentences(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int]]:
-    """(start, end) of each sentence of ``text``; a sentence end inside a value is none."""
+    """(start, end) of each sentence of ``text``; a sentence end inside a value is none, nor
+    is one before a sentence that opens by pointing back ("It's Pixel.")."""
     cuts = [m.end() for m in _SENTENCE_END.finditer(text)
-            if not any(s < m.start() < e for s, e, _ in spans)]
+            if not any(s < m.start() < e for s, e, _ in spans)
+            and not _BACK_REFERENCE.match(text, m.end())]
     bounds = [0, *cuts, len(text)]
     return [(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
 
@@ -105,12 +112,12 @@ def _split(between: str) -> tuple[str, str]:
 
 
 def occurrences(text: str, spans: list[tuple[int, int, str]],
-                lex: Lexicon) -> list[tuple[str, Framing]]:
+                lex: Lexicon) -> list[tuple[int, str, Framing]]:
     """Every value occurrence in ``spans`` (``(start, end, normalised value)`` of the asked
-    attribute's values in ``text``, in order) with the framing of its own scope (module
-    rule 1)."""
-    out: list[tuple[str, Framing]] = []
-    for start, end in _sentences(text, spans):
+    attribute's values in ``text``, in order) as (its sentence's number, the value, the
+    framing of its own scope) (module rule 1)."""
+    out: list[tuple[int, str, Framing]] = []
+    for number, (start, end) in enumerate(_sentences(text, spans)):
         inside = [s for s in spans if start <= s[0] and s[1] <= end]
         runs: list[list[tuple[int, int, str]]] = []
         for span in inside:
@@ -129,7 +136,7 @@ def occurrences(text: str, spans: list[tuple[int, int, str]],
                 right = _split(text[run[-1][1]:runs[i + 1][0][0]])[0]
             scope = left + text[run[0][0]:run[-1][1]] + right
             framing = _framing(scope, lex)
-            out.extend((value, framing) for _, _, value in run)
+            out.extend((number, value, framing) for _, _, value in run)
     return out
 
 
@@ -137,7 +144,7 @@ def _norm(value: str) -> str:
     return " ".join(value.split()).casefold()
 
 
-def stances(found: list[tuple[str, Framing]], truth: Truth,
+def stances(found: list[tuple[int, str, Framing]], truth: Truth,
             reads_decoys: bool, reads_events: bool) -> tuple[set[str], set[HitClass]]:
     """(stances of the current value: 'asserted' and/or 'past'; classes of the other values)
     for the occurrences ``found`` (module rule 2). Values the truth does not know are left
@@ -150,7 +157,8 @@ def stances(found: list[tuple[str, Framing]], truth: Truth,
     corrected = {_norm(v) for v in truth.corrected} if reads_events else set()
     mine: set[str] = set()
     others: set[HitClass] = set()
-    for value, f in found:
+    changes = {n for n, value, f in found if value in current and not f.past}
+    for number, value, f in found:
         if value in current:
             mine.add("past" if f.past else "asserted")
         elif value in poison:
@@ -162,7 +170,7 @@ def stances(found: list[tuple[str, Framing]], truth: Truth,
         elif value in corrected:
             others.add("corrected")
         elif value in superseded:
-            others.add("history" if f.past else "stale")
+            others.add("history" if f.past or number in changes else "stale")
     return mine, others
 
 
