@@ -6,8 +6,9 @@ every value in it as past, and a hit that joined several answers ("... is Winnip
 Toronto.") counted as current beside a stale or decoy value. Under v6:
 
 1. **Each value is read in its own place.** The text is cut into sentences (at ``.``, ``!``
-   or ``?`` followed by a space or the end, and at line breaks; not before a sentence that
-   opens by pointing back, "Did I mention my sister's phone? It's Pixel."). Within a sentence the
+   or ``?`` followed by a space or the end, and at line breaks; a sentence that opens by
+   pointing back and names a value joins the one before it: "Did I mention my sister's
+   phone? It's Pixel."). Within a sentence the
    values of the asked attribute form *runs*: values joined only by a list separator ("Finnish,
    Dutch and Welsh") share one reading. Each run is read (``Lexicon.is_past``,
    ``is_attributed``, ``is_framed``, ``is_future``) from its *scope*: the sentence from the end
@@ -94,13 +95,21 @@ def _framing(scope: str, lex: Lexicon) -> Framing:
 
 
 def _sentences(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int]]:
-    """(start, end) of each sentence of ``text``; a sentence end inside a value is none, nor
-    is one before a sentence that opens by pointing back ("It's Pixel.")."""
+    """(start, end) of each sentence of ``text``; a sentence end inside a value is none, and
+    a sentence that opens by pointing back and names a value ("It's Pixel.") joins the one
+    before it."""
     cuts = [m.end() for m in _SENTENCE_END.finditer(text)
-            if not any(s < m.start() < e for s, e, _ in spans)
-            and not _BACK_REFERENCE.match(text, m.end())]
+            if not any(s < m.start() < e for s, e, _ in spans)]
     bounds = [0, *cuts, len(text)]
-    return [(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
+    out: list[tuple[int, int]] = []
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        if b <= a:
+            continue
+        if out and _BACK_REFERENCE.match(text, a) and any(a <= s < b for s, _, _ in spans):
+            out[-1] = (out[-1][0], b)
+        else:
+            out.append((a, b))
+    return out
 
 
 def _split(between: str) -> tuple[str, str]:
