@@ -17,7 +17,8 @@ Toronto.") counted as current beside a stale or decoy value. Under v6:
    the part before the first break belongs to the earlier run and the rest to the later one;
    otherwise both read it. So "moved from Boston to Denver" reads Boston as past ("moved
    from Boston to") and Denver as present ("to Denver"), and a sentence that says nothing
-   about a value frames no value of another sentence.
+   about a value frames no value of another sentence. A value in a question ("Obsidian as
+   my project codename?") is framed: a question asserts nothing.
 2. **Each occurrence gets a stance.** A current value (every current member of a set):
    asserted, or framed as past. A superseded value: ``stale`` (asserted) or ``history``. An
    untrusted value: ``poison_asserted`` or ``poison_attributed``. A decoy: ``decoy_asserted``
@@ -59,7 +60,7 @@ same rule as recall.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rotbench.scoring.lexicons import Lexicon
 from rotbench.scoring.models import HIT_CLASSES, HitClass, ScoredHit
@@ -145,6 +146,8 @@ def occurrences(text: str, spans: list[tuple[int, int, str]],
                 right = _split(text[run[-1][1]:runs[i + 1][0][0]])[0]
             scope = left + text[run[0][0]:run[-1][1]] + right
             framing = _framing(scope, lex)
+            if text[start:end].rstrip().endswith("?"):  # a question asserts nothing
+                framing = replace(framing, framed=True)
             out.extend((number, value, framing) for _, _, value in run)
     return out
 

@@ -59,8 +59,9 @@ CASES = [  # (text, truth, class under v5, class under v6)
      "mixed", "stale"),
     ("The user lived in Boston previously, and now lives in Winnipeg.", CITY, "mixed",
      "mixed"),
-    # a sentence that points back keeps its framing
+    # a sentence that points back keeps its framing; a question asserts nothing
     ("Did I mention my sister's city? It's Lima.", CITY, "decoy_framed", "decoy_framed"),
+    ("Lima as my home city? Not a chance.", CITY, "decoy_framed", "decoy_framed"),
     # set-valued slots: several current members asserted together are one current answer
     ("The user's study languages are Finnish and Basque.", SET, "current", "current"),
     ("The user studies Finnish. The user also studies Basque.", SET, "current", "current"),
