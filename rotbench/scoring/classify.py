@@ -7,7 +7,8 @@ matches ("Rome" is not found in "Romeo"), while punctuation and hyphens delimit 
 ("Boston-based" carries "Boston"). A value of the probe's pool that the truth does not know
 (neither current, superseded nor an arrived untrusted value) is ignored.
 
-Precedence, first rule that applies (the scorer version only changes the lexicon):
+Precedence up to scorer v5, first rule that applies (v1-v5 only change the lexicon and, from
+v5, mark past-framed current hits):
 
 1. the current value is present: ``mixed`` if a superseded or untrusted value of the same
    attribute is also present (an honest transition, "moved from Boston to Denver"),
@@ -31,6 +32,9 @@ Precedence, first rule that applies (the scorer version only changes the lexicon
 
 "The current value" is every current member for a set-valued attribute (generator 3): any
 member present makes the hit ``current`` (or ``mixed``).
+
+Scorer v6 replaces this precedence: each value is read in its own sentence and the hit is
+classed by what it asserts (``read_hit(..., by_value=True)``, ``rotbench.scoring.scorer_v6``).
 """
 
 from __future__ import annotations

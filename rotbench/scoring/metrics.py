@@ -63,6 +63,15 @@ count for ``recall_current_at_k``, ``members_recall_at_k`` or ``control_recall_a
 ``current_lost`` and ``member_lost`` count the value as lost when such hits are all that carry
 it. ``current_first`` and the class counts are v4's.
 
+Scorer v6 (``figures == 'v6'``, the default for generator 3 and later) keeps every v5
+definition; what changes is the classes (``rotbench.scoring.scorer_v6``): each value is read
+in its own sentence, a hit carrying the current value only framed as past is ``history``, and
+one asserting another value of the slot beside the current one takes that value's class. A
+hit's other values keep their classes (``ScoredHit.other_classes``), and every figure that
+asks whether a hit (or the first value-bearing hit) is of a class other than ``current`` asks
+it of each value. Whether a first answer is right is ``scorer_v6.is_current_answer``, for
+every scorer.
+
 Two figures have no better direction (``CONTEXT_FIGURES``) and are read only beside the
 figure that explains them: ``poison_surfaced_at_k`` (an engine that keeps untrusted values
 under their source surfaces more of them than one that adopts them and lets them be
