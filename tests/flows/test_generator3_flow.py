@@ -1,7 +1,7 @@
 """Generator 3 end to end: one flow run (oracle arm, seeds 42 43 44, scorer v6 by default;
-every figure pinned here is the same under v4 and v5 but transcript-rag's decoy_asserted_at_k,
-1/103 under v5) of the reference engine (0.4.0; 0.5.0 the
-same), latest-wins, transcript-rag and the 20-line example engine, with every figure pinned
+every figure pinned here is the same under v4 and v5 but transcript-rag's
+decoy_asserted_at_k, 1/103 under v5) of the reference engine (0.4.0; 0.5.0 the same),
+latest-wins, transcript-rag and the 20-line example engine, with every figure pinned
 exactly (the engines table of docs/generator-3.md).
 
 The reference engine 0.3.0 failed several hard cases (supersession by arrival, retraction,

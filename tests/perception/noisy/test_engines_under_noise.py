@@ -90,9 +90,9 @@ def test_an_engine_of_raw_text_keeps_its_misses(tmp_path) -> None:
     world = generate_world(42, 90, "4")
     plan = world_plan(world, load_profile("typical"))
     embedder = Embedder(tmp_path, FAKE_MODEL_ID, encoder=hashing_encoder)
-    raw = score_world(probe_world(world, RawLines(world, embedder), 10), "v5")
+    raw = score_world(probe_world(world, RawLines(world, embedder), 10), "v6")
     assert not reads_claims(raw, plan)
     stages = count_stages([annotate(raw, plan, world)])
     assert stages["perception"] == 0 and sum(stages.values()) > 0
-    filed = score_world(probe_world(world, CorrectEngine(world, embedder), 10), "v5")
+    filed = score_world(probe_world(world, CorrectEngine(world, embedder), 10), "v6")
     assert reads_claims(filed, plan)
