@@ -211,7 +211,7 @@ class WorldProbes(Additive):
         description="Keys of the attributes that never change (empty in older reports).",
     )
     figures: str | None = Field(
-        default=None, description="'v4' or 'v5' when scored under a scorer that reads "
+        default=None, description="'v4', 'v5' or 'v6' when scored under a scorer that reads "
         "generator 3's events (its figures follow that version's definitions, "
         "``rotbench.scoring.scorers``); None otherwise.")
     users: list[UserEntry] = Field(
