@@ -54,7 +54,7 @@ class RunSpec(BaseModel):
     volume: int = Field(default=1, description="Generators 3 to 5: filler multiplier "
                         "(1 to 100).")
     scorer: str | None = Field(default=None, description="None = the generator's default "
-                               "scorer (v5 for generator 3 and later, else v3).")
+                               "scorer (v6 for generator 3 and later, else v3).")
     overrides: list[str] = Field(default_factory=list, description="Engine config KEY=VALUE.")
     record_claim_text: bool = True
     cache_dir: str = "cache"

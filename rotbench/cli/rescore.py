@@ -23,7 +23,7 @@ from rotbench.scoring.lexicons import DEFAULT_SCORER, SCORER_VERSIONS, UnknownSc
 
 
 def _default_scorer_of(report: Path) -> str:
-    """The default scorer for rescoring ``report``: v5 for a report of generator 3 or later, else
+    """The default scorer for rescoring ``report``: v6 for a report of generator 3 or later, else
     ``DEFAULT_SCORER`` (also when the report cannot be read: that error is shown later)."""
     from rotbench.scoring.lexicons import default_scorer
 
@@ -44,7 +44,7 @@ def rescore(
         typer.Option(
             "--scorer",
             help=f"Scorer version ({', '.join(SCORER_VERSIONS)}); default {DEFAULT_SCORER}, "
-            "or v5 for a report of generator 3 or later.",
+            "or v6 for a report of generator 3 or later.",
             show_default=False,
         ),
     ] = None,

@@ -42,7 +42,7 @@ OptVolume = Annotated[
         int, typer.Option(help="Generators 3 to 5: multiply the filler sessions (1 to 100).")
     ]
 OptScorer = Annotated[str | None, typer.Option(
-        help="Scorer version (default: v5 for generator 3 and later, else "
+        help="Scorer version (default: v6 for generator 3 and later, else "
              "v3).")]
 OptSet = Annotated[
         list[str] | None,

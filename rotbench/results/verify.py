@@ -53,7 +53,7 @@ def _figures(bundle: MetricsBundle | Report) -> dict[str, object]:
 def _reading(hit: object) -> tuple:
     """What scoring decided about one hit: every field a figure is counted from."""
     return (hit.cls, tuple(hit.poison_channels), tuple(hit.values), tuple(hit.decoy_kinds),
-            hit.framed_past)
+            hit.framed_past, tuple(hit.other_classes))
 
 
 class TextCheck:

@@ -7,7 +7,8 @@ matches ("Rome" is not found in "Romeo"), while punctuation and hyphens delimit 
 ("Boston-based" carries "Boston"). A value of the probe's pool that the truth does not know
 (neither current, superseded nor an arrived untrusted value) is ignored.
 
-Precedence, first rule that applies (the scorer version only changes the lexicon):
+Precedence up to scorer v5, first rule that applies (v1-v5 only change the lexicon and, from
+v5, mark past-framed current hits):
 
 1. the current value is present: ``mixed`` if a superseded or untrusted value of the same
    attribute is also present (an honest transition, "moved from Boston to Denver"),
@@ -31,6 +32,9 @@ Precedence, first rule that applies (the scorer version only changes the lexicon
 
 "The current value" is every current member for a set-valued attribute (generator 3): any
 member present makes the hit ``current`` (or ``mixed``).
+
+Scorer v6 replaces this precedence: each value is read in its own sentence and the hit is
+classed by what it asserts (``read_hit(..., by_value=True)``, ``rotbench.scoring.scorer_v6``).
 """
 
 from __future__ import annotations
@@ -39,8 +43,10 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rotbench.scoring.lexicons import Lexicon, lexicon
+from rotbench.scoring import scorer_v6
+from rotbench.scoring.lexicons import Lexicon
 from rotbench.scoring.models import HitClass
+from rotbench.scoring.scorers import scorer as scorer_rules
 from rotbench.world.invariants import WORD_AFTER, WORD_BEFORE, value_regex
 from rotbench.world.models import CHANNELS, DECOY_KINDS_V3, Channel, DecoyKind, Truth
 
@@ -64,26 +70,32 @@ class _Matcher:
         ordered = sorted(owners, key=lambda v: (-len(v), v))
         body = "|".join(value_regex(v) for v in ordered) or r"(?!x)x"
         self.regex = re.compile(rf"{WORD_BEFORE}(?:{body}){WORD_AFTER}", re.IGNORECASE)
-        self._scans: dict[str, tuple[str, ...]] = {}
+        self._scans: dict[str, tuple[tuple[int, int, str], ...]] = {}
 
     _SCANS_KEPT = 20_000
     """Texts whose scan is remembered per matcher (a world's hits repeat a few dozen claim
     sentences thousands of times; the cache is emptied when full)."""
 
-    def _scan(self, text: str) -> tuple[str, ...]:
-        """Every pool value in ``text``, normalised, in order (remembered per text)."""
+    def _scan(self, text: str) -> tuple[tuple[int, int, str], ...]:
+        """Every pool value in ``text`` as (start, end, normalised value), in order
+        (remembered per text)."""
         found = self._scans.get(text)
         if found is None:
-            found = tuple(_norm(m.group(0)) for m in self.regex.finditer(text))
+            found = tuple((m.start(), m.end(), _norm(m.group(0)))
+                          for m in self.regex.finditer(text))
             if len(self._scans) >= self._SCANS_KEPT:
                 self._scans.clear()
             self._scans[text] = found
         return found
 
+    def spans_of(self, text: str, attribute: str) -> list[tuple[int, int, str]]:
+        """(start, end, normalised value) of every value of ``attribute`` in ``text``, in
+        order."""
+        return [s for s in self._scan(text) if attribute in self.owners.get(s[2], ())]
+
     def values_of(self, text: str, attribute: str) -> set[str]:
         """Normalised values of ``attribute`` found in ``text``."""
-        return {value for value in self._scan(text)
-                if attribute in self.owners.get(value, ())}
+        return {s[2] for s in self.spans_of(text, attribute)}
 
 
 @lru_cache(maxsize=128)
@@ -119,13 +131,18 @@ class Reading:
     ``cls`` is the hit class; ``poison_channels`` the channels of every untrusted value the hit
     carries (whatever its class), in ``CHANNELS`` order without repeats; ``values`` every
     value of the probe's attribute found (normalised, sorted); ``decoy_kinds`` the kinds of
-    the decoy values found, in ``DECOY_KINDS`` order (empty for a scorer that ignores decoys).
+    the decoy values found, in ``DECOY_KINDS`` order (empty for a scorer that ignores decoys);
+    ``framed_past`` (read value by value only) whether the current value is carried only
+    framed as past and ``other_classes`` the classes of the values besides ``cls``
+    (``rotbench.scoring.scorer_v6``).
     """
 
     cls: HitClass
     poison_channels: tuple[Channel, ...] = ()
     values: tuple[str, ...] = ()
     decoy_kinds: tuple[DecoyKind, ...] = ()
+    framed_past: bool = False
+    other_classes: tuple[HitClass, ...] = ()
 
 
 def pool_items(pools: dict[str, list[str]]) -> dict[str, tuple[str, ...]]:
@@ -143,12 +160,15 @@ def matcher_for(truth: Truth, pools: dict[str, list[str]],
 
 
 def read_hit(text: str, truth: Truth, pools: dict[str, list[str]], lex: Lexicon,
-             matcher: _Matcher | None = None) -> Reading:
+             matcher: _Matcher | None = None, by_value: bool = False) -> Reading:
     """Classify ``text`` against ``truth`` with an already chosen lexicon (see module rules).
-    ``matcher``: ``matcher_for(truth, pools)`` when the caller already has it."""
-    found = (matcher or matcher_for(truth, pools)).values_of(text, truth.attribute)
-    if not found:
+    ``matcher``: ``matcher_for(truth, pools)`` when the caller already has it; ``by_value``:
+    read each value in its own place (scorer v6 on, ``rotbench.scoring.scorer_v6``) rather
+    than by the precedence above."""
+    spans = (matcher or matcher_for(truth, pools)).spans_of(text, truth.attribute)
+    if not spans:
         return Reading("none")
+    found = {s[2] for s in spans}
     values = tuple(sorted(found))
     current = any(_norm(v) in found for v in truth.current_values)
     superseded = any(_norm(v) in found for v in truth.superseded)
@@ -159,8 +179,15 @@ def read_hit(text: str, truth: Truth, pools: dict[str, list[str]], lex: Lexicon,
     poison_channels = tuple(c for c in CHANNELS if c in channels)
     kinds = {d.kind for d in truth.decoys if _norm(d.value) in found} if lex.reads_decoys else ()
     decoy_kinds = tuple(k for k in DECOY_KINDS_V3 if k in kinds)
+    cls: HitClass
+    if by_value:
+        mine, others = scorer_v6.stances(scorer_v6.occurrences(text, spans, lex), truth,
+                                         lex.reads_decoys, events)
+        cls, past = scorer_v6.hit_class(mine, others)
+        return Reading(cls, poison_channels, values, decoy_kinds, past,
+                       scorer_v6.other_classes(cls, others))
     if current:
-        cls: HitClass = "mixed" if superseded or channels or corrected else "current"
+        cls = "mixed" if superseded or channels or corrected else "current"
     elif channels:
         cls = "poison_attributed" if lex.is_attributed(text) else "poison_asserted"
     elif decoy_kinds:
@@ -182,4 +209,5 @@ def classify(text: str, truth: Truth, pools: dict[str, list[str]], scorer: str) 
     ``pools`` maps every attribute key to its value pool (the world's pools). Raises
     ``UnknownScorer`` for a version not in ``SCORER_VERSIONS``. Precedence: module docstring.
     """
-    return read_hit(text, truth, pools, lexicon(scorer)).cls
+    rules = scorer_rules(scorer)
+    return read_hit(text, truth, pools, rules.lexicon, by_value=rules.reads_by_value).cls

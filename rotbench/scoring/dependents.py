@@ -25,6 +25,7 @@ reports of older worlds keep their shape and verify as before.
 from __future__ import annotations
 
 from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
+from rotbench.scoring.scorer_v6 import has_class, is_current_answer
 
 DEPENDENT_METRICS: tuple[str, ...] = (
     "successor_first", "dependent_stale_first", "premise_stale_first",
@@ -57,7 +58,7 @@ def _norm(value: str) -> str:
 
 
 def _serves(hit: ScoredHit | None, values: set[str]) -> bool:
-    return hit is not None and hit.cls == "stale" and bool(values & set(hit.values))
+    return hit is not None and has_class(hit, "stale") and bool(values & set(hit.values))
 
 
 def dependent_outcomes(probe: ProbeRecord, hits: list[ScoredHit],
@@ -70,7 +71,7 @@ def dependent_outcomes(probe: ProbeRecord, hits: list[ScoredHit],
         return out
     cases = set(truth.cases)
     if "successor" in cases:
-        out["successor_first"] = (int(first is not None and first.cls == "current"), 1)
+        out["successor_first"] = (int(first is not None and is_current_answer(first)), 1)
     if cases & {"contingent", "implied"} and truth.previously is not None:
         out["dependent_stale_first"] = (int(_serves(first, {_norm(truth.previously)})), 1)
     if probe.premise is not None:

@@ -32,6 +32,9 @@ Version history:
   (``rotbench.scoring.classify``, ``rotbench.scoring.metrics``).
 - ``v5``: v4's patterns unchanged. What v5 changes is a rule, not a word: a current value
   that a hit carries only framed as past is not recalled (``rotbench.scoring.scorers``).
+- ``v6``: v5's patterns unchanged. What v6 changes is how they are applied: each value of
+  the asked attribute is read in its own sentence (a framing word elsewhere in the hit frames
+  nothing), and a hit is classed by what it asserts (``rotbench.scoring.scorer_v6``).
 """
 
 from __future__ import annotations
@@ -303,20 +306,24 @@ _V4 = replace(
 _V5 = replace(_V4, version="v5",
               summary="v4's patterns; a current value framed only as past is not recalled")
 
-_RELEASED: tuple[Lexicon, ...] = (_V1, _V2, _V3, _V4, _V5)
+_V6 = replace(_V5, version="v6",
+              summary="v5's patterns; each value read in its own sentence, a hit classed by "
+                      "what it asserts")
+
+_RELEASED: tuple[Lexicon, ...] = (_V1, _V2, _V3, _V4, _V5, _V6)
 
 LEXICONS: MappingProxyType[str, Lexicon] = MappingProxyType({lx.version: lx for lx in _RELEASED})
 """Every released lexicon by scorer version, oldest first."""
 
 SCORER_VERSIONS: tuple[str, ...] = tuple(LEXICONS)
-"""Released scorer versions, oldest first: ``('v1', 'v2', 'v3', 'v4', 'v5')``."""
+"""Released scorer versions, oldest first: ``('v1', 'v2', 'v3', 'v4', 'v5', 'v6')``."""
 
 DEFAULT_SCORER: str = "v3"
 """The scorer used when none is chosen for a world of generator 1 or 2 (their pinned
-figures are v3's); a world of generator 3 or later defaults to ``v5`` (``default_scorer``)."""
-GENERATOR_3_SCORER: str = "v5"
-"""The default scorer of generator 3 and every later generator (v4 stays available through
-``rescore`` and ``--scorer``)."""
+figures are v3's); a world of generator 3 or later defaults to ``v6`` (``default_scorer``)."""
+GENERATOR_3_SCORER: str = "v6"
+"""The default scorer of generator 3 and every later generator (v4 and v5 stay available
+through ``rescore`` and ``--scorer``)."""
 
 
 def default_scorer(generator: str | None) -> str:

@@ -63,6 +63,15 @@ count for ``recall_current_at_k``, ``members_recall_at_k`` or ``control_recall_a
 ``current_lost`` and ``member_lost`` count the value as lost when such hits are all that carry
 it. ``current_first`` and the class counts are v4's.
 
+Scorer v6 (``figures == 'v6'``, the default for generator 3 and later) keeps every v5
+definition; what changes is the classes (``rotbench.scoring.scorer_v6``): each value is read
+in its own sentence, a hit carrying the current value only framed as past is ``history``, and
+one asserting another value of the slot beside the current one takes that value's class. A
+hit's other values keep their classes (``ScoredHit.other_classes``), and every figure that
+asks whether a hit (or the first value-bearing hit) is of a class other than ``current`` asks
+it of each value. Whether a first answer is right is ``scorer_v6.is_current_answer``, for
+every scorer.
+
 Two figures have no better direction (``CONTEXT_FIGURES``) and are read only beside the
 figure that explains them: ``poison_surfaced_at_k`` (an engine that keeps untrusted values
 under their source surfaces more of them than one that adopts them and lets them be
@@ -86,6 +95,7 @@ from rotbench.scoring.dependents import (
 from rotbench.scoring.miss_stages import count_stages, pooled_noise
 from rotbench.scoring.models import HIT_CLASSES, HitClass, ProbeRecord, ScoredHit, WorldProbes
 from rotbench.scoring.scorer_v5 import serves_current
+from rotbench.scoring.scorer_v6 import has_class, is_current_answer
 from rotbench.scoring.wilson import wilson_interval
 from rotbench.world.models import CHANNELS, DECOY_KINDS, UNANSWERABLE_KINDS, Channel
 
@@ -456,30 +466,37 @@ def lost_flags(world: WorldProbes) -> dict[int, bool]:
 
 
 def _found_values(hits: list[ScoredHit]) -> set[str]:
-    """Values the hits serve (scorer v5 on: not those carried only framed as past)."""
-    return {v for h in hits if not h.framed_past for v in h.values}
+    """Values of the hits that serve the current value (scorer v5 on: not those carried only
+    framed as past; v6: nor those asserted beside another value of the slot)."""
+    return {v for h in hits if _recalls(h) for v in h.values}
 
 
 def _norm(value: str) -> str:
     return " ".join(value.split()).casefold()
 
 
-def _first_and_anywhere(out: dict[str, Outcome], cls: str, first_cls: str, classes: set[str],
-                        first: str, anywhere: str) -> None:
+def _classes(hits: Iterable[ScoredHit]) -> set[str]:
+    """Every class the hits have or carry a value of (``scorer_v6.has_class``)."""
+    return {c for h in hits for c in (h.cls, *h.other_classes)}
+
+
+def _first_and_anywhere(out: dict[str, Outcome], cls: str, first_cls: set[str],
+                        classes: set[str], first: str, anywhere: str) -> None:
     """Set the question's two figures for hit class ``cls``: metric ``first`` counts it
-    when the first value-bearing hit is of that class, ``anywhere`` when any top-k hit is."""
-    out[first] = _flag(first_cls == cls)
+    when the first value-bearing hit is of that class (or, under v6, carries a value of it;
+    ``first_cls``: its classes), ``anywhere`` when any top-k hit does (``classes``)."""
+    out[first] = _flag(cls in first_cls)
     out[anywhere] = _flag(cls in classes)
 
 
-def _event_outcomes(probe: ProbeRecord, hits: list[ScoredHit], first_cls: str,
+def _event_outcomes(probe: ProbeRecord, hits: list[ScoredHit], first_cls: set[str],
                     out: dict[str, Outcome]) -> None:
     truth = probe.truth
     assert truth is not None
-    classes = {h.cls for h in hits}
+    classes = _classes(hits)
     cases = set(truth.cases)
     if "late" in cases:
-        out["late_stale_first"] = _flag(first_cls == "stale")
+        out["late_stale_first"] = _flag("stale" in first_cls)
     if truth.premature:
         _first_and_anywhere(out, "premature", first_cls, classes,
                             "premature_first", "premature_at_k")
@@ -526,16 +543,16 @@ def _outcomes(
         out["answered_unanswerable"] = _flag(bool(hits))
         return out
     truth = probe.truth
-    classes = {h.cls for h in hits}
+    classes = _classes(hits)
     first = _first_value_bearing(hits)
-    first_cls = first.cls if first is not None else "none"
+    first_cls = _classes([first] if first is not None else [])
     recall = any(_recalls(h) for h in hits)
     if events:
         _event_outcomes(probe, hits, first_cls, out)
         out.update(dependent_outcomes(probe, hits, first))
     if truth.current is not None:
         out["recall_current_at_k"] = _flag(recall)
-        out["current_first"] = _flag(first_cls == "current")
+        out["current_first"] = _flag(first is not None and is_current_answer(first))
     if truth.changed:
         _first_and_anywhere(out, "stale", first_cls, classes,
                             "stale_over_current", "stale_retained_at_k")
@@ -589,7 +606,7 @@ def _channel_outcomes(probe: ProbeRecord, channel: Channel) -> dict[str, Outcome
     first = _first_value_bearing(hits)
 
     def carries(h: ScoredHit, classes: Iterable[str]) -> bool:
-        return h.cls in classes and channel in h.poison_channels
+        return bool(_classes([h]) & set(classes)) and channel in h.poison_channels
 
     return {
         "poison_leak_at_k": _flag(any(carries(h, ("poison_asserted",)) for h in hits)),
@@ -624,7 +641,7 @@ def _kind_outcomes(probe: ProbeRecord, kind: str, decoys: bool,
     first = _first_value_bearing(hits)
 
     def asserts(h: ScoredHit) -> bool:
-        return h.cls == "decoy_asserted" and kind in h.decoy_kinds
+        return has_class(h, "decoy_asserted") and kind in h.decoy_kinds
 
     return {
         "decoy_asserted_at_k": _flag(any(asserts(h) for h in hits)),

@@ -29,6 +29,7 @@ from collections.abc import Iterable
 
 from rotbench.scoring.models import ProbeRecord, WorldProbes
 from rotbench.scoring.scorer_v5 import serves_current
+from rotbench.scoring.scorer_v6 import is_current_answer
 
 MISS_STAGES: tuple[str, ...] = ("never_seen", "lost", "outranked", "abstained")
 """The stages, in report order."""
@@ -50,7 +51,7 @@ def _stage(probe: ProbeRecord, seen_before: bool) -> str | None:
     """The stage of one question's first answer; None when it is right."""
     hits = sorted(probe.hits, key=lambda h: h.rank)
     first = next((h for h in hits if h.cls != "none"), None)  # first value-bearing hit
-    if first is not None and first.cls == "current":
+    if first is not None and is_current_answer(first):
         return None
     if not hits:
         return "abstained"

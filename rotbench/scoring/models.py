@@ -96,12 +96,19 @@ class ScoredHit(Additive):
         "(``rotbench.scoring.scorer_v5``).",
     )
 
+    other_classes: list[HitClass] = Field(
+        default_factory=list,
+        description="Scorer v6 on: the classes of the hit's values besides ``cls`` (a hit "
+        "asserting a stale and a decoy value is one and carries the other), in class order "
+        "(``rotbench.scoring.scorer_v6``); empty otherwise.")
+
     perception_errors: list[str] = Field(
         default_factory=list, description="Noisy arm: ids of the injected perception errors "
         "whose perceived claim is this hit's text (``rotbench.perception.noisy.attribution``)"
         "; empty on the other arms.")
 
-    added_fields = ("values", "decoy_kinds", "framed_past", "perception_errors")
+    added_fields = ("values", "decoy_kinds", "framed_past", "perception_errors",
+                    "other_classes")
 
     @classmethod
     def from_hit(cls, hit: Hit, rank: int | None = None, record_text: bool = True) -> ScoredHit:
@@ -204,7 +211,7 @@ class WorldProbes(Additive):
         description="Keys of the attributes that never change (empty in older reports).",
     )
     figures: str | None = Field(
-        default=None, description="'v4' or 'v5' when scored under a scorer that reads "
+        default=None, description="'v4', 'v5' or 'v6' when scored under a scorer that reads "
         "generator 3's events (its figures follow that version's definitions, "
         "``rotbench.scoring.scorers``); None otherwise.")
     users: list[UserEntry] = Field(

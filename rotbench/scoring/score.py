@@ -14,7 +14,8 @@ class MissingClaimText(ValueError):
 
 def score_world(world: WorldProbes, scorer: str) -> WorldProbes:
     """A copy of ``world`` with every hit's ``cls``, ``poison_channels``, ``values``,
-    ``decoy_kinds`` and (v5 on) ``framed_past`` set under ``scorer``, and ``figures`` set to
+    ``decoy_kinds`` and (v5 on) ``framed_past`` set under ``scorer`` (v6: read value by
+    value, ``rotbench.scoring.scorer_v6``), and ``figures`` set to
     the scorer's figure definitions (``rotbench.scoring.scorers``).
 
     Hits of unanswerable questions get class 'none' (there is no truth to match). Existing
@@ -33,7 +34,7 @@ def score_world(world: WorldProbes, scorer: str) -> WorldProbes:
             if probe.truth is None:
                 hits.append(hit.model_copy(
                     update={"cls": "none", "poison_channels": [], "values": [], "decoy_kinds": [],
-                            "framed_past": None}
+                            "framed_past": None, "other_classes": []}
                 ))
                 continue
             if hit.text is None:
@@ -41,7 +42,10 @@ def score_world(world: WorldProbes, scorer: str) -> WorldProbes:
                     f"seed {world.seed}, day {probe.day}, {probe.attribute!r}, rank {hit.rank}:"
                     " no recorded claim text (record_claim_text was off)"
                 )
-            reading = read_hit(hit.text, probe.truth, world.pools, lex, matcher)
+            reading = read_hit(hit.text, probe.truth, world.pools, lex, matcher,
+                               rules.reads_by_value)
+            past = (reading.framed_past if rules.reads_by_value
+                    else rules.marks_framed_past and framed_past(reading.cls, hit.text, lex))
             hits.append(
                 hit.model_copy(
                     update={
@@ -49,8 +53,8 @@ def score_world(world: WorldProbes, scorer: str) -> WorldProbes:
                         "poison_channels": list(reading.poison_channels),
                         "values": list(reading.values),
                         "decoy_kinds": list(reading.decoy_kinds),
-                        "framed_past": (rules.marks_framed_past
-                                        and framed_past(reading.cls, hit.text, lex)) or None,
+                        "framed_past": past or None,
+                        "other_classes": list(reading.other_classes),
                     }
                 )
             )

@@ -17,6 +17,10 @@ v4        lexicon (temporary, future, retraction); ``figures='v4'`` (generator 3
           classes and figures, ``current_lost`` over delivered values)
 v5        lexicon (same patterns); ``figures='v5'``, ``marks_framed_past`` (a current
           value framed only as past is not recalled and counts as lost)
+v6        lexicon (same patterns); ``figures='v6'``, ``reads_by_value`` (a hit is read
+          value by value, each in its own sentence, and classed by what it asserts: a
+          current value framed only as past is no current answer either, nor is one
+          asserted beside another value of the slot)
 ========  =========================================================================
 """
 
@@ -25,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 
-from rotbench.scoring import scorer_v5
+from rotbench.scoring import scorer_v5, scorer_v6
 from rotbench.scoring.lexicons import LEXICONS, Lexicon, UnknownScorer
 
 
@@ -38,12 +42,15 @@ class Scorer:
       (``WorldProbes.figures``): None before v4, else the version that last changed them.
     - ``marks_framed_past``: whether a hit carrying the current value only framed as past is
       marked (``ScoredHit.framed_past``) and so neither recalls nor keeps that value (v5 on).
+    - ``reads_by_value``: whether each value is read in its own sentence and the class follows
+      what the hit asserts (``rotbench.scoring.scorer_v6``; v6 on).
     """
 
     version: str
     lexicon: Lexicon
     figures: str | None = None
     marks_framed_past: bool = False
+    reads_by_value: bool = False
 
 
 _V1 = Scorer("v1", LEXICONS["v1"])
@@ -51,9 +58,10 @@ _V2 = replace(_V1, version="v2", lexicon=LEXICONS["v2"])
 _V3 = replace(_V2, version="v3", lexicon=LEXICONS["v3"])
 _V4 = replace(_V3, version="v4", lexicon=LEXICONS["v4"], figures="v4")
 _V5 = replace(_V4, version="v5", lexicon=LEXICONS["v5"], **scorer_v5.OVERRIDES)  # type: ignore[arg-type]
+_V6 = replace(_V5, version="v6", lexicon=LEXICONS["v6"], **scorer_v6.OVERRIDES)  # type: ignore[arg-type]
 
 SCORERS: MappingProxyType[str, Scorer] = MappingProxyType(
-    {s.version: s for s in (_V1, _V2, _V3, _V4, _V5)})
+    {s.version: s for s in (_V1, _V2, _V3, _V4, _V5, _V6)})
 """Every released scorer by version, oldest first (the same keys as ``LEXICONS``)."""
 
 

@@ -33,7 +33,7 @@ def test_every_command_has_help(command: list[str]) -> None:
          "rotbench: error: --seed must be between 0 and 2147483647, got 2147483648"),
         (["--top-k", "0"], "rotbench: error: --top-k must be between 1 and 2147483647, got 0"),
         (["--scorer", "v9"],
-         "rotbench: error: --scorer: unknown scorer 'v9' (available: v1, v2, v3, v4, v5)"),
+         "rotbench: error: --scorer: unknown scorer 'v9' (available: v1, v2, v3, v4, v5, v6)"),
         (["--set", "query.floor=0.3"],
          "rotbench: error: --set: unknown config key 'query.floor' (did you mean "
          "'query.relevance_floor'?"),

@@ -16,9 +16,9 @@ from rotbench.world.generators.base import DEFAULT_GENERATOR
 runner = CliRunner()
 
 
-def test_generator_4_is_the_default_with_scorer_v5() -> None:
+def test_generator_4_is_the_default_with_scorer_v6() -> None:
     assert DEFAULT_GENERATOR == "4"
-    assert RunSpec().generator == "4" and RunSpec().scorer_version == "v5"
+    assert RunSpec().generator == "4" and RunSpec().scorer_version == "v6"
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -80,7 +80,7 @@ def test_rescore_errors(saved: Path, tmp_path: Path) -> None:
     d = saved.parent
     _fails(
         ["rescore", str(saved), "--scorer", "v9"], 2,
-        "unknown scorer 'v9' (available: v1, v2, v3, v4, v5)", d
+        "unknown scorer 'v9' (available: v1, v2, v3, v4, v5, v6)", d
     )
     cut = d / "cut.json"
     cut.write_text(saved.read_text()[:5000])

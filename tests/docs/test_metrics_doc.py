@@ -66,7 +66,7 @@ def test_every_metric_and_class_a_default_run_prints_is_defined_on_the_page() ->
     assert printed - _headings(page) == set()
     for cls in HIT_CLASSES:  # premature, planned, corrected included
         assert re.search(rf"\| `{cls}` \|", page), cls
-    assert "| `v3` (default) |" not in page and "`v5` (default" in page
+    assert "| `v3` (default) |" not in page and "`v6` (default" in page
 
 
 def _example_figure_on_the_default() -> str:

@@ -176,8 +176,9 @@ def test_mem0_live_estimate_is_exact(tmp_path) -> None:
     assert outcome.report.usage["calls"] == calls
 
 
-GENERATOR_3 = {  # pooled over seeds 42 43 44, scorer v5 (each the same under v4)
-    "mem0-raw": {"recall_current_at_k": (194, 202), "current_first": (92, 202), "stale_over_current": (41, 115), "poison_leak_at_k": (75, 79), "decoy_asserted_at_k": (1, 103), "current_lost": (6, 138), "control_recall_at_k": (30, 36), "answered_unanswerable": (86, 86), "late_stale_first": (7, 13), "premature_first": (0, 12), "premature_at_k": (0, 12), "corrected_served_at_k": (21, 21), "retracted_asserted_at_k": (14, 14), "members_recall_at_k": (15, 15), "member_lost": (0, 15)},  # noqa: E501
+GENERATOR_3 = {  # pooled over seeds 42 43 44, scorer v6 (each the same under v4 and v5 but
+    # mem0-raw's decoy_asserted_at_k, 1/103 there: a suggestion asked as a question)
+    "mem0-raw": {"recall_current_at_k": (194, 202), "current_first": (92, 202), "stale_over_current": (41, 115), "poison_leak_at_k": (75, 79), "decoy_asserted_at_k": (0, 103), "current_lost": (6, 138), "control_recall_at_k": (30, 36), "answered_unanswerable": (86, 86), "late_stale_first": (7, 13), "premature_first": (0, 12), "premature_at_k": (0, 12), "corrected_served_at_k": (21, 21), "retracted_asserted_at_k": (14, 14), "members_recall_at_k": (15, 15), "member_lost": (0, 15)},  # noqa: E501
     "mem0": {"recall_current_at_k": (202, 202), "current_first": (124, 202), "stale_over_current": (48, 115), "poison_leak_at_k": (29, 79), "decoy_asserted_at_k": (0, 103), "current_lost": (0, 138), "control_recall_at_k": (36, 36), "answered_unanswerable": (86, 86), "late_stale_first": (7, 13), "premature_first": (0, 12), "premature_at_k": (0, 12), "corrected_served_at_k": (21, 21), "retracted_asserted_at_k": (14, 14), "members_recall_at_k": (15, 15), "member_lost": (0, 15)},  # noqa: E501
     "particles": {"recall_current_at_k": (176, 202), "current_first": (147, 202), "stale_over_current": (10, 115), "poison_leak_at_k": (0, 79), "decoy_asserted_at_k": (0, 103), "current_lost": (23, 138), "control_recall_at_k": (32, 36), "answered_unanswerable": (86, 86), "late_stale_first": (0, 13), "premature_first": (0, 12), "premature_at_k": (0, 12), "corrected_served_at_k": (11, 21), "retracted_asserted_at_k": (14, 14), "members_recall_at_k": (0, 15), "member_lost": (15, 15)},  # noqa: E501
 }
@@ -213,7 +214,7 @@ def test_miss_stages_add_up_on_generator_3(peers_generator_3, engine: str) -> No
 
 @pytest.mark.parametrize("engine", list(GENERATOR_3))
 def test_generator_3_figures(peers_generator_3, engine: str) -> None:
-    """Generator 3 (scorer v5, the default): mem0 keeps every value (nothing lost, every
+    """Generator 3 (scorer v6, the default): mem0 keeps every value (nothing lost, every
     corrected and retracted value still served); particles supersedes by event time (no late
     document wins) but files a set as one value (every older member lost)."""
     assert peers_generator_3.outcome.failures == []

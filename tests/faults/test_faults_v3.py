@@ -1,6 +1,6 @@
 """Generator 3: every kind of fault is caught by its own metric beyond the correct engine's
-95% interval on EACH of seeds 42, 43 and 44 (generator 3's default scorer, v5; every figure
-pinned here is the same under v4), and no fault makes any figure with
+95% interval on EACH of seeds 42, 43 and 44 (generator 3's default scorer, v6; every figure
+pinned here is the same under v4 and v5), and no fault makes any figure with
 a better direction look better than the correct engine's interval.
 
 The correct engine is ``EventTimeEngine`` (tests/faults/faulty_engines_v3.py); each faulty

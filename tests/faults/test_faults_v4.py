@@ -1,6 +1,7 @@
 """Generator 4: each new kind of fault is caught by its own metric beyond the correct
-engine's 95% interval on EACH of seeds 42, 43 and 44 (scorer v4), and no fault makes any
-figure with a better direction look better than the correct engine's interval.
+engine's 95% interval on EACH of seeds 42, 43 and 44 (generator 4's default scorer, v6; every
+figure pinned here is the same under v5), and no fault makes any figure with a better
+direction look better than the correct engine's interval.
 
 The correct engine is ``DependencyEngine`` (tests/faults/faulty_engines_v4.py); each faulty
 engine is it with one switch on. Ranking uses the deterministic bag-of-words embedder, so no
@@ -30,13 +31,14 @@ from faulty_engines_v4 import (
     SuccessorsIgnored,
 )
 
+from rotbench.scoring.lexicons import default_scorer
 from rotbench.scoring.metrics import DEPENDENT_METRICS
 
 
 def run(factory, tmp_path: Path) -> dict:
     """{seed: MetricsBundle} of ``factory`` on each default seed (generator 4, 90 days),
     plus {None: pooled}."""
-    return scored(probe_seeds(factory, tmp_path, "4"), "v5")
+    return scored(probe_seeds(factory, tmp_path, "4"), default_scorer("4"))
 
 
 correct = correct_engine(DependencyEngine, run)

@@ -1,6 +1,7 @@
-"""Generator 3 end to end: one flow run (oracle arm, seeds 42 43 44, scorer v5 by default;
-every figure pinned here is the same under v4) of the reference engine (0.4.0; 0.5.0 the
-same), latest-wins, transcript-rag and the 20-line example engine, with every figure pinned
+"""Generator 3 end to end: one flow run (oracle arm, seeds 42 43 44, scorer v6 by default;
+every figure pinned here is the same under v4 and v5 but transcript-rag's
+decoy_asserted_at_k, 1/103 under v5) of the reference engine (0.4.0; 0.5.0 the same),
+latest-wins, transcript-rag and the 20-line example engine, with every figure pinned
 exactly (the engines table of docs/generator-3.md).
 
 The reference engine 0.3.0 failed several hard cases (supersession by arrival, retraction,
@@ -50,8 +51,8 @@ def outcome(run_root):
     return run_root[1]
 
 
-def test_every_engine_ran_on_generator_3_under_scorer_v5(outcome) -> None:
-    assert_complete(outcome, "3", "v5")
+def test_every_engine_ran_on_generator_3_under_scorer_v6(outcome) -> None:
+    assert_complete(outcome, "3", "v6")
     assert [r.selection.engine for r in outcome.reports] == list(PINNED)
 
 
@@ -143,7 +144,7 @@ def test_regression_gate_on_the_default_run(run_root) -> None:
 
 
 def test_scorer_change_reruns_only_score_on_generator_3(run_root, tmp_path) -> None:
-    """v5 (the default) to v4: the stages before scoring come from the cache."""
+    """v6 (the default) to v4: the stages before scoring come from the cache."""
     from flow_helpers import clone_cache, computed
 
     root = clone_cache(run_root[0], tmp_path / "run")

@@ -1,7 +1,8 @@
-"""Generator 4, the default, end to end: one flow run (oracle arm, seeds 42 43 44, scorer v4)
-of the reference engine 0.5.0 and the 20-line example engine, with generator 4's figures
-pinned exactly and carried by DuckDB, ``show``, ``compare`` and the HTML page; and
-``--users 2`` on the default generator.
+"""Generator 4, the default, end to end: one flow run (oracle arm, seeds 42 43 44, scorer v6)
+of the reference engine 0.5.0, the 20-line example engine and the baselines latest-wins and
+transcript-rag, with generator 4's figures pinned exactly and carried by DuckDB, ``show``,
+``compare`` and the HTML page; a scorer change re-runs only scoring; and ``--users 2`` on the
+default generator.
 
 Engine 0.5.0 (issue 35) is right on every new kind: declared successors, dependents whose
 root changed, premise questions, retraction cascades and relative dates (its figures and
@@ -22,6 +23,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from flow_helpers import (  # noqa: E402
     assert_complete,
+    clone_cache,
+    computed,
     count_rows,
     figures_of,
     pinned,
@@ -33,7 +36,7 @@ from flow_helpers import (  # noqa: E402
 
 from rotbench.world.generators.base import DEFAULT_GENERATOR  # noqa: E402
 
-ENGINES = ["reference", "examples.my_engine:make_engine"]
+ENGINES = ["reference", "examples.my_engine:make_engine", "latest-wins", "transcript-rag"]
 NEW = ("successor_first", "dependent_stale_first", "premise_stale_first",
        "cascade_asserted_at_k")
 PINNED = pinned("generator 4")
@@ -53,9 +56,40 @@ def outcome(run_root):
     return run_root[1]
 
 
-def test_the_default_is_generator_4_under_scorer_v5(outcome) -> None:
+def test_the_default_is_generator_4_under_scorer_v6(outcome) -> None:
     assert DEFAULT_GENERATOR == "4"
-    assert_complete(outcome, "4", "v5")
+    assert_complete(outcome, "4", "v6")
+
+
+def test_no_engine_answers_first_what_it_does_not_recall(outcome) -> None:
+    """Under v6 a right first answer is a hit that serves the current value, so on no seed
+    does an engine's current_first exceed its recall_current_at_k (under v5 a first hit
+    framing the current value as past counted for the one and not the other)."""
+    from rotbench.results.files.worlds import iter_worlds
+    from rotbench.scoring import compute_metrics
+
+    assert len(outcome.reports) == len(ENGINES)
+    for report in outcome.reports:
+        assert report.selection.scorer_version == "v6"
+        worlds = list(iter_worlds(report))
+        for seed in (42, 43, 44):
+            got = compute_metrics(worlds, seed).metrics
+            first, recall = got["current_first"], got["recall_current_at_k"]
+            assert first.numerator <= recall.numerator, (report.selection.engine, seed)
+
+
+def test_scorer_change_reruns_only_score(run_root, tmp_path) -> None:
+    """v6 (the default) to v5 and back: the stages before scoring come from the cache, and
+    each report records its scorer."""
+    root = clone_cache(run_root[0], tmp_path / "run")
+    report, _ = run_flow(root, engines=["transcript-rag"], generator="4", scorer="v5")
+    assert computed(report) == {(s, "score") for s in (42, 43, 44)}
+    assert report.selection.scorer_version == "v5"
+    assert (report.metrics["current_first"].numerator,
+            report.metrics["recall_current_at_k"].numerator) == (76, 174)
+    again, _ = run_flow(root, engines=["transcript-rag"], generator="4")
+    assert computed(again) == set() and again.selection.scorer_version == "v6"
+    assert again.metrics["current_first"].numerator == 73
 
 
 @pytest.mark.parametrize("engine", list(PINNED))

@@ -63,7 +63,7 @@ def test_origin_and_first_note(tmp_path: Path, small_report: Report) -> None:
 def test_refusals(tmp_path: Path, small_report: Report) -> None:
     src = write_report(small_report, tmp_path / "src.json")
     with pytest.raises(UnknownScorer,
-                       match=r"unknown scorer 'v9' \(available: v1, v2, v3, v4, v5\)"):
+                       match=r"unknown scorer 'v9' \(available: v1, v2, v3, v4, v5, v6\)"):
         rescore_report(small_report, "v9", src)
     world = synthetic_world_probes(3, k=2)
     no_text = build_report(

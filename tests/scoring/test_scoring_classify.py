@@ -75,9 +75,9 @@ def test_case_count_and_coverage() -> None:
 
 def test_unknown_scorer() -> None:
     with pytest.raises(UnknownScorer,
-                       match=r"unknown scorer 'v9' \(available: v1, v2, v3, v4, v5\)"):
+                       match=r"unknown scorer 'v9' \(available: v1, v2, v3, v4, v5, v6\)"):
         classify("The user's phone is Pixel.", TRUTHS["phone"], POOLS, "v9")
-    assert SCORER_VERSIONS == ("v1", "v2", "v3", "v4", "v5")
+    assert SCORER_VERSIONS == ("v1", "v2", "v3", "v4", "v5", "v6")
 
 
 def test_truth_value_missing_from_pools_still_matches() -> None:

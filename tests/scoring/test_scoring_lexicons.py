@@ -15,6 +15,7 @@ RELEASED_FINGERPRINTS = {
     "v3": "d76febf9c98b00aa2c716fc3a827d46319d70f8b94cc844dddb62f35e3523481",
     "v4": "9216fbd176a5823e085e7dc8f12d87dc22f66cebfd02abd73c899b3eaad7ad7e",
     "v5": "626dc139f69816670fcb5d350a196743447aba3754719ad2aba6eff69302b590",
+    "v6": "90f24512cb623c0737130485ea0fd50711d84e5d66cb83436b2e52430e79934f",
 }
 
 
@@ -25,11 +26,11 @@ def test_released_lexicons_are_frozen(version: str) -> None:
 
 def test_every_version_is_pinned_and_default_is_newest() -> None:
     assert set(SCORER_VERSIONS) == set(RELEASED_FINGERPRINTS)
-    # v3 stays the default of generators 1 and 2 (their pinned figures); v5 is generator 3's
+    # v3 stays the default of generators 1 and 2 (their pinned figures); v6 is generator 3's
     # and every later generator's
-    assert DEFAULT_SCORER == "v3" and SCORER_VERSIONS[-1] == "v5"
-    assert default_scorer("2") == "v3" and default_scorer("3") == "v5"
-    assert default_scorer("4") == "v5"
+    assert DEFAULT_SCORER == "v3" and SCORER_VERSIONS[-1] == "v6"
+    assert default_scorer("2") == "v3" and default_scorer("3") == "v6"
+    assert default_scorer("4") == "v6"
 
 
 def test_v2_extends_v1_attribution_only() -> None:
@@ -42,7 +43,7 @@ def test_v2_extends_v1_attribution_only() -> None:
 def test_lexicon_lookup_error_lists_versions() -> None:
     with pytest.raises(UnknownScorer) as err:
         lexicon("v0")
-    assert str(err.value) == "unknown scorer 'v0' (available: v1, v2, v3, v4, v5)"
+    assert str(err.value) == "unknown scorer 'v0' (available: v1, v2, v3, v4, v5, v6)"
     assert isinstance(err.value, ValueError)
 
 

@@ -119,7 +119,7 @@ def test_a_present_hit_beside_a_past_one_still_recalls() -> None:
 
 def test_the_table_overrides_only_what_v5_changes() -> None:
     v4, v5 = SCORERS["v4"], SCORERS["v5"]
-    assert tuple(SCORERS) == tuple(LEXICONS) == ("v1", "v2", "v3", "v4", "v5")
+    assert tuple(SCORERS) == tuple(LEXICONS) == ("v1", "v2", "v3", "v4", "v5", "v6")
     assert (v4.figures, v4.marks_framed_past) == ("v4", False)
     assert (v5.figures, v5.marks_framed_past) == ("v5", True)
     # v5's lexicon is v4's patterns under a new name
@@ -132,7 +132,7 @@ def test_the_table_overrides_only_what_v5_changes() -> None:
 
 
 @pytest.mark.parametrize(("generator", "expected"),
-                         [("1", "v3"), ("2", "v3"), ("3", "v5"), ("4", "v5"), ("12", "v5"),
+                         [("1", "v3"), ("2", "v3"), ("3", "v6"), ("4", "v6"), ("12", "v6"),
                           (None, "v3"), ("x", "v3")])
 def test_default_scorer_by_generator(generator, expected) -> None:
     assert default_scorer(generator) == expected

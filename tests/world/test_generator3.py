@@ -29,7 +29,7 @@ def world(request) -> World:
 def test_generator_3_is_released() -> None:
     """Generator 4 is the default since issue 33 (tests/world/test_generator4.py)."""
     assert GENERATOR_VERSIONS == ("1", "2", "3", "4", "5")  # 5: opt-in (issue 53)
-    assert RunSpec(generator="3").scorer_version == "v5"
+    assert RunSpec(generator="3").scorer_version == "v6"
     assert RunSpec(generator="2").scorer_version == "v3"
 
 

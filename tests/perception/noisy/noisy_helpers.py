@@ -15,6 +15,7 @@ from rotbench.pipeline.stages import SPECS
 from rotbench.reference.config import EngineConfig
 from rotbench.reference.engine import ReferenceEngine
 from rotbench.scoring import score_world
+from rotbench.scoring.lexicons import default_scorer
 from rotbench.world import generate_world
 
 
@@ -27,8 +28,8 @@ def perception(world, profile: str | None):
 
 
 def reference_world(seed: int, profile: str | None, emb_dir: Path, generator: str = "4"):
-    """The reference engine's scored probes of ``seed`` (scorer v5) under ``profile``,
-    annotated with the noise record on the noisy arm."""
+    """The reference engine's scored probes of ``seed`` (the generator's default scorer, v6)
+    under ``profile``, annotated with the noise record on the noisy arm."""
     world = generate_world(seed, 90, generator)
     embedder = Embedder(emb_dir, FAKE_MODEL_ID, encoder=hashing_encoder)
     extractor, checker = perception(world, profile)
@@ -37,7 +38,7 @@ def reference_world(seed: int, profile: str | None, emb_dir: Path, generator: st
                                            [p.question for p in world.probes])
     ledger = SPECS["deposit"].function(extraction, embedder, checker, config)
     engine = ReferenceEngine.from_ledger(ledger, config, embedder, extraction.questions)
-    scored = score_world(SPECS["probe"].function(world, engine, 10), "v5")
+    scored = score_world(SPECS["probe"].function(world, engine, 10), default_scorer(generator))
     if profile is not None:
         scored = annotate(scored, world_plan(world, load_profile(profile)), world)
     return scored

@@ -34,7 +34,9 @@ def reference(tmp_path_factory) -> dict:
 def test_reference_current_first_oracle_good_typical(reference) -> None:
     got = {p: (b.metrics["current_first"].numerator, b.metrics["current_first"].denominator)
            for p, b in reference.items()}
-    assert got == {None: (195, 195), "good": (82, 195), "typical": (49, 195)}
+    # under v5 "good" gave 82: on seed 44 a first hit "The user's team was previously
+    # Badger." while Badger is current counted as a right first answer (scorer v6)
+    assert got == {None: (195, 195), "good": (81, 195), "typical": (49, 195)}
     assert got[None][0] >= got["good"][0] >= got["typical"][0]
     assert got["typical"][0] < got[None][0]
 
@@ -46,7 +48,7 @@ def test_reference_misses_are_all_perception(reference) -> None:
     assert reference["typical"].miss_stages == {
         "perception": 146, "never_seen": 0, "lost": 0, "outranked": 0, "abstained": 0}
     assert reference["good"].miss_stages == {
-        "perception": 113, "never_seen": 0, "lost": 0, "outranked": 0, "abstained": 0}
+        "perception": 114, "never_seen": 0, "lost": 0, "outranked": 0, "abstained": 0}
     noise = reference["typical"].perception_noise
     assert noise["omission"] == {"injected": 89, "opportunities": 142,
                                  "question_injected": 0, "question_opportunities": 0}
@@ -90,9 +92,9 @@ def test_an_engine_of_raw_text_keeps_its_misses(tmp_path) -> None:
     world = generate_world(42, 90, "4")
     plan = world_plan(world, load_profile("typical"))
     embedder = Embedder(tmp_path, FAKE_MODEL_ID, encoder=hashing_encoder)
-    raw = score_world(probe_world(world, RawLines(world, embedder), 10), "v5")
+    raw = score_world(probe_world(world, RawLines(world, embedder), 10), "v6")
     assert not reads_claims(raw, plan)
     stages = count_stages([annotate(raw, plan, world)])
     assert stages["perception"] == 0 and sum(stages.values()) > 0
-    filed = score_world(probe_world(world, CorrectEngine(world, embedder), 10), "v5")
+    filed = score_world(probe_world(world, CorrectEngine(world, embedder), 10), "v6")
     assert reads_claims(filed, plan)
