@@ -43,6 +43,7 @@ from rotbench.scoring.metrics import (
     PoisonMetricName,
     Rate,
 )
+from rotbench.scoring.miss_stages import FamilyStages
 from rotbench.scoring.models import HitClass, UserScoped, WorldProbes
 from rotbench.world.models import Additive, Channel
 
@@ -230,6 +231,12 @@ class Report(_Strict):
         default=None, description="Wrong first answers (current_first's denominator minus "
         "its numerator) by stage: never_seen, lost, outranked, abstained "
         "(``rotbench.scoring.miss_stages``); None in reports written before it existed.")
+    family_miss_stages: dict[str, FamilyStages] | None = Field(
+        default=None, description="The other question families' wrong first answers by "
+        "stage: {family: {'questions': n, 'stages': {stage: count}}} for premise, "
+        "successor, cascade, retraction and dependent questions, those the worlds ask "
+        "(``rotbench.scoring.miss_stages``); left out while None (worlds that ask none, and "
+        "reports written before it).")
     perception_noise: dict[str, dict[str, int]] | None = Field(
         default=None, description="Noisy arm: per error kind, {'injected': n, "
         "'opportunities': m} summed over the worlds (``rotbench.perception.noisy``); None "
@@ -250,11 +257,13 @@ class Report(_Strict):
 
     @model_serializer(mode="wrap")
     def _omit_no_noise(self, handler: SerializerFunctionWrapHandler) -> dict:
-        """``perception_noise`` is left out while None, so other arms' reports read as
-        before it existed."""
+        """``perception_noise`` and ``family_miss_stages`` are left out while None, so
+        other arms' reports (and those of worlds that ask no such family) read as before
+        they existed."""
         data = handler(self)
-        if data.get("perception_noise", 0) is None:
-            del data["perception_noise"]
+        for name in ("perception_noise", "family_miss_stages"):
+            if data.get(name, 0) is None:
+                del data[name]
         return data
     embedded_worlds: list[WorldProbes] | None = Field(
         default=None,

@@ -33,7 +33,13 @@ from rotbench.scoring.metrics import (
     lost_flags,
     metric_names,
 )
-from rotbench.scoring.miss_stages import pooled_noise, question_stages, stage_order
+from rotbench.scoring.miss_stages import (
+    family_counts,
+    family_keys,
+    pooled_noise,
+    question_stages,
+    stage_order,
+)
 from rotbench.scoring.models import WorldProbes
 from rotbench.world.models import CHANNELS
 
@@ -74,6 +80,8 @@ class MetricTally:
     similar: bool = True
     misses: Counter = field(default_factory=Counter)
     """Wrong first answers per stage (``rotbench.scoring.miss_stages``)."""
+    family_misses: Counter = field(default_factory=Counter)
+    """The other families' questions per (family, stage or None when right)."""
     noise: dict | None = None
     """Noisy arm: injected errors and opportunities per kind, summed (else None)."""
 
@@ -98,6 +106,7 @@ class MetricTally:
         self.floor_current += other.floor_current
         self.similar = self.similar and other.similar
         self.misses.update(other.misses)
+        self.family_misses.update(other.family_misses)
         self.noise = pooled_noise([self.noise, other.noise])
         return self
 
@@ -143,6 +152,7 @@ class MetricTally:
             floor_sweep=floor_sweep,
             miss_stages={stage: self.misses[stage]
                          for stage in stage_order(self.noise is not None)},
+            family_miss_stages=family_counts(self.family_misses, self.noise is not None),
             perception_noise=self.noise,
         )
 
@@ -155,6 +165,7 @@ def tally_world(world: WorldProbes, reads_decoys: bool = True) -> MetricTally:
     out = MetricTally(reads_decoys, events, is_shared(world), applies(world))
     lost = lost_flags(world)
     out.misses.update(question_stages(world).values())
+    out.family_misses.update(family_keys(world))
     out.noise = pooled_noise([world.perception_noise])
     kinds = kinds_for(reads_decoys, events, out.cross_user, out.dependents)
     for i, p in enumerate(world.probes):

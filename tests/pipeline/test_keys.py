@@ -39,11 +39,11 @@ def test_keys_that_name_the_engine_follow_the_old_formula() -> None:
     assert keys.deposit_key(E, "oracle-checker-1", config) == h(
         E, "oracle-checker-1", config.stamp(DEPOSIT_SECTIONS), ENGINE_VERSION, DEFAULT_MODEL_ID)
     assert keys.probe_key(L, W, E, config, 5) == h(
-        L, W, E, config.stamp(QUERY_SECTIONS), 5, ENGINE_VERSION, DEFAULT_MODEL_ID, "probe/1")
+        L, W, E, config.stamp(QUERY_SECTIONS), 5, ENGINE_VERSION, DEFAULT_MODEL_ID, "probe/2")
     assert keys.world_key(42, "v3", 90, 5, "v3", config, "x1", "c1", ["ref@1", "mem0@1"]) == h(
         "world/1", 42, "v3", 90, 5, "v3", config.model_dump_json(), ENGINE_VERSION,
-        DEFAULT_MODEL_ID, "x1", "c1", "extract/1", "index/2", "probe/1", "score/1",
-        "ingest_probe/1", "ref@1", "mem0@1")
+        DEFAULT_MODEL_ID, "x1", "c1", "extract/1", "index/2", "probe/2", "score/1",
+        "ingest_probe/2", "ref@1", "mem0@1")
     assert keys.deposit_key(E, "oracle-checker-1", config) != keys.deposit_key(
         E, "oracle-checker-1", EngineConfig())
 

@@ -8,8 +8,13 @@
 - ``ProbeRecord.perception_errors``: the errors that leave the engine no intact way to the
   right answer (empty when it had one):
 
-  - the question's own misreading (``rotbench.perception.noisy.questions``);
-  - the current value's deciding claims, when every one of them was perturbed. They are the
+  - the question's own misreading (``rotbench.perception.noisy.questions``), when the
+    engine had the arm read question frames (``WorldProbes.questions_read``, counted from
+    its calls);
+  - when no current value reached the engine (``handed``: no perceived claim delivered by
+    the probe's day states a current value for the asked slot as the user's own fact, in
+    any tense), the errors that kept it away: the current value's deciding claims, when
+    every one of them was perturbed. They are the
     user's own present statements of a current value delivered by the probe's day since
     the last plain statement of another value (for a set, every statement of a current
     member; for a value that came back when a tie lapsed, its statements before the lapsed
@@ -27,10 +32,13 @@
 - ``WorldProbes.perception_noise``: the plan's injected errors and opportunities per kind.
 
 ``rotbench.scoring.miss_stages`` then files a wrong first answer under ``perception`` when
-its probe or its first value-bearing hit carries an error, unless the engine never served one
-of the arm's claims (it reads raw text, so the arm's errors never reached it); every other
-miss is the engine's own: it had an intact deciding claim and a correctly read question, and
-what it served was not a perturbed claim. The plan is recomputed from the world and the
+its probe carries an error, unless the engine never served one of the arm's claims (it reads
+raw text, so the arm's errors never reached it); every other miss is the engine's own. The
+rule reads only what the engine was handed (the perceived claims, and the question frames
+it asked for), the same for every engine: once a current value reached the engine as a
+claim of the asked slot, an engine that keeps what it is told can serve it, so a miss then
+is never perception's, whatever else the arm perturbed. A hit's errors say what a served
+claim went through; they decide no stage. The plan is recomputed from the world and the
 profile (it is pure), so the record needs no stage of its own and is the same in a cold run
 and a warm one.
 """
@@ -131,6 +139,55 @@ def deciding(stmts: list[Statement], values: set[str], day: int,
     return out, roots
 
 
+HANDED_MOODS: frozenset[str] = frozenset({"fact", "conditional"})
+"""Moods of a perceived claim that can give the asked slot a value (``handed``): a plain
+fact, or a declared successor (generator 4), which holds once its root changes."""
+
+
+def _norm(value: str) -> str:
+    return " ".join(value.split()).casefold()
+
+
+def endings(world: World) -> dict[str, list[tuple[tuple[str, int], int]]]:
+    """``{attribute: [(statement key, arrival day)]}``: the user's retractions (generator
+    3), keyed as ``Statement.key``."""
+    out: dict[str, list[tuple[tuple[str, int], int]]] = defaultdict(list)
+    for s in world.sessions:
+        for i, f in enumerate(sorted(s.facts, key=lambda f: f.turn)):
+            if f.event == "retraction" and f.decoy is None and f.channel is None:
+                out[f.attribute].append(((s.document_uri, i), s.arrival))
+    return out
+
+
+def handed_endings(plan: NoisePlan, world: World) -> dict[str, list[int]]:
+    """``{slot: [arrival day]}``: every perceived retraction of the user's own."""
+    arrival = {s.document_uri: s.arrival for s in world.sessions if s.kind != "web_page"}
+    out: dict[str, list[int]] = defaultdict(list)
+    for uri, drafts in plan.drafts.items():
+        for d in drafts:
+            if uri in arrival and d.slot is not None and d.event == "retraction" \
+                    and d.attribution == "own" and d.mood == "fact":
+                out[d.slot].append(arrival[uri])
+    return out
+
+
+def handed(plan: NoisePlan, world: World) -> dict[str, list[tuple[int, str]]]:
+    """``{slot: [(arrival day, normalised value)]}``: every perceived claim that states a
+    value for a slot as the user's own (attribution ``own``, a mood of ``HANDED_MOODS``,
+    any tense; not a retraction or a member drop), from a conversation (a web page is never
+    the user's fact), with the day its document reached the store."""
+    arrival = {s.document_uri: s.arrival for s in world.sessions if s.kind != "web_page"}
+    out: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    for uri, drafts in plan.drafts.items():
+        if uri not in arrival:
+            continue
+        for d in drafts:
+            if (d.slot is not None and d.mood in HANDED_MOODS and d.attribution == "own"
+                    and d.event not in ("retraction", "member_drop")):
+                out[d.slot].append((arrival[uri], _norm(d.value)))
+    return out
+
+
 class _Errors:
     """A world's claim errors, indexed for the per-probe questions."""
 
@@ -180,6 +237,16 @@ class _World:
         self.multi = {a.key for a in world.attributes if a.multi_valued}
         self.errors = _Errors(plan, {s.document_uri: s.day for s in world.sessions})
         self.questions = plan.question_errors if reads_questions else {}
+        self.handed = handed(plan, world)
+        self.endings = endings(world)
+        self.handed_endings = handed_endings(plan, world)
+        self.world = world
+
+    def reached(self, attribute: str, values: Iterable[str], day: int) -> bool:
+        """True when a perceived claim delivered by ``day`` states one of ``values`` for
+        ``attribute`` as the user's own (``handed``)."""
+        wanted = {_norm(v) for v in values}
+        return any(at <= day and v in wanted for at, v in self.handed.get(attribute, ()))
 
     def root_ids(self, root: str, value: str | None, day: int) -> list[str]:
         """The errors on the root's claims when all of them were perturbed by ``day``: its
@@ -194,10 +261,44 @@ class _World:
             claims, _ = deciding(stmts, {plain[-1].value}, day, root in self.multi)
         return self.errors.all_perturbed(root, claims, day)
 
+    def ended_ids(self, p: ProbeRecord) -> list[str]:
+        """A question whose value ended (no current value): the errors that kept the end
+        from the engine, when no perceived claim delivered by the probe's day told it. A
+        retraction: the errors on the user's retractions, when every one delivered was
+        perturbed. A dependent whose root changed (generator 4, ``Truth.unknown_since``):
+        the root's deciding claims, when no perceived claim gave the root its value of the
+        day and every one of them was perturbed."""
+        truth = p.truth
+        assert truth is not None and p.attribute is not None
+        if truth.retracted:
+            if any(at <= p.day for at in self.handed_endings.get(p.attribute, ())):
+                return []
+            ids: list[str] = []
+            for key, at in self.endings.get(p.attribute, ()):
+                if at <= p.day:
+                    got = [e.id for e in self.errors.at.get(key, ())]
+                    if not got:
+                        return []
+                    ids += got
+            return ids
+        if truth.unknown_since is None or truth.previously is None:
+            return []
+        roots = {st.root for st in self.stmts.get(p.attribute, [])
+                 if st.root is not None and st.value == truth.previously}
+        ids = []
+        for root in sorted(roots):
+            now = self.world.truth(root, p.day).current_values
+            if now and not self.reached(root, now, p.day):
+                ids += self.root_ids(root, None, p.day)
+        return ids
+
     def probe(self, p: ProbeRecord) -> ProbeRecord:
         """``p`` with its own and its hits' error ids."""
         ids = [e.id for e in self.questions.get(p.question, ())]
-        if p.truth is not None and p.attribute is not None:
+        if p.truth is not None and p.attribute is not None and not p.truth.current_values:
+            ids += self.ended_ids(p)
+        if (p.truth is not None and p.attribute is not None and p.truth.current_values
+                and not self.reached(p.attribute, p.truth.current_values, p.day)):
             claims, roots = deciding(self.stmts.get(p.attribute, []),
                                      set(p.truth.current_values), p.day,
                                      p.attribute in self.multi)
@@ -220,26 +321,23 @@ def reads_claims(world: WorldProbes, plan: NoisePlan) -> bool:
                for p in world.probes for h in p.hits)
 
 
-def annotate(probes: WorldProbes, plan: NoisePlan, world: World,
-             reads_questions: bool = True) -> WorldProbes:
+def annotate(probes: WorldProbes, plan: NoisePlan, world: World) -> WorldProbes:
     """``probes`` (the scored probes of ``world``) with its noisy-arm error record (see the
     module docstring). For an engine that never served a perceived claim (``reads_claims``
     False) no probe or hit carries an error: every miss of it stays its own;
-    ``perception_noise`` is recorded all the same. ``reads_questions`` False: the engine
-    never reads the arm's question frames (every built-in engine but the reference one), so
-    a misread question excuses none of its misses."""
+    ``perception_noise`` is recorded all the same. A misread question is among a probe's
+    errors only when the engine had questions read as frames (``probes.questions_read``,
+    counted from its calls; whatever engine it is)."""
     if not reads_claims(probes, plan):
         return probes.model_copy(update={"perception_noise": plan.counts()})
-    index = _World(world, plan, reads_questions)
+    index = _World(world, plan, bool(probes.questions_read))
     return probes.model_copy(update={"probes": [index.probe(p) for p in probes.probes],
                                      "perception_noise": plan.counts()})
 
 
-def annotated_worlds(spec, worlds: Iterable[WorldProbes],
-                     reads_questions: bool = True) -> Iterator[WorldProbes]:
+def annotated_worlds(spec, worlds: Iterable[WorldProbes]) -> Iterator[WorldProbes]:
     """``worlds`` of the noisy run ``spec``, each annotated with its plan (the world is
-    generated again from its seed: pure and cheap), one at a time; ``reads_questions`` as
-    for ``annotate``."""
+    generated again from its seed: pure and cheap), one at a time (``annotate``)."""
     from rotbench.perception.noisy.arm import run_profile
     from rotbench.perception.noisy.perception import world_plan
     from rotbench.world.generators.base import generate_world
@@ -247,7 +345,7 @@ def annotated_worlds(spec, worlds: Iterable[WorldProbes],
     profile = run_profile(spec)
     for w in worlds:
         world = generate_world(w.seed, spec.days, spec.generator, spec.volume)
-        yield annotate(w, world_plan(world, profile), world, reads_questions)
+        yield annotate(w, world_plan(world, profile), world)
 
 
 def split_line(miss_stages: dict[str, int] | None, noise: dict | None) -> str | None:
