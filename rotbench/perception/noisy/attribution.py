@@ -24,6 +24,10 @@
     said no earlier than the statement's value holds, was perceived wrong and so stands
     for another value (``DISPLACING``: a distorted value; or, on a statement of another
     value, a wrong check, an adopted decoy or relay, a flipped tense), which can retire it;
+  - a question with no current value (a retraction; a generator-4 dependent whose root
+    changed): when an ended value reached the engine as the user's present one and its end
+    did not (no perceived retraction; no perceived tie to the root, or no perceived claim of
+    the root's new value), the errors that kept the end away (``_World.ended_ids``);
   - on generator 4, when a deciding claim, or a later claim of another value whose tie
     lapsed, hangs on a root (``Fact.depends_on``): the root's deciding claims as of the
     day, when every one of them was perturbed (the root's change decides the dependent's
@@ -171,20 +175,33 @@ def handed_endings(plan: NoisePlan, world: World) -> dict[str, list[int]]:
     return out
 
 
-def handed(plan: NoisePlan, world: World) -> dict[str, list[tuple[int, str]]]:
-    """``{slot: [(arrival day, normalised value)]}``: every perceived claim that states a
-    value for a slot as the user's own (attribution ``own``, a mood of ``HANDED_MOODS``,
-    any tense; not a retraction or a member drop), from a conversation (a web page is never
-    the user's fact), with the day its document reached the store."""
+def handed_ties(plan: NoisePlan, world: World) -> dict[str, list[tuple[int, str]]]:
+    """``{slot: [(arrival day, normalised value)]}``: the perceived claims of ``handed`` that
+    carry their tie to a root (``ClaimDraft.depends_on``, generator 4)."""
     arrival = {s.document_uri: s.arrival for s in world.sessions if s.kind != "web_page"}
     out: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    for uri, drafts in plan.drafts.items():
+        for d in drafts:
+            if (uri in arrival and d.slot is not None and d.depends_on is not None
+                    and d.attribution == "own" and d.mood in HANDED_MOODS):
+                out[d.slot].append((arrival[uri], _norm(d.value)))
+    return out
+
+
+def handed(plan: NoisePlan, world: World) -> dict[str, list[tuple[int, str, bool]]]:
+    """``{slot: [(arrival day, normalised value, present tense)]}``: every perceived claim
+    that states a value for a slot as the user's own (attribution ``own``, a mood of
+    ``HANDED_MOODS``, any tense; not a retraction or a member drop), from a conversation (a
+    web page is never the user's fact), with the day its document reached the store."""
+    arrival = {s.document_uri: s.arrival for s in world.sessions if s.kind != "web_page"}
+    out: dict[str, list[tuple[int, str, bool]]] = defaultdict(list)
     for uri, drafts in plan.drafts.items():
         if uri not in arrival:
             continue
         for d in drafts:
             if (d.slot is not None and d.mood in HANDED_MOODS and d.attribution == "own"
                     and d.event not in ("retraction", "member_drop")):
-                out[d.slot].append((arrival[uri], _norm(d.value)))
+                out[d.slot].append((arrival[uri], _norm(d.value), d.tense == "present"))
     return out
 
 
@@ -240,13 +257,16 @@ class _World:
         self.handed = handed(plan, world)
         self.endings = endings(world)
         self.handed_endings = handed_endings(plan, world)
+        self.handed_ties = handed_ties(plan, world)
         self.world = world
 
-    def reached(self, attribute: str, values: Iterable[str], day: int) -> bool:
+    def reached(self, attribute: str, values: Iterable[str], day: int,
+                present: bool = False) -> bool:
         """True when a perceived claim delivered by ``day`` states one of ``values`` for
-        ``attribute`` as the user's own (``handed``)."""
+        ``attribute`` as the user's own (``handed``; ``present``: in the present tense)."""
         wanted = {_norm(v) for v in values}
-        return any(at <= day and v in wanted for at, v in self.handed.get(attribute, ()))
+        return any(at <= day and v in wanted and (now or not present)
+                   for at, v, now in self.handed.get(attribute, ()))
 
     def root_ids(self, root: str, value: str | None, day: int) -> list[str]:
         """The errors on the root's claims when all of them were perturbed by ``day``: its
@@ -263,13 +283,19 @@ class _World:
 
     def ended_ids(self, p: ProbeRecord) -> list[str]:
         """A question whose value ended (no current value): the errors that kept the end
-        from the engine, when no perceived claim delivered by the probe's day told it. A
+        from the engine, when no perceived claim delivered by the probe's day told it and a
+        perceived claim did state an ended value as the user's present one. A
         retraction: the errors on the user's retractions, when every one delivered was
         perturbed. A dependent whose root changed (generator 4, ``Truth.unknown_since``):
-        the root's deciding claims, when no perceived claim gave the root its value of the
-        day and every one of them was perturbed."""
+        when no perceived claim carried its tie to the root, the errors on the statements
+        that carry it (when every one delivered was perturbed); else the root's deciding
+        claims, when no perceived claim gave the root its value of the day and every one of
+        them was perturbed."""
         truth = p.truth
         assert truth is not None and p.attribute is not None
+        ended = truth.superseded if truth.retracted else [truth.previously or ""]
+        if not self.reached(p.attribute, ended, p.day, present=True):
+            return []  # never told it as the user's present value: nothing to end
         if truth.retracted:
             if any(at <= p.day for at in self.handed_endings.get(p.attribute, ())):
                 return []
@@ -283,10 +309,21 @@ class _World:
             return ids
         if truth.unknown_since is None or truth.previously is None:
             return []
-        roots = {st.root for st in self.stmts.get(p.attribute, [])
-                 if st.root is not None and st.value == truth.previously}
+        ties = [st for st in self.stmts.get(p.attribute, [])
+                if st.root is not None and st.value == truth.previously]
         ids = []
-        for root in sorted(roots):
+        value = _norm(truth.previously)
+        if not any(at <= p.day and v == value
+                   for at, v in self.handed_ties.get(p.attribute, ())):
+            # the tie never reached the engine: the errors on the statements that carry it
+            for st in ties:
+                if st.arrival <= p.day:
+                    got = [e.id for e in self.errors.at.get(st.key, ())]
+                    if not got:
+                        return []
+                    ids += got
+            return ids
+        for root in sorted({st.root for st in ties if st.root is not None}):
             now = self.world.truth(root, p.day).current_values
             if now and not self.reached(root, now, p.day):
                 ids += self.root_ids(root, None, p.day)

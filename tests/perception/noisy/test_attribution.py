@@ -14,7 +14,7 @@ from rotbench.perception.noisy import load_profile
 from rotbench.perception.noisy.attribution import annotate, deciding, statements
 from rotbench.perception.noisy.plan import InjectedError, NoisePlan, plan_world
 from rotbench.scoring import compute_metrics
-from rotbench.scoring.miss_stages import question_stages
+from rotbench.scoring.miss_stages import family_stages, question_stages
 from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
 from rotbench.world import generate_world
 
@@ -192,3 +192,73 @@ def test_reference_engine_split_on_seed_42_typical(tmp_path) -> None:
     assert len(own) == 21 and not any(p.perception_errors for p in own)
     plan = plan_world(generate_world(42, 90, "4"), load_profile("typical"))
     assert sum(len(v) for v in plan.question_errors.values()) == 2
+
+
+CAR_Q, TEAM_Q = "What car does the user drive?", "Which team is the user on?"
+D39, D5, D24 = ("session://world-42/day-039/1", "session://world-42/day-005/1",
+                "session://world-42/day-024/0")
+
+
+def _ended(world, attribute: str, question: str, day: int, hit: str,
+           plan: NoisePlan) -> tuple[str | None, list[str]]:
+    """(the stage, the probe's error ids) of a question with no current value on ``day``
+    whose only hit serves the ended value as current."""
+    probe = ProbeRecord(day=day, attribute=attribute, question=question,
+                        truth=world.truth(attribute, day),
+                        hits=[_hit(1, hit, "stale", D3)])
+    served = ProbeRecord(day=15, attribute="manager", question="Who is the user's manager?",
+                         truth=world.truth("manager", 15), hits=[_hit(1, SERVED, "current", D2)])
+    got = annotate(WorldProbes(seed=42, days=90, generator_version="4",
+                               fingerprint=world.fingerprint, pools={},
+                               probes=[probe, served]), plan, world)
+    stages = family_stages(got)
+    family = next(f for f in ("retraction", "dependent") if f in stages)
+    return stages[family][0], got.probes[0].perception_errors
+
+
+def _with(plan: NoisePlan, uri: str, **draft) -> NoisePlan:
+    from rotbench.contract.perception import ClaimDraft
+
+    fields = {"subject": "the user", "tense": "present", "sentence": "s", **draft}
+    plan.drafts.setdefault(uri, []).append(ClaimDraft(**fields))
+    return plan
+
+
+def test_a_retraction_that_never_reached_the_engine_is_perception_s(world) -> None:
+    """World 42's car (Polestar) was retracted on day 39: a store still serving it on day 45
+    kept it, unless the retraction never reached it."""
+    told = _with(_plan(), D3, slot="car", value="Polestar")
+    hit = "The user's car is Polestar."
+    dropped = _error("omission", D39, "car", "Polestar", 39)
+    assert _ended(world, "car", CAR_Q, 45, hit, _with(
+        _with(_plan(dropped), D3, slot="car", value="Polestar"), D39, slot="car",
+        value="Polestar", event="retraction")) == ("kept", [])
+    assert _ended(world, "car", CAR_Q, 45, hit, _with(_plan(dropped), D3, slot="car",
+                                                      value="Polestar")) == (
+        "perception", [f"omission@{D39}#0"])
+    assert _ended(world, "car", CAR_Q, 45, hit, told) == ("kept", [])  # no error explains it
+    # never told Polestar as the user's present car: nothing to end, the store's own
+    assert _ended(world, "car", CAR_Q, 45, hit, _with(_plan(dropped), D3, slot="car",
+                                                      value="Polestar", tense="past")) == (
+        "kept", [])
+
+
+def test_a_dependent_whose_tie_or_root_change_never_reached_the_engine(world) -> None:
+    """World 42's team Condor hangs on the employer Halcyra (day 5); the employer became
+    Tidemark on day 24, so the team is unknown from then on."""
+    hit = "The user's team is Condor."
+    tie = _error("omission", D5, "team", "Condor", 5)
+    untied = _with(_plan(tie), D3, slot="team", value="Condor")
+    assert _ended(world, "team", TEAM_Q, 30, hit, untied) == (
+        "perception", [f"omission@{D5}#0"])
+    from rotbench.contract.perception import Dependency
+
+    tied = _with(_plan(), D5, slot="team", value="Condor",
+                 depends_on=Dependency(slot="employer", value="Halcyra"))
+    assert _ended(world, "team", TEAM_Q, 30, hit, _with(
+        tied, D24, slot="employer", value="Tidemark")) == ("kept", [])
+    moved = _error("omission", D24, "employer", "Tidemark", 24)
+    no_move = _with(_plan(moved), D5, slot="team", value="Condor",
+                    depends_on=Dependency(slot="employer", value="Halcyra"))
+    assert _ended(world, "team", TEAM_Q, 30, hit, no_move) == (
+        "perception", [f"omission@{D24}#0"])
