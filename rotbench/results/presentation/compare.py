@@ -52,6 +52,8 @@ from rotbench.scoring.paired import (
 )
 
 _NO_STAGES = FamilyStages(questions=0, stages={})
+FAMILY_STAGES = "Wrong first answers by family and stage (share of the family's questions)"
+"""The name of the family of ``miss: <family>: <stage>`` rows."""
 TEST_NAME = "Newcombe hybrid score interval for a difference of two proportions, 95%"
 PAIRED_TEST_NAME = "exact McNemar test on the discordant questions (paired), p < 0.05"
 TESTS: dict[str, str] = {"mcnemar": PAIRED_TEST_NAME, "newcombe": TEST_NAME}
@@ -257,8 +259,7 @@ def _family_miss_family(reports: list[Report],
                 rates.append(None if got is None
                              else Rate.of(got.stages.get(stage, 0), got.questions))
             rows.append(_row(family_miss_row(family, stage), rates, outcomes))
-    return Family(name="Wrong first answers by family and stage (share of the family's "
-                  "questions)", rows=rows)
+    return Family(name=FAMILY_STAGES, rows=rows)
 
 
 def compare_reports(reports: list[Report], force: bool = False) -> Comparison:
