@@ -11,7 +11,7 @@
   - the question's own misreading (``rotbench.perception.noisy.questions``), when the
     engine had the arm read question frames (``WorldProbes.questions_read``, counted from
     its calls);
-  - when no current value reached the engine (``handed``: no perceived claim delivered by
+  - when no current value reached the engine (``handed.handed``: no perceived claim delivered by
     the probe's day states a current value for the asked slot as the user's own fact, in
     any tense), the errors that kept it away: the current value's deciding claims, when
     every one of them was perturbed. They are the
@@ -53,6 +53,13 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from rotbench.perception.noisy.handed import (
+    endings,
+    handed,
+    handed_endings,
+    handed_ties,
+    norm_value,
+)
 from rotbench.perception.noisy.record import InjectedError, NoisePlan
 from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
 from rotbench.world.models import World
@@ -143,68 +150,6 @@ def deciding(stmts: list[Statement], values: set[str], day: int,
     return out, roots
 
 
-HANDED_MOODS: frozenset[str] = frozenset({"fact", "conditional"})
-"""Moods of a perceived claim that can give the asked slot a value (``handed``): a plain
-fact, or a declared successor (generator 4), which holds once its root changes."""
-
-
-def _norm(value: str) -> str:
-    return " ".join(value.split()).casefold()
-
-
-def endings(world: World) -> dict[str, list[tuple[tuple[str, int], int]]]:
-    """``{attribute: [(statement key, arrival day)]}``: the user's retractions (generator
-    3), keyed as ``Statement.key``."""
-    out: dict[str, list[tuple[tuple[str, int], int]]] = defaultdict(list)
-    for s in world.sessions:
-        for i, f in enumerate(sorted(s.facts, key=lambda f: f.turn)):
-            if f.event == "retraction" and f.decoy is None and f.channel is None:
-                out[f.attribute].append(((s.document_uri, i), s.arrival))
-    return out
-
-
-def handed_endings(plan: NoisePlan, world: World) -> dict[str, list[int]]:
-    """``{slot: [arrival day]}``: every perceived retraction of the user's own."""
-    arrival = {s.document_uri: s.arrival for s in world.sessions if s.kind != "web_page"}
-    out: dict[str, list[int]] = defaultdict(list)
-    for uri, drafts in plan.drafts.items():
-        for d in drafts:
-            if uri in arrival and d.slot is not None and d.event == "retraction" \
-                    and d.attribution == "own" and d.mood == "fact":
-                out[d.slot].append(arrival[uri])
-    return out
-
-
-def handed_ties(plan: NoisePlan, world: World) -> dict[str, list[tuple[int, str]]]:
-    """``{slot: [(arrival day, normalised value)]}``: the perceived claims of ``handed`` that
-    carry their tie to a root (``ClaimDraft.depends_on``, generator 4)."""
-    arrival = {s.document_uri: s.arrival for s in world.sessions if s.kind != "web_page"}
-    out: dict[str, list[tuple[int, str]]] = defaultdict(list)
-    for uri, drafts in plan.drafts.items():
-        for d in drafts:
-            if (uri in arrival and d.slot is not None and d.depends_on is not None
-                    and d.attribution == "own" and d.mood in HANDED_MOODS):
-                out[d.slot].append((arrival[uri], _norm(d.value)))
-    return out
-
-
-def handed(plan: NoisePlan, world: World) -> dict[str, list[tuple[int, str, bool]]]:
-    """``{slot: [(arrival day, normalised value, present tense)]}``: every perceived claim
-    that states a value for a slot as the user's own (attribution ``own``, a mood of
-    ``HANDED_MOODS``, any tense; not a retraction or a member drop), from a conversation (a
-    web page is never the user's fact), with the day its document reached the store."""
-    arrival = {s.document_uri: s.arrival for s in world.sessions if s.kind != "web_page"}
-    out: dict[str, list[tuple[int, str, bool]]] = defaultdict(list)
-    for uri, drafts in plan.drafts.items():
-        if uri not in arrival:
-            continue
-        for d in drafts:
-            if (d.slot is not None and d.mood in HANDED_MOODS and d.attribution == "own"
-                    and d.event not in ("retraction", "member_drop")):
-                out[d.slot].append((arrival[uri], _norm(d.value), d.tense == "present"))
-    return out
-
-
 class _Errors:
     """A world's claim errors, indexed for the per-probe questions."""
 
@@ -264,7 +209,7 @@ class _World:
                 present: bool = False) -> bool:
         """True when a perceived claim delivered by ``day`` states one of ``values`` for
         ``attribute`` as the user's own (``handed``; ``present``: in the present tense)."""
-        wanted = {_norm(v) for v in values}
+        wanted = {norm_value(v) for v in values}
         return any(at <= day and v in wanted and (now or not present)
                    for at, v, now in self.handed.get(attribute, ()))
 
@@ -312,7 +257,7 @@ class _World:
         ties = [st for st in self.stmts.get(p.attribute, [])
                 if st.root is not None and st.value == truth.previously]
         ids = []
-        value = _norm(truth.previously)
+        value = norm_value(truth.previously)
         if not any(at <= p.day and v == value
                    for at, v in self.handed_ties.get(p.attribute, ())):
             # the tie never reached the engine: the errors on the statements that carry it
