@@ -194,7 +194,8 @@ def probe_task(key: str, seed: int, ctx, world: StageRef, ledger: StageRef,
     for it (``Extraction.questions``); unscored top-k hits per probe."""
     frames = _load(ctx, extraction).questions
     engine = ReferenceEngine.from_ledger(_load(ctx, ledger), config, ctx.embedder(), frames)
-    return _store(ctx, "probe", key, probe_as_of(_load(ctx, world), engine, top_k))
+    return _store(ctx, "probe", key, probe_as_of(_load(ctx, world), engine, top_k,
+                                                 questions_read=len(frames)))
 
 
 @task(name="ingest_probe", task_run_name="{engine} ingest_probe seed {seed}")

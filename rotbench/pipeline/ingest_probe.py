@@ -1,7 +1,10 @@
 """Stage: build an engine for one world, feed it the world and ask every question.
 
 For an engine without separable stages the pipeline is generate -> ingest-and-probe -> score;
-this module is the middle stage as a plain function (``flows/`` caches it).
+this module is the middle stage as a plain function (``flows/`` caches it). The engine is
+handed the arm's extractor behind a counting proxy (``rotbench.pipeline.question_count``),
+wherever it runs, so its answers record how many questions it had read as frames
+(``WorldProbes.questions_read``).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from rotbench.pipeline.probe import (
     describe_raised,
     engine_attribute,
 )
+from rotbench.pipeline.question_count import CountingExtractor, questions_read
 from rotbench.safe_text import printable
 from rotbench.scoring.models import WorldProbes
 from rotbench.world.models import World
@@ -178,6 +182,7 @@ def _ingest_and_probe(world: World | SharedWorld, info: EngineInfo, *, arm: str,
     if scratch_root is not None:
         scratch_root.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f"rotbench-{world.seed}-", dir=scratch_root))
+    counted = CountingExtractor(extractor)  # which questions the engine had read as frames
     try:
         if isolated(info) and not factory_kwargs:  # a plug-in: in a worker process of its own
             from types import SimpleNamespace
@@ -185,18 +190,19 @@ def _ingest_and_probe(world: World | SharedWorld, info: EngineInfo, *, arm: str,
             from rotbench.pipeline.isolated import probe_isolated
 
             name, version, config, probes = probe_isolated(
-                world, info, scratch, arm=arm, extractor=extractor, checker=checker,
+                world, info, scratch, arm=arm, extractor=counted, checker=checker,
                 model=model, embedder=embedder, top_k=top_k, timeout_seconds=timeout_seconds)
-            return EngineAnswers(name=name, version=version, probes=probes,
-                                 config=_flat_config(SimpleNamespace(config=config)))
+            return _with_reads(EngineAnswers(
+                name=name, version=version, probes=probes,
+                config=_flat_config(SimpleNamespace(config=config))), counted)
         try:
             factory = load_factory(info)  # the engine's module runs its import-time code here
         except EngineError as exc:
             raise EngineFailure(f"{exc} (seed {world.seed}, set-up)", trace=exc.trace) from None
-        return _build_and_probe(world, info, factory, scratch, arm=arm, extractor=extractor,
-                                checker=checker, model=model, embedder=embedder,
-                                top_k=top_k, timeout_seconds=timeout_seconds,
-                                factory_kwargs=factory_kwargs or {})
+        return _with_reads(_build_and_probe(
+            world, info, factory, scratch, arm=arm, extractor=counted, checker=checker,
+            model=model, embedder=embedder, top_k=top_k, timeout_seconds=timeout_seconds,
+            factory_kwargs=factory_kwargs or {}), counted)
     except EngineFailure as exc:
         return EngineAnswers(name=info.name, version=info.version, probes=None,
                              failure=str(exc), failure_trace=exc.trace)
@@ -208,6 +214,17 @@ def _ingest_and_probe(world: World | SharedWorld, info: EngineInfo, *, arm: str,
                              f"{describe_raised(exc)}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _with_reads(answers: EngineAnswers, counted: object) -> EngineAnswers:
+    """``answers`` with ``WorldProbes.questions_read`` set from the counting proxy the engine
+    was handed (``rotbench.pipeline.question_count``); unchanged when it read no question or
+    has no probes."""
+    n = questions_read(counted)
+    if answers.probes is None or n is None:
+        return answers
+    return answers.model_copy(
+        update={"probes": answers.probes.model_copy(update={"questions_read": n})})
 
 
 def _build_and_probe(world: World | SharedWorld, info: EngineInfo, factory, scratch: Path, *,

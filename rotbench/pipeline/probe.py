@@ -475,13 +475,19 @@ def probe_world(
 
 
 def probe_as_of(world: World, engine: AsOfEngine, top_k: int,
-                timeout_seconds: float | None = None) -> WorldProbes:
+                timeout_seconds: float | None = None,
+                questions_read: int | None = None) -> WorldProbes:
     """Ask every question of ``world`` of an engine that already holds the whole world, each
-    as of its checkpoint day (``query_as_of``). Same shape and errors as ``probe_world``."""
+    as of its checkpoint day (``query_as_of``). Same shape and errors as ``probe_world``.
+    ``questions_read``: how many questions the arm read as frames for the engine (the
+    reference engine's extract stage reads them, ``Extraction.questions``), recorded as
+    ``WorldProbes.questions_read`` (None or 0: none)."""
     guard = GuardedEngine(engine, world.seed, timeout_seconds)
     try:
         records = [_record(world, p, guard.hits(p.day, p.question, top_k, as_of=True))
                    for p in world.probes]
     finally:
         guard.close()
-    return _world_probes(world, records)
+    probes = _world_probes(world, records)
+    return probes.model_copy(update={"questions_read": questions_read}) if questions_read \
+        else probes

@@ -138,8 +138,7 @@ def record_run(
     if spec.arm == "noisy":  # each probe and hit: the injected errors behind it
         from rotbench.perception.noisy.attribution import annotated_worlds
 
-        worlds = annotated_worlds(  # only the reference engine reads question frames
-            spec, worlds, reads_questions=engine is None or engine.source == "reference")
+        worlds = annotated_worlds(spec, worlds)
     selection = selection_for(spec, stamps, engine, user_scoped)
     rows = WorldRows(Path(spec.db), reads_decoys(selection))  # each world's rows, as it goes
     try:

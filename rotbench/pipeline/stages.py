@@ -63,8 +63,8 @@ SPECS: dict[str, StageSpec] = {s.name: s for s in (
     StageSpec("extract", "extract/1", extract_concurrently, Extraction, 3600, True),
     StageSpec("index", "index/2", index_world, EncodeStats, 1800, True),
     StageSpec("deposit", None, deposit, Ledger, 3600, True),
-    StageSpec("probe", "probe/1", probe_as_of, WorldProbes, 1800, True),
-    StageSpec("ingest_probe", "ingest_probe/1", ingest_and_probe, EngineAnswers, 7200, False),
+    StageSpec("probe", "probe/2", probe_as_of, WorldProbes, 1800, True),
+    StageSpec("ingest_probe", "ingest_probe/2", ingest_and_probe, EngineAnswers, 7200, False),
     StageSpec("score", "score/1", score, WorldProbes, 600, True),
     StageSpec("real_pairs", "real_pairs/1", real_pairs, RealPairs, 3600, True),
 )}

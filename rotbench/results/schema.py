@@ -43,6 +43,7 @@ from rotbench.scoring.metrics import (
     PoisonMetricName,
     Rate,
 )
+from rotbench.scoring.miss_stages import FamilyStages
 from rotbench.scoring.models import HitClass, UserScoped, WorldProbes
 from rotbench.world.models import Additive, Channel
 
@@ -234,6 +235,12 @@ class Report(_Strict):
         default=None, description="Wrong first answers (current_first's denominator minus "
         "its numerator) by stage: never_seen, lost, outranked, abstained "
         "(``rotbench.scoring.miss_stages``); None in reports written before it existed.")
+    family_miss_stages: dict[str, FamilyStages] | None = Field(
+        default=None, description="The other question families' wrong first answers by "
+        "stage: {family: {'questions': n, 'stages': {stage: count}}} for premise, "
+        "successor, cascade, retraction and dependent questions, those the worlds ask "
+        "(``rotbench.scoring.miss_stages``); left out while None (worlds that ask none, and "
+        "reports written before it).")
     perception_noise: dict[str, dict[str, int]] | None = Field(
         default=None, description="Noisy arm: per error kind, {'injected': n, "
         "'opportunities': m} summed over the worlds (``rotbench.perception.noisy``); None "
@@ -254,10 +261,11 @@ class Report(_Strict):
 
     @model_serializer(mode="wrap")
     def _omit_no_noise(self, handler: SerializerFunctionWrapHandler) -> dict:
-        """``perception_noise`` and ``by_evidence`` are left out while None, so other arms'
-        reports (and reports of older worlds) read as before they existed."""
+        """``perception_noise``, ``by_evidence`` and ``family_miss_stages`` are left out while
+        None, so other arms' reports (and those of older worlds, or of worlds that ask no
+        such family) read as before they existed."""
         data = handler(self)
-        for name in ("perception_noise", "by_evidence"):
+        for name in ("perception_noise", "by_evidence", "family_miss_stages"):
             if data.get(name, 0) is None:
                 del data[name]
         return data

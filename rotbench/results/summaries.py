@@ -31,13 +31,14 @@ from rotbench.scoring.tally import MetricTally
 
 SUMMARIES_DIR = "summaries"
 """The folder of world summaries, inside the cache folder."""
-SUMMARY_VERSION = 1
+SUMMARY_VERSION = 2
 """Changes whenever a summary's content changes meaning: it enters every summary's name."""
 MAX_SUMMARY_BYTES = 1 << 22
 """Largest summary read (4 MiB; a 90-day world's is 16 to 25 kB)."""
-_COUNTERS = ("numerators", "denominators", "first", "floor_passing", "floor_refused", "misses")
-_KEYED = ("numerators", "denominators")
-"""Counters whose keys are (group, key, metric) tuples."""
+_COUNTERS = ("numerators", "denominators", "first", "floor_passing", "floor_refused", "misses",
+             "family_misses")
+_KEYED = ("numerators", "denominators", "family_misses")
+"""Counters whose keys are tuples ((group, key, metric); (family, stage or None))."""
 
 
 def tally_to_json(tally: MetricTally) -> dict:

@@ -92,7 +92,12 @@ from rotbench.scoring.dependents import (
     dependent_kind_outcomes,
     dependent_outcomes,
 )
-from rotbench.scoring.miss_stages import count_stages, pooled_noise
+from rotbench.scoring.miss_stages import (
+    FamilyStages,
+    count_family_stages,
+    count_stages,
+    pooled_noise,
+)
 from rotbench.scoring.models import HIT_CLASSES, HitClass, ProbeRecord, ScoredHit, WorldProbes
 from rotbench.scoring.scorer_v5 import serves_current
 from rotbench.scoring.scorer_v6 import has_class, is_current_answer
@@ -381,6 +386,11 @@ class MetricsBundle(BaseModel):
         description="Wrong first answers by where they went wrong (``rotbench.scoring."
         "miss_stages``); sums to current_first's denominator minus its numerator. None in "
         "reports written before it existed.")
+    family_miss_stages: dict[str, FamilyStages] | None = Field(
+        default=None,
+        description="The other question families' wrong first answers by stage (premise, "
+        "successor, cascade, retraction, dependent; ``rotbench.scoring.miss_stages``), "
+        "those the worlds ask; None when they ask none, and in reports written before it.")
     perception_noise: dict[str, dict[str, int]] | None = Field(
         default=None, description="Noisy arm: per error kind, {'injected': n, "
         "'opportunities': m} summed over the worlds; None on the other arms.")
@@ -786,5 +796,6 @@ def compute_metrics(
         by_evidence=grouped(lambda p: evidence_bucket(p.truth.evidence), EVIDENCE_BUCKETS,
                             EVIDENCE_METRICS) if v5 else None,
         miss_stages=count_stages(worlds),
+        family_miss_stages=count_family_stages(worlds),
         perception_noise=pooled_noise(w.perception_noise for w in worlds),
     )

@@ -223,7 +223,14 @@ class WorldProbes(Additive):
         default=None, description="Noisy arm: per error kind, {'injected': n, "
         "'opportunities': m} in this world; None on the other arms.")
 
-    added_fields = ("controls", "figures", "users", "user_scoped", "perception_noise")
+    questions_read: int | None = Field(
+        default=None, ge=1, description="How many distinct questions the engine had the "
+        "arm's extractor read as frames (``read_question`` calls, counted as it made them, "
+        "``rotbench.pipeline.question_count``); None when it read none, or in records made "
+        "before this was counted. A misread question excuses a miss only when it is set.")
+
+    added_fields = ("controls", "figures", "users", "user_scoped", "perception_noise",
+                    "questions_read")
 
     @property
     def reads_events(self) -> bool:

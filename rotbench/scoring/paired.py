@@ -27,7 +27,7 @@ from rotbench.scoring.metrics import (
     _outcomes,
     lost_flags,
 )
-from rotbench.scoring.miss_stages import MISS_STAGES, question_stages
+from rotbench.scoring.miss_stages import FAMILIES, MISS_STAGES, family_stages, question_stages
 from rotbench.scoring.models import WorldProbes
 from rotbench.world.models import CHANNELS
 
@@ -53,6 +53,12 @@ def miss_row(stage: str) -> str:
     return f"miss: {stage}"
 
 
+def family_miss_row(family: str, stage: str) -> str:
+    """The row name of one stage of another question family (``miss_stages.FAMILIES``):
+    the share of that family's questions whose first answer went wrong at that stage."""
+    return f"miss: {family}: {stage}"
+
+
 def question_outcomes(worlds: Iterable[WorldProbes], reads_decoys: bool = True) -> Outcomes:
     """Every question's 0/1 outcome per metric over scored ``worlds`` (one at a time).
 
@@ -64,6 +70,7 @@ def question_outcomes(worlds: Iterable[WorldProbes], reads_decoys: bool = True) 
             raise ValueError(f"world seed {world.seed} has unscored hits")
         lost = lost_flags(world)
         stages = question_stages(world)
+        families = family_stages(world)
         for i, p in enumerate(world.probes):
             key: QuestionKey = (world.seed, p.user, p.day, p.attribute, p.question)
             control = p.truth is not None and p.truth.attribute in world.controls_of(p.user)
@@ -74,6 +81,10 @@ def question_outcomes(worlds: Iterable[WorldProbes], reads_decoys: bool = True) 
             if rows["current_first"] is not None:
                 for stage in MISS_STAGES:
                     rows[miss_row(stage)] = (int(stages.get(i) == stage), 1)
+            for family, filed in families.items():
+                if i in filed:
+                    for stage in FAMILIES[family]:
+                        rows[family_miss_row(family, stage)] = (int(filed[i] == stage), 1)
             for metric, got in rows.items():
                 if got is not None and metric not in NOT_PAIRED:
                     out.setdefault(metric, {})[key] = got[0]
@@ -120,4 +131,5 @@ def pair(first: dict[QuestionKey, int], other: dict[QuestionKey, int]) -> Paired
 
 
 __all__ = ["NOT_PAIRED", "POISON_METRICS", "Outcomes", "Paired", "QuestionKey",
-           "channel_row", "mcnemar_exact", "miss_row", "pair", "question_outcomes"]
+           "channel_row", "family_miss_row", "mcnemar_exact", "miss_row", "pair",
+           "question_outcomes"]

@@ -37,7 +37,13 @@ from rotbench.scoring.metrics import (
     metric_names,
     reads_generator_5,
 )
-from rotbench.scoring.miss_stages import pooled_noise, question_stages, stage_order
+from rotbench.scoring.miss_stages import (
+    family_counts,
+    family_keys,
+    pooled_noise,
+    question_stages,
+    stage_order,
+)
 from rotbench.scoring.models import WorldProbes
 from rotbench.world.models import CHANNELS
 
@@ -81,6 +87,8 @@ class MetricTally:
     similar: bool = True
     misses: Counter = field(default_factory=Counter)
     """Wrong first answers per stage (``rotbench.scoring.miss_stages``)."""
+    family_misses: Counter = field(default_factory=Counter)
+    """The other families' questions per (family, stage or None when right)."""
     noise: dict | None = None
     """Noisy arm: injected errors and opportunities per kind, summed (else None)."""
 
@@ -106,6 +114,7 @@ class MetricTally:
         self.floor_current += other.floor_current
         self.similar = self.similar and other.similar
         self.misses.update(other.misses)
+        self.family_misses.update(other.family_misses)
         self.noise = pooled_noise([self.noise, other.noise])
         return self
 
@@ -153,6 +162,7 @@ class MetricTally:
                          for b in EVIDENCE_BUCKETS} if self.generator_5 else None,
             miss_stages={stage: self.misses[stage]
                          for stage in stage_order(self.noise is not None)},
+            family_miss_stages=family_counts(self.family_misses, self.noise is not None),
             perception_noise=self.noise,
         )
 
@@ -166,6 +176,7 @@ def tally_world(world: WorldProbes, reads_decoys: bool = True) -> MetricTally:
                       reads_generator_5(world))
     lost = lost_flags(world)
     out.misses.update(question_stages(world).values())
+    out.family_misses.update(family_keys(world))
     out.noise = pooled_noise([world.perception_noise])
     kinds = kinds_for(reads_decoys, events, out.cross_user, out.dependents, out.generator_5)
     for i, p in enumerate(world.probes):

@@ -168,3 +168,41 @@ def test_miss_stages_reach_duckdb(run_root) -> None:
     assert got[(None, "lost")] == (36, 202) and got[(None, "never_seen")] == (4, 202)
     assert got[(42, "lost")] == (13, 68) and got[(43, "never_seen")] == (3, 67)
     assert len(rows) == 4 * 4  # pooled and three seeds, four stages each
+
+
+def test_retracted_questions_have_stages_in_the_report_show_and_duckdb(run_root) -> None:
+    """Generator 3's retracted questions (no current value) are a family of their own:
+    pooled in ``family_miss_stages``, shown by ``show`` and stored as ``miss_stage:
+    retraction`` rows."""
+    import duckdb
+
+    root, outcome = run_root
+    got = {r.selection.engine: {f: (s.questions, s.stages)
+                                for f, s in (r.family_miss_stages or {}).items()}
+           for r in outcome.reports}
+    assert got == {  # retracted questions: 14 over the three seeds
+        "reference": {"retraction": (14, {"kept": 0, "outranked": 0})},
+        "latest-wins": {"retraction": (14, {"kept": 0, "outranked": 11})},
+        "transcript-rag": {"retraction": (14, {"kept": 0, "outranked": 4})},
+        "newest-statement": {"retraction": (14, {"kept": 12, "outranked": 0})}}
+    latest = next(r for r in outcome.reports if r.selection.engine == "latest-wins")
+    with duckdb.connect(str(root / "reports" / "rotbench.duckdb"), read_only=True) as con:
+        rows = con.execute(
+            "SELECT seed, channel, numerator, denominator FROM metrics WHERE run_id = ? AND "
+            "metric = 'miss_stage:retraction' ORDER BY seed NULLS FIRST, channel",
+            [latest.run_id]).fetchall()
+    assert rows == [(None, "kept", 0, 14), (None, "outranked", 11, 14),
+                    (42, "kept", 0, 4), (42, "outranked", 4, 4), (43, "kept", 0, 5),
+                    (43, "outranked", 5, 5), (44, "kept", 0, 5), (44, "outranked", 2, 5)]
+    import io
+
+    from rich.console import Console
+
+    from rotbench.results.presentation.render import render
+
+    console = Console(file=io.StringIO(), width=120)
+    render(latest, console)
+    text = console.file.getvalue()
+    assert "Wrong first answers by family" in text
+    assert "│ retraction │ kept      │     0% (0/14) │" in text
+    assert "│            │ outranked │ 78.6% (11/14) │" in text

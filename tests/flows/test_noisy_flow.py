@@ -39,7 +39,8 @@ def runs(tmp_path_factory):
         second, _ = run_flow(two, generator="4", **RUN, noise="typical")
         worlds_one, worlds_two = world_files(one), world_files(two)
         good, _ = run_flow(one, generator="4", **RUN, noise="good")
-    return first, outcome, second, good, worlds_one, worlds_two
+        warm, _ = run_flow(one, generator="4", **RUN, noise="typical")
+    return first, outcome, second, good, worlds_one, worlds_two, warm
 
 
 def test_no_model_call_and_the_profile_named(runs) -> None:
@@ -58,7 +59,7 @@ def test_no_model_call_and_the_profile_named(runs) -> None:
 
 
 def test_two_cold_runs_give_identical_reports(runs) -> None:
-    first, _, second, _, worlds_one, worlds_two = runs
+    first, _, second, _, worlds_one, worlds_two, _ = runs
     assert computed(first) == computed(second)
     volatile = {"run_id", "created_at", "stages", "timings", "worlds", "notes"}
     a = {k: v for k, v in first.model_dump(mode="json").items() if k not in volatile}
@@ -69,6 +70,18 @@ def test_two_cold_runs_give_identical_reports(runs) -> None:
     assert len(worlds_one) == 1 and worlds_one == worlds_two
     probes = [p for p in worlds_one[0]["probes"] if p.get("perception_errors")]
     assert probes, "no probe carries an error record"
+
+
+def test_the_questions_read_survive_a_warm_run(runs) -> None:
+    """The reference engine had all 34 distinct questions of seed 42 read as frames (its
+    extract stage reads them): the count is in its world file, and a warm run (every stage
+    from the cache) files the same misses."""
+    first, _, _, _, worlds_one, _, warm = runs
+    assert [w.get("questions_read") for w in worlds_one] == [34]
+    assert {(s.stage, s.cached) for s in warm.stages} == {
+        (s.stage, True) for s in warm.stages}
+    assert warm.miss_stages == first.miss_stages
+    assert warm.family_miss_stages == first.family_miss_stages is not None
 
 
 def test_another_profile_reruns_perception_but_not_generation(runs) -> None:

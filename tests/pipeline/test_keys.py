@@ -22,7 +22,7 @@ def test_keys_of_the_stages_that_name_no_engine_logic_are_pinned() -> None:
     assert keys.index_key(W, E, False) == (
         "73b850b7ff0cc2e4a6f12a1aaec689897e04c9b788effabe09ded75d1d5c65e1")
     assert keys.ingest_probe_key(W, "mem0@1", "x1", "c1", 5) == (
-        "b020ddc0d2967f40060988e8d9ac80b9010999ce086f1c29fe8cf1c1bc2efeff")
+        "19b231d42b22d0e5488c203d212fd251a37085b4baa4b6c20b4277b303036864")
     assert keys.score_key(P, "v3") == (
         "50870d190dfe5dd66a12ebb0736fc2401ff6bf049a88559d6d74b86d584b0449")
     assert keys.score_key(P, "v3", from_answers=True) == (
@@ -39,11 +39,11 @@ def test_keys_that_name_the_engine_follow_the_old_formula() -> None:
     assert keys.deposit_key(E, "oracle-checker-1", config) == h(
         E, "oracle-checker-1", config.stamp(DEPOSIT_SECTIONS), ENGINE_VERSION, DEFAULT_MODEL_ID)
     assert keys.probe_key(L, W, E, config, 5) == h(
-        L, W, E, config.stamp(QUERY_SECTIONS), 5, ENGINE_VERSION, DEFAULT_MODEL_ID, "probe/1")
+        L, W, E, config.stamp(QUERY_SECTIONS), 5, ENGINE_VERSION, DEFAULT_MODEL_ID, "probe/2")
     assert keys.world_key(42, "v3", 90, 5, "v3", config, "x1", "c1", ["ref@1", "mem0@1"]) == h(
         "world/1", 42, "v3", 90, 5, "v3", config.model_dump_json(), ENGINE_VERSION,
-        DEFAULT_MODEL_ID, "x1", "c1", "extract/1", "index/2", "probe/1", "score/1",
-        "ingest_probe/1", "ref@1", "mem0@1")
+        DEFAULT_MODEL_ID, "x1", "c1", "extract/1", "index/2", "probe/2", "score/1",
+        "ingest_probe/2", "ref@1", "mem0@1")
     assert keys.deposit_key(E, "oracle-checker-1", config) != keys.deposit_key(
         E, "oracle-checker-1", EngineConfig())
 

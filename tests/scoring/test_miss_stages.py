@@ -4,7 +4,13 @@ starting afresh, and the sum against current_first."""
 from __future__ import annotations
 
 from rotbench.scoring import compute_metrics, score_world
-from rotbench.scoring.miss_stages import MISS_STAGES, count_stages, question_stages
+from rotbench.scoring.miss_stages import (
+    MISS_STAGES,
+    count_family_stages,
+    count_stages,
+    family_stages,
+    question_stages,
+)
 from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
 from rotbench.scoring.tally import tally_world
 from rotbench.world.models import Truth
@@ -76,3 +82,57 @@ def test_counts_sum_to_current_first_misses() -> None:
     assert sum(bundle.miss_stages.values()) == first.denominator - first.numerator == 4
     assert tally_world(w).bundle() == bundle
     assert count_stages([w, w]) == {k: 2 * v for k, v in bundle.miss_stages.items()}
+
+
+def ended(day: int, **fields) -> Truth:
+    """The city on ``day`` after Oslo ended: retracted by default, or (``unknown_since``)
+    a dependent whose root changed."""
+    return Truth(attribute="city", day=day, current=None, superseded=["Oslo"], poison=[],
+                 changed=True, latest_phrasing="transition", **fields)
+
+
+def test_every_family_has_stages() -> None:
+    """Retracted and dependent questions (no current value) are filed: ``kept`` when an
+    ended value comes first and nothing frames it as past, ``outranked`` when something
+    does; a premise question keeps its currency stage; questions of no family are absent."""
+    gone = ended(30, retracted=True)
+    w = world([
+        probe(15, ["The user lives in Lima."]),                              # currency only
+        probe(30, ["The user lives in Oslo."], gone),                        # kept
+        probe(45, ["The user lives in Oslo.", "The user previously lived in Oslo."],
+              ended(45, retracted=True)),                                    # outranked
+        probe(60, ["The user previously lived in Oslo."], ended(60, retracted=True)),  # right
+        probe(75, [], ended(75, unknown_since=70, previously="Oslo")),       # right: abstains
+        probe(90, ["The user lives in Oslo."], ended(90, unknown_since=70, previously="Oslo")),
+    ])
+    premise = probe(15, ["The user lives in Lima."]).model_copy(update={"premise": "Lima"})
+    w = w.model_copy(update={"probes": [*w.probes, *world([premise]).probes]})
+    assert family_stages(w) == {
+        "retraction": {1: "kept", 2: "outranked", 3: None},
+        "dependent": {4: None, 5: "kept"},
+        "premise": {6: "never_seen"}}
+    got = count_family_stages([w])
+    assert {f: (s.questions, s.stages) for f, s in got.items()} == {
+        "premise": (1, {"never_seen": 1, "lost": 0, "outranked": 0, "abstained": 0}),
+        "retraction": (3, {"kept": 1, "outranked": 1}),
+        "dependent": (2, {"kept": 1, "outranked": 0})}
+    assert list(got) == ["premise", "retraction", "dependent"]  # FAMILIES order
+    bundle = compute_metrics([w])
+    assert bundle.family_miss_stages == got
+    assert tally_world(w).bundle() == bundle
+    assert count_family_stages([world([probe(15, [])])]) is None  # no family asked
+
+
+def test_perception_in_an_ended_family_and_no_hit_clause() -> None:
+    """On the noisy arm a wrong first answer is perception's only by its probe's errors;
+    an error on the hit it served decides nothing."""
+    kept = probe(30, ["The user lives in Oslo."], ended(30, retracted=True))
+    w = world([kept, probe(15, ["The user lives in Lima."])])
+    hit = w.probes[1].hits[0].model_copy(update={"perception_errors": ["omission@d#0"]})
+    w = w.model_copy(update={"perception_noise": {}, "probes": [
+        w.probes[0].model_copy(update={"perception_errors": ["omission@d#1"]}),
+        w.probes[1].model_copy(update={"hits": [hit]})]})
+    assert family_stages(w) == {"retraction": {0: "perception"}}
+    assert question_stages(w) == {1: "never_seen"}
+    assert count_family_stages([w])["retraction"].stages == {
+        "perception": 1, "kept": 0, "outranked": 0}

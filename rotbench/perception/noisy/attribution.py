@@ -8,8 +8,13 @@
 - ``ProbeRecord.perception_errors``: the errors that leave the engine no intact way to the
   right answer (empty when it had one):
 
-  - the question's own misreading (``rotbench.perception.noisy.questions``);
-  - the current value's deciding claims, when every one of them was perturbed. They are the
+  - the question's own misreading (``rotbench.perception.noisy.questions``), when the
+    engine had the arm read question frames (``WorldProbes.questions_read``, counted from
+    its calls);
+  - when no current value reached the engine (``handed.handed``: no perceived claim delivered by
+    the probe's day states a current value for the asked slot as the user's own fact, in
+    any tense), the errors that kept it away: the current value's deciding claims, when
+    every one of them was perturbed. They are the
     user's own present statements of a current value delivered by the probe's day since
     the last plain statement of another value (for a set, every statement of a current
     member; for a value that came back when a tie lapsed, its statements before the lapsed
@@ -19,6 +24,10 @@
     said no earlier than the statement's value holds, was perceived wrong and so stands
     for another value (``DISPLACING``: a distorted value; or, on a statement of another
     value, a wrong check, an adopted decoy or relay, a flipped tense), which can retire it;
+  - a question with no current value (a retraction; a generator-4 dependent whose root
+    changed): when an ended value reached the engine as the user's present one and its end
+    did not (no perceived retraction; no perceived tie to the root, or no perceived claim of
+    the root's new value), the errors that kept the end away (``_World.ended_ids``);
   - on generator 4, when a deciding claim, or a later claim of another value whose tie
     lapsed, hangs on a root (``Fact.depends_on``): the root's deciding claims as of the
     day, when every one of them was perturbed (the root's change decides the dependent's
@@ -27,10 +36,13 @@
 - ``WorldProbes.perception_noise``: the plan's injected errors and opportunities per kind.
 
 ``rotbench.scoring.miss_stages`` then files a wrong first answer under ``perception`` when
-its probe or its first value-bearing hit carries an error, unless the engine never served one
-of the arm's claims (it reads raw text, so the arm's errors never reached it); every other
-miss is the engine's own: it had an intact deciding claim and a correctly read question, and
-what it served was not a perturbed claim. The plan is recomputed from the world and the
+its probe carries an error, unless the engine never served one of the arm's claims (it reads
+raw text, so the arm's errors never reached it); every other miss is the engine's own. The
+rule reads only what the engine was handed (the perceived claims, and the question frames
+it asked for), the same for every engine: once a current value reached the engine as a
+claim of the asked slot, an engine that keeps what it is told can serve it, so a miss then
+is never perception's, whatever else the arm perturbed. A hit's errors say what a served
+claim went through; they decide no stage. The plan is recomputed from the world and the
 profile (it is pure), so the record needs no stage of its own and is the same in a cold run
 and a warm one.
 """
@@ -41,6 +53,13 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from rotbench.perception.noisy.handed import (
+    endings,
+    handed,
+    handed_endings,
+    handed_ties,
+    norm_value,
+)
 from rotbench.perception.noisy.record import InjectedError, NoisePlan
 from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
 from rotbench.world.models import World
@@ -180,6 +199,19 @@ class _World:
         self.multi = {a.key for a in world.attributes if a.multi_valued}
         self.errors = _Errors(plan, {s.document_uri: s.day for s in world.sessions})
         self.questions = plan.question_errors if reads_questions else {}
+        self.handed = handed(plan, world)
+        self.endings = endings(world)
+        self.handed_endings = handed_endings(plan, world)
+        self.handed_ties = handed_ties(plan, world)
+        self.world = world
+
+    def reached(self, attribute: str, values: Iterable[str], day: int,
+                present: bool = False) -> bool:
+        """True when a perceived claim delivered by ``day`` states one of ``values`` for
+        ``attribute`` as the user's own (``handed``; ``present``: in the present tense)."""
+        wanted = {norm_value(v) for v in values}
+        return any(at <= day and v in wanted and (now or not present)
+                   for at, v, now in self.handed.get(attribute, ()))
 
     def root_ids(self, root: str, value: str | None, day: int) -> list[str]:
         """The errors on the root's claims when all of them were perturbed by ``day``: its
@@ -194,10 +226,61 @@ class _World:
             claims, _ = deciding(stmts, {plain[-1].value}, day, root in self.multi)
         return self.errors.all_perturbed(root, claims, day)
 
+    def ended_ids(self, p: ProbeRecord) -> list[str]:
+        """A question whose value ended (no current value): the errors that kept the end
+        from the engine, when no perceived claim delivered by the probe's day told it and a
+        perceived claim did state an ended value as the user's present one. A
+        retraction: the errors on the user's retractions, when every one delivered was
+        perturbed. A dependent whose root changed (generator 4, ``Truth.unknown_since``):
+        when no perceived claim carried its tie to the root, the errors on the statements
+        that carry it (when every one delivered was perturbed); else the root's deciding
+        claims, when no perceived claim gave the root its value of the day and every one of
+        them was perturbed."""
+        truth = p.truth
+        assert truth is not None and p.attribute is not None
+        ended = truth.superseded if truth.retracted else [truth.previously or ""]
+        if not self.reached(p.attribute, ended, p.day, present=True):
+            return []  # never told it as the user's present value: nothing to end
+        if truth.retracted:
+            if any(at <= p.day for at in self.handed_endings.get(p.attribute, ())):
+                return []
+            ids: list[str] = []
+            for key, at in self.endings.get(p.attribute, ()):
+                if at <= p.day:
+                    got = [e.id for e in self.errors.at.get(key, ())]
+                    if not got:
+                        return []
+                    ids += got
+            return ids
+        if truth.unknown_since is None or truth.previously is None:
+            return []
+        ties = [st for st in self.stmts.get(p.attribute, [])
+                if st.root is not None and st.value == truth.previously]
+        ids = []
+        value = norm_value(truth.previously)
+        if not any(at <= p.day and v == value
+                   for at, v in self.handed_ties.get(p.attribute, ())):
+            # the tie never reached the engine: the errors on the statements that carry it
+            for st in ties:
+                if st.arrival <= p.day:
+                    got = [e.id for e in self.errors.at.get(st.key, ())]
+                    if not got:
+                        return []
+                    ids += got
+            return ids
+        for root in sorted({st.root for st in ties if st.root is not None}):
+            now = self.world.truth(root, p.day).current_values
+            if now and not self.reached(root, now, p.day):
+                ids += self.root_ids(root, None, p.day)
+        return ids
+
     def probe(self, p: ProbeRecord) -> ProbeRecord:
         """``p`` with its own and its hits' error ids."""
         ids = [e.id for e in self.questions.get(p.question, ())]
-        if p.truth is not None and p.attribute is not None:
+        if p.truth is not None and p.attribute is not None and not p.truth.current_values:
+            ids += self.ended_ids(p)
+        if (p.truth is not None and p.attribute is not None and p.truth.current_values
+                and not self.reached(p.attribute, p.truth.current_values, p.day)):
             claims, roots = deciding(self.stmts.get(p.attribute, []),
                                      set(p.truth.current_values), p.day,
                                      p.attribute in self.multi)
@@ -220,26 +303,23 @@ def reads_claims(world: WorldProbes, plan: NoisePlan) -> bool:
                for p in world.probes for h in p.hits)
 
 
-def annotate(probes: WorldProbes, plan: NoisePlan, world: World,
-             reads_questions: bool = True) -> WorldProbes:
+def annotate(probes: WorldProbes, plan: NoisePlan, world: World) -> WorldProbes:
     """``probes`` (the scored probes of ``world``) with its noisy-arm error record (see the
     module docstring). For an engine that never served a perceived claim (``reads_claims``
     False) no probe or hit carries an error: every miss of it stays its own;
-    ``perception_noise`` is recorded all the same. ``reads_questions`` False: the engine
-    never reads the arm's question frames (every built-in engine but the reference one), so
-    a misread question excuses none of its misses."""
+    ``perception_noise`` is recorded all the same. A misread question is among a probe's
+    errors only when the engine had questions read as frames (``probes.questions_read``,
+    counted from its calls; whatever engine it is)."""
     if not reads_claims(probes, plan):
         return probes.model_copy(update={"perception_noise": plan.counts()})
-    index = _World(world, plan, reads_questions)
+    index = _World(world, plan, bool(probes.questions_read))
     return probes.model_copy(update={"probes": [index.probe(p) for p in probes.probes],
                                      "perception_noise": plan.counts()})
 
 
-def annotated_worlds(spec, worlds: Iterable[WorldProbes],
-                     reads_questions: bool = True) -> Iterator[WorldProbes]:
+def annotated_worlds(spec, worlds: Iterable[WorldProbes]) -> Iterator[WorldProbes]:
     """``worlds`` of the noisy run ``spec``, each annotated with its plan (the world is
-    generated again from its seed: pure and cheap), one at a time; ``reads_questions`` as
-    for ``annotate``."""
+    generated again from its seed: pure and cheap), one at a time (``annotate``)."""
     from rotbench.perception.noisy.arm import run_profile
     from rotbench.perception.noisy.perception import world_plan
     from rotbench.world.generators.base import generate_world
@@ -247,7 +327,7 @@ def annotated_worlds(spec, worlds: Iterable[WorldProbes],
     profile = run_profile(spec)
     for w in worlds:
         world = generate_world(w.seed, spec.days, spec.generator, spec.volume)
-        yield annotate(w, world_plan(world, profile), world, reads_questions)
+        yield annotate(w, world_plan(world, profile), world)
 
 
 def split_line(miss_stages: dict[str, int] | None, noise: dict | None) -> str | None:

@@ -39,7 +39,9 @@ Views, per run as before the world tables existed (``WHERE run_id = ?`` works on
   pooled: every metric overall, the poison metrics per channel, the decoy metrics per decoy
   kind, ``answered_unanswerable`` per near-miss/unrelated, every metric per checkpoint, and
   ``miss_stage`` per stage in ``channel`` (never_seen, lost, outranked, abstained: the wrong
-  first answers over current_first's denominator; ``rotbench.scoring.miss_stages``).
+  first answers over current_first's denominator; ``rotbench.scoring.miss_stages``), and
+  ``miss_stage:<family>`` per stage for the other question families a report has
+  (premise, successor, cascade, retraction, dependent: over the family's questions).
 - ``probes``: one row per question: run_id, seed, probe_index (order in the world), day,
   attribute, question, the truth's current value, changed, poisoned, latest_phrasing.
 - ``hits``: one row per top-k hit: run_id, seed, probe_index, rank, full text, class, poison
@@ -78,7 +80,8 @@ from rotbench.scoring.tally import MetricTally, tally_world
 
 MISS_STAGE_METRIC = "miss_stage"
 """The metric name of ``miss_stages``' rows: ``channel`` holds the stage, ``numerator`` its
-wrong first answers, ``denominator`` current_first's denominator."""
+wrong first answers, ``denominator`` current_first's denominator. Another question family's
+rows are named ``miss_stage:<family>``, over that family's questions."""
 
 _PROBE_COLUMNS = """    probe_index INTEGER NOT NULL,
     day INTEGER NOT NULL,
@@ -610,6 +613,10 @@ def _metric_rows(key: dict[str, Any], bundle: MetricsBundle) -> Iterable[dict]:
     for stage, count in (bundle.miss_stages or {}).items():  # metric 'miss_stage' by stage
         if first is not None:
             yield row(MISS_STAGE_METRIC, stage, None, Rate.of(count, first.denominator))
+    for family, got in (bundle.family_miss_stages or {}).items():  # 'miss_stage:<family>'
+        for stage, count in got.stages.items():
+            yield row(f"{MISS_STAGE_METRIC}:{family}", stage, None,
+                      Rate.of(count, got.questions))
 
 
 def _probe_and_hit_rows(digest: str, world: WorldProbes) -> tuple[list[dict], list[dict]]:

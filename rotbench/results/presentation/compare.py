@@ -40,16 +40,20 @@ from rotbench.scoring.metrics import (
     better_label,
     families_for,
 )
-from rotbench.scoring.miss_stages import MISS_STAGES
+from rotbench.scoring.miss_stages import MISS_STAGES, FamilyStages
 from rotbench.scoring.paired import (
     Outcomes,
     Paired,
     channel_row,
+    family_miss_row,
     miss_row,
     pair,
     question_outcomes,
 )
 
+_NO_STAGES = FamilyStages(questions=0, stages={})
+FAMILY_STAGES = "Wrong first answers by family and stage (share of the family's questions)"
+"""The name of the family of ``miss: <family>: <stage>`` rows."""
 TEST_NAME = "Newcombe hybrid score interval for a difference of two proportions, 95%"
 PAIRED_TEST_NAME = "exact McNemar test on the discordant questions (paired), p < 0.05"
 TESTS: dict[str, str] = {"mcnemar": PAIRED_TEST_NAME, "newcombe": TEST_NAME}
@@ -248,6 +252,28 @@ def _miss_family(reports: list[Report], outcomes: list[Outcomes | None]) -> Fami
                         for s in stages])
 
 
+def _family_miss_family(reports: list[Report],
+                        outcomes: list[Outcomes | None]) -> Family | None:
+    """Each other question family's stages as a share of that family's questions
+    (``miss: <family>: <stage>``); None when no report has ``family_miss_stages``."""
+    if all(r.family_miss_stages is None for r in reports):
+        return None
+    families = list(dict.fromkeys(f for r in reports for f in (r.family_miss_stages or {})))
+    rows = []
+    for family in families:
+        stages = list(dict.fromkeys(s for r in reports
+                                    for s in ((r.family_miss_stages or {}).get(family)
+                                              or _NO_STAGES).stages))
+        for stage in stages:
+            rates = []
+            for r in reports:
+                got = (r.family_miss_stages or {}).get(family)
+                rates.append(None if got is None
+                             else Rate.of(got.stages.get(stage, 0), got.questions))
+            rows.append(_row(family_miss_row(family, stage), rates, outcomes))
+    return Family(name=FAMILY_STAGES, rows=rows)
+
+
 def compare_reports(reports: list[Report], force: bool = False) -> Comparison:
     """The comparison of ``reports`` (the first is the baseline column).
 
@@ -277,6 +303,9 @@ def compare_reports(reports: list[Report], force: bool = False) -> Comparison:
     stages = _miss_family(reports, outcomes)
     if stages is not None:
         families.append(stages)
+    by_family = _family_miss_family(reports, outcomes)
+    if by_family is not None:
+        families.append(by_family)
     from rotbench.results.presentation.noise import noise_rows
 
     if rows := noise_rows(reports):  # the noisy arm: injected of opportunities per kind

@@ -318,6 +318,34 @@ def _missed(reports: list[Report]) -> list[dict[str, list[tuple[int, ProbeRecord
     return out
 
 
+def family_stages_section(reports: list[Report], labels: list[str]) -> str:
+    """"Wrong first answers by family": per other question family and stage, its share of
+    the family's questions in each report (``Report.family_miss_stages``); empty when no
+    report has it."""
+    if all(not r.family_miss_stages for r in reports):
+        return ""
+    families = list(dict.fromkeys(f for r in reports for f in (r.family_miss_stages or {})))
+    heads = "".join(f"<th>{esc(label)}</th>" for label in labels)
+    rows = []
+    for family in families:
+        stages = list(dict.fromkeys(s for r in reports
+                                    if (got := (r.family_miss_stages or {}).get(family))
+                                    for s in got.stages))
+        for stage in stages:
+            cells = []
+            for r in reports:
+                got = (r.family_miss_stages or {}).get(family)
+                cells.append(_rate_cell(None if got is None else
+                                        Rate.of(got.stages.get(stage, 0), got.questions)))
+            rows.append(f"<tr><td><code>{esc(family, 40)}: {esc(stage, 40)}</code></td>"
+                        f"{''.join(cells)}</tr>")
+    return ("<h3>Wrong first answers by family</h3><p>Premise, successor and cascade "
+            "questions keep their stage above; retracted and dependent questions (no current "
+            "value) went wrong when an ended value came first: kept (nothing framed it as "
+            "past) or outranked (a hit did). Each as a share of the family's questions.</p>"
+            f"<table><tr><th>family: stage</th>{heads}</tr>{''.join(rows)}</table>")
+
+
 def miss_stages_section(reports: list[Report], labels: list[str]) -> str:
     """"Wrong first answers by stage": a count per stage and report, each linking to the
     list of its questions (seed, day, attribute, question, the first hit's class)."""
@@ -556,7 +584,8 @@ def render_html(reports: list[Report], plots: list[Plot], sources: list[str] | N
         f"<h2 id=selection>What ran</h2>{_selection_table(reports, labels, sources)}"
         f"<h2 id=figures>Figures by family</h2>{legend}{figures}"
         f"{_by_kind(reports, labels)}{_first_hits(reports, labels)}"
-        f"{miss_stages_section(reports, labels)}{noise_section(reports, labels)}"
+        f"{miss_stages_section(reports, labels)}{family_stages_section(reports, labels)}"
+        f"{noise_section(reports, labels)}"
         f"{_floor_sweep(reports, labels)}"
         f"{_real_pairs(reports, labels)}"
         f"<h2 id=plots>Plots</h2>{_plots(plots)}"

@@ -249,9 +249,26 @@ def render_miss_stages(report: Report, console: Console, intervals: bool = False
                 [Col("stage"), Col("questions", "words", "right")],
                 [[printable(stage, 40), format_rate(Rate.of(n, total), intervals)]
                  for stage, n in stages.items()])
+    render_family_stages(report, console, intervals)
     from rotbench.results.presentation.noise import render_noise
 
     render_noise(report, console, lambda r: format_rate(r, intervals))  # the noisy arm
+
+
+def render_family_stages(report: Report, console: Console, intervals: bool = False) -> None:
+    """The "Wrong first answers by family" table (``Report.family_miss_stages``): each
+    other question family's stages as a share of its questions; nothing for a report
+    without it."""
+    families = report.family_miss_stages
+    if not families:
+        return
+    rows = []
+    for family, got in families.items():
+        for j, (stage, n) in enumerate(got.stages.items()):
+            rows.append([printable(family, 40) if j == 0 else "", printable(stage, 40),
+                         format_rate(Rate.of(n, got.questions), intervals)])
+    print_table(console, "Wrong first answers by family (share of the family's questions)",
+                [Col("family"), Col("stage"), Col("questions", "words", "right")], rows)
 
 
 def _real_pairs(report: Report, console: Console, intervals: bool) -> None:

@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from rotbench.results.presentation.compare import (
+    FAMILY_STAGES,
     MARKS,
     Cell,
     Column,
@@ -34,7 +35,7 @@ MAX_VERSION_CHARS = 10
 """Longest version shown whole in a column header; a longer one is cut (see ``short_version``)."""
 
 
-LEFT_OUT = frozenset({"Poison by channel"})
+LEFT_OUT = frozenset({"Poison by channel", FAMILY_STAGES})
 """Breakdowns ``compare`` shows that the run's compact view leaves to ``rotbench compare``
 and the HTML page (the legend says so)."""
 
@@ -144,7 +145,8 @@ def render_several(comparison: Comparison, console: Console, intervals: bool = F
     if context:
         say.append("beside: no better direction; read " + "; ".join(dict.fromkeys(context)))
     say.append(f"definitions: docs/{DOCS_PAGE} ({metric_url('current_first').rsplit('#')[0]})")
-    say.append("per channel and kind: rotbench compare; full reports: rotbench show RUN_ID "
+    say.append("per channel, kind and question family: rotbench compare; full reports: "
+               "rotbench show RUN_ID "
                "(or run with --each)")
     for note in comparison.notes:
         say.append(f"note: {printable(note, 400)}")

@@ -38,7 +38,9 @@ def reference_world(seed: int, profile: str | None, emb_dir: Path, generator: st
                                            [p.question for p in world.probes])
     ledger = SPECS["deposit"].function(extraction, embedder, checker, config)
     engine = ReferenceEngine.from_ledger(ledger, config, embedder, extraction.questions)
-    scored = score_world(SPECS["probe"].function(world, engine, 10), default_scorer(generator))
+    scored = score_world(SPECS["probe"].function(world, engine, 10,
+                                                 questions_read=len(extraction.questions)),
+                         default_scorer(generator))
     if profile is not None:
         scored = annotate(scored, world_plan(world, load_profile(profile)), world)
     return scored

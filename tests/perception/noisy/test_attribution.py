@@ -1,8 +1,8 @@
-"""Perception attribution by deciding claim: hand-built error records on world 42's gym
-(Pulsegym said day 3; Corestone day 22, tied to the home city Hobart; the home city
-corrected back to Winnipeg day 42, which ends Corestone and brings Pulsegym back) and
-hand-written hits, each classified exactly; then the reference engine's exact split on seed
-42 under ``typical``."""
+"""Perception attribution by what the engine was handed: hand-built error records and
+perceived claims on world 42's gym (Pulsegym said day 3; Corestone day 22, tied to the home
+city Hobart; the home city corrected back to Winnipeg day 42, which ends Corestone and
+brings Pulsegym back) and hand-written hits, each classified exactly; then the reference
+engine's exact split on seed 42 under ``typical``."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from rotbench.perception.noisy import load_profile
 from rotbench.perception.noisy.attribution import annotate, deciding, statements
 from rotbench.perception.noisy.plan import InjectedError, NoisePlan, plan_world
 from rotbench.scoring import compute_metrics
-from rotbench.scoring.miss_stages import question_stages
+from rotbench.scoring.miss_stages import family_stages, question_stages
 from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
 from rotbench.world import generate_world
 
@@ -35,19 +35,28 @@ def _error(kind: str, uri: str, attribute: str, value: str, day: int,
                          before=None, after=after)
 
 
-def _plan(*errors: InjectedError, questions: dict | None = None) -> NoisePlan:
-    """A plan holding ``errors``; its drafts hold the day-3 sentence, which ``_stage``'s
-    second question is served, so the engine counts as one that serves the arm's claims."""
+D2 = "session://world-42/day-002/0"
+SERVED = "The user's manager is Ravindra."
+
+
+def _plan(*errors: InjectedError, questions: dict | None = None,
+          handed: tuple[tuple[str, str], ...] = ((D3, "Pulsegym"),)) -> NoisePlan:
+    """A plan holding ``errors``; its drafts hold the gym claims ``handed`` ((document,
+    value), as perceived) and a manager claim, which ``_stage``'s second question is
+    served, so the engine counts as one that serves the arm's claims."""
     plan = NoisePlan(errors=list(errors), question_errors=questions or {})
-    plan.drafts = {D3: [load_claim()]}
+    plan.drafts = {D2: [_claim("manager", "Ravindra", SERVED)]}
+    for uri, value in handed:
+        plan.drafts.setdefault(uri, []).append(
+            _claim("gym", value, f"The user's gym is {value}."))
     return plan
 
 
-def load_claim():
+def _claim(slot: str, value: str, sentence: str):
     from rotbench.contract.perception import ClaimDraft
 
-    return ClaimDraft(subject="the user", slot="gym", value="Pulsegym", tense="present",
-                      sentence="The user's gym is Pulsegym.")
+    return ClaimDraft(subject="the user", slot=slot, value=value, tense="present",
+                      sentence=sentence)
 
 
 def _hit(rank: int, text: str, cls: str, uri: str) -> ScoredHit:
@@ -63,10 +72,11 @@ def _stage(world, day: int, hits: list[ScoredHit], plan: NoisePlan,
     served = ProbeRecord(  # another question, served a perceived claim
         day=15, attribute="manager", question="Who is the user's manager?",
         truth=world.truth("manager", 15),
-        hits=[_hit(1, "The user's gym is Pulsegym.", "none", D3)])
+        hits=[_hit(1, SERVED, "current", D2)])
     probes = WorldProbes(seed=42, days=90, generator_version="4",
-                         fingerprint=world.fingerprint, pools={}, probes=[probe, served])
-    got = annotate(probes, plan, world, reads_questions)
+                         fingerprint=world.fingerprint, pools={}, probes=[probe, served],
+                         questions_read=2 if reads_questions else None)
+    got = annotate(probes, plan, world)
     return question_stages(got).get(0), got.probes[0].perception_errors
 
 
@@ -110,40 +120,56 @@ def test_a_rival_perceived_wrong_perturbs_the_deciding_claim(world) -> None:
     assert _stage(world, 30, STALE_30, _plan(earlier)) == ("never_seen", [])
 
 
+def test_a_current_value_that_reached_the_engine_makes_the_miss_its_own(world) -> None:
+    later = "session://world-42/day-025/0"
+    rival = _error("check_error", later, "gym", "Pulsegym", 25)
+    both = ((D3, "Pulsegym"), (D22, "Corestone"))
+    # the same rival as above, but Corestone was handed to the engine (day 22) as the
+    # user's own gym: a store that keeps what it is told can serve it
+    assert _stage(world, 30, STALE_30, _plan(rival, handed=both)) == ("never_seen", [])
+    # in the past tense too (a correct store may render it so and be counted right)
+    assert _stage(world, 30, STALE_30, _plan(rival, handed=((D22, "Corestone"),))) == (
+        "never_seen", [])
+    # not before its document arrived: on day 20 only Pulsegym had reached it
+    right = [_hit(1, "The user's gym is Pulsegym.", "current", D3)]
+    assert _stage(world, 20, right, _plan(rival, handed=both)) == (None, [])
+
+
 def test_a_value_back_by_a_lapsed_tie_is_decided_by_its_claims_and_the_root(world) -> None:
-    assert _stage(world, 45, STALE_45, _plan()) == ("never_seen", [])
-    split = _error("subject_split", D3, "gym", "Pulsegym", 3)
-    assert _stage(world, 45, STALE_45, _plan(split)) == (
-        "perception", [f"subject_split@{D3}#0"])
+    gone = ((D22, "Corestone"),)  # Pulsegym's day-3 claim never reached the engine
+    assert _stage(world, 45, STALE_45, _plan(handed=gone)) == ("never_seen", [])
+    dropped = _error("omission", D3, "gym", "Pulsegym", 3)
+    assert _stage(world, 45, STALE_45, _plan(dropped, handed=gone)) == (
+        "perception", [f"omission@{D3}#0"])
     correction = _error("omission", D42, "home_city", "Winnipeg", 42)
-    assert _stage(world, 45, STALE_45, _plan(correction)) == (
-        "perception", [f"omission@{D42}#0"])
-    # the root value Corestone hung on (Hobart, said day 12) never reached the store, so
-    # the store cannot see the tie lapse when the city is corrected back
-    d12 = "session://world-42/day-012/0"
-    hobart = _error("omission", d12, "home_city", "Hobart", 12)
-    assert _stage(world, 45, STALE_45, _plan(hobart)) == (
-        "perception", [f"omission@{d12}#0"])
+    assert _stage(world, 45, STALE_45, _plan(dropped, correction, handed=gone)) == (
+        "perception", [f"omission@{D3}#0", f"omission@{D42}#0"])
+    # Pulsegym reached the engine (day 3): the root's errors excuse nothing
+    split = _error("subject_split", D3, "gym", "Pulsegym", 3)
+    assert _stage(world, 45, STALE_45, _plan(split, correction)) == ("never_seen", [])
 
 
-def test_a_served_perturbed_claim_files_the_miss_under_perception(world) -> None:
+def test_a_hit_s_errors_decide_no_stage(world) -> None:
     later = "session://world-42/day-025/0"
     distorted = _error("distorted_value", later, "gym", "Corestone", 25,
                        after="The user's gym is Pulsegym.")
     served = [_hit(1, "The user's gym is Pulsegym.", "stale", later)]
-    stage, ids = _stage(world, 30, served, _plan(distorted))
-    assert (stage, ids) == ("perception", [f"distorted_value@{later}#0"])
-    # the same sentence served from the intact day-3 claim is not that error's
-    same_text = _error("tense_error", later, "gym", "Corestone", 25,
-                       after="The user's gym is Pulsegym.")
-    assert _stage(world, 30, STALE_30, _plan(same_text)) == ("never_seen", [])
+    handed = ((D3, "Pulsegym"), (D22, "Corestone"))
+    probe = annotate(WorldProbes(
+        seed=42, days=90, generator_version="4", fingerprint=world.fingerprint, pools={},
+        probes=[ProbeRecord(day=30, attribute="gym", question=GYM_Q,
+                            truth=world.truth("gym", 30), hits=served)]),
+        _plan(distorted, handed=handed), world).probes[0]
+    # the engine served the perturbed claim although Corestone reached it intact: its own
+    assert probe.hits[0].perception_errors == [f"distorted_value@{later}#0"]
+    assert _stage(world, 30, served, _plan(distorted, handed=handed)) == ("never_seen", [])
 
 
 def test_a_misread_question_counts_only_for_an_engine_that_reads_it(world) -> None:
     error = InjectedError(id="subject_split@question#5", kind="subject_split",
                           document_uri="question", fact_index=5, attribute="gym", value="",
                           day=0, before="subject='the user'", after="subject='the speaker'")
-    plan = _plan(questions={GYM_Q: [error]})
+    plan = _plan(questions={GYM_Q: [error]}, handed=((D22, "Corestone"),))
     assert _stage(world, 30, [], plan) == ("perception", ["subject_split@question#5"])
     assert _stage(world, 30, [], plan, reads_questions=False) == ("abstained", [])
 
@@ -153,14 +179,86 @@ def test_reference_engine_split_on_seed_42_typical(tmp_path) -> None:
     bundle = compute_metrics([scored])
     cf = bundle.metrics["current_first"]
     assert (cf.numerator, cf.denominator) == (15, 66)
-    assert bundle.miss_stages == {"perception": 51, "never_seen": 0, "lost": 0,
-                                  "outranked": 0, "abstained": 0}
-    misses = [scored.probes[i] for i in question_stages(scored)]
+    assert bundle.miss_stages == {"perception": 30, "never_seen": 11, "lost": 5,
+                                  "outranked": 5, "abstained": 0}
+    assert scored.questions_read == 34  # the extract stage read every distinct question
+    st = question_stages(scored)
+    misses = [scored.probes[i] for i, s in st.items() if s == "perception"]
     question = [p for p in misses if any("@question" in e for e in p.perception_errors)]
     claims = [p for p in misses if any("@question" not in e for e in p.perception_errors)]
-    served = [p for p in misses
-              if (h := next((h for h in sorted(p.hits, key=lambda h: h.rank)
-                             if h.cls != "none"), None)) is not None and h.perception_errors]
-    assert (len(question), len(claims), len(served)) == (7, 51, 32)
+    assert (len(question), len(claims)) == (7, 25)
+    # every miss of the engine's own had a current value handed to it
+    own = [scored.probes[i] for i, s in st.items() if s != "perception"]
+    assert len(own) == 21 and not any(p.perception_errors for p in own)
     plan = plan_world(generate_world(42, 90, "4"), load_profile("typical"))
     assert sum(len(v) for v in plan.question_errors.values()) == 2
+
+
+CAR_Q, TEAM_Q = "What car does the user drive?", "Which team is the user on?"
+D39, D5, D24 = ("session://world-42/day-039/1", "session://world-42/day-005/1",
+                "session://world-42/day-024/0")
+
+
+def _ended(world, attribute: str, question: str, day: int, hit: str,
+           plan: NoisePlan) -> tuple[str | None, list[str]]:
+    """(the stage, the probe's error ids) of a question with no current value on ``day``
+    whose only hit serves the ended value as current."""
+    probe = ProbeRecord(day=day, attribute=attribute, question=question,
+                        truth=world.truth(attribute, day),
+                        hits=[_hit(1, hit, "stale", D3)])
+    served = ProbeRecord(day=15, attribute="manager", question="Who is the user's manager?",
+                         truth=world.truth("manager", 15), hits=[_hit(1, SERVED, "current", D2)])
+    got = annotate(WorldProbes(seed=42, days=90, generator_version="4",
+                               fingerprint=world.fingerprint, pools={},
+                               probes=[probe, served]), plan, world)
+    stages = family_stages(got)
+    family = next(f for f in ("retraction", "dependent") if f in stages)
+    return stages[family][0], got.probes[0].perception_errors
+
+
+def _with(plan: NoisePlan, uri: str, **draft) -> NoisePlan:
+    from rotbench.contract.perception import ClaimDraft
+
+    fields = {"subject": "the user", "tense": "present", "sentence": "s", **draft}
+    plan.drafts.setdefault(uri, []).append(ClaimDraft(**fields))
+    return plan
+
+
+def test_a_retraction_that_never_reached_the_engine_is_perception_s(world) -> None:
+    """World 42's car (Polestar) was retracted on day 39: a store still serving it on day 45
+    kept it, unless the retraction never reached it."""
+    told = _with(_plan(), D3, slot="car", value="Polestar")
+    hit = "The user's car is Polestar."
+    dropped = _error("omission", D39, "car", "Polestar", 39)
+    assert _ended(world, "car", CAR_Q, 45, hit, _with(
+        _with(_plan(dropped), D3, slot="car", value="Polestar"), D39, slot="car",
+        value="Polestar", event="retraction")) == ("kept", [])
+    assert _ended(world, "car", CAR_Q, 45, hit, _with(_plan(dropped), D3, slot="car",
+                                                      value="Polestar")) == (
+        "perception", [f"omission@{D39}#0"])
+    assert _ended(world, "car", CAR_Q, 45, hit, told) == ("kept", [])  # no error explains it
+    # never told Polestar as the user's present car: nothing to end, the store's own
+    assert _ended(world, "car", CAR_Q, 45, hit, _with(_plan(dropped), D3, slot="car",
+                                                      value="Polestar", tense="past")) == (
+        "kept", [])
+
+
+def test_a_dependent_whose_tie_or_root_change_never_reached_the_engine(world) -> None:
+    """World 42's team Condor hangs on the employer Halcyra (day 5); the employer became
+    Tidemark on day 24, so the team is unknown from then on."""
+    hit = "The user's team is Condor."
+    tie = _error("omission", D5, "team", "Condor", 5)
+    untied = _with(_plan(tie), D3, slot="team", value="Condor")
+    assert _ended(world, "team", TEAM_Q, 30, hit, untied) == (
+        "perception", [f"omission@{D5}#0"])
+    from rotbench.contract.perception import Dependency
+
+    tied = _with(_plan(), D5, slot="team", value="Condor",
+                 depends_on=Dependency(slot="employer", value="Halcyra"))
+    assert _ended(world, "team", TEAM_Q, 30, hit, _with(
+        tied, D24, slot="employer", value="Tidemark")) == ("kept", [])
+    moved = _error("omission", D24, "employer", "Tidemark", 24)
+    no_move = _with(_plan(moved), D5, slot="team", value="Condor",
+                    depends_on=Dependency(slot="employer", value="Halcyra"))
+    assert _ended(world, "team", TEAM_Q, 30, hit, no_move) == (
+        "perception", [f"omission@{D24}#0"])

@@ -218,4 +218,10 @@ def test_json_carries_each_test_and_its_discordant_counts(gate_files) -> None:
     assert redundancy["test"] == "newcombe" and redundancy["paired"] is None
     assert set(data["tests"]) == {"mcnemar", "newcombe"}
     assert [r for r in rows if r.startswith("miss: ")] == [
-        "miss: never_seen", "miss: lost", "miss: outranked", "miss: abstained"]
+        "miss: never_seen", "miss: lost", "miss: outranked", "miss: abstained",
+        "miss: retraction: kept", "miss: retraction: outranked"]
+    kept = rows["miss: retraction: kept"]["cells"]  # the 4 retracted questions, paired
+    assert [(c["rate"]["numerator"], c["rate"]["denominator"]) for c in kept] == [(0, 4),
+                                                                                  (0, 4)]
+    assert kept[1]["difference"]["paired"] == {"first_only": 0, "other_only": 0, "both": 0,
+                                               "neither": 4, "p_value": 1.0}
