@@ -33,6 +33,7 @@ from rotbench.pipeline.engine_worker_side import (
 from rotbench.pipeline.ingest_probe import ingest_and_probe
 from rotbench.pipeline.isolated import surface_of
 from rotbench.scoring import score_world
+from rotbench.scoring.lexicons import default_scorer
 from rotbench.scoring.metrics import compute_metrics
 from rotbench.world import generate_world
 from rotbench.world.generators.base import DEFAULT_GENERATOR
@@ -42,9 +43,9 @@ GENERATORS = tuple(sorted({"3", "4", DEFAULT_GENERATOR}))
 """Generators 3 and 4 and the default (today 4)."""
 
 
-class Counting:
-    """An extractor wrapped as another part of the run may wrap it: it counts the questions
-    it is asked to read (the worker must ask this very object)."""
+class Recorder:
+    """An extractor wrapped as another part of the run may wrap it: it records the
+    questions it is asked to read (the worker must ask this very object)."""
 
     def __init__(self, inner) -> None:
         self.inner = inner
@@ -96,7 +97,7 @@ def answers(world, factory: str, extractor, checker, tmp_path, monkeypatch, in_p
 
 
 def figures(probes) -> dict[str, tuple[int, int]]:
-    bundle = compute_metrics([score_world(probes, "v5")])
+    bundle = compute_metrics([score_world(probes, default_scorer(probes.generator_version))])
     return {m: (r.numerator, r.denominator) for m, r in bundle.metrics.items()}
 
 
@@ -125,7 +126,7 @@ def test_a_question_reader_reads_in_its_worker_as_in_process(worlds, generator, 
     runs = {}
     for in_process in (False, True):
         inner, checker = perception(world, arm)
-        extractor = Counting(inner)
+        extractor = Recorder(inner)
         out, refused = answers(world, "make_engine", extractor, checker, tmp_path,
                                monkeypatch, in_process)
         runs[in_process] = (out, extractor.asked, refused)
@@ -134,7 +135,7 @@ def test_a_question_reader_reads_in_its_worker_as_in_process(worlds, generator, 
 
     assert worker.config["surface.extractor_type"] == "QuestionReaderHandle"
     assert worker.config["surface.checker_type"] == "CheckerHandle"
-    assert local.config["surface.extractor_type"] == "Counting"
+    assert local.config["surface.extractor_type"] == "CountingRecorder"  # the run's proxy
     assert untyped(worker.config) == untyped(local.config)
     assert local.config["surface.question_reader"] is True
     assert local.config["surface.extractor_stamp"] == inner.stamp
@@ -145,6 +146,8 @@ def test_a_question_reader_reads_in_its_worker_as_in_process(worlds, generator, 
     read, current_first, unanswerable = PINNED[(generator, arm)]
     assert worker_asked == local_asked
     assert len(worker_asked) == read == len(world.probes)  # each query reads its question
+    # the run's own count of the engine's reads (WorldProbes.questions_read), both ways
+    assert worker.probes.questions_read == local.probes.questions_read == len(set(local_asked))
     assert worker.probes == local.probes
     got = figures(worker.probes)
     assert got == figures(local.probes)
@@ -161,7 +164,7 @@ def test_an_extractor_without_stamp_or_question_reading_stays_so(worlds, tmp_pat
                     monkeypatch, in_process)[0] for in_process in (False, True)]
     worker, local = outs
     assert (worker.config["surface.extractor_type"], local.config["surface.extractor_type"]) \
-        == ("ExtractorHandle", "Plain")
+        == ("ExtractorHandle", "CountingPlain")
     assert untyped(worker.config) == untyped(local.config)
     assert local.config["surface.question_reader"] is False
     assert local.config["surface.extractor"] is False  # no stamp: not an Extractor

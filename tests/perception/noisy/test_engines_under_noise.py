@@ -48,7 +48,7 @@ def test_reference_misses_by_stage(reference) -> None:
     assert reference["typical"].miss_stages == {
         "perception": 118, "never_seen": 11, "lost": 11, "outranked": 6, "abstained": 0}
     assert reference["good"].miss_stages == {
-        "perception": 78, "never_seen": 12, "lost": 11, "outranked": 9, "abstained": 3}
+        "perception": 78, "never_seen": 13, "lost": 11, "outranked": 9, "abstained": 3}
     noise = reference["typical"].perception_noise
     assert noise["omission"] == {"injected": 89, "opportunities": 142,
                                  "question_injected": 0, "question_opportunities": 0}
