@@ -97,6 +97,7 @@ from rotbench.scoring.miss_stages import (
     count_family_stages,
     count_stages,
     pooled_noise,
+    serves_forgotten,
 )
 from rotbench.scoring.models import HIT_CLASSES, HitClass, ProbeRecord, ScoredHit, WorldProbes
 from rotbench.scoring.scorer_v5 import serves_current
@@ -517,8 +518,7 @@ def _event_outcomes(probe: ProbeRecord, hits: list[ScoredHit], first_cls: set[st
         out["answered_unanswerable"] = _flag(any(h.cls not in ("none", "history")
                                                  for h in hits))
     if truth.forgotten:
-        forgotten = {_norm(v) for v in truth.forgotten}
-        out["forgotten_served_at_k"] = _flag(any(forgotten & set(h.values) for h in hits))
+        out["forgotten_served_at_k"] = _flag(serves_forgotten(truth.forgotten, hits))
     if truth.redelivered:
         redelivered = {_norm(v) for v in truth.redelivered}
         first = _first_value_bearing(hits)
@@ -580,10 +580,6 @@ def _outcomes(
     out["redundancy_at_k"] = _redundancy(hits)
     out.update(_cross_user_outcomes(probe, hits, None))
     return out
-
-
-def _norm(value: str) -> str:
-    return " ".join(value.split()).casefold()
 
 
 def _cross_user_outcomes(probe: ProbeRecord, hits: list[ScoredHit],

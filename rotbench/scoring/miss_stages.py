@@ -43,7 +43,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rotbench.scoring.models import ProbeRecord, WorldProbes
+from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
 from rotbench.scoring.scorer_v5 import serves_current
 from rotbench.scoring.scorer_v6 import is_current_answer
 
@@ -55,9 +55,13 @@ PERCEPTION = "perception"
 """The noisy arm's stage (see the module docstring); present only for noisy worlds."""
 CURRENCY = "currency"
 """The family of ``miss_stages`` itself: every question with a current value."""
+FORGET_STAGES: tuple[str, ...] = ("served",)
+"""The stage of a forget question answered wrong: a top-k hit carries the forgotten value, in
+any framing (generator 5; ``forgotten_served_at_k``)."""
 FAMILIES: dict[str, tuple[str, ...]] = {
     "premise": MISS_STAGES, "successor": MISS_STAGES, "cascade": MISS_STAGES,
-    "retraction": ENDED_STAGES, "dependent": ENDED_STAGES}
+    "redelivery": MISS_STAGES, "retraction": ENDED_STAGES, "dependent": ENDED_STAGES,
+    "forget": FORGET_STAGES}
 """The families counted beside the currency one, in report order, with their stages."""
 
 
@@ -102,19 +106,36 @@ def _ended_stage(probe: ProbeRecord) -> str | None:
     return "outranked" if any(h.cls == "history" for h in probe.hits) else "kept"
 
 
+def serves_forgotten(forgotten: Iterable[str], hits: Iterable[ScoredHit]) -> bool:
+    """Whether any of ``hits`` carries one of the ``forgotten`` values, in any framing (the
+    values as the world states them; a hit's ``values`` are normalised)."""
+    gone = {" ".join(v.split()).casefold() for v in forgotten}
+    return any(gone & set(h.values) for h in hits)
+
+
+def _forget_stage(probe: ProbeRecord) -> str | None:
+    """The stage of a question asked after a forget request: ``served`` when any top-k hit
+    carries the forgotten value, in any framing; None when none does."""
+    assert probe.truth is not None
+    return "served" if serves_forgotten(probe.truth.forgotten, probe.hits) else None
+
+
 def _family(probe: ProbeRecord) -> list[str]:
     """The families of ``FAMILIES`` the question counts for (empty for most)."""
     truth = probe.truth
     if truth is None:
         return []
     if truth.current is None:
+        if truth.forgotten:
+            return ["forget"]
         if truth.unknown_since is not None:
             return ["dependent"]
         return ["retraction"] if truth.retracted else []
     cases = set(truth.cases)
     return [f for f, live in (("premise", probe.premise is not None),
                               ("successor", "successor" in cases),
-                              ("cascade", "cascade" in cases and bool(truth.cascaded)))
+                              ("cascade", "cascade" in cases and bool(truth.cascaded)),
+                              ("redelivery", bool(truth.redelivered)))
             if live]
 
 
@@ -155,7 +176,7 @@ def family_stages(world: WorldProbes) -> dict[str, dict[int, str | None]]:
             if FAMILIES[family] is MISS_STAGES:
                 stage = currency.get(i)
             else:
-                stage = _ended_stage(p)
+                stage = _forget_stage(p) if family == "forget" else _ended_stage(p)
                 if stage is not None and p.perception_errors:
                     stage = PERCEPTION
             out.setdefault(family, {})[i] = stage

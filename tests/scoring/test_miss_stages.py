@@ -136,3 +136,28 @@ def test_perception_in_an_ended_family_and_no_hit_clause() -> None:
     assert question_stages(w) == {1: "never_seen"}
     assert count_family_stages([w])["retraction"].stages == {
         "perception": 1, "kept": 0, "outranked": 0}
+
+
+def test_forget_and_redelivery_questions_have_stages() -> None:
+    """Generator 5's families: a question after a forget request is ``served`` when any
+    top-k hit carries the forgotten value in any framing (history included) and right when
+    none does; a question after a re-delivery keeps its currency stage."""
+    forgot = ended(30, forgotten=["Oslo"], cases=["forget"])
+    w = world([
+        probe(30, ["Noted.", "The user previously lived in Oslo."], forgot),     # served
+        probe(45, ["The user lives in Oslo."], ended(45, forgotten=["Oslo"],
+                                                     cases=["forget"])),          # served
+        probe(60, [], ended(60, forgotten=["Oslo"], cases=["forget"])),           # right
+        probe(75, ["The user lives in Lima."],
+              city(75).model_copy(update={"redelivered": ["Lima"]})),             # lost
+        probe(90, ["The user lives in Oslo."],
+              city(90).model_copy(update={"redelivered": ["Lima"]})),             # right
+    ])
+    assert family_stages(w) == {"forget": {0: "served", 1: "served", 2: None},
+                                "redelivery": {3: "never_seen", 4: None}}
+    got = count_family_stages([w])
+    assert {f: (s.questions, s.stages) for f, s in got.items()} == {
+        "redelivery": (2, {"never_seen": 1, "lost": 0, "outranked": 0, "abstained": 0}),
+        "forget": (3, {"served": 2})}
+    five = w.model_copy(update={"generator_version": "5"})  # the figure: generator 5's
+    assert compute_metrics([five]).metrics["forgotten_served_at_k"].numerator == 2
