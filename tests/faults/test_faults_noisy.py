@@ -93,15 +93,15 @@ def paired(profile_name: str, tmp_path: Path) -> tuple[Counter, list[str]]:
     return extra, misfiled
 
 
-@pytest.mark.parametrize(("profile", "expected"), [
-    ("good", {"currency": 317, "premise": 21, "successor": 4, "cascade": 3,
+@pytest.mark.parametrize(("profile", "expected"), [  # noisy/3 and scorer v6 (CHANGELOG)
+    ("good", {"currency": 344, "premise": 19, "successor": 4, "cascade": 1,
               "retraction": 35, "dependent": 18}),
-    ("typical", {"currency": 149, "premise": 2, "successor": 1, "cascade": 1,
+    ("typical", {"currency": 151, "premise": 2, "successor": 1, "cascade": 1,
                  "retraction": 14, "dependent": 12}),
 ])
 def test_no_miss_a_correct_engine_avoided_is_perception_s(profile, expected,
                                                          tmp_path) -> None:
     extra, misfiled = paired(profile, tmp_path)
-    assert {f: extra[f] for f in expected} == expected
     assert misfiled == []
     assert extra[PERCEPTION] == 0
+    assert {f: extra[f] for f in expected} == expected
