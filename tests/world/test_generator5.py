@@ -9,13 +9,13 @@ import pytest
 
 from rotbench.contract.engine import Document
 from rotbench.perception.oracle import FORGET, OracleExtractor, oracle_texts
-from rotbench.world.generators.base import DEFAULT_GENERATOR, generate_world
+from rotbench.world.generators.base import DEFAULT_GENERATOR, checkpoints_for, generate_world
 from rotbench.world.models import World
 from rotbench.world.pools_v5 import PASSING
 from tests.world.test_generator4 import NEW_KINDS, TWENTY, kind_counts
 
 SEEDS = (42, 43, 44)
-PINNED_V5 = {42: "0217c233e7cd", 43: "e92def027e61", 44: "a4b86af30f85"}
+PINNED_V5 = {42: "1953ed703ced", 43: "2420e55a51de", 44: "fefc19eb7e48"}
 
 
 def mentions(world: World) -> Counter:
@@ -60,20 +60,19 @@ def test_fingerprint_is_pinned(seed: int) -> None:
 
 def test_mention_counts_have_a_heavy_tail() -> None:
     got = {seed: mentions(generate_world(seed, generator="5")) for seed in SEEDS}
-    assert got[42] == {"home_city": 9, "car": 6, "code_editor": 5, "diet": 4, "manager": 2,
-                       "team": 2, "project_codename": 2, "coffee_shop": 1, "gym": 1,
-                       "employer": 1}
-    assert [max(c.values()) for c in got.values()] == [9, 13, 15]
+    assert got[42] == {"home_city": 14, "car": 5, "gym": 3, "team": 2, "employer": 2,
+                       "manager": 1, "coffee_shop": 1, "project_codename": 1}
+    assert [max(c.values()) for c in got.values()] == [14, 7, 9]
     for counts in got.values():
         ranked = sorted(counts.values(), reverse=True)
         assert ranked[0] > 80 / 7 / 2  # one comes up in most of the weeks after the intros
-        assert sorted(ranked)[len(ranked) // 2] <= 2  # most a handful of times at most
-        assert ranked.count(1) >= 2  # some once
+        assert sorted(ranked)[len(ranked) // 2] <= 3  # most a handful of times at most
+        assert ranked.count(1) >= 1  # some once
 
 
 def test_mentions_ride_on_chitchat_and_restate_the_current_value(w42: World) -> None:
     carried = [s for s in w42.sessions if s.kind == "filler" and s.facts]
-    assert [s.day for s in carried] == [16, 19, 79]
+    assert [s.day for s in carried] == [12, 30]
     for s in w42.sessions:
         for f in s.facts:
             if s.kind in ("filler", "mention") and f.tense == "present" and f.channel is None:
@@ -82,8 +81,8 @@ def test_mentions_ride_on_chitchat_and_restate_the_current_value(w42: World) -> 
                     assert f.value in truth.current_values, (s.document_uri, f)
     assert "Walked along the river in Bergen after dinner, lovely evening." not in [
         t.text for s in w42.sessions for t in s.turns]  # Bergen was corrected away
-    assert carried[-1].turns[0].text.startswith(  # the car reverted to Dacia on day 70
-        "Took the Dacia through the car wash on the way home. ")
+    assert carried[-1].turns[0].text.startswith(  # three days before its forget request
+        "Crowded at Corestone tonight, waited ages for a rack. ")
 
 
 @pytest.mark.parametrize("seed", TWENTY)
@@ -102,28 +101,26 @@ def test_forget_requests_and_their_questions() -> None:
                     and "forget" in world.truth(p.attribute, p.day).cases)
         got[seed] = (requests, asked)
     assert got == {
-        42: ([(47, "coffee_shop", "Steamline"), (50, "gym", "Corestone")], 7),
-        43: ([(50, "car", "Mazda"), (51, "coffee_shop", "Cupola"), (52, "gym", "Pulsegym")],
-             11),
-        44: ([(31, "code_editor", "Geany"), (47, "coffee_shop", "Mokatown"),
-              (50, "gym", "Pulsegym")], 14)}
+        42: ([(30, "coffee_shop", "Steamline"), (33, "gym", "Corestone")], 10),
+        43: ([(30, "coffee_shop", "Cupola"), (31, "gym", "Pulsegym")], 9),
+        44: ([(26, "coffee_shop", "Mokatown"), (30, "gym", "Pulsegym")], 10)}
 
 
 def test_a_forgotten_value_has_no_current_and_is_never_restated(w42: World) -> None:
-    before, after = w42.truth("gym", 45), w42.truth("gym", 60)
-    assert (before.current, before.forgotten, before.evidence) == ("Corestone", [], 2)
+    before, after = w42.truth("gym", 30), w42.truth("gym", 35)
+    assert (before.current, before.forgotten, before.evidence) == ("Corestone", [], 3)
     assert (after.current, after.forgotten, after.evidence) == (None, ["Corestone"], None)
     assert after.cases == ["cascade", "forget"]
     assert not [s.day for s in w42.sessions for f in s.facts
-                if f.value == "Corestone" and s.day > 50]
+                if f.value == "Corestone" and s.day > 33]
 
 
 def test_evidence_buckets_exact(w42: World) -> None:
     buckets = Counter(bucket(w42.truth(p.attribute, p.day).evidence)
                       for p in w42.probes if p.attribute is not None)
-    assert buckets == {"1": 31, "2-3": 18, "4+": 10, None: 25}
-    assert [w42.truth("home_city", d).evidence for d in (30, 45, 60, 75, 90)] == [
-        1, 3, 6, 8, 11]
+    assert buckets == {"1": 59, "2-3": 12, "4+": 13, None: 42}
+    assert [w42.truth("home_city", d).evidence for d in w42.checkpoints] == [
+        1, 2, 2, 6, 9, 11, 15, 16, 16]
 
 
 def test_generator_4_truths_carry_no_evidence() -> None:
@@ -159,9 +156,9 @@ def test_redelivered_documents_and_their_questions() -> None:
                     and "redelivery" in world.truth(p.attribute, p.day).cases)
         got[seed] = (again, asked)
     assert got == {
-        42: ([(14, 52, "home_city", "Bergen"), (11, 57, "car", "Dacia")], 5),
-        43: ([(14, 55, "home_city", "Valparaiso"), (28, 89, "diet", "Halal")], 4),
-        44: ([(14, 59, "home_city", "Ljubljana"), (14, 82, "phone", "Motorola")], 4)}
+        42: ([(11, 24, "home_city", "Bergen"), (13, 53, "car", "Subaru")], 15),
+        43: ([(14, 23, "home_city", "Valparaiso"), (12, 74, "diet", "Keto")], 11),
+        44: ([(14, 22, "home_city", "Ljubljana"), (12, 60, "phone", "Motorola")], 13)}
 
 
 def test_a_redelivered_document_repeats_its_original_and_changes_no_truth(w42: World) -> None:
@@ -171,9 +168,9 @@ def test_a_redelivered_document_repeats_its_original_and_changes_no_truth(w42: W
     assert copy.document_uri == original.document_uri + "#redelivery"
     assert (copy.day, copy.timestamp, copy.turns, copy.facts) == (
         original.day, original.timestamp, original.turns, original.facts)
-    assert (original.arrival, copy.arrival) == (11, 57)
-    truth = w42.truth("car", 60)
-    assert (truth.current, truth.redelivered, truth.cases) == ("Skoda", ["Dacia"],
+    assert (original.arrival, copy.arrival) == (13, 53)
+    truth = w42.truth("car", 55)  # Subaru (scheduled) from day 44, Skoda again from 47
+    assert (truth.current, truth.redelivered, truth.cases) == ("Skoda", ["Subaru"],
                                                                ["redelivery"])
     assert w42.truth("car", 45).redelivered == []
     moved = w42.truth("home_city", 60)  # the move, taken back, delivered again
@@ -192,4 +189,38 @@ def test_world_command_shows_generator_5() -> None:
                                "transcript"]).output
     assert "(forget request: gym = Corestone)" in text
     assert "(re-delivered unchanged: session://world-42/day-011/0)" in text
-    assert "user: Took the Dacia through the car wash on the way home. " in text
+    assert "user: Crowded at Corestone tonight, waited ages for a rack. " in text
+
+
+POWER_KINDS = ("late", "correction", "retraction", "scheduled", "set", "successor",
+               "contingent", "implied", "premise", "cascade", "relative_date", "forget",
+               "redelivery")
+
+
+def power(world: World) -> Counter:
+    """Scored questions per kind as the report's ``by_kind`` counts them: a question counts
+    for a hard case when its truth has the case live, for ``premise`` when it is one."""
+    counts: Counter = Counter()
+    for p in world.probes:
+        if p.attribute is None:
+            continue
+        counts["premise"] += p.premise is not None
+        counts.update(k for k in world.truth(p.attribute, p.day).cases if k in POWER_KINDS)
+    return counts
+
+
+def test_every_kind_has_eight_questions_on_the_default_seeds() -> None:
+    got = {seed: power(generate_world(seed, generator="5")) for seed in SEEDS}
+    assert {seed: [c[k] for k in POWER_KINDS] for seed, c in got.items()} == {
+        42: [19, 8, 12, 12, 9, 9, 10, 10, 18, 20, 19, 10, 15],
+        43: [19, 8, 12, 11, 9, 10, 11, 10, 18, 19, 19, 9, 11],
+        44: [20, 8, 13, 11, 9, 10, 10, 9, 18, 20, 20, 10, 13]}
+
+
+@pytest.mark.parametrize("seed", range(1, 21))
+def test_every_kind_has_eight_questions_and_two_controls_on_any_seed(seed: int) -> None:
+    world = generate_world(seed, generator="5")
+    counts = power(world)
+    assert {k: counts[k] for k in POWER_KINDS if counts[k] < 8} == {}
+    assert len(world.controls) == 2
+    assert world.checkpoints == checkpoints_for(90, "5") == [15, 25, 35, 45, 55, 65, 75, 85, 90]
