@@ -10,12 +10,13 @@ import pytest
 from rotbench.contract.engine import Document
 from rotbench.perception.oracle import FORGET, OracleExtractor, oracle_texts
 from rotbench.world.generators.base import DEFAULT_GENERATOR, checkpoints_for, generate_world
-from rotbench.world.models import World
+from rotbench.world.models import World, truth_rows
+from rotbench.world.pools_v4 import DEPENDENTS
 from rotbench.world.pools_v5 import PASSING
 from tests.world.test_generator4 import NEW_KINDS, TWENTY, kind_counts
 
 SEEDS = (42, 43, 44)
-PINNED_V5 = {42: "1953ed703ced", 43: "2420e55a51de", 44: "fefc19eb7e48"}
+PINNED_V5 = {42: "dd81e38f0c40", 43: "14cb840563f9", 44: "ca74d716f528"}
 
 
 def mentions(world: World) -> Counter:
@@ -60,9 +61,9 @@ def test_fingerprint_is_pinned(seed: int) -> None:
 
 def test_mention_counts_have_a_heavy_tail() -> None:
     got = {seed: mentions(generate_world(seed, generator="5")) for seed in SEEDS}
-    assert got[42] == {"home_city": 14, "car": 5, "gym": 3, "team": 2, "employer": 2,
-                       "manager": 1, "coffee_shop": 1, "project_codename": 1}
-    assert [max(c.values()) for c in got.values()] == [14, 7, 9]
+    assert got[42] == {"car": 6, "home_city": 6, "project_codename": 4, "team": 3,
+                       "employer": 2, "gym": 2, "coffee_shop": 2, "manager": 1}
+    assert [max(c.values()) for c in got.values()] == [6, 8, 10]
     for counts in got.values():
         ranked = sorted(counts.values(), reverse=True)
         assert ranked[0] > 80 / 7 / 2  # one comes up in most of the weeks after the intros
@@ -72,7 +73,7 @@ def test_mention_counts_have_a_heavy_tail() -> None:
 
 def test_mentions_ride_on_chitchat_and_restate_the_current_value(w42: World) -> None:
     carried = [s for s in w42.sessions if s.kind == "filler" and s.facts]
-    assert [s.day for s in carried] == [12, 30]
+    assert [s.day for s in carried] == [18, 42, 56, 87]
     for s in w42.sessions:
         for f in s.facts:
             if s.kind in ("filler", "mention") and f.tense == "present" and f.channel is None:
@@ -81,8 +82,8 @@ def test_mentions_ride_on_chitchat_and_restate_the_current_value(w42: World) -> 
                     assert f.value in truth.current_values, (s.document_uri, f)
     assert "Walked along the river in Bergen after dinner, lovely evening." not in [
         t.text for s in w42.sessions for t in s.turns]  # Bergen was corrected away
-    assert carried[-1].turns[0].text.startswith(  # three days before its forget request
-        "Crowded at Corestone tonight, waited ages for a rack. ")
+    assert carried[-1].turns[0].text.startswith(  # the car is Skoda again from day 82
+        "Someone dinged the Skoda door in the supermarket car park. ")
 
 
 @pytest.mark.parametrize("seed", TWENTY)
@@ -101,26 +102,29 @@ def test_forget_requests_and_their_questions() -> None:
                     and "forget" in world.truth(p.attribute, p.day).cases)
         got[seed] = (requests, asked)
     assert got == {
-        42: ([(30, "coffee_shop", "Steamline"), (33, "gym", "Corestone")], 10),
-        43: ([(30, "coffee_shop", "Cupola"), (31, "gym", "Pulsegym")], 9),
-        44: ([(26, "coffee_shop", "Mokatown"), (30, "gym", "Pulsegym")], 10)}
+        42: ([(29, "gym", "Corestone"), (33, "coffee_shop", "Steamline"),
+              (36, "gym", "Corestone"), (36, "coffee_shop", "Steamline")], 9),
+        43: ([(27, "gym", "Pulsegym"), (31, "coffee_shop", "Cupola"),
+              (36, "coffee_shop", "Cupola"), (46, "gym", "Pulsegym")], 11),
+        44: ([(28, "coffee_shop", "Mokatown"), (30, "gym", "Pulsegym"),
+              (36, "coffee_shop", "Mokatown"), (46, "gym", "Pulsegym")], 11)}
 
 
 def test_a_forgotten_value_has_no_current_and_is_never_restated(w42: World) -> None:
-    before, after = w42.truth("gym", 30), w42.truth("gym", 35)
-    assert (before.current, before.forgotten, before.evidence) == ("Corestone", [], 3)
+    before, after = w42.truth("gym", 25), w42.truth("gym", 30)
+    assert (before.current, before.forgotten, before.evidence) == ("Corestone", [], 2)
     assert (after.current, after.forgotten, after.evidence) == (None, ["Corestone"], None)
     assert after.cases == ["cascade", "forget"]
     assert not [s.day for s in w42.sessions for f in s.facts
-                if f.value == "Corestone" and s.day > 33]
+                if f.value == "Corestone" and f.event != "forget" and s.day > 29]
 
 
 def test_evidence_buckets_exact(w42: World) -> None:
     buckets = Counter(bucket(w42.truth(p.attribute, p.day).evidence)
                       for p in w42.probes if p.attribute is not None)
-    assert buckets == {"1": 59, "2-3": 12, "4+": 13, None: 42}
+    assert buckets == {"1": 33, "2-3": 35, "4+": 14, None: 44}
     assert [w42.truth("home_city", d).evidence for d in w42.checkpoints] == [
-        1, 2, 2, 6, 9, 11, 15, 16, 16]
+        1, 2, 4, 6, 7, 8, 8, 8, 9]
 
 
 def test_generator_4_truths_carry_no_evidence() -> None:
@@ -132,7 +136,8 @@ def test_generator_4_truths_carry_no_evidence() -> None:
 
 def test_oracle_reads_forget_requests_and_passing_mentions(w42: World) -> None:
     oracle = OracleExtractor(w42)
-    forget = [s for s in w42.sessions if s.kind == "forget"][-1]
+    forget = [s for s in w42.sessions if s.kind == "forget"
+              and s.facts[0].attribute == "gym"][-1]
     [draft] = oracle.extract(Document.from_session(forget, contributor="user"))
     assert (draft.slot, draft.value, draft.tense, draft.event) == (
         "gym", "Corestone", "past", "forget")
@@ -156,9 +161,9 @@ def test_redelivered_documents_and_their_questions() -> None:
                     and "redelivery" in world.truth(p.attribute, p.day).cases)
         got[seed] = (again, asked)
     assert got == {
-        42: ([(11, 24, "home_city", "Bergen"), (13, 53, "car", "Subaru")], 15),
-        43: ([(14, 23, "home_city", "Valparaiso"), (12, 74, "diet", "Keto")], 11),
-        44: ([(14, 22, "home_city", "Ljubljana"), (12, 60, "phone", "Motorola")], 13)}
+        42: ([(11, 24, "home_city", "Bergen"), (13, 52, "car", "Subaru")], 13),
+        43: ([(14, 22, "home_city", "Valparaiso"), (12, 74, "diet", "Keto")], 10),
+        44: ([(14, 22, "home_city", "Ljubljana"), (12, 62, "phone", "Motorola")], 12)}
 
 
 def test_a_redelivered_document_repeats_its_original_and_changes_no_truth(w42: World) -> None:
@@ -168,7 +173,7 @@ def test_a_redelivered_document_repeats_its_original_and_changes_no_truth(w42: W
     assert copy.document_uri == original.document_uri + "#redelivery"
     assert (copy.day, copy.timestamp, copy.turns, copy.facts) == (
         original.day, original.timestamp, original.turns, original.facts)
-    assert (original.arrival, copy.arrival) == (13, 53)
+    assert (original.arrival, copy.arrival) == (13, 52)
     truth = w42.truth("car", 55)  # Subaru (scheduled) from day 44, Skoda again from 47
     assert (truth.current, truth.redelivered, truth.cases) == ("Skoda", ["Subaru"],
                                                                ["redelivery"])
@@ -189,7 +194,7 @@ def test_world_command_shows_generator_5() -> None:
                                "transcript"]).output
     assert "(forget request: gym = Corestone)" in text
     assert "(re-delivered unchanged: session://world-42/day-011/0)" in text
-    assert "user: Crowded at Corestone tonight, waited ages for a rack. " in text
+    assert "user: Someone dinged the Skoda door in the supermarket car park. " in text
 
 
 POWER_KINDS = ("late", "correction", "retraction", "scheduled", "set", "successor",
@@ -212,9 +217,9 @@ def power(world: World) -> Counter:
 def test_every_kind_has_eight_questions_on_the_default_seeds() -> None:
     got = {seed: power(generate_world(seed, generator="5")) for seed in SEEDS}
     assert {seed: [c[k] for k in POWER_KINDS] for seed, c in got.items()} == {
-        42: [19, 8, 12, 12, 9, 9, 10, 10, 18, 20, 19, 10, 15],
-        43: [19, 8, 12, 11, 9, 10, 11, 10, 18, 19, 19, 9, 11],
-        44: [20, 8, 13, 11, 9, 10, 10, 9, 18, 20, 20, 10, 13]}
+        42: [18, 8, 13, 11, 9, 11, 9, 13, 18, 18, 18, 9, 13],
+        43: [20, 8, 11, 12, 9, 8, 11, 10, 18, 21, 20, 11, 10],
+        44: [18, 8, 11, 13, 9, 10, 9, 11, 18, 22, 18, 11, 12]}
 
 
 @pytest.mark.parametrize("seed", range(1, 21))
@@ -224,3 +229,78 @@ def test_every_kind_has_eight_questions_and_two_controls_on_any_seed(seed: int) 
     assert {k: counts[k] for k in POWER_KINDS if counts[k] < 8} == {}
     assert len(world.controls) == 2
     assert world.checkpoints == checkpoints_for(90, "5") == [15, 25, 35, 45, 55, 65, 75, 85, 90]
+
+
+ROOT_OF = {d: r for r, ds in DEPENDENTS.items() for d in ds}
+
+
+def deciding(world: World, key: str, day: int, kind: str) -> int:
+    """How many times the statement that decides a question's ``kind`` case had been
+    delivered by ``day``: the correction (cascade: of the root), the retraction, the
+    scheduled change or declared successor of each pending value (the fewest), the
+    successor in force, the set's latest add or drop, the forget request (the fewest), the
+    root's current value (contingent, implied); for a stale value (late, relative_date,
+    premise, redelivery), the current value's own statements, or what ended it."""
+    truth = world.truth(key, day)
+    facts = [r[4] for r in truth_rows(world, key, day)]
+    if kind == "correction":
+        return sum(f.event == "correction" for f in facts)
+    if kind == "cascade":
+        return sum(r[4].event == "correction" for r in truth_rows(world, ROOT_OF[key], day))
+    if kind == "retraction":
+        return sum(f.event == "retraction" for f in facts)
+    if kind == "scheduled":
+        return min(sum(f.value == v and (f.event == "scheduled" or f.tie == "successor")
+                       for f in facts) for v in truth.premature)
+    if kind == "successor":
+        return sum(f.tie == "successor" and f.value == truth.current for f in facts)
+    if kind == "set":
+        events = [(f.event, f.value) for f in facts if f.event in ("member_add", "member_drop")]
+        return events.count(events[-1])
+    if kind == "forget":
+        return min(sum(f.event == "forget" and f.value == v for f in facts)
+                   for v in truth.forgotten)
+    if kind in ("contingent", "implied"):
+        root = ROOT_OF[key]
+        current = world.truth(root, day).current
+        return sum(r[4].tense == "present" and r[4].value == current
+                   for r in truth_rows(world, root, day))
+    if truth.current is not None:
+        return truth.evidence or 0
+    ended = next((k for k in ("retraction", "forget", "contingent", "implied")
+                  if k in truth.cases), None)
+    return deciding(world, key, day, ended) if ended else 0
+
+
+def carried_twice(world: World) -> dict[str, tuple[int, int]]:
+    """Per kind: (questions whose deciding statement was made twice or more, questions)."""
+    counts: dict[str, list[int]] = {k: [0, 0] for k in POWER_KINDS}
+    for p in world.probes:
+        if p.attribute is None:
+            continue
+        cases = world.truth(p.attribute, p.day).cases
+        kinds = [k for k in cases if k in POWER_KINDS] + ["premise"] * (p.premise is not None)
+        for k in kinds:
+            counts[k][0] += deciding(world, p.attribute, p.day, k) >= 2
+            counts[k][1] += 1
+    return {k: (n, d) for k, (n, d) in counts.items()}
+
+
+def test_hard_cases_are_carried_twice_in_half_the_questions_of_each_kind() -> None:
+    got = {seed: carried_twice(generate_world(seed, generator="5")) for seed in SEEDS}
+    assert {seed: {k: (n, d) for k, (n, d) in c.items() if 2 * n < d}
+            for seed, c in got.items()} == {42: {}, 43: {}, 44: {}}
+    assert got[42] == {
+        "late": (18, 18), "correction": (7, 8), "retraction": (11, 13), "scheduled": (7, 11),
+        "set": (6, 9), "successor": (11, 11), "contingent": (8, 9), "implied": (11, 13),
+        "premise": (15, 18), "cascade": (16, 18), "relative_date": (18, 18),
+        "forget": (7, 9), "redelivery": (13, 13)}
+
+
+def test_the_correction_is_said_again_in_other_words(w42: World) -> None:
+    fixes = [(s.day, s.kind, s.facts[0].value, s.facts[0].corrects) for s in w42.sessions
+             if any(f.event == "correction" for f in s.facts)]
+    assert fixes == [(23, "correction", "Valparaiso", "Bergen"),
+                     (26, "correction", "Valparaiso", "Bergen")]
+    texts = [s.turns[0].text for s in w42.sessions if s.kind == "correction"]
+    assert len(set(texts)) == 2

@@ -47,7 +47,9 @@ to be forgotten never.
 from __future__ import annotations
 
 import math
+from datetime import timedelta
 
+from rotbench.world.epoch import EPOCH
 from rotbench.world.generators.builder import INTRO_LAST_DAY, Draft, remark
 from rotbench.world.generators.v3 import _Plan, _present, _say, build
 from rotbench.world.generators.v4 import (
@@ -59,13 +61,14 @@ from rotbench.world.generators.v4 import (
 )
 from rotbench.world.models import Fact, Session, Turn, World
 from rotbench.world.pools import ATTRIBUTES
-from rotbench.world.pools_v3 import MULTI_VALUED
+from rotbench.world.pools_v3 import MULTI_VALUED, SCHEDULED_DATED
 from rotbench.world.pools_v4 import (
     CASCADE_DEPENDENT,
     CASCADE_RETRACTION,
     CONTINGENT,
     DEPENDENTS,
     IMPLIED,
+    SUCCESSOR,
 )
 from rotbench.world.pools_v5 import FORGET_ACKS, PASSING, forget_wordings
 
@@ -201,11 +204,11 @@ class _BuilderV5(_BuilderV4):
         self.set_value(key, t, None, "restatement")
 
     def members(self, key: str) -> None:
-        """The set attribute: two members added in the first two intervals, the first
-        member dropped halfway, another added two intervals before the end (two members or
-        more from the first checkpoint after the second add on)."""
+        """The set attribute: two members added in the first two intervals and the first
+        member dropped halfway (two members or more from the first checkpoint on, each
+        change confirmed later by ``echoes``)."""
         n = len(self.plan.intervals())
-        steps = [("add", 0), ("add", 1), ("drop", max(2, n // 2)), ("add", max(3, n - 2))]
+        steps = [("add", 0), ("add", 1), ("drop", max(2, n // 2))]
         members = [self.actual[key][0][1]]
         last = -1
         for what, index in steps:
@@ -355,11 +358,95 @@ class _BuilderV5(_BuilderV4):
         3's restatements, less any history line of a forgotten value after its request."""
         self.forgets(roles)
         self.after_forget(roles)
+        self.echoes()
         super().restatements(roles)
         self.drafts = [d for d in self.drafts if not any(
             f.attribute in self.forgotten and d.day > self.forgotten[f.attribute]
             and f.event != "forget" and f.value == self._forgotten_value(f.attribute)
             for f in d.facts)]
+
+    # ---- hard cases carried twice ---------------------------------------------------------
+
+    def echoes(self) -> None:
+        """Each deciding statement said a second time, in a session of its own on a later
+        free day (``_echo``), so that one perception error does not decide a case alone:
+        a declared successor before its root changes, a correction, a retraction, a
+        scheduled change before it takes effect, a set member's add or drop, a forget
+        request, and the value a late document's stale value is superseded by, before the
+        late document arrives. Each is skipped when no day fits."""
+        for d in sorted(list(self.drafts), key=lambda d: (d.day, d.kind)):
+            if d.delivered is not None:
+                self._echo_late(d)
+                continue
+            for f in d.facts:
+                self._echo_fact(d, f)
+
+    def _echo_fact(self, d: Draft, f: Fact) -> None:
+        key, end = f.attribute, self.checkpoints[-1]
+        after = self.plan.next_checkpoint(d.day)
+        if f.tie == "successor" and f.depends_on is not None:
+            t0 = next((t for t, v in self.actual[f.depends_on.attribute]
+                       if t > d.day and v != f.depends_on.value), None)
+            if t0 is None:
+                return
+            text = self.rng.choice(SUCCESSOR).format(
+                root=f.depends_on.value, label=self._label(key), v=f.value)
+            self._echo(key, "mention", text, f, d.day, t0)
+        elif f.event == "correction" and d.kind == "correction":
+            pool = CASCADE_RETRACTION.get(key)
+            text = (self.rng.choice(pool).format(wrong=f.corrects, new=f.value) if pool
+                    else _say(self.rng, "correction_later", key, new=f.value, wrong=f.corrects))
+            self._echo(key, "correction", text, f, after, end)
+        elif f.event == "retraction":
+            text = _say(self.rng, "retraction", key, v=f.value)
+            self._echo(key, "retraction", text, f, after, end)
+        elif f.event == "scheduled" and f.effective_day is not None:
+            when = EPOCH + timedelta(days=f.effective_day)
+            text = self.rng.choice(SCHEDULED_DATED).format(
+                label=self._label(key), v=f.value, when=f"{when:%A} {when.day} {when:%B}")
+            self._echo(key, "scheduled", text, f, after, f.effective_day)
+        elif f.event in ("member_add", "member_drop"):
+            text = _say(self.rng, f.event, key, v=f.value)
+            self._echo(key, "member", text, f, after, end)
+        elif f.event == "forget":
+            text = self.rng.choice(forget_wordings(key)).format(label=self._label(key))
+            self.drafts.append(Draft(day=0, kind="forget", turns=[
+                Turn(role="user", text=text),
+                Turn(role="assistant", text=self.rng.choice(FORGET_ACKS))], facts=[f]))
+            day = self._echo_day(key, after, end)
+            if day is None:
+                self.drafts.pop()
+                return
+            self.drafts[-1].day = day
+            self.plan.statement(key, day)
+
+    def _echo_late(self, d: Draft) -> None:
+        """The value that superseded a late document's, restated before it arrives."""
+        for f in d.facts:
+            if f.tense != "present" or f.channel is not None or f.decoy is not None:
+                continue
+            value = self.value_at(f.attribute, d.arrival)
+            if value is None or value == f.value:
+                continue
+            since = max(t for t, v in self.actual[f.attribute] if t <= d.arrival)
+            text = _say(self.rng, "present", f.attribute, v=value)
+            self._echo(f.attribute, "mention", text, _present(f.attribute, value),
+                       self.plan.next_checkpoint(since), d.arrival)
+
+    def _echo_day(self, key: str, lo: int, hi: int) -> int | None:
+        """The first day strictly between ``lo`` and ``hi`` on which ``key`` may be
+        stated (so the echo reaches as many of the case's questions as it can)."""
+        return next((d for d in range(lo + 1, hi) if d > INTRO_LAST_DAY
+                     and self.plan.statement_ok(key, d) and d not in self.checkpoints), None)
+
+    def _echo(self, key: str, kind: str, text: str, fact: Fact, lo: int, hi: int) -> None:
+        """``fact`` said again as ``text``, in a ``kind`` session on a free day strictly
+        between ``lo`` and ``hi`` (none: skipped)."""
+        day = self._echo_day(key, lo, hi)
+        if day is None:
+            return
+        self.drafts.append(remark(self.rng, day, kind, text, [fact.model_copy()]))
+        self.plan.statement(key, day)
 
     # ---- forget requests ------------------------------------------------------------------
 
