@@ -61,13 +61,15 @@ from rotbench.world.generators.v4 import (
 )
 from rotbench.world.models import Fact, Session, Turn, World
 from rotbench.world.pools import ATTRIBUTES
-from rotbench.world.pools_v3 import MULTI_VALUED, SCHEDULED_DATED
+from rotbench.world.pools_v3 import MULTI_VALUED, SCHEDULED_DATED, wordings
 from rotbench.world.pools_v4 import (
+    AGO,
     CASCADE_DEPENDENT,
     CASCADE_RETRACTION,
     CONTINGENT,
     DEPENDENTS,
     IMPLIED,
+    RELATIVE_CHANGE,
     SUCCESSOR,
 )
 from rotbench.world.pools_v5 import FORGET_ACKS, PASSING, forget_wordings
@@ -87,6 +89,10 @@ FIRST_CHECKPOINT = 15
 CHECKPOINT_EVERY_DAYS_V5 = 10
 """Checkpoints on day 15, then every ten days, and on the last day (9 in 90 days, where
 generator 4 has 6): each live case is asked about more often."""
+ALL_MODES = ("dated", "relative", "next_month", "specific")
+RELATIVE_MODES = ("relative", "next_month")
+"""Generator 3's ways of dating a scheduled change, and those relative to the written day
+(the reversion's first flip takes one of these when one fits)."""
 SCHEDULED_LEAD = 3
 """Intervals between the day a scheduled flip is said and the interval it takes effect in
 (so two checkpoints see it declared and not yet in force)."""
@@ -119,7 +125,8 @@ class _BuilderV5(_BuilderV4):
 
     def flips(self, key: str) -> None:
         """A -> B -> A -> B -> A: the first flip a scheduled change said in the first
-        interval (or the second) and in force ``SCHEDULED_LEAD`` intervals later, the three
+        interval (or the second) and in force ``SCHEDULED_LEAD`` intervals later (or one
+        sooner), dated relative to its written day when a wording fits, the three
         reverts changes said on their day in three of the intervals after it. Only the
         first is scheduled: a flip back declared ahead would name a value that is both past
         and pending, and a history line of it would read as premature."""
@@ -127,7 +134,10 @@ class _BuilderV5(_BuilderV4):
         a = self.actual[key][0][1]
         assert a is not None
         b = self.fresh(key)
-        e = self._scheduled_flip(key, b, 0, 0) or self._scheduled_flip(key, b, 1, 0)
+        e = None
+        for modes in (RELATIVE_MODES, ALL_MODES):  # a relative date when one fits
+            for start in (0, 1):
+                e = e or self._scheduled_flip(key, b, start, 0, modes=modes)
         if e is None:
             return
         j = next(i for i, r in enumerate(intervals) if e in r)
@@ -142,7 +152,7 @@ class _BuilderV5(_BuilderV4):
             self.change_session(key, t, old, new)
 
     def _scheduled_flip(self, key: str, new: str, index: int, after: int,
-                        sooner: bool = True) -> int | None:
+                        sooner: bool = True, modes: tuple[str, ...] = ()) -> int | None:
         """One scheduled change of ``key`` to ``new``, said in interval ``index`` after day
         ``after`` and in force ``SCHEDULED_LEAD`` intervals later (the last interval at
         most; with ``sooner``, one interval sooner when nothing fits); its effective day
@@ -156,7 +166,7 @@ class _BuilderV5(_BuilderV4):
                     and self.plan.hazard_ok(key, d) and self.plan.statement_ok(key, d)]
             self.rng.shuffle(said)
             for s in said:
-                e = self._effective(key, s, target)
+                e = self._effective(key, s, target, modes or ALL_MODES)
                 if e is None:
                     continue
                 day, text = e
@@ -170,12 +180,13 @@ class _BuilderV5(_BuilderV4):
                 return day
         return None
 
-    def _effective(self, key: str, said: int, target: int):
+    def _effective(self, key: str, said: int, target: int, modes: tuple[str, ...]):
         """(effective day in interval ``target``, text of a value) of a scheduled change of
-        ``key`` said on ``said``, by generator 3's wordings; None when none fits."""
+        ``key`` said on ``said``, by generator 3's wordings of ``modes``; None when none
+        fits."""
         interval = self.plan.intervals()[target]
         c = self.checkpoints[target - 1]
-        for mode in self.rng.sample(("dated", "relative", "next_month", "specific"), 4):
+        for mode in self.rng.sample(modes, len(modes)):
             got = self._schedule_text(key, said, c, mode)
             if got is None:
                 continue
@@ -183,6 +194,35 @@ class _BuilderV5(_BuilderV4):
             if e in interval and self.plan.hazard_ok(key, e) and self.plan.statement_ok(key, e):
                 return e, text_of
         return None
+
+    def relative_late(self, key: str, t: int) -> None:
+        """Generator 4's late document dated relative to its written day (the value held
+        before ``t``, "I switched my car to Saab two weeks ago"), delivered in the interval
+        after ``t``'s on a day more than its span after ``t`` when one fits: read from its
+        delivery day, its relative date then falls after ``t`` too, so an engine that dates
+        a document by its delivery keeps the stale value (one that reads the written day
+        for the relative date does not)."""
+        since = max(d for d, _v in self.actual[key] if d < t)
+        value = self.value_at(key, since)
+        intervals = self.plan.intervals()
+        index = next((i for i, r in enumerate(intervals) if t in r), None)
+        if value is None or index is None:
+            return
+        spans = [n for n in AGO if since + n < t and since + n not in self.checkpoints
+                 and since + n not in self.plan.event_days[key]]
+        delivered = self.interval_day(index + 1, key, True)
+        if not spans or delivered is None:
+            return
+        far = [n for n in spans if delivered - n > t]
+        n = self.rng.choice(far or spans)
+        ago = self.rng.choice(AGO[n])
+        text = self.rng.choice(RELATIVE_CHANGE).format(
+            label=self._label(key), v=value, ago=ago, ago_cap=ago[0].upper() + ago[1:])
+        self.drafts.append(remark(self.rng, since + n, "mention", text, [
+            _present(key, value, effective_day=since)], delivered=delivered))
+        self.relatives += 1
+        self.plan.statement(key, delivered)
+        self.plan.hazard(key, delivered)
 
     def retraction(self, key: str) -> None:
         """Generator 3's retraction, in the first or second interval (so it is asked about
@@ -381,24 +421,31 @@ class _BuilderV5(_BuilderV4):
             for f in d.facts:
                 self._echo_fact(d, f)
 
+    def _other(self, pool: tuple[str, ...], said: str, **values: str) -> str:
+        """A wording of ``pool`` (filled with ``values``) other than ``said`` when the pool
+        has one."""
+        texts = [t.format(**values) for t in pool]
+        return self.rng.choice([t for t in texts if t != said] or texts)
+
     def _echo_fact(self, d: Draft, f: Fact) -> None:
         key, end = f.attribute, self.checkpoints[-1]
         after = self.plan.next_checkpoint(d.day)
+        said = d.turns[f.turn].text
+        label = self._label(key)
         if f.tie == "successor" and f.depends_on is not None:
             t0 = next((t for t, v in self.actual[f.depends_on.attribute]
                        if t > d.day and v != f.depends_on.value), None)
             if t0 is None:
                 return
-            text = self.rng.choice(SUCCESSOR).format(
-                root=f.depends_on.value, label=self._label(key), v=f.value)
+            text = self._other(SUCCESSOR, said, root=f.depends_on.value, label=label,
+                               v=f.value)
             self._echo(key, "mention", text, f, d.day, t0)
-        elif f.event == "correction" and d.kind == "correction":
-            pool = CASCADE_RETRACTION.get(key)
-            text = (self.rng.choice(pool).format(wrong=f.corrects, new=f.value) if pool
-                    else _say(self.rng, "correction_later", key, new=f.value, wrong=f.corrects))
+        elif f.event == "correction" and d.kind == "correction" and f.corrects:
+            pool = CASCADE_RETRACTION.get(key) or wordings("correction_later", key)
+            text = self._other(pool, said, wrong=f.corrects, new=f.value, label=label)
             self._echo(key, "correction", text, f, after, end)
         elif f.event == "retraction":
-            text = _say(self.rng, "retraction", key, v=f.value)
+            text = self._other(wordings("retraction", key), said, v=f.value, label=label)
             self._echo(key, "retraction", text, f, after, end)
         elif f.event == "scheduled" and f.effective_day is not None:
             when = EPOCH + timedelta(days=f.effective_day)
@@ -406,7 +453,7 @@ class _BuilderV5(_BuilderV4):
                 label=self._label(key), v=f.value, when=f"{when:%A} {when.day} {when:%B}")
             self._echo(key, "scheduled", text, f, after, f.effective_day)
         elif f.event in ("member_add", "member_drop"):
-            text = _say(self.rng, f.event, key, v=f.value)
+            text = self._other(wordings(f.event, key), said, v=f.value, label=label)
             self._echo(key, "member", text, f, after, end)
         elif f.event == "forget":
             text = self.rng.choice(forget_wordings(key)).format(label=self._label(key))
@@ -421,7 +468,9 @@ class _BuilderV5(_BuilderV4):
             self.plan.statement(key, day)
 
     def _echo_late(self, d: Draft) -> None:
-        """The value that superseded a late document's, restated before it arrives."""
+        """The value that superseded a late document's, restated before it arrives (and,
+        for a date relative to its written day, before that date read from the delivery
+        day: a restatement after it would hide an engine that dates by delivery)."""
         for f in d.facts:
             if f.tense != "present" or f.channel is not None or f.decoy is not None:
                 continue
@@ -429,9 +478,12 @@ class _BuilderV5(_BuilderV4):
             if value is None or value == f.value:
                 continue
             since = max(t for t, v in self.actual[f.attribute] if t <= d.arrival)
+            hi = d.arrival
+            if f.effective_day is not None and f.effective_day < d.day:  # before the day
+                hi = min(hi, f.effective_day + d.arrival - d.day)  # its date read from D
             text = _say(self.rng, "present", f.attribute, v=value)
             self._echo(f.attribute, "mention", text, _present(f.attribute, value),
-                       self.plan.next_checkpoint(since), d.arrival)
+                       self.plan.next_checkpoint(since), hi)
 
     def _echo_day(self, key: str, lo: int, hi: int) -> int | None:
         """The first day strictly between ``lo`` and ``hi`` on which ``key`` may be
