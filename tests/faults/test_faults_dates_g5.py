@@ -8,8 +8,9 @@ delivery day (a relative date counted from it, an explicit date kept:
 
 Two figures separate them: ``stale_retained_at_k`` on the ``relative_date`` questions (a late
 document "I switched my car to Saab two weeks ago", delivered more than its span after the
-change that superseded it) and ``premature_at_k`` on the ``scheduled`` questions (the
-reversion's first flip, "In two weeks Subaru takes over as my car"). The misreading engine
+change that superseded it, with no mention of the attribute between that date read from the
+delivery day and the delivery) and ``premature_at_k`` on the ``scheduled`` questions (the
+reversion's first flip, "In two weeks Lancia takes over as my car"). The misreading engine
 fails only the second, the delivery-dating one only the first, the arrival-order one both.
 """
 
@@ -39,10 +40,10 @@ def run(factory, tmp_path: Path) -> dict:
 correct = correct_engine(DependencyEngine, run)
 
 EXPECTED = {  # per seed 42, 43, 44: (relative_date stale_retained_at_k, scheduled premature_at_k)
-    "correct": [((0, 19), (0, 10)), ((0, 12), (0, 10)), ((0, 17), (0, 12))],
-    "arrival-order": [((15, 19), (9, 10)), ((9, 12), (8, 10)), ((13, 17), (10, 12))],
-    "dated-by-delivery": [((15, 19), (0, 10)), ((3, 12), (0, 10)), ((4, 17), (0, 12))],
-    "misread-relative-date": [((0, 19), (2, 10)), ((0, 12), (2, 10)), ((0, 17), (2, 12))],
+    "correct": [((0, 20), (0, 10)), ((0, 20), (0, 11)), ((0, 10), (0, 12))],
+    "arrival-order": [((17, 20), (9, 10)), ((18, 20), (10, 11)), ((6, 10), (8, 12))],
+    "dated-by-delivery": [((17, 20), (0, 10)), ((18, 20), (0, 11)), ((6, 10), (0, 12))],
+    "misread-relative-date": [((0, 20), (2, 10)), ((0, 20), (2, 11)), ((0, 10), (3, 12))],
 }
 FAULTS = {"arrival-order": ArrivalOrder, "dated-by-delivery": DatedByDelivery,
           "misread-relative-date": MisreadRelativeDate}

@@ -16,7 +16,7 @@ from rotbench.world.pools_v5 import PASSING
 from tests.world.test_generator4 import NEW_KINDS, TWENTY, kind_counts
 
 SEEDS = (42, 43, 44)
-PINNED_V5 = {42: "b9d1c3fab557", 43: "d7d48de92a10", 44: "273760c8f2eb"}
+PINNED_V5 = {42: "f27d4871da76", 43: "f706c64f29d2", 44: "15213cf424b9"}
 
 
 def mentions(world: World) -> Counter:
@@ -61,9 +61,9 @@ def test_fingerprint_is_pinned(seed: int) -> None:
 
 def test_mention_counts_have_a_heavy_tail() -> None:
     got = {seed: mentions(generate_world(seed, generator="5")) for seed in SEEDS}
-    assert got[42] == {"car": 13, "home_city": 9, "manager": 6, "code_editor": 4, "team": 2,
-                       "gym": 2, "coffee_shop": 2, "employer": 1, "project_codename": 1}
-    assert [max(c.values()) for c in got.values()] == [13, 8, 8]
+    assert got[42] == {"car": 13, "home_city": 9, "gym": 6, "manager": 4, "team": 2,
+                       "employer": 2, "coffee_shop": 2, "code_editor": 1, "project_codename": 1}
+    assert [max(c.values()) for c in got.values()] == [13, 12, 15]
     for counts in got.values():
         ranked = sorted(counts.values(), reverse=True)
         assert ranked[0] > 80 / 7 / 2  # one comes up in most of the weeks after the intros
@@ -73,17 +73,17 @@ def test_mention_counts_have_a_heavy_tail() -> None:
 
 def test_mentions_ride_on_chitchat_and_restate_the_current_value(w42: World) -> None:
     carried = [s for s in w42.sessions if s.kind == "filler" and s.facts]
-    assert [s.day for s in carried] == [17, 78, 80]
+    assert [s.day for s in carried] == [22, 27, 78]
     for s in w42.sessions:
         for f in s.facts:
             if s.kind in ("filler", "mention") and f.tense == "present" and f.channel is None:
                 if f.depends_on is None and f.effective_day is None:
                     truth = w42.truth(f.attribute, s.arrival)
                     assert f.value in truth.current_values, (s.document_uri, f)
-    assert "Walked along the river in Bergen after dinner, lovely evening." not in [
-        t.text for s in w42.sessions for t in s.turns]  # Bergen was corrected away
-    assert carried[-1].turns[0].text.startswith(  # the coffee shop's value after the forget
-        "The queue at Cupola was out the door this morning. ")
+    assert "Walked along the river in Ljubljana after dinner, lovely evening." not in [
+        t.text for s in w42.sessions for t in s.turns]  # Ljubljana was corrected away
+    assert carried[-1].turns[0].text.startswith(  # the car is Lancia from day 70 to 86
+        "Took the Lancia through the car wash on the way home. ")
 
 
 @pytest.mark.parametrize("seed", TWENTY)
@@ -102,29 +102,29 @@ def test_forget_requests_and_their_questions() -> None:
                     and "forget" in world.truth(p.attribute, p.day).cases)
         got[seed] = (requests, asked)
     assert got == {
-        42: ([(28, "gym", "Corestone"), (30, "coffee_shop", "Steamline"),
-              (36, "gym", "Corestone"), (36, "coffee_shop", "Steamline")], 10),
-        43: ([(28, "coffee_shop", "Cupola"), (30, "gym", "Pulsegym"),
-              (36, "coffee_shop", "Cupola"), (46, "gym", "Pulsegym")], 10),
-        44: ([(27, "gym", "Pulsegym"), (29, "coffee_shop", "Mokatown"),
-              (36, "gym", "Pulsegym"), (36, "coffee_shop", "Mokatown")], 11)}
+        42: ([(26, "coffee_shop", "Steamline"), (30, "gym", "Corestone"),
+              (36, "gym", "Corestone"), (46, "coffee_shop", "Steamline")], 10),
+        43: ([(26, "gym", "Pulsegym"), (32, "coffee_shop", "Cupola"),
+              (36, "gym", "Pulsegym"), (36, "coffee_shop", "Cupola")], 10),
+        44: ([(26, "coffee_shop", "Mokatown"), (28, "gym", "Pulsegym"),
+              (36, "coffee_shop", "Mokatown"), (36, "gym", "Pulsegym")], 14)}
 
 
 def test_a_forgotten_value_has_no_current_and_is_never_restated(w42: World) -> None:
-    before, after = w42.truth("gym", 25), w42.truth("gym", 30)
-    assert (before.current, before.forgotten, before.evidence) == ("Corestone", [], 3)
+    before, after = w42.truth("gym", 28), w42.truth("gym", 30)
+    assert (before.current, before.forgotten, before.evidence) == ("Corestone", [], 5)
     assert (after.current, after.forgotten, after.evidence) == (None, ["Corestone"], None)
     assert after.cases == ["cascade", "forget"]
     assert not [s.day for s in w42.sessions for f in s.facts
-                if f.value == "Corestone" and f.event != "forget" and s.day > 28]
+                if f.value == "Corestone" and f.event != "forget" and s.day > 30]
 
 
 def test_evidence_buckets_exact(w42: World) -> None:
     buckets = Counter(bucket(w42.truth(p.attribute, p.day).evidence)
                       for p in w42.probes if p.attribute is not None)
-    assert buckets == {"1": 34, "2-3": 36, "4+": 13, None: 42}
+    assert buckets == {"1": 35, "2-3": 32, "4+": 16, None: 42}
     assert [w42.truth("home_city", d).evidence for d in w42.checkpoints] == [
-        1, 2, 2, 3, 4, 6, 7, 11, 12]
+        1, 2, 3, 4, 6, 6, 8, 11, 12]
 
 
 def test_generator_4_truths_carry_no_evidence() -> None:
@@ -161,9 +161,9 @@ def test_redelivered_documents_and_their_questions() -> None:
                     and "redelivery" in world.truth(p.attribute, p.day).cases)
         got[seed] = (again, asked)
     assert got == {
-        42: ([(11, 24, "home_city", "Bergen"), (12, 62, "car", "Subaru")], 11),
-        43: ([(14, 22, "home_city", "Valparaiso"), (11, 33, "code_editor", "Kakoune")], 18),
-        44: ([(14, 20, "home_city", "Ljubljana"), (13, 72, "phone", "Motorola")], 11)}
+        42: ([(12, 24, "home_city", "Ljubljana"), (12, 60, "car", "Lancia")], 10),
+        43: ([(13, 31, "home_city", "Porto"), (14, 52, "diet", "Mediterranean")], 9),
+        44: ([(14, 24, "home_city", "Hobart"), (14, 49, "phone", "Nokia")], 11)}
 
 
 def test_a_redelivered_document_repeats_its_original_and_changes_no_truth(w42: World) -> None:
@@ -173,14 +173,14 @@ def test_a_redelivered_document_repeats_its_original_and_changes_no_truth(w42: W
     assert copy.document_uri == original.document_uri + "#redelivery"
     assert (copy.day, copy.timestamp, copy.turns, copy.facts) == (
         original.day, original.timestamp, original.turns, original.facts)
-    assert (original.arrival, copy.arrival) == (12, 62)
-    truth = w42.truth("car", 65)  # Subaru (scheduled) from day 26, Skoda again from 60
-    assert (truth.current, truth.redelivered, truth.cases) == ("Skoda", ["Subaru"],
+    assert (original.arrival, copy.arrival) == (12, 60)
+    truth = w42.truth("car", 65)  # Lancia (scheduled) from day 26, Skoda again from 54
+    assert (truth.current, truth.redelivered, truth.cases) == ("Skoda", ["Lancia"],
                                                                ["redelivery"])
     assert w42.truth("car", 45).redelivered == []
     moved = w42.truth("home_city", 60)  # the move, taken back, delivered again
     assert (moved.current, moved.corrected, moved.redelivered) == (
-        "Valparaiso", ["Bergen"], ["Bergen"])
+        "Valparaiso", ["Ljubljana"], ["Ljubljana"])
     assert moved.cases == ["correction", "redelivery"]
 
 
@@ -193,8 +193,8 @@ def test_world_command_shows_generator_5() -> None:
     text = runner.invoke(app, ["world", "--seed", "42", "--generator", "5", "--format",
                                "transcript"]).output
     assert "(forget request: gym = Corestone)" in text
-    assert "(re-delivered unchanged: session://world-42/day-011/0)" in text
-    assert "user: The queue at Cupola was out the door this morning. " in text
+    assert "(re-delivered unchanged: session://world-42/day-012/0)" in text
+    assert "user: Took the Lancia through the car wash on the way home. " in text
 
 
 POWER_KINDS = ("late", "correction", "retraction", "scheduled", "set", "successor",
@@ -217,9 +217,9 @@ def power(world: World) -> Counter:
 def test_every_kind_has_eight_questions_on_the_default_seeds() -> None:
     got = {seed: power(generate_world(seed, generator="5")) for seed in SEEDS}
     assert {seed: [c[k] for k in POWER_KINDS] for seed, c in got.items()} == {
-        42: [19, 8, 10, 10, 9, 10, 10, 12, 17, 19, 19, 10, 11],
-        43: [12, 8, 11, 10, 9, 10, 10, 9, 17, 20, 12, 10, 18],
-        44: [17, 8, 9, 12, 9, 9, 9, 10, 17, 23, 17, 11, 11]}
+        42: [20, 8, 10, 10, 9, 10, 10, 12, 17, 19, 20, 10, 10],
+        43: [20, 8, 11, 11, 9, 9, 10, 11, 17, 19, 20, 10, 9],
+        44: [10, 8, 10, 12, 9, 9, 11, 10, 18, 21, 10, 14, 11]}
 
 
 @pytest.mark.parametrize("seed", range(1, 21))
@@ -291,16 +291,16 @@ def test_hard_cases_are_carried_twice_in_half_the_questions_of_each_kind() -> No
     assert {seed: {k: (n, d) for k, (n, d) in c.items() if 2 * n < d}
             for seed, c in got.items()} == {42: {}, 43: {}, 44: {}}
     assert got[42] == {
-        "late": (19, 19), "correction": (6, 8), "retraction": (8, 10), "scheduled": (6, 10),
+        "late": (20, 20), "correction": (7, 8), "retraction": (8, 10), "scheduled": (6, 10),
         "set": (6, 9), "successor": (10, 10), "contingent": (9, 10), "implied": (11, 12),
-        "premise": (14, 17), "cascade": (13, 19), "relative_date": (19, 19),
-        "forget": (7, 10), "redelivery": (11, 11)}
+        "premise": (14, 17), "cascade": (16, 19), "relative_date": (20, 20),
+        "forget": (6, 10), "redelivery": (10, 10)}
 
 
 def test_the_correction_is_said_again_in_other_words(w42: World) -> None:
     fixes = [(s.day, s.kind, s.facts[0].value, s.facts[0].corrects) for s in w42.sessions
              if any(f.event == "correction" for f in s.facts)]
-    assert fixes == [(23, "correction", "Valparaiso", "Bergen"),
-                     (36, "correction", "Valparaiso", "Bergen")]
+    assert fixes == [(21, "correction", "Valparaiso", "Ljubljana"),
+                     (26, "correction", "Valparaiso", "Ljubljana")]
     texts = [s.turns[0].text for s in w42.sessions if s.kind == "correction"]
     assert len(set(texts)) == 2

@@ -40,8 +40,9 @@ Mentions keep every case of generator 4 live: none falls in a hazard window (the
 after a hard case is asked before the user restates it), the dependents of the root are
 mentioned only before the root changes (a contingent or implied one after its tie carries
 the same tie, with the tie's wording), the cascade's root and dependents not between the
-move and its correction, the root not after its late document arrives, and a value asked
-to be forgotten never.
+move and its correction, the root not after its late document arrives, a value asked
+to be forgotten never, and no attribute between a relatively dated late document's date
+read from its delivery day and its delivery.
 """
 
 from __future__ import annotations
@@ -197,11 +198,12 @@ class _BuilderV5(_BuilderV4):
 
     def relative_late(self, key: str, t: int) -> None:
         """Generator 4's late document dated relative to its written day (the value held
-        before ``t``, "I switched my car to Saab two weeks ago"), delivered in the interval
-        after ``t``'s on a day more than its span after ``t`` when one fits: read from its
-        delivery day, its relative date then falls after ``t`` too, so an engine that dates
-        a document by its delivery keeps the stale value (one that reads the written day
-        for the relative date does not)."""
+        before ``t``, "I switched my car to Saab two weeks ago"), delivered on the last
+        free day of the interval after ``t``'s, with the shortest span that keeps it more
+        than its span after ``t`` when one does: read from its delivery day, its relative
+        date then falls after ``t`` too, so an engine that dates a document by its
+        delivery keeps the stale value (one that reads the written day for the relative
+        date does not), and the superseding value's echo has room before that date."""
         since = max(d for d, _v in self.actual[key] if d < t)
         value = self.value_at(key, since)
         intervals = self.plan.intervals()
@@ -210,11 +212,15 @@ class _BuilderV5(_BuilderV4):
             return
         spans = [n for n in AGO if since + n < t and since + n not in self.checkpoints
                  and since + n not in self.plan.event_days[key]]
-        delivered = self.interval_day(index + 1, key, True)
-        if not spans or delivered is None:
+        if not spans or index + 1 >= len(intervals):
             return
+        ok = [d for d in intervals[index + 1]
+              if self.plan.hazard_ok(key, d) and self.plan.statement_ok(key, d)]
+        if not ok:
+            return
+        delivered = ok[-1]  # the latest: room before its date read from it for an echo
         far = [n for n in spans if delivered - n > t]
-        n = self.rng.choice(far or spans)
+        n = min(far) if far else self.rng.choice(spans)
         ago = self.rng.choice(AGO[n])
         text = self.rng.choice(RELATIVE_CHANGE).format(
             label=self._label(key), v=value, ago=ago, ago_cap=ago[0].upper() + ago[1:])
@@ -592,6 +598,20 @@ class _BuilderV5(_BuilderV4):
             out[dep] = (t2, t3)
         return out
 
+    def _misdated(self, key: str) -> list[tuple[int, int]]:
+        """The days from each late document of ``key`` dated relative to its written day,
+        that date read from its delivery day, to its delivery: a mention there would hide
+        an engine that dates documents by their delivery."""
+        out = []
+        for d in self.drafts:
+            if d.delivered is None:
+                continue
+            for f in d.facts:
+                if f.attribute == key and f.effective_day is not None \
+                        and f.effective_day < d.day:
+                    out.append((f.effective_day + d.delivered - d.day, d.delivered))
+        return out
+
     def passing(self, roles: dict[str, str]) -> None:
         """Each attribute's mentions in passing, on free days (see the module text)."""
         weeks = max(1.0, (self.days - INTRO_LAST_DAY) / 7)
@@ -606,9 +626,11 @@ class _BuilderV5(_BuilderV4):
             if a.key == MULTI_VALUED or roles.get(a.key) == "control":
                 continue
             lo, hi = blocked.get(a.key) or (0, -1)
+            quiet = self._misdated(a.key)
             free[a.key] = [d for d in range(INTRO_LAST_DAY + 1, self.days + 1)
                            if not lo <= d <= hi and self.plan.statement_ok(a.key, d)
-                           and self.value_at(a.key, d)]
+                           and self.value_at(a.key, d)
+                           and not any(q0 <= d <= q1 for q0, q1 in quiet)]
         for key, rate in self.rates(free).items():
             n = int(round(rate * weeks))
             days = free[key]
