@@ -421,10 +421,14 @@ class _Builder:
             template = rng.choice(SCHEDULED_DATED)
         return (lambda v: template.format(label=label, v=v, when=when(e))), e
 
+    def member_steps(self, intervals: int) -> list[tuple[str, int]]:
+        """The set attribute's changes as (add or drop, interval index), given the number of
+        intervals: add a member, drop the first, add another."""
+        return [("add", 0), ("drop", max(1, intervals // 2)), ("add", max(2, intervals - 2))]
+
     def members(self, key: str) -> None:
-        """The set attribute: add a member, drop the first, add another."""
-        n = len(self.plan.intervals())
-        steps = [("add", 0), ("drop", max(1, n // 2)), ("add", max(2, n - 2))]
+        """The set attribute's changes (``member_steps``): a drop takes the oldest member."""
+        steps = self.member_steps(len(self.plan.intervals()))
         members = [self.actual[key][0][1]]
         last = -1
         for what, index in steps:

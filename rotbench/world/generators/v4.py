@@ -152,12 +152,24 @@ class _BuilderV4(_Builder):
         self.change_session(DEP_ROOT, t0, root_value, self.fresh(DEP_ROOT))
         self.relative_late(DEP_ROOT, t0)
 
-    def cascade(self) -> None:
-        """A move (interval 0), dependents stated under it (1), the move taken back (2)."""
+    def cascade_days(self) -> tuple[int, int] | None:
+        """(the move's day, the day it is taken back): intervals 0 and 2; None when either
+        finds no day."""
         t1 = self.interval_day(0, CASCADE_ROOT, False)
         t3 = self.interval_day(2, CASCADE_ROOT, True)
-        if t1 is None or t3 is None:
+        return None if t1 is None or t3 is None else (t1, t3)
+
+    def cascade_dependent_day(self, dep: str, taken_back: int) -> int | None:
+        """The day dependent ``dep`` is stated under the move: interval 1."""
+        return self.interval_day(1, dep, False)
+
+    def cascade(self) -> None:
+        """A move, dependents stated under it, the move taken back (``cascade_days``,
+        ``cascade_dependent_day``)."""
+        days = self.cascade_days()
+        if days is None:
             return
+        t1, t3 = days
         home = self.value_at(CASCADE_ROOT, t1)
         assert home is not None
         moved = self.fresh(CASCADE_ROOT)
@@ -166,7 +178,7 @@ class _BuilderV4(_Builder):
             _present(CASCADE_ROOT, moved)]))
         self.plan.statement(CASCADE_ROOT, t1)
         for dep in DEPENDENTS[CASCADE_ROOT]:
-            t2 = self.interval_day(1, dep, False)
+            t2 = self.cascade_dependent_day(dep, t3)
             if t2 is None:
                 continue
             value = self.fresh(dep)
@@ -227,11 +239,17 @@ class _BuilderV4(_Builder):
         delivered = self.interval_day(index + 1, key, True)
         if not spans or delivered is None:
             return
-        n = self.rng.choice(spans)
-        ago = self.rng.choice(AGO[n])
+        self.say_relative_late(key, value, since, self.rng.choice(spans), delivered)
+
+    def say_relative_late(self, key: str, value: str, since: int, span: int,
+                          delivered: int) -> None:
+        """The late document itself: written ``span`` days after ``since`` (the day
+        ``value`` began), dating that start relative to its written day, delivered on
+        ``delivered``."""
+        ago = self.rng.choice(AGO[span])
         text = self.rng.choice(RELATIVE_CHANGE).format(
             label=self._label(key), v=value, ago=ago, ago_cap=ago[0].upper() + ago[1:])
-        self.drafts.append(remark(self.rng, since + n, "mention", text, [
+        self.drafts.append(remark(self.rng, since + span, "mention", text, [
             _present(key, value, effective_day=since)], delivered=delivered))
         self.relatives += 1
         self.plan.statement(key, delivered)

@@ -65,12 +65,10 @@ from rotbench.world.pools import ATTRIBUTES
 from rotbench.world.pools_v3 import MULTI_VALUED, SCHEDULED_DATED, wordings
 from rotbench.world.pools_v4 import (
     AGO,
-    CASCADE_DEPENDENT,
     CASCADE_RETRACTION,
     CONTINGENT,
     DEPENDENTS,
     IMPLIED,
-    RELATIVE_CHANGE,
     SUCCESSOR,
 )
 from rotbench.world.pools_v5 import FORGET_ACKS, PASSING, forget_wordings
@@ -220,15 +218,8 @@ class _BuilderV5(_BuilderV4):
             return
         delivered = ok[-1]  # the latest: room before its date read from it for an echo
         far = [n for n in spans if delivered - n > t]
-        n = min(far) if far else self.rng.choice(spans)
-        ago = self.rng.choice(AGO[n])
-        text = self.rng.choice(RELATIVE_CHANGE).format(
-            label=self._label(key), v=value, ago=ago, ago_cap=ago[0].upper() + ago[1:])
-        self.drafts.append(remark(self.rng, since + n, "mention", text, [
-            _present(key, value, effective_day=since)], delivered=delivered))
-        self.relatives += 1
-        self.plan.statement(key, delivered)
-        self.plan.hazard(key, delivered)
+        self.say_relative_late(key, value, since, min(far) if far else self.rng.choice(spans),
+                               delivered)
 
     def retraction(self, key: str) -> None:
         """Generator 3's retraction, in the first or second interval (so it is asked about
@@ -249,74 +240,30 @@ class _BuilderV5(_BuilderV4):
         self.plan.hazard(key, t)
         self.set_value(key, t, None, "restatement")
 
-    def members(self, key: str) -> None:
+    def member_steps(self, intervals: int) -> list[tuple[str, int]]:
         """The set attribute: two members added in the first two intervals and the first
         member dropped halfway (two members or more from the first checkpoint on, each
         change confirmed later by ``echoes``)."""
-        n = len(self.plan.intervals())
-        steps = [("add", 0), ("add", 1), ("drop", max(2, n // 2))]
-        members = [self.actual[key][0][1]]
-        last = -1
-        for what, index in steps:
-            index = max(index, last + 1)
-            t = self.interval_day(index, key, True)
-            if t is None:
-                continue
-            last = index
-            if what == "add":
-                if not self.has_fresh(key):
-                    continue
-                value = self.fresh(key)
-                text = _say(self.rng, "member_add", key, v=value)
-                facts = [_present(key, value, event="member_add")]
-                members.append(value)
-            else:
-                value = members.pop(0)
-                text = _say(self.rng, "member_drop", key, v=value)
-                facts = [Fact(turn=0, attribute=key, value=value, tense="past",
-                              event="member_drop")]
-            self.drafts.append(remark(self.rng, t, "member", text, facts))
-            self.plan.statement(key, t)
-            self.plan.hazard(key, t)
+        return [("add", 0), ("add", 1), ("drop", max(2, intervals // 2))]
 
-    def cascade(self) -> None:
-        """Generator 4's cascade a step earlier: the move in the first interval, the
-        dependents stated under it and the move taken back both in the second (the
-        dependents first)."""
+    def cascade_days(self) -> tuple[int, int] | None:
+        """Generator 4's cascade a step earlier: the move in the first interval, taken back
+        in the second (after the dependents, ``cascade_dependent_day``)."""
         t1 = self.interval_day(0, CASCADE_ROOT, False)
         intervals = self.plan.intervals()
         if t1 is None or len(intervals) < 3:
-            return
+            return None
         second = intervals[1]
         t3 = self.plan.pick([d for d in second if d >= second[0] + 2],
                             lambda d: self.plan.hazard_ok(CASCADE_ROOT, d)
                             and self.plan.statement_ok(CASCADE_ROOT, d))
-        if t3 is None:
-            return
-        home = self.value_at(CASCADE_ROOT, t1)
-        assert home is not None
-        moved = self.fresh(CASCADE_ROOT)
-        text = _say(self.rng, "transition", CASCADE_ROOT, old=home, new=moved)
-        self.drafts.append(remark(self.rng, t1, "change", text, [
-            _present(CASCADE_ROOT, moved)]))
-        self.plan.statement(CASCADE_ROOT, t1)
-        for dep in DEPENDENTS[CASCADE_ROOT]:
-            t2 = self.plan.pick([d for d in second if d < t3],
-                                lambda d, k=dep: self.plan.statement_ok(k, d))
-            if t2 is None:
-                continue
-            value = self.fresh(dep)
-            text = self.rng.choice(CASCADE_DEPENDENT).format(
-                root=moved, label=self._label(dep), v=value)
-            self.drafts.append(remark(self.rng, t2, "mention", text, [
-                _tied(dep, value, CASCADE_ROOT, moved, "contingent")]))
-            self.plan.statement(dep, t2)
-            self.plan.hazard(dep, t3)
-        text = self.rng.choice(CASCADE_RETRACTION[CASCADE_ROOT]).format(wrong=moved, new=home)
-        self.drafts.append(remark(self.rng, t3, "correction", text, [
-            _present(CASCADE_ROOT, home, event="correction", corrects=moved)]))
-        self.plan.statement(CASCADE_ROOT, t3)
-        self.plan.hazard(CASCADE_ROOT, t3)
+        return None if t3 is None else (t1, t3)
+
+    def cascade_dependent_day(self, dep: str, taken_back: int) -> int | None:
+        """A day of the second interval before the move is taken back."""
+        second = self.plan.intervals()[1]
+        return self.plan.pick([d for d in second if d < taken_back],
+                              lambda d: self.plan.statement_ok(dep, d))
 
     def lay_out(self, roles: dict[str, str]) -> None:
         """Generator 4's lay-out, then re-deliveries and mentions in passing."""
