@@ -195,7 +195,7 @@ def probe_task(key: str, seed: int, ctx, world: StageRef, ledger: StageRef,
     frames = _load(ctx, extraction).questions
     engine = ReferenceEngine.from_ledger(_load(ctx, ledger), config, ctx.embedder(), frames)
     return _store(ctx, "probe", key, probe_as_of(_load(ctx, world), engine, top_k,
-                                                 questions_read=len(frames)))
+                                                 questions_read=frames))
 
 
 @task(name="ingest_probe", task_run_name="{engine} ingest_probe seed {seed}")

@@ -143,7 +143,12 @@ class QuestionReaderHandle(ExtractorHandle):
     """The arm's extractor when it also reads questions (a ``QuestionReader``)."""
 
     def read_question(self, question: str) -> QuestionFrame | None:
-        """The frame the run's extractor reads ``question`` into; None when it reads none."""
+        """The frame the run's extractor reads ``question`` into; None when it reads none.
+        Raises ValueError for a question over ``MAX_QUESTION_CHARS`` before anything is
+        sent, as the run's own proxy does in process."""
+        from rotbench.pipeline.question_count import check_question
+
+        check_question(question)
         data = self._link.ask("read_question", question=str(question))
         return None if data is None else QuestionFrame.model_validate(data)
 

@@ -31,8 +31,9 @@ from rotbench.pipeline.probe import (
     GuardedEngine,
     describe_raised,
     engine_attribute,
+    with_questions_read,
 )
-from rotbench.pipeline.question_count import CountingExtractor, questions_read
+from rotbench.pipeline.question_count import CountingExtractor, questions_asked
 from rotbench.safe_text import printable
 from rotbench.scoring.models import WorldProbes
 from rotbench.world.models import World
@@ -217,14 +218,14 @@ def _ingest_and_probe(world: World | SharedWorld, info: EngineInfo, *, arm: str,
 
 
 def _with_reads(answers: EngineAnswers, counted: object) -> EngineAnswers:
-    """``answers`` with ``WorldProbes.questions_read`` set from the counting proxy the engine
-    was handed (``rotbench.pipeline.question_count``); unchanged when it read no question or
+    """``answers`` with the questions the engine had read as frames recorded from the
+    counting proxy it was handed (``rotbench.pipeline.question_count``,
+    ``rotbench.pipeline.probe.with_questions_read``); unchanged when it read no question or
     has no probes."""
-    n = questions_read(counted)
-    if answers.probes is None or n is None:
+    if answers.probes is None:
         return answers
-    return answers.model_copy(
-        update={"probes": answers.probes.model_copy(update={"questions_read": n})})
+    return answers.model_copy(update={"probes": with_questions_read(
+        answers.probes, questions_asked(counted))})
 
 
 def _build_and_probe(world: World | SharedWorld, info: EngineInfo, factory, scratch: Path, *,

@@ -24,7 +24,7 @@ import json
 import math
 import queue
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
@@ -474,20 +474,29 @@ def probe_world(
     return _world_probes(world, records)
 
 
+def with_questions_read(probes: WorldProbes, read: Collection[str]) -> WorldProbes:
+    """``probes`` with the questions the arm read as frames for the engine recorded:
+    ``WorldProbes.questions_read`` their number, and ``ProbeRecord.question_read`` on each
+    probe whose question is among them. Unchanged when ``read`` is empty."""
+    if not read:
+        return probes
+    marked = [p.model_copy(update={"question_read": True}) if p.question in read else p
+              for p in probes.probes]
+    return probes.model_copy(update={"questions_read": len(read), "probes": marked})
+
+
 def probe_as_of(world: World, engine: AsOfEngine, top_k: int,
                 timeout_seconds: float | None = None,
-                questions_read: int | None = None) -> WorldProbes:
+                questions_read: Collection[str] = ()) -> WorldProbes:
     """Ask every question of ``world`` of an engine that already holds the whole world, each
     as of its checkpoint day (``query_as_of``). Same shape and errors as ``probe_world``.
-    ``questions_read``: how many questions the arm read as frames for the engine (the
-    reference engine's extract stage reads them, ``Extraction.questions``), recorded as
-    ``WorldProbes.questions_read`` (None or 0: none)."""
+    ``questions_read``: the questions the arm read as frames for the engine (the reference
+    engine's extract stage reads them, ``Extraction.questions``), recorded by
+    ``with_questions_read``."""
     guard = GuardedEngine(engine, world.seed, timeout_seconds)
     try:
         records = [_record(world, p, guard.hits(p.day, p.question, top_k, as_of=True))
                    for p in world.probes]
     finally:
         guard.close()
-    probes = _world_probes(world, records)
-    return probes.model_copy(update={"questions_read": questions_read}) if questions_read \
-        else probes
+    return with_questions_read(_world_probes(world, records), questions_read)

@@ -7,15 +7,30 @@ question noted first. The proxy has exactly the attributes the extractor has (a 
 raises AttributeError as it would), so ``isinstance(proxy, QuestionReader)`` and any
 ``hasattr``/``getattr`` test an engine makes answer as they would on the extractor itself.
 
-``questions_read`` is the number of distinct questions asked so far (None when none was): it
-goes into the engine's ``WorldProbes.questions_read``, which decides whether a misread
-question can excuse a miss (``rotbench.perception.noisy.attribution``).
+``questions_asked`` is the set of distinct questions asked so far, ``questions_read`` their
+number (None when none was): the number goes into the engine's ``WorldProbes.questions_read``
+and each probe whose question is among them is marked ``ProbeRecord.question_read``, which
+decides whether a misread question can excuse that probe's miss
+(``rotbench.perception.noisy.attribution``).
 """
 
 from __future__ import annotations
 
 import threading
 from typing import Any
+
+MAX_QUESTION_CHARS = 4096
+"""Longest question an engine may have read as a frame, characters (a question of the
+world is a line; a longer one is refused in the run's process and in a worker alike)."""
+
+
+def check_question(question: object) -> None:
+    """Raise ValueError, one line, when ``question`` is a string longer than
+    ``MAX_QUESTION_CHARS`` (anything else is the extractor's to judge)."""
+    if type(question) is str and len(question) > MAX_QUESTION_CHARS:
+        raise ValueError(f"read_question takes a question of at most {MAX_QUESTION_CHARS} "
+                         f"characters, not {len(question)}")
+
 
 _WRAPPED = "_counting_wrapped"
 _ASKED = "_counting_asked"
@@ -51,8 +66,10 @@ def _forwarded(proxy: object, name: str) -> Any:
     lock: threading.Lock = object.__getattribute__(proxy, _LOCK)
 
     def read_question(question: str) -> Any:
-        with lock:
-            asked.add(question)
+        check_question(question)
+        if type(question) is str:  # anything else is the extractor's to refuse
+            with lock:
+                asked.add(question)
         return value(question)
 
     return read_question
@@ -89,7 +106,12 @@ def wrapped(proxy: object) -> object:
 
 
 def questions_read(proxy: object) -> int | None:
-    """Distinct questions passed to the proxy's ``read_question`` so far; None when none
-    was."""
+    """Distinct questions (strings) passed to the proxy's ``read_question`` so far; None
+    when none was."""
+    return len(questions_asked(proxy)) or None
+
+
+def questions_asked(proxy: object) -> frozenset[str]:
+    """The distinct questions (strings) passed to the proxy's ``read_question`` so far."""
     with object.__getattribute__(proxy, _LOCK):
-        return len(object.__getattribute__(proxy, _ASKED)) or None
+        return frozenset(object.__getattribute__(proxy, _ASKED))

@@ -168,7 +168,14 @@ class ProbeRecord(Additive):
         "on the statements of the current value delivered by the probe's day (its deciding "
         "claims); empty on the other arms.")
 
-    added_fields = ("unanswerable", "user", "others", "premise", "perception_errors")
+    question_read: bool | None = Field(
+        default=None, description="True when the engine had the arm's extractor read this "
+        "very question as a frame (``read_question``, recorded from its calls); None when it "
+        "did not, or in records made before this was recorded. A misread question excuses "
+        "a miss of this probe only when it is True.")
+
+    added_fields = ("unanswerable", "user", "others", "premise", "perception_errors",
+                    "question_read")
 
     @model_validator(mode="after")
     def _truth_matches(self) -> ProbeRecord:

@@ -1,6 +1,7 @@
 """Engines for the question-count tests (loaded as ``tests.pipeline.frame_engines:reader``
-and ``:ranker``): both answer nothing; ``reader`` has the arm read every question it is
-asked as a frame, ``ranker`` never does."""
+``:ranker`` and ``:toucher``): all answer nothing; ``reader`` has the arm read every
+question it is asked as a frame, ``ranker`` never does, ``toucher`` reads a string of its
+own once and no question it is asked."""
 
 from __future__ import annotations
 
@@ -31,6 +32,25 @@ class Ranker(_Engine):
 
     def query(self, question, k):
         return []
+
+
+class Toucher(Ranker):
+    """Has the arm read one string of its own at set-up (and a number, which the
+    extractor refuses), never a question it is asked."""
+
+    name = "frame-toucher"
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self.extractor.read_question("anything at all")
+        try:
+            self.extractor.read_question(12345)
+        except Exception:  # noqa: BLE001 - whatever the extractor makes of it
+            pass
+
+
+def toucher(context) -> Toucher:
+    return Toucher(context)
 
 
 def reader(context) -> Reader:

@@ -92,3 +92,50 @@ def test_an_engine_s_answers_record_the_questions_it_had_read(world, tmp_path,
     assert again.questions_read == 34
     assert score_world(again, "v5").questions_read == 34
     assert "questions_read" not in never.probes.model_dump_json()
+    # each probe records whether its very question was read (what excuses a misreading)
+    assert all(p.question_read is True for p in read.probes.probes)
+    assert all(p.question_read is None for p in never.probes.probes)
+    assert "question_read" not in never.probes.model_dump_json()
+
+
+def test_a_string_read_at_set_up_marks_no_question(world, tmp_path, monkeypatch) -> None:
+    """The trial's engine: one ``read_question("anything at all")`` at set-up and one with a
+    number. It read no question it was asked, so no probe may be excused by a misreading
+    (before, any call counted as reading every question)."""
+    monkeypatch.setenv("ROTBENCH_ENGINES_IN_PROCESS", "1")
+    touched = answers(world, "toucher", tmp_path)
+    assert touched.failure is None
+    assert touched.probes.questions_read == 1  # the one string; the number is not counted
+    assert not any(p.question_read for p in touched.probes.probes)
+
+
+def test_a_question_over_the_bound_is_refused_in_process_and_in_a_worker(world) -> None:
+    """A trial's engine asked for a 150 MB "question": in a worker the frame went over the
+    pipe's limit and the worker died, blamed on the next query. Both sides now refuse a
+    question over ``MAX_QUESTION_CHARS`` with one ValueError the engine can catch, and the
+    worker's handle refuses before anything is sent."""
+    import pytest
+
+    from rotbench.pipeline.engine_worker_side import QuestionReaderHandle
+    from rotbench.pipeline.question_count import MAX_QUESTION_CHARS
+
+    long = "x" * (MAX_QUESTION_CHARS + 1)
+    proxy = CountingExtractor(OracleExtractor(world))
+    with pytest.raises(ValueError, match=f"at most {MAX_QUESTION_CHARS} characters"):
+        proxy.read_question(long)
+    assert questions_read(proxy) is None
+
+    class Link:
+        sent: list = []
+
+        def ask(self, name, **payload):
+            self.sent.append(name)
+            return None
+
+    link = Link()
+    handle = QuestionReaderHandle(link)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=f"at most {MAX_QUESTION_CHARS} characters"):
+        handle.read_question(long)
+    assert link.sent == []
+    assert handle.read_question("x" * MAX_QUESTION_CHARS) is None and link.sent == [
+        "read_question"]

@@ -9,8 +9,8 @@
   right answer (empty when it had one):
 
   - the question's own misreading (``rotbench.perception.noisy.questions``), when the
-    engine had the arm read question frames (``WorldProbes.questions_read``, counted from
-    its calls);
+    engine had the arm read that very question as a frame (``ProbeRecord.question_read``,
+    recorded from its calls);
   - when no current value reached the engine (``handed.handed``: no perceived claim delivered by
     the probe's day states a current value for the asked slot as the user's own fact, in
     any tense), the errors that kept it away: the current value's deciding claims, when
@@ -194,11 +194,11 @@ class _Errors:
 class _World:
     """What ``annotate`` needs of one world: statements, errors, current root values."""
 
-    def __init__(self, world: World, plan: NoisePlan, reads_questions: bool) -> None:
+    def __init__(self, world: World, plan: NoisePlan) -> None:
         self.stmts = statements(world)
         self.multi = {a.key for a in world.attributes if a.multi_valued}
         self.errors = _Errors(plan, {s.document_uri: s.day for s in world.sessions})
-        self.questions = plan.question_errors if reads_questions else {}
+        self.questions = plan.question_errors
         self.handed = handed(plan, world)
         self.endings = endings(world)
         self.handed_endings = handed_endings(plan, world)
@@ -276,7 +276,7 @@ class _World:
 
     def probe(self, p: ProbeRecord) -> ProbeRecord:
         """``p`` with its own and its hits' error ids."""
-        ids = [e.id for e in self.questions.get(p.question, ())]
+        ids = [e.id for e in self.questions.get(p.question, ())] if p.question_read else []
         if p.truth is not None and p.attribute is not None and not p.truth.current_values:
             ids += self.ended_ids(p)
         if (p.truth is not None and p.attribute is not None and p.truth.current_values
@@ -308,11 +308,11 @@ def annotate(probes: WorldProbes, plan: NoisePlan, world: World) -> WorldProbes:
     module docstring). For an engine that never served a perceived claim (``reads_claims``
     False) no probe or hit carries an error: every miss of it stays its own;
     ``perception_noise`` is recorded all the same. A misread question is among a probe's
-    errors only when the engine had questions read as frames (``probes.questions_read``,
-    counted from its calls; whatever engine it is)."""
+    errors only when the engine had that very question read as a frame
+    (``ProbeRecord.question_read``, recorded from its calls; whatever engine it is)."""
     if not reads_claims(probes, plan):
         return probes.model_copy(update={"perception_noise": plan.counts()})
-    index = _World(world, plan, bool(probes.questions_read))
+    index = _World(world, plan)
     return probes.model_copy(update={"probes": [index.probe(p) for p in probes.probes],
                                      "perception_noise": plan.counts()})
 

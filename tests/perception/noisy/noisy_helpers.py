@@ -39,7 +39,7 @@ def reference_world(seed: int, profile: str | None, emb_dir: Path, generator: st
     ledger = SPECS["deposit"].function(extraction, embedder, checker, config)
     engine = ReferenceEngine.from_ledger(ledger, config, embedder, extraction.questions)
     scored = score_world(SPECS["probe"].function(world, engine, 10,
-                                                 questions_read=len(extraction.questions)),
+                                                 questions_read=extraction.questions),
                          default_scorer(generator))
     if profile is not None:
         scored = annotate(scored, world_plan(world, load_profile(profile)), world)

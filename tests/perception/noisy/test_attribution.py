@@ -65,17 +65,20 @@ def _hit(rank: int, text: str, cls: str, uri: str) -> ScoredHit:
 
 
 def _stage(world, day: int, hits: list[ScoredHit], plan: NoisePlan,
-           reads_questions: bool = True) -> tuple[str | None, list[str]]:
-    """(the miss stage, the probe's error ids) of one gym question on ``day``."""
+           read: str = "this") -> tuple[str | None, list[str]]:
+    """(the miss stage, the probe's error ids) of one gym question on ``day``; ``read``:
+    which questions the engine had read as frames ('this': the gym question and another;
+    'other': only another; 'none')."""
     probe = ProbeRecord(day=day, attribute="gym", question=GYM_Q,
-                        truth=world.truth("gym", day), hits=hits)
+                        truth=world.truth("gym", day), hits=hits,
+                        question_read=True if read == "this" else None)
     served = ProbeRecord(  # another question, served a perceived claim
         day=15, attribute="manager", question="Who is the user's manager?",
         truth=world.truth("manager", 15),
         hits=[_hit(1, SERVED, "current", D2)])
     probes = WorldProbes(seed=42, days=90, generator_version="4",
                          fingerprint=world.fingerprint, pools={}, probes=[probe, served],
-                         questions_read=2 if reads_questions else None)
+                         questions_read={"this": 2, "other": 1}.get(read))
     got = annotate(probes, plan, world)
     return question_stages(got).get(0), got.probes[0].perception_errors
 
@@ -165,13 +168,17 @@ def test_a_hit_s_errors_decide_no_stage(world) -> None:
     assert _stage(world, 30, served, _plan(distorted, handed=handed)) == ("never_seen", [])
 
 
-def test_a_misread_question_counts_only_for_an_engine_that_reads_it(world) -> None:
+def test_a_misread_question_counts_only_for_an_engine_that_read_it(world) -> None:
+    """Only the probe whose very question the engine had read excuses its miss by the
+    misreading: an engine that read some other string (one call of ``read_question`` at
+    set-up, say) is not excused on the questions it never had read."""
     error = InjectedError(id="subject_split@question#5", kind="subject_split",
                           document_uri="question", fact_index=5, attribute="gym", value="",
                           day=0, before="subject='the user'", after="subject='the speaker'")
     plan = _plan(questions={GYM_Q: [error]}, handed=((D22, "Corestone"),))
     assert _stage(world, 30, [], plan) == ("perception", ["subject_split@question#5"])
-    assert _stage(world, 30, [], plan, reads_questions=False) == ("abstained", [])
+    assert _stage(world, 30, [], plan, read="other") == ("abstained", [])
+    assert _stage(world, 30, [], plan, read="none") == ("abstained", [])
 
 
 def test_reference_engine_split_on_seed_42_typical(tmp_path) -> None:
