@@ -118,3 +118,28 @@ def test_db_import_takes_a_report_that_verifies(tmp_path) -> None:
     result = runner.invoke(app, ["db", "--reports-dir", str(path.parent), "--db", str(db)])
     assert result.exit_code == 0, result.output
     assert f"imported {report.run_id}" in result.stdout
+
+
+def test_a_family_added_or_removed_by_hand_is_a_disagreement(small_report) -> None:
+    """A fresh-user trial: a family added to ``family_miss_stages`` by hand, or one removed,
+    passed ``show`` silently (only changed counts were caught). Both are disagreements now;
+    a report that stores no families at all (written before they existed) is not."""
+    from rotbench.results.verify import mismatches, recompute
+    from rotbench.scoring.miss_stages import FamilyStages
+
+    bundle = recompute(small_report)
+    forget = FamilyStages(questions=3, stages={"served": 1})
+    derived = bundle.model_copy(update={"family_miss_stages": {"forget": forget}})
+    evil = small_report.model_copy(update={"family_miss_stages": {
+        "forget": forget, "<b>evil</b>": FamilyStages(questions=3, stages={"served": 1})}})
+    assert mismatches(evil, derived) == [
+        "family_miss_stages.<b>evil</b>: stored questions=3 stages={'served': 1}, probes "
+        "give nothing"]
+    removed = small_report.model_copy(update={"family_miss_stages": {
+        "premise": FamilyStages(questions=1, stages={"never_seen": 0})}})
+    got = mismatches(removed, derived)
+    assert [line.split(":")[0] for line in got] == ["family_miss_stages.forget",
+                                                    "family_miss_stages.premise"]
+    assert mismatches(small_report, derived) == []  # stores none: an older report
+    kept = small_report.model_copy(update={"family_miss_stages": {"forget": forget}})
+    assert mismatches(kept, derived) == []
