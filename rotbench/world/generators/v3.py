@@ -374,14 +374,20 @@ class _Builder:
                 if old is None:
                     return
                 new = self.fresh(key)
-                self.drafts.append(remark(rng, s, "scheduled", text_of(new), [
-                    _present(key, new, event="scheduled", effective_day=e)]))
-                self.plan.statement(key, s)
-                self.plan.hazard(key, s)
-                self.plan.statement(key, e)
-                self.plan.hazard(key, e)
-                self.set_value(key, e, new, "restatement")
+                self.say_scheduled(key, new, s, e, text_of(new))
                 return
+
+    def say_scheduled(self, key: str, new: str, said: int, effective: int,
+                      text: str) -> None:
+        """A scheduled change of ``key`` to ``new``: said on ``said`` in ``text``, holding
+        from ``effective``."""
+        self.drafts.append(remark(self.rng, said, "scheduled", text, [
+            _present(key, new, event="scheduled", effective_day=effective)]))
+        self.plan.statement(key, said)
+        self.plan.hazard(key, said)
+        self.plan.statement(key, effective)
+        self.plan.hazard(key, effective)
+        self.set_value(key, effective, new, "restatement")
 
     def _schedule_text(self, key: str, s: int, c: int, mode: str):
         rng, cps, label = self.rng, self.checkpoints, _SPECS[key].label

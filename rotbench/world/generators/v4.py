@@ -228,18 +228,30 @@ class _BuilderV4(_Builder):
     def relative_late(self, key: str, t: int) -> None:
         """The value held before ``t``, said by a document written before ``t`` that dates
         its start relative to its written day, delivered in the interval after ``t``'s."""
+        setting = self.late_setting(key, t)
+        if setting is None:
+            return
+        since, value, intervals, index, spans = setting
+        delivered = self.interval_day(index + 1, key, True)
+        if not spans or delivered is None:
+            return
+        self.say_relative_late(key, value, since, self.rng.choice(spans), delivered)
+
+    def late_setting(self, key: str, t: int) -> tuple[int, str, list[range], int,
+                                                       list[int]] | None:
+        """What a late document about the change of ``key`` on ``t`` starts from: (the day
+        the value held before ``t`` began, that value, the change intervals, the index of
+        ``t``'s interval, the spans in days its written day may lie after that start);
+        None when ``t`` falls in no interval or no value held before it."""
         since = max(d for d, _v in self.actual[key] if d < t)
         value = self.value_at(key, since)
         intervals = self.plan.intervals()
         index = next((i for i, r in enumerate(intervals) if t in r), None)
         if value is None or index is None:
-            return
+            return None
         spans = [n for n in AGO if since + n < t and since + n not in self.checkpoints
                  and since + n not in self.plan.event_days[key]]
-        delivered = self.interval_day(index + 1, key, True)
-        if not spans or delivered is None:
-            return
-        self.say_relative_late(key, value, since, self.rng.choice(spans), delivered)
+        return since, value, intervals, index, spans
 
     def say_relative_late(self, key: str, value: str, since: int, span: int,
                           delivered: int) -> None:

@@ -64,7 +64,6 @@ from rotbench.world.models import Fact, Session, Turn, World
 from rotbench.world.pools import ATTRIBUTES
 from rotbench.world.pools_v3 import MULTI_VALUED, SCHEDULED_DATED, wordings
 from rotbench.world.pools_v4 import (
-    AGO,
     CASCADE_RETRACTION,
     CONTINGENT,
     DEPENDENTS,
@@ -169,13 +168,7 @@ class _BuilderV5(_BuilderV4):
                 if e is None:
                     continue
                 day, text = e
-                self.drafts.append(remark(self.rng, s, "scheduled", text(new), [
-                    _present(key, new, event="scheduled", effective_day=day)]))
-                self.plan.statement(key, s)
-                self.plan.hazard(key, s)
-                self.plan.statement(key, day)
-                self.plan.hazard(key, day)
-                self.set_value(key, day, new, "restatement")
+                self.say_scheduled(key, new, s, day, text(new))
                 return day
         return None
 
@@ -202,14 +195,10 @@ class _BuilderV5(_BuilderV4):
         date then falls after ``t`` too, so an engine that dates a document by its
         delivery keeps the stale value (one that reads the written day for the relative
         date does not), and the superseding value's echo has room before that date."""
-        since = max(d for d, _v in self.actual[key] if d < t)
-        value = self.value_at(key, since)
-        intervals = self.plan.intervals()
-        index = next((i for i, r in enumerate(intervals) if t in r), None)
-        if value is None or index is None:
+        setting = self.late_setting(key, t)
+        if setting is None:
             return
-        spans = [n for n in AGO if since + n < t and since + n not in self.checkpoints
-                 and since + n not in self.plan.event_days[key]]
+        since, value, intervals, index, spans = setting
         if not spans or index + 1 >= len(intervals):
             return
         ok = [d for d in intervals[index + 1]
