@@ -97,6 +97,9 @@ def main() -> None:
 
 
 def _main(argv: list[str]) -> int:
+    """Run the command ``argv`` and return its exit code; every way click ends a command
+    (a usage error, a closed standard output, an abort) becomes a code, so that a
+    supervised ``run`` child reports its end instead of looking killed."""
     import typer
     from typer._click import exceptions as click_exc  # typer ships its own click
 
@@ -109,6 +112,8 @@ def _main(argv: list[str]) -> int:
     except click_exc.UsageError as exc:
         typer.echo(f"rotbench: error: {exc.format_message()}", err=True)
         return 2
+    except SystemExit as exc:  # click's own exits: a closed stdout (``| head``) ends with 1
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except typer.Abort:  # Ctrl-C (or a signal) outside a run's own handling
         from rotbench.cli.interrupts import Interrupts
 
