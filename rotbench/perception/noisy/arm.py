@@ -12,7 +12,11 @@ from rotbench.perception.noisy.profile import DEFAULT_PROFILE, ProfileError, loa
 def noise_fields(arm: str, noise: str | None) -> dict:
     """``{"noise": ..., "noise_digest": ...}`` of a run on ``arm`` asking for ``noise``
     (None: the default profile on the noisy arm). Raises ProfileError (one line, naming the
-    flag, the file and the field) for a bad profile, or for ``--noise`` on another arm."""
+    flag, the file and the field) for a bad profile, an empty name (``--noise ""``), or for
+    ``--noise`` on another arm."""
+    if noise is not None and not noise.strip():
+        raise ProfileError("--noise: empty profile name; give good, typical, spec-live or a "
+                           "profile .json file (or leave --noise out for typical)")
     if arm != "noisy":
         if noise is not None:
             raise ProfileError(f"--noise applies to --arm noisy only (this run is --arm "

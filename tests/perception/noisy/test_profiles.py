@@ -110,3 +110,15 @@ def test_the_docs_rate_table_is_the_shipped_profiles() -> None:
     for kind in KINDS:
         row = f"| `{kind}` | " + " | ".join(f"{p.rate(kind):g}" for p in profiles) + " |"
         assert row in page, row
+
+
+@pytest.mark.parametrize("noise", ["", "  "])
+def test_an_empty_noise_name_is_refused_before_any_work(noise: str, tmp_path) -> None:
+    reports, cache = tmp_path / "r", tmp_path / "c"
+    result = CliRunner().invoke(app, ["run", "--arm", "noisy", "--noise", noise, "--seed", "42",
+                                      "--reports-dir", str(reports), "--cache-dir", str(cache)])
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert (result.exit_code, lines) == (2, [
+        "rotbench: error: --noise: empty profile name; give good, typical, spec-live or a "
+        "profile .json file (or leave --noise out for typical)"])
+    assert not reports.exists() and not cache.exists()
