@@ -57,6 +57,13 @@ def _install_folders() -> list[Path]:
     return [Path(rotbench.__file__).resolve().parent, Path(flows.__file__).resolve().parent]
 
 
+MAX_NAME_CHARS = 100
+"""Longest module name ``new-engine`` accepts (``test_<name>.py`` must fit a file name)."""
+RESERVED_NAMES = frozenset({"sitecustomize", "usercustomize", "setup", "conftest"})
+"""Names that Python, setuptools or pytest read on their own, so an engine module of that
+name would run where nobody asked for it."""
+
+
 def new_engine(
     name: Annotated[str, typer.Argument(help="The engine's module name (a Python identifier, "
                                         "e.g. my_engine).", show_default=False)],
@@ -74,6 +81,12 @@ def new_engine(
     if not name.isidentifier() or keyword.iskeyword(name) or not name.isascii():
         fail(f"new-engine: {printable(name, 80)!r} is not a Python module name (letters, "
              "digits and '_', not starting with a digit)")
+    if len(name) > MAX_NAME_CHARS:
+        fail(f"new-engine: a module name of {len(name)} characters is too long (at most "
+             f"{MAX_NAME_CHARS}; its test file's name must fit the file system too)")
+    if name.startswith("__") and name.endswith("__") or name in RESERVED_NAMES:
+        fail(f"new-engine: {name!r} is a name Python gives a meaning of its own (a package's "
+             "__init__, the running script, a start-up hook); choose another")
     if not dir.strip():
         fail("--dir: an empty path is not allowed")
     folder = Path(dir).resolve()
@@ -87,7 +100,10 @@ def new_engine(
     taken = [t for t in targets if t.exists() or t.is_symlink()]  # a dangling link too
     if taken and not force:
         fail(f"new-engine: {taken[0]} exists (--force replaces it)")
-    spec = importlib.util.find_spec(name) if not taken else None
+    try:
+        spec = importlib.util.find_spec(name) if not taken else None
+    except (ImportError, ValueError):  # a module that is there but cannot be looked up
+        fail(f"new-engine: a module {name!r} exists already; choose another name")
     origin = spec.origin if spec is not None else None
     # a built-in or frozen module (sys, os, io) has an origin that is not a path
     if name in sys.stdlib_module_names or (origin and (

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from rotbench.cli.new_engine import TEMPLATES, render_engine
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "my_engine.py"
@@ -64,3 +66,23 @@ def test_a_dangling_symlink_where_the_module_goes_is_not_replaced_without_force(
         2, f"rotbench: error: new-engine: {tmp_path / 'zed4.py'} exists (--force replaces it)")
     assert (tmp_path / "zed4.py").is_symlink()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["zed4.py"]
+
+
+@pytest.mark.parametrize(("name", "line"), [
+    ("a" * 251, "a module name of 251 characters is too long (at most 100; its test file's "
+                "name must fit the file system too)"),
+    *[(n, f"{n!r} is a name Python gives a meaning of its own (a package's __init__, the "
+          "running script, a start-up hook); choose another")
+      for n in ("__main__", "__init__", "sitecustomize", "conftest")],
+])
+def test_names_python_reads_or_no_file_system_holds_are_refused(name: str, line: str,
+                                                                tmp_path: Path) -> None:
+    """A 251-character name and ``__main__`` ended in tracebacks; ``__init__`` and
+    ``sitecustomize`` were written (the second runs in every interpreter started there)."""
+    from typer.testing import CliRunner
+
+    from rotbench.cli.main import app
+
+    result = CliRunner().invoke(app, ["new-engine", name, "--dir", str(tmp_path / "out")])
+    assert (result.exit_code, result.output.strip()) == (2, f"rotbench: error: new-engine: {line}")
+    assert not (tmp_path / "out").exists()
