@@ -61,7 +61,7 @@ def compare(
         if is_run_id(str(path)):  # a run id: its report of record beside the database
             from rotbench.cli.report import resolve_runs
 
-            loaded.extend(resolve_runs([str(path)], Path(db) if db else None)[0])
+            loaded.extend(resolve_runs([str(path)], Path(db) if db else None, bad_input)[0])
             continue
         try:
             loaded.append(load_checked(path, lambda line: typer.echo(line, err=True)))

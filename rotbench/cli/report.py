@@ -94,11 +94,13 @@ def looks_like_a_path(run: str) -> bool:
     return path.suffix == ".json" or os.sep in run or there
 
 
-def resolve_runs(runs: list[str], db: Path | None) -> tuple[list, list[str], list[Path]]:
+def resolve_runs(runs: list[str], db: Path | None, code: int = 1
+                 ) -> tuple[list, list[str], list[Path]]:
     """Load each RUN: a report file, or a run id in the database whose report of record is
     ``<id>-<engine>.json`` (or, written before that name, ``<id>.json``) in the database's
     folder. Returns (reports, sources, report paths).
-    Fails (exit 1) with one line naming the RUN that cannot be loaded."""
+    Fails (exit ``code``: 2 from the regression gate, whose exit 1 means "worse") with one
+    line naming the RUN that cannot be loaded."""
     from rotbench.results.files.report import ReportError, find_report
     from rotbench.results.verify import load_checked
 
@@ -115,19 +117,19 @@ def resolve_runs(runs: list[str], db: Path | None) -> tuple[list, list[str], lis
                     con = _connect_read_only(db_path)
                 known = run_ids(con)
                 if run not in known or not RUN_ID.fullmatch(run):
-                    fail(_unknown_run(run, known, db_path), 1)
+                    fail(_unknown_run(run, known, db_path), code)
                 found = find_report(db_path.parent, run)
                 if found is None:
                     fail(f"run {run} is in {db_path} but its report of record is not in "
                          f"{db_path.parent} ({run}-<engine>.json or {run}.json); pass the "
-                         "report file instead", 1)
+                         "report file instead", code)
                 target = found
             try:  # the figures shown are the ones its probes give (warned when edited)
                 report = load_checked(target, lambda line: typer.echo(line, err=True))
             except (ReportError, ValueError) as exc:
-                fail(str(exc), 1)
+                fail(str(exc), code)
             if target != path and report.run_id != run:
-                fail(f"{target}: holds run {report.run_id!r}, not {run!r}", 1)
+                fail(f"{target}: holds run {report.run_id!r}, not {run!r}", code)
             reports.append(report)
             sources.append(str(target))
             paths.append(target)

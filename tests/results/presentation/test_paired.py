@@ -225,3 +225,29 @@ def test_json_carries_each_test_and_its_discordant_counts(gate_files) -> None:
                                                                                   (0, 4)]
     assert kept[1]["difference"]["paired"] == {"first_only": 0, "other_only": 0, "both": 0,
                                                "neither": 4, "p_value": 1.0}
+
+
+def test_gate_refuses_a_run_id_it_cannot_resolve_with_exit_2(gate_files, tmp_path) -> None:
+    """A run id the gate cannot resolve (unknown, or its report of record gone) exited 1,
+    the gate's "worse"; unusable input exits 2."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from rotbench.cli.main import app
+
+    run_id = json.loads(gate_files["correct"].read_text())["run_id"]
+    of_record = tmp_path / f"{run_id}-correct.json"
+    of_record.write_bytes(gate_files["correct"].read_bytes())
+    db = tmp_path / "rotbench.duckdb"
+    assert CliRunner().invoke(app, ["db", "--reports-dir", str(tmp_path)]).exit_code == 0
+    unknown = "rot-20260101-000000-abcdef"
+    got = _gate(gate_files["correct"], unknown, "--db", str(db))
+    errors = [line for line in got.stderr.splitlines() if line.startswith("rotbench: error:")]
+    assert (got.exit_code, len(errors)) == (2, 1), got.output
+    assert errors[0].startswith(f"rotbench: error: {unknown}: neither a report file nor a run "
+                                f"id in {db}")
+    of_record.unlink()
+    got = _gate(gate_files["correct"], run_id, "--db", str(db))
+    assert got.exit_code == 2, got.output
+    assert f"run {run_id} is in {db} but its report of record is not in" in got.stderr
