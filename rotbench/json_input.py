@@ -236,8 +236,43 @@ def size_text(n: int) -> str:
     return f"{n} bytes"
 
 
-def read_json_file(path: Path, max_bytes: int, what: str = "file") -> Any:
+def read_json_file(path: Path, max_bytes: int, what: str = "file", *,
+                   unique_keys: bool = False) -> Any:
     """The JSON value in the file at ``path`` (at most ``max_bytes``), with every limit of
-    this module. Raises JSONInputError (one line naming the file and the line)."""
+    this module; ``unique_keys``: an object that gives one key twice is refused (JSON would
+    keep the last silently; meant for small hand-written files). Raises JSONInputError (one
+    line naming the file and the line)."""
     raw = read_capped(path, max_bytes, what)
-    return parse_json(decode_utf8(raw, path), path)
+    text = decode_utf8(raw, path)
+    value = parse_json(text, path)
+    if unique_keys:
+        _refuse_duplicate_keys(text, path)
+    return value
+
+
+def _refuse_duplicate_keys(text: str, source: object) -> None:
+    """Raise JSONInputError naming the line of the second occurrence of a key given twice
+    in one object of ``text`` (already parsed once, so valid JSON)."""
+
+    def pairs(items: list[tuple[str, Any]]) -> dict:
+        seen: set[str] = set()
+        for key, _ in items:
+            if key in seen:
+                raise _Duplicate(key)
+            seen.add(key)
+        return dict(items)
+
+    try:
+        json.loads(text, object_pairs_hook=pairs)
+    except _Duplicate as e:
+        from rotbench.safe_text import printable
+
+        key = e.args[0]
+        found = [m.start() for m in re.finditer(re.escape(json.dumps(key)) + r"\s*:", text)]
+        at = _line_of(text, found[1] if len(found) > 1 else 0)
+        raise JSONInputError(f"{_where(source, None, at)}: key {printable(key, 80)!r} given "
+                             "twice in one object") from None
+
+
+class _Duplicate(Exception):
+    """A key given twice in one JSON object (its name in ``args[0]``)."""

@@ -42,8 +42,11 @@ class KindRate(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    rate: float = Field(ge=0.0, le=1.0, description="Probability per opportunity, 0..1.")
-    source: str = Field(min_length=1, description="Where the figure comes from.")
+    rate: float = Field(ge=0.0, le=1.0, strict=True,
+                        description="Probability per opportunity, 0..1 (a JSON number: "
+                        "true or \"0.5\" is refused).")
+    source: str = Field(min_length=1, pattern=r"\S",
+                        description="Where the figure comes from (not blank).")
 
 
 class KindRates(BaseModel):
@@ -107,8 +110,8 @@ def load_profile(name_or_path: str = DEFAULT_PROFILE) -> NoiseProfile:
     """The validated profile named ``name_or_path`` (a built-in name or a JSON file).
 
     Raises ProfileError, one line naming the file and the field (``kinds.omission.rate``),
-    for an unknown name, an unreadable or non-JSON file, a rate outside [0, 1], a missing
-    kind or an unknown key.
+    for an unknown name, an unreadable or non-JSON file, a key given twice, a rate outside
+    [0, 1] or not a number, a blank source, a missing kind or an unknown key.
     """
     from rotbench.json_input import JSONInputError, read_json_file
     from rotbench.safe_text import printable
@@ -116,7 +119,7 @@ def load_profile(name_or_path: str = DEFAULT_PROFILE) -> NoiseProfile:
     path = profile_path(name_or_path)
     shown = printable(str(path), 200)
     try:
-        data = read_json_file(path, MAX_PROFILE_BYTES, "noise profile")
+        data = read_json_file(path, MAX_PROFILE_BYTES, "noise profile", unique_keys=True)
     except JSONInputError as exc:
         raise ProfileError(str(exc)) from None
     try:
@@ -127,4 +130,8 @@ def load_profile(name_or_path: str = DEFAULT_PROFILE) -> NoiseProfile:
         msg = err["msg"]
         if err["type"] == "missing" and len(err["loc"]) == 2 and err["loc"][0] == "kinds":
             msg = "missing kind (every kind needs a rate and a source)"
+        elif err["type"] == "string_pattern_mismatch" and err["loc"][-1] == "source":
+            msg = "blank (say where the rate comes from)"
+        elif err["type"] == "float_type":
+            msg = "not a number (a JSON number from 0 to 1, not true or a string)"
         raise ProfileError(f"{shown}: field {printable(where, 80)}: {msg}") from None

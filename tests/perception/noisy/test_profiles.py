@@ -122,3 +122,40 @@ def test_an_empty_noise_name_is_refused_before_any_work(noise: str, tmp_path) ->
         "rotbench: error: --noise: empty profile name; give good, typical, spec-live or a "
         "profile .json file (or leave --noise out for typical)"])
     assert not reports.exists() and not cache.exists()
+
+
+def _set(kind_field: str, value):
+    def edit(d: dict) -> None:
+        d["kinds"]["omission"][kind_field] = value
+    return edit
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (_set("rate", True), "field kinds.omission.rate: not a number (a JSON number from 0 to 1, "
+                         "not true or a string)"),
+    (_set("rate", "0.5"), "field kinds.omission.rate: not a number (a JSON number from 0 to "
+                          "1, not true or a string)"),
+    (_set("source", " "), "field kinds.omission.source: blank (say where the rate comes from)"),
+], ids=["true", "string", "blank-source"])
+def test_a_rate_that_is_not_a_number_or_a_blank_source_is_refused(tmp_path, edit,
+                                                                  message) -> None:
+    """``true`` was read as 1.0, ``"0.5"`` as 0.5 and a blank citation accepted."""
+    path = _profile(tmp_path, edit)
+    with pytest.raises(ProfileError) as info:
+        load_profile(str(path))
+    assert str(info.value) == f"{path}: {message}"
+
+
+def test_a_key_given_twice_is_refused_naming_its_line(tmp_path) -> None:
+    """JSON keeps the last of two equal keys; the profile took the second omission rate
+    without a word."""
+    text = (PROFILE_DIR / "typical.json").read_text()
+    path = tmp_path / "twice.json"
+    path.write_text(text.replace('"kinds": {', '"kinds": {\n "omission": {"rate": 0.9, '
+                                 '"source": "x"},', 1))
+    # the shipped omission line, one line lower below the inserted one
+    second = 1 + next(i for i, line in enumerate(text.splitlines(), 1) if '"omission"' in line)
+    with pytest.raises(ProfileError) as info:
+        load_profile(str(path))
+    assert str(info.value) == f"{path}: line {second}: key 'omission' given twice in one object"
+    assert load_profile(str(PROFILE_DIR / "typical.json")).rate("omission") == 0.57
