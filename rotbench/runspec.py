@@ -446,6 +446,9 @@ def validate_users(spec: RunSpec) -> None:
                         "(its model calls are not priced yet)")
     if not spec.user_ids:
         return
+    if spec.users == 1:
+        raise SpecError("--user-id: names the personas of a shared store, so it needs "
+                        "--users 2 or more (one user's world has no ids to name)")
     if len(spec.user_ids) != spec.users:
         raise SpecError(f"--user-id: {len(spec.user_ids)} ids given for --users {spec.users}")
     for uid in spec.user_ids:

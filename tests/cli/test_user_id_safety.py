@@ -60,6 +60,9 @@ def test_the_cli_refuses_ids_it_cannot_store_in_one_line(ids, message, tmp_path)
     (["--users", "9"], "rotbench: error: --users must be between 1 and 8, got 9"),
     (["--users", "2", "--arm", "probe"], "rotbench: error: --users 2: a shared store runs on "
                                           "the oracle arm only"),
+    (["--user-id", "alice"], "rotbench: error: --user-id: names the personas of a shared "
+                             "store, so it needs --users 2 or more (one user's world has no "
+                             "ids to name)"),  # accepted and ignored before
 ])
 def test_bad_user_counts_are_refused(args, message, tmp_path) -> None:
     result = runner.invoke(app, ["run", *args, "--cache-dir", str(tmp_path / "c"),
