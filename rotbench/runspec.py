@@ -275,6 +275,9 @@ def _check_runner_flags(spec: RunSpec) -> None:
             or any(c in spec.model_concurrency_limit for c in "/%&<>")):
         raise SpecError(f"--concurrency-limit: {spec.model_concurrency_limit!r} is not a "
                         "Prefect concurrency limit name (non-empty, none of / % & < >)")
+    if spec.model_concurrency_limit is not None and spec.arm not in ("probe", "live"):
+        raise SpecError(f"--concurrency-limit bounds model calls, which only --arm probe "
+                        f"and live make (this run is --arm {spec.arm})")
     if spec.batch_timeout_seconds is not None and not spec.batch_timeout_seconds > 0:
         raise SpecError(f"--batch-timeout must be a number of seconds above 0, got "
                         f"{spec.batch_timeout_seconds}")

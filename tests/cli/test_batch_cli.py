@@ -48,3 +48,15 @@ def test_bad_batch_timeout_and_limit_name_fail_in_one_line(tmp_path) -> None:
     assert name.output.strip() == ("rotbench: error: --concurrency-limit: 'a/b' is not a "
                                    "Prefect concurrency limit name (non-empty, none of / % & "
                                    "< >)")
+
+
+@pytest.mark.parametrize("arm", ["oracle", "noisy"])
+def test_a_concurrency_limit_on_an_arm_without_model_calls_is_refused(arm, tmp_path) -> None:
+    """It was accepted and ignored: nothing on these arms calls a model."""
+    got = runner.invoke(app, ["run", "--arm", arm, "--concurrency-limit", "calls", "--seed",
+                              "42", "--cache-dir", str(tmp_path / "c"), "--reports-dir",
+                              str(tmp_path / "r")])
+    assert (got.exit_code, got.output.strip()) == (
+        2, f"rotbench: error: --concurrency-limit bounds model calls, which only --arm probe "
+           f"and live make (this run is --arm {arm})")
+    assert not (tmp_path / "c").exists()
