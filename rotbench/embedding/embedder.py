@@ -110,8 +110,9 @@ class Embedder:
     ``cache_dir``: the project cache root; vectors live in ``<cache_dir>/embeddings/<slug>/``.
     ``model_id``: recorded in every key; only ``DEFAULT_MODEL_ID`` can be loaded without an
     ``encoder``. ``encoder``: an injectable ``list[str] -> (n, dim)`` function (tests, other
-    models); when given, the real model is never loaded. Raises ValueError at the first miss
-    for an unknown ``model_id`` without an encoder.
+    models); when given, the real model is never loaded. ``persist``: False reads the cache
+    but writes nothing to it (new vectors stay in memory; ``--estimate`` writes nothing).
+    Raises ValueError at the first miss for an unknown ``model_id`` without an encoder.
     """
 
     def __init__(
@@ -119,8 +120,11 @@ class Embedder:
         cache_dir: Path,
         model_id: str = DEFAULT_MODEL_ID,
         encoder: Encoder | None = None,
+        *,
+        persist: bool = True,
     ) -> None:
         self.model_id = model_id
+        self.persist = persist
         self.root = Path(cache_dir) / "embeddings" / model_slug(model_id)
         self._encoder = encoder
         self._lock = threading.Lock()
@@ -181,7 +185,8 @@ class Embedder:
             raise ValueError(f"encoder returned shape {raw.shape} for {len(keys)} texts")
         norms = np.linalg.norm(raw, axis=1, keepdims=True)
         vectors = raw / np.where(norms == 0, 1.0, norms)
-        write_shard(self.root, keys, vectors)
+        if self.persist:
+            write_shard(self.root, keys, vectors)
         with self._lock:
             table = self._loaded()
             for k, vec in zip(keys, vectors, strict=True):
@@ -311,7 +316,8 @@ class Embedder:
         """Persist vectors made elsewhere (``keys`` as ``key`` gives them, ``vectors`` (n,
         dim) float32, normalised) as one shard and add them to the table, as an encode
         would (``rotbench.embedding.bundled``)."""
-        write_shard(self.root, keys, vectors)
+        if self.persist:
+            write_shard(self.root, keys, vectors)
         with self._lock:
             table = self._loaded()
             for k, vec in zip(keys, vectors, strict=True):

@@ -25,12 +25,15 @@ def ruled_pairs(spec: Any) -> list:
     return [] if rulings is None else rulings.effective
 
 
-def project_cost(spec: Any, settings: LLMSettings) -> Estimate:
+def project_cost(spec: Any, settings: LLMSettings, *, persist: bool = True) -> Estimate:
     """The run's projected model calls, tokens and dollars (an ``Estimate``),
     counting only the stages its engines use: extraction when an engine takes perceived
     claims (one call cache serves them all), the checks when the reference engine runs, the
     real pairs of the run's rulings file, and each paid engine's own calls from its estimate
-    hook (``rotbench.estimate.engines.project_engines``). Loads the embedding model."""
+    hook (``rotbench.estimate.engines.project_engines``). Loads the embedding model when
+    the cache lacks a text's vector. ``persist``: keep the vectors it makes in the cache for
+    the run that follows; False (``--estimate``) writes nothing."""
+    from rotbench.embedding import Embedder
     from rotbench.embedding.shared import shared_embedder
     from rotbench.engines.registry import resolve
     from rotbench.perception.model import CallCache
@@ -39,7 +42,9 @@ def project_cost(spec: Any, settings: LLMSettings) -> Estimate:
 
     worlds = [generate_world(s, spec.days, spec.generator, spec.volume) for s in spec.seeds]
     ruled = ruled_pairs(spec)
-    embedder, cache = shared_embedder(Path(spec.cache_dir)), CallCache(spec.cache_dir)
+    embedder = (shared_embedder(Path(spec.cache_dir)) if persist  # the run reuses its vectors
+                else Embedder(Path(spec.cache_dir).resolve(), persist=False))
+    cache = CallCache(spec.cache_dir)
     projection = estimate(
         worlds, spec.arm, settings, embedder=embedder,
         engine_config=EngineConfig().with_overrides(spec.engine_overrides()),

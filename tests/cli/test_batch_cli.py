@@ -17,6 +17,7 @@ PRICES = {"claude-sonnet-4-6": [3.0, 15.0], "claude-haiku-4-5": [1.0, 5.0]}
 
 @pytest.mark.slow
 def test_estimate_shows_both_prices_and_which_applies(tmp_path) -> None:
+    """... and writes no file: the cache folder it names is never made."""
     settings = tmp_path / "s.json"
     settings.write_text(json.dumps({"prices": PRICES}))
     base = ["run", "--arm", "live", "--seed", "42", "--estimate", "--llm-settings",
@@ -34,6 +35,7 @@ def test_estimate_shows_both_prices_and_which_applies(tmp_path) -> None:
     assert "(standard applies; --batch for the batch price)" in single.output
     assert re.search(r"extract\s+claude-sonnet-4-6 .* US\$\d+\.\d\d \(batch US\$\d+\.\d\d\)",
                      batch.output)
+    assert not (tmp_path / "c").exists()  # an estimate writes nothing (it filled embeddings)
 
 
 def test_bad_batch_timeout_and_limit_name_fail_in_one_line(tmp_path) -> None:
