@@ -68,11 +68,17 @@ def run_timings(begin: float, worlds_done: float,
     of the run-wide stages ``worlds_done``, epoch seconds) and, when the caller passed the
     moment the command started (``started_unix``, epoch seconds: the flow's optional
     parameter, which ``rotbench run`` sets), the start-up before the flow. A deployment run
-    passes none and has no ``startup_seconds``."""
+    passes none and has no ``startup_seconds``; nor has a run given a start that is no
+    start of this flow (after it, not finite, or more than ``MAX_STARTUP_SECONDS`` before
+    it: a deployment parameter can say anything)."""
     timings = {"worlds_seconds": round(worlds_done - begin, 3)}
-    if started_unix is not None:
+    if started_unix is not None and 0 <= begin - started_unix <= MAX_STARTUP_SECONDS:
         timings["startup_seconds"] = round(begin - started_unix, 3)
     return timings
+
+
+MAX_STARTUP_SECONDS = 3600.0
+"""Longest start-up before the flow a report records, seconds."""
 
 
 def spent_of(paid: PaidRun) -> dict | None:

@@ -239,6 +239,9 @@ def validate_spec(spec: RunSpec, *, force: bool = False, cache_flag: str = "--ca
     """
     _check_text(spec, cache_flag)
     _noise_fields(spec.arm, spec.noise)  # a bad profile, or --noise off the noisy arm
+    if spec.noise_digest is not None and spec.arm != "noisy":  # e.g. a deployment parameter
+        raise SpecError(f"noise_digest: a noise profile's digest belongs to the noisy arm "
+                        f"only (this run is --arm {spec.arm})")
     _check_world_flags(spec)
     _check_runner_flags(spec)
     _check_seeds_and_volume(spec)

@@ -37,6 +37,13 @@ def test_the_timings_take_the_start_time_when_given() -> None:
                                                  "startup_seconds": 2.75}
 
 
+@pytest.mark.parametrize("started", [-1e300, 1e300, 100.5, float("nan"), 100.0 - 3601])
+def test_a_start_time_that_is_no_start_of_this_flow_is_not_recorded(started) -> None:
+    """A deployment parameter ``started_unix: -1e300`` became a report's start-up of
+    1e300 seconds."""
+    assert run_timings(100.0, 101.0, started) == {"worlds_seconds": 1.0}
+
+
 def test_a_start_time_in_the_environment_is_ignored(monkeypatch) -> None:
     monkeypatch.setenv("ROTBENCH_STARTED_UNIX", "1.0")
     assert run_timings(100.0, 101.0) == {"worlds_seconds": 1.0}
@@ -64,6 +71,8 @@ def test_the_schema_gives_the_ui_typed_fields() -> None:
     ({"budget_calls": -1}, "--budget-calls must be 0 or more, got -1"),
     ({"dask": "somewhere"}, "--dask: expected 'local' or a scheduler address"),
     ({"seeds": "7"}, "parameter seeds: Input should be a valid list"),
+    ({"noise_digest": "0" * 64}, "noise_digest: a noise profile's digest belongs to the noisy "
+                                 "arm only (this run is --arm oracle)"),  # accepted before
 ])
 def test_bad_parameters_fail_with_one_line(params, message, tmp_path) -> None:
     base = {"cache_dir": str(tmp_path / "c"), "reports_dir": str(tmp_path / "r")}
