@@ -397,12 +397,16 @@ def _check_engines(spec: RunSpec) -> None:
     from rotbench.contract.registry import EngineError
     from rotbench.engines.registry import check_factory, resolve
 
+    configurable = False
     for name in spec.engines:  # every engine before any work: module, factory, callable
         try:
-            resolve(name)
+            configurable |= resolve(name).separable
             check_factory(name)
         except EngineError as exc:
             raise SpecError(f"--engine: {exc}") from None
+    if spec.overrides and not configurable:
+        raise SpecError("--set configures the reference engine, which this run does not run "
+                        "(add --engine reference, or drop --set)")
     if spec.scorer is not None and spec.scorer not in SCORER_VERSIONS:
         known = ", ".join(SCORER_VERSIONS)
         raise SpecError(f"--scorer: unknown scorer {spec.scorer!r} (available: {known})")

@@ -39,6 +39,9 @@ def test_every_command_has_help(command: list[str]) -> None:
          "'query.relevance_floor'?"),
         (["--set", "query.relevance_floor=abc"],
          "rotbench: error: --set: bad value for 'query.relevance_floor': 'abc' is not a number"),
+        (["--engine", "latest-wins", "--set", "query.relevance_floor=0.1"],  # ignored before
+         "rotbench: error: --set configures the reference engine, which this run does not run "
+         "(add --engine reference, or drop --set)"),
         (["--arm", "gold"],
          "rotbench: error: --arm: unknown arm 'gold' (available: oracle, noisy, probe, live)"),
         (["--seed", "42", "--seed", "42"], "rotbench: error: --seed: duplicate seeds in [42, 42]"),
