@@ -39,6 +39,7 @@ from rotbench.pipeline.probe import (
     GuardedEngine,
     describe_raised,
     engine_attribute,
+    identity_problem,
 )
 
 _HIT_KEYS = {"text", "score", "similarity", "provenance"}
@@ -247,6 +248,9 @@ class _Worker:
                                 f"factory {describe_raised(exc)}{at}", trace=trace) from None
         from rotbench.pipeline.ingest_probe import flat_config
 
+        if problem := identity_problem(engine):
+            raise EngineFailure(f"engine {printable(info.name, 60)}: seed {seed}, set-up: "
+                                f"{problem}")
         name = engine_attribute(engine, "name", info.name)
         self.guard = GuardedEngine(engine, seed, None, name=name,
                                    roots=engine_roots(getattr(factory, "__module__", None),

@@ -31,6 +31,7 @@ from rotbench.pipeline.probe import (
     GuardedEngine,
     describe_raised,
     engine_attribute,
+    identity_problem,
     with_questions_read,
 )
 from rotbench.pipeline.question_count import CountingExtractor, questions_asked
@@ -249,6 +250,9 @@ def _build_and_probe(world: World | SharedWorld, info: EngineInfo, factory, scra
         at = f" (at {printable(where, 300)})" if where else ""
         raise EngineFailure(f"engine {printable(info.name, 60)}: seed {world.seed}, set-up: "
                             f"factory {describe_raised(exc)}{at}", trace=trace) from None
+    if problem := identity_problem(engine):
+        raise EngineFailure(f"engine {printable(info.name, 60)}: seed {world.seed}, set-up: "
+                            f"{problem}")
     name = engine_attribute(engine, "name", info.name)
     from rotbench.engines.trace import engine_roots
 

@@ -93,6 +93,22 @@ def engine_attribute(engine: object, attribute: str, default: str) -> str:
     return printable(str.__str__(value), 200)
 
 
+def identity_problem(engine: object) -> str | None:
+    """Why the engine's ``name`` or ``version`` cannot be recorded (set, but not a non-empty
+    string: ``version = 2``), in a few words; None when each is a string or absent (absent:
+    the registered one is used). Reading one that raises is left to ``engine_attribute``."""
+    for attribute in ("name", "version"):
+        try:
+            value = getattr(engine, attribute, None)
+        except Exception:  # noqa: BLE001 - user code; engine_attribute falls back
+            continue
+        if value is not None and not (isinstance(value, str) and value):
+            what = "an empty string" if isinstance(value, str) else f"of type {type_name(value)}"
+            return (f"its {attribute} is {what}, not a non-empty string (rotbench records "
+                    "an engine's name and version as text)")
+    return None
+
+
 def describe_raised(exc: BaseException) -> str:
     """``raised TYPE: MESSAGE`` for what an engine raised, one printable line that never
     raises (a raising or lying ``__str__`` is said so, not propagated)."""

@@ -54,3 +54,19 @@ def exits_in_deposit(context):
     import os
 
     return _Faulty(lambda: os._exit(1))
+
+
+class _Numbered(_Faulty):
+    version = 2  # not a string: it fell back to the registered version without a word
+
+
+def numbered_version(context):
+    return _Numbered(lambda: None)
+
+
+class _Unnamed(_Faulty):
+    name = ""
+
+
+def empty_name(context):
+    return _Unnamed(lambda: None)

@@ -124,3 +124,17 @@ def _server_environ() -> list[bytes]:
         return Path(f"/proc/{server.process.pid}/environ").read_bytes().split(b"\0")
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize(("factory", "problem"), [
+    ("numbered_version", "its version is of type int, not a non-empty string"),
+    ("empty_name", "its name is an empty string, not a non-empty string"),
+])
+def test_a_name_or_version_that_is_not_text_fails_the_set_up_in_both_places(
+        world, tmp_path, monkeypatch, factory, problem) -> None:
+    """The registered name or version was recorded instead, silently."""
+    want = (f"engine {E}{factory}: seed 42, set-up: {problem} (rotbench records an engine's "
+            "name and version as text)")
+    assert answers(world, factory, tmp_path).failure == want
+    monkeypatch.setenv(engine_worker.OFF_ENV, "1")
+    assert answers(world, factory, tmp_path).failure == want
