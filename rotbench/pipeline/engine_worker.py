@@ -91,7 +91,7 @@ process the engine left running may hold the pipe open)."""
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
-def relay_output(stream) -> None:
+def relay_output(stream, prefix: str = "") -> None:
     """Copy what an engine server and its workers write to their standard output and error
     (one pipe, UTF-8) to the run's standard error, a line at a time, every control character
     but the tab escaped (``rotbench.sinks.escape_unsafe``, no cut): an engine's ``print``
@@ -99,7 +99,9 @@ def relay_output(stream) -> None:
     line as a newline does (a progress bar's redraws arrive as lines), and a piece longer
     than ``RELAY_LINE_CHARS`` goes out without waiting for its end. The pipe is always drained,
     even once the run's stderr cannot be written (an engine must never block on it); ends at
-    end of file (the server and every worker gone)."""
+    end of file (the server and every worker gone). Each line starts with ``prefix``
+    (``[engine MODULE] ``, ``relay_prefix``), so that nothing an engine prints can pass for
+    a line of rotbench's own (``rotbench: error: ...``)."""
     import codecs
 
     from rotbench.sinks import escape_unsafe
@@ -120,7 +122,7 @@ def relay_output(stream) -> None:
                 lines, pending = [*lines, pending.rstrip("\r")], ""
             for line in lines:
                 try:
-                    sys.stderr.write(escape_unsafe(line, keep=("\t",)) + "\n")
+                    sys.stderr.write(prefix + escape_unsafe(line, keep=("\t",)) + "\n")
                     sys.stderr.flush()
                 except Exception:  # noqa: BLE001 - no stderr (2>&-), or a closed one: drop it
                     pass
@@ -128,6 +130,13 @@ def relay_output(stream) -> None:
                 break
     finally:
         stream.close()
+
+
+def relay_prefix(module: str) -> str:
+    """What each line an engine module's processes write starts with on the run's stderr."""
+    from rotbench.safe_text import printable
+
+    return f"[engine {printable(module, 80)}] "
 
 
 class EngineServer:
@@ -155,7 +164,8 @@ class EngineServer:
                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
         finally:
             theirs.close()
-        self.relay = threading.Thread(target=relay_output, args=(self.process.stdout,),
+        self.relay = threading.Thread(target=relay_output,
+                                      args=(self.process.stdout, relay_prefix(module)),
                                       name="rotbench-engine-output", daemon=True)
         self.relay.start()
         self.ctrl = ours

@@ -14,11 +14,11 @@ import pytest
 from rotbench.pipeline.engine_worker import RELAY_LINE_CHARS, relay_output
 
 
-def relayed(chunks: list[bytes], stderr: object) -> None:
+def relayed(chunks: list[bytes], stderr: object, prefix: str = "") -> None:
     """Write ``chunks`` into a pipe relayed to ``stderr`` (each a separate read), then close
     it and wait for the relay to end."""
     read, write = os.pipe()
-    thread = threading.Thread(target=relay_output, args=(os.fdopen(read, "rb"),))
+    thread = threading.Thread(target=relay_output, args=(os.fdopen(read, "rb"), prefix))
 
     def engine() -> None:  # a write blocks while the pipe is full
         for chunk in chunks:
@@ -63,3 +63,14 @@ def test_the_pipe_is_drained_when_stderr_cannot_be_written(stderr) -> None:
     if stderr is not None:
         stderr.close()
     relayed([b"z" * 70000 + b"\n"] * 3, stderr)  # more than a pipe's 64 KiB
+
+
+def test_each_relayed_line_names_the_engine_module_so_none_passes_for_rotbench() -> None:
+    """An engine's ``print("rotbench: error: ...")`` reached the terminal as it stood, a
+    line rotbench never wrote."""
+    from rotbench.pipeline.engine_worker import relay_prefix
+
+    out = io.StringIO()
+    relayed([b"rotbench: error: your run failed\nok\x1b[0m"], out, relay_prefix("my\x1bengine"))
+    assert out.getvalue() == ("[engine my\\x1bengine] rotbench: error: your run failed\n"
+                              "[engine my\\x1bengine] ok\\x1b[0m\n")
