@@ -210,7 +210,7 @@ class IsolatedEngine(GuardedEngine):
                 if "failure" in reply:
                     self.end()
                     trace = reply.get("trace")
-                    raise EngineFailure(printable(str(reply["failure"]), MAX_FAILURE_CHARS),
+                    raise EngineFailure(self._own_line(reply["failure"]),
                                         trace=trace[:MAX_TRACE_CHARS]
                                         if isinstance(trace, str) else None)
                 return reply.get("ok")
@@ -237,6 +237,14 @@ class IsolatedEngine(GuardedEngine):
         self.conn.send(json.dumps({"ret": value}).encode())
         if data is not None:
             self.conn.send(data)
+
+    def _own_line(self, failure: object) -> str:
+        """The worker's failure line, printable and cut, starting ``engine NAME: `` with this
+        engine's name: the worker runs the engine's code, so its line could name another
+        engine (``engine reference: ...``); one that does not start so gets the prefix."""
+        text = printable(str(failure), MAX_FAILURE_CHARS)
+        own = f"engine {self.name}: "
+        return text if text.startswith(own) else own + text.removeprefix("engine: ")
 
     def _lost(self, day: int | None, call: str, what: str) -> EngineFailure:
         self.end()

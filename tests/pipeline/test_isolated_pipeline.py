@@ -138,3 +138,20 @@ def test_a_name_or_version_that_is_not_text_fails_the_set_up_in_both_places(
     assert answers(world, factory, tmp_path).failure == want
     monkeypatch.setenv(engine_worker.OFF_ENV, "1")
     assert answers(world, factory, tmp_path).failure == want
+
+
+def test_a_failure_line_from_the_worker_is_always_this_engines() -> None:
+    """The worker runs the engine's code, so the failure line it sends could name another
+    engine; it was printed as it stood."""
+    from rotbench.pipeline.isolated import IsolatedEngine
+
+    lead = object.__new__(IsolatedEngine)  # only its name matters here
+    lead.name = "evil"
+    assert lead._own_line("engine reference: seed 42, day 1: query: failed") == (
+        "engine evil: engine reference: seed 42, day 1: query: failed")
+    assert lead._own_line("engine evil: seed 42, set-up: factory raised X") == (
+        "engine evil: seed 42, set-up: factory raised X")
+    assert lead._own_line("engine: seed 7, set-up: factory raised X") == (
+        "engine evil: seed 7, set-up: factory raised X")
+    assert lead._own_line("\x1b[2Jrotbench: error: x") == (
+        "engine evil: \\x1b[2Jrotbench: error: x")
