@@ -242,6 +242,18 @@ def _legend(fig: Figure, labels: list[str], bars: bool = False) -> None:
                frameon=False)
 
 
+def metric_title(metric: str) -> str:
+    """A panel's title: the metric and its direction, wrapped to lines of at most
+    ``TITLE_CHARS`` characters so that a long one stays inside its panel."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(f"{metric} ({_better(metric)})", TITLE_CHARS))
+
+
+TITLE_CHARS = 40
+"""Longest line of a panel title, characters (a panel is at least 4 inches wide)."""
+
+
 def _better(metric: str) -> str:
     label = better_label(metric)
     return f"{label} is better" if label in ("higher", "lower") else f"no direction, read {label}"
@@ -277,12 +289,17 @@ def family_plot(family: str, metrics: tuple[str, ...], reports: list[Report]) ->
             ax.text(0.5, 0.5, "no question in this metric's denominator", ha="center",
                     va="center", transform=ax.transAxes, color="#666666")
         ax.set_ylim(-3, 103)
-        ax.set_title(f"{metric} ({_better(metric)})")
+        ax.set_title(metric_title(metric))
         ax.set_xlabel("checkpoint (simulated day)")
         _ylabel(ax, f"% of {DENOMINATORS.get(metric, 'questions')}")
     _legend(fig, labels)
     title = _title(fig, f"{family} over simulated time (bands: 95% Wilson interval)", reports)
-    return (f"family-{family.lower()}", title, fig)
+    return (family_plot_name(family), title, fig)
+
+
+def family_plot_name(family: str) -> str:
+    """The file name stem of ``family``'s plot (``Hard cases``: ``family-hard-cases``)."""
+    return "family-" + "-".join(family.lower().split())
 
 
 def _first_classes(report: Report) -> tuple[list[str], list[int], list[int], dict]:
@@ -389,7 +406,7 @@ def phrasing_plot(reports: list[Report]) -> Drawn:
     for ax, metric in zip(axes, PHRASING_METRICS, strict=True):
         series = [[r.by_phrasing.get(p, {}).get(metric) for p in PHRASINGS] for r in reports]
         _bars(ax, list(PHRASINGS), series, labels)
-        ax.set_title(f"{metric} ({_better(metric)})")
+        ax.set_title(metric_title(metric))
         ax.set_xlabel("how the change to the current value was worded")
         _ylabel(ax, f"% of {DENOMINATORS[metric]}")
     _legend(fig, labels, bars=True)
@@ -407,7 +424,7 @@ def poison_plot(reports: list[Report]) -> Drawn:
     for ax, metric in zip(axes, POISON_METRICS, strict=True):
         series = [[r.by_channel.get(c, {}).get(metric) for c in channels] for r in reports]
         _bars(ax, [c.replace("_", " ") for c in channels], series, labels)
-        ax.set_title(f"{metric} ({_better(metric)})")
+        ax.set_title(metric_title(metric))
         ax.set_xlabel("channel the untrusted value arrived by")
         _ylabel(ax, "% of questions poisoned via the channel")
     _legend(fig, labels, bars=True)

@@ -144,3 +144,20 @@ def test_unchanged_plot_files_are_left_alone(plots_v2, tmp_path: Path, monkeypat
     assert synced == ["family-currency.svg", ".rotbench-files.json"]
     assert len(written) == 4
     assert (folder / "family-currency.svg").read_text() == plots_v2[0].svg
+
+
+def test_plot_file_names_have_no_spaces() -> None:
+    """The Hard cases family was written as ``family-hard cases.svg``."""
+    from rotbench.results.presentation.plots import family_plot_name
+
+    assert family_plot_name("Hard cases") == "family-hard-cases"
+    assert all(" " not in family_plot_name(f) for f in FAMILIES)
+
+
+def test_a_long_panel_title_is_wrapped_inside_its_panel() -> None:
+    """``poison_surfaced_at_k``'s title ran past its panel's edge and was clipped."""
+    from rotbench.results.presentation.plots import metric_title
+
+    assert metric_title("poison_surfaced_at_k") == (
+        "poison_surfaced_at_k (no direction, read\nbeside poison_leak_at_k)")
+    assert metric_title("current_first") == "current_first (higher is better)"
