@@ -33,6 +33,18 @@ def compare(
         "--fail-if-worse", help="A regression gate: exit 1 when a figure with a better "
         "direction is significantly worse in a later report than in the first (one line per "
         "figure on stderr), 0 otherwise, 2 on unusable input.")] = False,
+    metric: Annotated[list[str] | None, typer.Option(
+        "--metric", help="With --fail-if-worse: judge only this metric (repeat for several).",
+        show_default=False)] = None,
+    allow: Annotated[list[str] | None, typer.Option(
+        "--allow", help="With --fail-if-worse: a known trade-off; this metric may be worse "
+        "(said, never failing; repeatable).", show_default=False)] = None,
+    gate_file: Annotated[str | None, typer.Option(
+        "--gate-file", help="With --fail-if-worse: a TOML file of metrics = [...] and allow "
+        "= [...] (default: ./rotbench-gate.toml when present; --metric/--allow win).",
+        show_default=False)] = None,
+    quiet: Annotated[bool, typer.Option(
+        "--quiet", help="With --fail-if-worse: print the verdict alone, no tables.")] = False,
     db: Annotated[str | None, typer.Option(
         "--db", help="Where run ids are looked up (default: reports/rotbench.duckdb).",
         show_default=False)] = None,
@@ -48,12 +60,27 @@ def compare(
         comparison_markdown,
         render_comparison,
     )
-    from rotbench.results.presentation.gate import GateError, check_gate_input, worse_lines
+    from rotbench.results.presentation.gate import (
+        GateError,
+        check_gate_input,
+        gate_policy,
+        worse_lines,
+    )
     from rotbench.results.verify import load_checked
 
     bad_input = 2 if fail_if_worse else 1
     if len(reports) < 2:  # a usage error, like any bad argument (exit 2)
         fail("compare needs at least two reports (one run: rotbench show)", 2)
+    gating = [flag for flag, given in (("--metric", metric), ("--allow", allow),
+                                       ("--gate-file", gate_file), ("--quiet", quiet)) if given]
+    if gating and not fail_if_worse:
+        fail(f"{gating[0]} applies to the gate: add --fail-if-worse", 2)
+    policy = None
+    if fail_if_worse:
+        try:
+            policy = gate_policy(metric or [], allow or [], _gate_file(gate_file))
+        except GateError as exc:
+            fail(str(exc), 2)
     loaded = []
     for path in reports:
         if not str(path).strip() or str(path) == ".":
@@ -73,25 +100,46 @@ def compare(
         comparison = compare_reports(loaded, force=force)
     except (CompareError, GateError) as exc:
         fail(str(exc), bad_input)
-    if format is CompareFormat.json:
-        typer.echo(comparison.model_dump_json(indent=2))
-    elif format is CompareFormat.markdown:
-        typer.echo(comparison_markdown(comparison, intervals), nl=False)
-    else:
-        render_comparison(comparison, terminal_console(), intervals)
-    if fail_if_worse:
-        _gate(worse_lines(comparison), len(loaded) - 1)
+    worse = _verdict(*worse_lines(comparison, policy), len(loaded) - 1) if fail_if_worse \
+        else False  # the verdict first, then the tables
+    if not quiet:
+        if format is CompareFormat.json:
+            typer.echo(comparison.model_dump_json(indent=2))
+        elif format is CompareFormat.markdown:
+            typer.echo(comparison_markdown(comparison, intervals), nl=False)
+        else:
+            render_comparison(comparison, terminal_console(), intervals)
+    if worse:
+        raise typer.Exit(1)
 
 
-def _gate(lines: list[str], later: int) -> None:
-    """Print the gate's verdict on stderr and exit 1 when some figure is worse."""
+def _gate_file(flag: str | None) -> Path | None:
+    """The gate file: ``--gate-file``, else ``rotbench-gate.toml`` in the working folder
+    when there is one (said on stderr), else None."""
+    from rotbench.results.presentation.gate import GATE_FILE
+
+    if flag is not None:
+        if not flag.strip():
+            fail("--gate-file: an empty path is not allowed", 2)
+        return Path(flag)
+    if Path(GATE_FILE).is_file():
+        typer.echo(f"rotbench: compare: gate file {GATE_FILE}", err=True)
+        return Path(GATE_FILE)
+    return None
+
+
+def _verdict(lines: list[str], allowed: list[str], later: int) -> bool:
+    """Print the gate's verdict on stderr (worse figures, allowed ones, a summary line);
+    True when some figure is worse."""
     from rotbench.outputs import terminal_safe
 
-    for line in lines:
+    for line in [*lines, *allowed]:
         typer.echo(terminal_safe(line, one_line=True), err=True)
+    also = f" ({len(allowed)} allowed trade-off(s) worse)" if allowed else ""
     if lines:
         typer.echo(f"rotbench: compare: {len(lines)} figure(s) significantly worse than the "
-                   "baseline", err=True)
-        raise typer.Exit(1)
+                   f"baseline{also}", err=True)
+        return True
     typer.echo(f"rotbench: compare: no figure significantly worse than the baseline in "
-               f"{later} later report(s)", err=True)
+               f"{later} later report(s){also}", err=True)
+    return False

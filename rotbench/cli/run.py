@@ -415,9 +415,13 @@ def _print_results(spec, runtime, format: OutputFormat, intervals: bool, started
         typer.echo(f"report: {printable(path, 400)}  db: {printable(spec.db, 400)}  "
                    f"wall: {time.time() - started:.1f} s", err=True)
         if format is OutputFormat.json:
-            sys.stdout.write(json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
-        elif each or not several:
+            continue
+        if each or not several:
             render(report, terminal_console(), intervals=intervals)
+    if format is OutputFormat.json and runtime.reports:  # one JSON document on stdout:
+        docs = [r.model_dump(mode="json") for r in runtime.reports]  # an array for several
+        one = len(spec.engines) == 1  # engines asked, even when one of them failed
+        sys.stdout.write(json.dumps(docs[0] if one else docs, indent=2) + "\n")
     if spec.html_path and runtime.reports:
         typer.echo(f"html: {printable(spec.html_path, 400)}", err=True)
     if several:

@@ -50,7 +50,8 @@ OptSet = Annotated[
     ]
 OptFormat = Annotated[
         OutputFormat,
-        typer.Option("--format", help="table (default) or json (the report of record on stdout)."),
+        typer.Option("--format", help="table (default) or json (the report of record on "
+                     "stdout; with several engines one JSON array of their reports)."),
     ]
 OptOut = Annotated[str | None, typer.Option(help="Also write the report here.")]
 OptDb = Annotated[

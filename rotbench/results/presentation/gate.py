@@ -11,6 +11,10 @@ recalled).
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
 from rotbench.results.presentation.compare import TESTS, Cell, Comparison
 from rotbench.results.schema import Report
 from rotbench.safe_text import printable
@@ -65,16 +69,112 @@ def _test_text(cell: Cell) -> str:
             " (independent samples)")
 
 
-def worse_lines(comparison: Comparison) -> list[str]:
-    """One line per (later column, figure) significantly worse than the baseline:
-    metric, both n/d and the test. Empty when nothing is worse."""
-    lines = []
+GATE_FILE = "rotbench-gate.toml"
+"""The gate file ``compare --fail-if-worse`` reads from the working folder when present."""
+MAX_GATE_FILE_BYTES = 64 * 1024
+"""Largest gate file read (a few lines are enough)."""
+
+
+class GatePolicy(BaseModel):
+    """Which figures the gate judges. ``metrics``: only these (None: every figure with a
+    better direction); ``allow``: known trade-offs, reported when worse but never failing."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    metrics: tuple[str, ...] | None = None
+    allow: tuple[str, ...] = ()
+
+    def judged(self, metric: str) -> bool:
+        """Whether the gate looks at ``metric`` at all."""
+        return self.metrics is None or metric in self.metrics
+
+
+def gate_policy(metrics: list[str], allow: list[str], file: Path | None) -> GatePolicy:
+    """The policy of ``--metric``/``--allow`` flags, else of the gate ``file`` (``metrics``
+    and ``allow``, lists of metric names), else judge every figure. Raises GateError (one
+    line naming the flag, or the file, line and field) for an unknown metric, a metric both
+    judged and allowed, a file that is not TOML or has other keys."""
+    if metrics or allow:
+        return _checked(GatePolicy(metrics=tuple(metrics) or None, allow=tuple(allow)),
+                        "--metric", "--allow")
+    if file is None:
+        return GatePolicy()
+    return _checked(_read_gate_file(file), f"{printable(file, 200)}: field metrics",
+                    f"{printable(file, 200)}: field allow")
+
+
+def _read_gate_file(path: Path) -> GatePolicy:
+    import tomllib
+
+    from pydantic import ValidationError
+
+    from rotbench.json_input import JSONInputError, decode_utf8, read_capped
+
+    shown = printable(path, 200)
+    try:
+        text = decode_utf8(read_capped(path, MAX_GATE_FILE_BYTES, "gate file"), shown)
+        data = tomllib.loads(text)
+    except JSONInputError as exc:
+        raise GateError(str(exc)) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise GateError(f"{shown}: not TOML ({printable(exc, 200)})") from None
+    try:
+        return GatePolicy.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        line = _line_of_key(text, str(err["loc"][0])) if err["loc"] else None
+        at = f" line {line}:" if line else ""
+        raise GateError(f"{shown}:{at} field {printable(where, 80)}: {err['msg']} (a gate "
+                        "file holds metrics = [...] and allow = [...], lists of metric "
+                        "names)") from None
+
+
+def _line_of_key(text: str, key: str) -> int | None:
+    """The line that sets ``key`` (``key = ...`` or a ``[key]`` table), if one does."""
+    import re
+
+    pattern = re.compile(r"\s*\[*\s*[\"']?" + re.escape(key) + r"[\"']?\s*[=\].]")
+    for number, line in enumerate(text.splitlines(), 1):
+        if pattern.match(line):
+            return number
+    return None
+
+
+def _checked(policy: GatePolicy, metric_flag: str, allow_flag: str) -> GatePolicy:
+    import difflib
+
+    known = [m for m in HIGHER_IS_BETTER if m not in CONTEXT_FIGURES]
+    for flag, names in ((metric_flag, policy.metrics or ()), (allow_flag, policy.allow)):
+        for name in names:
+            if name not in known:
+                close = difflib.get_close_matches(name, known, n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                raise GateError(f"{flag}: {printable(name, 60)!r} is not a metric the gate "
+                                f"judges (one with a better direction){hint}")
+    both = sorted(set(policy.metrics or ()) & set(policy.allow))
+    if both:
+        raise GateError(f"{allow_flag}: {both[0]!r} is both judged ({metric_flag}) and "
+                        "allowed to be worse; name it in one of them")
+    return policy
+
+
+def worse_lines(comparison: Comparison, policy: GatePolicy | None = None
+                ) -> tuple[list[str], list[str]]:
+    """(worse, allowed): one line per (later column, figure) significantly worse than the
+    baseline, metric, both n/d and the test; a figure ``policy`` allows goes to the second
+    list (``allowed: ...``), one it does not judge nowhere. Both empty when nothing is
+    worse."""
+    policy = policy or GatePolicy()
+    lines: list[str] = []
+    allowed: list[str] = []
     base = comparison.columns[0]
     for family in comparison.families:
         if family.name in GATED_FAMILIES_SKIPPED:
             continue
         for row in family.rows:
-            if row.metric in CONTEXT_FIGURES or row.metric not in HIGHER_IS_BETTER:
+            if row.metric in CONTEXT_FIGURES or row.metric not in HIGHER_IS_BETTER \
+                    or not policy.judged(row.metric):
                 continue
             higher = HIGHER_IS_BETTER[row.metric]  # type: ignore[index]
             first = row.cells[0].rate
@@ -84,12 +184,14 @@ def worse_lines(comparison: Comparison) -> list[str]:
                     continue
                 if (diff.value < 0) != higher:
                     continue  # significantly better
-                lines.append(
-                    f"worse: {row.metric} ({'higher' if higher else 'lower'} is better): "
+                (allowed if row.metric in policy.allow else lines).append(
+                    f"{'allowed' if row.metric in policy.allow else 'worse'}: {row.metric} "
+                    f"({'higher' if higher else 'lower'} is better): "
                     f"{printable(base.engine, 60)} {first.numerator}/{first.denominator} -> "
                     f"{printable(column.engine, 60)} {cell.rate.numerator}/"
                     f"{cell.rate.denominator} ({_test_text(cell)})")
-    return lines
+    return lines, allowed
 
 
-__all__ = ["GATE_SCORER", "GateError", "TESTS", "check_gate_input", "worse_lines"]
+__all__ = ["GATE_FILE", "GATE_SCORER", "GateError", "GatePolicy", "TESTS", "check_gate_input",
+           "gate_policy", "worse_lines"]

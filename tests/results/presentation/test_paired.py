@@ -251,3 +251,99 @@ def test_gate_refuses_a_run_id_it_cannot_resolve_with_exit_2(gate_files, tmp_pat
     got = _gate(gate_files["correct"], run_id, "--db", str(db))
     assert got.exit_code == 2, got.output
     assert f"run {run_id} is in {db} but its report of record is not in" in got.stderr
+
+
+def _errors(got) -> list[str]:
+    return [line for line in got.stderr.splitlines() if line.startswith("rotbench: error:")]
+
+
+def test_gate_on_chosen_metrics_only(gate_files) -> None:
+    """``--metric``: only the named figures are judged; current_lost, worse, is not one."""
+    got = _gate(gate_files["correct"], gate_files["fault"], "--metric", "current_first",
+                "--metric", "stale_over_current")
+    assert got.exit_code == 0, got.output
+    assert got.stderr.splitlines()[-1] == (
+        "rotbench: compare: no figure significantly worse than the baseline in 1 later "
+        "report(s)")
+    got = _gate(gate_files["correct"], gate_files["fault"], "--metric", "current_lost")
+    assert got.exit_code == 1
+    assert [line.split(" (")[0] for line in got.stderr.splitlines()
+            if line.startswith("worse: ")] == ["worse: current_lost"]
+
+
+def test_gate_accepts_an_allowed_trade_off_and_says_so(gate_files) -> None:
+    got = _gate(gate_files["correct"], gate_files["fault"], "--allow", "current_lost",
+                "--allow", "recall_current_at_k")
+    assert got.exit_code == 0, got.output
+    lines = got.stderr.splitlines()
+    assert [line.split(" (")[0] for line in lines if line.startswith("allowed: ")] == [
+        "allowed: recall_current_at_k", "allowed: current_lost"]
+    assert lines[-1] == ("rotbench: compare: no figure significantly worse than the baseline "
+                         "in 1 later report(s) (2 allowed trade-off(s) worse)")
+    # one allowed, one not: still worse
+    assert _gate(gate_files["correct"], gate_files["fault"], "--allow", "current_lost"
+                 ).exit_code == 1
+
+
+def test_gate_file_names_metrics_and_trade_offs(gate_files, tmp_path, monkeypatch) -> None:
+    """``--gate-file``, and ``rotbench-gate.toml`` found in the working folder."""
+    (tmp_path / "rotbench-gate.toml").write_text(
+        '# the gate of my engine\nallow = ["current_lost", "recall_current_at_k"]\n')
+    monkeypatch.chdir(tmp_path)
+    got = _gate(gate_files["correct"], gate_files["fault"])
+    assert got.exit_code == 0, got.output
+    assert "rotbench: compare: gate file rotbench-gate.toml" in got.stderr.splitlines()
+    other = tmp_path / "strict.toml"
+    other.write_text('metrics = ["current_lost"]\n')
+    assert _gate(gate_files["correct"], gate_files["fault"], "--gate-file", str(other)
+                 ).exit_code == 1
+    # flags win over the file
+    assert _gate(gate_files["correct"], gate_files["fault"], "--metric", "current_first"
+                 ).exit_code == 0
+
+
+@pytest.mark.parametrize(("body", "args", "message"), [
+    (None, ["--metric", "current_frist"], "--metric: 'current_frist' is not a metric the gate "
+     "judges (one with a better direction); did you mean 'current_first'?"),
+    (None, ["--allow", "redundancy_at_k"], "--allow: 'redundancy_at_k' is not a metric the "
+     "gate judges (one with a better direction)"),
+    (None, ["--metric", "current_lost", "--allow", "current_lost"], "--allow: 'current_lost' "
+     "is both judged (--metric) and allowed to be worse; name it in one of them"),
+    ('metrics = "current_first"\n', [], "gate.toml: line 1: field metrics: Input should be a "
+     "valid tuple (a gate file holds metrics = [...] and allow = [...], lists of metric "
+     "names)"),
+    ('allow = [\n', [], "gate.toml: not TOML"),
+    ('[gate]\nallow = []\n', [], "gate.toml: line 1: field gate: Extra inputs are not "
+     "permitted"),
+])
+def test_gate_refuses_a_bad_policy_in_one_line_with_exit_2(gate_files, tmp_path, body, args,
+                                                          message, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    if body is not None:
+        (tmp_path / "gate.toml").write_text(body)
+        args = [*args, "--gate-file", "gate.toml"]
+    got = _gate(gate_files["correct"], gate_files["fault"], *args)
+    assert got.exit_code == 2, got.output
+    errors = _errors(got)
+    assert len(errors) == 1 and errors[0].startswith(f"rotbench: error: {message}"), errors
+
+
+def test_the_verdict_comes_before_the_tables_or_alone_with_quiet(gate_files) -> None:
+    from typer.testing import CliRunner
+
+    from rotbench.cli.main import app
+
+    got = CliRunner().invoke(app, ["compare", str(gate_files["correct"]),
+                                   str(gate_files["fault"]), "--fail-if-worse"])
+    assert got.exit_code == 1
+    output = got.output  # stdout and stderr as the terminal shows them, in order
+    assert output.index("worse: recall_current_at_k") < output.index("current_first")
+    quiet = CliRunner().invoke(app, ["compare", str(gate_files["correct"]),
+                                     str(gate_files["fault"]), "--fail-if-worse", "--quiet"])
+    assert quiet.exit_code == 1 and quiet.stdout == ""
+    assert quiet.stderr.splitlines()[-1] == (
+        "rotbench: compare: 2 figure(s) significantly worse than the baseline")
+    alone = CliRunner().invoke(app, ["compare", str(gate_files["correct"]),
+                                     str(gate_files["fault"]), "--quiet"])
+    assert (alone.exit_code, _errors(alone)) == (2, [
+        "rotbench: error: --quiet applies to the gate: add --fail-if-worse"])
