@@ -13,7 +13,7 @@ class NewestStatement:
 
     def __init__(self, context):
         self.context = context  # embedder, perceived claims, a scratch folder of its own
-        self.memory = {}  # (subject, slot) -> sentence
+        self.memory = {}  # (user, subject, slot) -> sentence
 
     def deposit(self, document):
         """Called once per document, in the order documents reach the store."""
@@ -21,11 +21,12 @@ class NewestStatement:
             return  # trust only what happens in the conversation
         for claim in self.context.claims(document):
             if claim.slot and claim.tense == "present" and claim.attribution == "own":
-                self.memory[(claim.subject, claim.slot)] = claim.sentence
+                # document.user: whose memory this is when users share the store (--users)
+                self.memory[(document.user, claim.subject, claim.slot)] = claim.sentence
 
-    def query(self, question, k):
-        """The ``k`` best hits for ``question``, best first."""
-        texts = list(self.memory.values())
+    def query(self, question, k, user=None):
+        """The ``k`` best hits for ``question``, best first, from ``user``'s memories."""
+        texts = [text for (owner, *_), text in self.memory.items() if owner == user]
         if not texts:
             return []
         vectors = self.context.embedder.encode([question, *texts])

@@ -93,6 +93,9 @@ def test_users_2_with_every_engine_kind(oracle_run) -> None:
     engines = [r["selection"]["engine_source"] for r in reports]
     assert engines[:2] == ["reference", "latest-wins"]
     assert engines[2].startswith("examples.my_engine")
+    # every kind asks per user (the example, the template rendered, since issue 57)
+    assert [r["selection"]["user_scoped"] for r in reports] == [True, True, True]
+    assert "ignored the user" not in err
     for report in reports:
         assert report["selection"]["users"] == ["user-1", "user-2"]
         # the cross-user figures are published, with questions behind them

@@ -452,7 +452,8 @@ def _paths(spec, runtime) -> list[str]:
 
 def _print_problems(spec, runtime, strict: bool) -> None:
     """Cut short, missing seeds, engine failures (each line once; the traceback under
-    ``ROTBENCH_DEBUG``; the failure records), degraded reports. Exits 1 or 3."""
+    ``ROTBENCH_DEBUG``; the failure records), engines that ignored the user of a shared
+    store, degraded reports. Exits 1 or 3."""
     from rotbench.safe_text import printable
 
     if runtime.cut_short:
@@ -476,6 +477,12 @@ def _print_problems(spec, runtime, strict: bool) -> None:
                    err=True)
     if runtime.failures or runtime.missing:
         raise typer.Exit(1)
+    for report in runtime.reports:  # a shared store: the figures of an engine blind to users
+        if report.selection.user_scoped is False:
+            typer.echo(f"rotbench: warning: engine {printable(report.selection.engine, 80)} "
+                       f"ignored the user: its query takes no user=, so each user's questions "
+                       f"were answered from every user's memories (docs/several-users.md)",
+                       err=True)
     degraded = [r for r in runtime.reports if r.degraded]
     for report in degraded:
         typer.echo(f"rotbench: warning: degraded run {printable(report.run_id, 80)}: "

@@ -62,3 +62,23 @@ def test_a_batch_past_its_timeout_ends_in_exactly_one_line(tmp_path, capfd,
     assert errors[0].startswith("rotbench: error: batch msgbatch_fake_0000 (extraction) still "
                                 "in progress after "), errors[0]
     assert "running the same command again collects it" in errors[0]
+
+
+def test_a_run_says_when_an_engine_ignored_the_user_of_a_shared_store(capsys) -> None:
+    """With ``--users 2`` an engine whose query takes no ``user=`` is answered from every
+    user's memories; that showed only in ``show`` and the HTML page, never in the run."""
+    from types import SimpleNamespace
+
+    from rotbench.cli.run import _print_problems
+
+    def report(engine: str, scoped: bool | None):
+        return SimpleNamespace(selection=SimpleNamespace(engine=engine, user_scoped=scoped),
+                               degraded=[], run_id="rot-x")
+
+    runtime = SimpleNamespace(cut_short=False, missing={}, failures=[], reports=[
+        report("reference", True), report("blind\x1b[2J", False), report("single", None)])
+    _print_problems(None, runtime, strict=False)
+    assert capsys.readouterr().err.splitlines() == [
+        "rotbench: warning: engine blind\\x1b[2J ignored the user: its query takes no user=, "
+        "so each user's questions were answered from every user's memories "
+        "(docs/several-users.md)"]
