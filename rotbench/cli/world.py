@@ -14,6 +14,7 @@ from rotbench.world.generators.base import DEFAULT_GENERATOR
 class WorldFormat(StrEnum):
     json = "json"
     transcript = "transcript"
+    summary = "summary"
 
 
 def world(
@@ -27,11 +28,15 @@ def world(
     volume: Annotated[
         int, typer.Option(help="Generators 3 to 5: multiply the filler sessions (1 to 100).")
     ] = 1,
-    format: Annotated[WorldFormat, typer.Option("--format", help="json or transcript.")] = (
-        WorldFormat.json
-    ),
+    format: Annotated[WorldFormat, typer.Option("--format", help="json, transcript or summary "
+                                                "(tables: mentions and statements per "
+                                                "attribute, generator 5's evidence per "
+                                                "question, forget requests and "
+                                                "re-deliveries).")] = WorldFormat.json,
 ) -> None:
-    """Print the world for SEED: its attributes, value timelines, poison, sessions and probes."""
+    """Print the world for SEED: its attributes, value timelines, poison, sessions and
+    probes (json), the sessions as a person reads them (transcript), or what it gives an
+    engine to go on (summary)."""
     from rotbench.runspec import MAX_SEED
     from rotbench.world import WorldConfigError, generate_world
     from rotbench.world.generators.base import UnknownGenerator
@@ -47,5 +52,10 @@ def world(
         fail(f"--{'volume' if 'volume' in str(exc) else 'days'}: {exc}")
     if format is WorldFormat.json:
         typer.echo(w.model_dump_json(indent=2))
+    elif format is WorldFormat.summary:
+        from rotbench.results.presentation.world_summary import render_summary
+        from rotbench.safe_text import terminal_console
+
+        render_summary(w, terminal_console())
     else:
         typer.echo(render_transcript(w), nl=False)

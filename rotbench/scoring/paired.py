@@ -22,10 +22,13 @@ from collections.abc import Iterable
 from pydantic import BaseModel, ConfigDict, Field
 
 from rotbench.scoring.metrics import (
+    EVIDENCE_METRICS,
     POISON_METRICS,
     _channel_outcomes,
     _outcomes,
+    evidence_bucket,
     lost_flags,
+    reads_generator_5,
 )
 from rotbench.scoring.miss_stages import FAMILIES, MISS_STAGES, family_stages, question_stages
 from rotbench.scoring.models import WorldProbes
@@ -39,12 +42,19 @@ NOT_PAIRED: frozenset[str] = frozenset({"redundancy_at_k"})
 
 Outcomes = dict[str, dict[QuestionKey, int]]
 """``{metric: {question: 0 or 1}}``; a question absent from a metric is not in its
-denominator. Poison-by-channel rows are keyed ``"<metric> (<channel>)"``."""
+denominator. Poison-by-channel rows are keyed ``"<metric> (<channel>)"``, generator 5's
+breakdown by evidence ``"<metric> (evidence <bucket>)"``."""
 
 
 def channel_row(metric: str, channel: str) -> str:
     """The row name of a poison metric on one channel, as ``rotbench compare`` shows it."""
     return f"{metric} ({channel})"
+
+
+def evidence_row(metric: str, bucket: str) -> str:
+    """The row name of a currency or supersession metric over one evidence bucket
+    (``EVIDENCE_BUCKETS``), as ``rotbench compare`` shows it."""
+    return f"{metric} (evidence {bucket})"
 
 
 def miss_row(stage: str) -> str:
@@ -71,6 +81,7 @@ def question_outcomes(worlds: Iterable[WorldProbes], reads_decoys: bool = True) 
         lost = lost_flags(world)
         stages = question_stages(world)
         families = family_stages(world)
+        v5 = reads_generator_5(world)
         for i, p in enumerate(world.probes):
             key: QuestionKey = (world.seed, p.user, p.day, p.attribute, p.question)
             control = p.truth is not None and p.truth.attribute in world.controls_of(p.user)
@@ -78,6 +89,10 @@ def question_outcomes(worlds: Iterable[WorldProbes], reads_decoys: bool = True) 
             for c in CHANNELS:
                 for m, got in _channel_outcomes(p, c).items():
                     rows[channel_row(m, c)] = got
+            bucket = evidence_bucket(p.truth.evidence) if v5 and p.truth else None
+            if bucket is not None:
+                for m in EVIDENCE_METRICS:
+                    rows[evidence_row(m, bucket)] = rows[m]
             if rows["current_first"] is not None:
                 for stage in MISS_STAGES:
                     rows[miss_row(stage)] = (int(stages.get(i) == stage), 1)
@@ -131,5 +146,5 @@ def pair(first: dict[QuestionKey, int], other: dict[QuestionKey, int]) -> Paired
 
 
 __all__ = ["NOT_PAIRED", "POISON_METRICS", "Outcomes", "Paired", "QuestionKey",
-           "channel_row", "family_miss_row", "mcnemar_exact", "miss_row", "pair",
+           "channel_row", "evidence_row", "family_miss_row", "mcnemar_exact", "miss_row", "pair",
            "question_outcomes"]

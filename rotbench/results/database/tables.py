@@ -39,9 +39,12 @@ Views, per run as before the world tables existed (``WHERE run_id = ?`` works on
   pooled: every metric overall, the poison metrics per channel, the decoy metrics per decoy
   kind, ``answered_unanswerable`` per near-miss/unrelated, every metric per checkpoint, and
   ``miss_stage`` per stage in ``channel`` (never_seen, lost, outranked, abstained: the wrong
-  first answers over current_first's denominator; ``rotbench.scoring.miss_stages``), and
+  first answers over current_first's denominator; ``rotbench.scoring.miss_stages``),
   ``miss_stage:<family>`` per stage for the other question families a report has
-  (premise, successor, cascade, retraction, dependent: over the family's questions).
+  (premise, successor, cascade, retraction, dependent: over the family's questions), and
+  for generator 5 the currency and supersession metrics per evidence bucket in
+  ``channel`` as ``evidence:<bucket>`` (``evidence:1``, ``evidence:2-3``, ``evidence:4+``;
+  ``EVIDENCE_CHANNEL``).
 - ``probes``: one row per question: run_id, seed, probe_index (order in the world), day,
   attribute, question, the truth's current value, changed, poisoned, latest_phrasing.
 - ``hits``: one row per top-k hit: run_id, seed, probe_index, rank, full text, class, poison
@@ -82,6 +85,11 @@ MISS_STAGE_METRIC = "miss_stage"
 """The metric name of ``miss_stages``' rows: ``channel`` holds the stage, ``numerator`` its
 wrong first answers, ``denominator`` current_first's denominator. Another question family's
 rows are named ``miss_stage:<family>``, over that family's questions."""
+
+EVIDENCE_CHANNEL = "evidence:"
+"""The ``channel`` prefix of ``by_evidence``'s rows (generator 5): ``evidence:<bucket>``
+with the bucket of ``EVIDENCE_BUCKETS``, under the metric's own name; no such rows for the
+worlds of generators 1 to 4."""
 
 _PROBE_COLUMNS = """    probe_index INTEGER NOT NULL,
     day INTEGER NOT NULL,
@@ -609,6 +617,9 @@ def _metric_rows(key: dict[str, Any], bundle: MetricsBundle) -> Iterable[dict]:
     for day, rates in bundle.by_checkpoint.items():
         for metric, rate in rates.items():
             yield row(metric, None, day, rate)
+    for bucket, rates in (bundle.by_evidence or {}).items():  # 'evidence:<bucket>'
+        for metric, rate in rates.items():
+            yield row(metric, f"{EVIDENCE_CHANNEL}{bucket}", None, rate)
     first = bundle.metrics.get("current_first")
     for stage, count in (bundle.miss_stages or {}).items():  # metric 'miss_stage' by stage
         if first is not None:

@@ -300,6 +300,11 @@ def compare_reports(reports: list[Report], force: bool = False) -> Comparison:
         _row(channel_row(m, channel), [r.by_channel.get(channel, {}).get(m) for r in reports],
              outcomes)
         for channel in channels for m in POISON_METRICS]))
+    from rotbench.results.presentation.evidence import EVIDENCE_FAMILY, evidence_rows
+
+    if rows := evidence_rows(reports):  # generator 5
+        families.append(Family(name=EVIDENCE_FAMILY, rows=[
+            _row(name, rates, outcomes) for name, rates in rows]))
     stages = _miss_family(reports, outcomes)
     if stages is not None:
         families.append(stages)

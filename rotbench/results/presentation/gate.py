@@ -16,6 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from rotbench.results.presentation.compare import TESTS, Cell, Comparison
+from rotbench.results.presentation.evidence import EVIDENCE_FAMILY
 from rotbench.results.schema import Report
 from rotbench.safe_text import printable
 from rotbench.scoring.lexicons import SCORER_VERSIONS
@@ -24,7 +25,7 @@ from rotbench.scoring.metrics import CONTEXT_FIGURES, HIGHER_IS_BETTER
 GATE_SCORER = "v5"
 """The oldest scorer whose reports the gate accepts."""
 
-GATED_FAMILIES_SKIPPED: frozenset[str] = frozenset({"Poison by channel"})
+GATED_FAMILIES_SKIPPED: frozenset[str] = frozenset({"Poison by channel", EVIDENCE_FAMILY})
 """Breakdown rows the gate leaves out (their totals are gated)."""
 
 

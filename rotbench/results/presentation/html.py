@@ -2,7 +2,8 @@
 
 The page holds, in order: what ran (the selection of every report), the headline figures,
 every metric family's table (with 95% Wilson intervals; with several reports, the figures
-and significance marks of ``rotbench.results.presentation.compare``), the breakdowns by kind, the
+and significance marks of ``rotbench.results.presentation.compare``; generator 5's
+currency and supersession by evidence among them), the breakdowns by kind, the
 first
 value-bearing hit counts, the relevance floor sweep, the plots (inline SVG), the notes, and
 a drill-down of every question with its top-k hits, their classes and provenance and the
@@ -134,6 +135,11 @@ def single_families(report: Report) -> list[Family]:
     families.append(Family(name="Poison by channel", rows=[
         row(f"{m} ({channel})", rates.get(m))
         for channel, rates in report.by_channel.items() for m in POISON_METRICS]))
+    from rotbench.results.presentation.evidence import EVIDENCE_FAMILY, evidence_rows
+
+    if rows := evidence_rows([report]):  # generator 5
+        families.append(Family(name=EVIDENCE_FAMILY, rows=[row(name, rates[0])
+                                                           for name, rates in rows]))
     return families
 
 

@@ -14,7 +14,10 @@ Figures (``Plot.name``):
   coloured by the class of the first value-bearing hit; one panel per report;
 - ``phrasing``: ``current_first`` and ``stale_over_current`` when the current value was set by
   a transition vs a restatement, bars with Wilson intervals;
-- ``poison-by-channel``: the poison metrics per channel, bars with Wilson intervals.
+- ``poison-by-channel``: the poison metrics per channel, bars with Wilson intervals;
+- ``evidence`` (generator 5; only when some report has ``by_evidence``): ``current_first``
+  per evidence bucket (how many statements of the current value the store had received
+  before the question), bars with Wilson intervals.
 
 Only the object API is used (``matplotlib.figure.Figure``): no pyplot state, no GUI backend.
 Text that came from a report is cut, stripped of control characters and has ``$`` escaped
@@ -34,7 +37,13 @@ from typing import TYPE_CHECKING
 
 from rotbench.results.schema import Report
 from rotbench.safe_text import printable
-from rotbench.scoring.metrics import FAMILIES, POISON_METRICS, Rate, better_label
+from rotbench.scoring.metrics import (
+    EVIDENCE_BUCKETS,
+    FAMILIES,
+    POISON_METRICS,
+    Rate,
+    better_label,
+)
 from rotbench.scoring.models import HIT_CLASSES
 from rotbench.world.models import CHANNELS
 
@@ -432,9 +441,32 @@ def poison_plot(reports: list[Report]) -> Drawn:
     return ("poison-by-channel", title, fig)
 
 
+def evidence_plot(reports: list[Report]) -> Drawn | None:
+    """``current_first`` per evidence bucket (``EVIDENCE_BUCKETS``), one bar per report:
+    currency against how often the user had stated the current value. None when no report
+    has the breakdown (generators 1 to 4)."""
+    if all(r.by_evidence is None for r in reports):
+        return None
+    labels = run_labels(reports)
+    fig = _figure(7.2, 4.3)
+    ax = fig.subplots()
+    series = [[(r.by_evidence or {}).get(b, {}).get("current_first") for b in EVIDENCE_BUCKETS]
+              for r in reports]
+    _bars(ax, [f"{b} statement{'' if b == '1' else 's'}" for b in EVIDENCE_BUCKETS], series,
+          labels)
+    ax.set_title(f"current_first ({_better('current_first')})")
+    ax.set_xlabel("statements of the current value delivered before the question")
+    _ylabel(ax, f"% of {DENOMINATORS['current_first']} with that evidence")
+    _legend(fig, labels, bars=True)
+    title = _title(fig, "Currency against evidence (error bars: 95% Wilson; counts n/d)",
+                   reports)
+    return ("evidence", title, fig)
+
+
 def build_plots(reports: list[Report], png: bool = True) -> list[Plot]:
     """Every figure for ``reports`` (one or more, the first is the baseline), in page order:
-    the families, then the heat map, phrasing and poison by channel. ``png=False`` leaves
+    the families, then the heat map, phrasing, poison by channel and (generator 5)
+    currency against evidence. ``png=False`` leaves
     ``Plot.png`` empty (the page needs only the SVG; half the drawing time). Raises
     ValueError for no reports."""
     if not reports:
@@ -443,7 +475,8 @@ def build_plots(reports: list[Report], png: bool = True) -> list[Plot]:
 
     with matplotlib.rc_context(_RC):
         drawn = [family_plot(family, metrics, reports) for family, metrics in FAMILIES.items()]
-        drawn += [heatmap_plot(reports), phrasing_plot(reports), poison_plot(reports)]
+        drawn += [heatmap_plot(reports), phrasing_plot(reports), poison_plot(reports),
+                  evidence_plot(reports)]
         return [_render(*d, png=png) for d in drawn if d is not None]
 
 

@@ -1,7 +1,8 @@
 """The terminal rendering of a report (the same for a fresh run and for ``rotbench show``).
 
 One table per metric family (a metric the report lacks, e.g. a decoy metric under scorer
-v1, is left out), poison per channel, decoys and abstention per kind, what the first
+v1, is left out), poison per channel, decoys and abstention per kind, currency and
+supersession by evidence (generator 5), what the first
 value-bearing hit was, the floor sweep, the real pairs (when the run read rulings), and the
 notes. Each rate reads ``67.6% (146/216)``;
 an undefined rate reads ``— (0/0)``; with ``intervals`` the 95% Wilson interval follows in brackets.
@@ -14,6 +15,7 @@ from collections.abc import Iterable
 from rich.console import Console
 
 from rotbench.outputs import terminal_safe
+from rotbench.results.presentation.evidence import render_evidence
 from rotbench.results.presentation.tables import Col, print_table
 from rotbench.results.schema import Report
 from rotbench.safe_text import printable
@@ -199,6 +201,7 @@ def render(report: Report, console: Console, intervals: bool = False) -> None:
                     [[kind, name, format_rate(rates[name], intervals), better_label(name)]
                      for kind, rates in report.by_kind.items()
                      for name in BY_KIND.get(kind, tuple(rates)) if name in rates])
+    render_evidence(report, console, lambda r: format_rate(r, intervals))  # generator 5
 
     total = sum(report.first_hit_counts.values())
     print_table(console, "First value-bearing hit",

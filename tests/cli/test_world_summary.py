@@ -1,0 +1,118 @@
+"""``rotbench world --format summary``: generator 5's mentions in passing per attribute, the
+evidence of the scored questions (the buckets and per question), the forget requests and
+the re-delivered documents, exact on seed 42, in tables that fit 80 columns with every
+value escaped; an older generator's summary has none of generator 5's tables, and its json
+and transcript are untouched (pinned in test_generator4_cli.py and test_cli.py).
+
+The figures move when generator 5's worlds change; re-print them with
+``rotbench world --seed 42 --generator 5 --format summary`` (COLUMNS=80)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from typer.testing import CliRunner
+
+from rotbench.cli.main import app
+from rotbench.results.presentation.world_summary import (
+    evidence_counts,
+    forget_requests,
+    redeliveries,
+    render_summary,
+    scored_questions,
+    statement_counts,
+)
+from rotbench.world import generate_world
+
+runner = CliRunner()
+
+MENTIONS = """\
+│ home_city        │        9 │         14 │
+│ employer         │        4 │          6 │
+│ project_codename │        3 │          4 │
+│ code_editor      │        3 │          4 │
+│ manager          │        5 │          6 │
+│ gym              │        7 │         10 │
+│ diet             │        0 │          1 │
+│ car              │       18 │         25 │
+│ phone            │        0 │          1 │
+│ team             │        3 │          4 │
+│ coffee_shop      │        3 │          6 │
+│ language         │        0 │          5 │
+│ all              │       55 │         86 │"""
+
+BUCKETS = """\
+│ 1        │  35 (42%) │
+│ 2-3      │  32 (39%) │
+│ 4+       │  16 (19%) │
+│ all      │        83 │"""
+
+FORGET = """\
+│        26 │      26 │ coffee_shop │ Steamline │
+│        30 │      30 │ gym         │ Corestone │
+│        36 │      36 │ gym         │ Corestone │
+│        46 │      46 │ coffee_shop │ Steamline │"""
+
+REDELIVERED = """\
+│        24 │      12 │ home_city │ Ljubljana │
+│        60 │      12 │ car       │ Lancia    │"""
+
+
+def _summary(*args: str) -> str:
+    result = runner.invoke(app, ["world", "--seed", "42", *args, "--format", "summary"],
+                           env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    return "\n".join(line.rstrip() for line in result.output.splitlines())
+
+
+def test_generator_5_summary_exact_on_seed_42() -> None:
+    text = _summary("--generator", "5")
+    assert text.splitlines()[0] == "World seed 42, 90 days (generator v5, fingerprint " \
+        "f27d4871da76)"
+    for title, rows in (("Mentions in passing per attribute", MENTIONS),
+                        ("Questions by evidence", BUCKETS), ("Forget requests", FORGET),
+                        ("Re-delivered documents", REDELIVERED)):
+        assert title in text and rows in text, title
+    assert text.index("Mentions in passing") < text.index("Questions by evidence") \
+        < text.index("Forget requests") < text.index("Re-delivered documents") \
+        < text.index("Scored questions")
+    # per question: day, attribute, current value, evidence
+    assert "│  15 │ gym              │ Corestone     │        3 │" in text
+    assert "│  45 │ home_city        │ Valparaiso    │        4 │" in text
+    assert "│  90 │ coffee_shop      │ Cremalux      │        4 │" in text
+    assert max(len(line) for line in text.splitlines()) <= 80
+
+
+def test_the_counts_behind_the_tables() -> None:
+    world = generate_world(42, generator="5")
+    questions = scored_questions(world)
+    assert len(questions) == 83  # the currency denominator of seed 42's reports
+    assert evidence_counts(questions) == {"1": 35, "2-3": 32, "4+": 16}  # as by_evidence's
+    assert sum(q.evidence for q in questions) == 219  # the per-question column, summed
+    counts = {c.attribute: (c.mentions, c.statements) for c in statement_counts(world)}
+    assert counts["car"] == (18, 25) and counts["diet"] == (0, 1)
+    assert [(d.day, d.attribute, d.value) for d in forget_requests(world)] == [
+        (26, "coffee_shop", "Steamline"), (30, "gym", "Corestone"), (36, "gym", "Corestone"),
+        (46, "coffee_shop", "Steamline")]
+    assert [(d.day, d.written, d.attribute, d.value) for d in redeliveries(world)] == [
+        (24, 12, "home_city", "Ljubljana"), (60, 12, "car", "Lancia")]
+
+
+def test_older_generators_have_no_evidence_tables() -> None:
+    text = _summary("--generator", "4")
+    assert "Mentions in passing per attribute" in text and "Scored questions" in text
+    for absent in ("Questions by evidence", "Forget requests", "Re-delivered", "evidence"):
+        assert absent not in text
+    assert evidence_counts(scored_questions(generate_world(42, generator="4"))) is None
+
+
+def test_values_are_escaped() -> None:
+    world = generate_world(42, generator="5")
+    sessions = []
+    for s in world.sessions:
+        facts = [f.model_copy(update={"value": "Steam\x1b[2Jline"}) if f.event == "forget"
+                 else f for f in s.facts]
+        sessions.append(s.model_copy(update={"facts": facts}))
+    console = Console(record=True, width=80, force_terminal=False)
+    render_summary(world.model_copy(update={"sessions": sessions}), console)
+    text = console.export_text()
+    assert "\x1b" not in text and "Steam\\x1b[2Jline" in text

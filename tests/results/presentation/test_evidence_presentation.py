@@ -1,0 +1,119 @@
+"""Generator 5's breakdown by evidence in ``show``, ``compare`` and the HTML page, exact on
+seed 42's generator-5 world (oracle arm, scorer v5; ``reports_v5``: the reference engine
+and the latest-wins baseline); the reports of older generators show none of it.
+
+The figures move when generator 5's worlds or the two engines change; re-print them with
+``pytest tests/results/presentation/test_evidence_presentation.py -q -p no:randomly -n 0
+-vv`` (each failed assertion shows what was found)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from rich.console import Console
+
+from rotbench.results.presentation.compare import compare_reports, render_comparison
+from rotbench.results.presentation.evidence import EVIDENCE_FAMILY
+from rotbench.results.presentation.gate import worse_lines
+from rotbench.results.presentation.html import render_html
+from rotbench.results.presentation.render import render
+
+SHOW_TABLE = """\
+By evidence (statements of the current value before the question)
+┏━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┓
+┃ metric              ┃   1 statement ┃          2-3 ┃            4+ ┃
+┡━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━┩
+│ recall_current_at_k │ 65.7% (23/35) │ 21.9% (7/32) │ 68.8% (11/16) │
+│ current_first       │ 62.9% (22/35) │ 15.6% (5/32) │  37.5% (6/16) │
+│ stale_over_current  │   7.7% (1/13) │ 33.3% (9/27) │   6.2% (1/16) │
+│ stale_retained_at_k │   7.7% (1/13) │  37% (10/27) │    25% (4/16) │
+└─────────────────────┴───────────────┴──────────────┴───────────────┘"""
+
+COMPARE_ROWS = [  # row, reference n/d, latest-wins n/d, McNemar significant
+    ("recall_current_at_k (evidence 1)", (35, 35), (23, 35), True),
+    ("current_first (evidence 1)", (35, 35), (22, 35), True),
+    ("stale_over_current (evidence 1)", (0, 13), (1, 13), False),
+    ("stale_retained_at_k (evidence 1)", (0, 13), (1, 13), False),
+    ("recall_current_at_k (evidence 2-3)", (32, 32), (7, 32), True),
+    ("current_first (evidence 2-3)", (32, 32), (5, 32), True),
+    ("stale_over_current (evidence 2-3)", (0, 27), (9, 27), True),
+    ("stale_retained_at_k (evidence 2-3)", (0, 27), (10, 27), True),
+    ("recall_current_at_k (evidence 4+)", (16, 16), (11, 16), False),
+    ("current_first (evidence 4+)", (16, 16), (6, 16), True),
+    ("stale_over_current (evidence 4+)", (0, 16), (1, 16), False),
+    ("stale_retained_at_k (evidence 4+)", (0, 16), (4, 16), False),
+]
+
+
+def _text(draw) -> str:
+    console = Console(record=True, width=80, force_terminal=False)
+    draw(console)
+    return "\n".join(line.rstrip() for line in console.export_text().splitlines())
+
+
+def _pairs(cell) -> tuple[int, int]:
+    return cell.rate.numerator, cell.rate.denominator
+
+
+def test_show_prints_the_evidence_table_at_80_columns(reports_v5) -> None:
+    text = _text(lambda c: render(reports_v5[1], c))
+    assert SHOW_TABLE in text
+    assert max(len(line) for line in SHOW_TABLE.splitlines()) <= 80
+    # after the by-kind table, before the first-hit counts
+    assert text.index("by kind") < text.index("By evidence") < text.index(
+        "First value-bearing hit")
+
+
+def test_compare_pairs_each_bucket_question_by_question(reports_v5) -> None:
+    comparison = compare_reports(reports_v5)
+    family = next(f for f in comparison.families if f.name == EVIDENCE_FAMILY)
+    got = [(r.metric, _pairs(r.cells[0]), _pairs(r.cells[1]), r.cells[1].difference.significant)
+           for r in family.rows]
+    assert got == COMPARE_ROWS
+    assert {r.cells[1].difference.test for r in family.rows} == {"mcnemar"}
+    first = family.rows[5].cells[1].difference.paired  # current_first (evidence 2-3)
+    assert (first.first_only, first.other_only, first.both, first.neither) == (27, 0, 5, 0)
+    text = _text(lambda c: render_comparison(comparison, c))
+    assert "│ current_first (evidence 2-3)       │ 100% (32/32) │  15.6% (5/32) * │ higher │" \
+        in text
+    assert "│ recall_current_at_k (evidence 4+)  │ 100% (16/16) │   68.8% (11/16) │ higher │" \
+        in text
+    # a breakdown: the gate judges the totals, never a bucket
+    assert not [line for line in worse_lines(comparison) if "evidence" in line]
+    assert [line.split(" (")[0] for line in worse_lines(comparison)][:2] == [
+        "worse: recall_current_at_k", "worse: current_first"]
+
+
+@pytest.fixture(scope="module")
+def page(reports_v5) -> str:
+    from rotbench.results.presentation.plots import build_plots
+
+    return render_html(reports_v5, build_plots(reports_v5, png=False))
+
+
+def test_the_page_pictures_current_first_per_bucket(page: str) -> None:
+    start = page.index('<figure id="plot-evidence" data-plot="evidence">')
+    figure = page[start:page.index("</figure>", start)]
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", figure)
+    # reference's bars, then latest-wins', each labelled with its counts
+    assert [t for t in texts if re.fullmatch(r"\d+/\d+", t)] == [
+        "35/35", "32/32", "16/16", "22/35", "5/32", "6/16"]
+    assert texts[:3] == ["1 statement", "2-3 statements", "4+ statements"]
+    assert "current_first (higher is better)" in texts
+    assert "Currency against evidence (error bars: 95% Wilson; counts n/d)" in figure
+
+
+def test_the_page_tables_the_buckets(page: str) -> None:
+    start = page.index(f"<h3>{EVIDENCE_FAMILY}</h3>")  # the first baseline's table
+    table = page[start:page.index("</table>", start)]
+    assert re.findall(r"\((\d+/\d+)\)", table) == [
+        f"{a}/{b}" for _, ref, naive, _ in COMPARE_ROWS for a, b in (ref, naive)]
+
+
+def test_older_generators_show_none_of_it(report_v2, report_v1, plots_v2) -> None:
+    assert "By evidence" not in _text(lambda c: render(report_v2, c))
+    comparison = compare_reports([report_v2, report_v1])
+    assert EVIDENCE_FAMILY not in [f.name for f in comparison.families]
+    assert "evidence" not in [p.name for p in plots_v2]
+    assert "(evidence" not in comparison.model_dump_json()
