@@ -10,7 +10,7 @@ TEST_STAMP := $(VENV)/.installed-test
 TEST_EXTRAS := dev,docs,mem0,particles,benchd,graphiti,langmem
 PIP := $(BIN)/python -m pip install --progress-bar on -c constraints.txt
 
-.PHONY: hindsight-env run test test-fast docs lint bench server clean browser
+.PHONY: hindsight-env run test test-fast docs lint bench server clean browser dist
 
 run: $(STAMP)
 	$(BIN)/rotbench run
@@ -66,8 +66,16 @@ $(TEST_STAMP): $(STAMP)
 	$(PIP) -e '.[$(TEST_EXTRAS)]'
 	touch $(TEST_STAMP)
 
+# The wheel an engine's CI installs (with the shipped vectors, profiles, prompts and
+# templates inside), and beside it the constraints it is installed with (CPU torch and the
+# versions the shipped vectors were encoded with): docs/engines/your-engine.md.
+DIST ?= dist
+dist: $(STAMP)
+	$(BIN)/python -m pip wheel --no-deps --no-build-isolation --wheel-dir $(DIST) .
+	cp constraints.txt $(DIST)/rotbench-constraints.txt
+
 clean:
-	rm -rf $(VENV) cache/* reports/* .prefect site
+	rm -rf $(VENV) cache/* reports/* .prefect site dist
 	touch cache/.gitkeep reports/.gitkeep
 
 # Hindsight (hindsight-api-slim 1.1.0) pins sqlalchemy<2.1, greenlet<3.4 and protobuf>=7.35,
