@@ -220,3 +220,18 @@ def test_generator_3_figures(peers_generator_3, engine: str) -> None:
     assert peers_generator_3.outcome.failures == []
     got = figures(peers_generator_3.reports[engine])
     assert {m: got[m] for m in GENERATOR_3[engine]} == GENERATOR_3[engine]
+
+
+def test_mem0_says_nothing_about_extras_the_adapter_leaves_out(tmp_path, caplog) -> None:
+    """mem0 warned, once per world's process, that spaCy and fastembed are missing (three
+    lines a world, nine a default run); the adapter uses neither."""
+    import logging
+
+    from rotbench.engines.adapters.mem0.engine import QUIET_LOGGERS, import_mem0
+
+    import_mem0(tmp_path)
+    with caplog.at_level(logging.WARNING):
+        for name in QUIET_LOGGERS:
+            logging.getLogger(name).warning("spaCy is not installed")
+    assert [r.name for r in caplog.records] == []
+    assert QUIET_LOGGERS == ("mem0.utils.spacy_models", "mem0.vector_stores.qdrant")

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import logging
 import os
 import re
 import threading
@@ -94,7 +95,14 @@ def import_mem0(home: Path) -> Any:
         # Whatever the environment said at first import, this process sends nothing.
         mem0.memory.telemetry.MEM0_TELEMETRY = False
         mem0.memory.main.MEM0_TELEMETRY = False
+        for name in QUIET_LOGGERS:  # warnings about extras this adapter leaves out on purpose
+            logging.getLogger(name).setLevel(logging.ERROR)
         return mem0
+
+
+QUIET_LOGGERS = ("mem0.utils.spacy_models", "mem0.vector_stores.qdrant")
+"""mem0's loggers that warn, once per process, that spaCy and fastembed (the ``nlp`` and
+``extras`` extras, which the adapter does not use) are not installed: three lines a world."""
 
 
 def messages_of(document: Document) -> list[dict[str, str]]:
