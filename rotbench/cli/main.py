@@ -38,6 +38,9 @@ def _build_app():
         no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,
+        # plain help: at 80 columns rich's option boxes left ~22 columns for a description
+        # and broke it mid-sentence; click's layout gives it ~48
+        rich_markup_mode=None,
     )
 
     @app.callback()

@@ -369,3 +369,15 @@ def test_llm_settings_that_is_a_folder_is_not_called_missing(tmp_path: Path) -> 
     missing = runner.invoke(app, ["run", "--llm-settings", str(tmp_path / "none.json"),
                                   "--seed", "42", "--reports-dir", str(tmp_path / "r")])
     assert missing.output.strip().endswith("none.json: no such file")
+
+
+def test_help_at_80_columns_gives_descriptions_room() -> None:
+    """Rich's option boxes left about 22 columns for each description at 80 and broke it
+    mid-sentence; every line now fits 80 and a description starts at column 32 at most."""
+    result = CliRunner(env={"COLUMNS": "80"}).invoke(app, ["run", "--help"])
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    arm = next(line for line in lines if line.lstrip().startswith("--arm "))
+    assert arm == ("  --arm <str>                   oracle or noisy (free), probe or live "
+                   "(model")
