@@ -28,14 +28,17 @@ def engines(
         return
     from rotbench.results.presentation.tables import Col, print_table
 
-    cols = [Col("name"), Col("version"), Col("installed", "words"), Col("takes", "words"),
-            Col("paid calls", "words"), Col("summary", "text")]
+    # two columns fit 80: the name over its version (both whole), then what it takes, its
+    # paid calls, whether it is installed and its summary, wrapped
+    cols = [Col("engine / version"), Col("takes · paid calls · installed · summary", "text")]
     rows = []
     for info in found.values():
-        installed = "yes" if info.installed else (
-            f"no: pip install 'rotbench[{info.extra}]'" if info.extra else "no")
-        rows.append([info.name, info.version, installed,
-                     "perceived claims" if info.takes == "claims" else "raw documents",
-                     "yes" if info.paid_calls else "no", info.summary])
+        installed = "installed" if info.installed else (
+            f"not installed: pip install 'rotbench[{info.extra}]'" if info.extra
+            else "not installed")
+        takes = "perceived claims" if info.takes == "claims" else "raw documents"
+        paid = "paid calls" if info.paid_calls else "no paid calls"
+        rows.append([f"{info.name}\n{info.version}",
+                     f"{takes} · {paid} · {installed}\n{info.summary}\n"])  # a blank line after
     print_table(terminal_console(),
                 "Registered engines (--engine NAME, or --engine module:factory)", cols, rows)

@@ -49,16 +49,23 @@ def runs(
     from rotbench.results.presentation.tables import Col, print_table
     from rotbench.safe_text import printable, terminal_console
 
-    cols = [Col("id"), Col("date (UTC)", "words"), Col("arm"), Col("noise"),
-            Col("users", justify="right"), Col("engine", "words"), Col("seeds", "words"),
-            Col("scorer"), *(Col(m, justify="right") for m in HEADLINE), Col("degraded")]
-    rows = [[*(printable(x, 80) for x in (
-        r["id"], (r["created_at"] or "")[:19].replace("T", " "), r["arm"],
-        r["noise"] or "-", str(r["users"]),
-        f"{r['engine']} {r['engine_version']}", " ".join(map(str, r["seeds"])), r["scorer"])),
-        *(_figure(r[m]) for m in HEADLINE), "yes" if r["degraded"] else "no"] for r in found]
-    # ids, engine names and figures are never cut: at 80 columns (or piped, where rich
-    # assumes 80 unless COLUMNS says otherwise) the columns split over two tables
+    # three columns fit 80 (they were split over four tables): the id, engine and date one
+    # over the other (whole); what ran, wrapped; the three headline figures one over the
+    # other, in the header's order
+    cols = [Col("run\nengine\ndate (UTC)"), Col("arm, noise, users, seeds, scorer", "words"),
+            Col("\n".join(HEADLINE), justify="right")]
+    rows = []
+    for r in found:
+        what = [r["arm"], *([r["noise"]] if r["noise"] else []),
+                *([f"{r['users']} users"] if r["users"] != 1 else []),
+                "seeds " + " ".join(map(str, r["seeds"])), f"scorer {r['scorer']}",
+                *(["degraded"] if r["degraded"] else [])]
+        when = (r["created_at"] or "")[:19].replace("T", " ")
+        rows.append([
+            "\n".join(printable(x, 80) for x in (r["id"], f"{r['engine']} "
+                                                  f"{r['engine_version']}", when)),
+            " · ".join(printable(x, 80) for x in what),
+            "\n".join(_figure(r[m]) for m in HEADLINE) + "\n"])  # a blank line after
     print_table(terminal_console(), f"Runs in {printable(db or DEFAULT_DB, 200)}, newest first",
                 cols, rows)
     if not found:

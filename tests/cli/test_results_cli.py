@@ -111,11 +111,10 @@ def test_runs_shows_each_runs_noise_profile_and_users(tmp_path: Path) -> None:
     def cells(line: str) -> list[str]:
         return [c.strip() for c in line.replace("┃", "│").split("│")[1:-1]]
 
-    assert cells(next(x for x in lines if " id " in x))[:6] == [
-        "id", "date (UTC)", "arm", "noise", "users", "engine"]
-    shown = {cells(x)[0]: cells(x)[2:5] for x in lines if "│ run-" in x}
-    assert shown == {"run-noisy": ["noisy", "good", "1"], "run-shared": ["oracle", "-", "3"],
-                     "run-one": ["oracle", "-", "1"]}
+    shown = {cells(x)[0]: cells(x)[1] for x in lines if "│ run-" in x}
+    assert shown == {"run-noisy": "noisy · good · seeds 42 · scorer v2",
+                     "run-shared": "oracle · 3 users · seeds 42 · scorer v2",
+                     "run-one": "oracle · seeds 42 · scorer v2"}
 
 
 def test_runs_without_a_database_is_one_line(tmp_path: Path) -> None:

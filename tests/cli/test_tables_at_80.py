@@ -62,6 +62,7 @@ def test_engines_keeps_every_name_and_version_whole_at_80_columns() -> None:
     found = registered()
     assert {"benchd", "particles", "mem0"} <= set(found)
     _assert_readable(result.output, [*found, *(i.version for i in found.values())])
+    assert "(1/" not in result.output  # one table: it was split in two at 80 columns
     # the summaries wrap but are all there, word for word
     words = " ".join(result.output.replace("│", " ").split())
     for info in found.values():
@@ -140,6 +141,7 @@ def test_runs_keeps_ids_engines_and_figures_whole_when_piped(tmp_path: Path,
                                      "stale_over_current", "poison_leak_at_k",
                                      f"{m['current_first'].numerator}/"
                                      f"{m['current_first'].denominator}"])
+    assert "(1/" not in result.output  # one table: it was split over four at 80 columns
 
 
 def _item(seed: int, rid: str, old: str, new: str) -> ReviewItem:
