@@ -77,13 +77,12 @@ def keeper_of(pid: int) -> tuple[Path, int] | None:
     """(folder, port) of a keeper process ``pid`` from its command line, or None when
     ``pid`` is no keeper."""
     args = processes.argv(pid)
-    for i in range(len(args) - 3):
-        if args[i] == "-m" and args[i + 1] == MODULE:
-            try:
-                return Path(args[i + 2]), int(args[i + 3])
-            except ValueError:
-                return None
-    return None
+    if len(args) != 6 or args[1:3] != ["-m", MODULE]:
+        return None
+    try:
+        return Path(args[3]), int(args[4])
+    except ValueError:
+        return None
 
 
 def _url_port(url: str) -> int:
@@ -292,8 +291,9 @@ def stop_all(wait_seconds: float = STOP_WAIT_SECONDS) -> list[str]:
             continue
         runs = sf.live_leases(folder, pid)
         if runs:
-            lines.append(f"the Prefect server at {url} stops when the {runs} run"
-                         f"{'s' if runs > 1 else ''} using it end")
+            lines.append(f"the Prefect server at {url} stops when the run using it ends"
+                         if runs == 1 else
+                         f"the Prefect server at {url} stops when the {runs} runs using it end")
         else:
             waiting.append((pid, started, url))
     deadline = time.monotonic() + wait_seconds
