@@ -114,20 +114,21 @@ def unusable(state: dict, folder: Path, check_seconds: float = CHECK_SECONDS) ->
     not answer within ``check_seconds``, or answers with another Prefect home."""
     url = state["url"]
     if not verified_keeper(state, folder):
-        return f"at {url} is gone (pid {state['pid']} is not its keeper)"
+        return f"the server at {url} is gone (pid {state['pid']} is not its keeper)"
     mine, its = processes.net_namespace(), processes.net_namespace(state["pid"])
     if mine is not None and its is not None and mine != its:
-        return f"at {url} runs in another network namespace ({its}; this run is in {mine})"
+        return (f"the server at {url} runs in another network namespace ({its}; this run is "
+                f"in {mine})")
     deadline = time.monotonic() + check_seconds
     while True:
         left = deadline - time.monotonic()
         home = api_home(url, max(0.2, min(2.0, left)))
         if home is not None:
             if Path(home) != Path(state["home"]):
-                return f"at {url} answers with another Prefect home"
+                return f"the server at {url} answers with another Prefect home"
             return None
         if time.monotonic() >= deadline:
-            return f"at {url} did not answer in {check_seconds:g} s"
+            return f"the server at {url} did not answer in {check_seconds:g} s"
         time.sleep(0.1)
 
 
@@ -247,7 +248,7 @@ def open_server(say) -> EarlyServer | KeptServer:
         lock.release()
         raise
     if why is not None:
-        say(f"rotbench: the kept Prefect server {why}; starting a fresh one")
+        say(f"rotbench: cannot use the kept Prefect server ({why}); starting a fresh one")
     say(started.line(True, minutes))
     return started
 

@@ -139,28 +139,29 @@ def test_an_unusable_kept_server_is_named_in_one_clause(users, monkeypatch) -> N
         foreign = {"pid": sleeper.pid, "start": processes.start_time(sleeper.pid),
                    "url": "http://127.0.0.1:9/api", "home": str(folder / sf.HOME_NAME)}
         assert k.unusable(foreign, folder) == (
-            f"at http://127.0.0.1:9/api is gone (pid {sleeper.pid} is not its keeper)")
+            f"the server at http://127.0.0.1:9/api is gone (pid {sleeper.pid} is not its "
+            "keeper)")
         for mode in ("silent", "dead"):
             proc, state = _fake_keeper(folder, mode)
             keepers.append(proc)
             started = time.monotonic()
             assert k.unusable(state, folder, check_seconds=0.5) == (
-                f"at {state['url']} did not answer in 0.5 s")
+                f"the server at {state['url']} did not answer in 0.5 s")
             assert time.monotonic() - started < 3
         proc, state = _fake_keeper(folder, "ok")
         keepers.append(proc)
         _answers(state)
         assert k.unusable(state, folder) is None
         assert k.unusable({**state, "home": "/elsewhere"}, folder) == (
-            f"at {state['url']} answers with another Prefect home")
+            f"the server at {state['url']} answers with another Prefect home")
         reused = {**state, "start": state["start"] + 1}  # same pid, another process
         assert k.unusable(reused, folder).endswith(f"(pid {proc.pid} is not its keeper)")
         mine = processes.net_namespace()
         monkeypatch.setattr(processes, "net_namespace",
                             lambda pid=None: mine if pid is None else "net:[1]")
         assert k.unusable(state, folder) == (
-            f"at {state['url']} runs in another network namespace (net:[1]; this run is in "
-            f"{mine})")
+            f"the server at {state['url']} runs in another network namespace (net:[1]; this "
+            f"run is in {mine})")
     finally:
         for proc in [sleeper, *keepers]:
             proc.kill()
@@ -341,3 +342,93 @@ def test_stop_writes_nothing(users) -> None:
     assert not users.exists()
     result = CliRunner().invoke(app, ["server", "--stop", "--cache-dir", "x"])
     assert result.exit_code == 2  # the server is per user: no cache folder names one
+
+
+RUN_ON = """
+import sys
+from flows.prefect_env import configure_prefect_env
+configure_prefect_env(sys.argv[1])
+from flows.kept_server import open_server
+server = open_server(lambda line: print(line, file=sys.stderr))
+server.wait_ready(timeout_seconds=180)
+print(server.api_url)
+server.stop()
+"""
+
+
+def _env(users: Path, **extra: str) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), sf.FOLDER_ENV: str(users),
+           k.KEEP_ENV: "1", **extra}
+    for name in ("PREFECT_HOME", "PREFECT_API_URL", "ROTBENCH_CACHE_DIR"):
+        env.pop(name, None)
+    return env
+
+
+def _server_trees(users: Path) -> tuple[list[int], list[int]]:
+    """(keeper pids of ``users``, pids of the servers they run)."""
+    keepers = [pid for pid, _, _, _ in k.user_keepers()]
+    servers = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                parent = int(f.read().rpartition(b")")[2].split()[1])
+            if parent in keepers:
+                servers.append(int(entry.name))
+    return keepers, servers
+
+
+@pytest.mark.slow
+def test_ten_runs_on_ten_cache_folders_share_one_server(users, tmp_path) -> None:
+    """Ten runs open their server at one instant, each on its own cache folder: one keeper
+    and one Prefect server (the real one) serve them all."""
+    procs = [subprocess.Popen([sys.executable, "-c", RUN_ON, str(tmp_path / f"cache{i}")],
+                              env=_env(users), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for i in range(10)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0] * 10
+    urls = {out for out, _ in outs}
+    assert len(urls) == 1
+    said = sorted(err.split(" at ")[0] for _, err in outs)
+    assert said == ["rotbench: started a Prefect server"] + [
+        "rotbench: using the Prefect server an earlier run left up"] * 9
+    keepers, servers = _server_trees(users)
+    assert (len(keepers), len(servers)) == (1, 1)
+
+
+@pytest.mark.slow
+def test_a_run_whose_kept_server_is_unreachable_finishes_on_a_fresh_one(users, tmp_path):
+    """The kept server named by the state file is a live keeper (this user's, this
+    namespace) whose server accepts and never answers: the run says so in one line and
+    finishes on a fresh server within 30 s of its start. Then a FIFO in place of the state
+    file: the same, in one line."""
+    proc, state = _fake_keeper(sf.server_folder(), "silent")
+    out = tmp_path / "out"
+
+    def run() -> tuple[subprocess.CompletedProcess, float]:
+        started = time.monotonic()
+        done = subprocess.run(
+            [sys.executable, "-m", "rotbench.cli.main", "run", "--seed", "42", "--days", "30",
+             "--cache-dir", str(out / "cache"), "--reports-dir", str(out / "r"), "--db",
+             str(out / "r.duckdb"), "--format", "json"],
+            cwd=tmp_path, env=_env(users), capture_output=True, text=True, timeout=300)
+        return done, time.monotonic() - started
+
+    try:
+        done, seconds = run()
+        assert done.returncode == 0, done.stderr
+        assert seconds < 30
+        about = [line for line in done.stderr.splitlines() if "kept Prefect server" in line]
+        assert about == [f"rotbench: cannot use the kept Prefect server (the server at "
+                         f"{state['url']} did not answer in 5 s); starting a fresh one"]
+        assert proc.wait(timeout=10) == 0  # told to stop: replaced, and no run leases it
+        os.unlink(sf.server_folder() / sf.STATE_NAME)
+        os.mkfifo(sf.server_folder() / sf.STATE_NAME)
+        done, seconds = run()
+        assert done.returncode == 0, done.stderr
+        assert seconds < 30
+        about = [line for line in done.stderr.splitlines() if "kept Prefect server" in line]
+        assert about == ["rotbench: cannot use the kept Prefect server (its state file is "
+                         "unusable (it is not a regular file)); starting a fresh one"]
+    finally:
+        proc.kill()
+        proc.wait()
