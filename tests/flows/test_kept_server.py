@@ -432,3 +432,15 @@ def test_a_run_whose_kept_server_is_unreachable_finishes_on_a_fresh_one(users, t
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_run_refuses_a_keep_time_out_of_range_in_one_line(tmp_path, users) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "rotbench.cli.main", "run", "--seed", "42", "--days", "30",
+         "--cache-dir", str(tmp_path / "cache"), "--reports-dir", str(tmp_path / "r")],
+        cwd=tmp_path, env={**_env(users), k.KEEP_ENV: "inf"}, capture_output=True, text=True,
+        timeout=120)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == ("rotbench: error: ROTBENCH_KEEP_SERVER='inf': expected minutes from "
+                           "0 to 1440 (0: keep no server)\n")
+    assert not (tmp_path / "cache").exists() and not users.exists()
