@@ -45,7 +45,9 @@ def rotbench(tree: Path, work: Path, *args: str, keep: bool = False,
     """One ``rotbench run`` of the code in ``tree`` with its outputs under ``work``."""
     env = with_bytecode(os.environ, BYTECODE)
     env.update({"PYTHONPATH": os.pathsep.join(p for p in (str(tree), extra_path) if p),
-                "ROTBENCH_KEEP_SERVER": "10" if keep else "0"})
+                "ROTBENCH_KEEP_SERVER": "10" if keep else "0",
+                # the benchmark's kept server, apart from the user's own
+                "ROTBENCH_SERVER_DIR": str(work.parent / "servers")})
     for name in ("PREFECT_API_URL", "PREFECT_HOME", "ROTBENCH_CACHE_DIR"):
         env.pop(name, None)
     command = [sys.executable, "-m", "rotbench.cli.main", "run", "--cache-dir",
@@ -116,9 +118,10 @@ def main() -> int:
         line("edit", rotbench(ROOT, tmp / "cold", *one, keep=True, extra_path=str(engines)))
     finally:
         for work in kept:
-            env = {**os.environ, "PYTHONPATH": str(ROOT)}
-            subprocess.run([sys.executable, "-m", "rotbench.cli.main", "server", "--stop",
-                            "--cache-dir", str(work / "cache")], env=env)
+            env = {**os.environ, "PYTHONPATH": str(ROOT),
+                   "ROTBENCH_SERVER_DIR": str(work.parent / "servers")}
+            subprocess.run([sys.executable, "-m", "rotbench.cli.main", "server", "--stop"],
+                           env=env)
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
 

@@ -68,6 +68,7 @@ def main() -> None:
         env = with_bytecode(os.environ, BYTECODE)
         env["PREFECT_HOME"] = str(Path(tmp) / "prefect")
         Path(env["PREFECT_HOME"]).mkdir()
+        env["ROTBENCH_SERVER_DIR"] = str(Path(tmp) / "servers")  # the user's own stay up
         env.pop("PREFECT_API_URL", None)
         base = [*seed_args, "--max-worlds", "8", "--cache-dir", f"{tmp}/cache",
                 "--reports-dir", f"{tmp}/reports", "--format", "json"]

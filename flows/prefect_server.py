@@ -67,17 +67,21 @@ def server_command(port: int) -> list[str]:
             str(port), "--log-level", "error", "--lifespan", "on"]
 
 
-def server_env() -> dict[str, str]:
-    """The server's environment: this process's, as Prefect's temporary server gets it.
-    A home with no database yet gets the shipped migrated one first
-    (``flows.prefect_template``), and then no block registration (its types are in) and,
-    while it is at the installed Prefect version's head, no migration check."""
+def server_env(home: Path | None = None) -> dict[str, str]:
+    """The server's environment: this process's, as Prefect's temporary server gets it,
+    with ``home`` (default: ``$PREFECT_HOME``) as its Prefect home. A home with no database
+    yet gets the shipped migrated one first (``flows.prefect_template``), and then no block
+    registration (its types are in) and, while it is at the installed Prefect version's
+    head, no migration check."""
     from flows.prefect_template import seeded_server_env
 
     env = {**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1",
            "PREFECT__SERVER_FINAL": "1"}
     env.pop("PREFECT_API_URL", None)
-    home = Path(os.environ.get("PREFECT_HOME", Path.home() / ".prefect"))
+    if home is None:
+        home = Path(os.environ.get("PREFECT_HOME", Path.home() / ".prefect"))
+    else:
+        env["PREFECT_HOME"] = str(home)
     env.update(seeded_server_env(home, env))
     return env
 

@@ -34,6 +34,7 @@ from flows.world import (
     world_task_for_run,
 )
 from rotbench.atomic import WriteFailed
+from rotbench.contract.registry import EngineInfo
 from rotbench.engines.registry import resolve
 from rotbench.engines.sandbox import engine_sandbox
 from rotbench.perception.model import BatchTimeout
@@ -120,16 +121,19 @@ def task_runner_for(spec: RunSpec):
 
 
 def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None,
-                gate: dict | None = None):
+                gate: dict | None = None, engines: list[EngineInfo] | None = None):
     """Submit one world task per seed; returns (outcomes, {seed: one-line failure}).
 
     A world found whole in the cache (oracle arm) is one Cached task run; its stages are
     reported as cached. An incomplete outcome (an engine failed, or a stage's model calls
     failed) is never kept as a whole. A world that could not write a file
     (``rotbench.atomic.WriteFailed``: a full disk) fails the run: once every world has
-    ended, the first such error is raised (no report could be written either)."""
+    ended, the first such error is raised (no report could be written either).
+    ``engines``: the run's engines as the caller resolved them (default: resolved here);
+    the world tasks get them whole and never resolve an engine themselves."""
     payload = spec.model_dump(mode="json")
-    engines = [resolve(name) for name in spec.engines]  # once per run, not per world
+    if engines is None:
+        engines = [resolve(name) for name in spec.engines]
     infos = [info.model_dump(mode="json") for info in engines]
     storage = result_storage(spec.cache_dir)
     outcomes: list[WorldOutcome] = []
@@ -329,12 +333,16 @@ def _sandboxed_worlds(spec: RunSpec, paid: PaidRun,
     world ended."""
     worlds_spec = absolute_paths(spec)  # resolved here, before the sandbox's chdir
     ledger_path = str(Path(paid.ledger_path).resolve()) if paid.ledger_path else None
+    # each engine resolved once, here, before anything runs beside it: a plug-in's source
+    # digest reads and parses its files, which no world thread does again
+    engines = [resolve(name) for name in spec.engines]
     with engine_sandbox(spec.cache_dir) as sandbox:
         if not spec.dask:  # plug-ins' worker servers start while the worlds are generated
             from rotbench.pipeline.engine_worker import prestart
 
-            prestart(list(spec.engines))
-        outcomes, missing = _run_worlds(worlds_spec, ledger_path, paid.budget, paid.gate)
+            prestart(engines)
+        outcomes, missing = _run_worlds(worlds_spec, ledger_path, paid.budget, paid.gate,
+                                        engines=engines)
     for line in sandbox.notes():
         logger.warning("%s", line)
     timed_out = [r for r in missing.values() if r.startswith("BatchTimeout")]

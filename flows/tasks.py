@@ -201,13 +201,17 @@ def probe_task(key: str, seed: int, ctx, world: StageRef, ledger: StageRef,
 @task(name="ingest_probe", task_run_name="{engine} ingest_probe seed {seed}")
 def ingest_probe_task(key: str, seed: int, engine: str, ctx, world: StageRef, arm: str,
                       top_k: int, timeout_seconds: float | None,
-                      overrides: list[str] | None = None) -> StageRef:
+                      overrides: list[str] | None = None, info: dict | None = None) -> StageRef:
     """Build the engine for the world, deposit and probe interleaved
     (``rotbench.pipeline.ingest_probe.ingest_and_probe``). Raises EngineFailure (never cached,
     never retried) when the engine failed. A shared store (``SharedWorld``) is read with a
     perception of every persona's sessions; the reference engine is then built with the
     run's configuration (``overrides``). The summary's ``user_scoped`` says whether the
-    engine took the asking user (None: one user)."""
+    engine took the asking user (None: one user). ``info``: the engine as the parent
+    resolved it before the worlds fanned out (an ``EngineInfo`` dict, its source digest
+    included), so no world reads or parses the engine's files; resolved here by name only
+    when it is not given."""
+    from rotbench.contract.registry import EngineInfo
     from rotbench.engines.registry import resolve
     from rotbench.reference.config import EngineConfig
     from rotbench.world.shared import SharedWorld
@@ -216,7 +220,7 @@ def ingest_probe_task(key: str, seed: int, engine: str, ctx, world: StageRef, ar
     before = ctx.failure_count()
     shared = isinstance(w, SharedWorld)
     extractor, checker = ctx.perception(w.perception_world() if shared else w)
-    info = resolve(engine)
+    info = EngineInfo.model_validate(info) if info is not None else resolve(engine)
     kwargs = ({"config": EngineConfig().with_overrides(overrides or [])}
               if shared and info.separable else None)
     answers = ingest_and_probe(

@@ -266,7 +266,7 @@ def _engine(w: WorldStages, info: EngineInfo, name: str, world: StageRef,
                               run.top_k, shared_config),
         label=f"{info.name}:ingest_probe", hold=lambda: engine_slot(info), engine=name,
         world=world, arm=engine_arm(run.arm),
-        top_k=run.top_k, timeout_seconds=timeout, **extra)
+        top_k=run.top_k, timeout_seconds=timeout, info=info.model_dump(mode="json"), **extra)
     scored = w.stage(score_task, rec, keys.score_key(answers.sha256, scorer, from_answers=True),
                      label=f"{info.name}:score", engine=name, probes=answers, scorer=scorer,
                      field="probes")

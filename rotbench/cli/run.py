@@ -294,6 +294,13 @@ def start_run(spec, started: float, interrupts: Interrupts, choices: RunChoices)
 
         if (unreachable := dask_unreachable(spec.dask)) is not None:
             fail(unreachable, 1)
+    if not os.environ.get("PREFECT_API_URL"):
+        from flows.kept_server import keep_minutes
+
+        try:
+            keep_minutes()
+        except ValueError as exc:
+            fail(str(exc))
     from flows.prefect_env import configure_prefect_env
 
     configure_prefect_env(spec.cache_dir)

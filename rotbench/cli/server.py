@@ -29,10 +29,8 @@ def _port_problem(port: int) -> str | None:
 def server(
     port: Annotated[int, typer.Option(help="Port to listen on (127.0.0.1 only).")] = 4200,
     stop: Annotated[bool, typer.Option(
-        "--stop", help="Stop the server a run left up for the cache folder, then exit.")] = False,
-    cache_dir: Annotated[str | None, typer.Option(
-        "--cache-dir", help="With --stop: the runs' cache folder (default: "
-        "$ROTBENCH_CACHE_DIR or ./cache).")] = None,
+        "--stop", help="Stop every Prefect server rotbench runs left up for you, then exit "
+        "(one still used by a run stops when that run ends).")] = False,
 ) -> None:
     """Run a Prefect server for rotbench in the foreground (Ctrl-C stops it).
 
@@ -44,7 +42,7 @@ def server(
     from flows.prefect_template import seeded_server_env
 
     if stop:
-        _stop_kept(cache_dir)
+        _stop_kept()
         return
     if not 1 <= port <= 65535:
         fail(f"--port must be between 1 and 65535, got {port}")
@@ -58,6 +56,10 @@ def server(
         fail("the 'prefect' command was not found next to this Python")
     env = {**os.environ, **SERVER_TUNING}
     env.pop("PREFECT_API_URL", None)
+    # the UI reads the API's address from its settings, which Prefect otherwise builds from
+    # PREFECT_SERVER_API_PORT (4200), not from --port; a UI address the user set is kept
+    if not (env.get("PREFECT_SERVER_UI_API_URL") or env.get("PREFECT_UI_API_URL")):
+        env["PREFECT_SERVER_UI_API_URL"] = f"http://127.0.0.1:{port}/api"
     # a new home gets the shipped migrated database, as a run's temporary server does
     # (flows.prefect_template): on a new home it first answered after 9.5 s, now 3.7 s
     # (benchmarks/bench_server_start.py)
@@ -67,15 +69,15 @@ def server(
                env)
 
 
-def _stop_kept(cache_dir: str | None) -> None:
-    """``rotbench server --stop``: stop the server kept for ``cache_dir`` (one line)."""
-    from flows.kept_server import stop_kept
-    from flows.prefect_env import prefect_home
+def _stop_kept() -> None:
+    """``rotbench server --stop``: stop every kept server of this user (a line each)."""
+    from flows.kept_server import stop_all
+    from flows.server_folder import user_folder
     from rotbench.safe_text import printable
 
-    home = prefect_home(cache_dir)  # nothing is written to stop a server (a mistyped path)
-    url = stop_kept(home)
-    if url is None:
-        typer.echo(f"no Prefect server left up for {printable(str(home), 400)}", err=True)
-    else:
-        typer.echo(f"stopped the Prefect server at {url}", err=True)
+    lines = stop_all()  # nothing is written to stop a server
+    for line in lines:
+        typer.echo(line, err=True)
+    if not lines:
+        typer.echo(f"no Prefect server left up by rotbench runs (looked for keepers of "
+                   f"{printable(str(user_folder()), 400)})", err=True)

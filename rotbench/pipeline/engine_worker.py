@@ -245,17 +245,16 @@ def server_for(module: str) -> EngineServer:
         return server
 
 
-def prestart(engine_names: list[str]) -> None:
-    """Start the servers of the isolated engines among ``engine_names`` on a background
-    thread, so that their start-up overlaps the run's first stages (a world that needs one
-    first waits for it to be ready). Whatever fails here is met again, and reported, by the
-    world that starts the worker."""
-    from rotbench.engines.registry import resolve
+def prestart(engines: list[Any]) -> None:
+    """Start the servers of the isolated engines among ``engines`` (``EngineInfo``s the
+    caller resolved, so this thread reads no engine's files) on a background thread, so
+    that their start-up overlaps the run's first stages (a world that needs one first waits
+    for it to be ready). Whatever fails here is met again, and reported, by the world that
+    starts the worker."""
 
     def start() -> None:
-        for name in engine_names:
+        for info in engines:
             try:
-                info = resolve(name)
                 if isolated(info):
                     server_for(info.factory.partition(":")[0])
             except Exception:  # noqa: BLE001 - reported by the world, not here
