@@ -55,6 +55,8 @@ def configure_prefect_env(cache_dir: str | os.PathLike[str] | None = None) -> di
         "TOKENIZERS_PARALLELISM": "false",
     }
     applied = {}
+    if os.environ.get("PREFECT_HOME") == "":  # empty is unset, as ``prefect_home`` reads it
+        del os.environ["PREFECT_HOME"]  # (Prefect would take the working folder)
     for key, value in wanted.items():
         if key not in os.environ:
             os.environ[key] = value

@@ -36,3 +36,21 @@ def test_https_and_the_users_own_file_are_left_alone(home, monkeypatch) -> None:
     monkeypatch.setenv("PREFECT_API_SSL_CERT_FILE", "/etc/ssl/mine.pem")
     assert _plain_http_ca_bundle() is None
     assert not (home / "plain-http-ca.pem").exists()
+
+
+def test_an_empty_prefect_home_is_unset_for_prefect_too(tmp_path) -> None:
+    """``PREFECT_HOME=""``: rotbench read it as unset (the cache folder's home) and Prefect
+    as the working folder, where it then wrote its database."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = ("import os; from flows.prefect_env import configure_prefect_env, prefect_home; "
+            "configure_prefect_env('c'); print(os.environ['PREFECT_HOME']); "
+            "print(prefect_home('c'))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60,
+                          env={**os.environ, "PREFECT_HOME": "", "PYTHONPATH": str(root)})
+    assert done.stdout.splitlines() == [str(tmp_path / "c" / "prefect-home")] * 2, done.stderr
