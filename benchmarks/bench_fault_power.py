@@ -37,7 +37,8 @@ def main() -> None:
     start = time.process_time()
     with tempfile.TemporaryDirectory(prefix="bench-fault-power-") as tmp:
         table = fault_power.verdicts(Path(tmp), faults,
-                                     log=lambda name: print(f"  {name}", file=sys.stderr))
+                                     log=lambda name: print(f"  {time.process_time() - start:6.1f} s  {name}",
+                                                           file=sys.stderr))
     print(fault_power.render(table))
     print(f"CPU {time.process_time() - start:.1f} s")
     if a.pin:

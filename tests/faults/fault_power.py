@@ -23,6 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from pydantic import PrivateAttr
+
 import faulty_engines as f2
 import faulty_engines_g5 as g5
 import faulty_engines_v3 as f3
@@ -44,8 +46,9 @@ from rotbench.scoring.metrics import (
     lost_flags,
 )
 from rotbench.scoring.models import WorldProbes
-from rotbench.scoring.paired import mcnemar_exact
+from rotbench.scoring.paired import NOT_PAIRED, mcnemar_exact
 from rotbench.world import generate_world
+from rotbench.world.models import Truth, World
 
 GENERATOR = "5"
 SEEDS = (42, 43, 44)
@@ -143,13 +146,27 @@ correct engine. Left out: ``UserBlind`` (it needs a shared store of several user
 two v6 wrappers (tests/faults/faulty_engines_v6.py: they game scorer v5, no metric names them)."""
 
 
+class _World(World):
+    """A world that works out each (attribute, day)'s truth once: every engine of a table
+    is asked the same questions of the same worlds."""
+
+    _truths: dict = PrivateAttr(default_factory=dict)
+
+    def truth(self, key: str, day: int) -> Truth:
+        got = self._truths.get((key, day))
+        if got is None:
+            got = self._truths[(key, day)] = super().truth(key, day)
+        return got
+
+
 class Arms:
     """Generator 5's worlds of the default seeds, their noise plans and an embedder, built
     once and shared by every engine run (``run``)."""
 
     def __init__(self, tmp: Path) -> None:
         self.embedder = Embedder(tmp / "emb", FAKE_MODEL_ID, encoder=hashing_encoder)
-        self.worlds = {s: generate_world(s, 90, GENERATOR) for s in SEEDS}
+        self.worlds = {s: _World.model_construct(**dict(generate_world(s, 90, GENERATOR)))
+                       for s in SEEDS}
         self.profiles = {p: load_profile(p) for p in PROFILES}
         self.plans = {(p, s): world_plan(w, self.profiles[p])
                       for p in PROFILES for s, w in self.worlds.items()}
@@ -162,7 +179,7 @@ class Arms:
         engine = factory(world, self.embedder)
         if profile is not None and hasattr(engine, "extractor"):  # raw lines perceive nothing
             engine.extractor = NoisyExtractor(world, self.profiles[profile])
-        scored = score_world(probe_world(world, engine, 10), self.scorer)
+        scored = score_world(probe_world(world, engine, 10, timeout_seconds=None), self.scorer)
         if profile is None:
             return scored
         return annotate(scored, self.plans[(profile, seed)], world)
@@ -171,7 +188,8 @@ class Arms:
 def outcomes(world: WorldProbes, where: Where) -> dict[tuple[int, int], int]:
     """{(seed, probe index): 1 when the question is in the numerator of ``where``, else 0},
     over the questions in its denominator (the rows ``compute_metrics`` sums;
-    ``redundancy_at_k``: 1 when some hit repeats one ranked above)."""
+    ``redundancy_at_k``: 1 when some hit repeats one ranked above, over the questions
+    with a value-bearing hit)."""
     lost = lost_flags(world)
     out: dict[tuple[int, int], int] = {}
     for i, p in enumerate(world.probes):
@@ -198,6 +216,10 @@ def verdict(fault: list[WorldProbes], correct: list[WorldProbes],
     for f, c in zip(fault, correct, strict=True):
         mine.update(outcomes(f, where))
         theirs.update(outcomes(c, where))
+    if where[-1] in NOT_PAIRED:  # a question with no value-bearing hit repeats nothing
+        for k in mine.keys() | theirs.keys():
+            mine.setdefault(k, 0)
+            theirs.setdefault(k, 0)
     if mine.keys() != theirs.keys():
         raise ValueError(f"{where}: the two engines count different questions")
     bad = 0 if HIGHER_IS_BETTER.get(where[-1], False) else 1  # the outcome that is a miss

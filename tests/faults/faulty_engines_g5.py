@@ -11,13 +11,14 @@ the world's truth:
   after it; a rendered row that names the value is not served either;
 - **re-delivery**: a document whose content digest (written day, timestamp and text) was
   deposited before adds nothing;
-- **corroboration** (single-valued slots): a plain present statement of a value other than
-  the current one displaces it only when it is an explicit change, or the second statement
-  of that value since the current value was last stated; an in-passing one-off does not.
-  A statement is an explicit change when it carries an event, a date or a tie, when its
-  document also says which value ended (a past claim of the slot with another value), or
-  when a user turn naming the value also names another value of the slot ("from X to Y"),
-  the slot's label or says "now".
+- **corroboration** (single-valued slots): a current value is *confirmed* once it was
+  stated as an explicit change or stated twice. A plain statement of another value displaces
+  a confirmed value only when it is the second statement of that value since the current
+  one was last stated; an in-passing one-off does not (it does displace an unconfirmed
+  value, itself perhaps a one-off). A statement is an explicit change when it carries an
+  event or a tie, when its document also says which value ended (a past claim of the slot
+  with another value), or when a user turn naming the value also names another value of the
+  slot ("from X to Y"), the slot's label or says "now".
 
 Ranking is ``DependencyEngine``'s, except that the user's own rows come before the side rows
 (decoys, relayed values, temporary states: cosine order within each), so a question's first
@@ -112,7 +113,7 @@ class EvidenceEngine(DependencyEngine):
 
     def _explicit(self, c: ClaimDraft, document: Document) -> bool:
         """``c`` is stated as a change (see the module docstring)."""
-        if c.event is not None or c.valid_from is not None or c.depends_on is not None:
+        if c.event is not None or c.depends_on is not None:
             return True
         if any(o.slot == c.slot and o.tense == "past" and o.value != c.value
                for o in self._claims):
@@ -127,26 +128,30 @@ class EvidenceEngine(DependencyEngine):
 
     def _corroborated(self, slot: str, entries: list[_Entry], now: int) -> list[_Entry]:
         """``entries`` of one slot less the statements that do not displace the current
-        value (a one-off, or any change at all under ``first_wins``)."""
+        value (a one-off against a confirmed value; any change at all under ``first_wins``)."""
         if slot in self.multi or not (self.corroborate or self.first_wins):
             return entries
         current: str | None = None
+        confirmed = False
         pending: Counter = Counter()  # other values stated since the current one was
         kept = []
         for e in sorted(entries, key=lambda e: (e.effective, e.written, e.seq)):
             if e.effective <= now and e.kind in ("present", "correction") \
                     and current not in (None, e.value):
                 pending[e.value] += 1
-                if self.first_wins or (e.seq in self.plain and pending[e.value] < 2):
+                if self.first_wins or (confirmed and e.seq in self.plain
+                                       and pending[e.value] < 2):
                     continue
             kept.append(e)
             if e.effective > now:
                 continue
             if e.kind in ("present", "correction"):
+                confirmed = e.value == current or e.seq not in self.plain \
+                    or pending[e.value] >= 2
                 current = e.value
                 pending.clear()
             elif e.kind == "retract" or (e.kind == "delete" and e.value == current):
-                current = None
+                current, confirmed = None, False
         return kept
 
     def forgotten(self, now: int) -> dict[str, set[str]]:
