@@ -35,10 +35,11 @@ def main() -> None:
     if not faults:
         sys.exit("--only: no fault's name contains " + ", ".join(map(repr, a.only)))
     start = time.process_time()
+    def log(name: str) -> None:
+        print(f"  {time.process_time() - start:6.1f} s  {name}", file=sys.stderr)
+
     with tempfile.TemporaryDirectory(prefix="bench-fault-power-") as tmp:
-        table = fault_power.verdicts(Path(tmp), faults,
-                                     log=lambda name: print(f"  {time.process_time() - start:6.1f} s  {name}",
-                                                           file=sys.stderr))
+        table = fault_power.verdicts(Path(tmp), faults, log=log)
     print(fault_power.render(table))
     print(f"CPU {time.process_time() - start:.1f} s")
     if a.pin:

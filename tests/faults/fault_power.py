@@ -23,13 +23,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from pydantic import PrivateAttr
-
 import faulty_engines as f2
 import faulty_engines_g5 as g5
 import faulty_engines_v3 as f3
 import faulty_engines_v4 as f4
 import faulty_engines_v5 as f5
+from pydantic import PrivateAttr
 
 from rotbench.embedding import FAKE_MODEL_ID, Embedder, hashing_encoder
 from rotbench.perception.noisy import load_profile

@@ -41,6 +41,7 @@ from faulty_engines_g5 import (
 )
 
 from rotbench.scoring.lexicons import default_scorer
+
 pytestmark = pytest.mark.slow
 
 
