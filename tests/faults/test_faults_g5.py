@@ -1,0 +1,122 @@
+"""Generator 5's faults (issue 53): forgetting on request, re-delivered documents and
+corroboration, each caught by its own metric against the correct engine
+(``EvidenceEngine``, tests/faults/faulty_engines_g5.py) on seeds 42, 43 and 44 (generator 5,
+its default scorer, 90 days, top 10, the bag-of-words embedder).
+
+- ``ForgetIgnored`` (``forgotten_served_at_k``) and ``FirstValueWins`` (``current_first``):
+  beyond the correct engine's 95% Wilson interval on each seed, oracle arm.
+- ``RedeliveryAsNew`` (``resurrected_first``): a world re-delivers two documents and each
+  resurrects its value for the one question asked before the value is stated again, so the
+  fault shows on 2 questions per seed, which no single seed's interval (0/9 to 0/11) can
+  exclude: caught exactly there (2 against the correct engine's exact 0 on each seed) and,
+  pooled, beyond the interval and by the exact McNemar test.
+- ``LastStatementWins`` (``current_first``): on the oracle arm every statement is right, so it
+  answers exactly as the correct engine does; under ``--noise good`` a distorted one-off
+  mention misleads it. Today's worlds give that chance on seed 43 only (9 questions; seed
+  44: 2, seed 42: none), so it is caught there and pooled, by the exact McNemar test.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fault_harness import (
+    SEEDS,
+    assert_caught_on_each_seed,
+    assert_no_figure_better,
+    beyond,
+    correct_engine,
+    figure,
+    probe_seeds,
+    scored,
+)
+from fault_power import Arms, verdict
+from faulty_engines_g5 import (
+    EvidenceEngine,
+    FirstValueWins,
+    ForgetIgnored,
+    LastStatementWins,
+    RedeliveryAsNew,
+)
+
+from rotbench.scoring.lexicons import default_scorer
+
+pytestmark = pytest.mark.slow
+
+
+def run(factory, tmp_path: Path) -> dict:
+    """{seed: MetricsBundle} of ``factory`` on each default seed (generator 5, 90 days),
+    plus {None: pooled}."""
+    return scored(probe_seeds(factory, tmp_path, "5"), default_scorer("5"))
+
+
+correct = correct_engine(EvidenceEngine, run)
+
+CASES = [  # (fault, its own metric, per-seed figures on 42, 43, 44)
+    (ForgetIgnored, ("forgotten_served_at_k",), [(16, 16), (16, 17), (18, 18)]),
+    (FirstValueWins, ("current_first",), [(50, 83), (48, 83), (50, 81)]),
+]
+IDS = ["forget-ignored", "first-value-wins"]
+FAULTS = [ForgetIgnored, RedeliveryAsNew, FirstValueWins, LastStatementWins]
+FAULT_IDS = ["forget-ignored", "redelivery-as-new", "first-value-wins", "last-statement-wins"]
+
+
+@pytest.fixture(scope="module")
+def faults(tmp_path_factory) -> dict:
+    """{fault: its figures}, each probed once."""
+    return {f: run(f, tmp_path_factory.mktemp(f.__name__)) for f in FAULTS}
+
+
+def test_correct_engine_forgets_and_resurrects_nothing(correct) -> None:
+    pooled = correct[None]
+    assert figure(pooled, ("forgotten_served_at_k",)) == (0, 51)
+    assert figure(pooled, ("resurrected_first",)) == (0, 30)
+    assert figure(pooled, ("current_first",)) == (246, 247)
+    assert [figure(correct[s], ("current_first",)) for s in SEEDS] == [(82, 83), (83, 83),
+                                                                        (81, 81)]
+
+
+def test_corroboration_costs_nothing_on_the_oracle_arm(correct, faults) -> None:
+    """Every statement the oracle hands over is right: requiring a one-off to be confirmed
+    changes no figure on any seed."""
+    for seed in (*SEEDS, None):
+        assert faults[LastStatementWins][seed].metrics == correct[seed].metrics, seed
+
+
+@pytest.mark.parametrize(("fault", "where", "expected"), CASES, ids=IDS)
+def test_each_fault_is_caught_on_each_seed(fault, where, expected, correct, faults) -> None:
+    assert_caught_on_each_seed(correct, faults[fault], where, expected)
+
+
+def test_a_redelivery_taken_as_new_resurrects(correct, faults) -> None:
+    where = ("resurrected_first",)
+    got = faults[RedeliveryAsNew]
+    assert [figure(got[s], where) for s in SEEDS] == [(2, 10), (2, 9), (2, 11)]
+    assert [figure(correct[s], where)[0] for s in SEEDS] == [0, 0, 0]
+    assert beyond(figure(correct[None], where), figure(got[None], where), False)
+
+
+@pytest.mark.parametrize("fault", FAULTS, ids=FAULT_IDS)
+def test_no_fault_improves_any_figure(fault, correct, faults) -> None:
+    assert_no_figure_better(correct[None], faults[fault][None])
+
+
+@pytest.fixture(scope="module")
+def good(tmp_path_factory) -> dict:
+    """{(engine, seed): scored probes} under ``--noise good``, both engines handed the
+    same noisy claims."""
+    arms = Arms(tmp_path_factory.mktemp("good"))
+    return {(e, s): arms.run(e, "good", s) for e in (EvidenceEngine, LastStatementWins)
+            for s in SEEDS}
+
+
+def test_the_last_statement_misleads_only_under_noise(good) -> None:
+    where = ("current_first",)
+    got = {s: verdict([good[(LastStatementWins, s)]], [good[(EvidenceEngine, s)]], where)
+           for s in SEEDS}
+    assert {s: (b, c, caught) for s, (b, c, _p, caught) in got.items()} == {
+        42: (0, 0, False), 43: (9, 0, True), 44: (2, 0, False)}
+    pooled = verdict([good[(LastStatementWins, s)] for s in SEEDS],
+                     [good[(EvidenceEngine, s)] for s in SEEDS], where)
+    assert pooled[:2] == (11, 0) and pooled[3]
