@@ -33,7 +33,9 @@
     day, when every one of them was perturbed (the root's change decides the dependent's
     value); for a lapsed tie, also the root's statements of the value it hung on, when
     every one of them was perturbed (a store never told that value sees no lapse);
-- ``WorldProbes.perception_noise``: the plan's injected errors and opportunities per kind.
+- ``WorldProbes.perception_noise``: the plan's injected errors and opportunities per kind,
+  and ``intact`` (``{"numerator", "denominator"}``): the currency questions that keep an
+  intact path to the right answer (``intact``).
 
 ``rotbench.scoring.miss_stages`` then files a wrong first answer under ``perception`` when
 its probe carries an error, unless the engine never served one of the arm's claims (it reads
@@ -61,6 +63,7 @@ from rotbench.perception.noisy.handed import (
     norm_value,
 )
 from rotbench.perception.noisy.record import InjectedError, NoisePlan
+from rotbench.scoring.miss_stages import INTACT, error_kinds
 from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
 from rotbench.world.models import World
 
@@ -294,6 +297,38 @@ class _World:
         return p.model_copy(update={"perception_errors": sorted(set(ids)), "hits": hits})
 
 
+def intact(world: World, plan: NoisePlan) -> dict[str, int]:
+    """``{"numerator": n, "denominator": d}`` over ``world``'s currency questions (those
+    with a current value: current_first's denominator): ``n`` of them keep an intact path
+    to the right answer, i.e. at least one of the current value's deciding claims
+    (``deciding``) stood unperturbed as of the question's day (``_Errors.on``: no error on
+    it, and no rival said on or after it perceived wrong). A question whose current value
+    no statement delivered by its day carries (a dependent that holds by its tie alone)
+    counts as not intact. It reads the world and the plan only, so every engine of a run
+    gets the same figure."""
+    stmts = statements(world)
+    multi = {a.key for a in world.attributes if a.multi_valued}
+    errors = _Errors(plan, {s.document_uri: s.day for s in world.sessions})
+    n = d = 0
+    for q in world.probes:
+        if q.attribute is None:
+            continue
+        truth = world.truth(q.attribute, q.day)
+        if truth.current is None:
+            continue
+        d += 1
+        claims, _ = deciding(stmts.get(q.attribute, []), set(truth.current_values), q.day,
+                             q.attribute in multi)
+        n += any(not errors.on(q.attribute, st, q.day) for st in claims)
+    return {"numerator": n, "denominator": d}
+
+
+def noise_counts(world: World, plan: NoisePlan) -> dict[str, dict[str, int]]:
+    """A world's ``perception_noise``: the plan's counts per error kind (``plan.counts``)
+    and ``intact`` (``intact``)."""
+    return {**plan.counts(), INTACT: intact(world, plan)}
+
+
 def reads_claims(world: WorldProbes, plan: NoisePlan) -> bool:
     """True when the engine served the arm's perceived claims: some hit's text holds a
     sentence the arm handed it. An engine that files raw text (transcript-rag, mem0-raw)
@@ -311,10 +346,10 @@ def annotate(probes: WorldProbes, plan: NoisePlan, world: World) -> WorldProbes:
     errors only when the engine had that very question read as a frame
     (``ProbeRecord.question_read``, recorded from its calls; whatever engine it is)."""
     if not reads_claims(probes, plan):
-        return probes.model_copy(update={"perception_noise": plan.counts()})
+        return probes.model_copy(update={"perception_noise": noise_counts(world, plan)})
     index = _World(world, plan)
     return probes.model_copy(update={"probes": [index.probe(p) for p in probes.probes],
-                                     "perception_noise": plan.counts()})
+                                     "perception_noise": noise_counts(world, plan)})
 
 
 def annotated_worlds(spec, worlds: Iterable[WorldProbes]) -> Iterator[WorldProbes]:
@@ -336,8 +371,8 @@ def split_line(miss_stages: dict[str, int] | None, noise: dict | None) -> str | 
     first answers 40: perception 22, engine 18``. None for a report of another arm."""
     if noise is None:
         return None
-    injected = sum(c["injected"] for c in noise.values())
-    chances = sum(c["opportunities"] for c in noise.values())
+    injected = sum(c["injected"] for c in error_kinds(noise).values())
+    chances = sum(c["opportunities"] for c in error_kinds(noise).values())
     line = f"perception noise: {injected} errors injected in {chances} opportunities"
     if miss_stages is not None:
         wrong = sum(miss_stages.values())

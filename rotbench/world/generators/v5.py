@@ -73,14 +73,20 @@ from rotbench.world.pools_v4 import (
 from rotbench.world.pools_v5 import FORGET_ACKS, PASSING, forget_wordings
 
 VERSION = "5"
-PASSING_TOP = 0.9
+PASSING_TOP = 4.0
 """Mentions in passing per week of the attribute ranked first."""
+PASSING_SLOPE = 0.5
+"""Exponent of the Zipf law over the ranks (the attribute ranked ``r`` gets
+``PASSING_TOP / r ** PASSING_SLOPE`` mentions a week)."""
 PASSING_JITTER = 0.35
 """Sigma of the log-normal factor on each attribute's rate."""
 ON_CHITCHAT = 0.5
 """Share of mentions that ride on a chit-chat session of their day (when there is one)."""
 SHORT_SPAN = 28
 """Free days under which an attribute is ranked after the others for mentions."""
+SUCCESSOR_ECHOES = 2
+"""Times a declared successor is said again before its root changes (it may not be
+restated in passing: a plain statement would end the successor case)."""
 FORGET_ROLES = ("reversion", "cascade")
 """Roles whose attributes get a forget request (the cascade: both its dependents)."""
 FIRST_CHECKPOINT = 15
@@ -379,9 +385,14 @@ class _BuilderV5(_BuilderV4):
                        if t > d.day and v != f.depends_on.value), None)
             if t0 is None:
                 return
-            text = self._other(SUCCESSOR, said, root=f.depends_on.value, label=label,
-                               v=f.value)
-            self._echo(key, "mention", text, f, d.day, t0)
+            lo: int | None = d.day
+            for _ in range(SUCCESSOR_ECHOES):  # each in other words when the pool has them
+                text = self._other(SUCCESSOR, said, root=f.depends_on.value, label=label,
+                                   v=f.value)
+                lo = self._echo(key, "mention", text, f, lo, t0)
+                if lo is None:
+                    break
+                said = text
         elif f.event == "correction" and d.kind == "correction" and f.corrects:
             pool = CASCADE_RETRACTION.get(key) or wordings("correction_later", key)
             text = self._other(pool, said, wrong=f.corrects, new=f.value, label=label)
@@ -433,14 +444,16 @@ class _BuilderV5(_BuilderV4):
         return next((d for d in range(lo + 1, hi) if d > INTRO_LAST_DAY
                      and self.plan.statement_ok(key, d) and d not in self.checkpoints), None)
 
-    def _echo(self, key: str, kind: str, text: str, fact: Fact, lo: int, hi: int) -> None:
+    def _echo(self, key: str, kind: str, text: str, fact: Fact, lo: int, hi: int
+              ) -> int | None:
         """``fact`` said again as ``text``, in a ``kind`` session on a free day strictly
-        between ``lo`` and ``hi`` (none: skipped)."""
+        between ``lo`` and ``hi``; that day (None: no day fits, skipped)."""
         day = self._echo_day(key, lo, hi)
         if day is None:
-            return
+            return None
         self.drafts.append(remark(self.rng, day, kind, text, [fact.model_copy()]))
         self.plan.statement(key, day)
+        return day
 
     # ---- forget requests ------------------------------------------------------------------
 
@@ -505,7 +518,8 @@ class _BuilderV5(_BuilderV4):
         keys = list(free)
         self.rng.shuffle(keys)
         keys.sort(key=lambda k: len(free[k]) < SHORT_SPAN)
-        return {k: PASSING_TOP / rank * math.exp(self.rng.gauss(0.0, PASSING_JITTER))
+        return {k: PASSING_TOP / rank ** PASSING_SLOPE
+                * math.exp(self.rng.gauss(0.0, PASSING_JITTER))
                 for rank, k in enumerate(keys, start=1)}
 
     def _events(self, kind: str, key: str, tied: bool | None = None) -> list[int]:
@@ -525,7 +539,9 @@ class _BuilderV5(_BuilderV4):
         if late:
             out[DEP_ROOT] = (min(late), end)
         for dep in DEPENDENTS[DEP_ROOT]:
-            out[dep] = (t0, end)
+            declared = self._events("mention", dep, tied=True) if roles.get(
+                dep) == "successor" else []
+            out[dep] = (min([t0, *declared]), end)
         t1 = (self._events("change", CASCADE_ROOT) or [end + 1])[0]
         t3 = (self._events("correction", CASCADE_ROOT) or [end])[-1]
         out[CASCADE_ROOT] = (t1, t3)
@@ -553,36 +569,56 @@ class _BuilderV5(_BuilderV4):
         weeks = max(1.0, (self.days - INTRO_LAST_DAY) / 7)
         blocked = self.blocked(roles)
         chitchat: dict[int, list[Draft]] = {}
+        together: dict[int, Draft] = {}  # the day's session that carries its mentions
         for d in self.drafts:
             if d.kind == "filler" and d.delivered is None:
                 chitchat.setdefault(d.day, []).append(d)
         ties = {dep: self._events("mention", dep, tied=True) for dep in DEPENDENTS[DEP_ROOT]}
         free: dict[str, list[int]] = {}
         for a in ATTRIBUTES:
-            if a.key == MULTI_VALUED or roles.get(a.key) == "control":
-                continue
             lo, hi = blocked.get(a.key) or (0, -1)
             quiet = self._misdated(a.key)
             free[a.key] = [d for d in range(INTRO_LAST_DAY + 1, self.days + 1)
                            if not lo <= d <= hi and self.plan.statement_ok(a.key, d)
-                           and self.value_at(a.key, d)
+                           and self._held(a.key, d)
                            and not any(q0 <= d <= q1 for q0, q1 in quiet)]
         for key, rate in self.rates(free).items():
             n = int(round(rate * weeks))
             days = free[key]
             for day in sorted(self.rng.sample(days, min(n, len(days)))):
-                value = self.value_at(key, day)
-                assert value is not None
+                value = self.rng.choice(self._held(key, day))
                 fact, text = self._passing_fact(key, value, day, roles, ties.get(key))
                 hosts = chitchat.get(day)
-                if hosts and self.rng.random() < ON_CHITCHAT:
+                host = together.get(day)
+                if host is None and hosts and self.rng.random() < ON_CHITCHAT:
                     host = hosts.pop(self.rng.randrange(len(hosts)))
+                if host is not None:
                     user = host.turns[0]
                     host.turns[0] = Turn(role=user.role, text=f"{text} {user.text}")
                     host.facts = [*host.facts, fact]
                 else:
-                    self.drafts.append(remark(self.rng, day, "mention", text, [fact]))
+                    host = remark(self.rng, day, "mention", text, [fact])
+                    self.drafts.append(host)
+                together[day] = host
                 self.plan.statement(key, day)
+
+    def _held(self, key: str, day: int) -> list[str]:
+        """The values of ``key`` held on ``day``: the set's members (its first value, added
+        members less dropped ones, by written day), else the current value alone (empty:
+        none)."""
+        if key != MULTI_VALUED:
+            value = self.value_at(key, day)
+            return [value] if value else []
+        members = [self.actual[key][0][1]]
+        for d in sorted(self.drafts, key=lambda d: d.day):
+            if d.day > day:
+                break
+            for f in d.facts:
+                if f.attribute == key and f.event == "member_add" and f.value not in members:
+                    members.append(f.value)
+                elif f.attribute == key and f.event == "member_drop" and f.value in members:
+                    members.remove(f.value)
+        return [m for m in members if m]
 
     def _passing_fact(self, key: str, value: str, day: int, roles: dict[str, str],
                       tie_days: list[int] | None) -> tuple[Fact, str]:
