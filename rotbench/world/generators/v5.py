@@ -73,9 +73,9 @@ from rotbench.world.pools_v4 import (
 from rotbench.world.pools_v5 import FORGET_ACKS, PASSING, forget_wordings
 
 VERSION = "5"
-PASSING_TOP = 4.0
+PASSING_TOP = 6.0
 """Mentions in passing per week of the attribute ranked first."""
-PASSING_SLOPE = 0.5
+PASSING_SLOPE = 0.6
 """Exponent of the Zipf law over the ranks (the attribute ranked ``r`` gets
 ``PASSING_TOP / r ** PASSING_SLOPE`` mentions a week)."""
 PASSING_JITTER = 0.35
@@ -84,7 +84,7 @@ ON_CHITCHAT = 0.5
 """Share of mentions that ride on a chit-chat session of their day (when there is one)."""
 SHORT_SPAN = 28
 """Free days under which an attribute is ranked after the others for mentions."""
-SUCCESSOR_ECHOES = 2
+SUCCESSOR_ECHOES = 3
 """Times a declared successor is said again before its root changes (it may not be
 restated in passing: a plain statement would end the successor case)."""
 FORGET_ROLES = ("reversion", "cascade")
@@ -494,8 +494,10 @@ class _BuilderV5(_BuilderV4):
     def after_forget(self, roles: dict[str, str]) -> None:
         """Each forgotten cascade dependent gets a new value as a scheduled change, said in
         the first interval after its forget request's checkpoint that fits and in force
-        ``SCHEDULED_LEAD`` intervals later (skipped when nothing fits): the questions
-        before it takes effect ask for an abstention with a declared value pending."""
+        ``SCHEDULED_LEAD`` intervals later, dated relative to its written day when a wording
+        fits (skipped when nothing fits): the questions before it takes effect ask for an
+        abstention with a declared value pending, and an engine that reads "in two weeks"
+        as today serves it early."""
         intervals = self.plan.intervals()
         for key in sorted(k for k, r in roles.items() if r == "cascade"):
             day = self.forgotten.get(key)
@@ -504,10 +506,12 @@ class _BuilderV5(_BuilderV4):
             index = next(i for i, r in enumerate(intervals)
                          if r[0] > self.plan.next_checkpoint(day))
             new = self.fresh(key)
-            for start in (index, index + 1, index + 2):  # later when this one is full
-                if start < len(intervals) - 1 and self._scheduled_flip(
-                        key, new, start, day, sooner=False):
-                    break
+            done = False
+            for modes in (RELATIVE_MODES, ALL_MODES):  # a relative date when one fits
+                for start in (index, index + 1, index + 2):  # later when this one is full
+                    if not done and start < len(intervals) - 1:
+                        done = self._scheduled_flip(key, new, start, day, sooner=False,
+                                                    modes=modes) is not None
 
     # ---- mentions in passing --------------------------------------------------------------
 
