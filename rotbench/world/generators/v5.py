@@ -70,12 +70,12 @@ from rotbench.world.pools_v4 import (
     IMPLIED,
     SUCCESSOR,
 )
-from rotbench.world.pools_v5 import FORGET_ACKS, PASSING, forget_wordings
+from rotbench.world.pools_v5 import ABSOLUTE_CHANGE, FORGET_ACKS, PASSING, forget_wordings
 
 VERSION = "5"
-PASSING_TOP = 6.0
+PASSING_TOP = 7.0
 """Mentions in passing per week of the attribute ranked first."""
-PASSING_SLOPE = 0.6
+PASSING_SLOPE = 0.3
 """Exponent of the Zipf law over the ranks (the attribute ranked ``r`` gets
 ``PASSING_TOP / r ** PASSING_SLOPE`` mentions a week)."""
 PASSING_JITTER = 0.35
@@ -215,6 +215,46 @@ class _BuilderV5(_BuilderV4):
         far = [n for n in spans if delivered - n > t]
         self.say_relative_late(key, value, since, min(far) if far else self.rng.choice(spans),
                                delivered)
+
+    def relative_dates(self, roles: dict[str, str]) -> None:
+        """Generator 4's late documents dated relative to their written day, then one dated
+        by the calendar (``absolute_late``) before each of the reversion's changes that has
+        no late document yet."""
+        super().relative_dates(roles)
+        key = next((k for k, r in roles.items() if r == "reversion"), None)
+        if key is None:
+            return
+        late = {f.effective_day for d in self.drafts if d.delivered is not None
+                for f in d.facts if f.attribute == key}
+        for t in [d for d, _v in self.actual[key]][1:]:
+            since = max(d for d, _v in self.actual[key] if d < t)
+            if since not in late:
+                self.absolute_late(key, t)
+
+    def absolute_late(self, key: str, t: int) -> None:
+        """The value held before ``t``, said by a document written before ``t`` that dates
+        its start by the calendar ("Since Monday 3 March, my car has been Skoda"),
+        delivered on a free day of the interval after ``t``'s: an engine that orders
+        statements by arrival serves it as current; one that dates a document by its
+        delivery keeps its explicit date and does not."""
+        setting = self.late_setting(key, t)
+        if setting is None:
+            return
+        since, value, intervals, index, spans = setting
+        if not spans or index + 1 >= len(intervals):
+            return
+        ok = [d for d in intervals[index + 1]
+              if self.plan.hazard_ok(key, d) and self.plan.statement_ok(key, d)]
+        if not ok:
+            return
+        delivered = self.rng.choice(ok)
+        when = EPOCH + timedelta(days=since)
+        text = self.rng.choice(ABSOLUTE_CHANGE).format(
+            label=self._label(key), v=value, when=f"{when:%A} {when.day} {when:%B}")
+        self.drafts.append(remark(self.rng, since + self.rng.choice(spans), "mention", text, [
+            _present(key, value, effective_day=since)], delivered=delivered))
+        self.plan.statement(key, delivered)
+        self.plan.hazard(key, delivered)
 
     def retraction(self, key: str) -> None:
         """Generator 3's retraction, in the first or second interval (so it is asked about
