@@ -59,7 +59,7 @@ def test_annotate_records_intact_beside_the_error_kinds(world) -> None:
 
 
 G5 = {  # seed: (good, typical) as (intact, currency questions)
-    42: ((69, 77), (39, 77)), 43: ((59, 77), (43, 77)), 44: ((61, 78), (39, 78))}
+    42: ((66, 81), (40, 81)), 43: ((64, 78), (50, 78)), 44: ((60, 78), (36, 78))}
 
 
 def test_generator_5_keeps_intact_paths_under_good_and_typical() -> None:
