@@ -65,7 +65,7 @@ from rotbench.perception.noisy.handed import (
 from rotbench.perception.noisy.record import InjectedError, NoisePlan
 from rotbench.scoring.miss_stages import INTACT, error_kinds
 from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
-from rotbench.world.models import World
+from rotbench.world.models import Truth, World
 
 DISPLACING: frozenset[str] = frozenset(
     {"check_error", "decoy_adopted", "relay_adopted", "distorted_value", "tense_error"})
@@ -165,6 +165,10 @@ class _Errors:
             if e.kind in DISPLACING:
                 self.rivals[e.attribute].append(e)
         self.all = plan.errors
+        self.shown: dict[str, list[InjectedError]] = defaultdict(list)  # by document
+        for e in plan.errors:
+            if e.after:
+                self.shown[e.document_uri].append(e)
 
     def on(self, attribute: str, st: Statement, day: int) -> list[str]:
         """Ids of the errors that perturbed ``st`` as of ``day`` (empty: it stood intact)."""
@@ -190,8 +194,8 @@ class _Errors:
         if not h.text:
             return []
         uri = h.provenance.document_uri if h.provenance is not None else None
-        return sorted({e.id for e in self.all if e.after and e.day <= day and e.after in h.text
-                       and (uri is None or uri == e.document_uri)})
+        errors = self.all if uri is None else self.shown.get(uri, ())
+        return sorted({e.id for e in errors if e.after and e.day <= day and e.after in h.text})
 
 
 class _World:
@@ -297,7 +301,8 @@ class _World:
         return p.model_copy(update={"perception_errors": sorted(set(ids)), "hits": hits})
 
 
-def intact(world: World, plan: NoisePlan) -> dict[str, int]:
+def intact(world: World, plan: NoisePlan,
+           truths: dict[tuple[str, int], Truth] | None = None) -> dict[str, int]:
     """``{"numerator": n, "denominator": d}`` over ``world``'s currency questions (those
     with a current value: current_first's denominator): ``n`` of them keep an intact path
     to the right answer, i.e. at least one of the current value's deciding claims
@@ -305,7 +310,8 @@ def intact(world: World, plan: NoisePlan) -> dict[str, int]:
     it, and no rival said on or after it perceived wrong). A question whose current value
     no statement delivered by its day carries (a dependent that holds by its tie alone)
     counts as not intact. It reads the world and the plan only, so every engine of a run
-    gets the same figure."""
+    gets the same figure. ``truths``: the questions' truths by (attribute, day) where the
+    caller has them (a scored record's), else each is taken from the world."""
     stmts = statements(world)
     multi = {a.key for a in world.attributes if a.multi_valued}
     errors = _Errors(plan, {s.document_uri: s.day for s in world.sessions})
@@ -313,7 +319,7 @@ def intact(world: World, plan: NoisePlan) -> dict[str, int]:
     for q in world.probes:
         if q.attribute is None:
             continue
-        truth = world.truth(q.attribute, q.day)
+        truth = (truths or {}).get((q.attribute, q.day)) or world.truth(q.attribute, q.day)
         if truth.current is None:
             continue
         d += 1
@@ -323,10 +329,13 @@ def intact(world: World, plan: NoisePlan) -> dict[str, int]:
     return {"numerator": n, "denominator": d}
 
 
-def noise_counts(world: World, plan: NoisePlan) -> dict[str, dict[str, int]]:
+def noise_counts(world: World, plan: NoisePlan,
+                 probes: WorldProbes | None = None) -> dict[str, dict[str, int]]:
     """A world's ``perception_noise``: the plan's counts per error kind (``plan.counts``)
-    and ``intact`` (``intact``)."""
-    return {**plan.counts(), INTACT: intact(world, plan)}
+    and ``intact`` (``intact``, reading the truths ``probes`` records)."""
+    truths = {(p.attribute, p.day): p.truth for p in (probes.probes if probes else ())
+              if p.attribute is not None and p.truth is not None}
+    return {**plan.counts(), INTACT: intact(world, plan, truths)}
 
 
 def reads_claims(world: WorldProbes, plan: NoisePlan) -> bool:
@@ -346,10 +355,11 @@ def annotate(probes: WorldProbes, plan: NoisePlan, world: World) -> WorldProbes:
     errors only when the engine had that very question read as a frame
     (``ProbeRecord.question_read``, recorded from its calls; whatever engine it is)."""
     if not reads_claims(probes, plan):
-        return probes.model_copy(update={"perception_noise": noise_counts(world, plan)})
+        return probes.model_copy(
+            update={"perception_noise": noise_counts(world, plan, probes)})
     index = _World(world, plan)
     return probes.model_copy(update={"probes": [index.probe(p) for p in probes.probes],
-                                     "perception_noise": noise_counts(world, plan)})
+                                     "perception_noise": noise_counts(world, plan, probes)})
 
 
 def annotated_worlds(spec, worlds: Iterable[WorldProbes]) -> Iterator[WorldProbes]:
