@@ -24,14 +24,17 @@ Every role is then laid out as in generator 4, followed by:
   ("Please forget where I get my coffee."). The fact is past tense with
   ``event='forget'``; the value is current no more, and nothing restates it afterwards
   (the right answer from then on is an abstention).
-- **mentions in passing**: each single-valued attribute but the controls gets a mention rate
-  per week from a Zipf law over a shuffled rank (``PASSING_TOP`` per week for the first,
-  ``PASSING_TOP / rank`` for the others, times a log-normal jitter): a few attributes come
-  up most weeks, most a handful of times, some once or never. Each mention restates the
-  value current on its written day in passing ("Grabbed a flat white at Kaffeehaus before
-  stand-up", ``pools_v5.PASSING``); about half ride on a chit-chat session of that day
-  (its user turn opens with the mention), the others are sessions of their own.
-
+- **mentions in passing**: every attribute (the controls and the set's members too) gets a
+  mention rate per week from a Zipf law over a shuffled rank (``PASSING_TOP`` per week for
+  the first, ``PASSING_TOP / rank ** PASSING_SLOPE`` for the others, times a log-normal
+  jitter), capped by the days it may be mentioned on: a few attributes come up most weeks,
+  most a handful of times, some once or never. Each mention restates a value held on its
+  written day in passing ("Grabbed a flat white at Kaffeehaus before stand-up",
+  ``pools_v5.PASSING``); a day's mentions ride together, on a chit-chat session of that
+  day about half the time (its user turn opens with them), else in a session of their own.
+- **late documents dated by the calendar**: each of the reversion's changes without a late
+  document gets one stating the value before it from a calendar date ("Since Saturday 31
+  January, my car has been Lancia", ``absolute_late``), delivered after the change.
 - **re-delivered documents** (``redelivery``): the cascade's move, once taken back, and the
   reversion's first change, once reverted, are delivered a second time, unchanged
   (``Session.redelivery_of``), in the interval after the one that made them untrue.
@@ -39,8 +42,9 @@ Every role is then laid out as in generator 4, followed by:
 Mentions keep every case of generator 4 live: none falls in a hazard window (the question
 after a hard case is asked before the user restates it), the dependents of the root are
 mentioned only before the root changes (a contingent or implied one after its tie carries
-the same tie, with the tie's wording), the cascade's root and dependents not between the
-move and its correction, the root not after its late document arrives, a value asked
+the same tie, with the tie's wording; a declared successor not after it is declared, which
+is said four times instead, ``SUCCESSOR_ECHOES``), the cascade's root and dependents not
+between the move and its correction, the root not after its late document arrives, a value asked
 to be forgotten never, and no attribute between a relatively dated late document's date
 read from its delivery day and its delivery.
 """
@@ -81,7 +85,8 @@ PASSING_SLOPE = 0.3
 PASSING_JITTER = 0.35
 """Sigma of the log-normal factor on each attribute's rate."""
 ON_CHITCHAT = 0.5
-"""Share of mentions that ride on a chit-chat session of their day (when there is one)."""
+"""Share of days whose mentions ride on a chit-chat session of that day (when there is
+one)."""
 SHORT_SPAN = 28
 """Free days under which an attribute is ranked after the others for mentions."""
 SUCCESSOR_ECHOES = 3
