@@ -230,18 +230,31 @@ def stage_order(noisy: bool, family: str = CURRENCY) -> tuple[str, ...]:
     return ((PERCEPTION,) if noisy else ()) + FAMILIES.get(family, MISS_STAGES)
 
 
+INTACT = "intact"
+"""The entry of a ``perception_noise`` block that is no error kind: ``{"numerator": n,
+"denominator": d}``, the currency questions that keep an intact path to the right answer
+(``rotbench.perception.noisy.attribution.intact``)."""
+
+
+def error_kinds(noise: dict[str, dict[str, int]] | None) -> dict[str, dict[str, int]]:
+    """``noise`` (a ``perception_noise`` block; None: none) without its ``intact`` entry:
+    the error kinds alone."""
+    return {k: c for k, c in (noise or {}).items() if k != INTACT}
+
+
 def pooled_noise(counts: Iterable[dict[str, dict[str, int]] | None]) -> dict | None:
     """The noisy arm's ``{kind: {"injected": n, "opportunities": m, ...}}`` summed over
     ``counts`` (one per world; None for a world of another arm), every count of a kind
     summed (``question_injected``/``question_opportunities`` too, where the worlds carry
-    them); None when all are None."""
+    them; ``intact``'s numerator and denominator alike); None when all are None."""
     out: dict[str, dict[str, int]] | None = None
     for one in counts:
         if one is None:
             continue
         out = out if out is not None else {}
         for kind, c in one.items():
-            got = out.setdefault(kind, {"injected": 0, "opportunities": 0})
+            got = out.setdefault(kind, {} if kind == INTACT else
+                                 {"injected": 0, "opportunities": 0})
             for key, n in c.items():
                 got[key] = got.get(key, 0) + n
     return out

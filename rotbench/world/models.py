@@ -488,16 +488,18 @@ def truth_rows(world: World, key: str, day: int) -> list[TruthRow]:
     ``knowable_truth`` replays them (effective day, written day, delivery order, turn)."""
     rows: list[TruthRow] = []
     for index, s in enumerate(world.sessions):
-        if s.arrival > day:
+        arrival = s.day if s.delivered_day is None else s.delivered_day  # Session.arrival
+        if arrival > day:
             continue
-        past_in_session = any(f.attribute == key and f.tense == "past" and f.channel is None
-                              and f.decoy is None for f in s.facts)
-        for f in s.facts:
-            if f.attribute != key or f.channel is not None or f.decoy is not None:
-                continue
+        own = [f for f in s.facts
+               if f.attribute == key and f.channel is None and f.decoy is None]
+        if not own:
+            continue
+        past_in_session = any(f.tense == "past" for f in own)
+        for f in own:
             effective = f.effective_day if f.effective_day is not None else s.day
-            rows.append((effective, s.day, index, f.turn, f, past_in_session, s.late,
-                         s.arrival))
+            rows.append((effective, s.day, index, f.turn, f, past_in_session, arrival > s.day,
+                         arrival))
     rows.sort(key=lambda r: r[:4])
     return rows
 

@@ -5,7 +5,7 @@ are the ones only generator 5 says (``pool_data/v5.toml``). Every text is covere
 whole-word uniqueness check (``all_template_texts_v5``).
 
 Placeholders: ``{v}`` the value current on the written day, ``{label}`` the attribute's
-label.
+label, ``{when}`` a calendar date ("Monday 3 March").
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ FORGET: tuple[str, ...] = _DATA["forget"]
 FORGET_ACKS: tuple[str, ...] = _DATA["forget_acks"]
 """The assistant's reply to a forget request."""
 FORGET_SPECIFIC: dict[str, str] = _DATA["forget_specific"]
+ABSOLUTE_CHANGE: tuple[str, ...] = _DATA["absolute_change"]
+"""A late document dating a value's start by the calendar (``{when}``: "Monday 3 March")."""
 """Attribute key -> a forget request worded for it ("please forget where I work")."""
 
 
@@ -35,7 +37,7 @@ def forget_wordings(key: str) -> tuple[str, ...]:
 
 def v5_template_texts() -> list[str]:
     """Every fixed text only generator 5 uses (placeholders included)."""
-    texts = [*FORGET, *FORGET_ACKS, *FORGET_SPECIFIC.values()]
+    texts = [*FORGET, *FORGET_ACKS, *FORGET_SPECIFIC.values(), *ABSOLUTE_CHANGE]
     for wordings in PASSING.values():
         texts += list(wordings)
     return texts

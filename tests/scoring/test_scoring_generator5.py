@@ -55,11 +55,11 @@ def test_forgotten_served_exact(scored) -> None:
     naive = compute_metrics([scored["latest-wins"]])
     # the reference engine does not honour forget requests yet: it serves the value each time
     assert _pairs({m: ref.metrics[m] for m in FORGET_METRICS}) == {
-        "forgotten_served_at_k": (10, 16), "resurrected_first": (0, 10)}
-    assert _pairs(ref.by_kind["forget"]) == {"forgotten_served_at_k": (10, 10),
-                                             "answered_unanswerable": (8, 10)}
-    assert _pairs(naive.by_kind["forget"]) == {"forgotten_served_at_k": (1, 10),
-                                               "answered_unanswerable": (9, 10)}
+        "forgotten_served_at_k": (13, 16), "resurrected_first": (0, 11)}
+    assert _pairs(ref.by_kind["forget"]) == {"forgotten_served_at_k": (13, 13),
+                                             "answered_unanswerable": (8, 13)}
+    assert _pairs(naive.by_kind["forget"]) == {"forgotten_served_at_k": (2, 13),
+                                               "answered_unanswerable": (11, 13)}
 
 
 def test_resurrected_first_exact(scored) -> None:
@@ -67,28 +67,28 @@ def test_resurrected_first_exact(scored) -> None:
     naive = compute_metrics([scored["latest-wins"]])
     # the reference engine replays a re-delivered document by its written day
     assert _pairs(ref.by_kind["redelivery"]) == {
-        "resurrected_first": (0, 10), "current_first": (10, 10),
-        "stale_over_current": (0, 10)}
-    assert _pairs(naive.by_kind["redelivery"])["resurrected_first"] == (1, 10)
+        "resurrected_first": (0, 11), "current_first": (11, 11),
+        "stale_over_current": (0, 11)}
+    assert _pairs(naive.by_kind["redelivery"])["resurrected_first"] == (1, 11)
 
 
 def test_by_evidence_exact(scored) -> None:
     ref = compute_metrics([scored["reference"]])
     naive = compute_metrics([scored["latest-wins"]])
     assert {b: _pairs(r) for b, r in ref.by_evidence.items()} == {
-        "1": {"recall_current_at_k": (35, 35), "current_first": (35, 35),
-              "stale_over_current": (0, 13), "stale_retained_at_k": (0, 13)},
-        "2-3": {"recall_current_at_k": (32, 32), "current_first": (32, 32),
-                "stale_over_current": (0, 27), "stale_retained_at_k": (0, 27)},
-        "4+": {"recall_current_at_k": (16, 16), "current_first": (16, 16),
-               "stale_over_current": (0, 16), "stale_retained_at_k": (0, 16)}}
+        "1": {"recall_current_at_k": (4, 4), "current_first": (4, 4),
+              "stale_over_current": (0, 4), "stale_retained_at_k": (0, 4)},
+        "2-3": {"recall_current_at_k": (7, 7), "current_first": (7, 7),
+                "stale_over_current": (0, 6), "stale_retained_at_k": (0, 6)},
+        "4+": {"recall_current_at_k": (70, 70), "current_first": (70, 70),
+               "stale_over_current": (0, 44), "stale_retained_at_k": (0, 44)}}
     assert {b: _pairs(r) for b, r in naive.by_evidence.items()} == {
-        "1": {"recall_current_at_k": (23, 35), "current_first": (22, 35),
-              "stale_over_current": (1, 13), "stale_retained_at_k": (1, 13)},
-        "2-3": {"recall_current_at_k": (7, 32), "current_first": (5, 32),
-                "stale_over_current": (9, 27), "stale_retained_at_k": (10, 27)},
-        "4+": {"recall_current_at_k": (11, 16), "current_first": (6, 16),
-               "stale_over_current": (1, 16), "stale_retained_at_k": (4, 16)}}
+        "1": {"recall_current_at_k": (4, 4), "current_first": (4, 4),
+              "stale_over_current": (0, 4), "stale_retained_at_k": (0, 4)},
+        "2-3": {"recall_current_at_k": (3, 7), "current_first": (2, 7),
+                "stale_over_current": (0, 6), "stale_retained_at_k": (0, 6)},
+        "4+": {"recall_current_at_k": (43, 70), "current_first": (27, 70),
+               "stale_over_current": (8, 44), "stale_retained_at_k": (10, 44)}}
 
 
 def test_the_tally_gives_the_same_bundle_through_its_json(scored) -> None:

@@ -16,7 +16,7 @@ from rotbench.world.pools_v5 import PASSING
 from tests.world.test_generator4 import NEW_KINDS, TWENTY, kind_counts
 
 SEEDS = (42, 43, 44)
-PINNED_V5 = {42: "f27d4871da76", 43: "f706c64f29d2", 44: "15213cf424b9"}
+PINNED_V5 = {42: "2a285e2786f7", 43: "340905a1ee7d", 44: "d5e62047b97e"}
 
 
 def mentions(world: World) -> Counter:
@@ -61,19 +61,19 @@ def test_fingerprint_is_pinned(seed: int) -> None:
 
 def test_mention_counts_have_a_heavy_tail() -> None:
     got = {seed: mentions(generate_world(seed, generator="5")) for seed in SEEDS}
-    assert got[42] == {"car": 13, "home_city": 9, "gym": 6, "manager": 4, "team": 2,
-                       "employer": 2, "coffee_shop": 2, "code_editor": 1, "project_codename": 1}
-    assert [max(c.values()) for c in got.values()] == [13, 12, 15]
+    assert got[42] == {"car": 26, "phone": 18, "manager": 12, "team": 12, "employer": 5,
+                       "home_city": 4, "gym": 3, "diet": 3, "coffee_shop": 0}
+    assert [max(c.values()) for c in got.values()] == [26, 32, 29]
     for counts in got.values():
         ranked = sorted(counts.values(), reverse=True)
-        assert ranked[0] > 80 / 7 / 2  # one comes up in most of the weeks after the intros
-        assert sorted(ranked)[len(ranked) // 2] <= 3  # most a handful of times at most
-        assert ranked[-1] <= 2  # some once or twice (the two controls never)
+        assert ranked[0] > 80 / 7 * 2  # one comes up twice a week after the intros
+        assert sorted(ranked)[len(ranked) // 2] <= 8  # most a handful of times
+        assert ranked[-1] <= 1  # some once or never
 
 
 def test_mentions_ride_on_chitchat_and_restate_the_current_value(w42: World) -> None:
     carried = [s for s in w42.sessions if s.kind == "filler" and s.facts]
-    assert [s.day for s in carried] == [22, 27, 78]
+    assert [s.day for s in carried] == [28, 36, 38, 53, 60, 63, 68]
     for s in w42.sessions:
         for f in s.facts:
             if s.kind in ("filler", "mention") and f.tense == "present" and f.channel is None:
@@ -82,8 +82,8 @@ def test_mentions_ride_on_chitchat_and_restate_the_current_value(w42: World) -> 
                     assert f.value in truth.current_values, (s.document_uri, f)
     assert "Walked along the river in Ljubljana after dinner, lovely evening." not in [
         t.text for s in w42.sessions for t in s.turns]  # Ljubljana was corrected away
-    assert carried[-1].turns[0].text.startswith(  # the car is Lancia from day 70 to 86
-        "Took the Lancia through the car wash on the way home. ")
+    assert carried[-1].turns[0].text.startswith(  # the car is Skoda from day 54 to 70
+        "Filled up the Skoda this morning, fuel is pricey. ")
 
 
 @pytest.mark.parametrize("seed", TWENTY)
@@ -102,29 +102,29 @@ def test_forget_requests_and_their_questions() -> None:
                     and "forget" in world.truth(p.attribute, p.day).cases)
         got[seed] = (requests, asked)
     assert got == {
-        42: ([(26, "coffee_shop", "Steamline"), (30, "gym", "Corestone"),
-              (36, "gym", "Corestone"), (46, "coffee_shop", "Steamline")], 10),
+        42: ([(26, "coffee_shop", "Steamline"), (36, "coffee_shop", "Steamline"),
+              (39, "gym", "Corestone"), (46, "gym", "Corestone")], 13),
         43: ([(26, "gym", "Pulsegym"), (32, "coffee_shop", "Cupola"),
-              (36, "gym", "Pulsegym"), (36, "coffee_shop", "Cupola")], 10),
-        44: ([(26, "coffee_shop", "Mokatown"), (28, "gym", "Pulsegym"),
-              (36, "coffee_shop", "Mokatown"), (36, "gym", "Pulsegym")], 14)}
+              (36, "gym", "Pulsegym"), (36, "coffee_shop", "Cupola")], 17),
+        44: ([(26, "gym", "Pulsegym"), (32, "coffee_shop", "Mokatown"),
+              (36, "coffee_shop", "Mokatown"), (46, "gym", "Pulsegym")], 15)}
 
 
 def test_a_forgotten_value_has_no_current_and_is_never_restated(w42: World) -> None:
-    before, after = w42.truth("gym", 28), w42.truth("gym", 30)
-    assert (before.current, before.forgotten, before.evidence) == ("Corestone", [], 5)
+    before, after = w42.truth("gym", 38), w42.truth("gym", 39)
+    assert (before.current, before.forgotten, before.evidence) == ("Corestone", [], 10)
     assert (after.current, after.forgotten, after.evidence) == (None, ["Corestone"], None)
     assert after.cases == ["cascade", "forget"]
     assert not [s.day for s in w42.sessions for f in s.facts
-                if f.value == "Corestone" and f.event != "forget" and s.day > 30]
+                if f.value == "Corestone" and f.event != "forget" and s.day > 39]
 
 
 def test_evidence_buckets_exact(w42: World) -> None:
     buckets = Counter(bucket(w42.truth(p.attribute, p.day).evidence)
                       for p in w42.probes if p.attribute is not None)
-    assert buckets == {"1": 35, "2-3": 32, "4+": 16, None: 42}
+    assert buckets == {"1": 4, "2-3": 7, "4+": 70, None: 44}
     assert [w42.truth("home_city", d).evidence for d in w42.checkpoints] == [
-        1, 2, 3, 4, 6, 6, 8, 11, 12]
+        1, 3, 12, 21, 30, 36, 45, 54, 58]
 
 
 def test_generator_4_truths_carry_no_evidence() -> None:
@@ -147,8 +147,10 @@ def test_oracle_reads_forget_requests_and_passing_mentions(w42: World) -> None:
         oracle_texts(generator_3=True, generator_4=True))
     carried = next(s for s in w42.sessions if s.kind == "filler" and s.facts)
     drafts = oracle.extract(Document.from_session(carried, contributor="user"))
-    assert [(d.slot, d.tense, d.event) for d in drafts] == [
-        (carried.facts[0].attribute, "present", None)]
+    assert [(d.slot, d.tense, d.event) for d in drafts] == [  # the day's mentions, together
+        (f.attribute, "present", None) for f in carried.facts]
+    assert [f.attribute for f in carried.facts] == [
+        "language", "diet", "home_city", "phone", "employer"]
 
 
 def test_redelivered_documents_and_their_questions() -> None:
@@ -161,9 +163,9 @@ def test_redelivered_documents_and_their_questions() -> None:
                     and "redelivery" in world.truth(p.attribute, p.day).cases)
         got[seed] = (again, asked)
     assert got == {
-        42: ([(12, 24, "home_city", "Ljubljana"), (12, 60, "car", "Lancia")], 10),
-        43: ([(13, 31, "home_city", "Porto"), (14, 52, "diet", "Mediterranean")], 9),
-        44: ([(14, 24, "home_city", "Hobart"), (14, 49, "phone", "Nokia")], 11)}
+        42: ([(12, 24, "home_city", "Ljubljana"), (12, 64, "car", "Lancia")], 11),
+        43: ([(13, 32, "home_city", "Porto"), (14, 51, "diet", "Mediterranean")], 10),
+        44: ([(14, 22, "home_city", "Hobart"), (14, 50, "phone", "Nokia")], 10)}
 
 
 def test_a_redelivered_document_repeats_its_original_and_changes_no_truth(w42: World) -> None:
@@ -173,7 +175,7 @@ def test_a_redelivered_document_repeats_its_original_and_changes_no_truth(w42: W
     assert copy.document_uri == original.document_uri + "#redelivery"
     assert (copy.day, copy.timestamp, copy.turns, copy.facts) == (
         original.day, original.timestamp, original.turns, original.facts)
-    assert (original.arrival, copy.arrival) == (12, 60)
+    assert (original.arrival, copy.arrival) == (12, 64)
     truth = w42.truth("car", 65)  # Lancia (scheduled) from day 26, Skoda again from 54
     assert (truth.current, truth.redelivered, truth.cases) == ("Skoda", ["Lancia"],
                                                                ["redelivery"])
@@ -217,9 +219,9 @@ def power(world: World) -> Counter:
 def test_every_kind_has_eight_questions_on_the_default_seeds() -> None:
     got = {seed: power(generate_world(seed, generator="5")) for seed in SEEDS}
     assert {seed: [c[k] for k in POWER_KINDS] for seed, c in got.items()} == {
-        42: [20, 8, 10, 10, 9, 10, 10, 12, 17, 19, 20, 10, 10],
-        43: [20, 8, 11, 11, 9, 9, 10, 11, 17, 19, 20, 10, 9],
-        44: [10, 8, 10, 12, 9, 9, 11, 10, 18, 21, 10, 14, 11]}
+        42: [20, 8, 11, 10, 9, 9, 10, 10, 17, 19, 20, 13, 11],
+        43: [20, 8, 12, 11, 9, 10, 9, 9, 17, 22, 20, 17, 10],
+        44: [9, 8, 13, 10, 9, 11, 9, 11, 18, 20, 9, 15, 10]}
 
 
 @pytest.mark.parametrize("seed", range(1, 21))
@@ -291,10 +293,10 @@ def test_hard_cases_are_carried_twice_in_half_the_questions_of_each_kind() -> No
     assert {seed: {k: (n, d) for k, (n, d) in c.items() if 2 * n < d}
             for seed, c in got.items()} == {42: {}, 43: {}, 44: {}}
     assert got[42] == {
-        "late": (20, 20), "correction": (7, 8), "retraction": (8, 10), "scheduled": (6, 10),
-        "set": (6, 9), "successor": (10, 10), "contingent": (9, 10), "implied": (11, 12),
-        "premise": (14, 17), "cascade": (16, 19), "relative_date": (20, 20),
-        "forget": (6, 10), "redelivery": (10, 10)}
+        "late": (20, 20), "correction": (7, 8), "retraction": (10, 11), "scheduled": (5, 10),
+        "set": (6, 9), "successor": (9, 9), "contingent": (8, 10), "implied": (9, 10),
+        "premise": (14, 17), "cascade": (17, 19), "relative_date": (20, 20),
+        "forget": (11, 13), "redelivery": (11, 11)}
 
 
 def test_the_correction_is_said_again_in_other_words(w42: World) -> None:

@@ -33,7 +33,9 @@
     day, when every one of them was perturbed (the root's change decides the dependent's
     value); for a lapsed tie, also the root's statements of the value it hung on, when
     every one of them was perturbed (a store never told that value sees no lapse);
-- ``WorldProbes.perception_noise``: the plan's injected errors and opportunities per kind.
+- ``WorldProbes.perception_noise``: the plan's injected errors and opportunities per kind,
+  and ``intact`` (``{"numerator", "denominator"}``): the currency questions that keep an
+  intact path to the right answer (``intact``).
 
 ``rotbench.scoring.miss_stages`` then files a wrong first answer under ``perception`` when
 its probe carries an error, unless the engine never served one of the arm's claims (it reads
@@ -61,8 +63,9 @@ from rotbench.perception.noisy.handed import (
     norm_value,
 )
 from rotbench.perception.noisy.record import InjectedError, NoisePlan
+from rotbench.scoring.miss_stages import INTACT, error_kinds
 from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
-from rotbench.world.models import World
+from rotbench.world.models import Truth, World
 
 DISPLACING: frozenset[str] = frozenset(
     {"check_error", "decoy_adopted", "relay_adopted", "distorted_value", "tense_error"})
@@ -162,6 +165,10 @@ class _Errors:
             if e.kind in DISPLACING:
                 self.rivals[e.attribute].append(e)
         self.all = plan.errors
+        self.shown: dict[str, list[InjectedError]] = defaultdict(list)  # by document
+        for e in plan.errors:
+            if e.after:
+                self.shown[e.document_uri].append(e)
 
     def on(self, attribute: str, st: Statement, day: int) -> list[str]:
         """Ids of the errors that perturbed ``st`` as of ``day`` (empty: it stood intact)."""
@@ -187,8 +194,8 @@ class _Errors:
         if not h.text:
             return []
         uri = h.provenance.document_uri if h.provenance is not None else None
-        return sorted({e.id for e in self.all if e.after and e.day <= day and e.after in h.text
-                       and (uri is None or uri == e.document_uri)})
+        errors = self.all if uri is None else self.shown.get(uri, ())
+        return sorted({e.id for e in errors if e.after and e.day <= day and e.after in h.text})
 
 
 class _World:
@@ -294,6 +301,43 @@ class _World:
         return p.model_copy(update={"perception_errors": sorted(set(ids)), "hits": hits})
 
 
+def intact(world: World, plan: NoisePlan,
+           truths: dict[tuple[str, int], Truth] | None = None) -> dict[str, int]:
+    """``{"numerator": n, "denominator": d}`` over ``world``'s currency questions (those
+    with a current value: current_first's denominator): ``n`` of them keep an intact path
+    to the right answer, i.e. at least one of the current value's deciding claims
+    (``deciding``) stood unperturbed as of the question's day (``_Errors.on``: no error on
+    it, and no rival said on or after it perceived wrong). A question whose current value
+    no statement delivered by its day carries (a dependent that holds by its tie alone)
+    counts as not intact. It reads the world and the plan only, so every engine of a run
+    gets the same figure. ``truths``: the questions' truths by (attribute, day) where the
+    caller has them (a scored record's), else each is taken from the world."""
+    stmts = statements(world)
+    multi = {a.key for a in world.attributes if a.multi_valued}
+    errors = _Errors(plan, {s.document_uri: s.day for s in world.sessions})
+    n = d = 0
+    for q in world.probes:
+        if q.attribute is None:
+            continue
+        truth = (truths or {}).get((q.attribute, q.day)) or world.truth(q.attribute, q.day)
+        if truth.current is None:
+            continue
+        d += 1
+        claims, _ = deciding(stmts.get(q.attribute, []), set(truth.current_values), q.day,
+                             q.attribute in multi)
+        n += any(not errors.on(q.attribute, st, q.day) for st in claims)
+    return {"numerator": n, "denominator": d}
+
+
+def noise_counts(world: World, plan: NoisePlan,
+                 probes: WorldProbes | None = None) -> dict[str, dict[str, int]]:
+    """A world's ``perception_noise``: the plan's counts per error kind (``plan.counts``)
+    and ``intact`` (``intact``, reading the truths ``probes`` records)."""
+    truths = {(p.attribute, p.day): p.truth for p in (probes.probes if probes else ())
+              if p.attribute is not None and p.truth is not None}
+    return {**plan.counts(), INTACT: intact(world, plan, truths)}
+
+
 def reads_claims(world: WorldProbes, plan: NoisePlan) -> bool:
     """True when the engine served the arm's perceived claims: some hit's text holds a
     sentence the arm handed it. An engine that files raw text (transcript-rag, mem0-raw)
@@ -311,10 +355,11 @@ def annotate(probes: WorldProbes, plan: NoisePlan, world: World) -> WorldProbes:
     errors only when the engine had that very question read as a frame
     (``ProbeRecord.question_read``, recorded from its calls; whatever engine it is)."""
     if not reads_claims(probes, plan):
-        return probes.model_copy(update={"perception_noise": plan.counts()})
+        return probes.model_copy(
+            update={"perception_noise": noise_counts(world, plan, probes)})
     index = _World(world, plan)
     return probes.model_copy(update={"probes": [index.probe(p) for p in probes.probes],
-                                     "perception_noise": plan.counts()})
+                                     "perception_noise": noise_counts(world, plan, probes)})
 
 
 def annotated_worlds(spec, worlds: Iterable[WorldProbes]) -> Iterator[WorldProbes]:
@@ -336,8 +381,8 @@ def split_line(miss_stages: dict[str, int] | None, noise: dict | None) -> str | 
     first answers 40: perception 22, engine 18``. None for a report of another arm."""
     if noise is None:
         return None
-    injected = sum(c["injected"] for c in noise.values())
-    chances = sum(c["opportunities"] for c in noise.values())
+    injected = sum(c["injected"] for c in error_kinds(noise).values())
+    chances = sum(c["opportunities"] for c in error_kinds(noise).values())
     line = f"perception noise: {injected} errors injected in {chances} opportunities"
     if miss_stages is not None:
         wrong = sum(miss_stages.values())

@@ -51,7 +51,9 @@ Views, per run as before the world tables existed (``WHERE run_id = ?`` works on
   channels, score, similarity and provenance.
 - ``perception_noise``: one row per (run, seed, error kind) of a noisy-arm run: run_id,
   seed, kind, injected, opportunities, question_injected, question_opportunities (a run
-  is linked to its worlds in the run's own transaction, so it shows all its rows or none).
+  is linked to its worlds in the run's own transaction, so it shows all its rows or none);
+  the row of kind ``intact`` holds the intact paths: ``injected`` the currency questions
+  that keep an intact path to the right answer, ``opportunities`` the currency questions.
 
 A file written before the world tables (``metrics``, ``probes`` and ``hits`` as tables with
 a run_id) is upgraded in place by ``ensure_schema``: its rows move to the world tables under
@@ -78,6 +80,7 @@ from rotbench.contract.engine import Provenance
 from rotbench.results.files.worlds import INT32, check_world_fits, load_world, world_digest
 from rotbench.results.schema import Report, reads_decoys
 from rotbench.scoring.metrics import MetricsBundle, Rate
+from rotbench.scoring.miss_stages import INTACT, error_kinds
 from rotbench.scoring.models import WorldProbes
 from rotbench.scoring.tally import MetricTally, tally_world
 
@@ -674,12 +677,20 @@ def _probe_and_hit_rows(digest: str, world: WorldProbes) -> tuple[list[dict], li
 def _noise_rows(digest: str, world: WorldProbes) -> list[dict]:
     """``world_noise`` rows of a noisy-arm world: one per error kind of its
     ``perception_noise`` (none on the other arms). ``question_*``: the questions' share of
-    the counts (0 in a world recorded before question noise)."""
-    return [{"world_sha256": digest, "kind": kind, "injected": c["injected"],
+    the counts (0 in a world recorded before question noise). Its ``intact`` entry is a
+    row of kind ``intact`` whose ``injected`` holds the intact currency questions and
+    ``opportunities`` the currency questions (none in a world recorded before it)."""
+    rows = [{"world_sha256": digest, "kind": kind, "injected": c["injected"],
              "opportunities": c["opportunities"],
              "question_injected": c.get("question_injected", 0),
              "question_opportunities": c.get("question_opportunities", 0)}
-            for kind, c in (world.perception_noise or {}).items()]
+            for kind, c in error_kinds(world.perception_noise).items()]
+    intact = (world.perception_noise or {}).get(INTACT)
+    if intact:
+        rows.append({"world_sha256": digest, "kind": INTACT,
+                     "injected": intact["numerator"], "opportunities": intact["denominator"],
+                     "question_injected": 0, "question_opportunities": 0})
+    return rows
 
 
 def _insert_real_pairs(con: duckdb.DuckDBPyConnection, report: Report) -> None:

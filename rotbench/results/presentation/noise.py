@@ -14,6 +14,7 @@ from rotbench.results.presentation.tables import Col, print_table
 from rotbench.results.schema import Report
 from rotbench.safe_text import printable
 from rotbench.scoring.metrics import Rate
+from rotbench.scoring.miss_stages import INTACT, error_kinds
 
 
 def split(report: Report) -> tuple[int, int] | None:
@@ -35,7 +36,8 @@ def profile_label(report: Report) -> str:
 def render_noise(report: Report, console: Console, fmt: Callable[[Rate], str]) -> None:
     """The "Perception noise" table of ``rotbench show``: per kind, injected of
     opportunities (each written by ``fmt``, the page's rate format), then one line with the
-    split. Nothing for another arm."""
+    intact paths (``intact paths: n/d``, when the report has them) and one with the split.
+    Nothing for another arm."""
     noise = report.perception_noise
     if noise is None:
         return
@@ -47,7 +49,11 @@ def render_noise(report: Report, console: Console, fmt: Callable[[Rate], str]) -
                 [[printable(kind, 40), fmt(Rate.of(c.get("injected", 0),
                                                    c.get("opportunities", 0))),
                   _questions(c)]
-                 for kind, c in noise.items()])
+                 for kind, c in error_kinds(noise).items()])
+    intact = noise.get(INTACT)
+    if intact:
+        console.print(f"intact paths: {intact['numerator']}/{intact['denominator']}",
+                      highlight=False, markup=False)
     parts = split(report)
     if parts is not None:
         console.print(f"Wrong first answers: {sum(parts)}; perception {parts[0]}, engine's "
@@ -66,7 +72,7 @@ def noise_rows(reports: list[Report]) -> list[tuple[str, list[Rate | None]]]:
     report; empty when no report is of the noisy arm."""
     if all(r.perception_noise is None for r in reports):
         return []
-    kinds = list(dict.fromkeys(k for r in reports for k in (r.perception_noise or {})))
+    kinds = list(dict.fromkeys(k for r in reports for k in error_kinds(r.perception_noise)))
     rows = []
     for kind in kinds:
         cells: list[Rate | None] = []
@@ -74,6 +80,10 @@ def noise_rows(reports: list[Report]) -> list[tuple[str, list[Rate | None]]]:
             c = (r.perception_noise or {}).get(kind)
             cells.append(None if c is None else Rate.of(c["injected"], c["opportunities"]))
         rows.append((f"noise: {kind}", cells))
+    if any(INTACT in (r.perception_noise or {}) for r in reports):
+        rows.append(("noise: intact paths", [
+            None if (c := (r.perception_noise or {}).get(INTACT)) is None
+            else Rate.of(c["numerator"], c["denominator"]) for r in reports]))
     return rows
 
 
@@ -83,7 +93,7 @@ def noise_section(reports: list[Report], labels: list[str]) -> str:
     if all(r.perception_noise is None for r in reports):
         return ""
     heads = "".join(f"<th>{html.escape(label)}</th>" for label in labels)
-    kinds = list(dict.fromkeys(k for r in reports for k in (r.perception_noise or {})))
+    kinds = list(dict.fromkeys(k for r in reports for k in error_kinds(r.perception_noise)))
 
     def cell(r: Report, kind: str) -> str:
         c = (r.perception_noise or {}).get(kind)
@@ -99,6 +109,11 @@ def noise_section(reports: list[Report], labels: list[str]) -> str:
     rows = [f"<tr><td>profile</td>{names}</tr>"]
     rows += [f"<tr><td><code>{html.escape(k[:40])}</code></td>"
              f"{''.join(cell(r, k) for r in reports)}</tr>" for k in kinds]
+    if any(INTACT in (r.perception_noise or {}) for r in reports):
+        rows.append("<tr><td>intact paths (currency questions)</td>" + "".join(
+            f"<td class=n>{c['numerator']} / {c['denominator']}</td>"
+            if (c := (r.perception_noise or {}).get(INTACT)) else "<td class=n>n/a</td>"
+            for r in reports) + "</tr>")
     for i, what in enumerate(("perception", "engine's own rules")):
         rows.append(f"<tr><td>wrong first answers: {what}</td>" + "".join(
             f"<td class=n>{p[i]}</td>" if (p := split(r)) else "<td class=n>n/a</td>"

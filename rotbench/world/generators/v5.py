@@ -24,14 +24,17 @@ Every role is then laid out as in generator 4, followed by:
   ("Please forget where I get my coffee."). The fact is past tense with
   ``event='forget'``; the value is current no more, and nothing restates it afterwards
   (the right answer from then on is an abstention).
-- **mentions in passing**: each single-valued attribute but the controls gets a mention rate
-  per week from a Zipf law over a shuffled rank (``PASSING_TOP`` per week for the first,
-  ``PASSING_TOP / rank`` for the others, times a log-normal jitter): a few attributes come
-  up most weeks, most a handful of times, some once or never. Each mention restates the
-  value current on its written day in passing ("Grabbed a flat white at Kaffeehaus before
-  stand-up", ``pools_v5.PASSING``); about half ride on a chit-chat session of that day
-  (its user turn opens with the mention), the others are sessions of their own.
-
+- **mentions in passing**: every attribute (the controls and the set's members too) gets a
+  mention rate per week from a Zipf law over a shuffled rank (``PASSING_TOP`` per week for
+  the first, ``PASSING_TOP / rank ** PASSING_SLOPE`` for the others, times a log-normal
+  jitter), capped by the days it may be mentioned on: a few attributes come up most weeks,
+  most a handful of times, some once or never. Each mention restates a value held on its
+  written day in passing ("Grabbed a flat white at Kaffeehaus before stand-up",
+  ``pools_v5.PASSING``); a day's mentions ride together, on a chit-chat session of that
+  day about half the time (its user turn opens with them), else in a session of their own.
+- **late documents dated by the calendar**: each of the reversion's changes without a late
+  document gets one stating the value before it from a calendar date ("Since Saturday 31
+  January, my car has been Lancia", ``absolute_late``), delivered after the change.
 - **re-delivered documents** (``redelivery``): the cascade's move, once taken back, and the
   reversion's first change, once reverted, are delivered a second time, unchanged
   (``Session.redelivery_of``), in the interval after the one that made them untrue.
@@ -39,8 +42,9 @@ Every role is then laid out as in generator 4, followed by:
 Mentions keep every case of generator 4 live: none falls in a hazard window (the question
 after a hard case is asked before the user restates it), the dependents of the root are
 mentioned only before the root changes (a contingent or implied one after its tie carries
-the same tie, with the tie's wording), the cascade's root and dependents not between the
-move and its correction, the root not after its late document arrives, a value asked
+the same tie, with the tie's wording; a declared successor not after it is declared, which
+is said four times instead, ``SUCCESSOR_ECHOES``), the cascade's root and dependents not
+between the move and its correction, the root not after its late document arrives, a value asked
 to be forgotten never, and no attribute between a relatively dated late document's date
 read from its delivery day and its delivery.
 """
@@ -70,17 +74,24 @@ from rotbench.world.pools_v4 import (
     IMPLIED,
     SUCCESSOR,
 )
-from rotbench.world.pools_v5 import FORGET_ACKS, PASSING, forget_wordings
+from rotbench.world.pools_v5 import ABSOLUTE_CHANGE, FORGET_ACKS, PASSING, forget_wordings
 
 VERSION = "5"
-PASSING_TOP = 0.9
+PASSING_TOP = 7.0
 """Mentions in passing per week of the attribute ranked first."""
+PASSING_SLOPE = 0.3
+"""Exponent of the Zipf law over the ranks (the attribute ranked ``r`` gets
+``PASSING_TOP / r ** PASSING_SLOPE`` mentions a week)."""
 PASSING_JITTER = 0.35
 """Sigma of the log-normal factor on each attribute's rate."""
 ON_CHITCHAT = 0.5
-"""Share of mentions that ride on a chit-chat session of their day (when there is one)."""
+"""Share of days whose mentions ride on a chit-chat session of that day (when there is
+one)."""
 SHORT_SPAN = 28
 """Free days under which an attribute is ranked after the others for mentions."""
+SUCCESSOR_ECHOES = 3
+"""Times a declared successor is said again before its root changes (it may not be
+restated in passing: a plain statement would end the successor case)."""
 FORGET_ROLES = ("reversion", "cascade")
 """Roles whose attributes get a forget request (the cascade: both its dependents)."""
 FIRST_CHECKPOINT = 15
@@ -209,6 +220,46 @@ class _BuilderV5(_BuilderV4):
         far = [n for n in spans if delivered - n > t]
         self.say_relative_late(key, value, since, min(far) if far else self.rng.choice(spans),
                                delivered)
+
+    def relative_dates(self, roles: dict[str, str]) -> None:
+        """Generator 4's late documents dated relative to their written day, then one dated
+        by the calendar (``absolute_late``) before each of the reversion's changes that has
+        no late document yet."""
+        super().relative_dates(roles)
+        key = next((k for k, r in roles.items() if r == "reversion"), None)
+        if key is None:
+            return
+        late = {f.effective_day for d in self.drafts if d.delivered is not None
+                for f in d.facts if f.attribute == key}
+        for t in [d for d, _v in self.actual[key]][1:]:
+            since = max(d for d, _v in self.actual[key] if d < t)
+            if since not in late:
+                self.absolute_late(key, t)
+
+    def absolute_late(self, key: str, t: int) -> None:
+        """The value held before ``t``, said by a document written before ``t`` that dates
+        its start by the calendar ("Since Monday 3 March, my car has been Skoda"),
+        delivered on a free day of the interval after ``t``'s: an engine that orders
+        statements by arrival serves it as current; one that dates a document by its
+        delivery keeps its explicit date and does not."""
+        setting = self.late_setting(key, t)
+        if setting is None:
+            return
+        since, value, intervals, index, spans = setting
+        if not spans or index + 1 >= len(intervals):
+            return
+        ok = [d for d in intervals[index + 1]
+              if self.plan.hazard_ok(key, d) and self.plan.statement_ok(key, d)]
+        if not ok:
+            return
+        delivered = self.rng.choice(ok)
+        when = EPOCH + timedelta(days=since)
+        text = self.rng.choice(ABSOLUTE_CHANGE).format(
+            label=self._label(key), v=value, when=f"{when:%A} {when.day} {when:%B}")
+        self.drafts.append(remark(self.rng, since + self.rng.choice(spans), "mention", text, [
+            _present(key, value, effective_day=since)], delivered=delivered))
+        self.plan.statement(key, delivered)
+        self.plan.hazard(key, delivered)
 
     def retraction(self, key: str) -> None:
         """Generator 3's retraction, in the first or second interval (so it is asked about
@@ -379,9 +430,14 @@ class _BuilderV5(_BuilderV4):
                        if t > d.day and v != f.depends_on.value), None)
             if t0 is None:
                 return
-            text = self._other(SUCCESSOR, said, root=f.depends_on.value, label=label,
-                               v=f.value)
-            self._echo(key, "mention", text, f, d.day, t0)
+            lo: int | None = d.day
+            for _ in range(SUCCESSOR_ECHOES):  # each in other words when the pool has them
+                text = self._other(SUCCESSOR, said, root=f.depends_on.value, label=label,
+                                   v=f.value)
+                lo = self._echo(key, "mention", text, f, lo, t0)
+                if lo is None:
+                    break
+                said = text
         elif f.event == "correction" and d.kind == "correction" and f.corrects:
             pool = CASCADE_RETRACTION.get(key) or wordings("correction_later", key)
             text = self._other(pool, said, wrong=f.corrects, new=f.value, label=label)
@@ -433,14 +489,16 @@ class _BuilderV5(_BuilderV4):
         return next((d for d in range(lo + 1, hi) if d > INTRO_LAST_DAY
                      and self.plan.statement_ok(key, d) and d not in self.checkpoints), None)
 
-    def _echo(self, key: str, kind: str, text: str, fact: Fact, lo: int, hi: int) -> None:
+    def _echo(self, key: str, kind: str, text: str, fact: Fact, lo: int, hi: int
+              ) -> int | None:
         """``fact`` said again as ``text``, in a ``kind`` session on a free day strictly
-        between ``lo`` and ``hi`` (none: skipped)."""
+        between ``lo`` and ``hi``; that day (None: no day fits, skipped)."""
         day = self._echo_day(key, lo, hi)
         if day is None:
-            return
+            return None
         self.drafts.append(remark(self.rng, day, kind, text, [fact.model_copy()]))
         self.plan.statement(key, day)
+        return day
 
     # ---- forget requests ------------------------------------------------------------------
 
@@ -481,8 +539,10 @@ class _BuilderV5(_BuilderV4):
     def after_forget(self, roles: dict[str, str]) -> None:
         """Each forgotten cascade dependent gets a new value as a scheduled change, said in
         the first interval after its forget request's checkpoint that fits and in force
-        ``SCHEDULED_LEAD`` intervals later (skipped when nothing fits): the questions
-        before it takes effect ask for an abstention with a declared value pending."""
+        ``SCHEDULED_LEAD`` intervals later, dated relative to its written day when a wording
+        fits (skipped when nothing fits): the questions before it takes effect ask for an
+        abstention with a declared value pending, and an engine that reads "in two weeks"
+        as today serves it early."""
         intervals = self.plan.intervals()
         for key in sorted(k for k, r in roles.items() if r == "cascade"):
             day = self.forgotten.get(key)
@@ -491,10 +551,12 @@ class _BuilderV5(_BuilderV4):
             index = next(i for i, r in enumerate(intervals)
                          if r[0] > self.plan.next_checkpoint(day))
             new = self.fresh(key)
-            for start in (index, index + 1, index + 2):  # later when this one is full
-                if start < len(intervals) - 1 and self._scheduled_flip(
-                        key, new, start, day, sooner=False):
-                    break
+            done = False
+            for modes in (RELATIVE_MODES, ALL_MODES):  # a relative date when one fits
+                for start in (index, index + 1, index + 2):  # later when this one is full
+                    if not done and start < len(intervals) - 1:
+                        done = self._scheduled_flip(key, new, start, day, sooner=False,
+                                                    modes=modes) is not None
 
     # ---- mentions in passing --------------------------------------------------------------
 
@@ -505,7 +567,8 @@ class _BuilderV5(_BuilderV4):
         keys = list(free)
         self.rng.shuffle(keys)
         keys.sort(key=lambda k: len(free[k]) < SHORT_SPAN)
-        return {k: PASSING_TOP / rank * math.exp(self.rng.gauss(0.0, PASSING_JITTER))
+        return {k: PASSING_TOP / rank ** PASSING_SLOPE
+                * math.exp(self.rng.gauss(0.0, PASSING_JITTER))
                 for rank, k in enumerate(keys, start=1)}
 
     def _events(self, kind: str, key: str, tied: bool | None = None) -> list[int]:
@@ -525,7 +588,9 @@ class _BuilderV5(_BuilderV4):
         if late:
             out[DEP_ROOT] = (min(late), end)
         for dep in DEPENDENTS[DEP_ROOT]:
-            out[dep] = (t0, end)
+            declared = self._events("mention", dep, tied=True) if roles.get(
+                dep) == "successor" else []
+            out[dep] = (min([t0, *declared]), end)
         t1 = (self._events("change", CASCADE_ROOT) or [end + 1])[0]
         t3 = (self._events("correction", CASCADE_ROOT) or [end])[-1]
         out[CASCADE_ROOT] = (t1, t3)
@@ -553,36 +618,56 @@ class _BuilderV5(_BuilderV4):
         weeks = max(1.0, (self.days - INTRO_LAST_DAY) / 7)
         blocked = self.blocked(roles)
         chitchat: dict[int, list[Draft]] = {}
+        together: dict[int, Draft] = {}  # the day's session that carries its mentions
         for d in self.drafts:
             if d.kind == "filler" and d.delivered is None:
                 chitchat.setdefault(d.day, []).append(d)
         ties = {dep: self._events("mention", dep, tied=True) for dep in DEPENDENTS[DEP_ROOT]}
         free: dict[str, list[int]] = {}
         for a in ATTRIBUTES:
-            if a.key == MULTI_VALUED or roles.get(a.key) == "control":
-                continue
             lo, hi = blocked.get(a.key) or (0, -1)
             quiet = self._misdated(a.key)
             free[a.key] = [d for d in range(INTRO_LAST_DAY + 1, self.days + 1)
                            if not lo <= d <= hi and self.plan.statement_ok(a.key, d)
-                           and self.value_at(a.key, d)
+                           and self._held(a.key, d)
                            and not any(q0 <= d <= q1 for q0, q1 in quiet)]
         for key, rate in self.rates(free).items():
             n = int(round(rate * weeks))
             days = free[key]
             for day in sorted(self.rng.sample(days, min(n, len(days)))):
-                value = self.value_at(key, day)
-                assert value is not None
+                value = self.rng.choice(self._held(key, day))
                 fact, text = self._passing_fact(key, value, day, roles, ties.get(key))
                 hosts = chitchat.get(day)
-                if hosts and self.rng.random() < ON_CHITCHAT:
+                host = together.get(day)
+                if host is None and hosts and self.rng.random() < ON_CHITCHAT:
                     host = hosts.pop(self.rng.randrange(len(hosts)))
+                if host is not None:
                     user = host.turns[0]
                     host.turns[0] = Turn(role=user.role, text=f"{text} {user.text}")
                     host.facts = [*host.facts, fact]
                 else:
-                    self.drafts.append(remark(self.rng, day, "mention", text, [fact]))
+                    host = remark(self.rng, day, "mention", text, [fact])
+                    self.drafts.append(host)
+                together[day] = host
                 self.plan.statement(key, day)
+
+    def _held(self, key: str, day: int) -> list[str]:
+        """The values of ``key`` held on ``day``: the set's members (its first value, added
+        members less dropped ones, by written day), else the current value alone (empty:
+        none)."""
+        if key != MULTI_VALUED:
+            value = self.value_at(key, day)
+            return [value] if value else []
+        members = [self.actual[key][0][1]]
+        for d in sorted(self.drafts, key=lambda d: d.day):
+            if d.day > day:
+                break
+            for f in d.facts:
+                if f.attribute == key and f.event == "member_add" and f.value not in members:
+                    members.append(f.value)
+                elif f.attribute == key and f.event == "member_drop" and f.value in members:
+                    members.remove(f.value)
+        return [m for m in members if m]
 
     def _passing_fact(self, key: str, value: str, day: int, roles: dict[str, str],
                       tie_days: list[int] | None) -> tuple[Fact, str]:

@@ -1,5 +1,6 @@
 """The noisy arm's ``perception_noise`` in the run database: one row per (run, seed, error
-kind), read back exactly, stored with the run or not at all."""
+kind), and one of kind ``intact`` (intact paths of the currency questions) where the world
+has it, read back exactly, stored with the run or not at all."""
 
 from __future__ import annotations
 
@@ -18,12 +19,14 @@ NOISE = {
     42: {"omission": {"injected": 31, "opportunities": 48, "question_injected": 0,
                       "question_opportunities": 0},
          "subject_split": {"injected": 4, "opportunities": 40, "question_injected": 2,
-                           "question_opportunities": 23}},
+                           "question_opportunities": 23},
+         "intact": {"numerator": 50, "denominator": 81}},
     43: {"omission": {"injected": 28, "opportunities": 50, "question_injected": 0,
                       "question_opportunities": 0},
          "subject_split": {"injected": 3, "opportunities": 38}},  # recorded before noisy/2
 }
-ROWS = [(42, "omission", 31, 48, 0, 0), (42, "subject_split", 4, 40, 2, 23),
+ROWS = [(42, "intact", 50, 81, 0, 0),  # intact currency questions, of the currency questions
+        (42, "omission", 31, 48, 0, 0), (42, "subject_split", 4, 40, 2, 23),
         (43, "omission", 28, 50, 0, 0), (43, "subject_split", 3, 38, 0, 0)]
 
 
@@ -56,7 +59,7 @@ def test_perception_noise_rows_read_back(tmp_path: Path) -> None:
         pooled = con.execute(
             "SELECT kind, sum(injected), sum(opportunities) FROM perception_noise "
             "WHERE run_id = ? GROUP BY kind ORDER BY kind", ["noisy-streamed"]).fetchall()
-    assert pooled == [("omission", 59, 98), ("subject_split", 7, 78)]
+    assert pooled == [("intact", 50, 81), ("omission", 59, 98), ("subject_split", 7, 78)]
 
 
 def test_an_oracle_run_has_no_noise_rows(tmp_path: Path) -> None:
@@ -88,5 +91,5 @@ def test_a_failed_write_leaves_no_noise_rows(tmp_path: Path, monkeypatch) -> Non
     assert _rows(db, "will-fail") == []
     assert _rows(db, "kept") == ROWS
     with duckdb.connect(str(db), read_only=True) as con:
-        assert con.execute("SELECT count(*) FROM world_noise").fetchone() == (4,)
+        assert con.execute("SELECT count(*) FROM world_noise").fetchone() == (5,)
         assert con.execute("SELECT count(*) FROM runs").fetchone() == (1,)

@@ -12,7 +12,8 @@ from rotbench.results.presentation.noise import noise_section, split
 NOISE = {"omission": {"injected": 31, "opportunities": 48},
          "check_error": {"injected": 5, "opportunities": 17},
          "subject_split": {"injected": 4, "opportunities": 40, "question_injected": 2,
-                           "question_opportunities": 23}}
+                           "question_opportunities": 23},
+         "intact": {"numerator": 126, "denominator": 237}}
 STAGES = {"perception": 30, "never_seen": 4, "lost": 0, "outranked": 2, "abstained": 0}
 
 
@@ -36,6 +37,7 @@ def test_show_names_the_profile_counts_and_split(small_report: Report) -> None:
     line = next(x for x in out.splitlines() if "subject_split" in x)
     assert "10% (4/40)" in line and "2 / 23" in line
     assert "of which in questions" in out
+    assert [x for x in out.splitlines() if "intact" in x] == ["intact paths: 126/237"]
     assert "Wrong first answers: 36; perception 30, engine's own rules 6" in out
     assert split(noisy(small_report)) == (30, 6)
     assert "Perception noise" not in _text(small_report)
@@ -45,7 +47,9 @@ def test_compare_adds_a_noise_family_only_with_a_noisy_report(small_report: Repo
     both = compare_reports([small_report, noisy(small_report)], force=True)
     family = next(f for f in both.families if f.name.startswith("Perception noise"))
     assert [r.metric for r in family.rows] == ["noise: omission", "noise: check_error",
-                                               "noise: subject_split"]
+                                               "noise: subject_split", "noise: intact paths"]
+    assert (family.rows[-1].cells[1].rate.numerator,
+            family.rows[-1].cells[1].rate.denominator) == (126, 237)
     assert family.rows[0].cells[0].rate is None
     assert (family.rows[0].cells[1].rate.numerator,
             family.rows[0].cells[1].rate.denominator) == (31, 48)
@@ -58,6 +62,9 @@ def test_html_section(small_report: Report) -> None:
     assert "<td>typical, sha256 40419ef6a02d</td>" in page
     assert "<td class=n>31 / 48</td>" in page
     assert "<td class=n>4 / 40 (questions 2 / 23)</td>" in page
+    assert "<tr><td>intact paths (currency questions)</td><td class=n>n/a</td>" \
+           "<td class=n>126 / 237</td></tr>" in page
+    assert "<code>intact</code>" not in page
     assert "<tr><td>wrong first answers: perception</td><td class=n>n/a</td>" \
            "<td class=n>30</td></tr>" in page
     assert noise_section([small_report], ["oracle"]) == ""
