@@ -57,6 +57,7 @@ from rotbench.contract.extraction import CONVERSATION
 from rotbench.contract.perception import QuestionFrame, subject_key
 from rotbench.embedding import Embedder
 from rotbench.reference.config import EngineConfig
+from rotbench.reference.corroborate import Evidence
 from rotbench.reference.ledger import Ledger
 
 _NEVER = np.iinfo(np.int64).max
@@ -93,8 +94,8 @@ class LedgerIndex:
                         if c.slot_fact or s.activated_at is not None else None
                         for c, s in zip(claims, states, strict=True)]
         self.no_successor = np.array(
-            [s.retired_how in ("dependency", "cascade", "retraction") for s in states],
-            dtype=bool)
+            [s.retired_how in ("dependency", "cascade", "retraction", "forget")
+             for s in states], dtype=bool)
         self.present_own = np.array(
             [c.tense == "present" and c.attribution == "own" for c in claims], dtype=bool)
         self.temp_of = [(subject_key(c.subject), c.slot) if c.mood == "temporary" else None
@@ -119,26 +120,43 @@ class LedgerIndex:
                  if states[i].reinstated_at is not None or states[i].retired_at is not None}
         self.cycles = {i: s for i, s in spans.items() if any(e is not None for _, e in s)}
         """Engine 0.5.0: claims ended and reinstated -> their retired spans (rare)."""
+        self.evidence = Evidence(claims, states, dict(ledger.config))
+        """Engine 0.6.0: the statements of each slot (``query.corroboration``)."""
         order = sorted(range(n), key=lambda i: claims[i].id)
         self.id_rank = np.empty(n, dtype=np.int64)
         self.id_rank[order] = np.arange(n)
 
     def _frame_tiers(self, frame: QuestionFrame, day: int, alive: np.ndarray,
                      ended: np.ndarray, since: np.ndarray, config: EngineConfig
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None,
+                                np.ndarray | None] | None:
         """For a question read as asking about a slot: (the claims ranked first, those
-        ranked second, the only claims to answer with or None), or None to answer nothing
-        (``query.abstain_unknown``). See the module doc for each rule."""
+        ranked second, the only claims to answer with or None, the support ordering the
+        first ones or None), or None to answer nothing (``query.abstain_unknown``). See the
+        module doc for each rule."""
         qc, tc, rc = config.query, config.trust, config.reconcile
         n = len(self.days)
         first = second = np.zeros(n, dtype=bool)
         wanted = (subject_key(frame.subject), frame.slot)
         of_slot = np.array([s == wanted for s in self.slot_of], dtype=bool)
         asked = of_slot & alive & (self.active_from <= day)
+        if qc.corroboration:  # by whom: the speaker, a value read as the subject
+            for i in self.evidence.of_slot(wanted):
+                if alive[i] and self.active_from[i] <= day:
+                    asked[i] = True
         if qc.abstain_unknown and not asked.any():
             return None
         if frame.tense != "present":
-            return first, second, None
+            return first, second, None, None
+        if qc.corroboration and frame.slot is not None:
+            found = self.evidence.first(wanted, day, self.days, ended, since,
+                                        self.active_from,
+                                        self.valid_from if rc.scheduled
+                                        else np.full(n, -1, dtype=np.int64))
+            if found is not None:
+                if qc.temporary_after:
+                    second = alive & np.array([t == wanted for t in self.temp_of], dtype=bool)
+                return found[0], second, None, found[1]
         present = asked & self.present_own & (self.quarantined_at > day)
         if tc.policy:
             present &= ~self.untrusted
@@ -154,7 +172,12 @@ class LedgerIndex:
         if (qc.premise_guard and not present.any()
                 and self._gone(of_slot, day, ended, since)):
             history_only = True
-        return first, second, (asked & self.own_trusted) if history_only else None
+        if not history_only:
+            return first, second, None, None
+        only = asked & self.own_trusted
+        if rc.forget and rc.scheduled:  # 0.6.0: a value not yet in effect is no history
+            only &= self.valid_from <= day
+        return first, second, only, None
 
     def _ended(self, day: int) -> tuple[np.ndarray, np.ndarray]:
         """(retired as of ``day``, the day each such end began) for every claim."""
@@ -227,21 +250,24 @@ class LedgerIndex:
             alive &= ~(self.temporary & (self.valid_until < day))
         first = second = np.zeros(len(self.days), dtype=bool)
         only: np.ndarray | None = None
+        support: np.ndarray | None = None
         if frame is not None and frame.slot is not None:
             tiers = self._frame_tiers(frame, day, alive, ended, since, config)
             if tiers is None:
                 return []
-            first, second, only = tiers
+            first, second, only, support = tiers
         if only is not None:
             keep = only
-        else:
-            keep = alive & ((cos * trust >= qc.relevance_floor) | first | second)
+        else:  # the current value's claims are served even when an update retired them
+            keep = (alive & ((cos * trust >= qc.relevance_floor) | second)) | first
         idx = np.flatnonzero(keep)
         if idx.size == 0:
             return []
         tier = np.where(first, 0, np.where(second, 1, 2))
-        order = idx[np.lexsort((self.id_rank[idx], -self.days[idx], -score[idx],
-                                tier[idx]))][:k]
+        keys = [self.id_rank[idx], -self.days[idx], -score[idx]]
+        if support is not None:
+            keys.append(-support[idx])
+        order = idx[np.lexsort((*keys, tier[idx]))][:k]
         hits: list[Hit] = []
         for rank, i in enumerate(order.tolist(), start=1):
             claim = self.claims[i]

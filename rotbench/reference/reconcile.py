@@ -200,6 +200,12 @@ class Reconciler:
         self.dormant: set[str] = set()
         """Engine 0.5.0: declared successors not (yet) in effect: no search returns them."""
         self._last_day: int | None = None
+        self._digests: set[str] = set()
+        """Engine 0.6.0: content digests of the documents filed (``reconcile.redelivery``)."""
+        self._forgets: dict[str, list[int]] = {}
+        """Engine 0.6.0: value key -> positions of the forget requests naming it."""
+        self._restated: dict[tuple[str | None, str], list[tuple[int, int]]] = {}
+        """Engine 0.6.0: (slot, value key) -> event keys of the user's present statements."""
         self.lookahead: Lookahead | None = None
         """Set by ``deposit`` for a checker that can be asked ahead (see ``lookahead``)."""
 
@@ -215,6 +221,11 @@ class Reconciler:
         self._last_day = doc.arrival
         ledger = self.ledger
         ledger.counts.documents += 1
+        if self.config.reconcile.redelivery and doc.digest is not None:
+            if doc.digest in self._digests:  # the same content again: no new evidence
+                ledger.counts.redelivered += 1
+                return []
+            self._digests.add(doc.digest)
         if not doc.drafts:
             return []
         multi = self.config.store.multi_contributor
@@ -238,6 +249,8 @@ class Reconciler:
             if _may_fill(claim, self.config.reconcile):
                 self.dormant.add(claim.id)
             self.ties.on_file(index)
+            if self.config.reconcile.forget:
+                self._forget(index, claim)
             if claim.slot_fact:
                 self._end_without_check(index, claim)
             self._reconcile(index, claim)
@@ -270,6 +283,46 @@ class Reconciler:
                     self.end(target, claim, how, claim.day)
             elif target.id not in self.inactive:
                 self.end(target, claim, how, claim.day)
+
+    def _forget(self, index: int, claim: Claim) -> None:
+        """Engine 0.6.0, ``reconcile.forget``: a forget request ends every active claim of
+        its value in its slot (or in no slot: someone else's, a hypothetical) said before it
+        (by event time); a claim of that value arriving later ends on arrival when said
+        before the request, or after it with no present statement of the user's own since
+        (which lifts the request). Ends are ``Ending(how='forget')``; no tie acts on them
+        (forgetting is not a change of value). No checker call."""
+        value = _value_key(claim)
+        key = self.keys[index]
+        if claim.event == "forget":
+            self._forgets.setdefault(value, []).append(index)
+            claims = self.ledger.claims
+            for j in range(index):
+                target = claims[j]
+                if (target.id not in self.inactive and target.slot in (claim.slot, None)
+                        and self.keys[j] < key and target.event != "forget"
+                        and _value_key(target) == value):
+                    self._file_forget(target, claim, claim.day)
+            return
+        restating = _settleable(claim) and claim.slot is not None
+        if restating:
+            self._restated.setdefault((claim.slot, value), []).append(key)
+        for f in self._forgets.get(value, []):
+            request = self.ledger.claims[f]
+            if claim.slot not in (request.slot, None):
+                continue
+            fkey = self.keys[f]
+            if key < fkey or (not restating and not any(
+                    fkey < r < key for r in self._restated.get((request.slot, value), []))):
+                if claim.id not in self.inactive:
+                    self._file_forget(claim, request, claim.day)
+                return
+
+    def _file_forget(self, target: Claim, request: Claim, day: int) -> None:
+        self.ledger.events.append(Ending(claim_id=target.id, day=day, ended_by=request.id,
+                                         how="forget"))
+        self.ledger.counts.endings += 1
+        self.ledger.counts.forgotten += 1
+        self.inactive.add(target.id)
 
     def end(self, target: Claim, ender: Claim | str, how: str, day: int,
             cause: str | None = None, never_held: bool | None = None) -> None:
@@ -466,7 +519,12 @@ def _lookahead(extraction: Extraction, embedder: Embedder, checker: Checker,
     (every claim taken as active; the lookahead filters by what is active)."""
     multi = config.store.multi_contributor
     claims: list[Claim] = []
+    seen: set[str] = set()
     for doc in extraction.documents:
+        if config.reconcile.redelivery and doc.digest is not None:
+            if doc.digest in seen:  # not filed (``Reconciler.add``)
+                continue
+            seen.add(doc.digest)
         for draft in doc.drafts:
             claims.append(file_claim(draft, len(claims), doc, multi))
     matrix = (embedder.encode([c.sentence for c in claims]) if claims
