@@ -41,7 +41,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 GOAL = 1.15
 
-NEW_RULES = ("query.corroboration", "reconcile.forget", "reconcile.redelivery")
+NEW_RULES = ("reconcile.corroboration", "reconcile.forget", "reconcile.redelivery")
 CONFIGS = {"0.6.0": (), **{f"{r.split('.')[1]}=false": (f"{r}=false",) for r in NEW_RULES},
            "all three off (0.5.0)": tuple(f"{r}=false" for r in NEW_RULES)}
 SHOWN = ("current_first", "recall_current_at_k", "stale_over_current", "current_lost",

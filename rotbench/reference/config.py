@@ -119,6 +119,13 @@ class ReconcileConfig(_Section):
         "tied to it, and every claim tied to those, as far down as the ties go, each "
         "ending recorded with the claim that caused it. Off: only the root ends (0.4.0).",
     )
+    corroboration: bool = Field(
+        default=True,
+        description="Engine 0.6.0: a slot's current value is decided by the evidence for "
+        "each value (how often and how recently the user stated it, through which channel, "
+        "whether a change was said as one), so one stray statement does not displace a "
+        "value later mentions keep confirming. Off: the latest statement wins (0.5.0).",
+    )
     forget: bool = Field(
         default=True,
         description="Engine 0.6.0: after a forget request the value is served in no "
@@ -173,13 +180,6 @@ class QueryConfig(_Section):
         "slot's own history or nothing, never another claim lifted by its similarity to "
         "the question (a value the question takes for granted). Off: whatever passes the "
         "relevance floor (0.4.0).",
-    )
-    corroboration: bool = Field(
-        default=True,
-        description="Engine 0.6.0: a slot's current value is decided by the evidence for "
-        "each value (how often and how recently the user stated it, through which channel, "
-        "whether a change was said as one), so one stray statement does not displace a "
-        "value later mentions keep confirming. Off: the latest statement wins (0.5.0).",
     )
 
 

@@ -1,5 +1,5 @@
 """Engine 0.6.0: a slot's current value decided by the evidence for each value
-(``query.corroboration``).
+(``reconcile.corroboration``).
 
 ``Evidence`` is built once per ledger state (``LedgerIndex``) and answers, for a present-tense
 question about one subject's slot as of a day, which claims carry the slot's current value
@@ -38,7 +38,7 @@ from collections import defaultdict
 import numpy as np
 
 from rotbench.contract.extraction import CONVERSATION
-from rotbench.contract.perception import Claim, subject_key
+from rotbench.contract.perception import Claim, ClaimDraft, subject_key
 
 USER = "the user"
 SPEAKER = "the speaker"
@@ -48,11 +48,11 @@ NO_SUCCESSOR = frozenset({"correction", "retraction", "member_drop", "dependency
 OTHER_MOODS = frozenset({"hypothetical", "negated", "suggested"})
 
 
-def _value(claim: Claim) -> str:
+def _value(claim: ClaimDraft) -> str:
     return " ".join(claim.value.casefold().split())
 
 
-def who(claim: Claim) -> str:
+def who(claim: ClaimDraft) -> str:
     """The subject a claim is about, as the evidence reads it (see the module doc)."""
     key = subject_key(claim.subject)
     if key == SPEAKER or (claim.slot is not None and key == _value(claim)):

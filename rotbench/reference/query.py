@@ -121,7 +121,7 @@ class LedgerIndex:
         self.cycles = {i: s for i, s in spans.items() if any(e is not None for _, e in s)}
         """Engine 0.5.0: claims ended and reinstated -> their retired spans (rare)."""
         self.evidence = Evidence(claims, states, dict(ledger.config))
-        """Engine 0.6.0: the statements of each slot (``query.corroboration``)."""
+        """Engine 0.6.0: the statements of each slot (``reconcile.corroboration``)."""
         order = sorted(range(n), key=lambda i: claims[i].id)
         self.id_rank = np.empty(n, dtype=np.int64)
         self.id_rank[order] = np.arange(n)
@@ -140,7 +140,7 @@ class LedgerIndex:
         wanted = (subject_key(frame.subject), frame.slot)
         of_slot = np.array([s == wanted for s in self.slot_of], dtype=bool)
         asked = of_slot & alive & (self.active_from <= day)
-        if qc.corroboration:  # by whom: the speaker, a value read as the subject
+        if rc.corroboration:  # by whom: the speaker, a value read as the subject
             for i in self.evidence.of_slot(wanted):
                 if alive[i] and self.active_from[i] <= day:
                     asked[i] = True
@@ -148,7 +148,7 @@ class LedgerIndex:
             return None
         if frame.tense != "present":
             return first, second, None, None
-        if qc.corroboration and frame.slot is not None:
+        if rc.corroboration and frame.slot is not None:
             found = self.evidence.first(wanted, day, self.days, ended, since,
                                         self.active_from,
                                         self.valid_from if rc.scheduled

@@ -70,6 +70,7 @@ from rotbench.contract.perception import Checker, Claim, ClaimDraft, Judgement, 
 from rotbench.embedding import DIM, Embedder
 from rotbench.reference import ENGINE_VERSION
 from rotbench.reference.config import EngineConfig, ReconcileConfig
+from rotbench.reference.corroborate import USER, who
 from rotbench.reference.ledger import (
     Activation,
     Correction,
@@ -235,7 +236,7 @@ class Reconciler:
         new: list[Claim] = []
         for offset, draft in enumerate(doc.drafts):
             index = start + offset
-            claim = file_claim(draft, index, doc, multi)
+            claim = file_claim(draft, index, doc, multi, self.config.reconcile.corroboration)
             if self.lookahead is not None:  # the very object the lookahead asked about
                 claim = self.lookahead.claims[index]
             ledger.claims.append(claim)
@@ -483,10 +484,18 @@ class Reconciler:
                 counts.quarantines += 1
 
 
-def file_claim(draft: ClaimDraft, index: int, doc: DocumentClaims, multi: bool) -> Claim:
-    """The claim filed at ledger position ``index`` (0-based) from ``draft`` of ``doc``."""
+def file_claim(draft: ClaimDraft, index: int, doc: DocumentClaims, multi: bool,
+               speakers: bool = False) -> Claim:
+    """The claim filed at ledger position ``index`` (0-based) from ``draft`` of ``doc``.
+
+    ``speakers`` (engine 0.6.0, ``reconcile.corroboration``: by whom): a slot claim naming
+    "the speaker", or whose subject is its own value ("Hobart is the user's home city" read
+    with Hobart as the subject), is filed as the user's."""
+    fields = draft.model_dump()
+    if speakers and draft.slot is not None and who(draft) == USER:
+        fields["subject"] = USER
     return Claim(
-        **draft.model_dump(),
+        **fields,
         id=f"c{index + 1:05d}",
         document_uri=doc.uri,
         lineage=doc.lineage,
@@ -526,7 +535,8 @@ def _lookahead(extraction: Extraction, embedder: Embedder, checker: Checker,
                 continue
             seen.add(doc.digest)
         for draft in doc.drafts:
-            claims.append(file_claim(draft, len(claims), doc, multi))
+            claims.append(file_claim(draft, len(claims), doc, multi,
+                                     config.reconcile.corroboration))
     matrix = (embedder.encode([c.sentence for c in claims]) if claims
               else np.zeros((0, DIM), dtype=np.float32))
     subjects = [subject_key(c.subject) for c in claims]
