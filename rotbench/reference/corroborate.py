@@ -72,6 +72,7 @@ class Evidence:
         relative = bool(config.get("reconcile.relative_dates", True))
         event_time = bool(config.get("reconcile.event_time", True))
         self.forget = bool(config.get("reconcile.forget", True))
+        self.confirm_days = float(config.get("reconcile.confirm_days", 0.0))
         n = len(claims)
         self.value = [_value(c) for c in claims]
         self.event_day = np.empty(n, dtype=np.int64)
@@ -157,9 +158,14 @@ class Evidence:
             lone = count[v] == 1 and self.framed.get(v, day + 1) <= day
             return (over.get(v, -1) <= last[v], not lone, last[v], count[v])
 
-        best = max(count, key=standing)
+        ranked = sorted(count, key=standing, reverse=True)
+        best = ranked[0]
         if over.get(best, -1) > last[best]:  # every value said to be over since
             return None
+        if (self.confirm_days and len(ranked) > 1 and count[best] == 1
+                and day - last[best] > self.confirm_days and count[ranked[1]] >= 2
+                and standing(ranked[1])[:2] == (True, True)):
+            best = ranked[1]  # said once, never confirmed since, against a confirmed value
         gone = [int(since[i]) for i in idx if ended[i] and self.how[i] in (
             "retraction", "dependency", "cascade", "forget")]
         if gone and max(gone) > last[best]:
