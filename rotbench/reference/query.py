@@ -120,11 +120,19 @@ class LedgerIndex:
                  if states[i].reinstated_at is not None or states[i].retired_at is not None}
         self.cycles = {i: s for i, s in spans.items() if any(e is not None for _, e in s)}
         """Engine 0.5.0: claims ended and reinstated -> their retired spans (rare)."""
-        self.evidence = Evidence(claims, states, dict(ledger.config))
-        """Engine 0.6.0: the statements of each slot (``reconcile.corroboration``)."""
+        self._evidence_of = (states, dict(ledger.config))
+        self._evidence: Evidence | None = None
         order = sorted(range(n), key=lambda i: claims[i].id)
         self.id_rank = np.empty(n, dtype=np.int64)
         self.id_rank[order] = np.arange(n)
+
+    @property
+    def evidence(self) -> Evidence:
+        """Engine 0.6.0: the statements of each slot (``reconcile.corroboration``), built
+        on first use."""
+        if self._evidence is None:
+            self._evidence = Evidence(self.claims, *self._evidence_of)
+        return self._evidence
 
     def _frame_tiers(self, frame: QuestionFrame, day: int, alive: np.ndarray,
                      ended: np.ndarray, since: np.ndarray, config: EngineConfig
