@@ -126,10 +126,6 @@ class ReconcileConfig(_Section):
         "whether a change was said as one), so one stray statement does not displace a "
         "value later mentions keep confirming. Off: the latest statement wins (0.5.0).",
     )
-    confirm_days: float = Field(
-        default=0.0, ge=0.0, description="Engine 0.6.0, with ``corroboration``: a value "
-        "said once and not said again for more than this many days yields to the value "
-        "before it when that one was said at least twice (0: never).")
     forget: bool = Field(
         default=True,
         description="Engine 0.6.0: after a forget request the value is served in no "
@@ -261,7 +257,7 @@ class EngineConfig(BaseModel):
         except ValidationError as exc:
             err = exc.errors()[0]
             key = ".".join(str(p) for p in err["loc"])
-            msg = f"bad value for {key!r}: {err['input']!r} is out of range ({err['msg']})"
+            msg = f"bad value for {key!r}: {err['input']!r} is outside [0, 1]"
             raise ConfigError(msg) from None
 
 

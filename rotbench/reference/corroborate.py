@@ -72,7 +72,6 @@ class Evidence:
         relative = bool(config.get("reconcile.relative_dates", True))
         event_time = bool(config.get("reconcile.event_time", True))
         self.forget = bool(config.get("reconcile.forget", True))
-        self.confirm_days = float(config.get("reconcile.confirm_days", 0.0))
         n = len(claims)
         self.value = [_value(c) for c in claims]
         self.event_day = np.empty(n, dtype=np.int64)
@@ -133,11 +132,11 @@ class Evidence:
         if not stated:
             return None
         count: dict[str, int] = defaultdict(int)
-        last: dict[str, int] = {}
+        last: dict[str, tuple[int, int]] = {}  # (event day, ledger position)
         for i in stated:
             v = self.value[i]
             count[v] += 1
-            last[v] = max(last.get(v, -1), int(self.event_day[i]))
+            last[v] = max(last.get(v, (-1, -1)), (int(self.event_day[i]), i))
         n = len(days)
         support = np.zeros(n, dtype=np.int64)
         tier = np.zeros(n, dtype=bool)
@@ -154,21 +153,16 @@ class Evidence:
                 v = self.value[i]
                 over[v] = max(over.get(v, -1), int(self.event_day[i]))
 
-        def standing(v: str) -> tuple[bool, bool, int, int]:
+        def standing(v: str) -> tuple[bool, bool, int, int, int]:
             lone = count[v] == 1 and self.framed.get(v, day + 1) <= day
-            return (over.get(v, -1) <= last[v], not lone, last[v], count[v])
+            return (over.get(v, -1) <= last[v][0], not lone, last[v][0], count[v], last[v][1])
 
-        ranked = sorted(count, key=standing, reverse=True)
-        best = ranked[0]
-        if over.get(best, -1) > last[best]:  # every value said to be over since
+        best = max(count, key=standing)
+        if over.get(best, -1) > last[best][0]:  # every value said to be over since
             return None
-        if (self.confirm_days and len(ranked) > 1 and count[best] == 1
-                and day - last[best] > self.confirm_days and count[ranked[1]] >= 2
-                and standing(ranked[1])[:2] == (True, True)):
-            best = ranked[1]  # said once, never confirmed since, against a confirmed value
         gone = [int(since[i]) for i in idx if ended[i] and self.how[i] in (
             "retraction", "dependency", "cascade", "forget")]
-        if gone and max(gone) > last[best]:
+        if gone and max(gone) > last[best][0]:
             return None
         mine = [i for i in stated if self.value[i] == best]
         alive = [i for i in mine if not ended[i]]

@@ -156,7 +156,7 @@ class LedgerIndex:
             return None
         if frame.tense != "present":
             return first, second, None, None
-        if rc.corroboration and frame.slot is not None:
+        if rc.corroboration and qc.present_first and frame.slot is not None:
             found = self.evidence.first(wanted, day, self.days, ended, since,
                                         self.active_from,
                                         self.valid_from if rc.scheduled
