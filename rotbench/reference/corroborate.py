@@ -78,6 +78,8 @@ class Evidence:
         self.how = [s.retired_how for s in states]
         self.slots: dict[tuple[str, str], list[int]] = defaultdict(list)
         self.forgets: dict[str, list[int]] = defaultdict(list)
+        self.declared: dict[tuple[str, str], list[int]] = defaultdict(list)
+        """(subject, slot) -> the user's declared successors of it (mood ``conditional``)."""
         self.framed: dict[str, int] = {}
         """Value -> the first arrival day of a claim holding it in a framing other than
         the user's own conversation fact."""
@@ -102,6 +104,8 @@ class Evidence:
                     and c.event != "forget":
                 v = self.value[i]
                 self.framed[v] = min(self.framed.get(v, c.day), c.day)
+            if own and c.mood == "conditional" and c.slot is not None and subject == USER:
+                self.declared[(subject, c.slot)].append(i)
             if not own or not (c.slot_fact or s.activated_at is not None):
                 continue
             self.slots[(subject, c.slot)].append(i)
@@ -109,6 +113,16 @@ class Evidence:
                 "retraction", "member_drop", "forget")
                 and (c.mood == "fact" or s.activated_at is not None))
             self.past[i] = c.tense == "past" and c.event is None and c.mood == "fact"
+
+    def declared_only(self, wanted: tuple[str, str], alive: np.ndarray) -> np.ndarray | None:
+        """The slot's declared successors still standing, for a slot that holds no fact:
+        the value the user said it would take is the one evidence there is (None: none)."""
+        found = [i for i in self.declared.get(wanted, []) if alive[i]]
+        if not found:
+            return None
+        tier = np.zeros(len(alive), dtype=bool)
+        tier[found] = True
+        return tier
 
     def of_slot(self, wanted: tuple[str, str]) -> list[int]:
         """Positions of the user's own conversation claims of the (subject, slot)."""

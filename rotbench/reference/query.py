@@ -152,6 +152,10 @@ class LedgerIndex:
             for i in self.evidence.of_slot(wanted):
                 if alive[i] and self.active_from[i] <= day:
                     asked[i] = True
+        if rc.corroboration and not asked.any() and frame.tense == "present":
+            declared = self.evidence.declared_only(wanted, alive)
+            if declared is not None:  # no fact of the slot: what the user said it would be
+                return declared, second, None, None
         if qc.abstain_unknown and not asked.any():
             return None
         if frame.tense != "present":
