@@ -53,42 +53,22 @@ SHOWN = ("current_first", "recall_current_at_k", "stale_over_current", "current_
 
 def read_world(seed: int, generator: str, arm: str, noise: str, embedder):
     """(world, extraction, checker, plan or None) of one seed under the arm."""
-    from rotbench.contract.extraction import world_documents
-    from rotbench.perception.oracle import OracleChecker, OracleExtractor
-    from rotbench.pipeline.extract import extract_concurrently
-    from rotbench.pipeline.index import index_texts
+    from rotbench.perception.oracle import OracleChecker
+    from rotbench.testing.noisy_runs import noisy_read
+    from rotbench.testing.oracle_runs import oracle_read
     from rotbench.world import generate_world
 
     world = generate_world(seed, 90, generator)
-    plan = None
     if arm == "noisy":
-        from rotbench.perception.noisy import load_profile
-        from rotbench.perception.noisy.perception import NoisyChecker, NoisyExtractor
-
-        profile = load_profile(noise)
-        extractor, checker = NoisyExtractor(world, profile), NoisyChecker(world, profile)
-        plan = extractor.plan
-    else:
-        extractor, checker = OracleExtractor(world), OracleChecker()
-    extraction = extract_concurrently(world_documents(world), extractor, concurrency=1,
-                                      questions=[p.question for p in world.probes])
-    embedder.ensure(index_texts(world, extraction))
-    return world, extraction, checker, plan
+        return (world, *noisy_read(world, noise, embedder))
+    return world, oracle_read(world, embedder), OracleChecker(), None
 
 
-def run_config(world, extraction, checker, plan, config, embedder, scorer="v6"):
+def run_config(world, extraction, checker, plan, config, embedder):
     """The scored (and, on the noisy arm, annotated) probes of one configuration."""
-    from rotbench.perception.noisy.attribution import annotate
-    from rotbench.pipeline.probe import probe_as_of
-    from rotbench.reference.engine import ReferenceEngine
-    from rotbench.reference.reconcile import deposit
-    from rotbench.scoring import score_world
+    from rotbench.testing.noisy_runs import scored_run
 
-    ledger = deposit(extraction, embedder, checker, config)
-    engine = ReferenceEngine.from_ledger(ledger, config, embedder, frames=extraction.questions)
-    probed = probe_as_of(world, engine, 10, questions_read=list(extraction.questions))
-    scored = score_world(probed, scorer)
-    return annotate(scored, plan, world) if plan is not None else scored
+    return scored_run(world, extraction, checker, embedder, config, plan)
 
 
 def rules(seeds, generator, arm, noise, misses, cache_dir) -> dict:

@@ -84,8 +84,6 @@ class Evidence:
         """Value -> the first arrival day of a claim holding it in a framing other than
         the user's own conversation fact."""
         self.stating = np.zeros(n, dtype=bool)
-        self.past = np.zeros(n, dtype=bool)
-        """The user's past-tense statements of a value ("my diet was previously Paleo")."""
         self.multi = np.array([bool(c.multi_valued) for c in claims], dtype=bool)
         for i, (c, s) in enumerate(zip(claims, states, strict=True)):
             day = c.written_day if event_time and c.written_day is not None else c.day
@@ -112,7 +110,6 @@ class Evidence:
             self.stating[i] = (c.tense == "present" and c.event not in (
                 "retraction", "member_drop", "forget")
                 and (c.mood == "fact" or s.activated_at is not None))
-            self.past[i] = c.tense == "past" and c.event is None and c.mood == "fact"
 
     def declared_only(self, wanted: tuple[str, str], alive: np.ndarray) -> np.ndarray | None:
         """The slot's declared successors still standing, for a slot that holds no fact:
@@ -161,19 +158,11 @@ class Evidence:
                     support[i] = count[self.value[i]]
             return (tier, support) if tier.any() else None
 
-        over: dict[str, int] = {}
-        for i in idx:
-            if self.past[i] and not (ended[i] and self.how[i] in NO_SUCCESSOR):
-                v = self.value[i]
-                over[v] = max(over.get(v, -1), int(self.event_day[i]))
-
-        def standing(v: str) -> tuple[bool, bool, int, int, int]:
+        def standing(v: str) -> tuple[bool, int, int, int]:
             lone = count[v] == 1 and self.framed.get(v, day + 1) <= day
-            return (over.get(v, -1) <= last[v][0], not lone, last[v][0], count[v], last[v][1])
+            return (not lone, last[v][0], count[v], last[v][1])
 
         best = max(count, key=standing)
-        if over.get(best, -1) > last[best][0]:  # every value said to be over since
-            return None
         gone = [int(since[i]) for i in idx if ended[i] and self.how[i] in (
             "retraction", "dependency", "cascade", "forget")]
         if gone and max(gone) > last[best][0]:
