@@ -43,6 +43,17 @@ Engine 0.5.0:
   history) and nothing else: no claim is lifted into the answer by its similarity to the
   question, such as one naming a value the question takes for granted (``premise``).
   Ended claims themselves are never returned, whatever the question says.
+
+Engine 0.6.0:
+
+- [``reconcile.corroboration``, with ``query.present_first``] for a present-tense question,
+  the claims ranked first are those of the value the evidence names current
+  (``rotbench.reference.corroborate``), served even when an update retired them; for a set,
+  every standing member, most-stated first. When the evidence names none, the rules above
+  decide. A slot holding no fact but a declared successor is answered with it;
+- [``reconcile.forget``] a slot whose last present fact a forget request ended is answered
+  with its history or nothing (as after a retraction), and a history-only answer leaves out
+  a scheduled value not yet in effect.
 """
 
 from __future__ import annotations

@@ -59,6 +59,14 @@ Engine 0.5.0's rules (each its own switch in ``reconcile``, all on by default):
   names: no search returns it; once activated it reads as the fact it became
   (``Reconciler.filed``). Every end, from any rule, goes through ``Reconciler.end`` or
   ``Reconciler.retire``, which tell the ties.
+
+Engine 0.6.0's rules (each its own switch in ``reconcile``, all on by default):
+
+- ``corroboration``: a slot claim naming "the speaker", or whose subject is its own value,
+  is filed as the user's (``file_claim``); the rest of the rule is read at query time;
+- ``forget``: a forget request ends the claims of its value (``Reconciler._forget``);
+- ``redelivery``: a document whose content digest (``DocumentClaims.digest``) was filed
+  before files nothing (``Reconciler.add``).
 """
 
 from __future__ import annotations
