@@ -6,6 +6,7 @@ stores them; they live here, below all of those, so that no one reaches up to a 
 
 from __future__ import annotations
 
+import hashlib
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -30,8 +31,12 @@ class DocumentClaims(Additive):
     contributor: str
     drafts: list[ClaimDraft]
     delivered_day: DeliveredDay = None
+    digest: str | None = Field(
+        default=None, description="16 hex digits of sha256 over the document's kind, "
+        "timestamp and text (``content_digest``): equal for a document delivered again "
+        "unchanged, whatever its URI. None in an extraction made before it was recorded.")
 
-    added_fields = ("delivered_day",)
+    added_fields = ("delivered_day", "digest")
 
     @property
     def arrival(self) -> int:
@@ -85,8 +90,16 @@ def world_documents(world: World, multi_contributor: bool = False) -> list[Docum
     return docs
 
 
+def content_digest(document: Document) -> str:
+    """16 hex digits of sha256 over ``document``'s kind, timestamp and text: what it says and
+    when it was written, not where it was filed (its URI) or when it arrived."""
+    payload = "\x1f".join((document.kind, document.timestamp, document.text))
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
 def extract_document(document: Document, extractor: Extractor) -> DocumentClaims:
-    """Run ``extractor`` on one document and label the drafts with their origin."""
+    """Run ``extractor`` on one document and label the drafts with their origin and its
+    ``content_digest``."""
     return DocumentClaims(
         uri=document.uri,
         day=document.day,
@@ -95,4 +108,5 @@ def extract_document(document: Document, extractor: Extractor) -> DocumentClaims
         contributor=document.contributor,
         drafts=list(extractor.extract(document)),
         delivered_day=document.delivered_day if document.arrival != document.day else None,
+        digest=content_digest(document),
     )

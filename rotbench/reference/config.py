@@ -119,6 +119,25 @@ class ReconcileConfig(_Section):
         "tied to it, and every claim tied to those, as far down as the ties go, each "
         "ending recorded with the claim that caused it. Off: only the root ends (0.4.0).",
     )
+    corroboration: bool = Field(
+        default=True,
+        description="Engine 0.6.0: a slot's current value is decided by the evidence for "
+        "each value (how often and how recently the user stated it, through which channel, "
+        "whether a change was said as one), so one stray statement does not displace a "
+        "value later mentions keep confirming. Off: the latest statement wins (0.5.0).",
+    )
+    forget: bool = Field(
+        default=True,
+        description="Engine 0.6.0: after a forget request the value is served in no "
+        "framing, history included, until the user states it again. Off: a forget "
+        "request is plain history (0.5.0).",
+    )
+    redelivery: bool = Field(
+        default=True,
+        description="Engine 0.6.0: a document whose content (kind, timestamp and text) "
+        "was delivered before adds no claim: it is counted, not filed. Off: filed like "
+        "any document (0.5.0).",
+    )
 
 
 class StoreConfig(_Section):

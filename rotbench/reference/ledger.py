@@ -85,7 +85,7 @@ Cause = Annotated[str | None, Field(
 """Why a claim ended, declared once for the ``Ending`` event and the ``ClaimState`` read
 from it."""
 
-EndingHow = Literal["retraction", "member_drop", "dependency", "cascade"]
+EndingHow = Literal["retraction", "member_drop", "dependency", "cascade", "forget"]
 
 
 class Ending(Additive):
@@ -99,7 +99,11 @@ class Ending(Additive):
     for a correction (the claim was said under a root that never held: not history either).
     ``cause``: the claim whose end ended this one (the root, or a claim between them).
     0.5.0's fields are left out while None (``Additive``): a 0.4.0 ending serialises as
-    before."""
+    before.
+
+    Engine 0.6.0: ``how='forget'``: ``ended_by`` is the user's request to forget the claim's
+    value (generator 5); the claim is served in no framing from ``day`` on, history
+    included."""
 
     kind: Literal["ending"] = "ending"
     claim_id: str
@@ -196,6 +200,12 @@ class LedgerCounts(BaseModel):
     reinstatements: int = Field(
         default=0, description="Engine 0.5.0: claims that hold again because what ended them "
         "never held (``reconcile.cascade``).")
+    forgotten: int = Field(
+        default=0, description="Engine 0.6.0: claims ended by a forget request "
+        "(``reconcile.forget``).")
+    redelivered: int = Field(
+        default=0, description="Engine 0.6.0: documents not filed because the same content "
+        "was delivered before (``reconcile.redelivery``).")
 
     @model_validator(mode="before")
     @classmethod
@@ -219,7 +229,7 @@ class ClaimState(_Frozen):
     retired_at: int | None = None
     superseded_by: str | None = None
     retired_how: Literal["update", "correction", "retraction", "member_drop", "dependency",
-                         "cascade"] | None = Field(
+                         "cascade", "forget"] | None = Field(
         default=None, description="Which event retired it (None while not retired).")
     ended_by: str | None = Field(
         default=None, description="The claim whose correction, retraction or drop retired it "

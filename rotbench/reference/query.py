@@ -43,6 +43,17 @@ Engine 0.5.0:
   history) and nothing else: no claim is lifted into the answer by its similarity to the
   question, such as one naming a value the question takes for granted (``premise``).
   Ended claims themselves are never returned, whatever the question says.
+
+Engine 0.6.0:
+
+- [``reconcile.corroboration``, with ``query.present_first``] for a present-tense question,
+  the claims ranked first are those of the value the evidence names current
+  (``rotbench.reference.corroborate``), served even when an update retired them; for a set,
+  every standing member, most-stated first. When the evidence names none, the rules above
+  decide. A slot holding no fact but a declared successor is answered with it;
+- [``reconcile.forget``] a slot whose last present fact a forget request ended is answered
+  with its history or nothing (as after a retraction), and a history-only answer leaves out
+  a scheduled value not yet in effect.
 """
 
 from __future__ import annotations
@@ -57,6 +68,7 @@ from rotbench.contract.extraction import CONVERSATION
 from rotbench.contract.perception import QuestionFrame, subject_key
 from rotbench.embedding import Embedder
 from rotbench.reference.config import EngineConfig
+from rotbench.reference.corroborate import Evidence
 from rotbench.reference.ledger import Ledger
 
 _NEVER = np.iinfo(np.int64).max
@@ -93,8 +105,8 @@ class LedgerIndex:
                         if c.slot_fact or s.activated_at is not None else None
                         for c, s in zip(claims, states, strict=True)]
         self.no_successor = np.array(
-            [s.retired_how in ("dependency", "cascade", "retraction") for s in states],
-            dtype=bool)
+            [s.retired_how in ("dependency", "cascade", "retraction", "forget")
+             for s in states], dtype=bool)
         self.present_own = np.array(
             [c.tense == "present" and c.attribution == "own" for c in claims], dtype=bool)
         self.temp_of = [(subject_key(c.subject), c.slot) if c.mood == "temporary" else None
@@ -119,26 +131,55 @@ class LedgerIndex:
                  if states[i].reinstated_at is not None or states[i].retired_at is not None}
         self.cycles = {i: s for i, s in spans.items() if any(e is not None for _, e in s)}
         """Engine 0.5.0: claims ended and reinstated -> their retired spans (rare)."""
+        self._evidence_of = (states, dict(ledger.config))
+        self._evidence: Evidence | None = None
         order = sorted(range(n), key=lambda i: claims[i].id)
         self.id_rank = np.empty(n, dtype=np.int64)
         self.id_rank[order] = np.arange(n)
 
+    @property
+    def evidence(self) -> Evidence:
+        """Engine 0.6.0: the statements of each slot (``reconcile.corroboration``), built
+        on first use."""
+        if self._evidence is None:
+            self._evidence = Evidence(self.claims, *self._evidence_of)
+        return self._evidence
+
     def _frame_tiers(self, frame: QuestionFrame, day: int, alive: np.ndarray,
                      ended: np.ndarray, since: np.ndarray, config: EngineConfig
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None,
+                                np.ndarray | None] | None:
         """For a question read as asking about a slot: (the claims ranked first, those
-        ranked second, the only claims to answer with or None), or None to answer nothing
-        (``query.abstain_unknown``). See the module doc for each rule."""
+        ranked second, the only claims to answer with or None, the support ordering the
+        first ones or None), or None to answer nothing (``query.abstain_unknown``). See the
+        module doc for each rule."""
         qc, tc, rc = config.query, config.trust, config.reconcile
         n = len(self.days)
         first = second = np.zeros(n, dtype=bool)
         wanted = (subject_key(frame.subject), frame.slot)
         of_slot = np.array([s == wanted for s in self.slot_of], dtype=bool)
         asked = of_slot & alive & (self.active_from <= day)
+        if rc.corroboration:  # by whom: the speaker, a value read as the subject
+            for i in self.evidence.of_slot(wanted):
+                if alive[i] and self.active_from[i] <= day:
+                    asked[i] = True
+        if rc.corroboration and not asked.any() and frame.tense == "present":
+            declared = self.evidence.declared_only(wanted, alive)
+            if declared is not None:  # no fact of the slot: what the user said it would be
+                return declared, second, None, None
         if qc.abstain_unknown and not asked.any():
             return None
         if frame.tense != "present":
-            return first, second, None
+            return first, second, None, None
+        if rc.corroboration and qc.present_first and frame.slot is not None:
+            found = self.evidence.first(wanted, day, self.days, ended, since,
+                                        self.active_from,
+                                        self.valid_from if rc.scheduled
+                                        else np.full(n, -1, dtype=np.int64))
+            if found is not None:
+                if qc.temporary_after:
+                    second = alive & np.array([t == wanted for t in self.temp_of], dtype=bool)
+                return found[0], second, None, found[1]
         present = asked & self.present_own & (self.quarantined_at > day)
         if tc.policy:
             present &= ~self.untrusted
@@ -154,7 +195,12 @@ class LedgerIndex:
         if (qc.premise_guard and not present.any()
                 and self._gone(of_slot, day, ended, since)):
             history_only = True
-        return first, second, (asked & self.own_trusted) if history_only else None
+        if not history_only:
+            return first, second, None, None
+        only = asked & self.own_trusted
+        if rc.forget and rc.scheduled:  # 0.6.0: a value not yet in effect is no history
+            only &= self.valid_from <= day
+        return first, second, only, None
 
     def _ended(self, day: int) -> tuple[np.ndarray, np.ndarray]:
         """(retired as of ``day``, the day each such end began) for every claim."""
@@ -227,21 +273,24 @@ class LedgerIndex:
             alive &= ~(self.temporary & (self.valid_until < day))
         first = second = np.zeros(len(self.days), dtype=bool)
         only: np.ndarray | None = None
+        support: np.ndarray | None = None
         if frame is not None and frame.slot is not None:
             tiers = self._frame_tiers(frame, day, alive, ended, since, config)
             if tiers is None:
                 return []
-            first, second, only = tiers
+            first, second, only, support = tiers
         if only is not None:
             keep = only
-        else:
-            keep = alive & ((cos * trust >= qc.relevance_floor) | first | second)
+        else:  # the current value's claims are served even when an update retired them
+            keep = (alive & ((cos * trust >= qc.relevance_floor) | second)) | first
         idx = np.flatnonzero(keep)
         if idx.size == 0:
             return []
         tier = np.where(first, 0, np.where(second, 1, 2))
-        order = idx[np.lexsort((self.id_rank[idx], -self.days[idx], -score[idx],
-                                tier[idx]))][:k]
+        keys = [self.id_rank[idx], -self.days[idx], -score[idx]]
+        if support is not None:
+            keys.append(-support[idx])
+        order = idx[np.lexsort((*keys, tier[idx]))][:k]
         hits: list[Hit] = []
         for rank, i in enumerate(order.tolist(), start=1):
             claim = self.claims[i]

@@ -59,6 +59,14 @@ Engine 0.5.0's rules (each its own switch in ``reconcile``, all on by default):
   names: no search returns it; once activated it reads as the fact it became
   (``Reconciler.filed``). Every end, from any rule, goes through ``Reconciler.end`` or
   ``Reconciler.retire``, which tell the ties.
+
+Engine 0.6.0's rules (each its own switch in ``reconcile``, all on by default):
+
+- ``corroboration``: a slot claim naming "the speaker", or whose subject is its own value,
+  is filed as the user's (``file_claim``); the rest of the rule is read at query time;
+- ``forget``: a forget request ends the claims of its value (``Reconciler._forget``);
+- ``redelivery``: a document whose content digest (``DocumentClaims.digest``) was filed
+  before files nothing (``Reconciler.add``).
 """
 
 from __future__ import annotations
@@ -70,6 +78,7 @@ from rotbench.contract.perception import Checker, Claim, ClaimDraft, Judgement, 
 from rotbench.embedding import DIM, Embedder
 from rotbench.reference import ENGINE_VERSION
 from rotbench.reference.config import EngineConfig, ReconcileConfig
+from rotbench.reference.corroborate import USER, who
 from rotbench.reference.ledger import (
     Activation,
     Correction,
@@ -200,6 +209,12 @@ class Reconciler:
         self.dormant: set[str] = set()
         """Engine 0.5.0: declared successors not (yet) in effect: no search returns them."""
         self._last_day: int | None = None
+        self._digests: set[str] = set()
+        """Engine 0.6.0: content digests of the documents filed (``reconcile.redelivery``)."""
+        self._forgets: dict[str, list[int]] = {}
+        """Engine 0.6.0: value key -> positions of the forget requests naming it."""
+        self._restated: dict[tuple[str | None, str], list[tuple[int, int]]] = {}
+        """Engine 0.6.0: (slot, value key) -> event keys of the user's present statements."""
         self.lookahead: Lookahead | None = None
         """Set by ``deposit`` for a checker that can be asked ahead (see ``lookahead``)."""
 
@@ -215,6 +230,11 @@ class Reconciler:
         self._last_day = doc.arrival
         ledger = self.ledger
         ledger.counts.documents += 1
+        if self.config.reconcile.redelivery and doc.digest is not None:
+            if doc.digest in self._digests:  # the same content again: no new evidence
+                ledger.counts.redelivered += 1
+                return []
+            self._digests.add(doc.digest)
         if not doc.drafts:
             return []
         multi = self.config.store.multi_contributor
@@ -224,7 +244,7 @@ class Reconciler:
         new: list[Claim] = []
         for offset, draft in enumerate(doc.drafts):
             index = start + offset
-            claim = file_claim(draft, index, doc, multi)
+            claim = file_claim(draft, index, doc, multi, self.config.reconcile.corroboration)
             if self.lookahead is not None:  # the very object the lookahead asked about
                 claim = self.lookahead.claims[index]
             ledger.claims.append(claim)
@@ -238,6 +258,8 @@ class Reconciler:
             if _may_fill(claim, self.config.reconcile):
                 self.dormant.add(claim.id)
             self.ties.on_file(index)
+            if self.config.reconcile.forget:
+                self._forget(index, claim)
             if claim.slot_fact:
                 self._end_without_check(index, claim)
             self._reconcile(index, claim)
@@ -270,6 +292,46 @@ class Reconciler:
                     self.end(target, claim, how, claim.day)
             elif target.id not in self.inactive:
                 self.end(target, claim, how, claim.day)
+
+    def _forget(self, index: int, claim: Claim) -> None:
+        """Engine 0.6.0, ``reconcile.forget``: a forget request ends every active claim of
+        its value in its slot (or in no slot: someone else's, a hypothetical) said before it
+        (by event time); a claim of that value arriving later ends on arrival when said
+        before the request, or after it with no present statement of the user's own since
+        (which lifts the request). Ends are ``Ending(how='forget')``; no tie acts on them
+        (forgetting is not a change of value). No checker call."""
+        value = _value_key(claim)
+        key = self.keys[index]
+        if claim.event == "forget":
+            self._forgets.setdefault(value, []).append(index)
+            claims = self.ledger.claims
+            for j in range(index):
+                target = claims[j]
+                if (target.id not in self.inactive and target.slot in (claim.slot, None)
+                        and self.keys[j] < key and target.event != "forget"
+                        and _value_key(target) == value):
+                    self._file_forget(target, claim, claim.day)
+            return
+        restating = _settleable(claim) and claim.slot is not None
+        if restating:
+            self._restated.setdefault((claim.slot, value), []).append(key)
+        for f in self._forgets.get(value, []):
+            request = self.ledger.claims[f]
+            if claim.slot not in (request.slot, None):
+                continue
+            fkey = self.keys[f]
+            if key < fkey or (not restating and not any(
+                    fkey < r < key for r in self._restated.get((request.slot, value), []))):
+                if claim.id not in self.inactive:
+                    self._file_forget(claim, request, claim.day)
+                return
+
+    def _file_forget(self, target: Claim, request: Claim, day: int) -> None:
+        self.ledger.events.append(Ending(claim_id=target.id, day=day, ended_by=request.id,
+                                         how="forget"))
+        self.ledger.counts.endings += 1
+        self.ledger.counts.forgotten += 1
+        self.inactive.add(target.id)
 
     def end(self, target: Claim, ender: Claim | str, how: str, day: int,
             cause: str | None = None, never_held: bool | None = None) -> None:
@@ -430,10 +492,18 @@ class Reconciler:
                 counts.quarantines += 1
 
 
-def file_claim(draft: ClaimDraft, index: int, doc: DocumentClaims, multi: bool) -> Claim:
-    """The claim filed at ledger position ``index`` (0-based) from ``draft`` of ``doc``."""
+def file_claim(draft: ClaimDraft, index: int, doc: DocumentClaims, multi: bool,
+               speakers: bool = False) -> Claim:
+    """The claim filed at ledger position ``index`` (0-based) from ``draft`` of ``doc``.
+
+    ``speakers`` (engine 0.6.0, ``reconcile.corroboration``: by whom): a slot claim naming
+    "the speaker", or whose subject is its own value ("Hobart is the user's home city" read
+    with Hobart as the subject), is filed as the user's."""
+    fields = draft.model_dump()
+    if speakers and draft.slot is not None and who(draft) == USER:
+        fields["subject"] = USER
     return Claim(
-        **draft.model_dump(),
+        **fields,
         id=f"c{index + 1:05d}",
         document_uri=doc.uri,
         lineage=doc.lineage,
@@ -466,9 +536,15 @@ def _lookahead(extraction: Extraction, embedder: Embedder, checker: Checker,
     (every claim taken as active; the lookahead filters by what is active)."""
     multi = config.store.multi_contributor
     claims: list[Claim] = []
+    seen: set[str] = set()
     for doc in extraction.documents:
+        if config.reconcile.redelivery and doc.digest is not None:
+            if doc.digest in seen:  # not filed (``Reconciler.add``)
+                continue
+            seen.add(doc.digest)
         for draft in doc.drafts:
-            claims.append(file_claim(draft, len(claims), doc, multi))
+            claims.append(file_claim(draft, len(claims), doc, multi,
+                                     config.reconcile.corroboration))
     matrix = (embedder.encode([c.sentence for c in claims]) if claims
               else np.zeros((0, DIM), dtype=np.float32))
     subjects = [subject_key(c.subject) for c in claims]

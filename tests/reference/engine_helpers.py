@@ -19,7 +19,8 @@ def fact(attribute: str, value: str, tense: str = "present", channel: str | None
 
 
 def session(day: int, facts: list[Fact], uri: str | None = None, kind: str = "mention") -> Session:
-    """A one-turn session carrying ``facts`` (the text is irrelevant to the oracle)."""
+    """A one-turn session carrying ``facts`` (the text, irrelevant to the oracle, names the
+    URI: two sessions are never one document delivered twice)."""
     uri = uri or f"session://test/day-{day:03d}/{len(facts)}-{facts[0].value if facts else 'x'}"
     role = "tool" if kind == "web_page" else "user"
     return Session(
@@ -28,7 +29,7 @@ def session(day: int, facts: list[Fact], uri: str | None = None, kind: str = "me
         timestamp=f"2026-01-01T09:00:00Z+{day}d",
         kind=kind,
         document_uri=uri,
-        turns=[Turn(role=role, text="(text)")],
+        turns=[Turn(role=role, text=f"(text of {uri})")],
         facts=facts,
     )
 

@@ -1,0 +1,181 @@
+"""Benchmark: engine 0.6.0 against 0.5.0's rules (issue 55): what each new switch buys on the
+oracle arm and the noisy arm, whether its own misses are gone, and a cold run side by side.
+
+Usage::
+
+    python benchmarks/bench_engine_v6.py rules [--seeds 42-44] [--generator 5]
+        [--arm oracle|noisy] [--noise good|typical] [--misses]
+    python benchmarks/bench_engine_v6.py cold --base /tmp/engine-0.5.0 [--rounds 3]
+
+``rules`` generates each world once, reads it with the arm's perception (oracle, or the noisy
+arm's ``NoisyExtractor``/``NoisyChecker`` under ``--noise``), deposits it under every
+configuration (0.6.0 as shipped, each new switch off alone, all three off: 0.5.0's rules)
+and prints a Markdown table of pooled figures as ``value (n/d)`` with the wrong first answers
+per miss stage (noisy arm: the attribution issue's evidence rule, as a run files them).
+``--misses`` prints each wrong first answer filed under an engine stage.
+
+``cold``: a cold ``rotbench run`` (default arguments, a fresh cache and reports folder each
+time, a child process) of ``--base`` (a tree holding engine 0.5.0) and of this tree,
+alternating; prints each run's CPU seconds (user + system of the child and what it waited
+for), wall seconds and peak RSS, then the ratio of the median CPU seconds (goal: <= 1.15).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from process_cpu import waited_run  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+GOAL = 1.15
+
+NEW_RULES = ("reconcile.corroboration", "reconcile.forget", "reconcile.redelivery")
+CONFIGS = {"0.6.0": (), **{f"{r.split('.')[1]}=false": (f"{r}=false",) for r in NEW_RULES},
+           "all three off (0.5.0)": tuple(f"{r}=false" for r in NEW_RULES)}
+SHOWN = ("current_first", "recall_current_at_k", "stale_over_current", "current_lost",
+         "decoy_first", "poison_first", "answered_unanswerable", "late_stale_first",
+         "premature_first", "corrected_served_at_k", "retracted_asserted_at_k", "member_lost",
+         "successor_first", "dependent_stale_first", "premise_stale_first",
+         "cascade_asserted_at_k", "forgotten_served_at_k", "resurrected_first")
+
+
+def read_world(seed: int, generator: str, arm: str, noise: str, embedder):
+    """(world, extraction, checker, plan or None) of one seed under the arm."""
+    from rotbench.perception.oracle import OracleChecker
+    from rotbench.testing.noisy_runs import noisy_read
+    from rotbench.testing.oracle_runs import oracle_read
+    from rotbench.world import generate_world
+
+    world = generate_world(seed, 90, generator)
+    if arm == "noisy":
+        return (world, *noisy_read(world, noise, embedder))
+    return world, oracle_read(world, embedder), OracleChecker(), None
+
+
+def run_config(world, extraction, checker, plan, config, embedder):
+    """The scored (and, on the noisy arm, annotated) probes of one configuration."""
+    from rotbench.testing.noisy_runs import scored_run
+
+    return scored_run(world, extraction, checker, embedder, config, plan)
+
+
+def rules(seeds, generator, arm, noise, misses, cache_dir) -> dict:
+    """Print the table (see the module text); returns {config: {metric: (n, d)}}."""
+    from rotbench.embedding import Embedder
+    from rotbench.reference.config import EngineConfig
+    from rotbench.scoring import compute_metrics
+    from rotbench.scoring.miss_stages import question_stages
+
+    start = time.perf_counter()
+    embedder = Embedder(cache_dir)
+    configs = {name: EngineConfig().with_overrides(list(o)) for name, o in CONFIGS.items()}
+    scored = {name: [] for name in configs}
+    stages = {name: Counter() for name in configs}
+    for seed in seeds:
+        world, extraction, checker, plan = read_world(seed, generator, arm, noise, embedder)
+        for name, config in configs.items():
+            w = run_config(world, extraction, checker, plan, config, embedder)
+            scored[name].append(w)
+            for i, stage in question_stages(w).items():
+                stages[name][stage] += 1
+                if misses and name == "0.6.0" and stage != "perception":
+                    p = w.probes[i]
+                    print(f"seed {seed} day {p.day} {p.attribute} [{stage}] truth "
+                          f"{p.truth.current_values} q={p.question!r} first="
+                          f"{[h.text for h in p.hits[:3]]}")
+    out = {}
+    label = f"{arm}" + (f" {noise}" if arm == "noisy" else "")
+    print(f"\nseeds {seeds[0]}-{seeds[-1]} ({len(seeds)} worlds), generator {generator}, "
+          f"{label} arm, scorer v6, top 10\n")
+    print("| metric | " + " | ".join(configs) + " |")
+    print("|---" * (len(configs) + 1) + "|")
+    bundles = {name: compute_metrics(ws) for name, ws in scored.items()}
+    for metric in SHOWN:
+        rates = [bundles[name].metrics.get(metric) for name in configs]
+        if any(r is None for r in rates):
+            continue
+        for name, r in zip(configs, rates, strict=True):
+            out.setdefault(name, {})[metric] = (r.numerator, r.denominator)
+        cells = [("n/a" if r.value is None else f"{100 * r.value:.3g}%")
+                 + f" ({r.numerator}/{r.denominator})" for r in rates]
+        print(f"| {metric} | " + " | ".join(cells) + " |")
+    names = sorted({s for c in stages.values() for s in c})
+    for stage in names:
+        print(f"| wrong first: {stage} | "
+              + " | ".join(str(stages[n][stage]) for n in configs) + " |")
+        for n in configs:
+            out[n][f"stage:{stage}"] = stages[n][stage]
+    print(f"\nwall {time.perf_counter() - start:.1f} s, load {os.getloadavg()[0]:.2f}")
+    return out
+
+
+def cold_cpu(tree: Path, scratch: Path) -> dict:
+    """One cold default ``rotbench run`` of ``tree``: CPU and wall seconds, peak MB."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    argv = [sys.executable, "-m", "rotbench.cli.main", "run", "--cache-dir",
+            str(scratch / "cache"), "--reports-dir", str(scratch / "reports")]
+    env = {**os.environ, "PYTHONPATH": str(tree), "HF_HUB_OFFLINE": "1"}
+    before = os.times()
+    with (scratch / "stderr.txt").open("w") as err:
+        wall, code, peak_mb = waited_run(argv, err, env=env, cwd=scratch)
+    after = os.times()
+    if code != 0:
+        raise SystemExit(f"{tree}: rotbench run failed (exit {code})")
+    cpu = (after.children_user - before.children_user
+           + after.children_system - before.children_system)
+    return {"tree": str(tree), "cpu_s": round(cpu, 2), "wall_s": round(wall, 1),
+            "peak_mb": round(peak_mb), "load_1min": round(os.getloadavg()[0], 2)}
+
+
+def cold(base: Path, rounds: int) -> None:
+    """Alternate cold runs of ``base`` and this tree; print the CPU ratio of the medians."""
+    runs: dict[str, list[float]] = {"base": [], "new": []}
+    with tempfile.TemporaryDirectory(prefix="bench-v6-") as tmp:
+        for r in range(rounds):
+            order = [("base", base), ("new", ROOT)]
+            for name, tree in (order if r % 2 == 0 else order[::-1]):
+                got = cold_cpu(tree, Path(tmp) / f"{name}{r}")
+                print(json.dumps({"run": name, **got}), flush=True)
+                runs[name].append(got["cpu_s"])
+                subprocess.run(["rm", "-rf", str(Path(tmp) / f"{name}{r}")], check=False)
+    b, n = statistics.median(runs["base"]), statistics.median(runs["new"])
+    print(f"median CPU: base {b:.2f} s, new {n:.2f} s: {n / b:.2f}x (goal <= {GOAL}x)")
+
+
+def main() -> None:
+    from bench_reference_seeds import parse_seeds
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("rules")
+    r.add_argument("--seeds", default="42-44")
+    r.add_argument("--generator", default="5")
+    r.add_argument("--arm", choices=("oracle", "noisy"), default="oracle")
+    r.add_argument("--noise", default="good")
+    r.add_argument("--misses", action="store_true")
+    r.add_argument("--cache-dir", type=Path, default=ROOT / "cache")
+    c = sub.add_parser("cold")
+    c.add_argument("--base", type=Path, required=True)
+    c.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    if args.cmd == "rules":
+        rules(parse_seeds(args.seeds), args.generator, args.arm, args.noise, args.misses,
+              args.cache_dir)
+    else:
+        cold(args.base, args.rounds)
+
+
+if __name__ == "__main__":
+    main()

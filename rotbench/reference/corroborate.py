@@ -1,0 +1,186 @@
+"""Engine 0.6.0: a slot's current value decided by the evidence for each value
+(``reconcile.corroboration``).
+
+``Evidence`` is built once per ledger state (``LedgerIndex``) and answers, for a present-tense
+question about one subject's slot as of a day, which claims carry the slot's current value
+(``Evidence.first``). What counts as a statement of a value:
+
+- **by whom**: a fact of the asked slot whose subject is the asked subject; for the user,
+  also a claim naming the user as "the speaker", and a claim whose subject is its own value
+  ("Hobart is the user's home city" read with Hobart as its subject), which can only be
+  about the user's slot;
+- **through which channel**: said in conversation, the user's own words, present tense, a
+  plain fact (or a declared successor from its activation); a scheduled change from its
+  effective day;
+- not ended by anything that says the value never held or no longer holds without a
+  successor (a correction, a retraction, a lapse or cascade, a forget request, a member
+  drop); a claim retired by an update still counts: the update is a judgement on two
+  claims, which the evidence decides again.
+
+Each value gets its statements' count and its last event day (the day it was said, moved to
+a scheduled change's effective day or back to the day a relative date names, as deposit
+orders claims; a successor's activation day). The current value is the value stated last,
+so a change stated once is current at once and a stray statement is displaced by the next
+mention of the value it displaced; a value stated only once that the store also holds in
+another framing (someone else's, hypothetical, declined, relayed, from a web page) yields to
+the values stated in the user's own words only; on a tie of days the value stated more often
+wins. When the slot's last present fact ended with no successor after that value was last
+said, there is no current value and the question is answered as engine 0.5.0 answers it.
+A set (``multi_valued``) keeps every member standing, most-stated first.
+
+Nothing here reads the world: only the claims and events of the ledger.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+from rotbench.contract.extraction import CONVERSATION
+from rotbench.contract.perception import Claim, ClaimDraft, subject_key
+
+USER = "the user"
+SPEAKER = "the speaker"
+NO_SUCCESSOR = frozenset({"correction", "retraction", "member_drop", "dependency", "cascade",
+                          "forget"})
+"""Ends after which a claim is no evidence of a current value."""
+OTHER_MOODS = frozenset({"hypothetical", "negated", "suggested"})
+
+
+def _value(claim: ClaimDraft) -> str:
+    return " ".join(claim.value.casefold().split())
+
+
+def who(claim: ClaimDraft) -> str:
+    """The subject a claim is about, as the evidence reads it (see the module doc)."""
+    key = subject_key(claim.subject)
+    if key == SPEAKER or (claim.slot is not None and key == _value(claim)):
+        return USER
+    return key
+
+
+class Evidence:
+    """The statements of every (subject, slot) of a ledger (see the module doc).
+
+    ``claims``, ``states``: the ledger's claims and their final states, in ledger order;
+    ``config``: the ledger's recorded settings (``Ledger.config``), which decide how deposit
+    dated each claim. Build once per ledger state."""
+
+    def __init__(self, claims: list[Claim], states: list, config: dict) -> None:
+        scheduled = bool(config.get("reconcile.scheduled", True))
+        relative = bool(config.get("reconcile.relative_dates", True))
+        event_time = bool(config.get("reconcile.event_time", True))
+        self.forget = bool(config.get("reconcile.forget", True))
+        n = len(claims)
+        self.value = [_value(c) for c in claims]
+        self.event_day = np.empty(n, dtype=np.int64)
+        self.how = [s.retired_how for s in states]
+        self.slots: dict[tuple[str, str], list[int]] = defaultdict(list)
+        self.forgets: dict[str, list[int]] = defaultdict(list)
+        self.declared: dict[tuple[str, str], list[int]] = defaultdict(list)
+        """(subject, slot) -> the user's declared successors of it (mood ``conditional``)."""
+        self.framed: dict[str, int] = {}
+        """Value -> the first arrival day of a claim holding it in a framing other than
+        the user's own conversation fact."""
+        self.stating = np.zeros(n, dtype=bool)
+        self.multi = np.array([bool(c.multi_valued) for c in claims], dtype=bool)
+        for i, (c, s) in enumerate(zip(claims, states, strict=True)):
+            day = c.written_day if event_time and c.written_day is not None else c.day
+            if scheduled and c.valid_from is not None:
+                day = max(day, c.valid_from)
+            if relative and c.valid_from is not None:
+                day = min(day, c.valid_from)
+            if s.activated_at is not None:
+                day = s.activated_at
+            self.event_day[i] = day
+            subject = who(c)
+            own = c.attribution == "own" and c.lineage == CONVERSATION
+            if c.slot is not None and c.event == "forget" and own:
+                self.forgets[c.slot].append(i)
+            if (c.slot is None or not own or c.mood in OTHER_MOODS or subject != USER) \
+                    and c.event != "forget":
+                v = self.value[i]
+                self.framed[v] = min(self.framed.get(v, c.day), c.day)
+            if own and c.mood == "conditional" and c.slot is not None and subject == USER:
+                self.declared[(subject, c.slot)].append(i)
+            if not own or not (c.slot_fact or s.activated_at is not None):
+                continue
+            self.slots[(subject, c.slot)].append(i)
+            self.stating[i] = (c.tense == "present" and c.event not in (
+                "retraction", "member_drop", "forget")
+                and (c.mood == "fact" or s.activated_at is not None))
+
+    def declared_only(self, wanted: tuple[str, str], alive: np.ndarray) -> np.ndarray | None:
+        """The slot's declared successors still standing, for a slot that holds no fact:
+        the value the user said it would take is the one evidence there is (None: none)."""
+        found = [i for i in self.declared.get(wanted, []) if alive[i]]
+        if not found:
+            return None
+        tier = np.zeros(len(alive), dtype=bool)
+        tier[found] = True
+        return tier
+
+    def of_slot(self, wanted: tuple[str, str]) -> list[int]:
+        """Positions of the user's own conversation claims of the (subject, slot)."""
+        return self.slots.get(wanted, [])
+
+    def first(self, wanted: tuple[str, str], day: int, days: np.ndarray,
+              ended: np.ndarray, since: np.ndarray, active_from: np.ndarray,
+              valid_from: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """(the claims that carry the slot's current value as of ``day``, each claim's
+        support: its value's count of statements), or None when the evidence names no
+        current value (the caller answers as 0.5.0 does). ``days``, ``ended``, ``since``,
+        ``active_from``, ``valid_from``: the index's arrays as of ``day``."""
+        idx = [i for i in self.of_slot(wanted) if days[i] <= day]
+        if not idx:
+            return None
+        stated = [i for i in idx if self.stating[i] and active_from[i] <= day
+                  and valid_from[i] <= day
+                  and not (ended[i] and self.how[i] in NO_SUCCESSOR)]
+        if self.forget:
+            stated = self._unforgotten(wanted[1], stated, day, days)
+        if not stated:
+            return None
+        count: dict[str, int] = defaultdict(int)
+        last: dict[str, tuple[int, int]] = {}  # (event day, ledger position)
+        for i in stated:
+            v = self.value[i]
+            count[v] += 1
+            last[v] = max(last.get(v, (-1, -1)), (int(self.event_day[i]), i))
+        n = len(days)
+        support = np.zeros(n, dtype=np.int64)
+        tier = np.zeros(n, dtype=bool)
+        if self.multi[stated].any():
+            for i in stated:
+                if not ended[i]:
+                    tier[i] = True
+                    support[i] = count[self.value[i]]
+            return (tier, support) if tier.any() else None
+
+        def standing(v: str) -> tuple[bool, int, int, int]:
+            lone = count[v] == 1 and self.framed.get(v, day + 1) <= day
+            return (not lone, last[v][0], count[v], last[v][1])
+
+        best = max(count, key=standing)
+        gone = [int(since[i]) for i in idx if ended[i] and self.how[i] in (
+            "retraction", "dependency", "cascade", "forget")]
+        if gone and max(gone) > last[best][0]:
+            return None
+        mine = [i for i in stated if self.value[i] == best]
+        alive = [i for i in mine if not ended[i]]
+        for i in alive or [max(mine, key=lambda j: (int(self.event_day[j]), j))]:
+            tier[i] = True
+            support[i] = count[best]
+        return tier, support
+
+    def _unforgotten(self, slot: str, stated: list[int], day: int,
+                     days: np.ndarray) -> list[int]:
+        """``stated`` less the statements of a value a forget request of the slot, delivered
+        by ``day``, came after (a later statement of it is a new one)."""
+        requests = [f for f in self.forgets.get(slot, []) if days[f] <= day]
+        if not requests:
+            return stated
+        return [i for i in stated if not any(
+            self.value[f] == self.value[i] and self.event_day[f] > self.event_day[i]
+            for f in requests)]

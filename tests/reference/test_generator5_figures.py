@@ -1,0 +1,124 @@
+"""Engine 0.6.0 on generator 5 (seeds 42 43 44 pooled, scorer v6, top 10, the real embedding
+model) through the plain stage functions, and with its three switches off on generator 4:
+
+- the oracle arm: every figure at its ideal, ``forgotten_served_at_k`` and
+  ``resurrected_first`` included;
+- the noisy arm under ``good``: what each switch buys, exact numerators, and the wrong first
+  answers per stage as a run files them (docs/results/engine-0.6.0.md;
+  ``python benchmarks/bench_engine_v6.py rules --arm noisy --noise good`` re-prints them);
+- generator 4 with the three switches off: engine 0.5.0's hits, ledger events and pairs,
+  question for question (a digest taken from engine 0.5.0's tree, commit 0d2a424).
+
+Generator 5's worlds are still being tuned (more mentions per question), so the generator-5
+figures here move when they do; the command above re-prints every one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+
+import pytest
+
+from rotbench.embedding import Embedder
+from rotbench.perception.oracle import OracleChecker
+from rotbench.reference.config import EngineConfig
+from rotbench.scoring import compute_metrics
+from rotbench.scoring.miss_stages import question_stages
+from rotbench.testing.noisy_runs import noisy_read, scored_run
+from rotbench.testing.oracle_runs import oracle_read, reference_run
+from rotbench.world import generate_world
+
+pytestmark = pytest.mark.slow
+
+SEEDS = (42, 43, 44)
+OFF = {"corroboration": ("reconcile.corroboration=false",),
+       "forget": ("reconcile.forget=false",),
+       "redelivery": ("reconcile.redelivery=false",)}
+CONFIGS = {"0.6.0": (), **OFF, "all three off": tuple(o for v in OFF.values() for o in v)}
+
+ORACLE = {  # every figure at its ideal
+    "current_first": (247, 247), "recall_current_at_k": (247, 247),
+    "stale_over_current": (0, 296), "current_lost": (0, 176), "decoy_first": (0, 174),
+    "poison_first": (0, 154), "answered_unanswerable": (0, 173), "late_stale_first": (0, 50),
+    "premature_first": (0, 33), "corrected_served_at_k": (0, 24),
+    "retracted_asserted_at_k": (0, 31), "member_lost": (0, 27), "successor_first": (28, 28),
+    "dependent_stale_first": (0, 64), "premise_stale_first": (0, 52),
+    "cascade_asserted_at_k": (0, 59), "forgotten_served_at_k": (0, 51),
+    "resurrected_first": (0, 30),
+}
+
+GOOD = {  # (current_first, forgotten_served_at_k, resurrected_first, retracted_asserted_at_k)
+    "0.6.0": ((142, 247), (1, 51), (2, 30), (2, 31)),
+    "corroboration": ((136, 247), (0, 51), (2, 30), (7, 31)),
+    "forget": ((142, 247), (10, 51), (2, 30), (2, 31)),
+    "redelivery": ((142, 247), (1, 51), (1, 30), (2, 31)),
+    "all three off": ((136, 247), (9, 51), (2, 30), (7, 31)),
+}
+GOOD_STAGES = {  # wrong first answers per stage
+    "0.6.0": {"perception": 77, "lost": 16, "never_seen": 9, "outranked": 3},
+    "corroboration": {"perception": 79, "lost": 12, "never_seen": 7, "outranked": 10,
+                      "abstained": 3},
+    "forget": {"perception": 77, "lost": 16, "never_seen": 9, "outranked": 3},
+    "redelivery": {"perception": 77, "lost": 16, "never_seen": 8, "outranked": 3,
+                   "abstained": 1},
+    "all three off": {"perception": 79, "lost": 12, "never_seen": 6, "outranked": 11,
+                      "abstained": 3},
+}
+
+ENGINE_050_G4 = "8c29757f09b78553c9ce49e35bbf194ec8a523c6c5aaf7b17e9a4f980e794bb7"
+"""sha256 over engine 0.5.0's hits (text, rank, claim id), ledger events and pairs judged on
+generator 4's seeds 42-44 (oracle arm, default configuration), in seed order."""
+
+
+@pytest.fixture(scope="module")
+def embedder(tmp_path_factory) -> Embedder:
+    return Embedder(tmp_path_factory.mktemp("emb"))
+
+
+def figures(worlds) -> dict[str, tuple[int, int]]:
+    return {k: (r.numerator, r.denominator) for k, r in compute_metrics(worlds).metrics.items()}
+
+
+def test_oracle_arm_every_figure_at_its_ideal(embedder: Embedder) -> None:
+    worlds = []
+    for seed in SEEDS:
+        world = generate_world(seed, 90, "5")
+        worlds.append(scored_run(world, oracle_read(world, embedder), OracleChecker(),
+                                 embedder, EngineConfig()))
+    got = figures(worlds)
+    assert {k: got[k] for k in ORACLE} == ORACLE
+
+
+def test_what_each_switch_buys_under_good_noise(embedder: Embedder) -> None:
+    configs = {name: EngineConfig().with_overrides(list(o)) for name, o in CONFIGS.items()}
+    scored: dict[str, list] = {name: [] for name in configs}
+    stages: dict[str, Counter] = {name: Counter() for name in configs}
+    for seed in SEEDS:
+        world = generate_world(seed, 90, "5")
+        extraction, checker, plan = noisy_read(world, "good", embedder)
+        for name, config in configs.items():
+            w = scored_run(world, extraction, checker, embedder, config, plan)
+            scored[name].append(w)
+            stages[name].update(question_stages(w).values())
+    for name in configs:
+        got = figures(scored[name])
+        assert (got["current_first"], got["forgotten_served_at_k"], got["resurrected_first"],
+                got["retracted_asserted_at_k"]) == GOOD[name], name
+        assert dict(stages[name]) == GOOD_STAGES[name], name
+
+
+@pytest.mark.parametrize("overrides", [tuple(o for v in OFF.values() for o in v), ()],
+                         ids=["switches off", "default"])
+def test_generator4_gives_engine_050s_hits(embedder: Embedder, overrides) -> None:
+    config = EngineConfig().with_overrides(list(overrides))
+    digest = hashlib.sha256()
+    for seed in SEEDS:
+        world = generate_world(seed, 90, "4")
+        probed, ledger = reference_run(world, oracle_read(world, embedder), embedder, config)
+        digest.update(json.dumps([[(h.text, h.rank, h.provenance.claim_id) for h in p.hits]
+                                  for p in probed.probes]).encode())
+        digest.update(json.dumps([e.model_dump() for e in ledger.events]).encode())
+        digest.update(str(ledger.counts.pairs_judged).encode())
+    assert digest.hexdigest() == ENGINE_050_G4

@@ -1,0 +1,164 @@
+"""Engine 0.6.0's rules, one test per rule, on hand-written claims (fake embedder):
+corroboration (a stray statement displaced by the next mention of the value it displaced,
+whatever the checker said; the user named "the speaker" or read as their value; a slot known
+only by a declared successor), forget requests (no framing served, history included, until
+the value is stated again; a statement delivered late meets the request) and re-delivery (the
+same content again files nothing). Each test also runs with its switch off and shows engine
+0.5.0's behaviour (on 0.5.0 itself every test fails: the switches and the digest do not
+exist there).
+"""
+
+from __future__ import annotations
+
+from rotbench.contract.engine import Document, Turn
+from rotbench.contract.extraction import DocumentClaims, Extraction, content_digest
+from rotbench.contract.perception import ClaimDraft, Dependency, Judgement, QuestionFrame
+from rotbench.embedding import Embedder
+from rotbench.perception.oracle import OracleChecker
+from rotbench.reference.config import EngineConfig
+from rotbench.reference.ledger import Ending, Ledger
+from rotbench.reference.query import query_ledger
+from rotbench.reference.reconcile import deposit
+
+QUESTION = "Which city does the user live in?"
+
+
+def city(value: str, tense: str = "present", subject: str = "the user",
+         sentence: str | None = None, **extra) -> ClaimDraft:
+    text = (f"The user's home city is {value}." if tense == "present"
+            else f"The user's home city was previously {value}.")
+    return ClaimDraft(subject=subject, slot="home_city", value=value, tense=tense,
+                      sentence=sentence or text, **extra)
+
+
+def forget(value: str) -> ClaimDraft:
+    return ClaimDraft(subject="the user", slot="home_city", value=value, tense="past",
+                      event="forget",
+                      sentence="The user asked the assistant to forget their home city.")
+
+
+def doc(day: int, *drafts: ClaimDraft, delivered: int | None = None,
+        digest: str | None = None, uri: str | None = None) -> DocumentClaims:
+    return DocumentClaims(uri=uri or f"session://t/{day:03d}-{delivered or day:03d}-"
+                          f"{drafts[0].value}-{drafts[0].tense}", day=day,
+                          kind="conversation", lineage="conversation", contributor="user",
+                          drafts=list(drafts), delivered_day=delivered, digest=digest)
+
+
+class NeverUpdate:
+    """A checker that calls no pair an update (a model missing every change)."""
+
+    stamp = "never-update"
+
+    def judge(self, pairs):  # noqa: ANN001, ANN201 - the Checker protocol
+        return [Judgement(contradicts=False, new_value_for_slot=False) for _ in pairs]
+
+
+def run(docs, embedder: Embedder, overrides=(), checker=None) -> tuple[Ledger, EngineConfig]:
+    config = EngineConfig().with_overrides(list(overrides))
+    extraction = Extraction(extractor_stamp="hand",
+                            documents=sorted(docs, key=lambda d: d.arrival))
+    return deposit(extraction, embedder, checker or OracleChecker(), config), config
+
+
+def ask(ledger: Ledger, config: EngineConfig, embedder: Embedder, day: int,
+        slot: str = "home_city", question: str = QUESTION) -> list[str]:
+    frame = QuestionFrame(subject="the user", slot=slot)
+    return [h.text for h in query_ledger(ledger, question, day, 10, config, embedder, frame)]
+
+
+# ---- corroboration -------------------------------------------------------------------------
+
+def test_a_stray_statement_yields_to_the_next_mention_whatever_the_checker(
+        fake_embedder: Embedder) -> None:
+    # the stray was read with more confidence than the mentions around it
+    docs = [doc(2, city("Porto")), doc(5, city("Porto")), doc(8, city("Bergen", confidence=1.0)),
+            doc(11, city("Porto"))]
+    ledger, config = run(docs, fake_embedder, checker=NeverUpdate())
+    # the checker retired nothing: Porto and Bergen both stand as present facts
+    assert ask(ledger, config, fake_embedder, 9)[0] == "The user's home city is Bergen."
+    assert ask(ledger, config, fake_embedder, 12)[0] == "The user's home city is Porto."
+    ledger, config = run(docs, fake_embedder, ["reconcile.corroboration=false"],
+                         checker=NeverUpdate())
+    # 0.5.0: present facts by score, then day: the stray Bergen still comes first on day 12
+    assert ask(ledger, config, fake_embedder, 12)[0] == "The user's home city is Bergen."
+
+
+def test_the_speaker_and_a_value_read_as_subject_are_the_user(fake_embedder: Embedder) -> None:
+    docs = [doc(2, city("Porto")), doc(8, city("Bergen")),
+            doc(11, city("Porto", subject="Porto",
+                         sentence="Porto is the user's home city.")),
+            doc(14, city("Tallinn", subject="the speaker",
+                         sentence="The speaker's home city is Tallinn."))]
+    ledger, config = run(docs, fake_embedder)
+    assert ask(ledger, config, fake_embedder, 12)[0] == "Porto is the user's home city."
+    assert ask(ledger, config, fake_embedder, 15)[0] == "The speaker's home city is Tallinn."
+    assert [c.subject for c in ledger.claims] == ["the user"] * 4
+    ledger, config = run(docs, fake_embedder, ["reconcile.corroboration=false"])
+    assert ask(ledger, config, fake_embedder, 15)[0] == "The user's home city is Bergen."
+    assert [c.subject for c in ledger.claims][2:] == ["Porto", "the speaker"]
+
+
+def test_a_slot_known_only_by_a_declared_successor_is_answered_with_it(
+        fake_embedder: Embedder) -> None:
+    said = ClaimDraft(subject="the user", slot="home_city", value="Oslo", tense="present",
+                      mood="conditional", depends_on=Dependency(slot="employer", value="Acme"),
+                      sentence="The user's home city will be Oslo once their employer changes.")
+    ledger, config = run([doc(3, said)], fake_embedder)
+    assert ask(ledger, config, fake_embedder, 5) == [
+        "The user's home city will be Oslo once their employer changes."]
+    ledger, config = run([doc(3, said)], fake_embedder, ["reconcile.corroboration=false"])
+    assert ask(ledger, config, fake_embedder, 5) == []  # 0.5.0 abstains
+
+
+# ---- forget requests -----------------------------------------------------------------------
+
+def test_a_forgotten_value_is_served_in_no_framing_until_said_again(
+        fake_embedder: Embedder) -> None:
+    docs = [doc(2, city("Porto")), doc(6, city("Bergen")), doc(9, city("Bergen", "past")),
+            doc(12, forget("Bergen")), doc(20, city("Bergen"))]
+    ledger, config = run(docs, fake_embedder)
+    day9 = ask(ledger, config, fake_embedder, 9)
+    assert day9[0] == "The user's home city is Bergen."
+    after = ask(ledger, config, fake_embedder, 13)
+    assert not any("Bergen" in text for text in after)
+    assert "The user's home city was previously Porto." not in after  # never said: none
+    ended = [e for e in ledger.events if isinstance(e, Ending) and e.how == "forget"]
+    assert [(ledger.claim(e.claim_id).sentence, e.day) for e in ended] == [
+        ("The user's home city is Bergen.", 12),
+        ("The user's home city was previously Bergen.", 12)]
+    assert ledger.counts.forgotten == 2
+    assert ask(ledger, config, fake_embedder, 21)[0] == "The user's home city is Bergen."
+    ledger, config = run(docs, fake_embedder, ["reconcile.forget=false"])
+    assert ask(ledger, config, fake_embedder, 13)[0] == "The user's home city is Bergen."
+
+
+def test_a_statement_delivered_after_the_request_but_said_before_meets_it(
+        fake_embedder: Embedder) -> None:
+    docs = [doc(2, city("Bergen")), doc(12, forget("Bergen")),
+            doc(5, city("Bergen"), delivered=15)]
+    ledger, config = run(docs, fake_embedder)
+    assert not any("Bergen" in text for text in ask(ledger, config, fake_embedder, 16))
+    assert ledger.counts.forgotten == 2
+
+
+# ---- re-delivery ---------------------------------------------------------------------------
+
+def test_a_document_delivered_again_unchanged_files_nothing(fake_embedder: Embedder) -> None:
+    first = Document(uri="session://t/a", day=4, timestamp="2026-01-05T09:00:00Z",
+                     kind="conversation", turns=[Turn(role="user", text="I live in Porto.")])
+    again = first.model_copy(update={"uri": "session://t/a-again", "delivered_day": 30})
+    assert content_digest(first) == content_digest(again)
+    assert content_digest(first) != content_digest(
+        first.model_copy(update={"turns": [Turn(role="user", text="I live in Oslo.")]}))
+    digest = content_digest(first)
+    # the copy was perceived wrong (Porto cut to a stray value): it must move nothing
+    docs = [doc(4, city("Porto"), digest=digest, uri="session://t/a"),
+            doc(20, city("Bergen")),
+            doc(4, city("Lisbon"), delivered=30, digest=digest, uri="session://t/a-again")]
+    ledger, config = run(docs, fake_embedder)
+    assert (ledger.counts.documents, ledger.counts.redelivered) == (3, 1)
+    assert [c.value for c in ledger.claims] == ["Porto", "Bergen"]
+    assert ask(ledger, config, fake_embedder, 31)[0] == "The user's home city is Bergen."
+    ledger, config = run(docs, fake_embedder, ["reconcile.redelivery=false"])
+    assert [c.value for c in ledger.claims] == ["Porto", "Bergen", "Lisbon"]
