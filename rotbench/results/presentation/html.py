@@ -1,6 +1,8 @@
 """The HTML report: one self-contained file for one run or several side by side.
 
-The page holds, in order: what ran (the selection of every report), the headline figures,
+The page holds, in order: the headline figures, what to fix first (each report's behaviours
+worst first, ``rotbench.results.presentation.diagnosis``), what ran (the selection of every
+report),
 every metric family's table (with 95% Wilson intervals; with several reports, the figures
 and significance marks of ``rotbench.results.presentation.compare``; generator 5's
 currency and supersession by evidence among them), the breakdowns by kind, the
@@ -581,12 +583,16 @@ def render_html(reports: list[Report], plots: list[Plot], sources: list[str] | N
         legend = ("<p>Every figure reads value (n/d) with its 95% Wilson interval; each "
                   "metric name links to its definition.</p>")
     title = "rotbench report: " + ", ".join(labels)
-    nav = ("<p class=sub>Sections: <a href='#selection'>selection</a> · <a href='#figures'>"
+    from rotbench.results.presentation.diagnosis import diagnosis_html, report_diagnosis
+
+    diagnosis = diagnosis_html(reports, labels, [report_diagnosis(r) for r in reports])
+    nav = ("<p class=sub>Sections: <a href='#diagnosis'>what to fix first</a> · "
+           "<a href='#selection'>selection</a> · <a href='#figures'>"
            "figures</a> · <a href='#plots'>plots</a> · <a href='#notes'>notes</a> · "
            "<a href='#questions'>questions</a></p>")
     body = (
         f"<h1>{esc(title)}</h1><p class=sub>{esc(selection_line(reports))}</p>{nav}"
-        f"{_headline(reports, labels)}"
+        f"{_headline(reports, labels)}{diagnosis}"
         f"<h2 id=selection>What ran</h2>{_selection_table(reports, labels, sources)}"
         f"<h2 id=figures>Figures by family</h2>{legend}{figures}"
         f"{_by_kind(reports, labels)}{_first_hits(reports, labels)}"

@@ -171,14 +171,21 @@ def scorer_classes(report: Report) -> list[HitClass]:
     return [c for c in HIT_CLASSES if c in given or counts.get(c, 0)]
 
 
-def render(report: Report, console: Console, intervals: bool = False) -> None:
-    """Print ``report`` to ``console``: header, family tables, poison by channel, first-hit
-    counts, floor sweep and notes. ``intervals`` adds 95% Wilson intervals to every rate.
-    Text read from the report reaches the terminal with control characters escaped."""
+def render(report: Report, console: Console, intervals: bool = False,
+           diagnosis: list | None = None) -> None:
+    """Print ``report`` to ``console``: header, the diagnosis when given (``diagnosis``: the
+    report's findings, ``rotbench.results.presentation.diagnosis``), family tables, poison
+    by channel, first-hit counts, floor sweep and notes. ``intervals`` adds 95% Wilson
+    intervals to every rate. Text read from the report reaches the terminal with control
+    characters escaped."""
     for i, line in enumerate(_header(report)):
         console.print(
             line, style="bold" if i == 0 else None, markup=False, highlight=False, soft_wrap=True
         )
+    if diagnosis is not None:
+        from rotbench.results.presentation.diagnosis import render_diagnosis
+
+        render_diagnosis(diagnosis, console)
 
     for family, names in FAMILIES.items():
         present = [n for n in names if n in report.metrics]
