@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -49,9 +50,10 @@ def compare(
         "--db", help="Where run ids are looked up (default: reports/rotbench.duckdb).",
         show_default=False)] = None,
 ) -> None:
-    """Compare reports side by side: one table per metric family, a column per report, and
-    a mark on each figure that differs significantly (95%) from the first column: '*' from
-    the paired exact McNemar test (identical worlds), '+' from Newcombe's interval."""
+    """Compare reports side by side: each engine's top behaviours (what to fix first), then
+    one table per metric family, a column per report, and a mark on each figure that differs
+    significantly (95%) from the first column: '*' from the paired exact McNemar test
+    (identical worlds), '+' from Newcombe's interval."""
     from rotbench.cli.show import is_run_id
     from rotbench.results.files.report import ReportError
     from rotbench.results.presentation.compare import (
@@ -103,14 +105,38 @@ def compare(
     worse = _verdict(*worse_lines(comparison, policy), len(loaded) - 1) if fail_if_worse \
         else False  # the verdict first, then the tables
     if not quiet:
+        from rotbench.results.presentation.diagnosis import report_diagnosis
+
+        try:
+            diagnoses = [report_diagnosis(r) for r in loaded]
+        except (ReportError, ValueError) as exc:
+            fail(str(exc), bad_input)
         if format is CompareFormat.json:
-            typer.echo(comparison.model_dump_json(indent=2))
+            document = comparison.model_dump(mode="json")
+            document["diagnosis"] = [[f.model_dump(mode="json") for f in findings]
+                                     for findings in diagnoses]
+            typer.echo(json.dumps(document, indent=2))
         elif format is CompareFormat.markdown:
             typer.echo(comparison_markdown(comparison, intervals), nl=False)
         else:
-            render_comparison(comparison, terminal_console(), intervals)
+            console = terminal_console()
+            _render_diagnoses(comparison, diagnoses, console)
+            render_comparison(comparison, console, intervals)
     if worse:
         raise typer.Exit(1)
+
+
+def _render_diagnoses(comparison, diagnoses, console) -> None:  # noqa: ANN001
+    """Before the family tables: each engine column's top behaviours (``compare_rows``)."""
+    from rotbench.results.presentation.compare import heading
+    from rotbench.results.presentation.diagnosis import COMPARE_TOP, DOCS, compare_rows
+    from rotbench.results.presentation.tables import Col, print_table
+
+    heads = [heading(column) for column in comparison.columns]
+    print_table(console, f"What to fix first (top {COMPARE_TOP} behaviours per engine; lost: "
+                f"current answers / questions; {DOCS})",
+                [Col("engine", "words"), Col("#"), Col("behaviour", "text"),
+                 Col("lost", "words", "right")], compare_rows(heads, diagnoses))
 
 
 def _gate_file(flag: str | None) -> Path | None:

@@ -88,14 +88,16 @@ def show(
     format: Annotated[
         str,
         typer.Option(
-            "--format", help="'table' (terminal tables) or 'json' (every figure, no hit texts)."
+            "--format", help="'table' (terminal tables) or 'json' (every figure and the "
+            "diagnosis; no hit texts but the diagnosis's examples)."
         ),
     ] = "table",
     db: Annotated[str | None, typer.Option(
         "--db", help="Where to look a run id up (default: reports/rotbench.duckdb).",
         show_default=False)] = None,
 ) -> None:
-    """Print a saved report: the three metric families, poison by channel, what the first
+    """Print a saved report: what to fix first (the engine's behaviours, worst first), the
+    metric families, poison by channel, what the first
     value-bearing hit was, the relevance floor sweep, and the notes. The stored figures are
     checked against the report's own probes; where they differ, a warning says so and the
     figures shown are the ones the probes give."""
@@ -123,8 +125,15 @@ def show(
             loaded = load_checked(path, lambda line: print(line, file=sys.stderr))
         except (ReportError, ValueError) as e:
             _fail(str(e))
+    from rotbench.results.presentation.diagnosis import report_diagnosis
+
+    try:
+        findings = report_diagnosis(loaded)
+    except (ReportError, ValueError) as e:
+        _fail(str(e))
     if format == "json":
-        print(json.dumps(loaded.model_dump(mode="json",
-                                           exclude={"worlds", "embedded_worlds"}), indent=2))
+        document = loaded.model_dump(mode="json", exclude={"worlds", "embedded_worlds"})
+        document["diagnosis"] = [f.model_dump(mode="json") for f in findings]
+        print(json.dumps(document, indent=2))
         return
-    render(loaded, terminal_console(), intervals=intervals)
+    render(loaded, terminal_console(), intervals=intervals, diagnosis=findings)

@@ -7,7 +7,8 @@ hit whose class is not 'none'.
 
 Denominators (rules from the benchmark description):
 
-- currency (``recall_current_at_k``, ``current_first``): every answerable question;
+- currency (``recall_current_at_k``, ``current_first``): every answerable question with a
+  current value (scorer v4 on: not one asked after a retraction; see below);
 - supersession (``stale_over_current``, ``stale_retained_at_k``): questions whose truth has
   ``changed`` by the probe's day;
 - poison (``poison_leak_at_k``, ``poison_first``, ``poison_surfaced_at_k``): questions whose
@@ -371,8 +372,10 @@ class MetricsBundle(BaseModel):
         description="{phrasing of the current value's change: {core metric: rate}}."
     )
     first_hit_counts: dict[HitClass, int] = Field(
-        description="Class of the first value-bearing hit ('none': no such hit), per answerable"
-        " question; sums to the currency denominator."
+        description="Class of the first value-bearing hit ('none': no such hit), per attribute"
+        " question (every question with a truth); sums to their number, which exceeds the "
+        "currency denominator when some have no current value (after a retraction, a "
+        "dependent whose value became unknown)."
     )
     floor_sweep: list[FloorRow] | None = Field(
         description="None (not applicable) when some hit reported no raw similarity: an "

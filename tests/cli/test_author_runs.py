@@ -251,7 +251,9 @@ def test_the_first_screen_counts_agree_and_has_a_legend_and_a_next_line(three,
     assert re.search(r"answered_unanswerable\s+│\s+0% \(0/91\)", out)
     legend = out[out.index("Denominators (the d of n/d):"):]
     denominators = {int(d) for d in re.findall(r"\(\d+/(\d+)\)", out[:out.index("Notes")])}
-    assert denominators == {0, 9, 12, 15, 17, 18, 19, 20, 21, 24, 25, 28, 30, 32, 34, 36, 37,
+    # no 0: the reference engine's miss stages are over current_first's 195 (issue 57), not
+    # over its wrong first answers (0/0)
+    assert denominators == {9, 12, 15, 17, 18, 19, 20, 21, 24, 25, 28, 30, 32, 34, 36, 37,
                             38, 72, 86, 91, 111, 117, 195, 198, 252, 461}
     for d in (252, 195, 198, 86, 117, 111, 18, 91, 461, 36, 9, 12, 19, 15, 17, 38, 30, 72):
         assert re.search(rf"^  {d}: ", legend, flags=re.M), d

@@ -134,3 +134,70 @@ def test_several_users_on_the_default_generator(tmp_path) -> None:
     assert got["current_first"] == (132, 132)
     assert got["premise_stale_first"] == (0, 24)
     assert got["cross_user_leak_at_k"] == (0, 99)
+
+
+EXAMPLE_DIAGNOSIS = [
+    # (behaviour, metric, stage, current answers lost, questions lost, numerator, denominator)
+    ("loses a fact that did not change", "current_lost", None, 57, 57, 57, 111),
+    ("serves a value the user replaced", "stale_over_current", None, 46, 100, 100, 198),
+    ("never finds the value that holds now", "current_first", "never_seen", 38, 38, 38, 195),
+    ("keeps facts built on a retracted one", "cascade_asserted_at_k", None, 24, 24, 24, 30),
+    ("takes a late restatement of an old value as news", "late_stale_first", None, 20, 34, 34,
+     36),
+    ("accepts a question's outdated premise", "premise_stale_first", None, 9, 19, 19, 36),
+    ("misses facts that never change", "control_recall_at_k", None, 4, 4, 14, 18),
+    ("ignores the successor the user declared", "successor_first", None, 2, 2, 15, 17),
+    ("answers what it was never told", "answered_unanswerable", None, 0, 91, 91, 91),
+    ("keeps a fact whose root changed", "dependent_stale_first", None, 0, 36, 36, 38),
+    ("keeps a fact the user took back", "retracted_asserted_at_k", None, 0, 18, 18, 19),
+    ("drops older members when a set gains one", "member_lost", None, 0, 15, 15, 15),
+]
+"""The 20-line example engine's diagnosis (issue 57): its 72 wrong first answers (123/195
+current_first) come first of all from values it overwrote with a temporary state or a late
+restatement; docs/engines/reading-your-report.md walks the fix."""
+
+
+def test_show_and_html_rank_the_example_engines_behaviours(outcome) -> None:
+    """``rotbench show`` (json and terminal at 80 columns) and the HTML page rank the example
+    engine's behaviours alike, the one costing the most current answers first, each with two
+    example questions and the hits the engine served."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from rotbench.cli.main import app
+    from rotbench.results.presentation.html import render_html
+
+    index = next(i for i, r in enumerate(outcome.reports)
+                 if r.selection.engine == "newest-statement")
+    path = str(outcome.report_paths[index])
+    got = CliRunner().invoke(app, ["show", path, "--format", "json"])
+    assert got.exit_code == 0, got.output
+    diagnosis = json.loads(got.stdout)["diagnosis"]
+    assert [(d["behaviour"], d["metric"], d["stage"], d["current_answers_lost"],
+             d["questions_lost"], d["numerator"], d["denominator"])
+            for d in diagnosis] == [tuple(row) for row in EXAMPLE_DIAGNOSIS]
+    assert all(len(d["examples"]) == 2 and d["examples"][0]["hits"] for d in diagnosis)
+    first = diagnosis[0]["examples"][0]
+    assert (first["seed"], first["day"], first["question"], first["current"]) == (
+        42, 30, "Which code editor does the user use?", "Kakoune")
+    assert first["hits"][0]["text"] == "The user's code editor is temporarily Neovim."
+    table = CliRunner().invoke(app, ["show", path], env={"COLUMNS": "80"})
+    assert table.exit_code == 0, table.output
+    lines = table.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("What to fix first"))
+    ranked = [line for line in lines[start:] if line[:2] in {f"{n}." for n in range(1, 6)}]
+    assert [line.split(":")[0][3:] for line in ranked] == [
+        row[0] for row in EXAMPLE_DIAGNOSIS[:5]]
+    assert ranked[0] == "1. loses a fact that did not change: 57 current answers, 57 questions"
+    assert start < next(i for i, line in enumerate(lines) if line.startswith("Currency"))
+    assert all(len(line) <= 80 for line in lines[start:start + 40])
+    page = render_html([outcome.reports[index]], [])
+    order = [page.index(f'data-behaviour="{html_escape(row[0])}"') for row in EXAMPLE_DIAGNOSIS]
+    assert order == sorted(order)
+
+
+def html_escape(text: str) -> str:
+    import html
+
+    return html.escape(text, quote=True)

@@ -343,7 +343,9 @@ def source_mark(column: Column) -> str:
     return f" [{printable(column.engine_source, 80)}]"
 
 
-def _heading(column: Column, scorer: bool = False) -> str:
+def heading(column: Column, scorer: bool = False) -> str:
+    """A column's heading: engine and version (escaped), the ``--engine`` value when another
+    column shares them, and with ``scorer`` the scorer version."""
     text = (f"{printable(column.engine, 60)} {printable(column.engine_version, 60)}"
             f"{source_mark(column)}")
     return text + (f" ({printable(column.scorer_version, 10)})" if scorer else "")
@@ -355,7 +357,7 @@ def _scorers_differ(comparison: Comparison) -> bool:
 
 def render_comparison(comparison: Comparison, console: Console, intervals: bool = False) -> None:
     """One rich table per family; ``*`` marks a significant difference from the first column."""
-    heads = [_heading(column, _scorers_differ(comparison)) for column in comparison.columns]
+    heads = [heading(column, _scorers_differ(comparison)) for column in comparison.columns]
     cols = [Col("metric"), *(Col(head, "words", "right") for head in heads)]
     for family in comparison.families:
         better = [Col("better")] if family.directed else []
@@ -366,7 +368,7 @@ def render_comparison(comparison: Comparison, console: Console, intervals: bool 
     for line in legend_lines(comparison):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
     for column in comparison.columns:
-        console.print(f"{_heading(column)}: {printable(column.run_id, 80)} (arm {column.arm}, "
+        console.print(f"{heading(column)}: {printable(column.run_id, 80)} (arm {column.arm}, "
                       f"scorer {column.scorer_version})", highlight=False, markup=False)
     for note in comparison.notes:
         console.print(f"note: {printable(note, 400)}", highlight=False, markup=False)
@@ -403,7 +405,7 @@ def comparison_markdown(comparison: Comparison, intervals: bool = False) -> str:
     lines: list[str] = []
     for family in comparison.families:
         lines += [f"### {family.name}", ""]
-        heads = [_md(_heading(c, _scorers_differ(comparison))) for c in comparison.columns]
+        heads = [_md(heading(c, _scorers_differ(comparison))) for c in comparison.columns]
         better = family.directed
         lines.append("| metric | " + " | ".join(heads) + (" | better |" if better else " |"))
         lines.append("|---|" + "---|" * (len(heads) + better))
@@ -415,7 +417,7 @@ def comparison_markdown(comparison: Comparison, intervals: bool = False) -> str:
     for t in tests_used(comparison):
         lines.append(f"\\{MARKS[t]} differs from the first column at 95% ({TESTS[t]}).")
     for column in comparison.columns:
-        lines.append(f"- {_md(_heading(column))}: run {_md(column.run_id)} (arm {_md(column.arm)}, "
+        lines.append(f"- {_md(heading(column))}: run {_md(column.run_id)} (arm {_md(column.arm)}, "
                      f"scorer {_md(column.scorer_version)})")
     for note in comparison.notes:
         lines.append(f"- note: {_md(note)}")

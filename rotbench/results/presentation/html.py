@@ -1,6 +1,8 @@
 """The HTML report: one self-contained file for one run or several side by side.
 
-The page holds, in order: what ran (the selection of every report), the headline figures,
+The page holds, in order: the headline figures, what to fix first (each report's behaviours
+worst first, ``rotbench.results.presentation.diagnosis``), what ran (the selection of every
+report),
 every metric family's table (with 95% Wilson intervals; with several reports, the figures
 and significance marks of ``rotbench.results.presentation.compare``; generator 5's
 currency and supersession by evidence among them), the breakdowns by kind, the
@@ -40,8 +42,10 @@ from rotbench.results.presentation.html_tools import (
 from rotbench.results.presentation.noise import noise_section
 from rotbench.results.presentation.plots import CLASS_COLOURS, Plot, run_labels, selection_line
 from rotbench.results.presentation.render import (
+    denominator_legend,
     format_rate,
     kinds_title,
+    miss_denominator,
     scorer_classes,
     shared_line,
 )
@@ -367,7 +371,8 @@ def miss_stages_section(reports: list[Report], labels: list[str]) -> str:
             if r.miss_stages is None:
                 cells.append(_rate_cell(None))
                 continue
-            rate = Rate.of(r.miss_stages.get(stage, 0), sum(r.miss_stages.values()))
+            rate = Rate.of(r.miss_stages.get(stage, 0),
+                           miss_denominator(r) or sum(r.miss_stages.values()))
             cells.append(_rate_cell(rate, f' <a href="#miss-{i}-{j}">questions</a>'))
         rows.append(f"<tr><td><code>{esc(stage, 40)}</code></td>{''.join(cells)}</tr>")
     lists = []
@@ -383,7 +388,9 @@ def miss_stages_section(reports: list[Report], labels: list[str]) -> str:
     return ("<h3>Wrong first answers by stage</h3><p>Each question whose first value-bearing "
             "hit is not the current value: never seen in the top k since it became current, "
             "lost (seen before, not now), outranked (in the top k, not first), or abstained "
-            f"(no hit).</p><table><tr><th>stage</th>{heads}</tr>{''.join(rows)}</table>"
+            "(no hit); each stage over current_first's denominator (the questions with a "
+            "current value), as in the terminal, compare and DuckDB."
+            f"</p><table><tr><th>stage</th>{heads}</tr>{''.join(rows)}</table>"
             + "".join(lists))
 
 
@@ -555,6 +562,20 @@ def _drilldown(reports: list[Report], labels: list[str]) -> str:
     return "".join(out)
 
 
+def denominators_html(reports: list[Report], labels: list[str]) -> str:
+    """The denominator legend of each report (``render.denominator_legend``: the lines the
+    terminal prints under its tables, the words of ``docs/metrics.md``'s summary table), one
+    ``<p class=den>`` per line, each report's under its label when there are several."""
+    out = []
+    for report, label in zip(reports, labels, strict=True):
+        lines = denominator_legend(report)
+        head = lines[0] if len(reports) == 1 else f"{label}: {lines[0]}"
+        out.append(f'<div class=denominators><p>{esc(head)}</p>'
+                   + "".join(f"<p class=den>{esc(line.strip())}</p>" for line in lines[1:])
+                   + "</div>")
+    return "".join(out)
+
+
 def render_html(reports: list[Report], plots: list[Plot], sources: list[str] | None = None,
                 force: bool = False) -> str:
     """The page for ``reports`` (the first is the baseline column) with ``plots`` inline.
@@ -580,13 +601,18 @@ def render_html(reports: list[Report], plots: list[Plot], sources: list[str] | N
         figures = _family_tables(single_families(reports[0]), labels)
         legend = ("<p>Every figure reads value (n/d) with its 95% Wilson interval; each "
                   "metric name links to its definition.</p>")
+    legend += denominators_html(reports, labels)
     title = "rotbench report: " + ", ".join(labels)
-    nav = ("<p class=sub>Sections: <a href='#selection'>selection</a> · <a href='#figures'>"
+    from rotbench.results.presentation.diagnosis import diagnosis_html, report_diagnosis
+
+    diagnosis = diagnosis_html(reports, labels, [report_diagnosis(r) for r in reports])
+    nav = ("<p class=sub>Sections: <a href='#diagnosis'>what to fix first</a> · "
+           "<a href='#selection'>selection</a> · <a href='#figures'>"
            "figures</a> · <a href='#plots'>plots</a> · <a href='#notes'>notes</a> · "
            "<a href='#questions'>questions</a></p>")
     body = (
         f"<h1>{esc(title)}</h1><p class=sub>{esc(selection_line(reports))}</p>{nav}"
-        f"{_headline(reports, labels)}"
+        f"{_headline(reports, labels)}{diagnosis}"
         f"<h2 id=selection>What ran</h2>{_selection_table(reports, labels, sources)}"
         f"<h2 id=figures>Figures by family</h2>{legend}{figures}"
         f"{_by_kind(reports, labels)}{_first_hits(reports, labels)}"

@@ -97,10 +97,30 @@ def question_counts(report: Report) -> str:
     return text
 
 
+def miss_denominator(report: Report) -> int | None:
+    """What every place shows the miss stages over: ``current_first``'s denominator (the
+    questions with a current value; the stages split its wrong first answers). None for a
+    report without miss stages or ``current_first``."""
+    first = report.metrics.get("current_first")
+    if report.miss_stages is None or first is None:
+        return None
+    return first.denominator
+
+
 def denominator_legend(report: Report) -> list[str]:
-    """One line per distinct denominator of the family tables: the number, what it counts
-    (``rotbench.scoring.definitions.SHORT_DENOMINATORS``) and the metrics over it."""
-    from rotbench.scoring.definitions import SHORT_DENOMINATORS, denominator_group
+    """One line per distinct denominator of the tables: the number, what it counts
+    (``rotbench.scoring.definitions.short_denominator``, the words of ``docs/metrics.md``'s
+    summary table) and the metrics over it, the miss stages with ``current_first``. The
+    terminal prints it under the tables, the HTML page under its legend."""
+    from rotbench.scoring.definitions import (
+        FIRST_HIT_DENOMINATOR,
+        MISS_STAGES_ROW,
+        denominator_group,
+        short_denominator,
+    )
+
+    lex = LEXICONS.get(report.selection.scorer_version)
+    events = lex.reads_events if lex is not None else True
 
     groups: dict[tuple[str, int], list[str]] = {}
     for names in FAMILIES.values():
@@ -108,12 +128,15 @@ def denominator_legend(report: Report) -> list[str]:
             rate = report.metrics.get(name)
             if rate is not None:
                 groups.setdefault((denominator_group(name), rate.denominator), []).append(name)
+    misses = miss_denominator(report)
+    if misses is not None:
+        groups[(denominator_group("current_first"), misses)].append(MISS_STAGES_ROW)
     total = sum(report.first_hit_counts.values())
     lines = ["Denominators (the d of n/d):"]
     if total:
-        lines.append(f"  {total}: every attribute question (First value-bearing hit)")
+        lines.append(f"  {total}: {FIRST_HIT_DENOMINATOR} (first value-bearing hit)")
     for (group, d), names in groups.items():
-        what = SHORT_DENOMINATORS.get(group, "questions where the metric's case is live")
+        what = short_denominator(group, events)
         lines.append(f"  {d}: {what} ({', '.join(names)})")
     if report.floor_sweep:
         never = report.floor_sweep[0].unanswerable_passing.denominator
@@ -171,14 +194,21 @@ def scorer_classes(report: Report) -> list[HitClass]:
     return [c for c in HIT_CLASSES if c in given or counts.get(c, 0)]
 
 
-def render(report: Report, console: Console, intervals: bool = False) -> None:
-    """Print ``report`` to ``console``: header, family tables, poison by channel, first-hit
-    counts, floor sweep and notes. ``intervals`` adds 95% Wilson intervals to every rate.
-    Text read from the report reaches the terminal with control characters escaped."""
+def render(report: Report, console: Console, intervals: bool = False,
+           diagnosis: list | None = None) -> None:
+    """Print ``report`` to ``console``: header, the diagnosis when given (``diagnosis``: the
+    report's findings, ``rotbench.results.presentation.diagnosis``), family tables, poison
+    by channel, first-hit counts, floor sweep and notes. ``intervals`` adds 95% Wilson
+    intervals to every rate. Text read from the report reaches the terminal with control
+    characters escaped."""
     for i, line in enumerate(_header(report)):
         console.print(
             line, style="bold" if i == 0 else None, markup=False, highlight=False, soft_wrap=True
         )
+    if diagnosis is not None:
+        from rotbench.results.presentation.diagnosis import render_diagnosis
+
+        render_diagnosis(diagnosis, console)
 
     for family, names in FAMILIES.items():
         present = [n for n in names if n in report.metrics]
@@ -242,15 +272,17 @@ def _legend(report: Report, console: Console) -> None:
 
 
 def render_miss_stages(report: Report, console: Console, intervals: bool = False) -> None:
-    """The "Wrong first answers by stage" table (``Report.miss_stages``); nothing for a
+    """The "Wrong first answers by stage" table (``Report.miss_stages``), each stage over
+    ``current_first``'s denominator as everywhere (``miss_denominator``); nothing for a
     report written before it existed."""
     stages = report.miss_stages
     if stages is None:
         return
+    over = miss_denominator(report) or sum(stages.values())
     total = sum(stages.values())
-    print_table(console, f"Wrong first answers ({total})",
+    print_table(console, f"Wrong first answers ({total} of {over})",
                 [Col("stage"), Col("questions", "words", "right")],
-                [[printable(stage, 40), format_rate(Rate.of(n, total), intervals)]
+                [[printable(stage, 40), format_rate(Rate.of(n, over), intervals)]
                  for stage, n in stages.items()])
     render_family_stages(report, console, intervals)
     from rotbench.results.presentation.noise import render_noise

@@ -60,13 +60,16 @@ def test_render_null_rate(small_report: Report) -> None:
 
 
 def test_render_miss_stages(small_report: Report) -> None:
-    """The wrong first answers by stage: they sum to current_first's misses (72 - 39)."""
+    """The wrong first answers by stage: they sum to current_first's misses (72 - 39), and
+    each is shown over current_first's denominator (72), as in compare, DuckDB and the HTML
+    page (issue 57: the terminal and the page showed them over the misses, 33)."""
     assert small_report.miss_stages == {"never_seen": 0, "lost": 0, "outranked": 33,
                                         "abstained": 0}
+    assert small_report.metrics["current_first"].denominator == 72
     out = _text(small_report)
-    assert re.search(r"Wrong first answers \(33\) *\n", out)
-    assert re.search(r"outranked\s+│\s+100% \(33/33\)", out)
-    assert re.search(r"never_seen\s+│\s+0% \(0/33\)", out)
+    assert re.search(r"Wrong first answers \(33 of 72\) *\n", out)
+    assert re.search(r"outranked\s+│\s+45.8% \(33/72\)", out)
+    assert re.search(r"never_seen\s+│\s+0% \(0/72\)", out)
     # a report written before miss_stages existed shows no such table
     assert "Wrong first answers" not in _text(small_report.model_copy(
         update={"miss_stages": None}))
