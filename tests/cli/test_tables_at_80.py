@@ -123,8 +123,19 @@ def test_compare_keeps_engine_names_and_versions_whole_at_80_columns(
     out = console.export_text()
     _assert_readable(out, [*(v for _, v in PEERS), *(n for n, _ in PEERS),
                            *small_report.metrics])
-    # split over tables that each repeat the metric column: every family says (1/n)
-    assert "Currency (1/" in out
+    # too wide side by side: each family one table, an engine a line under each metric
+    # (it was split over tables that repeated the metric column: "Currency (1/2)")
+    assert "(1/" not in out
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("│ current_first "))
+    labels = [line.split("│")[1].strip() for line in lines[at:at + 12] if "│" in line]
+    assert [label for label in labels if label][:5] == [
+        "current_first (higher)", "reference 0.3.0", "particles 1.0.0+linkedparticles-1.214.1",
+        "mem0-raw 1.0.0+mem0ai-2.2.1", "benchd:echo 1.0.0+benchd-harness-0.2.0/echo-0.1.0"]
+    # two engines still fit side by side
+    console = Console(record=True, width=80, force_terminal=False)
+    render_comparison(compare_reports(reports[:2]), console)
+    assert "│ metric              │" in console.export_text()
 
 
 def test_runs_keeps_ids_engines_and_figures_whole_when_piped(tmp_path: Path,

@@ -30,7 +30,7 @@ from rich.console import Console
 from rotbench.results.files.report import ReportError
 from rotbench.results.files.worlds import iter_worlds
 from rotbench.results.presentation.render import format_rate
-from rotbench.results.presentation.tables import Col, print_table
+from rotbench.results.presentation.tables import Col, column_groups, print_table
 from rotbench.results.schema import Report
 from rotbench.safe_text import printable
 from rotbench.scoring.lexicons import lexicon
@@ -361,10 +361,14 @@ def render_comparison(comparison: Comparison, console: Console, intervals: bool 
     cols = [Col("metric"), *(Col(head, "words", "right") for head in heads)]
     for family in comparison.families:
         better = [Col("better")] if family.directed else []
-        print_table(console, family.name, cols + better,
-                    [[row.metric, *(_cell_text(c, intervals) for c in row.cells),
-                      *([row.better] if better else [])]
-                     for row in family.rows])
+        rows = [[row.metric, *(_cell_text(c, intervals) for c in row.cells),
+                 *([row.better] if better else [])] for row in family.rows]
+        if len(column_groups(console.width, cols + better, rows)) == 1:
+            print_table(console, family.name, cols + better, rows)
+        else:  # too wide side by side: one line per engine under each metric, one table
+            print_table(console, family.name, [Col("metric, then each engine"),
+                                               Col("rate", "words", "right")],
+                        _one_engine_a_line(family, heads, intervals))
     for line in legend_lines(comparison):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
     for column in comparison.columns:
@@ -377,6 +381,17 @@ def render_comparison(comparison: Comparison, console: Console, intervals: bool 
     console.print(f"Every metric is defined in docs/{DOCS_PAGE} "
                   f"({metric_url('current_first').rsplit('#')[0]})", highlight=False,
                   markup=False, soft_wrap=True)
+
+
+def _one_engine_a_line(family: Family, heads: list[str], intervals: bool) -> list[list[str]]:
+    """``family``'s rows as (label, cell) lines: each metric (with its better direction)
+    on a line of its own, then one indented line per column (engine) with its cell."""
+    out = []
+    for row in family.rows:
+        out.append([f"{row.metric} ({row.better})" if family.directed else row.metric, ""])
+        out += [[f"  {head}", _cell_text(cell, intervals)]
+                for head, cell in zip(heads, row.cells, strict=True)]
+    return out
 
 
 def tests_used(comparison: Comparison) -> list[str]:
