@@ -135,7 +135,7 @@ def test_compare_keeps_engine_names_and_versions_whole_at_80_columns(
     # two engines still fit side by side
     console = Console(record=True, width=80, force_terminal=False)
     render_comparison(compare_reports(reports[:2]), console)
-    assert "│ metric              │" in console.export_text()
+    assert "┃ metric              ┃" in console.export_text()
 
 
 def test_runs_keeps_ids_engines_and_figures_whole_when_piped(tmp_path: Path,
