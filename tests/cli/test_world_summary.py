@@ -91,8 +91,8 @@ def test_the_counts_behind_the_tables() -> None:
     counts = {c.attribute: (c.mentions, c.statements) for c in statement_counts(world)}
     assert counts["car"] == (43, 50) and counts["diet"] == (63, 64)
     assert [(d.day, d.attribute, d.value) for d in forget_requests(world)] == [
-        (26, "coffee_shop", "Steamline"), (36, "coffee_shop", "Steamline"), (39, "gym", "Corestone"),
-        (46, "gym", "Corestone")]
+        (26, "coffee_shop", "Steamline"), (36, "coffee_shop", "Steamline"),
+        (39, "gym", "Corestone"), (46, "gym", "Corestone")]
     assert [(d.day, d.written, d.attribute, d.value) for d in redeliveries(world)] == [
         (24, 12, "home_city", "Ljubljana"), (64, 12, "car", "Lancia")]
 
