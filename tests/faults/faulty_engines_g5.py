@@ -18,11 +18,14 @@ the world's truth:
   value, itself perhaps a one-off). A statement is an explicit change when it carries an
   event or a tie, when its document also says which value ended (a past claim of the slot
   with another value), or when a user turn naming the value also names another value of the
-  slot ("from X to Y"), the slot's label or says "now".
+  slot ("from X to Y"), the user's own slot ("my car", "new phone": not "my brother's car",
+  nor "your car") or says "now".
 
 Ranking is ``DependencyEngine``'s, except that the user's own rows come before the side rows
 (decoys, relayed values, temporary states: cosine order within each), so a question's first
-value-bearing hit is the store's own answer and first-hit figures show what it filed.
+value-bearing hit is the store's own answer and first-hit figures show what it filed; and a
+question naming a value the store holds as a slot's history ("Does the user still live in
+Valparaiso?") gets that slot's present rows first.
 
 Each fault is one switch (the classes at the end):
 
@@ -119,7 +122,8 @@ class EvidenceEngine(DependencyEngine):
                for o in self._claims):
             return True
         value = c.value.casefold()
-        cues = [self.labels[c.slot].casefold(),
+        label = self.labels[c.slot].casefold()
+        cues = [f"my {label}", f"new {label}",
                 *(v.casefold() for v in self.pools[c.slot] if v != c.value)]
         return any(value in t and (_NOW.search(t) or any(cue in t for cue in cues))
                    for t in (t.text.casefold() for t in document.turns if t.role == "user"))
@@ -188,10 +192,19 @@ class EvidenceEngine(DependencyEngine):
         return [r for r in super().rows() if not any(v in r for v in gone)]
 
     def query(self, question: str, k: int) -> list[Hit]:
-        hits = super().query(question, k + len(self.side))
+        asked = self._premise_rows(question)
+        hits = super().query(question, k + len(self.side) + (len(self.rows()) if asked else 0))
         side = set(self.side)
-        hits.sort(key=lambda h: h.text in side)  # stable: cosine order within each
+        hits.sort(key=lambda h: (h.text in side, h.text not in asked))  # stable otherwise
         return hits[:k]
+
+    def _premise_rows(self, question: str) -> set[str]:
+        """The present rows of each slot with a history value ``question`` names."""
+        q = question.casefold()
+        return {self._present(slot, v)
+                for slot, (current, members, history, _r) in self.state(self.now).items()
+                if any(h.casefold() in q for h in history)
+                for v in (members or ([current] if current else []))}
 
 
 def _fault(name: str, **switches) -> type:
