@@ -19,7 +19,8 @@ the world's truth:
   event or a tie, when its document also says which value ended (a past claim of the slot
   with another value), or when a user turn naming the value also names another value of the
   slot ("from X to Y"), the user's own slot ("my car", "new phone": not "my brother's car",
-  nor "your car") or says "now".
+  nor "your car") or says "now", and does not hedge ("if", "might", "never", "not": "I
+  would never pick Dacia as my car" changes nothing).
 
 Ranking is ``DependencyEngine``'s, except that the user's own rows come before the side rows
 (decoys, relayed values, temporary states: cosine order within each), so a question's first
@@ -53,6 +54,8 @@ from rotbench.contract.perception import ClaimDraft
 
 _NOW = re.compile(r"\bnow\b")
 """The word that marks a statement as news ("I drive a Saab now")."""
+_HEDGE = re.compile(r"\b(not|never|if|might|someday|would|nothing)\b")
+"""Words that make a turn no statement of change ("I would never pick Dacia as my car")."""
 
 
 def content_digest(document: Document) -> str:
@@ -125,7 +128,8 @@ class EvidenceEngine(DependencyEngine):
         label = self.labels[c.slot].casefold()
         cues = [f"my {label}", f"new {label}",
                 *(v.casefold() for v in self.pools[c.slot] if v != c.value)]
-        return any(value in t and (_NOW.search(t) or any(cue in t for cue in cues))
+        return any(value in t and not _HEDGE.search(t)
+                   and (_NOW.search(t) or any(cue in t for cue in cues))
                    for t in (t.text.casefold() for t in document.turns if t.role == "user"))
 
     # ---- state ---------------------------------------------------------------------------
