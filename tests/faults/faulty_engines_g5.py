@@ -11,7 +11,8 @@ the world's truth:
   after it; a rendered row that names the value is not served either;
 - **re-delivery**: a document whose content digest (written day, timestamp and text) was
   deposited before adds nothing;
-- **corroboration** (single-valued slots): a current value is *confirmed* once it was
+- **corroboration** (single-valued slots): a statement whose document does not name its
+  value is no evidence (perception misread it); a current value is *confirmed* once it was
   stated as an explicit change or stated twice. A plain statement of another value displaces
   a confirmed value only when it is the second statement of that value since the current
   one was last stated; an in-passing one-off does not (it does displace an unconfirmed
@@ -79,6 +80,7 @@ class EvidenceEngine(DependencyEngine):
         super().__init__(world, embedder, floor)
         self.digests: set[str] = set()
         self.plain: set[int] = set()  # seqs of present statements that are no explicit change
+        self.unnamed: set[int] = set()  # seqs of statements whose document lacks their value
         self.forgets: list[tuple[str, str, int, int]] = []  # (slot, value, day, seq)
         self._copy = False  # depositing a re-delivered copy as new
         self._claims: list[ClaimDraft] = []  # the claims of the document being filed
@@ -116,6 +118,8 @@ class EvidenceEngine(DependencyEngine):
         super().file(c, document, day)
         if c.slot is not None and not self._explicit(c, document):
             self.plain.update(range(before + 1, self.seq + 1))
+        if c.slot is not None and c.value.casefold() not in document.text.casefold():
+            self.unnamed.update(range(before + 1, self.seq + 1))
 
     def _explicit(self, c: ClaimDraft, document: Document) -> bool:
         """``c`` is stated as a change (see the module docstring)."""
@@ -135,10 +139,13 @@ class EvidenceEngine(DependencyEngine):
     # ---- state ---------------------------------------------------------------------------
 
     def _corroborated(self, slot: str, entries: list[_Entry], now: int) -> list[_Entry]:
-        """``entries`` of one slot less the statements that do not displace the current
-        value (a one-off against a confirmed value; any change at all under ``first_wins``)."""
+        """``entries`` of one slot less the statements that are no evidence (a value its
+        document does not name) and those that do not displace the current value (a
+        one-off against a confirmed value; any change at all under ``first_wins``)."""
         if slot in self.multi or not (self.corroborate or self.first_wins):
             return entries
+        entries = [e for e in entries
+                   if e.seq not in self.unnamed or e.kind not in ("present", "correction")]
         current: str | None = None
         confirmed = False
         pending: Counter = Counter()  # other values stated since the current one was
