@@ -11,8 +11,9 @@ the world's truth:
   after it; a rendered row that names the value is not served either;
 - **re-delivery**: a document whose content digest (written day, timestamp and text) was
   deposited before adds nothing;
-- **corroboration** (single-valued slots): a statement whose document does not name its
-  value is no evidence (perception misread it); a current value is *confirmed* once it was
+- **corroboration** (single-valued slots): a statement whose value no user turn of its
+  document names is no evidence (perception misread it, or took the assistant's or a
+  tool's words for the user's); a current value is *confirmed* once it was
   stated as an explicit change or stated twice. A plain statement of another value displaces
   a confirmed value only when it is the second statement of that value since the current
   one was last stated; an in-passing one-off does not (it does displace an unconfirmed
@@ -80,7 +81,7 @@ class EvidenceEngine(DependencyEngine):
         super().__init__(world, embedder, floor)
         self.digests: set[str] = set()
         self.plain: set[int] = set()  # seqs of present statements that are no explicit change
-        self.unnamed: set[int] = set()  # seqs of statements whose document lacks their value
+        self.unnamed: set[int] = set()  # seqs of statements no user turn of theirs names
         self.forgets: list[tuple[str, str, int, int]] = []  # (slot, value, day, seq)
         self._copy = False  # depositing a re-delivered copy as new
         self._claims: list[ClaimDraft] = []  # the claims of the document being filed
@@ -118,7 +119,8 @@ class EvidenceEngine(DependencyEngine):
         super().file(c, document, day)
         if c.slot is not None and not self._explicit(c, document):
             self.plain.update(range(before + 1, self.seq + 1))
-        if c.slot is not None and c.value.casefold() not in document.text.casefold():
+        said = " ".join(t.text for t in document.turns if t.role == "user").casefold()
+        if c.slot is not None and c.value.casefold() not in said:
             self.unnamed.update(range(before + 1, self.seq + 1))
 
     def _explicit(self, c: ClaimDraft, document: Document) -> bool:
