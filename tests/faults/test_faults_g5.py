@@ -43,7 +43,11 @@ from faulty_engines_g5 import (
     RedeliveryAsNew,
 )
 
+from rotbench.contract.engine import Document
+from rotbench.contract.perception import ClaimDraft
 from rotbench.scoring.lexicons import default_scorer
+from rotbench.world import generate_world
+from rotbench.world.models import Turn
 
 pytestmark = pytest.mark.slow
 
@@ -69,6 +73,40 @@ FAULT_IDS = ["forget-ignored", "redelivery-as-new", "first-value-wins", "last-st
 def faults(tmp_path_factory) -> dict:
     """{fault: its figures}, each probed once."""
     return {f: run(f, tmp_path_factory.mktemp(f.__name__)) for f in FAULTS}
+
+
+def _document(*turns: tuple[str, str]) -> Document:
+    return Document(uri="test://doc", day=20, timestamp="2026-01-21T09:00:00Z",
+                    kind="conversation", turns=[Turn(role=r, text=t) for r, t in turns])
+
+
+DACIA = ClaimDraft(subject="the user", slot="car", value="Dacia", tense="present",
+                   sentence="The user's car is Dacia.")
+
+CHANGES = {  # a user turn stating Dacia: does it mark a change of car?
+    "My car is Dacia now.": True,
+    "New car: Dacia.": True,
+    "Switched my car from Rivian to Dacia.": True,
+    "I've gone with Dacia as my car.": True,
+    "Took the Dacia through the car wash on the way home.": False,  # in passing
+    "My brother's car is Dacia.": False,  # someone else's
+    "I would never pick Dacia as my car.": False,  # hedged
+    "Someday I might make Dacia my car, but not this year.": False,
+}
+
+
+def test_what_marks_a_change_and_what_is_evidence() -> None:
+    """The corroboration rules on hand-written turns: only the user's own slot, unhedged,
+    marks a change; a value no user turn names (the assistant relaying it) is no
+    evidence."""
+    engine = EvidenceEngine(generate_world(42, generator="5"), None)
+    engine._claims = [DACIA]
+    assert {text: engine._explicit(DACIA, _document(("user", text))) for text in CHANGES} \
+        == CHANGES
+    engine.file(DACIA, _document(("user", "Can you check what is out there about me?"),
+                                 ("assistant", "Your car is Dacia, it seems.")), 20)
+    engine.file(DACIA, _document(("user", "Took the Dacia through the car wash.")), 21)
+    assert [e.seq in engine.unnamed for e in engine.entries["car"]] == [True, False]
 
 
 def test_correct_engine_forgets_and_resurrects_nothing(correct) -> None:
