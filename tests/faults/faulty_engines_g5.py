@@ -19,10 +19,12 @@ the world's truth:
   one was last stated; an in-passing one-off does not (it does displace an unconfirmed
   value, itself perhaps a one-off). A statement is an explicit change when it carries an
   event or a tie, when its document also says which value ended (a past claim of the slot
-  with another value), or when a user turn naming the value also names another value of the
-  slot ("from X to Y"), the user's own slot ("my car", "new phone": not "my brother's car",
-  nor "your car") or says "now", and does not hedge ("if", "might", "never", "not": "I
-  would never pick Dacia as my car" changes nothing).
+  with another value), or when a sentence of a user turn names the value and also another
+  value of the slot ("from X to Y"), the user's own slot ("my car", "new phone": not "my
+  brother's car", "your car" or "the car wash") or says "now" (not "now that"), in a turn
+  that does not hedge ("if", "might", "never", "not": "I would never pick Dacia as my car"
+  changes nothing). A day's mentions in passing share one turn: each is judged by its own
+  sentence.
 
 Ranking is ``DependencyEngine``'s, except that the user's own rows come before the side rows
 (decoys, relayed values, temporary states: cosine order within each), so a question's first
@@ -54,8 +56,11 @@ from faulty_engines_v4 import DependencyEngine
 from rotbench.contract.engine import Document, Hit
 from rotbench.contract.perception import ClaimDraft
 
-_NOW = re.compile(r"\bnow\b")
-"""The word that marks a statement as news ("I drive a Saab now")."""
+_NOW = re.compile(r"\bnow\b(?! that)")
+"""The word that marks a statement as news ("I drive a Saab now"; not "now that it's
+warm")."""
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+"""Where one sentence of a turn ends and the next begins."""
 _HEDGE = re.compile(r"\b(not|never|if|might|someday|would|nothing)\b")
 """Words that make a turn no statement of change ("I would never pick Dacia as my car")."""
 
@@ -134,9 +139,9 @@ class EvidenceEngine(DependencyEngine):
         label = self.labels[c.slot].casefold()
         cues = [f"my {label}", f"new {label}",
                 *(v.casefold() for v in self.pools[c.slot] if v != c.value)]
-        return any(value in t and not _HEDGE.search(t)
-                   and (_NOW.search(t) or any(cue in t for cue in cues))
-                   for t in (t.text.casefold() for t in document.turns if t.role == "user"))
+        turns = [t.text.casefold() for t in document.turns if t.role == "user"]
+        return any(value in s and (_NOW.search(s) or any(cue in s for cue in cues))
+                   for t in turns if not _HEDGE.search(t) for s in _SENTENCE.split(t))
 
     # ---- state ---------------------------------------------------------------------------
 

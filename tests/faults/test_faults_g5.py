@@ -89,6 +89,7 @@ CHANGES = {  # a user turn stating Dacia: does it mark a change of car?
     "Switched my car from Rivian to Dacia.": True,
     "I've gone with Dacia as my car.": True,
     "Took the Dacia through the car wash on the way home.": False,  # in passing
+    "Filled up the Dacia this morning. Everyone in Porto is out now that it's warm.": False,
     "My brother's car is Dacia.": False,  # someone else's
     "I would never pick Dacia as my car.": False,  # hedged
     "Someday I might make Dacia my car, but not this year.": False,
