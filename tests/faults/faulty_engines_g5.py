@@ -41,7 +41,8 @@ Each fault is one switch (the classes at the end):
 - ``FirstValueWins``: the first value of a slot stays whatever is said later, until the slot
   is emptied (``current_first``, ``stale_over_current``);
 - ``LastStatementWins``: no corroboration, every statement displaces (``current_first``, and
-  only under noise, where a distorted one-off mention misleads it).
+  only under noise, where a misperceived one-off misleads it: a decoy or a relayed value
+  taken as the user's, a distorted mention).
 """
 
 from __future__ import annotations
