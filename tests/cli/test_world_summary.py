@@ -26,35 +26,35 @@ from rotbench.world import generate_world
 runner = CliRunner()
 
 MENTIONS = """\
-│ home_city        │        9 │         14 │
-│ employer         │        4 │          6 │
-│ project_codename │        3 │          4 │
-│ code_editor      │        3 │          4 │
-│ manager          │        5 │          6 │
-│ gym              │        7 │         10 │
-│ diet             │        0 │          1 │
-│ car              │       18 │         25 │
-│ phone            │        0 │          1 │
-│ team             │        3 │          4 │
-│ coffee_shop      │        3 │          6 │
-│ language         │        0 │          5 │
-│ all              │       55 │         86 │"""
+│ home_city        │       55 │         60 │
+│ employer         │       19 │         21 │
+│ project_codename │        7 │          8 │
+│ code_editor      │       11 │         12 │
+│ manager          │       13 │         14 │
+│ gym              │       10 │         13 │
+│ diet             │       63 │         64 │
+│ car              │       43 │         50 │
+│ phone            │       58 │         59 │
+│ team             │       13 │         14 │
+│ coffee_shop      │        5 │          8 │
+│ language         │       46 │         51 │
+│ all              │      343 │        374 │"""
 
 BUCKETS = """\
-│ 1        │  35 (42%) │
-│ 2-3      │  32 (39%) │
-│ 4+       │  16 (19%) │
-│ all      │        83 │"""
+│ 1        │    4 (5%) │
+│ 2-3      │    7 (9%) │
+│ 4+       │  70 (86%) │
+│ all      │        81 │"""
 
 FORGET = """\
 │        26 │      26 │ coffee_shop │ Steamline │
-│        30 │      30 │ gym         │ Corestone │
-│        36 │      36 │ gym         │ Corestone │
-│        46 │      46 │ coffee_shop │ Steamline │"""
+│        36 │      36 │ coffee_shop │ Steamline │
+│        39 │      39 │ gym         │ Corestone │
+│        46 │      46 │ gym         │ Corestone │"""
 
 REDELIVERED = """\
 │        24 │      12 │ home_city │ Ljubljana │
-│        60 │      12 │ car       │ Lancia    │"""
+│        64 │      12 │ car       │ Lancia    │"""
 
 
 def _summary(*args: str) -> str:
@@ -67,7 +67,7 @@ def _summary(*args: str) -> str:
 def test_generator_5_summary_exact_on_seed_42() -> None:
     text = _summary("--generator", "5")
     assert text.splitlines()[0] == "World seed 42, 90 days (generator v5, fingerprint " \
-        "f27d4871da76)"
+        "2a285e2786f7)"
     for title, rows in (("Mentions in passing per attribute", MENTIONS),
                         ("Questions by evidence", BUCKETS), ("Forget requests", FORGET),
                         ("Re-delivered documents", REDELIVERED)):
@@ -76,25 +76,25 @@ def test_generator_5_summary_exact_on_seed_42() -> None:
         < text.index("Forget requests") < text.index("Re-delivered documents") \
         < text.index("Scored questions")
     # per question: day, attribute, current value, evidence
-    assert "│  15 │ gym              │ Corestone     │        3 │" in text
-    assert "│  45 │ home_city        │ Valparaiso    │        4 │" in text
-    assert "│  90 │ coffee_shop      │ Cremalux      │        4 │" in text
+    assert "│  15 │ gym              │ Corestone     │        5 │" in text
+    assert "│  45 │ home_city        │ Valparaiso    │       21 │" in text
+    assert "│  90 │ coffee_shop      │ Cupola        │        2 │" in text
     assert max(len(line) for line in text.splitlines()) <= 80
 
 
 def test_the_counts_behind_the_tables() -> None:
     world = generate_world(42, generator="5")
     questions = scored_questions(world)
-    assert len(questions) == 83  # the currency denominator of seed 42's reports
-    assert evidence_counts(questions) == {"1": 35, "2-3": 32, "4+": 16}  # as by_evidence's
-    assert sum(q.evidence for q in questions) == 219  # the per-question column, summed
+    assert len(questions) == 81  # the currency denominator of seed 42's reports
+    assert evidence_counts(questions) == {"1": 4, "2-3": 7, "4+": 70}  # as by_evidence's
+    assert sum(q.evidence for q in questions) == 1307  # the per-question column, summed
     counts = {c.attribute: (c.mentions, c.statements) for c in statement_counts(world)}
-    assert counts["car"] == (18, 25) and counts["diet"] == (0, 1)
+    assert counts["car"] == (43, 50) and counts["diet"] == (63, 64)
     assert [(d.day, d.attribute, d.value) for d in forget_requests(world)] == [
-        (26, "coffee_shop", "Steamline"), (30, "gym", "Corestone"), (36, "gym", "Corestone"),
-        (46, "coffee_shop", "Steamline")]
+        (26, "coffee_shop", "Steamline"), (36, "coffee_shop", "Steamline"),
+        (39, "gym", "Corestone"), (46, "gym", "Corestone")]
     assert [(d.day, d.written, d.attribute, d.value) for d in redeliveries(world)] == [
-        (24, 12, "home_city", "Ljubljana"), (60, 12, "car", "Lancia")]
+        (24, 12, "home_city", "Ljubljana"), (64, 12, "car", "Lancia")]
 
 
 def test_older_generators_have_no_evidence_tables() -> None:

@@ -11,18 +11,26 @@ the world's truth:
   after it; a rendered row that names the value is not served either;
 - **re-delivery**: a document whose content digest (written day, timestamp and text) was
   deposited before adds nothing;
-- **corroboration** (single-valued slots): a current value is *confirmed* once it was
+- **corroboration** (single-valued slots): a statement whose value no user turn of its
+  document names is no evidence (perception misread it, or took the assistant's or a
+  tool's words for the user's); a current value is *confirmed* once it was
   stated as an explicit change or stated twice. A plain statement of another value displaces
   a confirmed value only when it is the second statement of that value since the current
   one was last stated; an in-passing one-off does not (it does displace an unconfirmed
   value, itself perhaps a one-off). A statement is an explicit change when it carries an
   event or a tie, when its document also says which value ended (a past claim of the slot
-  with another value), or when a user turn naming the value also names another value of the
-  slot ("from X to Y"), the slot's label or says "now".
+  with another value), or when a sentence of a user turn names the value and also another
+  value of the slot ("from X to Y"), the user's own slot ("my car", "new phone": not "my
+  brother's car", "your car" or "the car wash") or says "now" (not "now that"), in a turn
+  that does not hedge ("if", "might", "never", "not": "I would never pick Dacia as my car"
+  changes nothing). A day's mentions in passing share one turn: each is judged by its own
+  sentence.
 
 Ranking is ``DependencyEngine``'s, except that the user's own rows come before the side rows
 (decoys, relayed values, temporary states: cosine order within each), so a question's first
-value-bearing hit is the store's own answer and first-hit figures show what it filed.
+value-bearing hit is the store's own answer and first-hit figures show what it filed; and a
+question naming a value the store holds as a slot's history ("Does the user still live in
+Valparaiso?") gets that slot's present rows first.
 
 Each fault is one switch (the classes at the end):
 
@@ -33,7 +41,8 @@ Each fault is one switch (the classes at the end):
 - ``FirstValueWins``: the first value of a slot stays whatever is said later, until the slot
   is emptied (``current_first``, ``stale_over_current``);
 - ``LastStatementWins``: no corroboration, every statement displaces (``current_first``, and
-  only under noise, where a distorted one-off mention misleads it).
+  only under noise, where a misperceived one-off misleads it: a decoy or a relayed value
+  taken as the user's, a distorted mention).
 """
 
 from __future__ import annotations
@@ -48,8 +57,13 @@ from faulty_engines_v4 import DependencyEngine
 from rotbench.contract.engine import Document, Hit
 from rotbench.contract.perception import ClaimDraft
 
-_NOW = re.compile(r"\bnow\b")
-"""The word that marks a statement as news ("I drive a Saab now")."""
+_NOW = re.compile(r"\bnow\b(?! that)")
+"""The word that marks a statement as news ("I drive a Saab now"; not "now that it's
+warm")."""
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+"""Where one sentence of a turn ends and the next begins."""
+_HEDGE = re.compile(r"\b(not|never|if|might|someday|would|nothing)\b")
+"""Words that make a turn no statement of change ("I would never pick Dacia as my car")."""
 
 
 def content_digest(document: Document) -> str:
@@ -73,6 +87,7 @@ class EvidenceEngine(DependencyEngine):
         super().__init__(world, embedder, floor)
         self.digests: set[str] = set()
         self.plain: set[int] = set()  # seqs of present statements that are no explicit change
+        self.unnamed: set[int] = set()  # seqs of statements no user turn of theirs names
         self.forgets: list[tuple[str, str, int, int]] = []  # (slot, value, day, seq)
         self._copy = False  # depositing a re-delivered copy as new
         self._claims: list[ClaimDraft] = []  # the claims of the document being filed
@@ -110,6 +125,9 @@ class EvidenceEngine(DependencyEngine):
         super().file(c, document, day)
         if c.slot is not None and not self._explicit(c, document):
             self.plain.update(range(before + 1, self.seq + 1))
+        said = " ".join(t.text for t in document.turns if t.role == "user").casefold()
+        if c.slot is not None and c.value.casefold() not in said:
+            self.unnamed.update(range(before + 1, self.seq + 1))
 
     def _explicit(self, c: ClaimDraft, document: Document) -> bool:
         """``c`` is stated as a change (see the module docstring)."""
@@ -119,18 +137,23 @@ class EvidenceEngine(DependencyEngine):
                for o in self._claims):
             return True
         value = c.value.casefold()
-        cues = [self.labels[c.slot].casefold(),
+        label = self.labels[c.slot].casefold()
+        cues = [f"my {label}", f"new {label}",
                 *(v.casefold() for v in self.pools[c.slot] if v != c.value)]
-        return any(value in t and (_NOW.search(t) or any(cue in t for cue in cues))
-                   for t in (t.text.casefold() for t in document.turns if t.role == "user"))
+        turns = [t.text.casefold() for t in document.turns if t.role == "user"]
+        return any(value in s and (_NOW.search(s) or any(cue in s for cue in cues))
+                   for t in turns if not _HEDGE.search(t) for s in _SENTENCE.split(t))
 
     # ---- state ---------------------------------------------------------------------------
 
     def _corroborated(self, slot: str, entries: list[_Entry], now: int) -> list[_Entry]:
-        """``entries`` of one slot less the statements that do not displace the current
-        value (a one-off against a confirmed value; any change at all under ``first_wins``)."""
+        """``entries`` of one slot less the statements that are no evidence (a value its
+        document does not name) and those that do not displace the current value (a
+        one-off against a confirmed value; any change at all under ``first_wins``)."""
         if slot in self.multi or not (self.corroborate or self.first_wins):
             return entries
+        entries = [e for e in entries
+                   if e.seq not in self.unnamed or e.kind not in ("present", "correction")]
         current: str | None = None
         confirmed = False
         pending: Counter = Counter()  # other values stated since the current one was
@@ -188,10 +211,19 @@ class EvidenceEngine(DependencyEngine):
         return [r for r in super().rows() if not any(v in r for v in gone)]
 
     def query(self, question: str, k: int) -> list[Hit]:
-        hits = super().query(question, k + len(self.side))
+        asked = self._premise_rows(question)
+        hits = super().query(question, k + len(self.side) + (len(self.rows()) if asked else 0))
         side = set(self.side)
-        hits.sort(key=lambda h: h.text in side)  # stable: cosine order within each
+        hits.sort(key=lambda h: (h.text in side, h.text not in asked))  # stable otherwise
         return hits[:k]
+
+    def _premise_rows(self, question: str) -> set[str]:
+        """The present rows of each slot with a history value ``question`` names."""
+        q = question.casefold()
+        return {self._present(slot, v)
+                for slot, (current, members, history, _r) in self.state(self.now).items()
+                if any(h.casefold() in q for h in history)
+                for v in (members or ([current] if current else []))}
 
 
 def _fault(name: str, **switches) -> type:

@@ -7,13 +7,16 @@ its default scorer, 90 days, top 10, the bag-of-words embedder).
   beyond the correct engine's 95% Wilson interval on each seed, oracle arm.
 - ``RedeliveryAsNew`` (``resurrected_first``): a world re-delivers two documents and each
   resurrects its value for the one question asked before the value is stated again, so the
-  fault shows on 2 questions per seed, which no single seed's interval (0/9 to 0/11) can
+  fault shows on 2 questions per seed, which no single seed's interval (0/10 to 0/11) can
   exclude: caught exactly there (2 against the correct engine's exact 0 on each seed) and,
   pooled, beyond the interval and by the exact McNemar test.
 - ``LastStatementWins`` (``current_first``): on the oracle arm every statement is right, so it
-  answers exactly as the correct engine does; under ``--noise good`` a distorted one-off
-  mention misleads it. Today's worlds give that chance on seed 43 only (9 questions; seed
-  44: 2, seed 42: none), so it is caught there and pooled, by the exact McNemar test.
+  answers exactly as the correct engine does; under ``--noise good`` a misperceived one-off
+  (a decoy or a relayed value taken as the user's, a distorted mention) misleads it. It is
+  caught on seeds 42 and 44 and pooled, by the exact McNemar test; on seed 43 the correct
+  engine pays for corroboration twice (a change whose announcement perception lost, said
+  once more in passing the day before the question: the employer and its successor
+  manager), 8 against 2, p = 0.11.
 """
 
 from __future__ import annotations
@@ -40,7 +43,11 @@ from faulty_engines_g5 import (
     RedeliveryAsNew,
 )
 
+from rotbench.contract.engine import Document
+from rotbench.contract.perception import ClaimDraft
 from rotbench.scoring.lexicons import default_scorer
+from rotbench.world import generate_world
+from rotbench.world.models import Turn
 
 pytestmark = pytest.mark.slow
 
@@ -54,8 +61,8 @@ def run(factory, tmp_path: Path) -> dict:
 correct = correct_engine(EvidenceEngine, run)
 
 CASES = [  # (fault, its own metric, per-seed figures on 42, 43, 44)
-    (ForgetIgnored, ("forgotten_served_at_k",), [(16, 16), (16, 17), (18, 18)]),
-    (FirstValueWins, ("current_first",), [(50, 83), (48, 83), (50, 81)]),
+    (ForgetIgnored, ("forgotten_served_at_k",), [(15, 16), (19, 20), (17, 17)]),
+    (FirstValueWins, ("current_first",), [(52, 81), (49, 78), (49, 78)]),
 ]
 IDS = ["forget-ignored", "first-value-wins"]
 FAULTS = [ForgetIgnored, RedeliveryAsNew, FirstValueWins, LastStatementWins]
@@ -68,13 +75,48 @@ def faults(tmp_path_factory) -> dict:
     return {f: run(f, tmp_path_factory.mktemp(f.__name__)) for f in FAULTS}
 
 
+def _document(*turns: tuple[str, str]) -> Document:
+    return Document(uri="test://doc", day=20, timestamp="2026-01-21T09:00:00Z",
+                    kind="conversation", turns=[Turn(role=r, text=t) for r, t in turns])
+
+
+DACIA = ClaimDraft(subject="the user", slot="car", value="Dacia", tense="present",
+                   sentence="The user's car is Dacia.")
+
+CHANGES = {  # a user turn stating Dacia: does it mark a change of car?
+    "My car is Dacia now.": True,
+    "New car: Dacia.": True,
+    "Switched my car from Rivian to Dacia.": True,
+    "I've gone with Dacia as my car.": True,
+    "Took the Dacia through the car wash on the way home.": False,  # in passing
+    "Filled up the Dacia this morning. Everyone in Porto is out now that it's warm.": False,
+    "My brother's car is Dacia.": False,  # someone else's
+    "I would never pick Dacia as my car.": False,  # hedged
+    "Someday I might make Dacia my car, but not this year.": False,
+}
+
+
+def test_what_marks_a_change_and_what_is_evidence() -> None:
+    """The corroboration rules on hand-written turns: only the user's own slot, unhedged,
+    marks a change; a value no user turn names (the assistant relaying it) is no
+    evidence."""
+    engine = EvidenceEngine(generate_world(42, generator="5"), None)
+    engine._claims = [DACIA]
+    assert {text: engine._explicit(DACIA, _document(("user", text))) for text in CHANGES} \
+        == CHANGES
+    engine.file(DACIA, _document(("user", "Can you check what is out there about me?"),
+                                 ("assistant", "Your car is Dacia, it seems.")), 20)
+    engine.file(DACIA, _document(("user", "Took the Dacia through the car wash.")), 21)
+    assert [e.seq in engine.unnamed for e in engine.entries["car"]] == [True, False]
+
+
 def test_correct_engine_forgets_and_resurrects_nothing(correct) -> None:
     pooled = correct[None]
-    assert figure(pooled, ("forgotten_served_at_k",)) == (0, 51)
-    assert figure(pooled, ("resurrected_first",)) == (0, 30)
-    assert figure(pooled, ("current_first",)) == (246, 247)
-    assert [figure(correct[s], ("current_first",)) for s in SEEDS] == [(82, 83), (83, 83),
-                                                                        (81, 81)]
+    assert figure(pooled, ("forgotten_served_at_k",)) == (0, 53)
+    assert figure(pooled, ("resurrected_first",)) == (0, 31)
+    assert figure(pooled, ("current_first",)) == (237, 237)
+    assert [figure(correct[s], ("current_first",)) for s in SEEDS] == [(81, 81), (78, 78),
+                                                                        (78, 78)]
 
 
 def test_corroboration_costs_nothing_on_the_oracle_arm(correct, faults) -> None:
@@ -92,7 +134,7 @@ def test_each_fault_is_caught_on_each_seed(fault, where, expected, correct, faul
 def test_a_redelivery_taken_as_new_resurrects(correct, faults) -> None:
     where = ("resurrected_first",)
     got = faults[RedeliveryAsNew]
-    assert [figure(got[s], where) for s in SEEDS] == [(2, 10), (2, 9), (2, 11)]
+    assert [figure(got[s], where) for s in SEEDS] == [(2, 11), (2, 10), (2, 10)]
     assert [figure(correct[s], where)[0] for s in SEEDS] == [0, 0, 0]
     assert beyond(figure(correct[None], where), figure(got[None], where), False)
 
@@ -116,7 +158,7 @@ def test_the_last_statement_misleads_only_under_noise(good) -> None:
     got = {s: verdict([good[(LastStatementWins, s)]], [good[(EvidenceEngine, s)]], where)
            for s in SEEDS}
     assert {s: (b, c, caught) for s, (b, c, _p, caught) in got.items()} == {
-        42: (0, 0, False), 43: (9, 0, True), 44: (2, 0, False)}
+        42: (9, 0, True), 43: (8, 2, False), 44: (8, 0, True)}
     pooled = verdict([good[(LastStatementWins, s)] for s in SEEDS],
                      [good[(EvidenceEngine, s)] for s in SEEDS], where)
-    assert pooled[:2] == (11, 0) and pooled[3]
+    assert pooled[:2] == (25, 2) and pooled[3]

@@ -21,28 +21,28 @@ from rotbench.results.presentation.render import render
 
 SHOW_TABLE = """\
 By evidence (statements of the current value before the question)
-┏━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┓
-┃ metric              ┃   1 statement ┃          2-3 ┃            4+ ┃
-┡━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━┩
-│ recall_current_at_k │ 65.7% (23/35) │ 21.9% (7/32) │ 68.8% (11/16) │
-│ current_first       │ 62.9% (22/35) │ 15.6% (5/32) │  37.5% (6/16) │
-│ stale_over_current  │   7.7% (1/13) │ 33.3% (9/27) │   6.2% (1/16) │
-│ stale_retained_at_k │   7.7% (1/13) │  37% (10/27) │    25% (4/16) │
-└─────────────────────┴───────────────┴──────────────┴───────────────┘"""
+┏━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━┳━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┓
+┃ metric              ┃ 1 statement ┃         2-3 ┃            4+ ┃
+┡━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━╇━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━┩
+│ recall_current_at_k │  100% (4/4) │ 42.9% (3/7) │ 61.4% (43/70) │
+│ current_first       │  100% (4/4) │ 28.6% (2/7) │ 38.6% (27/70) │
+│ stale_over_current  │    0% (0/4) │    0% (0/6) │  18.2% (8/44) │
+│ stale_retained_at_k │    0% (0/4) │    0% (0/6) │ 22.7% (10/44) │
+└─────────────────────┴─────────────┴─────────────┴───────────────┘"""
 
 COMPARE_ROWS = [  # row, reference n/d, latest-wins n/d, McNemar significant
-    ("recall_current_at_k (evidence 1)", (35, 35), (23, 35), True),
-    ("current_first (evidence 1)", (35, 35), (22, 35), True),
-    ("stale_over_current (evidence 1)", (0, 13), (1, 13), False),
-    ("stale_retained_at_k (evidence 1)", (0, 13), (1, 13), False),
-    ("recall_current_at_k (evidence 2-3)", (32, 32), (7, 32), True),
-    ("current_first (evidence 2-3)", (32, 32), (5, 32), True),
-    ("stale_over_current (evidence 2-3)", (0, 27), (9, 27), True),
-    ("stale_retained_at_k (evidence 2-3)", (0, 27), (10, 27), True),
-    ("recall_current_at_k (evidence 4+)", (16, 16), (11, 16), False),
-    ("current_first (evidence 4+)", (16, 16), (6, 16), True),
-    ("stale_over_current (evidence 4+)", (0, 16), (1, 16), False),
-    ("stale_retained_at_k (evidence 4+)", (0, 16), (4, 16), False),
+    ("recall_current_at_k (evidence 1)", (4, 4), (4, 4), False),
+    ("current_first (evidence 1)", (4, 4), (4, 4), False),
+    ("stale_over_current (evidence 1)", (0, 4), (0, 4), False),
+    ("stale_retained_at_k (evidence 1)", (0, 4), (0, 4), False),
+    ("recall_current_at_k (evidence 2-3)", (7, 7), (3, 7), False),
+    ("current_first (evidence 2-3)", (7, 7), (2, 7), False),
+    ("stale_over_current (evidence 2-3)", (0, 6), (0, 6), False),
+    ("stale_retained_at_k (evidence 2-3)", (0, 6), (0, 6), False),
+    ("recall_current_at_k (evidence 4+)", (70, 70), (43, 70), True),
+    ("current_first (evidence 4+)", (70, 70), (27, 70), True),
+    ("stale_over_current (evidence 4+)", (0, 44), (8, 44), True),
+    ("stale_retained_at_k (evidence 4+)", (0, 44), (10, 44), True),
 ]
 
 
@@ -72,13 +72,13 @@ def test_compare_pairs_each_bucket_question_by_question(reports_v5) -> None:
            for r in family.rows]
     assert got == COMPARE_ROWS
     assert {r.cells[1].difference.test for r in family.rows} == {"mcnemar"}
-    first = family.rows[5].cells[1].difference.paired  # current_first (evidence 2-3)
-    assert (first.first_only, first.other_only, first.both, first.neither) == (27, 0, 5, 0)
+    first = family.rows[9].cells[1].difference.paired  # current_first (evidence 4+)
+    assert (first.first_only, first.other_only, first.both, first.neither) == (43, 0, 27, 0)
     text = _text(lambda c: render_comparison(comparison, c))
-    assert "│ current_first (evidence 2-3)       │ 100% (32/32) │  15.6% (5/32) * │ higher │" \
+    assert "│ current_first (evidence 4+)        │ 100% (70/70) │ 38.6% (27/70) * │ higher │" \
         in text
-    assert "│ recall_current_at_k (evidence 4+)  │ 100% (16/16) │   68.8% (11/16) │ higher │" \
-        in text
+    assert "│ current_first (evidence 2-3)       │   100% (7/7) │     28.6% (2/7) │ higher │" \
+        in text  # 5 discordant questions, all one way: p = 0.0625
     # a breakdown: the gate judges the totals, never a bucket
     worse, allowed = worse_lines(comparison)
     assert not [line for line in worse if "evidence" in line] and allowed == []
@@ -99,7 +99,7 @@ def test_the_page_pictures_current_first_per_bucket(page: str) -> None:
     texts = re.findall(r"<text[^>]*>([^<]*)</text>", figure)
     # reference's bars, then latest-wins', each labelled with its counts
     assert [t for t in texts if re.fullmatch(r"\d+/\d+", t)] == [
-        "35/35", "32/32", "16/16", "22/35", "5/32", "6/16"]
+        "4/4", "7/7", "70/70", "4/4", "2/7", "27/70"]
     assert texts[:3] == ["1 statement", "2-3 statements", "4+ statements"]
     assert "current_first (higher is better)" in texts
     assert "Currency against evidence (error bars: 95% Wilson; counts n/d)" in figure
