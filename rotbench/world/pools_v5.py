@@ -24,9 +24,9 @@ FORGET: tuple[str, ...] = _DATA["forget"]
 FORGET_ACKS: tuple[str, ...] = _DATA["forget_acks"]
 """The assistant's reply to a forget request."""
 FORGET_SPECIFIC: dict[str, str] = _DATA["forget_specific"]
+"""Attribute key -> a forget request worded for it ("please forget where I work")."""
 ABSOLUTE_CHANGE: tuple[str, ...] = _DATA["absolute_change"]
 """A late document dating a value's start by the calendar (``{when}``: "Monday 3 March")."""
-"""Attribute key -> a forget request worded for it ("please forget where I work")."""
 
 
 def forget_wordings(key: str) -> tuple[str, ...]:
