@@ -376,10 +376,15 @@ def _check_seeds_and_volume(spec: RunSpec) -> None:
     if spec.generator not in GENERATOR_VERSIONS:
         known = ", ".join(GENERATOR_VERSIONS)
         raise SpecError(f"--generator: unknown generator {spec.generator!r} (available: {known})")
-    from rotbench.world.generators.base import MAX_VOLUME
+    from rotbench.world.generators.base import MAX_DAYS_TIMES_VOLUME, MAX_VOLUME
 
     if not 1 <= spec.volume <= MAX_VOLUME:
         raise SpecError(f"--volume must be between 1 and {MAX_VOLUME}, got {spec.volume}")
+    if spec.days * spec.volume > MAX_DAYS_TIMES_VOLUME:
+        raise SpecError(f"--days {spec.days} with --volume {spec.volume}: a world of days x "
+                        f"volume {spec.days * spec.volume} is beyond the largest rotbench "
+                        f"builds ({MAX_DAYS_TIMES_VOLUME}: --days 3650 --volume 10, or --days "
+                        "365 --volume 100)")
     if spec.volume != 1 and spec.generator not in ("3", "4", "5"):
         raise SpecError(f"--volume: applies to generators 3 to 5 only (this run uses "
                         f"generator {spec.generator})")

@@ -45,6 +45,10 @@ def test_every_command_has_help(command: list[str]) -> None:
         (["--arm", "gold"],
          "rotbench: error: --arm: unknown arm 'gold' (available: oracle, noisy, probe, live)"),
         (["--seed", "42", "--seed", "42"], "rotbench: error: --seed: duplicate seeds in [42, 42]"),
+        (["--days", "3650", "--volume", "100"],  # passed every range, then built for minutes
+         "rotbench: error: --days 3650 with --volume 100: a world of days x volume 365000 is "
+         "beyond the largest rotbench builds (36500: --days 3650 --volume 10, or --days 365 "
+         "--volume 100)"),
     ],
 )
 def test_bad_flags_fail_in_one_line_before_any_work(args, message, tmp_path: Path) -> None:

@@ -227,3 +227,12 @@ def test_every_tie_names_a_root_value_the_reader_was_told_before(seed: int) -> N
                     and f.depends_on is None and not s.late:
                 told.setdefault(f.attribute, []).append(f.value)
     assert checked == 5
+
+
+def test_a_world_beyond_days_times_volume_is_refused_before_it_is_built() -> None:
+    """Ten years at volume 100 passed every range and was built for minutes with no word."""
+    from rotbench.world.generators.base import WorldConfigError
+
+    with pytest.raises(WorldConfigError, match=r"^volume 100 over 3650 days: days x volume "
+                                               r"365000 is beyond the largest world \(36500\)$"):
+        generate_world(42, 3650, "4", 100)

@@ -95,6 +95,10 @@ generator 4 since issue 33 (generator 3 from issue 21). Generators 1 to 3 stay
 (``--generator 1|2|3``) and reproduce their pinned figures exactly."""
 MAX_VOLUME = 100
 """Largest ``volume`` (generator 3's filler multiplier)."""
+MAX_DAYS_TIMES_VOLUME = 36500
+"""Largest ``days * volume`` of one world (ten years at volume 10, or one at 100): about
+9,400 sessions, ten seconds to build; ten years at volume 100 took minutes to build before
+any engine ran."""
 MIN_DAYS = 30
 MIN_DAYS_BY_GENERATOR: dict[str, int] = {"4": MIN_DAYS, "5": MIN_DAYS}
 """Shortest world per generator, where it is not ``MIN_DAYS``'s alone to say so. Generator
@@ -432,7 +436,8 @@ def generate_world(seed: int, days: int = 90, generator: str = DEFAULT_GENERATOR
     other generators accept only 1.
 
     Raises WorldConfigError when ``days`` is under 30 (a world needs two checkpoints so that a
-    change can be observed between them) or over 3650, UnknownGenerator (a WorldConfigError)
+    change can be observed between them) or over 3650, or ``days * volume`` is over
+    ``MAX_DAYS_TIMES_VOLUME``, UnknownGenerator (a WorldConfigError)
     for a version not in ``GENERATOR_VERSIONS``, and PoolOverlapError if the pools break the
     invariant. Takes a few milliseconds (see benchmarks/bench_world.py).
     """
@@ -447,6 +452,9 @@ def generate_world(seed: int, days: int = 90, generator: str = DEFAULT_GENERATOR
     if not isinstance(volume, int) or not 1 <= volume <= MAX_VOLUME:
         raise WorldConfigError(f"volume must be an integer from 1 to {MAX_VOLUME}, "
                                f"got {volume!r}")
+    if days * volume > MAX_DAYS_TIMES_VOLUME:
+        raise WorldConfigError(f"volume {volume} over {days} days: days x volume {days * volume}"
+                               f" is beyond the largest world ({MAX_DAYS_TIMES_VOLUME})")
     if generator == "5":
         from rotbench.world.generators.v5 import generate_v5
         from rotbench.world.pools_v5 import all_template_texts_v5
