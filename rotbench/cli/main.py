@@ -85,6 +85,7 @@ def main() -> None:
     """
     from rotbench.cli import supervise
 
+    usable_standard_streams()
     argv = bare_dask_means_local(sys.argv[1:])
     if supervise.wanted(argv):
         raise SystemExit(supervise.supervise(argv))
@@ -97,6 +98,49 @@ def main() -> None:
         code = _end_run(code, present)
     supervise.report_end(code)
     raise SystemExit(code)
+
+
+class _Forgiving:
+    """A text stream whose writes and flushes never raise ``OSError``: the run's own lines
+    are lost when the stream cannot take them (``2>/dev/full``), never the run."""
+
+    def __init__(self, stream) -> None:  # noqa: ANN001 - a text stream
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError:
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError:
+            pass
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+def usable_standard_streams() -> None:
+    """Standard output and error a command can always write: a descriptor the caller
+    closed (``2>&-``) is opened on ``/dev/null``, and writes to standard error that fail
+    (a full disk, ``2>/dev/full``) are dropped. Before, either ended a run before its
+    report was written."""
+    import os
+
+    for fd, name in ((1, "stdout"), (2, "stderr")):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_WRONLY)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+            setattr(sys, name, open(fd, "w", encoding="utf-8", closefd=False))  # noqa: SIM115
+    if sys.stderr is not None and not isinstance(sys.stderr, _Forgiving):
+        sys.stderr = _Forgiving(sys.stderr)
 
 
 def _main(argv: list[str]) -> int:

@@ -27,3 +27,26 @@ def test_run_help_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     finally:
         os.close(write_end)
     assert (done.returncode, done.stderr) == (1, "")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stderr", ["closed", "/dev/full"])
+def test_a_run_whose_stderr_is_closed_or_full_still_writes_its_report(
+        stderr: str, tmp_path: Path, prefect_server) -> None:
+    """``rotbench run 2>&-`` and ``2>/dev/full`` exited 1 and wrote nothing, not even the
+    report: a line to stderr ended the run."""
+    env = {**os.environ, **prefect_server.child_env(), "PYTHONPATH": str(ROOT)}
+    env.pop("ROTBENCH_CACHE_DIR", None)
+    args = [sys.executable, "-c", "from rotbench.cli.main import main; main()", "run",
+            "--seed", "42", "--days", "30", "--cache-dir", str(tmp_path / "c"),
+            "--reports-dir", str(tmp_path / "r"), "--db", str(tmp_path / "r" / "db.duckdb")]
+    if stderr == "closed":
+        done = subprocess.run(args, stdout=subprocess.DEVNULL, cwd=tmp_path, env=env,
+                              timeout=600, preexec_fn=lambda: os.close(2))  # noqa: PLW1509
+    else:
+        with open(stderr, "w") as full:
+            done = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=full, cwd=tmp_path,
+                                  env=env, timeout=600)
+    assert done.returncode == 0
+    assert [p.name.endswith("-reference.json") for p in (tmp_path / "r").glob("rot-*.json")
+            ] == [True]
