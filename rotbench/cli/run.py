@@ -337,6 +337,8 @@ def start_run(spec, started: float, interrupts: Interrupts, choices: RunChoices)
             raise
         if (full := disk_full_line(exc, spec)) is not None:
             fail(full, 1)
+        if (gone := vanished_line(exc, spec)) is not None:
+            fail(gone, 1)
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         if type(exc).__name__ in EXPLAINED_ENDINGS:  # its message says what to do
             fail(first, 1)
@@ -374,6 +376,22 @@ def _output_kind(path: Path, spec) -> str:
         return {"worlds": "a world file of the report", ".pending": "the report's pending "
                 "marker"}.get(first, "the report")
     return "a file"
+
+
+def vanished_line(exc: BaseException, spec) -> str | None:
+    """The one line for a run that ended because its cache or reports folder was removed
+    while it ran (a ``FileNotFoundError`` with the folder gone: the error names no file);
+    None otherwise."""
+    from rotbench.safe_text import printable
+
+    if not isinstance(exc, FileNotFoundError):
+        return None
+    for flag, folder in (("--cache-dir", spec.cache_dir), ("--reports-dir", spec.reports_dir)):
+        if folder and not Path(folder).is_dir():
+            return (f"run failed: the {flag} folder {printable(Path(folder).resolve(), 300)} "
+                    "was removed while the run used it; nothing of this run was reported: run "
+                    "again")
+    return None
 
 
 def disk_full_line(exc: BaseException, spec) -> str | None:

@@ -82,3 +82,20 @@ def test_a_run_says_when_an_engine_ignored_the_user_of_a_shared_store(capsys) ->
         "rotbench: warning: engine blind\\x1b[2J ignored the user: its query takes no user=, "
         "so each user's questions were answered from every user's memories "
         "(docs/several-users.md)"]
+
+
+def test_a_folder_removed_during_the_run_is_named(tmp_path) -> None:
+    """Deleting the cache folder mid-run ended in 'FileNotFoundError: [Errno 2] No such
+    file or directory', naming nothing."""
+    from types import SimpleNamespace
+
+    from rotbench.cli.run import vanished_line
+
+    spec = SimpleNamespace(cache_dir=str(tmp_path / "cache"), reports_dir=str(tmp_path))
+    gone = FileNotFoundError(2, "No such file or directory")
+    assert vanished_line(gone, spec) == (
+        f"run failed: the --cache-dir folder {tmp_path / 'cache'} was removed while the run "
+        "used it; nothing of this run was reported: run again")
+    (tmp_path / "cache").mkdir()
+    assert vanished_line(gone, spec) is None  # the folders are there: another cause
+    assert vanished_line(ValueError("x"), spec) is None
