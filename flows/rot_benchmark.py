@@ -340,7 +340,7 @@ def _sandboxed_worlds(spec: RunSpec, paid: PaidRun,
         if not spec.dask:  # plug-ins' worker servers start while the worlds are generated
             from rotbench.pipeline.engine_worker import prestart
 
-            prestart(engines)
+            prestart(engines, spec.engine_timeout_seconds)
         outcomes, missing = _run_worlds(worlds_spec, ledger_path, paid.budget, paid.gate,
                                         engines=engines)
     for line in sandbox.notes():

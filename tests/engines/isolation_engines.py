@@ -177,3 +177,71 @@ def forges_status(context):
 
 def sound(context):
     return Sound(context)
+
+
+# -- issue 56 item 4: what one call causes, and processes that leave by setsid() -------------
+
+def embeds_many(context):
+    """Each query asks the run's embedder for 20,000 texts it has not seen."""
+    engine = Sound(context)
+
+    def query(question, k):
+        context.embedder.encode([f"text {i} for {question}" for i in range(20_000)])
+        return Sound.query(engine, question, k)
+
+    engine.query = query
+    return engine
+
+
+def embeds_some(context):
+    """Each query asks the run's embedder for 2,000 new texts (within a call's bound)."""
+    engine = Sound(context)
+
+    def query(question, k):
+        context.embedder.encode([f"text {i} for {question}" for i in range(2_000)])
+        return Sound.query(engine, question, k)
+
+    engine.query = query
+    return engine
+
+
+def asks_model(context):
+    """Each query asks the run's model client for one completion."""
+    engine = Sound(context)
+
+    def query(question, k):
+        context.model.complete(model="m", system="s", prompt=question, max_tokens=10)
+        return Sound.query(engine, question, k)
+
+    engine.query = query
+    return engine
+
+
+def _escape_by_setsid() -> None:
+    """A grandchild in a session of its own (double fork), its parent gone: out of the
+    worker's process group, its parent init or the nearest subreaper."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setsid()
+            if os.fork() == 0:
+                _note_pid(os.getpid())
+                time.sleep(3600)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+
+
+class EscapesBySetsid(Sound):
+    name = "escapes"
+
+    def deposit(self, document) -> None:
+        if not self.turns:
+            _escape_by_setsid()
+        super().deposit(document)
+
+
+def escapes_by_setsid(context):
+    """Leaves a setsid() grandchild at the factory and another at its first deposit."""
+    _escape_by_setsid()
+    return EscapesBySetsid(context)
