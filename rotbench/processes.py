@@ -116,6 +116,22 @@ def parents() -> dict[int, int]:
     return out
 
 
+def group_members(pgid: int) -> list[int]:
+    """The live processes of process group ``pgid`` (``/proc/PID/stat`` field 5), [] elsewhere
+    than Linux."""
+    out = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return out
+    for name in names:
+        if name.isdigit():
+            fields = _stat_fields(int(name))
+            if fields and len(fields) > 2 and fields[0] != "Z" and fields[2] == str(pgid):
+                out.append(int(name))
+    return out
+
+
 def descendants(pid: int) -> list[int]:
     """The live descendants of ``pid`` by parent chain (children, their children, ...),
     whatever session or process group they moved to; [] elsewhere than Linux. A process

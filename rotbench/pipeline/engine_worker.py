@@ -356,13 +356,13 @@ def end_worker(pid: int, conn: Channel | None = None, module: str | None = None)
     that left it by ``setsid``: the worker is a subreaper, so a double fork stays below
     it), then close its pipe. The worker is stopped first, so it starts nothing while its
     descendants are ended; those found are counted for ``module``'s note."""
-    from rotbench.processes import descendants, end_tree, session_of
+    from rotbench.processes import descendants, end_tree, group_members, session_of
 
     try:
         os.kill(pid, signal.SIGSTOP)
     except (ProcessLookupError, PermissionError, OSError):
         pass
-    found = descendants(pid)
+    found = sorted((set(descendants(pid)) | set(group_members(pid))) - {pid})
     own = sum(session_of(p) not in (pid, None) for p in found)
     end_tree(pid)
     kill_group(pid)

@@ -294,7 +294,9 @@ def _failure_for(worker: _Worker, req: dict, exc: BaseException) -> EngineFailur
 
 
 def run_worker(conn: Channel) -> None:
-    """Answer the run's requests until it closes the pipe or asks to close."""
+    """Answer the run's requests until it closes the pipe. After ``close`` the worker stays
+    (reading nothing more) until the run ends it: what the engine left running is still
+    below it then, for the run to find and end (``end_worker``)."""
     link = _Link(conn)
     worker = _Worker(link)
     while True:
@@ -310,8 +312,6 @@ def run_worker(conn: Channel) -> None:
             failure = _failure_for(worker, req, exc)
             reply = {"failure": str(failure), "trace": failure.trace}
         link.send(reply)
-        if req["op"] == "close":
-            return
 
 
 # -- the engine server (a process of its own, started by ``rotbench.pipeline.engine_worker``) ------
