@@ -125,16 +125,17 @@ def recompute(report: Report, check: TextCheck | None = None) -> MetricsBundle:
 
 
 def verification_problems(report: Report) -> list[str]:
-    """Why ``report``'s stored figures cannot be taken as true, as one-line reasons: hit
-    classes its hit texts do not give, stored figures its probes do not give. Empty when
+    """Why ``report``'s stored figures cannot be taken as true, as one-line reasons, first
+    the gravest: a truth its seed, days and generator do not give (``rotbench.results.truth``),
+    hit classes its hit texts do not give, stored figures its probes do not give. Empty when
     the report verifies. Raises as ``recompute``."""
     from rotbench.results.truth import truth_problem
 
+    problems = [truth] if (truth := truth_problem(report)) else []
     check = TextCheck()
     bundle = recompute(report, check)
-    problems = [line] if (line := check.line()) else []
-    if truth := truth_problem(report):
-        problems.append(truth)
+    if line := check.line():
+        problems.append(line)
     if differ := mismatches(report, bundle):
         problems.append("the stored figures disagree with the report's probes ("
                         + "; ".join(differ) + ")")
