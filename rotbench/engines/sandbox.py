@@ -100,12 +100,19 @@ def engine_sandbox(cache_dir: str | Path) -> Iterator[EngineSandbox]:
                       ("XDG_DATA_HOME", ".local/share"), ("XDG_STATE_HOME", ".local/state")):
         os.environ[name] = str(sandbox.home / sub)
     os.chdir(sandbox.cwd)
+    from rotbench.pipeline.engine_worker import confine_engines
+
+    (sandbox.root / "tmp").mkdir()
+    # plug-ins write beneath the cache's scratch folder (sandboxes, scratch) and /dev only
+    confine_engines([str(sandbox.root / "tmp"), str(root.parent), "/dev"])
     try:
         yield sandbox
     finally:
         from rotbench.pipeline.engine_worker import stop_servers
 
+        confine_engines([])
         stop_servers()  # the engines' worker processes, and whatever they started, end here
+        shutil.rmtree(sandbox.root / "tmp", ignore_errors=True)
         from rotbench.pipeline.engine_worker import ended_notes
 
         sandbox.ended = ended_notes()

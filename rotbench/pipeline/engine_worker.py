@@ -167,9 +167,12 @@ class EngineServer:
         env.setdefault("PYTHONHASHSEED", HASH_SEED)
         env["PYTHONUNBUFFERED"] = "1"  # an engine's print reaches the relay as it is made
         env["PYTHONIOENCODING"] = "utf-8:backslashreplace"  # what the relay decodes
+        roots = list(_WRITE_ROOTS)
+        if roots:  # the engine's temporary files go beneath the folders it may write
+            env["TMPDIR"] = roots[0]
         code = ("import json,sys; sys.path[:] = json.loads(sys.argv[1]); "
                 "from rotbench.pipeline.engine_worker_side import serve; "
-                "serve(int(sys.argv[2]), sys.argv[3])")
+                "serve(int(sys.argv[2]), sys.argv[3], json.loads(sys.argv[4]))")
         self.module = module
         self.forked: set[int] = set()
         """Every worker this server forked (their own ends are counted by ``end_worker``)."""
@@ -177,8 +180,9 @@ class EngineServer:
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-c", code, json.dumps(sys.path), str(theirs.fileno()),
-                 module], pass_fds=(theirs.fileno(),), env=env, stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+                 module, json.dumps(roots)], pass_fds=(theirs.fileno(),), env=env,
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                start_new_session=True)
         finally:
             theirs.close()
         self.relay = threading.Thread(target=relay_output,
@@ -264,6 +268,18 @@ class EngineServer:
         relay = getattr(self, "relay", None)
         if relay is not None:  # the engine's last lines, before the run's own
             relay.join(timeout=RELAY_JOIN_SECONDS)
+
+
+_WRITE_ROOTS: list[str] = []
+"""Where servers started now let their engine write (``confine_engines``; empty: no
+confinement)."""
+
+
+def confine_engines(roots: list[str]) -> None:
+    """Servers started from now on confine their engine's writes to beneath ``roots`` (the
+    first also its ``TMPDIR``; ``rotbench.pipeline.confine``); [] lifts that for later
+    servers. Set by the run's sandbox (``rotbench.engines.sandbox.engine_sandbox``)."""
+    _WRITE_ROOTS[:] = [str(r) for r in roots]
 
 
 _SERVERS: dict[tuple, EngineServer] = {}

@@ -316,10 +316,11 @@ def run_worker(conn: Channel) -> None:
 
 # -- the engine server (a process of its own, started by ``rotbench.pipeline.engine_worker``) ------
 
-def serve(ctrl_fd: int, module: str) -> None:
-    """The engine server's main loop (see the module text): preload, then fork a worker for
-    every descriptor received on ``ctrl_fd``; on end of file or SIGTERM kill every worker's
-    process group and exit."""
+def serve(ctrl_fd: int, module: str, roots: list[str] | None = None) -> None:
+    """The engine server's main loop (see the module text): preload, confine writes to
+    beneath ``roots`` (``rotbench.pipeline.confine``; none: unconfined), then fork a worker
+    for every descriptor received on ``ctrl_fd``; on end of file or SIGTERM kill every
+    worker's process group and exit."""
     from rotbench.processes import become_subreaper, end_tree
 
     ctrl = socket.socket(fileno=ctrl_fd)
@@ -339,6 +340,10 @@ def serve(ctrl_fd: int, module: str) -> None:
     # server; the run's end closes the control socket instead, whatever ended it.
     from rotbench.engines import trace  # noqa: F401 - preloaded for every worker
 
+    if roots:
+        from rotbench.pipeline.confine import confine
+
+        confine(roots)
     ctrl.sendall(b"B")  # booted: the engine's module is imported next, under its time limit
     try:
         __import__(module)

@@ -245,3 +245,24 @@ def escapes_by_setsid(context):
     """Leaves a setsid() grandchild at the factory and another at its first deposit."""
     _escape_by_setsid()
     return EscapesBySetsid(context)
+
+
+def writes_outside(context):
+    """Tries to plant a file in the cache folder (three levels above its working folder,
+    ``<cache>/scratch/run-ID/cwd``) and in the folder ``ISOLATION_TARGET`` names (the
+    reports folder); notes in its scratch folder which writes were refused."""
+    from pathlib import Path
+
+    refused = []
+    for target in (Path.cwd().parents[2] / "planted.txt",
+                   Path(os.environ.get("ISOLATION_TARGET", "/nonexistent")) / "planted.txt"):
+        try:
+            target.write_text("forged")
+        except PermissionError:
+            refused.append(target.parent.name)
+    (Path(context.scratch_dir) / "refused.txt").write_text(",".join(refused))
+    import tempfile
+
+    with tempfile.NamedTemporaryFile() as fh:  # its temporary files still work
+        fh.write(b"x")
+    return Sound(context)

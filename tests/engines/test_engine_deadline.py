@@ -164,3 +164,31 @@ def test_processes_that_left_by_setsid_end_with_the_worker(tmp_path) -> None:
     assert workers.ended_notes() == [
         "engine module tests.engines.isolation_engines: ended 2 processes it had left "
         "running (2 in a session of their own)"]
+
+
+def test_a_plug_in_cannot_write_into_the_cache_or_reports(tmp_path, monkeypatch) -> None:
+    """Issue 56 item 5: on main a plug-in wrote anywhere in the run's cache (it dropped a
+    file into stages, truncated score records, deleted the embeddings). In the run's
+    sandbox its server is confined (Landlock): writing beneath the cache folder (outside
+    ``scratch/``) or the reports folder fails with PermissionError; its scratch folder and
+    temporary files still work."""
+    from rotbench.engines.sandbox import engine_sandbox
+    from rotbench.pipeline.confine import confine
+
+    if os.fork() == 0:  # whether this kernel has Landlock, asked in a throwaway process
+        os._exit(0 if confine([str(tmp_path)]) else 1)
+    if os.waitstatus_to_exitcode(os.wait()[1]) != 0:
+        pytest.skip("this kernel has no Landlock")
+    cache, reports = tmp_path / "cache", tmp_path / "reports"
+    reports.mkdir()
+    monkeypatch.setenv("ISOLATION_TARGET", str(reports))
+    with engine_sandbox(cache) as sandbox:
+        scratch = cache / "scratch" / "engine"
+        scratch.mkdir(parents=True)
+        guard = engine("writes_outside", timeout=10.0)
+        guard.build(42, "oracle", scratch)
+        guard.close()
+        refused = (scratch / "refused.txt").read_text()
+    assert refused == "cache,reports"
+    assert not (cache / "planted.txt").exists() and not (reports / "planted.txt").exists()
+    assert sandbox.found == []
