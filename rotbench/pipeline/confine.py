@@ -10,6 +10,8 @@ can no longer rewrite the cache's stage records, the embeddings or the reports f
 ``TMPDIR`` points into the sandbox, so ``tempfile`` keeps working. Reading is not limited
 (an engine reads its own files, its packages and its models from anywhere).
 
+Only plug-ins are confined: the peer adapters rotbench ships (``rotbench.engines.adapters``)
+run third-party libraries that keep templates, databases and sockets where they choose.
 This needs Landlock (Linux 5.13 and later, enabled in the kernel); elsewhere, and on Dask
 workers (which keep their own working folder), engines run unconfined, as they always did,
 and ``confine`` says so by returning False. ``ROTBENCH_ENGINES_UNCONFINED=1`` turns it off

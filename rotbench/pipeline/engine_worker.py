@@ -167,7 +167,9 @@ class EngineServer:
         env.setdefault("PYTHONHASHSEED", HASH_SEED)
         env["PYTHONUNBUFFERED"] = "1"  # an engine's print reaches the relay as it is made
         env["PYTHONIOENCODING"] = "utf-8:backslashreplace"  # what the relay decodes
-        roots = list(_WRITE_ROOTS)
+        # rotbench's own adapters (peer engines it ships) keep writing where their
+        # libraries expect; every other engine is confined where the kernel allows
+        roots = [] if module.startswith("rotbench.") else list(_WRITE_ROOTS)
         if roots:  # the engine's temporary files go beneath the folders it may write
             env["TMPDIR"] = roots[0]
         code = ("import json,sys; sys.path[:] = json.loads(sys.argv[1]); "
