@@ -410,6 +410,10 @@ def stop_servers() -> None:
 atexit.register(stop_servers)
 
 
+class FrameTooLarge(OSError):
+    """A frame above the size the receiver accepts (``MAX_FRAME_BYTES``)."""
+
+
 class Channel:
     """Length-prefixed frames over a stream socket (4-byte big-endian length, then the
     bytes). ``recv`` waits at most until a deadline for the *whole* frame, so a worker that
@@ -430,7 +434,8 @@ class Channel:
             return None
         size = struct.unpack("!I", head)[0]
         if size > limit:
-            raise OSError(f"a frame of {size} bytes, above the {limit} accepted")
+            raise FrameTooLarge(f"sent a reply of {size} bytes, above the {limit >> 20} MiB "
+                                "one reply may take")
         return self._exact(size, deadline) if size else b""
 
     def _exact(self, size: int, deadline: float | None) -> bytes | None:

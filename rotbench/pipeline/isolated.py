@@ -330,6 +330,8 @@ class IsolatedEngine(GuardedEngine):
                              f"run spent on the {exc.what} it asked for counts)") from None
         except OverBudget as exc:
             raise self._lost(day, call, str(exc)) from None
+        except workers.FrameTooLarge as exc:
+            raise self._lost(day, call, str(exc)) from None
         except (EOFError, OSError):
             raise self._lost(day, call, "the engine's worker process ended without answering "
                              "(a crash, or the engine ended its process)") from None

@@ -266,3 +266,18 @@ def writes_outside(context):
     with tempfile.NamedTemporaryFile() as fh:  # its temporary files still work
         fh.write(b"x")
     return Sound(context)
+
+
+def sends_huge_frame(context):
+    """Each query writes, on its worker's own pipe to the run, the head of a 200 MiB frame,
+    then waits."""
+    import struct
+
+    engine = Sound(context)
+
+    def query(question, k):
+        context.embedder._link.conn.sock.sendall(struct.pack("!I", 200 << 20))
+        time.sleep(3600)
+
+    engine.query = query
+    return engine

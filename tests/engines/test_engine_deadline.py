@@ -192,3 +192,12 @@ def test_a_plug_in_cannot_write_into_the_cache_or_reports(tmp_path, monkeypatch)
     assert refused == "cache,reports"
     assert not (cache / "planted.txt").exists() and not (reports / "planted.txt").exists()
     assert sandbox.found == []
+
+
+def test_a_frame_over_128_mib_is_named_as_such(tmp_path) -> None:
+    """Issue 56: a frame over 128 MiB from a worker was reported as a crash ('ended without
+    answering'); now the line says what was sent."""
+    line, seconds = _ask(engine("sends_huge_frame", timeout=5.0), tmp_path)
+    assert line == (f"engine sound: seed 42, day 3: {CALL}: sent a reply of 209715200 bytes, "
+                    "above the 128 MiB one reply may take")
+    assert seconds < 3
