@@ -411,7 +411,11 @@ class IsolatedEngine(GuardedEngine):
                 raise self._lost(day, call, "the engine's worker sent a malformed reply")
             scoped = out.get("user_scoped")
             self.user_scoped = scoped if isinstance(scoped, bool) else None
-            answers.append(self.checked(day, call, out.get("hits"), k))
+            try:
+                answers.append(self.checked(day, call, out.get("hits"), k))
+            except EngineFailure:
+                self.end()  # refused: no later call of this engine is waited for
+                raise
 
         for question, call in zip(questions, calls, strict=True):
             self.post(day, call, {"op": "query", "question": question, "k": k,

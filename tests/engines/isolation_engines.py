@@ -281,3 +281,23 @@ def sends_huge_frame(context):
 
     engine.query = query
     return engine
+
+
+def refused_then_stalls(context):
+    """The worker's hit check waved through; the first query answers 50 hits for k=10 (the
+    run's own check refuses them), every later query hangs."""
+    import rotbench.pipeline.probe as probe
+
+    real = probe.validate_hits
+    probe.validate_hits = lambda answer, k, fail: real(answer, 10_000, fail)
+    engine = Sound(context)
+    asked = []
+
+    def query(question, k):
+        asked.append(question)
+        if len(asked) > 1:
+            time.sleep(3600)
+        return [Hit(text=f"hit {i}") for i in range(50)]
+
+    engine.query = query
+    return engine

@@ -201,3 +201,20 @@ def test_a_frame_over_128_mib_is_named_as_such(tmp_path) -> None:
     assert line == (f"engine sound: seed 42, day 3: {CALL}: sent a reply of 209715200 bytes, "
                     "above the 128 MiB one reply may take")
     assert seconds < 3
+
+
+def test_a_refused_answer_is_the_failure_not_the_stall_after_it(tmp_path) -> None:
+    """Issue 56: an answer the run's check refused, followed by a stall on the next question
+    of the checkpoint (sent ahead), was reported as that next question's timeout; now the
+    refused answer is the line, at once."""
+    guard = engine("refused_then_stalls", timeout=2.0)
+    guard.build(42, "oracle", tmp_path)
+    started = time.monotonic()
+    with pytest.raises(Exception) as raised:
+        try:
+            guard.hits_many(3, [QUESTION, "Where does the user work?"], 10, as_of=False)
+        finally:
+            guard.close()
+    assert str(raised.value) == (f"engine sound: seed 42, day 3: {CALL}: returned 50 hits "
+                                 "for k=10")
+    assert time.monotonic() - started < 1.5
