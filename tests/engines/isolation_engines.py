@@ -134,9 +134,10 @@ def hung_query_with_close(context):
 
 def _note_pid(pid: int) -> None:
     folder = os.environ.get("ISOLATION_PIDS")
-    if folder:
-        with open(os.path.join(folder, f"{pid}.pid"), "w") as fh:
+    if folder:  # whole or absent: a test may read it at any moment
+        with open(os.path.join(folder, f"{pid}.tmp"), "w") as fh:
             fh.write(str(pid))
+        os.replace(os.path.join(folder, f"{pid}.tmp"), os.path.join(folder, f"{pid}.pid"))
 
 
 def _sleep_forever() -> None:
