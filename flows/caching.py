@@ -9,18 +9,31 @@ Before Prefect reads a record, ``verify_record`` checks it: parseable, written f
 by our serializer, holding the stage's model, payload checksum intact. A record that fails
 is removed (and counted), so Prefect recomputes the stage instead of crashing or unpickling
 what someone dropped there.
+
+The checksum (``sha256``, also the content hash later keys are built from) anyone can
+recompute; so every payload also carries ``mac``, an HMAC-SHA256 of its key and data under
+the cache folder's own secret (``cache_secret``: 32 random bytes in ``<cache>/cache.key``,
+mode 0600, made on first use). A payload whose ``mac`` is wrong is a forgery and counted as
+damage; one without ``mac`` (written before rotbench had one) is dropped and recomputed
+without a word. The secret keeps out other users and anything that cannot read the cache
+folder; a process of the same user that can read it (a plug-in engine is one, unless the
+kernel confines it: ``rotbench.pipeline.confine``) could compute a mac too.
 """
 
 from __future__ import annotations
 
 __all__ = [  # content_hash and model_hash live in rotbench.pipeline.keys; kept importable here
-    "MODELS", "CacheAudit", "PayloadMissing", "SafeJSONSerializer", "StageRef", "content_hash",
+    "MODELS", "CacheAudit", "PayloadMissing", "SafeJSONSerializer", "StageRef", "cache_secret",
+    "content_hash",
     "decode_payload", "load_payload", "model_hash", "payload_key", "payload_path",
     "UnwrittenRecords", "read_record", "stage_key", "store_payload", "verify_record",
 ]
 
 import hashlib
+import hmac
 import json
+import os
+import secrets
 import shutil
 import threading
 from pathlib import Path
@@ -62,6 +75,9 @@ class SafeJSONSerializer(Serializer):
 
     type: Literal["rotbench-json"] = "rotbench-json"
     key: str | None = None
+    cache_dir: str | None = None
+    """The cache folder whose secret signs the payload (``cache_secret``); None: unsigned
+    (such a payload is never served back)."""
 
     def dumps(self, obj: Any, data: str | None = None) -> bytes:
         """The record of ``obj``; ``data``: ``obj.model_dump_json()`` when the caller has
@@ -73,14 +89,91 @@ class SafeJSONSerializer(Serializer):
         record = self.key if self.key is not None else getattr(obj, "record_name", None)
         key = json.dumps(record)
         digest = _digest(record, data)
-        return f'{{"model":"{name}","key":{key},"sha256":"{digest}","data":{data}}}'.encode()
+        mac = "" if self.cache_dir is None else \
+            f',"mac":"{_mac(cache_secret(self.cache_dir), record, data)}"'
+        return (f'{{"model":"{name}","key":{key},"sha256":"{digest}"{mac},'
+                f'"data":{data}}}').encode()
 
     def loads(self, blob: bytes) -> Any:
-        return decode_payload(blob)
+        # the secret of a folder this process opened itself, never one a record names
+        folder = None if self.cache_dir is None else _opened(self.cache_dir)
+        if folder is None:
+            raise ValueError("a cached payload of a cache folder this run did not open")
+        return decode_payload(blob, _SECRETS[folder])
 
 
 def _digest(key: str | None, data: str) -> str:
     return hashlib.sha256(f"{key}\x1f{data}".encode()).hexdigest()
+
+
+def _mac(secret: bytes, key: str | None, data: str) -> str:
+    return hmac.new(secret, f"{key}\x1f{data}".encode(), hashlib.sha256).hexdigest()
+
+
+SECRET_NAME = "cache.key"
+"""The cache folder's secret: ``<cache>/cache.key``, 32 random bytes, mode 0600."""
+_SECRETS: dict[str, bytes] = {}
+_SECRETS_LOCK = threading.Lock()
+
+
+class Unsigned(ValueError):
+    """A payload without a mac (written before payloads were signed): recomputed, not counted
+    as damage."""
+
+
+def _opened(cache_dir: Path | str) -> str | None:
+    folder = os.path.realpath(cache_dir)
+    return folder if folder in _SECRETS else None
+
+
+def cache_secret(cache_dir: Path | str) -> bytes:
+    """The secret of cache folder ``cache_dir`` (``SECRET_NAME``), made on first use (mode
+    0600, written atomically: two runs starting at once agree on one). Read once per
+    process. Raises OSError when it can be neither read nor made."""
+    folder = os.path.realpath(cache_dir)
+    with _SECRETS_LOCK:
+        if folder in _SECRETS:
+            return _SECRETS[folder]
+        path = Path(folder) / SECRET_NAME
+        secret = _read_secret(path)
+        if secret is None:
+            Path(folder).mkdir(parents=True, exist_ok=True)
+            made = path.with_name(f".{SECRET_NAME}.{os.getpid()}.{secrets.token_hex(4)}")
+            fd = os.open(made, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            try:
+                os.write(fd, secrets.token_bytes(32))
+            finally:
+                os.close(fd)
+            try:
+                os.link(made, path)  # the first run's secret stays; a later one reads it
+            except FileExistsError:
+                pass
+            finally:
+                made.unlink(missing_ok=True)
+            secret = _read_secret(path)
+            if secret is None:
+                raise OSError(f"{path}: not a 32-byte secret of this user")
+        _SECRETS[folder] = secret
+        return secret
+
+
+def _read_secret(path: Path) -> bytes | None:
+    """The 32 bytes at ``path`` when it is a regular file of this user's of that size, else
+    None (a secret another user could have written, or read, is not one)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        import stat
+
+        if not stat.S_ISREG(st.st_mode) or st.st_size != 32 or st.st_uid != os.getuid() \
+                or st.st_mode & 0o077:
+            return None
+        return os.read(fd, 32)
+    finally:
+        os.close(fd)
 
 
 _DATA = b',"data":'
@@ -109,8 +202,10 @@ def payload_key(blob: bytes | str) -> str | None:
     return key if isinstance(key, str) else None
 
 
-def decode_payload(blob: bytes | str) -> BaseModel:
-    """Decode our payload; raises ValueError on an unknown model or a checksum mismatch."""
+def decode_payload(blob: bytes | str, secret: bytes | None = None) -> BaseModel:
+    """Decode our payload; raises ValueError on an unknown model or a checksum mismatch,
+    and with ``secret`` (the cache folder's, ``cache_secret``) on a mac that is not the
+    one that secret gives (Unsigned, a ValueError, for a payload without one)."""
     head, raw = split_payload(blob)
     cls = MODELS.get(head.get("model", ""))
     if cls is None:
@@ -118,6 +213,12 @@ def decode_payload(blob: bytes | str) -> BaseModel:
     data = raw.decode()
     if _digest(head.get("key"), data) != head.get("sha256"):
         raise ValueError("cached payload checksum mismatch")
+    if secret is not None:
+        mac = head.get("mac")
+        if not isinstance(mac, str):
+            raise Unsigned("cached payload written before payloads were signed")
+        if not hmac.compare_digest(mac, _mac(secret, head.get("key"), data)):
+            raise ValueError("cached payload not signed with this cache folder's secret")
     return cls.model_validate_json(data)
 
 
@@ -175,13 +276,16 @@ def read_record(path: Path, model: str | None = None) -> BaseModel | None:
             raise ValueError("record written for another key")
         if payload_key(record["result"]) != path.name:
             raise ValueError("payload written for another key")
-        payload = decode_payload(record["result"])
+        payload = decode_payload(record["result"], cache_secret(path.parent.parent))
         if model is not None and type(payload).__name__ != model:
             raise ValueError(f"record holds {type(payload).__name__}, not {model}")
         if isinstance(payload, StageRef):
             stored = payload.path(path.parent.parent)
             if not stored.is_file() or stored.stat().st_size != payload.size_bytes:
                 raise ValueError(f"stored output {stored.name} is missing or damaged")
+    except Unsigned:  # an older rotbench's record: recomputed, not damage
+        discard(path)
+        return None
     except Exception:  # noqa: BLE001 - any damage means: recompute
         discard(path)
         CacheAudit.note(path.name)
@@ -224,7 +328,7 @@ def store_payload(cache_dir: Path | str, stage: str, key: str, obj: BaseModel,
     Something other than a file in its place (a directory) is a damaged output: removed,
     then written. Raises OSError when the write fails (a full disk); no temporary file is
     left behind (``rotbench.atomic.write_atomic``)."""
-    blob = SafeJSONSerializer().dumps(obj, data)
+    blob = SafeJSONSerializer(cache_dir=str(cache_dir)).dumps(obj, data)
     path = payload_path(cache_dir, stage, key)
     if path.is_dir() and not path.is_symlink():
         discard(path)
@@ -274,10 +378,11 @@ def load_payload(cache_dir: Path | str, ref: StageRef) -> Any:
         head = split_payload(blob)[0]
         if head.get("model") != ref.model or head.get("sha256") != ref.sha256:
             raise ValueError("stored output does not match its reference")
-        return decode_payload(blob)
+        return decode_payload(blob, cache_secret(cache_dir))
     except (OSError, ValueError) as exc:
         discard(path)
-        CacheAudit.note(path.name)
+        if not isinstance(exc, Unsigned):
+            CacheAudit.note(path.name)
         raise PayloadMissing(f"{ref.stage} output {path.name}: {exc}") from None
 
 

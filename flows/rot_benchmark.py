@@ -170,12 +170,27 @@ def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None,
             elif key is not None and not outcome.complete:
                 (storage / world_record_name(key)).unlink(missing_ok=True)
             outcomes.append(outcome)
+        if spec.dask is not None:
+            _stop_worker_servers(runner)
     for name, exc in UnwrittenRecords.drain():  # Prefect's records its commits could not write
         discard(storage / name)  # Prefect writes in place: what it left is half a record
         unwritten = unwritten or WriteFailed.of(storage / name, exc)
     if unwritten is not None:  # every world has ended; what they stored stays cached
         raise unwritten
     return outcomes, missing
+
+
+def _stop_worker_servers(runner) -> None:  # noqa: ANN001 - a DaskTaskRunner
+    """End the plug-in engine servers the run's worlds started on the Dask workers (and
+    whatever their engines left running, ``rotbench.pipeline.engine_worker.stop_servers``):
+    they are children of the worker processes, which outlive the run on a cluster. A
+    worker that is gone took its servers with it."""
+    from rotbench.pipeline.engine_worker import stop_servers
+
+    try:
+        runner.client.run(stop_servers)
+    except Exception:  # noqa: BLE001 - nothing left to stop on a worker that went away
+        pass
 
 
 def absolute_paths(spec: RunSpec) -> RunSpec:
@@ -340,7 +355,7 @@ def _sandboxed_worlds(spec: RunSpec, paid: PaidRun,
         if not spec.dask:  # plug-ins' worker servers start while the worlds are generated
             from rotbench.pipeline.engine_worker import prestart
 
-            prestart(engines)
+            prestart(engines, spec.engine_timeout_seconds)
         outcomes, missing = _run_worlds(worlds_spec, ledger_path, paid.budget, paid.gate,
                                         engines=engines)
     for line in sandbox.notes():

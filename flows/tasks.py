@@ -297,7 +297,7 @@ def _configured(stage_task: Task, storage: Path) -> Task:
         cache_key_fn=stage_key(spec.name, storage),
         persist_result=True,
         result_storage=storage,
-        result_serializer=SafeJSONSerializer(),
+        result_serializer=SafeJSONSerializer(cache_dir=str(storage.parent)),
         timeout_seconds=spec.timeout_seconds,
         retries=len(RETRY_DELAYS_SECONDS) if spec.retried else 0,
         retry_delay_seconds=RETRY_DELAYS_SECONDS,

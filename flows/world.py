@@ -113,7 +113,8 @@ def world_task_for_run(spec: RunSpec):
     storage.mkdir(parents=True, exist_ok=True)
     return world_task.with_options(
         cache_key_fn=_world_cache_key(storage), persist_result=True,
-        result_storage=storage, result_serializer=SafeJSONSerializer())
+        result_storage=storage,
+        result_serializer=SafeJSONSerializer(cache_dir=str(storage.parent)))
 
 
 def api_key_for_run() -> str | None:

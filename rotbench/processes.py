@@ -93,3 +93,95 @@ def signal_verified(pid: int, started: int, check, signum: int = signal.SIGTERM)
     finally:
         if pidfd is not None:
             os.close(pidfd)
+
+
+def parents() -> dict[int, int]:
+    """Every process this user can see, as {pid: parent pid} (``/proc/PID/stat`` field 4);
+    {} elsewhere than Linux. Zombies are left out (nothing to end)."""
+    out: dict[int, int] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return out
+    for name in names:
+        if not name.isdigit():
+            continue
+        fields = _stat_fields(int(name))
+        if fields is None or len(fields) < 2 or fields[0] == "Z":
+            continue
+        try:
+            out[int(name)] = int(fields[1])
+        except ValueError:
+            continue
+    return out
+
+
+def group_members(pgid: int) -> list[int]:
+    """The live processes of process group ``pgid`` (``/proc/PID/stat`` field 5), [] elsewhere
+    than Linux."""
+    out = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return out
+    for name in names:
+        if name.isdigit():
+            fields = _stat_fields(int(name))
+            if fields and len(fields) > 2 and fields[0] != "Z" and fields[2] == str(pgid):
+                out.append(int(name))
+    return out
+
+
+def descendants(pid: int) -> list[int]:
+    """The live descendants of ``pid`` by parent chain (children, their children, ...),
+    whatever session or process group they moved to; [] elsewhere than Linux. A process
+    whose parent ended was handed to the nearest subreaper (``become_subreaper``), so below
+    a subreaper nothing leaves the tree by a double fork."""
+    children: dict[int, list[int]] = {}
+    for child, parent in parents().items():
+        children.setdefault(parent, []).append(child)
+    out: list[int] = []
+    todo = list(children.get(pid, ()))
+    while todo:
+        child = todo.pop()
+        out.append(child)
+        todo.extend(children.get(child, ()))
+    return out
+
+
+def session_of(pid: int) -> int | None:
+    """The session id of process ``pid`` (``/proc/PID/stat`` field 6), or None."""
+    fields = _stat_fields(pid)
+    try:
+        return int(fields[3]) if fields and len(fields) > 3 else None
+    except ValueError:
+        return None
+
+
+def become_subreaper() -> bool:
+    """Make this process a child subreaper (Linux ``PR_SET_CHILD_SUBREAPER``): a descendant
+    whose parent ends is re-parented here rather than to init, so ``descendants`` still
+    finds it. False where that cannot be done."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        return False
+
+
+def end_tree(pid: int, rounds: int = 3) -> list[int]:
+    """SIGKILL every live descendant of ``pid`` (not ``pid`` itself), again until none is
+    left or ``rounds`` sweeps were made (a descendant may fork while it is swept); the
+    processes ended, first seen first."""
+    ended: list[int] = []
+    for _ in range(rounds):
+        found = [p for p in descendants(pid) if p not in ended]
+        if not found:
+            break
+        for child in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(child, signal.SIGKILL)
+        ended.extend(found)
+    return ended

@@ -22,6 +22,7 @@ from rotbench.cli.report import (
 )
 from rotbench.results.database.export import export_run, export_targets
 from rotbench.results.database.runs import run_ids
+from rotbench.safe_text import printable
 
 
 def export(
@@ -75,6 +76,7 @@ def export(
             try:
                 if run not in run_ids(con):
                     fail(_unknown_run(run, run_ids(con), db_path), 1)
+                _reverify(run, db_path)
                 written = export_run(con, run, out, format.value, force=force)
             finally:
                 con.close()
@@ -86,3 +88,23 @@ def export(
     except ReportError as exc:  # a report's world file missing or damaged
         fail(str(exc), 1)
     typer.echo(f"wrote {', '.join(str(p) for p in written)}", err=True)
+
+
+def _reverify(run: str, db_path: Path) -> None:
+    """Check run ``run``'s report of record beside the database as ``show`` does
+    (``load_checked``: a truth its seeds, days and generator do not give is refused, exit
+    1); without one, say that the export was not re-verified."""
+    from rotbench.results.files.report import ReportError, find_report
+    from rotbench.results.verify import load_checked
+
+    found = find_report(db_path.parent, run)
+    if found is None:
+        typer.echo(f"rotbench: warning: run {printable(run, 80)}: its report of record is not "
+                   f"in {printable(db_path.parent, 200)}, so the export was not re-verified "
+                   "against it", err=True)
+        return
+    try:
+        load_checked(found, lambda line: typer.echo(line, err=True))
+    except (ReportError, ValueError) as exc:
+        fail(str(exc), 1)
+

@@ -124,6 +124,10 @@ def _rescored(source_path: Path, version: str, out_dir: Path, db: Path | None):
     try:
         source = load_report(source_path)
         check_fits(source)
+        from rotbench.results.truth import truth_problem
+
+        if problem := truth_problem(source):
+            _fail(f"{source_path}: {problem}; not rescored")
         return rescore_report(source, version, source_path, out_dir / WORLDS_DIR, rows)
     except (ReportError, ValueError) as e:
         _fail(str(e))

@@ -42,6 +42,9 @@ class EngineSandbox:
     root: Path
     found: list[str] = field(default_factory=list)
     """What appeared in ``cwd/`` and ``home/`` while the worlds ran (relative paths)."""
+    ended: list[str] = field(default_factory=list)
+    """One line per engine module whose processes the run had to end
+    (``rotbench.pipeline.engine_worker.ended_notes``)."""
 
     @property
     def cwd(self) -> Path:
@@ -52,12 +55,14 @@ class EngineSandbox:
         return self.root / "home"
 
     def notes(self) -> list[str]:
-        """One report note when an engine wrote outside its scratch folder, else none."""
+        """A report note for each engine module whose processes the run had to end, and
+        one when an engine wrote outside its scratch folder."""
         if not self.found:
-            return []
+            return list(self.ended)
         shown = ", ".join(printable(p, 120) for p in self.found[:MAX_LISTED])
         more = f" and {len(self.found) - MAX_LISTED} more" if len(self.found) > MAX_LISTED else ""
-        return [f"written outside the engines' scratch folders while the worlds ran (into the "
+        return [*self.ended,
+                f"written outside the engines' scratch folders while the worlds ran (into the "
                 f"working folder or HOME the engines were given; kept in "
                 f"{printable(self.root, 200)}): {shown}{more}"]
 
@@ -95,12 +100,22 @@ def engine_sandbox(cache_dir: str | Path) -> Iterator[EngineSandbox]:
                       ("XDG_DATA_HOME", ".local/share"), ("XDG_STATE_HOME", ".local/state")):
         os.environ[name] = str(sandbox.home / sub)
     os.chdir(sandbox.cwd)
+    from rotbench.pipeline.engine_worker import confine_engines
+
+    (sandbox.root / "tmp").mkdir()
+    # plug-ins write beneath the cache's scratch folder (sandboxes, scratch) and /dev only
+    confine_engines([str(sandbox.root / "tmp"), str(root.parent), "/dev"])
     try:
         yield sandbox
     finally:
         from rotbench.pipeline.engine_worker import stop_servers
 
+        confine_engines([])
         stop_servers()  # the engines' worker processes, and whatever they started, end here
+        shutil.rmtree(sandbox.root / "tmp", ignore_errors=True)
+        from rotbench.pipeline.engine_worker import ended_notes
+
+        sandbox.ended = ended_notes()
         os.chdir(origin)
         for name, value in saved.items():
             if value is None:

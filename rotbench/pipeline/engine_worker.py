@@ -54,13 +54,24 @@ IN_PROCESS = frozenset({"rotbench.reference.engine:make_engine",
 OFF_ENV = "ROTBENCH_ENGINES_IN_PROCESS"
 """Set to 1 to run every engine in the run's process (a debugger; no isolation)."""
 SERVER_START_SECONDS = 120.0
-"""Longest wait for an engine server to start and import the engine's module, seconds."""
+"""Longest wait for an engine server to start (a Python interpreter importing rotbench's
+boundary modules, before the engine's module), seconds."""
 HASH_SEED = "0"
 """``PYTHONHASHSEED`` of every engine server (and so of its workers), unless the run's
 environment sets one: Python's per-process random string hashing changed the order in which
 an engine iterated a set of string ids, and with it the order of tied hits."""
 MAX_FRAME_BYTES = 128 << 20
 """Largest message a worker may send the run (bytes); past it the worker is failed."""
+MAX_ENCODE_TEXTS = 1_024
+"""Most texts one encode request from a worker may carry (its handle splits a longer list)."""
+MAX_CALL_TEXTS = 8_192
+"""Most texts the run embeds for one engine call (its encode requests together); past it
+the engine fails, naming the call."""
+MAX_CALL_REQUESTS = 4_096
+"""Most handle requests (embeddings, claims, question frames, checks, completions) one
+engine call may make; past it the engine fails, naming the call."""
+MAX_JUDGE_PAIRS = 1_024
+"""Most claim pairs one check request may carry."""
 
 
 def isolated(info: Any) -> bool:
@@ -142,7 +153,11 @@ def relay_prefix(module: str) -> str:
 class EngineServer:
     """One engine server process for one engine module (see the module text)."""
 
-    def __init__(self, module: str) -> None:
+    def __init__(self, module: str, import_seconds: float | None = None) -> None:
+        """Start the server and wait until it has imported ``module``: at most
+        ``SERVER_START_SECONDS`` for the interpreter and rotbench's modules, then at most
+        ``import_seconds`` (the engine's timeout; None: ``SERVER_START_SECONDS``) for the
+        engine's module. Raises ServerError (the server then killed with all it started)."""
         from rotbench.cli.supervise import CHILD_ENV
 
         ours, theirs = socket.socketpair()
@@ -152,16 +167,24 @@ class EngineServer:
         env.setdefault("PYTHONHASHSEED", HASH_SEED)
         env["PYTHONUNBUFFERED"] = "1"  # an engine's print reaches the relay as it is made
         env["PYTHONIOENCODING"] = "utf-8:backslashreplace"  # what the relay decodes
+        # rotbench's own adapters (peer engines it ships) keep writing where their
+        # libraries expect; every other engine is confined where the kernel allows
+        roots = [] if module.startswith("rotbench.") else list(_WRITE_ROOTS)
+        if roots:  # the engine's temporary files go beneath the folders it may write
+            env["TMPDIR"] = roots[0]
         code = ("import json,sys; sys.path[:] = json.loads(sys.argv[1]); "
                 "from rotbench.pipeline.engine_worker_side import serve; "
-                "serve(int(sys.argv[2]), sys.argv[3])")
+                "serve(int(sys.argv[2]), sys.argv[3], json.loads(sys.argv[4]))")
         self.module = module
+        self.forked: set[int] = set()
+        """Every worker this server forked (their own ends are counted by ``end_worker``)."""
         self.lock = threading.Lock()
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-c", code, json.dumps(sys.path), str(theirs.fileno()),
-                 module], pass_fds=(theirs.fileno(),), env=env, stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+                 module, json.dumps(roots)], pass_fds=(theirs.fileno(),), env=env,
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                start_new_session=True)
         finally:
             theirs.close()
         self.relay = threading.Thread(target=relay_output,
@@ -169,14 +192,30 @@ class EngineServer:
                                       name="rotbench-engine-output", daemon=True)
         self.relay.start()
         self.ctrl = ours
-        self.ctrl.settimeout(SERVER_START_SECONDS)
-        try:
-            ready = self.ctrl.recv(1)
-        except OSError:
-            ready = b""
-        if ready != b"R":
+        if self._signal(SERVER_START_SECONDS) != b"B":
             self.stop()
             raise ServerError("the engine's worker process could not be started")
+        limit = SERVER_START_SECONDS if import_seconds is None else import_seconds
+        ready = self._signal(limit)
+        if ready != b"R":
+            self.stop()
+            from rotbench.safe_text import printable
+
+            raise ServerError(
+                f"the engine's module {printable(module, 80)} did not finish importing within "
+                f"{limit:g} s (its import counts against --engine-timeout)" if ready is None
+                else "the engine's worker process ended while importing the engine's module")
+
+    def _signal(self, seconds: float) -> bytes | None:
+        """The server's next one-byte signal, None when none came within ``seconds``
+        (b"" when the server ended)."""
+        self.ctrl.settimeout(seconds)
+        try:
+            return self.ctrl.recv(1)
+        except TimeoutError:
+            return None
+        except OSError:
+            return b""
 
     def alive(self) -> bool:
         return self.process.poll() is None
@@ -198,12 +237,23 @@ class EngineServer:
                 raise ServerError(f"the engine server stopped answering ({exc})") from None
             finally:
                 theirs.close()
-        return struct.unpack("!q", reply)[0], Channel(ours)
+        pid = struct.unpack("!q", reply)[0]
+        self.forked.add(pid)
+        return pid, Channel(ours)
 
     def stop(self) -> None:
-        """Close the control socket (the server then kills every worker's process group and
-        exits), then kill the server's own process group (what the engine's module started
-        at import)."""
+        """Close the control socket (the server then ends every worker and every process
+        below it, and exits), then kill the server's own process group and whatever is still
+        below it (what the engine's module started at import, in a session of its own or
+        not: the server is a subreaper). Processes found running below the server besides
+        its workers are counted for the run's note (``ended_notes``)."""
+        from rotbench.processes import descendants, end_tree, session_of
+
+        pid = self.process.pid
+        left = [p for p in descendants(pid) if p not in _WORKERS and p not in self.forked]
+        own = sum(session_of(p) not in (pid, None) for p in left)
+        _count_ended(self.module, len(left), own)
+        end_tree(pid)
         try:
             self.ctrl.close()
         except OSError:
@@ -212,7 +262,7 @@ class EngineServer:
             self.process.wait(timeout=2)
         except subprocess.TimeoutExpired:
             pass
-        kill_group(self.process.pid)
+        kill_group(pid)
         try:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -222,30 +272,79 @@ class EngineServer:
             relay.join(timeout=RELAY_JOIN_SECONDS)
 
 
+_WRITE_ROOTS: list[str] = []
+"""Where servers started now let their engine write (``confine_engines``; empty: no
+confinement)."""
+
+
+def confine_engines(roots: list[str]) -> None:
+    """Servers started from now on confine their engine's writes to beneath ``roots`` (the
+    first also its ``TMPDIR``; ``rotbench.pipeline.confine``); [] lifts that for later
+    servers. Set by the run's sandbox (``rotbench.engines.sandbox.engine_sandbox``)."""
+    _WRITE_ROOTS[:] = [str(r) for r in roots]
+
+
 _SERVERS: dict[tuple, EngineServer] = {}
 _SERVERS_LOCK = threading.Lock()
 _STARTING: dict[tuple, threading.Lock] = {}
+_FAILED: dict[tuple, ServerError] = {}
+"""Servers that could not be started, by key: every later world meets the same failure at
+once instead of waiting for a second start."""
 _WORKERS: set[int] = set()
 """Process groups of the workers alive now (killed by ``stop_servers``)."""
+_ENDED: dict[str, list[int]] = {}
+"""Processes an engine module's worker or server left running that the run ended, by
+module: [count, of which in a session of their own] (``ended_notes``)."""
 
 
-def server_for(module: str) -> EngineServer:
+def _count_ended(module: str, count: int, own_session: int) -> None:
+    if count:
+        with _SERVERS_LOCK:
+            tally = _ENDED.setdefault(module, [0, 0])
+            tally[0] += count
+            tally[1] += own_session
+
+
+def ended_notes() -> list[str]:
+    """One line per engine module whose processes the run had to end (taken: the tally
+    restarts)."""
+    from rotbench.safe_text import printable
+
+    with _SERVERS_LOCK:
+        tallies = sorted(_ENDED.items())
+        _ENDED.clear()
+    return [f"engine module {printable(module, 80)}: ended {count} process"
+            f"{'es' if count != 1 else ''} it had left running"
+            + (f" ({own} in a session of {'their' if own != 1 else 'its'} own)" if own else "")
+            for module, (count, own) in tallies]
+
+
+def server_for(module: str, import_seconds: float | None = None) -> EngineServer:
     """The running server for engine module ``module`` in this folder and HOME (started on
-    first use). Raises ServerError."""
+    first use, its module's import limited to ``import_seconds``). Raises ServerError (the
+    same one again, at once, for a server that could not be started)."""
     key = (module, os.getcwd(), os.environ.get("HOME"))  # the sandbox's: one run's
     with _SERVERS_LOCK:  # one start per key at a time, other engines' servers not held up
         starting = _STARTING.setdefault(key, threading.Lock())
     with starting:
         with _SERVERS_LOCK:
             server = _SERVERS.get(key)
+            failed = _FAILED.get(key)
+        if failed is not None:
+            raise ServerError(str(failed))
         if server is None or not server.alive():
-            server = EngineServer(module)
+            try:
+                server = EngineServer(module, import_seconds)
+            except ServerError as exc:
+                with _SERVERS_LOCK:
+                    _FAILED[key] = exc
+                raise
             with _SERVERS_LOCK:
                 _SERVERS[key] = server
         return server
 
 
-def prestart(engines: list[Any]) -> None:
+def prestart(engines: list[Any], import_seconds: float | None = None) -> None:
     """Start the servers of the isolated engines among ``engines`` (``EngineInfo``s the
     caller resolved, so this thread reads no engine's files) on a background thread, so
     that their start-up overlaps the run's first stages (a world that needs one first waits
@@ -256,23 +355,37 @@ def prestart(engines: list[Any]) -> None:
         for info in engines:
             try:
                 if isolated(info):
-                    server_for(info.factory.partition(":")[0])
+                    server_for(info.factory.partition(":")[0], import_seconds)
             except Exception:  # noqa: BLE001 - reported by the world, not here
                 continue
 
     threading.Thread(target=start, name="rotbench-engine-servers", daemon=True).start()
 
 
-def start_worker(module: str) -> tuple[int, Channel]:
+def start_worker(module: str, import_seconds: float | None = None) -> tuple[int, Channel]:
     """A fresh worker forked by the server of ``module``: (pid = process group, pipe)."""
-    pid, conn = server_for(module).fork()
+    pid, conn = server_for(module, import_seconds).fork()
     _WORKERS.add(pid)
     return pid, conn
 
 
-def end_worker(pid: int, conn: Channel | None = None) -> None:
-    """Kill worker ``pid``'s whole process group and close its pipe."""
+def end_worker(pid: int, conn: Channel | None = None, module: str | None = None) -> None:
+    """End worker ``pid`` and every process below it (its process group, and descendants
+    that left it by ``setsid``: the worker is a subreaper, so a double fork stays below
+    it), then close its pipe. The worker is stopped first, so it starts nothing while its
+    descendants are ended; those found are counted for ``module``'s note."""
+    from rotbench.processes import descendants, end_tree, group_members, session_of
+
+    try:
+        os.kill(pid, signal.SIGSTOP)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+    found = sorted((set(descendants(pid)) | set(group_members(pid))) - {pid})
+    own = sum(session_of(p) not in (pid, None) for p in found)
+    end_tree(pid)
     kill_group(pid)
+    if module is not None:
+        _count_ended(module, len(found), own)
     _WORKERS.discard(pid)
     if conn is not None:
         try:
@@ -290,9 +403,15 @@ def stop_servers() -> None:
         _SERVERS.clear()
     for server in servers:
         server.stop()
+    with _SERVERS_LOCK:
+        _FAILED.clear()
 
 
 atexit.register(stop_servers)
+
+
+class FrameTooLarge(OSError):
+    """A frame above the size the receiver accepts (``MAX_FRAME_BYTES``)."""
 
 
 class Channel:
@@ -315,7 +434,8 @@ class Channel:
             return None
         size = struct.unpack("!I", head)[0]
         if size > limit:
-            raise OSError(f"a frame of {size} bytes, above the {limit} accepted")
+            raise FrameTooLarge(f"sent a reply of {size} bytes, above the {limit >> 20} MiB "
+                                "one reply may take")
         return self._exact(size, deadline) if size else b""
 
     def _exact(self, size: int, deadline: float | None) -> bytes | None:
@@ -342,5 +462,6 @@ class Channel:
         self.sock.close()
 
 
-__all__ = ["IN_PROCESS", "Channel", "EngineServer", "ServerError", "end_worker", "isolated",
+__all__ = ["IN_PROCESS", "Channel", "EngineServer", "ServerError", "end_worker", "ended_notes",
+           "isolated",
            "kill_group", "start_worker", "stop_servers"]

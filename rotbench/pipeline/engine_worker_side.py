@@ -108,11 +108,14 @@ class EmbedderHandle:
         if len(self._memo) + len(missing) > MEMO_TEXTS:
             self._memo.clear()
             missing = list(dict.fromkeys(texts))
-        if missing:
-            vectors = self._link.ask("encode", texts=missing)
-            if vectors.shape[0] != len(missing):
+        from rotbench.pipeline.engine_worker import MAX_ENCODE_TEXTS
+
+        for start in range(0, len(missing), MAX_ENCODE_TEXTS):  # requests of a bounded size
+            part = missing[start:start + MAX_ENCODE_TEXTS]
+            vectors = self._link.ask("encode", texts=part)
+            if vectors.shape[0] != len(part):
                 raise RuntimeError("the run's embedder answered the wrong number of vectors")
-            self._memo.update(zip(missing, vectors, strict=True))
+            self._memo.update(zip(part, vectors, strict=True))
         return np.stack([self._memo[t] for t in texts])
 
 
@@ -291,7 +294,9 @@ def _failure_for(worker: _Worker, req: dict, exc: BaseException) -> EngineFailur
 
 
 def run_worker(conn: Channel) -> None:
-    """Answer the run's requests until it closes the pipe or asks to close."""
+    """Answer the run's requests until it closes the pipe. After ``close`` the worker stays
+    (reading nothing more) until the run ends it: what the engine left running is still
+    below it then, for the run to find and end (``end_worker``)."""
     link = _Link(conn)
     worker = _Worker(link)
     while True:
@@ -307,22 +312,25 @@ def run_worker(conn: Channel) -> None:
             failure = _failure_for(worker, req, exc)
             reply = {"failure": str(failure), "trace": failure.trace}
         link.send(reply)
-        if req["op"] == "close":
-            return
 
 
 # -- the engine server (a process of its own, started by ``rotbench.pipeline.engine_worker``) ------
 
-def serve(ctrl_fd: int, module: str) -> None:
-    """The engine server's main loop (see the module text): preload, then fork a worker for
-    every descriptor received on ``ctrl_fd``; on end of file or SIGTERM kill every worker's
-    process group and exit."""
+def serve(ctrl_fd: int, module: str, roots: list[str] | None = None) -> None:
+    """The engine server's main loop (see the module text): preload, confine writes to
+    beneath ``roots`` (``rotbench.pipeline.confine``; none: unconfined), then fork a worker
+    for every descriptor received on ``ctrl_fd``; on end of file or SIGTERM kill every
+    worker's process group and exit."""
+    from rotbench.processes import become_subreaper, end_tree
+
     ctrl = socket.socket(fileno=ctrl_fd)
     workers: list[int] = []
+    become_subreaper()  # whatever the engine starts stays below this process, setsid or not
 
     def finish(*_: object) -> None:
         for pid in workers:
             kill_group(pid)
+        end_tree(os.getpid())
         os._exit(0)
 
     signal.signal(signal.SIGTERM, finish)
@@ -332,6 +340,11 @@ def serve(ctrl_fd: int, module: str) -> None:
     # server; the run's end closes the control socket instead, whatever ended it.
     from rotbench.engines import trace  # noqa: F401 - preloaded for every worker
 
+    if roots:
+        from rotbench.pipeline.confine import confine
+
+        confine(roots)
+    ctrl.sendall(b"B")  # booted: the engine's module is imported next, under its time limit
     try:
         __import__(module)
     except BaseException:  # noqa: BLE001 - the worker imports it again and reports why
@@ -355,7 +368,10 @@ def serve(ctrl_fd: int, module: str) -> None:
 
 def _worker_main(fd: int) -> None:
     """In a freshly forked worker: own session, default signals, then the call loop."""
+    from rotbench.processes import become_subreaper
+
     os.setsid()
+    become_subreaper()  # a descendant that double-forks stays below the worker
     for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)

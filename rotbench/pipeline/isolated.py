@@ -44,6 +44,8 @@ MAX_FAILURE_CHARS = 2_000
 """Longest failure line taken from a worker, in characters."""
 MAX_TRACE_CHARS = 20_000
 """Longest engine traceback taken from a worker, in characters."""
+ENCODE_CHUNK = 64
+"""Texts the run embeds between two looks at the calling engine's deadline."""
 PIPELINE_BYTES = 64 << 10
 """Most request bytes sent ahead of owed replies (a quarter of Linux's default socket
 buffer, 208 KiB), so that a send never waits on a worker that is waiting on the run."""
@@ -76,6 +78,58 @@ def surface_of(extractor: Extractor, checker: Checker | None, model: ModelClient
             "embedder": {"model_id": _string(embedder, "model_id")}}
 
 
+class Overdue(Exception):
+    """The calling engine's deadline passed while the run answered one of its requests
+    (``what``: what it had asked for)."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(what)
+        self.what = what
+
+
+class OverBudget(Exception):
+    """One engine call asked the run for more than a call may (the message says what)."""
+
+
+class CallBudget:
+    """What one engine call has asked the run for so far, against the bounds
+    (``rotbench.pipeline.engine_worker.MAX_CALL_TEXTS``, ``MAX_CALL_REQUESTS``), and the
+    call's deadline (``time.monotonic``; None: no limit)."""
+
+    def __init__(self, deadline: float | None) -> None:
+        self.deadline = deadline
+        self.texts = 0
+        self.requests = 0
+
+    def left(self) -> float | None:
+        """Seconds until the deadline (None: no limit). Raises Overdue once it passed."""
+        if self.deadline is None:
+            return None
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise Overdue("requests")
+        return remaining
+
+    def request(self) -> None:
+        self.requests += 1
+        if self.requests > workers.MAX_CALL_REQUESTS:
+            raise OverBudget(f"made more than {workers.MAX_CALL_REQUESTS} requests to the run "
+                             "in one call (the most one call may make)")
+
+    def embed(self, count: int) -> None:
+        if count > workers.MAX_ENCODE_TEXTS:
+            raise OverBudget(f"sent an encode request of {count} texts (at most "
+                             f"{workers.MAX_ENCODE_TEXTS})")
+        self.texts += count
+        if self.texts > workers.MAX_CALL_TEXTS:
+            raise OverBudget(f"asked the run to embed more than {workers.MAX_CALL_TEXTS} texts "
+                             "in one call (the most one call may ask for)")
+
+
+_WHAT = {"encode": "embeddings", "complete": "model completion", "claims": "claims",
+         "read_question": "question frame", "judge": "checks"}
+
+
 class _Handles:
     """The run's objects that answer a worker's handle requests."""
 
@@ -83,6 +137,58 @@ class _Handles:
                  checker: Checker | None) -> None:
         self.embedder, self.model, self.extractor, self.checker = (embedder, model, extractor,
                                                                    checker)
+        self._thread = None
+
+    def within(self, request: dict, budget: CallBudget) -> tuple[Any, bytes | None]:
+        """``answer(request)`` counted against ``budget`` and finished before its deadline:
+        texts are embedded ``ENCODE_CHUNK`` at a time with a look at the deadline between
+        chunks; any other request runs on a helper thread, waited for until the deadline.
+        Raises OverBudget, Overdue (the answer still running is abandoned), or what
+        ``answer`` raises."""
+        name = request.get("cb")
+        budget.request()
+        what = _WHAT.get(str(name), "requests")
+        try:
+            budget.left()
+        except Overdue:
+            raise Overdue(what) from None
+        if name == "encode":
+            texts = request.get("texts")
+            if not isinstance(texts, list) or not all(type(t) is str for t in texts):
+                raise ValueError("encode takes a list of strings")
+            budget.embed(len(texts))
+            parts = []
+            for start in range(0, len(texts), ENCODE_CHUNK):
+                try:
+                    budget.left()
+                except Overdue:
+                    raise Overdue(what) from None
+                parts.append(np.ascontiguousarray(
+                    self.embedder.encode(texts[start:start + ENCODE_CHUNK]), dtype=np.float32))
+            vectors = (np.concatenate(parts) if parts else np.ascontiguousarray(
+                self.embedder.encode([]), dtype=np.float32))
+            return {"shape": list(vectors.shape)}, vectors.tobytes()
+        if name == "judge" and len(request.get("pairs") or []) > workers.MAX_JUDGE_PAIRS:
+            raise OverBudget(f"sent a check request of more than {workers.MAX_JUDGE_PAIRS} "
+                             "pairs")
+        if budget.deadline is None:
+            return self.answer(request)
+        from concurrent.futures import TimeoutError as FutureTimeout
+
+        from rotbench.pipeline.probe import _EngineThread
+
+        if self._thread is None:
+            self._thread = _EngineThread()
+        future = self._thread.submit(lambda: self.answer(request))
+        try:
+            return future.result(timeout=budget.left())
+        except FutureTimeout:
+            if future.done():
+                raise
+            self._thread = None  # still busy with the abandoned answer
+            raise Overdue(what) from None
+        except Overdue:
+            raise Overdue(what) from None
 
     def answer(self, request: dict) -> tuple[Any, bytes | None]:
         """(the ``ret`` value, a bytes frame to follow or None). Raises whatever the run's
@@ -145,7 +251,8 @@ class IsolatedEngine(GuardedEngine):
         (``time.monotonic``), request bytes)."""
         self.pending_bytes = 0
         self.last_reply = 0.0
-        self.pid, self.conn = workers.start_worker(info.factory.partition(":")[0])
+        self.module = info.factory.partition(":")[0]
+        self.pid, self.conn = workers.start_worker(self.module, timeout_seconds)
         self.dead = False
 
     def request(self, day: int | None, call: str, message: dict) -> Any:
@@ -194,6 +301,7 @@ class IsolatedEngine(GuardedEngine):
         self.pending_bytes -= size
         deadline = None if self.timeout_seconds is None else (
             max(sent, self.last_reply) + self.timeout_seconds)
+        budget = CallBudget(deadline)
         try:
             while True:
                 frame = self.conn.recv(deadline)
@@ -204,7 +312,7 @@ class IsolatedEngine(GuardedEngine):
                 if not isinstance(reply, dict):
                     raise ValueError("not a JSON object")
                 if "cb" in reply:
-                    self._serve(reply)
+                    self._serve(reply, budget)
                     continue
                 self.last_reply = time.monotonic()
                 if "failure" in reply:
@@ -216,6 +324,14 @@ class IsolatedEngine(GuardedEngine):
                 return reply.get("ok")
         except EngineFailure:
             raise
+        except Overdue as exc:
+            self.hung = call
+            raise self._lost(day, call, f"no answer within {self.timeout_seconds:g} s (time the "
+                             f"run spent on the {exc.what} it asked for counts)") from None
+        except OverBudget as exc:
+            raise self._lost(day, call, str(exc)) from None
+        except workers.FrameTooLarge as exc:
+            raise self._lost(day, call, str(exc)) from None
         except (EOFError, OSError):
             raise self._lost(day, call, "the engine's worker process ended without answering "
                              "(a crash, or the engine ended its process)") from None
@@ -226,10 +342,10 @@ class IsolatedEngine(GuardedEngine):
             self.end()  # a real interruption of the run: the worker goes with it
             raise
 
-    def _serve(self, reply: dict) -> None:
+    def _serve(self, reply: dict, budget: CallBudget) -> None:
         try:
-            value, data = self.handles.answer(reply)
-        except KeyboardInterrupt:
+            value, data = self.handles.within(reply, budget)
+        except (KeyboardInterrupt, Overdue, OverBudget):
             raise
         except BaseException as exc:  # noqa: BLE001 - handed back to the engine's handle
             self.conn.send(json.dumps({"raise": [type_name(exc), safe_str(exc)]}).encode())
@@ -256,7 +372,7 @@ class IsolatedEngine(GuardedEngine):
             self.dead = True
             self.pending.clear()
             self.pending_bytes = 0
-            workers.end_worker(self.pid, self.conn)
+            workers.end_worker(self.pid, self.conn, self.module)
 
     def build(self, world_seed: int, arm: str, scratch: Path) -> dict:
         """Build the engine in the worker; its name, version and config (plain data)."""
@@ -295,7 +411,11 @@ class IsolatedEngine(GuardedEngine):
                 raise self._lost(day, call, "the engine's worker sent a malformed reply")
             scoped = out.get("user_scoped")
             self.user_scoped = scoped if isinstance(scoped, bool) else None
-            answers.append(self.checked(day, call, out.get("hits"), k))
+            try:
+                answers.append(self.checked(day, call, out.get("hits"), k))
+            except EngineFailure:
+                self.end()  # refused: no later call of this engine is waited for
+                raise
 
         for question, call in zip(questions, calls, strict=True):
             self.post(day, call, {"op": "query", "question": question, "k": k,

@@ -81,6 +81,7 @@ def selection_for(spec: RunSpec, stamps: dict[str, str],
         stamps=stamps,
         users=spec.user_id_list() if spec.users > 1 else [],
         user_scoped=user_scoped if spec.users > 1 else None,
+        volume=spec.volume if spec.volume != 1 else None,
         **noise,
     )
 

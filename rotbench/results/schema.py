@@ -109,7 +109,7 @@ class Selection(Additive):
     ``users`` and ``user_scoped`` are left out of the JSON while empty (a single-user run's
     selection reads as before they existed)."""
 
-    added_fields = ("users", "user_scoped", "noise", "noise_digest")
+    added_fields = ("users", "user_scoped", "noise", "noise_digest", "volume")
 
     arm: str = Field(description="'oracle', 'probe' or 'live' (or another registered arm).")
     seeds: list[int] = Field(min_length=1)
@@ -148,6 +148,10 @@ class Selection(Additive):
         default=None, description="Noisy arm: the noise profile's name (a shipped one, or "
         "the name inside the user's file); None on the other arms.")
     noise_digest: NoiseDigest = None
+    volume: int | None = Field(
+        default=None, ge=2, description="Generators 3 to 5: the filler multiplier "
+        "(``--volume``) when it is not 1 (None: 1); the worlds' truth is re-derived with it "
+        "(``rotbench.results.truth``).")
 
     @model_validator(mode="after")
     def _checkpoints_within_days(self) -> Selection:

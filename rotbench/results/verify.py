@@ -125,12 +125,17 @@ def recompute(report: Report, check: TextCheck | None = None) -> MetricsBundle:
 
 
 def verification_problems(report: Report) -> list[str]:
-    """Why ``report``'s stored figures cannot be taken as true, as one-line reasons: hit
-    classes its hit texts do not give, stored figures its probes do not give. Empty when
+    """Why ``report``'s stored figures cannot be taken as true, as one-line reasons, first
+    the gravest: a truth its seed, days and generator do not give (``rotbench.results.truth``),
+    hit classes its hit texts do not give, stored figures its probes do not give. Empty when
     the report verifies. Raises as ``recompute``."""
+    from rotbench.results.truth import truth_problem
+
+    problems = [truth] if (truth := truth_problem(report)) else []
     check = TextCheck()
     bundle = recompute(report, check)
-    problems = [line] if (line := check.line()) else []
+    if line := check.line():
+        problems.append(line)
     if differ := mismatches(report, bundle):
         problems.append("the stored figures disagree with the report's probes ("
                         + "; ".join(differ) + ")")
@@ -171,12 +176,18 @@ def load_checked(path, warn) -> Report:  # noqa: ANN001 - path: str | Path
 
     When the stored figures disagree with the probes (an edited or damaged file),
     ``warn`` is called with one line naming the file and the first disagreements, and the
-    recomputed figures are the ones returned. Raises ReportError (unreadable, invalid or
-    missing world files) and ValueError (an unscored hit)."""
+    recomputed figures are the ones returned. A report whose truth is not what its seed,
+    days and generator give (``rotbench.results.truth``) is refused. Raises ReportError
+    (unreadable, invalid or missing world files, a truth that does not re-derive) and
+    ValueError (an unscored hit)."""
     from rotbench.outputs import terminal_safe
-    from rotbench.results.files.report import load_report
+    from rotbench.results.files.report import ReportError, load_report
+    from rotbench.results.truth import truth_problem
 
     report = load_report(path)
+    if problem := truth_problem(report):
+        raise ReportError(terminal_safe(f"{path}: {problem}; its figures are not shown",
+                                        one_line=True))
     check = TextCheck()
     bundle = recompute(report, check)
     differ = mismatches(report, bundle)

@@ -22,11 +22,16 @@ pytestmark = [pytest.mark.slow, pytest.mark.subprocess]
 
 ROOT = Path(__file__).resolve().parents[2]
 E = "tests.engines.isolation_engines:"
+SLOW_IMPORT = "tests.engines.isolation_slow_import:sound"
 HOSTILE = ["interrupts_factory", "interrupting_answer", "blocking_answer", "hangs_in_factory",
-           "hung_query_with_close"]
-ESCAPES = ["starts_processes", "forges_status"]
+           "hung_query_with_close", SLOW_IMPORT]
+ESCAPES = ["starts_processes", "forges_status", "escapes_by_setsid"]
 CALL = "day 15: query('Which city does the user live in?', k=10)"
 TIMEOUT = 5
+
+
+def PIDS(tmp: Path) -> Path:  # noqa: N802 - a fixed place, read like a constant
+    return tmp / "out" / "cache" / "scratch" / "pids"
 
 
 def _alive(pid: int) -> bool:
@@ -38,15 +43,15 @@ def _alive(pid: int) -> bool:
 
 
 def _run(tmp: Path, names: list[str]) -> tuple[subprocess.CompletedProcess, float]:
-    pids = tmp / "pids"
+    pids = PIDS(tmp)  # beneath the cache's scratch folder: the engines may write there only
     for folder in (pids, tmp / "project", tmp / "home"):
-        folder.mkdir()
+        folder.mkdir(parents=True)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(tmp / "home"),
            "ISOLATION_PIDS": str(pids)}
     for name in ("PREFECT_HOME", "PREFECT_API_URL", "ROTBENCH_CACHE_DIR",
                  "ROTBENCH_NO_SUPERVISOR", "ROTBENCH_ENGINES_IN_PROCESS"):
         env.pop(name, None)
-    engines = [arg for name in names for arg in ("--engine", E + name)]
+    engines = [arg for name in names for arg in ("--engine", name if ":" in name else E + name)]
     started = time.monotonic()
     proc = subprocess.run(
         [sys.executable, "-m", "rotbench.cli.main", "run", "--seed", "42", "--days", "30",
@@ -91,6 +96,9 @@ def test_each_hostile_engine_fails_alone_naming_its_call(hostile) -> None:
         f"rotbench: error: engine {E}hangs_in_factory: seed 42, set-up: factory: no answer "
         f"within {TIMEOUT} s",
         f"rotbench: error: engine hung-query: seed 42, {CALL}: no answer within {TIMEOUT} s",
+        f"rotbench: error: engine {SLOW_IMPORT}: seed 42, set-up: the engine's module "
+        f"tests.engines.isolation_slow_import did not finish importing within {TIMEOUT} s "
+        "(its import counts against --engine-timeout)",
     ]
     assert "interrupted by" not in proc.stderr
     assert proc.returncode == 1
@@ -108,11 +116,23 @@ def test_every_process_an_engine_started_is_gone(escapes) -> None:
     descriptor of the engine's process are gone when the run ends, and the run did not wait
     for them (their sleep is an hour); that engine's report is written."""
     tmp, proc, seconds = escapes
-    pids = [int(p.read_text()) for p in (tmp / "pids").glob("*.pid")]
-    assert len(pids) == 3
+    pids = [int(p.read_text()) for p in PIDS(tmp).glob("*.pid")]
+    assert len(pids) == 5
     assert [p for p in pids if _alive(p)] == []
     assert seconds < 300
-    assert _engines_reported(proc.stdout) == [E + "starts_processes", E + "sound"]
+    assert _engines_reported(proc.stdout) == [E + "starts_processes", E + "escapes_by_setsid",
+                                              E + "sound"]
+
+
+def test_processes_that_left_by_setsid_are_ended_and_said(escapes) -> None:
+    """Issue 56 item 4: ``escapes_by_setsid`` leaves a double-forked setsid() grandchild at
+    its factory and at its first deposit (on main both outlived an exit-0 run, with the
+    user's rights over its reports); now they are gone (above) and the run's reports say
+    which engine module's processes it had to end, and how many left by setsid()."""
+    _, proc, _ = escapes
+    notes = {n for d in json.loads(proc.stdout) for n in d["notes"] if "ended" in n}
+    assert notes == {"engine module tests.engines.isolation_engines: ended 5 processes it "
+                     "had left running (2 in a session of their own)"}
 
 
 def test_a_forged_status_line_is_not_believed(escapes) -> None:

@@ -134,9 +134,10 @@ def hung_query_with_close(context):
 
 def _note_pid(pid: int) -> None:
     folder = os.environ.get("ISOLATION_PIDS")
-    if folder:
-        with open(os.path.join(folder, f"{pid}.pid"), "w") as fh:
+    if folder:  # whole or absent: a test may read it at any moment
+        with open(os.path.join(folder, f"{pid}.tmp"), "w") as fh:
             fh.write(str(pid))
+        os.replace(os.path.join(folder, f"{pid}.tmp"), os.path.join(folder, f"{pid}.pid"))
 
 
 def _sleep_forever() -> None:
@@ -177,3 +178,127 @@ def forges_status(context):
 
 def sound(context):
     return Sound(context)
+
+
+# -- issue 56 item 4: what one call causes, and processes that leave by setsid() -------------
+
+def embeds_many(context):
+    """Each query asks the run's embedder for 20,000 texts it has not seen."""
+    engine = Sound(context)
+
+    def query(question, k):
+        context.embedder.encode([f"text {i} for {question}" for i in range(20_000)])
+        return Sound.query(engine, question, k)
+
+    engine.query = query
+    return engine
+
+
+def embeds_some(context):
+    """Each query asks the run's embedder for 2,000 new texts (within a call's bound)."""
+    engine = Sound(context)
+
+    def query(question, k):
+        context.embedder.encode([f"text {i} for {question}" for i in range(2_000)])
+        return Sound.query(engine, question, k)
+
+    engine.query = query
+    return engine
+
+
+def asks_model(context):
+    """Each query asks the run's model client for one completion."""
+    engine = Sound(context)
+
+    def query(question, k):
+        context.model.complete(model="m", system="s", prompt=question, max_tokens=10)
+        return Sound.query(engine, question, k)
+
+    engine.query = query
+    return engine
+
+
+def _escape_by_setsid() -> None:
+    """A grandchild in a session of its own (double fork), its parent gone: out of the
+    worker's process group, its parent init or the nearest subreaper."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setsid()
+            if os.fork() == 0:
+                _note_pid(os.getpid())
+                time.sleep(3600)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+
+
+class EscapesBySetsid(Sound):
+    name = "escapes"
+
+    def deposit(self, document) -> None:
+        if not self.turns:
+            _escape_by_setsid()
+        super().deposit(document)
+
+
+def escapes_by_setsid(context):
+    """Leaves a setsid() grandchild at the factory and another at its first deposit."""
+    _escape_by_setsid()
+    return EscapesBySetsid(context)
+
+
+def writes_outside(context):
+    """Tries to plant a file in the cache folder (three levels above its working folder,
+    ``<cache>/scratch/run-ID/cwd``) and in the folder ``ISOLATION_TARGET`` names (the
+    reports folder); notes in its scratch folder which writes were refused."""
+    from pathlib import Path
+
+    refused = []
+    for target in (Path.cwd().parents[2] / "planted.txt",
+                   Path(os.environ.get("ISOLATION_TARGET", "/nonexistent")) / "planted.txt"):
+        try:
+            target.write_text("forged")
+        except PermissionError:
+            refused.append(target.parent.name)
+    (Path(context.scratch_dir) / "refused.txt").write_text(",".join(refused))
+    import tempfile
+
+    with tempfile.NamedTemporaryFile() as fh:  # its temporary files still work
+        fh.write(b"x")
+    return Sound(context)
+
+
+def sends_huge_frame(context):
+    """Each query writes, on its worker's own pipe to the run, the head of a 200 MiB frame,
+    then waits."""
+    import struct
+
+    engine = Sound(context)
+
+    def query(question, k):
+        context.embedder._link.conn.sock.sendall(struct.pack("!I", 200 << 20))
+        time.sleep(3600)
+
+    engine.query = query
+    return engine
+
+
+def refused_then_stalls(context):
+    """The worker's hit check waved through; the first query answers 50 hits for k=10 (the
+    run's own check refuses them), every later query hangs."""
+    import rotbench.pipeline.probe as probe
+
+    real = probe.validate_hits
+    probe.validate_hits = lambda answer, k, fail: real(answer, 10_000, fail)
+    engine = Sound(context)
+    asked = []
+
+    def query(question, k):
+        asked.append(question)
+        if len(asked) > 1:
+            time.sleep(3600)
+        return [Hit(text=f"hit {i}") for i in range(50)]
+
+    engine.query = query
+    return engine

@@ -30,7 +30,8 @@ def world():
 
 def _record(path: Path, ref) -> None:
     """A Prefect-shaped result record of ours for ``ref`` at ``path``."""
-    result = SafeJSONSerializer(key=path.name).dumps(ref).decode()
+    result = SafeJSONSerializer(key=path.name,
+                                cache_dir=str(path.parent.parent)).dumps(ref).decode()
     path.write_text(json.dumps({"metadata": {"serializer": {"type": "rotbench-json"},
                                              "storage_key": str(path)}, "result": result}))
 

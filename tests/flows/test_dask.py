@@ -3,7 +3,12 @@ the same reports as the local thread runner, exactly, and the same cache."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 from flow_helpers import computed, run_flow
@@ -108,3 +113,104 @@ def test_local_cluster_keeps_one_bound_and_one_budget(api_server, tmp_path,
             return [limit.name for limit in await client.read_global_concurrency_limits()]
 
     assert not [n for n in asyncio.run(limits()) if n.startswith("rotbench-calls-")]
+
+
+ROOT = Path(__file__).resolve().parents[2]
+PLUGIN = "tests.engines.isolation_engines:sound"
+
+
+def _engine_servers_below(pids: list[int]) -> list[int]:
+    """The live engine servers (``engine_worker_side`` in their command line) below any of
+    ``pids``, by parent chain (read from /proc)."""
+    parent: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text()
+        except (OSError, ValueError):
+            continue
+        fields = stat.rpartition(")")[2].split()
+        if entry.name.isdigit() and fields[0] != "Z":
+            parent[int(entry.name)] = int(fields[1])
+
+    def below(pid: int) -> bool:
+        while pid in parent and pid > 1:
+            pid = parent[pid]
+            if pid in pids:
+                return True
+        return False
+
+    def argv(pid: int) -> str:
+        try:
+            return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            return ""
+
+    return [p for p in parent if below(p) and "engine_worker_side" in argv(p)]
+
+
+@pytest.fixture(scope="module")
+def cluster(api_server, tmp_path_factory):
+    """A scheduler and two workers started as separate processes, as on a cluster (one
+    thread each, the run's cache on a path they share): (address, worker processes)."""
+    import distributed
+
+    folder = tmp_path_factory.mktemp("cluster")
+    file = folder / "scheduler.json"
+    env = {**os.environ, "PREFECT_API_URL": api_server,
+           "PYTHONPATH": os.pathsep.join([str(ROOT / "tests" / "child_site"), str(ROOT)])}
+    logs = open(folder / "cluster.log", "w")  # noqa: SIM115 - closed below
+    started = [subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+         "--port", "0", "--no-dashboard", "--scheduler-file", str(file)],
+        env=env, cwd=folder, stdout=logs, stderr=subprocess.STDOUT)]
+    try:
+        deadline = time.monotonic() + 60
+        while not file.is_file() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        address = json.loads(file.read_text())["address"]
+        for name in ("w1", "w2"):
+            started.append(subprocess.Popen(
+                [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads",
+                 "1", "--no-dashboard", "--name", name],
+                env=env, cwd=folder, stdout=logs, stderr=subprocess.STDOUT))
+        with distributed.Client(address, timeout=60) as client:
+            client.wait_for_workers(2, timeout=60)
+            workers = list(client.run(os.getpid).values())
+        yield address, workers
+    finally:
+        for process in reversed(started):
+            process.terminate()
+        for process in started:
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        logs.close()
+
+
+def test_a_real_cluster_gives_the_local_figures_and_ends_its_engine_servers(
+        cluster, tmp_path) -> None:
+    """Issue 56 item 3: the default job (reference engine, generator 4) and a plug-in on a
+    scheduler and two worker processes reached by address (``--dask tcp://...``): the same
+    reports as a local run, exactly; and the plug-in's engine servers, started on the
+    workers, are gone when the run ends (before, they lived as long as each worker)."""
+    from rotbench.world.generators.base import DEFAULT_GENERATOR
+
+    address, workers = cluster
+    engines = ["reference", PLUGIN]
+    _, local = run_flow(tmp_path / "local", seeds=SEEDS, days=DAYS,
+                        generator=DEFAULT_GENERATOR, engines=engines)
+    _, remote = run_flow(tmp_path / "remote", seeds=SEEDS, days=DAYS,
+                         generator=DEFAULT_GENERATOR, engines=engines, dask=address)
+    assert remote.missing == {} and remote.failures == []
+    by_engine = {r.selection.engine: r for r in local.reports}
+    assert sorted(by_engine) == ["reference", "sound"]
+    for report in remote.reports:
+        twin = by_engine[report.selection.engine]
+        assert report.metrics == twin.metrics and report.by_channel == twin.by_channel
+        assert [w.model_dump() for w in report.worlds] == [w.model_dump()
+                                                            for w in twin.worlds]
+    assert computed(remote.report) == {(s, st) for s in SEEDS for st in
+                                       ("generate", "extract", "index", "deposit", "probe",
+                                        "score")}
+    assert _engine_servers_below(workers) == []

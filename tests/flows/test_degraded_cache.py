@@ -108,7 +108,8 @@ def _record(path: Path, payload) -> None:
     """A Prefect result record of ours at ``path`` holding ``payload``."""
     import json
 
-    blob = SafeJSONSerializer(key=path.name).dumps(payload).decode()
+    blob = SafeJSONSerializer(key=path.name,
+                              cache_dir=str(path.parent.parent)).dumps(payload).decode()
     path.write_text(json.dumps({"metadata": {"serializer": {"type": "rotbench-json"},
                                              "storage_key": str(path)}, "result": blob}))
 

@@ -34,8 +34,10 @@ class GateError(ValueError):
 
 
 def check_gate_input(reports: list[Report], paths: list[str]) -> None:
-    """Raise ``GateError`` unless every report has the baseline's arm and scorer, scored
-    under ``GATE_SCORER`` or later. ``paths``: how each report was named, for the message."""
+    """Raise ``GateError`` unless every report has the baseline's arm, scorer and noise
+    profile (``noise_digest``: two noisy reports of different profiles saw different
+    perceptions, so their questions cannot be paired), scored under ``GATE_SCORER`` or
+    later. ``paths``: how each report was named, for the message."""
     base = reports[0].selection
     newest = SCORER_VERSIONS.index(GATE_SCORER)
     for report, path in zip(reports, paths, strict=True):
@@ -57,6 +59,20 @@ def check_gate_input(reports: list[Report], paths: list[str]) -> None:
         if version != base.scorer_version:
             raise GateError(f"{name} was scored under {printable(version, 10)}, the baseline "
                             f"under {printable(base.scorer_version, 10)}: rescore one of them")
+        if s.noise_digest != base.noise_digest:
+            raise GateError(
+                f"{name} perceived through noise profile {_profile(s)}, the baseline "
+                f"{printable(paths[0], 120)} through {_profile(base)}: the gate pairs "
+                "questions only under one perception (run both with the same --noise)")
+
+
+def _profile(selection) -> str:  # noqa: ANN001 - a Selection
+    """A noisy report's profile as ``'typical' (sha256 1a2b3c4d...)``; ``none`` off the noisy
+    arm."""
+    if selection.noise_digest is None:
+        return "none"
+    return (f"{printable(selection.noise or '?', 40)!r} "
+            f"(digest {printable(selection.noise_digest, 64)[:12]}...)")
 
 
 def _test_text(cell: Cell) -> str:

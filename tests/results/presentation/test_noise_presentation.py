@@ -114,3 +114,25 @@ def test_injected_noise_has_no_better_column_anywhere(small_report: Report) -> N
     assert "<th>better</th>" in page  # the engines' figures keep theirs
     out = _text(noisy(small_report))
     assert "better" not in "\n".join(_family_block(out, "Perception noise"))
+
+
+def test_the_gate_refuses_pairing_two_noise_profiles(small_report: Report) -> None:
+    """Issue 56: a 'typical' and a 'good' noisy report were paired question by question as
+    if the perception were the same (exit 0, no note); now the gate refuses in one line
+    (``compare`` exits 2 on a GateError). The same profile passes."""
+    import pytest
+
+    from rotbench.results.presentation.gate import GateError, check_gate_input
+
+    typical = noisy(small_report)
+    typical = typical.model_copy(update={"selection": typical.selection.model_copy(
+        update={"scorer_version": "v5"})})
+    good = typical.model_copy(update={"selection": typical.selection.model_copy(
+        update={"noise": "good", "noise_digest": "9f" * 32})})
+    check_gate_input([typical, typical], ["a.json", "b.json"])
+    with pytest.raises(GateError) as refused:
+        check_gate_input([typical, good], ["a.json", "b.json"])
+    assert str(refused.value) == (
+        "b.json perceived through noise profile 'good' (digest 9f9f9f9f9f9f...), the baseline "
+        "a.json through 'typical' (digest 40419ef6a02d...): the gate pairs questions only "
+        "under one perception (run both with the same --noise)")

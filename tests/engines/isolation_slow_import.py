@@ -1,0 +1,14 @@
+"""A plug-in engine module whose import never ends (issue 56 item 4), loaded as
+``tests.engines.isolation_slow_import:sound``."""
+
+from __future__ import annotations
+
+import time
+
+from tests.engines.isolation_engines import Sound
+
+time.sleep(3600)
+
+
+def sound(context):
+    return Sound(context)
