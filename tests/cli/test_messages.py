@@ -21,7 +21,7 @@ def test_sigterm_during_estimate_prints_one_line_and_exits_143(tmp_path, capsys,
                                                                 monkeypatch) -> None:
     import rotbench.estimate.run as budget
 
-    def slow_projection(spec, settings):  # the signal arrives while the estimate is made
+    def slow_projection(spec, settings, **_):  # the signal arrives while the estimate is made
         os.kill(os.getpid(), signal.SIGTERM)
         time.sleep(5)
         pytest.fail("SIGTERM did not interrupt the estimate")
