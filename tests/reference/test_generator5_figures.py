@@ -35,8 +35,9 @@ pytestmark = pytest.mark.slow
 SEEDS = (42, 43, 44)
 OFF = {"corroboration": ("reconcile.corroboration=false",),
        "forget": ("reconcile.forget=false",),
-       "redelivery": ("reconcile.redelivery=false",)}
-CONFIGS = {"0.6.0": (), **OFF, "all three off": tuple(o for v in OFF.values() for o in v)}
+       "redelivery": ("reconcile.redelivery=false",),
+       "each_member": ("query.each_member=false",)}
+CONFIGS = {"0.6.0": (), **OFF, "all four off": tuple(o for v in OFF.values() for o in v)}
 
 ORACLE = {  # every figure at its ideal
     "current_first": (247, 247), "recall_current_at_k": (247, 247),
