@@ -46,6 +46,8 @@ Engine 0.5.0:
 
 Engine 0.6.0:
 
+- [``reconcile.corroboration``] a question read as asking about "the speaker" asks about
+  the user, as deposit files such claims;
 - [``reconcile.corroboration``, with ``query.present_first``] for a present-tense question,
   the claims ranked first are those of the value the evidence names current
   (``rotbench.reference.corroborate``), served even when an update retired them; for a set,
@@ -72,7 +74,7 @@ from rotbench.contract.extraction import CONVERSATION
 from rotbench.contract.perception import QuestionFrame, subject_key
 from rotbench.embedding import Embedder
 from rotbench.reference.config import EngineConfig
-from rotbench.reference.corroborate import Evidence
+from rotbench.reference.corroborate import Evidence, asked_about
 from rotbench.reference.ledger import Ledger
 
 _NEVER = np.iinfo(np.int64).max
@@ -163,7 +165,8 @@ class LedgerIndex:
         qc, tc, rc = config.query, config.trust, config.reconcile
         n = len(self.days)
         first = second = np.zeros(n, dtype=bool)
-        wanted = (subject_key(frame.subject), frame.slot)
+        wanted = (asked_about(frame.subject) if rc.corroboration
+                  else subject_key(frame.subject), frame.slot)
         of_slot = np.array([s == wanted for s in self.slot_of], dtype=bool)
         asked = of_slot & alive & (self.active_from <= day)
         if rc.corroboration:  # by whom: the speaker, a value read as the subject

@@ -1,7 +1,8 @@
 """Engine 0.6.0's rules, one test per rule, on hand-written claims (fake embedder):
 corroboration (a stray statement displaced by the next mention of the value it displaced,
 whatever the checker said; the user named "the speaker" or read as their value; a slot known
-only by a declared successor), forget requests (no framing served, history included, until
+only by a declared successor; a question read as about "the speaker" asks about the user),
+forget requests (no framing served, history included, until
 the value is stated again; a statement delivered late meets the request), re-delivery (the
 same content again files nothing) and every member (one member said often crowds no other
 member out of the top k). Each test also runs with its switch off and shows engine
@@ -98,6 +99,22 @@ def test_the_speaker_and_a_value_read_as_subject_are_the_user(fake_embedder: Emb
     ledger, config = run(docs, fake_embedder, ["reconcile.corroboration=false"])
     assert ask(ledger, config, fake_embedder, 15)[0] == "The user's home city is Bergen."
     assert [c.subject for c in ledger.claims][2:] == ["Porto", "the speaker"]
+
+
+def test_a_question_read_as_about_the_speaker_asks_about_the_user(
+        fake_embedder: Embedder) -> None:
+    docs = [doc(2, city("Porto")), doc(5, city("Porto", subject="the speaker",
+                                                  sentence="The speaker's home city is Porto."))]
+    speaker = QuestionFrame(subject="the speaker", slot="home_city")
+    ledger, config = run(docs, fake_embedder)
+    for day, served in ((3, ["The user's home city is Porto."]),
+                        (6, ["The speaker's home city is Porto.",
+                             "The user's home city is Porto."])):
+        got = query_ledger(ledger, QUESTION, day, 10, config, fake_embedder, speaker)
+        assert [h.text for h in got] == served
+    ledger, config = run(docs, fake_embedder, ["reconcile.corroboration=false"])
+    # 0.5.0: "the speaker" is a subject of its own, of which nothing is known on day 3
+    assert query_ledger(ledger, QUESTION, 3, 10, config, fake_embedder, speaker) == []
 
 
 def test_a_slot_known_only_by_a_declared_successor_is_answered_with_it(
