@@ -181,6 +181,13 @@ class QueryConfig(_Section):
         "the question (a value the question takes for granted). Off: whatever passes the "
         "relevance floor (0.4.0).",
     )
+    each_member: bool = Field(
+        default=True,
+        description="Engine 0.6.0: for a present-tense question about a set, each standing "
+        "member's first claim ranks before any member's second, so one member's repeated "
+        "mentions never crowd another member out of the top k. Off: the members' claims "
+        "rank by support and score alone (0.5.0).",
+    )
 
 
 class TrustConfig(_Section):

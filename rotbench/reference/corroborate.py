@@ -8,7 +8,8 @@ question about one subject's slot as of a day, which claims carry the slot's cur
 - **by whom**: a fact of the asked slot whose subject is the asked subject; for the user,
   also a claim naming the user as "the speaker", and a claim whose subject is its own value
   ("Hobart is the user's home city" read with Hobart as its subject), which can only be
-  about the user's slot;
+  about the user's slot. A question read as asking about "the speaker" asks about the user
+  (``asked_about``);
 - **through which channel**: said in conversation, the user's own words, present tense, a
   plain fact (or a declared successor from its activation); a scheduled change from its
   effective day;
@@ -58,6 +59,13 @@ def who(claim: ClaimDraft) -> str:
     if key == SPEAKER or (claim.slot is not None and key == _value(claim)):
         return USER
     return key
+
+
+def asked_about(frame_subject: str) -> str:
+    """The subject a question frame asks about, read as claims are filed: a question read
+    as asking about "the speaker" asks about the user."""
+    key = subject_key(frame_subject)
+    return USER if key == SPEAKER else key
 
 
 class Evidence:

@@ -46,6 +46,8 @@ Engine 0.5.0:
 
 Engine 0.6.0:
 
+- [``reconcile.corroboration``] a question read as asking about "the speaker" asks about
+  the user, as deposit files such claims;
 - [``reconcile.corroboration``, with ``query.present_first``] for a present-tense question,
   the claims ranked first are those of the value the evidence names current
   (``rotbench.reference.corroborate``), served even when an update retired them; for a set,
@@ -53,7 +55,11 @@ Engine 0.6.0:
   decide. A slot holding no fact but a declared successor is answered with it;
 - [``reconcile.forget``] a slot whose last present fact a forget request ended is answered
   with its history or nothing (as after a retraction), and a history-only answer leaves out
-  a scheduled value not yet in effect.
+  a scheduled value not yet in effect;
+- [``query.each_member``] among the claims ranked first, those of a set (``multi_valued``)
+  are served one per member before any member's second: a member's n-th claim ranks after
+  every member's (n-1)-th, each round in the order above. One member said often never
+  crowds another out of the top k.
 """
 
 from __future__ import annotations
@@ -68,7 +74,7 @@ from rotbench.contract.extraction import CONVERSATION
 from rotbench.contract.perception import QuestionFrame, subject_key
 from rotbench.embedding import Embedder
 from rotbench.reference.config import EngineConfig
-from rotbench.reference.corroborate import Evidence
+from rotbench.reference.corroborate import Evidence, asked_about
 from rotbench.reference.ledger import Ledger
 
 _NEVER = np.iinfo(np.int64).max
@@ -118,6 +124,9 @@ class LedgerIndex:
                                      for c in claims], dtype=np.int64)
         self.own_trusted = np.array(
             [c.attribution == "own" and c.lineage == CONVERSATION for c in claims], dtype=bool)
+        self.member = [" ".join(c.value.casefold().split()) if c.multi_valued else None
+                       for c in claims]
+        """A set member's value, case-folded (None for a claim not of a set)."""
         self.retraction = np.array([c.event == "retraction" and c.slot_fact for c in claims],
                                    dtype=bool)
         self.retired_at = np.full(n, _NEVER, dtype=np.int64)
@@ -156,7 +165,8 @@ class LedgerIndex:
         qc, tc, rc = config.query, config.trust, config.reconcile
         n = len(self.days)
         first = second = np.zeros(n, dtype=bool)
-        wanted = (subject_key(frame.subject), frame.slot)
+        wanted = (asked_about(frame.subject) if rc.corroboration
+                  else subject_key(frame.subject), frame.slot)
         of_slot = np.array([s == wanted for s in self.slot_of], dtype=bool)
         asked = of_slot & alive & (self.active_from <= day)
         if rc.corroboration:  # by whom: the speaker, a value read as the subject
@@ -225,6 +235,22 @@ class LedgerIndex:
         last = idx[np.lexsort((idx, since[idx]))[-1]]
         return bool(self.no_successor[last])
 
+    def _each_member_first(self, order: np.ndarray, leading: int) -> np.ndarray:
+        """``order`` with its ``leading`` claims (the first tier) re-ranked so that a set
+        member's n-th claim comes after every member's (n-1)-th, stably; claims not of a
+        set keep round 0. Same shape as ``order``."""
+        rounds = np.zeros(leading, dtype=np.int64)
+        seen: dict[str, int] = {}
+        for pos in range(leading):
+            member = self.member[order[pos]]
+            if member is not None:
+                rounds[pos] = seen.get(member, 0)
+                seen[member] = rounds[pos] + 1
+        if not seen or len(seen) == leading:
+            return order
+        head = order[:leading][np.argsort(rounds, kind="stable")]
+        return np.concatenate((head, order[leading:]))
+
     @classmethod
     def of(cls, ledger: Ledger, embedder: Embedder) -> LedgerIndex:
         """The index of ``ledger`` in its current state, reused while the ledger lives.
@@ -290,7 +316,10 @@ class LedgerIndex:
         keys = [self.id_rank[idx], -self.days[idx], -score[idx]]
         if support is not None:
             keys.append(-support[idx])
-        order = idx[np.lexsort((*keys, tier[idx]))][:k]
+        order = idx[np.lexsort((*keys, tier[idx]))]
+        if qc.each_member and first.any():
+            order = self._each_member_first(order, int(first[order].sum()))
+        order = order[:k]
         hits: list[Hit] = []
         for rank, i in enumerate(order.tolist(), start=1):
             claim = self.claims[i]

@@ -11,6 +11,7 @@ def test_defaults_flat() -> None:
     assert EngineConfig().flat() == {
         "query.abstain_unknown": True,
         "query.confidence_weight": 0.4,
+        "query.each_member": True,
         "query.premise_guard": True,
         "query.present_first": True,
         "query.relevance_floor": 0.25,

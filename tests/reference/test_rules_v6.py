@@ -1,9 +1,11 @@
 """Engine 0.6.0's rules, one test per rule, on hand-written claims (fake embedder):
 corroboration (a stray statement displaced by the next mention of the value it displaced,
 whatever the checker said; the user named "the speaker" or read as their value; a slot known
-only by a declared successor), forget requests (no framing served, history included, until
-the value is stated again; a statement delivered late meets the request) and re-delivery (the
-same content again files nothing). Each test also runs with its switch off and shows engine
+only by a declared successor; a question read as about "the speaker" asks about the user),
+forget requests (no framing served, history included, until
+the value is stated again; a statement delivered late meets the request), re-delivery (the
+same content again files nothing) and every member (one member said often crowds no other
+member out of the top k). Each test also runs with its switch off and shows engine
 0.5.0's behaviour (on 0.5.0 itself every test fails: the switches and the digest do not
 exist there).
 """
@@ -99,6 +101,22 @@ def test_the_speaker_and_a_value_read_as_subject_are_the_user(fake_embedder: Emb
     assert [c.subject for c in ledger.claims][2:] == ["Porto", "the speaker"]
 
 
+def test_a_question_read_as_about_the_speaker_asks_about_the_user(
+        fake_embedder: Embedder) -> None:
+    docs = [doc(2, city("Porto")), doc(5, city("Porto", subject="the speaker",
+                                                  sentence="The speaker's home city is Porto."))]
+    speaker = QuestionFrame(subject="the speaker", slot="home_city")
+    ledger, config = run(docs, fake_embedder)
+    for day, served in ((3, ["The user's home city is Porto."]),
+                        (6, ["The speaker's home city is Porto.",
+                             "The user's home city is Porto."])):
+        got = query_ledger(ledger, QUESTION, day, 10, config, fake_embedder, speaker)
+        assert [h.text for h in got] == served
+    ledger, config = run(docs, fake_embedder, ["reconcile.corroboration=false"])
+    # 0.5.0: "the speaker" is a subject of its own, of which nothing is known on day 3
+    assert query_ledger(ledger, QUESTION, 3, 10, config, fake_embedder, speaker) == []
+
+
 def test_a_slot_known_only_by_a_declared_successor_is_answered_with_it(
         fake_embedder: Embedder) -> None:
     said = ClaimDraft(subject="the user", slot="home_city", value="Oslo", tense="present",
@@ -162,3 +180,27 @@ def test_a_document_delivered_again_unchanged_files_nothing(fake_embedder: Embed
     assert ask(ledger, config, fake_embedder, 31)[0] == "The user's home city is Bergen."
     ledger, config = run(docs, fake_embedder, ["reconcile.redelivery=false"])
     assert [c.value for c in ledger.claims] == ["Porto", "Bergen", "Lisbon"]
+
+
+# ---- each member ---------------------------------------------------------------------------
+
+def language(value: str, **extra) -> ClaimDraft:
+    return ClaimDraft(subject="the user", slot="language", value=value, tense="present",
+                      multi_valued=True, sentence=f"The user's study language is {value}.",
+                      **extra)
+
+
+def test_a_member_said_often_crowds_no_other_member_out(fake_embedder: Embedder) -> None:
+    # Welsh joins on day 3; Tagalog is then mentioned in passing every day for twelve days
+    docs = [doc(2, language("Tagalog")), doc(3, language("Welsh", event="member_add")),
+            *(doc(day, language("Tagalog")) for day in range(4, 16))]
+    question = "Which languages is the user studying?"
+    tagalog, welsh = (f"The user's study language is {v}." for v in ("Tagalog", "Welsh"))
+    ledger, config = run(docs, fake_embedder)
+    got = ask(ledger, config, fake_embedder, 20, "language", question)
+    assert got[:2] == [tagalog, welsh] and got[2:] == [tagalog] * 8
+    # 0.5.0's order (by support, then score and day): thirteen Tagalogs fill the top ten
+    for off in (["query.each_member=false"],
+                ["query.each_member=false", "reconcile.corroboration=false"]):
+        ledger, config = run(docs, fake_embedder, off)
+        assert ask(ledger, config, fake_embedder, 20, "language", question) == [tagalog] * 10

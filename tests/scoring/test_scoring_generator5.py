@@ -53,11 +53,12 @@ def test_evidence_buckets() -> None:
 def test_forgotten_served_exact(scored) -> None:
     ref = compute_metrics([scored["reference"]])
     naive = compute_metrics([scored["latest-wins"]])
-    # the reference engine does not honour forget requests yet: it serves the value each time
+    # engine 0.6.0 honours forget requests (``reconcile.forget``): the value is served in no
+    # framing until it is said again, and a forgotten slot is answered with nothing
     assert _pairs({m: ref.metrics[m] for m in FORGET_METRICS}) == {
-        "forgotten_served_at_k": (13, 16), "resurrected_first": (0, 11)}
-    assert _pairs(ref.by_kind["forget"]) == {"forgotten_served_at_k": (13, 13),
-                                             "answered_unanswerable": (8, 13)}
+        "forgotten_served_at_k": (0, 16), "resurrected_first": (0, 11)}
+    assert _pairs(ref.by_kind["forget"]) == {"forgotten_served_at_k": (0, 13),
+                                             "answered_unanswerable": (0, 13)}
     assert _pairs(naive.by_kind["forget"]) == {"forgotten_served_at_k": (2, 13),
                                                "answered_unanswerable": (11, 13)}
 
