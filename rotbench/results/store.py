@@ -162,12 +162,13 @@ def import_pending(reports_dir: Path, db_path: Path, *, wait: float = 0.0,
         try:
             report = load_report(report_path)
             _refuse_unverified(report)
-            write_run(target, report, wait_seconds=wait, say=say)
+            new = write_run(target, report, wait_seconds=wait, say=say)
         except (ReportError, ValueError, DatabaseBusy, duckdb.Error, OSError) as exc:
             out.failed.append(f"{report_path.name}: {_first_line(exc)}")
             continue
         marker.unlink(missing_ok=True)
-        out.imported.append(report.run_id)
+        if new:  # another process may have imported it meanwhile: announced there
+            out.imported.append(report.run_id)
     return out
 
 
@@ -254,7 +255,7 @@ def import_missing(reports_dir: Path, db_path: Path, *, wait: float = 0.0,
             continue
         try:
             _refuse_unverified(report)
-            write_run(Path(db_path), report, wait_seconds=wait, say=say)
+            new = write_run(Path(db_path), report, wait_seconds=wait, say=say)
         except (ValueError, DatabaseBusy, duckdb.Error, OSError) as exc:
             out.failed.append(f"{path.name}: {_first_line(exc)}")
             continue
@@ -263,5 +264,6 @@ def import_missing(reports_dir: Path, db_path: Path, *, wait: float = 0.0,
             continue
         known.add(report.run_id)
         first_file[report.run_id] = path.name
-        out.imported.append(report.run_id)
+        if new:  # else another process imported it since this one looked: announced there
+            out.imported.append(report.run_id)
     return out

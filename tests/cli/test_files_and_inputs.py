@@ -434,3 +434,24 @@ def test_out_with_several_engines_is_refused(tmp_path: Path) -> None:
                                  "--estimate"])
     _one_line_error(result, 2, "--out names one report file, but the 2 engines each write a "
                     "report of their own")
+
+
+def test_db_announces_only_the_runs_it_imported_itself(tmp_path: Path, store: Path,
+                                                       monkeypatch) -> None:
+    """Five ``rotbench db`` at once kept the data right but each announced every run it had
+    seen missing, 58 announcements of 15 runs: a run another process imported after this
+    one looked was announced again."""
+    import rotbench.results.store as importer
+    from rotbench.results.files.report import load_report
+
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    (reports / "run-a.json").write_bytes((store / "reports" / "run-a.json").read_bytes())
+    db = reports / "rotbench.duckdb"
+    assert write_run(db, load_report(reports / "run-a.json")) is True  # the other process
+    monkeypatch.setattr(importer, "recorded_run_ids", lambda *_a, **_k: set())  # looked first
+    result = runner.invoke(app, ["db", "--reports-dir", str(reports)])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines() == [f"0 runs imported into {db}; 0 files not imported"]
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT id FROM runs").fetchall() == [("run-a",)]

@@ -898,8 +898,10 @@ class WorldRows:
 
 
 def write_run(db_path: Path, report: Report, *, wait_seconds: float = 0.0,
-              say: Callable[[str], None] | None = None) -> None:
-    """Record ``report`` in the DuckDB file ``db_path`` in one transaction.
+              say: Callable[[str], None] | None = None) -> bool:
+    """Record ``report`` in the DuckDB file ``db_path`` in one transaction; True when the
+    file held no rows of its run id before (False: they were replaced, e.g. written by
+    another process since the caller looked).
 
     Creates the file and schema if missing (upgrading an older file); replaces earlier rows of
     the same run id. A world whose rows are stored already (same world file digest) is only
@@ -917,6 +919,8 @@ def write_run(db_path: Path, report: Report, *, wait_seconds: float = 0.0,
         try:
             if not schema_is_current(db_path):
                 ensure_schema(con)
+            new = con.execute("SELECT count(*) FROM runs WHERE id = ?",
+                              [report.run_id]).fetchone()[0] == 0
             con.execute("DELETE FROM runs WHERE id = ?", [report.run_id])
             for table in RUN_TABLES:
                 con.execute(f"DELETE FROM {table} WHERE run_id = ?", [report.run_id])
@@ -933,3 +937,4 @@ def write_run(db_path: Path, report: Report, *, wait_seconds: float = 0.0,
     finally:
         con.close()
     mark_schema_current(db_path)  # committed: the schema is current
+    return new
