@@ -100,7 +100,9 @@ def test_examples_carry_the_served_hits_and_are_escaped_when_shown() -> None:
     assert not any(line.startswith("2.") for line in narrow)
     lost = findings[1]
     assert [e.day for e in lost.examples] == [45, 60]
-    page = diagnosis_html([None], ["run"], [findings])  # type: ignore[list-item]
+    from rotbench.results.presentation.html_tools import metric_link
+
+    page = diagnosis_html([None], ["run"], [findings], metric_link)  # type: ignore[list-item]
     assert "\x1b" not in page and "\\x1b[31m" in page
     assert page.index('data-behaviour="serves a value the user replaced"') < page.index(
         'data-behaviour="answers what it was never told"')

@@ -8,6 +8,7 @@ terminal, ``html_text`` for the page).
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 
 from rich.console import Console
 
@@ -124,11 +125,11 @@ def _html_hits(example: Example) -> str:
 
 
 def diagnosis_html(reports: list[Report], labels: list[str],
-                   diagnoses: list[list[Finding]]) -> str:
+                   diagnoses: list[list[Finding]], metric_link: Callable[[str], str]) -> str:
     """The page's "What to fix first" section: per report, every finding in the diagnosis's
     order (rank, behaviour, current answers and questions lost, the figure, the fix), each
-    with its example questions and the hits the engine served."""
-    from rotbench.results.presentation.html_tools import metric_link
+    with its example questions and the hits the engine served. ``metric_link``: a metric's
+    name as the page links it (the page's own, so that this module needs no page module)."""
     from rotbench.sinks import html_text
 
     parts = ["<h2 id=diagnosis>What to fix first</h2><p>Each behaviour the engine shows, "

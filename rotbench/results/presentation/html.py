@@ -605,7 +605,8 @@ def render_html(reports: list[Report], plots: list[Plot], sources: list[str] | N
     title = "rotbench report: " + ", ".join(labels)
     from rotbench.results.presentation.diagnosis import diagnosis_html, report_diagnosis
 
-    diagnosis = diagnosis_html(reports, labels, [report_diagnosis(r) for r in reports])
+    diagnosis = diagnosis_html(reports, labels, [report_diagnosis(r) for r in reports],
+                               metric_link)
     nav = ("<p class=sub>Sections: <a href='#diagnosis'>what to fix first</a> · "
            "<a href='#selection'>selection</a> · <a href='#figures'>"
            "figures</a> · <a href='#plots'>plots</a> · <a href='#notes'>notes</a> · "
