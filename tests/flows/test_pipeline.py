@@ -138,9 +138,11 @@ def test_ranking_change_reruns_probe_and_score(baseline, tmp_path) -> None:
 def test_reconciliation_change_reruns_deposit_onward(baseline, tmp_path) -> None:
     root = clone_cache(baseline[0], tmp_path / "run")
     report, _ = run_flow(root, **V1, overrides=["reconcile.cross_document=false",
-                                                 "reconcile.slot_search=false"])
+                                                 "reconcile.slot_search=false",
+                                                 "reconcile.corroboration=false"])
     assert computed(report) == {(s, st) for s in SEEDS for st in ("deposit", "probe", "score")}
-    # the "before" state: no supersession, no conflict records. The present-first ranking
+    # the "before" state: no supersession, no conflict records (and, since engine 0.6.0, no
+    # corroboration, which answers from the evidence with neither: 0/123). The present-first ranking
     # cannot help: a stale value left active is as present as the current one (68/123
     # with it off too)
     assert frac(report.metrics["stale_over_current"]) == (73, 123)

@@ -185,15 +185,18 @@ def test_reference_engine_split_on_seed_42_typical(tmp_path) -> None:
     scored = reference_world(42, "typical", tmp_path)
     bundle = compute_metrics([scored])
     cf = bundle.metrics["current_first"]
-    assert (cf.numerator, cf.denominator) == (15, 66)
-    assert bundle.miss_stages == {"perception": 30, "never_seen": 11, "lost": 5,
+    # engine 0.6.0: 20/66 and 25 perception misses (0.5.0: 15 and 30); a question misread as
+    # about "the speaker" is asked of the user (reconcile.corroboration), so 5 of the 7
+    # misreadings no longer cost the answer
+    assert (cf.numerator, cf.denominator) == (20, 66)
+    assert bundle.miss_stages == {"perception": 25, "never_seen": 11, "lost": 5,
                                   "outranked": 5, "abstained": 0}
     assert scored.questions_read == 34  # the extract stage read every distinct question
     st = question_stages(scored)
     misses = [scored.probes[i] for i, s in st.items() if s == "perception"]
     question = [p for p in misses if any("@question" in e for e in p.perception_errors)]
     claims = [p for p in misses if any("@question" not in e for e in p.perception_errors)]
-    assert (len(question), len(claims)) == (7, 25)
+    assert (len(question), len(claims)) == (2, 25)
     # every miss of the engine's own had a current value handed to it
     own = [scored.probes[i] for i, s in st.items() if s != "perception"]
     assert len(own) == 21 and not any(p.perception_errors for p in own)

@@ -36,7 +36,9 @@ def test_reference_current_first_oracle_good_typical(reference) -> None:
            for p, b in reference.items()}
     # under v5 "good" gave 82: on seed 44 a first hit "The user's team was previously
     # Badger." while Badger is current counted as a right first answer (scorer v6)
-    assert got == {None: (195, 195), "good": (81, 195), "typical": (49, 195)}
+    # engine 0.6.0 (corroboration; a question read as about "the speaker" asked of the
+    # user): good 81 -> 96, typical 49 -> 48
+    assert got == {None: (195, 195), "good": (96, 195), "typical": (48, 195)}
     assert got[None][0] >= got["good"][0] >= got["typical"][0]
     assert got["typical"][0] < got[None][0]
 
@@ -46,9 +48,9 @@ def test_reference_misses_by_stage(reference) -> None:
                                            "abstained": 0}
     assert reference[None].perception_noise is None
     assert reference["typical"].miss_stages == {
-        "perception": 118, "never_seen": 11, "lost": 11, "outranked": 6, "abstained": 0}
+        "perception": 113, "never_seen": 12, "lost": 11, "outranked": 11, "abstained": 0}
     assert reference["good"].miss_stages == {
-        "perception": 78, "never_seen": 13, "lost": 11, "outranked": 9, "abstained": 3}
+        "perception": 68, "never_seen": 19, "lost": 10, "outranked": 2, "abstained": 0}
     noise = reference["typical"].perception_noise
     assert noise["omission"] == {"injected": 89, "opportunities": 142,
                                  "question_injected": 0, "question_opportunities": 0}
