@@ -185,3 +185,38 @@ def test_a_full_disk_at_the_database_keeps_the_report_pending_and_fails(
                                  "full")
     assert said == [] and path.is_file() and pending_marker(path).is_file()
     assert not db.exists()
+
+
+def test_a_database_disk_full_at_commit_is_named_not_masked_by_the_rollback(
+        tmp_path: Path, small_report, monkeypatch) -> None:
+    """DuckDB ends the transaction when a commit fails on a full disk, so the rollback after
+    it raised "TransactionContext Error: cannot rollback - no transaction is active" and
+    that was what the run said; the full disk is the error, and the run stays pending."""
+    from rotbench.results.database import tables
+    from rotbench.results.store import WriteFailed, record
+
+    real = tables.connect_waiting
+
+    class FullAtCommit:
+        def __init__(self, con) -> None:
+            self.con = con
+
+        def commit(self):
+            raise duckdb.IOException("IO Error: Could not write file: No space left on device")
+
+        def rollback(self):
+            raise duckdb.TransactionException("TransactionContext Error: cannot rollback - "
+                                              "no transaction is active")
+
+        def __getattr__(self, name):
+            return getattr(self.con, name)
+
+    monkeypatch.setattr(tables, "connect_waiting", lambda *a, **k: FullAtCommit(real(*a, **k)))
+    db = tmp_path / "db.duckdb"
+    with pytest.raises(duckdb.IOException, match="No space left on device"):
+        tables.write_run(db, small_report)
+    report_path = tmp_path / "reports" / f"{small_report.run_id}.json"
+    with pytest.raises(WriteFailed) as failed:
+        record(small_report, report_path, db, wait=0.0, say=lambda _line: None)
+    assert (failed.value.strerror, failed.value.filename) == ("No space left on device", str(db))
+    assert report_path.exists() and (tmp_path / "reports" / ".pending").is_dir()

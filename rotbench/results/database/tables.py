@@ -932,7 +932,10 @@ def write_run(db_path: Path, report: Report, *, wait_seconds: float = 0.0,
             _insert_real_pairs(con, report)
             con.commit()
         except BaseException:
-            con.rollback()
+            try:
+                con.rollback()
+            except duckdb.Error:  # a failed commit (a full disk) ended the transaction
+                pass  # already: the commit's error is the one to tell
             raise
     finally:
         con.close()
