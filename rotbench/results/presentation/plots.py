@@ -454,7 +454,7 @@ def evidence_plot(reports: list[Report]) -> Drawn | None:
               for r in reports]
     _bars(ax, [f"{b} statement{'' if b == '1' else 's'}" for b in EVIDENCE_BUCKETS], series,
           labels)
-    ax.set_title(f"current_first ({_better('current_first')})")
+    ax.set_title(metric_title("current_first"))
     ax.set_xlabel("statements of the current value delivered before the question")
     _ylabel(ax, f"% of {DENOMINATORS['current_first']} with that evidence")
     _legend(fig, labels, bars=True)

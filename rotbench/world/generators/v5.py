@@ -206,20 +206,29 @@ class _BuilderV5(_BuilderV4):
         date then falls after ``t`` too, so an engine that dates a document by its
         delivery keeps the stale value (one that reads the written day for the relative
         date does not), and the superseding value's echo has room before that date."""
-        setting = self.late_setting(key, t)
-        if setting is None:
+        late = self._late_days(key, t)
+        if late is None:
             return
-        since, value, intervals, index, spans = setting
-        if not spans or index + 1 >= len(intervals):
-            return
-        ok = [d for d in intervals[index + 1]
-              if self.plan.hazard_ok(key, d) and self.plan.statement_ok(key, d)]
-        if not ok:
-            return
+        since, value, spans, ok = late
         delivered = ok[-1]  # the latest: room before its date read from it for an echo
         far = [n for n in spans if delivered - n > t]
         self.say_relative_late(key, value, since, min(far) if far else self.rng.choice(spans),
                                delivered)
+
+    def _late_days(self, key: str, t: int) -> tuple[int, str, list[int], list[int]] | None:
+        """(the day the value held before ``t`` began, that value, the spans its late
+        document's written day may lie after that start, the free days of the interval
+        after ``t``'s it may be delivered on), or None when a late document about ``t``
+        has no room (``late_setting``)."""
+        setting = self.late_setting(key, t)
+        if setting is None:
+            return None
+        since, value, intervals, index, spans = setting
+        if not spans or index + 1 >= len(intervals):
+            return None
+        ok = [d for d in intervals[index + 1]
+              if self.plan.hazard_ok(key, d) and self.plan.statement_ok(key, d)]
+        return (since, value, spans, ok) if ok else None
 
     def relative_dates(self, roles: dict[str, str]) -> None:
         """Generator 4's late documents dated relative to their written day, then one dated
@@ -242,16 +251,10 @@ class _BuilderV5(_BuilderV4):
         delivered on a free day of the interval after ``t``'s: an engine that orders
         statements by arrival serves it as current; one that dates a document by its
         delivery keeps its explicit date and does not."""
-        setting = self.late_setting(key, t)
-        if setting is None:
+        late = self._late_days(key, t)
+        if late is None:
             return
-        since, value, intervals, index, spans = setting
-        if not spans or index + 1 >= len(intervals):
-            return
-        ok = [d for d in intervals[index + 1]
-              if self.plan.hazard_ok(key, d) and self.plan.statement_ok(key, d)]
-        if not ok:
-            return
+        since, value, spans, ok = late
         delivered = self.rng.choice(ok)
         when = EPOCH + timedelta(days=since)
         text = self.rng.choice(ABSOLUTE_CHANGE).format(
