@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from pathlib import Path
 
 from rotbench.scoring.metrics import HIGHER_IS_BETTER
@@ -138,7 +139,9 @@ def test_every_row_has_a_verdict_a_source_link_and_the_results_pages_figures() -
     rows = agreement_rows(PAGE.read_text(encoding="utf-8"))
     assert len(rows) == 32
     docs = _docs()
-    assert {r["verdict"] for r in rows} == VERDICTS
+    # the page's summary states these counts
+    assert Counter(r["verdict"] for r in rows) == {"not comparable": 23, "agree": 5,
+                                                   "disagree": 4}
     assert [p for r in rows for p in check_row(r, docs)] == []
 
 
