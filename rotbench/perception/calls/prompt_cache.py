@@ -5,9 +5,9 @@ least the model's minimum cacheable length; below it the mark does nothing.
 The fixed part of a rotbench prompt is its system prompt, and for an extraction its user
 turn's opening paragraph too: the world's slot list (``SLOT_LIST_OPENING`` up to the first
 blank line), the same for every document of a world. ``request_parts`` marks the longest
-fixed prefix that reaches the model's minimum: the system prompt alone (one text block marked
-``cache_control``), else the system prompt and the slot list (the user turn sent as two text
-blocks, the first marked), else nothing. The text the model reads is the same either way.
+fixed prefix that reaches the model's minimum: the system prompt and the slot list (the user
+turn sent as two text blocks, the first marked), else the system prompt alone (one text block
+marked ``cache_control``), else nothing. The text the model reads is the same either way.
 docs/batches.md gives the measured lengths: ``extract-v4`` with a world's slot list is the
 one prompt that qualifies today.
 
@@ -73,14 +73,12 @@ def fixed_head(prompt: str) -> str:
 
 def cached_prefix_chars(model: str, system: str, prompt: str) -> int:
     """Characters of the request's text (``system`` then ``prompt``) that ``request_parts``
-    marks for the prompt cache: the system prompt when it qualifies alone, else the system
-    prompt and the user turn's ``fixed_head`` when those qualify together, else 0."""
-    if qualifies(model, system):
-        return len(system)
+    marks for the prompt cache, the longest fixed prefix that qualifies: the system prompt
+    and the user turn's ``fixed_head``, else the system prompt alone, else 0."""
     head = fixed_head(prompt)
     if head and qualifies(model, system + head):
         return len(system) + len(head)
-    return 0
+    return len(system) if qualifies(model, system) else 0
 
 
 def request_parts(model: str, system: str, prompt: str) -> tuple[Any, Any]:
