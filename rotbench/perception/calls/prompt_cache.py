@@ -8,8 +8,8 @@ blank line), the same for every document of a world. ``request_parts`` marks the
 fixed prefix that reaches the model's minimum: the system prompt and the slot list (the user
 turn sent as two text blocks, the first marked), else the system prompt alone (one text block
 marked ``cache_control``), else nothing. The text the model reads is the same either way.
-docs/batches.md gives the measured lengths: ``extract-v4`` with a world's slot list is the
-one prompt that qualifies today.
+docs/batches.md gives the measured lengths: ``extract-v4`` and ``extract-v5`` with a world's
+slot list are the prompts that qualify today.
 
 Message Batches are sent unmarked (``message_params(..., prompt_cache=False)``): a cache hit
 inside a batch is best effort, and a miss on a marked prefix is billed as a write at 1.25x.
