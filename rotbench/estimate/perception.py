@@ -26,10 +26,11 @@ misses locally). How each number is projected:
 - prompt cache (standard calls only): a call whose fixed prefix reaches its model's minimum
   (``rotbench.perception.calls.prompt_cache.cached_prefix_chars``; today ``extract-v4`` and
   ``-v5`` with the world's slot list) bills that prefix as a cache write (1.25x the input
-  price) or a cache read (0.1x). Per distinct prefix the first ``settings.concurrency`` paid calls are
-  counted as writes (so many can be in flight before the first write lands) and the rest as
-  reads; the prefix's tokens then leave ``input_tokens`` for ``cache_write_tokens`` and
-  ``cache_read_tokens``. Batches are sent unmarked, so the batch price has no cache terms.
+  price) or a cache read (0.1x). Per distinct prefix the first ``settings.concurrency``
+  paid calls are counted as writes (so many can be in flight before the first write lands)
+  and the rest as reads; the prefix's tokens then leave ``input_tokens`` for
+  ``cache_write_tokens`` and ``cache_read_tokens``. Batches are sent unmarked, so the batch
+  price has no cache terms.
 - dollars: tokens times ``settings.prices`` of the stage's model; None without a price.
   Both prices are given: standard (one call at a time, prompt cache as above) and batch
   (Message Batches bill all usage at ``BATCH_PRICE_FACTOR``, half, every input token at the
