@@ -23,10 +23,19 @@ misses locally). How each number is projected:
   = characters of the expected answer / 4, plus 1 (for extraction, the oracle's claims
   rendered as the answer JSON; for a check, ``{"answer": "yes"}``). A heuristic, good to tens
   of percent on English text.
+- prompt cache (standard calls only): a call whose fixed prefix reaches its model's minimum
+  (``rotbench.perception.calls.prompt_cache.cached_prefix_chars``; today ``extract-v4`` and
+  ``-v5`` with the world's slot list) bills that prefix as a cache write (1.25x the input
+  price) or a cache read (0.1x). Per distinct prefix the first ``settings.concurrency``
+  paid calls are counted as writes (so many can be in flight before the first write lands)
+  and the rest as reads; the prefix's tokens then leave ``input_tokens`` for
+  ``cache_write_tokens`` and ``cache_read_tokens``. Batches are sent unmarked, so the batch
+  price has no cache terms.
 - dollars: tokens times ``settings.prices`` of the stage's model; None without a price.
-  Both prices are given: standard (one call at a time) and batch (Message Batches bill all
-  usage at ``BATCH_PRICE_FACTOR``, half); ``Estimate.applicable_usd`` is the one the run pays
-  (``batch`` from the settings), which the budget guard checks.
+  Both prices are given: standard (one call at a time, prompt cache as above) and batch
+  (Message Batches bill all usage at ``BATCH_PRICE_FACTOR``, half, every input token at the
+  full rate: ``StageEstimate.uncached_usd``); ``Estimate.applicable_usd`` is the one the run
+  pays (``batch`` from the settings), which the budget guard checks.
 """
 
 from __future__ import annotations
@@ -43,6 +52,7 @@ from rotbench.contract.model_client import RefusingClient
 from rotbench.contract.perception import Claim, Judgement
 from rotbench.perception.calls.cache import CallCache
 from rotbench.perception.calls.prices import BATCH_PRICE_FACTOR, cost_usd
+from rotbench.perception.calls.prompt_cache import cached_prefix_chars
 from rotbench.perception.model import LiveChecker, LiveExtractor, LLMSettings, slots_from_world
 from rotbench.world.models import World
 
@@ -67,14 +77,29 @@ class StageEstimate(BaseModel):
     model: str
     calls: int = Field(description="Calls that would be paid (not in the call cache).")
     cached_calls: int = Field(default=0, description="Calls already in the call cache (free).")
-    input_tokens: int = Field(default=0, description="Input tokens of the paid calls (chars/4).")
+    input_tokens: int = Field(default=0, description="Input tokens of the paid calls (chars/4) "
+                              "outside the prompt cache.")
     output_tokens: int = Field(default=0, description="Output tokens of the paid calls.")
+    cache_write_tokens: int = Field(default=0, description="Input tokens written to the "
+                                    "prompt cache (billed at 1.25x the input price).")
+    cache_read_tokens: int = Field(default=0, description="Input tokens read from the "
+                                   "prompt cache (billed at 0.1x the input price).")
     usd: float | None = Field(default=None, description="US dollars; None without a price.")
+    uncached_usd: float | None = Field(
+        default=None, description="US dollars with every input token at the full rate (how a "
+        "Message Batch is sent, before its discount); None: the same as ``usd``.")
     projection: Projection = Field(
         description="'exact': the calls the run makes (under the basis' assumption); "
         "'approximate'; 'upper bound'."
     )
     basis: str = Field(description="How the count was obtained, one line.")
+
+    @property
+    def batch_usd(self) -> float | None:
+        """US dollars were the stage's calls sent in a Message Batch (half the uncached
+        price); None without a price."""
+        usd = self.usd if self.uncached_usd is None else self.uncached_usd
+        return None if usd is None else usd * BATCH_PRICE_FACTOR
 
 
 class Estimate(BaseModel):
@@ -105,9 +130,13 @@ class Estimate(BaseModel):
 
     @property
     def batch_usd(self) -> float | None:
-        """Total US dollars were every call sent in a Message Batch (half the standard)."""
-        usd = self.usd
-        return None if usd is None else round(usd * BATCH_PRICE_FACTOR, 4)
+        """Total US dollars were every call sent in a Message Batch: half the standard price
+        without the prompt cache (``StageEstimate.uncached_usd``; batches are sent
+        unmarked)."""
+        parts = [s.batch_usd for s in self.stages.values() if s.calls]
+        if any(p is None for p in parts):
+            return None
+        return round(sum(parts), 4)  # type: ignore[arg-type]
 
     @property
     def applicable_usd(self) -> float | None:
@@ -121,11 +150,15 @@ class Estimate(BaseModel):
             lines.append("  no model calls")
         for s in self.stages.values():
             usd = ("price not configured" if s.usd is None else
-                   f"US${s.usd:.2f} (batch US${s.usd * BATCH_PRICE_FACTOR:.2f})")
+                   f"US${s.usd:.2f} (batch US${s.batch_usd:.2f})")
+            cached = ("" if not (s.cache_write_tokens or s.cache_read_tokens) else
+                      f" + ~{s.cache_write_tokens:,} cache-write / "
+                      f"~{s.cache_read_tokens:,} cache-read in")
             mark = "" if s.projection == "exact" else f"  ({s.projection})"
             lines.append(
                 f"  {s.stage:<8} {s.model:<20} {s.calls:>6} calls (+{s.cached_calls} cached)  "
-                f"~{s.input_tokens:,} in / ~{s.output_tokens:,} out tokens  {usd}{mark}"
+                f"~{s.input_tokens:,} in{cached} / ~{s.output_tokens:,} out tokens  "
+                f"{usd}{mark}"
             )
             lines.append(f"           basis: {s.basis}")
         total = self.usd
@@ -252,18 +285,25 @@ def estimate(
 
 @dataclass
 class _Tally:
-    """Distinct calls of one stage: cached ones are free and only counted, the others are
-    counted with their projected input and output tokens."""
+    """Distinct calls of one stage of ``model``: cached ones are free and only counted, the
+    others are counted with their projected input and output tokens, a fixed prefix the
+    request marks for the prompt cache as a write for the first ``writers`` paid calls that
+    share it and as a read after (see the module text)."""
 
+    model: str
+    writers: int
     seen: set[str] = field(default_factory=set)
     calls: int = 0
     cached: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
+    cache_write: int = 0
+    cache_read: int = 0
+    prefixes: dict[str, int] = field(default_factory=dict)
 
     def add(self, asker, system: str, prompt: str, out_tokens: Callable[[int], int]) -> None:
         """Count the call (``system``, ``prompt``) once; ``out_tokens(input_tokens)`` projects
-        its answer's size."""
+        its answer's size (from its whole input, cached or not)."""
         key = asker.key(system, prompt)
         if key in self.seen:
             return
@@ -273,16 +313,33 @@ class _Tally:
             return
         self.calls += 1
         n_in = approx_tokens(system + prompt) + MESSAGE_OVERHEAD_TOKENS
-        self.tokens_in += n_in
         self.tokens_out += out_tokens(n_in)
+        marked = cached_prefix_chars(self.model, system, prompt)
+        if marked:
+            prefix = (system + prompt)[:marked]
+            n_prefix = approx_tokens(prefix)
+            earlier = self.prefixes.get(prefix, 0)
+            self.prefixes[prefix] = earlier + 1
+            if earlier < self.writers:
+                self.cache_write += n_prefix
+            else:
+                self.cache_read += n_prefix
+            n_in -= n_prefix
+        self.tokens_in += n_in
 
     def estimate(self, stage: str, model: str, settings: LLMSettings, projection: Projection,
                  basis: str) -> StageEstimate:
+        price = settings.price(model)
+        cached = self.cache_write + self.cache_read
         return StageEstimate(
             stage=stage, model=model, calls=self.calls, cached_calls=self.cached,
             input_tokens=self.tokens_in, output_tokens=self.tokens_out,
-            usd=cost_usd(settings.price(model), input_tokens=self.tokens_in,
-                         output_tokens=self.tokens_out),
+            cache_write_tokens=self.cache_write, cache_read_tokens=self.cache_read,
+            usd=cost_usd(price, input_tokens=self.tokens_in, output_tokens=self.tokens_out,
+                         cache_read_input_tokens=self.cache_read,
+                         cache_creation_input_tokens=self.cache_write),
+            uncached_usd=(cost_usd(price, input_tokens=self.tokens_in + cached,
+                                   output_tokens=self.tokens_out) if cached else None),
             projection=projection, basis=basis,
         )
 
@@ -334,7 +391,7 @@ def _extract_stage(
 
         return scripted
 
-    tally = _Tally()
+    tally = _Tally(model, settings.concurrency)
     for ex, doc, oracle in jobs:
         tally.add(ex._asker, *ex.request(doc), answer_tokens(ex, doc, oracle))
     questions = 0
@@ -364,7 +421,7 @@ def _check_stage(
     worlds: list[World],
 ) -> StageEstimate:
     model = settings.check_model
-    tally = _Tally()
+    tally = _Tally(model, settings.concurrency)
     answer = approx_tokens(CHECK_ANSWER) + 1
     for older, newer in pairs:
         for _kind, system, prompt in checker.requests(older, newer):

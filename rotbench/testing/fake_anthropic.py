@@ -71,7 +71,8 @@ class FakeRequest:
     had_api_key: bool
     outcome: str = "pending"
     cached_prefix_chars: int = 0
-    """Characters of the system prompt up to its last ``cache_control`` mark (0: none)."""
+    """Characters of the request's text (the system prompt, then the user turn) up to its
+    last ``cache_control`` mark (0: none)."""
 
     @property
     def is_retry(self) -> bool:
@@ -111,19 +112,27 @@ def _error_body(kind: str, message: str) -> bytes:
     return json.dumps({"type": "error", "error": {"type": kind, "message": message}}).encode()
 
 
+def _marked_text(blocks: list, before: int = 0) -> tuple[str, int]:
+    """Text blocks joined, and the characters up to the last block marked ``cache_control``
+    counted from ``before`` characters earlier in the request (0 when none is marked)."""
+    texts = [b.get("text", "") if b.get("type", "text") == "text" else "" for b in blocks]
+    marked = 0
+    for i, block in enumerate(blocks):
+        if block.get("cache_control"):
+            marked = before + len("".join(texts[: i + 1]))
+    return "".join(texts), marked
+
+
 def _parse_request(body: dict, had_api_key: bool) -> FakeRequest:
     """A Messages request body as the fake records it (raises on a malformed body)."""
     system = body.get("system") or ""
     cached_prefix = 0
     if isinstance(system, list):
-        for block in system:
-            if block.get("cache_control"):
-                cached_prefix = len("".join(b.get("text", "") for b in system[
-                    :system.index(block) + 1]))
-        system = "".join(b.get("text", "") for b in system)
+        system, cached_prefix = _marked_text(system)
     content = body["messages"][-1]["content"]
     if isinstance(content, list):
-        content = "".join(b.get("text", "") for b in content if b.get("type") == "text")
+        content, marked = _marked_text(content, before=len(system))
+        cached_prefix = marked or cached_prefix
     return FakeRequest(index=-1, kind=prompt_kind(system), model=body["model"], system=system,
                        prompt=content, max_tokens=int(body["max_tokens"]),
                        had_api_key=had_api_key, cached_prefix_chars=cached_prefix)
@@ -131,14 +140,16 @@ def _parse_request(body: dict, had_api_key: bool) -> FakeRequest:
 
 def _message(req: FakeRequest, text: str, st: _State) -> dict:
     """The Messages response for ``req`` answering ``text``. Tokens are characters / 4; a
-    system prefix marked with ``cache_control`` is written to the fake's prompt cache the
-    first time and read from it after (its tokens then count as cache reads)."""
+    prefix marked with ``cache_control`` (in the system prompt or the user turn) is written to
+    the fake's prompt cache the first time and read from it after (its tokens then count as
+    cache reads)."""
     cached = req.cached_prefix_chars // 4
     read = created = 0
     if cached:
         with st.lock:
-            seen = (req.model, req.system[:req.cached_prefix_chars]) in st.prompt_cache
-            st.prompt_cache.add((req.model, req.system[:req.cached_prefix_chars]))
+            prefix = (req.system + req.prompt)[:req.cached_prefix_chars]
+            seen = (req.model, prefix) in st.prompt_cache
+            st.prompt_cache.add((req.model, prefix))
         read, created = (cached, 0) if seen else (0, cached)
     return {
         "id": f"msg_fake_{req.index:06d}",

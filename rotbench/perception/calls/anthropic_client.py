@@ -259,14 +259,19 @@ class AnthropicClient:
             raise ModelCallError(one_line(f"unusable response body: {exc}")) from None
 
 
-def message_params(*, model: str, system: str, prompt: str, max_tokens: int) -> dict[str, Any]:
-    """The Messages request body of one call: a single user turn. A system prompt long
-    enough for the model's prompt cache (``cacheable_prefix``) is sent as one text block
-    marked ``cache_control`` (ephemeral); any other goes as plain text."""
-    from rotbench.perception.calls.prompt_cache import system_blocks
+def message_params(*, model: str, system: str, prompt: str, max_tokens: int,
+                   prompt_cache: bool = True) -> dict[str, Any]:
+    """The Messages request body of one call: a single user turn. With ``prompt_cache``, the
+    longest fixed prefix long enough for the model's prompt cache (the system prompt, or the
+    system prompt and the user turn's slot list: ``prompt_cache.request_parts``) is marked
+    ``cache_control`` (ephemeral); without it (Message Batches) nothing is marked and both
+    go as plain text."""
+    from rotbench.perception.calls.prompt_cache import request_parts
 
-    return {"model": model, "max_tokens": max_tokens, "system": system_blocks(model, system),
-            "messages": [{"role": "user", "content": prompt}]}
+    system_field, content = (request_parts(model, system, prompt) if prompt_cache
+                             else (system, prompt))
+    return {"model": model, "max_tokens": max_tokens, "system": system_field,
+            "messages": [{"role": "user", "content": content}]}
 
 
 def usage_of(msg: Any) -> Usage:

@@ -243,7 +243,8 @@ class BatchRunner:
             return
         requests = [{"custom_id": c.key,
                      "params": message_params(model=c.model, system=c.system, prompt=c.prompt,
-                                              max_tokens=c.max_tokens)} for c in allowed]
+                                              max_tokens=c.max_tokens, prompt_cache=False)}
+                    for c in allowed]
         try:
             batch_id = self.api.batch_create(requests)
         except BaseException:

@@ -2,12 +2,17 @@
 1.25x the input price when written and 0.1x when read back, but only when the prefix is at
 least the model's minimum cacheable length; below it the mark does nothing.
 
-The fixed part of every rotbench prompt is its system prompt (the user turn starts with the
-world's slot list, then the document or claim pair). ``system_blocks`` sends a system prompt
-as one text block marked ``cache_control`` when it is long enough for the model, else as
-plain text. With today's prompts none is long enough (docs/batches.md gives the measured
-lengths), so nothing is marked; a longer prompt version would be marked without a code
-change.
+The fixed part of a rotbench prompt is its system prompt, and for an extraction its user
+turn's opening paragraph too: the world's slot list (``SLOT_LIST_OPENING`` up to the first
+blank line), the same for every document of a world. ``request_parts`` marks the longest
+fixed prefix that reaches the model's minimum: the system prompt and the slot list (the user
+turn sent as two text blocks, the first marked), else the system prompt alone (one text block
+marked ``cache_control``), else nothing. The text the model reads is the same either way.
+docs/batches.md gives the measured lengths: ``extract-v4`` and ``extract-v5`` with a world's
+slot list are the prompts that qualify today.
+
+Message Batches are sent unmarked (``message_params(..., prompt_cache=False)``): a cache hit
+inside a batch is best effort, and a miss on a marked prefix is billed as a write at 1.25x.
 """
 
 from __future__ import annotations
@@ -50,6 +55,44 @@ def prefix_tokens(text: str) -> int:
 def qualifies(model: str, system: str) -> bool:
     """True when ``system`` (the fixed prefix) reaches ``model``'s minimum cacheable length."""
     return prefix_tokens(system) >= min_cacheable_tokens(model)
+
+
+SLOT_LIST_OPENING = "Slots (key: meaning):\n"
+"""How an extraction's (and a question reading's) user turn opens: the world's slot list,
+which ends at the turn's first blank line."""
+
+
+def fixed_head(prompt: str) -> str:
+    """The fixed opening of a user turn: its slot list up to and including the first blank
+    line, when it opens with ``SLOT_LIST_OPENING``; else ''."""
+    if not prompt.startswith(SLOT_LIST_OPENING):
+        return ""
+    end = prompt.find("\n\n")
+    return "" if end < 0 else prompt[: end + 2]
+
+
+def cached_prefix_chars(model: str, system: str, prompt: str) -> int:
+    """Characters of the request's text (``system`` then ``prompt``) that ``request_parts``
+    marks for the prompt cache, the longest fixed prefix that qualifies: the system prompt
+    and the user turn's ``fixed_head``, else the system prompt alone, else 0."""
+    head = fixed_head(prompt)
+    if head and qualifies(model, system + head):
+        return len(system) + len(head)
+    return len(system) if qualifies(model, system) else 0
+
+
+def request_parts(model: str, system: str, prompt: str) -> tuple[Any, Any]:
+    """The ``system`` field and the user turn's ``content`` of a request, the longest fixed
+    prefix that qualifies marked ``cache_control`` (ephemeral; see ``cached_prefix_chars``).
+    Unmarked parts stay plain strings."""
+    marked = cached_prefix_chars(model, system, prompt)
+    if marked == 0:
+        return system, prompt
+    if marked == len(system):
+        return system_blocks(model, system), prompt
+    head = prompt[: marked - len(system)]
+    return system, [{"type": "text", "text": head, "cache_control": {"type": "ephemeral"}},
+                    {"type": "text", "text": prompt[len(head):]}]
 
 
 def system_blocks(model: str, system: str) -> Any:

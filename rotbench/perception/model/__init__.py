@@ -84,6 +84,7 @@ from rotbench.perception.model._prompts import (
     written_date_of,
 )
 from rotbench.perception.model._prompts_v4 import EXTRACT_V4  # joins EXTRACT_PROMPTS
+from rotbench.perception.model._prompts_v5 import EXTRACT_V5  # joins EXTRACT_PROMPTS
 from rotbench.perception.model._settings import (
     DEFAULT_PRICES,
     DEFAULT_PRICES_DATE,
@@ -120,6 +121,7 @@ __all__ = [
     "CHECK_PROMPTS",
     "EXTRACT_PROMPTS",
     "EXTRACT_V4",
+    "EXTRACT_V5",
     "AnthropicClient",
     "CallCache",
     "CallFailure",

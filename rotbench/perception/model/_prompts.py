@@ -529,13 +529,14 @@ figures, estimates and call caches stay as they were before ``extract-v3``."""
 
 
 def default_extract_prompt(generator_version: str | None) -> str:
-    """The extraction prompt version a world of ``generator_version`` ('1' to '4'; None:
-    ``DEFAULT_EXTRACT_PROMPT``) is read with when the settings name none: ``extract-v4``
-    for generator 4, whose ties only it asks for."""
+    """The extraction prompt version a world of ``generator_version`` ('1' to '5'; None:
+    ``DEFAULT_EXTRACT_PROMPT``) is read with when the settings name none: ``extract-v5``
+    (v4's ties, answered compactly) for generators 4 and 5, whose ties only v4 and v5 ask
+    for."""
     if generator_version in ("1", "2"):
         return LEGACY_EXTRACT_PROMPT
     if generator_version in ("4", "5"):
-        return "extract-v4"
+        return "extract-v5"
     return DEFAULT_EXTRACT_PROMPT
 
 

@@ -72,9 +72,10 @@ class LLMSettings(BaseModel):
     check_max_tokens: int = Field(default=64, ge=8, description="max_tokens per check answer.")
     extract_prompt_version: str | None = Field(
         default=None, description="Extraction prompt of the live arm, a key of "
-        "EXTRACT_PROMPTS ('extract-v1', 'extract-v2', 'extract-v3'). None: by the world's "
-        "generator, extract-v3 for generator 3 and extract-v2 for generators 1 and 2 (so "
-        "their figures, estimates and call caches stay as they were).")
+        "EXTRACT_PROMPTS ('extract-v1' to 'extract-v5'). None: by the world's generator, "
+        "extract-v5 for generators 4 and 5, extract-v3 for generator 3 and extract-v2 for "
+        "generators 1 and 2 (so their figures, estimates and call caches stay as they "
+        "were).")
     check_prompt_version: str = Field(default=DEFAULT_CHECK_PROMPT)
     max_retries: int = Field(
         default=2, ge=0, le=10, description="SDK retries per call (429, 529, 5xx, timeouts)."

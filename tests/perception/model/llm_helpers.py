@@ -179,8 +179,8 @@ def assert_live_estimate_matches(world: World, fake, embedder, tmp_path, setting
     """On the live arm, ``world``'s estimate names the calls made: the live perception
     against ``fake`` (answering as the oracle) reads ``world`` with ``prompt_version``, reads
     documents and questions as the oracle does and decides as it does, and the estimated
-    extract calls and tokens equal the metered ones, the check calls the fake's. Returns the
-    estimate."""
+    extract calls and tokens equal the metered ones (prompt-cache tokens in sum), the check
+    calls the fake's. Returns the estimate."""
     from rotbench.perception.model import AnthropicClient, build_perception
     from rotbench.pipeline.extract import extract_concurrently
     from rotbench.reference.reconcile import deposit
@@ -201,5 +201,11 @@ def assert_live_estimate_matches(world: World, fake, embedder, tmp_path, setting
     assert est.stages["extract"].calls == fake.count(("extract", "question")) == metered.calls
     assert est.stages["extract"].input_tokens == metered.input_tokens
     assert est.stages["extract"].output_tokens == metered.output_tokens
+    # the prompt cache: the same prefix tokens; the fake writes once, the estimate counts a
+    # write for each of the first ``concurrency`` calls (they may all be in flight at once)
+    stage = est.stages["extract"]
+    assert stage.cache_write_tokens + stage.cache_read_tokens == (
+        metered.cache_creation_input_tokens + metered.cache_read_input_tokens)
+    assert stage.cache_write_tokens >= metered.cache_creation_input_tokens
     assert est.stages["check"].calls == fake.count(("contradiction", "slot"))
     return est

@@ -232,9 +232,10 @@ def test_the_prompt_version_follows_the_generator_unless_settings_name_one(
     path.write_text('{"extract_prompt_version": "extract-v9"}')
     with pytest.raises(SettingsError, match=r"field extract_prompt_version: .*unknown extract "
                        r"prompt version 'extract-v9'; available: extract-v1, extract-v2, "
-                       r"extract-v3, extract-v4$"):
+                       r"extract-v3, extract-v4, extract-v5$"):
         load_llm_settings(path, 8)
-    assert set(EXTRACT_PROMPTS) == {"extract-v1", "extract-v2", "extract-v3", "extract-v4"}
+    assert set(EXTRACT_PROMPTS) == {"extract-v1", "extract-v2", "extract-v3", "extract-v4",
+                                    "extract-v5"}
 
     gen2, gen3 = generate_world(42, generator="2"), generate_world(42, generator="3")
     live = build_perception("live", default, cache_dir=tmp_path, client=RefusingClient())

@@ -128,15 +128,17 @@ def test_a_bad_premise_is_retried_then_a_failure(fake: FakeAnthropic, answers: A
 
 # ---- the prompt and which worlds get it ------------------------------------------------------
 
-def test_v4_is_registered_and_read_for_generator_4_only() -> None:
-    assert set(EXTRACT_PROMPTS) == {"extract-v1", "extract-v2", "extract-v3", "extract-v4"}
+def test_v4_is_registered_and_its_compact_v5_read_for_generators_4_and_5() -> None:
+    assert set(EXTRACT_PROMPTS) == {"extract-v1", "extract-v2", "extract-v3", "extract-v4",
+                                    "extract-v5"}
     system = EXTRACT_PROMPTS["extract-v4"].system
     for word in ("conditional", "depends_on", "relative to the written date", "valid_until",
                  "never instructions"):
         assert word in system
     assert "premise" in (EXTRACT_PROMPTS["extract-v4"].question_system or "")
-    assert [LLMSettings().extract_prompt_for(g) for g in ("2", "3", "4")] == [
-        "extract-v2", "extract-v3", "extract-v4"]
+    # v5 asks v4's fields with a compact answer (issue 53's cost): the default from v4 on
+    assert [LLMSettings().extract_prompt_for(g) for g in ("2", "3", "4", "5")] == [
+        "extract-v2", "extract-v3", "extract-v5", "extract-v5"]
 
 
 # ---- generator 4 end to end against an oracle-answering fake --------------------------------
@@ -176,7 +178,7 @@ def test_v4_round_trips_every_new_field_of_a_generator_4_world(
 def test_live_arm_estimate_equals_the_calls_made_on_generator_4(
         fake4: FakeAnthropic, world4: World, embedder: Embedder, tmp_path: Path) -> None:
     assert_live_estimate_matches(world4, fake4, embedder, tmp_path, SETTINGS, FAST_CONFIG,
-                                 "extract-v4")
+                                 "extract-v5")  # the default for generator 4 since v5
 
 
 def test_probe_arm_estimate_is_exact_on_generator_4(

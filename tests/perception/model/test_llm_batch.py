@@ -234,10 +234,11 @@ def test_a_batch_past_its_timeout_stops_with_how_to_collect_it(world42: World, t
         assert len(fake.batches) == 1 and later.resumed == [fake.batches[0].id]
 
 
-def test_no_rotbench_prompt_reaches_its_models_minimum_cacheable_length() -> None:
-    """The fixed prefix of each prompt is its system prompt (the user turn starts with the
-    world's slots): measured in tokens (characters / 4) against the model's minimum, none
-    qualifies, so none is marked and none pays the cache-write surcharge."""
+def test_the_v2_v3_and_check_system_prompts_stay_below_their_models_minimum() -> None:
+    """The system prompts of extract-v2 and -v3, of the question reading and of the checks,
+    measured in tokens (characters / 4) against the model's minimum: none qualifies, so none
+    is marked and none pays the cache-write surcharge (extract-v4 and -v5 with the world's
+    slot list do: tests/perception/model/test_prompt_cache.py)."""
     extract = EXTRACT_PROMPTS["extract-v2"]
     sizes = {"extract": len(extract.system) // 4, "question": len(extract.question_system) // 4}
     sizes.update({k: len(v) // 4 for k, v in CHECK_PROMPTS["check-v1"].systems.items()})

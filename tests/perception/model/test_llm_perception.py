@@ -81,7 +81,8 @@ def test_live_extractor_is_an_extractor_with_a_stamp() -> None:
     assert isinstance(ex, Extractor)
     assert ex.stamp == "live-extractor-1:claude-sonnet-4-6:extract-v3"  # the newest prompt
     with pytest.raises(ValueError,
-                       match="available: extract-v1, extract-v2, extract-v3, extract-v4$"):
+                       match="available: extract-v1, extract-v2, extract-v3, extract-v4, "
+                             "extract-v5$"):
         LiveExtractor(RefusingClient(), "m", "extract-v0", slots=[])
 
 

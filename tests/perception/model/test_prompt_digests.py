@@ -73,6 +73,7 @@ EXTRACT_DIGESTS: dict[str, dict[str, str]] = {
     "extract-v2": {"system": "49b10f8c5aaed6c9", "question_system": "b556d45b1e401d2b"},
     "extract-v3": {"system": "56fc3bd266a60c86", "question_system": "b556d45b1e401d2b"},
     "extract-v4": {"system": "85e412ab69bcecda", "question_system": "27bf625d2a23faae"},
+    "extract-v5": {"system": "16cb1750ef6b7824", "question_system": "27bf625d2a23faae"},
 }
 UNDATED_TURNS = {"conversation": "fd08ec0e3f6483d1", "dated": "25c54409cf87d809",
                  "web_page": "7995998a6f844209", "no_slots": "490488c6e73baf94",
@@ -82,6 +83,7 @@ TURN_DIGESTS: dict[str, dict[str, str]] = {
     # a dated version differs only where the text names a time: the written date joins it
     "extract-v3": {**UNDATED_TURNS, "dated": "7ff8fe64799a00c8"},
     "extract-v4": {**UNDATED_TURNS, "dated": "7ff8fe64799a00c8"},
+    "extract-v5": {**UNDATED_TURNS, "dated": "7ff8fe64799a00c8"},  # v4's turns
 }
 CHECK_DIGESTS: dict[str, dict[str, str]] = {
     "check-v1": {"contradiction": "7b7214b13b3b4f15", "slot": "362a08696d5cc01f",
@@ -91,7 +93,7 @@ CHECK_DIGESTS: dict[str, dict[str, str]] = {
 
 def test_every_prompt_version_is_pinned() -> None:
     assert sorted(EXTRACT_PROMPTS) == sorted(EXTRACT_DIGESTS) == sorted(TURN_DIGESTS) == [
-        "extract-v1", "extract-v2", "extract-v3", "extract-v4"]
+        "extract-v1", "extract-v2", "extract-v3", "extract-v4", "extract-v5"]
     assert sorted(CHECK_PROMPTS) == sorted(CHECK_DIGESTS) == ["check-v1"]
 
 

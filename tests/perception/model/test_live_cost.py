@@ -1,0 +1,43 @@
+"""Issue 53's cost point: the live arm's ``--estimate`` of generator 5 against generator 4,
+seeds 42-44, the default models at list prices, an empty call cache (what
+``rotbench run --arm live --estimate --generator N`` prints; benchmarks/bench_estimate_cost.py
+prints the table). The goal, generator 5 at most 1.5x generator 4, is not reached: the worlds
+themselves differ by more (docs/batches.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rotbench.estimate.run import project_cost
+from rotbench.perception.model import LLMSettings
+from rotbench.runspec import RunSpec
+
+pytestmark = pytest.mark.slow  # the MiniLM model embeds every claim for the check count
+
+SEEDS = [42, 43, 44]
+
+
+@pytest.fixture(scope="module")
+def projections(tmp_path_factory) -> dict[str, object]:
+    cache = tmp_path_factory.mktemp("cost")
+    return {g: project_cost(RunSpec(arm="live", seeds=SEEDS, generator=g,
+                                    cache_dir=str(cache)), LLMSettings(), persist=False)
+            for g in ("4", "5")}
+
+
+def test_generator_5_costs_3_16_times_generator_4(projections) -> None:
+    """extract-v5's compact answer and the prompt cache of its fixed prefix (system prompt +
+    slot list): generator 4 US$0.98 -> 0.3104, generator 5 US$3.03 -> 0.9800."""
+    g4, g5 = projections["4"], projections["5"]
+    figures = {g: (e.calls, e.stages["extract"].calls, e.stages["check"].calls,
+                   e.stages["extract"].output_tokens, e.usd) for g, e in projections.items()}
+    assert figures == {"4": (339, 251, 88, 7_252, 0.3104), "5": (1238, 512, 726, 28_458, 0.98)}
+    assert (g4.stages["extract"].cache_write_tokens, g5.stages["extract"].cache_write_tokens) \
+        == (8 * 1092, 8 * 1092)
+    assert round(g5.usd / g4.usd, 2) == 3.16
+
+
+@pytest.mark.xfail(strict=True, reason="issue 53: generator 5 has 2.3x the extraction calls, "
+                   "5.5x the claims and 8x the checks of generator 4 on seeds 42-44")
+def test_generator_5_costs_at_most_1_5_times_generator_4(projections) -> None:
+    assert projections["5"].usd <= 1.5 * projections["4"].usd
