@@ -44,9 +44,8 @@ def test_old_protocol_path_still_works_and_warns(monkeypatch: pytest.MonkeyPatch
                  m.startswith("rotbench.engine.")]:
         monkeypatch.delitem(sys.modules, name)
     with pytest.warns(DeprecationWarning, match=r"rotbench\.plugin"):
-        from rotbench.engine.protocol import Hit as OldHit
-
         from rotbench.engine import ENGINE_VERSION
+        from rotbench.engine.protocol import Hit as OldHit
     from rotbench.reference import ENGINE_VERSION as current
 
     assert OldHit is Hit

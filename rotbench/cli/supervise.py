@@ -35,7 +35,7 @@ import subprocess
 import sys
 from typing import NoReturn
 
-from rotbench.lifetime import die_with_parent
+from rotbench._util.lifetime import die_with_parent
 
 CHILD_ENV = "ROTBENCH_RUN_STATUS_FD"
 """In the child: the file descriptor of the pipe its end is reported on."""

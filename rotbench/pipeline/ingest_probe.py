@@ -19,23 +19,23 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rotbench._util.safe_text import printable
 from rotbench.contract.context import EngineContext
 from rotbench.contract.model_client import ModelClient
 from rotbench.contract.perception import Checker, Extractor
 from rotbench.contract.registry import EngineError, EngineInfo
 from rotbench.embedding.embedder import Embedder
-from rotbench.engines.registry import load_factory
-from rotbench.pipeline.engine_worker import isolated
-from rotbench.pipeline.probe import (
+from rotbench.engines.host.engine_worker import isolated
+from rotbench.engines.host.guarded import (
     EngineFailure,
     GuardedEngine,
     describe_raised,
     engine_attribute,
     identity_problem,
-    with_questions_read,
 )
+from rotbench.engines.registry import load_factory
+from rotbench.pipeline.probe import with_questions_read
 from rotbench.pipeline.question_count import CountingExtractor, questions_asked
-from rotbench.safe_text import printable
 from rotbench.scoring.models import WorldProbes
 from rotbench.world.models import World
 from rotbench.world.shared import SharedWorld
@@ -189,7 +189,7 @@ def _ingest_and_probe(world: World | SharedWorld, info: EngineInfo, *, arm: str,
         if isolated(info) and not factory_kwargs:  # a plug-in: in a worker process of its own
             from types import SimpleNamespace
 
-            from rotbench.pipeline.isolated import probe_isolated
+            from rotbench.engines.host.isolated import probe_isolated
 
             name, version, config, probes = probe_isolated(
                 world, info, scratch, arm=arm, extractor=counted, checker=checker,

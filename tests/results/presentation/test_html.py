@@ -174,7 +174,7 @@ def test_page_path_problem(tmp_path: Path) -> None:
     page.write_text("<!DOCTYPE html><html></html>")  # a page, but not rotbench's
     assert page_path_problem(page) == refused
     assert page_path_problem(page, force=True) is None
-    from rotbench.outputs import write_user_files
+    from rotbench._util.outputs import write_user_files
 
     write_user_files("--html", [(page, b"<!DOCTYPE html><html>rotbench's</html>")], force=True)
     assert page_path_problem(page) is None  # rotbench's own page, unchanged since

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rotbench.sinks import terminal  # the one rule of what is escaped (every sink)
+from rotbench._util.sinks import terminal  # the one rule of what is escaped (every sink)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -23,7 +23,7 @@ def printable(text: object, limit: int = 200) -> str:
     """``str(text)`` with every control or format character escaped (``\\x1b``, ``\\n``) and cut
     to ``limit`` characters (an ellipsis marks the cut)."""
     whole = text if type(text) is str else str(text)
-    return terminal(whole, limit)  # the terminal rule of rotbench.sinks
+    return terminal(whole, limit)  # the terminal rule of rotbench._util.sinks
 
 
 def safe_str(obj: object, limit: int = 200) -> str:
@@ -57,7 +57,7 @@ def type_name(obj: object) -> str:
 def escape_controls(text: str) -> str:
     """``text`` with every control or format character except the newline escaped (as
     ``printable`` does), and nothing cut: what the terminal console sends."""
-    from rotbench.sinks import escape_unsafe
+    from rotbench._util.sinks import escape_unsafe
 
     return escape_unsafe(text, keep=("\n",))
 

@@ -1,4 +1,4 @@
-"""The run's side of an engine in a worker process (``rotbench.pipeline.engine_worker``).
+"""The run's side of an engine in a worker process (``rotbench.engines.host.engine_worker``).
 
 ``IsolatedEngine`` is the ``GuardedEngine`` of an engine that runs in a worker: the same
 calls, one-line failures and hit checks, but every call is a request over the worker's pipe,
@@ -28,14 +28,14 @@ from typing import Any
 
 import numpy as np
 
+from rotbench._util.safe_text import printable, safe_str, type_name
 from rotbench.contract.engine import Document
 from rotbench.contract.model_client import ModelClient
 from rotbench.contract.perception import Checker, Claim, Extractor, QuestionFrame
 from rotbench.contract.registry import EngineInfo
 from rotbench.embedding.embedder import Embedder
-from rotbench.pipeline import engine_worker as workers
-from rotbench.pipeline.probe import EngineFailure, GuardedEngine
-from rotbench.safe_text import printable, safe_str, type_name
+from rotbench.engines.host import engine_worker as workers
+from rotbench.engines.host.guarded import EngineFailure, GuardedEngine
 from rotbench.scoring.models import ScoredHit
 from rotbench.world.models import World
 from rotbench.world.shared import SharedWorld
@@ -68,7 +68,7 @@ def surface_of(extractor: Extractor, checker: Checker | None, model: ModelClient
     None, "model": {"default_model"}, "embedder": {"model_id"}}``; a stamp, default model
     or model id that is not a string is sent as None (the handle then has no such
     attribute). The worker builds its handles
-    from it (``rotbench.pipeline.engine_worker_side.extractor_handle``), so an engine's
+    from it (``rotbench.engines.host.engine_worker_side.extractor_handle``), so an engine's
     ``isinstance(context.extractor, QuestionReader)`` and ``getattr(..., "stamp")`` answer
     in its worker as in the run's process."""
     return {"extractor": {"stamp": _string(extractor, "stamp"),
@@ -93,7 +93,7 @@ class OverBudget(Exception):
 
 class CallBudget:
     """What one engine call has asked the run for so far, against the bounds
-    (``rotbench.pipeline.engine_worker.MAX_CALL_TEXTS``, ``MAX_CALL_REQUESTS``), and the
+    (``rotbench.engines.host.engine_worker.MAX_CALL_TEXTS``, ``MAX_CALL_REQUESTS``), and the
     call's deadline (``time.monotonic``; None: no limit)."""
 
     def __init__(self, deadline: float | None) -> None:
@@ -175,7 +175,7 @@ class _Handles:
             return self.answer(request)
         from concurrent.futures import TimeoutError as FutureTimeout
 
-        from rotbench.pipeline.probe import _EngineThread
+        from rotbench.engines.host.guarded import _EngineThread
 
         if self._thread is None:
             self._thread = _EngineThread()
