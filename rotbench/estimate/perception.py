@@ -38,6 +38,12 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from rotbench.contract.engine import Document
+from rotbench.contract.estimate import (
+    MESSAGE_OVERHEAD_TOKENS,
+    Projection,
+    StageEstimate,
+    approx_tokens,
+)
 from rotbench.contract.extraction import world_documents
 from rotbench.contract.model_client import RefusingClient
 from rotbench.contract.perception import Claim, Judgement
@@ -47,34 +53,10 @@ from rotbench.perception.model import LiveChecker, LiveExtractor, LLMSettings, s
 from rotbench.world.models import World
 
 Arm = Literal["oracle", "probe", "live"]
-Projection = Literal["exact", "approximate", "upper bound"]
 ARMS: tuple[str, ...] = ("oracle", "probe", "live")
 
-MESSAGE_OVERHEAD_TOKENS = 3
 CHECK_ANSWER = '{"answer": "yes"}'
 QUESTION_ANSWER = '{"subject": "the user", "slot": "home_city", "tense": "present"}'
-
-
-def approx_tokens(text: str) -> int:
-    """The chars/4 heuristic used by the estimate (tokens)."""
-    return len(text) // 4
-
-
-class StageEstimate(BaseModel):
-    """Projected calls and cost of one stage."""
-
-    stage: str = Field(description="'extract' or 'check'.")
-    model: str
-    calls: int = Field(description="Calls that would be paid (not in the call cache).")
-    cached_calls: int = Field(default=0, description="Calls already in the call cache (free).")
-    input_tokens: int = Field(default=0, description="Input tokens of the paid calls (chars/4).")
-    output_tokens: int = Field(default=0, description="Output tokens of the paid calls.")
-    usd: float | None = Field(default=None, description="US dollars; None without a price.")
-    projection: Projection = Field(
-        description="'exact': the calls the run makes (under the basis' assumption); "
-        "'approximate'; 'upper bound'."
-    )
-    basis: str = Field(description="How the count was obtained, one line.")
 
 
 class Estimate(BaseModel):

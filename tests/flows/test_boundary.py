@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 import rotbench.engines.host.guarded as probe
-from rotbench.engines.host.guarded import EngineFailure, GuardedEngine
-from rotbench.pipeline.ingest_probe import _flat_config
+from rotbench.engines.host.guarded import EngineFailure, GuardedEngine, flat_config
 from rotbench.pipeline.probe import probe_world
 from rotbench.world import generate_world
 from tests.flows import bad_engines as bad
@@ -82,7 +81,7 @@ def test_a_raising_config_is_no_config() -> None:
         def config(self):
             raise RuntimeError("no")
 
-    assert _flat_config(Config()) == {}
+    assert flat_config(Config()) == {}
 
 
 def test_a_hit_text_above_the_cap_is_refused(world) -> None:

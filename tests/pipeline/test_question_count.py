@@ -117,7 +117,7 @@ def test_a_question_over_the_bound_is_refused_in_process_and_in_a_worker(world) 
     import pytest
 
     from rotbench.engines.host.engine_worker_side import QuestionReaderHandle
-    from rotbench.pipeline.question_count import MAX_QUESTION_CHARS
+    from rotbench.engines.host.guarded import MAX_QUESTION_CHARS
 
     long = "x" * (MAX_QUESTION_CHARS + 1)
     proxy = CountingExtractor(OracleExtractor(world))

@@ -158,7 +158,7 @@ class EngineServer:
         ``SERVER_START_SECONDS`` for the interpreter and rotbench's modules, then at most
         ``import_seconds`` (the engine's timeout; None: ``SERVER_START_SECONDS``) for the
         engine's module. Raises ServerError (the server then killed with all it started)."""
-        from rotbench.cli.supervise import CHILD_ENV
+        from rotbench._util.lifetime import CHILD_ENV
 
         ours, theirs = socket.socketpair()
         env = {k: v for k, v in os.environ.items() if k != CHILD_ENV}

@@ -37,8 +37,10 @@ from rotbench.engines.host.engine_worker import Channel, kill_group
 from rotbench.engines.host.guarded import (
     EngineFailure,
     GuardedEngine,
+    check_question,
     describe_raised,
     engine_attribute,
+    flat_config,
     identity_problem,
 )
 
@@ -150,7 +152,6 @@ class QuestionReaderHandle(ExtractorHandle):
         """The frame the run's extractor reads ``question`` into; None when it reads none.
         Raises ValueError for a question over ``MAX_QUESTION_CHARS`` before anything is
         sent, as the run's own proxy does in process."""
-        from rotbench.pipeline.question_count import check_question
 
         check_question(question)
         data = self._link.ask("read_question", question=str(question))
@@ -249,7 +250,6 @@ class _Worker:
             at = f" (at {printable(where, 300)})" if where else ""
             raise EngineFailure(f"engine {printable(info.name, 60)}: seed {seed}, set-up: "
                                 f"factory {describe_raised(exc)}{at}", trace=trace) from None
-        from rotbench.pipeline.ingest_probe import flat_config
 
         if problem := identity_problem(engine):
             raise EngineFailure(f"engine {printable(info.name, 60)}: seed {seed}, set-up: "
@@ -277,7 +277,6 @@ class _Worker:
         if self.guard is None:
             return None
         self.guard.close()
-        from rotbench.pipeline.ingest_probe import flat_config
 
         engine = self.guard.engine
         return {"version": engine_attribute(engine, "version", ""),

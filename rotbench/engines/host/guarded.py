@@ -106,6 +106,59 @@ def describe_raised(exc: BaseException) -> str:
     return f"raised {type_name(exc)}" + (f": {message}" if message else "")
 
 
+ConfigValue = bool | int | float | str | None
+
+MAX_CONFIG_ENTRIES = 200
+"""Most entries of an engine's ``config`` recorded in its report (the rest are dropped)."""
+
+
+def flat_config(engine: object) -> dict[str, ConfigValue]:
+    """The engine's ``config`` attribute as plain data: string keys and scalar values of
+    built-in types (strings cut to 200 printable characters, non-finite numbers dropped);
+    {} when it is not a dict or reading it raised."""
+    try:
+        config = getattr(engine, "config", None)
+        if not isinstance(config, dict):
+            return {}
+        out: dict[str, ConfigValue] = {}
+        for key, value in list(dict.copy(config).items())[:MAX_CONFIG_ENTRIES]:
+            if not isinstance(key, str):
+                continue
+            if isinstance(value, bool):
+                plain: ConfigValue = bool(int.__int__(value))
+            elif isinstance(value, int):
+                plain = int.__int__(value)
+            elif isinstance(value, float):
+                plain = float.__float__(value)
+                if not math.isfinite(plain):
+                    continue
+            elif isinstance(value, str):
+                plain = printable(str.__str__(value), 200)
+            elif value is None:
+                plain = None
+            else:
+                continue
+            out[printable(str.__str__(key), 100)] = plain
+        return out
+    except BaseException as exc:  # noqa: BLE001 - user code: a config is a label only
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        return {}
+
+
+MAX_QUESTION_CHARS = 4096
+"""Longest question an engine may have read as a frame, characters (a question of the
+world is a line; a longer one is refused in the run's process and in a worker alike)."""
+
+
+def check_question(question: object) -> None:
+    """Raise ValueError, one line, when ``question`` is a string longer than
+    ``MAX_QUESTION_CHARS`` (anything else is the extractor's to judge)."""
+    if type(question) is str and len(question) > MAX_QUESTION_CHARS:
+        raise ValueError(f"read_question takes a question of at most {MAX_QUESTION_CHARS} "
+                         f"characters, not {len(question)}")
+
+
 def answers_as_of(engine: object) -> bool:
     """Whether ``engine`` answers as of a given day (an ``AsOfEngine``: a callable
     ``query_as_of``)."""

@@ -438,10 +438,12 @@ class IsolatedEngine(GuardedEngine):
 def probe_isolated(world: World | SharedWorld, info: EngineInfo, scratch: Path, *, arm: str,
                    extractor: Extractor, checker: Checker | None, model: ModelClient,
                    embedder: Embedder, top_k: int,
-                   timeout_seconds: float | None) -> tuple[str, str, dict, Any]:
+                   timeout_seconds: float | None,
+                   probe: Callable[[Any, GuardedEngine, int], Any]) -> tuple[str, str, dict, Any]:
     """``ingest_and_probe``'s build-and-probe for an engine in a worker process: (the name
     the engine reported, its version, its ``config`` as sent (a dict, to be flattened), its
-    ``WorldProbes``). Raises EngineFailure."""
+    ``WorldProbes``). ``probe(world, engine, top_k)`` is the probe stage the caller runs on
+    the engine (``rotbench.pipeline.probe_shared.probe_any``). Raises EngineFailure."""
     try:
         guard = IsolatedEngine(info, world.seed, timeout_seconds,
                                _Handles(embedder, model, extractor, checker))
@@ -450,9 +452,7 @@ def probe_isolated(world: World | SharedWorld, info: EngineInfo, scratch: Path, 
                             f"{exc}") from None
     try:
         built = guard.build(world.seed, arm, scratch)
-        from rotbench.pipeline.probe_shared import probe_any
-
-        probes = probe_any(world, guard, top_k)
+        probes = probe(world, guard, top_k)
     finally:
         guard.close()
     final = {**built, **{k: v for k, v in guard.final.items() if v}}
