@@ -291,6 +291,31 @@ def test_imports_running_back_up_are_few_and_type_only() -> None:
     assert len(typed) <= MAX_BACK_UP, "type-only imports running back up: " + ", ".join(typed)
 
 
+def floors_picture() -> str:
+    """The rooms on their floors, top floor first, as docs/contributing.md draws them."""
+    graph = room_graph(import_edges(frozenset({"module"})))
+    memo: dict[str, int] = {}
+
+    def floor(room: str) -> int:
+        if room not in memo:
+            memo[room] = 1 + max((floor(r) for r in graph.get(room, {})), default=0)
+        return memo[room]
+
+    rooms = {room_of(m) for m in _modules()} - {"rotbench"}
+    by_floor: dict[int, list[str]] = {}
+    for room in rooms:
+        by_floor.setdefault(floor(room), []).append(room.removeprefix("rotbench."))
+    return "\n".join(f"floor {n}  " + "  ".join(sorted(by_floor[n]))
+                     for n in sorted(by_floor, reverse=True))
+
+
+def test_the_contributing_page_draws_the_floors_of_the_code() -> None:
+    page = (ROOT / "docs" / "contributing.md").read_text()
+    drawn = page.split("### The rooms on their floors", 1)[1].split("```text\n", 1)[1]
+    drawn = drawn.split("\n```", 1)[0]
+    assert drawn == floors_picture(), "docs/contributing.md should draw:\n" + floors_picture()
+
+
 def test_rooms_count_every_package_by_its_top_level_folder() -> None:
     assert room_of("rotbench.engines.adapters.recorded_estimate") == "rotbench.engines"
     assert room_of("rotbench.engines.host.guarded") == "rotbench.engines"

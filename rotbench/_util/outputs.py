@@ -45,7 +45,8 @@ class OutputError(ValueError):
 
 def terminal_safe(text: object, *, one_line: bool = False) -> str:
     """``text`` with control and format characters (ESC, BEL, C1, bidi overrides) shown as
-    escapes (``rotbench._util.safe_text.printable``); newlines kept unless ``one_line``."""
+    escapes by the terminal rule of ``rotbench._util.sinks`` (through ``safe_text.printable``),
+    each line cut to ``MAX_TERMINAL_CHARS``; newlines kept unless ``one_line``."""
     from rotbench._util.safe_text import printable
 
     if one_line:

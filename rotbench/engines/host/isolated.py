@@ -11,10 +11,9 @@ past the timeout, a worker that ends without answering, or a frame that is not a
 reply kills the worker's process group and fails that engine alone, naming the call.
 
 Deposits are sent ahead without waiting for their replies, and a checkpoint's questions go
-together (``hits_many``), so the run and the worker do not take turns once per call (issue
-40: at most 1 s added per engine and run). The replies are still read one by one, in order,
-each within the timeout from when the worker could first have started its call, and the
-first failure is the one reported.
+together (``hits_many``), so the run and the worker do not take turns once per call. The
+replies are still read one by one, in order, each within the timeout from when the worker
+could first have started its call, and the first failure is the one reported.
 """
 
 from __future__ import annotations

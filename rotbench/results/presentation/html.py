@@ -114,19 +114,8 @@ def esc_text(text: object, limit: int = 2000) -> str:
 
 
 def degraded_reasons(report: Report) -> list[str]:
-    """Why a run is marked degraded (empty: it is not).
-
-    Seam: the marking (``Report.degraded``, a list of reasons) arrives with issue 10; a
-    report or a rotbench without it reads as not degraded.
-    """
-    value = getattr(report, "degraded", None)
-    if not value:
-        return []
-    if isinstance(value, str | bytes):
-        return [str(value)]
-    if isinstance(value, Iterable):
-        return [str(v) for v in value]
-    return ["degraded"]
+    """Why a run is marked degraded (``Report.degraded``; empty: it is not)."""
+    return list(report.degraded)
 
 
 def single_families(report: Report) -> list[Family]:
