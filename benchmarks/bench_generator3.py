@@ -62,7 +62,8 @@ def measure(name: str, seeds, generator: str, embedder, tmp: Path, days: int = 9
             volume: int = 1, timings: dict | None = None):
     """Scored WorldProbes of engine ``name`` on each seed (and deposit/probe seconds)."""
     from rotbench.contract.extraction import world_documents
-    from rotbench.pipeline.probe import GuardedEngine, _record, _world_probes
+    from rotbench.engines.host.guarded import GuardedEngine
+    from rotbench.pipeline.probe import _record, _world_probes
     from rotbench.scoring import score_world
     from rotbench.scoring.lexicons import default_scorer
     from rotbench.world import generate_world

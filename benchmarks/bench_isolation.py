@@ -14,11 +14,11 @@ behind a vector cache warmed by a first pass):
   isolated-warm    the same with the server started before the clock, as in a real run,
                    where ``prestart`` starts it while the worlds are generated
   added-warm       isolated-warm - in-process: what the pipe itself costs a run
-  reference-import importing ``rotbench.pipeline.engine_worker`` and one ``prctl`` call (all a
+  reference-import importing ``rotbench.engines.host.engine_worker`` and one ``prctl`` call (all a
                    reference-only run pays: it never starts a server)            [goal: ~0]
 
 Deposits are sent ahead without waiting for their replies, and a checkpoint's questions
-are sent together (``rotbench.pipeline.isolated``): a call's reply is still read in order
+are sent together (``rotbench.engines.host.isolated``): a call's reply is still read in order
 and within its timeout, but the run and the worker no longer take turns once per call.
 
 What a whole run pays is measured from outside: a cold ``rotbench run --engine
@@ -77,8 +77,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
+    from rotbench.engines.host import engine_worker as worker
     from rotbench.engines.registry import resolve
-    from rotbench.pipeline import engine_worker as worker
     from rotbench.world import generate_world
 
     os.chdir(tempfile.mkdtemp(prefix="bench-isolation-"))
@@ -109,8 +109,9 @@ def main() -> None:
         worker.stop_servers()
         note("added", rows["isolated"][-1] - rows["in-process"][-1])
         note("added-warm", rows["isolated-warm"][-1] - rows["in-process"][-1])
-        code = "import time; t = time.perf_counter(); import rotbench.pipeline.engine_worker; " \
-               "from rotbench.lifetime import die_with_parent; die_with_parent(0); " \
+        code = "import time; t = time.perf_counter(); " \
+               "import rotbench.engines.host.engine_worker; " \
+               "from rotbench._util.lifetime import die_with_parent; die_with_parent(0); " \
                "print(time.perf_counter() - t)"
         out = subprocess.run([sys.executable, "-c", "import rotbench.pipeline.probe; " + code],
                              capture_output=True, text=True, env={**os.environ,

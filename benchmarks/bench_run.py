@@ -22,7 +22,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from rotbench.ports import free_loopback_port
+from rotbench._util.ports import free_loopback_port
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent / "rotbench"

@@ -17,7 +17,7 @@ mode 0600, made on first use). A payload whose ``mac`` is wrong is a forgery and
 damage; one without ``mac`` (written before rotbench had one) is dropped and recomputed
 without a word. The secret keeps out other users and anything that cannot read the cache
 folder; a process of the same user that can read it (a plug-in engine is one, unless the
-kernel confines it: ``rotbench.pipeline.confine``) could compute a mac too.
+kernel confines it: ``rotbench.engines.host.confine``) could compute a mac too.
 """
 
 from __future__ import annotations
@@ -43,10 +43,10 @@ from prefect.serializers import Serializer
 from pydantic import BaseModel
 
 from flows.outcomes import StageRef, WorldOutcome, payload_path
-from rotbench.atomic import write_atomic
+from rotbench._util.atomic import write_atomic
+from rotbench._util.regular import read_regular
 from rotbench.pipeline.keys import content_hash, model_hash
 from rotbench.pipeline.stages import SPECS
-from rotbench.regular import read_regular
 from rotbench.world.shared import SharedWorld
 
 MODELS: dict[str, type[BaseModel]] = {
@@ -327,7 +327,7 @@ def store_payload(cache_dir: Path | str, stage: str, key: str, obj: BaseModel,
 
     Something other than a file in its place (a directory) is a damaged output: removed,
     then written. Raises OSError when the write fails (a full disk); no temporary file is
-    left behind (``rotbench.atomic.write_atomic``)."""
+    left behind (``rotbench._util.atomic.write_atomic``)."""
     blob = SafeJSONSerializer(cache_dir=str(cache_dir)).dumps(obj, data)
     path = payload_path(cache_dir, stage, key)
     if path.is_dir() and not path.is_symlink():

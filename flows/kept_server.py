@@ -44,8 +44,8 @@ from flows.prefect_server import (
     server_env,
     startup_timeout_seconds,
 )
-from rotbench import processes
-from rotbench.ports import free_loopback_port
+from rotbench._util import processes
+from rotbench._util.ports import free_loopback_port
 
 KEEP_ENV = "ROTBENCH_KEEP_SERVER"
 """Minutes a started server stays up after the last run that used it (0: none is kept)."""

@@ -94,7 +94,7 @@ def _plain_http_ca_bundle() -> str | None:
                               text, re.S)
             if first is None:
                 return None
-            from rotbench.atomic import write_atomic
+            from rotbench._util.atomic import write_atomic
 
             path.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(path, first.group(0).encode())

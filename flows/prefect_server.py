@@ -21,8 +21,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from rotbench.lifetime import die_with_parent
-from rotbench.ports import free_loopback_port
+from rotbench._util.lifetime import die_with_parent
+from rotbench._util.ports import free_loopback_port
 
 
 class ServerStartError(RuntimeError):
@@ -31,7 +31,7 @@ class ServerStartError(RuntimeError):
 
 def _die_with_parent() -> None:
     """In the child before exec: SIGTERM when the rotbench process dies, even by SIGKILL, so
-    a killed run never leaves its server behind (``rotbench.lifetime``)."""
+    a killed run never leaves its server behind (``rotbench._util.lifetime``)."""
     die_with_parent(signal.SIGTERM)
 
 

@@ -33,12 +33,12 @@ from flows.world import (
     world_record_name,
     world_task_for_run,
 )
-from rotbench.atomic import WriteFailed
+from rotbench._util.atomic import WriteFailed
+from rotbench._util.progress import progress
 from rotbench.contract.registry import EngineInfo
 from rotbench.engines.registry import resolve
 from rotbench.engines.sandbox import engine_sandbox
 from rotbench.perception.model import BatchTimeout
-from rotbench.progress import progress
 from rotbench.runspec import DEFAULT_SEEDS, Arm, RunSpec, spec_from_parameters
 
 
@@ -127,7 +127,7 @@ def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None,
     A world found whole in the cache (oracle arm) is one Cached task run; its stages are
     reported as cached. An incomplete outcome (an engine failed, or a stage's model calls
     failed) is never kept as a whole. A world that could not write a file
-    (``rotbench.atomic.WriteFailed``: a full disk) fails the run: once every world has
+    (``rotbench._util.atomic.WriteFailed``: a full disk) fails the run: once every world has
     ended, the first such error is raised (no report could be written either).
     ``engines``: the run's engines as the caller resolved them (default: resolved here);
     the world tasks get them whole and never resolve an engine themselves."""
@@ -182,10 +182,10 @@ def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None,
 
 def _stop_worker_servers(runner) -> None:  # noqa: ANN001 - a DaskTaskRunner
     """End the plug-in engine servers the run's worlds started on the Dask workers (and
-    whatever their engines left running, ``rotbench.pipeline.engine_worker.stop_servers``):
+    whatever their engines left running, ``rotbench.engines.host.engine_worker.stop_servers``):
     they are children of the worker processes, which outlive the run on a cluster. A
     worker that is gone took its servers with it."""
-    from rotbench.pipeline.engine_worker import stop_servers
+    from rotbench.engines.host.engine_worker import stop_servers
 
     try:
         runner.client.run(stop_servers)
@@ -212,8 +212,8 @@ def _dollars(usage: dict) -> str:
 
 
 def _artifact_markdown(outcome: RunOutcome, spec: RunSpec) -> str:
+    from rotbench._util.sinks import markdown as md  # engine names and failures come from outside
     from rotbench.results import format_rate
-    from rotbench.sinks import markdown as md  # engine names and failures come from outside
 
     lines = [f"# rotbench: arm {spec.arm}, seeds {_seed_text(spec.seeds)}", ""]
     for report, path in zip(outcome.reports, outcome.report_paths, strict=True):
@@ -353,7 +353,7 @@ def _sandboxed_worlds(spec: RunSpec, paid: PaidRun,
     engines = [resolve(name) for name in spec.engines]
     with engine_sandbox(spec.cache_dir) as sandbox:
         if not spec.dask:  # plug-ins' worker servers start while the worlds are generated
-            from rotbench.pipeline.engine_worker import prestart
+            from rotbench.engines.host.engine_worker import prestart
 
             prestart(engines, spec.engine_timeout_seconds)
         outcomes, missing = _run_worlds(worlds_spec, ledger_path, paid.budget, paid.gate,

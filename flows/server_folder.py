@@ -31,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from rotbench import processes
+from rotbench._util import processes
 
 FOLDER_ENV = "ROTBENCH_SERVER_DIR"
 """The folder holding every kept server of this user (default: see ``user_folder``)."""
@@ -160,7 +160,7 @@ def _positive_int(value, zero: bool = False) -> bool:
 
 def write_state(folder: Path, state: dict) -> None:
     """Replace the state file (atomically; a FIFO or link in its place is replaced too)."""
-    from rotbench.atomic import write_atomic
+    from rotbench._util.atomic import write_atomic
 
     write_atomic(folder / STATE_NAME, json.dumps(state, sort_keys=True).encode())
 

@@ -36,14 +36,15 @@ from flows.caching import (
     store_payload,
 )
 from flows.outcomes import StageRef
-from rotbench.atomic import FULL
+from rotbench._util.atomic import FULL
 from rotbench.contract.extraction import world_documents
+from rotbench.engines.host.guarded import EngineFailure
 from rotbench.pipeline.deposit import deposit
 from rotbench.pipeline.extract import extract_concurrently
 from rotbench.pipeline.generate import generate
 from rotbench.pipeline.index import index_world
 from rotbench.pipeline.ingest_probe import ingest_and_probe
-from rotbench.pipeline.probe import EngineFailure, probe_as_of
+from rotbench.pipeline.probe import probe_as_of
 from rotbench.pipeline.real_pairs import real_pairs
 from rotbench.pipeline.score import score
 from rotbench.pipeline.stages import SPECS

@@ -32,21 +32,21 @@ from flows.tasks import (
     probe_task,
     score_task,
 )
+from rotbench._util.progress import progress
+from rotbench._util.safe_text import printable
 from rotbench.contract.registry import EngineInfo
 from rotbench.embedding.embedder import DEFAULT_MODEL_ID
 from rotbench.embedding.store import drain_damaged
+from rotbench.engines.host.guarded import EngineFailure
 from rotbench.perception.arms import ArmRuntime, paid_runtime, run_settings
 from rotbench.perception.noisy.arm import engine_arm
 from rotbench.pipeline import keys
 from rotbench.pipeline.ingest_probe import engine_slot
-from rotbench.pipeline.probe import EngineFailure
-from rotbench.progress import progress
 from rotbench.reference import ENGINE_VERSION
 from rotbench.reference.config import EngineConfig
 from rotbench.results import StageRecord
 from rotbench.rulings import ReviewItem
 from rotbench.runspec import RunSpec
-from rotbench.safe_text import printable
 
 __all__ = ["EngineOutcome", "WorldOutcome", "WorldStages",
            "perception_stamps", "world_key", "world_runtime", "world_task",

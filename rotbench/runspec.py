@@ -13,8 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rotbench._util.validation import first_error
 from rotbench.perception.noisy.profile import NoiseDigest
-from rotbench.validation import first_error
 from rotbench.world.generators.base import DEFAULT_GENERATOR, GENERATOR_VERSIONS, MAX_DAYS, MIN_DAYS
 
 Arm = Literal["oracle", "noisy", "probe", "live"]
@@ -83,7 +83,7 @@ class RunSpec(BaseModel):
     )
     engine_timeout_seconds: float = Field(
         default=60.0, gt=0, le=86_400.0,
-        description="Limit on one engine call (deposit or query), seconds (rotbench.ranges)."
+        description="Limit on one engine call (deposit or query), seconds (rotbench._util.ranges)."
     )
     llm_settings: str | None = Field(
         default=None, description="JSON file of model settings (probe, live arms): models, "
@@ -180,7 +180,7 @@ def build_spec(*, force: bool = False, cache_flag: str = "--cache-dir", **fields
         value = fields.get(name, 1)
         if not 1 <= value <= top:
             raise SpecError(f"{flag} must be between 1 and {top}, got {value}")
-    from rotbench.ranges import MAX_ENGINE_TIMEOUT_SECONDS, range_problem
+    from rotbench._util.ranges import MAX_ENGINE_TIMEOUT_SECONDS, range_problem
 
     if problem := range_problem("--engine-timeout", fields.get("engine_timeout_seconds", 1.0),
                                 0.0, MAX_ENGINE_TIMEOUT_SECONDS, low_open=True):
@@ -213,7 +213,7 @@ def _check_text(spec: RunSpec, cache_flag: str) -> None:
     decode, which Python carries as lone surrogates such as ``\udcff``): the run's
     settings travel as JSON (Prefect's API, the report, the pending marker), and JSON
     holds UTF-8 text only. Without this the run failed half-way with a UnicodeEncodeError."""
-    from rotbench.safe_text import printable
+    from rotbench._util.safe_text import printable
 
     for name, value in spec.model_dump().items():
         for text in value if isinstance(value, list) else [value]:
@@ -286,9 +286,9 @@ def _check_runner_flags(spec: RunSpec) -> None:
                         f"{spec.batch_timeout_seconds}")
     if spec.dask_workers < 1:
         raise SpecError(f"--dask-workers must be at least 1, got {spec.dask_workers}")
-    from rotbench.ranges import spec_problems
+    from rotbench._util.ranges import spec_problems
 
-    if problems := spec_problems(spec):  # the upper bounds, inf and NaN (rotbench.ranges)
+    if problems := spec_problems(spec):  # the upper bounds, inf and NaN (rotbench._util.ranges)
         raise SpecError(problems[0])
     if spec.dask is not None and (problem := dask_address_problem(spec.dask)):
         raise SpecError(problem)
@@ -306,7 +306,7 @@ def dask_address_problem(address: str) -> str | None:
     """Why ``--dask ADDRESS`` names no Dask scheduler, in one line (None: 'local', or an
     address Dask itself parses with a transport it knows, e.g. tcp://host:8786). A bad
     scheme used to surface as Prefect's traceback once the flow had started."""
-    from rotbench.safe_text import printable
+    from rotbench._util.safe_text import printable
 
     shown = printable(address, 120)
     if address == "local":
@@ -356,7 +356,7 @@ def dask_unreachable(address: str, timeout_seconds: float = 5.0) -> str | None:
     try:
         socket.create_connection((host, port), timeout=timeout_seconds).close()
     except OSError as exc:
-        from rotbench.safe_text import printable
+        from rotbench._util.safe_text import printable
 
         return (f"--dask {printable(address, 120)}: no scheduler answers there "
                 f"({printable(exc.strerror or str(exc) or type(exc).__name__, 120)})")
@@ -451,7 +451,7 @@ def validate_users(spec: RunSpec) -> None:
     arm when above 1 (a shared store's model calls are not priced yet), and as many distinct
     ids as users, each one rotbench can store (``user_id_problem``). Raises SpecError; an
     id is shown escaped and cut, never as it came."""
-    from rotbench.safe_text import printable
+    from rotbench._util.safe_text import printable
     from rotbench.world.shared import MAX_USERS, user_id_problem
 
     if not 1 <= spec.users <= MAX_USERS:
@@ -482,7 +482,7 @@ def check_run_outputs(spec: RunSpec, *, force: bool = False,
 
     Raises SpecError naming the flag.
     """
-    from rotbench.outputs import OutputError, check_outputs
+    from rotbench._util.outputs import OutputError, check_outputs
 
     cache = Path(spec.cache_dir)
     check_writable_dir(cache_flag, cache)
@@ -526,7 +526,7 @@ def check_html_path(spec: RunSpec) -> None:
 def check_writable_dir(flag: str, path: Path) -> None:
     """Raise SpecError unless ``path`` is (or can be created as) a writable directory
     (probed by creating and removing a temporary entry)."""
-    from rotbench.outputs import probe_writable_dir
+    from rotbench._util.outputs import probe_writable_dir
 
     reason = probe_writable_dir(path)
     if reason is not None:
@@ -540,7 +540,7 @@ def check_writable_file(flag: str, path: Path) -> None:
     if path.is_dir():
         raise SpecError(f"{flag} {path}: is a directory, not a file")
     check_writable_dir(flag, path.parent)
-    from rotbench.regular import not_regular
+    from rotbench._util.regular import not_regular
 
     if why := not_regular(path):
         raise SpecError(f"{flag} {path}: {why}; give the path of a file")

@@ -1,4 +1,4 @@
-"""The collector's settings during a run (``rotbench.collector``)."""
+"""The collector's settings during a run (``rotbench._util.collector``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from rotbench.collector import RUN_YOUNG_THRESHOLD, collector_for_run
+from rotbench._util.collector import RUN_YOUNG_THRESHOLD, collector_for_run
 
 
 def test_a_run_freezes_what_exists_and_collects_young_objects_less_often() -> None:

@@ -1,4 +1,5 @@
-"""The package tree has no import cycles, and Prefect stays in ``flows/`` (issue 25).
+"""The package tree has no import cycles, its rooms stand on floors, and Prefect stays in
+``flows/``.
 
 Imports are read with ``ast`` (nothing is imported). An edge M -> X is any ``import`` or
 ``from ... import`` in M, at module level or inside a function (a lazy import that closes a
@@ -10,12 +11,15 @@ Importing ``a.b.c`` loads ``a`` and ``a.b`` first, so the edge also goes to thos
 except to a package that contains M itself when M only reaches through it to a submodule (it
 is already loading when M loads). A module that imports a name from its own package
 (``from rotbench.x import name`` inside ``rotbench/x/``) reads that package's ``__init__``,
-which is what imports M: that edge counts (issue 41: it hid a loop of five modules).
+which is what imports M: that edge counts.
 
-A second test reads the same graph one floor up: packages, module-level imports only. A
-package that needs another only inside a function is allowed (the lazy import is then the
-one place the layering bends), but two packages that need each other at import time are one
-package in two folders.
+One floor up, every module belongs to its room: the top-level folder or module under
+``rotbench/`` (``rotbench.engines.adapters.mem0.engine`` is in ``rotbench.engines``), or
+``flows``. The rooms' module-level imports must form no cycle: two rooms that need each other
+at import time are one room in two folders. Those imports put the rooms on floors; an import
+from a room to a room above it (one that needs it, directly or not) runs back up. At most
+``MAX_BACK_UP`` may, and only under ``if TYPE_CHECKING:``; lazy imports that run back up are
+the ones listed in ``LAZY_BACK_UP``, each waiting for the room it belongs in.
 """
 
 from __future__ import annotations
@@ -25,6 +29,20 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("rotbench", "flows")
+SHARED_PRIVATE = "rotbench._util"
+"""rotbench's private helpers: any module of rotbench/ or flows/ may import them."""
+MAX_BACK_UP = 4
+"""Most imports that may run back up between rooms (each type-only)."""
+LAZY_BACK_UP = {
+    # the warm-up reads the texts each engine declares: waits for the generator registry
+    "rotbench.embedding.shared -> rotbench.engines.registry",
+    # re-deriving a report's truth runs the generate and probe stages: waits for rotbench/run/
+    "rotbench.results.truth -> rotbench.pipeline.generate",
+    "rotbench.results.truth -> rotbench.pipeline.probe_shared",
+    "rotbench.results.truth -> rotbench.testing.synthetic",
+}
+"""The lazy imports (inside a function) known to run back up between rooms, as
+``module -> imported module``. A new one fails the test; a fixed one must leave the list."""
 
 
 def _modules() -> dict[str, Path]:
@@ -111,21 +129,98 @@ def import_graph(module_level_only: bool = False) -> dict[str, set[str]]:
     return graph
 
 
-def package_graph() -> dict[str, set[str]]:
-    """``{package: {packages its modules import at module level}}``: a module's package is
-    the folder it sits in (``rotbench.perception.model._wiring`` -> ``rotbench.perception.
-    model``); a package's ``__init__`` belongs to the package itself. Edges to a package's
-    own ancestors are left out (importing ``a.b.c`` always loads ``a``)."""
+def room_of(module: str) -> str:
+    """The room a module belongs to: ``flows``, ``rotbench`` (the package module itself) or
+    ``rotbench.<top-level folder or module>``."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "rotbench" else parts[0]
+
+
+def import_edges(kinds: frozenset[str] = frozenset({"module", "lazy"})
+                 ) -> list[tuple[str, str, str]]:
+    """Every direct import over rotbench/ and flows/ as ``(module, imported module, kind)``,
+    kind 'module' (runs when the module loads), 'lazy' (inside a function) or 'type' (under
+    ``if TYPE_CHECKING:``); only the kinds in ``kinds``. The imported module is the one the
+    statement names (its parent packages are left out: they are in the importer's room or
+    the importer's room needs them anyway)."""
     modules = _modules()
-    graph: dict[str, set[str]] = {}
-    for module, targets in import_graph(module_level_only=True).items():
-        here = _package_of(module, modules)
-        edges = graph.setdefault(here, set())
-        for target in targets:
-            there = _package_of(target, modules)
-            if there != here and not here.startswith(there + "."):
-                edges.add(there)
+    out: list[tuple[str, str, str]] = []
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(), str(path))
+        typed = {id(n) for node in ast.walk(tree)
+                 if isinstance(node, ast.If) and _is_type_checking(node)
+                 for stmt in node.body for n in ast.walk(stmt)}
+        loading = {id(n) for n in _module_level(tree)}
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            kind = "type" if id(node) in typed else "module" if id(node) in loading else "lazy"
+            if kind not in kinds:
+                continue
+            one = ast.Module(body=[node], type_ignores=[])
+            out.extend((name, target, kind) for target in dict.fromkeys(
+                _imports(one, name, path.name == "__init__.py", set(modules)))
+                if target in modules)
+    return out
+
+
+def room_graph(edges: list[tuple[str, str, str]]) -> dict[str, dict[str, list[str]]]:
+    """``{room: {room it imports: ['module -> imported module', ...]}}``; imports within a
+    room and of the ``rotbench`` package module (which imports nothing) are left out."""
+    graph: dict[str, dict[str, list[str]]] = {}
+    for module, target, _kind in edges:
+        here, there = room_of(module), room_of(target)
+        graph.setdefault(here, {})
+        if there not in (here, "rotbench"):
+            graph[here].setdefault(there, []).append(f"{module} -> {target}")
     return graph
+
+
+def _above(graph: dict[str, dict[str, list[str]]], room: str) -> set[str]:
+    """The rooms that need ``room`` (import it, directly or through other rooms)."""
+    needs: dict[str, set[str]] = {}
+    for here, theirs in graph.items():
+        for there in theirs:
+            needs.setdefault(there, set()).add(here)
+    seen: set[str] = set()
+    todo = [room]
+    while todo:
+        for up in needs.get(todo.pop(), ()):
+            if up not in seen:
+                seen.add(up)
+                todo.append(up)
+    return seen
+
+
+def back_up(edges: list[tuple[str, str, str]],
+            floors: dict[str, dict[str, list[str]]]) -> list[tuple[str, str, str]]:
+    """The imports in ``edges`` that run from a room to a room above it on ``floors`` (a
+    room graph of module-level imports)."""
+    return [(m, x, k) for m, x, k in edges
+            if room_of(x) not in (room_of(m), "rotbench") and room_of(x) in _above(floors,
+                                                                                room_of(m))]
+
+
+def floor_count(graph: dict[str, dict[str, list[str]]]) -> int:
+    """How many floors an acyclic room graph stands on (its longest chain of rooms)."""
+    memo: dict[str, int] = {}
+
+    def floor(room: str) -> int:
+        if room not in memo:
+            memo[room] = 1 + max((floor(r) for r in graph.get(room, {})), default=0)
+        return memo[room]
+
+    return max(floor(room) for room in graph)
+
+
+def _cycle_report(graph: dict[str, dict[str, list[str]]]) -> str:
+    """Each cycle of ``graph`` with the imports that make it, one per line."""
+    lines = []
+    for group in cycles({k: set(v) for k, v in graph.items()}):
+        lines.append("cycle: " + ", ".join(group))
+        lines += [f"  {edge}" for here in group for there, found in graph[here].items()
+                  if there in group for edge in found]
+    return "\n".join(lines)
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -168,13 +263,79 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_no_import_cycle() -> None:
     graph = import_graph()
     assert len(graph) > 100  # the whole tree was read
-    assert cycles(graph) == []
+    found = cycles(graph)
+    report = "\n".join(f"cycle: {', '.join(group)}\n" + "\n".join(
+        f"  {m} -> {x}" for m in group for x in sorted(graph[m]) if x in group)
+        for group in found)
+    assert not found, report
 
 
-def test_no_package_cycle_at_module_level() -> None:
-    graph = package_graph()
-    assert len(graph) > 20  # every package was read
-    assert cycles(graph) == []
+def test_no_room_cycle_at_module_level() -> None:
+    graph = room_graph(import_edges(frozenset({"module"})))
+    assert len(graph) > 15 and "rotbench.engines" in graph  # every room was read
+    assert not any(room.startswith("rotbench.engines.") for room in graph)
+    assert not cycles({k: set(v) for k, v in graph.items()}), _cycle_report(graph)
+
+
+def test_imports_running_back_up_are_few_and_type_only() -> None:
+    floors = room_graph(import_edges(frozenset({"module"})))
+    every = import_edges(frozenset({"module", "lazy", "type"}))
+    up = back_up(every, floors)
+    lazy = {f"{m} -> {x}" for m, x, k in up if k == "lazy"}
+    typed = [f"{m} -> {x}" for m, x, k in up if k == "type"]
+    assert [(m, x) for m, x, k in up if k == "module"] == []  # none without a cycle
+    assert lazy == LAZY_BACK_UP, (
+        "lazy imports running back up between rooms, new: " + ", ".join(sorted(
+            lazy - LAZY_BACK_UP)) + "; gone (take them off LAZY_BACK_UP): " + ", ".join(
+            sorted(LAZY_BACK_UP - lazy)))
+    assert len(typed) <= MAX_BACK_UP, "type-only imports running back up: " + ", ".join(typed)
+
+
+def floors_picture() -> str:
+    """The rooms on their floors, top floor first, as docs/contributing.md draws them."""
+    graph = room_graph(import_edges(frozenset({"module"})))
+    memo: dict[str, int] = {}
+
+    def floor(room: str) -> int:
+        if room not in memo:
+            memo[room] = 1 + max((floor(r) for r in graph.get(room, {})), default=0)
+        return memo[room]
+
+    rooms = {room_of(m) for m in _modules()} - {"rotbench"}
+    by_floor: dict[int, list[str]] = {}
+    for room in rooms:
+        by_floor.setdefault(floor(room), []).append(room.removeprefix("rotbench."))
+    return "\n".join(f"floor {n}  " + "  ".join(sorted(by_floor[n]))
+                     for n in sorted(by_floor, reverse=True))
+
+
+def test_the_contributing_page_draws_the_floors_of_the_code() -> None:
+    page = (ROOT / "docs" / "contributing.md").read_text()
+    drawn = page.split("### The rooms on their floors", 1)[1].split("```text\n", 1)[1]
+    drawn = drawn.split("\n```", 1)[0]
+    assert drawn == floors_picture(), "docs/contributing.md should draw:\n" + floors_picture()
+
+
+def test_rooms_count_every_package_by_its_top_level_folder() -> None:
+    assert room_of("rotbench.engines.adapters.recorded_estimate") == "rotbench.engines"
+    assert room_of("rotbench.engines.host.guarded") == "rotbench.engines"
+    assert room_of("rotbench.runspec") == "rotbench.runspec"
+    assert room_of("flows.world") == "flows"
+    edges = [("a.x", "b.y", "module"), ("rotbench.p.m", "rotbench.q.n.o", "module"),
+             ("rotbench.q.n.o", "rotbench.p", "lazy"), ("rotbench.q.z", "rotbench.p.m", "type")]
+    graph = room_graph([e for e in edges if e[2] == "module"])
+    assert graph["rotbench.p"] == {"rotbench.q": ["rotbench.p.m -> rotbench.q.n.o"]}
+    assert back_up(edges, graph) == [("rotbench.q.n.o", "rotbench.p", "lazy"),
+                                     ("rotbench.q.z", "rotbench.p.m", "type")]
+    assert floor_count(graph) == 2
+
+
+def test_a_room_cycle_is_reported_with_its_imports() -> None:
+    graph = room_graph([("rotbench.a.m", "rotbench.b.n", "module"),
+                        ("rotbench.b.n", "rotbench.a.k", "module")])
+    assert _cycle_report(graph) == ("cycle: rotbench.a, rotbench.b\n"
+                                    "  rotbench.a.m -> rotbench.b.n\n"
+                                    "  rotbench.b.n -> rotbench.a.k")
 
 
 def test_importing_the_own_package_counts() -> None:
@@ -227,7 +388,8 @@ def private_imports_across_packages() -> list[str]:
                 continue
             owner = source if source in modules and modules[source].name == "__init__.py" \
                 else source.rpartition(".")[0]
-            if owner == here:
+            if owner == here or source == SHARED_PRIVATE or \
+                    source.startswith(SHARED_PRIVATE + "."):
                 continue
             private = [a.name for a in node.names if a.name.startswith("_")]
             if any(part.startswith("_") for part in source.split(".")) or private:

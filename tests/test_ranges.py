@@ -1,5 +1,5 @@
 """Issue 40 item 8: every number from outside has a stated range, checked where it comes in,
-with one line naming the field (rotbench.ranges)."""
+with one line naming the field (rotbench._util.ranges)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from types import SimpleNamespace
 
 import pytest
 
+from rotbench._util.ranges import range_problem
 from rotbench.cli.main import app
-from rotbench.ranges import range_problem
 
 
 class _Result:
@@ -105,7 +105,7 @@ def test_runs_limit_of_2_to_the_63_is_one_line(cli, tmp_path) -> None:
 
 
 def test_a_claim_day_past_int32_is_the_engines_malformed_hit() -> None:
-    from rotbench.pipeline.probe import validate_hits
+    from rotbench.engines.host.guarded import validate_hits
 
     class Refused(Exception):
         pass

@@ -1,4 +1,4 @@
-"""Issue 40 item 10: one escaping rule per sink (rotbench.sinks), the same hostile corpus
+"""Issue 40 item 10: one escaping rule per sink (rotbench._util.sinks), the same hostile corpus
 against every sink, and the three places the break pass found raw text: a model name in
 ``--estimate``, CSV export, ``compare --format markdown``."""
 
@@ -11,7 +11,7 @@ import unicodedata
 import pytest
 from typer.testing import CliRunner
 
-from rotbench import sinks
+from rotbench._util import sinks
 from rotbench.cli.main import app
 from rotbench.testing.synthetic import synthetic_report
 

@@ -10,8 +10,8 @@ from typing import Annotated
 
 import typer
 
+from rotbench._util.safe_text import terminal_console
 from rotbench.cli.common import fail
-from rotbench.safe_text import terminal_console
 
 
 class CompareFormat(StrEnum):
@@ -157,7 +157,7 @@ def _gate_file(flag: str | None) -> Path | None:
 def _verdict(lines: list[str], allowed: list[str], later: int) -> bool:
     """Print the gate's verdict on stderr (worse figures, allowed ones, a summary line);
     True when some figure is worse."""
-    from rotbench.outputs import terminal_safe
+    from rotbench._util.outputs import terminal_safe
 
     for line in [*lines, *allowed]:
         typer.echo(terminal_safe(line, one_line=True), err=True)

@@ -42,7 +42,7 @@ def db(
         fail(f"--db {path}: {exc}", 1)
     for run_id in result.imported:
         typer.echo(f"imported {run_id}")
-    from rotbench.safe_text import printable
+    from rotbench._util.safe_text import printable
 
     for line in result.skipped:
         typer.echo(f"rotbench: note: skipped {printable(line, 400)}", err=True)

@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
+from rotbench._util.safe_text import terminal_console
 from rotbench.cli.common import fail
-from rotbench.safe_text import terminal_console
 
 
 def engines(

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from rotbench._util.safe_text import printable
 from rotbench.cli.common import fail
 from rotbench.cli.report import (
     DEFAULT_DB,
@@ -22,7 +23,6 @@ from rotbench.cli.report import (
 )
 from rotbench.results.database.export import export_run, export_targets
 from rotbench.results.database.runs import run_ids
-from rotbench.safe_text import printable
 
 
 def export(
@@ -50,7 +50,7 @@ def export(
     as_file = looks_like_a_path(run)  # a report path (read, or refused as show refuses it)
     inputs = [path] if as_file else []
     _check_output("--out", out, inputs, db or DEFAULT_DB, "dir")
-    from rotbench.outputs import OutputError, check_user_files
+    from rotbench._util.outputs import OutputError, check_user_files
 
     try:
         check_user_files("--out", export_targets(out, format.value), force=force)

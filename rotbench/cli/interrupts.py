@@ -139,7 +139,7 @@ class Interrupts:
         """Print the one line on stderr (escaped) and flush it."""
         import sys
 
-        from rotbench.outputs import terminal_safe
+        from rotbench._util.outputs import terminal_safe
 
         print(f"rotbench: error: {terminal_safe(self.message(), one_line=True)}",
               file=sys.stderr, flush=True)
@@ -156,7 +156,7 @@ class Interrupts:
         import os
         import sys
 
-        from rotbench.outputs import terminal_safe
+        from rotbench._util.outputs import terminal_safe
 
         print(f"rotbench: error: {terminal_safe(self.message(), one_line=True)}",
               file=sys.stderr)

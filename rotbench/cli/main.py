@@ -175,7 +175,7 @@ OWN_THREADS = ("rotbench-",)
 """Name prefix of rotbench's own pool threads (the check and model-call pools): idle at the
 end of a run, ended by the interpreter, and never a reason for the thread warning, which
 counts the threads an engine started (plug-ins run in worker processes of their own,
-``rotbench.pipeline.engine_worker``, whose threads end with them)."""
+``rotbench.engines.host.engine_worker``, whose threads end with them)."""
 THREAD_JOIN_SECONDS = 2.0
 """How long the end of ``rotbench run`` waits for threads that are not daemons (an engine's
 own, left running) before ending the process without them, seconds."""
@@ -205,7 +205,7 @@ def _end_run(code: int, present: frozenset | set = frozenset()) -> int:
         return code
     import typer
 
-    from rotbench.safe_text import printable
+    from rotbench._util.safe_text import printable
 
     names = ", ".join(printable(t.name, 40) for t in stuck[:5])
     typer.echo(f"rotbench: warning: {len(stuck)} thread(s) still running at the end of the run "

@@ -75,8 +75,8 @@ def new_engine(
 ) -> None:
     """Write a ready engine module NAME.py and its test test_NAME.py, then run it with
     `rotbench run --engine NAME:make_engine --engine reference` from that folder."""
-    from rotbench.atomic import write_atomic
-    from rotbench.safe_text import printable
+    from rotbench._util.atomic import write_atomic
+    from rotbench._util.safe_text import printable
 
     if not name.isidentifier() or keyword.iskeyword(name) or not name.isascii():
         fail(f"new-engine: {printable(name, 80)!r} is not a Python module name (letters, "

@@ -38,7 +38,7 @@ def prepare_paid_arm(spec: RunSpec, *, estimate_only: bool, assume_yes: bool) ->
         except MissingApiKey as exc:
             fail(str(exc))
     projection = project_cost(spec, settings, persist=not estimate_only)  # --estimate: no file
-    from rotbench.sinks import terminal, terminal_lines  # model names come from the file
+    from rotbench._util.sinks import terminal, terminal_lines  # model names come from the file
 
     typer.echo(terminal_lines(projection.render()), err=not estimate_only)
     typer.echo(terminal(prices_line(settings), None), err=not estimate_only)

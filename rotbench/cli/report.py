@@ -72,7 +72,7 @@ def _connect_read_only(db: Path):
 def _unknown_run(run: str, known: list[str], db: Path) -> str:
     from difflib import get_close_matches
 
-    from rotbench.safe_text import printable
+    from rotbench._util.safe_text import printable
 
     close = get_close_matches(run, known, n=1)
     hint = f"; did you mean {close[0]}?" if close else ""
@@ -198,12 +198,12 @@ def report(
         _check_output("--html", html, paths, db or DEFAULT_DB, "html", force)
     if plots is not None:
         _check_output("--plots", plots, paths, db or DEFAULT_DB, "dir")
-    from rotbench.outputs import OutputError
+    from rotbench._util.outputs import OutputError
     from rotbench.results.presentation.compare import CompareError
     from rotbench.results.presentation.html import write_page
 
     if html is None and plots is None:
-        from rotbench.safe_text import terminal_console
+        from rotbench._util.safe_text import terminal_console
 
         if len(reports) == 1:
             from rotbench.results.presentation.render import render

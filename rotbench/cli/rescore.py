@@ -11,14 +11,14 @@ from typing import Annotated
 
 import typer
 
+from rotbench._util.outputs import OutputError, check_outputs, safe_file_name
+from rotbench._util.safe_text import terminal_console
 from rotbench.cli.show import DB_NAME, _fail, _report_path, is_run_id, reads_decoys_of
-from rotbench.outputs import OutputError, check_outputs, safe_file_name
 from rotbench.results.database.tables import check_fits
 from rotbench.results.files.report import ReportError, load_report, report_file_name
 from rotbench.results.files.worlds import WORLDS_DIR
 from rotbench.results.presentation.render import render
 from rotbench.results.rescore import rescore_report
-from rotbench.safe_text import terminal_console
 from rotbench.scoring.lexicons import DEFAULT_SCORER, SCORER_VERSIONS, UnknownScorer, lexicon
 
 
@@ -98,7 +98,7 @@ def _checked_out_dir(source_path: Path, out: Path | None, db: Path | None) -> Pa
             _fail(f"{out} already exists; choose another --out", 2)
     # the new worlds go beside the new report (its folder is the user's or the source's)
     out_dir = out.parent if out is not None else source_path.parent
-    from rotbench.outputs import probe_writable_dir
+    from rotbench._util.outputs import probe_writable_dir
 
     try:  # before anything is written (the worlds' rows go to --db as they are re-scored)
         check_outputs([*([("--out", out, "report")] if out is not None else []),

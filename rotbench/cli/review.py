@@ -15,8 +15,8 @@ from typing import Annotated
 
 import typer
 
+from rotbench._util.safe_text import printable, terminal_console
 from rotbench.cli.common import fail
-from rotbench.safe_text import printable, terminal_console
 
 
 def _report_path(run: str, reports_dir: str) -> Path:
@@ -36,7 +36,7 @@ def _claim(c) -> str:  # noqa: ANN001 - a RulingClaim
 
 # Every text here comes from the report (a file): pair ids, claims, the run id. Cells are
 # rich Text (never markup) with control characters escaped, printed through the terminal
-# console (rotbench.safe_text), which escapes whatever else would reach the terminal.
+# console (rotbench._util.safe_text), which escapes whatever else would reach the terminal.
 
 
 def review(

@@ -102,9 +102,9 @@ def _run_flow(spec, server, started: float):
                f"{' on Dask ' + spec.dask if spec.dask else ''} ...", err=True)
     params = spec.model_dump(exclude={"max_concurrent_worlds"}) | {
         "max_concurrent_worlds": spec.max_concurrent_worlds, "started_unix": started}
+    from rotbench._util.progress import PlainProgress, RichProgress, set_progress
     from rotbench.engines.registry import resolve
     from rotbench.pipeline.stages import ENGINE_STAGES, STAGES
-    from rotbench.progress import PlainProgress, RichProgress, set_progress
 
     per_seed = ("generate",) + tuple(
         stage for name in spec.engines
@@ -117,7 +117,7 @@ def _run_flow(spec, server, started: float):
     else:  # a live bar of a hundred seeds, or of stages on Dask workers, shows nothing useful
         sink = None
     set_progress(sink)
-    from rotbench.collector import collector_for_run
+    from rotbench._util.collector import collector_for_run
 
     try:
         with collector_for_run(), sink or contextlib.nullcontext():
@@ -382,7 +382,7 @@ def vanished_line(exc: BaseException, spec) -> str | None:
     """The one line for a run that ended because its cache or reports folder was removed
     while it ran (a ``FileNotFoundError`` with the folder gone: the error names no file);
     None otherwise."""
-    from rotbench.safe_text import printable
+    from rotbench._util.safe_text import printable
 
     if not isinstance(exc, FileNotFoundError):
         return None
@@ -396,9 +396,9 @@ def vanished_line(exc: BaseException, spec) -> str | None:
 
 def disk_full_line(exc: BaseException, spec) -> str | None:
     """The one line for a run that ended because the disk is full (an OSError whose errno
-    is in ``rotbench.atomic.FULL``, or DuckDB's own "No space left on device"), naming what
+    is in ``rotbench._util.atomic.FULL``, or DuckDB's own "No space left on device"), naming what
     could not be written and where; None for any other failure."""
-    from rotbench.atomic import FULL
+    from rotbench._util.atomic import FULL
 
     if isinstance(exc, OSError) and exc.errno in FULL:
         where = exc.filename
@@ -424,6 +424,7 @@ def _print_results(spec, runtime, format: OutputFormat, intervals: bool, started
     ``each`` every full report then the comparison; each engine failure as one line (its
     traceback too under ``ROTBENCH_DEBUG``) and where its failure record is (exit 1); a
     warning per degraded report (exit 3 with ``strict``); last, what to try next."""
+    from rotbench._util.safe_text import printable, terminal_console
     from rotbench.results import render
     from rotbench.results.presentation.compare import (
         CompareError,
@@ -431,7 +432,6 @@ def _print_results(spec, runtime, format: OutputFormat, intervals: bool, started
         render_comparison,
     )
     from rotbench.results.presentation.several import render_several
-    from rotbench.safe_text import printable, terminal_console
 
     several = len(runtime.reports) > 1 and format is not OutputFormat.json
     for report, path in zip(runtime.reports, _paths(spec, runtime), strict=True):
@@ -479,7 +479,7 @@ def _print_problems(spec, runtime, strict: bool) -> None:
     """Cut short, missing seeds, engine failures (each line once; the traceback under
     ``ROTBENCH_DEBUG``; the failure records), engines that ignored the user of a shared
     store, degraded reports. Exits 1 or 3."""
-    from rotbench.safe_text import printable
+    from rotbench._util.safe_text import printable
 
     if runtime.cut_short:
         typer.echo("rotbench: warning: cut short, the budget was reached; items left "
@@ -521,7 +521,7 @@ def next_step(spec, reports) -> str:
     the engine's name allows. One engine: side by side with a baseline on the same worlds.
     Several: the same run with ``--html`` (every question side by side; cached, so it only
     writes the page)."""
-    from rotbench.safe_text import printable
+    from rotbench._util.safe_text import printable
 
     if len(reports) > 1:
         return ("next: the same command with --html page.html (every question side by side; "

@@ -29,7 +29,7 @@ def runs(
         "--engine", help="Only runs of this engine (name or --engine value).",
         show_default=False)] = None,
     limit: Annotated[int | None, typer.Option("--limit", min=1, max=2**31 - 1,
-                                              help="At most this many (rotbench.ranges).",
+                                              help="At most this many (rotbench._util.ranges).",
                                               show_default=False)] = None,
     format: Annotated[TableFormat, typer.Option("--format", help="table or json.")
                       ] = TableFormat.table,
@@ -46,8 +46,8 @@ def runs(
     if format is TableFormat.json:
         typer.echo(json.dumps(found, indent=2))
         return
+    from rotbench._util.safe_text import printable, terminal_console
     from rotbench.results.presentation.tables import Col, print_table
-    from rotbench.safe_text import printable, terminal_console
 
     # three columns fit 80 (they were split over four tables): the id, engine and date one
     # over the other (whole); what ran, wrapped; the three headline figures one over the

@@ -73,7 +73,7 @@ def _stop_kept() -> None:
     """``rotbench server --stop``: stop every kept server of this user (a line each)."""
     from flows.kept_server import stop_all
     from flows.server_folder import user_folder
-    from rotbench.safe_text import printable
+    from rotbench._util.safe_text import printable
 
     lines = stop_all()  # nothing is written to stop a server
     for line in lines:

@@ -15,11 +15,11 @@ from typing import Annotated, NoReturn
 
 import typer
 
-from rotbench.outputs import terminal_safe
+from rotbench._util.outputs import terminal_safe
+from rotbench._util.safe_text import terminal_console
 from rotbench.results.files.report import ReportError
 from rotbench.results.presentation.render import render
 from rotbench.results.verify import load_checked
-from rotbench.safe_text import terminal_console
 from rotbench.scoring.lexicons import lexicon
 
 DB_NAME = "rotbench.duckdb"

@@ -35,10 +35,8 @@ import subprocess
 import sys
 from typing import NoReturn
 
-from rotbench.lifetime import die_with_parent
+from rotbench._util.lifetime import CHILD_ENV, die_with_parent
 
-CHILD_ENV = "ROTBENCH_RUN_STATUS_FD"
-"""In the child: the file descriptor of the pipe its end is reported on."""
 PARENT_ENV = "ROTBENCH_SUPERVISOR_PID"
 """In the child: the supervisor's process id (the child ends when that process is gone)."""
 OFF_ENV = "ROTBENCH_NO_SUPERVISOR"

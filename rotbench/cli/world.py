@@ -53,8 +53,8 @@ def world(
     if format is WorldFormat.json:
         typer.echo(w.model_dump_json(indent=2))
     elif format is WorldFormat.summary:
+        from rotbench._util.safe_text import terminal_console
         from rotbench.results.presentation.world_summary import render_summary
-        from rotbench.safe_text import terminal_console
 
         render_summary(w, terminal_console())
     else:

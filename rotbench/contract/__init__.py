@@ -9,6 +9,8 @@
 - ``extraction``: what an extraction hands on (``DocumentClaims``, ``Extraction``),
   ``lineage_of``, ``world_documents``, ``extract_document`` and ``CONVERSATION``.
 - ``registry``: the registry's descriptor of an engine (``EngineInfo``) and ``EngineError``.
+- ``estimate``: what an engine's estimate hook returns (``StageEstimate``) and the token
+  heuristic (``approx_tokens``).
 
 It imports only ``rotbench.world.models`` (the world's shapes) and libraries; every stage,
 engine and perception module imports from here, never the other way. ``rotbench.plugin`` is

@@ -37,7 +37,7 @@ class EngineContext:
     - ``variant``: for an engine chosen as ``NAME:VARIANT`` (``benchd:echo``), VARIANT.
 
     A plug-in in its worker process gets handles with these same attributes, answered by
-    the run's objects (``rotbench.pipeline.engine_worker_side``; docs/engine-boundary.md).
+    the run's objects (``rotbench.engines.host.engine_worker_side``; docs/engine-boundary.md).
     """
 
     arm: str

@@ -80,7 +80,7 @@ class Provenance(BaseModel):
     document_uri: str | None = None
     day: int | None = Field(default=None, ge=-(2**31), le=2**31 - 1,
                             description="Day of the claim (its document's day); a 32-bit "
-                            "integer, as the database stores it (rotbench.ranges).")
+                            "integer, as the database stores it (rotbench._util.ranges).")
     status: ClaimStatus | None = None
     lineage: str | None = Field(
         default="conversation", description="'conversation' or a web domain; None if unknown."

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 class Usage(BaseModel):
     """Tokens metered from one response (Anthropic's usage fields; absent counts are 0)."""
 
-    # never negative (one response is checked against rotbench.ranges by usage_of): a
+    # never negative (one response is checked against rotbench._util.ranges by usage_of): a
     # negative count would make negative dollars that credit the spending ledger
     input_tokens: int = Field(default=0, ge=0)
     output_tokens: int = Field(default=0, ge=0)

@@ -29,7 +29,7 @@ def drain_damaged() -> list[str]:
 
 def _read_shard(path: Path) -> tuple[list[str], np.ndarray]:
     """keys, vectors of one shard; raises ValueError when it is not a sound shard."""
-    from rotbench.regular import open_regular
+    from rotbench._util.regular import open_regular
 
     with open_regular(path) as fh, np.load(fh, allow_pickle=False) as data:
         keys, vectors = data["keys"].tolist(), data["vectors"]

@@ -14,7 +14,7 @@ import os
 import sys
 from pathlib import Path
 
-from rotbench.lifetime import die_with_parent
+from rotbench._util.lifetime import die_with_parent
 
 
 def main(argv: list[str]) -> int:

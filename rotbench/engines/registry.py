@@ -130,8 +130,8 @@ def load_factory(info: EngineInfo) -> Callable[..., Any]:
     except BaseException as exc:  # noqa: BLE001 - user code: one line whatever it raised
         if isinstance(exc, KeyboardInterrupt):
             raise
+        from rotbench._util.safe_text import printable, safe_str, type_name
         from rotbench.engines.trace import engine_trace
-        from rotbench.safe_text import printable, safe_str, type_name
 
         where, trace = engine_trace(exc, _module_roots(module))
         at = f" at {printable(where, 300)}" if where else ""

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rotbench.safe_text import printable
+from rotbench._util.safe_text import printable
 
 HOME_VARIABLES = ("HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
                   "XDG_STATE_HOME")
@@ -44,7 +44,7 @@ class EngineSandbox:
     """What appeared in ``cwd/`` and ``home/`` while the worlds ran (relative paths)."""
     ended: list[str] = field(default_factory=list)
     """One line per engine module whose processes the run had to end
-    (``rotbench.pipeline.engine_worker.ended_notes``)."""
+    (``rotbench.engines.host.engine_worker.ended_notes``)."""
 
     @property
     def cwd(self) -> Path:
@@ -100,7 +100,7 @@ def engine_sandbox(cache_dir: str | Path) -> Iterator[EngineSandbox]:
                       ("XDG_DATA_HOME", ".local/share"), ("XDG_STATE_HOME", ".local/state")):
         os.environ[name] = str(sandbox.home / sub)
     os.chdir(sandbox.cwd)
-    from rotbench.pipeline.engine_worker import confine_engines
+    from rotbench.engines.host.engine_worker import confine_engines
 
     (sandbox.root / "tmp").mkdir()
     # plug-ins write beneath the cache's scratch folder (sandboxes, scratch) and /dev only
@@ -108,12 +108,12 @@ def engine_sandbox(cache_dir: str | Path) -> Iterator[EngineSandbox]:
     try:
         yield sandbox
     finally:
-        from rotbench.pipeline.engine_worker import stop_servers
+        from rotbench.engines.host.engine_worker import stop_servers
 
         confine_engines([])
         stop_servers()  # the engines' worker processes, and whatever they started, end here
         shutil.rmtree(sandbox.root / "tmp", ignore_errors=True)
-        from rotbench.pipeline.engine_worker import ended_notes
+        from rotbench.engines.host.engine_worker import ended_notes
 
         sandbox.ended = ended_notes()
         os.chdir(origin)

@@ -6,7 +6,7 @@ says which files are the engine's: the folder of the package its factory (or its
 lives in, or the module file itself for a top-level module such as ``demo.py``.
 ``engine_trace`` keeps only those frames, formats them as Python does, and names the
 innermost one (``file:line``) for the one-line error. Texts are plain and escaped before
-they reach a terminal (``rotbench.safe_text.printable``); a traceback is at most
+they reach a terminal (``rotbench._util.safe_text.printable``); a traceback is at most
 ``MAX_TRACE_CHARS`` long.
 """
 
@@ -67,7 +67,7 @@ def engine_trace(exc: BaseException, roots: tuple[Path, ...]) -> tuple[str | Non
 
 
 def _engine_trace(exc: BaseException, roots: tuple[Path, ...]) -> tuple[str | None, str | None]:
-    from rotbench.safe_text import safe_str, type_name
+    from rotbench._util.safe_text import safe_str, type_name
 
     chain: list[BaseException] = []
     seen: set[int] = set()

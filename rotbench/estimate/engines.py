@@ -5,7 +5,7 @@ An engine that makes model calls of its own declares an estimate hook in its ``E
 
     hook(worlds, arm=arm, settings=settings, embedder=embedder, cache=cache, stage=stage)
 
-and returns a ``rotbench.estimate.perception.StageEstimate`` for the stage ``stage``
+and returns a ``rotbench.contract.estimate.StageEstimate`` for the stage ``stage``
 (``engine-<name>``, the
 stage its calls are cached and metered under), or None when the arm makes no such call. An
 engine without a hook is listed in the estimate's notes as not projected.

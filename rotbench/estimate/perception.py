@@ -47,59 +47,26 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from rotbench.contract.engine import Document
+from rotbench.contract.estimate import (
+    MESSAGE_OVERHEAD_TOKENS,
+    Projection,
+    StageEstimate,
+    approx_tokens,
+)
 from rotbench.contract.extraction import world_documents
 from rotbench.contract.model_client import RefusingClient
 from rotbench.contract.perception import Claim, Judgement
 from rotbench.perception.calls.cache import CallCache
-from rotbench.perception.calls.prices import BATCH_PRICE_FACTOR, cost_usd
+from rotbench.perception.calls.prices import cost_usd
 from rotbench.perception.calls.prompt_cache import cached_prefix_chars
 from rotbench.perception.model import LiveChecker, LiveExtractor, LLMSettings, slots_from_world
 from rotbench.world.models import World
 
 Arm = Literal["oracle", "probe", "live"]
-Projection = Literal["exact", "approximate", "upper bound"]
 ARMS: tuple[str, ...] = ("oracle", "probe", "live")
 
-MESSAGE_OVERHEAD_TOKENS = 3
 CHECK_ANSWER = '{"answer": "yes"}'
 QUESTION_ANSWER = '{"subject": "the user", "slot": "home_city", "tense": "present"}'
-
-
-def approx_tokens(text: str) -> int:
-    """The chars/4 heuristic used by the estimate (tokens)."""
-    return len(text) // 4
-
-
-class StageEstimate(BaseModel):
-    """Projected calls and cost of one stage."""
-
-    stage: str = Field(description="'extract' or 'check'.")
-    model: str
-    calls: int = Field(description="Calls that would be paid (not in the call cache).")
-    cached_calls: int = Field(default=0, description="Calls already in the call cache (free).")
-    input_tokens: int = Field(default=0, description="Input tokens of the paid calls (chars/4) "
-                              "outside the prompt cache.")
-    output_tokens: int = Field(default=0, description="Output tokens of the paid calls.")
-    cache_write_tokens: int = Field(default=0, description="Input tokens written to the "
-                                    "prompt cache (billed at 1.25x the input price).")
-    cache_read_tokens: int = Field(default=0, description="Input tokens read from the "
-                                   "prompt cache (billed at 0.1x the input price).")
-    usd: float | None = Field(default=None, description="US dollars; None without a price.")
-    uncached_usd: float | None = Field(
-        default=None, description="US dollars with every input token at the full rate (how a "
-        "Message Batch is sent, before its discount); None: the same as ``usd``.")
-    projection: Projection = Field(
-        description="'exact': the calls the run makes (under the basis' assumption); "
-        "'approximate'; 'upper bound'."
-    )
-    basis: str = Field(description="How the count was obtained, one line.")
-
-    @property
-    def batch_usd(self) -> float | None:
-        """US dollars were the stage's calls sent in a Message Batch (half the uncached
-        price); None without a price."""
-        usd = self.usd if self.uncached_usd is None else self.uncached_usd
-        return None if usd is None else usd * BATCH_PRICE_FACTOR
 
 
 class Estimate(BaseModel):

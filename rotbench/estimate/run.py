@@ -9,11 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rotbench._util.safe_text import printable
 from rotbench.estimate.engines import project_engines
 from rotbench.estimate.perception import Estimate, estimate
 from rotbench.perception.model import LLMSettings
 from rotbench.pipeline.real_pairs import rulings_for_run
-from rotbench.safe_text import printable
 
 
 def ruled_pairs(spec: Any) -> list:

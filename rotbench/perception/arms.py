@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rotbench._util.validation import first_error
 from rotbench.contract.model_client import RefusingClient
 from rotbench.contract.perception import Checker, Extractor
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.validation import first_error
 from rotbench.world.models import World
 
 
@@ -121,12 +121,12 @@ def load_llm_settings(path: Path | None, concurrency: int):
     defaults; ``concurrency`` (model calls in flight) applies unless the file sets it.
 
     Raises SettingsError naming the file and the JSON line or the settings field; the file
-    is read by ``rotbench.json_input`` (at most MAX_SETTINGS_BYTES, strict UTF-8, depth and
+    is read by ``rotbench._util.json_input`` (at most MAX_SETTINGS_BYTES, strict UTF-8, depth and
     number limits).
     """
     from pydantic import ValidationError
 
-    from rotbench.json_input import JSONInputError, read_json_file
+    from rotbench._util.json_input import JSONInputError, read_json_file
     from rotbench.perception.model import LLMSettings
 
     data: object = {}

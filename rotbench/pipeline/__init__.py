@@ -5,7 +5,7 @@ generate -> extract -> index -> deposit -> probe -> score -> record
 (``ingest_probe`` replaces deposit + probe for an engine other than the reference one, which
 reads documents itself; ``real_pairs`` runs once per run, after the worlds.) Each stage is a
 plain typed function; ``flows/`` only wires them into Prefect tasks with caching, timeouts and
-retries.
+retries. The stages reach an engine through the engine host (``rotbench.engines.host``).
 
 This package module imports nothing.
 """

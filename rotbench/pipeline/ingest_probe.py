@@ -10,7 +10,6 @@ wherever it runs, so its answers record how many questions it had read as frames
 from __future__ import annotations
 
 import contextlib
-import math
 import shutil
 import tempfile
 import threading
@@ -19,28 +18,28 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rotbench._util.safe_text import printable
 from rotbench.contract.context import EngineContext
 from rotbench.contract.model_client import ModelClient
 from rotbench.contract.perception import Checker, Extractor
 from rotbench.contract.registry import EngineError, EngineInfo
 from rotbench.embedding.embedder import Embedder
-from rotbench.engines.registry import load_factory
-from rotbench.pipeline.engine_worker import isolated
-from rotbench.pipeline.probe import (
+from rotbench.engines.host.engine_worker import isolated
+from rotbench.engines.host.guarded import (
+    ConfigValue,
     EngineFailure,
     GuardedEngine,
     describe_raised,
     engine_attribute,
+    flat_config,
     identity_problem,
-    with_questions_read,
 )
+from rotbench.engines.registry import load_factory
+from rotbench.pipeline.probe import with_questions_read
 from rotbench.pipeline.question_count import CountingExtractor, questions_asked
-from rotbench.safe_text import printable
 from rotbench.scoring.models import WorldProbes
 from rotbench.world.models import World
 from rotbench.world.shared import SharedWorld
-
-ConfigValue = bool | int | float | str | None
 
 
 class EngineAnswers(BaseModel):
@@ -59,47 +58,6 @@ class EngineAnswers(BaseModel):
         default=None, description="With ``failure``: the traceback limited to the engine's "
         "own frames (``rotbench.engines.trace``), when its code raised.")
 
-
-MAX_CONFIG_ENTRIES = 200
-"""Most entries of an engine's ``config`` recorded in its report (the rest are dropped)."""
-
-
-def _flat_config(engine: object) -> dict[str, ConfigValue]:
-    """The engine's ``config`` attribute as plain data: string keys and scalar values of
-    built-in types (strings cut to 200 printable characters, non-finite numbers dropped);
-    {} when it is not a dict or reading it raised."""
-    try:
-        config = getattr(engine, "config", None)
-        if not isinstance(config, dict):
-            return {}
-        out: dict[str, ConfigValue] = {}
-        for key, value in list(dict.copy(config).items())[:MAX_CONFIG_ENTRIES]:
-            if not isinstance(key, str):
-                continue
-            if isinstance(value, bool):
-                plain: ConfigValue = bool(int.__int__(value))
-            elif isinstance(value, int):
-                plain = int.__int__(value)
-            elif isinstance(value, float):
-                plain = float.__float__(value)
-                if not math.isfinite(plain):
-                    continue
-            elif isinstance(value, str):
-                plain = printable(str.__str__(value), 200)
-            elif value is None:
-                plain = None
-            else:
-                continue
-            out[printable(str.__str__(key), 100)] = plain
-        return out
-    except BaseException as exc:  # noqa: BLE001 - user code: a config is a label only
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        return {}
-
-
-flat_config = _flat_config
-"""The public name of ``_flat_config`` (the engine worker reads configs with it)."""
 
 _SLOTS: dict[tuple[str, int], threading.BoundedSemaphore] = {}
 """The process's world slots of every bounded engine, by (engine name, ``worlds_at_once``)."""
@@ -189,14 +147,16 @@ def _ingest_and_probe(world: World | SharedWorld, info: EngineInfo, *, arm: str,
         if isolated(info) and not factory_kwargs:  # a plug-in: in a worker process of its own
             from types import SimpleNamespace
 
-            from rotbench.pipeline.isolated import probe_isolated
+            from rotbench.engines.host.isolated import probe_isolated
+            from rotbench.pipeline.probe_shared import probe_any
 
             name, version, config, probes = probe_isolated(
                 world, info, scratch, arm=arm, extractor=counted, checker=checker,
-                model=model, embedder=embedder, top_k=top_k, timeout_seconds=timeout_seconds)
+                model=model, embedder=embedder, top_k=top_k, timeout_seconds=timeout_seconds,
+                probe=probe_any)
             return _with_reads(EngineAnswers(
                 name=name, version=version, probes=probes,
-                config=_flat_config(SimpleNamespace(config=config))), counted)
+                config=flat_config(SimpleNamespace(config=config))), counted)
         try:
             factory = load_factory(info)  # the engine's module runs its import-time code here
         except EngineError as exc:
@@ -266,4 +226,4 @@ def _build_and_probe(world: World | SharedWorld, info: EngineInfo, factory, scra
     finally:
         guard.close()
     return EngineAnswers(name=name, version=engine_attribute(engine, "version", info.version),
-                         config=_flat_config(engine), probes=probes)
+                         config=flat_config(engine), probes=probes)

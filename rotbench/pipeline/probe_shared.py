@@ -20,12 +20,8 @@ from itertools import groupby
 
 from rotbench.contract.engine import Document, MemoryEngine
 from rotbench.contract.extraction import world_documents
-from rotbench.pipeline.probe import (
-    DEFAULT_TIMEOUT_SECONDS,
-    GuardedEngine,
-    _record,
-    probe_world,
-)
+from rotbench.engines.host.guarded import DEFAULT_TIMEOUT_SECONDS, GuardedEngine
+from rotbench.pipeline.probe import _record, probe_world
 from rotbench.scoring.models import CrossUserValues, ProbeRecord, UserEntry, WorldProbes
 from rotbench.world.shared import SharedWorld, other_users_values
 

@@ -19,18 +19,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-MAX_QUESTION_CHARS = 4096
-"""Longest question an engine may have read as a frame, characters (a question of the
-world is a line; a longer one is refused in the run's process and in a worker alike)."""
-
-
-def check_question(question: object) -> None:
-    """Raise ValueError, one line, when ``question`` is a string longer than
-    ``MAX_QUESTION_CHARS`` (anything else is the extractor's to judge)."""
-    if type(question) is str and len(question) > MAX_QUESTION_CHARS:
-        raise ValueError(f"read_question takes a question of at most {MAX_QUESTION_CHARS} "
-                         f"characters, not {len(question)}")
-
+from rotbench.engines.host.guarded import check_question
 
 _WRAPPED = "_counting_wrapped"
 _ASKED = "_counting_asked"

@@ -113,7 +113,7 @@ class ReferenceEngine:
         (``user``: from that user's claims only). "Now" is the store's own clock: the latest
         arrival day of the documents deposited (``clock``), so a change scheduled for a later
         day is not yet in effect; the harness, which knows the checkpoint day, asks
-        ``query_as_of`` instead (``rotbench.pipeline.probe.GuardedEngine.hits``)."""
+        ``query_as_of`` instead (``rotbench.engines.host.guarded.GuardedEngine.hits``)."""
         return self.query_as_of(question, self.clock, k, user=user)
 
     @property

@@ -84,7 +84,7 @@ def save_failure(record: FailureRecord, reports_dir: Path, db_path: Path | None,
     that cannot be written (busy, damaged) is left alone: the file is the record."""
     import duckdb
 
-    from rotbench.atomic import write_atomic
+    from rotbench._util.atomic import write_atomic
     from rotbench.results.database.tables import DatabaseBusy, connect_waiting
 
     path = Path(reports_dir) / failure_file_name(record.run_id, record.engine)
@@ -123,7 +123,7 @@ def load_failure(path: Path) -> FailureRecord:
     one."""
     from pydantic import ValidationError
 
-    from rotbench.json_input import read_json_file
+    from rotbench._util.json_input import read_json_file
     from rotbench.results.files.report import describe_validation_error
 
     data = read_json_file(Path(path), MAX_RECORD_BYTES, "failure record")

@@ -77,7 +77,7 @@ def rescore_report(report: Report, scorer: str, source_path: Path,
     if not report.selection.record_claim_text:
         raise _no_text(source_path)
     try:
-        from rotbench.regular import read_regular
+        from rotbench._util.regular import read_regular
 
         sha = hashlib.sha256(read_regular(source_path)).hexdigest()
     except OSError as e:

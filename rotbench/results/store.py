@@ -21,9 +21,9 @@ from pathlib import Path
 
 import duckdb
 
-from rotbench.atomic import FULL, WriteFailed, write_atomic
-from rotbench.json_input import read_json_file
-from rotbench.outputs import terminal_safe
+from rotbench._util.atomic import FULL, WriteFailed, write_atomic
+from rotbench._util.json_input import read_json_file
+from rotbench._util.outputs import terminal_safe
 from rotbench.results.database.tables import DB_WAIT_SECONDS, DatabaseBusy, write_run
 from rotbench.results.files.report import ReportError, load_report, write_report
 from rotbench.results.schema import Report
@@ -64,7 +64,7 @@ def _write_marker(marker: Path, report_path: Path, db_path: Path) -> None:
 
 def disk_full(exc: BaseException) -> bool:
     """Whether ``exc`` says the disk is full: an OSError with an errno of
-    ``rotbench.atomic.FULL``, or DuckDB's error for the same ("No space left on device")."""
+    ``rotbench._util.atomic.FULL``, or DuckDB's error for the same ("No space left on device")."""
     if isinstance(exc, OSError):
         return exc.errno in FULL
     return isinstance(exc, duckdb.Error) and "No space left on device" in str(exc)
@@ -207,7 +207,7 @@ def not_a_report(path: Path) -> str | None:
     other dot files), a failure record (``*.failed.json``), or JSON whose top level is not
     an object holding ``run_id`` and ``schema_version``. A file that cannot be read at all
     is left to ``load_report`` to explain."""
-    from rotbench.json_input import JSONInputError
+    from rotbench._util.json_input import JSONInputError
 
     if path.name.startswith("."):
         return "a hidden file (rotbench's own bookkeeping), not a report"

@@ -24,8 +24,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from rotbench.atomic import write_atomic
-from rotbench.regular import read_regular
+from rotbench._util.atomic import write_atomic
+from rotbench._util.regular import read_regular
 from rotbench.scoring.models import WorldProbes
 from rotbench.scoring.tally import MetricTally
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from rotbench._util.safe_text import printable
 from rotbench.results.files.worlds import iter_worlds
 from rotbench.results.schema import Report
-from rotbench.safe_text import printable
 from rotbench.scoring.models import WorldProbes
 
 WORLD_FIELDS = ("seed", "days", "generator_version", "fingerprint", "pools", "controls",
@@ -64,8 +64,8 @@ def derived(seed: int, days: int, generator: str, volume: int,
         from rotbench.testing.synthetic import synthetic_world_probes
 
         return skeleton(synthetic_world_probes(seed, days, k=1))
+    from rotbench.engines.host.guarded import GuardedEngine
     from rotbench.pipeline.generate import generate
-    from rotbench.pipeline.probe import GuardedEngine
     from rotbench.pipeline.probe_shared import probe_any
 
     world = generate(seed, days, generator, volume, max(len(users), 1), list(users) or None)

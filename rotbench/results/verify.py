@@ -180,7 +180,7 @@ def load_checked(path, warn) -> Report:  # noqa: ANN001 - path: str | Path
     days and generator give (``rotbench.results.truth``) is refused. Raises ReportError
     (unreadable, invalid or missing world files, a truth that does not re-derive) and
     ValueError (an unscored hit)."""
-    from rotbench.outputs import terminal_safe
+    from rotbench._util.outputs import terminal_safe
     from rotbench.results.files.report import ReportError, load_report
     from rotbench.results.truth import truth_problem
 

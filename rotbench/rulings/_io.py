@@ -19,9 +19,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from rotbench.atomic import write_atomic
+from rotbench._util.atomic import write_atomic
+from rotbench._util.safe_text import printable
 from rotbench.rulings._model import Ruling
-from rotbench.safe_text import printable
 
 DEFAULT_RULINGS_NAME = "rulings.jsonl"
 """The rulings file a run reads by default, in its reports folder (when it exists)."""
@@ -77,9 +77,9 @@ def parse_rulings(raw: bytes, path: Path) -> tuple[Ruling, ...]:
     """Every ruling in ``raw`` (the bytes of ``path``). Lines end at ``\n`` only (a
     ``\r`` before it is dropped); U+2028 and its kind inside a line are text. Raises
     RulingsError on the first bad line: not UTF-8, not a JSON object, beyond the limits
-    of ``rotbench.json_input`` (depth, number length), a field that fails validation, or
+    of ``rotbench._util.json_input`` (depth, number length), a field that fails validation, or
     more than MAX_RULINGS rulings."""
-    from rotbench.json_input import JSONInputError, decode_utf8, parse_json
+    from rotbench._util.json_input import JSONInputError, decode_utf8, parse_json
 
     if len(raw) > MAX_RULINGS_BYTES:
         raise RulingsError(f"{path}: larger than {MAX_RULINGS_BYTES >> 20} MiB, the limit "
@@ -113,7 +113,7 @@ def read_rulings(path: Path) -> RulingsFile:
     """Read and validate the whole rulings file at ``path`` (a symlink is followed).
     Raises RulingsError (one line) for an empty path, a missing, unreadable or oversized
     file, or any bad line."""
-    from rotbench.json_input import JSONInputError, read_capped
+    from rotbench._util.json_input import JSONInputError, read_capped
 
     try:
         raw = read_capped(path, MAX_RULINGS_BYTES, "rulings file")
@@ -156,7 +156,7 @@ def append_ruling(path: Path, ruling: Ruling) -> RulingsFile:
     refused (RulingsError), so a link found beside a report never makes rotbench create a
     file or folder where it points.
     """
-    from rotbench.json_input import JSONInputError, read_capped
+    from rotbench._util.json_input import JSONInputError, read_capped
 
     if not str(path).strip():
         raise RulingsError("no rulings file given: the path is empty")

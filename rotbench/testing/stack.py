@@ -20,7 +20,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from rotbench.ports import free_loopback_port
+from rotbench._util.ports import free_loopback_port
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository (this file: rotbench/testing/stack.py)
 BIN = Path(sys.executable).parent

@@ -19,7 +19,8 @@ values and decoys stay per user: each persona's untrusted documents and decoy me
 deposited under that persona's id and scored against that persona's truth only. The pools
 are small (8 or 9 values), so one persona's untrusted or decoy value is often another's
 real value; scoring then never counts a value the asking user knows in any way (held,
-untrusted or decoy) as another user's (``rotbench.scoring.cross_user``). Everything is a
+untrusted or decoy) as another user's (the isolation metrics ``cross_user_leak_at_k`` and
+``cross_user_first``). Everything is a
 pure function of ``(seed, users, days, generator)``; see docs/several-users.md.
 """
 

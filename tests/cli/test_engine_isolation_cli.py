@@ -2,8 +2,8 @@
 subprocess) with plug-in engines that hang outside a call, raise KeyboardInterrupt, leave
 processes running or forge the supervisor's status line, beside a sound plug-in.
 
-Each engine runs in a worker process of its own (``rotbench.pipeline.engine_worker``): each fails
-alone with one line naming its call, the sound engine's report is written, and every
+Each engine runs in a worker process of its own (``rotbench.engines.host.engine_worker``):
+each fails alone with one line naming its call, the sound engine's report is written, and every
 process an engine started is gone when the run ends. The engines live in
 ``tests/engines/isolation_engines.py``."""
 

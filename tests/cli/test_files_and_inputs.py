@@ -207,7 +207,7 @@ def test_review_prints_text_from_the_report_as_text(tmp_path: Path) -> None:
 def test_the_terminal_console_escapes_whatever_it_is_given() -> None:
     from rich.table import Table
 
-    from rotbench.safe_text import terminal_console
+    from rotbench._util.safe_text import terminal_console
 
     console = terminal_console(force_terminal=True, width=120, record=True)
     table = Table(title="[/x] \x1b]0;t\x07")
@@ -325,7 +325,7 @@ def test_llm_settings_are_never_read_past_their_limit(tmp_path: Path) -> None:
 
 
 def test_report_files_have_a_size_limit(tmp_path: Path, monkeypatch) -> None:
-    from rotbench.json_input import MAX_DEPTH, MAX_NUMBER_CHARS
+    from rotbench._util.json_input import MAX_DEPTH, MAX_NUMBER_CHARS
     from rotbench.results.files import report as io
 
     assert (io.MAX_REPORT_BYTES, MAX_DEPTH, MAX_NUMBER_CHARS) == (1 << 28, 64, 40)

@@ -4,7 +4,7 @@ half-written.
 ``rotbench run`` runs as a user runs it (its own process, stderr captured as a terminal
 would show it) while every write under one folder fails half-way with ENOSPC
 (``tests/cli/full_disk_site/sitecustomize.py`` patches rotbench's one writer,
-``rotbench.atomic``; no root or tiny filesystem needed). The folders: the stage outputs,
+``rotbench._util.atomic``; no root or tiny filesystem needed). The folders: the stage outputs,
 Prefect's own cache records (written through ``flows.caching.RecordStorage``), and the
 reports folder (world files first, then the report)."""
 

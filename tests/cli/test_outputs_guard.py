@@ -243,7 +243,7 @@ def test_show_of_an_empty_path_says_so() -> None:
 
 
 def test_an_unreadable_report_exits_1(tmp_path: Path, saved: Path, monkeypatch) -> None:
-    real_open = os.open  # files are read through rotbench.regular, which opens with os.open
+    real_open = os.open  # files are read through rotbench._util.regular, which opens with os.open
 
     def refuse(path, *args, **kwargs):
         if os.fspath(path) == str(saved):

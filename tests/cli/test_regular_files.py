@@ -1,5 +1,5 @@
 """Issue 40 item 11 (files): every file rotbench reads is checked to be a regular file on the
-opened descriptor (rotbench.regular), so a FIFO never hangs ``show``, ``export``,
+opened descriptor (rotbench._util.regular), so a FIFO never hangs ``show``, ``export``,
 ``report`` or ``rescore``; ``--out`` takes only regular paths (``/dev/stdout`` is refused up
 front, in one line)."""
 
@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from rotbench._util.regular import NotRegularFile, not_regular, read_regular
 from rotbench.cli.main import app
 from rotbench.pipeline.record import record_run
-from rotbench.regular import NotRegularFile, not_regular, read_regular
 from rotbench.runspec import RunSpec
 from rotbench.testing.synthetic import synthetic_world_probes
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from rotbench.progress import PlainProgress
+from rotbench._util.progress import PlainProgress
 
 pytestmark = [pytest.mark.slow, pytest.mark.subprocess]
 

@@ -48,7 +48,7 @@ def patches_scorer(context):
 
 def patches_hit_check(context):
     """The hit check waved through, then 50 hits for k=10."""
-    import rotbench.pipeline.probe as probe
+    import rotbench.engines.host.guarded as probe
 
     real = probe.validate_hits
     probe.validate_hits = lambda answer, k, fail: real(answer, 10_000, fail)
@@ -287,7 +287,7 @@ def sends_huge_frame(context):
 def refused_then_stalls(context):
     """The worker's hit check waved through; the first query answers 50 hits for k=10 (the
     run's own check refuses them), every later query hangs."""
-    import rotbench.pipeline.probe as probe
+    import rotbench.engines.host.guarded as probe
 
     real = probe.validate_hits
     probe.validate_hits = lambda answer, k, fail: real(answer, 10_000, fail)

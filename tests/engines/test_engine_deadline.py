@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 from rotbench.contract.model_client import Completion
+from rotbench.engines.host import engine_worker as workers
+from rotbench.engines.host.isolated import IsolatedEngine, _Handles
 from rotbench.engines.registry import resolve
-from rotbench.pipeline import engine_worker as workers
-from rotbench.pipeline.isolated import IsolatedEngine, _Handles
 
 pytestmark = pytest.mark.subprocess
 
@@ -172,8 +172,8 @@ def test_a_plug_in_cannot_write_into_the_cache_or_reports(tmp_path, monkeypatch)
     sandbox its server is confined (Landlock): writing beneath the cache folder (outside
     ``scratch/``) or the reports folder fails with PermissionError; its scratch folder and
     temporary files still work."""
+    from rotbench.engines.host.confine import confine
     from rotbench.engines.sandbox import engine_sandbox
-    from rotbench.pipeline.confine import confine
 
     if os.fork() == 0:  # whether this kernel has Landlock, asked in a throwaway process
         os._exit(0 if confine([str(tmp_path)]) else 1)

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from rotbench.contract.registry import EngineError, EngineInfo
+from rotbench.engines.host.guarded import EngineFailure, GuardedEngine
 from rotbench.engines.registry import check_factory, load_factory
 from rotbench.engines.trace import engine_roots, engine_trace
-from rotbench.pipeline.probe import EngineFailure, GuardedEngine
 
 
 @pytest.fixture()

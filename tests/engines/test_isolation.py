@@ -33,7 +33,7 @@ def alone(run_engines):
 def test_which_engines_run_in_a_worker() -> None:
     """Plug-ins and peer adapters run in workers; the reference engine and the baselines
     in the run's process."""
-    from rotbench.pipeline.engine_worker import IN_PROCESS, isolated
+    from rotbench.engines.host.engine_worker import IN_PROCESS, isolated
 
     engines = registered()
     assert {name for name, info in engines.items() if info.factory in IN_PROCESS} == {

@@ -11,8 +11,8 @@ from rotbench.cli.main import app
 from rotbench.contract.engine import Hit
 from rotbench.contract.registry import EngineError, EngineInfo
 from rotbench.engines import registry
+from rotbench.engines.host.guarded import EngineFailure, GuardedEngine, validate_hits
 from rotbench.engines.registry import resolve
-from rotbench.pipeline.probe import EngineFailure, GuardedEngine, validate_hits
 
 runner = CliRunner()
 

@@ -18,7 +18,7 @@ import shutil
 import pytest
 from flow_helpers import figures, run_flow
 
-from rotbench.pipeline.engine_worker import OFF_ENV
+from rotbench.engines.host.engine_worker import OFF_ENV
 
 pytestmark = pytest.mark.slow
 

@@ -1,4 +1,5 @@
-"""Issue 26: the engine boundary (``rotbench.pipeline.probe.GuardedEngine``) on hostile engines.
+"""Issue 26: the engine boundary (``rotbench.engines.host.guarded.GuardedEngine``) on
+hostile engines.
 
 Everything an engine returns is copied into plain data and checked before anything else sees
 it; everything it raises (``SystemExit`` and ``GeneratorExit`` too) becomes one line naming
@@ -12,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-import rotbench.pipeline.probe as probe
-from rotbench.pipeline.ingest_probe import _flat_config
-from rotbench.pipeline.probe import EngineFailure, GuardedEngine, probe_world
+import rotbench.engines.host.guarded as probe
+from rotbench.engines.host.guarded import EngineFailure, GuardedEngine, flat_config
+from rotbench.pipeline.probe import probe_world
 from rotbench.world import generate_world
 from tests.flows import bad_engines as bad
 
@@ -80,7 +81,7 @@ def test_a_raising_config_is_no_config() -> None:
         def config(self):
             raise RuntimeError("no")
 
-    assert _flat_config(Config()) == {}
+    assert flat_config(Config()) == {}
 
 
 def test_a_hit_text_above_the_cap_is_refused(world) -> None:

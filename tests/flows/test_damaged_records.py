@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import rotbench.atomic as atomic
+import rotbench._util.atomic as atomic
 from flows.caching import (
     CacheAudit,
     PayloadMissing,
@@ -117,7 +117,7 @@ def test_a_full_disk_leaves_no_partial_stage_file(tmp_path: Path, world, monkeyp
 
 def test_a_full_disk_leaves_no_partial_file_in_a_users_folder(tmp_path: Path,
                                                               monkeypatch) -> None:
-    from rotbench.outputs import write_user_files
+    from rotbench._util.outputs import write_user_files
 
     monkeypatch.setattr(atomic, "_open_temporary", _FullDisk)
     with pytest.raises(OSError):

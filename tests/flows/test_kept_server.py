@@ -19,8 +19,8 @@ import pytest
 
 from flows import kept_server as k
 from flows import server_folder as sf
-from rotbench import processes
-from rotbench.ports import free_loopback_port
+from rotbench._util import processes
+from rotbench._util.ports import free_loopback_port
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE = Path(__file__).resolve().parent / "fake_keeper"

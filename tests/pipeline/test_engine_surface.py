@@ -19,19 +19,19 @@ from rotbench.contract.model_client import RefusingClient
 from rotbench.contract.perception import Checker, Extractor, QuestionReader
 from rotbench.embedding.embedder import Embedder
 from rotbench.embedding.fake import hashing_encoder
-from rotbench.engines.registry import resolve
-from rotbench.perception.noisy.perception import NoisyChecker, NoisyExtractor
-from rotbench.perception.noisy.profile import load_profile
-from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.pipeline import engine_worker
-from rotbench.pipeline.engine_worker_side import (
+from rotbench.engines.host import engine_worker
+from rotbench.engines.host.engine_worker_side import (
     QuestionReaderHandle,
     checker_handle,
     extractor_handle,
     model_handle,
 )
+from rotbench.engines.host.isolated import surface_of
+from rotbench.engines.registry import resolve
+from rotbench.perception.noisy.perception import NoisyChecker, NoisyExtractor
+from rotbench.perception.noisy.profile import load_profile
+from rotbench.perception.oracle import OracleChecker, OracleExtractor
 from rotbench.pipeline.ingest_probe import ingest_and_probe
-from rotbench.pipeline.isolated import surface_of
 from rotbench.scoring import score_world
 from rotbench.scoring.lexicons import default_scorer
 from rotbench.scoring.metrics import compute_metrics

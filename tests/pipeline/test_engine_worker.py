@@ -1,4 +1,4 @@
-"""``rotbench.pipeline.engine_worker.relay_output``: what a plug-in engine's process writes
+"""``rotbench.engines.host.engine_worker.relay_output``: what a plug-in engine's process writes
 reaches the run's stderr as escaped text, a line at a time, and the pipe is always drained."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from rotbench.pipeline.engine_worker import RELAY_LINE_CHARS, relay_output
+from rotbench.engines.host.engine_worker import RELAY_LINE_CHARS, relay_output
 
 
 def relayed(chunks: list[bytes], stderr: object, prefix: str = "") -> None:
@@ -68,7 +68,7 @@ def test_the_pipe_is_drained_when_stderr_cannot_be_written(stderr) -> None:
 def test_each_relayed_line_names_the_engine_module_so_none_passes_for_rotbench() -> None:
     """An engine's ``print("rotbench: error: ...")`` reached the terminal as it stood, a
     line rotbench never wrote."""
-    from rotbench.pipeline.engine_worker import relay_prefix
+    from rotbench.engines.host.engine_worker import relay_prefix
 
     out = io.StringIO()
     relayed([b"rotbench: error: your run failed\nok\x1b[0m"], out, relay_prefix("my\x1bengine"))

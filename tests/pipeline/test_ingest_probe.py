@@ -29,7 +29,7 @@ FACTORY = "tests.pipeline.slot_engines:make"
 def engines_in_this_process(monkeypatch) -> None:
     """The recording engine counts worlds in module state this test reads, so it runs in the
     test's process (a plug-in otherwise runs in a worker process,
-    ``rotbench.pipeline.engine_worker``; the world slots are taken in the run's process
+    ``rotbench.engines.host.engine_worker``; the world slots are taken in the run's process
     either way)."""
     monkeypatch.setenv("ROTBENCH_ENGINES_IN_PROCESS", "1")
 

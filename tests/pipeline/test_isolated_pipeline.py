@@ -14,9 +14,9 @@ import pytest
 from rotbench.contract.extraction import world_documents
 from rotbench.embedding.embedder import Embedder
 from rotbench.embedding.fake import hashing_encoder
+from rotbench.engines.host import engine_worker
 from rotbench.engines.registry import resolve
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.pipeline import engine_worker
 from rotbench.pipeline.ingest_probe import ingest_and_probe
 from rotbench.world import generate_world
 from rotbench.world.shared import SharedWorld
@@ -143,7 +143,7 @@ def test_a_name_or_version_that_is_not_text_fails_the_set_up_in_both_places(
 def test_a_failure_line_from_the_worker_is_always_this_engines() -> None:
     """The worker runs the engine's code, so the failure line it sends could name another
     engine; it was printed as it stood."""
-    from rotbench.pipeline.isolated import IsolatedEngine
+    from rotbench.engines.host.isolated import IsolatedEngine
 
     lead = object.__new__(IsolatedEngine)  # only its name matters here
     lead.name = "evil"

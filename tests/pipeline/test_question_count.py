@@ -116,8 +116,8 @@ def test_a_question_over_the_bound_is_refused_in_process_and_in_a_worker(world) 
     worker's handle refuses before anything is sent."""
     import pytest
 
-    from rotbench.pipeline.engine_worker_side import QuestionReaderHandle
-    from rotbench.pipeline.question_count import MAX_QUESTION_CHARS
+    from rotbench.engines.host.engine_worker_side import QuestionReaderHandle
+    from rotbench.engines.host.guarded import MAX_QUESTION_CHARS
 
     long = "x" * (MAX_QUESTION_CHARS + 1)
     proxy = CountingExtractor(OracleExtractor(world))

@@ -171,7 +171,7 @@ def test_a_full_disk_at_the_database_keeps_the_report_pending_and_fails(
     The report and its marker stay (nothing half-written; ``rotbench db`` imports it once
     there is room) and WriteFailed names the database."""
     import rotbench.results.store as store
-    from rotbench.atomic import WriteFailed
+    from rotbench._util.atomic import WriteFailed
 
     def full(*args, **kwargs):  # noqa: ANN002, ANN003
         raise error

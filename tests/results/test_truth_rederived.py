@@ -16,8 +16,8 @@ import pytest
 from typer.testing import CliRunner
 
 from rotbench.cli.main import app
+from rotbench.engines.host.guarded import GuardedEngine
 from rotbench.pipeline.generate import generate
-from rotbench.pipeline.probe import GuardedEngine
 from rotbench.pipeline.probe_shared import probe_any
 from rotbench.pipeline.record import record_run
 from rotbench.results.verify import verification_problems

@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from rotbench.estimate.perception import MESSAGE_OVERHEAD_TOKENS, StageEstimate, approx_tokens
+from rotbench.contract.estimate import MESSAGE_OVERHEAD_TOKENS, StageEstimate, approx_tokens
 from rotbench.perception.calls.engine_client import ENGINE_PROMPT_VERSION
 from rotbench.perception.model import call_key, cost_usd
 

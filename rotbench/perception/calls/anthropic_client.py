@@ -277,10 +277,10 @@ def message_params(*, model: str, system: str, prompt: str, max_tokens: int,
 def usage_of(msg: Any) -> Usage:
     """A response's token usage (absent counts as 0). Raises ModelCallError (one line naming
     the field) when a count is not an integer from 0 to
-    ``rotbench.ranges.MAX_TOKENS_PER_RESPONSE``: such a response is a failed call, and
+    ``rotbench._util.ranges.MAX_TOKENS_PER_RESPONSE``: such a response is a failed call, and
     nothing of it is metered (negative tokens made negative dollars that credited the
     ledger, so a budget was never reached)."""
-    from rotbench.ranges import MAX_TOKENS_PER_RESPONSE, range_problem
+    from rotbench._util.ranges import MAX_TOKENS_PER_RESPONSE, range_problem
 
     u = msg.usage
     counts = {"input_tokens": u.input_tokens or 0, "output_tokens": u.output_tokens or 0,

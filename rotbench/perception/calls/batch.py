@@ -37,12 +37,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from rotbench._util.regular import read_regular_text
 from rotbench.contract.model_client import Completion
 from rotbench.perception.calls.cache import CallCache
 from rotbench.perception.calls.prices import BATCH_PRICE_FACTOR
 from rotbench.perception.calls.redact import one_line
 from rotbench.perception.calls.usage import UsageMeter
-from rotbench.regular import read_regular_text
 
 if TYPE_CHECKING:
     from rotbench.perception.model import LLMSettings

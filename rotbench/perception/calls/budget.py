@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from rotbench.atomic import write_atomic
+from rotbench._util.atomic import write_atomic
+from rotbench._util.json_input import read_json_file
 from rotbench.contract.model_client import Completion
-from rotbench.json_input import read_json_file
 from rotbench.perception.calls.prices import cost_usd
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ at any instant leaves either a whole entry or none. ``CallCache.claim`` is a per
 the cache folder (``<stage>/.locks/<key>.lock``, an ``flock``): a process about to pay for a
 call holds it until the entry is written, so another process sharing the folder waits and then
 reads that entry instead of paying for the same call again. The lock dies with its process,
-so a killed run never leaves a call blocked. Reads go through ``rotbench.json_input`` (JSON
+so a killed run never leaves a call blocked. Reads go through ``rotbench._util.json_input`` (JSON
 only, never pickle, with its size, depth and number limits). An entry that does not parse
 is damaged: one warning line, then the call is made again and the entry overwritten. One
 whose recorded model / prompt version / key disagree with the request is simply absent.
@@ -31,9 +31,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from rotbench._util.json_input import JSONInputError, read_json_file
+from rotbench._util.safe_text import printable
 from rotbench.contract.model_client import Completion
-from rotbench.json_input import JSONInputError, read_json_file
-from rotbench.safe_text import printable
 
 CACHE_SCHEMA = 1
 MAX_ENTRY_BYTES = 4 << 20
@@ -96,7 +96,7 @@ class CallCache:
     def get(self, stage: str, key: str, *, model: str, prompt_version: str) -> Completion | None:
         """The cached completion, or None when absent, damaged or not this call's.
 
-        The entry is read by rotbench's one JSON reader (``rotbench.json_input``: at most
+        The entry is read by rotbench's one JSON reader (``rotbench._util.json_input``: at most
         ``MAX_ENTRY_BYTES``, its depth, number and encoding limits). A damaged entry (not
         that JSON, not an entry, not a completion) is a miss with one warning line on the
         ``rotbench.perception.model`` logger naming the file; the call is made again and

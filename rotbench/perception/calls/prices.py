@@ -5,6 +5,8 @@ limit) and by the settings that let a user override the prices.
 
 from __future__ import annotations
 
+from rotbench.contract.estimate import BATCH_PRICE_FACTOR
+
 Price = tuple[float, float]
 """(input_usd_per_mtok, output_usd_per_mtok): US dollars per million input / output tokens."""
 
@@ -12,9 +14,6 @@ CACHE_READ_PRICE_FACTOR = 0.1
 """Prompt-cache reads are billed at this fraction of the input price."""
 CACHE_WRITE_PRICE_FACTOR = 1.25
 """Prompt-cache writes (5-minute TTL) are billed at this multiple of the input price."""
-BATCH_PRICE_FACTOR = 0.5
-"""Message Batches bill all usage (input, output, cache reads and writes) at this fraction of
-the standard prices (Anthropic's pricing page: batch processing is 50% off)."""
 DEFAULT_PRICES: dict[str, Price] = {
     "claude-sonnet-4-6": (3.0, 15.0),
     "claude-haiku-4-5": (1.0, 5.0),
@@ -26,6 +25,9 @@ prices (https://platform.claude.com/docs/en/about-claude/pricing, "Model pricing
 ``prices`` override them model by model (``--llm-settings``)."""
 DEFAULT_PRICES_DATE = "2026-12-01"
 DEFAULT_PRICES_SOURCE = "https://platform.claude.com/docs/en/about-claude/pricing"
+
+__all__ = ["BATCH_PRICE_FACTOR", "CACHE_READ_PRICE_FACTOR", "CACHE_WRITE_PRICE_FACTOR",
+           "DEFAULT_PRICES", "Price", "cost_usd"]
 
 
 def cost_usd(

@@ -35,9 +35,9 @@ from pydantic import (
     model_validator,
 )
 
+from rotbench._util.validation import first_error
 from rotbench.contract.engine import Document
 from rotbench.contract.perception import Claim, ClaimDraft, ClaimEvent, QuestionFrame
-from rotbench.validation import first_error
 
 CheckKind = Literal["contradiction", "slot"]
 CHECK_KINDS: tuple[CheckKind, ...] = ("contradiction", "slot")

@@ -10,6 +10,14 @@ import math
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from rotbench._util.ranges import (
+    MAX_BATCH_POLL_SECONDS,
+    MAX_BATCH_TIMEOUT_SECONDS,
+    MAX_BUDGET_CALLS,
+    MAX_BUDGET_USD,
+    MAX_SDK_TIMEOUT_SECONDS,
+    MIN_BATCH_POLL_SECONDS,
+)
 from rotbench.perception.calls.prices import (
     BATCH_PRICE_FACTOR,
     CACHE_READ_PRICE_FACTOR,
@@ -25,14 +33,6 @@ from rotbench.perception.model._prompts import (
     DEFAULT_CHECK_PROMPT,
     EXTRACT_PROMPTS,
     default_extract_prompt,
-)
-from rotbench.ranges import (
-    MAX_BATCH_POLL_SECONDS,
-    MAX_BATCH_TIMEOUT_SECONDS,
-    MAX_BUDGET_CALLS,
-    MAX_BUDGET_USD,
-    MAX_SDK_TIMEOUT_SECONDS,
-    MIN_BATCH_POLL_SECONDS,
 )
 
 DAY_SECONDS = 24 * 3600.0

@@ -113,8 +113,8 @@ def load_profile(name_or_path: str = DEFAULT_PROFILE) -> NoiseProfile:
     for an unknown name, an unreadable or non-JSON file, a key given twice, a rate outside
     [0, 1] or not a number, a blank source, a missing kind or an unknown key.
     """
-    from rotbench.json_input import JSONInputError, read_json_file
-    from rotbench.safe_text import printable
+    from rotbench._util.json_input import JSONInputError, read_json_file
+    from rotbench._util.safe_text import printable
 
     path = profile_path(name_or_path)
     shown = printable(str(path), 200)

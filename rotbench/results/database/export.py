@@ -13,7 +13,7 @@ def _sql_literal(text: str) -> str:
 
 
 CSV_CELL_FUNCTION = "rotbench_csv_cell"
-"""The DuckDB function (``rotbench.sinks.csv_cell``, registered on the export's connection)
+"""The DuckDB function (``rotbench._util.sinks.csv_cell``, registered on the export's connection)
 every text cell of a CSV export goes through."""
 
 
@@ -23,14 +23,14 @@ def _quote_ident(name: str) -> str:
 
 def csv_safe_column(name: str) -> str:
     """A SELECT item giving text column ``name`` made safe for a spreadsheet by the CSV
-    rule of ``rotbench.sinks.csv_cell`` (C0, C1 and bidi controls escaped, a ``'`` before a
+    rule of ``rotbench._util.sinks.csv_cell`` (C0, C1 and bidi controls escaped, a ``'`` before a
     formula lead); the connection must have ``register_csv_cell`` done."""
     return f"{CSV_CELL_FUNCTION}({_quote_ident(name)}) AS {_quote_ident(name)}"
 
 
 def register_csv_cell(con) -> None:  # noqa: ANN001 - a DuckDB connection
-    """Register ``rotbench.sinks.csv_cell`` on ``con`` as ``CSV_CELL_FUNCTION``."""
-    from rotbench.sinks import csv_cell
+    """Register ``rotbench._util.sinks.csv_cell`` on ``con`` as ``CSV_CELL_FUNCTION``."""
+    from rotbench._util.sinks import csv_cell
 
     try:
         con.create_function(CSV_CELL_FUNCTION, csv_cell, ["VARCHAR"], "VARCHAR",
@@ -64,10 +64,10 @@ def export_run(con, run_id: str, folder: Path, format: str, *, force: bool = Fal
     """Write the probes, hits and metrics rows of ``run_id`` to ``folder`` as
     ``probes.<format>``, ``hits.<format>`` and ``metrics.<format>`` with DuckDB's COPY; each
     file lands atomically. A file already there is replaced only when rotbench wrote it
-    (``rotbench.outputs``; OutputError before anything is written, unless ``force``). In
-    CSV, text cells are made safe for spreadsheets (``rotbench.sinks.csv_cell``); Parquet keeps
-    every value as stored. Returns the paths written."""
-    from rotbench.outputs import check_user_files, record_user_files
+    (``rotbench._util.outputs``; OutputError before anything is written, unless ``force``). In
+    CSV, text cells are made safe for spreadsheets (``rotbench._util.sinks.csv_cell``);
+    Parquet keeps every value as stored. Returns the paths written."""
+    from rotbench._util.outputs import check_user_files, record_user_files
 
     folder = Path(folder)
     targets = export_targets(folder, format)

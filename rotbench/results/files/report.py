@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from rotbench.atomic import write_atomic
+from rotbench._util.atomic import write_atomic
 from rotbench.results.schema import Report
 
 MAX_REPORT_BYTES = 1 << 28
@@ -66,10 +66,10 @@ def load_report(path: Path) -> Report:
     Raises ``ReportError`` with a one-line message for an empty path, a folder, a device or
     anything not a regular file, a file above MAX_REPORT_BYTES, an unreadable file, invalid
     or truncated JSON (with line and column), JSON beyond the limits of
-    ``rotbench.json_input`` (depth, number length, encoding), a failed run's failure
+    ``rotbench._util.json_input`` (depth, number length, encoding), a failed run's failure
     record, a newer schema version, or an invalid field.
     """
-    from rotbench.json_input import JSONInputError, read_json_file
+    from rotbench._util.json_input import JSONInputError, read_json_file
 
     if not str(path).strip():
         raise ReportError("no report given: the path is empty")
@@ -83,7 +83,7 @@ def load_report(path: Path) -> Report:
     if not isinstance(data, dict):
         raise ReportError(f"{path}: not a report (top level is {type(data).__name__})")
     if data.get("kind") == "rotbench-failure":  # rotbench.results.failures.FailureRecord
-        from rotbench.safe_text import printable
+        from rotbench._util.safe_text import printable
 
         run = printable(str(data.get("run_id", "RUN_ID")), 80)
         raise ReportError(f"{path}: a failed run's failure record, not a report (it says "

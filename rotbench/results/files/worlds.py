@@ -19,9 +19,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from rotbench.atomic import write_atomic
-from rotbench.json_input import size_text
-from rotbench.regular import read_regular
+from rotbench._util.atomic import write_atomic
+from rotbench._util.json_input import size_text
+from rotbench._util.regular import read_regular
 from rotbench.results.files.report import ReportError, describe_validation_error
 from rotbench.results.schema import Report
 from rotbench.scoring.models import WorldProbes
@@ -162,7 +162,7 @@ def load_world(report: Report, index: int) -> WorldProbes:
         raise ReportError(f"{where}: world file {name} holds seed {world.seed}, not seed "
                           f"{entry.seed}")
     if world.fingerprint != entry.fingerprint:
-        from rotbench.safe_text import printable
+        from rotbench._util.safe_text import printable
 
         raise ReportError(
             f"{report.source or report.run_id}: field worlds[{index}].fingerprint: "

@@ -27,12 +27,12 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 from rich.console import Console
 
+from rotbench._util.safe_text import printable
 from rotbench.results.files.report import ReportError
 from rotbench.results.files.worlds import iter_worlds
 from rotbench.results.presentation.render import format_rate
 from rotbench.results.presentation.tables import Col, column_groups, print_table
 from rotbench.results.schema import Report
-from rotbench.safe_text import printable
 from rotbench.scoring.lexicons import lexicon
 from rotbench.scoring.metrics import (
     POISON_METRICS,
@@ -410,7 +410,7 @@ def legend_lines(comparison: Comparison) -> list[str]:
 
 
 def _md(text: str) -> str:
-    from rotbench.sinks import markdown
+    from rotbench._util.sinks import markdown
 
     return markdown(text, 120)
 

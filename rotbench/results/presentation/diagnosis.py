@@ -12,9 +12,9 @@ from collections.abc import Callable
 
 from rich.console import Console
 
+from rotbench._util.safe_text import printable
 from rotbench.results.files.worlds import iter_worlds
 from rotbench.results.schema import Report
-from rotbench.safe_text import printable
 from rotbench.scoring.behaviours import Example, Finding, diagnose
 from rotbench.scoring.lexicons import LEXICONS
 
@@ -114,7 +114,7 @@ def compare_rows(columns: list[str], diagnoses: list[list[Finding]],
 
 
 def _html_hits(example: Example) -> str:
-    from rotbench.sinks import html_text
+    from rotbench._util.sinks import html_text
 
     if not example.hits:
         return "<span class=muted>no hits</span>"
@@ -130,7 +130,7 @@ def diagnosis_html(reports: list[Report], labels: list[str],
     order (rank, behaviour, current answers and questions lost, the figure, the fix), each
     with its example questions and the hits the engine served. ``metric_link``: a metric's
     name as the page links it (the page's own, so that this module needs no page module)."""
-    from rotbench.sinks import html_text
+    from rotbench._util.sinks import html_text
 
     parts = ["<h2 id=diagnosis>What to fix first</h2><p>Each behaviour the engine shows, "
              "ranked by the current answers it costs (wrong first answers to a question with "

@@ -13,9 +13,9 @@ from collections.abc import Callable
 
 from rich.console import Console
 
+from rotbench._util.safe_text import printable
 from rotbench.results.presentation.tables import Col, print_table
 from rotbench.results.schema import Report
-from rotbench.safe_text import printable
 from rotbench.scoring.metrics import EVIDENCE_BUCKETS, EVIDENCE_METRICS, Rate
 from rotbench.scoring.paired import evidence_row
 

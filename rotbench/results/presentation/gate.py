@@ -15,10 +15,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from rotbench._util.safe_text import printable
 from rotbench.results.presentation.compare import TESTS, Cell, Comparison
 from rotbench.results.presentation.evidence import EVIDENCE_FAMILY
 from rotbench.results.schema import Report
-from rotbench.safe_text import printable
 from rotbench.scoring.lexicons import SCORER_VERSIONS
 from rotbench.scoring.metrics import CONTEXT_FIGURES, HIGHER_IS_BETTER
 
@@ -125,7 +125,7 @@ def _read_gate_file(path: Path) -> GatePolicy:
 
     from pydantic import ValidationError
 
-    from rotbench.json_input import JSONInputError, decode_utf8, read_capped
+    from rotbench._util.json_input import JSONInputError, decode_utf8, read_capped
 
     shown = printable(path, 200)
     try:

@@ -22,6 +22,7 @@ import html
 from collections.abc import Iterable
 from pathlib import Path
 
+from rotbench._util.safe_text import printable
 from rotbench.results.presentation.compare import (
     MARKS,
     Cell,
@@ -50,7 +51,6 @@ from rotbench.results.presentation.render import (
     shared_line,
 )
 from rotbench.results.schema import Report
-from rotbench.safe_text import printable
 from rotbench.scoring.metrics import (
     BY_KIND_V4,
     POISON_METRICS,
@@ -103,7 +103,7 @@ _DARK_CLASSES = {"current", "stale", "poison_asserted", "decoy_asserted"}
 def esc(text: object, limit: int = 2000) -> str:
     """Report-derived text for an HTML attribute or text: control characters shown as
     escapes, cut to ``limit`` characters, and ``& < > " '`` escaped."""
-    from rotbench.sinks import html_text
+    from rotbench._util.sinks import html_text
 
     return html_text(text, limit)
 
@@ -114,19 +114,8 @@ def esc_text(text: object, limit: int = 2000) -> str:
 
 
 def degraded_reasons(report: Report) -> list[str]:
-    """Why a run is marked degraded (empty: it is not).
-
-    Seam: the marking (``Report.degraded``, a list of reasons) arrives with issue 10; a
-    report or a rotbench without it reads as not degraded.
-    """
-    value = getattr(report, "degraded", None)
-    if not value:
-        return []
-    if isinstance(value, str | bytes):
-        return [str(value)]
-    if isinstance(value, Iterable):
-        return [str(v) for v in value]
-    return ["degraded"]
+    """Why a run is marked degraded (``Report.degraded``; empty: it is not)."""
+    return list(report.degraded)
 
 
 def single_families(report: Report) -> list[Family]:
@@ -642,9 +631,9 @@ def render_html(reports: list[Report], plots: list[Plot], sources: list[str] | N
 
 def page_path_problem(path: Path, force: bool = False) -> str | None:
     """Why ``path`` cannot take an HTML page (None when it can): the rule for every file
-    rotbench writes into a user's folder (``rotbench.outputs.replace_problem``): a folder,
+    rotbench writes into a user's folder (``rotbench._util.outputs.replace_problem``): a folder,
     a symlink, or an existing file rotbench did not write there, unless ``force``."""
-    from rotbench.outputs import replace_problem
+    from rotbench._util.outputs import replace_problem
 
     return replace_problem(Path(path), force=force)
 
@@ -662,12 +651,12 @@ def write_page(reports: list[Report], html_path: Path | None, plots_dir: Path | 
     plot files (SVG and PNG) to ``plots_dir`` (either may be None), each file atomically.
 
     Files already there are replaced only when rotbench wrote them, or with ``replace``
-    (``rotbench.outputs.write_user_files``); every target is checked before anything is
+    (``rotbench._util.outputs.write_user_files``); every target is checked before anything is
     written. Returns (page size in bytes, plot files written). Raises ``CompareError`` for
     several reports on different worlds unless ``force``, ``OutputError`` (a ValueError)
     for a target that may not be replaced, OSError when a write fails.
     """
-    from rotbench.outputs import check_user_files, write_user_files
+    from rotbench._util.outputs import check_user_files, write_user_files
     from rotbench.results.presentation.compare import CompareError, check_same_worlds
     from rotbench.results.presentation.plots import build_plots, write_plots
 

@@ -36,8 +36,8 @@ body:has(#failing-only:checked) details.q:not(.fail){display:none}
 
 def esc(text: object) -> str:
     """``text`` escaped for HTML text and attribute values (the HTML rule of
-    ``rotbench.sinks``: control, C1 and bidi characters escaped too; nothing cut)."""
-    from rotbench.sinks import html_text
+    ``rotbench._util.sinks``: control, C1 and bidi characters escaped too; nothing cut)."""
+    from rotbench._util.sinks import html_text
 
     return html_text(text, None)
 

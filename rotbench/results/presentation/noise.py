@@ -10,9 +10,9 @@ from collections.abc import Callable
 
 from rich.console import Console
 
+from rotbench._util.safe_text import printable
 from rotbench.results.presentation.tables import Col, print_table
 from rotbench.results.schema import Report
-from rotbench.safe_text import printable
 from rotbench.scoring.metrics import Rate
 from rotbench.scoring.miss_stages import INTACT, error_kinds
 

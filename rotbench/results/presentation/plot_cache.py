@@ -21,7 +21,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from rotbench.atomic import write_atomic
+from rotbench._util.atomic import write_atomic
 from rotbench.results.schema import Report
 
 VARYING = ("run_id", "created_at", "stages", "timings")
@@ -54,7 +54,7 @@ def cached_plots(reports: list[Report], cache_dir: Path, png: bool = True):
     same figures were drawn before, else drawn and stored. Returns (plots, True when they
     came from the cache). Raises what ``build_plots`` raises; a failed store only costs the
     next run a redraw."""
-    from rotbench.json_input import read_json_file
+    from rotbench._util.json_input import read_json_file
     from rotbench.results.presentation.plots import Plot, build_plots
 
     key = plots_key(reports, png)

@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rotbench._util.safe_text import printable
 from rotbench.results.schema import Report
-from rotbench.safe_text import printable
 from rotbench.scoring.metrics import (
     EVIDENCE_BUCKETS,
     FAMILIES,
@@ -485,10 +485,10 @@ def write_plots(plots: list[Plot], folder: Path, *, force: bool = False,
     """Write ``<name>.svg`` and ``<name>.png`` of every plot into ``folder`` (created), each
     file atomically; a file that already holds exactly these bytes is left as it is (a
     rerun with unchanged figures syncs nothing to disk). Files already there are replaced
-    only when rotbench wrote them (``rotbench.outputs.write_user_files``; else OutputError
+    only when rotbench wrote them (``rotbench._util.outputs.write_user_files``; else OutputError
     before anything is written, unless ``force``). Returns the paths of the plot files,
     written or already in place."""
-    from rotbench.outputs import write_user_files
+    from rotbench._util.outputs import write_user_files
 
     folder = Path(folder)
     files = []

@@ -14,11 +14,11 @@ from collections.abc import Iterable
 
 from rich.console import Console
 
-from rotbench.outputs import terminal_safe
+from rotbench._util.outputs import terminal_safe
+from rotbench._util.safe_text import printable
 from rotbench.results.presentation.evidence import render_evidence
 from rotbench.results.presentation.tables import Col, print_table
 from rotbench.results.schema import Report
-from rotbench.safe_text import printable
 from rotbench.scoring.lexicons import LEXICONS
 from rotbench.scoring.metrics import BY_KIND_V4 as BY_KIND
 from rotbench.scoring.metrics import FAMILIES, POISON_METRICS, Rate, better_label, hit_classes
@@ -148,7 +148,7 @@ def denominator_legend(report: Report) -> list[str]:
 def shared_line(report: Report) -> str:
     """One line on a shared store: its users (ids escaped, each cut to 40 characters) and
     whether the engine took the asking user. Not yet made terminal-safe as a whole."""
-    from rotbench.safe_text import printable
+    from rotbench._util.safe_text import printable
 
     s = report.selection
     ids = ", ".join(printable(u, 40) for u in s.users[:8])

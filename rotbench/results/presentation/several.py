@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from rotbench._util.safe_text import printable
 from rotbench.results.presentation.compare import (
     FAMILY_STAGES,
     MARKS,
@@ -28,7 +29,6 @@ from rotbench.results.presentation.compare import (
     source_mark,
 )
 from rotbench.results.presentation.render import format_rate
-from rotbench.safe_text import printable
 from rotbench.scoring.definitions import BY_NAME, DOCS_PAGE, metric_url
 
 MAX_VERSION_CHARS = 10

@@ -17,7 +17,7 @@ column (its title marked ``(1/2)``, ``(2/2)``). So a table never runs past the c
 width unless its first column and one other are wider by themselves.
 
 Cells are ``rich.text.Text``: nothing in a cell is read as console markup. Callers escape
-text read from files (``rotbench.safe_text.printable``) before it gets here.
+text read from files (``rotbench._util.safe_text.printable``) before it gets here.
 """
 
 from __future__ import annotations

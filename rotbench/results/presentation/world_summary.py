@@ -3,7 +3,7 @@ user's statements and mentions per attribute, the evidence behind each scored qu
 forget requests and the re-delivered documents.
 
 Plain functions of a ``World`` count them; ``render_summary`` prints them as tables that fit
-80 columns, every value from the world escaped (``rotbench.safe_text.printable``).
+80 columns, every value from the world escaped (``rotbench._util.safe_text.printable``).
 Definitions:
 
 - a **statement** of an attribute is one of the user's own present-tense facts (no
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 from rich.console import Console
 
+from rotbench._util.safe_text import printable
 from rotbench.results.presentation.tables import Col, print_table
-from rotbench.safe_text import printable
 from rotbench.scoring.metrics import EVIDENCE_BUCKETS, evidence_bucket
 from rotbench.world.models import Fact, Session, World
 

@@ -1,7 +1,7 @@
 """Loaded at start-up by the full-disk tests' ``rotbench run`` processes (on PYTHONPATH).
 
 When ``ROTBENCH_TEST_FULL_UNDER`` names a folder, every file written under it through
-``rotbench.atomic`` (stage outputs, reports, world files, pending markers) or through
+``rotbench._util.atomic`` (stage outputs, reports, world files, pending markers) or through
 Prefect's local result storage (its cache records) fails half-way through with ENOSPC, as
 on a full disk: half the bytes reach the file, then the write raises. No root, no tiny
 filesystem: a fresh CI machine runs it as any user."""
@@ -14,7 +14,7 @@ import os
 _FULL = os.environ.get("ROTBENCH_TEST_FULL_UNDER")
 
 if _FULL:
-    import rotbench.atomic as _atomic
+    import rotbench._util.atomic as _atomic
 
     _real_open = _atomic._open_temporary
 

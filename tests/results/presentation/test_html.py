@@ -153,13 +153,10 @@ def test_an_old_report_renders_with_missing_metrics_as_na() -> None:
     assert 'class="n muted">n/a' not in page.split("<h3>Currency</h3>")[1].split("</table>")[0]
 
 
-def test_degraded_seam_reads_a_missing_marking_as_not_degraded(report_v2: Report) -> None:
+def test_degraded_reasons_are_the_reports_marking(report_v2: Report) -> None:
     assert degraded_reasons(report_v2) == []
-
-    class Marked:
-        degraded = ["80 checks undecided"]
-
-    assert degraded_reasons(Marked()) == ["80 checks undecided"]  # type: ignore[arg-type]
+    marked = report_v2.model_copy(update={"degraded": ["80 checks undecided"]})
+    assert degraded_reasons(marked) == ["80 checks undecided"]
 
 
 def test_page_path_problem(tmp_path: Path) -> None:
@@ -174,7 +171,7 @@ def test_page_path_problem(tmp_path: Path) -> None:
     page.write_text("<!DOCTYPE html><html></html>")  # a page, but not rotbench's
     assert page_path_problem(page) == refused
     assert page_path_problem(page, force=True) is None
-    from rotbench.outputs import write_user_files
+    from rotbench._util.outputs import write_user_files
 
     write_user_files("--html", [(page, b"<!DOCTYPE html><html>rotbench's</html>")], force=True)
     assert page_path_problem(page) is None  # rotbench's own page, unchanged since

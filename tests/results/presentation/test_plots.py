@@ -126,7 +126,7 @@ def test_plot_files_are_written_as_svg_and_png(plots_v2, tmp_path: Path) -> None
 
 
 def test_unchanged_plot_files_are_left_alone(plots_v2, tmp_path: Path, monkeypatch) -> None:
-    import rotbench.atomic as atomic
+    import rotbench._util.atomic as atomic
 
     folder = tmp_path / "plots"
     older = replace(plots_v2[0], svg="<svg>an older figure</svg>")

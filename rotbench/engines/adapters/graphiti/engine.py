@@ -53,7 +53,7 @@ from rotbench.contract.perception import Claim
 
 # graphiti-core with it (``env.import_graphiti``), when this module is imported: the engine
 # server imports it once, before it forks a worker per world, and each fork then starts with
-# it (0.7-1.0 s per world when each worker imported it; rotbench.pipeline.engine_worker)
+# it (0.7-1.0 s per world when each worker imported it; rotbench.engines.host.engine_worker)
 from rotbench.engines.adapters.graphiti.llm import (  # noqa: E402
     CrossEncoder,
     Embedder,

@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from rotbench._util.validation import first_error
 from rotbench.engines.adapters.graphiti.env import import_graphiti
-from rotbench.validation import first_error
 
 import_graphiti()
 

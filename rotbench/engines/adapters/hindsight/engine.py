@@ -24,7 +24,7 @@ Hindsight is async: each engine instance has its own event loop, on which the da
 lives; the factory opens it (starting PostgreSQL and running Hindsight's migrations).
 
 hindsight-api is imported with this module, which the engine server imports once per run
-(``rotbench.pipeline.engine_worker``), so each world's worker is forked with it loaded (it
+(``rotbench.engines.host.engine_worker``), so each world's worker is forked with it loaded (it
 starts no thread at import). Imported in the factory, it took about 3.5 CPU seconds per
 world inside the factory call's 60 s limit (42 s of wall time at a load of 10).
 """

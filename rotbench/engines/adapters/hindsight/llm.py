@@ -34,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from rotbench._util.validation import first_error
 from rotbench.contract.perception import Checker, Claim, subject_key
-from rotbench.validation import first_error
 
 MAX_TOKENS = 4096
 """Output budget of every Hindsight call through rotbench's model client (tokens)."""

@@ -53,7 +53,7 @@ from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
 
-from rotbench.ports import free_loopback_port
+from rotbench._util.ports import free_loopback_port
 
 NOBODY = 65534
 """The uid and gid the server runs as when rotbench runs as root."""

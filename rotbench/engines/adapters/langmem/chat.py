@@ -140,7 +140,7 @@ class _RotbenchChat(BaseChatModel):
         try:
             calls = self._tool_calls(offered, system, prompt, kwargs.get("tools") or [])
         except Exception as exc:  # noqa: BLE001 - see ModelCallStopped
-            from rotbench.safe_text import safe_str, type_name
+            from rotbench._util.safe_text import safe_str, type_name
 
             raise ModelCallStopped(f"{type_name(exc)}: {safe_str(exc)}") from None
         real = {a: r for r, a in self.aliases.items()}

@@ -27,7 +27,7 @@ LangGraph refuses a label holding a period, so such an id is passed as a digest)
 question for a user searches that user's namespace.
 
 LangMem, LangGraph and trustcall are imported with this module, which the engine server
-imports once per run (``rotbench.pipeline.engine_worker``), so each world's worker is forked
+imports once per run (``rotbench.engines.host.engine_worker``), so each world's worker is forked
 with them loaded. Imported in the factory instead, they took about 2 CPU seconds per world,
 inside the factory call's time limit: at a load of 14 on two cores the import alone passed
 the 60 s limit (``engine langmem: seed 42, set-up: factory: no answer within 60 s``).

@@ -1,7 +1,7 @@
 """Keep a plug-in engine's processes from writing outside the folders it was given (Linux
 Landlock).
 
-An engine server (``rotbench.pipeline.engine_worker``) confines itself before it imports the
+An engine server (``rotbench.engines.host.engine_worker``) confines itself before it imports the
 engine's module, so its workers and whatever they start inherit the rule: creating, writing,
 truncating, renaming or removing a file is allowed only beneath the run's engine folders (the
 cache folder's ``scratch/``: the sandbox's working folder and HOME, and every engine's

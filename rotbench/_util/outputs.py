@@ -45,8 +45,9 @@ class OutputError(ValueError):
 
 def terminal_safe(text: object, *, one_line: bool = False) -> str:
     """``text`` with control and format characters (ESC, BEL, C1, bidi overrides) shown as
-    escapes (``rotbench.safe_text.printable``); newlines kept unless ``one_line``."""
-    from rotbench.safe_text import printable
+    escapes by the terminal rule of ``rotbench._util.sinks`` (through ``safe_text.printable``),
+    each line cut to ``MAX_TERMINAL_CHARS``; newlines kept unless ``one_line``."""
+    from rotbench._util.safe_text import printable
 
     if one_line:
         return printable(text, MAX_TERMINAL_CHARS)
@@ -154,13 +155,13 @@ MAX_MANIFEST_BYTES = 4 << 20
 
 
 def _read_regular(path: Path) -> bytes:
-    from rotbench.regular import read_regular
+    from rotbench._util.regular import read_regular
 
     return read_regular(path)
 
 
 def _digest_of(path: Path) -> str | None:
-    from rotbench.regular import open_regular
+    from rotbench._util.regular import open_regular
 
     h = hashlib.sha256()
     try:
@@ -175,7 +176,7 @@ def _digest_of(path: Path) -> str | None:
 def _manifest(folder: Path) -> dict[str, str]:
     """name -> sha256 of the files rotbench wrote in ``folder``; empty when the manifest
     is missing or damaged (then nothing there counts as rotbench's)."""
-    from rotbench.json_input import read_json_file
+    from rotbench._util.json_input import read_json_file
 
     try:
         data = read_json_file(folder / MANIFEST_NAME, MAX_MANIFEST_BYTES, "manifest")
@@ -239,7 +240,7 @@ def check_user_files(flag: str, paths: list[Path], *, force: bool = False) -> No
 def record_user_files(paths: list[Path]) -> None:
     """Note ``paths`` (just written by rotbench) in their folders' manifests, with the
     sha256 of their bytes, so a later run recognises them as its own."""
-    from rotbench.atomic import write_atomic
+    from rotbench._util.atomic import write_atomic
 
     by_folder: dict[Path, list[Path]] = {}
     for path in paths:
@@ -262,7 +263,7 @@ def write_user_files(flag: str, files: list[tuple[Path, bytes]], *,
     not be written), then each is written (a file already holding exactly these bytes is
     left alone) and recorded in its folder's manifest. Returns the paths. Raises OSError
     when a write fails (no temporary file is left)."""
-    from rotbench.atomic import write_atomic
+    from rotbench._util.atomic import write_atomic
 
     check_user_files(flag, [p for p, _ in files], force=force)
     out = []

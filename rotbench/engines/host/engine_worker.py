@@ -105,7 +105,7 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 def relay_output(stream, prefix: str = "") -> None:
     """Copy what an engine server and its workers write to their standard output and error
     (one pipe, UTF-8) to the run's standard error, a line at a time, every control character
-    but the tab escaped (``rotbench.sinks.escape_unsafe``, no cut): an engine's ``print``
+    but the tab escaped (``rotbench._util.sinks.escape_unsafe``, no cut): an engine's ``print``
     reaches the terminal as text, never as an escape sequence. A carriage return ends a
     line as a newline does (a progress bar's redraws arrive as lines), and a piece longer
     than ``RELAY_LINE_CHARS`` goes out without waiting for its end. The pipe is always drained,
@@ -115,7 +115,7 @@ def relay_output(stream, prefix: str = "") -> None:
     a line of rotbench's own (``rotbench: error: ...``)."""
     import codecs
 
-    from rotbench.sinks import escape_unsafe
+    from rotbench._util.sinks import escape_unsafe
 
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
     pending = ""
@@ -145,7 +145,7 @@ def relay_output(stream, prefix: str = "") -> None:
 
 def relay_prefix(module: str) -> str:
     """What each line an engine module's processes write starts with on the run's stderr."""
-    from rotbench.safe_text import printable
+    from rotbench._util.safe_text import printable
 
     return f"[engine {printable(module, 80)}] "
 
@@ -158,7 +158,7 @@ class EngineServer:
         ``SERVER_START_SECONDS`` for the interpreter and rotbench's modules, then at most
         ``import_seconds`` (the engine's timeout; None: ``SERVER_START_SECONDS``) for the
         engine's module. Raises ServerError (the server then killed with all it started)."""
-        from rotbench.cli.supervise import CHILD_ENV
+        from rotbench._util.lifetime import CHILD_ENV
 
         ours, theirs = socket.socketpair()
         env = {k: v for k, v in os.environ.items() if k != CHILD_ENV}
@@ -173,7 +173,7 @@ class EngineServer:
         if roots:  # the engine's temporary files go beneath the folders it may write
             env["TMPDIR"] = roots[0]
         code = ("import json,sys; sys.path[:] = json.loads(sys.argv[1]); "
-                "from rotbench.pipeline.engine_worker_side import serve; "
+                "from rotbench.engines.host.engine_worker_side import serve; "
                 "serve(int(sys.argv[2]), sys.argv[3], json.loads(sys.argv[4]))")
         self.module = module
         self.forked: set[int] = set()
@@ -199,7 +199,7 @@ class EngineServer:
         ready = self._signal(limit)
         if ready != b"R":
             self.stop()
-            from rotbench.safe_text import printable
+            from rotbench._util.safe_text import printable
 
             raise ServerError(
                 f"the engine's module {printable(module, 80)} did not finish importing within "
@@ -247,7 +247,7 @@ class EngineServer:
         below it (what the engine's module started at import, in a session of its own or
         not: the server is a subreaper). Processes found running below the server besides
         its workers are counted for the run's note (``ended_notes``)."""
-        from rotbench.processes import descendants, end_tree, session_of
+        from rotbench._util.processes import descendants, end_tree, session_of
 
         pid = self.process.pid
         left = [p for p in descendants(pid) if p not in _WORKERS and p not in self.forked]
@@ -279,7 +279,7 @@ confinement)."""
 
 def confine_engines(roots: list[str]) -> None:
     """Servers started from now on confine their engine's writes to beneath ``roots`` (the
-    first also its ``TMPDIR``; ``rotbench.pipeline.confine``); [] lifts that for later
+    first also its ``TMPDIR``; ``rotbench.engines.host.confine``); [] lifts that for later
     servers. Set by the run's sandbox (``rotbench.engines.sandbox.engine_sandbox``)."""
     _WRITE_ROOTS[:] = [str(r) for r in roots]
 
@@ -308,7 +308,7 @@ def _count_ended(module: str, count: int, own_session: int) -> None:
 def ended_notes() -> list[str]:
     """One line per engine module whose processes the run had to end (taken: the tally
     restarts)."""
-    from rotbench.safe_text import printable
+    from rotbench._util.safe_text import printable
 
     with _SERVERS_LOCK:
         tallies = sorted(_ENDED.items())
@@ -374,7 +374,7 @@ def end_worker(pid: int, conn: Channel | None = None, module: str | None = None)
     that left it by ``setsid``: the worker is a subreaper, so a double fork stays below
     it), then close its pipe. The worker is stopped first, so it starts nothing while its
     descendants are ended; those found are counted for ``module``'s note."""
-    from rotbench.processes import descendants, end_tree, group_members, session_of
+    from rotbench._util.processes import descendants, end_tree, group_members, session_of
 
     try:
         os.kill(pid, signal.SIGSTOP)

@@ -1,4 +1,4 @@
-"""Inside an engine's server and worker processes (``rotbench.pipeline.engine_worker``): the
+"""Inside an engine's server and worker processes (``rotbench.engines.host.engine_worker``): the
 server's fork loop, the worker's call loop, and the handles the engine gets in its
 ``EngineContext``.
 
@@ -28,17 +28,19 @@ from typing import Any
 
 import numpy as np
 
+from rotbench._util.lifetime import die_with_parent
 from rotbench.contract.context import EngineContext
 from rotbench.contract.engine import Document
 from rotbench.contract.model_client import Completion, RefusedCall
 from rotbench.contract.perception import ClaimDraft, Judgement, QuestionFrame
-from rotbench.lifetime import die_with_parent
-from rotbench.pipeline.engine_worker import Channel, kill_group
-from rotbench.pipeline.probe import (
+from rotbench.engines.host.engine_worker import Channel, kill_group
+from rotbench.engines.host.guarded import (
     EngineFailure,
     GuardedEngine,
+    check_question,
     describe_raised,
     engine_attribute,
+    flat_config,
     identity_problem,
 )
 
@@ -108,7 +110,7 @@ class EmbedderHandle:
         if len(self._memo) + len(missing) > MEMO_TEXTS:
             self._memo.clear()
             missing = list(dict.fromkeys(texts))
-        from rotbench.pipeline.engine_worker import MAX_ENCODE_TEXTS
+        from rotbench.engines.host.engine_worker import MAX_ENCODE_TEXTS
 
         for start in range(0, len(missing), MAX_ENCODE_TEXTS):  # requests of a bounded size
             part = missing[start:start + MAX_ENCODE_TEXTS]
@@ -150,7 +152,6 @@ class QuestionReaderHandle(ExtractorHandle):
         """The frame the run's extractor reads ``question`` into; None when it reads none.
         Raises ValueError for a question over ``MAX_QUESTION_CHARS`` before anything is
         sent, as the run's own proxy does in process."""
-        from rotbench.pipeline.question_count import check_question
 
         check_question(question)
         data = self._link.ask("read_question", question=str(question))
@@ -178,7 +179,7 @@ def _string(surface: dict | None, key: str) -> str | None:
 def extractor_handle(link: _Link, surface: dict | None) -> ExtractorHandle:
     """The handle standing for the run's extractor, with the attributes the run reported
     it has (``surface``: ``{"stamp": str | None, "reads_questions": bool}``, from
-    ``rotbench.pipeline.isolated.surface_of``): a ``QuestionReaderHandle`` when it reads
+    ``rotbench.engines.host.isolated.surface_of``): a ``QuestionReaderHandle`` when it reads
     questions, ``stamp`` set only when it has one, so ``isinstance(handle,
     QuestionReader)`` (and ``Extractor``) answers in the worker as it would in the run's
     process."""
@@ -220,10 +221,10 @@ class _Worker:
         self.guard: GuardedEngine | None = None
 
     def build(self, req: dict) -> dict:
+        from rotbench._util.safe_text import printable
         from rotbench.contract.registry import EngineError, EngineInfo
         from rotbench.engines.registry import load_factory
         from rotbench.engines.trace import engine_roots, engine_trace
-        from rotbench.safe_text import printable
 
         info = EngineInfo.model_validate(req["info"])
         seed = req["seed"]
@@ -249,7 +250,6 @@ class _Worker:
             at = f" (at {printable(where, 300)})" if where else ""
             raise EngineFailure(f"engine {printable(info.name, 60)}: seed {seed}, set-up: "
                                 f"factory {describe_raised(exc)}{at}", trace=trace) from None
-        from rotbench.pipeline.ingest_probe import flat_config
 
         if problem := identity_problem(engine):
             raise EngineFailure(f"engine {printable(info.name, 60)}: seed {seed}, set-up: "
@@ -277,7 +277,6 @@ class _Worker:
         if self.guard is None:
             return None
         self.guard.close()
-        from rotbench.pipeline.ingest_probe import flat_config
 
         engine = self.guard.engine
         return {"version": engine_attribute(engine, "version", ""),
@@ -314,14 +313,14 @@ def run_worker(conn: Channel) -> None:
         link.send(reply)
 
 
-# -- the engine server (a process of its own, started by ``rotbench.pipeline.engine_worker``) ------
+# -- the engine server (a process of its own, started by ``engine_worker``) --------------------
 
 def serve(ctrl_fd: int, module: str, roots: list[str] | None = None) -> None:
     """The engine server's main loop (see the module text): preload, confine writes to
-    beneath ``roots`` (``rotbench.pipeline.confine``; none: unconfined), then fork a worker
+    beneath ``roots`` (``rotbench.engines.host.confine``; none: unconfined), then fork a worker
     for every descriptor received on ``ctrl_fd``; on end of file or SIGTERM kill every
     worker's process group and exit."""
-    from rotbench.processes import become_subreaper, end_tree
+    from rotbench._util.processes import become_subreaper, end_tree
 
     ctrl = socket.socket(fileno=ctrl_fd)
     workers: list[int] = []
@@ -341,7 +340,7 @@ def serve(ctrl_fd: int, module: str, roots: list[str] | None = None) -> None:
     from rotbench.engines import trace  # noqa: F401 - preloaded for every worker
 
     if roots:
-        from rotbench.pipeline.confine import confine
+        from rotbench.engines.host.confine import confine
 
         confine(roots)
     ctrl.sendall(b"B")  # booted: the engine's module is imported next, under its time limit
@@ -368,7 +367,7 @@ def serve(ctrl_fd: int, module: str, roots: list[str] | None = None) -> None:
 
 def _worker_main(fd: int) -> None:
     """In a freshly forked worker: own session, default signals, then the call loop."""
-    from rotbench.processes import become_subreaper
+    from rotbench._util.processes import become_subreaper
 
     os.setsid()
     become_subreaper()  # a descendant that double-forks stays below the worker

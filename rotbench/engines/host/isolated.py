@@ -1,4 +1,4 @@
-"""The run's side of an engine in a worker process (``rotbench.pipeline.engine_worker``).
+"""The run's side of an engine in a worker process (``rotbench.engines.host.engine_worker``).
 
 ``IsolatedEngine`` is the ``GuardedEngine`` of an engine that runs in a worker: the same
 calls, one-line failures and hit checks, but every call is a request over the worker's pipe,
@@ -11,10 +11,9 @@ past the timeout, a worker that ends without answering, or a frame that is not a
 reply kills the worker's process group and fails that engine alone, naming the call.
 
 Deposits are sent ahead without waiting for their replies, and a checkpoint's questions go
-together (``hits_many``), so the run and the worker do not take turns once per call (issue
-40: at most 1 s added per engine and run). The replies are still read one by one, in order,
-each within the timeout from when the worker could first have started its call, and the
-first failure is the one reported.
+together (``hits_many``), so the run and the worker do not take turns once per call. The
+replies are still read one by one, in order, each within the timeout from when the worker
+could first have started its call, and the first failure is the one reported.
 """
 
 from __future__ import annotations
@@ -28,14 +27,14 @@ from typing import Any
 
 import numpy as np
 
+from rotbench._util.safe_text import printable, safe_str, type_name
 from rotbench.contract.engine import Document
 from rotbench.contract.model_client import ModelClient
 from rotbench.contract.perception import Checker, Claim, Extractor, QuestionFrame
 from rotbench.contract.registry import EngineInfo
 from rotbench.embedding.embedder import Embedder
-from rotbench.pipeline import engine_worker as workers
-from rotbench.pipeline.probe import EngineFailure, GuardedEngine
-from rotbench.safe_text import printable, safe_str, type_name
+from rotbench.engines.host import engine_worker as workers
+from rotbench.engines.host.guarded import EngineFailure, GuardedEngine
 from rotbench.scoring.models import ScoredHit
 from rotbench.world.models import World
 from rotbench.world.shared import SharedWorld
@@ -68,7 +67,7 @@ def surface_of(extractor: Extractor, checker: Checker | None, model: ModelClient
     None, "model": {"default_model"}, "embedder": {"model_id"}}``; a stamp, default model
     or model id that is not a string is sent as None (the handle then has no such
     attribute). The worker builds its handles
-    from it (``rotbench.pipeline.engine_worker_side.extractor_handle``), so an engine's
+    from it (``rotbench.engines.host.engine_worker_side.extractor_handle``), so an engine's
     ``isinstance(context.extractor, QuestionReader)`` and ``getattr(..., "stamp")`` answer
     in its worker as in the run's process."""
     return {"extractor": {"stamp": _string(extractor, "stamp"),
@@ -93,7 +92,7 @@ class OverBudget(Exception):
 
 class CallBudget:
     """What one engine call has asked the run for so far, against the bounds
-    (``rotbench.pipeline.engine_worker.MAX_CALL_TEXTS``, ``MAX_CALL_REQUESTS``), and the
+    (``rotbench.engines.host.engine_worker.MAX_CALL_TEXTS``, ``MAX_CALL_REQUESTS``), and the
     call's deadline (``time.monotonic``; None: no limit)."""
 
     def __init__(self, deadline: float | None) -> None:
@@ -175,7 +174,7 @@ class _Handles:
             return self.answer(request)
         from concurrent.futures import TimeoutError as FutureTimeout
 
-        from rotbench.pipeline.probe import _EngineThread
+        from rotbench.engines.host.guarded import _EngineThread
 
         if self._thread is None:
             self._thread = _EngineThread()
@@ -438,10 +437,12 @@ class IsolatedEngine(GuardedEngine):
 def probe_isolated(world: World | SharedWorld, info: EngineInfo, scratch: Path, *, arm: str,
                    extractor: Extractor, checker: Checker | None, model: ModelClient,
                    embedder: Embedder, top_k: int,
-                   timeout_seconds: float | None) -> tuple[str, str, dict, Any]:
+                   timeout_seconds: float | None,
+                   probe: Callable[[Any, GuardedEngine, int], Any]) -> tuple[str, str, dict, Any]:
     """``ingest_and_probe``'s build-and-probe for an engine in a worker process: (the name
     the engine reported, its version, its ``config`` as sent (a dict, to be flattened), its
-    ``WorldProbes``). Raises EngineFailure."""
+    ``WorldProbes``). ``probe(world, engine, top_k)`` is the probe stage the caller runs on
+    the engine (``rotbench.pipeline.probe_shared.probe_any``). Raises EngineFailure."""
     try:
         guard = IsolatedEngine(info, world.seed, timeout_seconds,
                                _Handles(embedder, model, extractor, checker))
@@ -450,9 +451,7 @@ def probe_isolated(world: World | SharedWorld, info: EngineInfo, scratch: Path, 
                             f"{exc}") from None
     try:
         built = guard.build(world.seed, arm, scratch)
-        from rotbench.pipeline.probe_shared import probe_any
-
-        probes = probe_any(world, guard, top_k)
+        probes = probe(world, guard, top_k)
     finally:
         guard.close()
     final = {**built, **{k: v for k, v in guard.final.items() if v}}

@@ -15,7 +15,7 @@ can retitle or clear a terminal, reorder a line a reader sees, or split a cell.
 On top of that each sink escapes what its own format reads as syntax:
 
 - terminal (``terminal``, ``terminal_lines``): nothing more (rich markup is off in
-  ``rotbench.safe_text.terminal_console``);
+  ``rotbench._util.safe_text.terminal_console``);
 - CSV (``csv_cell``): tab, newline and carriage return are kept (the CSV writer quotes them),
   and a cell that starts with ``= + - @``, tab or carriage return gets a leading ``'``
   (spreadsheet formulas, OWASP's "CSV injection");
@@ -78,7 +78,7 @@ def _text(value: object) -> str:
 
 def terminal(value: object, limit: int | None = 200) -> str:
     """One terminal line: every unsafe character escaped (newlines too), cut to ``limit``
-    characters (an ellipsis marks the cut; None: not cut). ``rotbench.safe_text.printable``
+    characters (an ellipsis marks the cut; None: not cut). ``rotbench._util.safe_text.printable``
     is this rule."""
     whole = _text(value)
     if limit is None:

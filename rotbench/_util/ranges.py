@@ -27,8 +27,8 @@ MAX_BATCH_TIMEOUT_SECONDS = 7 * 86_400.0
 
 MIN_BATCH_POLL_SECONDS = 0.01
 MAX_BATCH_POLL_SECONDS = 3_600.0
-"""``batch_poll_seconds``: between 10 ms (the fake server in tests) and an hour. A nanosecond
-polled one batch 6,267 times in 8 s."""
+"""``batch_poll_seconds``: between 10 ms (the fake server in tests) and an hour (a shorter
+interval polls the batch API in a busy loop)."""
 
 MAX_SDK_TIMEOUT_SECONDS = 3_600.0
 """``timeout_seconds`` of the settings file: one HTTP attempt, at most an hour."""

@@ -7,6 +7,10 @@ from __future__ import annotations
 import signal
 import sys
 
+CHILD_ENV = "ROTBENCH_RUN_STATUS_FD"
+"""Set in the supervised run child (``rotbench.cli.supervise``): the file descriptor of the
+pipe its end is reported on. Processes the child starts for engines leave it out of their
+environment (the pipe is the run's, not theirs)."""
 PR_SET_PDEATHSIG = 1
 """Linux ``prctl`` option: the signal this process gets when its parent ends."""
 

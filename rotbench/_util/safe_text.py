@@ -1,5 +1,6 @@
 """Text that came from outside (an engine, a report, a cache record) made safe for the
-terminal: the one rule every command follows.
+terminal, by the terminal rule of ``rotbench._util.sinks`` (the one rule for outside text;
+nothing here decides what is escaped).
 
 - ``printable``: one line; control characters (escape sequences that retitle or repaint a
   terminal, carriage returns, newlines) shown as Python escapes, long text cut.
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rotbench.sinks import terminal  # the one rule of what is escaped (every sink)
+from rotbench._util.sinks import terminal, terminal_lines
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -23,7 +24,7 @@ def printable(text: object, limit: int = 200) -> str:
     """``str(text)`` with every control or format character escaped (``\\x1b``, ``\\n``) and cut
     to ``limit`` characters (an ellipsis marks the cut)."""
     whole = text if type(text) is str else str(text)
-    return terminal(whole, limit)  # the terminal rule of rotbench.sinks
+    return terminal(whole, limit)  # the terminal rule of rotbench._util.sinks
 
 
 def safe_str(obj: object, limit: int = 200) -> str:
@@ -54,14 +55,6 @@ def _type_name(obj: object) -> str:
 def type_name(obj: object) -> str:
     """The name of ``obj``'s type as one printable line (never raises)."""
     return _type_name(obj)
-def escape_controls(text: str) -> str:
-    """``text`` with every control or format character except the newline escaped (as
-    ``printable`` does), and nothing cut: what the terminal console sends."""
-    from rotbench.sinks import escape_unsafe
-
-    return escape_unsafe(text, keep=("\n",))
-
-
 def cell(text: object, limit: int = 200) -> Text:
     """A table cell or title from outside text: a rich ``Text`` (never read as markup),
     control characters escaped, cut to ``limit`` characters."""
@@ -73,7 +66,7 @@ def cell(text: object, limit: int = 200) -> Text:
 def terminal_console(**options: object) -> Console:
     """The rich console every command prints through: markup, emoji codes and highlighting
     off (a ``[link=...]`` or ``[/x]`` in a report is text, not a link or an error), and
-    every text segment it writes has its control characters escaped (``escape_controls``),
+    every text segment it writes has its control characters escaped (``sinks.terminal_lines``),
     so no text from a file or an engine can move the cursor, retitle the window or clear
     the screen, whatever the caller passed. ``options`` go to ``rich.console.Console``."""
     from rich.console import Console
@@ -81,7 +74,7 @@ def terminal_console(**options: object) -> Console:
 
     class _TerminalConsole(Console):
         def _render_buffer(self, buffer):  # noqa: ANN001, ANN202 - rich's own hook
-            safe = (seg if seg.control else Segment(escape_controls(seg.text), seg.style,
+            safe = (seg if seg.control else Segment(terminal_lines(seg.text), seg.style,
                                                      seg.control) for seg in buffer)
             return super()._render_buffer(safe)
 

@@ -215,7 +215,7 @@ def read_capped(path: Path, max_bytes: int, what: str = "file") -> bytes:
             raise JSONInputError(f"{path}: is a directory, not a {what}")
         if path.exists() and not path.is_file():
             raise JSONInputError(f"{path}: not a regular file (a device or a pipe?)")
-        from rotbench.regular import read_regular
+        from rotbench._util.regular import read_regular
 
         raw = read_regular(path, max_bytes)  # checked on the opened file: never a FIFO
     except OSError as e:
@@ -265,7 +265,7 @@ def _refuse_duplicate_keys(text: str, source: object) -> None:
     try:
         json.loads(text, object_pairs_hook=pairs)
     except _Duplicate as e:
-        from rotbench.safe_text import printable
+        from rotbench._util.safe_text import printable
 
         key = e.args[0]
         found = [m.start() for m in re.finditer(re.escape(json.dumps(key)) + r"\s*:", text)]

@@ -1,0 +1,473 @@
+"""The engine guard: every call to an engine under test, with a timeout, on its own thread,
+and every answer checked before it is stored.
+
+``GuardedEngine`` gives one dedicated thread per engine instance, a timeout per call, and a
+one-line ``EngineFailure`` naming the engine, seed, day and call for an exception, a hang or a
+malformed answer. Without a timeout (the reference engine's own probe stage) calls run on the
+caller's thread: a thread per world and a hand-off per question would buy nothing there but
+waits for the interpreter lock. ``validate_hits`` turns an engine's answer into
+``ScoredHit``s or says in one line what is malformed.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import queue
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any
+
+from pydantic import ValidationError
+
+from rotbench._util.safe_text import printable, safe_str, type_name
+from rotbench._util.validation import first_error
+from rotbench.contract.engine import (
+    Document,
+    Hit,
+    MemoryEngine,
+    Provenance,
+    accepts_user,
+)
+from rotbench.scoring.models import ScoredHit
+
+DEFAULT_TIMEOUT_SECONDS = 60.0
+"""Default limit on one engine call (a deposit or a query), seconds."""
+MAX_HIT_TEXT_CHARS = 16_384
+"""Longest hit text accepted, in characters. A hit is what an agent would be handed as one
+memory; the engines rotbench ships return a sentence or a conversation turn (under 1,000
+characters). The limit keeps one world's probes (about 100 questions x top-k hits) far below
+what the world-file reader accepts (``rotbench.results.files.worlds.MAX_WORLD_BYTES``)."""
+MAX_HIT_FIELD_CHARS = 2_048
+"""Longest provenance string accepted (document URI, lineage, claim id), in characters."""
+MAX_WORLD_ANSWER_BYTES = 96 << 20
+"""Most bytes one engine's answers on one world may take once stored (96 MiB: the hit texts
+and provenance as JSON, plus ``HIT_OVERHEAD_BYTES`` per hit). Scoring adds a few hundred
+bytes per hit, so a finished world stays well under the 256 MiB the reader accepts, whatever
+``--top-k`` and ``--days`` were."""
+HIT_OVERHEAD_BYTES = 512
+"""What one stored, scored hit costs beyond its strings (rank, score, class, values)."""
+SIMILARITY_SLACK = 1e-5
+"""How far past [-1, 1] a similarity may stray and still be taken (clamped): a cosine of
+float32 unit vectors can come out at 1.0000001."""
+
+
+class EngineFailure(RuntimeError):
+    """An engine under test raised, hung past its timeout or answered malformed hits.
+
+    ``str()`` is one printable line: ``engine NAME: seed S, day D: CALL: what happened``,
+    ending ``(at FILE:LINE in FUNCTION)`` when the engine's own code raised. ``trace``: the
+    traceback limited to the engine's own frames (``rotbench.engines.trace``), or None.
+    """
+
+    def __init__(self, message: str, trace: str | None = None) -> None:
+        super().__init__(message)
+        self.trace = trace
+
+
+def engine_attribute(engine: object, attribute: str, default: str) -> str:
+    """``engine.<attribute>`` (its ``name`` or ``version``) as a plain printable string of at
+    most 200 characters, or ``default`` when the engine has none, it is not a string, or
+    reading it raised (a property an engine defines is user code)."""
+    try:
+        value = getattr(engine, attribute, None)
+    except BaseException as exc:  # noqa: BLE001 - user code: anything may come out
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        return default
+    if not isinstance(value, str) or not value:
+        return default
+    return printable(str.__str__(value), 200)
+
+
+def identity_problem(engine: object) -> str | None:
+    """Why the engine's ``name`` or ``version`` cannot be recorded (set, but not a non-empty
+    string: ``version = 2``), in a few words; None when each is a string or absent (absent:
+    the registered one is used). Reading one that raises is left to ``engine_attribute``."""
+    for attribute in ("name", "version"):
+        try:
+            value = getattr(engine, attribute, None)
+        except Exception:  # noqa: BLE001 - user code; engine_attribute falls back
+            continue
+        if value is not None and not (isinstance(value, str) and value):
+            what = "an empty string" if isinstance(value, str) else f"of type {type_name(value)}"
+            return (f"its {attribute} is {what}, not a non-empty string (rotbench records "
+                    "an engine's name and version as text)")
+    return None
+
+
+def describe_raised(exc: BaseException) -> str:
+    """``raised TYPE: MESSAGE`` for what an engine raised, one printable line that never
+    raises (a raising or lying ``__str__`` is said so, not propagated)."""
+    message = safe_str(exc)
+    return f"raised {type_name(exc)}" + (f": {message}" if message else "")
+
+
+ConfigValue = bool | int | float | str | None
+
+MAX_CONFIG_ENTRIES = 200
+"""Most entries of an engine's ``config`` recorded in its report (the rest are dropped)."""
+
+
+def flat_config(engine: object) -> dict[str, ConfigValue]:
+    """The engine's ``config`` attribute as plain data: string keys and scalar values of
+    built-in types (strings cut to 200 printable characters, non-finite numbers dropped);
+    {} when it is not a dict or reading it raised."""
+    try:
+        config = getattr(engine, "config", None)
+        if not isinstance(config, dict):
+            return {}
+        out: dict[str, ConfigValue] = {}
+        for key, value in list(dict.copy(config).items())[:MAX_CONFIG_ENTRIES]:
+            if not isinstance(key, str):
+                continue
+            if isinstance(value, bool):
+                plain: ConfigValue = bool(int.__int__(value))
+            elif isinstance(value, int):
+                plain = int.__int__(value)
+            elif isinstance(value, float):
+                plain = float.__float__(value)
+                if not math.isfinite(plain):
+                    continue
+            elif isinstance(value, str):
+                plain = printable(str.__str__(value), 200)
+            elif value is None:
+                plain = None
+            else:
+                continue
+            out[printable(str.__str__(key), 100)] = plain
+        return out
+    except BaseException as exc:  # noqa: BLE001 - user code: a config is a label only
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        return {}
+
+
+MAX_QUESTION_CHARS = 4096
+"""Longest question an engine may have read as a frame, characters (a question of the
+world is a line; a longer one is refused in the run's process and in a worker alike)."""
+
+
+def check_question(question: object) -> None:
+    """Raise ValueError, one line, when ``question`` is a string longer than
+    ``MAX_QUESTION_CHARS`` (anything else is the extractor's to judge)."""
+    if type(question) is str and len(question) > MAX_QUESTION_CHARS:
+        raise ValueError(f"read_question takes a question of at most {MAX_QUESTION_CHARS} "
+                         f"characters, not {len(question)}")
+
+
+def answers_as_of(engine: object) -> bool:
+    """Whether ``engine`` answers as of a given day (an ``AsOfEngine``: a callable
+    ``query_as_of``)."""
+    return callable(getattr(engine, "query_as_of", None))
+
+
+class _EngineThread:
+    """One daemon thread running submitted calls in order (a hung call never blocks the
+    process from exiting, unlike a ThreadPoolExecutor's worker)."""
+
+    def __init__(self) -> None:
+        self._calls: queue.Queue = queue.Queue()
+        threading.Thread(target=self._loop, name="rotbench-engine", daemon=True).start()
+
+    def _loop(self) -> None:
+        while (item := self._calls.get()) is not None:
+            fn, future = item
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(fn())
+                except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                    future.set_exception(exc)
+
+    def submit(self, fn: Callable[[], Any]) -> Future:
+        future: Future = Future()
+        self._calls.put((fn, future))
+        return future
+
+    def stop(self) -> None:
+        self._calls.put(None)
+
+
+class GuardedEngine:
+    """The engine boundary: every call of one engine instance goes through it.
+
+    Calls run from a single dedicated thread, each limited to ``timeout_seconds``. A call
+    that hangs is abandoned (its thread cannot be killed; it is a daemon and dies with the
+    process). ``timeout_seconds`` None: no limit, and every call runs on the caller's thread
+    (same errors, no thread).
+
+    Whatever the engine raises (any ``BaseException`` but ``KeyboardInterrupt``: also
+    ``SystemExit`` and ``GeneratorExit``) becomes one ``EngineFailure`` line, formatted here
+    so that a raising ``__str__`` or ``name`` cannot escape. Whatever it returns is copied
+    into plain data and checked (``validate_hits``) before anything else sees it; the
+    answers of one world may not exceed ``MAX_WORLD_ANSWER_BYTES`` in all."""
+
+    def __init__(self, engine: MemoryEngine, seed: int, timeout_seconds: float | None,
+                 name: str | None = None, roots: tuple | None = None) -> None:
+        self.engine = engine
+        self.seed = seed
+        self.timeout_seconds = timeout_seconds
+        self.name = name or engine_attribute(engine, "name", type_name(engine))
+        from rotbench.engines.trace import engine_roots
+
+        self.roots = roots if roots is not None else engine_roots(type(engine).__module__)
+        """The engine's own files: a traceback keeps only their frames."""
+        self.answer_bytes = 0
+        """What this engine's answers on this world take so far (see the module limits)."""
+        try:
+            missing = [m for m in ("deposit", "query") if not callable(getattr(engine, m, None))]
+        except BaseException as exc:  # noqa: BLE001 - a raising attribute is the engine's
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            raise self.fail(None, "protocol", describe_raised(exc)) from None
+        if missing:
+            raise self.fail(None, "protocol", f"{type_name(engine)} has no "
+                            f"{' or '.join(m + '()' for m in missing)}")
+        self._thread = _EngineThread() if timeout_seconds is not None else None
+        self.hung: str | None = None
+        """The call that passed its timeout, if one did (``close`` is then not asked: its
+        failure would hide the hung call's)."""
+        self.user_scoped: bool | None = None
+        """Shared store: whether the engine took ``user`` (None until asked for a user)."""
+
+    def fail(self, day: int | None, call: str, what: str,
+             raised: BaseException | None = None) -> EngineFailure:
+        """The one-line failure of ``call``; with ``raised`` (the engine's exception) it names
+        the engine's file and line and carries its own frames of the traceback."""
+        when = f"day {day}" if day is not None else "set-up"
+        where, trace = (None, None)
+        if raised is not None:
+            from rotbench.engines.trace import engine_trace
+
+            where, trace = engine_trace(raised, self.roots)
+        at = f" (at {printable(where, 300)})" if where else ""
+        return EngineFailure(f"engine {printable(self.name, 60)}: seed {self.seed}, {when}: "
+                             f"{call}: {what}{at}", trace=trace)
+
+    def call(self, day: int | None, call: str, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` on the engine's thread (the caller's without a timeout); raises
+        EngineFailure on error (``SystemExit`` and ``GeneratorExit`` included) or timeout."""
+        if self._thread is None:
+            try:
+                return fn(*args)
+            except BaseException as exc:  # noqa: BLE001 - the engine's own error, as one line
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
+                raise self.fail(day, call, describe_raised(exc), exc) from None
+        future = self._thread.submit(lambda: fn(*args))
+        try:
+            return future.result(timeout=self.timeout_seconds)
+        except BaseException as exc:  # noqa: BLE001 - the engine's own error, as one line
+            if isinstance(exc, FutureTimeout) and not future.done():  # not the engine's own
+                self.hung = call
+                raise self.fail(day, call,
+                                f"no answer within {self.timeout_seconds:g} s") from None
+            if isinstance(exc, KeyboardInterrupt) and not future.done():  # a real Ctrl-C
+                raise
+            raise self.fail(day, call, describe_raised(exc), exc) from None
+
+    def deposit(self, document: Document) -> None:
+        self.call(document.arrival, f"deposit({printable(document.uri, 80)})",
+                  lambda: self.engine.deposit(document))
+
+    def hits(self, day: int, question: str, k: int, as_of: bool,
+             user: str | None = None) -> list[ScoredHit]:
+        """The engine's answer to ``question`` as validated ``ScoredHit`` records (rank =
+        position). ``user``: asked on behalf of that user of a shared store, passed only to
+        an engine whose method takes it (``accepts_user``; ``user_scoped`` records which).
+        Raises EngineFailure for a non-list, a malformed hit, more than ``k`` hits, or
+        answers past this world's ``MAX_WORLD_ANSWER_BYTES``.
+
+        An engine that answers as of a day (``AsOfEngine``: it has ``query_as_of``) is asked
+        as of ``day`` in the interleaved order too: the harness knows the checkpoint day, the
+        engine's ``query`` does not, and the contract makes the two orders' answers equal."""
+        call = f"query({printable(question, 80)!r}, k={k})"
+        as_of = as_of or answers_as_of(self.engine)
+        kwargs: dict[str, str] = {}
+        if user is not None:
+            method = self.engine.query_as_of if as_of else self.engine.query
+            if self.user_scoped is None:
+                self.user_scoped = accepts_user(method)
+            if self.user_scoped:
+                kwargs["user"] = user
+        if as_of:
+            answer = self.call(day, call,
+                               lambda: self.engine.query_as_of(question, day, k, **kwargs))
+        else:
+            answer = self.call(day, call, lambda: self.engine.query(question, k, **kwargs))
+        return self.checked(day, call, answer, k)
+
+    def hits_many(self, day: int, questions: list[str], k: int, as_of: bool,
+                  user: str | None = None) -> list[list[ScoredHit]]:
+        """``hits`` for each of one checkpoint's ``questions``, in order (an engine in a
+        worker process sends them together). Raises EngineFailure at the first failure."""
+        return [self.hits(day, q, k, as_of, user) for q in questions]
+
+    def checked(self, day: int, call: str, answer: object, k: int) -> list[ScoredHit]:
+        """``answer`` copied and checked (``validate_hits``) and counted against this world's
+        ``MAX_WORLD_ANSWER_BYTES``; raises EngineFailure naming ``call``."""
+
+        def fail(what: str) -> EngineFailure:
+            return self.fail(day, call, what)
+
+        try:
+            hits = validate_hits(answer, k, fail)
+        except EngineFailure:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - the answer's own code (a property)
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            raise fail(f"malformed answer: reading it {describe_raised(exc)}") from None
+        self.answer_bytes += sum(stored_bytes(h) for h in hits)
+        if self.answer_bytes > MAX_WORLD_ANSWER_BYTES:
+            raise fail(f"the answers on this world exceed {MAX_WORLD_ANSWER_BYTES:,} bytes in "
+                       "all (the most rotbench stores per engine and world)")
+        return hits
+
+    def close(self) -> None:
+        """Call the engine's optional ``close()`` and release the thread."""
+        try:
+            close = getattr(self.engine, "close", None)
+            if callable(close) and not self.hung:  # a hung call keeps the thread: no close
+                self.call(None, "close()", close)
+        except EngineFailure:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - a raising attribute is the engine's
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            raise self.fail(None, "close()", describe_raised(exc), exc) from None
+        finally:
+            if self._thread is not None:
+                self._thread.stop()
+
+
+def stored_bytes(hit: ScoredHit) -> int:
+    """What ``hit`` takes in a stored world, in bytes (its strings as JSON plus
+    ``HIT_OVERHEAD_BYTES``)."""
+    strings = [hit.text or ""]
+    if hit.provenance is not None:
+        p = hit.provenance
+        strings += [s for s in (p.document_uri, p.lineage, p.claim_id) if s]
+    return HIT_OVERHEAD_BYTES + sum(len(json.dumps(s, ensure_ascii=False).encode())
+                                    for s in strings)
+
+
+_HIT_FIELDS = tuple(Hit.model_fields)
+_PROVENANCE_FIELDS = tuple(Provenance.model_fields)
+
+
+def _plain(value: object, where: str) -> object:
+    """``value`` as exact built-in data (str, int, float, bool, None, or a dict of them for
+    a provenance): subclasses are copied to their base type without calling their methods.
+    Other types are left for pydantic to judge."""
+    if value is None or type(value) in (str, int, float, bool):
+        return value
+    if isinstance(value, bool):
+        return bool(int.__int__(value))
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, int):
+        return int.__int__(value)
+    if isinstance(value, float):
+        return float.__float__(value)
+    return value
+
+
+def _fields(item: object, names: tuple[str, ...], model: type, where: str,
+            fail: Callable[[str], Exception]) -> dict[str, object]:
+    """The fields of a ``model`` instance or a dict, copied into a plain dict."""
+    if isinstance(item, model):
+        data = {n: item.__dict__.get(n) for n in names if n in item.__dict__}
+    elif isinstance(item, dict):
+        data = dict.copy(item)
+        for key in data:
+            if type(key) is not str:
+                raise fail(f"malformed hit at {where}: a key is {type_name(key)}, not a string")
+    else:
+        raise fail(f"malformed hit at {where}: {type_name(item)}, not a "
+                   f"{model.__name__} or a dict")
+    out: dict[str, object] = {}
+    for key, value in data.items():
+        if key == "provenance" and value is not None:
+            out[key] = _fields(value, _PROVENANCE_FIELDS, Provenance, f"{where}: provenance",
+                               fail)
+        else:
+            out[key] = _plain(value, where)
+    return out
+
+
+def _copy_answer(answer: object, k: int, fail: Callable[[str], Exception]) -> list[object]:
+    """The answer's items in a plain list, read without trusting ``__len__`` or
+    ``__iter__`` of a list or tuple subclass; at most ``k + 1`` items of any other
+    sequence are read (so one too many is seen, and an endless one is not followed)."""
+    if isinstance(answer, list):
+        return list.copy(answer)
+    if isinstance(answer, tuple):
+        return list(tuple.__iter__(answer))
+    if not isinstance(answer, Sequence) or isinstance(answer, str | bytes):
+        raise fail(f"returned {type_name(answer)}, not a list of hits")
+    return list(itertools.islice(iter(answer), k + 1))
+
+
+def _check_text(text: object, what: str, limit: int) -> str | None:
+    """Why the string ``text`` is refused (None: taken)."""
+    if not isinstance(text, str):
+        return None  # pydantic names the wrong type
+    if len(text) > limit:
+        return f"{what} is {len(text)} characters, above the {limit} rotbench accepts"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return (f"{what} holds a lone surrogate (U+{ord(text[exc.start]):04X} at character "
+                f"{exc.start}), which no file can store")
+    return None
+
+
+def validate_hits(answer: object, k: int,
+                  fail: Callable[[str], Exception]) -> list[ScoredHit]:
+    """``answer`` (a list of ``Hit`` or of dicts with Hit's fields) as ScoredHit records,
+    ranked by position.
+
+    The answer is first copied into plain data (a plain list of plain dicts of built-in
+    values), then checked. Raises ``fail(reason)`` when it is not a list, holds more than
+    ``k`` hits, or a hit is malformed: a wrong field or type, a text longer than
+    ``MAX_HIT_TEXT_CHARS`` (provenance strings: ``MAX_HIT_FIELD_CHARS``), a lone surrogate
+    in any string, a score that is not finite, or a similarity that is not finite or lies
+    outside [-1, 1] (beyond ``SIMILARITY_SLACK``, which is clamped)."""
+    items = _copy_answer(answer, k, fail)
+    if len(items) > k:
+        raise fail(f"returned {len(items) if isinstance(answer, list | tuple) else 'more'} "
+                   f"hits for k={k}")
+    out: list[ScoredHit] = []
+    for position, item in enumerate(items, start=1):
+        where = f"position {position}"
+        data = _fields(item, _HIT_FIELDS, Hit, where, fail)
+        problem = _check_text(data.get("text"), "text", MAX_HIT_TEXT_CHARS)
+        prov = data.get("provenance")
+        if isinstance(prov, dict):
+            for field in ("document_uri", "lineage", "claim_id", "status"):
+                problem = problem or _check_text(prov.get(field), f"provenance.{field}",
+                                                 MAX_HIT_FIELD_CHARS)
+        if problem:
+            raise fail(f"malformed hit at {where}: {problem}")
+        try:
+            hit = Hit.model_validate(data)
+        except ValidationError as exc:
+            field, msg = first_error(exc, "hit")
+            raise fail(f"malformed hit at {where}: {field}: {msg}") from None
+        for field in ("score", "similarity"):
+            number = getattr(hit, field)
+            if number is not None and not math.isfinite(number):
+                raise fail(f"malformed hit at {where}: {field} is {number!r}, not a finite "
+                           "number")
+        sim = hit.similarity
+        if sim is not None and abs(sim) > 1.0:
+            if abs(sim) > 1.0 + SIMILARITY_SLACK:
+                raise fail(f"malformed hit at {where}: similarity {sim!r} lies outside "
+                           "[-1, 1] (it must be a cosine)")
+            hit = hit.model_copy(update={"similarity": max(-1.0, min(1.0, sim))})
+        out.append(ScoredHit.from_hit(hit, rank=position))
+    return out
