@@ -24,6 +24,7 @@ from llm_helpers import (
 )
 
 from rotbench.contract.perception import Dependency
+from rotbench.estimate.perception import estimate
 from rotbench.perception.model import (
     AnthropicClient,
     CallCache,
@@ -159,3 +160,26 @@ def test_a_generator_5_world_read_with_the_default_prompt_is_the_oracles(seed: i
     assert (ex.stats.invalid_answers, retries, ex.stats.failures) == (0, 0, [])
     prompts = {ex.request(d) for d in docs}
     assert reads == extracts == len(prompts)  # every extraction call marks its prefix
+
+
+def test_an_answer_the_prompt_cannot_express_is_priced_as_both_attempts(tmp_path) -> None:
+    """Generator 5, seed 42, read with extract-v4 (which has no forget event): the 4 forget
+    requests' answers are refused twice, so the run pays 166 document calls, 4 retries and
+    35 question reads; the estimate projects exactly those 205 and names the 4 documents
+    (it projected 201 before, each failure as one successful call)."""
+    world = generate_world(42, generator="5")
+    settings = LLMSettings(extract_prompt_version="extract-v4")
+    est = estimate(world, "live", settings)
+    docs, questions = documents(world), [p.question for p in world.probes]
+    with oracle_fake(world) as fake:
+        ex = LiveExtractor(AnthropicClient(base_url=fake.base_url), "claude-sonnet-4-6",
+                           "extract-v4", slots=slots_from_world(world))
+        extract_concurrently(docs, ex, 8, questions)
+        paid = fake.count(("extract", "question"))
+        retries = sum(r.is_retry for r in fake.requests)
+    failed = sorted(f.item for f in ex.stats.failures)
+    assert (paid, retries, len(failed)) == (205, 4, 4)
+    assert est.stages["extract"].calls == paid
+    assert "4 refused answers priced with their retry" in est.stages["extract"].basis
+    (note,) = [n for n in est.notes if "refused by the prompt's answer shape" in n]
+    assert note.startswith("4 documents'") and f"(first: {failed[0]})" in note
