@@ -37,7 +37,8 @@ ClaimEvent = Literal["correction", "retraction", "scheduled", "member_add", "mem
 ForgetEvent = Literal["forget"]
 """Generator 5: the claimant asks that the claim's value be forgotten (the claim is past
 tense; from then on the value must not be served in any framing until it is stated again).
-Kept apart from ``ClaimEvent``, which the live extraction prompts ask for."""
+Kept apart from ``ClaimEvent``, the events ``extract-v3`` and ``-v4`` ask for; ``extract-v5``
+asks for this one too."""
 
 SUBJECT_ALIASES: dict[str, str] = {"user": "the user", "the user": "the user"}
 """Spellings of the persona that name the same subject (after case folding)."""

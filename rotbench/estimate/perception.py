@@ -5,7 +5,11 @@ misses locally). How each number is projected:
 
 - extract (live arm only): one call per distinct extraction prompt. Identical conversations
   (same text) share one prompt, and a ``LiveExtractor`` pays for a prompt once, so this is the
-  exact count of first attempts. Retries after an invalid answer are not projected. From
+  exact count of first attempts. A document whose expected answer (the oracle's claims as
+  the prompt version's JSON) the version's answer shape refuses is priced as both attempts
+  the run pays for it, the first and the retry that quotes the reason, and named in the
+  notes (the run leaves it unextracted and reports it as a failure); other retries are
+  not projected. From
   prompt ``extract-v2`` the stage also reads each distinct probe question once (the same
   questions recur in every world, so a run pays for them once). From ``extract-v3`` the
   prompt carries the document's written date, so identical conversations share a call only
@@ -60,6 +64,7 @@ from rotbench.perception.calls.cache import CallCache
 from rotbench.perception.calls.prices import cost_usd
 from rotbench.perception.calls.prompt_cache import cached_prefix_chars
 from rotbench.perception.model import LiveChecker, LiveExtractor, LLMSettings, slots_from_world
+from rotbench.perception.model._prompts import InvalidAnswer, parse_answer, retry_prompt
 from rotbench.world.models import World
 
 Arm = Literal["oracle", "probe", "live"]
@@ -223,7 +228,13 @@ def estimate(
 
     refusing = RefusingClient()
     if arm == "live":
-        est.stages["extract"] = _extract_stage(worlds, documents, settings, cache, slots, refusing)
+        est.stages["extract"], refused = _extract_stage(worlds, documents, settings, cache,
+                                                        slots, refusing)
+        if refused:
+            est.notes.append(
+                f"{len(refused)} documents' expected answers are refused by the prompt's "
+                f"answer shape: each priced as two calls (first and retry); a run leaves "
+                f"them unextracted and reports them as failures (first: {refused[0]})")
 
     checker = LiveChecker(
         refusing,
@@ -318,7 +329,9 @@ def _extract_stage(
     cache: CallCache | None,
     slots: Mapping[str, str] | Sequence[str] | None,
     client: RefusingClient,
-) -> StageEstimate:
+) -> tuple[StageEstimate, list[str]]:
+    """The extract stage's projection, and the URIs of the documents whose expected answer
+    the prompt version refuses (each priced as two attempts; see the module text)."""
     from rotbench.perception.oracle import OracleExtractor
 
     model = settings.extract_model
@@ -359,8 +372,18 @@ def _extract_stage(
         return scripted
 
     tally = _Tally(model, settings.concurrency)
+    refused: list[str] = []
     for ex, doc, oracle in jobs:
-        tally.add(ex._asker, *ex.request(doc), answer_tokens(ex, doc, oracle))
+        system, prompt = ex.request(doc)
+        size = answer_tokens(ex, doc, oracle)
+        before = tally.calls + tally.cached
+        tally.add(ex._asker, system, prompt, size)
+        if oracle is None or tally.calls + tally.cached == before:
+            continue  # no scripted answer to check, or a prompt already counted
+        error = _refusal(ex, doc, oracle)
+        if error is not None:
+            refused.append(doc.uri)
+            tally.add(ex._asker, system, retry_prompt(prompt, error), size)
     questions = 0
     for ex, w in readers:
         oracle = OracleExtractor(w)
@@ -373,10 +396,23 @@ def _extract_stage(
             before = tally.calls + tally.cached
             tally.add(ex._asker, *request, lambda n_in, size=size: size)
             questions += tally.calls + tally.cached - before
-    basis = "one call per distinct document prompt (first attempts; retries not projected)"
+    basis = "one call per distinct document prompt (first attempts"
+    basis += (f"; {len(refused)} refused answers priced with their retry)" if refused else
+              "; retries not projected)")
     if questions:
         basis += f", plus one per distinct question read ({questions})"
-    return tally.estimate("extract", model, settings, "exact", basis)
+    return tally.estimate("extract", model, settings, "exact", basis), refused
+
+
+def _refusal(ex: LiveExtractor, doc: Document, oracle) -> str | None:
+    """The one-line reason ``ex``'s prompt version refuses the oracle's answer for ``doc``
+    (what the retry quotes), or None when it reads it."""
+    text = ex.prompt.answer_text(oracle.extract(doc), doc)
+    try:
+        parse_answer(text, ex.prompt.answer_shape, ex.prompt.answer_context(doc))
+    except InvalidAnswer as exc:
+        return str(exc)
+    return None
 
 
 def _check_stage(

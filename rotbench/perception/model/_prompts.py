@@ -194,6 +194,8 @@ class ClaimAnswerV3(ClaimAnswer):
     MOOD_SPELLINGS: ClassVar[Mapping[str, str]] = {
         **_MOOD_SPELLINGS, "temporarily": "temporary", "temporal": "temporary",
         "temp": "temporary"}
+    EVENTS: ClassVar[tuple[str, ...]] = EVENTS
+    """The events this shape admits (a later version adds to them)."""
 
     mood: Literal["fact", "hypothetical", "negated", "suggested", "temporary"] = "fact"
     event: ClaimEvent | None = None
@@ -207,14 +209,14 @@ class ClaimAnswerV3(ClaimAnswer):
     def _event(cls, v: object) -> object:
         if v is None:
             return None
+        known = ", ".join(cls.EVENTS)
         if not isinstance(v, str):
-            raise ValueError(f"event must be one of {', '.join(EVENTS)} or null, got {v!r}")
+            raise ValueError(f"event must be one of {known} or null, got {v!r}")
         low = v.strip().lower().replace("-", "_").replace(" ", "_")
         if low in _NULLS:
             return None
-        if low not in EVENTS:
-            raise ValueError(f"unknown event {v.strip()[:40]!r}; known: {', '.join(EVENTS)} "
-                             "or null")
+        if low not in cls.EVENTS:
+            raise ValueError(f"unknown event {v.strip()[:40]!r}; known: {known} or null")
         return low
 
     @field_validator("valid_from", "valid_until", mode="before")
@@ -256,7 +258,7 @@ class ClaimAnswerV3(ClaimAnswer):
             has = "no event" if e is None else f"event {e!r}"
             raise ValueError(f"corrects is only for event 'correction'; the claim has {has}")
         want = {"retraction": "past", "member_drop": "past", "member_add": "present",
-                "scheduled": "present", "correction": "present"}.get(e or "")
+                "scheduled": "present", "correction": "present", "forget": "past"}.get(e or "")
         if want is not None and self.tense != want:
             raise ValueError(f"event {e!r} is told in the {want} tense, not {self.tense!r}")
         if e in ("member_add", "member_drop"):

@@ -1,11 +1,17 @@
-"""Prompt ``extract-v5``: ``extract-v4`` with a compact answer.
+"""Prompt ``extract-v5``: ``extract-v4`` with a compact answer and requests to forget.
 
 The texts are ``prompts/extract-v5.toml``: v4's, with an answer block that asks for JSON
 without spaces and leaves out every field that is null or at its default (subject "the
-user", tense "present", mood "fact", attribution "own"). The fields, their meanings and
-their checks are v4's; only the answer is shorter: on generator 5, seeds 42-44, the oracle's
-claims take about a third of v4's characters (docs/batches.md). An answer that does write a
-default or a null is read the same.
+user", tense "present", mood "fact", attribution "own"), and a block for generator 5's
+requests to forget: a claim with ``event: "forget"`` (``rotbench.contract.perception.
+ForgetEvent``), in the past tense, whose value is the value to forget. The other fields,
+their meanings and their checks are v4's; the answer is shorter: on generator 5, seeds
+42-44, the oracle's claims take about a third of v4's characters (docs/batches.md). An
+answer that does write a default or a null is read the same.
+
+A request that names no value ("please forget where I work") is answered with value
+``FORGET_ANY`` ("*"): one document cannot tell which value the slot held. The draft keeps
+it as written.
 """
 
 from __future__ import annotations
@@ -13,13 +19,14 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from rotbench.contract.engine import Document
-from rotbench.contract.perception import ClaimDraft
+from rotbench.contract.perception import ClaimDraft, ClaimEvent, ForgetEvent
 from rotbench.perception.model._prompts import (
+    EVENTS,
     EXTRACT_PROMPTS,
     ExtractionAnswer,
     ExtractionAnswerV3,
@@ -31,14 +38,20 @@ DEFAULT_SUBJECT = "the user"
 ANSWER_DEFAULTS: dict[str, object] = {"subject": DEFAULT_SUBJECT, "tense": "present",
                                       "mood": "fact", "attribution": "own"}
 """The fields a v5 answer leaves out at these values (and every null one)."""
+FORGET_ANY = "*"
+"""The value of a forget request that names none (see the module text)."""
 
 
 class ClaimAnswerV5(ClaimAnswerV4):
     """One claim as ``extract-v5`` asks for it: v4's, with ``subject`` and ``tense``
-    optional (``ANSWER_DEFAULTS``)."""
+    optional (``ANSWER_DEFAULTS``) and the event ``forget`` (in the past tense, else the
+    answer is refused in one line, as v3 refuses a retraction in the present)."""
+
+    EVENTS: ClassVar[tuple[str, ...]] = (*EVENTS, "forget")
 
     subject: str = Field(default=DEFAULT_SUBJECT, min_length=1)
     tense: Literal["present", "past"] = "present"
+    event: ClaimEvent | ForgetEvent | None = None  # type: ignore[assignment]
 
 
 class ExtractionAnswerV5(BaseModel):

@@ -40,8 +40,8 @@ def test_v5_with_the_slot_list_is_marked_in_the_user_turn() -> None:
     head = fixed_head(prompt)
     assert head == ("Slots (key: meaning):\n- home_city: home city\n- employer: employer\n"
                     "- diet: diet\n\n")
-    assert (len(system), len(head)) == (4104, 80)
-    assert cached_prefix_chars(SONNET, system, prompt) == 4104 + 80
+    assert (len(system), len(head)) == (4371, 80)
+    assert cached_prefix_chars(SONNET, system, prompt) == 4371 + 80
     sent_system, content = request_parts(SONNET, system, prompt)
     assert sent_system == system  # plain: the mark is on the slot list
     assert content == [{"type": "text", "text": head, "cache_control": {"type": "ephemeral"}},
@@ -83,14 +83,14 @@ def test_the_fake_writes_the_prefix_once_and_reads_it_after() -> None:
     assert fake.requests[0].cached_prefix_chars == len(first_sys) + 80
     assert fake.requests[0].prompt == first and fake.requests[0].kind == "extract"
     assert (a.usage.cache_creation_input_tokens, a.usage.cache_read_input_tokens) == (
-        prefix, 0) == (1046, 0)
-    assert (b.usage.cache_creation_input_tokens, b.usage.cache_read_input_tokens) == (0, 1046)
-    assert a.usage.input_tokens == (len(first_sys) + len(first)) // 4 + 3 - 1046
+        prefix, 0) == (1112, 0)
+    assert (b.usage.cache_creation_input_tokens, b.usage.cache_read_input_tokens) == (0, 1112)
+    assert a.usage.input_tokens == (len(first_sys) + len(first)) // 4 + 3 - 1112
 
 
 def test_the_estimate_prices_writes_and_reads() -> None:
     """Generator 5, seed 42, live arm (no embedder: the checks are an upper bound, not
-    looked at here): the first ``concurrency`` (8) extraction calls write the 1092-token
+    looked at here): the first ``concurrency`` (8) extraction calls write the 1159-token
     prefix and the other 158 read it; the dollars are the list price with writes at 1.25x
     and reads at 0.1x, and the batch price (sent unmarked) bills every token at the full
     rate, halved."""
@@ -98,14 +98,14 @@ def test_the_estimate_prices_writes_and_reads() -> None:
     est = estimate(world, "live", LLMSettings())
     stage = est.stages["extract"]
     assert stage.calls == 201
-    assert stage.cache_write_tokens == 8 * 1092
-    assert stage.cache_read_tokens == 158 * 1092  # 166 document calls; 35 question reads
+    assert stage.cache_write_tokens == 8 * 1159
+    assert stage.cache_read_tokens == 158 * 1159  # 166 document calls; 35 question reads
     expected = cost_usd((3.0, 15.0), input_tokens=stage.input_tokens,
                         output_tokens=stage.output_tokens,
                         cache_read_input_tokens=stage.cache_read_tokens,
                         cache_creation_input_tokens=stage.cache_write_tokens)
     assert stage.usd == pytest.approx(expected, abs=1e-12)
-    full = cost_usd((3.0, 15.0), input_tokens=stage.input_tokens + 166 * 1092,
+    full = cost_usd((3.0, 15.0), input_tokens=stage.input_tokens + 166 * 1159,
                     output_tokens=stage.output_tokens)
     assert stage.uncached_usd == pytest.approx(full, abs=1e-12)
     assert stage.batch_usd == pytest.approx(full / 2, abs=1e-12)

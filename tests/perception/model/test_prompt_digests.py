@@ -73,7 +73,7 @@ EXTRACT_DIGESTS: dict[str, dict[str, str]] = {
     "extract-v2": {"system": "49b10f8c5aaed6c9", "question_system": "b556d45b1e401d2b"},
     "extract-v3": {"system": "56fc3bd266a60c86", "question_system": "b556d45b1e401d2b"},
     "extract-v4": {"system": "85e412ab69bcecda", "question_system": "27bf625d2a23faae"},
-    "extract-v5": {"system": "16cb1750ef6b7824", "question_system": "27bf625d2a23faae"},
+    "extract-v5": {"system": "5ffe3c055e31d6b5", "question_system": "27bf625d2a23faae"},
 }
 UNDATED_TURNS = {"conversation": "fd08ec0e3f6483d1", "dated": "25c54409cf87d809",
                  "web_page": "7995998a6f844209", "no_slots": "490488c6e73baf94",
