@@ -126,6 +126,13 @@ class ReconcileConfig(_Section):
         "whether a change was said as one), so one stray statement does not displace a "
         "value later mentions keep confirming. Off: the latest statement wins (0.5.0).",
     )
+    confirmation: bool = Field(
+        default=True,
+        description="Engine 0.6.0 (with ``corroboration``): a value the user said once, "
+        "as a plain fact with no change named (no event, no effective day, no declared "
+        "successor), does not displace a value said three times or more until it is said "
+        "again. Off: the value said last is current at once.",
+    )
     forget: bool = Field(
         default=True,
         description="Engine 0.6.0: after a forget request the value is served in no "
