@@ -50,7 +50,7 @@ OTHER_MOODS = frozenset({"hypothetical", "negated", "suggested"})
 CONFIRMED = 3
 """Statements after which a value is not displaced by one plain statement of another
 (``reconcile.confirmation``)."""
-MIN_WAIT = 7
+MIN_WAIT = 14
 """Days a value said once is current before ``reconcile.confirmation`` may doubt it."""
 WAIT_GAPS = 3
 """The wait in the anchor's mean gaps between statements (``reconcile.confirmation``)."""
