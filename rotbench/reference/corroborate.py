@@ -47,7 +47,7 @@ NO_SUCCESSOR = frozenset({"correction", "retraction", "member_drop", "dependency
                           "forget"})
 """Ends after which a claim is no evidence of a current value."""
 OTHER_MOODS = frozenset({"hypothetical", "negated", "suggested"})
-CONFIRMED = 3
+CONFIRMED = 4
 """Statements after which a value is not displaced by one plain statement of another
 (``reconcile.confirmation``)."""
 MIN_WAIT = 14
