@@ -130,8 +130,10 @@ class ReconcileConfig(_Section):
         default=True,
         description="Engine 0.6.0 (with ``corroboration``): a value the user said once, "
         "as a plain fact with no change named (no event, no effective day, no declared "
-        "successor), does not displace a value said three times or more until it is said "
-        "again. Off: the value said last is current at once.",
+        "successor), after a value said four times or more, is current at once but yields "
+        "to that value again when it is not said a second time within the wait (14 days, "
+        "or three of that value's mean gaps between statements if longer). Off: the "
+        "value said last stays current (0.6.0 before it).",
     )
     forget: bool = Field(
         default=True,

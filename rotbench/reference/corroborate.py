@@ -25,8 +25,13 @@ so a change stated once is current at once and a stray statement is displaced by
 mention of the value it displaced; a value stated only once that the store also holds in
 another framing (someone else's, hypothetical, declined, relayed, from a web page) yields to
 the values stated in the user's own words only; on a tie of days the value stated more often
-wins. When the slot's last present fact ended with no successor after that value was last
-said, there is no current value and the question is answered as engine 0.5.0 answers it.
+wins. With ``reconcile.confirmation``, a value said once in a plain statement (no event, no
+effective day, not an activated successor) after the last statement of a value said
+``CONFIRMED`` times or more is current at once, but once ``MIN_WAIT`` days (or ``WAIT_GAPS``
+of that value's mean gaps between statements, if longer) pass without a second statement of
+it, the value said often stands again. When the slot's last present fact ended with no
+successor after that value was last said, there is no current value and the question is
+answered as engine 0.5.0 answers it.
 A set (``multi_valued``) keeps every member standing, most-stated first.
 
 Nothing here reads the world: only the claims and events of the ledger.

@@ -1,8 +1,9 @@
 """Engine 0.6.0's rules, one test per rule, on hand-written claims (fake embedder):
 corroboration (a stray statement displaced by the next mention of the value it displaced,
 whatever the checker said; a value said once and not again within the wait yields to a value
-said three times or more, ``reconcile.confirmation``; the user named "the speaker" or read as their value; a slot known
-only by a declared successor; a question read as about "the speaker" asks about the user),
+said four times or more, ``reconcile.confirmation``; the user named "the speaker" or read as
+their value; a slot known only by a declared successor; a question read as about "the
+speaker" asks about the user),
 forget requests (no framing served, history included, until
 the value is stated again; a statement delivered late meets the request), re-delivery (the
 same content again files nothing) and every member (one member said often crowds no other
@@ -89,8 +90,8 @@ def test_a_stray_statement_yields_to_the_next_mention_whatever_the_checker(
 
 def test_a_value_said_once_and_never_again_yields_to_a_confirmed_one(
         fake_embedder: Embedder) -> None:
-    # Porto said three times, two days apart (wait: 14 days, the floor); Bergen once on day 8
-    porto = [doc(2, city("Porto")), doc(4, city("Porto")), doc(6, city("Porto"))]
+    # Porto said four times, two days apart (wait: 14 days, the floor); Bergen once on day 8
+    porto = [doc(day, city("Porto")) for day in (0, 2, 4, 6)]
     docs = [*porto, doc(8, city("Bergen"))]
     ledger, config = run(docs, fake_embedder)
     assert ask(ledger, config, fake_embedder, 9)[0] == "The user's home city is Bergen."
@@ -99,7 +100,7 @@ def test_a_value_said_once_and_never_again_yields_to_a_confirmed_one(
     assert ask(ledger, config, fake_embedder, 23)[0] == "The user's home city is Porto."
     ledger, config = run(docs, fake_embedder, ["reconcile.confirmation=false"])
     assert ask(ledger, config, fake_embedder, 23)[0] == "The user's home city is Bergen."
-    # said again (day 20), Bergen is confirmed; a value said only twice anchors nothing;
+    # said again (day 20), Bergen is confirmed; a value said three times anchors nothing;
     # a change named as one (a correction) needs no confirmation
     for changed in ([*docs, doc(20, city("Bergen"))],
                     [*porto[1:], doc(8, city("Bergen"))],
