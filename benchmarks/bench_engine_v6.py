@@ -9,7 +9,7 @@ Usage::
 
 ``rules`` generates each world once, reads it with the arm's perception (oracle, or the noisy
 arm's ``NoisyExtractor``/``NoisyChecker`` under ``--noise``), deposits it under every
-configuration (0.6.0 as shipped, each new switch off alone, all four off: 0.5.0's rules)
+configuration (0.6.0 as shipped, each new switch off alone, all off: 0.5.0's rules)
 and prints a Markdown table of pooled figures as ``value (n/d)`` with the wrong first answers
 per miss stage (noisy arm: the attribution issue's evidence rule, as a run files them).
 ``--misses`` prints each wrong first answer filed under an engine stage.
@@ -41,10 +41,10 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 GOAL = 1.15
 
-NEW_RULES = ("reconcile.corroboration", "reconcile.forget", "reconcile.redelivery",
-             "query.each_member")
+NEW_RULES = ("reconcile.corroboration", "reconcile.confirmation", "reconcile.forget",
+             "reconcile.redelivery", "query.each_member")
 CONFIGS = {"0.6.0": (), **{f"{r.split('.')[1]}=false": (f"{r}=false",) for r in NEW_RULES},
-           "all four off (0.5.0)": tuple(f"{r}=false" for r in NEW_RULES)}
+           "all off (0.5.0)": tuple(f"{r}=false" for r in NEW_RULES)}
 SHOWN = ("current_first", "recall_current_at_k", "stale_over_current", "current_lost",
          "decoy_first", "poison_first", "answered_unanswerable", "late_stale_first",
          "premature_first", "corrected_served_at_k", "retracted_asserted_at_k", "member_lost",

@@ -126,6 +126,15 @@ class ReconcileConfig(_Section):
         "whether a change was said as one), so one stray statement does not displace a "
         "value later mentions keep confirming. Off: the latest statement wins (0.5.0).",
     )
+    confirmation: bool = Field(
+        default=True,
+        description="Engine 0.6.0 (with ``corroboration``): a value the user said once, "
+        "as a plain fact with no change named (no event, no effective day, no declared "
+        "successor), after a value said four times or more, is current at once but yields "
+        "to that value again when it is not said a second time within the wait (14 days, "
+        "or three of that value's mean gaps between statements if longer). Off: the "
+        "value said last stays current (0.6.0 before it).",
+    )
     forget: bool = Field(
         default=True,
         description="Engine 0.6.0: after a forget request the value is served in no "

@@ -25,8 +25,13 @@ so a change stated once is current at once and a stray statement is displaced by
 mention of the value it displaced; a value stated only once that the store also holds in
 another framing (someone else's, hypothetical, declined, relayed, from a web page) yields to
 the values stated in the user's own words only; on a tie of days the value stated more often
-wins. When the slot's last present fact ended with no successor after that value was last
-said, there is no current value and the question is answered as engine 0.5.0 answers it.
+wins. With ``reconcile.confirmation``, a value said once in a plain statement (no event, no
+effective day, not an activated successor) after the last statement of a value said
+``CONFIRMED`` times or more is current at once, but once ``MIN_WAIT`` days (or ``WAIT_GAPS``
+of that value's mean gaps between statements, if longer) pass without a second statement of
+it, the value said often stands again. When the slot's last present fact ended with no
+successor after that value was last said, there is no current value and the question is
+answered as engine 0.5.0 answers it.
 A set (``multi_valued``) keeps every member standing, most-stated first.
 
 Nothing here reads the world: only the claims and events of the ledger.
@@ -47,6 +52,13 @@ NO_SUCCESSOR = frozenset({"correction", "retraction", "member_drop", "dependency
                           "forget"})
 """Ends after which a claim is no evidence of a current value."""
 OTHER_MOODS = frozenset({"hypothetical", "negated", "suggested"})
+CONFIRMED = 4
+"""Statements after which a value is not displaced by one plain statement of another
+(``reconcile.confirmation``)."""
+MIN_WAIT = 14
+"""Days a value said once is current before ``reconcile.confirmation`` may doubt it."""
+WAIT_GAPS = 3
+"""The wait in the anchor's mean gaps between statements (``reconcile.confirmation``)."""
 
 
 def _value(claim: ClaimDraft) -> str:
@@ -80,6 +92,7 @@ class Evidence:
         relative = bool(config.get("reconcile.relative_dates", True))
         event_time = bool(config.get("reconcile.event_time", True))
         self.forget = bool(config.get("reconcile.forget", True))
+        self.confirm = bool(config.get("reconcile.confirmation", True))
         n = len(claims)
         self.value = [_value(c) for c in claims]
         self.event_day = np.empty(n, dtype=np.int64)
@@ -92,6 +105,11 @@ class Evidence:
         """Value -> the first arrival day of a claim holding it in a framing other than
         the user's own conversation fact."""
         self.stating = np.zeros(n, dtype=bool)
+        self.plain = np.array([c.event is None and c.valid_from is None
+                               and s.activated_at is None
+                               for c, s in zip(claims, states, strict=True)], dtype=bool)
+        """A statement with no change named: no event, no effective day, not an
+        activated successor (``reconcile.confirmation`` doubts such a value said once)."""
         self.multi = np.array([bool(c.multi_valued) for c in claims], dtype=bool)
         for i, (c, s) in enumerate(zip(claims, states, strict=True)):
             day = c.written_day if event_time and c.written_day is not None else c.day
@@ -152,10 +170,12 @@ class Evidence:
             return None
         count: dict[str, int] = defaultdict(int)
         last: dict[str, tuple[int, int]] = {}  # (event day, ledger position)
+        first: dict[str, int] = {}
         for i in stated:
             v = self.value[i]
             count[v] += 1
             last[v] = max(last.get(v, (-1, -1)), (int(self.event_day[i]), i))
+            first[v] = min(first.get(v, int(self.event_day[i])), int(self.event_day[i]))
         n = len(days)
         support = np.zeros(n, dtype=np.int64)
         tier = np.zeros(n, dtype=bool)
@@ -166,9 +186,12 @@ class Evidence:
                     support[i] = count[self.value[i]]
             return (tier, support) if tier.any() else None
 
-        def standing(v: str) -> tuple[bool, int, int, int]:
+        doubted = (self._unconfirmed(stated, day, count, first, last) if self.confirm
+                   else set())
+
+        def standing(v: str) -> tuple[bool, bool, int, int, int]:
             lone = count[v] == 1 and self.framed.get(v, day + 1) <= day
-            return (not lone, last[v][0], count[v], last[v][1])
+            return (not lone, v not in doubted, last[v][0], count[v], last[v][1])
 
         best = max(count, key=standing)
         gone = [int(since[i]) for i in idx if ended[i] and self.how[i] in (
@@ -181,6 +204,26 @@ class Evidence:
             tier[i] = True
             support[i] = count[best]
         return tier, support
+
+    def _unconfirmed(self, stated: list[int], day: int, count: dict[str, int],
+                     first: dict[str, int], last: dict[str, tuple[int, int]]) -> set[str]:
+        """The values (``reconcile.confirmation``) said once, in a plain statement, after
+        the last statement of the *anchor* (the value said last of those said ``CONFIRMED``
+        times or more), and not said again within the wait: ``WAIT_GAPS`` times the
+        anchor's mean gap between statements, at least ``MIN_WAIT`` days. A change the
+        user keeps living with is mentioned again about as often as the value it replaced
+        was; one never mentioned again in that time is doubted and the anchor stands.
+        Empty when no value was said that often."""
+        anchors = [v for v, c in count.items() if c >= CONFIRMED]
+        if not anchors:
+            return set()
+        anchor = max(anchors, key=lambda v: last[v])
+        gap = (last[anchor][0] - first[anchor]) / (count[anchor] - 1)
+        wait = max(MIN_WAIT, WAIT_GAPS * gap)
+        return {self.value[i] for i in stated
+                if count[self.value[i]] == 1 and self.plain[i]
+                and last[self.value[i]] > last[anchor]
+                and day - int(self.event_day[i]) > wait}
 
     def _unforgotten(self, slot: str, stated: list[int], day: int,
                      days: np.ndarray) -> list[int]:

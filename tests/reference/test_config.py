@@ -18,6 +18,7 @@ def test_defaults_flat() -> None:
         "query.similarity_weight": 0.6,
         "query.temporary_after": True,
         "reconcile.cascade": True,
+        "reconcile.confirmation": True,
         "reconcile.corrections": True,
         "reconcile.corroboration": True,
         "reconcile.cross_document": True,

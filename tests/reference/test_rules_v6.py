@@ -1,7 +1,9 @@
 """Engine 0.6.0's rules, one test per rule, on hand-written claims (fake embedder):
 corroboration (a stray statement displaced by the next mention of the value it displaced,
-whatever the checker said; the user named "the speaker" or read as their value; a slot known
-only by a declared successor; a question read as about "the speaker" asks about the user),
+whatever the checker said; a value said once and not again within the wait yields to a value
+said four times or more, ``reconcile.confirmation``; the user named "the speaker" or read as
+their value; a slot known only by a declared successor; a question read as about "the
+speaker" asks about the user),
 forget requests (no framing served, history included, until
 the value is stated again; a statement delivered late meets the request), re-delivery (the
 same content again files nothing) and every member (one member said often crowds no other
@@ -84,6 +86,27 @@ def test_a_stray_statement_yields_to_the_next_mention_whatever_the_checker(
                          checker=NeverUpdate())
     # 0.5.0: present facts by score, then day: the stray Bergen still comes first on day 12
     assert ask(ledger, config, fake_embedder, 12)[0] == "The user's home city is Bergen."
+
+
+def test_a_value_said_once_and_never_again_yields_to_a_confirmed_one(
+        fake_embedder: Embedder) -> None:
+    # Porto said four times, two days apart (wait: 14 days, the floor); Bergen once on day 8
+    porto = [doc(day, city("Porto")) for day in (0, 2, 4, 6)]
+    docs = [*porto, doc(8, city("Bergen"))]
+    ledger, config = run(docs, fake_embedder)
+    assert ask(ledger, config, fake_embedder, 9)[0] == "The user's home city is Bergen."
+    assert ask(ledger, config, fake_embedder, 22)[0] == "The user's home city is Bergen."
+    # 15 days and no second statement of Bergen: Porto stands again
+    assert ask(ledger, config, fake_embedder, 23)[0] == "The user's home city is Porto."
+    ledger, config = run(docs, fake_embedder, ["reconcile.confirmation=false"])
+    assert ask(ledger, config, fake_embedder, 23)[0] == "The user's home city is Bergen."
+    # said again (day 20), Bergen is confirmed; a value said three times anchors nothing;
+    # a change named as one (a correction) needs no confirmation
+    for changed in ([*docs, doc(20, city("Bergen"))],
+                    [*porto[1:], doc(8, city("Bergen"))],
+                    [*porto, doc(8, city("Bergen", event="correction", corrects="Porto"))]):
+        ledger, config = run(changed, fake_embedder)
+        assert ask(ledger, config, fake_embedder, 40)[0] == "The user's home city is Bergen."
 
 
 def test_the_speaker_and_a_value_read_as_subject_are_the_user(fake_embedder: Embedder) -> None:
