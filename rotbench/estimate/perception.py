@@ -63,8 +63,15 @@ from rotbench.contract.perception import Claim, Judgement
 from rotbench.perception.calls.cache import CallCache
 from rotbench.perception.calls.prices import cost_usd
 from rotbench.perception.calls.prompt_cache import cached_prefix_chars
-from rotbench.perception.model import LiveChecker, LiveExtractor, LLMSettings, slots_from_world
-from rotbench.perception.model._prompts import InvalidAnswer, parse_answer, retry_prompt
+from rotbench.perception.model import (
+    InvalidAnswer,
+    LiveChecker,
+    LiveExtractor,
+    LLMSettings,
+    parse_answer,
+    retry_prompt,
+    slots_from_world,
+)
 from rotbench.world.models import World
 
 Arm = Literal["oracle", "probe", "live"]

@@ -79,8 +79,10 @@ from rotbench.perception.model._prompts import (
     document_text_of,
     extract_prompt_of,
     names_a_time,
+    parse_answer,
     prompt_kind,
     question_text_of,
+    retry_prompt,
     written_date_of,
 )
 from rotbench.perception.model._prompts_v4 import EXTRACT_V4  # joins EXTRACT_PROMPTS
@@ -128,6 +130,8 @@ __all__ = [
     "Completion",
     "FatalModelError",
     "InvalidAnswer",
+    "parse_answer",
+    "retry_prompt",
     "LLMRunSummary",
     "LLMSettings",
     "DEFAULT_PRICES",
