@@ -66,7 +66,13 @@ from rotbench.world.generators.v4 import (
 )
 from rotbench.world.models import Fact, Session, Turn, World
 from rotbench.world.pools import ATTRIBUTES
-from rotbench.world.pools_v3 import MULTI_VALUED, SCHEDULED_DATED, wordings
+from rotbench.world.pools_v3 import (
+    MULTI_VALUED,
+    SCHEDULED_DATED,
+    SCHEDULED_NEXT_MONTH,
+    SCHEDULED_RELATIVE,
+    wordings,
+)
 from rotbench.world.pools_v4 import (
     CASCADE_RETRACTION,
     CONTINGENT,
@@ -161,11 +167,13 @@ class _BuilderV5(_BuilderV4):
             self.change_session(key, t, old, new)
 
     def _scheduled_flip(self, key: str, new: str, index: int, after: int,
-                        sooner: bool = True, modes: tuple[str, ...] = ()) -> int | None:
+                        sooner: bool = True, modes: tuple[str, ...] = (),
+                        late: bool = False) -> int | None:
         """One scheduled change of ``key`` to ``new``, said in interval ``index`` after day
         ``after`` and in force ``SCHEDULED_LEAD`` intervals later (the last interval at
         most; with ``sooner``, one interval sooner when nothing fits); its effective day
-        (None: nothing fits)."""
+        (None: nothing fits). With ``late``, the document is delivered late
+        (``late_delivery``) when a day fits, on time otherwise."""
         intervals = self.plan.intervals()
         for lead in (SCHEDULED_LEAD, SCHEDULED_LEAD - 1)[:2 if sooner else 1]:
             target = min(index + lead, len(intervals) - 1)
@@ -179,9 +187,38 @@ class _BuilderV5(_BuilderV4):
                 if e is None:
                     continue
                 day, text = e
-                self.say_scheduled(key, new, s, day, text(new))
+                self.say_scheduled(key, new, s, day, text(new),
+                                   self.late_delivery(key, s, day) if late else None)
                 return day
         return None
+
+    def late_delivery(self, key: str, said: int, effective: int) -> int | None:
+        """The day a scheduled change of ``key`` said on ``said`` and in force from
+        ``effective`` is delivered when written to arrive late: the first free day before
+        ``effective`` far enough from ``said`` that, its relative date counted from that
+        day, the change would take effect after the checkpoint that follows
+        ``effective`` (so the questions before it stay, and one after it sees the change
+        held back by an engine that dates the document by its delivery); None when no day
+        fits."""
+        need = self.plan.next_checkpoint(effective) - effective + 1
+        return next((d for d in range(said + need, effective) if d not in self.checkpoints
+                     and self.plan.hazard_ok(key, d) and self.plan.statement_ok(key, d)),
+                    None)
+
+    def say_scheduled(self, key: str, new: str, said: int, effective: int, text: str,
+                      delivered: int | None = None) -> None:
+        """Generator 3's scheduled change; with ``delivered``, a document written on
+        ``said`` and delivered on that later day (its statement and hazard there)."""
+        if delivered is None:
+            super().say_scheduled(key, new, said, effective, text)
+            return
+        self.drafts.append(remark(self.rng, said, "scheduled", text, [
+            _present(key, new, event="scheduled", effective_day=effective)],
+            delivered=delivered))
+        for day in (delivered, effective):
+            self.plan.statement(key, day)
+            self.plan.hazard(key, day)
+        self.set_value(key, effective, new, "restatement")
 
     def _effective(self, key: str, said: int, target: int, modes: tuple[str, ...]):
         """(effective day in interval ``target``, text of a value) of a scheduled change of
@@ -413,6 +450,7 @@ class _BuilderV5(_BuilderV4):
         for d in sorted(list(self.drafts), key=lambda d: (d.day, d.kind)):
             if d.delivered is not None:
                 self._echo_late(d)
+                self._echo_late_scheduled(d)
                 continue
             for f in d.facts:
                 self._echo_fact(d, f)
@@ -486,6 +524,34 @@ class _BuilderV5(_BuilderV4):
             self._echo(f.attribute, "mention", text, _present(f.attribute, value),
                        self.plan.next_checkpoint(since), hi)
 
+    def _echo_late_scheduled(self, d: Draft) -> None:
+        """A scheduled change written to be delivered late, said again in a second late
+        document delivered with it, written on a later day and dated relative to that day
+        ("next month" from a day of the same month, "in two weeks" from the day two weeks
+        before the change), early enough that its date counted from the delivery day still
+        falls past the checkpoint after the change; skipped when no day fits."""
+        for f in d.facts:
+            if f.event != "scheduled" or f.effective_day is None or d.delivered is None:
+                continue
+            e, key = f.effective_day, f.attribute
+            last = d.delivered - (self.plan.next_checkpoint(e) - e + 1)
+            said = d.turns[f.turn].text
+            month = (EPOCH + timedelta(days=d.day)).month
+            options = [(w, t) for w in range(d.day + 1, last + 1)
+                       if (EPOCH + timedelta(days=w)).month == month
+                       and (EPOCH + timedelta(days=e)).day == 1
+                       for t in SCHEDULED_NEXT_MONTH]
+            options += [(e - delta, t) for delta, pool in SCHEDULED_RELATIVE.items()
+                        if d.day < e - delta <= last for t in pool]
+            options = [(w, t.format(label=self._label(key), v=f.value)) for w, t in options
+                       if w not in self.checkpoints]
+            options = [o for o in options if o[1] != said] or options
+            if not options:
+                continue
+            w, text = self.rng.choice(options)
+            self.drafts.append(remark(self.rng, w, "scheduled", text, [f.model_copy()],
+                                      delivered=d.delivered))
+
     def _echo_day(self, key: str, lo: int, hi: int) -> int | None:
         """The first day strictly between ``lo`` and ``hi`` on which ``key`` may be
         stated (so the echo reaches as many of the case's questions as it can)."""
@@ -545,7 +611,9 @@ class _BuilderV5(_BuilderV4):
         ``SCHEDULED_LEAD`` intervals later, dated relative to its written day when a wording
         fits (skipped when nothing fits): the questions before it takes effect ask for an
         abstention with a declared value pending, and an engine that reads "in two weeks"
-        as today serves it early."""
+        as today serves it early. A change dated relative to its written day is written to
+        be delivered late (``late_delivery``): an engine that orders by arrival serves it
+        from its delivery, one that counts its date from the delivery day serves it late."""
         intervals = self.plan.intervals()
         for key in sorted(k for k, r in roles.items() if r == "cascade"):
             day = self.forgotten.get(key)
@@ -558,8 +626,9 @@ class _BuilderV5(_BuilderV4):
             for modes in (RELATIVE_MODES, ALL_MODES):  # a relative date when one fits
                 for start in (index, index + 1, index + 2):  # later when this one is full
                     if not done and start < len(intervals) - 1:
-                        done = self._scheduled_flip(key, new, start, day, sooner=False,
-                                                    modes=modes) is not None
+                        done = self._scheduled_flip(
+                            key, new, start, day, sooner=False, modes=modes,
+                            late=modes == RELATIVE_MODES) is not None
 
     # ---- mentions in passing --------------------------------------------------------------
 
@@ -614,6 +683,9 @@ class _BuilderV5(_BuilderV4):
                 if f.attribute == key and f.effective_day is not None \
                         and f.effective_day < d.day:
                     out.append((f.effective_day + d.delivered - d.day, d.delivered))
+                elif f.attribute == key and f.event == "scheduled" \
+                        and f.effective_day is not None:  # a late scheduled change
+                    out.append((f.effective_day, f.effective_day + d.delivered - d.day))
         return out
 
     def passing(self, roles: dict[str, str]) -> None:
