@@ -239,7 +239,8 @@ ROOT_OF = {d: r for r, ds in DEPENDENTS.items() for d in ds}
 def deciding(world: World, key: str, day: int, kind: str) -> int:
     """How many times the statement that decides a question's ``kind`` case had been
     delivered by ``day``: the correction (cascade: of the root), the retraction, the
-    scheduled change or declared successor of each pending value (the fewest), the
+    scheduled change or declared successor of each pending value (the fewest; of the
+    current value for a late scheduled change in force), the
     successor in force, the set's latest add or drop, the forget request (the fewest), the
     root's current value (contingent, implied); for a stale value (late, relative_date,
     premise, redelivery), the current value's own statements, or what ended it."""
@@ -251,9 +252,9 @@ def deciding(world: World, key: str, day: int, kind: str) -> int:
         return sum(r[4].event == "correction" for r in truth_rows(world, ROOT_OF[key], day))
     if kind == "retraction":
         return sum(f.event == "retraction" for f in facts)
-    if kind == "scheduled":
+    if kind == "scheduled":  # a late scheduled change in force: its current value
         return min(sum(f.value == v and (f.event == "scheduled" or f.tie == "successor")
-                       for f in facts) for v in truth.premature)
+                       for f in facts) for v in truth.premature or [truth.current])
     if kind == "successor":
         return sum(f.tie == "successor" and f.value == truth.current for f in facts)
     if kind == "set":

@@ -108,6 +108,9 @@ ALL_MODES = ("dated", "relative", "next_month", "specific")
 RELATIVE_MODES = ("relative", "next_month")
 """Generator 3's ways of dating a scheduled change, and those relative to the written day
 (the reversion's first flip takes one of these when one fits)."""
+LATE_ECHO_ROOM = 3
+"""Days a scheduled change written to be delivered late waits beyond the least delay that
+exposes delivery dating, so that a second late document can be written in between."""
 SCHEDULED_LEAD = 3
 """Intervals between the day a scheduled flip is said and the interval it takes effect in
 (so two checkpoints see it declared and not yet in force)."""
@@ -197,10 +200,11 @@ class _BuilderV5(_BuilderV4):
         ``effective`` is delivered when written to arrive late: the first free day before
         ``effective`` far enough from ``said`` that, its relative date counted from that
         day, the change would take effect after the checkpoint that follows
-        ``effective`` (so the questions before it stay, and one after it sees the change
-        held back by an engine that dates the document by its delivery); None when no day
-        fits."""
-        need = self.plan.next_checkpoint(effective) - effective + 1
+        ``effective``, with ``LATE_ECHO_ROOM`` days to spare for its echo
+        (``_echo_late_scheduled``), so that the questions before it stay and one after it
+        sees the change held back by an engine that dates the document by its delivery;
+        None when no day fits."""
+        need = self.plan.next_checkpoint(effective) - effective + 1 + LATE_ECHO_ROOM
         return next((d for d in range(said + need, effective) if d not in self.checkpoints
                      and self.plan.hazard_ok(key, d) and self.plan.statement_ok(key, d)),
                     None)
