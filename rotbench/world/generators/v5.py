@@ -35,6 +35,11 @@ Every role is then laid out as in generator 4, followed by:
 - **late documents dated by the calendar**: each of the reversion's changes without a late
   document gets one stating the value before it from a calendar date ("Since Saturday 31
   January, my car has been Lancia", ``absolute_late``), delivered after the change.
+- **scheduled changes written to arrive late**: a forgotten cascade dependent's next value
+  dated relative to its written day ("Next month I'm moving my gym over to Peakform") is
+  delivered late (``late_delivery``), far enough after it was written that its date counted
+  from the delivery day falls past the checkpoint after the change, and said again by a
+  second late document written in between, delivered with it (``_echo_late_scheduled``).
 - **re-delivered documents** (``redelivery``): the cascade's move, once taken back, and the
   reversion's first change, once reverted, are delivered a second time, unchanged
   (``Session.redelivery_of``), in the interval after the one that made them untrue.
@@ -46,7 +51,8 @@ the same tie, with the tie's wording; a declared successor not after it is decla
 is said four times instead, ``SUCCESSOR_ECHOES``), the cascade's root and dependents not
 between the move and its correction, the root not after its late document arrives, a value asked
 to be forgotten never, and no attribute between a relatively dated late document's date
-read from its delivery day and its delivery.
+read from its delivery day and its delivery, nor between a late scheduled change and its
+date counted from its delivery day.
 """
 
 from __future__ import annotations
