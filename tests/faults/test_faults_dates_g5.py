@@ -6,17 +6,23 @@ delivery day (a relative date counted from it, an explicit date kept:
 (``misread_relative``: "in two weeks" read as today). Each is the correct engine
 (``DependencyEngine``, tests/faults/faulty_engines_v4.py) with one switch on.
 
-Two figures separate them: ``stale_retained_at_k`` on the ``relative_date`` questions (late
+Three figures separate them: ``stale_retained_at_k`` on the ``relative_date`` questions (late
 documents dated before their written day: relatively, "I switched my car to Saab two weeks
 ago", delivered more than its span after the change that superseded it, with no mention of
 the attribute between that date read from the delivery day and the delivery; or by the
 calendar, "Since Saturday 31 January, my car has been Lancia", which only the arrival-order
-engine misreads) and ``premature_at_k`` on the ``scheduled`` questions (the reversion's
-first flip, "In two weeks Lancia takes over as my car", and each forgotten cascade
-dependent's new value, dated relative to the written day when a wording fits). The
-misreading engine fails only the second, the delivery-dating one only the first, the
-arrival-order one both; on each seed each fault's failing figure lies above the correct
-engine's 95% Wilson interval.
+engine misreads), ``premature_at_k`` on the ``scheduled`` questions (the reversion's first
+flip, "In two weeks Lancia takes over as my car", and each forgotten cascade dependent's new
+value, "Next month I'm moving my gym over to Peakform", written to be delivered late) and
+misses of ``current_first`` on the ``scheduled`` questions (the late scheduled changes in
+force: counted from its delivery day, "next month" falls after the last checkpoint). The
+misreading engine fails the second, the delivery-dating one the first and third, the
+arrival-order one the first two; on each seed each fault's failing figures lie beyond the
+correct engine's 95% Wilson interval.
+
+The correct engine is ``EvidenceEngine`` (tests/faults/faulty_engines_g5.py: it honours the
+forget request before each late scheduled change, so its answer after the change is the new
+value alone), each fault that engine with one switch on.
 """
 
 from __future__ import annotations
@@ -24,19 +30,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fault_harness import SEEDS, correct_engine, figure, probe_seeds, scored
-from faulty_engines_v4 import DependencyEngine, _fault
+from fault_harness import SEEDS, beyond, correct_engine, figure, probe_seeds, scored
+from faulty_engines_g5 import EvidenceEngine
+from faulty_engines_v3 import fault
 
-from rotbench.scoring.wilson import wilson_interval
+from rotbench.scoring.metrics import HIGHER_IS_BETTER
 
 pytestmark = pytest.mark.slow
 
-ArrivalOrder = _fault("ArrivalOrderG5", arrival_order=True)
-DatedByDelivery = _fault("DatedByDeliveryG5", dated_by_delivery=True)
-MisreadRelativeDate = _fault("MisreadRelativeDate", misread_relative=True)
+ArrivalOrder = fault("ArrivalOrderLate", EvidenceEngine, arrival_order=True)
+DatedByDelivery = fault("DatedByDeliveryLate", EvidenceEngine, dated_by_delivery=True)
+MisreadRelativeDate = fault("MisreadRelativeLate", EvidenceEngine, misread_relative=True)
 
 WHERE = (("kind", "relative_date", "stale_retained_at_k"),
-         ("kind", "scheduled", "premature_at_k"))
+         ("kind", "scheduled", "premature_at_k"),
+         ("kind", "scheduled", "current_first"))
 
 
 def run(factory, tmp_path: Path) -> dict:
@@ -44,14 +52,22 @@ def run(factory, tmp_path: Path) -> dict:
     return scored(probe_seeds(factory, tmp_path, "5"), "v5")
 
 
-correct = correct_engine(DependencyEngine, run)
+correct = correct_engine(EvidenceEngine, run)
 
-EXPECTED = {  # per seed 42, 43, 44: (relative_date stale_retained_at_k, scheduled premature_at_k)
-    "correct": [((0, 20), (0, 10)), ((0, 20), (0, 11)), ((0, 9), (0, 10))],
-    "arrival-order": [((16, 20), (9, 10)), ((17, 20), (9, 11)), ((4, 9), (8, 10))],
-    "dated-by-delivery": [((16, 20), (0, 10)), ((17, 20), (0, 11)), ((3, 9), (0, 10))],
-    "misread-relative-date": [((0, 20), (9, 10)), ((0, 20), (9, 11)), ((0, 9), (8, 10))],
+EXPECTED = {  # per seed 42, 43, 44: relative_date stale_retained_at_k, scheduled
+    # premature_at_k, scheduled current_first
+    "correct": [((0, 20), (0, 7), (6, 6)), ((0, 20), (0, 8), (6, 6)),
+                ((0, 8), (0, 9), (6, 6))],
+    "arrival-order": [((20, 20), (6, 7), (5, 6)), ((20, 20), (7, 8), (5, 6)),
+                      ((8, 8), (8, 9), (5, 6))],
+    "dated-by-delivery": [((20, 20), (0, 7), (3, 6)), ((20, 20), (0, 8), (3, 6)),
+                          ((8, 8), (0, 9), (3, 6))],
+    "misread-relative-date": [((0, 20), (6, 7), (5, 6)), ((0, 20), (7, 8), (5, 6)),
+                              ((0, 8), (8, 9), (5, 6))],
 }
+FAILS = {"arrival-order": (0, 1), "dated-by-delivery": (0, 2), "misread-relative-date": (1,)}
+"""The figures (indices of ``WHERE``) each fault fails beyond the correct engine's interval
+on every seed."""
 FAULTS = {"arrival-order": ArrivalOrder, "dated-by-delivery": DatedByDelivery,
           "misread-relative-date": MisreadRelativeDate}
 
@@ -78,6 +94,6 @@ def test_each_misdating_gives_its_own_figures_on_each_seed(figures) -> None:
 def test_each_misdating_is_caught_beyond_the_correct_engine_s_interval(figures) -> None:
     for name in FAULTS:
         for i in range(len(SEEDS)):
-            beyond = [f for f, c in zip(figures[name][i], figures["correct"][i], strict=True)
-                      if f[0] / f[1] > wilson_interval(*c)[1]]
-            assert beyond, (name, SEEDS[i])  # at least one of its two figures, every seed
+            caught = tuple(j for j, w in enumerate(WHERE) if beyond(
+                figures["correct"][i][j], figures[name][i][j], HIGHER_IS_BETTER[w[2]]))
+            assert caught == FAILS[name], (name, SEEDS[i], caught)

@@ -12,6 +12,10 @@ which that replay reads as history and skips), then:
   ``redelivered``, and the case ``redelivery`` is live while there is one. When the most
   recently delivered own present statement is such a document, ``late`` (which the same
   rule would name) is dropped from the cases.
+- **late scheduled change**: when the most recently delivered own present statement is a
+  scheduled change that came late and is in force with its value current, the case
+  ``scheduled`` stays live (an engine that counts its relative date from the delivery day
+  holds the change back: a miss of ``current_first``).
 - **evidence**: how many of the user's own statements of ``current`` (the first member of a
   set) were delivered by the end of ``day``: present tense, any event but a forget,
   retraction or drop, tied or not, a declared successor included; None without a current
@@ -60,6 +64,12 @@ def truth_v5(world: World, key: str, day: int) -> Truth:
             cases = [c for c in cases if c != "late"]
         update |= {"cases": [*cases, "redelivery"], "redelivered": redelivered}
     current = update.get("current", truth.current)
+    if present and current is not None \
+            and "scheduled" not in update.get("cases", truth.cases):
+        last = max(present, key=lambda r: (r[7], r[2], r[3]))  # the last delivered
+        if last[6] and last[4].event == "scheduled" and last[0] <= day \
+                and last[4].value == current:
+            update["cases"] = [*update.get("cases", truth.cases), "scheduled"]
     if current is not None:
         update["evidence"] = sum(1 for r in rows if r[4].tense == "present"
                                  and r[4].event not in _ENDING and r[4].value == current)

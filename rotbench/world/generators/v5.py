@@ -35,6 +35,11 @@ Every role is then laid out as in generator 4, followed by:
 - **late documents dated by the calendar**: each of the reversion's changes without a late
   document gets one stating the value before it from a calendar date ("Since Saturday 31
   January, my car has been Lancia", ``absolute_late``), delivered after the change.
+- **scheduled changes written to arrive late**: a forgotten cascade dependent's next value
+  dated relative to its written day ("Next month I'm moving my gym over to Peakform") is
+  delivered late (``late_delivery``), far enough after it was written that its date counted
+  from the delivery day falls past the checkpoint after the change, and said again by a
+  second late document written in between, delivered with it (``_echo_late_scheduled``).
 - **re-delivered documents** (``redelivery``): the cascade's move, once taken back, and the
   reversion's first change, once reverted, are delivered a second time, unchanged
   (``Session.redelivery_of``), in the interval after the one that made them untrue.
@@ -46,7 +51,8 @@ the same tie, with the tie's wording; a declared successor not after it is decla
 is said four times instead, ``SUCCESSOR_ECHOES``), the cascade's root and dependents not
 between the move and its correction, the root not after its late document arrives, a value asked
 to be forgotten never, and no attribute between a relatively dated late document's date
-read from its delivery day and its delivery.
+read from its delivery day and its delivery, nor between a late scheduled change and its
+date counted from its delivery day.
 """
 
 from __future__ import annotations
@@ -66,7 +72,13 @@ from rotbench.world.generators.v4 import (
 )
 from rotbench.world.models import Fact, Session, Turn, World
 from rotbench.world.pools import ATTRIBUTES
-from rotbench.world.pools_v3 import MULTI_VALUED, SCHEDULED_DATED, wordings
+from rotbench.world.pools_v3 import (
+    MULTI_VALUED,
+    SCHEDULED_DATED,
+    SCHEDULED_NEXT_MONTH,
+    SCHEDULED_RELATIVE,
+    wordings,
+)
 from rotbench.world.pools_v4 import (
     CASCADE_RETRACTION,
     CONTINGENT,
@@ -102,6 +114,9 @@ ALL_MODES = ("dated", "relative", "next_month", "specific")
 RELATIVE_MODES = ("relative", "next_month")
 """Generator 3's ways of dating a scheduled change, and those relative to the written day
 (the reversion's first flip takes one of these when one fits)."""
+LATE_ECHO_ROOM = 3
+"""Days a scheduled change written to be delivered late waits beyond the least delay that
+exposes delivery dating, so that a second late document can be written in between."""
 SCHEDULED_LEAD = 3
 """Intervals between the day a scheduled flip is said and the interval it takes effect in
 (so two checkpoints see it declared and not yet in force)."""
@@ -161,11 +176,13 @@ class _BuilderV5(_BuilderV4):
             self.change_session(key, t, old, new)
 
     def _scheduled_flip(self, key: str, new: str, index: int, after: int,
-                        sooner: bool = True, modes: tuple[str, ...] = ()) -> int | None:
+                        sooner: bool = True, modes: tuple[str, ...] = (),
+                        late: bool = False) -> int | None:
         """One scheduled change of ``key`` to ``new``, said in interval ``index`` after day
         ``after`` and in force ``SCHEDULED_LEAD`` intervals later (the last interval at
         most; with ``sooner``, one interval sooner when nothing fits); its effective day
-        (None: nothing fits)."""
+        (None: nothing fits). With ``late``, the document is delivered late
+        (``late_delivery``) when a day fits, on time otherwise."""
         intervals = self.plan.intervals()
         for lead in (SCHEDULED_LEAD, SCHEDULED_LEAD - 1)[:2 if sooner else 1]:
             target = min(index + lead, len(intervals) - 1)
@@ -179,9 +196,39 @@ class _BuilderV5(_BuilderV4):
                 if e is None:
                     continue
                 day, text = e
-                self.say_scheduled(key, new, s, day, text(new))
+                self.say_scheduled(key, new, s, day, text(new),
+                                   self.late_delivery(key, s, day) if late else None)
                 return day
         return None
+
+    def late_delivery(self, key: str, said: int, effective: int) -> int | None:
+        """The day a scheduled change of ``key`` said on ``said`` and in force from
+        ``effective`` is delivered when written to arrive late: the first free day before
+        ``effective`` far enough from ``said`` that, its relative date counted from that
+        day, the change would take effect after the checkpoint that follows
+        ``effective``, with ``LATE_ECHO_ROOM`` days to spare for its echo
+        (``_echo_late_scheduled``), so that the questions before it stay and one after it
+        sees the change held back by an engine that dates the document by its delivery;
+        None when no day fits."""
+        need = self.plan.next_checkpoint(effective) - effective + 1 + LATE_ECHO_ROOM
+        return next((d for d in range(said + need, effective) if d not in self.checkpoints
+                     and self.plan.hazard_ok(key, d) and self.plan.statement_ok(key, d)),
+                    None)
+
+    def say_scheduled(self, key: str, new: str, said: int, effective: int, text: str,
+                      delivered: int | None = None) -> None:
+        """Generator 3's scheduled change; with ``delivered``, a document written on
+        ``said`` and delivered on that later day (its statement and hazard there)."""
+        if delivered is None:
+            super().say_scheduled(key, new, said, effective, text)
+            return
+        self.drafts.append(remark(self.rng, said, "scheduled", text, [
+            _present(key, new, event="scheduled", effective_day=effective)],
+            delivered=delivered))
+        for day in (delivered, effective):
+            self.plan.statement(key, day)
+            self.plan.hazard(key, day)
+        self.set_value(key, effective, new, "restatement")
 
     def _effective(self, key: str, said: int, target: int, modes: tuple[str, ...]):
         """(effective day in interval ``target``, text of a value) of a scheduled change of
@@ -413,6 +460,7 @@ class _BuilderV5(_BuilderV4):
         for d in sorted(list(self.drafts), key=lambda d: (d.day, d.kind)):
             if d.delivered is not None:
                 self._echo_late(d)
+                self._echo_late_scheduled(d)
                 continue
             for f in d.facts:
                 self._echo_fact(d, f)
@@ -486,6 +534,34 @@ class _BuilderV5(_BuilderV4):
             self._echo(f.attribute, "mention", text, _present(f.attribute, value),
                        self.plan.next_checkpoint(since), hi)
 
+    def _echo_late_scheduled(self, d: Draft) -> None:
+        """A scheduled change written to be delivered late, said again in a second late
+        document delivered with it, written on a later day and dated relative to that day
+        ("next month" from a day of the same month, "in two weeks" from the day two weeks
+        before the change), early enough that its date counted from the delivery day still
+        falls past the checkpoint after the change; skipped when no day fits."""
+        for f in d.facts:
+            if f.event != "scheduled" or f.effective_day is None or d.delivered is None:
+                continue
+            e, key = f.effective_day, f.attribute
+            last = d.delivered - (self.plan.next_checkpoint(e) - e + 1)
+            said = d.turns[f.turn].text
+            month = (EPOCH + timedelta(days=d.day)).month
+            options = [(w, t) for w in range(d.day + 1, last + 1)
+                       if (EPOCH + timedelta(days=w)).month == month
+                       and (EPOCH + timedelta(days=e)).day == 1
+                       for t in SCHEDULED_NEXT_MONTH]
+            options += [(e - delta, t) for delta, pool in SCHEDULED_RELATIVE.items()
+                        if d.day < e - delta <= last for t in pool]
+            options = [(w, t.format(label=self._label(key), v=f.value)) for w, t in options
+                       if w not in self.checkpoints]
+            options = [o for o in options if o[1] != said] or options
+            if not options:
+                continue
+            w, text = self.rng.choice(options)
+            self.drafts.append(remark(self.rng, w, "scheduled", text, [f.model_copy()],
+                                      delivered=d.delivered))
+
     def _echo_day(self, key: str, lo: int, hi: int) -> int | None:
         """The first day strictly between ``lo`` and ``hi`` on which ``key`` may be
         stated (so the echo reaches as many of the case's questions as it can)."""
@@ -545,7 +621,9 @@ class _BuilderV5(_BuilderV4):
         ``SCHEDULED_LEAD`` intervals later, dated relative to its written day when a wording
         fits (skipped when nothing fits): the questions before it takes effect ask for an
         abstention with a declared value pending, and an engine that reads "in two weeks"
-        as today serves it early."""
+        as today serves it early. A change dated relative to its written day is written to
+        be delivered late (``late_delivery``): an engine that orders by arrival serves it
+        from its delivery, one that counts its date from the delivery day serves it late."""
         intervals = self.plan.intervals()
         for key in sorted(k for k, r in roles.items() if r == "cascade"):
             day = self.forgotten.get(key)
@@ -558,8 +636,9 @@ class _BuilderV5(_BuilderV4):
             for modes in (RELATIVE_MODES, ALL_MODES):  # a relative date when one fits
                 for start in (index, index + 1, index + 2):  # later when this one is full
                     if not done and start < len(intervals) - 1:
-                        done = self._scheduled_flip(key, new, start, day, sooner=False,
-                                                    modes=modes) is not None
+                        done = self._scheduled_flip(
+                            key, new, start, day, sooner=False, modes=modes,
+                            late=modes == RELATIVE_MODES) is not None
 
     # ---- mentions in passing --------------------------------------------------------------
 
@@ -614,6 +693,9 @@ class _BuilderV5(_BuilderV4):
                 if f.attribute == key and f.effective_day is not None \
                         and f.effective_day < d.day:
                     out.append((f.effective_day + d.delivered - d.day, d.delivered))
+                elif f.attribute == key and f.event == "scheduled" \
+                        and f.effective_day is not None:  # a late scheduled change
+                    out.append((f.effective_day, f.effective_day + d.delivered - d.day))
         return out
 
     def passing(self, roles: dict[str, str]) -> None:

@@ -59,7 +59,7 @@ def test_annotate_records_intact_beside_the_error_kinds(world) -> None:
 
 
 G5 = {  # seed: (good, typical) as (intact, currency questions)
-    42: ((66, 81), (40, 81)), 43: ((64, 78), (50, 78)), 44: ((60, 78), (36, 78))}
+    42: ((68, 81), (41, 81)), 43: ((64, 78), (52, 78)), 44: ((60, 79), (34, 79))}
 
 
 def test_generator_5_keeps_intact_paths_under_good_and_typical() -> None:
