@@ -178,12 +178,9 @@ def set_texts(name: str) -> list[str]:
         from rotbench.perception.noisy.space import noisy_extra
 
         return noisy_extra(generator_5=SETS[EXTENSIONS[name]][0] == "5")
-    from rotbench.perception.oracle import oracle_texts
+    from rotbench.perception.oracle import generator_texts
 
-    generator = SETS[name][0]  # the reference engine: the oracle's texts
-    return sorted(set(oracle_texts(generator_3=generator in ("3", "4", "5"),
-                                   generator_4=generator in ("4", "5"),
-                                   generator_5=generator == "5")))
+    return generator_texts(SETS[name][0])  # the reference engine: the oracle's texts
 
 
 def build(names: list[str] | None = None) -> int:

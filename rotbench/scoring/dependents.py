@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
 from rotbench.scoring.scorer_v6 import has_class, is_current_answer
+from rotbench.world.generators.registry import GENERATORS
 
 DEPENDENT_METRICS: tuple[str, ...] = (
     "successor_first", "dependent_stale_first", "premise_stale_first",
@@ -50,7 +51,8 @@ Outcome = tuple[int, int] | None
 def applies(world: WorldProbes) -> bool:
     """Whether ``world``'s report carries generator 4's figures (a world of generator 4 or
     5, which keeps every case of 4)."""
-    return world.generator_version in ("4", "5")
+    spec = GENERATORS.find(world.generator_version)
+    return spec is not None and spec.dependents
 
 
 def _norm(value: str) -> str:

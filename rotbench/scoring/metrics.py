@@ -104,6 +104,7 @@ from rotbench.scoring.models import HIT_CLASSES, HitClass, ProbeRecord, ScoredHi
 from rotbench.scoring.scorer_v5 import serves_current
 from rotbench.scoring.scorer_v6 import has_class, is_current_answer
 from rotbench.scoring.wilson import wilson_interval
+from rotbench.world.generators.registry import GENERATORS
 from rotbench.world.models import CHANNELS, DECOY_KINDS, UNANSWERABLE_KINDS, Channel
 
 MetricName = Literal[
@@ -172,7 +173,8 @@ def evidence_bucket(evidence: int | None) -> str | None:
 def reads_generator_5(world: WorldProbes) -> bool:
     """Whether ``world``'s report carries generator 5's figures (``FORGET_METRICS``,
     ``by_evidence``)."""
-    return world.generator_version == "5"
+    spec = GENERATORS.find(world.generator_version)
+    return spec is not None and spec.forgets
 
 CORE_METRICS: tuple[MetricName, ...] = METRICS[:7]
 """The seven metrics every report has had since schema 1 (currency, supersession, poison).
