@@ -24,14 +24,13 @@ reports of older worlds keep their shape and verify as before.
 
 from __future__ import annotations
 
+from rotbench.scoring.definitions import families
 from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
 from rotbench.scoring.scorer_v6 import has_class, is_current_answer
 from rotbench.world.generators.registry import GENERATORS
 
-DEPENDENT_METRICS: tuple[str, ...] = (
-    "successor_first", "dependent_stale_first", "premise_stale_first",
-    "cascade_asserted_at_k")
-"""Generator 4's figures, in report order (the "Dependents" family)."""
+DEPENDENT_METRICS: tuple[str, ...] = families()["Dependents"]
+"""Generator 4's figures, in report order (the "Dependents" family of the metric rows)."""
 
 BY_KIND_DEPENDENTS: dict[str, tuple[str, ...]] = {
     "successor": ("successor_first", "current_first"),
