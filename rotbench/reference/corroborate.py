@@ -39,7 +39,7 @@ from collections import defaultdict
 import numpy as np
 
 from rotbench.contract.extraction import CONVERSATION
-from rotbench.contract.perception import Claim, ClaimDraft, subject_key
+from rotbench.contract.perception import Claim, ClaimDraft, subject_key, value_key
 
 USER = "the user"
 SPEAKER = "the speaker"
@@ -50,7 +50,7 @@ OTHER_MOODS = frozenset({"hypothetical", "negated", "suggested"})
 
 
 def _value(claim: ClaimDraft) -> str:
-    return " ".join(claim.value.casefold().split())
+    return value_key(claim.value)
 
 
 def who(claim: ClaimDraft) -> str:

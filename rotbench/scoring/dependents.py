@@ -24,6 +24,7 @@ reports of older worlds keep their shape and verify as before.
 
 from __future__ import annotations
 
+from rotbench.contract.perception import value_key
 from rotbench.scoring.definitions import families
 from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
 from rotbench.scoring.scorer_v6 import has_class, is_current_answer
@@ -54,9 +55,6 @@ def applies(world: WorldProbes) -> bool:
     return spec is not None and spec.dependents
 
 
-def _norm(value: str) -> str:
-    return " ".join(value.split()).casefold()
-
 
 def _serves(hit: ScoredHit | None, values: set[str]) -> bool:
     return hit is not None and has_class(hit, "stale") and bool(values & set(hit.values))
@@ -74,11 +72,11 @@ def dependent_outcomes(probe: ProbeRecord, hits: list[ScoredHit],
     if "successor" in cases:
         out["successor_first"] = (int(first is not None and is_current_answer(first)), 1)
     if cases & {"contingent", "implied"} and truth.previously is not None:
-        out["dependent_stale_first"] = (int(_serves(first, {_norm(truth.previously)})), 1)
+        out["dependent_stale_first"] = (int(_serves(first, {value_key(truth.previously)})), 1)
     if probe.premise is not None:
-        out["premise_stale_first"] = (int(_serves(first, {_norm(probe.premise)})), 1)
+        out["premise_stale_first"] = (int(_serves(first, {value_key(probe.premise)})), 1)
     if "cascade" in cases and truth.cascaded:
-        gone = {_norm(v) for v in truth.cascaded}
+        gone = {value_key(v) for v in truth.cascaded}
         out["cascade_asserted_at_k"] = (int(any(_serves(h, gone) for h in hits)), 1)
     return out
 

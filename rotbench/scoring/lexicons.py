@@ -45,7 +45,7 @@ import re
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
-from rotbench.world.generators.registry import GENERATORS
+from rotbench.world.generators.registry import row_or_newest
 
 
 @dataclass(frozen=True)
@@ -327,8 +327,9 @@ read, a synthetic selection): generator 1's."""
 
 def default_scorer(generator: str | None) -> str:
     """The scorer used when none is chosen for worlds of ``generator`` (its version string,
-    e.g. ``"3"``): its ``GENERATORS`` row's ``scorer``, else ``DEFAULT_SCORER``."""
-    spec = GENERATORS.find(generator)
+    e.g. ``"3"``): its ``GENERATORS`` row's ``scorer`` (a later number: the newest row's),
+    else ``DEFAULT_SCORER``."""
+    spec = row_or_newest(generator)
     return DEFAULT_SCORER if spec is None else spec.scorer
 
 

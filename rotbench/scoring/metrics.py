@@ -87,6 +87,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from rotbench.contract.perception import value_key
 from rotbench.scoring.definitions import METRIC_SPECS, families
 from rotbench.scoring.definitions import better_label as better_label
 from rotbench.scoring.dependents import (
@@ -437,9 +438,6 @@ def _found_values(hits: list[ScoredHit]) -> set[str]:
     return {v for h in hits if _recalls(h) for v in h.values}
 
 
-def _norm(value: str) -> str:
-    return " ".join(value.split()).casefold()
-
 
 def _classes(hits: Iterable[ScoredHit]) -> set[str]:
     """Every class the hits have or carry a value of (``scorer_v6.has_class``)."""
@@ -475,7 +473,7 @@ def _event_outcomes(probe: ProbeRecord, hits: list[ScoredHit], first_cls: set[st
     if truth.forgotten:
         out["forgotten_served_at_k"] = _flag(serves_forgotten(truth.forgotten, hits))
     if truth.redelivered:
-        redelivered = {_norm(v) for v in truth.redelivered}
+        redelivered = {value_key(v) for v in truth.redelivered}
         first = _first_value_bearing(hits)
         out["resurrected_first"] = _flag(first is not None and first.cls in (
             "stale", "corrected") and bool(redelivered & set(first.values)))
@@ -484,13 +482,13 @@ def _event_outcomes(probe: ProbeRecord, hits: list[ScoredHit], first_cls: set[st
                                                  for h in hits))
     if len(truth.members) >= 2:
         found = _found_values(hits)
-        out["members_recall_at_k"] = _flag(all(_norm(m) in found for m in truth.members))
+        out["members_recall_at_k"] = _flag(all(value_key(m) in found for m in truth.members))
         older = [m for m in truth.members if m not in truth.added_members]
         newest = truth.added_members[-1] if truth.added_members else None
         if newest is not None:
             older = truth.members[:truth.members.index(newest)]
         if older:
-            out["member_lost"] = _flag(any(_norm(m) not in found for m in older))
+            out["member_lost"] = _flag(any(value_key(m) not in found for m in older))
 
 
 def _outcomes(
@@ -546,9 +544,9 @@ def _cross_user_outcomes(probe: ProbeRecord, hits: list[ScoredHit],
     if others is None:
         return dict.fromkeys(CROSS_USER_METRICS)
     if kind is None:
-        leaked = {_norm(v) for v in (*others.current, *others.history)}
+        leaked = {value_key(v) for v in (*others.current, *others.history)}
     else:
-        leaked = {_norm(v) for v in (others.current if kind == "other_current"
+        leaked = {value_key(v) for v in (others.current if kind == "other_current"
                                      else others.history)}
     if not leaked:
         return dict.fromkeys(CROSS_USER_METRICS)

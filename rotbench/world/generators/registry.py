@@ -127,6 +127,16 @@ def generator_spec(version: object) -> GeneratorSpec:
     return GENERATORS.get(version)
 
 
+def row_or_newest(version: object) -> GeneratorSpec | None:
+    """The row of ``version``; for a later numbered version not released here (e.g. '12'),
+    the newest row released before it; None for anything else."""
+    spec = GENERATORS.find(version)
+    if spec is not None or not str(version).isdigit():
+        return spec
+    older = [g for g in GENERATORS if g.name.isdigit() and int(g.name) < int(str(version))]
+    return max(older, key=lambda g: int(g.name), default=None)
+
+
 def volume_generators() -> str:
     """The generators that take a ``volume`` above 1, as prose ('3 to 5')."""
     names = [g.name for g in GENERATORS if g.max_volume > 1]
