@@ -66,7 +66,7 @@ def value_key(value: str) -> str:
 
 def subject_key(subject: str) -> str:
     """The comparison key of a subject: case-folded, spaces collapsed, 'user' = 'the user'."""
-    key = " ".join(subject.casefold().split())
+    key = value_key(subject)
     return SUBJECT_ALIASES.get(key, key)
 
 

@@ -447,6 +447,8 @@ def generate_world(seed: int, days: int = 90, generator: str = DEFAULT_GENERATOR
                                f"(generator {generator} has no filler to multiply), got {volume}")
     _check_pools_once(tuple((a.key, tuple(a.pool)) for a in ATTRIBUTES),
                       tuple(spec.templates()))
+    if spec.build is None:
+        return generate_v1_v2(seed, days, generator)
     return spec.build(seed, days, volume)
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import import_module
 from typing import TYPE_CHECKING
 
 from rotbench._util.registry import Registry
@@ -50,7 +49,8 @@ class GeneratorSpec:
 
     name: str
     """The version string, e.g. '4' (``World.generator_version``, ``--generator``)."""
-    build: Build
+    build: Build | None
+    """None: generators 1 and 2, which ``generate_world``'s own module builds."""
     templates: Callable[[], list[str]]
     """The template texts ``check_pools`` checks against the pools before a build."""
     scorer: str
@@ -74,43 +74,67 @@ class GeneratorSpec:
     """Its reports carry generator 5's figures (the "Resurrection" family, ``by_evidence``)."""
 
 
-def _lazy(module: str, name: str) -> Callable:
-    """A call of ``module.name``, imported on first use (generators import heavy pools)."""
-    def call(*args: object) -> object:
-        return getattr(import_module(module), name)(*args)
-    return call
+def _build_v3(seed: int, days: int, volume: int) -> World:
+    from rotbench.world.generators.v3 import generate_v3
+
+    return generate_v3(seed, days, volume)
 
 
-def _v1_v2(version: str) -> Build:
-    def build(seed: int, days: int, volume: int) -> World:
-        from rotbench.world.generators.base import generate_v1_v2
+def _build_v4(seed: int, days: int, volume: int) -> World:
+    from rotbench.world.generators.v4 import generate_v4
 
-        return generate_v1_v2(seed, days, version)
-    return build
+    return generate_v4(seed, days, volume)
 
 
-_G = "rotbench.world.generators"
+def _build_v5(seed: int, days: int, volume: int) -> World:
+    from rotbench.world.generators.v5 import generate_v5
+
+    return generate_v5(seed, days, volume)
+
+
+def _checkpoints_v5(days: int) -> list[int]:
+    from rotbench.world.generators.v5 import checkpoints_v5
+
+    return checkpoints_v5(days)
+
+
+def _templates_v1() -> list[str]:
+    from rotbench.world.pools import all_template_texts
+
+    return all_template_texts()
+
+
+def _templates_v3() -> list[str]:
+    from rotbench.world.pools_v3 import all_template_texts_v3
+
+    return all_template_texts_v3()
+
+
+def _templates_v4() -> list[str]:
+    from rotbench.world.pools_v4 import all_template_texts_v4
+
+    return all_template_texts_v4()
+
+
+def _templates_v5() -> list[str]:
+    from rotbench.world.pools_v5 import all_template_texts_v5
+
+    return all_template_texts_v5()
+
+
 _THREE = ("generator_3",)
 _FOUR = ("generator_3", "generator_4")
 _FIVE = ("generator_3", "generator_4", "generator_5")
 
 GENERATORS: Registry[GeneratorSpec] = Registry("generator", [
-    GeneratorSpec("1", _v1_v2("1"), _lazy("rotbench.world.pools", "all_template_texts"),
-                  scorer="v3", prompt="extract-v2"),
-    GeneratorSpec("2", _v1_v2("2"), _lazy("rotbench.world.pools", "all_template_texts"),
-                  scorer="v3", prompt="extract-v2"),
-    GeneratorSpec("3", _lazy(f"{_G}.v3", "generate_v3"),
-                  _lazy("rotbench.world.pools_v3", "all_template_texts_v3"),
-                  scorer="v6", prompt="extract-v3", warm_texts=_THREE, max_volume=MAX_VOLUME,
-                  events=True),
-    GeneratorSpec("4", _lazy(f"{_G}.v4", "generate_v4"),
-                  _lazy("rotbench.world.pools_v4", "all_template_texts_v4"),
-                  scorer="v6", prompt="extract-v4", warm_texts=_FOUR, max_volume=MAX_VOLUME,
-                  events=True, dependents=True),
-    GeneratorSpec("5", _lazy(f"{_G}.v5", "generate_v5"),
-                  _lazy("rotbench.world.pools_v5", "all_template_texts_v5"),
-                  scorer="v6", prompt="extract-v4", warm_texts=_FIVE, max_volume=MAX_VOLUME,
-                  checkpoints=_lazy(f"{_G}.v5", "checkpoints_v5"),
+    GeneratorSpec("1", None, _templates_v1, scorer="v3", prompt="extract-v2"),
+    GeneratorSpec("2", None, _templates_v1, scorer="v3", prompt="extract-v2"),
+    GeneratorSpec("3", _build_v3, _templates_v3, scorer="v6", prompt="extract-v3",
+                  warm_texts=_THREE, max_volume=MAX_VOLUME, events=True),
+    GeneratorSpec("4", _build_v4, _templates_v4, scorer="v6", prompt="extract-v4",
+                  warm_texts=_FOUR, max_volume=MAX_VOLUME, events=True, dependents=True),
+    GeneratorSpec("5", _build_v5, _templates_v5, scorer="v6", prompt="extract-v4",
+                  warm_texts=_FIVE, max_volume=MAX_VOLUME, checkpoints=_checkpoints_v5,
                   events=True, dependents=True, forgets=True),
 ], unknown=UnknownGenerator)
 """Released generators, oldest first (generator 5 is opt-in: ``--generator 5``)."""
