@@ -176,8 +176,9 @@ def set_texts(name: str) -> list[str]:
     for another name."""
     if name in EXTENSIONS:
         from rotbench.perception.noisy.space import noisy_extra
+        from rotbench.world.generators.registry import generator_spec
 
-        return noisy_extra(generator_5=SETS[EXTENSIONS[name]][0] == "5")
+        return noisy_extra(generator_5=generator_spec(SETS[EXTENSIONS[name]][0]).forgets)
     from rotbench.perception.oracle import generator_texts
 
     return generator_texts(SETS[name][0])  # the reference engine: the oracle's texts
