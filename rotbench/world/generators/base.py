@@ -2,7 +2,7 @@
 
 A pure function of ``(seed, days, generator version)``: one private ``random.Random`` seeded
 from those three, no I/O, no clock. A released version never changes what a seed produces;
-a change is a new version in ``GENERATOR_VERSIONS``. The fingerprint tests pin the output of
+a change is a new row of ``registry.GENERATORS``. The fingerprint tests pin the output of
 seeds 42, 43 and 44 under every version.
 
 Shape of a world (days counted from the epoch, day 0):
