@@ -385,9 +385,11 @@ def _check_seeds_and_volume(spec: RunSpec) -> None:
                         f"volume {spec.days * spec.volume} is beyond the largest rotbench "
                         f"builds ({MAX_DAYS_TIMES_VOLUME}: --days 3650 --volume 10, or --days "
                         "365 --volume 100)")
-    if spec.volume != 1 and spec.generator not in ("3", "4", "5"):
-        raise SpecError(f"--volume: applies to generators 3 to 5 only (this run uses "
-                        f"generator {spec.generator})")
+    from rotbench.world.generators.registry import generator_spec, volume_generators
+
+    if spec.volume > generator_spec(spec.generator).max_volume:
+        raise SpecError(f"--volume: applies to generators {volume_generators()} only (this "
+                        f"run uses generator {spec.generator})")
 
 
 def _check_engines(spec: RunSpec) -> None:

@@ -16,12 +16,12 @@ from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rotbench.world.models import Additive, DeliveredDay, Session, Turn
+from rotbench.world.models import Additive, Arrives, DeliveredDay, Session, Turn
 
 ClaimStatus = Literal["active", "retired", "quarantined"]
 
 
-class Document(Additive):
+class Document(Additive, Arrives):
     """One document handed to an engine: a conversation session or a web page. A protocol-v2
     document (no ``delivered_day``) and a single-user one (no ``user``) serialise as they
     always did (``Additive``)."""
@@ -42,11 +42,6 @@ class Document(Additive):
     delivered_day: DeliveredDay = None
 
     added_fields = ("user", "delivered_day")
-
-    @property
-    def arrival(self) -> int:
-        """The day the document reaches the store: ``delivered_day``, else ``day``."""
-        return self.day if self.delivered_day is None else self.delivered_day
 
     @property
     def text(self) -> str:

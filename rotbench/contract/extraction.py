@@ -13,14 +13,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rotbench.contract.engine import Document
 from rotbench.contract.perception import ClaimDraft, Extractor, QuestionFrame
-from rotbench.world.models import Additive, DeliveredDay, World
+from rotbench.world.models import Additive, Arrives, DeliveredDay, World
 
 CONVERSATION = "conversation"
 """The lineage of everything said in conversation (the one trusted channel); a web page's
 lineage is its host."""
 
 
-class DocumentClaims(Additive):
+class DocumentClaims(Additive, Arrives):
     """What an extractor took from one document, with where and when it came from. An
     on-time document's (no ``delivered_day``) serialises as it always did (``Additive``)."""
 
@@ -37,11 +37,6 @@ class DocumentClaims(Additive):
         "unchanged, whatever its URI. None in an extraction made before it was recorded.")
 
     added_fields = ("delivered_day", "digest")
-
-    @property
-    def arrival(self) -> int:
-        """The day the document reached the store."""
-        return self.day if self.delivered_day is None else self.delivered_day
 
 
 class Extraction(BaseModel):

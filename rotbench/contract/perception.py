@@ -59,9 +59,15 @@ class Dependency(BaseModel):
     value: str = Field(description="The root value the tie names, e.g. 'Lisbon'.")
 
 
+def value_key(value: str) -> str:
+    """The comparison key of a value: whitespace collapsed, case folded ('New  York' and
+    'new york' are one value). Every place that compares values uses it."""
+    return " ".join(value.split()).casefold()
+
+
 def subject_key(subject: str) -> str:
     """The comparison key of a subject: case-folded, spaces collapsed, 'user' = 'the user'."""
-    key = " ".join(subject.casefold().split())
+    key = value_key(subject)
     return SUBJECT_ALIASES.get(key, key)
 
 
@@ -106,6 +112,12 @@ class ClaimDraft(Additive):
         """True when the claim can give its subject's slot a value: it names a slot and is a
         plain fact (not hypothetical, negated or suggested)."""
         return self.slot is not None and self.mood == "fact"
+
+    @property
+    def present_own(self) -> bool:
+        """True for a present-tense fact of the claimant's own: what can fill a slot, and
+        retire or be retired."""
+        return self.slot_fact and self.tense == "present" and self.attribution == "own"
 
 
 class Claim(ClaimDraft):

@@ -176,14 +176,12 @@ def set_texts(name: str) -> list[str]:
     for another name."""
     if name in EXTENSIONS:
         from rotbench.perception.noisy.space import noisy_extra
+        from rotbench.world.generators.registry import generator_spec
 
-        return noisy_extra(generator_5=SETS[EXTENSIONS[name]][0] == "5")
-    from rotbench.perception.oracle import oracle_texts
+        return noisy_extra(generator_5=generator_spec(SETS[EXTENSIONS[name]][0]).forgets)
+    from rotbench.perception.oracle import generator_texts
 
-    generator = SETS[name][0]  # the reference engine: the oracle's texts
-    return sorted(set(oracle_texts(generator_3=generator in ("3", "4", "5"),
-                                   generator_4=generator in ("4", "5"),
-                                   generator_5=generator == "5")))
+    return generator_texts(SETS[name][0])  # the reference engine: the oracle's texts
 
 
 def build(names: list[str] | None = None) -> int:

@@ -64,11 +64,9 @@ def run_texts(arm: str, engines: list[str], generator: str) -> set[str]:
         return set()
     texts: set[str] = set()
     if "reference" in engines:
-        from rotbench.perception.oracle import oracle_texts
+        from rotbench.perception.oracle import generator_texts
 
-        texts.update(oracle_texts(generator_3=generator in ("3", "4", "5"),
-                                  generator_4=generator in ("4", "5"),
-                                  generator_5=generator == "5"))
+        texts.update(generator_texts(generator))
     texts.update(_engines_texts(arm, engines, generator))
     return texts
 

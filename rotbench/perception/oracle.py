@@ -16,6 +16,7 @@ from rotbench.contract.perception import (
     Mood,
     QuestionFrame,
 )
+from rotbench.world.generators.registry import GENERATORS
 from rotbench.world.models import Fact, World
 from rotbench.world.pools import (
     ATTRIBUTES,
@@ -91,6 +92,13 @@ def oracle_texts(generator_3: bool = False, generator_4: bool = False,
     if generator_5:
         texts.update(FORGET.format(label=a.label) for a in ATTRIBUTES)
     return sorted(texts)
+
+
+def generator_texts(generator: str) -> list[str]:
+    """``oracle_texts`` for worlds of ``generator``: the statement sets its ``GENERATORS``
+    row names (``warm_texts``); an unknown version gets generator 1's."""
+    spec = GENERATORS.find(generator)
+    return oracle_texts(**dict.fromkeys(spec.warm_texts if spec else (), True))
 
 
 def _texts_v4() -> set[str]:

@@ -44,7 +44,7 @@ from collections import defaultdict
 import numpy as np
 
 from rotbench.contract.extraction import CONVERSATION
-from rotbench.contract.perception import Claim, ClaimDraft, subject_key
+from rotbench.contract.perception import Claim, ClaimDraft, subject_key, value_key
 
 USER = "the user"
 SPEAKER = "the speaker"
@@ -62,7 +62,7 @@ WAIT_GAPS = 3
 
 
 def _value(claim: ClaimDraft) -> str:
-    return " ".join(claim.value.casefold().split())
+    return value_key(claim.value)
 
 
 def who(claim: ClaimDraft) -> str:

@@ -71,7 +71,7 @@ import numpy as np
 
 from rotbench.contract.engine import ClaimStatus, Hit, Provenance
 from rotbench.contract.extraction import CONVERSATION
-from rotbench.contract.perception import QuestionFrame, subject_key
+from rotbench.contract.perception import QuestionFrame, subject_key, value_key
 from rotbench.embedding import Embedder
 from rotbench.reference.config import EngineConfig
 from rotbench.reference.corroborate import Evidence, asked_about
@@ -124,7 +124,7 @@ class LedgerIndex:
                                      for c in claims], dtype=np.int64)
         self.own_trusted = np.array(
             [c.attribution == "own" and c.lineage == CONVERSATION for c in claims], dtype=bool)
-        self.member = [" ".join(c.value.casefold().split()) if c.multi_valued else None
+        self.member = [value_key(c.value) if c.multi_valued else None
                        for c in claims]
         """A set member's value, case-folded (None for a claim not of a set)."""
         self.retraction = np.array([c.event == "retraction" and c.slot_fact for c in claims],

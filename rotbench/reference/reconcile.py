@@ -74,7 +74,14 @@ from __future__ import annotations
 import numpy as np
 
 from rotbench.contract.extraction import CONVERSATION, DocumentClaims, Extraction
-from rotbench.contract.perception import Checker, Claim, ClaimDraft, Judgement, subject_key
+from rotbench.contract.perception import (
+    Checker,
+    Claim,
+    ClaimDraft,
+    Judgement,
+    subject_key,
+    value_key,
+)
 from rotbench.embedding import DIM, Embedder
 from rotbench.reference import ENGINE_VERSION
 from rotbench.reference.config import EngineConfig, ReconcileConfig
@@ -98,11 +105,11 @@ SINGLE_OWNER = "user"
 
 def _settleable(claim: Claim) -> bool:
     """A claim that may retire or be retired: a present-tense fact of the claimant's own."""
-    return claim.slot_fact and claim.tense == "present" and claim.attribution == "own"
+    return claim.present_own
 
 
 def _value_key(claim: Claim) -> str:
-    return " ".join(claim.value.casefold().split())
+    return value_key(claim.value)
 
 
 def event_key(claim: Claim, position: int, rc: ReconcileConfig) -> tuple[int, int]:
@@ -135,7 +142,7 @@ def terminates(ender: Claim, ender_key: tuple[int, int], target: Claim,
             or target_key >= ender_key):
         return None
     if ender.event == "correction" and rc.corrections and ender.corrects is not None:
-        if target.attribution == "own" and _value_key(target) == _norm(ender.corrects):
+        if target.attribution == "own" and _value_key(target) == value_key(ender.corrects):
             return "correction"
         return None
     if not _settleable(target):
@@ -145,10 +152,6 @@ def terminates(ender: Claim, ender_key: tuple[int, int], target: Claim,
     if ender.event == "member_drop" and rc.sets and _value_key(target) == _value_key(ender):
         return "member_drop"
     return None
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.casefold().split())
 
 
 def _ends_nothing_alone(claim: Claim, rc: ReconcileConfig) -> bool:

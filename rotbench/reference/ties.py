@@ -41,7 +41,7 @@ from __future__ import annotations
 import bisect
 from typing import TYPE_CHECKING, Literal
 
-from rotbench.contract.perception import Claim, subject_key
+from rotbench.contract.perception import Claim, subject_key, value_key
 
 if TYPE_CHECKING:
     from rotbench.reference.reconcile import Reconciler
@@ -55,14 +55,9 @@ _LEFT = ("update", "retraction", "member_drop")
 """Ends after which the root holds another value or none: a declared successor takes effect."""
 
 
-def norm(text: str) -> str:
-    """A value's comparison key: case-folded, spaces collapsed."""
-    return " ".join(text.casefold().split())
-
-
 def present_own(claim: Claim) -> bool:
-    """A present-tense fact of the claimant's own (what can fill a slot and be superseded)."""
-    return claim.slot_fact and claim.tense == "present" and claim.attribution == "own"
+    """A present-tense fact of the claimant's own (``ClaimDraft.present_own``)."""
+    return claim.present_own
 
 
 class Ties:
@@ -90,14 +85,14 @@ class Ties:
         claim = self.rec.filed(pos)
         if claim.slot is None:
             return None
-        return self.rec.subjects[pos], claim.slot, norm(claim.value)
+        return self.rec.subjects[pos], claim.slot, value_key(claim.value)
 
     def held(self, key: RootKey) -> bool:
         """True while an active present fact of the user's own gives the root slot that value."""
         rec = self.rec
         for j in rec.by_slot.get((key[0], key[1]), []):
             view = rec.filed(j)
-            if (present_own(view) and norm(view.value) == key[2]
+            if (present_own(view) and value_key(view.value) == key[2]
                     and rec.ledger.claims[j].id not in rec.inactive):
                 return True
         return False
@@ -112,10 +107,10 @@ class Ties:
         tie = claim.depends_on
         if tie is None or not self.on:
             return
-        key = (subject_key(claim.subject), tie.slot, norm(tie.value))
+        key = (subject_key(claim.subject), tie.slot, value_key(tie.value))
         self.tied.setdefault(key, []).append(index)
         roots = [j for j in rec.by_slot.get((key[0], key[1]), [])
-                 if norm(rec.filed(j).value) == key[2]
+                 if value_key(rec.filed(j).value) == key[2]
                  and rec.ledger.claims[j].lineage == claim.lineage
                  and rec.ledger.claims[j].id in self.ends]
         if not roots or self.held(key):
@@ -205,7 +200,7 @@ class Ties:
             other = rec.ledger.claims[j]
             if (j != t and other.id not in rec.inactive and present_own(rec.filed(j))
                     and other.lineage == claim.lineage and rec.keys[j] < rec.keys[t]
-                    and norm(rec.filed(j).value) == norm(claim.value)):
+                    and value_key(rec.filed(j).value) == value_key(claim.value)):
                 out.append(j)
         return out
 
@@ -225,7 +220,8 @@ class Ties:
             other = rec.ledger.claims[j]
             view = rec.filed(j)
             if (j == t or other.id in rec.inactive or not present_own(view)
-                    or other.lineage != claim.lineage or norm(view.value) == norm(claim.value)):
+                    or other.lineage != claim.lineage
+                    or value_key(view.value) == value_key(claim.value)):
                 continue
             if rec.keys[j] < rec.keys[t]:
                 rec.retire(other, claim, day)

@@ -43,6 +43,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from rotbench.contract.perception import value_key
 from rotbench.scoring import scorer_v6
 from rotbench.scoring.lexicons import Lexicon
 from rotbench.scoring.models import HitClass
@@ -53,9 +54,6 @@ from rotbench.world.models import CHANNELS, DECOY_KINDS_V3, Channel, DecoyKind, 
 _PoolsKey = tuple[tuple[str, tuple[str, ...]], ...]
 
 
-def _norm(value: str) -> str:
-    return " ".join(value.split()).casefold()
-
 
 class _Matcher:
     """Finds pool values in text: one alternation over every pool, longest value first."""
@@ -65,7 +63,7 @@ class _Matcher:
         for attribute, values in pools:
             for v in values:
                 if v.strip():
-                    owners.setdefault(_norm(v), set()).add(attribute)
+                    owners.setdefault(value_key(v), set()).add(attribute)
         self.owners = {k: frozenset(s) for k, s in owners.items()}
         ordered = sorted(owners, key=lambda v: (-len(v), v))
         body = "|".join(value_regex(v) for v in ordered) or r"(?!x)x"
@@ -81,7 +79,7 @@ class _Matcher:
         (remembered per text)."""
         found = self._scans.get(text)
         if found is None:
-            found = tuple((m.start(), m.end(), _norm(m.group(0)))
+            found = tuple((m.start(), m.end(), value_key(m.group(0)))
                           for m in self.regex.finditer(text))
             if len(self._scans) >= self._SCANS_KEPT:
                 self._scans.clear()
@@ -170,14 +168,15 @@ def read_hit(text: str, truth: Truth, pools: dict[str, list[str]], lex: Lexicon,
         return Reading("none")
     found = {s[2] for s in spans}
     values = tuple(sorted(found))
-    current = any(_norm(v) in found for v in truth.current_values)
-    superseded = any(_norm(v) in found for v in truth.superseded)
+    current = any(value_key(v) in found for v in truth.current_values)
+    superseded = any(value_key(v) in found for v in truth.superseded)
     events = lex.reads_events
-    premature = events and any(_norm(v) in found for v in truth.premature)
-    corrected = events and any(_norm(v) in found for v in truth.corrected)
-    channels = {p.channel for p in truth.poison if _norm(p.value) in found}
+    premature = events and any(value_key(v) in found for v in truth.premature)
+    corrected = events and any(value_key(v) in found for v in truth.corrected)
+    channels = {p.channel for p in truth.poison if value_key(p.value) in found}
     poison_channels = tuple(c for c in CHANNELS if c in channels)
-    kinds = {d.kind for d in truth.decoys if _norm(d.value) in found} if lex.reads_decoys else ()
+    kinds = ({d.kind for d in truth.decoys if value_key(d.value) in found} if lex.reads_decoys
+             else ())
     decoy_kinds = tuple(k for k in DECOY_KINDS_V3 if k in kinds)
     cls: HitClass
     if by_value:

@@ -24,13 +24,14 @@ reports of older worlds keep their shape and verify as before.
 
 from __future__ import annotations
 
+from rotbench.contract.perception import value_key
+from rotbench.scoring.definitions import families
 from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
 from rotbench.scoring.scorer_v6 import has_class, is_current_answer
+from rotbench.world.generators.registry import GENERATORS
 
-DEPENDENT_METRICS: tuple[str, ...] = (
-    "successor_first", "dependent_stale_first", "premise_stale_first",
-    "cascade_asserted_at_k")
-"""Generator 4's figures, in report order (the "Dependents" family)."""
+DEPENDENT_METRICS: tuple[str, ...] = families()["Dependents"]
+"""Generator 4's figures, in report order (the "Dependents" family of the metric rows)."""
 
 BY_KIND_DEPENDENTS: dict[str, tuple[str, ...]] = {
     "successor": ("successor_first", "current_first"),
@@ -50,11 +51,9 @@ Outcome = tuple[int, int] | None
 def applies(world: WorldProbes) -> bool:
     """Whether ``world``'s report carries generator 4's figures (a world of generator 4 or
     5, which keeps every case of 4)."""
-    return world.generator_version in ("4", "5")
+    spec = GENERATORS.find(world.generator_version)
+    return spec is not None and spec.dependents
 
-
-def _norm(value: str) -> str:
-    return " ".join(value.split()).casefold()
 
 
 def _serves(hit: ScoredHit | None, values: set[str]) -> bool:
@@ -73,11 +72,11 @@ def dependent_outcomes(probe: ProbeRecord, hits: list[ScoredHit],
     if "successor" in cases:
         out["successor_first"] = (int(first is not None and is_current_answer(first)), 1)
     if cases & {"contingent", "implied"} and truth.previously is not None:
-        out["dependent_stale_first"] = (int(_serves(first, {_norm(truth.previously)})), 1)
+        out["dependent_stale_first"] = (int(_serves(first, {value_key(truth.previously)})), 1)
     if probe.premise is not None:
-        out["premise_stale_first"] = (int(_serves(first, {_norm(probe.premise)})), 1)
+        out["premise_stale_first"] = (int(_serves(first, {value_key(probe.premise)})), 1)
     if "cascade" in cases and truth.cascaded:
-        gone = {_norm(v) for v in truth.cascaded}
+        gone = {value_key(v) for v in truth.cascaded}
         out["cascade_asserted_at_k"] = (int(any(_serves(h, gone) for h in hits)), 1)
     return out
 

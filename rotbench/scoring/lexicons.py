@@ -45,6 +45,8 @@ import re
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
+from rotbench.world.generators.registry import row_or_newest
+
 
 @dataclass(frozen=True)
 class Lexicon:
@@ -319,22 +321,16 @@ SCORER_VERSIONS: tuple[str, ...] = tuple(LEXICONS)
 """Released scorer versions, oldest first: ``('v1', 'v2', 'v3', 'v4', 'v5', 'v6')``."""
 
 DEFAULT_SCORER: str = "v3"
-"""The scorer used when none is chosen for a world of generator 1 or 2 (their pinned
-figures are v3's); a world of generator 3 or later defaults to ``v6`` (``default_scorer``)."""
-GENERATOR_3_SCORER: str = "v6"
-"""The default scorer of generator 3 and every later generator (v4 and v5 stay available
-through ``rescore`` and ``--scorer``)."""
+"""The scorer used when none is chosen and no generator is known (a report that cannot be
+read, a synthetic selection): generator 1's."""
 
 
 def default_scorer(generator: str | None) -> str:
     """The scorer used when none is chosen for worlds of ``generator`` (its version string,
-    e.g. ``"3"``): ``GENERATOR_3_SCORER`` for generator 3 and up, else ``DEFAULT_SCORER``
-    (also for a name that is not a number)."""
-    try:
-        number = int(str(generator))
-    except ValueError:
-        return DEFAULT_SCORER
-    return GENERATOR_3_SCORER if number >= 3 else DEFAULT_SCORER
+    e.g. ``"3"``): its ``GENERATORS`` row's ``scorer`` (a later number: the newest row's),
+    else ``DEFAULT_SCORER``."""
+    spec = row_or_newest(generator)
+    return DEFAULT_SCORER if spec is None else spec.scorer
 
 
 class UnknownScorer(ValueError):
@@ -355,7 +351,6 @@ def lexicon(version: str) -> Lexicon:
 
 __all__ = [
     "DEFAULT_SCORER",
-    "GENERATOR_3_SCORER",
     "default_scorer",
     "LEXICONS",
     "SCORER_VERSIONS",

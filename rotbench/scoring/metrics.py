@@ -83,10 +83,13 @@ deletes on re-add repeats itself less; read it beside ``current_lost``).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Literal, get_args
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from rotbench.contract.perception import value_key
+from rotbench.scoring.definitions import METRIC_SPECS, families
+from rotbench.scoring.definitions import better_label as better_label
 from rotbench.scoring.dependents import (
     BY_KIND_DEPENDENTS,
     applies,
@@ -104,51 +107,28 @@ from rotbench.scoring.models import HIT_CLASSES, HitClass, ProbeRecord, ScoredHi
 from rotbench.scoring.scorer_v5 import serves_current
 from rotbench.scoring.scorer_v6 import has_class, is_current_answer
 from rotbench.scoring.wilson import wilson_interval
+from rotbench.world.generators.registry import GENERATORS
 from rotbench.world.models import CHANNELS, DECOY_KINDS, UNANSWERABLE_KINDS, Channel
 
-MetricName = Literal[
-    "recall_current_at_k",
-    "current_first",
-    "stale_over_current",
-    "stale_retained_at_k",
-    "poison_leak_at_k",
-    "poison_first",
-    "poison_surfaced_at_k",
-    "decoy_asserted_at_k",
-    "decoy_first",
-    "current_lost",
-    "control_recall_at_k",
-    "answered_unanswerable",
-    "redundancy_at_k",
-    "late_stale_first",
-    "premature_first",
-    "premature_at_k",
-    "corrected_served_at_k",
-    "retracted_asserted_at_k",
-    "members_recall_at_k",
-    "member_lost",
-    "successor_first",
-    "dependent_stale_first",
-    "premise_stale_first",
-    "cascade_asserted_at_k",
-    "forgotten_served_at_k",
-    "resurrected_first",
-    "cross_user_leak_at_k",
-    "cross_user_first",
-]
-ALL_METRICS: tuple[MetricName, ...] = get_args(MetricName)
-"""Every metric name, in report order (the families of ``FAMILIES``)."""
-METRICS: tuple[MetricName, ...] = ALL_METRICS[:-2]
+ALL_METRICS: tuple[str, ...] = METRIC_SPECS.names
+"""Every metric name, in report order (``rotbench.scoring.definitions``, one row each)."""
+MetricName = Literal[ALL_METRICS]  # type: ignore[valid-type]
+FAMILIES: dict[str, tuple[MetricName, ...]] = families(METRIC_SPECS)
+"""The metric families, in report order, by the family each row names ("Hard cases": scorer
+v4 on generator 3)."""
+CROSS_USER_METRICS: tuple[MetricName, ...] = FAMILIES["Isolation"]
+"""Isolation between users of one store: only in reports of shared stores (``--users``)."""
+METRICS: tuple[MetricName, ...] = tuple(m for m in ALL_METRICS if m not in CROSS_USER_METRICS)
 """Every metric of a single-user report, in report order (``ALL_METRICS`` less the
 isolation metrics, which only a shared store's report has)."""
 
-EVENT_METRICS: tuple[MetricName, ...] = METRICS[13:20]
+EVENT_METRICS: tuple[MetricName, ...] = FAMILIES["Hard cases"]
 """Generator 3's figures (scorer v4 on)."""
 
-DEPENDENT_METRICS: tuple[MetricName, ...] = METRICS[20:24]
+DEPENDENT_METRICS: tuple[MetricName, ...] = FAMILIES["Dependents"]
 """Generator 4's figures (``rotbench.scoring.dependents``; only in reports of its worlds)."""
 
-FORGET_METRICS: tuple[MetricName, ...] = METRICS[24:]
+FORGET_METRICS: tuple[MetricName, ...] = FAMILIES["Resurrection"]
 """Generator 5's figures (only in reports of its worlds; the "Resurrection" family: values
 that must stay gone): ``forgotten_served_at_k`` (after a forget request) and
 ``resurrected_first`` (after a re-delivered document)."""
@@ -172,39 +152,24 @@ def evidence_bucket(evidence: int | None) -> str | None:
 def reads_generator_5(world: WorldProbes) -> bool:
     """Whether ``world``'s report carries generator 5's figures (``FORGET_METRICS``,
     ``by_evidence``)."""
-    return world.generator_version == "5"
+    spec = GENERATORS.find(world.generator_version)
+    return spec is not None and spec.forgets
 
-CORE_METRICS: tuple[MetricName, ...] = METRICS[:7]
+
+CORE_FAMILIES: tuple[str, ...] = ("Currency", "Supersession", "Poison")
+CORE_METRICS: tuple[MetricName, ...] = tuple(m for f in CORE_FAMILIES for m in FAMILIES[f])
 """The seven metrics every report has had since schema 1 (currency, supersession, poison).
 The others were added with generator 2 and scorer v3; a report written before them lacks
 them, and a report scored under v1 or v2 lacks the decoy metrics (those scorers do not read
 decoys)."""
 
-PoisonMetricName = Literal["poison_leak_at_k", "poison_first", "poison_surfaced_at_k"]
-POISON_METRICS: tuple[PoisonMetricName, ...] = get_args(PoisonMetricName)
+POISON_METRICS: tuple[MetricName, ...] = FAMILIES["Poison"]
+PoisonMetricName = Literal[POISON_METRICS]  # type: ignore[valid-type]
 
-DECOY_METRICS: tuple[MetricName, ...] = ("decoy_asserted_at_k", "decoy_first")
-
-CROSS_USER_METRICS: tuple[MetricName, ...] = ("cross_user_leak_at_k", "cross_user_first")
-"""Isolation between users of one store: only in reports of shared stores (``--users``)."""
+DECOY_METRICS: tuple[MetricName, ...] = FAMILIES["Decoys"]
 
 CROSS_USER_KINDS: tuple[str, ...] = ("other_current", "other_history")
 """Kinds of cross-user leak: another user's current value, or a value from their history."""
-
-FAMILIES: dict[str, tuple[MetricName, ...]] = {
-    "Currency": ("recall_current_at_k", "current_first"),
-    "Supersession": ("stale_over_current", "stale_retained_at_k"),
-    "Poison": POISON_METRICS,
-    "Decoys": DECOY_METRICS,
-    "Loss": ("current_lost", "control_recall_at_k"),
-    "Abstention": ("answered_unanswerable",),
-    "Redundancy": ("redundancy_at_k",),
-    "Hard cases": EVENT_METRICS,
-    "Dependents": DEPENDENT_METRICS,
-    "Resurrection": FORGET_METRICS,
-    "Isolation": CROSS_USER_METRICS,
-}
-"""The metric families, in report order ("Hard cases": scorer v4 on generator 3)."""
 
 SHARED_ONLY_FAMILIES: frozenset[str] = frozenset({"Isolation", "Dependents",
                                                      "Resurrection"})
@@ -221,20 +186,17 @@ def families_for(reports: Iterable) -> dict[str, tuple[MetricName, ...]]:
             if name not in SHARED_ONLY_FAMILIES
             or any(m in r.metrics for r in reports for m in metrics)}
 
-HIGHER_IS_BETTER: dict[MetricName, bool] = {
-    m: m in ("recall_current_at_k", "current_first", "control_recall_at_k",
-             "members_recall_at_k", "successor_first") for m in ALL_METRICS
-}
-"""Direction of each metric: recall (overall, on controls, of set members) and current_first
-higher is better; every other metric lower (but see ``CONTEXT_FIGURES``)."""
 
-CONTEXT_FIGURES: dict[MetricName, MetricName] = {
-    "poison_surfaced_at_k": "poison_leak_at_k",
-    "redundancy_at_k": "current_lost",
-}
-"""Figures with no better direction, each read beside the figure that explains it: a fault
-can move them either way (adopting untrusted values lowers what surfaces under a source;
-deleting on re-add lowers repeats), so neither is a better/worse verdict."""
+HIGHER_IS_BETTER: dict[MetricName, bool] = {d.name: d.direction == "higher"
+                                             for d in METRIC_SPECS}
+"""Whether higher is better, per metric, from its row (a context figure: False; but see
+``CONTEXT_FIGURES``)."""
+
+CONTEXT_FIGURES: dict[MetricName, MetricName] = {d.name: d.beside for d in METRIC_SPECS
+                                                 if d.direction == "context"}
+"""Figures with no better direction (their rows' ``direction == 'context'``), each with the
+figure it is read beside: a fault can move them either way, so neither is a better/worse
+verdict."""
 
 BY_KIND: dict[str, tuple[MetricName, ...]] = {
     **dict.fromkeys(DECOY_KINDS, DECOY_METRICS),
@@ -258,15 +220,6 @@ BY_KIND_V4: dict[str, tuple[MetricName, ...]] = {
 }
 """Scorer v4's breakdowns: v3's, the temporary decoy kind, and each hard case of generator 3
 (a question counts for a case when ``Truth.cases`` has it)."""
-
-def better_label(metric: str) -> str:
-    """How a metric, or a cut of it (``'poison_surfaced_at_k (relay)'``), reads: 'higher' or
-    'lower' (is better), or 'beside <metric>' (no better direction; read it beside the figure
-    that explains it). From ``rotbench.scoring.definitions``, the one table of directions."""
-    from rotbench.scoring.definitions import better_label as label
-
-    return label(metric)
-
 
 HARD_CASE_KINDS: tuple[str, ...] = ("late", "correction", "retraction", "scheduled", "set")
 
@@ -485,9 +438,6 @@ def _found_values(hits: list[ScoredHit]) -> set[str]:
     return {v for h in hits if _recalls(h) for v in h.values}
 
 
-def _norm(value: str) -> str:
-    return " ".join(value.split()).casefold()
-
 
 def _classes(hits: Iterable[ScoredHit]) -> set[str]:
     """Every class the hits have or carry a value of (``scorer_v6.has_class``)."""
@@ -523,7 +473,7 @@ def _event_outcomes(probe: ProbeRecord, hits: list[ScoredHit], first_cls: set[st
     if truth.forgotten:
         out["forgotten_served_at_k"] = _flag(serves_forgotten(truth.forgotten, hits))
     if truth.redelivered:
-        redelivered = {_norm(v) for v in truth.redelivered}
+        redelivered = {value_key(v) for v in truth.redelivered}
         first = _first_value_bearing(hits)
         out["resurrected_first"] = _flag(first is not None and first.cls in (
             "stale", "corrected") and bool(redelivered & set(first.values)))
@@ -532,13 +482,13 @@ def _event_outcomes(probe: ProbeRecord, hits: list[ScoredHit], first_cls: set[st
                                                  for h in hits))
     if len(truth.members) >= 2:
         found = _found_values(hits)
-        out["members_recall_at_k"] = _flag(all(_norm(m) in found for m in truth.members))
+        out["members_recall_at_k"] = _flag(all(value_key(m) in found for m in truth.members))
         older = [m for m in truth.members if m not in truth.added_members]
         newest = truth.added_members[-1] if truth.added_members else None
         if newest is not None:
             older = truth.members[:truth.members.index(newest)]
         if older:
-            out["member_lost"] = _flag(any(_norm(m) not in found for m in older))
+            out["member_lost"] = _flag(any(value_key(m) not in found for m in older))
 
 
 def _outcomes(
@@ -594,9 +544,9 @@ def _cross_user_outcomes(probe: ProbeRecord, hits: list[ScoredHit],
     if others is None:
         return dict.fromkeys(CROSS_USER_METRICS)
     if kind is None:
-        leaked = {_norm(v) for v in (*others.current, *others.history)}
+        leaked = {value_key(v) for v in (*others.current, *others.history)}
     else:
-        leaked = {_norm(v) for v in (others.current if kind == "other_current"
+        leaked = {value_key(v) for v in (others.current if kind == "other_current"
                                      else others.history)}
     if not leaked:
         return dict.fromkeys(CROSS_USER_METRICS)

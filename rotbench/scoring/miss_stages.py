@@ -43,6 +43,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rotbench.contract.perception import value_key
 from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
 from rotbench.scoring.scorer_v5 import serves_current
 from rotbench.scoring.scorer_v6 import is_current_answer
@@ -109,7 +110,7 @@ def _ended_stage(probe: ProbeRecord) -> str | None:
 def serves_forgotten(forgotten: Iterable[str], hits: Iterable[ScoredHit]) -> bool:
     """Whether any of ``hits`` carries one of the ``forgotten`` values, in any framing (the
     values as the world states them; a hit's ``values`` are normalised)."""
-    gone = {" ".join(v.split()).casefold() for v in forgotten}
+    gone = {value_key(v) for v in forgotten}
     return any(gone & set(h.values) for h in hits)
 
 

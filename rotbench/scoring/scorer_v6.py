@@ -62,6 +62,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from rotbench.contract.perception import value_key
 from rotbench.scoring.lexicons import Lexicon
 from rotbench.scoring.models import HIT_CLASSES, HitClass, ScoredHit
 from rotbench.world.models import Truth
@@ -152,21 +153,18 @@ def occurrences(text: str, spans: list[tuple[int, int, str]],
     return out
 
 
-def _norm(value: str) -> str:
-    return " ".join(value.split()).casefold()
-
 
 def stances(found: list[tuple[int, str, Framing]], truth: Truth,
             reads_decoys: bool, reads_events: bool) -> tuple[set[str], set[HitClass]]:
     """(stances of the current value: 'asserted' and/or 'past'; classes of the other values)
     for the occurrences ``found`` (module rule 2). Values the truth does not know are left
     out."""
-    current = {_norm(v) for v in truth.current_values}
-    superseded = {_norm(v) for v in truth.superseded}
-    poison = {_norm(p.value) for p in truth.poison}
-    decoys = {_norm(d.value) for d in truth.decoys} if reads_decoys else set()
-    premature = {_norm(v) for v in truth.premature} if reads_events else set()
-    corrected = {_norm(v) for v in truth.corrected} if reads_events else set()
+    current = {value_key(v) for v in truth.current_values}
+    superseded = {value_key(v) for v in truth.superseded}
+    poison = {value_key(p.value) for p in truth.poison}
+    decoys = {value_key(d.value) for d in truth.decoys} if reads_decoys else set()
+    premature = {value_key(v) for v in truth.premature} if reads_events else set()
+    corrected = {value_key(v) for v in truth.corrected} if reads_events else set()
     mine: set[str] = set()
     others: set[HitClass] = set()
     changes = {n for n, value, f in found if value in current and not f.past}

@@ -220,7 +220,18 @@ DeliveredDay = Annotated[int | None, Field(
 the extraction's ``DocumentClaims``."""
 
 
-class Session(Additive):
+class Arrives:
+    """The ``arrival`` of a document-like model with fields ``day`` (written) and
+    ``delivered_day`` (``DeliveredDay``): a mixin, so each model keeps its own field order."""
+
+    @property
+    def arrival(self) -> int:
+        """The day the document reaches the store: ``delivered_day``, else ``day``."""
+        delivered = self.delivered_day  # type: ignore[attr-defined]
+        return self.day if delivered is None else delivered  # type: ignore[attr-defined]
+
+
+class Session(Additive, Arrives):
     """A document deposited into memory: a conversation, or a web page (``kind='web_page'``).
 
     ``day`` is the day it was written; ``delivered_day`` (generator 3) the day it reaches the
@@ -245,11 +256,6 @@ class Session(Additive):
         "stopped being true.")
 
     added_fields = ("delivered_day", "redelivery_of")
-
-    @property
-    def arrival(self) -> int:
-        """The day the document reaches the store: ``delivered_day``, else ``day``."""
-        return self.day if self.delivered_day is None else self.delivered_day
 
     @property
     def late(self) -> bool:

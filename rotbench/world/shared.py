@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rotbench.world.epoch import canonical_json
 from rotbench.world.generators.base import DEFAULT_GENERATOR, generate_world
+from rotbench.world.generators.registry import GENERATORS
 from rotbench.world.models import World
 
 MAX_USERS = 8
@@ -178,8 +179,9 @@ def known_values(world: World, attribute: str) -> set[str]:
     """Every value of ``attribute`` the persona of ``world`` knows at any time: held, an
     untrusted value of theirs, or a decoy of theirs."""
     values = {c.value for c in world.attribute(attribute).changes}
-    if world.generator_version not in ("1", "2"):  # said but never in ``changes``: a set's
-        # members, a value corrected or taken back with its root, a declared successor
+    spec = GENERATORS.find(world.generator_version)
+    if spec is None or spec.events:  # said but never in ``changes``: a set's members, a
+        # value corrected or taken back with its root, a declared successor
         values |= {f.value for s in world.sessions for f in s.facts
                    if f.attribute == attribute}
     values |= {p.value for p in world.poison if p.attribute == attribute}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rotbench.world.generators.registry import GENERATORS
 from rotbench.world.models import World
 
 
@@ -15,7 +16,8 @@ def render_transcript(world: World) -> str:
         f"# World seed {world.seed}, {world.days} days "
         f"(generator v{world.generator_version}, fingerprint {world.fingerprint[:12]})"
     ]
-    if world.generator_version in ("3", "4", "5"):
+    spec = GENERATORS.find(world.generator_version)
+    if spec is not None and spec.events:
         lines.append("# Delivery order. Truth at a checkpoint: what the documents delivered "
                      "by then imply, replayed by written (or effective) day.")
     for s in world.sessions:

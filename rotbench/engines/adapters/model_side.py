@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from rotbench.contract.perception import Claim, subject_key, value_key
+
 
 def model_side(context: Any, scripted: Callable[[Any], Any],
                paid: Callable[[Any, str], Any]) -> Any:
@@ -21,6 +23,13 @@ def model_side(context: Any, scripted: Callable[[Any], Any],
     from rotbench.engines.adapters.mem0.engine import model_of
 
     return paid(context.model, model_of(context.model))
+
+
+def claim_key(claim: Claim) -> tuple[str, str | None, str, str, str, str]:
+    """What makes two claims one statement for an adapter's scripted model: subject, slot,
+    value (``value_key``), tense, attribution and mood; their ids, days and sources aside."""
+    return (subject_key(claim.subject), claim.slot, value_key(claim.value), claim.tense,
+            claim.attribution, claim.mood)
 
 
 class NotJSON(ValueError):

@@ -38,6 +38,7 @@ from pydantic import (
 from rotbench._util.validation import first_error
 from rotbench.contract.engine import Document
 from rotbench.contract.perception import Claim, ClaimDraft, ClaimEvent, QuestionFrame
+from rotbench.world.generators.registry import GENERATORS
 
 CheckKind = Literal["contradiction", "slot"]
 CHECK_KINDS: tuple[CheckKind, ...] = ("contradiction", "slot")
@@ -523,23 +524,15 @@ EXTRACT_PROMPTS: dict[str, ExtractPrompt] = {
     version: load_extract_prompt(version) for version in ("extract-v1", "extract-v2",
                                                           "extract-v3")}
 DEFAULT_EXTRACT_PROMPT = "extract-v3"
-"""The newest extraction prompt: what a run on generator-3 worlds asks with, unless its
-settings name another (``default_extract_prompt``)."""
-LEGACY_EXTRACT_PROMPT = "extract-v2"
-"""What a run on generator-1 and -2 worlds asks with unless its settings name another: their
-figures, estimates and call caches stay as they were before ``extract-v3``."""
+"""What an extractor asks with when neither its settings nor a generator name a prompt."""
 
 
 def default_extract_prompt(generator_version: str | None) -> str:
-    """The extraction prompt version a world of ``generator_version`` ('1' to '5'; None:
-    ``DEFAULT_EXTRACT_PROMPT``) is read with when the settings name none: ``extract-v5``
-    (v4's ties, answered compactly) for generators 4 and 5, whose ties only v4 and v5 ask
-    for."""
-    if generator_version in ("1", "2"):
-        return LEGACY_EXTRACT_PROMPT
-    if generator_version in ("4", "5"):
-        return "extract-v5"
-    return DEFAULT_EXTRACT_PROMPT
+    """The extraction prompt version a world of ``generator_version`` is read with when the
+    settings name none: its ``GENERATORS`` row's ``prompt`` (None or an unknown version:
+    ``DEFAULT_EXTRACT_PROMPT``)."""
+    spec = GENERATORS.find(generator_version)
+    return DEFAULT_EXTRACT_PROMPT if spec is None else spec.prompt
 
 
 def extract_prompt_of(system: str) -> ExtractPrompt | None:

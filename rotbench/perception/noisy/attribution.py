@@ -55,12 +55,12 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from rotbench.contract.perception import value_key
 from rotbench.perception.noisy.handed import (
     endings,
     handed,
     handed_endings,
     handed_ties,
-    norm_value,
 )
 from rotbench.perception.noisy.record import InjectedError, NoisePlan
 from rotbench.scoring.miss_stages import INTACT, error_kinds
@@ -216,7 +216,7 @@ class _World:
                 present: bool = False) -> bool:
         """True when a perceived claim delivered by ``day`` states one of ``values`` for
         ``attribute`` as the user's own (``handed``; ``present``: in the present tense)."""
-        wanted = {norm_value(v) for v in values}
+        wanted = {value_key(v) for v in values}
         return any(at <= day and v in wanted and (now or not present)
                    for at, v, now in self.handed.get(attribute, ()))
 
@@ -264,7 +264,7 @@ class _World:
         ties = [st for st in self.stmts.get(p.attribute, [])
                 if st.root is not None and st.value == truth.previously]
         ids = []
-        value = norm_value(truth.previously)
+        value = value_key(truth.previously)
         if not any(at <= p.day and v == value
                    for at, v in self.handed_ties.get(p.attribute, ())):
             # the tie never reached the engine: the errors on the statements that carry it

@@ -14,17 +14,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from rotbench.contract.perception import value_key
 from rotbench.perception.noisy.record import NoisePlan
 from rotbench.world.models import World
 
 HANDED_MOODS: frozenset[str] = frozenset({"fact", "conditional"})
 """Moods of a perceived claim that can give the asked slot a value (``handed``): a plain
 fact, or a declared successor (generator 4), which holds once its root changes."""
-
-
-def norm_value(value: str) -> str:
-    """``value`` as compared: whitespace collapsed, case folded."""
-    return " ".join(value.split()).casefold()
 
 
 def endings(world: World) -> dict[str, list[tuple[tuple[str, int], int]]]:
@@ -59,7 +55,7 @@ def handed_ties(plan: NoisePlan, world: World) -> dict[str, list[tuple[int, str]
         for d in drafts:
             if (uri in arrival and d.slot is not None and d.depends_on is not None
                     and d.attribution == "own" and d.mood in HANDED_MOODS):
-                out[d.slot].append((arrival[uri], norm_value(d.value)))
+                out[d.slot].append((arrival[uri], value_key(d.value)))
     return out
 
 
@@ -76,7 +72,7 @@ def handed(plan: NoisePlan, world: World) -> dict[str, list[tuple[int, str, bool
         for d in drafts:
             if (d.slot is not None and d.mood in HANDED_MOODS and d.attribution == "own"
                     and d.event not in ("retraction", "member_drop")):
-                out[d.slot].append((arrival[uri], norm_value(d.value), d.tense == "present"))
+                out[d.slot].append((arrival[uri], value_key(d.value), d.tense == "present"))
     return out
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from rotbench.contract.engine import Document
 from rotbench.contract.model_client import ModelClient, RefusingClient
-from rotbench.contract.perception import Claim, ClaimDraft, Judgement, QuestionFrame
+from rotbench.contract.perception import Claim, ClaimDraft, Judgement, QuestionFrame, value_key
 from rotbench.perception.arms import ArmRuntime
 from rotbench.perception.noisy.plan import NoisePlan, plan_world
 from rotbench.perception.noisy.profile import NoiseProfile
@@ -108,7 +108,7 @@ class NoisyChecker:
         j = OracleChecker.judge_pair(older, newer)
         wrong = (newer.document_uri, newer.sentence) in self.plan.wrong_checks
         if wrong and older.slot is not None and older.slot == newer.slot \
-                and _key(older.value) != _key(newer.value):
+                and value_key(older.value) != value_key(newer.value):
             return Judgement(contradicts=not j.contradicts,
                              new_value_for_slot=not j.new_value_for_slot)
         return j
@@ -116,10 +116,6 @@ class NoisyChecker:
     def judge(self, pairs: list[tuple[Claim, Claim]]) -> list[Judgement]:
         """One judgement per (older, newer) pair, in order."""
         return [self.judge_pair(older, newer) for older, newer in pairs]
-
-
-def _key(value: str) -> str:
-    return " ".join(value.casefold().split())
 
 
 @dataclass

@@ -31,7 +31,7 @@ is scheduled or declared to follow itself, or is dropped while held
 
 from __future__ import annotations
 
-from rotbench.contract.perception import ClaimDraft
+from rotbench.contract.perception import ClaimDraft, value_key
 from rotbench.perception.noisy.profile import NoiseProfile
 from rotbench.perception.noisy.questions import read_questions
 from rotbench.perception.noisy.record import InjectedError, NoisePlan, draw
@@ -176,7 +176,7 @@ class _Planner:
 
 def _same(a: str, b: str | None) -> bool:
     """Whether ``a`` and ``b`` name one value (case and spacing aside; None names none)."""
-    return b is not None and " ".join(a.casefold().split()) == " ".join(b.casefold().split())
+    return b is not None and value_key(a) == value_key(b)
 
 
 def _replaced(d: ClaimDraft, held: str | None) -> str | None:

@@ -2,7 +2,7 @@
 
 A pure function of ``(seed, days, generator version)``: one private ``random.Random`` seeded
 from those three, no I/O, no clock. A released version never changes what a seed produces;
-a change is a new version in ``GENERATOR_VERSIONS``. The fingerprint tests pin the output of
+a change is a new row of ``registry.GENERATORS``. The fingerprint tests pin the output of
 seeds 42, 43 and 44 under every version.
 
 Shape of a world (days counted from the epoch, day 0):
@@ -45,6 +45,23 @@ from rotbench.world.generators.builder import (
     fingerprinted,
     remark,
 )
+from rotbench.world.generators.registry import (
+    CHECKPOINT_EVERY_DAYS,
+    DEFAULT_GENERATOR,
+    GENERATORS,
+    MAX_DAYS,
+    MAX_VOLUME,
+    MIN_DAYS,
+    WorldConfigError,
+    generator_spec,
+    volume_generators,
+)
+from rotbench.world.generators.registry import (
+    GENERATOR_VERSIONS as GENERATOR_VERSIONS,
+)
+from rotbench.world.generators.registry import (
+    UnknownGenerator as UnknownGenerator,
+)
 from rotbench.world.invariants import check_pools
 from rotbench.world.models import (
     DECOY_KINDS,
@@ -82,32 +99,12 @@ from rotbench.world.pools import (
     WEB_PAGE,
     WEB_PAGES_V2,
     AttributeSpec,
-    all_template_texts,
 )
 
-GENERATOR_VERSIONS: tuple[str, ...] = ("1", "2", "3", "4", "5")
-"""Released generator versions, oldest first (generator 3: ``generate_v3``; generator 4:
-``generate_v4``; generator 5, opt-in for now: ``generate_v5``)."""
-DEFAULT_GENERATOR = "4"
 GENERATOR_VERSION = DEFAULT_GENERATOR
-"""The version ``generate_world`` (and ``rotbench run``/``world``) uses when none is given:
-generator 4 since issue 33 (generator 3 from issue 21). Generators 1 to 3 stay
-(``--generator 1|2|3``) and reproduce their pinned figures exactly."""
-MAX_VOLUME = 100
-"""Largest ``volume`` (generator 3's filler multiplier)."""
+"""Alias of ``registry.DEFAULT_GENERATOR`` (the generator rows live in ``registry``)."""
 MAX_DAYS_TIMES_VOLUME = 36500
-"""Largest ``days * volume`` of one world (ten years at volume 10, or one at 100): about
-9,400 sessions, ten seconds to build; ten years at volume 100 took minutes to build before
-any engine ran."""
-MIN_DAYS = 30
-MIN_DAYS_BY_GENERATOR: dict[str, int] = {"4": MIN_DAYS, "5": MIN_DAYS}
-"""Shortest world per generator, where it is not ``MIN_DAYS``'s alone to say so. Generator
-4 builds from 30 days (two checkpoints), but asks about each new kind at five checkpoints
-or more, with three late documents, only from ``FULL_DAYS_V4`` days: a shorter world leaves
-out what does not fit (the cascade needs three intervals, the reversion five)."""
-MAX_DAYS = 3650
-"""Ten simulated years: far past any schedule worth reading; still a fast, small world."""
-CHECKPOINT_EVERY_DAYS = 15
+"""Largest ``days * volume`` of one world (ten years at volume 10, or one at 100)."""
 N_CONTROLS = 2
 N_REVERSIONS = 3
 POISON_PER_CHANNEL = 2
@@ -130,25 +127,13 @@ _KIND_ORDER = {
 }
 
 
-class WorldConfigError(ValueError):
-    """Bad generator input (e.g. too few days); the message is one line."""
-
-
-class UnknownGenerator(WorldConfigError):
-    """A generator version that is not in ``GENERATOR_VERSIONS``."""
-
-    def __init__(self, version: object) -> None:
-        super().__init__(f"unknown generator {version!r} (available: "
-                         f"{', '.join(GENERATOR_VERSIONS)})")
-
-
 def checkpoints_for(days: int, generator: str | None = None) -> list[int]:
-    """Checkpoint days: every 15 days up to ``days`` (15, 30, ..., 90 for 90 days); for
-    generator 5, day 15, every ten days after it and the last day (15, 25, ..., 85, 90)."""
-    if generator == "5":
-        from rotbench.world.generators.v5 import checkpoints_v5
-
-        return checkpoints_v5(days)
+    """Checkpoint days of a world of ``generator`` over ``days`` days: the row's own rule
+    (generator 5: day 15, every ten days after it and the last day), else every 15 days
+    (15, 30, ..., 90 for 90 days)."""
+    spec = GENERATORS.find(generator)
+    if spec is not None and spec.checkpoints is not None:
+        return spec.checkpoints(days)
     return list(range(CHECKPOINT_EVERY_DAYS, days + 1, CHECKPOINT_EVERY_DAYS))
 
 
@@ -417,35 +402,37 @@ def _check_pools_once(pools: tuple[tuple[str, tuple[str, ...]], ...],
 
 def days_problem(generator: str, days: int) -> str | None:
     """Why generator ``generator`` cannot build a world of ``days`` days (one line), or None
-    (see ``MIN_DAYS_BY_GENERATOR``)."""
-    from rotbench.world.generators.v4 import FULL_DAYS_V4
+    (the row's ``min_days``; None too for an unknown generator, refused elsewhere)."""
+    spec = GENERATORS.find(generator)
+    if spec is None or days >= spec.min_days:
+        return None
+    kinds = ""
+    if spec.dependents:
+        from rotbench.world.generators.v4 import FULL_DAYS_V4
 
-    least = MIN_DAYS_BY_GENERATOR.get(generator)
-    if least is not None and days < least:
-        return (f"generator {generator} needs --days {least} or more (two checkpoints; "
-                f"each new kind is asked five times or more from {FULL_DAYS_V4} days), got "
-                f"{days}")
-    return None
+        kinds = f"; each new kind is asked five times or more from {FULL_DAYS_V4} days"
+    return (f"generator {generator} needs --days {spec.min_days} or more (two checkpoints"
+            f"{kinds}), got {days}")
 
 
 def generate_world(seed: int, days: int = 90, generator: str = DEFAULT_GENERATOR,
                    volume: int = 1) -> World:
-    """Build the world for ``seed`` over ``days`` simulated days with generator ``generator``.
+    """Build the world for ``seed`` over ``days`` simulated days with generator ``generator``
+    (its ``GENERATORS`` row builds it).
 
-    ``volume`` (generators 3 to 5; 1 to ``MAX_VOLUME``) multiplies the filler sessions; the
-    other generators accept only 1.
+    ``volume`` (1 to the row's ``max_volume``) multiplies the filler sessions; a generator
+    without filler accepts only 1.
 
     Raises WorldConfigError when ``days`` is under 30 (a world needs two checkpoints so that a
     change can be observed between them) or over 3650, or ``days * volume`` is over
     ``MAX_DAYS_TIMES_VOLUME``, UnknownGenerator (a WorldConfigError)
-    for a version not in ``GENERATOR_VERSIONS``, and PoolOverlapError if the pools break the
-    invariant. Takes a few milliseconds (see benchmarks/bench_world.py).
+    for a version not in ``GENERATORS``, and PoolOverlapError if the pools break the
+    invariant.
     """
     if not isinstance(days, int) or not MIN_DAYS <= days <= MAX_DAYS:
         raise WorldConfigError(
             f"days must be an integer from {MIN_DAYS} to {MAX_DAYS}, got {days!r}")
-    if generator not in GENERATOR_VERSIONS:
-        raise UnknownGenerator(generator)
+    spec = generator_spec(generator)
     problem = days_problem(generator, days)
     if problem:
         raise WorldConfigError(problem)
@@ -455,39 +442,20 @@ def generate_world(seed: int, days: int = 90, generator: str = DEFAULT_GENERATOR
     if days * volume > MAX_DAYS_TIMES_VOLUME:
         raise WorldConfigError(f"volume {volume} over {days} days: days x volume {days * volume}"
                                f" is beyond the largest world ({MAX_DAYS_TIMES_VOLUME})")
-    if generator == "5":
-        from rotbench.world.generators.v5 import generate_v5
-        from rotbench.world.pools_v5 import all_template_texts_v5
-
-        _check_pools_once(tuple((a.key, tuple(a.pool)) for a in ATTRIBUTES),
-                          tuple(all_template_texts_v5()))
-        return generate_v5(seed, days, volume)
-    if generator == "4":
-        from rotbench.world.generators.v4 import generate_v4
-        from rotbench.world.pools_v4 import all_template_texts_v4
-
-        _check_pools_once(tuple((a.key, tuple(a.pool)) for a in ATTRIBUTES),
-                          tuple(all_template_texts_v4()))
-        return generate_v4(seed, days, volume)
-    if generator == "3":
-        from rotbench.world.generators.v3 import generate_v3
-        from rotbench.world.pools_v3 import all_template_texts_v3
-
-        _check_pools_once(tuple((a.key, tuple(a.pool)) for a in ATTRIBUTES),
-                          tuple(all_template_texts_v3()))
-        return generate_v3(seed, days, volume)
-    if volume != 1:
-        raise WorldConfigError(f"volume applies to generators 3 to 5 only (generator "
-                               f"{generator} has no filler to multiply), got {volume}")
-    return _generate_v1_v2(seed, days, generator)
+    if volume > spec.max_volume:
+        raise WorldConfigError(f"volume applies to generators {volume_generators()} only "
+                               f"(generator {generator} has no filler to multiply), got {volume}")
+    _check_pools_once(tuple((a.key, tuple(a.pool)) for a in ATTRIBUTES),
+                      tuple(spec.templates()))
+    if spec.build is None:
+        return generate_v1_v2(seed, days, generator)
+    return spec.build(seed, days, volume)
 
 
-def _generate_v1_v2(seed: int, days: int, generator: str) -> World:
+def generate_v1_v2(seed: int, days: int, generator: str) -> World:
     """Generators 1 and 2 (2 adds varied poison wording, decoys, repeated mentions and
     near-miss questions); arguments checked by ``generate_world``."""
     v2 = generator != "1"
-    _check_pools_once(tuple((a.key, tuple(a.pool)) for a in ATTRIBUTES),
-                      tuple(all_template_texts()))
     rng = _rng(seed, days, generator)
     checkpoints = checkpoints_for(days)
     intervals = change_windows(checkpoints)

@@ -88,8 +88,6 @@ ROLES: tuple[tuple[str, int], ...] = (
     ("correction_later", 1), ("retraction", 1), ("scheduled", 3),
 )
 """Roles of the eleven single-valued attributes and how many of each."""
-MAX_VOLUME = 100
-"""Largest ``volume`` (filler multiplier)."""
 DELAYED_SYNCS = 2
 UNANSWERABLE_PER_CHECKPOINT = 2
 NEAR_MISS_PER_CHECKPOINT = 2

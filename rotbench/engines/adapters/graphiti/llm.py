@@ -46,6 +46,7 @@ from pydantic import BaseModel, ValidationError  # noqa: E402
 
 from rotbench.contract.engine import Document  # noqa: E402
 from rotbench.contract.perception import Checker, Claim, subject_key  # noqa: E402
+from rotbench.engines.adapters.model_side import claim_key  # noqa: E402
 
 MAX_TOKENS = 4096
 """Output budget of every Graphiti call through rotbench's model client (tokens). One fixed
@@ -145,10 +146,6 @@ def _section(prompt: str, tag: str) -> str:
     return found.group(1).strip()
 
 
-def _claim_key(claim: Claim) -> tuple:
-    return (subject_key(claim.subject), claim.slot, claim.value.strip().casefold(), claim.tense,
-            claim.attribution, claim.mood)
-
 
 class ScriptedLLM(_RotbenchLLM):
     """The oracle arm's LLM: answers from rotbench's perceived claims, never a guess.
@@ -224,7 +221,7 @@ class ScriptedLLM(_RotbenchLLM):
         olds = [self._claim(row["fact"], "EdgeDuplicate") for row, _ in rows]
         judgements = self.checker.judge([(old, new) for old in olds]) if olds else []
         for (row, is_existing), old, judgement in zip(rows, olds, judgements, strict=True):
-            if is_existing and _claim_key(old) == _claim_key(new):
+            if is_existing and claim_key(old) == claim_key(new):
                 duplicates.append(int(row["idx"]))
             if judgement.contradicts:
                 contradicted.append(int(row["idx"]))

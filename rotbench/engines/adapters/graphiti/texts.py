@@ -13,7 +13,7 @@ Imports nothing of graphiti-core.
 
 from __future__ import annotations
 
-from rotbench.perception.oracle import oracle_names, oracle_texts
+from rotbench.perception.oracle import generator_texts, oracle_names
 
 
 def warm_texts(arm: str, generator: str) -> list[str]:
@@ -21,6 +21,4 @@ def warm_texts(arm: str, generator: str) -> list[str]:
     on the paid arms: a model names the entities there)."""
     if arm != "oracle":
         return []
-    return sorted(set(oracle_texts(generator_3=generator in ("3", "4", "5"),
-                                   generator_4=generator in ("4", "5"),
-                                   generator_5=generator == "5")) | set(oracle_names()))
+    return sorted(set(generator_texts(generator)) | set(oracle_names()))

@@ -35,7 +35,8 @@ from typing import Any
 import numpy as np
 
 from rotbench._util.validation import first_error
-from rotbench.contract.perception import Checker, Claim, subject_key
+from rotbench.contract.perception import Checker, Claim
+from rotbench.engines.adapters.model_side import claim_key
 
 MAX_TOKENS = 4096
 """Output budget of every Hindsight call through rotbench's model client (tokens)."""
@@ -63,10 +64,6 @@ def split_messages(messages: list[dict]) -> tuple[str, str]:
     prompt = "\n\n".join(text(m) for m in messages if m.get("role") != "system")
     return system, prompt
 
-
-def _claim_key(claim: Claim) -> tuple:
-    return (subject_key(claim.subject), claim.slot, claim.value.strip().casefold(), claim.tense,
-            claim.attribution, claim.mood)
 
 
 def with_history(new: Claim, old: Claim) -> str:
@@ -121,7 +118,7 @@ class ScriptedAnswers:
             new = self.claims.get(text.strip())
             if new is None:
                 continue
-            same = [oid for oid, _, c in held if _claim_key(c) == _claim_key(new)]
+            same = [oid for oid, _, c in held if claim_key(c) == claim_key(new)]
             judged = self.checker.judge([(c, new) for _, _, c in held]) if held else []
             outdated = [(oid, c) for (oid, _, c), j in zip(held, judged, strict=True)
                         if j.new_value_for_slot and oid not in same]
@@ -146,7 +143,7 @@ class ScriptedAnswers:
         found = re.findall(r"(?:NEW|EXISTING)[^\n]*:\s*\n?(.+)", prompt)
         claims = [self.claim_of(t) for t in found[:2]]
         same = (len(claims) == 2 and None not in claims
-                and _claim_key(claims[0]) == _claim_key(claims[1]))
+                and claim_key(claims[0]) == claim_key(claims[1]))
         return {"action": "merge" if same else "keep", "text": found[1].strip() if same else "",
                 "reason": "same claim" if same else "different claims"}
 

@@ -37,7 +37,8 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict
 
 from rotbench.contract.engine import Document
-from rotbench.contract.perception import Checker, Claim, subject_key
+from rotbench.contract.perception import Checker
+from rotbench.engines.adapters.model_side import claim_key
 
 MAX_TOKENS = 2048
 """Output budget of one memory-manager call through rotbench's model client (tokens)."""
@@ -104,10 +105,6 @@ def tool_names(tools: list[Any] | None) -> list[str]:
             names.append(getattr(tool, "name", getattr(tool, "__name__", "")))
     return names
 
-
-def _claim_key(claim: Claim) -> tuple:
-    return (subject_key(claim.subject), claim.slot, claim.value.strip().casefold(), claim.tense,
-            claim.attribution, claim.mood)
 
 
 class _RotbenchChat(BaseChatModel):
@@ -185,14 +182,14 @@ class ScriptedChat(_RotbenchChat):
         if deletes:  # a shown memory repeating an earlier shown one is redundant
             seen: set = set()
             for memory_id, _, claim in shown:
-                key = _claim_key(claim) if claim is not None else None
+                key = claim_key(claim) if claim is not None else None
                 if key is not None and key in seen:
                     calls.append({"name": "RemoveDoc", "args": {"json_doc_id": memory_id}})
                     touched.add(memory_id)
                 seen.add(key)
         for new in self.drafts:
             held = [s for s in shown if s[2] is not None and s[0] not in touched]
-            if any(_claim_key(claim) == _claim_key(new) for _, _, claim in held):
+            if any(claim_key(claim) == claim_key(new) for _, _, claim in held):
                 continue  # already remembered: no duplicate extraction
             judged = self.checker.judge([(claim, new) for _, _, claim in held]) if held else []
             outdated = [memory_id for (memory_id, _, _), j in zip(held, judged, strict=True)
