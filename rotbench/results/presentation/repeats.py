@@ -60,3 +60,44 @@ def render_repeats(report: Report, console: Console,
                   " ".join("-" if r is None else ("right" if r else "wrong")
                            for r in q.current_first),
                   printable(", ".join(q.figures), 200)] for q in shown])
+
+
+def repeats_html(reports: list[Report], labels: list[str]) -> str:
+    """The HTML page's repeat section: per ``--repeat`` report, each figure's run 1, median
+    and range, pass^N, the agreement counts and the flaky questions (every text escaped);
+    empty when no report ran repeats."""
+    from rotbench.results.presentation.html import _rate_cell, esc
+
+    out = []
+    for report, label in zip(reports, labels, strict=True):
+        rep = report.repeats
+        if rep is None:
+            continue
+        n = rep.count
+        rows = "".join(
+            f"<tr><td>{esc(metric)}</td>{_rate_cell(report.metrics.get(metric))}"
+            f"<td class=n>{esc(spread_text(spread)[0])}</td>"
+            f"<td class=n>{esc(spread_text(spread)[1])}</td></tr>"
+            for metric, spread in rep.spread.items())
+        passes = "".join(f"<tr><td>{esc(metric)}</td>{_rate_cell(rate)}</tr>"
+                         for metric, rate in rep.pass_all.items())
+        agreement = ", ".join(f"{k} of {n}: {q}" for k, q in rep.agreement.items())
+        flaky = "".join(
+            f"<tr><td class=n>{q.seed}</td><td class=n>{q.day}</td><td>{esc(q.question)}</td>"
+            f"<td class=n>{q.agreeing}/{n}</td><td>{esc(', '.join(q.figures))}</td></tr>"
+            for q in rep.flaky)
+        flaky_table = ("<table><tr><th>seed</th><th>day</th><th>question</th><th>agree</th>"
+                       f"<th>figures that differ</th></tr>{flaky}</table>" if flaky else "")
+        out.append(
+            f"<h3>{esc(label)}: {n} runs of the engine on the same worlds</h3>"
+            f"<table><tr><th>metric</th><th>pass^{n}</th></tr>{passes}</table>"
+            f"<table><tr><th>metric</th><th>run 1</th><th>median</th><th>range</th></tr>"
+            f"{rows}</table><p>{rep.questions} questions; runs agreeing on the most "
+            f"common answer: {esc(agreement)}; flaky questions: {len(rep.flaky)}</p>"
+            f"{flaky_table}")
+    if not out:
+        return ""
+    return ("<h2 id=repeats>Repeated runs</h2><p>Each engine ran several times on the same "
+            "worlds with fresh state (<code>--repeat</code>). pass^N counts a question when "
+            "it is right in every run; a flaky question is one whose outcome on some figure "
+            "differs between runs.</p>" + "".join(out))
