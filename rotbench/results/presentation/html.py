@@ -397,7 +397,7 @@ def miss_stages_section(reports: list[Report], labels: list[str]) -> str:
 def _repeats(reports: list[Report], labels: list[str]) -> str:
     from rotbench.results.presentation.repeats import repeats_html
 
-    return repeats_html(reports, labels)
+    return repeats_html(reports, labels, esc, _rate_cell)
 
 
 def _floor_sweep(reports: list[Report], labels: list[str]) -> str:

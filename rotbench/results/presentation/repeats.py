@@ -4,6 +4,8 @@ many runs agreed on each question, and the flaky questions. Nothing for a single
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.console import Console
 
 from rotbench.results.presentation.tables import Col, print_table
@@ -62,12 +64,13 @@ def render_repeats(report: Report, console: Console,
                   printable(", ".join(q.figures), 200)] for q in shown])
 
 
-def repeats_html(reports: list[Report], labels: list[str]) -> str:
+def repeats_html(reports: list[Report], labels: list[str], esc: Callable[[object], str],
+                 rate_cell: Callable[[Rate | None], str]) -> str:
     """The HTML page's repeat section: per ``--repeat`` report, each figure's run 1, median
-    and range, pass^N, the agreement counts and the flaky questions (every text escaped);
-    empty when no report ran repeats."""
-    from rotbench.results.presentation.html import _rate_cell, esc
-
+    and range, pass^N, the agreement counts and the flaky questions (every text escaped by
+    the page's ``esc``; a rate's cell by its ``rate_cell``); empty when no report ran
+    repeats."""
+    _rate_cell = rate_cell
     out = []
     for report, label in zip(reports, labels, strict=True):
         rep = report.repeats
