@@ -68,7 +68,20 @@ class EngineOutcome(BaseModel):
     """The reference engine's review records on this world (empty for other engines)."""
     user_scoped: bool | None = None
     """Shared store: whether the engine took the asking user (None: one user)."""
+    repeats: list[EngineOutcome] = Field(default_factory=list)
+    """``--repeat N``: the engine's runs 2 to N on this world, in order (each with its own
+    scored probes and stages); empty for a single run."""
 
+    def every_run(self) -> list[EngineOutcome]:
+        """This outcome (the first run) followed by its later repeats."""
+        return [self, *self.repeats]
+
+    def as_cached(self) -> EngineOutcome:
+        """This outcome, and its repeats, with every stage cached (0 s)."""
+        return self.model_copy(update={
+            "stages": [r.model_copy(update={"cached": True, "seconds": 0.0})
+                       for r in self.stages],
+            "repeats": [r.as_cached() for r in self.repeats]})
 
 
 class WorldOutcome(BaseModel):
@@ -107,13 +120,12 @@ class WorldOutcome(BaseModel):
     def complete(self) -> bool:
         """True when every engine succeeded, every stage went into the cache and no model
         call failed: only a complete outcome may be cached as a whole."""
-        return (not self.uncached and not any(e.failure for e in self.engines)
+        return (not self.uncached and not any(r.failure for e in self.engines
+                                                  for r in e.every_run())
                 and not any(self.degraded.values()))
 
     def as_cached(self) -> WorldOutcome:
         """This outcome as a run that found it whole in the cache sees it: every stage
         cached (0 s), nothing run, nothing damaged."""
-        engines = [e.model_copy(update={"stages": [
-            r.model_copy(update={"cached": True, "seconds": 0.0}) for r in e.stages]})
-            for e in self.engines]
+        engines = [e.as_cached() for e in self.engines]
         return self.model_copy(update={"engines": engines, "spans": [], "damaged": []})

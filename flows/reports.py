@@ -129,10 +129,13 @@ def _engine_report(spec: RunSpec, outcome: RunOutcome, name: str, present: list[
         logger.info("engine %s failed; no report: %s", name, failed[0])  # the CLI says it
         return
     worlds = stored_worlds(spec, present, results)  # one at a time, each only if needed
-    world_notes = [n for r in results for n in r.notes]
+    repeats = [stored_worlds(spec, present, [r.repeats[k] for r in results])
+               for k in range(spec.repeat - 1)]  # --repeat N: runs 2 to N
+    world_notes = [n for r in results for run in r.every_run() for n in run.notes]
     kept = spec.model_copy(update={"seeds": present})
     reference = resolve(name).separable  # real pairs score the reference engine's checks
-    report = record_run(kept, worlds, [s for r in results for s in r.stages]
+    report = record_run(kept, worlds, [s for r in results for run in r.every_run()
+                                       for s in run.stages]
                         + (pairs.stages if reference else []), timings,
                         world_notes + notes, stamps=results[0].stamps,
                         usage=outcome.usage,
@@ -140,7 +143,7 @@ def _engine_report(spec: RunSpec, outcome: RunOutcome, name: str, present: list[
                         user_scoped=results[0].user_scoped if spec.users > 1 else None,
                         review_queue=[i for r in results for i in r.review_queue],
                         real_pairs=pairs.block if reference else None,
-                        degraded=degraded)
+                        degraded=degraded, repeats=repeats)
     path = str(Path(spec.reports_dir) / report_file_name(report.run_id, report.selection.engine))
     outcome.reports.append(report)
     outcome.report_paths.append(path)

@@ -271,6 +271,7 @@ async def rot_benchmark(
     user_ids: list[str] = [],  # noqa: B006
     noise: str | None = None,
     noise_digest: str | None = None,
+    repeat: int = 1,
     started_unix: float | None = None,
 ) -> RunOutcome:
     """Run every seed's world through every engine, then write one report of record and its

@@ -76,7 +76,8 @@ def world_key(seed: int, run: RunSpec, engines: list[EngineInfo]) -> str | None:
     return keys.world_key(seed, run.generator, run.days, run.top_k, run.scorer_version,
                           config, *stamps,
                           (info.identity for info in engines), volume=run.volume,
-                          users=run.users, user_ids=run.user_id_list())
+                          users=run.users, user_ids=run.user_id_list(),
+                          repeats=run.repeat)
 
 
 def _world_cache_key(storage: Path):
@@ -163,6 +164,13 @@ class WorldStages:
         """The records of stages whose model calls failed (see ``drop_incomplete``)."""
         self.spans: list[tuple[str, float, float]] = []
         self.ctx = quote(runtime)
+        self.made: dict[str, StageRef] = {}
+        """The stages this task computed, by record name: a later run of ``--repeat`` that
+        meets the same key (a deterministic engine's score) reads it here, since Prefect
+        writes the records only when the world task ends."""
+        self.repeat: int | None = None
+        """``--repeat N`` (N above 1): the run of the engine (1 to N) whose stages run now
+        (it goes into their ``StageRecord``); None for the stages every run shares."""
 
     def stage(self, stage_task: Task, records: list[StageRecord], key: str,
               label: str | None = None, hold: Callable[[], AbstractContextManager] | None = None,
@@ -176,12 +184,13 @@ class WorldStages:
         name = stage_task.name
         shown = label or name
         start, t0 = time.time(), time.perf_counter()
-        hit = read_record(self.storage / f"{name}-{key}", "StageRef")
+        hit = self.made.get(f"{name}-{key}") or read_record(self.storage / f"{name}-{key}",
+                                                           "StageRef")
         if isinstance(hit, StageRef):
             seconds = time.perf_counter() - t0
             self.keys.append(f"{name}-{key}")
             records.append(StageRecord(seed=self.seed, stage=name, cached=True,
-                                       seconds=round(seconds, 4)))
+                                       seconds=round(seconds, 4), repeat=self.repeat))
             self.spans.append((shown, start, start + seconds))
             progress().stage(self.seed, shown, "cached", seconds)
             return hit
@@ -204,51 +213,72 @@ class WorldStages:
                                  else shown)
         else:
             self.keys.append(f"{name}-{key}")
+            self.made[f"{name}-{key}"] = ref
         records.append(StageRecord(seed=self.seed, stage=name, cached=cached,
-                                   seconds=round(seconds, 4)))
+                                   seconds=round(seconds, 4), repeat=self.repeat))
         self.spans.append((shown, start, start + seconds))
         progress().stage(self.seed, shown, "cached" if cached else "computed", seconds)
         return ref
 
 
-def _reference(w: WorldStages, world: StageRef, rec: list[StageRecord]) -> EngineOutcome:
-    """The reference engine's separable stages: extract, index, deposit, probe, score."""
+def _reference(w: WorldStages, world: StageRef, rec: list[StageRecord],
+               extraction: StageRef | None = None,
+               repeat: int = 0) -> tuple[EngineOutcome, StageRef]:
+    """The reference engine's separable stages: extract, index, deposit, probe, score.
+    ``repeat`` (0 to N-1 of ``--repeat N``): which run of the engine this is; it enters the
+    keys of index, deposit and probe (the engine's own stages) only, and a later run is
+    handed the first run's ``extraction`` (perception is read once). Returns the outcome
+    and the extraction it read."""
     run, rt = w.spec, w.runtime
     config = EngineConfig().with_overrides(run.engine_overrides())
     scorer = run.scorer_version
     extract_stamp, check_stamp = perception_stamps(rt, run.generator)
     multi = config.store.multi_contributor
     ws, top_k = world.sha256, run.top_k
-    extraction = w.stage(extract_task, rec, keys.extract_key(ws, extract_stamp, multi),
-                         world=world, multi=multi, concurrency=run.model_concurrency)
-    w.stage(index_task, rec, keys.index_key(ws, extraction.sha256, multi),
-            world=world, extraction=extraction)
-    ledger = w.stage(deposit_task, rec, keys.deposit_key(extraction.sha256, check_stamp, config),
+    if extraction is None:
+        engine_run, w.repeat = w.repeat, None  # perception: every run's, none's own
+        extraction = w.stage(extract_task, rec, keys.extract_key(ws, extract_stamp, multi),
+                             world=world, multi=multi, concurrency=run.model_concurrency)
+        w.repeat = engine_run
+    w.stage(index_task, rec, keys.index_key(ws, extraction.sha256, multi, repeat),
+            label=_repeat_label("index", repeat), world=world, extraction=extraction)
+    ledger = w.stage(deposit_task, rec,
+                     keys.deposit_key(extraction.sha256, check_stamp, config, repeat),
+                     label=_repeat_label("deposit", repeat),
                      world=world, extraction=extraction, config=config)
     probes = w.stage(probe_task, rec, keys.probe_key(ledger.sha256, ws, extraction.sha256, config,
-                                                  top_k),
+                                                  top_k, repeat),
+                     label=_repeat_label("probe", repeat),
                      world=world, ledger=ledger, extraction=extraction, config=config,
                      top_k=top_k)
     scored = w.stage(score_task, rec, keys.score_key(probes.sha256, scorer),
-                     label=f"{REFERENCE_NAME}:score", engine=REFERENCE_NAME, probes=probes,
-                     scorer=scorer)
+                     label=_repeat_label(f"{REFERENCE_NAME}:score", repeat),
+                     engine=REFERENCE_NAME, probes=probes, scorer=scorer)
     c = ledger.summary
-    notes = [f"seed {w.seed}: {c.get('claims', 0)} claims from {c.get('documents', 0)} "
-             f"documents; {c.get('retirements', 0)} retirements, {c.get('reviews', 0)} review "
-             f"records (quarantined), {c.get('pairs_judged', 0)} candidate pairs judged"]
+    notes = [] if repeat else [
+        f"seed {w.seed}: {c.get('claims', 0)} claims from {c.get('documents', 0)} "
+        f"documents; {c.get('retirements', 0)} retirements, {c.get('reviews', 0)} review "
+        f"records (quarantined), {c.get('pairs_judged', 0)} candidate pairs judged"]
     stamps = {"extract": extract_stamp, "deposit": check_stamp, "embedding": DEFAULT_MODEL_ID}
     identity = {"name": REFERENCE_NAME, "version": ENGINE_VERSION, "config": config.flat()}
-    queue = [ReviewItem.model_validate({**item, "seed": w.seed})
-             for item in c.get("review_queue", [])]
+    queue = [] if repeat else [ReviewItem.model_validate({**item, "seed": w.seed})
+                               for item in c.get("review_queue", [])]
     return EngineOutcome(engine=REFERENCE_NAME, scored=scored, stages=rec, notes=notes,
-                         stamps=stamps, identity=identity, review_queue=queue)
+                         stamps=stamps, identity=identity, review_queue=queue), extraction
+
+
+def _repeat_label(label: str, repeat: int) -> str:
+    """A stage's progress label in run ``repeat`` (0-based) of ``--repeat``: the label
+    itself for the first run."""
+    return f"{label} (repeat {repeat + 1})" if repeat else label
 
 
 def _engine(w: WorldStages, info: EngineInfo, name: str, world: StageRef,
-            rec: list[StageRecord]) -> EngineOutcome:
+            rec: list[StageRecord], repeat: int = 0) -> EngineOutcome:
     """An engine without separable stages: ingest-and-probe (interleaved), then score. A
     shared store (``--users`` above 1) runs every engine, the reference one included, this
-    way: its separable stages read one user's world."""
+    way: its separable stages read one user's world. ``repeat`` (0 to N-1 of ``--repeat
+    N``): which run of the engine this is, in ingest_probe's key only."""
     run = w.spec
     scorer = run.scorer_version
     extract_stamp, check_stamp = perception_stamps(w.runtime, run.generator)
@@ -264,20 +294,21 @@ def _engine(w: WorldStages, info: EngineInfo, name: str, world: StageRef,
     answers = w.stage(
         ingest_probe_task, rec,
         keys.ingest_probe_key(world.sha256, info.identity, extract_stamp, check_stamp,
-                              run.top_k, shared_config),
-        label=f"{info.name}:ingest_probe", hold=lambda: engine_slot(info), engine=name,
+                              run.top_k, shared_config, repeat),
+        label=_repeat_label(f"{info.name}:ingest_probe", repeat),
+        hold=lambda: engine_slot(info), engine=name,
         world=world, arm=engine_arm(run.arm),
         top_k=run.top_k, timeout_seconds=timeout, info=info.model_dump(mode="json"), **extra)
     scored = w.stage(score_task, rec, keys.score_key(answers.sha256, scorer, from_answers=True),
-                     label=f"{info.name}:score", engine=name, probes=answers, scorer=scorer,
-                     field="probes")
+                     label=_repeat_label(f"{info.name}:score", repeat), engine=name,
+                     probes=answers, scorer=scorer, field="probes")
     stamps = {"perception": extract_stamp, "checks": check_stamp, "embedding": DEFAULT_MODEL_ID}
     if info.source_sha256:
         stamps["engine_source"] = info.source_sha256
     identity = dict(answers.summary)
     scoped = identity.pop("user_scoped", None)
     notes = []
-    if scoped is False:
+    if scoped is False and not repeat:
         notes.append(f"seed {w.seed}: engine {printable(info.name, 60)} ignored the user: its "
                      "query takes no 'user', so every question read the whole shared store")
     return EngineOutcome(engine=name, scored=scored, stages=rec, stamps=stamps,
@@ -334,14 +365,11 @@ def world_task(seed: int, spec: dict, engines: list[dict], ledger_path: str | No
     outcomes = []
     for name, raw in zip(run.engines, engines, strict=True):
         info = EngineInfo.model_validate(raw)
-        records = list(generate_records)
         try:
-            if info.separable and run.users == 1:
-                outcomes.append(_reference(w, world, records))
-            else:
-                outcomes.append(_engine(w, info, name, world, records))
+            outcomes.append(_every_repeat(w, info, name, world, generate_records))
         except EngineFailure as exc:
-            outcomes.append(EngineOutcome(engine=name, stages=records, failure=str(exc),
+            outcomes.append(EngineOutcome(engine=name, stages=list(generate_records),
+                                          failure=str(exc),
                                           failure_trace=getattr(exc, "trace", None)))
     return WorldOutcome(
         seed=seed, engines=outcomes, usage=runtime.usage(), notes=runtime.extra_notes(),
@@ -349,6 +377,33 @@ def world_task(seed: int, spec: dict, engines: list[dict], ledger_path: str | No
         damaged=CacheAudit.drain() + [f"embeddings/{n}" for n in drain_damaged()],
         spans=w.spans, degraded=runtime.degraded_counts(), stage_keys=w.keys,
         incomplete_keys=w.incomplete, record=record)
+
+
+def _every_repeat(w: WorldStages, info: EngineInfo, name: str, world: StageRef,
+                  generate_records: list[StageRecord]) -> EngineOutcome:
+    """Engine ``name`` on the world, ``w.spec.repeat`` times, each time with fresh state:
+    the first run's outcome, its later runs in ``repeats``. Every run after the first
+    reads the first one's perception (the reference engine's extraction; another engine
+    reads the world itself) and keys its own stages by its index. Raises EngineFailure
+    from any run, naming the run when there are several."""
+    runs: list[EngineOutcome] = []
+    extraction: StageRef | None = None
+    for repeat in range(w.spec.repeat):
+        records = list(generate_records) if repeat == 0 else []
+        w.repeat = repeat + 1 if w.spec.repeat > 1 else None
+        try:
+            if info.separable and w.spec.users == 1:
+                outcome, extraction = _reference(w, world, records, extraction, repeat)
+            else:
+                outcome = _engine(w, info, name, world, records, repeat)
+        except EngineFailure as exc:
+            if w.spec.repeat > 1:
+                exc.args = (f"repeat {repeat + 1} of {w.spec.repeat}: {exc}",)
+            raise
+        finally:
+            w.repeat = None
+        runs.append(outcome)
+    return runs[0].model_copy(update={"repeats": runs[1:]})
 
 
 def drop_incomplete(cache_dir: str | Path, names: list[str]) -> None:

@@ -30,6 +30,8 @@ MAX_INT32 = 2**31 - 1
 """Largest value of a DuckDB INTEGER column (top k, days, ranks are stored as such)."""
 MAX_WORLDS = 256
 MAX_MODEL_CONCURRENCY = 256
+MAX_REPEAT = 20
+"""Upper bound of ``--repeat``: each repeat runs every engine stage again on every world."""
 """Upper bounds of ``--max-worlds`` and ``--concurrency`` (the model settings' own bound)."""
 CACHE_SUBFOLDERS: tuple[str, ...] = ("prefect", "calls", "embeddings", "scratch")
 """Folders a run writes under the cache folder (stage results, model calls, vectors, the
@@ -113,6 +115,8 @@ class RunSpec(BaseModel):
         default=None, description="Noisy arm: the noise profile, a shipped name (good, "
         "typical, spec-live) or a profile file; None on the other arms.")
     noise_digest: NoiseDigest = None
+    repeat: int = Field(default=1, description="Times each engine runs on each world, with "
+                        "fresh state (--repeat, 1 to MAX_REPEAT); perception is computed once.")
 
     @property
     def scripted(self) -> bool:
@@ -284,6 +288,8 @@ def _check_runner_flags(spec: RunSpec) -> None:
     if spec.batch_timeout_seconds is not None and not spec.batch_timeout_seconds > 0:
         raise SpecError(f"--batch-timeout must be a number of seconds above 0, got "
                         f"{spec.batch_timeout_seconds}")
+    if not 1 <= spec.repeat <= MAX_REPEAT:
+        raise SpecError(f"--repeat must be between 1 and {MAX_REPEAT}, got {spec.repeat}")
     if spec.dask_workers < 1:
         raise SpecError(f"--dask-workers must be at least 1, got {spec.dask_workers}")
     from rotbench._util.ranges import spec_problems

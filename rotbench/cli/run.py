@@ -44,6 +44,7 @@ from rotbench.cli.run_options import (
     OptNoRealPairs,
     OptNoTrustPolicy,
     OptOut,
+    OptRepeat,
     OptReportsDir,
     OptRulings,
     OptScorer,
@@ -213,6 +214,7 @@ def run(
     users: OptUsers = 1,
     each: OptEach = False,
     user_id: OptUserId = None,
+    repeat: OptRepeat = 1,
 ) -> None:
     """Run the benchmark: every seed's world through generate, extract, index, deposit,
     probe and score, then write reports/<run-id>-<engine>.json and the DuckDB rows."""
@@ -246,7 +248,7 @@ def run(
             html_path=html,
             rulings_path=rulings, real_pairs=not no_real_pairs,
             users=users, user_ids=list(user_id or []),
-            noise=noise,
+            noise=noise, repeat=repeat,
         )
     except SpecError as exc:
         fail(str(exc))

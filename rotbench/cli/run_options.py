@@ -160,3 +160,9 @@ OptUserId = Annotated[
         typer.Option("--user-id", help="The personas' ids, one per --users (default user-1, "
                      "user-2, ...): opaque data, never a path."),
     ]
+OptRepeat = Annotated[
+        int, typer.Option("--repeat", help="Run each engine N times on the same worlds, with "
+                          "fresh state each time (perception is computed once); the report "
+                          "adds each figure's median and range, the flaky questions and "
+                          "pass^N. Default 1.")
+    ]

@@ -99,6 +99,38 @@ def _selected_only(worlds: Iterable[WorldProbes], seeds: list[int]) -> Iterator[
         del world  # hold no world while the next one is made
 
 
+def _in_seed_order(spec: RunSpec, report: Report) -> Report:
+    """``report`` with its worlds in the selection's seed order. Raises ValueError when the
+    worlds are not exactly the selection's seeds (a cached result that is not what ran)."""
+    ran = sorted(w.seed for w in report.worlds)
+    if ran != sorted(spec.seeds):
+        raise ValueError(f"the worlds computed are seeds {ran}, not the selection's "
+                         f"{sorted(spec.seeds)}")
+    order = {seed: i for i, seed in enumerate(spec.seeds)}
+    worlds_dir = report.worlds_dir
+    report = report.model_copy(
+        update={"worlds": sorted(report.worlds, key=lambda e: order[e.seed])})
+    report._worlds_dir = worlds_dir
+    return report
+
+
+def with_repeats(report: Report, later: list[Report]) -> Report:
+    """``report`` (run 1) with the ``RepeatSummary`` of its runs ``[report, *later]``,
+    whose worlds are read one at a time from their world files."""
+    from rotbench.results.files.worlds import iter_worlds
+    from rotbench.results.repeats import summarise_repeats
+    from rotbench.results.schema import reads_decoys
+    from rotbench.scoring.paired import question_outcomes
+
+    runs = [report, *later]
+    decoys = reads_decoys(report.selection)
+    outcomes = [question_outcomes(iter_worlds(r), decoys) for r in runs]
+    worlds_dir = report.worlds_dir
+    report = report.model_copy(update={"repeats": summarise_repeats(runs, outcomes)})
+    report._worlds_dir = worlds_dir
+    return report
+
+
 def record_run(
     spec: RunSpec,
     worlds: Iterable[WorldProbes],
@@ -113,6 +145,7 @@ def record_run(
     real_pairs: RealPairs | None = None,
     degraded: list[str] | None = None,
     user_scoped: bool | None = None,
+    repeats: list[Iterable[WorldProbes]] | None = None,
 ) -> Report:
     """Build the report, write ``<reports_dir>/<run-id>.json`` (+ ``out_path``) and the DuckDB
     rows (``rotbench.results.store.record``). Returns the report (counts only: it is small).
@@ -128,7 +161,10 @@ def record_run(
     (checked before the run) is written last.
 
     ``review_queue`` (the reference engine's review records) and ``real_pairs`` (the checks
-    scored against rulings) go into the report as they are."""
+    scored against rulings) go into the report as they are. ``repeats`` (``--repeat N``):
+    the worlds of the engine's runs 2 to N, each an iterable like ``worlds``; their world
+    files and rows are written the same way and the report gets its ``RepeatSummary``
+    (``rotbench.results.repeats``)."""
     from rotbench.results.database.tables import WorldRows
     from rotbench.results.files.worlds import WORLDS_DIR, copy_worlds
     from rotbench.results.schema import reads_decoys
@@ -142,9 +178,11 @@ def record_run(
         worlds = annotated_worlds(spec, worlds)
     selection = selection_for(spec, stamps, engine, user_scoped)
     rows = WorldRows(Path(spec.db), reads_decoys(selection))  # each world's rows, as it goes
+    run_id = run_id or new_run_id(spec.arm)
+    later: list[Report] = []
     try:
         report = build_report(
-            run_id or new_run_id(spec.arm),
+            run_id,
             selection,
             _selected_only(worlds, spec.seeds),
             stages,
@@ -157,18 +195,23 @@ def record_run(
             worlds_dir=reports_dir / WORLDS_DIR,
             on_world=rows,
         )
+        for again in repeats or []:
+            if spec.arm == "noisy":
+                again = annotated_worlds(spec, again)
+            later.append(_in_seed_order(spec, build_report(
+                run_id, selection, _selected_only(again, spec.seeds), [], {}, [],
+                worlds_dir=reports_dir / WORLDS_DIR, on_world=rows)))
     finally:
         rows.close()
-    ran = sorted(w.seed for w in report.worlds)
-    if ran != sorted(spec.seeds):
-        raise ValueError(f"the worlds computed are seeds {ran}, not the selection's "
-                         f"{sorted(spec.seeds)}")
-    order = {seed: i for i, seed in enumerate(spec.seeds)}
-    report = report.model_copy(
-        update={"worlds": sorted(report.worlds, key=lambda e: order[e.seed])})
+    report = _in_seed_order(spec, report)
+    if later:
+        report = with_repeats(report, later)
     record(report, reports_dir / report_file_name(report.run_id, report.selection.engine), spec.db)
     if spec.out_path:  # a copy, written last: a failure above never touches the user's file
         out = Path(spec.out_path)
-        copy_worlds(report, out.parent / WORLDS_DIR)
+        from rotbench.results.repeats import run_reports
+
+        for run in run_reports(report):  # every run's world files (one for a single run)
+            copy_worlds(run, out.parent / WORLDS_DIR)
         write_report(report, out)
     return report

@@ -169,6 +169,17 @@ class StageRecord(_Strict):
     stage: str = Field(description="'generate', 'extract', 'index', 'deposit', 'probe', ...")
     cached: bool = Field(description="True when the result came from the cache.")
     seconds: float = Field(ge=0, description="Wall time spent in the stage.")
+    repeat: int | None = Field(
+        default=None, ge=1, description="A run of ``--repeat N`` (N above 1): which run of "
+        "the engine (1 to N) the stage belongs to; None for a stage every run shares "
+        "(generate, extract) and in a single run, where it is left out of the JSON.")
+
+    @model_serializer(mode="wrap")
+    def _omit_no_repeat(self, handler: SerializerFunctionWrapHandler) -> dict:
+        data = handler(self)
+        if data.get("repeat", 0) is None:
+            del data["repeat"]
+        return data
 
 
 class Origin(_Strict):
@@ -204,6 +215,59 @@ class WorldEntry(_Strict):
                    probes=len(world.probes),
                    unanswerable=sum(1 for p in world.probes if p.truth is None),
                    hits=sum(len(p.hits) for p in world.probes))
+
+
+class FigureSpread(_Strict):
+    """One figure over the runs of ``--repeat N``: its median, lowest and highest value
+    (fractions 0..1; None when the figure is undefined, 0/0, in every run)."""
+
+    median: float | None
+    low: float | None
+    high: float | None
+
+
+class RepeatRun(_Strict):
+    """One run of the engine in ``--repeat N``: its pooled figures and its worlds (world
+    files, as ``Report.worlds``)."""
+
+    repeat: int = Field(ge=1, description="Which run, 1 to N (1: the report's own figures).")
+    metrics: dict[MetricName, Rate]
+    worlds: list[WorldEntry]
+
+
+class FlakyQuestion(_Strict):
+    """A question the runs of ``--repeat N`` answered differently (some per-question figure
+    of ``rotbench.scoring.paired`` came out differently in some run)."""
+
+    seed: int
+    user: str | None = None
+    day: int
+    attribute: str | None
+    question: str
+    agreeing: int = Field(ge=1, description="Runs that gave the most common answer.")
+    current_first: list[bool | None] = Field(
+        description="Per run, in order: whether its first answer was the current value "
+        "(None: not a question of current_first's).")
+    figures: list[str] = Field(description="The per-question figures whose outcome differs "
+                               "between runs.")
+
+
+class RepeatSummary(_Strict):
+    """What ``--repeat N`` (N above 1) adds to a report: every run's figures, each figure's
+    median and range, the agreement of every question across the runs, the flaky questions
+    and pass^N (``rotbench.results.repeats``; docs/metrics.md)."""
+
+    count: int = Field(ge=2, description="N: runs of the engine on each world.")
+    runs: list[RepeatRun]
+    spread: dict[str, FigureSpread] = Field(description="{metric: its median and range}.")
+    questions: int = Field(ge=0, description="Distinct questions asked (every run asks them "
+                           "all).")
+    agreement: dict[int, int] = Field(
+        description="{runs agreeing on the most common answer: questions}; N: unanimous.")
+    flaky: list[FlakyQuestion] = Field(description="The questions answered differently.")
+    pass_all: dict[str, Rate] = Field(
+        description="pass^N of the currency figures: a question counts when it is in the "
+        "figure's numerator in every run.")
 
 
 class Report(_Strict):
@@ -250,6 +314,9 @@ class Report(_Strict):
         "'opportunities': m} summed over the worlds (``rotbench.perception.noisy``); None "
         "on the other arms.")
     worlds: list[WorldEntry] = Field(description="One entry per world, in seed order.")
+    repeats: RepeatSummary | None = Field(
+        default=None, description="``--repeat N`` above 1: the N runs of the engine (the "
+        "report's own figures are run 1's); left out of the JSON for a single run.")
 
     @field_validator("created_at")
     @classmethod
@@ -269,7 +336,7 @@ class Report(_Strict):
         None, so other arms' reports (and those of older worlds, or of worlds that ask no
         such family) read as before they existed."""
         data = handler(self)
-        for name in ("perception_noise", "by_evidence", "family_miss_stages"):
+        for name in ("perception_noise", "by_evidence", "family_miss_stages", "repeats"):
             if data.get(name, 0) is None:
                 del data[name]
         return data

@@ -51,3 +51,23 @@ def test_keys_that_name_the_engine_follow_the_old_formula() -> None:
 def test_content_hash_separates_its_parts() -> None:
     assert keys.content_hash("ab", "c") != keys.content_hash("a", "bc")
     assert keys.content_hash(1, None) == hashlib.sha256(b"1\x1fNone").hexdigest()
+
+
+def test_a_repeat_index_changes_only_the_engine_stages_keys_and_0_adds_nothing() -> None:
+    config = EngineConfig()
+    for key in (lambda r: keys.index_key(W, E, False, r),
+                lambda r: keys.deposit_key(E, "oracle-checker-1", config, r),
+                lambda r: keys.probe_key(L, W, E, config, 5, r),
+                lambda r: keys.ingest_probe_key(W, "mem0@1", "x1", "c1", 5, False, r)):
+        assert len({key(0), key(1), key(2)}) == 3
+    assert keys.index_key(W, E, False, 0) == (
+        "73b850b7ff0cc2e4a6f12a1aaec689897e04c9b788effabe09ded75d1d5c65e1")
+    assert keys.ingest_probe_key(W, "mem0@1", "x1", "c1", 5, False, 0) == (
+        "19b231d42b22d0e5488c203d212fd251a37085b4baa4b6c20b4277b303036864")
+    assert keys.index_key(W, E, False, 1) == keys.content_hash(
+        DEFAULT_MODEL_ID, W, E, False, "index/2", "repeat", 1)
+    single = keys.world_key(42, "v3", 90, 5, "v3", config, "x1", "c1", ["ref@1"])
+    assert keys.world_key(42, "v3", 90, 5, "v3", config, "x1", "c1", ["ref@1"],
+                          repeats=1) == single
+    assert keys.world_key(42, "v3", 90, 5, "v3", config, "x1", "c1", ["ref@1"],
+                          repeats=3) != single

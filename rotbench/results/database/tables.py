@@ -142,7 +142,8 @@ CREATE TABLE IF NOT EXISTS runs (
     engine_source VARCHAR,
     engine_config JSON,
     degraded BOOLEAN,
-    degraded_reasons JSON
+    degraded_reasons JSON,
+    repeats INTEGER
 );
 CREATE TABLE IF NOT EXISTS run_metrics (
     run_id VARCHAR NOT NULL,
@@ -189,6 +190,31 @@ CREATE TABLE IF NOT EXISTS world_noise (
     opportunities INTEGER NOT NULL,
     question_injected INTEGER NOT NULL,
     question_opportunities INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS run_repeat_worlds (
+    run_id VARCHAR NOT NULL,
+    repeat INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    world_sha256 VARCHAR NOT NULL,
+    decoys BOOLEAN NOT NULL
+);
+CREATE TABLE IF NOT EXISTS run_repeat_metrics (
+    run_id VARCHAR NOT NULL,
+    repeat INTEGER NOT NULL,
+    metric VARCHAR NOT NULL,
+    numerator INTEGER NOT NULL,
+    denominator INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS run_flaky_questions (
+    run_id VARCHAR NOT NULL,
+    seed INTEGER NOT NULL,
+    user_id VARCHAR,
+    day INTEGER NOT NULL,
+    attribute VARCHAR,
+    question VARCHAR NOT NULL,
+    agreeing INTEGER NOT NULL,
+    repeats INTEGER NOT NULL,
+    figures JSON NOT NULL
 );
 CREATE TABLE IF NOT EXISTS real_pairs (
     run_id VARCHAR NOT NULL,
@@ -279,9 +305,11 @@ DROP TABLE hits;
 
 TABLES: tuple[str, ...] = ("runs", "run_metrics", "run_worlds", "worlds", "world_metrics",
                            "world_probes", "world_hits", "world_noise", "real_pairs",
+                           "run_repeat_worlds", "run_repeat_metrics", "run_flaky_questions",
                            "metrics", "probes", "hits", "perception_noise")
 """Every table and view of the database (the last four are views)."""
-RUN_TABLES: tuple[str, ...] = ("run_metrics", "run_worlds", "real_pairs")
+RUN_TABLES: tuple[str, ...] = ("run_metrics", "run_worlds", "real_pairs", "run_repeat_worlds",
+                               "run_repeat_metrics", "run_flaky_questions")
 """Tables whose rows belong to one run (``run_id``), replaced when the run is rewritten."""
 
 _NO_PROVENANCE = Provenance(lineage=None)
@@ -289,7 +317,8 @@ _NO_PROVENANCE = Provenance(lineage=None)
 
 ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
     "runs": [("engine_source", "VARCHAR"), ("engine_config", "JSON"),
-             ("degraded", "BOOLEAN"), ("degraded_reasons", "JSON")],
+             ("degraded", "BOOLEAN"), ("degraded_reasons", "JSON"),
+             ("repeats", "INTEGER")],
     "world_probes": [("user_id", "VARCHAR")],
 }
 """Columns added after the first schema, per table, in order: a file written before them is
@@ -594,6 +623,7 @@ def _run_row(report: Report) -> dict[str, Any]:
         "engine_config": json.dumps(s.config),
         "degraded": bool(report.degraded),
         "degraded_reasons": json.dumps(report.degraded),
+        "repeats": report.repeats.count if report.repeats is not None else 1,
     }
 
 
@@ -700,6 +730,43 @@ def _insert_real_pairs(con: duckdb.DuckDBPyConnection, report: Report) -> None:
     _insert_columns(con, "real_pairs", [
         {"run_id": report.run_id, **p.model_dump(), "checker_stamp": block.checker_stamp,
          "rulings_sha256": block.rulings_sha256} for p in block.pairs])
+
+
+def _insert_repeats(con: duckdb.DuckDBPyConnection, report: Report) -> None:
+    """``--repeat N`` (N above 1): every run's worlds (``run_repeat_worlds``, their rows
+    stored by the run's ``WorldRows``; a world not stored yet is read and stored here) and
+    pooled figures (``run_repeat_metrics``), and the flaky questions
+    (``run_flaky_questions``). Nothing for a single run."""
+    rep = report.repeats
+    if rep is None:
+        return
+    decoys = reads_decoys(report.selection)
+    digests = [w.sha256 for run in rep.runs for w in run.worlds if w.sha256 is not None]
+    stored = _present(con, _STORED, digests)
+    figured = _present(con, _FIGURED, digests, decoys)
+    from rotbench.results.repeats import run_reports
+
+    links, figures = [], []
+    for run, view in zip(rep.runs, run_reports(report), strict=True):
+        for index, entry in enumerate(run.worlds):
+            digest = entry.sha256
+            if digest is not None and (digest not in stored or digest not in figured):
+                world = load_world(view, index)
+                check_world_fits(world)
+                _store_world(con, digest, world, decoys, digest in stored, digest in figured)
+                stored.add(digest)
+                figured.add(digest)
+            links.append({"run_id": report.run_id, "repeat": run.repeat, "seed": entry.seed,
+                          "world_sha256": digest, "decoys": decoys})
+        figures += [{"run_id": report.run_id, "repeat": run.repeat, "metric": metric,
+                     "numerator": rate.numerator, "denominator": rate.denominator}
+                    for metric, rate in run.metrics.items()]
+    _insert_columns(con, "run_repeat_worlds", links)
+    _insert_columns(con, "run_repeat_metrics", figures)
+    _insert_columns(con, "run_flaky_questions", [
+        {"run_id": report.run_id, "seed": q.seed, "user_id": q.user, "day": q.day,
+         "attribute": q.attribute, "question": q.question, "agreeing": q.agreeing,
+         "repeats": rep.count, "figures": json.dumps(q.figures)} for q in rep.flaky])
 
 
 def _present(con: duckdb.DuckDBPyConnection, query: str, digests: list[str],
@@ -930,6 +997,7 @@ def write_run(db_path: Path, report: Report, *, wait_seconds: float = 0.0,
                             list(_metric_rows({"run_id": report.run_id}, pooled)))
             _insert_worlds(con, report)
             _insert_real_pairs(con, report)
+            _insert_repeats(con, report)
             con.commit()
         except BaseException:
             try:

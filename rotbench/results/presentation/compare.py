@@ -177,15 +177,51 @@ def check_same_worlds(reports: list[Report]) -> str | None:
     return None
 
 
+class PooledOutcomes(dict):
+    """The outcomes of a ``--repeat N`` report, one per question over its N runs
+    (``rotbench.results.repeats.pooled_outcomes``): its paired figures are these."""
+
+
 def report_outcomes(report: Report) -> Outcomes:
-    """Every question's outcome per figure in ``report``'s worlds (read one at a time).
-    Raises CompareError when a world cannot be read."""
+    """Every question's outcome per figure in ``report``'s worlds (read one at a time); for
+    a ``--repeat N`` report, pooled over its N runs (``PooledOutcomes``: a question is in a
+    higher-is-better figure's numerator when it is in every run's, in any other figure's
+    when it is in any run's: pass^N, the worst run for each question). Raises CompareError
+    when a world cannot be read."""
+    from rotbench.results.repeats import pooled_outcomes, run_reports
+
     try:
         decoys = lexicon(report.selection.scorer_version).reads_decoys
-        return question_outcomes(iter_worlds(report), decoys)
+        runs = [question_outcomes(iter_worlds(r), decoys) for r in run_reports(report)]
     except (ReportError, ValueError) as exc:
         raise CompareError(f"{printable(report.run_id, 80)}: cannot read its questions: "
                            f"{printable(str(exc), 200)}") from None
+    if len(runs) == 1:
+        return runs[0]
+    return PooledOutcomes(pooled_outcomes(runs, {m: better_label(m) == "higher"
+                                                 for m in runs[0]}))
+
+
+def repeat_notes(reports: list[Report], paired: list[Outcomes | None]) -> list[str]:
+    """What a comparison says of the ``--repeat`` reports among ``reports``: which figures
+    stand for each (pass^N when paired, run 1's otherwise), and a warning when the columns
+    ran different numbers of runs."""
+    counts = [r.repeats.count if r.repeats is not None else 1 for r in reports]
+    notes = []
+    for report, n, outcomes in zip(reports, counts, paired, strict=True):
+        if n == 1:
+            continue
+        what = (f"each paired figure is its pass^{n} over the {n} runs (higher-is-better: "
+                "in the numerator in every run; other figures: in any run), the rest run 1's"
+                if isinstance(outcomes, PooledOutcomes) else
+                f"its figures are run 1's of {n} (not paired: no pass^{n})")
+        notes.append(f"{printable(report.run_id, 80)} ran each engine {n} times (--repeat): "
+                     f"{what}")
+    if len(set(counts)) > 1:
+        notes.append(f"the columns ran different numbers of runs ({', '.join(map(str, counts))}"
+                     "): pass^N can only fall as N grows for an engine that varies; compare "
+                     "runs of the same --repeat")
+    return notes
 
 
 def _difference(first: Rate, other: Rate, paired: Paired | None) -> Difference | None:
@@ -212,6 +248,9 @@ def _row(metric: str, rates: list[Rate | None],
          outcomes: list[Outcomes | None] | None = None) -> Row:
     cells = []
     outcomes = outcomes or [None] * len(rates)
+    rates = [Rate.of(sum(o[metric].values()), len(o[metric]))
+             if isinstance(o, PooledOutcomes) and metric in o and rate is not None else rate
+             for rate, o in zip(rates, outcomes, strict=True)]  # pass^N of a --repeat report
     base = _questions(outcomes[0], metric, rates[0])
     for i, rate in enumerate(rates):
         diff = None
@@ -290,6 +329,7 @@ def compare_reports(reports: list[Report], force: bool = False) -> Comparison:
                                "(--force compares them anyway)")
         notes.append(f"compared on different worlds (--force): {reason}")
     outcomes = _paired_outcomes(reports)
+    notes += repeat_notes(reports, outcomes)
     families = [
         Family(name=name, rows=[_row(m, [r.metrics.get(m) for r in reports], outcomes)
                                 for m in metrics])

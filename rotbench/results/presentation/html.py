@@ -383,6 +383,12 @@ def miss_stages_section(reports: list[Report], labels: list[str]) -> str:
             + "".join(lists))
 
 
+def _repeats(reports: list[Report], labels: list[str]) -> str:
+    from rotbench.results.presentation.repeats import repeats_html
+
+    return repeats_html(reports, labels, esc, _rate_cell)
+
+
 def _floor_sweep(reports: list[Report], labels: list[str]) -> str:
     out = ["<h3>Relevance floor sweep (raw cosine; lower is better)</h3>"]
     for r, label in zip(reports, labels, strict=True):
@@ -607,7 +613,7 @@ def render_html(reports: list[Report], plots: list[Plot], sources: list[str] | N
         f"<h2 id=figures>Figures by family</h2>{legend}{figures}"
         f"{_by_kind(reports, labels)}{_first_hits(reports, labels)}"
         f"{miss_stages_section(reports, labels)}{family_stages_section(reports, labels)}"
-        f"{noise_section(reports, labels)}"
+        f"{noise_section(reports, labels)}{_repeats(reports, labels)}"
         f"{_floor_sweep(reports, labels)}"
         f"{_real_pairs(reports, labels)}"
         f"<h2 id=plots>Plots</h2>{_plots(plots)}"

@@ -239,6 +239,9 @@ def render(report: Report, console: Console, intervals: bool = False,
                 [[cls, format_rate(Rate.of(report.first_hit_counts.get(cls, 0), total),
                                    intervals)] for cls in scorer_classes(report)])
     render_miss_stages(report, console, intervals)
+    from rotbench.results.presentation.repeats import render_repeats
+
+    render_repeats(report, console, lambda r: format_rate(r, intervals))  # --repeat N
 
     if report.floor_sweep is None:
         console.print("Relevance floor sweep: not applicable (some hits report no raw cosine)",
