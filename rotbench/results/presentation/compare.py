@@ -223,14 +223,19 @@ def _row(metric: str, rates: list[Rate | None],
     return Row(metric=metric, better=better_label(metric), cells=cells)
 
 
-def _paired_outcomes(reports: list[Report]) -> list[Outcomes | None]:
+def _paired_outcomes(reports: list[Report],
+                     known: list[Outcomes | None] | None = None) -> list[Outcomes | None]:
     """Per report, its question outcomes when it ran on the first report's worlds (else
-    None: compared as independent proportions); all None when none pairs."""
+    None: compared as independent proportions); all None when none pairs. ``known``: a
+    report's outcomes when they are given (a shipped report has no world files), else
+    None (read from its worlds)."""
     same = [i == 0 or check_same_worlds([reports[0], r]) is None
             for i, r in enumerate(reports)]
     if not any(same[1:]):
         return [None] * len(reports)
-    return [report_outcomes(r) if ok else None for r, ok in zip(reports, same, strict=True)]
+    known = known or [None] * len(reports)
+    return [(given if given is not None else report_outcomes(r)) if ok else None
+            for r, ok, given in zip(reports, same, known, strict=True)]
 
 
 def _miss_rate(report: Report, stage: str) -> Rate | None:
@@ -274,8 +279,10 @@ def _family_miss_family(reports: list[Report],
     return Family(name=FAMILY_STAGES, rows=rows)
 
 
-def compare_reports(reports: list[Report], force: bool = False) -> Comparison:
-    """The comparison of ``reports`` (the first is the baseline column).
+def compare_reports(reports: list[Report], force: bool = False,
+                    known: list[Outcomes | None] | None = None) -> Comparison:
+    """The comparison of ``reports`` (the first is the baseline column). ``known``: per
+    report, its question outcomes when given (``rotbench.published``), else None.
 
     Raises CompareError for fewer than two reports, or for reports on different worlds
     unless ``force`` (then the reason is kept as a note).
@@ -289,7 +296,7 @@ def compare_reports(reports: list[Report], force: bool = False) -> Comparison:
             raise CompareError(f"the reports ran on different worlds: {reason} "
                                "(--force compares them anyway)")
         notes.append(f"compared on different worlds (--force): {reason}")
-    outcomes = _paired_outcomes(reports)
+    outcomes = _paired_outcomes(reports, known)
     families = [
         Family(name=name, rows=[_row(m, [r.metrics.get(m) for r in reports], outcomes)
                                 for m in metrics])
