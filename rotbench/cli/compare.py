@@ -168,7 +168,9 @@ def _with_published(loaded: list, names: list[str], shipped: dict[int, str], cod
                 if name in seen:
                     continue
                 seen.add(name)
-                out.append(record.report)
+                selection = record.report.selection.model_copy(
+                    update={"engine_source": name})  # its heading says where it came from
+                out.append(record.report.model_copy(update={"selection": selection}))
                 out_names.append(name)
                 known.append(outcomes_of(record, arm))
                 findings.append(list(record.findings))

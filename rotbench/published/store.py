@@ -59,8 +59,8 @@ def load_arm(key: str, folder: Path | None = None) -> ArmFile:
     except ValidationError as exc:
         from rotbench.results.files.report import describe_validation_error
 
-        raise PublishedError(f"shipped {path.name}: {printable(describe_validation_error(exc), 300)}"
-                             ) from None
+        line = printable(describe_validation_error(exc), 300)
+        raise PublishedError(f"shipped {path.name}: {line}") from None
 
 
 def shipped_arms(folder: Path | None = None) -> list[str]:

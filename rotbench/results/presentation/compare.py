@@ -344,8 +344,10 @@ def _cell_text(cell: Cell, intervals: bool) -> str:
 
 
 def source_mark(column: Column) -> str:
-    """`` [<--engine value>]`` after a heading that another column shares, else ''."""
-    if not column.named_twice or column.engine_source is None:
+    """`` [<--engine value>]`` after a heading that another column shares, or of a shipped
+    report (``published:<engine>``), else ''."""
+    shipped = (column.engine_source or "").startswith("published:")
+    if (not column.named_twice and not shipped) or column.engine_source is None:
         return ""
     return f" [{printable(column.engine_source, 80)}]"
 
