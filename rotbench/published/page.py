@@ -271,7 +271,8 @@ def page_markdown(rows: list[Row], keys: list[str], regenerate: str) -> str:
            "added: `rotbench report --published --html page.html --run RUN`.",
            "", f"Regenerate the data and this page: `{regenerate}`.", "",
            "## Each kind's own figure", "",
-           "Each kind's first metric (green is better), per arm.", ""]
+           "Each kind's first metric, per arm (green is better); its n/d and interval are "
+           "in the metric's table below, its report's manifest behind the link.", ""]
     for key in keys:
         kinds = _kinds(rows, key)
         if not kinds:
@@ -285,9 +286,12 @@ def page_markdown(rows: list[Row], keys: list[str], regenerate: str) -> str:
             for kind in kinds:
                 metric = BY_KIND_V4[kind][0]
                 rate = report.by_kind.get(kind, {}).get(metric) if report else None
-                text = "n/a" if rate is None else esc(format_rate(rate))
                 href = row.anchors.get(key, "")
-                cells.append(f'<td{_heat_style(metric, rate)}><a href="#{href}">{text}</a></td>')
+                if rate is None or rate.value is None:
+                    cells.append(f"<td>{'n/a' if rate is None else '0/0'}</td>")
+                    continue
+                cells.append(f'<td{_heat_style(metric, rate)}><a href="#{href}">'
+                             f"{_pct(rate.value)}</a></td>")
             out.append(f"<tr><td>{esc(row.label)}</td>{''.join(cells)}</tr>")
         out += ["</table>", ""]
     out += ["## Every metric", ""]

@@ -2,7 +2,7 @@
 shipped arm and write ``rotbench/published/data/<arm>.json.gz``.
 
     python -m rotbench.published.regenerate [--engine NAME]... [--arm KEY]...
-        [--runs-dir DIR] [--out DIR] [--from-runs]
+        [--runs-dir DIR] [--out DIR] [--from-runs] [--page PAGE.md [--page-only]]
 
 Each arm is one ``rotbench run`` of every engine (the command is kept in each manifest,
 without the folder options, which do not change a figure); the reports go under
@@ -53,7 +53,8 @@ def run_command(key: str, engines: list[str]) -> list[str]:
 
 
 def _run(key: str, engines: list[str], runs_dir: Path) -> str:
-    """Run one arm into ``runs_dir/<key>``; returns the run's id prefix marker file text."""
+    """Run one arm into ``runs_dir/<key>`` (the reports it wrote listed in its
+    ``last-run.txt``, with the command); returns the command."""
     folder = runs_dir / key
     folder.mkdir(parents=True, exist_ok=True)
     before = set(folder.glob("*.json"))
@@ -104,6 +105,22 @@ def regenerate(keys: list[str], engines: list[str], runs_dir: Path, out: Path,
     return sizes
 
 
+REGENERATE = "make published"
+"""The command that rewrites the shipped files and the docs page (named on the page)."""
+
+
+def write_page(path: Path, folder: Path | None = None) -> int:
+    """Write the docs page of the shipped files in ``folder`` (default: the package's) to
+    ``path``; returns its size in bytes."""
+    from rotbench.published.page import arms_in_order, page_markdown, shipped_rows
+    from rotbench.published.store import shipped_arms
+
+    arms = {key: load_arm(key, folder) for key in shipped_arms(folder)}
+    text = page_markdown(shipped_rows(arms), arms_in_order(arms), REGENERATE)
+    write_atomic(path, text.encode())
+    return len(text.encode())
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engine", action="append", default=[])
@@ -111,9 +128,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs-dir", type=Path, default=Path("build") / "published-runs")
     parser.add_argument("--out", type=Path, default=DATA)
     parser.add_argument("--from-runs", action="store_true")
+    parser.add_argument("--page", type=Path, default=None,
+                        help="Then write the docs page (markdown) of --out here.")
+    parser.add_argument("--page-only", action="store_true", help="Run nothing: only --page.")
     args = parser.parse_args(argv)
-    engines = args.engine or installed()
-    regenerate(args.arm or list(ARMS), engines, args.runs_dir, args.out, args.from_runs)
+    if not args.page_only:
+        engines = args.engine or installed()
+        regenerate(args.arm or list(ARMS), engines, args.runs_dir, args.out, args.from_runs)
+    if args.page is not None:
+        size = write_page(args.page, args.out)
+        print(f"published: wrote {args.page} ({size} bytes)", file=sys.stderr)
 
 
 if __name__ == "__main__":
