@@ -63,7 +63,10 @@ def _run(key: str, engines: list[str], runs_dir: Path) -> str:
     full = [str(exe), *command[1:], "--reports-dir", str(folder), "--db",
             str(folder / "rotbench.duckdb"), "--cache-dir", str(runs_dir / "cache")]
     print(f"published: {key}: {shlex.join(command)}", file=sys.stderr, flush=True)
-    subprocess.run(full, check=True, stdout=subprocess.DEVNULL)
+    done = subprocess.run(full, check=False, stdout=subprocess.DEVNULL)
+    if done.returncode != 0:
+        raise SystemExit(f"published: {key}: the run failed (exit {done.returncode}; its "
+                         f"errors above); nothing written for arm {key}")
     made = sorted(set(folder.glob("*.json")) - before)
     (folder / "last-run.txt").write_text("\n".join(p.name for p in made) + "\n" +
                                          "# " + shlex.join(command) + "\n", encoding="utf-8")
