@@ -73,3 +73,28 @@ def test_the_cheap_engines_records_equal_a_run(tmp_path) -> None:
                          ("noisy-good", ["reference", "latest-wins"])):
         for report in run_arm(key, engines, tmp_path / key):
             assert shipped_differences(key, report) == [], (key, report.selection.engine)
+
+
+def test_a_moved_figure_or_outcome_is_named() -> None:
+    """What the equality check reports: each figure and question outcome that moved, and
+    nothing for the run's own identity or a world file's digest."""
+    from rotbench.published.verify import differences
+    from rotbench.scoring.metrics import Rate
+
+    shipped = next(r for r in load_arm("oracle").records
+                   if r.manifest.engine_source == "reference")
+    report = shipped.report
+    worlds = [report.worlds[0].model_copy(update={"sha256": "0" * 64}), *report.worlds[1:]]
+    same = shipped.model_copy(update={
+        "report": report.model_copy(update={"worlds": worlds, "run_id": "other"}),
+        "manifest": shipped.manifest.model_copy(update={"command": "x", "run_id": "other"})})
+    assert differences(shipped, same) == []
+    metrics = {**report.metrics, "current_first": Rate.of(194, 195)}
+    first = shipped.outcomes["current_first"]
+    moved = shipped.model_copy(update={
+        "report": report.model_copy(update={"metrics": metrics}),
+        "outcomes": {**shipped.outcomes, "current_first": "0" + first[1:]}})
+    assert first[0] == "1"
+    assert differences(shipped, moved) == [
+        "metrics.current_first: shipped '195/195', run '194/195'",
+        "outcomes[current_first]: 1 questions differ"]
