@@ -166,3 +166,11 @@ def test_a_runs_next_line_offers_the_comparison(run) -> None:
     mine = load_report(run)
     assert next_step(None, [mine]) == (f"next: rotbench compare {mine.run_id} published:all "
                                        "(every peer, paired; nothing to install)")
+
+
+def test_a_run_on_other_worlds_keeps_the_baseline_next_line(oracle_report) -> None:
+    from rotbench.cli.run import next_step
+
+    one = oracle_report(DEFAULT_GENERATOR, (42,))
+    assert next_step(None, [one]) == (
+        "next: rotbench run --engine reference --engine latest-wins --html page.html")
