@@ -12,12 +12,21 @@ from __future__ import annotations
 import gzip
 from collections.abc import Iterable
 
-from rotbench import __version__
 from rotbench.published.models import ARMS, FORMAT, ArmFile, Manifest, Question, Record, WorldPrint
 from rotbench.results.files.worlds import iter_worlds, world_digest
 from rotbench.results.schema import Report
 from rotbench.scoring.lexicons import lexicon
 from rotbench.scoring.paired import question_outcomes
+
+
+def rotbench_version() -> str:
+    """The installed rotbench's version (its package metadata); 'unknown' without one."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("rotbench")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def arm_key(report: Report) -> str:
@@ -85,7 +94,7 @@ def record_of(report: Report, questions: list[Question], command: str) -> Record
         outcomes[row] = "".join(chars)
     s = report.selection
     manifest = Manifest(
-        rotbench_version=__version__, engine=s.engine, engine_version=s.engine_version,
+        rotbench_version=rotbench_version(), engine=s.engine, engine_version=s.engine_version,
         engine_source=s.engine_source, peer_package=peer_package(s.engine_version),
         arm=s.arm, noise=s.noise, noise_digest=s.noise_digest,
         noise_logic=noise_logic(report), generator_version=s.generator_version,

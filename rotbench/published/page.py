@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from rotbench.published.models import ARMS, ArmFile, Record
-from rotbench.results.presentation.html import _CSS, esc
+from rotbench.results.presentation.html import PAGE_CSS, esc
 from rotbench.results.presentation.html_tools import metric_link
 from rotbench.results.presentation.render import format_rate
 from rotbench.results.schema import Report
@@ -241,7 +241,7 @@ def page_html(rows: list[Row], keys: list[str]) -> str:
             "<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; "
             "style-src 'unsafe-inline'; img-src data:\">"
             "<meta name=viewport content='width=device-width,initial-scale=1'>"
-            f"<title>{esc(title)}</title><style>{_CSS}{_PAGE_CSS}</style></head>"
+            f"<title>{esc(title)}</title><style>{PAGE_CSS}{_PAGE_CSS}</style></head>"
             f"<body><main>{body}</main></body></html>\n")
 
 
