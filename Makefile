@@ -111,5 +111,5 @@ verify-published: $(TEST_STAMP)
 	ROTBENCH_VERIFY_PUBLISHED=1 $(BIN)/pytest tests/published -n 0
 
 verify-published-hindsight:
-	ROTBENCH_VERIFY_PUBLISHED=1 ROTBENCH_VERIFY_ENGINES=hindsight \
-	  $(HINDSIGHT_VENV)/bin/pytest tests/published/test_published_heavy.py -n 0
+	$(HINDSIGHT_VENV)/bin/python -m rotbench.published.regenerate --verify --engine hindsight \
+	  --runs-dir $(PUBLISHED_RUNS)-hindsight-verify

@@ -2,7 +2,7 @@
 shipped arm and write ``rotbench/published/data/<arm>.json.gz``.
 
     python -m rotbench.published.regenerate [--engine NAME]... [--arm KEY]...
-        [--runs-dir DIR] [--out DIR] [--from-runs] [--page PAGE.md [--page-only]]
+        [--runs-dir DIR] [--out DIR] [--from-runs] [--page PAGE.md [--page-only]] [--verify]
 
 Each arm is one ``rotbench run`` of every engine (the command is kept in each manifest,
 without the folder options, which do not change a figure); the reports go under
@@ -10,7 +10,9 @@ without the folder options, which do not change a figure); the reports go under
 A record already shipped for an engine not run here (Hindsight, run from its own
 environment: ``make published-hindsight``) is kept while its questions are still the
 arm's; one on other worlds is dropped and named. ``--from-runs`` re-reads the reports of
-the last run under ``--runs-dir`` instead of running again.
+the last run under ``--runs-dir`` instead of running again. ``--verify`` writes nothing: it
+compares each run's records with the shipped ones, figure for figure (exit 1 when one
+differs; `make verify-published-hindsight` for Hindsight from its own environment).
 """
 
 from __future__ import annotations
@@ -79,6 +81,38 @@ def _last_run(key: str, runs_dir: Path) -> tuple[list[Path], str]:
             next(line[2:] for line in lines if line.startswith("# ")))
 
 
+def verify(keys: list[str], engines: list[str], runs_dir: Path, out: Path,
+           from_runs: bool = False) -> int:
+    """Run each arm again and compare every record it gives with the shipped one, figure
+    for figure (``rotbench.published.verify``); prints each difference and returns how
+    many records differ (an engine with no shipped record counts as one)."""
+    from rotbench.published.build import record_of
+    from rotbench.published.verify import differences
+    from rotbench.results.verify import load_checked
+
+    differ = 0
+    for key in keys:
+        if not from_runs:
+            _run(key, engines, runs_dir)
+        shipped = load_arm(key, out)
+        by_name = {r.manifest.engine_source: r for r in shipped.records}
+        for path in _last_run(key, runs_dir)[0]:
+            report = load_checked(path, lambda line: print(line, file=sys.stderr))
+            name = report.selection.engine_source
+            if name not in by_name:
+                print(f"published: {key}: {name}: no shipped record", file=sys.stderr)
+                differ += 1
+                continue
+            found = differences(by_name[name], record_of(report, list(shipped.questions), ""))
+            print(f"published: {key}: {name}: "
+                  f"{'equal figure for figure' if not found else f'{len(found)} differences'}",
+                  file=sys.stderr)
+            for line in found:
+                print(f"  {line}", file=sys.stderr)
+            differ += bool(found)
+    return differ
+
+
 def regenerate(keys: list[str], engines: list[str], runs_dir: Path, out: Path,
                from_runs: bool = False) -> dict[str, int]:
     """Run and write each arm's file; returns its size in bytes by arm key."""
@@ -134,7 +168,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--page", type=Path, default=None,
                         help="Then write the docs page (markdown) of --out here.")
     parser.add_argument("--page-only", action="store_true", help="Run nothing: only --page.")
+    parser.add_argument("--verify", action="store_true",
+                        help="Write nothing: compare each run's records with the shipped ones "
+                        "(exit 1 when one differs).")
     args = parser.parse_args(argv)
+    if args.verify:
+        engines = args.engine or installed()
+        sys.exit(1 if verify(args.arm or list(ARMS), engines, args.runs_dir, args.out,
+                             args.from_runs) else 0)
     if not args.page_only:
         engines = args.engine or installed()
         regenerate(args.arm or list(ARMS), engines, args.runs_dir, args.out, args.from_runs)

@@ -1,8 +1,8 @@
 """Every shipped record this environment can run equals a cold run today, figure for
 figure, on every shipped arm (issue 59, item 1): the peers take minutes, so this runs only
-when asked, `make verify-published` (ROTBENCH_VERIFY_PUBLISHED=1); from Hindsight's own
-environment `make verify-published-hindsight` checks its records the same way
-(ROTBENCH_VERIFY_ENGINES=hindsight: a comma-separated list restricts the engines)."""
+when asked, `make verify-published` (ROTBENCH_VERIFY_PUBLISHED=1;
+ROTBENCH_VERIFY_ENGINES=a,b restricts the engines). Hindsight's, from its own environment:
+`make verify-published-hindsight` (``python -m rotbench.published.regenerate --verify``)."""
 
 from __future__ import annotations
 
