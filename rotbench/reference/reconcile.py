@@ -64,7 +64,8 @@ Engine 0.6.0's rules (each its own switch in ``reconcile``, all on by default):
 
 - ``corroboration``: a slot claim naming "the speaker", or whose subject is its own value,
   is filed as the user's (``file_claim``); the rest of the rule is read at query time;
-- ``forget``: a forget request ends the claims of its value (``Reconciler._forget``);
+- ``forget``: a forget request ends the claims of its value, or of every value of its slot
+  said before it when its value is ``FORGET_ANY`` (``Reconciler._forget``);
 - ``redelivery``: a document whose content digest (``DocumentClaims.digest``) was filed
   before files nothing (``Reconciler.add``).
 """
