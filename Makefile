@@ -26,8 +26,10 @@ run: $(STAMP)
 TEST_WORKERS ?= 2
 HINDSIGHT_TESTS := tests/engines/test_hindsight.py tests/engines/test_hindsight_postgres.py
 test: $(TEST_STAMP) $(HINDSIGHT_STAMP) browser
+	@echo "make: Hindsight's tests run in $(HINDSIGHT_VENV) beside the suite; their output follows it"
 	@log=$$(mktemp); \
-	ROTBENCH_REQUIRE_HINDSIGHT=1 $(HINDSIGHT_VENV)/bin/pytest -n 0 $(HINDSIGHT_TESTS) \
+	ROTBENCH_REQUIRE_HINDSIGHT=1 $(HINDSIGHT_VENV)/bin/pytest -n 0 -p no:cacheprovider \
+	  $(HINDSIGHT_TESTS) \
 	  >"$$log" 2>&1 & hindsight=$$!; \
 	ROTBENCH_REQUIRE_BROWSER=1 $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile \
 	  --no-loadscope-reorder; suite=$$?; \
