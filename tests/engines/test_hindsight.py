@@ -211,7 +211,7 @@ def test_hindsight_figures(run) -> None:
 
 
 HINDSIGHT = pinned("generator 4, seed 42, 30 days")["hindsight"]
-"""Seed 42, 30 days, generator 4, scorer v5 (52 documents), exact
+"""Seed 42, 30 days, generator 4, scorer v6 (generator 4's default; 52 documents), exact
 (tests/data/pinned_figures.json). Until 2026-12-02 these varied from run to run and were
 pinned as ranges: consolidation's concurrent steps minted the counted ids in the order the
 server answered (``ids.in_order`` now runs them in order). The figures one run gave then are
