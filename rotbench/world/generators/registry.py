@@ -139,7 +139,7 @@ GENERATORS: Registry[GeneratorSpec] = Registry("generator", [
 ], unknown=UnknownGenerator)
 """Released generators, oldest first (generator 5 is opt-in: ``--generator 5``)."""
 
-DEFAULT_GENERATOR = "4"
+DEFAULT_GENERATOR = "5"
 """The generator ``generate_world``, ``rotbench run`` and ``rotbench world`` use when none
 is given."""
 
