@@ -10,7 +10,7 @@ from rich.console import Console
 
 from rotbench.results.presentation.tables import Col, print_table
 from rotbench.results.schema import FigureSpread, Report
-from rotbench.safe_text import printable
+from rotbench._util.safe_text import printable
 from rotbench.scoring.metrics import Rate
 
 FLAKY_SHOWN = 20
