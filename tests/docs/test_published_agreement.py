@@ -165,7 +165,7 @@ def test_a_moved_figure_fails_the_page() -> None:
                                                      "| 86.7% (169/195) |", 1)
     assert check_row(row, moved) == [
         "graphiti recall_current_at_k: page 168/195, "
-        "engines.md#generator-4-the-default-issue-33 169/195"]
+        "engines.md#generator-4-the-default-from-issue-33-to-issue-53 169/195"]
     flipped = dict(row, verdict="agree")
     assert check_row(flipped, docs) == [
         "verdict 'agree': source 'graphiti > mem0', rotbench 'mem0 > graphiti'"]

@@ -191,9 +191,10 @@ def cluster(api_server, tmp_path_factory):
 def test_a_real_cluster_gives_the_local_figures_and_ends_its_engine_servers(
         cluster, tmp_path) -> None:
     """Issue 56 item 3: the default job (reference engine, the default generator) and a
-    plug-in on a scheduler and two worker processes reached by address (``--dask tcp://...``): the same
-    reports as a local run, exactly; and the plug-in's engine servers, started on the
-    workers, are gone when the run ends (before, they lived as long as each worker)."""
+    plug-in on a scheduler and two worker processes reached by address (``--dask
+    tcp://...``): the same reports as a local run, exactly; and the plug-in's engine servers,
+    started on the workers, are gone when the run ends (before, they lived as long as each
+    worker)."""
     from rotbench.world.generators.base import DEFAULT_GENERATOR
 
     address, workers = cluster

@@ -40,7 +40,7 @@ from rotbench.world.generators.base import DEFAULT_GENERATOR
 
 E = "tests.pipeline.surface_engine:"
 GENERATORS = tuple(sorted({"3", "4", DEFAULT_GENERATOR}))
-"""Generators 3 and 4 and the default (today 4)."""
+"""Generators 3 and 4 and the default (today 5)."""
 
 
 class Recorder:
