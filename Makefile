@@ -10,7 +10,8 @@ TEST_STAMP := $(VENV)/.installed-test
 TEST_EXTRAS := dev,docs,mem0,particles,benchd,graphiti,langmem
 PIP := $(BIN)/python -m pip install --progress-bar on -c constraints.txt
 
-.PHONY: hindsight-env run test test-fast docs lint bench server clean browser dist
+.PHONY: hindsight-env run test test-fast docs lint bench server clean browser dist \
+	published published-hindsight published-page verify-published verify-published-hindsight
 
 run: $(STAMP)
 	$(BIN)/rotbench run
@@ -85,3 +86,30 @@ HINDSIGHT_VENV ?= .venv-hindsight
 hindsight-env:
 	$(PYTHON) -m venv $(HINDSIGHT_VENV)
 	$(HINDSIGHT_VENV)/bin/python -m pip install --progress-bar on -c constraints.txt -e '.[dev,hindsight,langmem]'
+
+# The reports of record shipped in the package (rotbench/published/data, one file an arm) and
+# their page (docs/results/published.md): every engine of this environment on the default
+# worlds, oracle and noisy good/typical, then Hindsight from its own environment when there
+# is one (make hindsight-env). Each arm is one `rotbench run` under PUBLISHED_RUNS.
+PUBLISHED_RUNS ?= build/published-runs
+published: $(TEST_STAMP)
+	$(BIN)/python -m rotbench.published.regenerate --runs-dir $(PUBLISHED_RUNS)
+	@if [ -x $(HINDSIGHT_VENV)/bin/python ]; then $(MAKE) published-hindsight; \
+	else echo "make: no $(HINDSIGHT_VENV): Hindsight's records are kept only while on the same worlds (make hindsight-env, then make published-hindsight)" >&2; fi
+	$(MAKE) published-page
+
+published-hindsight:
+	$(HINDSIGHT_VENV)/bin/python -m rotbench.published.regenerate --engine hindsight \
+	  --runs-dir $(PUBLISHED_RUNS)-hindsight
+
+published-page: $(STAMP)
+	$(BIN)/python -m rotbench.published.regenerate --page-only --page docs/results/published.md
+
+# Every shipped record this environment can run against a cold run today, figure for figure
+# (minutes: the peers); the cheap engines' are in the normal suite.
+verify-published: $(TEST_STAMP)
+	ROTBENCH_VERIFY_PUBLISHED=1 $(BIN)/pytest tests/published -n 0
+
+verify-published-hindsight:
+	$(HINDSIGHT_VENV)/bin/python -m rotbench.published.regenerate --verify --engine hindsight \
+	  --runs-dir $(PUBLISHED_RUNS)-hindsight-verify

@@ -12,6 +12,7 @@ import typer
 
 from rotbench._util.safe_text import terminal_console
 from rotbench.cli.common import fail
+from rotbench.published.store import PREFIX
 
 
 class CompareFormat(StrEnum):
@@ -22,8 +23,11 @@ class CompareFormat(StrEnum):
 
 def compare(
     reports: Annotated[list[Path], typer.Argument(help="Two or more saved reports or run ids "
-                                                  "in the database; the first is the baseline "
-                                                  "column.", show_default=False)],
+                                                  "in the database, or published:ENGINE / "
+                                                  "published:all (the reports shipped with "
+                                                  "rotbench, on the first report's arm); the "
+                                                  "first is the baseline column.",
+                                                  show_default=False)],
     intervals: Annotated[bool, typer.Option("--intervals", help="Show 95% Wilson intervals.")
                          ] = False,
     format: Annotated[CompareFormat, typer.Option("--format", help="table, json or markdown.")
@@ -53,7 +57,9 @@ def compare(
     """Compare reports side by side: each engine's top behaviours (what to fix first), then
     one table per metric family, a column per report, and a mark on each figure that differs
     significantly (95%) from the first column: '*' from the paired exact McNemar test
-    (identical worlds), '+' from Newcombe's interval."""
+    (identical worlds), '+' from Newcombe's interval. published:mem0 (or published:all)
+    adds the report shipped with rotbench for that engine on the first report's worlds,
+    paired question by question, with nothing installed."""
     from rotbench.cli.show import is_run_id
     from rotbench.results.files.report import ReportError
     from rotbench.results.presentation.compare import (
@@ -71,7 +77,7 @@ def compare(
     from rotbench.results.verify import load_checked
 
     bad_input = 2 if fail_if_worse else 1
-    if len(reports) < 2:  # a usage error, like any bad argument (exit 2)
+    if len(reports) < 2 and not any(str(p).startswith(PREFIX) for p in reports):  # usage (2)
         fail("compare needs at least two reports (one run: rotbench show)", 2)
     gating = [flag for flag, given in (("--metric", metric), ("--allow", allow),
                                        ("--gate-file", gate_file), ("--quiet", quiet)) if given]
@@ -83,8 +89,12 @@ def compare(
             policy = gate_policy(metric or [], allow or [], _gate_file(gate_file))
         except GateError as exc:
             fail(str(exc), 2)
-    loaded = []
+    loaded: list = []
+    shipped: dict[int, str] = {}  # position in loaded -> 'published:...' to expand there
     for path in reports:
+        if str(path).startswith(PREFIX):
+            shipped[len(loaded)] = str(path)
+            continue
         if not str(path).strip() or str(path) == ".":
             fail("compare: an empty report path is not allowed", 2)
         if is_run_id(str(path)):  # a run id: its report of record beside the database
@@ -96,10 +106,14 @@ def compare(
             loaded.append(load_checked(path, lambda line: typer.echo(line, err=True)))
         except (ReportError, ValueError) as exc:
             fail(str(exc), bad_input)
+    names = [str(p) for p in reports if not str(p).startswith(PREFIX)]
+    loaded, names, known, findings = _with_published(loaded, names, shipped, bad_input)
+    if len(loaded) < 2:
+        fail("compare needs at least two reports (published:all on its own arm: add a run)", 2)
     try:
         if fail_if_worse:
-            check_gate_input(loaded, [str(p) for p in reports])
-        comparison = compare_reports(loaded, force=force)
+            check_gate_input(loaded, names)
+        comparison = compare_reports(loaded, force=force, known=known)
     except (CompareError, GateError) as exc:
         fail(str(exc), bad_input)
     worse = _verdict(*worse_lines(comparison, policy), len(loaded) - 1) if fail_if_worse \
@@ -108,7 +122,8 @@ def compare(
         from rotbench.results.presentation.diagnosis import report_diagnosis
 
         try:
-            diagnoses = [report_diagnosis(r) for r in loaded]
+            diagnoses = [found if found is not None else report_diagnosis(r)
+                         for r, found in zip(loaded, findings, strict=True)]
         except (ReportError, ValueError) as exc:
             fail(str(exc), bad_input)
         if format is CompareFormat.json:
@@ -124,6 +139,48 @@ def compare(
             render_comparison(comparison, console, intervals)
     if worse:
         raise typer.Exit(1)
+
+
+def _with_published(loaded: list, names: list[str], shipped: dict[int, str], code: int
+                    ) -> tuple[list, list[str], list, list]:
+    """``loaded`` with each ``published:<engine>`` (or ``published:all``) expanded at its
+    place into the shipped reports it names, on the arm of the first report given (the
+    oracle arm when there is none). Returns (reports, their names, their known question
+    outcomes (None: read from the worlds), their findings (None: diagnosed from the
+    worlds)). Fails (exit ``code``) with one line when a shipped report is unknown or does
+    not pair with that first report."""
+    from rotbench.published.store import PublishedError, outcomes_of, resolve
+
+    if not shipped:
+        return loaded, names, [None] * len(loaded), [None] * len(loaded)
+    baseline = loaded[0] if loaded else None
+    label = names[0] if names else "the baseline"
+    out, out_names, known, findings = [], [], [], []
+    seen: set[str] = set()
+    for i in range(len(loaded) + 1):
+        if i in shipped:
+            try:
+                records, arm = resolve(shipped[i], baseline, label)
+            except PublishedError as exc:
+                fail(str(exc), code)
+            for record in records:
+                name = f"published:{record.manifest.engine_source}"
+                if name in seen:
+                    continue
+                seen.add(name)
+                selection = record.report.selection.model_copy(
+                    update={"engine_source": name})  # its heading says where it came from
+                out.append(record.report.model_copy(update={"selection": selection}))
+                out_names.append(name)
+                known.append(outcomes_of(record, arm))
+                findings.append(list(record.findings))
+                baseline = baseline or record.report
+        if i < len(loaded):
+            out.append(loaded[i])
+            out_names.append(names[i])
+            known.append(None)
+            findings.append(None)
+    return out, out_names, known, findings
 
 
 def _render_diagnoses(comparison, diagnoses, console) -> None:  # noqa: ANN001

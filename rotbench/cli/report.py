@@ -168,9 +168,9 @@ def _check_output(flag: str, path: Path, inputs: list[Path], db: Path | None,
 
 
 def report(
-    runs: Annotated[list[str], typer.Argument(
-        help="Report files or run ids in the database; the first is the baseline column.",
-        show_default=False)],
+    runs: Annotated[list[str] | None, typer.Argument(
+        help="Report files or run ids in the database; the first is the baseline column "
+        "(with --published: runs of yours added as rows).", show_default=False)] = None,
     html: Annotated[Path | None, typer.Option(
         "--html", help="Write one self-contained HTML page here (plots inline).",
         show_default=False)] = None,
@@ -183,12 +183,24 @@ def report(
         "--plots replace files rotbench did not write there.")] = False,
     intervals: Annotated[bool, typer.Option(
         "--intervals", help="Terminal output: show 95% Wilson intervals.")] = False,
+    published: Annotated[bool, typer.Option(
+        "--published", help="With --html: the page of the reports shipped with rotbench "
+        "(every engine, oracle and noisy arms; a heat map by kind; each figure linked to "
+        "its manifest).")] = False,
+    run: Annotated[list[str] | None, typer.Option(
+        "--run", help="With --published: a run of yours (report file or run id) added as a "
+        "row; repeatable.", show_default=False)] = None,
 ) -> None:
     """Show one run or several side by side: an HTML page (--html) with every family's
     table, the plots, the notes and every question's hits; the plots as files (--plots);
     or, with neither, the terminal tables (as `show` or `compare`)."""
     if html is not None and not str(html).strip():
         fail("--html: an empty path is not allowed")
+    if published or run:
+        _published_page(html, [*(runs or []), *(run or [])], db, force, published)
+        return
+    if not runs:
+        fail("report needs a run (a report file or run id), or --published", 2)
     if html is not None and plots is None:
         from rotbench.results.presentation.html import default_plots_dir
 
@@ -234,3 +246,57 @@ def report(
         typer.echo(f"wrote {html} ({size / 1e6:.2f} MB)", err=True)
     if written:
         typer.echo(f"wrote {len(written)} plot files to {plots}", err=True)
+
+
+def _published_page(html: Path | None, runs: list[str], db: Path | None, force: bool,
+                    published: bool) -> None:
+    """``report --published --html PAGE [--run RUN]...``: the shipped reports' page with
+    the user's runs as rows (each must pair with the shipped reports of its arm)."""
+    if not published:
+        fail("--run adds a row to the page of --published: add --published", 2)
+    if html is None:
+        fail("--published writes a page: add --html PAGE", 2)
+    from rotbench.published.page import Row, anchor, arms_in_order, page_html, shipped_rows
+    from rotbench.published.store import (
+        PublishedError,
+        arm_of,
+        load_arm,
+        pairing_problem,
+        shipped_arms,
+    )
+
+    reports, sources, paths = resolve_runs(runs, db) if runs else ([], [], [])
+    _check_output("--html", html, paths, db or DEFAULT_DB, "html", force)
+    try:
+        arms = {key: load_arm(key) for key in shipped_arms()}
+    except PublishedError as exc:
+        fail(str(exc), 1)
+    if not arms:
+        fail("this rotbench ships no reports of record (`make published` writes them)", 1)
+    rows = shipped_rows(arms)
+    for report, source in zip(reports, sources, strict=True):
+        key = arm_of(report)
+        if key is None or key not in arms or not arms[key].records:
+            from rotbench._util.safe_text import printable
+
+            s = report.selection
+            noise = f" (noise {printable(s.noise, 40)})" if s.noise else ""
+            fail(f"{printable(source, 200)}: ran arm {printable(s.arm, 20)}{noise}, for which "
+                 f"no reports are shipped ({', '.join(arms)})", 1)
+        problem = pairing_problem(report, arms[key].records[0], source)
+        if problem:
+            fail(problem, 1)
+        label = f"yours: {report.selection.engine} ({report.run_id})"
+        rows.append(Row(label=label, reports={key: report}, anchors={key: anchor(key, label)},
+                        sources={key: source}, yours=True))
+    from rotbench._util.outputs import OutputError, check_user_files, write_user_files
+
+    page = page_html(rows, arms_in_order(arms)).encode()
+    try:
+        check_user_files("--html", [html], force=force)
+        write_user_files("--html", [(html, page)], force=force)
+    except OutputError as exc:
+        fail(str(exc), 2)
+    except OSError as exc:
+        fail(f"--html {html}: cannot write ({exc.strerror or exc})", 1)
+    typer.echo(f"wrote {html} ({len(page) / 1e6:.2f} MB; {len(rows)} rows)", err=True)

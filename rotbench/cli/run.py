@@ -518,16 +518,35 @@ def _print_problems(spec, runtime, strict: bool) -> None:
         raise typer.Exit(3)
 
 
+def _pairs_with_published(report) -> bool:  # noqa: ANN001 - a Report
+    """Whether ``report`` pairs with the shipped reports of its arm (False when none are
+    shipped for it, or they cannot be read)."""
+    from rotbench.published.store import PublishedError, arm_of, load_arm, pairing_problem
+
+    key = arm_of(report)
+    if key is None:
+        return False
+    try:
+        records = load_arm(key).records
+    except PublishedError:
+        return False
+    return bool(records) and pairing_problem(report, records[0], report.run_id) is None
+
+
 def next_step(spec, reports) -> str:
     """The last line after a run: one command worth trying next, within 80 characters where
-    the engine's name allows. One engine: side by side with a baseline on the same worlds.
-    Several: the same run with ``--html`` (every question side by side; cached, so it only
-    writes the page)."""
+    the engine's name allows. One engine on the worlds of the reports shipped with rotbench
+    (``rotbench.published``): compared with every one of them; on other worlds, side by
+    side with a baseline on the same worlds. Several: the same run with ``--html`` (every
+    question side by side; cached, so it only writes the page)."""
     from rotbench._util.safe_text import printable
 
     if len(reports) > 1:
         return ("next: the same command with --html page.html (every question side by side; "
                 "cached)")
+    if _pairs_with_published(reports[0]):
+        return (f"next: rotbench compare {printable(reports[0].run_id, 80)} published:all "
+                "(every peer, paired; nothing to install)")
     engine = printable(reports[0].selection.engine, 80)
     baseline = "latest-wins" if engine != "latest-wins" else "reference"
     return f"next: rotbench run --engine {engine} --engine {baseline} --html page.html"

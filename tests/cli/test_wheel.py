@@ -6,7 +6,7 @@ No network here, so the new environment takes rotbench's dependencies (CPU torch
 from the test environment's site-packages, appended to its path by a ``.pth`` file; rotbench
 itself comes from the wheel (checked). What this shows is that the wheel carries everything
 a run reads: shipped vectors, noise profiles, prompts, pools, templates, the Prefect
-template database.
+template database, the shipped reports of record.
 """
 
 from __future__ import annotations
@@ -55,7 +55,9 @@ def installed(tmp_path_factory):
     names = zipfile.ZipFile(wheel).namelist()
     for needed in ("rotbench/embedding/bundled/index.json", "rotbench/cli/templates/engine.py.tmpl",
                    "rotbench/perception/noisy/profiles/good.json",
-                   "rotbench/world/pool_data/v5.toml"):
+                   "rotbench/world/pool_data/v5.toml", "rotbench/published/data/oracle.json.gz",
+                   "rotbench/published/data/noisy-good.json.gz",
+                   "rotbench/published/data/noisy-typical.json.gz"):
         assert needed in names, needed
     venv = tmp / "env"
     assert _run([sys.executable, "-m", "venv", str(venv)], tmp, env).returncode == 0
@@ -94,3 +96,13 @@ def test_the_generated_test_and_the_gate_run_from_the_wheel(installed) -> None:
         "figure(s) significantly worse than the baseline")
     assert [line.split(" (exact")[0] for line in gate.stderr.splitlines()[:-1]] == [
         "worse: answered_unanswerable (lower is better): reference 0/11 -> wheel_engine 11/11"]
+
+
+def test_the_shipped_reports_of_record_are_read_from_the_wheel(installed) -> None:
+    """The page of the shipped reports, from the wheel's own data files."""
+    python, env, work = installed
+    page = work / "published.html"
+    made = _run([str(python), "-m", "rotbench.cli.main", "report", "--published", "--html",
+                 str(page)], work, env)
+    assert made.returncode == 0, made.stderr
+    assert "id='m-oracle-mem0'" in page.read_text(encoding="utf-8")

@@ -262,14 +262,19 @@ def _row(metric: str, rates: list[Rate | None],
     return Row(metric=metric, better=better_label(metric), cells=cells)
 
 
-def _paired_outcomes(reports: list[Report]) -> list[Outcomes | None]:
+def _paired_outcomes(reports: list[Report],
+                     known: list[Outcomes | None] | None = None) -> list[Outcomes | None]:
     """Per report, its question outcomes when it ran on the first report's worlds (else
-    None: compared as independent proportions); all None when none pairs."""
+    None: compared as independent proportions); all None when none pairs. ``known``: a
+    report's outcomes when they are given (a shipped report has no world files), else
+    None (read from its worlds)."""
     same = [i == 0 or check_same_worlds([reports[0], r]) is None
             for i, r in enumerate(reports)]
     if not any(same[1:]):
         return [None] * len(reports)
-    return [report_outcomes(r) if ok else None for r, ok in zip(reports, same, strict=True)]
+    known = known or [None] * len(reports)
+    return [(given if given is not None else report_outcomes(r)) if ok else None
+            for r, ok, given in zip(reports, same, known, strict=True)]
 
 
 def _miss_rate(report: Report, stage: str) -> Rate | None:
@@ -313,8 +318,10 @@ def _family_miss_family(reports: list[Report],
     return Family(name=FAMILY_STAGES, rows=rows)
 
 
-def compare_reports(reports: list[Report], force: bool = False) -> Comparison:
-    """The comparison of ``reports`` (the first is the baseline column).
+def compare_reports(reports: list[Report], force: bool = False,
+                    known: list[Outcomes | None] | None = None) -> Comparison:
+    """The comparison of ``reports`` (the first is the baseline column). ``known``: per
+    report, its question outcomes when given (``rotbench.published``), else None.
 
     Raises CompareError for fewer than two reports, or for reports on different worlds
     unless ``force`` (then the reason is kept as a note).
@@ -328,7 +335,7 @@ def compare_reports(reports: list[Report], force: bool = False) -> Comparison:
             raise CompareError(f"the reports ran on different worlds: {reason} "
                                "(--force compares them anyway)")
         notes.append(f"compared on different worlds (--force): {reason}")
-    outcomes = _paired_outcomes(reports)
+    outcomes = _paired_outcomes(reports, known)
     notes += repeat_notes(reports, outcomes)
     families = [
         Family(name=name, rows=[_row(m, [r.metrics.get(m) for r in reports], outcomes)
@@ -377,8 +384,10 @@ def _cell_text(cell: Cell, intervals: bool) -> str:
 
 
 def source_mark(column: Column) -> str:
-    """`` [<--engine value>]`` after a heading that another column shares, else ''."""
-    if not column.named_twice or column.engine_source is None:
+    """`` [<--engine value>]`` after a heading that another column shares, or of a shipped
+    report (``published:<engine>``), else ''."""
+    shipped = (column.engine_source or "").startswith("published:")
+    if (not column.named_twice and not shipped) or column.engine_source is None:
         return ""
     return f" [{printable(column.engine_source, 80)}]"
 

@@ -97,6 +97,10 @@ table.h td:first-child,table.h td:nth-child(4){text-align:right;white-space:nowr
 table.h td:nth-child(2){white-space:nowrap;font-size:.85em}
 """
 
+PAGE_CSS = _CSS
+"""The page's base style sheet (body, tables, intervals, cards), for other pages of the
+same look (``rotbench.published.page``)."""
+
 _DARK_CLASSES = {"current", "stale", "poison_asserted", "decoy_asserted"}
 
 

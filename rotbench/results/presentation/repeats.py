@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 from rich.console import Console
 
+from rotbench._util.safe_text import printable
 from rotbench.results.presentation.tables import Col, print_table
 from rotbench.results.schema import FigureSpread, Report
-from rotbench._util.safe_text import printable
 from rotbench.scoring.metrics import Rate
 
 FLAKY_SHOWN = 20

@@ -1,0 +1,176 @@
+"""``rotbench compare RUN published:ENGINE`` and ``published:all`` (issue 59, item 2):
+paired question by question with the shipped reports, with no peer package imported, and
+refused in one line when the run is not on their worlds."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from rotbench.cli.main import app
+from rotbench.published.models import ARMS
+from rotbench.published.store import PublishedError, load_arm, pairing_problem
+from rotbench.world.generators.base import DEFAULT_GENERATOR
+
+runner = CliRunner()
+PEERS = ("mem0", "graphiti_core", "langmem", "linkedparticles", "hindsight_api",
+         "benchd_harness", "qdrant_client", "kuzu")
+"""The peer packages' import names: none may be imported to compare with their reports."""
+
+
+@pytest.fixture(scope="module")
+def run(oracle_report) -> Path:
+    """The session's reference run on the default worlds, as a report file."""
+    report = oracle_report(DEFAULT_GENERATOR, (42, 43, 44))
+    assert report.source is not None
+    return report.source
+
+
+def _json(args: list[str]) -> dict:
+    got = runner.invoke(app, ["compare", *args, "--format", "json"])
+    assert got.exit_code == 0, got.output
+    return json.loads(got.stdout)
+
+
+def _cell(document: dict, metric: str, column: int) -> dict:
+    row = next(r for f in document["families"] for r in f["rows"] if r["metric"] == metric)
+    return row["cells"][column]
+
+
+def test_one_peer_is_paired_question_by_question(run) -> None:
+    """Reference 195/195 current_first against the shipped latest-wins 93/195: 102
+    questions only the run answers first, none only latest-wins does (McNemar)."""
+    document = _json([str(run), "published:latest-wins"])
+    assert [c["engine_source"] for c in document["columns"]] == ["reference",
+                                                                 "published:latest-wins"]
+    cell = _cell(document, "current_first", 1)
+    assert (cell["rate"]["numerator"], cell["rate"]["denominator"]) == (93, 195)
+    paired = cell["difference"]["paired"]
+    assert (paired["first_only"], paired["other_only"], paired["both"], paired["neither"]) \
+        == (102, 0, 93, 0)
+    assert cell["difference"]["test"] == "mcnemar" and cell["difference"]["significant"]
+    assert document["diagnosis"][1][0]["behaviour"] == "loses a fact that did not change"
+
+
+def test_all_compares_with_every_shipped_engine_of_the_arm(run) -> None:
+    """published:all: one column per shipped record of the oracle arm after the run's, each
+    current_first paired (the discordant counts add up to the two numerators)."""
+    shipped = load_arm("oracle").records
+    document = _json([str(run), "published:all"])
+    assert [c["engine_source"] for c in document["columns"][1:]] == [
+        f"published:{r.manifest.engine_source}" for r in shipped]
+    for i, record in enumerate(shipped, start=1):
+        cell = _cell(document, "current_first", i)
+        p = cell["difference"]["paired"]
+        assert p["both"] + p["other_only"] == record.report.metrics["current_first"].numerator
+        assert p["both"] + p["first_only"] == 195
+
+
+def test_compare_with_every_peer_imports_no_peer_package(run, tmp_path) -> None:
+    """A child process where every peer package fails to import (what a clone without the
+    extras has) prints the paired comparison against every shipped engine."""
+    (tmp_path / "sitecustomize.py").write_text(
+        "import sys\n"
+        "class _Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        f"        if name.split('.')[0] in {PEERS!r}:\n"
+        "            raise ImportError('blocked: ' + name)\n"
+        "sys.meta_path.insert(0, _Block())\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path]),
+           "COLUMNS": "200"}
+    code = "from rotbench.cli.main import main; main()"
+    got = subprocess.run([sys.executable, "-c", code, "compare", str(run), "published:all"],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert got.returncode == 0, got.stderr[-2000:]
+    for record in load_arm("oracle").records:
+        assert f"[published:{record.manifest.engine_source}]" in got.stdout
+    assert "exact McNemar" in got.stdout
+
+
+def test_a_run_on_other_worlds_is_refused_in_one_line(oracle_report) -> None:
+    """Seed 42 alone is not the shipped seeds: exit 1, one line naming both."""
+    one = oracle_report(DEFAULT_GENERATOR, (42,))
+    got = runner.invoke(app, ["compare", str(one.source), "published:mem0"])
+    assert got.exit_code == 1
+    lines = got.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert "ran seeds [42], published:mem0 ran [42, 43, 44]" in lines[0]
+
+
+def test_another_scorer_generator_noise_or_world_is_refused(run) -> None:
+    """Each difference the shipped reports cannot pair across is named."""
+    from rotbench.results.files.report import load_report
+
+    mine = load_report(run)
+    record = load_arm("oracle").records[0]
+    assert pairing_problem(mine, record, "mine") is None
+
+    def changed(**fields):
+        return mine.model_copy(update={"selection": mine.selection.model_copy(update=fields)})
+
+    assert "ran scorer v5, published:" in pairing_problem(changed(scorer_version="v5"),
+                                                          record, "mine")
+    assert "ran generator 5, published:" in pairing_problem(changed(generator_version="5"),
+                                                            record, "mine")
+    assert "ran noise profile good, published:" in pairing_problem(changed(noise="good"),
+                                                                   record, "mine")
+    other = [mine.worlds[0].model_copy(update={"fingerprint": "0" * 64}), *mine.worlds[1:]]
+    assert pairing_problem(mine.model_copy(update={"worlds": other}), record, "mine") == (
+        "mine: seed 42's world differs from the one published:"
+        f"{record.manifest.engine_source} ran on (fingerprint): another rotbench version "
+        "generated it")
+
+
+def test_an_unknown_engine_or_arm_is_one_line(run) -> None:
+    got = runner.invoke(app, ["compare", str(run), "published:nope\x1b[31m"])
+    assert got.exit_code == 1
+    [line] = got.stderr.strip().splitlines()
+    assert "\x1b" not in line and "no such shipped engine on arm oracle (shipped: " in line
+
+
+def test_a_damaged_or_tampered_shipped_file_is_refused(tmp_path) -> None:
+    """The shipped file is outside text: garbage, a control character in a behaviour or an
+    outcome string of the wrong length is refused with one line."""
+    (tmp_path / "oracle.json.gz").write_bytes(b"not gzip")
+    with pytest.raises(PublishedError, match="^shipped oracle.json.gz: cannot be read"):
+        load_arm("oracle", tmp_path)
+    from rotbench.published.store import DATA
+
+    data = json.loads(gzip.decompress((DATA / "oracle.json.gz").read_bytes()))
+    record = next(r for r in data["records"] if r["findings"])
+    record["findings"][0]["behaviour"] = "evil\x1b]0;title\x07"
+    (tmp_path / "oracle.json.gz").write_bytes(gzip.compress(json.dumps(data).encode()))
+    with pytest.raises(PublishedError, match="control character"):
+        load_arm("oracle", tmp_path)
+    record["findings"][0]["behaviour"] = "fine"
+    first = next(iter(record["outcomes"]))
+    record["outcomes"][first] += "1"
+    (tmp_path / "oracle.json.gz").write_bytes(gzip.compress(json.dumps(data).encode()))
+    with pytest.raises(PublishedError, match="not one character per question"):
+        load_arm("oracle", tmp_path)
+    assert set(ARMS) == {"oracle", "noisy-good", "noisy-typical"}
+
+
+def test_a_runs_next_line_offers_the_comparison(run) -> None:
+    """One engine on the shipped worlds: the next line is compare RUN published:all."""
+    from rotbench.cli.run import next_step
+    from rotbench.results.files.report import load_report
+
+    mine = load_report(run)
+    assert next_step(None, [mine]) == (f"next: rotbench compare {mine.run_id} published:all "
+                                       "(every peer, paired; nothing to install)")
+
+
+def test_a_run_on_other_worlds_keeps_the_baseline_next_line(oracle_report) -> None:
+    from rotbench.cli.run import next_step
+
+    one = oracle_report(DEFAULT_GENERATOR, (42,))
+    assert next_step(None, [one]) == (
+        "next: rotbench run --engine reference --engine latest-wins --html page.html")
