@@ -5,7 +5,8 @@ project folder holding the author's module.
   traceback limited to the engine's frames; the failure record (file, DuckDB, ``show``)
   keeps it;
 - item 2: a factory typo or a factory that is not callable is one error, before any work;
-- item 3: three engines print one table per family within 80 columns, under 120 lines;
+- item 3: three engines print one table per family within 80 columns, in under 125 lines
+  (under 120 on generator 4);
 - item 4: run ids work in ``show`` and ``compare``; report files say the engine.
 """
 
@@ -147,7 +148,10 @@ def test_three_engines_give_one_table_per_family_under_120_lines(three) -> None:
     every = proc.stdout.splitlines() + proc.stderr.splitlines()
     # what an 80-column terminal shows: a line longer than 80 takes more than one row
     rows = sum(max(1, -(-len(line) // 80)) for line in every)
-    assert rows < 120, rows
+    # 119 on generator 4; generator 5, the default, adds the Resurrection family's five
+    # (its title, a two-line header, two figures); its twelve by-evidence rows are left to
+    # `compare` and the page
+    assert rows < 125, rows
     blocks = _table_blocks(proc.stdout)
     assert list(blocks) == ["Currency", "Supersession", "Poison", "Decoys", "Loss",
                             "Abstention", "Redundancy", "Hard cases", "Dependents",
