@@ -95,6 +95,13 @@ def test_scorer_change_reruns_only_score(run_root, tmp_path) -> None:
     assert figures_of(again, PINNED["newest-statement"]) == PINNED["newest-statement"]
 
 
+USERS_2 = {"current_first": (164, 164), "stale_over_current": (0, 198),
+           "premise_stale_first": (0, 35), "premature_first": (0, 16),
+           "forgotten_served_at_k": (0, 32), "resurrected_first": (0, 23),
+           "cross_user_leak_at_k": (0, 198), "cross_user_first": (0, 198)}
+"""The reference engine on seed 42 with two users (``rotbench run --users 2 --seed 42``)."""
+
+
 def test_several_users_on_the_default_generator(tmp_path) -> None:
     """``rotbench run --users 2`` on generator 5: every user's questions answered as in a
     store of their own, forget requests and re-deliveries included, nothing of one user
@@ -104,8 +111,3 @@ def test_several_users_on_the_default_generator(tmp_path) -> None:
     assert not outcome.failures
     got = {m: (r.numerator, r.denominator) for m, r in report.metrics.items()}
     assert {m: got[m] for m in USERS_2} == USERS_2
-
-
-USERS_2 = {}
-"""The reference engine's figures on seed 42 with two users (measured; see the module's
-docstring for the command, with ``--users 2 --seed 42``)."""
