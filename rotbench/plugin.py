@@ -22,6 +22,7 @@ from rotbench.contract.engine import AsOfEngine, Document, Hit, MemoryEngine, Pr
 from rotbench.contract.extraction import lineage_of
 from rotbench.contract.model_client import Completion, ModelClient, RefusedCall, Usage
 from rotbench.contract.perception import (
+    FORGET_ANY,
     Checker,
     Claim,
     ClaimDraft,
@@ -34,6 +35,7 @@ from rotbench.contract.perception import (
 from rotbench.contract.registry import EngineError, EngineInfo
 
 __all__ = [
+    "FORGET_ANY",
     "AsOfEngine",
     "Checker",
     "Claim",

@@ -39,6 +39,11 @@ ForgetEvent = Literal["forget"]
 tense; from then on the value must not be served in any framing until it is stated again).
 Kept apart from ``ClaimEvent``, the events ``extract-v3`` and ``-v4`` ask for; ``extract-v5``
 asks for this one too."""
+FORGET_ANY = "*"
+"""The value of a forget claim whose text names no value ("please forget where I work"):
+the request covers the slot as the claimant stated it up to the request, so every value of
+that slot stated before it is forgotten (each until it is stated again). A request that
+names its value ("forget that I work at Acme") carries that value and covers it alone."""
 
 SUBJECT_ALIASES: dict[str, str] = {"user": "the user", "the user": "the user"}
 """Spellings of the persona that name the same subject (after case folding)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 from rotbench.contract.engine import Document
 from rotbench.contract.model_client import ModelClient, RefusingClient
 from rotbench.contract.perception import (
+    FORGET_ANY,
     Claim,
     ClaimDraft,
     Dependency,
@@ -62,9 +63,11 @@ CONDITIONAL = "The user's {label} will be {value} once their {root_label} change
 """Generator 4's one new sentence: a declared successor (the root's value is in the claim's
 ``depends_on``, not in the text). A stated or implied tie keeps ``PRESENT``."""
 FORGET = "The user asked the assistant to forget their {label}."
-"""Generator 5's one new sentence: a forget request. The forgotten value is in the claim's
-``value`` (so a store knows what to purge), never in the text (a store that keeps the
-request itself serves nothing forgotten). A mention in passing keeps ``PRESENT``."""
+"""Generator 5's one new sentence: a forget request. The claim's ``value`` is what a reader
+of the request can know: the value when the request's text names it, else ``FORGET_ANY``
+(every value of the slot stated before it; all of generator 5's requests today). The value
+is never in the sentence (a store that keeps the request itself serves nothing forgotten).
+A mention in passing keeps ``PRESENT``."""
 
 
 def oracle_texts(generator_3: bool = False, generator_4: bool = False,
@@ -182,7 +185,7 @@ class OracleExtractor:
         """Model calls refused by the client (0 unless something tried to call a model)."""
         return _refused(self.client)
 
-    def _draft(self, fact: Fact, web_page: bool) -> ClaimDraft | None:
+    def _draft(self, fact: Fact, web_page: bool, said: str = "") -> ClaimDraft | None:
         label = self._labels[fact.attribute]
         if fact.channel == "tool_turn":
             return None
@@ -230,11 +233,14 @@ class OracleExtractor:
             extra["corrects"] = fact.corrects
         if fact.attribute in self._multi:
             extra["multi_valued"] = True
+        value = fact.value
+        if fact.event == "forget" and fact.value.casefold() not in said.casefold():
+            value = FORGET_ANY  # the request's text names no value
         return ClaimDraft(
             **extra,
             subject=SUBJECT,
             slot=fact.attribute,
-            value=fact.value,
+            value=value,
             tense=fact.tense,
             attribution=attribution,
             sentence=template.format(label=label, value=fact.value),
@@ -251,7 +257,8 @@ class OracleExtractor:
             raise KeyError(f"document {document.uri!r} is not a session of this world")
         drafts: list[ClaimDraft] = []
         for fact in sorted(self._facts[document.uri], key=lambda f: f.turn):
-            draft = self._draft(fact, web_page=document.kind == "web_page")
+            said = document.turns[fact.turn].text if fact.turn < len(document.turns) else ""
+            draft = self._draft(fact, web_page=document.kind == "web_page", said=said)
             if draft is not None and draft not in drafts:
                 drafts.append(draft)
         return drafts

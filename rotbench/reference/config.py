@@ -137,7 +137,8 @@ class ReconcileConfig(_Section):
     )
     forget: bool = Field(
         default=True,
-        description="Engine 0.6.0: after a forget request the value is served in no "
+        description="Engine 0.6.0: after a forget request the value (for a request of "
+        "value '*', every value of the slot said before it) is served in no "
         "framing, history included, until the user states it again. Off: a forget "
         "request is plain history (0.5.0).",
     )

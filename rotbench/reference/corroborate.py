@@ -44,7 +44,13 @@ from collections import defaultdict
 import numpy as np
 
 from rotbench.contract.extraction import CONVERSATION
-from rotbench.contract.perception import Claim, ClaimDraft, subject_key, value_key
+from rotbench.contract.perception import (
+    FORGET_ANY,
+    Claim,
+    ClaimDraft,
+    subject_key,
+    value_key,
+)
 
 USER = "the user"
 SPEAKER = "the speaker"
@@ -228,10 +234,12 @@ class Evidence:
     def _unforgotten(self, slot: str, stated: list[int], day: int,
                      days: np.ndarray) -> list[int]:
         """``stated`` less the statements of a value a forget request of the slot, delivered
-        by ``day``, came after (a later statement of it is a new one)."""
+        by ``day``, came after (a later statement of it is a new one); a request of value
+        ``FORGET_ANY`` names every value."""
         requests = [f for f in self.forgets.get(slot, []) if days[f] <= day]
         if not requests:
             return stated
         return [i for i in stated if not any(
-            self.value[f] == self.value[i] and self.event_day[f] > self.event_day[i]
+            self.value[f] in (self.value[i], FORGET_ANY)
+            and self.event_day[f] > self.event_day[i]
             for f in requests)]

@@ -102,8 +102,8 @@ class Ending(Additive):
     before.
 
     Engine 0.6.0: ``how='forget'``: ``ended_by`` is the user's request to forget the claim's
-    value (generator 5); the claim is served in no framing from ``day`` on, history
-    included."""
+    value, or (value ``FORGET_ANY``) every value of its slot said before it (generator 5);
+    the claim is served in no framing from ``day`` on, history included."""
 
     kind: Literal["ending"] = "ending"
     claim_id: str

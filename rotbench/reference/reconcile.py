@@ -64,7 +64,8 @@ Engine 0.6.0's rules (each its own switch in ``reconcile``, all on by default):
 
 - ``corroboration``: a slot claim naming "the speaker", or whose subject is its own value,
   is filed as the user's (``file_claim``); the rest of the rule is read at query time;
-- ``forget``: a forget request ends the claims of its value (``Reconciler._forget``);
+- ``forget``: a forget request ends the claims of its value, or of every value of its slot
+  said before it when its value is ``FORGET_ANY`` (``Reconciler._forget``);
 - ``redelivery``: a document whose content digest (``DocumentClaims.digest``) was filed
   before files nothing (``Reconciler.add``).
 """
@@ -75,6 +76,7 @@ import numpy as np
 
 from rotbench.contract.extraction import CONVERSATION, DocumentClaims, Extraction
 from rotbench.contract.perception import (
+    FORGET_ANY,
     Checker,
     Claim,
     ClaimDraft,
@@ -216,6 +218,8 @@ class Reconciler:
         """Engine 0.6.0: content digests of the documents filed (``reconcile.redelivery``)."""
         self._forgets: dict[str, list[int]] = {}
         """Engine 0.6.0: value key -> positions of the forget requests naming it."""
+        self._forgets_any: dict[str, list[int]] = {}
+        """Engine 0.6.0: slot -> positions of its forget requests that name no value."""
         self._restated: dict[tuple[str | None, str], list[tuple[int, int]]] = {}
         """Engine 0.6.0: (slot, value key) -> event keys of the user's present statements."""
         self.lookahead: Lookahead | None = None
@@ -301,33 +305,71 @@ class Reconciler:
         its value in its slot (or in no slot: someone else's, a hypothetical) said before it
         (by event time); a claim of that value arriving later ends on arrival when said
         before the request, or after it with no present statement of the user's own since
-        (which lifts the request). Ends are ``Ending(how='forget')``; no tie acts on them
-        (forgetting is not a change of value). No checker call."""
+        (which lifts the request). A request of value ``FORGET_ANY`` (its text named none)
+        covers every value of its slot the user stated before it: each claim of the slot
+        said before it (whoever perception named its subject, as for a named value) and each
+        claim in no slot of one of those values.
+        Ends are ``Ending(how='forget')``; no tie acts on them (forgetting is not a change
+        of value). No checker call."""
         value = _value_key(claim)
         key = self.keys[index]
         if claim.event == "forget":
-            self._forgets.setdefault(value, []).append(index)
+            if value == FORGET_ANY and claim.slot is not None:
+                self._forgets_any.setdefault(claim.slot, []).append(index)
+            else:
+                self._forgets.setdefault(value, []).append(index)
             claims = self.ledger.claims
             for j in range(index):
                 target = claims[j]
-                if (target.id not in self.inactive and target.slot in (claim.slot, None)
-                        and self.keys[j] < key and target.event != "forget"
-                        and _value_key(target) == value):
+                if (target.id not in self.inactive and self.keys[j] < key
+                        and target.event != "forget" and self._covers(index, j)):
                     self._file_forget(target, claim, claim.day)
             return
         restating = _settleable(claim) and claim.slot is not None
         if restating:
             self._restated.setdefault((claim.slot, value), []).append(key)
-        for f in self._forgets.get(value, []):
+        requests = self._forgets.get(value, [])
+        if claim.slot is None:
+            requests = requests + [f for fs in self._forgets_any.values() for f in fs]
+        else:
+            requests = requests + self._forgets_any.get(claim.slot, [])
+        for f in requests:
             request = self.ledger.claims[f]
-            if claim.slot not in (request.slot, None):
+            if not self._covers(f, index, before=False):
                 continue
             fkey = self.keys[f]
-            if key < fkey or (not restating and not any(
+            if key < fkey or (not restating and self._stated_before(f, value) and not any(
                     fkey < r < key for r in self._restated.get((request.slot, value), []))):
                 if claim.id not in self.inactive:
                     self._file_forget(claim, request, claim.day)
                 return
+
+    def _covers(self, f: int, j: int, before: bool = True) -> bool:
+        """Whether the forget request at position ``f`` names the claim at ``j``: for a
+        value it names, a claim of that value in its slot or in none; for ``FORGET_ANY``, a
+        claim of its slot, or one in no slot of a value of the slot stated before the
+        request (``before``: only claims filed before the request count)."""
+        request, target = self.ledger.claims[f], self.ledger.claims[j]
+        if target.slot not in (request.slot, None):
+            return False
+        if _value_key(request) != FORGET_ANY or request.slot is None:
+            return _value_key(target) == _value_key(request)
+        if target.slot is not None:
+            return True
+        return self._stated_before(f, _value_key(target), before)
+
+    def _stated_before(self, f: int, value: str, before: bool = False) -> bool:
+        """Whether the forget request at position ``f`` covers ``value``: its own value, or
+        for ``FORGET_ANY`` a value of its slot a claim said before it (by event time;
+        ``before``: only claims filed before the request)."""
+        request = self.ledger.claims[f]
+        if _value_key(request) != FORGET_ANY or request.slot is None:
+            return value == _value_key(request)
+        claims, fkey = self.ledger.claims, self.keys[f]
+        return any(self.keys[j] < fkey and claims[j].event != "forget"
+                   and _value_key(claims[j]) == value and (not before or j < f)
+                   for (_who, slot), idx in self.by_slot.items() if slot == request.slot
+                   for j in idx)
 
     def _file_forget(self, target: Claim, request: Claim, day: int) -> None:
         self.ledger.events.append(Ending(claim_id=target.id, day=day, ended_by=request.id,

@@ -8,7 +8,9 @@ the world's truth:
 
 - **forget requests**: a claim with ``event='forget'`` purges its value from the slot (current
   value, set members and history alike) until an own present statement of that value comes
-  after it; a rendered row that names the value is not served either;
+  after it; a rendered row that names the value is not served either. A request of value
+  ``FORGET_ANY`` (its text named none) purges every value of the slot written before it,
+  each until it is stated again;
 - **re-delivery**: a document whose content digest (written day, timestamp and text) was
   deposited before adds nothing;
 - **corroboration** (single-valued slots): a statement whose value no user turn of its
@@ -55,7 +57,7 @@ from faulty_engines_v3 import _Entry, fault
 from faulty_engines_v4 import DependencyEngine
 
 from rotbench.contract.engine import Document, Hit
-from rotbench.contract.perception import ClaimDraft
+from rotbench.contract.perception import FORGET_ANY, ClaimDraft
 
 _NOW = re.compile(r"\bnow\b(?! that)")
 """The word that marks a statement as news ("I drive a Saab now"; not "now that it's
@@ -179,16 +181,21 @@ class EvidenceEngine(DependencyEngine):
 
     def forgotten(self, now: int) -> dict[str, set[str]]:
         """{slot: values forgotten as of ``now``}: a forget request on or before ``now`` with
-        no own present statement of the value after it."""
+        no own present statement of the value after it (for ``FORGET_ANY``, each value of
+        the slot written before the request)."""
         out: dict[str, set[str]] = {}
-        for slot, value, day, seq in self.forgets:
+        for slot, named, day, seq in self.forgets:
             if day > now:
                 continue
-            again = any(e.value == value and e.kind in ("present", "correction")
-                        and (e.effective, e.seq) > (day, seq) and e.effective <= now
-                        for e in self.entries.get(slot, []))
-            if not again:
-                out.setdefault(slot, set()).add(value)
+            entries = self.entries.get(slot, [])
+            values = {named} if named != FORGET_ANY else {
+                e.value for e in entries if (e.written, e.seq) < (day, seq)}
+            for value in values:
+                again = any(e.value == value and e.kind in ("present", "correction")
+                            and (e.effective, e.seq) > (day, seq) and e.effective <= now
+                            for e in entries)
+                if not again:
+                    out.setdefault(slot, set()).add(value)
         return out
 
     def state(self, now: int):

@@ -60,7 +60,7 @@ CAUGHT = {  # oracle-42 oracle-43 oracle-44 good-42 good-43 good-44 typical-pool
     'g5 ForgetIgnored': 'yyyyyyy',
     'g5 RedeliveryAsNew': '.......',
     'g5 FirstValueWins': 'yyyyyyy',
-    'g5 LastStatementWins': '...y.yy',
+    'g5 LastStatementWins': '.....yy',
 }
 
 NOT_IN_THE_TABLE = {f2.UserScoped, f2.UserBlind, f5._Retiring}

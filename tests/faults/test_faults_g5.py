@@ -13,10 +13,13 @@ its default scorer, 90 days, top 10, the bag-of-words embedder).
 - ``LastStatementWins`` (``current_first``): on the oracle arm every statement is right, so it
   answers exactly as the correct engine does; under ``--noise good`` a misperceived one-off
   (a decoy or a relayed value taken as the user's, a distorted mention) misleads it. It is
-  caught on seeds 42 and 44 and pooled, by the exact McNemar test; on seed 43 the correct
+  caught on seed 44 and pooled, by the exact McNemar test; on seed 43 the correct
   engine pays for corroboration twice (a change whose announcement perception lost, said
   once more in passing the day before the question: the employer and its successor
-  manager), 8 against 2, p = 0.11.
+  manager), 8 against 2, p = 0.11; on seed 42 it misses 5 questions the correct engine
+  gets right and no other, p = 0.06 (a sixth, the gym on day 90, it answered with a value
+  said before the gym's forget request until requests that name no value covered every
+  earlier value of the slot).
 """
 
 from __future__ import annotations
@@ -158,7 +161,7 @@ def test_the_last_statement_misleads_only_under_noise(good) -> None:
     got = {s: verdict([good[(LastStatementWins, s)]], [good[(EvidenceEngine, s)]], where)
            for s in SEEDS}
     assert {s: (b, c, caught) for s, (b, c, _p, caught) in got.items()} == {
-        42: (6, 0, True), 43: (8, 2, False), 44: (12, 0, True)}
+        42: (5, 0, False), 43: (8, 2, False), 44: (12, 0, True)}
     pooled = verdict([good[(LastStatementWins, s)] for s in SEEDS],
                      [good[(EvidenceEngine, s)] for s in SEEDS], where)
-    assert pooled[:2] == (26, 2) and pooled[3]
+    assert pooled[:2] == (25, 2) and pooled[3]

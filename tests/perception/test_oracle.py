@@ -6,9 +6,10 @@ import pytest
 
 from rotbench.contract.engine import Document
 from rotbench.contract.model_client import RefusingClient
-from rotbench.contract.perception import Checker, Claim, Extractor
+from rotbench.contract.perception import FORGET_ANY, Checker, Claim, Extractor
 from rotbench.perception.oracle import TEMPLATES, OracleChecker, OracleExtractor
 from rotbench.world.invariants import check_pools, value_pattern
+from rotbench.world.models import Fact, Turn
 from rotbench.world.pools import ATTRIBUTES, all_template_texts
 from tests.reference.engine_helpers import POOLS, documents, fact, make_world, page, session
 
@@ -73,6 +74,22 @@ def test_extractor_renders_each_channel() -> None:
     drafts = extractor.extract(documents(world)[0])
     assert {(d.subject, d.confidence) for d in drafts} == {("the user", 0.9)}
     assert isinstance(extractor, Extractor)
+
+
+def test_a_forget_request_carries_the_value_only_when_its_text_names_it() -> None:
+    """A reader of "please forget where I live" cannot know which city: value "*"; a
+    request that names the city carries it."""
+    said = {3: "Please forget where I live.", 4: "Forget that I lived in Porto, please."}
+    world = make_world([
+        session(day, [Fact(turn=0, attribute="home_city", value="Porto", tense="past",
+                           event="forget")]).model_copy(
+            update={"turns": [Turn(role="user", text=text)]})
+        for day, text in said.items()])
+    got = [(d.value, d.tense, d.event, d.sentence) for doc in documents(world)
+           for d in OracleExtractor(world).extract(doc)]
+    assert got == [
+        (FORGET_ANY, "past", "forget", "The user asked the assistant to forget their home city."),
+        ("Porto", "past", "forget", "The user asked the assistant to forget their home city.")]
 
 
 def test_extractor_dedupes_and_refuses_unknown_documents() -> None:

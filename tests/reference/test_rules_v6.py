@@ -16,7 +16,13 @@ from __future__ import annotations
 
 from rotbench.contract.engine import Document, Turn
 from rotbench.contract.extraction import DocumentClaims, Extraction, content_digest
-from rotbench.contract.perception import ClaimDraft, Dependency, Judgement, QuestionFrame
+from rotbench.contract.perception import (
+    FORGET_ANY,
+    ClaimDraft,
+    Dependency,
+    Judgement,
+    QuestionFrame,
+)
 from rotbench.embedding import Embedder
 from rotbench.perception.oracle import OracleChecker
 from rotbench.reference.config import EngineConfig
@@ -181,6 +187,30 @@ def test_a_statement_delivered_after_the_request_but_said_before_meets_it(
     ledger, config = run(docs, fake_embedder)
     assert not any("Bergen" in text for text in ask(ledger, config, fake_embedder, 16))
     assert ledger.counts.forgotten == 2
+
+
+def test_a_request_naming_no_value_forgets_every_value_said_before_it(
+        fake_embedder: Embedder) -> None:
+    # "please forget where I live": the text names no value, so the claim's value is "*"
+    docs = [doc(2, city("Porto")), doc(6, city("Bergen")), doc(9, city("Porto", "past")),
+            doc(12, forget(FORGET_ANY)), doc(5, city("Oslo"), delivered=15),
+            doc(20, city("Lisbon"))]
+    ledger, config = run(docs, fake_embedder)
+    assert ask(ledger, config, fake_embedder, 9)[:2] == [
+        "The user's home city is Bergen.", "The user's home city was previously Porto."]
+    for day in (13, 16, 21):  # the current value, an older one, one said before but late
+        served = ask(ledger, config, fake_embedder, day)
+        assert not any(v in text for text in served for v in ("Porto", "Bergen", "Oslo")), day
+    assert ask(ledger, config, fake_embedder, 21)[0] == "The user's home city is Lisbon."
+    assert ask(ledger, config, fake_embedder, 16) == [  # the request alone
+        "The user asked the assistant to forget their home city."]
+    ended = [e for e in ledger.events if isinstance(e, Ending) and e.how == "forget"]
+    assert [(ledger.claim(e.claim_id).sentence, e.day) for e in ended] == [
+        ("The user's home city is Bergen.", 12),  # Porto was retired by Bergen already
+        ("The user's home city was previously Porto.", 12),
+        ("The user's home city is Oslo.", 15)]
+    ledger, config = run(docs, fake_embedder, ["reconcile.forget=false"])
+    assert ask(ledger, config, fake_embedder, 13)[0] == "The user's home city is Bergen."
 
 
 # ---- re-delivery ---------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 
 from rotbench.contract.engine import Document
+from rotbench.contract.perception import FORGET_ANY
 from rotbench.perception.oracle import FORGET, OracleExtractor, oracle_texts
 from rotbench.world.generators.base import DEFAULT_GENERATOR, checkpoints_for, generate_world
 from rotbench.world.models import World, truth_rows
@@ -140,8 +141,10 @@ def test_oracle_reads_forget_requests_and_passing_mentions(w42: World) -> None:
     forget = [s for s in w42.sessions if s.kind == "forget"
               and s.facts[0].attribute == "gym"][-1]
     [draft] = oracle.extract(Document.from_session(forget, contributor="user"))
-    assert (draft.slot, draft.value, draft.tense, draft.event) == (
-        "gym", "Corestone", "past", "forget")
+    # the request's text names no gym, so the reader knows the slot only: value "*"
+    assert "Corestone" not in Document.from_session(forget, contributor="user").text
+    assert (forget.facts[0].value, draft.slot, draft.value, draft.tense, draft.event) == (
+        "Corestone", "gym", FORGET_ANY, "past", "forget")
     assert draft.sentence == FORGET.format(label="gym") and "Corestone" not in draft.sentence
     texts = set(oracle_texts(generator_5=True))
     assert draft.sentence in texts and draft.sentence not in set(

@@ -24,6 +24,7 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from rotbench.contract.engine import Document
+from rotbench.contract.perception import FORGET_ANY as FORGET_ANY  # re-exported
 from rotbench.contract.perception import ClaimDraft, ClaimEvent, ForgetEvent
 from rotbench.perception.model._prompts import (
     EVENTS,
@@ -38,8 +39,6 @@ DEFAULT_SUBJECT = "the user"
 ANSWER_DEFAULTS: dict[str, object] = {"subject": DEFAULT_SUBJECT, "tense": "present",
                                       "mood": "fact", "attribution": "own"}
 """The fields a v5 answer leaves out at these values (and every null one)."""
-FORGET_ANY = "*"
-"""The value of a forget request that names none (see the module text)."""
 
 
 class ClaimAnswerV5(ClaimAnswerV4):

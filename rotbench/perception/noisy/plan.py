@@ -89,7 +89,8 @@ class _Planner:
         return out
 
     def fact(self, s: Session, i: int, fact: Fact, web: bool) -> ClaimDraft | None:
-        oracle = self.oracle._draft(fact, web_page=web)
+        said = s.turns[fact.turn].text if fact.turn < len(s.turns) else ""
+        oracle = self.oracle._draft(fact, web_page=web, said=said)
         if not web and fact.channel in ("relay", "tool_turn"):
             if self.hit(s, i, "relay_adopted"):
                 new = self.own_present(fact)

@@ -129,7 +129,7 @@ def test_the_oracle_answers_of_generator_5_take_about_a_third_of_v4s_characters(
             drafts = oracle.extract(doc)
             sizes["extract-v4"] += len(v4.answer_text(drafts, doc))
             sizes["extract-v5"] += len(v5.answer_text(drafts, doc))
-    assert sizes == {"extract-v4": 343_345, "extract-v5": 116_755}
+    assert sizes == {"extract-v4": 343_261, "extract-v5": 116_671}
 
 
 @pytest.mark.parametrize("seed", [42, 43, 44])
@@ -155,6 +155,8 @@ def test_a_generator_5_world_read_with_the_default_prompt_is_the_oracles(seed: i
     redelivered = {s.document_uri for s in world.sessions if s.redelivery_of}
     late = {s.document_uri for s in world.sessions if s.arrival > s.day}
     assert len(forgets) == 4 and redelivered and late - redelivered
+    # no request names its value: the oracle reads each as the whole slot ("*")
+    assert {c.value for d in forgets for c in d.drafts if c.event == "forget"} == {FORGET_ANY}
     assert live.documents == oracle.documents
     assert live.questions == oracle.questions
     assert (ex.stats.invalid_answers, retries, ex.stats.failures) == (0, 0, [])

@@ -30,13 +30,14 @@ def test_generator_5_costs_3_22_times_generator_4(projections) -> None:
     slot list): generator 4 US$0.98 -> 0.3104, generator 5 US$3.03 -> 0.9800; then v5's
     forget block (267 characters more in the cached prefix, 1092 -> 1159 tokens a world):
     0.3161 and 0.9906; then generator 5's late scheduled changes (four more sessions a world,
-    28,458 -> 30,019 output tokens): 1.0171. No document's expected answer is refused, so no
-    retry is priced."""
+    28,458 -> 30,019 output tokens): 1.0171; then forget requests read as value "*" (their
+    text names no value: 30,019 -> 29,999 output tokens): 1.0168. No document's expected
+    answer is refused, so no retry is priced."""
     g4, g5 = projections["4"], projections["5"]
     figures = {g: (e.calls, e.stages["extract"].calls, e.stages["check"].calls,
                    e.stages["extract"].output_tokens, e.usd) for g, e in projections.items()}
     assert figures == {"4": (339, 251, 88, 7_252, 0.3161),
-                       "5": (1238, 512, 726, 30_019, 1.0171)}
+                       "5": (1238, 512, 726, 29_999, 1.0168)}
     assert (g4.stages["extract"].cache_write_tokens, g5.stages["extract"].cache_write_tokens) \
         == (8 * 1159, 8 * 1159)
     assert not any("refused" in n for e in projections.values() for n in e.notes)
