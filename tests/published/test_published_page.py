@@ -43,7 +43,7 @@ def test_every_engine_and_arm_is_on_the_page_with_your_run(page, oracle_report) 
     table = page[page.index("id='metric-current_first'"):]
     table = table[:table.index("</table>")]
     assert "<th>oracle</th><th>noisy good</th><th>noisy typical</th>" in table
-    assert "93/195" in table and "95% Wilson interval" in table  # latest-wins, oracle
+    assert "158/238" in table and "95% Wilson interval" in table  # latest-wins, oracle
 
 
 def test_every_figure_links_to_a_manifest_on_the_page(page) -> None:
@@ -55,12 +55,12 @@ def test_every_figure_links_to_a_manifest_on_the_page(page) -> None:
 
 def test_the_heat_map_colours_each_kind_by_its_own_figure(page) -> None:
     """The reference engine abstains on every near miss (green); latest-wins answers all
-    36 (red): answered_unanswerable is the near_miss kind's own figure."""
+    54 (red): answered_unanswerable is the near_miss kind's own figure."""
     heat = page[page.index("<table class=heat>"):]
     heat = heat[:heat.index("</table>")]
     assert "near_miss<br><small>" in heat
-    assert 'style="background:hsl(120,65%,82%)" title="0% (0/36)' in heat
-    assert 'style="background:hsl(0,65%,82%)" title="100% (36/36)' in heat
+    assert 'style="background:hsl(120,65%,82%)" title="0% (0/54)' in heat
+    assert 'style="background:hsl(0,65%,82%)" title="100% (54/54)' in heat
 
 
 def test_a_run_that_does_not_pair_or_a_bad_option_is_one_line(oracle_report, tmp_path) -> None:
