@@ -1,13 +1,15 @@
 # One-command entry points. `make run` and `make test` each create the virtualenv and install
 # the project first (torch pinned to the CPU build through constraints.txt): `make run` only
 # what the main job needs, `make test` the test, docs and peer-engine extras on top (a second
-# stamp). Both show pip's progress.
+# stamp), and Hindsight's own virtualenv (a third stamp). All show pip's progress.
 VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed-test
 TEST_EXTRAS := dev,docs,mem0,particles,benchd,graphiti,langmem
+HINDSIGHT_VENV ?= .venv-hindsight
+HINDSIGHT_STAMP := $(HINDSIGHT_VENV)/.installed-test
 PIP := $(BIN)/python -m pip install --progress-bar on -c constraints.txt
 
 .PHONY: hindsight-env run test test-fast docs lint bench server clean browser dist \
@@ -19,9 +21,23 @@ run: $(STAMP)
 # The whole suite, in TEST_WORKERS processes (pytest-xdist); each test file stays in one
 # process, so its shared runs are made once, and the longest files go out first
 # (tests/conftest.py). `make test TEST_WORKERS=0` runs it in this one process.
+# Hindsight's tests (HINDSIGHT_TESTS) run at the same time in Hindsight's own virtualenv,
+# where they may not skip themselves (ROTBENCH_REQUIRE_HINDSIGHT); their output follows the
+# suite's, and either one failing fails `make test`. In the main virtualenv they skip.
 TEST_WORKERS ?= 2
-test: $(TEST_STAMP) browser
-	ROTBENCH_REQUIRE_BROWSER=1 $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
+HINDSIGHT_TESTS := tests/engines/test_hindsight.py tests/engines/test_hindsight_postgres.py
+test: $(TEST_STAMP) $(HINDSIGHT_STAMP) browser
+	@echo "make: Hindsight's tests run in $(HINDSIGHT_VENV) beside the suite; their output follows it"
+	@log=$$(mktemp); \
+	ROTBENCH_REQUIRE_HINDSIGHT=1 $(HINDSIGHT_VENV)/bin/pytest -n 0 -p no:cacheprovider \
+	  $(HINDSIGHT_TESTS) \
+	  >"$$log" 2>&1 & hindsight=$$!; \
+	ROTBENCH_REQUIRE_BROWSER=1 $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile \
+	  --no-loadscope-reorder; suite=$$?; \
+	wait $$hindsight; status=$$?; \
+	echo "make: Hindsight's tests, in $(HINDSIGHT_VENV) (exit $$status):"; \
+	cat "$$log"; rm -f "$$log"; \
+	test $$suite = 0 && test $$status = 0
 
 # The quick loop while editing: everything but the slow, browser and subprocess tests.
 test-fast: $(TEST_STAMP)
@@ -76,16 +92,21 @@ dist: $(STAMP)
 	cp constraints.txt $(DIST)/rotbench-constraints.txt
 
 clean:
-	rm -rf $(VENV) cache/* reports/* .prefect site dist
+	rm -rf $(VENV) $(HINDSIGHT_VENV) cache/* reports/* .prefect site dist
 	touch cache/.gitkeep reports/.gitkeep
 
 # Hindsight (hindsight-api-slim 1.1.0) pins sqlalchemy<2.1, greenlet<3.4 and protobuf>=7.35,
-# which the particles and mem0 extras exclude: it gets a virtualenv of its own, with LangMem.
+# which the particles and mem0 extras exclude: it gets a virtualenv of its own, with LangMem
+# (built once, as the stamp says; `make test` builds it too, for Hindsight's tests).
 # Then: .venv-hindsight/bin/rotbench run --engine hindsight --engine langmem --engine reference
-HINDSIGHT_VENV ?= .venv-hindsight
-hindsight-env:
-	$(PYTHON) -m venv $(HINDSIGHT_VENV)
+hindsight-env: $(HINDSIGHT_STAMP)
+
+$(HINDSIGHT_STAMP): pyproject.toml constraints.txt
+	@echo "make: installing rotbench with the hindsight, langmem and dev extras into $(HINDSIGHT_VENV)"
+	test -x $(HINDSIGHT_VENV)/bin/python || $(PYTHON) -m venv $(HINDSIGHT_VENV)
+	$(HINDSIGHT_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(HINDSIGHT_VENV)/bin/python -m pip install --progress-bar on -c constraints.txt -e '.[dev,hindsight,langmem]'
+	touch $(HINDSIGHT_STAMP)
 
 # The reports of record shipped in the package (rotbench/published/data, one file an arm) and
 # their page (docs/results/published.md): every engine of this environment on the default

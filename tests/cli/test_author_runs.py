@@ -56,13 +56,15 @@ def _cli(tmp: Path, *args: str, env: dict | None = None) -> subprocess.Completed
 
 
 @pytest.fixture(scope="module")
-def failed(tmp_path_factory):
+def failed(tmp_path_factory, prefect_server):
+    """The failing engine's run, on the test process's Prefect server (tests/conftest.py), as
+    every run of this file: none of them is about a run's own server."""
     tmp = tmp_path_factory.mktemp("bad-engine")
     (tmp / "project").mkdir()
     (tmp / "project" / "bad.py").write_text(BAD)
     os.environ["ROTBENCH_DEBUG"] = "1"
     try:
-        proc = rotbench_run(tmp, "--engine", "bad:make_engine")
+        proc = rotbench_run(tmp, "--engine", "bad:make_engine", server=prefect_server.child_env())
     finally:
         del os.environ["ROTBENCH_DEBUG"]
     return tmp, proc
@@ -206,7 +208,7 @@ def test_each_brings_back_the_full_reports_and_columns_is_respected(three,
 
 
 def test_new_engine_writes_a_module_and_test_that_run_beside_the_reference(
-        tmp_path: Path) -> None:
+        tmp_path: Path, prefect_server) -> None:
     """`rotbench new-engine demo && rotbench run --engine demo:make_engine --engine
     reference` works in a fresh folder; nothing is written into the install folder."""
     (tmp_path / "project").mkdir()
@@ -217,7 +219,8 @@ def test_new_engine_writes_a_module_and_test_that_run_beside_the_reference(
         "next: rotbench run --engine demo:make_engine --engine reference")
     assert sorted(p.name for p in (tmp_path / "project").iterdir()) == ["demo.py",
                                                                          "test_demo.py"]
-    proc = rotbench_run(tmp_path, "--engine", "demo:make_engine", "--engine", "reference")
+    proc = rotbench_run(tmp_path, "--engine", "demo:make_engine", "--engine", "reference",
+                        server=prefect_server.child_env())
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert re.search(r"metric\s+demo 0\.1\s+reference 0\.6\.0\s+better", proc.stdout)
     assert sorted(p.name for p in (ROOT / "rotbench").iterdir()) == before

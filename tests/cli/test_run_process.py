@@ -29,14 +29,18 @@ def snapshot(folder: Path) -> set[str]:
     return {str(p.relative_to(folder)) for p in folder.rglob("*")} if folder.exists() else set()
 
 
-def rotbench_run(tmp: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+def rotbench_run(tmp: Path, *args: str, timeout: float = 600,
+                 server: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """``rotbench run`` in a project folder ``tmp/project`` with HOME ``tmp/home``, every
-    output under ``tmp/out``, no PREFECT_HOME of the user's."""
+    output under ``tmp/out``, no PREFECT_HOME of the user's. ``server``: the variables that
+    point the run at a running Prefect server (``prefect_server.child_env()``, for a test
+    that is not about the run's own server); without it the run starts its own."""
     (tmp / "project").mkdir(exist_ok=True)
     (tmp / "home").mkdir(exist_ok=True)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(tmp / "home")}
     for name in ("PREFECT_HOME", "PREFECT_API_URL", "ROTBENCH_CACHE_DIR"):
         env.pop(name, None)
+    env.update(server or {})
     out = tmp / "out"
     return subprocess.run(
         [sys.executable, "-m", "rotbench.cli.main", "run", "--seed", "42", "--days", "30",

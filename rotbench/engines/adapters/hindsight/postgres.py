@@ -48,6 +48,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from importlib.metadata import version
@@ -179,8 +180,21 @@ class _Pg0:
         return url
 
     def stop(self) -> None:
-        """A clean stop (the data folder is kept as the template)."""
-        self.run("stop", "--name", INSTANCE, timeout=60)
+        """A clean stop (the data folder is kept as the template).
+
+        ``pg0 start`` leaves the postmaster running in the background; in a child subreaper
+        (rotbench's engine worker is one) it becomes this process's child, and once it exits
+        it stays a zombie until this process reaps it, so ``pg0 stop``, which waits for its
+        pid to go, would time out and fail. ``_reap`` reaps it while ``pg0 stop`` waits."""
+        done = threading.Event()
+        reaper = threading.Thread(target=_reap, args=(self.root / "data" / "postmaster.pid",
+                                                     done), daemon=True)
+        reaper.start()
+        try:
+            self.run("stop", "--name", INSTANCE, timeout=60)
+        finally:
+            done.set()
+            reaper.join()
 
     def installation(self) -> Path:
         """The unpacked PostgreSQL (``bin``, ``lib``, ``share``)."""
@@ -188,6 +202,23 @@ class _Pg0:
         if not found:
             raise PostgresStartError("pg0 unpacked no PostgreSQL server binary")
         return found[-1].parent.parent
+
+
+def _reap(pid_file: Path, done: threading.Event) -> None:
+    """Reap the postmaster named on the first line of ``pid_file`` once it exits, when it is a
+    child of this process; return when it is reaped, is not a child of this process (its
+    parent reaps it), or ``done`` is set."""
+    try:
+        pid = int(pid_file.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return
+    while not done.is_set():
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                return
+        except ChildProcessError:
+            return
+        done.wait(POLL_SECONDS)
 
 
 def template(cache: Path, preparation: str, prepare: Callable[[str], None]) -> Path:
