@@ -1,13 +1,15 @@
 """Issue 40, "every feature on every generator": each feature of ``rotbench run`` on each
-supported generator (1 to 4), one seed and 30 days, through the command line (each run a
-child process, as a user's is, on one Prefect server for the module).
+released generator (every row of the generator registry, 1 to 5), one seed and 30 days,
+through the command line (each run a child process, as a user's is, on one Prefect server
+for the module).
 
 Runs are shared to keep this cheap: per generator, one oracle run holds three engine kinds
 (the reference, a baseline, a plug-in) with ``--users 2`` and, where the generator has
 filler sessions, ``--volume 2``; one probe-arm run with ``--batch`` and one live-arm run go
-to the fake Anthropic server; one run goes through a local Dask cluster. A feature that does
-not support a generator must refuse it before any work, in one line that says why
-(``--volume`` on generators 1 and 2)."""
+to the fake Anthropic server; one run goes through a local Dask cluster. On the default
+generator one more run holds the noisy arm and ``--repeat 2``, and one run takes no
+``--generator`` at all. A feature that does not support a generator must refuse it before
+any work, in one line that says why (``--volume`` on generators 1 and 2)."""
 
 from __future__ import annotations
 
@@ -20,16 +22,18 @@ from pathlib import Path
 import pytest
 
 from rotbench.cli.main import _main
+from rotbench.world.generators.registry import DEFAULT_GENERATOR
+from rotbench.world.generators.registry import GENERATORS as ROWS
 
 pytestmark = pytest.mark.slow
 
-GENERATORS = ["1", "2", "3", "4"]
+GENERATORS = list(ROWS.names)
 SEED = "42"
 DAYS = {g: "30" for g in GENERATORS}
 """One month: the fewest days every generator builds (two checkpoints)."""
 ENGINES = {"reference": "reference", "baseline": "latest-wins",
            "plug-in": "examples.my_engine:make_engine"}
-VOLUME_GENERATORS = ("3", "4")
+VOLUME_GENERATORS = tuple(g.name for g in ROWS if g.max_volume > 1)
 KEY = "sk-ant-api03-ROTBENCH-MATRIX-KEY-00c4"
 REPO = Path(__file__).resolve().parents[1]
 
@@ -48,16 +52,18 @@ def _reports(root: Path) -> list[dict]:
             if not p.name.startswith(".") and not p.name.endswith(".failed.json")]
 
 
-def _run(server, root: Path, generator: str, *extra: str,
+def _run(server, root: Path, generator: str | None, *extra: str,
          env: dict[str, str] | None = None) -> tuple[int, str, list[dict]]:
-    """``rotbench run`` on SEED for ``generator`` in a child process on the module's
-    server: (exit code, stderr, the reports written, as JSON, in the order written)."""
+    """``rotbench run`` on SEED for ``generator`` (None: no ``--generator``, the default) in
+    a child process on the module's server: (exit code, stderr, the reports written, as
+    JSON, in the order written)."""
     child_env = {**os.environ, **(env or {}), **server.child_env(),
                  "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
     child_env.pop("ROTBENCH_DEBUG", None)
+    chosen = [] if generator is None else ["--generator", generator]
     proc = subprocess.run(
         [sys.executable, "-m", "rotbench.cli.main", "run", "--seed", SEED, "--days",
-         DAYS[generator], "--generator", generator, "--reports-dir", str(root / "r"),
+         DAYS[generator or DEFAULT_GENERATOR], *chosen, "--reports-dir", str(root / "r"),
          "--cache-dir", str(root / "c"), *extra],
         env=child_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         timeout=1200)
@@ -109,7 +115,8 @@ def test_volume(oracle_run, capfd, tmp_path) -> None:
         assert oracle_run[1][0] == 0  # the oracle run above ran with --volume 2
         return
     line = _one_line_refusal(capfd, tmp_path, generator, "--volume", "2")
-    assert line == ("rotbench: error: --volume: applies to generators 3 to 5 only (this "
+    assert line == ("rotbench: error: --volume: applies to generators "
+                    f"{VOLUME_GENERATORS[0]} to {VOLUME_GENERATORS[-1]} only (this "
                     f"run uses generator {generator})")
 
 
@@ -159,3 +166,30 @@ def test_dask(generator, server, tmp_path) -> None:
     [report] = reports
     assert report["selection"]["generator_version"] == generator
     assert report["metrics"]["current_first"]["denominator"] > 0
+
+
+def test_the_default_generator_is_5() -> None:
+    assert DEFAULT_GENERATOR == "5" == GENERATORS[-1]
+
+
+@pytest.fixture(scope="module")
+def noisy_repeated(tmp_path_factory, server):
+    """The noisy arm (the good profile) with ``--repeat 2`` and no ``--generator``: the
+    default generator's world, the reference engine run twice on one perception."""
+    root = tmp_path_factory.mktemp("noisy-default")
+    return _run(server, root, None, "--arm", "noisy", "--noise", "good", "--repeat", "2")
+
+
+def test_noisy_arm_and_repeat_on_the_default_generator(noisy_repeated) -> None:
+    code, err, reports = noisy_repeated
+    assert code == 0, err
+    [report] = reports
+    selection = report["selection"]
+    assert selection["generator_version"] == DEFAULT_GENERATOR
+    assert selection["arm"] == "noisy"
+    assert report["metrics"]["current_first"]["denominator"] > 0
+    # generator 5's own figure family is in the report of a run that named no generator
+    assert {"forgotten_served_at_k", "resurrected_first"} <= report["metrics"].keys()
+    repeats = report["repeats"]
+    assert repeats["count"] == 2 and [r["repeat"] for r in repeats["runs"]] == [1, 2]
+    assert repeats["questions"] > 0 and repeats["flaky"] == []  # the reference: deterministic

@@ -35,7 +35,7 @@ OptNoTrustPolicy = Annotated[
         bool, typer.Option("--no-trust-policy", help="Neutral trust for every source.")
     ]
 OptGenerator = Annotated[
-        str, typer.Option(help="World generator version: 1 to 5 (default: 4; 5 is opt-in; 1 to 3 "
+        str, typer.Option(help="World generator version: 1 to 5 (default: 5; 1 to 4 "
                           "reproduce their pinned figures).")
     ]
 OptVolume = Annotated[

@@ -23,7 +23,7 @@ def world(
         help="Simulated days (at least 30; generator 4 asks each new kind five times or "
         "more from 90).")] = 90,
     generator: Annotated[
-        str, typer.Option(help="World generator version: 1 to 5 (default: 4; 5 is opt-in).")
+        str, typer.Option(help="World generator version: 1 to 5 (default: 5).")
     ] = DEFAULT_GENERATOR,
     volume: Annotated[
         int, typer.Option(help="Generators 3 to 5: multiply the filler sessions (1 to 100).")

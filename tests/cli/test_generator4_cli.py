@@ -1,5 +1,6 @@
-"""Generator 4 on the command line: the default, its bad input refused in one line before
-any work, and ``rotbench world`` showing the new kinds."""
+"""Generators 4 and 5 on the command line: generator 5 the default of ``run`` and ``world``,
+bad input refused in one line before any work, and ``rotbench world --generator 4`` showing
+generator 4's kinds exactly as before generator 5 became the default."""
 
 from __future__ import annotations
 
@@ -16,9 +17,21 @@ from rotbench.world.generators.base import DEFAULT_GENERATOR
 runner = CliRunner()
 
 
-def test_generator_4_is_the_default_with_scorer_v6() -> None:
-    assert DEFAULT_GENERATOR == "4"
-    assert RunSpec().generator == "4" and RunSpec().scorer_version == "v6"
+def test_generator_5_is_the_default_with_scorer_v6() -> None:
+    assert DEFAULT_GENERATOR == "5"
+    assert RunSpec().generator == "5" and RunSpec().scorer_version == "v6"
+
+
+def test_world_without_a_generator_is_generator_5s() -> None:
+    """``rotbench world --seed 42`` prints generator 5's world, the one ``--generator 5``
+    prints (fingerprint pinned in tests/world/test_generator5.py)."""
+    plain = runner.invoke(app, ["world", "--seed", "42"])
+    named = runner.invoke(app, ["world", "--seed", "42", "--generator", "5"])
+    assert plain.exit_code == named.exit_code == 0
+    assert plain.output == named.output
+    world = json.loads(plain.output)
+    assert world["generator_version"] == "5"
+    assert world["fingerprint"].startswith("e6bbe981c754")
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -49,13 +62,14 @@ def test_world_command_refuses_bad_generator_input_in_one_line(args, says) -> No
 
 
 def test_world_shows_the_new_kinds() -> None:
-    result = runner.invoke(app, ["world", "--seed", "42"])
+    result = runner.invoke(app, ["world", "--seed", "42", "--generator", "4"])
     assert result.exit_code == 0
     world = json.loads(result.output)
     assert world["generator_version"] == "4"
     ties = sorted(f["tie"] for s in world["sessions"] for f in s["facts"] if "tie" in f)
     assert ties == ["contingent", "contingent", "contingent", "implied", "successor"]
     assert sum(1 for p in world["probes"] if "premise" in p) == 12
-    text = runner.invoke(app, ["world", "--seed", "42", "--format", "transcript"]).output
+    text = runner.invoke(app, ["world", "--seed", "42", "--generator", "4", "--format",
+                               "transcript"]).output
     assert "(successor on employer = Halcyra)" in text
     assert "Scratch the move to Hobart" in text

@@ -41,16 +41,16 @@ def api_server():
 
 
 def test_local_cluster_gives_the_local_results_exactly(api_server, tmp_path) -> None:
-    """On the default generator (4 since issue 33), so the feature is held on the worlds a
+    """On the default generator (5 since issue 53), so the feature is held on the worlds a
     user gets by default."""
     from rotbench.world.generators.base import DEFAULT_GENERATOR
 
-    assert DEFAULT_GENERATOR == "4"
+    assert DEFAULT_GENERATOR == "5"
     local, _ = run_flow(tmp_path / "local", seeds=SEEDS, days=DAYS,
                         generator=DEFAULT_GENERATOR)
     dask, outcome = run_flow(tmp_path / "dask", seeds=SEEDS, days=DAYS,
                              generator=DEFAULT_GENERATOR, dask="local", dask_workers=2)
-    assert local.selection.generator_version == dask.selection.generator_version == "4"
+    assert local.selection.generator_version == dask.selection.generator_version == "5"
     assert outcome.missing == {} and outcome.failures == []
     assert dask.metrics == local.metrics
     assert dask.by_channel == local.by_channel and dask.by_kind == local.by_kind
@@ -190,10 +190,11 @@ def cluster(api_server, tmp_path_factory):
 
 def test_a_real_cluster_gives_the_local_figures_and_ends_its_engine_servers(
         cluster, tmp_path) -> None:
-    """Issue 56 item 3: the default job (reference engine, generator 4) and a plug-in on a
-    scheduler and two worker processes reached by address (``--dask tcp://...``): the same
-    reports as a local run, exactly; and the plug-in's engine servers, started on the
-    workers, are gone when the run ends (before, they lived as long as each worker)."""
+    """Issue 56 item 3: the default job (reference engine, the default generator) and a
+    plug-in on a scheduler and two worker processes reached by address (``--dask
+    tcp://...``): the same reports as a local run, exactly; and the plug-in's engine servers,
+    started on the workers, are gone when the run ends (before, they lived as long as each
+    worker)."""
     from rotbench.world.generators.base import DEFAULT_GENERATOR
 
     address, workers = cluster

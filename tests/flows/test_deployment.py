@@ -194,3 +194,18 @@ def test_live_deployment_against_the_fake_api_one_run_at_a_time(deployed) -> Non
     assert any("calls" in p.parts for p in written)
     for path in written:
         assert KEY.encode() not in path.read_bytes(), path
+
+
+def test_the_nightly_oracle_run_watches_the_default_generator() -> None:
+    """``oracle-nightly`` names today's default generator (5 since issue 53); the paid weekly
+    series keeps generator 3."""
+    from pathlib import Path
+
+    import yaml
+
+    from rotbench.world.generators.registry import DEFAULT_GENERATOR
+
+    spec = yaml.safe_load((Path(__file__).resolve().parents[2] / "prefect.yaml").read_text())
+    generators = {d["name"]: d["parameters"]["generator"] for d in spec["deployments"]}
+    assert generators == {"live-weekly": "3", "oracle-nightly": DEFAULT_GENERATOR}
+    assert DEFAULT_GENERATOR == "5"

@@ -48,8 +48,9 @@ def w42() -> World:
     return generate_world(42, generator="5")
 
 
-def test_generator_5_is_opt_in() -> None:
-    assert DEFAULT_GENERATOR == "4"
+def test_generator_5_is_the_default() -> None:
+    assert DEFAULT_GENERATOR == "5"
+    assert generate_world(42) == generate_world(42, generator="5")
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -75,7 +75,8 @@ def question_counts(report: Report) -> str:
     changed attribute may have no current value, so these are not a part of the first), the
     generator-4 questions on a dependent whose value became unknown when its root changed,
     and the unanswerable ones (``answered_unanswerable``'s denominator: from scorer v4 it
-    includes the attribute questions asked after a retraction)."""
+    includes the attribute questions asked after a retraction, and on generator 5 those
+    asked after a forget request)."""
     answerable = report.metrics["recall_current_at_k"].denominator
     changed = report.metrics["stale_over_current"].denominator
     poisoned = report.metrics["poison_first"].denominator
@@ -92,8 +93,9 @@ def question_counts(report: Report) -> str:
         text += f"; {unknown} on a dependent whose value became unknown"
     text += f") and {unanswerable} unanswerable"
     if 0 < retracted <= without:
+        forgets = " or a forget request" if "forgotten_served_at_k" in report.metrics else ""
         text += (f" ({never} about what the world never mentions, {retracted} attribute "
-                 "questions asked after a retraction)")
+                 f"questions asked after a retraction{forgets})")
     return text
 
 

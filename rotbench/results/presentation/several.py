@@ -28,6 +28,7 @@ from rotbench.results.presentation.compare import (
     legend_lines,
     source_mark,
 )
+from rotbench.results.presentation.evidence import EVIDENCE_FAMILY
 from rotbench.results.presentation.render import format_rate
 from rotbench.scoring.definitions import BY_NAME, DOCS_PAGE, metric_url
 
@@ -35,9 +36,10 @@ MAX_VERSION_CHARS = 10
 """Longest version shown whole in a column header; a longer one is cut (see ``short_version``)."""
 
 
-LEFT_OUT = frozenset({"Poison by channel", FAMILY_STAGES})
+LEFT_OUT = frozenset({"Poison by channel", FAMILY_STAGES, EVIDENCE_FAMILY})
 """Breakdowns ``compare`` shows that the run's compact view leaves to ``rotbench compare``
-and the HTML page (the legend says so)."""
+and the HTML page (the legend says so): per channel, per question family, and generator 5's
+per evidence bucket (twelve rows that wrap at 80 columns)."""
 
 
 def short_version(version: str) -> str:
@@ -145,9 +147,8 @@ def render_several(comparison: Comparison, console: Console, intervals: bool = F
     if context:
         say.append("beside: no better direction; read " + "; ".join(dict.fromkeys(context)))
     say.append(f"definitions: docs/{DOCS_PAGE} ({metric_url('current_first').rsplit('#')[0]})")
-    say.append("per channel, kind and question family: rotbench compare; full reports: "
-               "rotbench show RUN_ID "
-               "(or run with --each)")
+    say.append("per channel, kind, question family and evidence: rotbench compare; full "
+               "reports: rotbench show RUN_ID (or run with --each)")
     for note in comparison.notes:
         say.append(f"note: {printable(note, 400)}")
     for line in say:

@@ -137,7 +137,7 @@ GENERATORS: Registry[GeneratorSpec] = Registry("generator", [
                   warm_texts=_FIVE, max_volume=MAX_VOLUME, checkpoints=_checkpoints_v5,
                   events=True, dependents=True, forgets=True),
 ], unknown=UnknownGenerator)
-"""Released generators, oldest first (generator 5 is opt-in: ``--generator 5``)."""
+"""Released generators, oldest first (generator 5 is the default)."""
 
 DEFAULT_GENERATOR = "5"
 """The generator ``generate_world``, ``rotbench run`` and ``rotbench world`` use when none
