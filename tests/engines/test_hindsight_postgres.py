@@ -113,7 +113,7 @@ SUBREAPER_BUILD = """
 import sys
 from pathlib import Path
 from rotbench.engines.adapters.hindsight import postgres
-from rotbench.processes import become_subreaper
+from rotbench._util.processes import become_subreaper
 assert become_subreaper()
 calls = []
 folder = postgres.template(Path(sys.argv[1]), "subreaper", calls.append)
