@@ -126,8 +126,9 @@ def test_os_exit_in_an_engine_is_never_exit_0(tmp_path) -> None:
     proc = rotbench_run(tmp_path, "--engine", BAD + "hard_exit")
     assert proc.returncode == 1, proc.stderr[-2000:]
     assert proc.stdout == ""
-    assert ("rotbench: error: engine hard-exit: seed 42, day 3: deposit(session://world-42/"
-            "day-003/0): the engine's worker process ended without answering (a crash, or the "
+    # the default world (generator 5), seed 42: its first session is written on day 1
+    assert ("rotbench: error: engine hard-exit: seed 42, day 1: deposit(session://world-42/"
+            "day-001/0): the engine's worker process ended without answering (a crash, or the "
             "engine ended its process)") in proc.stderr.splitlines()
 
 

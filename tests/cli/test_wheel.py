@@ -94,8 +94,15 @@ def test_the_generated_test_and_the_gate_run_from_the_wheel(installed) -> None:
     assert gate.stdout == ""
     assert gate.stderr.splitlines()[-1].endswith(
         "figure(s) significantly worse than the baseline")
+    # the default world (generator 5, seed 42, 30 days, as measured): the template is
+    # significantly worse than the reference on six figures
     assert [line.split(" (exact")[0] for line in gate.stderr.splitlines()[:-1]] == [
-        "worse: answered_unanswerable (lower is better): reference 0/11 -> wheel_engine 11/11"]
+        "worse: recall_current_at_k (higher is better): reference 34/34 -> wheel_engine 20/34",
+        "worse: current_first (higher is better): reference 34/34 -> wheel_engine 20/34",
+        "worse: stale_over_current (lower is better): reference 0/26 -> wheel_engine 14/26",
+        "worse: stale_retained_at_k (lower is better): reference 0/26 -> wheel_engine 14/26",
+        "worse: current_lost (lower is better): reference 0/16 -> wheel_engine 10/16",
+        "worse: answered_unanswerable (lower is better): reference 0/15 -> wheel_engine 15/15"]
 
 
 def test_the_shipped_reports_of_record_are_read_from_the_wheel(installed) -> None:

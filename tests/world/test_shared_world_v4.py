@@ -26,9 +26,15 @@ def test_cross_user_values_allow_a_truth_without_a_current_value(generator: str)
                 assert all(isinstance(v, str) for v in (*current, *history))
 
 
-def test_generator_4_default_composes_and_unknown_values_are_history() -> None:
-    shared = compose_shared_world(42, 2)
-    assert shared.generator_version == "4"
+@pytest.mark.parametrize(("generator", "expected"), [("4", "4"), (None, "5")],
+                         ids=["generator 4", "the default"])
+def test_a_shared_world_composes_and_unknown_values_are_history(generator, expected) -> None:
+    """Generator 4, and the default (generator 5): a user's value unknown since a retraction
+    (or a forget request) is history in the other users' values exactly when it is not one
+    of the first user's own."""
+    shared = (compose_shared_world(42, 2) if generator is None
+              else compose_shared_world(42, 2, generator=generator))
+    assert shared.generator_version == expected
     user1 = shared.users[1].world
     day, key = next((d, a.key) for d in user1.checkpoints for a in user1.attributes
                     if user1.truth(a.key, d).unknown_since is not None)
@@ -41,7 +47,7 @@ def test_generator_4_default_composes_and_unknown_values_are_history() -> None:
 
 
 def test_known_values_include_what_the_persona_said_beyond_its_changes() -> None:
-    world = compose_shared_world(42, 1).users[0].world
-    # seed 42: the gym stated under a move later taken back, never in ``changes``
+    world = compose_shared_world(42, 1, generator="4").users[0].world
+    # generator 4, seed 42: the gym stated under a move later taken back, never in ``changes``
     assert "Corestone" in known_values(world, "gym")
     assert "Corestone" not in {c.value for c in world.attribute("gym").changes}
