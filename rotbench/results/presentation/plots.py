@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 # matplotlib and numpy are imported where a figure is drawn: the page's text (labels,
 # colours, ``Plot``) and a page whose figures come from
 # ``rotbench.results.presentation.plot_cache`` never
-# pay for them (about 0.5 s)
+# pay for their import
 
 COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000",
            "#F0E442")
