@@ -1,4 +1,4 @@
-"""Issue 38, items 1 and 2 at the unit level: an engine's own frames of a traceback, and the
+"""An engine's own frames of a traceback, and the
 check of every ``--engine module:factory`` before any work (from the source, never run)."""
 
 from __future__ import annotations
