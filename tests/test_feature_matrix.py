@@ -1,4 +1,4 @@
-"""Issue 40, "every feature on every generator": each feature of ``rotbench run`` on each
+"""Every feature on every generator: each feature of ``rotbench run`` on each
 released generator (every row of the generator registry, 1 to 5), one seed and 30 days,
 through the command line (each run a child process, as a user's is, on one Prefect server
 for the module).
@@ -99,7 +99,7 @@ def test_users_2_with_every_engine_kind(oracle_run) -> None:
     engines = [r["selection"]["engine_source"] for r in reports]
     assert engines[:2] == ["reference", "latest-wins"]
     assert engines[2].startswith("examples.my_engine")
-    # every kind asks per user (the example, the template rendered, since issue 57)
+    # every kind asks per user (the example, the template rendered)
     assert [r["selection"]["user_scoped"] for r in reports] == [True, True, True]
     assert "ignored the user" not in err
     for report in reports:

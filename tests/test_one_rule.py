@@ -1,8 +1,10 @@
-"""Issue 58, item 4: each small rule is written once and called everywhere else.
+"""Each small rule is written once and called everywhere else.
 
 The value comparison key (``contract.perception.value_key``), the present-own test
-(``ClaimDraft.present_own``), a document's arrival (``world.models.Arrives``) and an
-adapter's claim key (``engines.adapters.model_side.claim_key``).
+(``ClaimDraft.present_own``), a document's arrival (``world.models.Arrives``), an
+adapter's claim key (``engines.adapters.model_side.claim_key``), an engine's set-up failure
+(``engines.host.guarded.setup_failure``) and what no sink writes raw
+(``_util.sinks.is_unsafe``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ def test_each_rule_has_one_definition() -> None:
         "contract/perception.py"]
     # the builder's draft (a dataclass, before a world numbers its documents) is the other
     assert _where(r"def arrival\(") == ["world/generators/builder.py", "world/models.py"]
+    assert _where(r'set-up: (?:"\s*f")?factory \{') == ["engines/host/guarded.py"]
+    assert _where(r'"Cc", "Cf"|ord\(\w+\) < 32') == ["_util/sinks.py"]
 
 
 def test_the_rules_read_as_before() -> None:

@@ -1,4 +1,4 @@
-"""Issue 40 item 8: every number from outside has a stated range, checked where it comes in,
+"""Every number from outside has a stated range, checked where it comes in,
 with one line naming the field (rotbench._util.ranges)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 40 item 10: one escaping rule per sink (rotbench._util.sinks), the same hostile corpus
+"""One escaping rule per sink (rotbench._util.sinks), the same hostile corpus
 against every sink, and the three places the break pass found raw text: a model name in
 ``--estimate``, CSV export, ``compare --format markdown``."""
 

@@ -7,7 +7,7 @@ import sys
 # The commands (typer, rich, pydantic, DuckDB through the results package) are imported
 # when a command is to run in this process, not at import: the supervising parent of
 # ``rotbench run`` only starts the run's child process and waits (rotbench.cli.supervise),
-# and importing every command there delayed the child's start by 0.5-0.8 s of CPU.
+# and importing every command there would delay the child's start.
 _APP = None
 
 

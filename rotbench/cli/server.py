@@ -35,7 +35,7 @@ def server(
     """Run a Prefect server for rotbench in the foreground (Ctrl-C stops it).
 
     Then, in another shell: export PREFECT_API_URL=http://127.0.0.1:PORT/api. Runs skip the
-    temporary server's start-up (about 4-6 s each), and every stage task with its Cached or
+    temporary server's start-up (seconds each), and every stage task with its Cached or
     Completed state stays visible in the UI and the API.
     """
     from flows.prefect_env import SERVER_TUNING, configure_prefect_env
@@ -61,8 +61,7 @@ def server(
     if not (env.get("PREFECT_SERVER_UI_API_URL") or env.get("PREFECT_UI_API_URL")):
         env["PREFECT_SERVER_UI_API_URL"] = f"http://127.0.0.1:{port}/api"
     # a new home gets the shipped migrated database, as a run's temporary server does
-    # (flows.prefect_template): on a new home it first answered after 9.5 s, now 3.7 s
-    # (benchmarks/bench_server_start.py)
+    # (flows.prefect_template), so it answers sooner (benchmarks/bench_server_start.py)
     env.update(seeded_server_env(Path(os.environ["PREFECT_HOME"]), env))
     typer.echo(f"export PREFECT_API_URL=http://127.0.0.1:{port}/api", err=True)
     os.execvpe(prefect, [prefect, "server", "start", "--host", "127.0.0.1", "--port", str(port)],

@@ -21,8 +21,7 @@ The parent imports nothing heavy and writes nothing but that one line. Set
 
 Once the child has reported its end and every exit handler has run, it ends at once
 (``end_without_teardown``): tearing down the interpreter of a finished run (freeing every
-object of the run and its imports, one by one) took 0.6 s of a 100-seed run's wall time and
-wrote nothing.
+object of the run and its imports, one by one) costs wall time and writes nothing.
 """
 
 from __future__ import annotations

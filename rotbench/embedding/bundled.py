@@ -1,10 +1,9 @@
 """Vectors of the scripted arms' texts, shipped with rotbench, so a cold run on the oracle
 or probe arm never loads the embedding model.
 
-A cold run (a fresh cache folder) used to start a child process that imported torch and
-sentence-transformers, loaded MiniLM and encoded the 703 (generators 1 and 2) or 994
-(generators 3 and 4) texts the reference engine meets on a scripted arm: 8-14 s of CPU of a
-cold default run's 26-37 s, measured on 2 cores (``benchmarks/bench_cold_cpu.py``). Those
+Without them a cold run (a fresh cache folder) starts a child process that imports torch
+and sentence-transformers, loads MiniLM and encodes the texts the reference engine meets on
+a scripted arm, a large part of the run's CPU (``benchmarks/bench_cold_cpu.py``). Those
 texts come from the world templates, so their vectors are the same on every run: this module
 ships them, one shard per text set (``bundled/<name>.npz``, the very file the warm-up would
 write: the same one batch of the sorted texts, ``Embedder.ensure``), listed in

@@ -12,10 +12,9 @@ background thread, so a run that knows it will meet misses can overlap the load 
 own start-up; given the texts it will need (``rotbench.perception.oracle.oracle_texts`` on a
 scripted arm), it encodes them there too, in one batch.
 
-torch runs on ``ROTBENCH_TORCH_THREADS`` intra-op threads (default 1). On 2 cores shared with
-the run's own worker threads, two torch threads encoded 160 short sentences in 3.0 s and one
-in 0.5 s (spinning OpenMP workers fight the Python threads); the vectors are bit-identical
-whatever the thread count (checked on the 442 texts of seeds 1000-1029).
+torch runs on ``ROTBENCH_TORCH_THREADS`` intra-op threads (default 1): on a few cores shared
+with the run's own worker threads, more torch threads are slower (spinning OpenMP workers
+fight the Python threads); the vectors are bit-identical whatever the thread count.
 """
 
 from __future__ import annotations
@@ -227,8 +226,8 @@ class Embedder:
         """Warm the embedder in the background; returns the worker thread at once.
 
         ``texts`` given: the ones not cached yet are encoded in one batch, in a child
-        process when the real model is not loaded in this one (torch's import, about 6 s of
-        CPU and 500 MB, then stays out of this process and off its interpreter lock), else
+        process when the real model is not loaded in this one (torch's import, seconds of CPU
+        and hundreds of MB, then stays out of this process and off its interpreter lock), else
         here; returns None when every text is cached already (nothing is loaded) or a
         warm-up is still running (a second call never blocks nor starts another). ``texts``
         None: import and load the model in this process (for a caller that knows misses are

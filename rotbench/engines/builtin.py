@@ -75,10 +75,9 @@ BENCHD = _peer("benchd", "benchd", "make_engine", "benchd-harness",
 
 GRAPHITI_WORLDS_AT_ONCE = 1
 """Graphiti worlds built at once per process. Each open graph (an embedded Kuzu database with
-its buffer pool, tables and full-text indexes) holds about 150 MB, and most of a world's time
-is Graphiti's own Python, which holds the interpreter lock: three graphs at once measured
-1.3 GB in the rotbench process and gained little wall time on two cores, one at a time about
-630 MB (docs/graphiti.md)."""
+its buffer pool, tables and full-text indexes) holds much memory, and most of a world's time
+is Graphiti's own Python, which holds the interpreter lock: several graphs at once cost
+memory and gain little wall time (docs/graphiti.md)."""
 
 _GRAPHITI = {"adapter": "graphiti", "dist": "graphiti-core", "paid": True,
              "requires": ("graphiti_core", "kuzu"), "worlds_at_once": GRAPHITI_WORLDS_AT_ONCE,
@@ -99,9 +98,8 @@ LANGMEM_DELETES = _peer("langmem-deletes", make="make_deletes", **_LANGMEM,
 HINDSIGHT_WORLDS_AT_ONCE = 3
 """Hindsight worlds built at once per run process. Each world runs in a worker process of its
 own with its own PostgreSQL, so worlds side by side share no state: most of a world's time
-is spent waiting for its server and for the run's embedder, which three worlds overlap (a
-cold three-seed run measured 7.2x the reference's wall time against 10.0x one world at a
-time, at a load of 5 to 8 on 2 cores, 2026-12-02). hindsight-api keeps process-wide state
+is spent waiting for its server and for the run's embedder, which three worlds overlap
+(docs/layout-history.md). hindsight-api keeps process-wide state
 bound to the event loop that first used it (its date-parsing executor), and two worlds on
 two loops in one process failed ("got Future attached to a different loop", then a
 segmentation fault), so the adapter itself runs one world at a time in any one process

@@ -45,8 +45,8 @@ def registered() -> dict[str, EngineInfo]:
 @functools.lru_cache(maxsize=4)
 def _entry_points(path: tuple[str, ...]) -> tuple:
     """The engine entry points seen on ``path`` (``sys.path``): reading them scans every
-    installed distribution's metadata (about 40 ms each time on these machines, and a run
-    resolved its engines eight times), so it is done once per ``sys.path``."""
+    installed distribution's metadata, and a run resolves its engines several times, so it is
+    done once per ``sys.path``."""
     return tuple(md.entry_points(group=ENTRY_POINT_GROUP))
 
 

@@ -33,6 +33,7 @@ from rotbench.engines.host.guarded import (
     engine_attribute,
     flat_config,
     identity_problem,
+    setup_failure,
 )
 from rotbench.engines.registry import load_factory
 from rotbench.pipeline.probe import with_questions_read
@@ -204,15 +205,9 @@ def _build_and_probe(world: World | SharedWorld, info: EngineInfo, factory, scra
     except BaseException as exc:  # noqa: BLE001 - user code: one line whatever it raised
         if isinstance(exc, KeyboardInterrupt):
             raise
-        from rotbench.engines.trace import engine_roots, engine_trace
-
-        where, trace = engine_trace(exc, engine_roots(getattr(factory, "__module__", None)))
-        at = f" (at {printable(where, 300)})" if where else ""
-        raise EngineFailure(f"engine {printable(info.name, 60)}: seed {world.seed}, set-up: "
-                            f"factory {describe_raised(exc)}{at}", trace=trace) from None
+        raise setup_failure(info.name, world.seed, exc, factory=factory) from None
     if problem := identity_problem(engine):
-        raise EngineFailure(f"engine {printable(info.name, 60)}: seed {world.seed}, set-up: "
-                            f"{problem}")
+        raise setup_failure(info.name, world.seed, problem)
     name = engine_attribute(engine, "name", info.name)
     from rotbench.engines.trace import engine_roots
 

@@ -11,7 +11,8 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from rotbench.results.schema import Report
+from rotbench._util.sinks import is_unsafe
+from rotbench.results.schema import RUN_ID_PATTERN, Report
 from rotbench.scoring.behaviours import Finding
 
 ARMS: dict[str, tuple[str, str | None]] = {
@@ -34,8 +35,10 @@ denominator only, '.' not in the denominator."""
 
 
 def _plain(text: str) -> str:
-    """Refuse text with control characters (it could steer a terminal)."""
-    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in text):
+    """``text``, refused when it holds a character no sink writes raw
+    (``rotbench._util.sinks.is_unsafe``: controls, format characters such as the
+    bidirectional overrides, line separators): it could steer a terminal or reorder a line."""
+    if any(is_unsafe(c) for c in text):
         raise ValueError("holds a control character")
     return text
 
@@ -78,7 +81,7 @@ class Manifest(_Frozen):
     worlds: list[WorldPrint] = Field(min_length=1)
     command: Plain = Field(max_length=2000, description="The command that made the report.")
     created_at: Plain = Field(max_length=40)
-    run_id: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")]
+    run_id: Annotated[str, Field(pattern=RUN_ID_PATTERN)]
 
 
 class Record(_Frozen):

@@ -15,6 +15,7 @@ markdown, reduced to printable text with markdown's table characters removed.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rotbench._util.safe_text import printable
@@ -143,27 +144,50 @@ def _heat_style(metric: str, rate: Rate | None) -> str:
     return f' style="background:hsl({round(120 * good)},65%,82%)"'
 
 
-def _heat_maps(rows: list[Row], keys: list[str]) -> str:
-    out = []
+def _heat_maps(rows: list[Row], keys: list[str], *, table: str,
+               head: Callable[[str], str], label: Callable[[Row], str],
+               cell: Callable[[str, Rate | None, str], str]) -> list[tuple[str, list[str]]]:
+    """Each arm's heat map of the kinds' own figures, as (arm key, lines of an HTML table),
+    for the arms whose reports have a kind of ``BY_KIND_V4``. The first line opens the table
+    (``table``, as ``<table class=heat>``) with its heading row: ``engine``, then per kind its
+    name over ``head(metric)`` (the kind's first metric); then a line per engine row
+    (``label(row)``, then per kind ``cell(metric, rate, href)``: ``rate`` None where the row has
+    no report or no figure, ``href`` the id of its manifest); last ``</table>``."""
+    maps = []
     for key in keys:
         kinds = _kinds(rows, key)
         if not kinds:
             continue
-        heads = "".join(f"<th>{esc(k)}<br><small>{metric_link(BY_KIND_V4[k][0])}</small></th>"
-                        for k in kinds)
-        body = []
+        lines = [f"{table}<tr><th>engine</th>" + "".join(
+            f"<th>{esc(k)}<br><small>{head(BY_KIND_V4[k][0])}</small></th>" for k in kinds)
+            + "</tr>"]
         for row in rows:
             report = row.reports.get(key)
+            href = row.anchors.get(key, "")
             cells = []
             for kind in kinds:
                 metric = BY_KIND_V4[kind][0]
                 rate = report.by_kind.get(kind, {}).get(metric) if report else None
-                cells.append(_html_cell(rate, row.anchors.get(key, ""), "h",
-                                        _heat_style(metric, rate)))
-            body.append(f"<tr><td>{_label_html(row)}</td>{''.join(cells)}</tr>")
-        out.append(f"<h3>{esc(ARM_TITLES[key])}</h3><table class=heat><tr><th>engine</th>"
-                   f"{heads}</tr>{''.join(body)}</table>")
-    return "".join(out)
+                cells.append(cell(metric, rate, href))
+            lines.append(f"<tr><td>{label(row)}</td>{''.join(cells)}</tr>")
+        maps.append((key, [*lines, "</table>"]))
+    return maps
+
+
+def _html_heat_cell(metric: str, rate: Rate | None, href: str) -> str:
+    return _html_cell(rate, href, "h", _heat_style(metric, rate))
+
+
+def _html_heat_maps(rows: list[Row], keys: list[str]) -> str:
+    return "".join(f"<h3>{esc(ARM_TITLES[key])}</h3>" + "".join(lines) for key, lines in
+                   _heat_maps(rows, keys, table="<table class=heat>", head=metric_link,
+                              label=_label_html, cell=_html_heat_cell))
+
+
+def _md_heat_cell(metric: str, rate: Rate | None, href: str) -> str:
+    if rate is None or rate.value is None:
+        return f"<td>{'n/a' if rate is None else '0/0'}</td>"
+    return f'<td{_heat_style(metric, rate)}><a href="#{href}">{_pct(rate.value)}</a></td>'
 
 
 def manifest_items(row: Row, key: str) -> list[tuple[str, str]]:
@@ -233,7 +257,7 @@ def page_html(rows: list[Row], keys: list[str]) -> str:
         "compare RUN published:all</code>.</p>"
         "<h2 id=kinds>Each kind's own figure (heat map: green is better; hover a cell for "
         "n/d and its interval)</h2>"
-        f"{_heat_maps(rows, keys)}"
+        f"{_html_heat_maps(rows, keys)}"
         f"<h2 id=metrics>Every metric, oracle and noisy side by side</h2>"
         f"{_metric_tables(rows, keys)}"
         f"<h2 id=manifests>Manifests</h2>{_manifests(rows, keys)}")
@@ -273,27 +297,9 @@ def page_markdown(rows: list[Row], keys: list[str], regenerate: str) -> str:
            "## Each kind's own figure", "",
            "Each kind's first metric, per arm (green is better); its n/d and interval are "
            "in the metric's table below, its report's manifest behind the link.", ""]
-    for key in keys:
-        kinds = _kinds(rows, key)
-        if not kinds:
-            continue
-        out += [f"### {ARM_TITLES[key]}", "", "<table><tr><th>engine</th>" + "".join(
-            f"<th>{esc(k)}<br><small>{esc(BY_KIND_V4[k][0])}</small></th>" for k in kinds)
-            + "</tr>"]
-        for row in rows:
-            report = row.reports.get(key)
-            cells = []
-            for kind in kinds:
-                metric = BY_KIND_V4[kind][0]
-                rate = report.by_kind.get(kind, {}).get(metric) if report else None
-                href = row.anchors.get(key, "")
-                if rate is None or rate.value is None:
-                    cells.append(f"<td>{'n/a' if rate is None else '0/0'}</td>")
-                    continue
-                cells.append(f'<td{_heat_style(metric, rate)}><a href="#{href}">'
-                             f"{_pct(rate.value)}</a></td>")
-            out.append(f"<tr><td>{esc(row.label)}</td>{''.join(cells)}</tr>")
-        out += ["</table>", ""]
+    for key, lines in _heat_maps(rows, keys, table="<table>", head=esc,
+                                 label=lambda row: esc(row.label), cell=_md_heat_cell):
+        out += [f"### {ARM_TITLES[key]}", "", *lines, ""]
     out += ["## Every metric", ""]
     heads = " | ".join(ARM_TITLES[k] for k in keys)
     for metric in _metrics(rows):

@@ -1,14 +1,13 @@
 """Folding a scored world for the report while the score stage still holds it.
 
 A report of record needs, for every scored world, its counts, its world file, its database
-rows and (for the next run) its stored summary (``rotbench.results.summaries``). The report
-step used to make them after the last world, loading and validating each world's scored
-probes again (about 17 ms of CPU per world of generator 4, beside 7 ms to tally and 12 ms
-for its rows). ``EarlyFolds`` makes them when the score stage computes a world, from the
-world it has just scored: the report then finds the summary, the world file and the rows in
-place, and loads no world (``build_report``'s summary path). The result is the same either
-way: the summary is named by the digest of the scored payload and by the scorer, decoy and
-text settings, exactly as the report names it.
+rows and (for the next run) its stored summary (``rotbench.results.summaries``). Made
+after the last world, they would load and validate each world's scored probes again, which
+costs more than tallying it. ``EarlyFolds`` makes them when the score stage computes a
+world, from the world it has just scored: the report then finds the summary, the world file
+and the rows in place, and loads no world (``build_report``'s summary path). The result is
+the same either way: the summary is named by the digest of the scored payload and by the
+scorer, decoy and text settings, exactly as the report names it.
 
 Best effort: a world that cannot be folded early (a full disk, a value beyond a database
 column, a database held by another process) is left to the report, which folds it as

@@ -157,8 +157,8 @@ class StoredWorld:
 def summary_of(world: WorldProbes, digest: str, tally: MetricTally) -> WorldSummary:
     """The summary of ``world`` (scored, as its world file holds it, under ``digest``).
     Its ``tally`` is ``tally_to_json``'s plain data as it is (lists and tuples alike are
-    written as JSON arrays); a JSON round trip of it took about 0.8 ms a world under the
-    profiler and changed no byte of the stored summary."""
+    written as JSON arrays): a JSON round trip of it would cost time and change no byte of
+    the stored summary."""
     return WorldSummary(seed=world.seed, fingerprint=world.fingerprint, sha256=digest,
                         probes=len(world.probes),
                         unanswerable=sum(1 for p in world.probes if p.truth is None),

@@ -7,8 +7,8 @@ selection's ``generator_version``, ``days``, ``volume`` and ``users`` and each w
 ``seed``. ``truth_problem`` regenerates every world of a report and compares, so a truth
 edited in a world file (with the digest the report names re-written) is caught rather than
 scored: every command that reads a report's figures refuses such a report
-(``rotbench.results.verify``). Regenerating costs about 0.1 s per world of generator 4 over
-365 days (0.6 s for generator 5); worlds are kept per process (``derived``), so ``compare``
+(``rotbench.results.verify``). Regenerating a world takes a fraction of a second; worlds
+are kept per process (``derived``), so ``compare``
 of reports of one seed generates it once.
 """
 

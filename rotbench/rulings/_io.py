@@ -57,7 +57,7 @@ MAX_RULINGS_BYTES = 64 << 20
 """Largest rulings file read or appended to (64 MiB: a ruling line is about 230 bytes, so
 well over 100,000 rulings; a person rules a few hundred pairs)."""
 MAX_RULINGS = 100_000
-"""Most rulings one file may hold (``review --all`` of 10^6 rulings took 46 s and 3.3 GB)."""
+"""Most rulings one file may hold (``review --all`` holds every ruling in memory)."""
 LINE_BREAKS = ("\u0085", "\u2028", "\u2029")
 """Characters other programs (and ``str.splitlines``) take as line breaks inside a line of
 JSON; the writer escapes them, so a line of the file is exactly what ends at ``\n``."""

@@ -16,7 +16,7 @@ way, so it is read beside the figure named in ``beside`` and never marked better
 The same holds for its per-channel and per-kind cuts (``poison_surfaced_at_k (relay)``).
 
 Metrics listed with ``since="generator 4"`` are defined ahead of the generator that computes
-them (issue 33's names), so that its merge only adds the computation.
+them, so that its merge only adds the computation.
 """
 
 from __future__ import annotations

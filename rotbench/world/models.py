@@ -102,9 +102,8 @@ class Additive(_Frozen):
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         """Each of ``added_fields`` is left out while None, an empty list or an empty dict
-        (pydantic's ``exclude_if``, applied in its core serializer). A wrapping
-        ``model_serializer`` did this before and sent every instance through a Python dict:
-        three quarters of the time to dump a world's scored probes (17 ms of 23)."""
+        (pydantic's ``exclude_if``, applied in its core serializer), so no instance goes
+        through a Python dict as a wrapping ``model_serializer`` would send it."""
         super().__pydantic_init_subclass__(**kwargs)
         if cls.added_fields:
             for name in cls.added_fields:

@@ -27,11 +27,11 @@ pure function of ``(seed, users, days, generator)``; see docs/several-users.md.
 from __future__ import annotations
 
 import hashlib
-import unicodedata
 from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rotbench._util.sinks import is_unsafe
 from rotbench.world.epoch import canonical_json
 from rotbench.world.generators.base import DEFAULT_GENERATOR, generate_world
 from rotbench.world.generators.registry import GENERATORS
@@ -58,8 +58,9 @@ def user_id_problem(user_id: object) -> str | None:
     """Why ``user_id`` cannot be stored as a user id (None: it can).
 
     A user id is opaque data: any text of 1 to ``MAX_USER_ID_CHARS`` characters with no
-    control, format, surrogate or line/paragraph-separator character (those cannot be shown
-    on one line or stored faithfully; a NUL ends C strings). ``../`` and quotes are fine:
+    control, format, surrogate or line/paragraph-separator character
+    (``rotbench._util.sinks.is_unsafe``: those cannot be shown on one line or stored
+    faithfully; a NUL ends C strings). ``../`` and quotes are fine:
     an id never names a file or enters SQL text."""
     if not isinstance(user_id, str):
         return "a user id must be text"
@@ -68,7 +69,7 @@ def user_id_problem(user_id: object) -> str | None:
     if len(user_id) > MAX_USER_ID_CHARS:
         return f"a user id may hold at most {MAX_USER_ID_CHARS} characters, got {len(user_id)}"
     for ch in user_id:
-        if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Zl", "Zp"):
+        if is_unsafe(ch):
             return f"a user id must not hold the control character {ascii(ch)}"
     return None
 

@@ -1,5 +1,5 @@
-"""Issue 38 end to end, as an engine author meets it: ``rotbench run`` in a child process on a
-project folder holding the author's module.
+"""An engine author's loop end to end, as the author meets it: ``rotbench run`` in a child
+process on a project folder holding the author's module.
 
 - item 1: an engine's own error names its file and line; ROTBENCH_DEBUG=1 prints the
   traceback limited to the engine's frames; the failure record (file, DuckDB, ``show``)
@@ -260,7 +260,7 @@ def test_the_first_screen_counts_agree_and_has_a_legend_and_a_next_line(three,
     assert re.search(r"answered_unanswerable\s+│\s+0% \(0/188\)", out)
     legend = out[out.index("Denominators (the d of n/d):"):]
     denominators = {int(d) for d in re.findall(r"\(\d+/(\d+)\)", out[:out.index("Notes")])}
-    # no 0: the reference engine's miss stages are over current_first's 238 (issue 57), not
+    # no 0: the reference engine's miss stages are over current_first's 238, not
     # over its wrong first answers (0/0)
     assert denominators == {11, 12, 18, 20, 22, 24, 27, 28, 29, 30, 32, 36, 44, 47, 48, 49,
                             50, 51, 52, 53, 54, 58, 62, 108, 129, 154, 161, 172, 188, 206,

@@ -83,12 +83,12 @@ def test_world_json_has_the_documented_fields() -> None:
     assert {p["unanswerable"] for p in w["probes"] if p["attribute"] is None} == {
         "near_miss", "unrelated"}
     default = json.loads(runner.invoke(app, ["world", "--seed", "42"]).output)
-    assert default["generator_version"] == "5"  # the default since issue 53
+    assert default["generator_version"] == "5"  # the default
     # nine checkpoints (15 25 ... 85 90), its forget and re-delivery questions among them
     assert len(default["probes"]) == 161 and default["sessions"][0]["delivered_day"] == 2
     assert sum("premise" in p for p in default["probes"]) == 17
     four = json.loads(runner.invoke(app, ["world", "--seed", "42", "--generator", "4"]).output)
-    assert four["generator_version"] == "4"  # the default from issue 33 to issue 53
+    assert four["generator_version"] == "4"
     # 16 per checkpoint as generator 3, plus two premise questions per checkpoint
     assert len(four["probes"]) == 108 and four["sessions"][0]["delivered_day"] == 1
     assert sum("premise" in p for p in four["probes"]) == 12

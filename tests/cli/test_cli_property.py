@@ -1,4 +1,4 @@
-"""Issue 10, kind 4: the console script, driven with generated values, either succeeds or
+"""The console script, driven with generated values, either succeeds or
 prints one ``rotbench: error:`` line and exits 1 or 2; it never shows a traceback."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Every command of ``rotbench`` lives in the CLI module named after it (issue 41)."""
+"""Every command of ``rotbench`` lives in the CLI module named after it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 40 item 2: ``kill -9`` of the process the user sees (the supervisor) stops the run
+"""``kill -9`` of the process the user sees (the supervisor) stops the run
 before its next model call, and the rerun collects what was paid; and item 11's last bullet:
 a probe-arm run does not warn about rotbench's own check threads.
 

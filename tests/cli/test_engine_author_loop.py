@@ -1,4 +1,4 @@
-"""Issue 38, the engine author's loop, at the command line: run ids wherever a report is taken,
+"""The engine author's loop at the command line: run ids wherever a report is taken,
 ``rotbench db`` beside an HTML page, and what the first screen says."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 40 items 3, 5, 6 and 7 as a user meets them: ``rotbench run`` (supervised, in a
+"""A plug-in's reach out of its place as a user meets it: ``rotbench run`` (supervised, in a
 subprocess) with plug-in engines that hang outside a call, raise KeyboardInterrupt, leave
 processes running or forge the supervisor's status line, beside a sound plug-in.
 
@@ -125,7 +125,7 @@ def test_every_process_an_engine_started_is_gone(escapes) -> None:
 
 
 def test_processes_that_left_by_setsid_are_ended_and_said(escapes) -> None:
-    """Issue 56 item 4: ``escapes_by_setsid`` leaves a double-forked setsid() grandchild at
+    """``escapes_by_setsid`` leaves a double-forked setsid() grandchild at
     its factory and at its first deposit (on main both outlived an exit-0 run, with the
     user's rights over its reports); now they are gone (above) and the run's reports say
     which engine module's processes it had to end, and how many left by setsid()."""

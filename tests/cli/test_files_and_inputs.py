@@ -1,4 +1,4 @@
-"""Issue 26 (files rotbench writes and reads): every listed case, through the commands.
+"""Files rotbench writes and reads: every listed case, through the commands.
 
 Items 4, 7, 10, 11, 13, 21, 22, 25 and "several --engine with --out" (the rulings-file cases
 are in tests/rulings/test_rulings_files.py, the record/stage-file cases in

@@ -1,4 +1,4 @@
-"""Issue 26 item 26: a full disk gives one line, a non-zero exit, no traceback and nothing
+"""A full disk gives one line, a non-zero exit, no traceback and nothing
 half-written.
 
 ``rotbench run`` runs as a user runs it (its own process, stderr captured as a terminal

@@ -1,4 +1,4 @@
-"""Issue 40 item 11 (messages): a batch past ``--batch-timeout`` ends the run with exactly one
+"""Messages: a batch past ``--batch-timeout`` ends the run with exactly one
 line (no Prefect ERROR lines, no traceback), and SIGTERM during ``run --estimate`` prints the
 interruption line and exits 143 (128 + SIGTERM)."""
 

@@ -1,4 +1,4 @@
-"""Issue 10, kinds 1, 4 and 5: outputs that would destroy or escape, limits of storage and
+"""Outputs that would destroy or escape, limits of storage and
 the OS, and messages naming the wrong thing, all refused in one line before any work."""
 
 from __future__ import annotations
@@ -169,7 +169,7 @@ def filed(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("command", [["show"], ["report"], ["compare"]])
 def test_a_world_file_over_the_size_limit_is_a_limit_never_damage(
         filed: Path, monkeypatch, command: list[str]) -> None:
-    """Issue 26 item 6: a sound world file above the reader's cap (256 MiB; lowered here,
+    """A sound world file above the reader's cap (256 MiB; lowered here,
     a real one is too big for a test) is "over the size limit", never "damaged"."""
     import rotbench.results.files.worlds as worlds
 

@@ -1,4 +1,4 @@
-"""Issue 40 item 11 (files): every file rotbench reads is checked to be a regular file on the
+"""Every file rotbench reads is checked to be a regular file on the
 opened descriptor (rotbench._util.regular), so a FIFO never hangs ``show``, ``export``,
 ``report`` or ``rescore``; ``--out`` takes only regular paths (``/dev/stdout`` is refused up
 front, in one line)."""

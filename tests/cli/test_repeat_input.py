@@ -1,5 +1,5 @@
 """``rotbench run --repeat``: a count from 1 to 20; anything else is refused in one line
-before any work (issue 59)."""
+before any work."""
 
 from __future__ import annotations
 

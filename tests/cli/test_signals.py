@@ -1,4 +1,4 @@
-"""Issue 10, kinds 5 and 6: a run stopped by SIGINT or SIGTERM ends with one line and one
+"""A run stopped by SIGINT or SIGTERM ends with one line and one
 exit code, writes nothing half-way, and shows no Prefect crash lines; with stderr not a
 terminal, progress comes as one line per seed and stage."""
 

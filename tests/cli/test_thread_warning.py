@@ -1,4 +1,4 @@
-"""Issue 40 item 11, last bullet: the end-of-run thread warning counts only threads an engine
+"""The end-of-run thread warning counts only threads an engine
 started, never rotbench's own pools (every probe-arm run warned of its 8 check threads).
 
 ``_end_run`` ends its process when it warns, so it runs in a child Python here."""

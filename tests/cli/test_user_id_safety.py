@@ -1,4 +1,4 @@
-"""A user id is data: never a path, never SQL text, never raw terminal output (issue 23).
+"""A user id is data: never a path, never SQL text, never raw terminal output.
 
 Ids with ``../``, quotes and SQL are stored and shown exactly as data; ids rotbench cannot
 store (a NUL, an escape sequence, 10 kB of text) are refused by the CLI in one line, before

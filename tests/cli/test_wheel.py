@@ -1,4 +1,4 @@
-"""The wheel an engine's CI installs (issue 57, item 4): ``make dist``'s build of a copy of
+"""The wheel an engine's CI installs: ``make dist``'s build of a copy of
 the checkout, installed into a new virtualenv that holds rotbench from the wheel alone, runs
 ``rotbench new-engine``'s generated test and the regression gate.
 

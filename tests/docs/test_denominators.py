@@ -1,4 +1,4 @@
-"""Issue 57, item 3: one source of every denominator. The metric registry generates the
+"""One source of every denominator. The metric registry generates the
 summary table of ``docs/metrics.md``, the legend under ``show``'s tables and the HTML page's
 legend; on one fixed report all three state the same denominator for every metric, and the
 miss stages are shown over the same count (current_first's) in the terminal, the HTML page

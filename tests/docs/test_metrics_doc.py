@@ -1,4 +1,4 @@
-"""Issue 38, items 6 and 7: one source of truth for each metric, and docs that match the output.
+"""One source of truth for each metric, and docs that match the output.
 
 ``rotbench.scoring.definitions`` holds every metric's name, family, direction and meaning;
 ``docs/metrics.md`` carries the section it generates, the scoring code agrees with it, and
@@ -28,7 +28,7 @@ def test_the_metrics_page_holds_the_generated_section_exactly() -> None:
 
 
 def test_the_scoring_code_reads_the_definitions() -> None:
-    """The directions the scoring code uses are the rows' (issue 58: one row per metric)."""
+    """The directions the scoring code uses are the rows' (one row per metric)."""
     assert set(ALL_METRICS) == set(BY_NAME)
     assert {m for m in ALL_METRICS if HIGHER_IS_BETTER[m]} == {
         "recall_current_at_k", "current_first", "control_recall_at_k", "members_recall_at_k",
@@ -38,7 +38,7 @@ def test_the_scoring_code_reads_the_definitions() -> None:
     assert {f: len(n) for f, n in FAMILIES.items()} == {
         "Currency": 2, "Supersession": 2, "Poison": 3, "Decoys": 2, "Loss": 2, "Abstention": 1,
         "Redundancy": 1, "Hard cases": 7, "Dependents": 4, "Resurrection": 2, "Isolation": 2}
-    # generator 4's names are defined ahead of it, each with issue 33's direction
+    # generator 4's names are defined ahead of it, each with its direction
     assert {d.name: d.direction for d in DEFINITIONS if d.since == "generator 4"} == {
         "successor_first": "higher", "dependent_stale_first": "lower",
         "premise_stale_first": "lower", "cascade_asserted_at_k": "lower"}

@@ -1,4 +1,4 @@
-"""Issue 59, item 5: ``docs/results/published-agreement.md`` sets published engine orders
+"""``docs/results/published-agreement.md`` sets published engine orders
 beside rotbench's. Every row has a verdict and a source link; every rotbench figure on it
 equals the figure of the results page its link names (so the page fails here when those
 figures move); every Wilson interval, rotbench order and verdict follows from the figures."""

@@ -53,7 +53,7 @@ def test_the_two_first_commands_are_the_makefiles() -> None:
 
 
 def test_the_readme_says_how_to_activate_the_virtualenv_after_make_run() -> None:
-    """Issue 38, item 8: after `make run`, `rotbench` is not on the PATH until .venv is
+    """After `make run`, `rotbench` is not on the PATH until .venv is
     activated; the README says so before its first `rotbench` command."""
     text = (ROOT / "README.md").read_text()
     activate = text.index("source .venv/bin/activate")

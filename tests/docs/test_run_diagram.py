@@ -1,4 +1,4 @@
-"""The picture of a run in docs/how-a-run-works.md is the one the code gives (issue 41)."""
+"""The picture of a run in docs/how-a-run-works.md is the one the code gives."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Plug-in engines that reach out of their place (issue 40, items 3-7), loaded as
+"""Plug-in engines that reach out of their place, loaded as
 ``tests.engines.isolation_engines:FACTORY``. Each answers like a small sound engine (the
 latest sentence naming the city) unless its attack stops it first.
 
@@ -180,7 +180,7 @@ def sound(context):
     return Sound(context)
 
 
-# -- issue 56 item 4: what one call causes, and processes that leave by setsid() -------------
+# -- what one call causes, and processes that leave by setsid() -----------------------------
 
 def embeds_many(context):
     """Each query asks the run's embedder for 20,000 texts it has not seen."""

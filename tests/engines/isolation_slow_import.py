@@ -1,4 +1,4 @@
-"""A plug-in engine module whose import never ends (issue 56 item 4), loaded as
+"""A plug-in engine module whose import never ends, loaded as
 ``tests.engines.isolation_slow_import:sound``."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 56 item 4: one deadline per engine call covering everything it causes. A plug-in's
+"""One deadline per engine call covering everything it causes. A plug-in's
 import, its factory and every request its worker makes through its handles (embeddings,
 completions) count against the engine's timeout, one call may ask the run for a bounded
 number of texts, and the processes an engine leaves behind (``setsid()`` and a double fork
@@ -167,9 +167,9 @@ def test_processes_that_left_by_setsid_end_with_the_worker(tmp_path) -> None:
 
 
 def test_a_plug_in_cannot_write_into_the_cache_or_reports(tmp_path, monkeypatch) -> None:
-    """Issue 56 item 5: on main a plug-in wrote anywhere in the run's cache (it dropped a
-    file into stages, truncated score records, deleted the embeddings). In the run's
-    sandbox its server is confined (Landlock): writing beneath the cache folder (outside
+    """A plug-in may not write anywhere in the run's cache (drop a file into stages,
+    truncate score records, delete the embeddings): in the run's sandbox its server is
+    confined (Landlock): writing beneath the cache folder (outside
     ``scratch/``) or the reports folder fails with PermissionError; its scratch folder and
     temporary files still work."""
     from rotbench.engines.host.confine import confine
@@ -195,8 +195,8 @@ def test_a_plug_in_cannot_write_into_the_cache_or_reports(tmp_path, monkeypatch)
 
 
 def test_a_frame_over_128_mib_is_named_as_such(tmp_path) -> None:
-    """Issue 56: a frame over 128 MiB from a worker was reported as a crash ('ended without
-    answering'); now the line says what was sent."""
+    """A frame over 128 MiB from a worker is named as such, not as a crash ('ended without
+    answering')."""
     line, seconds = _ask(engine("sends_huge_frame", timeout=5.0), tmp_path)
     assert line == (f"engine sound: seed 42, day 3: {CALL}: sent a reply of 209715200 bytes, "
                     "above the 128 MiB one reply may take")
@@ -204,9 +204,9 @@ def test_a_frame_over_128_mib_is_named_as_such(tmp_path) -> None:
 
 
 def test_a_refused_answer_is_the_failure_not_the_stall_after_it(tmp_path) -> None:
-    """Issue 56: an answer the run's check refused, followed by a stall on the next question
-    of the checkpoint (sent ahead), was reported as that next question's timeout; now the
-    refused answer is the line, at once."""
+    """An answer the run's check refused, followed by a stall on the next question
+    of the checkpoint (sent ahead), is the line, at once, not that next question's
+    timeout."""
     guard = engine("refused_then_stalls", timeout=2.0)
     guard.build(42, "oracle", tmp_path)
     started = time.monotonic()

@@ -1,4 +1,4 @@
-"""Issue 38, items 1 and 2 at the unit level: an engine's own frames of a traceback, and the
+"""An engine's own frames of a traceback, and the
 check of every ``--engine module:factory`` before any work (from the source, never run)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rotbench.contract.registry import EngineError, EngineInfo
-from rotbench.engines.host.guarded import EngineFailure, GuardedEngine
+from rotbench.engines.host.guarded import EngineFailure, GuardedEngine, setup_failure
 from rotbench.engines.registry import check_factory, load_factory
 from rotbench.engines.trace import engine_roots, engine_trace
 
@@ -128,3 +128,29 @@ def test_the_factory_check_parses_with_the_collector_held_off() -> None:
     assert seen == [False, False]
     assert gc.isenabled()
     assert [type(node).__name__ for node in tree.body] == ["FunctionDef"]
+
+
+def test_a_set_up_failure_is_one_line_naming_the_engine_seed_and_the_factorys_frame(
+        project) -> None:
+    path = _write(project, "author_factory", (
+        "def make(context):\n"
+        "    raise OSError('no store at /nowhere')\n"))
+    import author_factory
+
+    try:
+        author_factory.make(None)
+    except OSError as exc:
+        failure = setup_failure("mine\x1b[2J", 7, exc, factory=author_factory.make)
+    assert str(failure) == ("engine mine\\x1b[2J: seed 7, set-up: factory raised OSError: "
+                            f"no store at /nowhere (at {path}:2 in make)")
+    assert failure.trace == (
+        "Traceback (the engine's own frames):\n"
+        f'  File "{path}", line 2, in make\n'
+        "    raise OSError('no store at /nowhere')\n"
+        "OSError: no store at /nowhere\n")
+    # a few words instead of an exception; no name yet; no factory frame to name
+    assert str(setup_failure("mine", 7, "its version is an empty string")) == (
+        "engine mine: seed 7, set-up: its version is an empty string")
+    bare = setup_failure(None, 7, KeyboardInterrupt())
+    assert (str(bare), bare.trace) == ("engine: seed 7, set-up: factory raised "
+                                       "KeyboardInterrupt", None)

@@ -1,4 +1,4 @@
-"""Issue 40 item 4: a plug-in engine that monkeypatches rotbench (the scorer, the hit check,
+"""A plug-in engine that monkeypatches rotbench (the scorer, the hit check,
 the shared embedder) changes nothing outside its own worker process: the other engines'
 figures are those of a run without it, nothing false is cached, and the hit check of the
 run's process still holds it to ``--top-k``.

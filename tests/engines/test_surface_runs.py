@@ -1,4 +1,4 @@
-"""Issue 54, acceptance: whole runs of question-reading plug-ins (``tests.pipeline.surface_engine``)
+"""Whole runs of question-reading plug-ins (``tests.pipeline.surface_engine``)
 in their worker processes and in the run's process (``ROTBENCH_ENGINES_IN_PROCESS=1``) give
 the same reports: every figure, every world's hits, and the same surface in ``config``
 (but the handles' type names).

@@ -1,4 +1,4 @@
-"""Every shipped engine and adapter scopes a shared store the way its engine does (issue 23):
+"""Every shipped engine and adapter scopes a shared store the way its engine does:
 transcript-rag, latest-wins and the reference engine by per-user partition, mem0 by its
 ``user_id``, Particles by one store per user, LangMem by one namespace per user (Hindsight's
 bank per user: tests/engines/test_hindsight.py); the benchd bridge is unscoped. Questions run on

@@ -1,4 +1,4 @@
-"""Power under noise (issue 53): is each faulty engine of tests/faults caught by the metric
+"""Power under noise: is each faulty engine of tests/faults caught by the metric
 that names it, on generator 5's worlds, on the oracle arm and under the noisy arm's profiles?
 
 Each fault is paired with the correct engine its own tests use (``FAULTS``); both answer the

@@ -1,4 +1,4 @@
-"""Power under noise (issue 53): which faulty engines of tests/faults the metric that names
+"""Power under noise: which faulty engines of tests/faults the metric that names
 each catches, by the exact McNemar test against the correct engine its own tests use, on
 generator 5's worlds: on the oracle arm and under ``--noise good`` on each of seeds 42, 43
 and 44, and under ``--noise typical`` pooled over the three (tests/faults/fault_power.py).

@@ -1,5 +1,5 @@
 """Generator 5's late and scheduled documents tell three ways of misdating apart, on EACH of
-seeds 42, 43 and 44 (issue 53, item 7): an engine that supersedes by arrival order (every
+seeds 42, 43 and 44: an engine that supersedes by arrival order (every
 statement dated on the day it arrives, ``arrival_order``), one that dates a document by its
 delivery day (a relative date counted from it, an explicit date kept:
 ``dated_by_delivery``) and one that misreads a relative date as the written day

@@ -1,4 +1,4 @@
-"""Generator 5's faults (issue 53): forgetting on request, re-delivered documents and
+"""Generator 5's faults: forgetting on request, re-delivered documents and
 corroboration, each caught by its own metric against the correct engine
 (``EvidenceEngine``, tests/faults/faulty_engines_g5.py) on seeds 42, 43 and 44 (generator 5,
 its default scorer, 90 days, top 10, the bag-of-words embedder).

@@ -158,6 +158,21 @@ def test_a_damaged_or_tampered_shipped_file_is_refused(tmp_path) -> None:
     assert set(ARMS) == {"oracle", "noisy-good", "noisy-typical"}
 
 
+@pytest.mark.parametrize("unsafe", ["\u202e", "\u2028", "\u200b"])
+def test_a_shipped_text_is_held_to_the_sinks_rule(tmp_path, unsafe) -> None:
+    """What no sink writes raw (a bidirectional override, a line separator, a zero-width
+    space) is refused in a shipped text as a control character is."""
+    from rotbench.published.store import DATA
+
+    data = json.loads(gzip.decompress((DATA / "oracle.json.gz").read_bytes()))
+    data["records"][0]["manifest"]["command"] += f" {unsafe}evil"
+    (tmp_path / "oracle.json.gz").write_bytes(gzip.compress(json.dumps(data).encode()))
+    with pytest.raises(PublishedError) as caught:
+        load_arm("oracle", tmp_path)
+    assert str(caught.value) == ("shipped oracle.json.gz: field records[0].manifest.command: "
+                                 "holds a control character")
+
+
 def test_a_runs_next_line_offers_the_comparison(run) -> None:
     """One engine on the shipped worlds: the next line is compare RUN published:all."""
     from rotbench.cli.run import next_step

@@ -1,4 +1,4 @@
-"""Issue 10, kind 2: every figure says what ran (effective trust policy, degraded runs,
+"""Every figure says what ran (effective trust policy, degraded runs,
 stored figures checked against the probes)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 10, kind 3: a finished run is never lost. A database another process holds is
+"""A finished run is never lost. A database another process holds is
 waited for, then left pending; a run killed before its rows landed is imported later;
 ``rotbench db`` imports pending runs and reports of record missing from the database."""
 
@@ -119,7 +119,7 @@ def test_db_imports_reports_of_record_missing_from_the_database(tmp_path: Path,
     (reports / "notes.json").write_text("[1, 2]")
     (reports / "half.json").write_text('{"run_id": 5}')
     result = runner.invoke(app, ["db", "--reports-dir", str(reports)])
-    # the stray files are named and skipped (issue 38: not a report is never a failure),
+    # the stray files are named and skipped (not a report is never a failure),
     # each with what it lacks (half.json was said to have no run_id)
     assert result.exit_code == 0
     assert f"imported {small_report.run_id}" in result.output
@@ -167,7 +167,7 @@ def test_an_older_database_is_completed_not_refused(tmp_path: Path, small_report
 ])
 def test_a_full_disk_at_the_database_keeps_the_report_pending_and_fails(
         tmp_path: Path, small_report: Report, monkeypatch, error) -> None:
-    """Issue 26 item 26: a full disk is not a busy database; the run must not end well.
+    """A full disk is not a busy database; the run must not end well.
     The report and its marker stay (nothing half-written; ``rotbench db`` imports it once
     there is room) and WriteFailed names the database."""
     import rotbench.results.store as store

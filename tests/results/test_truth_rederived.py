@@ -1,4 +1,4 @@
-"""Issue 56 item 5: a report's truth is re-derived from its seed, days and generator. On
+"""A report's truth is re-derived from its seed, days and generator. On
 main a probe's ``truth`` edited in a world file (its digest re-written into the report, as
 a careful forger does) passed every check: ``show``, ``compare`` (paired, though the
 denominators differed), ``rescore`` and ``db`` took it. Now each refuses it in one line.
@@ -128,7 +128,7 @@ def test_rescore_and_db_refuse_a_forged_truth(forged, tmp_path) -> None:
 
 
 def test_export_of_a_run_id_re_verifies_its_report(tmp_path) -> None:
-    """Issue 56 item 4: ``export RUN-ID`` read the database's rows and never looked at the
+    """``export RUN-ID`` read the database's rows and never looked at the
     report again; now its report of record beside the database is checked as ``show``
     checks it, and a truth forged after the import is refused."""
     root = tmp_path / "run"

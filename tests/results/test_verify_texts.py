@@ -1,4 +1,4 @@
-"""Issue 40 item 9: stored figures are not trusted. ``rotbench db`` refuses a report whose
+"""Stored figures are not trusted. ``rotbench db`` refuses a report whose
 figures its probes do not give; ``show``, ``compare``, ``report`` and ``export`` re-classify
 the recorded hit texts, so a hit text edited in a world file (with the new digest written into
 the report) is counted as what the text says, with a warning."""

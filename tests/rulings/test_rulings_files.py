@@ -1,4 +1,4 @@
-"""Issue 26, items 8, 9, 21 and 25 for rulings files: line breaks, symlinks, modes, limits."""
+"""Rulings files: line breaks, symlinks, modes, limits."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 58, item 3: one ``MetricSpec`` row per metric; families by name, never by position."""
+"""One ``MetricSpec`` row per metric; families by name, never by position."""
 
 from __future__ import annotations
 

@@ -18,15 +18,16 @@ NEW_KINDS = ("successor", "contingent", "implied", "premise", "cascade", "relati
 PINNED_V4 = {42: "c35c53e1e879", 43: "d5932fc7772d", 44: "2b4364105043"}
 
 
-def kind_counts(world: World) -> Counter:
-    """Scored questions per new kind: a question counts for a kind when its truth has the
-    case live (``Truth.cases``), for ``premise`` when it is a premise question."""
+def kind_counts(world: World, kinds: tuple[str, ...] = NEW_KINDS) -> Counter:
+    """Scored questions per kind of ``kinds`` (as the report's ``by_kind`` counts them): a
+    question counts for a kind when its truth has the case live (``Truth.cases``), for
+    ``premise`` when it is a premise question."""
     counts: Counter = Counter()
     for p in world.probes:
         if p.attribute is None:
             continue
         counts["premise"] += p.premise is not None
-        counts.update(k for k in world.truth(p.attribute, p.day).cases if k in NEW_KINDS)
+        counts.update(k for k in world.truth(p.attribute, p.day).cases if k in kinds)
     return counts
 
 

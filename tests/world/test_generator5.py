@@ -209,15 +209,8 @@ POWER_KINDS = ("late", "correction", "retraction", "scheduled", "set", "successo
 
 
 def power(world: World) -> Counter:
-    """Scored questions per kind as the report's ``by_kind`` counts them: a question counts
-    for a hard case when its truth has the case live, for ``premise`` when it is one."""
-    counts: Counter = Counter()
-    for p in world.probes:
-        if p.attribute is None:
-            continue
-        counts["premise"] += p.premise is not None
-        counts.update(k for k in world.truth(p.attribute, p.day).cases if k in POWER_KINDS)
-    return counts
+    """Scored questions per kind of ``POWER_KINDS``, as the report's ``by_kind`` counts them."""
+    return kind_counts(world, POWER_KINDS)
 
 
 def test_every_kind_has_eight_questions_on_the_default_seeds() -> None:

@@ -1,4 +1,4 @@
-"""Issue 58, item 3: a generator's facts live in its ``GeneratorSpec`` row, and nowhere else."""
+"""A generator's facts live in its ``GeneratorSpec`` row, and nowhere else."""
 
 from __future__ import annotations
 

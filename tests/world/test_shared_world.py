@@ -1,5 +1,5 @@
 """Shared-store worlds: composed from per-persona worlds, interleaved into one store, with
-the other users' values recorded per question (issue 23)."""
+the other users' values recorded per question."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""Several users on generators 3 and 4 (issue 40, item 1): a persona's truth can have no
-current value (a retracted value, or a dependent unknown since its root changed), and the
-cross-user values must allow for it. Before the fix ``other_users_values`` put None among
-the current values and ``CrossUserValues`` refused it."""
+"""Several users on generators 3 and 4: a persona's truth can have no current value (a
+retracted value, or a dependent unknown since its root changed), and the cross-user values
+must allow for it: ``other_users_values`` puts no None among the current values, which
+``CrossUserValues`` would refuse."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ kept claims closest to it by cosine.
 
 Several users in one store: one table per user (``Document.user``); a claim replaces only
 the same user's claim, and a question asked for a user ranks that user's table only. The
-scoping rule is rotbench's own (issue 23, docs/several-users.md): a per-user partition.
+scoping rule is rotbench's own (docs/several-users.md): a per-user partition.
 """
 
 from __future__ import annotations

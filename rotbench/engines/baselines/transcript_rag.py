@@ -4,8 +4,8 @@ No extraction, no reconciliation, no trust: every turn of every document is embe
 is, and a question gets the ``k`` turns closest to it by cosine.
 
 Several users in one store: one table per user (``Document.user``), and a question asked
-for a user ranks that user's table only. The scoping rule is rotbench's own (issue 23,
-docs/several-users.md): a per-user partition, as a transcript store keyed by user would do.
+for a user ranks that user's table only. The scoping rule is rotbench's own
+(docs/several-users.md): a per-user partition, as a transcript store keyed by user would do.
 """
 
 from __future__ import annotations

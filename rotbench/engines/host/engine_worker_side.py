@@ -42,6 +42,7 @@ from rotbench.engines.host.guarded import (
     engine_attribute,
     flat_config,
     identity_problem,
+    setup_failure,
 )
 
 _HIT_KEYS = {"text", "score", "similarity", "provenance"}
@@ -221,10 +222,9 @@ class _Worker:
         self.guard: GuardedEngine | None = None
 
     def build(self, req: dict) -> dict:
-        from rotbench._util.safe_text import printable
         from rotbench.contract.registry import EngineError, EngineInfo
         from rotbench.engines.registry import load_factory
-        from rotbench.engines.trace import engine_roots, engine_trace
+        from rotbench.engines.trace import engine_roots
 
         info = EngineInfo.model_validate(req["info"])
         seed = req["seed"]
@@ -246,14 +246,10 @@ class _Worker:
         except EngineError as exc:
             raise EngineFailure(str(exc)) from None
         except BaseException as exc:  # noqa: BLE001 - user code, KeyboardInterrupt included
-            where, trace = engine_trace(exc, engine_roots(getattr(factory, "__module__", None)))
-            at = f" (at {printable(where, 300)})" if where else ""
-            raise EngineFailure(f"engine {printable(info.name, 60)}: seed {seed}, set-up: "
-                                f"factory {describe_raised(exc)}{at}", trace=trace) from None
+            raise setup_failure(info.name, seed, exc, factory=factory) from None
 
         if problem := identity_problem(engine):
-            raise EngineFailure(f"engine {printable(info.name, 60)}: seed {seed}, set-up: "
-                                f"{problem}")
+            raise setup_failure(info.name, seed, problem)
         name = engine_attribute(engine, "name", info.name)
         self.guard = GuardedEngine(engine, seed, None, name=name,
                                    roots=engine_roots(getattr(factory, "__module__", None),
@@ -286,8 +282,7 @@ class _Worker:
 def _failure_for(worker: _Worker, req: dict, exc: BaseException) -> EngineFailure:
     """A KeyboardInterrupt (or anything else) that escaped a call, as that call's failure."""
     if worker.guard is None:
-        return EngineFailure(f"engine: seed {req.get('seed')}, set-up: factory "
-                             f"{describe_raised(exc)}")
+        return setup_failure(None, req.get("seed"), exc)
     return worker.guard.fail(req.get("day"), req.get("call", req["op"]),
                              describe_raised(exc), exc)
 

@@ -32,6 +32,7 @@ from rotbench.contract.engine import (
     Provenance,
     accepts_user,
 )
+from rotbench.engines.trace import engine_roots, engine_trace
 from rotbench.scoring.models import ScoredHit
 
 DEFAULT_TIMEOUT_SECONDS = 60.0
@@ -104,6 +105,24 @@ def describe_raised(exc: BaseException) -> str:
     raises (a raising or lying ``__str__`` is said so, not propagated)."""
     message = safe_str(exc)
     return f"raised {type_name(exc)}" + (f": {message}" if message else "")
+
+
+def setup_failure(name: str | None, seed: object, problem: str | BaseException, *,
+                  factory: object = None) -> EngineFailure:
+    """The ``EngineFailure`` for an engine that could not be set up, in one printable line:
+    ``engine NAME: seed S, set-up: PROBLEM`` (``engine: seed S, ...`` when ``name`` is None,
+    the name cut to 60 characters). ``problem`` is a few words on what is wrong, or the
+    exception the engine's factory raised: then PROBLEM reads ``factory raised TYPE:
+    MESSAGE``, ending ``(at FILE:LINE in FUNCTION)`` when a frame of the factory's own module
+    (``factory.__module__``) raised, and ``trace`` holds those frames
+    (``rotbench.engines.trace``)."""
+    who = f"engine {printable(name, 60)}" if name is not None else "engine"
+    if not isinstance(problem, BaseException):
+        return EngineFailure(f"{who}: seed {seed}, set-up: {problem}")
+    where, trace = engine_trace(problem, engine_roots(getattr(factory, "__module__", None)))
+    at = f" (at {printable(where, 300)})" if where else ""
+    return EngineFailure(f"{who}: seed {seed}, set-up: factory {describe_raised(problem)}{at}",
+                         trace=trace)
 
 
 ConfigValue = bool | int | float | str | None

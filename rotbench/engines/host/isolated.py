@@ -34,7 +34,7 @@ from rotbench.contract.perception import Checker, Claim, Extractor, QuestionFram
 from rotbench.contract.registry import EngineInfo
 from rotbench.embedding.embedder import Embedder
 from rotbench.engines.host import engine_worker as workers
-from rotbench.engines.host.guarded import EngineFailure, GuardedEngine
+from rotbench.engines.host.guarded import EngineFailure, GuardedEngine, setup_failure
 from rotbench.scoring.models import ScoredHit
 from rotbench.world.models import World
 from rotbench.world.shared import SharedWorld
@@ -447,8 +447,7 @@ def probe_isolated(world: World | SharedWorld, info: EngineInfo, scratch: Path, 
         guard = IsolatedEngine(info, world.seed, timeout_seconds,
                                _Handles(embedder, model, extractor, checker))
     except workers.ServerError as exc:
-        raise EngineFailure(f"engine {printable(info.name, 60)}: seed {world.seed}, set-up: "
-                            f"{exc}") from None
+        raise setup_failure(info.name, world.seed, str(exc)) from None
     try:
         built = guard.build(world.seed, arm, scratch)
         probes = probe(world, guard, top_k)

@@ -104,8 +104,8 @@ class GatedClient:
 
         A wrapped client that can tell its call is refused anyway (``refuse_when_spent``:
         a ``BudgetedClient`` whose budget is spent) raises here, before a slot is waited
-        for: a run past its budget refused one call per Prefect limit round trip, and the
-        refusals of a 2-world Dask run took 36 s."""
+        for: a run past its budget would otherwise refuse one call per Prefect limit round
+        trip."""
         if getattr(self._holding, "on", False):
             yield
             return

@@ -1,5 +1,5 @@
 """The noisy arm: the oracle's scripted perception with seeded perception errors at
-published rates (issue 36). Free: no model is ever called.
+published rates (docs/noisy-arm.md). Free: no model is ever called.
 
 - ``profile``: ``NoiseProfile``, ``load_profile`` and the shipped profiles (``good``,
   ``typical`` (the default), ``spec-live``), each rate with its source;

@@ -64,7 +64,7 @@ def engine_arm(arm: str) -> str:
 
 def noisy_texts(spec) -> list[str]:
     """Every claim sentence the noisy run ``spec`` hands the engines, over its seeds (the
-    worlds are generated and planned here: pure and cheap, ~50 ms a world), so the run's
+    worlds are generated and planned here: pure and cheap), so the run's
     embedding warm-up covers them beside the oracle's texts and no index stage has to load
     the model. Empty on the other arms."""
     if spec.arm != "noisy" or spec.users != 1:

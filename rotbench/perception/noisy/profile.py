@@ -24,7 +24,7 @@ KINDS: tuple[str, ...] = (
     "omission", "distorted_value", "decoy_adopted", "update_missed", "subject_split",
     "value_as_subject", "tense_error", "relay_adopted", "check_error", "date_error",
 )
-"""The ten perception-error kinds of issue 36, in report order (see docs/noisy-arm.md)."""
+"""The ten perception-error kinds, in report order (see docs/noisy-arm.md)."""
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
 BUILTIN_PROFILES: tuple[str, ...] = ("good", "typical", "spec-live")

@@ -1,7 +1,7 @@
 """Rendered plots kept by content, so a run whose figures did not change redraws nothing.
 
-Drawing the ten figures of a page takes matplotlib 3-8 s on two cores, most of a warm
-scheduled run that asks for an HTML page. The figures depend on the reports' contents, not
+Drawing the ten figures of a page with matplotlib is most of a warm scheduled run that asks
+for an HTML page. The figures depend on the reports' contents, not
 on when or under which run id they ran (a single report's figures name neither), so the
 key is the sha256 of every report's JSON without the fields that differ between two runs
 of the same work (``run_id``, ``created_at``, ``stages``, ``timings``), the labels the

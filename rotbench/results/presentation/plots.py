@@ -30,7 +30,7 @@ from __future__ import annotations
 import io
 import re
 import textwrap
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 # matplotlib and numpy are imported where a figure is drawn: the page's text (labels,
 # colours, ``Plot``) and a page whose figures come from
 # ``rotbench.results.presentation.plot_cache`` never
-# pay for them (about 0.5 s)
+# pay for their import
 
 COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000",
            "#F0E442")
@@ -406,19 +406,33 @@ def _bars(ax, groups: list[str], series: list[list[Rate | None]], labels: list[s
     ax.grid(axis="x", visible=False)
 
 
+def _bar_panels(reports: list[Report], width: float, metrics: Sequence[str],
+                groups: list[str], names: list[str],
+                cut: Callable[[Report], dict[str, dict[str, Rate]]], xlabel: str,
+                ylabel: Callable[[str], str]) -> Figure:
+    """A figure ``width`` inches wide with one panel per metric of ``metrics``: per entry of
+    ``groups`` (shown as ``names``) a bar per report, its ``cut(report)[group][metric]`` (no
+    bar where the report has none), the x axis titled ``xlabel``, the y axis
+    ``ylabel(metric)``, and one legend of the reports."""
+    labels = run_labels(reports)
+    fig = _figure(width, 4.3)
+    axes = fig.subplots(1, len(metrics), squeeze=False)[0]
+    for ax, metric in zip(axes, metrics, strict=True):
+        series = [[cut(r).get(g, {}).get(metric) for g in groups] for r in reports]
+        _bars(ax, names, series, labels)
+        ax.set_title(metric_title(metric))
+        ax.set_xlabel(xlabel)
+        _ylabel(ax, ylabel(metric))
+    _legend(fig, labels, bars=True)
+    return fig
+
+
 def phrasing_plot(reports: list[Report]) -> Drawn:
     """``current_first`` and ``stale_over_current`` by how the current value was worded
     (a transition naming old and new, or a restatement of the new value only)."""
-    labels = run_labels(reports)
-    fig = _figure(9.6, 4.3)
-    axes = fig.subplots(1, len(PHRASING_METRICS), squeeze=False)[0]
-    for ax, metric in zip(axes, PHRASING_METRICS, strict=True):
-        series = [[r.by_phrasing.get(p, {}).get(metric) for p in PHRASINGS] for r in reports]
-        _bars(ax, list(PHRASINGS), series, labels)
-        ax.set_title(metric_title(metric))
-        ax.set_xlabel("how the change to the current value was worded")
-        _ylabel(ax, f"% of {DENOMINATORS[metric]}")
-    _legend(fig, labels, bars=True)
+    fig = _bar_panels(reports, 9.6, PHRASING_METRICS, list(PHRASINGS), list(PHRASINGS),
+                      lambda r: r.by_phrasing, "how the change to the current value was worded",
+                      lambda metric: f"% of {DENOMINATORS[metric]}")
     title = _title(fig, "Transition vs restatement (error bars: 95% Wilson; counts n/d)",
                    reports)
     return ("phrasing", title, fig)
@@ -426,17 +440,11 @@ def phrasing_plot(reports: list[Report]) -> Drawn:
 
 def poison_plot(reports: list[Report]) -> Drawn:
     """Each poison metric per channel (relay, tool_turn, source), one bar per report."""
-    labels = run_labels(reports)
     channels = [c for c in CHANNELS if any(c in r.by_channel for r in reports)]
-    fig = _figure(12.0, 4.3)
-    axes = fig.subplots(1, len(POISON_METRICS), squeeze=False)[0]
-    for ax, metric in zip(axes, POISON_METRICS, strict=True):
-        series = [[r.by_channel.get(c, {}).get(metric) for c in channels] for r in reports]
-        _bars(ax, [c.replace("_", " ") for c in channels], series, labels)
-        ax.set_title(metric_title(metric))
-        ax.set_xlabel("channel the untrusted value arrived by")
-        _ylabel(ax, "% of questions poisoned via the channel")
-    _legend(fig, labels, bars=True)
+    fig = _bar_panels(reports, 12.0, POISON_METRICS, channels,
+                      [c.replace("_", " ") for c in channels], lambda r: r.by_channel,
+                      "channel the untrusted value arrived by",
+                      lambda metric: "% of questions poisoned via the channel")
     title = _title(fig, "Poison by channel (error bars: 95% Wilson; counts n/d)", reports)
     return ("poison-by-channel", title, fig)
 

@@ -340,6 +340,13 @@ class _Builder:
         t = self.interval_day(k, key, True)
         if t is None:
             return
+        self.retraction_on(key, t)
+        self.set_value(key, t, None, "restatement")
+
+    def retraction_on(self, key: str, t: int) -> None:
+        """The user says on day ``t`` that ``key`` no longer has a value: a remark session
+        carrying the value ``key`` had on day ``t`` as a past fact (event ``retraction``), and
+        the day taken in the plan. Raises AssertionError when ``key`` had no value on ``t``."""
         value = self.value_at(key, t)
         assert value is not None
         text = _say(self.rng, "retraction", key, v=value)
@@ -347,7 +354,6 @@ class _Builder:
                                    [_past(key, value, event="retraction")]))
         self.plan.statement(key, t)
         self.plan.hazard(key, t)
-        self.set_value(key, t, None, "restatement")
 
     def scheduled(self, key: str, targets: list[int] | None = None) -> None:
         """Said on s, effective on e, with a checkpoint strictly between them (one of

@@ -320,14 +320,7 @@ class _BuilderV5(_BuilderV4):
                 break
         if t is None:
             return
-        value = self.value_at(key, t)
-        assert value is not None
-        text = _say(self.rng, "retraction", key, v=value)
-        self.drafts.append(remark(self.rng, t, "retraction", text,
-                                   [Fact(turn=0, attribute=key, value=value, tense="past",
-                                         event="retraction")]))
-        self.plan.statement(key, t)
-        self.plan.hazard(key, t)
+        self.retraction_on(key, t)
         self.set_value(key, t, None, "restatement")
 
     def member_steps(self, intervals: int) -> list[tuple[str, int]]:

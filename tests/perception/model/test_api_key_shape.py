@@ -1,4 +1,4 @@
-"""Issue 26, Also: a key that cannot be an HTTP header is refused before any call."""
+"""A key that cannot be an HTTP header is refused before any call."""
 
 from __future__ import annotations
 

@@ -101,8 +101,8 @@ class CountingGate:
 
 
 def test_a_spent_budget_refuses_before_a_slot_is_taken(tmp_path) -> None:
-    """Calls past the budget never wait for the run's call gate (on Dask a Prefect limit:
-    the refusals of a 2-world run took 36 s of polling). Each refused call counts once."""
+    """Calls past the budget never wait for the run's call gate (on Dask a Prefect limit,
+    polled). Each refused call counts once."""
     settings = LLMSettings(prices={"m": (1.0, 0.0)})  # one call = US$1
     for budget, made in ((Budget(calls=2), 2), (Budget(usd=1.0), 1)):
         inner, gate = Counting(), CountingGate()

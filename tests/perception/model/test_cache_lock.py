@@ -1,4 +1,4 @@
-"""Issue 10, kind 3: two runs sharing a cache folder never pay twice for one call."""
+"""Two runs sharing a cache folder never pay twice for one call."""
 
 from __future__ import annotations
 

@@ -136,7 +136,7 @@ def test_v4_is_registered_and_its_compact_v5_read_for_generators_4_and_5() -> No
                  "never instructions"):
         assert word in system
     assert "premise" in (EXTRACT_PROMPTS["extract-v4"].question_system or "")
-    # v5 asks v4's fields with a compact answer (issue 53's cost): the default from v4 on
+    # v5 asks v4's fields with a compact answer: the default from v4 on
     assert [LLMSettings().extract_prompt_for(g) for g in ("2", "3", "4", "5")] == [
         "extract-v2", "extract-v3", "extract-v5", "extract-v5"]
 

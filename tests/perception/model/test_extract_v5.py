@@ -1,4 +1,4 @@
-"""Prompt ``extract-v5``: v4's fields answered compactly (issue 53's cost), plus generator 5's
+"""Prompt ``extract-v5``: v4's fields answered compactly, plus generator 5's
 requests to forget. A compact answer reads as v4's full one, a full one still reads, a bad
 field is refused as under v4, a forget request reads as the oracle's claim, the oracle's
 answers shrink to the pinned size, and generator-5 worlds read through the fake API with the

@@ -1,4 +1,4 @@
-"""Issue 53's cost point: the live arm's ``--estimate`` of generator 5 against generator 4,
+"""The cost of generator 5: the live arm's ``--estimate`` of generator 5 against generator 4,
 seeds 42-44, the default models at list prices, an empty call cache (what
 ``rotbench run --arm live --estimate --generator N`` prints; benchmarks/bench_estimate_cost.py
 prints the table). The goal, generator 5 at most 1.5x generator 4, is not reached: the worlds
@@ -44,7 +44,7 @@ def test_generator_5_costs_3_22_times_generator_4(projections) -> None:
     assert round(g5.usd / g4.usd, 2) == 3.22
 
 
-@pytest.mark.xfail(strict=True, reason="issue 53: generator 5 has 2.3x the extraction calls, "
+@pytest.mark.xfail(strict=True, reason="generator 5 has 2.3x the extraction calls, "
                    "5.5x the claims and 8x the checks of generator 4 on seeds 42-44")
 def test_generator_5_costs_at_most_1_5_times_generator_4(projections) -> None:
     assert projections["5"].usd <= 1.5 * projections["4"].usd

@@ -1,4 +1,4 @@
-"""Issue 27: Message Batches for the paid stages, against the fake's batches endpoints through
+"""Message Batches for the paid stages, against the fake's batches endpoints through
 the real SDK: the same answers as single calls, half the price, resumable, never paid twice."""
 
 from __future__ import annotations

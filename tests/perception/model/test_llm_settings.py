@@ -19,7 +19,7 @@ def test_settings_defaults_and_unknown_prompt_version() -> None:
         "claude-haiku-4-5",
         8,
     )
-    # issue 38: the default models' list prices ship (dated, with a source), overridable
+    # the default models' list prices ship (dated, with a source), overridable
     assert s.price("claude-haiku-4-5") == (1.0, 5.0)
     assert s.price("claude-sonnet-4-6") == (3.0, 15.0)
     assert s.price("claude-opus-unknown") is None
@@ -68,7 +68,7 @@ def test_estimate_on_plain_documents_and_extra_pairs(world42: World) -> None:
                    slots=slots_from_world(world42), extra_pairs=[pair])
     assert est.stages["extract"].calls == len({d.text for d in docs})
     assert est.stages["check"].calls == 2 and est.stages["check"].projection == "exact"
-    # priced at the shipped list prices: dollars are the sum of the stages' (issue 38)
+    # priced at the shipped list prices: dollars are the sum of the stages'
     assert est.usd == round(est.stages["extract"].usd + est.stages["check"].usd, 4)
     assert est.stages["extract"].usd > 0
     with pytest.raises(ValueError, match="unknown arm"):

@@ -1,4 +1,4 @@
-"""Prompt caching of extraction's fixed prefix (issue 53's cost): ``extract-v5``'s system
+"""Prompt caching of extraction's fixed prefix: ``extract-v5``'s system
 prompt and a world's slot list reach Sonnet 4.6's minimum together, so that prefix is marked
 ``cache_control`` in the user turn; the fake bills it as one write then reads; batches go
 unmarked; and the estimate prices writes and reads."""

@@ -1,6 +1,6 @@
 """``perception_noise.intact``: the currency questions that keep an intact path to the right
 answer (``rotbench.perception.noisy.attribution.intact``), by hand on generator 4's world 42
-and pinned on generator 5's default seeds under ``good`` and ``typical`` (issue 53)."""
+and pinned on generator 5's default seeds under ``good`` and ``typical``."""
 
 from __future__ import annotations
 

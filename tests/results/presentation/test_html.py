@@ -67,7 +67,7 @@ def test_pair_page_has_the_comparisons_figures_and_marks(pair_page: str, report_
         "poison_leak_at_k", "poison_first", "poison_leak_at_k (tool_turn)",
         "poison_first (tool_turn)"]
     # against the first report as baseline (shown first): four worse; the section with the
-    # second as baseline (issue 38: a baseline can be chosen) reads the same four as better
+    # second as baseline (a baseline can be chosen) reads the same four as better
     first, second = pair_page.split('<div class="base base-1">')
     first = first[first.index('<div class="base base-0">'):]
     assert first.count('<span class="sig worse"') == 4
@@ -130,7 +130,7 @@ def test_self_contained_nothing_fetched(pair_page: str) -> None:
     urls = set(re.findall(r"https?://[^\s\"'<>)]+", pair_page))
     assert urls == {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}
     targets = re.findall(r"""\s(?:src|href|xlink:href)\s*=\s*["']?([^"'\s>]*)""", lowered)
-    # a metric name links to its definition (issue 38): a page the reader may open, never
+    # a metric name links to its definition: a page the reader may open, never
     # fetched by this one; every other target stays inside the page
     from rotbench.scoring.definitions import metric_url
 
@@ -215,7 +215,7 @@ def test_miss_stages_link_to_their_questions(single_page: str, report_v2: Report
     assert report_v2.miss_stages == {"never_seen": 0, "lost": 0, "outranked": 93,
                                      "abstained": 0}
     assert "<h3>Wrong first answers by stage</h3>" in single_page
-    # over current_first's denominator (216), as everywhere (issue 57: it was 93/93)
+    # over current_first's denominator (216), as everywhere
     assert '43.1% (93/216) <a href="#miss-0-2">questions</a>' in single_page
     block = single_page.split('<details id="miss-0-2">', 1)[1].split("</details>", 1)[0]
     assert block.startswith("<summary>synthetic: outranked (93)</summary>")

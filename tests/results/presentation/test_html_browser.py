@@ -167,7 +167,7 @@ def _probe(browser: str, tmp: Path, page: str, *, failing: bool, baseline: int) 
 
 def test_failing_only_switch_baseline_choice_and_metric_links(browser: str, page: Path,
                                                               tmp_path: Path) -> None:
-    """Issue 38: the page's "failing questions only" switch hides the questions every report
+    """The page's "failing questions only" switch hides the questions every report
     got right; choosing the second report as baseline shows its tables (largest gap first)
     instead of the first's; every metric name in the tables links to its definition."""
     text = page.read_text()

@@ -117,7 +117,7 @@ def test_injected_noise_has_no_better_column_anywhere(small_report: Report) -> N
 
 
 def test_the_gate_refuses_pairing_two_noise_profiles(small_report: Report) -> None:
-    """Issue 56: a 'typical' and a 'good' noisy report were paired question by question as
+    """A 'typical' and a 'good' noisy report were paired question by question as
     if the perception were the same (exit 0, no note); now the gate refuses in one line
     (``compare`` exits 2 on a GateError). The same profile passes."""
     import pytest

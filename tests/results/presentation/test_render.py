@@ -62,7 +62,7 @@ def test_render_null_rate(small_report: Report) -> None:
 def test_render_miss_stages(small_report: Report) -> None:
     """The wrong first answers by stage: they sum to current_first's misses (72 - 39), and
     each is shown over current_first's denominator (72), as in compare, DuckDB and the HTML
-    page (issue 57: the terminal and the page showed them over the misses, 33)."""
+    page, never over the misses (33)."""
     assert small_report.miss_stages == {"never_seen": 0, "lost": 0, "outranked": 33,
                                         "abstained": 0}
     assert small_report.metrics["current_first"].denominator == 72

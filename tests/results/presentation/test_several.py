@@ -1,4 +1,4 @@
-"""Issue 38, item 3: several engines in one run read as one table per family, within the
+"""Several engines in one run read as one table per family, within the
 console's width, with long versions shortened in the headers and given whole below."""
 
 from __future__ import annotations

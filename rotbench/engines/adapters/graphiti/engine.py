@@ -53,7 +53,7 @@ from rotbench.contract.perception import Claim
 
 # graphiti-core with it (``env.import_graphiti``), when this module is imported: the engine
 # server imports it once, before it forks a worker per world, and each fork then starts with
-# it (0.7-1.0 s per world when each worker imported it; rotbench.engines.host.engine_worker)
+# it instead of importing it again (rotbench.engines.host.engine_worker)
 from rotbench.engines.adapters.graphiti.llm import (  # noqa: E402
     CrossEncoder,
     Embedder,
@@ -77,8 +77,7 @@ generator-2 world's graph is about 3 MB on disk and its largest full-text query 
 GRAPH_PATH = ":memory:"
 """Where a world's Kuzu database lives: in memory (graphiti's own default for the Kuzu
 driver). The graph is thrown away with its world; on disk (a folder in the engine's scratch
-folder) each write transaction also waited for the disk: measured on seeds 42 and 43 of
-generator 3, 29.0 s on disk against 23.1 s in memory for the two worlds, same figures."""
+folder) each write transaction also waits for the disk, for the same figures."""
 FULLTEXT_TABLES = ("Entity", "RelatesToNode_")
 """Tables whose graphiti full-text index is built: entity names and summaries, facts."""
 _DRIVER_LOCK = threading.Lock()
@@ -216,7 +215,7 @@ class GraphitiEngine:
         with _DRIVER_LOCK, warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)  # "the Kuzu backend is deprecated"
             # graphiti's driver opens kuzu.Database(path) with Kuzu's defaults (a buffer pool
-            # of 80% of the machine's memory, whose page table alone is about 38 MB on 24 GB):
+            # of 80% of the machine's memory, whose page table alone is large):
             # for the driver's constructor only, its ``kuzu`` is one that opens it bounded
             kuzu_driver.kuzu = _BoundedKuzu(kuzu)
             try:

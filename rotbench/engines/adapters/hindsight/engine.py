@@ -25,8 +25,8 @@ lives; the factory opens it (starting PostgreSQL and running Hindsight's migrati
 
 hindsight-api is imported with this module, which the engine server imports once per run
 (``rotbench.engines.host.engine_worker``), so each world's worker is forked with it loaded (it
-starts no thread at import). Imported in the factory, it took about 3.5 CPU seconds per
-world inside the factory call's 60 s limit (42 s of wall time at a load of 10).
+starts no thread at import), and its import does not count against the factory call's
+time limit in each world.
 """
 
 from __future__ import annotations
@@ -82,8 +82,8 @@ PRELOADED = (
     "alembic.command", "alembic.runtime.migration", "psycopg2")
 """Modules hindsight-api 1.1.0 imports only when an engine is built or its migrations run
 (about 900 modules with openai, alembic and SQLAlchemy's dialects): imported with this module,
-once per run in the engine server, not in each world's worker (4 s of each world's set-up
-at a load of 4, 2026-12-02). A name another version lacks is skipped."""
+once per run in the engine server, not in each world's worker. A name another version
+lacks is skipped."""
 
 
 def _preload() -> None:
@@ -99,7 +99,7 @@ def _preload() -> None:
     from hindsight_api.engine.token_encoding import count_tokens
 
     # dateparser's locale tables (process-wide) and the token encoding, built at each
-    # engine's start otherwise: 1.3 and 0.8 s of a world's set-up
+    # engine's start otherwise
     DateparserQueryAnalyzer(languages=get_config().query_analyzer_languages).load()
     count_tokens("warm")
 
@@ -318,8 +318,7 @@ HINDSIGHT_SETTINGS = {"HINDSIGHT_API_DB_SESSION_SETUP_ON_ACQUIRE": "false",
   time it takes a connection from its pool, for poolers that hand out another server
   connection each time. Its pool never resets a connection, and the adapter's pool talks to
   the server directly, so each connection keeps the settings it was opened with, and the
-  round trip was a waste: 2,684 of 7,181 statements for seed 42 over 90 days, 6.9 of 17.1 s
-  of waiting for the server at a load of 5 (2026-12-02).
+  round trip is a waste (over a third of the statements of a world).
 - ``LLM_TRACE_ENABLED``: Hindsight writes a trace row of every model and embedding call into
   its ``llm_requests`` table from a background timer; nothing it answers reads them, and
   rotbench meters the calls itself.

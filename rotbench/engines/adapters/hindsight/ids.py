@@ -95,8 +95,8 @@ async def in_order(coros: list[Any]) -> list[Any]:
     minted an id first followed the timing of the server's answers, so counted ids went to
     other observations in another run, and the ties ranked by id (above) came out in another
     order: two runs of seed 42 over 30 days first parted at the 9th to 13th model call
-    (consolidation shown the same observations in another order). Run in order, three runs
-    made the same 90 calls and the same hits (2026-12-02)."""
+    (consolidation shown the same observations in another order). Run in order, runs make the
+    same calls and the same hits."""
     results = []
     pending = list(coros)
     try:

