@@ -1,4 +1,4 @@
-"""Whether a shipped record equals what a run gives, figure for figure.
+"""Whether a shipped record equals what a run gives.
 
 ``differences`` names every figure, question outcome, behaviour and manifest field that
 differs between a shipped record and one built from a fresh run's report; the run's own
@@ -6,16 +6,28 @@ identity (run id, instant, command, rotbench's version) is left out, and so is e
 file's digest: it covers every hit's similarity, whose last digits move with how the
 texts were batched for the embedder (the question counts, the hit counts and every figure
 are compared).
+
+A record of a deterministic engine (one run) must be equalled figure for figure. A record
+of a ``--repeat N`` run (an engine that varies from run to run, e.g. Hindsight) is checked
+as far as its N runs say what a run gives (``varying_differences``): every question outside
+its flaky questions answered as in the record on every per-question figure, every pooled
+figure and each world's hit count within the lowest and highest of its runs, and the rest
+(manifest, worlds, injected noise, degraded questions) equal.
 """
 
 from __future__ import annotations
 
-from rotbench.published.models import Record
+from rotbench.published.models import Question, Record
 
 FIGURE_FIELDS: tuple[str, ...] = (
     "metrics", "by_channel", "by_kind", "by_evidence", "miss_stages", "family_miss_stages",
     "perception_noise", "worlds", "degraded")
 """The report fields compared (each a figure or the worlds it was measured on)."""
+
+STEADY_FIELDS: tuple[str, ...] = ("perception_noise", "worlds", "degraded")
+"""Of ``FIGURE_FIELDS``, those a run of an engine that varies must still equal (the worlds'
+question counts, what perception injected, the questions answered degraded); a world's hit
+count is checked within its runs' range instead."""
 
 IDENTITY: frozenset[str] = frozenset({"run_id", "created_at", "command", "rotbench_version"})
 """Manifest fields that name one run rather than what it measured."""
@@ -34,13 +46,13 @@ def _flat(prefix: str, value: object, out: dict[str, object]) -> None:
         out[prefix] = value
 
 
-def differences(shipped: Record, fresh: Record) -> list[str]:
-    """One line per difference ('metrics.current_first: shipped 93/195, run 94/195'),
-    empty when the two records agree on every figure."""
-    lines = []
+def _fields(shipped: Record, fresh: Record, names: tuple[str, ...]
+            ) -> tuple[dict[str, object], dict[str, object]]:
+    """The flattened report fields ``names`` and the manifest (its identity left out) of
+    both records."""
     a: dict[str, object] = {}
     b: dict[str, object] = {}
-    for name in FIGURE_FIELDS:
+    for name in names:
         _flat(name, shipped.report.model_dump(mode="json").get(name), a)
         _flat(name, fresh.report.model_dump(mode="json").get(name), b)
     manifest_a = shipped.manifest.model_dump(mode="json")
@@ -48,11 +60,31 @@ def differences(shipped: Record, fresh: Record) -> list[str]:
     for key in manifest_a:
         if key not in IDENTITY:
             a[f"manifest.{key}"], b[f"manifest.{key}"] = manifest_a[key], manifest_b[key]
+    return a, b
+
+
+def _unequal(a: dict[str, object], b: dict[str, object], skip: tuple[str, ...]) -> list[str]:
+    lines = []
     for key in sorted(set(a) | set(b)):
-        if key.startswith("worlds[") and key.endswith(".sha256"):
+        if key.startswith("worlds[") and key.endswith(skip):
             continue
         if a.get(key) != b.get(key):
             lines.append(f"{key}: shipped {a.get(key)!r}, run {b.get(key)!r}")
+    return lines
+
+
+def differences(shipped: Record, fresh: Record,
+                questions: list[Question] | None = None) -> list[str]:
+    """One line per difference ('metrics.current_first: shipped 93/195, run 94/195'),
+    empty when the fresh record agrees with the shipped one: figure for figure, or, for a
+    record of a repeated run, as ``varying_differences`` checks it (which needs the arm's
+    ``questions``, the order of the outcome strings; ValueError without them)."""
+    if shipped.report.repeats is not None:
+        if questions is None:
+            raise ValueError("a record of a repeated run is checked question by question: "
+                             "pass the arm's questions")
+        return varying_differences(shipped, fresh, questions)
+    lines = _unequal(*_fields(shipped, fresh, FIGURE_FIELDS), skip=(".sha256",))
     for row in sorted(set(shipped.outcomes) | set(fresh.outcomes)):
         x, y = shipped.outcomes.get(row), fresh.outcomes.get(row)
         if x != y:
@@ -62,3 +94,60 @@ def differences(shipped: Record, fresh: Record) -> list[str]:
     if [f.model_dump() for f in shipped.findings] != [f.model_dump() for f in fresh.findings]:
         lines.append("findings: the top behaviours differ")
     return lines
+
+
+def varying_differences(shipped: Record, fresh: Record, questions: list[Question]
+                        ) -> list[str]:
+    """What a single run (``fresh``) gives that the shipped record of a ``--repeat N`` run
+    says no run gives, one line each:
+
+    - a question outside the record's flaky questions whose outcome on some per-question
+      figure differs from the record's ('outcomes[current_first]: 1 questions differ
+      outside the 3 flaky');
+    - a pooled figure outside the lowest and highest value of the record's runs, or a
+      figure the one has and the other not;
+    - a world whose hit count is outside its runs' range;
+    - any other difference in the manifest (its identity left out), the worlds' question
+      counts, the injected noise or the degraded questions.
+
+    The other tables (per channel, kind, evidence, miss stage) are made of the per-question
+    figures, so they move only with the flaky questions; they, and the top behaviours
+    (judged on run 1's figures), are not compared figure for figure."""
+    repeats = shipped.report.repeats
+    assert repeats is not None
+    lines = _unequal(*_fields(shipped, fresh, STEADY_FIELDS), skip=(".sha256", ".hits"))
+    for i, world in enumerate(fresh.report.worlds):
+        counts = [run.worlds[i].hits for run in repeats.runs if i < len(run.worlds)]
+        if counts and not min(counts) <= world.hits <= max(counts):
+            lines.append(f"worlds[{i}].hits: shipped {min(counts)} to {max(counts)}, run "
+                         f"{world.hits}")
+    mine = fresh.report.metrics
+    for metric in sorted(set(repeats.spread) | set(mine)):
+        spread, rate = repeats.spread.get(metric), mine.get(metric)
+        if spread is None or rate is None:
+            lines.append(f"metrics.{metric}: {'only the run' if spread is None else 'only shipped'}"
+                         " has it")
+        elif (spread.low is None) != (rate.value is None) or (
+                rate.value is not None and not spread.low <= rate.value <= spread.high):
+            got = f"{rate.numerator}/{rate.denominator}"
+            lines.append(f"metrics.{metric}: shipped {_range(spread.low, spread.high)}, run "
+                         f"{got}")
+    flaky = {(q.seed, q.user, q.day, q.attribute, q.question) for q in repeats.flaky}
+    steady = [i for i, q in enumerate(questions) if q.key not in flaky]
+    for row in sorted(set(shipped.outcomes) | set(fresh.outcomes)):
+        x, y = shipped.outcomes.get(row), fresh.outcomes.get(row)
+        if x is None or y is None:
+            lines.append(f"outcomes[{row}]: only {'the run' if x is None else 'shipped'} "
+                         "has it")
+            continue
+        moved = sum(1 for i in steady if x[i] != y[i])
+        if moved:
+            lines.append(f"outcomes[{row}]: {moved} questions differ outside the "
+                         f"{len(flaky)} flaky")
+    return lines
+
+
+def _range(low: float | None, high: float | None) -> str:
+    if low is None or high is None:
+        return "n/a"
+    return f"{low:.1%} to {high:.1%}"

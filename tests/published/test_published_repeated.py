@@ -1,0 +1,170 @@
+"""Hindsight's report of record is a ``--repeat 3`` run (issue 59): it varies from run to
+run, so its record keeps every run's figures, each figure's range and the flaky questions,
+and a fresh run is checked against that (``rotbench.published.verify``): the same answer on
+every question outside the flaky ones, every figure within the runs' range. The engines
+that give the same answers every run keep their single-run records and the exact check."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rotbench.engines.builtin import HINDSIGHT, _dist
+from rotbench.published.build import peer_package
+from rotbench.published.models import ARMS, Record
+from rotbench.published.regenerate import REPEATS, _last_run, by_repeat, run_command
+from rotbench.published.store import load_arm, outcomes_of
+from rotbench.published.verify import differences
+from rotbench.scoring.metrics import Rate
+
+
+def _hindsight(key: str) -> tuple[Record, list]:
+    arm = load_arm(key)
+    return next(r for r in arm.records if r.manifest.engine_source == "hindsight"), \
+        list(arm.questions)
+
+
+def _one_run(record: Record, run: int = 0) -> Record:
+    """What a single run that gave the record's run ``run + 1`` would ship (its outcomes
+    left as the record's: outside the flaky questions every run's are the same)."""
+    rep = record.report.repeats
+    report = record.report.model_copy(update={
+        "repeats": None, "metrics": rep.runs[run].metrics, "worlds": rep.runs[run].worlds,
+        "run_id": "fresh"})
+    return record.model_copy(update={"report": report, "manifest": record.manifest.model_copy(
+        update={"command": "rotbench run --engine hindsight", "run_id": "fresh"})})
+
+
+def test_the_hindsight_manifest_names_the_package_pip_shows() -> None:
+    """The distribution is hindsight-api-slim (what `pip show` in .venv-hindsight lists),
+    and the version is the installed one ('missing' where it is not installed)."""
+    assert HINDSIGHT.version == f"1.0.0+hindsight-api-slim-{_dist('hindsight-api-slim')}"
+    assert peer_package(HINDSIGHT.version) == (
+        f"hindsight-api-slim {_dist('hindsight-api-slim')}")
+    for key in ARMS:
+        record, _ = _hindsight(key)
+        assert record.manifest.peer_package == "hindsight-api-slim 1.1.0"
+        assert record.manifest.engine_version == "1.0.0+hindsight-api-slim-1.1.0"
+
+
+@pytest.mark.parametrize("key", list(ARMS))
+def test_hindsights_record_is_a_run_of_three_and_the_others_a_run_of_one(key) -> None:
+    arm = load_arm(key)
+    for record in arm.records:
+        repeats = record.report.repeats
+        if record.manifest.engine_source != "hindsight":
+            assert repeats is None and "--repeat" not in record.manifest.command
+            continue
+        assert repeats.count == 3 and [r.repeat for r in repeats.runs] == [1, 2, 3]
+        assert record.manifest.command.endswith("--engine hindsight --engine-timeout 600 "
+                                                "--repeat 3")
+        assert repeats.questions == len(arm.questions)
+        assert repeats.agreement.get(3, 0) + len(repeats.flaky) == repeats.questions
+        # the shipped outcomes are pooled: current_first's is pass^3
+        first = record.outcomes["current_first"]
+        assert (first.count("1"), first.count("1") + first.count("0")) == (
+            repeats.pass_all["current_first"].numerator,
+            repeats.pass_all["current_first"].denominator)
+
+
+def test_the_flaky_questions_and_ranges_of_the_record() -> None:
+    """What the three oracle runs measured (a fixed file: these figures are its)."""
+    record, _ = _hindsight("oracle")
+    rep = record.report.repeats
+    got = {
+        "flaky": len(rep.flaky),
+        "current_first": [(r.metrics["current_first"].numerator,
+                           r.metrics["current_first"].denominator) for r in rep.runs],
+        "pass^3": (rep.pass_all["current_first"].numerator,
+                   rep.pass_all["current_first"].denominator),
+    }
+    assert got == PINNED_ORACLE
+
+
+PINNED_ORACLE: dict = {}
+"""Filled in from the regenerated file (see the report)."""
+
+
+def test_a_run_like_any_of_the_three_agrees_with_the_record() -> None:
+    for key in ARMS:
+        record, questions = _hindsight(key)
+        for run in range(3):
+            assert differences(record, _one_run(record, run), questions) == [], (key, run)
+
+
+def test_a_flaky_question_may_move_and_a_steady_one_may_not() -> None:
+    record, questions = _hindsight("oracle")
+    flaky = {(q.seed, q.user, q.day, q.attribute, q.question)
+             for q in record.report.repeats.flaky}
+    at_flaky = next(i for i, q in enumerate(questions) if q.key in flaky)
+    steady = next(i for i, q in enumerate(questions) if q.key not in flaky
+                  and record.outcomes["current_first"][i] in "01")
+    fresh = _one_run(record)
+
+    def moved(i: int) -> Record:
+        text = fresh.outcomes["current_first"]
+        flip = {"0": "1", "1": "0", ".": "1"}[text[i]]
+        return fresh.model_copy(update={"outcomes": {
+            **fresh.outcomes, "current_first": text[:i] + flip + text[i + 1:]}})
+
+    assert differences(record, moved(at_flaky), questions) == []
+    assert differences(record, moved(steady), questions) == [
+        f"outcomes[current_first]: 1 questions differ outside the {len(flaky)} flaky"]
+
+
+def test_a_figure_outside_the_runs_range_is_named() -> None:
+    record, questions = _hindsight("oracle")
+    spread = record.report.repeats.spread["current_first"]
+    fresh = _one_run(record)
+    d = fresh.report.metrics["current_first"].denominator
+    low = int(spread.low * d + 0.5)
+    below = Rate.of(low - 1, d)
+    report = fresh.report.model_copy(update={"metrics": {**fresh.report.metrics,
+                                                         "current_first": below}})
+    assert differences(record, fresh.model_copy(update={"report": report}), questions) == [
+        f"metrics.current_first: shipped {spread.low:.1%} to {spread.high:.1%}, run "
+        f"{low - 1}/{d}"]
+    worlds = [fresh.report.worlds[0].model_copy(update={"probes": 1}),
+              *fresh.report.worlds[1:]]
+    report = fresh.report.model_copy(update={"worlds": worlds})
+    assert differences(record, fresh.model_copy(update={"report": report}), questions) == [
+        f"worlds[0].probes: shipped {record.report.worlds[0].probes}, run 1"]
+
+
+def test_a_repeated_record_needs_the_questions_to_be_checked() -> None:
+    record, _ = _hindsight("oracle")
+    with pytest.raises(ValueError, match="question by question"):
+        differences(record, _one_run(record))
+
+
+def test_compare_pairs_the_pooled_outcomes() -> None:
+    """``published:hindsight`` reaches compare as pooled outcomes (pass^3 where higher is
+    better), as a repeated run of the user's own does."""
+    from rotbench.results.presentation.compare import PooledOutcomes
+
+    arm = load_arm("oracle")
+    for record in arm.records:
+        got = outcomes_of(record, arm)
+        assert isinstance(got, PooledOutcomes) == (record.manifest.engine_source == "hindsight")
+
+
+def test_the_varying_engines_run_apart_with_their_repeat(tmp_path: Path) -> None:
+    """`make published`: the engines of REPEATS run as a `rotbench run --repeat N` of their
+    own, after the single runs; last-run.txt pairs every report with its command."""
+    assert REPEATS == {"hindsight": 3}
+    assert by_repeat(["reference", "hindsight", "mem0"]) == {1: ["reference", "mem0"],
+                                                             3: ["hindsight"]}
+    assert by_repeat(["hindsight"], repeats={}) == {1: ["hindsight"]}
+    assert run_command("noisy-good", ["hindsight"], 3) == [
+        "rotbench", "run", "--arm", "noisy", "--noise", "good", "--engine", "hindsight",
+        "--engine-timeout", "600", "--repeat", "3"]
+    assert "--repeat" not in run_command("oracle", ["reference"])
+    (tmp_path / "oracle").mkdir()
+    (tmp_path / "oracle" / "last-run.txt").write_text(
+        "a.json\nb.json\n# rotbench run --engine a --engine b\nc.json\n"
+        "# rotbench run --engine c --repeat 3\n", encoding="utf-8")
+    assert [(p.name, c) for p, c in _last_run("oracle", tmp_path)] == [
+        ("a.json", "rotbench run --engine a --engine b"),
+        ("b.json", "rotbench run --engine a --engine b"),
+        ("c.json", "rotbench run --engine c --repeat 3")]
