@@ -7,9 +7,9 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import resource
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -85,8 +85,10 @@ def test_all_compares_with_every_shipped_engine_of_the_arm(run) -> None:
 
 def test_compare_with_every_peer_imports_no_peer_package(run, tmp_path) -> None:
     """A child process where every peer package fails to import (what a clone without the
-    extras has) prints the paired comparison against every shipped engine, in under 10 s
-    from the process's start (interpreter and imports included)."""
+    extras has) prints the paired comparison against every shipped engine in under 10 s of
+    the process's CPU time, interpreter and imports included (its wall time is that on an
+    idle machine; on two shared cores at a load of 14 it measured 15 s wall for 2.7 s of
+    CPU, 2026-12-06, so the wall clock would judge the machine, not the command)."""
     (tmp_path / "sitecustomize.py").write_text(
         "import sys\n"
         "class _Block:\n"
@@ -97,12 +99,13 @@ def test_compare_with_every_peer_imports_no_peer_package(run, tmp_path) -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path]),
            "COLUMNS": "200"}
     code = "from rotbench.cli.main import main; main()"
-    start = time.monotonic()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     got = subprocess.run([sys.executable, "-c", code, "compare", str(run), "published:all"],
                          capture_output=True, text=True, env=env, timeout=300)
-    took = time.monotonic() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     assert got.returncode == 0, got.stderr[-2000:]
-    assert took < 10, f"{took:.1f} s"
+    assert cpu < 10, f"{cpu:.1f} s of CPU"
     for record in load_arm("oracle").records:
         assert f"[published:{record.manifest.engine_source}]" in got.stdout
     assert "exact McNemar" in got.stdout
