@@ -8,10 +8,11 @@ per-checkpoint, per-attribute and per-phrasing tables.
 
 A ``--repeat N`` report (an engine that varies from run to run, e.g. Hindsight) keeps its
 repeat summary (every run's figures, each figure's median and range, the flaky questions,
-pass^N), and its question outcomes are pooled over the N runs as ``rotbench compare`` pools
-them for a repeated run of yours (a higher-is-better figure counts a question when every
-run does, any other figure when some run does): outside the flaky questions they are every
-run's own.
+pass^N) and each run's lone departures (the questions on which it alone answered otherwise
+than the other runs), and its question outcomes are pooled over the N runs as ``rotbench
+compare`` pools them for a repeated run of yours (a higher-is-better figure counts a
+question when every run does, any other figure when some run does): outside the flaky
+questions they are every run's own.
 """
 
 from __future__ import annotations
@@ -84,16 +85,25 @@ def _trimmed(report: Report) -> Report:
         "review_queue": [], "notes": [], "origin": None})
 
 
-def run_outcomes(report: Report) -> Outcomes:
-    """Every question's outcome per figure in ``report``'s worlds; for a ``--repeat N``
-    report, pooled over its N runs (``rotbench.results.presentation.compare.report_outcomes``).
-    Raises ValueError when a world file cannot be read."""
-    if report.repeats is None:
-        decoys = lexicon(report.selection.scorer_version).reads_decoys
-        return question_outcomes(iter_worlds(report), decoys)
-    from rotbench.results.presentation.compare import report_outcomes
+def each_run_outcomes(report: Report) -> list[Outcomes]:
+    """Every question's outcome per figure in the worlds of each run of ``report`` (one
+    run unless it is a ``--repeat N`` report). Raises ValueError when a world file cannot be
+    read."""
+    from rotbench.results.repeats import run_reports
 
-    return dict(report_outcomes(report))
+    decoys = lexicon(report.selection.scorer_version).reads_decoys
+    return [question_outcomes(iter_worlds(run), decoys) for run in run_reports(report)]
+
+
+def pooled(runs: list[Outcomes]) -> Outcomes:
+    """One run's outcomes as they are; several runs' pooled as ``rotbench compare`` pools a
+    repeated run (``rotbench.results.repeats.pooled_outcomes``)."""
+    if len(runs) == 1:
+        return runs[0]
+    from rotbench.results.repeats import pooled_outcomes
+    from rotbench.scoring.metrics import better_label
+
+    return pooled_outcomes(runs, {m: better_label(m) == "higher" for m in runs[0]})
 
 
 def record_of(report: Report, questions: list[Question], command: str) -> Record:
@@ -101,10 +111,12 @@ def record_of(report: Report, questions: list[Question], command: str) -> Record
     ``questions``; pooled over the runs of a ``--repeat N`` report). Raises ValueError when
     the report asks a question not in ``questions``."""
     from rotbench.results.presentation.diagnosis import COMPARE_TOP, report_diagnosis
+    from rotbench.results.repeats import lone_departures
 
     index = {q.key: i for i, q in enumerate(questions)}
     outcomes = {}
-    for row, got in run_outcomes(report).items():
+    runs = each_run_outcomes(report)
+    for row, got in pooled(runs).items():
         chars = ["."] * len(questions)
         for key, value in got.items():
             if key not in index:
@@ -123,7 +135,8 @@ def record_of(report: Report, questions: list[Question], command: str) -> Record
     findings = [f.model_copy(update={"examples": []})
                 for f in report_diagnosis(report)[:COMPARE_TOP]]
     return Record(manifest=manifest, report=_trimmed(report), outcomes=outcomes,
-                  findings=findings)
+                  findings=findings,
+                  lone_departures=lone_departures(runs) if len(runs) >= 3 else None)
 
 
 def arm_file(reports: Iterable[tuple[Report, str]],

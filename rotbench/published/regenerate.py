@@ -28,7 +28,7 @@ from pathlib import Path
 from rotbench._util.atomic import write_atomic
 from rotbench.published.build import arm_bytes, arm_file
 from rotbench.published.models import ARMS
-from rotbench.published.store import DATA, PublishedError, load_arm
+from rotbench.published.store import DATA, PublishedError, arm_path, load_arm
 
 ENGINES: tuple[str, ...] = (
     "reference", "transcript-rag", "latest-wins", "mem0-raw", "mem0", "particles",
@@ -116,11 +116,12 @@ def verify(keys: list[str], engines: list[str], runs_dir: Path, out: Path,
            from_runs: bool = False) -> int:
     """Run each arm again (every engine once) and compare every record it gives with the
     shipped one (``rotbench.published.verify``: figure for figure, or, for a record of a
-    repeated run, question by question outside its flaky questions and each figure within
-    its range; a repeated run of yours is checked run by run); prints each difference and
-    returns how many records differ (an engine with no shipped record counts as one)."""
+    repeated run, by its departures from the record's steady questions; a repeated run of
+    yours is checked run by run); prints each difference, and each figure outside a
+    repeated record's range, and returns how many records differ (an engine with no shipped
+    record counts as one)."""
     from rotbench.published.build import record_of
-    from rotbench.published.verify import differences
+    from rotbench.published.verify import departures, differences, range_notes
     from rotbench.results.repeats import run_reports
     from rotbench.results.verify import load_checked
 
@@ -137,16 +138,24 @@ def verify(keys: list[str], engines: list[str], runs_dir: Path, out: Path,
                 print(f"published: {key}: {name}: no shipped record", file=sys.stderr)
                 differ += 1
                 continue
-            questions = list(shipped.questions)
-            found = [line for run in run_reports(report) for line in differences(
-                by_name[name], record_of(run, questions, ""), questions)]
-            how = ("equal figure for figure" if by_name[name].report.repeats is None else
-                   "agrees outside its flaky questions, every figure within its range")
-            print(f"published: {key}: {name}: "
-                  f"{how if not found else f'{len(found)} differences'}", file=sys.stderr)
-            for line in found:
-                print(f"  {line}", file=sys.stderr)
-            differ += bool(found)
+            questions, record = list(shipped.questions), by_name[name]
+            for run in run_reports(report):
+                fresh = record_of(run, questions, "")
+                found = differences(record, fresh, questions)
+                if record.report.repeats is None:
+                    how = "equal figure for figure"
+                else:
+                    moved, steady = departures(record, fresh, questions)
+                    how = (f"{moved} of {steady} steady questions answered otherwise (its "
+                           f"runs alone: {', '.join(map(str, record.lone_departures or []))})")
+                print(f"published: {key}: {name}: "
+                      f"{f'{len(found)} differences' if found else how}", file=sys.stderr)
+                for line in found:
+                    print(f"  {line}", file=sys.stderr)
+                for line in range_notes(record, fresh):
+                    print(f"  outside its runs' range (not a difference): {line}",
+                          file=sys.stderr)
+                differ += bool(found)
     return differ
 
 
@@ -160,10 +169,9 @@ def regenerate(keys: list[str], engines: list[str], runs_dir: Path, out: Path,
         ran = _run(key, engines, runs_dir) if not from_runs else _last_run(key, runs_dir)
         reports = [(load_checked(p, lambda line: print(line, file=sys.stderr)), command)
                    for p, command in ran]
-        try:
-            kept = list(load_arm(key, out).records)
-        except PublishedError:
-            kept = []
+        # a missing file keeps nothing; a file that cannot be read stops here (PublishedError)
+        # rather than dropping every record it holds
+        kept = list(load_arm(key, out).records) if arm_path(key, out).is_file() else []
         made = arm_file(reports)
         same = [r for r in kept if r.manifest.worlds == made.records[0].manifest.worlds
                 and r.manifest.generator_version == made.records[0].manifest.generator_version]
@@ -215,7 +223,11 @@ def main(argv: list[str] | None = None) -> None:
                              args.from_runs) else 0)
     if not args.page_only:
         engines = args.engine or installed()
-        regenerate(args.arm or list(ARMS), engines, args.runs_dir, args.out, args.from_runs)
+        try:
+            regenerate(args.arm or list(ARMS), engines, args.runs_dir, args.out,
+                       args.from_runs)
+        except PublishedError as exc:
+            raise SystemExit(f"published: {exc}") from None
     if args.page is not None:
         size = write_page(args.page, args.out)
         print(f"published: wrote {args.page} ({size} bytes)", file=sys.stderr)

@@ -15,7 +15,7 @@ from rotbench.published.build import peer_package
 from rotbench.published.models import ARMS, Record
 from rotbench.published.regenerate import REPEATS, _last_run, by_repeat, run_command
 from rotbench.published.store import load_arm, outcomes_of
-from rotbench.published.verify import differences
+from rotbench.published.verify import departures, differences, range_notes
 from rotbench.scoring.metrics import Rate
 
 
@@ -95,43 +95,68 @@ def test_a_run_like_any_of_the_three_agrees_with_the_record() -> None:
             assert differences(record, _one_run(record, run), questions) == [], (key, run)
 
 
-def test_a_flaky_question_may_move_and_a_steady_one_may_not() -> None:
+def _moved(fresh: Record, indices: list[int], row: str = "current_first") -> Record:
+    """``fresh`` with the outcome of each question at ``indices`` flipped on ``row``."""
+    text = list(fresh.outcomes[row])
+    for i in indices:
+        text[i] = {"0": "1", "1": "0", ".": "1"}[text[i]]
+    return fresh.model_copy(update={"outcomes": {**fresh.outcomes, row: "".join(text)}})
+
+
+def test_flaky_questions_are_free_and_steady_ones_count_up_to_the_lone_departures() -> None:
+    """Oracle: 421 steady questions; the three runs alone answered otherwise on 14, 19 and
+    24. A run may answer any flaky question otherwise, and up to 24 steady ones (each
+    counted once, however many figures it moves); the 25th is a difference."""
     record, questions = _hindsight("oracle")
+    assert record.lone_departures == [14, 19, 24]
     flaky = {(q.seed, q.user, q.day, q.attribute, q.question)
              for q in record.report.repeats.flaky}
-    at_flaky = next(i for i, q in enumerate(questions) if q.key in flaky)
-    steady = next(i for i, q in enumerate(questions) if q.key not in flaky
-                  and record.outcomes["current_first"][i] in "01")
+    at_flaky = [i for i, q in enumerate(questions) if q.key in flaky]
+    steady = [i for i, q in enumerate(questions) if q.key not in flaky]
+    assert (len(at_flaky), len(steady)) == (63, 421)
     fresh = _one_run(record)
-
-    def moved(i: int) -> Record:
-        text = fresh.outcomes["current_first"]
-        flip = {"0": "1", "1": "0", ".": "1"}[text[i]]
-        return fresh.model_copy(update={"outcomes": {
-            **fresh.outcomes, "current_first": text[:i] + flip + text[i + 1:]}})
-
-    assert differences(record, moved(at_flaky), questions) == []
-    assert differences(record, moved(steady), questions) == [
-        f"outcomes[current_first]: 1 questions differ outside the {len(flaky)} flaky"]
+    assert differences(record, _moved(fresh, at_flaky), questions) == []
+    assert departures(record, _moved(fresh, at_flaky), questions) == (0, 421)
+    twice = _moved(_moved(fresh, steady[:24]), steady[:24], "recall_current_at_k")
+    assert departures(record, twice, questions) == (24, 421)
+    assert differences(record, twice, questions) == []
+    assert differences(record, _moved(fresh, steady[:25]), questions) == [
+        "outcomes: the run answers 25 of the 421 steady questions otherwise than the "
+        "record; its runs strayed alone on at most 24"]
 
 
-def test_a_figure_outside_the_runs_range_is_named() -> None:
+def test_a_figure_outside_the_runs_range_is_named_not_counted() -> None:
     record, questions = _hindsight("oracle")
     spread = record.report.repeats.spread["current_first"]
     fresh = _one_run(record)
     d = fresh.report.metrics["current_first"].denominator
     low = int(spread.low * d + 0.5)
-    below = Rate.of(low - 1, d)
-    report = fresh.report.model_copy(update={"metrics": {**fresh.report.metrics,
-                                                         "current_first": below}})
-    assert differences(record, fresh.model_copy(update={"report": report}), questions) == [
-        f"metrics.current_first: shipped {spread.low:.1%} to {spread.high:.1%}, run "
-        f"{low - 1}/{d}"]
+    report = fresh.report.model_copy(update={"metrics": {
+        **fresh.report.metrics, "current_first": Rate.of(low - 1, d)}})
+    below = fresh.model_copy(update={"report": report})
+    assert differences(record, below, questions) == []
+    assert range_notes(record, below) == [
+        f"current_first: run {low - 1}/{d}, shipped {spread.low:.1%} to {spread.high:.1%}"]
+    assert range_notes(record, fresh) == []
     worlds = [fresh.report.worlds[0].model_copy(update={"probes": 1}),
               *fresh.report.worlds[1:]]
     report = fresh.report.model_copy(update={"worlds": worlds})
     assert differences(record, fresh.model_copy(update={"report": report}), questions) == [
         f"worlds[0].probes: shipped {record.report.worlds[0].probes}, run 1"]
+
+
+def test_lone_departures_count_a_run_against_the_others_common_answer() -> None:
+    """Four questions over three runs: q1 alike; q2 run 3 alone; q3 runs 2 and 3 against
+    run 1 (run 1 alone); q4 three answers (nobody alone: the others disagree)."""
+    from rotbench.results.repeats import lone_departures
+
+    q = [(42, "u", 1, "a", f"q{i}") for i in range(1, 5)]
+    runs = [{"current_first": {q[0]: 1, q[1]: 1, q[2]: 1, q[3]: 1}},
+            {"current_first": {q[0]: 1, q[1]: 1, q[2]: 0, q[3]: 0}},
+            {"current_first": {q[0]: 1, q[1]: 0, q[2]: 0}}]
+    assert lone_departures(runs) == [1, 0, 1]
+    with pytest.raises(ValueError, match="three runs or more"):
+        lone_departures(runs[:2])
 
 
 def test_a_repeated_record_needs_the_questions_to_be_checked() -> None:
