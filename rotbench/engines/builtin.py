@@ -44,17 +44,16 @@ def _dist(name: str) -> str:
 
 
 def _peer(name: str, adapter: str, make: str, dist: str, *, requires: tuple[str, ...],
-          summary: str, label: str | None = None, takes: str = "documents",
-          paid: bool = False, **more) -> EngineInfo:
+          summary: str, takes: str = "documents", paid: bool = False, **more) -> EngineInfo:
     """A peer engine's description: its adapter under ``rotbench.engines.adapters.<adapter>``
     (factory ``engine:<make>``, install extra ``adapter``), versioned as adapter 1.0.0 plus
-    the installed version of distribution ``dist`` (named ``label`` in the version, default
-    ``dist``). ``paid``: the engine calls the model itself, and its ``estimate`` module
-    projects the calls."""
+    distribution ``dist`` and its installed version, ``dist`` spelled as ``pip show`` names
+    it (a shipped manifest reads its peer package from this version). ``paid``: the engine
+    calls the model itself, and its ``estimate`` module projects the calls."""
     root = f"rotbench.engines.adapters.{adapter}"
     if paid:
         more |= {"paid_calls": True, "estimate": f"{root}.estimate:estimate_calls"}
-    return EngineInfo(name=name, version=f"1.0.0+{label or dist}-{_dist(dist)}",
+    return EngineInfo(name=name, version=f"1.0.0+{dist}-{_dist(dist)}",
                       factory=f"{root}.engine:{make}", takes=takes, requires=requires,
                       extra=adapter, summary=summary, **more)
 
@@ -106,6 +105,6 @@ segmentation fault), so the adapter itself runs one world at a time in any one p
 (engines run in the run's process, or the estimate's recordings: ``engine.ONE_WORLD``)."""
 
 HINDSIGHT = _peer("hindsight", "hindsight", "make_engine", "hindsight-api-slim",
-                  label="hindsight", paid=True, requires=("hindsight_api", "pg0"),
+                  paid=True, requires=("hindsight_api", "pg0"),
                   worlds_at_once=HINDSIGHT_WORLDS_AT_ONCE,
                   summary="Hindsight: facts consolidated into observations, embedded PostgreSQL")

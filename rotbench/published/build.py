@@ -5,6 +5,14 @@ records of one arm to its file.
 injected noise), each question's outcome per figure (``rotbench.scoring.paired``), the top
 behaviours without examples, and a manifest; it drops hits, stages, timings and the
 per-checkpoint, per-attribute and per-phrasing tables.
+
+A ``--repeat N`` report (an engine that varies from run to run, e.g. Hindsight) keeps its
+repeat summary (every run's figures, each figure's median and range, the flaky questions,
+pass^N) and each run's lone departures (the questions on which it alone answered otherwise
+than the other runs), and its question outcomes are pooled over the N runs as ``rotbench
+compare`` pools them for a repeated run of yours (a higher-is-better figure counts a
+question when every run does, any other figure when some run does): outside the flaky
+questions they are every run's own.
 """
 
 from __future__ import annotations
@@ -16,7 +24,7 @@ from rotbench.published.models import ARMS, FORMAT, ArmFile, Manifest, Question,
 from rotbench.results.files.worlds import iter_worlds, world_digest
 from rotbench.results.schema import Report
 from rotbench.scoring.lexicons import lexicon
-from rotbench.scoring.paired import question_outcomes
+from rotbench.scoring.paired import Outcomes, question_outcomes
 
 
 def rotbench_version() -> str:
@@ -77,15 +85,38 @@ def _trimmed(report: Report) -> Report:
         "review_queue": [], "notes": [], "origin": None})
 
 
+def each_run_outcomes(report: Report) -> list[Outcomes]:
+    """Every question's outcome per figure in the worlds of each run of ``report`` (one
+    run unless it is a ``--repeat N`` report). Raises ValueError when a world file cannot be
+    read."""
+    from rotbench.results.repeats import run_reports
+
+    decoys = lexicon(report.selection.scorer_version).reads_decoys
+    return [question_outcomes(iter_worlds(run), decoys) for run in run_reports(report)]
+
+
+def pooled(runs: list[Outcomes]) -> Outcomes:
+    """One run's outcomes as they are; several runs' pooled as ``rotbench compare`` pools a
+    repeated run (``rotbench.results.repeats.pooled_outcomes``)."""
+    if len(runs) == 1:
+        return runs[0]
+    from rotbench.results.repeats import pooled_outcomes
+    from rotbench.scoring.metrics import better_label
+
+    return pooled_outcomes(runs, {m: better_label(m) == "higher" for m in runs[0]})
+
+
 def record_of(report: Report, questions: list[Question], command: str) -> Record:
     """The shipped record of ``report`` (its question outcomes as strings over
-    ``questions``). Raises ValueError when the report asks a question not in ``questions``."""
+    ``questions``; pooled over the runs of a ``--repeat N`` report). Raises ValueError when
+    the report asks a question not in ``questions``."""
     from rotbench.results.presentation.diagnosis import COMPARE_TOP, report_diagnosis
+    from rotbench.results.repeats import lone_departures
 
     index = {q.key: i for i, q in enumerate(questions)}
     outcomes = {}
-    decoys = lexicon(report.selection.scorer_version).reads_decoys
-    for row, got in question_outcomes(iter_worlds(report), decoys).items():
+    runs = each_run_outcomes(report)
+    for row, got in pooled(runs).items():
         chars = ["."] * len(questions)
         for key, value in got.items():
             if key not in index:
@@ -104,27 +135,28 @@ def record_of(report: Report, questions: list[Question], command: str) -> Record
     findings = [f.model_copy(update={"examples": []})
                 for f in report_diagnosis(report)[:COMPARE_TOP]]
     return Record(manifest=manifest, report=_trimmed(report), outcomes=outcomes,
-                  findings=findings)
+                  findings=findings,
+                  lone_departures=lone_departures(runs) if len(runs) >= 3 else None)
 
 
-def arm_file(reports: Iterable[Report], command: str,
+def arm_file(reports: Iterable[tuple[Report, str]],
              kept: Iterable[Record] = ()) -> ArmFile:
-    """One arm's file from ``reports`` (all of one arm, on the same worlds) and records
-    ``kept`` from an earlier file (an engine run elsewhere, e.g. Hindsight in its own
-    environment; replaced by a report of the same engine). Raises ValueError for reports of
-    several arms or different questions."""
+    """One arm's file from ``reports`` (each with the command that made it; all of one
+    arm, on the same worlds) and records ``kept`` from an earlier file (an engine run
+    elsewhere, e.g. Hindsight in its own environment; replaced by a report of the same
+    engine). Raises ValueError for reports of several arms or different questions."""
     reports = list(reports)
     if not reports:
         raise ValueError("no reports")
-    key = arm_key(reports[0])
-    questions = questions_of(reports[0])
+    key = arm_key(reports[0][0])
+    questions = questions_of(reports[0][0])
     records = []
-    for report in reports:
+    for report, command in reports:
         if arm_key(report) != key:
             raise ValueError(f"{report.run_id}: arm {arm_key(report)}, not {key}")
         if questions_of(report) != questions:
             raise ValueError(f"{report.run_id}: asked other questions than "
-                             f"{reports[0].run_id}")
+                             f"{reports[0][0].run_id}")
         records.append(record_of(report, questions, command))
     new = {r.manifest.engine_source for r in records}
     records += [r for r in kept if r.manifest.engine_source not in new]

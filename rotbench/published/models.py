@@ -95,6 +95,12 @@ class Record(_Frozen):
         description="{figure row: one character per question of the file's question list}.")
     findings: list[Finding] = Field(default_factory=list, description="The top behaviours "
                                     "(``rotbench compare``'s diagnosis), examples left out.")
+    lone_departures: list[Annotated[int, Field(ge=0)]] | None = Field(
+        default=None, description="A record of a ``--repeat N`` run: per run, the questions "
+        "on which it alone answered differently from the other runs' common answer "
+        "(``rotbench.results.repeats.lone_departures``); None for a single run (and for a "
+        "repeated run of two, or a record written before they were kept: then none may be "
+        "answered otherwise, ``rotbench.published.verify``).")
 
     @model_validator(mode="after")
     def _agrees(self) -> Record:
@@ -107,6 +113,9 @@ class Record(_Frozen):
         for finding in self.findings:
             _plain(finding.behaviour)
             _plain(finding.fix)
+        runs = self.report.repeats.count if self.report.repeats is not None else None
+        if self.lone_departures is not None and len(self.lone_departures) != runs:
+            raise ValueError("lone_departures is not one count per run of a repeated run")
         return self
 
 

@@ -190,6 +190,43 @@ def _md_heat_cell(metric: str, rate: Rate | None, href: str) -> str:
     return f'<td{_heat_style(metric, rate)}><a href="#{href}">{_pct(rate.value)}</a></td>'
 
 
+CHECKS = (
+    "A record of an engine that gives the same answers every run is checked against a cold "
+    "run figure for figure: every figure, every question's outcome on every per-question "
+    "figure, the top behaviours and the manifest (`make verify-published`). An engine that "
+    "varies from run to run (Hindsight) ships a `--repeat 3` run instead: its figures on "
+    "this page are run 1's, its manifest gives its flaky questions (those its three runs "
+    "did not all answer alike), pass^3 and the median and range of the currency figures, "
+    "and `rotbench compare` pairs its pooled outcomes (pass^3 for a higher-is-better figure, "
+    "the worst run otherwise). Its check (`make verify-published-hindsight`, in Hindsight's "
+    "environment) takes a fresh run and requires: the manifest, the worlds' question "
+    "counts, the injected noise and the degraded questions equal; and, of the questions the "
+    "three runs all answered alike, the fresh run answers no more otherwise (on any "
+    "per-question figure) than the most on which one of the three runs alone answered "
+    "otherwise than the other two (its manifest's lone departures). A figure outside the "
+    "three runs' range is named but not counted against the record: a fourth run of an "
+    "engine that varies is the lowest or highest of four with chance 1/2 for each figure "
+    "that varies, so a range check would fail nearly every run. The figures, and the "
+    "tables by channel, kind, evidence and miss stage, are sums of the per-question "
+    "outcomes, which the check bounds; the top behaviours, judged on run 1's figures, are "
+    "not compared.")
+"""What the page says is checked of a shipped record (``rotbench.published.verify``)."""
+
+
+def repeat_text(record: Record) -> str | None:
+    """A record of a ``--repeat N`` run in one line: its runs, flaky questions, pass^N and
+    the currency figures' median and range; None for a single run."""
+    from rotbench.results.repeats import repeat_lines
+
+    lines = repeat_lines(record.report)
+    if not lines:
+        return None
+    head = lines[0].removeprefix("repeats: ")
+    lone = ", ".join(map(str, record.lone_departures or []))
+    return "; ".join([head, *(line.strip() for line in lines[1:])]) + (
+        f"; lone departures by run: {lone}; the figures on this page are run 1's")
+
+
 def manifest_items(row: Row, key: str) -> list[tuple[str, str]]:
     """(field, text) pairs of one report's manifest (a shipped record's, or a run of the
     user's own: its selection); texts are raw (escape them where they are shown)."""
@@ -207,6 +244,7 @@ def manifest_items(row: Row, key: str) -> list[tuple[str, str]]:
             ("rotbench", m.rotbench_version),
             ("run", f"{m.run_id} at {m.created_at}"),
             ("command", m.command),
+            *([("repeats", text)] if (text := repeat_text(record)) else []),
             ("report", row.sources[key]),
         ]
     report = row.reports[key]
@@ -260,7 +298,8 @@ def page_html(rows: list[Row], keys: list[str]) -> str:
         f"{_html_heat_maps(rows, keys)}"
         f"<h2 id=metrics>Every metric, oracle and noisy side by side</h2>"
         f"{_metric_tables(rows, keys)}"
-        f"<h2 id=manifests>Manifests</h2>{_manifests(rows, keys)}")
+        f"<h2 id=manifests>Manifests</h2><p>{esc(CHECKS.replace('`', ''))}</p>"
+        f"{_manifests(rows, keys)}")
     return ("<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
             "<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; "
             "style-src 'unsafe-inline'; img-src data:\">"
@@ -310,7 +349,7 @@ def page_markdown(rows: list[Row], keys: list[str], regenerate: str) -> str:
                               row.anchors.get(k, "")) for k in keys]
             out.append(f"| {_md(row.label)} | " + " | ".join(cells) + " |")
         out.append("")
-    out += ["## Manifests", ""]
+    out += ["## How a shipped record is checked", "", CHECKS, "", "## Manifests", ""]
     for row in rows:
         for key in keys:
             if key not in row.reports:

@@ -69,10 +69,18 @@ def shipped_arms(folder: Path | None = None) -> list[str]:
 
 
 def outcomes_of(record: Record, arm: ArmFile) -> Outcomes:
-    """A record's question outcomes as ``rotbench.scoring.paired`` gives them for a run."""
+    """A record's question outcomes as ``rotbench.scoring.paired`` gives them for a run;
+    for the record of a ``--repeat N`` run, as ``PooledOutcomes`` (pooled over its runs,
+    ``rotbench.published.build``), so ``rotbench compare`` pairs its pass^N figures as it
+    does a repeated run of yours."""
     keys = [q.key for q in arm.questions]
-    return {row: {keys[i]: int(c) for i, c in enumerate(text) if c != "."}
-            for row, text in record.outcomes.items()}
+    got = {row: {keys[i]: int(c) for i, c in enumerate(text) if c != "."}
+           for row, text in record.outcomes.items()}
+    if record.report.repeats is None:
+        return got
+    from rotbench.results.presentation.compare import PooledOutcomes
+
+    return PooledOutcomes(got)
 
 
 def arm_of(report: Report) -> str | None:

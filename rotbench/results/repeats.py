@@ -124,6 +124,26 @@ def pass_all(outcomes: list[Outcomes], metric: str) -> Rate | None:
     return Rate.of(sum(1 for k in asked if all(r[k] for r in rows)), len(asked))
 
 
+def lone_departures(outcomes: list[Outcomes]) -> list[int]:
+    """Per run (in order), the questions on which it alone answers differently: every other
+    run gives one common answer and this run another (an answer as for ``flaky``). How far
+    one run strays from the others: what a further run may be held to
+    (``rotbench.published.verify``). Raises ValueError for fewer than three runs (with two,
+    neither run alone departs from a common answer of the others)."""
+    if len(outcomes) < 3:
+        raise ValueError("lone departures need three runs or more")
+    answers = [_answers(o) for o in outcomes]
+    questions = list(dict.fromkeys(k for a in answers for k in a))
+    counts = [0] * len(answers)
+    for key in questions:
+        given = [a.get(key, ()) for a in answers]
+        for i, mine in enumerate(given):
+            others = set(given[:i] + given[i + 1:])
+            if len(others) == 1 and mine not in others:
+                counts[i] += 1
+    return counts
+
+
 def pooled_outcomes(outcomes: Iterable[Outcomes], higher: dict[str, bool]) -> Outcomes:
     """One outcome per question and figure over several runs: 1 when every run's is 1 for
     a figure whose ``higher`` is True (better when higher), else when any run's is; a

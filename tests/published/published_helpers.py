@@ -26,8 +26,10 @@ def run_arm(key: str, engines: list[str], root: Path) -> list[Report]:
 
 def shipped_differences(key: str, report: Report) -> list[str]:
     """What differs between the shipped record of ``report``'s engine on arm ``key`` and
-    the record ``report`` gives (empty: equal figure for figure)."""
+    the record ``report`` gives (empty: equal figure for figure, or, for the record of a
+    repeated run, in agreement as ``rotbench.published.verify`` checks it)."""
     arm = load_arm(key)
     name = report.selection.engine_source
     shipped = next(r for r in arm.records if r.manifest.engine_source == name)
-    return differences(shipped, record_of(report, list(arm.questions), "a test's run"))
+    return differences(shipped, record_of(report, list(arm.questions), "a test's run"),
+                       list(arm.questions))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -61,7 +62,8 @@ def test_one_peer_is_paired_question_by_question(run) -> None:
 
 def test_all_compares_with_every_shipped_engine_of_the_arm(run) -> None:
     """published:all: one column per shipped record of the oracle arm after the run's, each
-    current_first paired (the discordant counts add up to the two numerators)."""
+    current_first paired (the discordant counts add up to the two numerators: for
+    Hindsight's record of three runs, its pass^3, as for a repeated run of yours)."""
     shipped = load_arm("oracle").records
     document = _json([str(run), "published:all"])
     assert [c["engine_source"] for c in document["columns"][1:]] == [
@@ -69,13 +71,24 @@ def test_all_compares_with_every_shipped_engine_of_the_arm(run) -> None:
     for i, record in enumerate(shipped, start=1):
         cell = _cell(document, "current_first", i)
         p = cell["difference"]["paired"]
-        assert p["both"] + p["other_only"] == record.report.metrics["current_first"].numerator
+        rep = record.report.repeats
+        theirs = (rep.pass_all if rep is not None else record.report.metrics)["current_first"]
+        assert (rep is not None) == (record.manifest.engine_source == "hindsight")
+        assert p["both"] + p["other_only"] == theirs.numerator
+        assert (cell["rate"]["numerator"], cell["rate"]["denominator"]) == (
+            theirs.numerator, theirs.denominator)
         assert p["both"] + p["first_only"] == 238
+    hindsight = next(r for r in shipped if r.manifest.engine_source == "hindsight")
+    assert any(n.startswith(f"{hindsight.report.run_id} ran each engine 3 times (--repeat): "
+                            "each paired figure is its pass^3") for n in document["notes"])
 
 
 def test_compare_with_every_peer_imports_no_peer_package(run, tmp_path) -> None:
     """A child process where every peer package fails to import (what a clone without the
-    extras has) prints the paired comparison against every shipped engine."""
+    extras has) prints the paired comparison against every shipped engine in under 10 s of
+    the process's CPU time, interpreter and imports included (its wall time is that on an
+    idle machine; on two shared cores at a load of 14 it measured 15 s wall for 2.7 s of
+    CPU, 2026-12-06, so the wall clock would judge the machine, not the command)."""
     (tmp_path / "sitecustomize.py").write_text(
         "import sys\n"
         "class _Block:\n"
@@ -86,9 +99,13 @@ def test_compare_with_every_peer_imports_no_peer_package(run, tmp_path) -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path]),
            "COLUMNS": "200"}
     code = "from rotbench.cli.main import main; main()"
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     got = subprocess.run([sys.executable, "-c", code, "compare", str(run), "published:all"],
                          capture_output=True, text=True, env=env, timeout=300)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     assert got.returncode == 0, got.stderr[-2000:]
+    assert cpu < 10, f"{cpu:.1f} s of CPU"
     for record in load_arm("oracle").records:
         assert f"[published:{record.manifest.engine_source}]" in got.stdout
     assert "exact McNemar" in got.stdout

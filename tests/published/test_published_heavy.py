@@ -2,7 +2,9 @@
 figure, on every shipped arm (issue 59, item 1): the peers take minutes, so this runs only
 when asked, `make verify-published` (ROTBENCH_VERIFY_PUBLISHED=1;
 ROTBENCH_VERIFY_ENGINES=a,b restricts the engines). Hindsight's, from its own environment:
-`make verify-published-hindsight` (``python -m rotbench.published.regenerate --verify``)."""
+`make verify-published-hindsight` (``python -m rotbench.published.regenerate --verify``),
+or this file there with ROTBENCH_VERIFY_ENGINES=hindsight; its record is a repeated run,
+checked by its departures from the record's steady questions (``rotbench.published.verify``)."""
 
 from __future__ import annotations
 

@@ -83,3 +83,28 @@ def test_the_docs_page_is_the_shipped_data() -> None:
     arms = {key: load_arm(key) for key in ARMS}
     expected = page_markdown(shipped_rows(arms), arms_in_order(arms), REGENERATE)
     assert (ROOT / "docs" / "results" / "published.md").read_text(encoding="utf-8") == expected
+
+
+def test_the_docs_page_says_how_each_record_is_checked() -> None:
+    """The page states the exact check and the one of a varying engine, and Hindsight's
+    manifests (each a run of three) give its runs, flaky questions, pass^3 and ranges."""
+    text = (ROOT / "docs" / "results" / "published.md").read_text(encoding="utf-8")
+    checks = text[text.index("## How a shipped record is checked"):text.index("## Manifests")]
+    assert "figure for figure" in checks
+    assert ("of the questions the three runs all answered alike, the fresh run answers no "
+            "more otherwise (on any per-question figure) than the most on which one of the "
+            "three runs alone answered otherwise than the other two") in checks
+    assert "A figure outside the three runs' range is named but not counted" in checks
+    for key in ARMS:
+        record = next(r for r in load_arm(key).records
+                      if r.manifest.engine_source == "hindsight")
+        rep = record.report.repeats
+        section = text[text.index(f'<a id="m-{key}-hindsight"></a>'):]
+        section = section[:section.index("<a id=", 10)]
+        first = rep.pass_all["current_first"]
+        assert (f"| repeats | `3 runs of the engine on the same worlds; {len(rep.flaky)} flaky "
+                f"question(s) of {rep.questions}") in section
+        assert f"pass^3 current_first: {first.value:.1%} ({first.numerator}/" \
+               f"{first.denominator})" in section
+        assert (f"lone departures by run: {', '.join(map(str, record.lone_departures))}; "
+                "the figures on this page are run 1's`") in section
