@@ -49,7 +49,7 @@ def mermaid() -> str:
     lines += [n.replace("    ", "  ", 1) for n in outside]
     lines += ["  world --> real_pairs",
               '  real_pairs --> reports["flows/reports.py: write_reports<br/>'
-              'rotbench.pipeline.record.record_run"]']
+              'rotbench.run.record.record_run"]']
     return "\n".join(lines) + "\n"
 
 

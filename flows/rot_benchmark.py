@@ -23,10 +23,8 @@ from prefect.task_runners import ThreadPoolTaskRunner
 
 from flows.caching import UnwrittenRecords, discard, result_storage
 from flows.concurrency import end_run_gate, gate_for_run, gate_from_plan
-from flows.outcomes import WorldOutcome
 from flows.publish import publish_page
-from flows.reports import RunOutcome, RunWides, run_timings, write_reports
-from flows.run_wide import PaidRun, batch_extract_stage, real_pairs_stage
+from flows.run_wide import batch_extract_stage, real_pairs_stage
 from flows.world import (
     drop_incomplete,
     world_key,
@@ -39,7 +37,9 @@ from rotbench.contract.registry import EngineInfo
 from rotbench.engines.registry import resolve
 from rotbench.engines.sandbox import engine_sandbox
 from rotbench.perception.model import BatchTimeout
-from rotbench.runspec import DEFAULT_SEEDS, Arm, RunSpec, spec_from_parameters
+from rotbench.run.outcome import PaidRun, RunOutcome, RunWides, WorldOutcome
+from rotbench.run.report import run_timings, write_reports
+from rotbench.run.spec import DEFAULT_SEEDS, Arm, RunSpec, spec_from_parameters
 
 
 class BudgetRefused(RuntimeError):
@@ -275,7 +275,7 @@ async def rot_benchmark(
     started_unix: float | None = None,
 ) -> RunOutcome:
     """Run every seed's world through every engine, then write one report of record and its
-    DuckDB rows per engine. Parameters are ``rotbench.runspec.RunSpec``'s fields, flat, so
+    DuckDB rows per engine. Parameters are ``rotbench.run.spec.RunSpec``'s fields, flat, so
     that a deployment's form in Prefect's UI shows each one typed; the first line turns them
     into the one ``RunSpec`` the rest of the run reads (checked by the same rules as
     ``rotbench run``). Returns a ``RunOutcome``.

@@ -6,41 +6,15 @@ cache, and hands their results to the parent flow as one ``RunWide`` each.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from flows.caching import load_payload
 from flows.tasks import real_pairs_task
 from flows.world import WorldStages, perception_stamps, world_runtime
-from rotbench.pipeline import keys
 from rotbench.pipeline.batch_extract import batch_items, batch_note, wants_batch_extraction
 from rotbench.pipeline.real_pairs import oracle_block, rulings_for_run
 from rotbench.results import StageRecord
-from rotbench.rulings import RealPairs
-from rotbench.runspec import RunSpec
-
-
-@dataclass
-class RunWide:
-    """A run-wide stage's results, folded into every report."""
-
-    block: RealPairs | None = None
-    stages: list[StageRecord] = field(default_factory=list)
-    usage: dict | None = None
-    notes: list[str] = field(default_factory=list)
-    uncached: list[str] = field(default_factory=list)
-    degraded: dict[str, int] = field(default_factory=dict)
-
-
-@dataclass
-class PaidRun:
-    """What a paid run's worlds share, worked out once by the parent: the projection, the
-    spend ledger's path, the budget and the plan of the run's call gate (all None on the
-    oracle arm)."""
-
-    estimate: dict | None = None
-    ledger_path: str | None = None
-    budget: dict | None = None
-    gate: dict | None = None
+from rotbench.run import keys
+from rotbench.run.outcome import PaidRun, RunWide
+from rotbench.run.spec import RunSpec
 
 
 def real_pairs_stage(spec: RunSpec, paid: PaidRun) -> RunWide:

@@ -35,7 +35,6 @@ from flows.caching import (
     stage_key,
     store_payload,
 )
-from flows.outcomes import StageRef
 from rotbench._util.atomic import FULL
 from rotbench.contract.extraction import world_documents
 from rotbench.engines.host.guarded import EngineFailure
@@ -50,6 +49,7 @@ from rotbench.pipeline.score import score
 from rotbench.pipeline.stages import SPECS
 from rotbench.reference.engine import ReferenceEngine
 from rotbench.rulings import review_items
+from rotbench.run.outcome import StageRef
 
 RETRY_DELAYS_SECONDS: list[float] = [1.0, 5.0]
 """Backoff between attempts of a stage that failed transiently."""

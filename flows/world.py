@@ -21,7 +21,6 @@ from prefect import Task, task
 from prefect.utilities.annotations import quote
 
 from flows.caching import CacheAudit, SafeJSONSerializer, read_record, result_storage
-from flows.outcomes import EngineOutcome, StageRef, WorldOutcome
 from flows.tasks import (
     configure,
     deposit_task,
@@ -40,13 +39,14 @@ from rotbench.embedding.store import drain_damaged
 from rotbench.engines.host.guarded import EngineFailure
 from rotbench.perception.arms import ArmRuntime, paid_runtime, run_settings
 from rotbench.perception.noisy.arm import engine_arm
-from rotbench.pipeline import keys
 from rotbench.pipeline.ingest_probe import engine_slot
 from rotbench.reference import ENGINE_VERSION
 from rotbench.reference.config import EngineConfig
 from rotbench.results import StageRecord
 from rotbench.rulings import ReviewItem
-from rotbench.runspec import RunSpec
+from rotbench.run import keys
+from rotbench.run.outcome import EngineOutcome, StageRef, WorldOutcome
+from rotbench.run.spec import RunSpec
 
 __all__ = ["EngineOutcome", "WorldOutcome", "WorldStages",
            "perception_stamps", "world_key", "world_runtime", "world_task",

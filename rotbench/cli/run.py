@@ -220,7 +220,7 @@ def run(
     probe and score, then write reports/<run-id>-<engine>.json and the DuckDB rows."""
     started = time.time()
     interrupts = Interrupts.current()
-    from rotbench.runspec import SpecError, build_spec, default_cache_dir
+    from rotbench.run.spec import SpecError, build_spec, default_cache_dir
 
     try:
         spec = build_spec(
@@ -292,7 +292,7 @@ def start_run(spec, started: float, interrupts: Interrupts, choices: RunChoices)
         return
 
     if spec.dask is not None:
-        from rotbench.runspec import dask_unreachable
+        from rotbench.run.spec import dask_unreachable
 
         if (unreachable := dask_unreachable(spec.dask)) is not None:
             fail(unreachable, 1)

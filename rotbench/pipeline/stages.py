@@ -3,7 +3,7 @@ returns, how long it may take and whether a failure is retried.
 
 ``flows/`` reads this table to build its Prefect tasks (name, timeout, retries), to register
 the models its cache may decode (``output``) and to version the cache keys
-(``rotbench.pipeline.keys``). Adding a stage: write its function in
+(``rotbench.run.keys``). Adding a stage: write its function in
 ``rotbench/pipeline/<name>.py``, add a row here, a key function in ``keys.py``, and its task
 in ``flows/tasks.py`` (``<name>_task``: loads the inputs, calls the function, stores the
 output; listed in ``STAGE_TASKS``), called by the flow that runs it (``flows/world.py``).

@@ -15,7 +15,7 @@ import pytest
 from flows.rot_benchmark import rot_benchmark
 from rotbench.estimate.run import project_cost
 from rotbench.perception.arms import run_settings
-from rotbench.runspec import RunSpec
+from rotbench.run.spec import RunSpec
 from rotbench.testing.fake_anthropic import FakeAnthropic, FakeRequest, oracle_answerer
 from rotbench.world import generate_world
 

@@ -17,8 +17,8 @@ import pytest
 from flow_helpers import computed, run_flow
 
 from flows.caching import SafeJSONSerializer, read_record
-from flows.outcomes import StageRef, WorldOutcome
 from flows.rot_benchmark import rot_benchmark
+from rotbench.run.outcome import StageRef, WorldOutcome
 from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
 from rotbench.world import generate_world
 

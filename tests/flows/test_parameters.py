@@ -7,11 +7,11 @@ import inspect
 import pytest
 from prefect.utilities.callables import parameter_schema
 
-import flows.reports as flows_reports
 import rotbench.cli.run as cli_run
-from flows.reports import run_timings
+import rotbench.run.report as run_report
 from flows.rot_benchmark import name_for, rot_benchmark
-from rotbench.runspec import RunSpec, SpecError, spec_from_parameters
+from rotbench.run.report import run_timings
+from rotbench.run.spec import RunSpec, SpecError, spec_from_parameters
 
 
 def test_parameters_are_the_runspec_fields_and_the_start_time() -> None:
@@ -27,7 +27,7 @@ def test_the_start_time_is_an_optional_parameter_not_an_environment_variable() -
     assert "started_unix" not in props.get("required", [])
     assert props["properties"]["started_unix"]["anyOf"][0]["type"] == "number"
     assert "started_unix" not in RunSpec.model_fields  # not part of what the run computes
-    for module in (flows_reports, cli_run):
+    for module in (run_report, cli_run):
         assert "ROTBENCH_STARTED_UNIX" not in inspect.getsource(module)
 
 
