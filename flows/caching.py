@@ -82,7 +82,7 @@ class SafeJSONSerializer(Serializer):
 
 def result_storage(cache_dir: Path | str) -> Path:
     """The run's Prefect result storage, ``<cache_dir>/prefect``, absolute: the stages'
-    records and the whole-world records (``flows.world.world_record_name``)."""
+    records and the whole-world records (``rotbench.run.plan.world_records``)."""
     return (Path(cache_dir) / "prefect").resolve()
 
 

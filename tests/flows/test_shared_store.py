@@ -14,11 +14,11 @@ import pytest
 from flow_helpers import clone_cache, computed, figures, frac, pinned, run_flow
 from rich.console import Console
 
-from flows.world import world_key
 from rotbench.engines.registry import resolve
 from rotbench.results import render
 from rotbench.results.presentation.compare import compare_reports, render_comparison
 from rotbench.results.presentation.html import render_html
+from rotbench.run.plan import world_key
 from rotbench.run.spec import RunSpec
 
 pytestmark = pytest.mark.slow

@@ -11,7 +11,6 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from rotbench.run.record import record_run
 from rotbench.results import Report
 from rotbench.results.files.worlds import world_bytes, world_path
 from rotbench.results.summaries import (
@@ -21,6 +20,7 @@ from rotbench.results.summaries import (
     tally_from_json,
     tally_to_json,
 )
+from rotbench.run.record import record_run
 from rotbench.run.spec import RunSpec
 from rotbench.scoring import score_world
 from rotbench.scoring.tally import tally_world

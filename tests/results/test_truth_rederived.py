@@ -19,8 +19,8 @@ from rotbench.cli.main import app
 from rotbench.engines.host.guarded import GuardedEngine
 from rotbench.pipeline.generate import generate
 from rotbench.pipeline.probe_shared import probe_any
-from rotbench.run.record import record_run
 from rotbench.results.verify import verification_problems
+from rotbench.run.record import record_run
 from rotbench.run.spec import RunSpec
 from rotbench.scoring.score import score_world
 

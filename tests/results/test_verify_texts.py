@@ -14,8 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from rotbench.cli.main import app
-from rotbench.run.record import record_run
 from rotbench.results.verify import TextCheck, recompute, verification_problems
+from rotbench.run.record import record_run
 from rotbench.run.spec import RunSpec
 from rotbench.testing.synthetic import synthetic_world_probes
 
