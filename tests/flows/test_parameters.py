@@ -97,11 +97,15 @@ def test_the_schema_gives_the_ui_typed_fields() -> None:
     assert spec["days"]["type"] == "integer"
 
 
-def test_a_deployment_s_spec_mapping_is_the_runspec(tmp_path) -> None:
+def test_a_deployment_s_spec_mapping_becomes_the_runspec(tmp_path) -> None:
+    """What Prefect does with a deployment's ``spec:`` mapping before the flow starts, then
+    the flow's own checks."""
     fields = {"arm": "oracle", "seeds": [7, 8], "days": 30, "generator": "3",
               "cache_dir": str(tmp_path / "c"), "reports_dir": str(tmp_path / "r")}
+    given = rot_benchmark.validate_parameters({"spec": fields})
+    assert given["spec"] == RunSpec(**fields)
+    assert spec_from_parameters(given["spec"]) == RunSpec(**fields)
     assert spec_from_parameters(fields) == RunSpec(**fields)
-    assert spec_from_parameters(RunSpec(**fields)) == RunSpec(**fields)
 
 
 @pytest.mark.parametrize(("params", "message"), [
