@@ -33,7 +33,7 @@ class _Lines(logging.Handler):
         self.lines: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        if Path(record.pathname).parent.name == "flows":  # rotbench's lines, not Prefect's
+        if Path(record.pathname).parent.name in ("flows", "run"):  # rotbench's, not Prefect's
             self.lines.append(record.getMessage())
 
 
