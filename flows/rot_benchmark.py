@@ -229,9 +229,8 @@ async def rot_benchmark(spec: RunSpec = RunSpec(),  # noqa: B008 - frozen; Prefe
     logger.info("rotbench run: arm %s, engines %s, %d seeds, runner %s", spec.arm,
                 ", ".join(spec.engines), len(spec.seeds), spec.dask or "threads")
     await _tag_run(spec, logger)
-    paid = PaidRun()
-    if not spec.scripted:  # the scripted arms make no model call
-        paid = await asyncio.to_thread(guard_budget, spec, _run_id(), api_key_for_run, logger)
+    paid = await asyncio.to_thread(guard_budget, spec, _run_id(), api_key_for_run, logger)
+    if paid.ledger_path is not None:  # a paid arm: one gate for the run's model calls
         paid.gate = await gate_for_run(spec, Path(paid.ledger_path).stem, call_limit(spec))
         logger.info("model calls in flight: %s", gate_from_plan(paid.gate).describe())
     try:

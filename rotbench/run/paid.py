@@ -16,12 +16,15 @@ class BudgetRefused(RuntimeError):
 
 def guard_budget(spec: RunSpec, run_id: str, api_key: Callable[[], str | None],
                  logger) -> PaidRun:  # noqa: ANN001 - a logging.Logger or Prefect's
-    """Project the paid run's cost (``rotbench.estimate.run.project_cost``), log it and
+    """Nothing on the scripted arms (no model call: an empty ``PaidRun``). On the paid arms,
+    project the run's cost (``rotbench.estimate.run.project_cost``), log it and
     refuse it above the budget (``--budget-usd``/``--budget-calls``, else the settings
     file's): raises BudgetRefused. Then the model API key (``api_key()``) is checked
     (``require_api_key``: missing or misshapen, refused before any call). Returns the
     projection, the spend ledger's path (``<cache>/budget/<run_id>.json``) and the budget;
     the call gate is planned next."""
+    if spec.scripted:
+        return PaidRun()
     from rotbench.estimate.run import project_cost
     from rotbench.perception.arms import run_settings
     from rotbench.perception.calls.budget import effective_budget, refusal
