@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from rotbench.estimate.perception import Estimate  # noqa: E402
 from rotbench.perception.model import LLMSettings  # noqa: E402
-from rotbench.runspec import RunSpec  # noqa: E402
+from rotbench.run.spec import RunSpec  # noqa: E402
 
 ROWS = ("calls", "input_tokens", "cache_write_tokens", "cache_read_tokens", "output_tokens")
 

@@ -1,4 +1,4 @@
-"""Peak memory of recording a run (``rotbench.pipeline.record.record_run``) against the seed count.
+"""Peak memory of recording a run (``rotbench.run.record.record_run``) against the seed count.
 
 The worlds come from a generator (synthetic, scored on the fly, as a run's cached scored
 worlds are loaded one by one), so what is measured is the recording itself: world files,
@@ -21,9 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CHILD = """
 import sys
-from rotbench.pipeline.record import record_run
+from rotbench.run.record import record_run
 from rotbench.testing.synthetic import synthetic_world_probes
-from rotbench.runspec import RunSpec
+from rotbench.run.spec import RunSpec
 n, reports = int(sys.argv[1]), sys.argv[2]
 seeds = list(range(1, n + 1))
 record_run(RunSpec(seeds=seeds, reports_dir=reports),

@@ -11,7 +11,7 @@ from __future__ import annotations
 from flows import tasks
 
 RUN_WIDE = {"real_pairs"}
-"""Stages the parent flow runs once per run (``flows/run_wide.py``), not per world."""
+"""Stages the parent flow runs once per run (``rotbench/run/wide.py``), not per world."""
 EDGES = (("generate", "extract"), ("extract", "index"), ("index", "deposit"),
          ("deposit", "probe"), ("probe", "score"), ("generate", "ingest_probe"),
          ("ingest_probe", "score"))
@@ -34,10 +34,11 @@ def mermaid() -> str:
     """The Mermaid flowchart: stage -> module.function -> task, per world and run-wide."""
     lines = ["flowchart TD",
              '  flow["flows/rot_benchmark.py: rot_benchmark (parent flow)"]',
-             '  batch["flows/run_wide.py: batch_extract_stage<br/>'
+             '  batch["rotbench/run/wide.py: batch_extract<br/>'
              'rotbench.pipeline.batch_extract (live arm, --batch)"]',
              '  flow --> batch --> world',
-             '  subgraph world["flows/world.py: world_task, one per seed"]']
+             '  subgraph world["flows/world.py: world_task, one per seed, runs '
+             'rotbench/run/plan.py: world_engines"]']
     outside = []
     for stage_task in tasks.STAGE_TASKS:
         name = stage_task.name
@@ -48,8 +49,8 @@ def mermaid() -> str:
     lines.append("  end")
     lines += [n.replace("    ", "  ", 1) for n in outside]
     lines += ["  world --> real_pairs",
-              '  real_pairs --> reports["flows/reports.py: write_reports<br/>'
-              'rotbench.pipeline.record.record_run"]']
+              '  real_pairs --> reports["rotbench/run/report.py: write_reports<br/>'
+              'rotbench.run.record.record_run"]']
     return "\n".join(lines) + "\n"
 
 

@@ -11,7 +11,7 @@ from prefect.artifacts import acreate_link_artifact
 
 from rotbench.results import Report
 from rotbench.results.files.report import report_file_name
-from rotbench.runspec import RunSpec
+from rotbench.run.spec import RunSpec
 
 
 async def publish_page(run: RunSpec, reports: list[Report]) -> str | None:

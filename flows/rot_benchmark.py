@@ -1,12 +1,14 @@
 """The rot-benchmark flow: one parent flow, one task per world, worlds run concurrently.
 
-The parent validates its typed parameters with the CLI's own rules (``RunSpec``), guards the
-budget of a paid arm, submits one ``world`` task per seed to a task runner (threads in this
-process, or a Dask cluster with ``dask``), then alone writes each engine's report of record
-and its DuckDB rows (one writer), a markdown artifact and log lines saying where they went.
+The parent takes the run's request (``RunSpec``), checks it with the CLI's own rules, guards
+the budget of a paid arm, submits one ``world`` task per seed to a task runner (threads in
+this process, or a Dask cluster with ``dask``), then alone writes each engine's report of
+record and its DuckDB rows (one writer), a markdown artifact and log lines saying where they
+went. What is decided is decided in ``rotbench.run``; this module runs it on Prefect.
 
-Per world, ``flows.world`` runs generate -> extract -> index -> deposit -> probe -> score
-(or an engine's ingest_probe -> score), each a cached task. Nothing is shared between worlds
+Per world, ``flows.world`` runs the stages the world's plan asks for (``rotbench.run.plan``:
+generate -> extract -> index -> deposit -> probe -> score, or an engine's ingest_probe ->
+score), each a cached task. Nothing is shared between worlds
 but files: stage outputs under the cache folder, and the run's spend ledger.
 """
 
@@ -14,8 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-import threading
 import time
+from functools import partial
 from pathlib import Path
 
 from prefect import flow, get_run_logger
@@ -23,27 +25,26 @@ from prefect.task_runners import ThreadPoolTaskRunner
 
 from flows.caching import UnwrittenRecords, discard, result_storage
 from flows.concurrency import end_run_gate, gate_for_run, gate_from_plan
-from flows.outcomes import WorldOutcome
 from flows.publish import publish_page
-from flows.reports import RunOutcome, RunWides, run_timings, write_reports
-from flows.run_wide import PaidRun, batch_extract_stage, real_pairs_stage
 from flows.world import (
+    WorldStages,
+    api_key_for_run,
     drop_incomplete,
-    world_key,
-    world_record_name,
+    runtime_for_world,
     world_task_for_run,
 )
 from rotbench._util.atomic import WriteFailed
 from rotbench._util.progress import progress
 from rotbench.contract.registry import EngineInfo
-from rotbench.engines.registry import resolve
 from rotbench.engines.sandbox import engine_sandbox
 from rotbench.perception.model import BatchTimeout
-from rotbench.runspec import DEFAULT_SEEDS, Arm, RunSpec, spec_from_parameters
-
-
-class BudgetRefused(RuntimeError):
-    """A paid run projected above its budget; nothing was called (one line)."""
+from rotbench.run.outcome import PaidRun, RunOutcome, RunWides, WorldOutcome
+from rotbench.run.paid import BudgetRefused, call_limit, guard_budget
+from rotbench.run.plan import run_engines, world_records
+from rotbench.run.report import run_timings, write_reports
+from rotbench.run.spec import RunSpec, spec_from_parameters
+from rotbench.run.warm import end_early_folds, fold_early, warm_up
+from rotbench.run.wide import batch_extract, real_pairs
 
 
 class AllWorldsFailed(RuntimeError):
@@ -64,41 +65,14 @@ def run_name() -> str:
 
 
 def name_for(p: dict) -> str:
-    """A run's readable name from its parameters."""
-    engines = "+".join(p.get("engines") or ["reference"])
-    return f"{p.get('arm', 'oracle')} {engines} seeds {_seed_text(list(p.get('seeds') or []))}"
-
-
-def _prewarm(spec: RunSpec) -> threading.Thread | None:
-    """Start embedding every text the scripted arms' index stages can meet while the worlds
-    start (``rotbench.embedding.shared.warm_for_run``; ``rotbench run`` starts it earlier,
-    beside the boot of a new server). Nothing when every world is cached whole. On Dask
-    the worlds wait for it, so that the workers find the vectors
-    in the shared cache instead of each loading the model. Best effort: the index stage
-    meets and reports any failure."""
-    if every_world_cached(spec):  # no index stage will run: nothing to embed
-        return None
-    from rotbench.embedding.shared import warm_for_run
-    from rotbench.perception.noisy.arm import noisy_texts
-
-    thread = warm_for_run(spec.arm, spec.engines, Path(spec.cache_dir), spec.generator,
-                          noisy_texts(spec))
-    if thread is not None and spec.dask is not None:
-        thread.join()
-    return thread
-
-
-def every_world_cached(spec: RunSpec) -> bool:
-    """True when every seed's world has its whole-world record in the cache (a run where
-    nothing changed: each world will be one Cached task run, and no stage computes). A
-    record found damaged later only recomputes that world, which embeds what it needs."""
-    storage = result_storage(spec.cache_dir)
-    engines = [resolve(name) for name in spec.engines]
-    for seed in spec.seeds:
-        key = world_key(seed, spec, engines)
-        if key is None or not (storage / world_record_name(key)).is_file():
-            return False
-    return True
+    """A run's readable name from its parameters (``{"spec": RunSpec or its fields}``)."""
+    spec = p.get("spec") or {}
+    if isinstance(spec, RunSpec):
+        spec = spec.model_dump()
+    engines = "+".join(spec.get("engines") or ["reference"])
+    seeds = spec.get("seeds") or list(RunSpec.model_fields["seeds"].get_default(
+        call_default_factory=True))
+    return f"{spec.get('arm', 'oracle')} {engines} seeds {_seed_text(list(seeds))}"
 
 
 def task_runner_for(spec: RunSpec):
@@ -133,22 +107,22 @@ def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None,
     the world tasks get them whole and never resolve an engine themselves."""
     payload = spec.model_dump(mode="json")
     if engines is None:
-        engines = [resolve(name) for name in spec.engines]
+        engines = run_engines(spec)
     infos = [info.model_dump(mode="json") for info in engines]
     storage = result_storage(spec.cache_dir)
     outcomes: list[WorldOutcome] = []
     missing: dict[int, str] = {}
     UnwrittenRecords.drain()  # an earlier run's, in the same process
     with task_runner_for(spec) as runner:
-        world_keys = {seed: world_key(seed, spec, engines) for seed in spec.seeds}
+        records = world_records(spec, engines)
         # each world is handed the run's settings with its own seed only: Prefect walks
         # and serialises every task's parameters, so the run's whole seed list in each
         # world's made that work grow with the square of the seeds
-        world = world_task_for_run(spec)
+        world = world_task_for_run(spec.cache_dir, any(records.values()))
         futures = [(seed, runner.submit(world, {
             "seed": seed, "spec": {**payload, "seeds": [seed]}, "engines": infos,
             "ledger_path": ledger_path, "budget": budget, "gate": gate,
-            "record": world_record_name(world_keys[seed]) if world_keys[seed] else None}))
+            "record": records[seed]}))
             for seed in spec.seeds]
         unwritten: WriteFailed | None = None
         for seed, future in futures:
@@ -161,14 +135,13 @@ def _run_worlds(spec: RunSpec, ledger_path: str | None, budget: dict | None,
                 text = str(exc).strip().splitlines()
                 missing[seed] = f"{type(exc).__name__}: {text[0] if text else ''}"[:300]
                 continue
-            key = world_keys[seed]
             drop_incomplete(spec.cache_dir, outcome.incomplete_keys)
             if future.state.name == "Cached":
                 outcome = outcome.as_cached()
                 for record in (r for e in outcome.engines for r in e.stages):
                     progress().stage(seed, record.stage, "cached", 0.0)
-            elif key is not None and not outcome.complete:
-                (storage / world_record_name(key)).unlink(missing_ok=True)
+            elif records[seed] is not None and not outcome.complete:
+                (storage / records[seed]).unlink(missing_ok=True)
             outcomes.append(outcome)
         if spec.dask is not None:
             _stop_worker_servers(runner)
@@ -237,48 +210,12 @@ def _artifact_markdown(outcome: RunOutcome, spec: RunSpec) -> str:
 
 @flow(name="rot-benchmark", flow_run_name=run_name, log_prints=False, persist_result=False,
       validate_parameters=True)
-async def rot_benchmark(
-    arm: Arm = "oracle",
-    seeds: list[int] = list(DEFAULT_SEEDS),  # noqa: B006, B008 - Prefect copies defaults
-    days: int = 90,
-    top_k: int = 10,
-    engines: list[str] = ["reference"],  # noqa: B006
-    scorer: str | None = None,
-    generator: str = RunSpec.model_fields["generator"].default,
-    volume: int = 1,
-    overrides: list[str] = [],  # noqa: B006
-    trust_policy: bool = True,
-    record_claim_text: bool = True,
-    budget_usd: float | None = None,
-    budget_calls: int | None = None,
-    llm_settings: str | None = None,
-    dask: str | None = None,
-    dask_workers: int = 2,
-    rulings_path: str | None = None,
-    real_pairs: bool = True,
-    html_path: str | None = None,
-    max_concurrent_worlds: int = 4,
-    model_concurrency: int = 8,
-    model_concurrency_limit: str | None = None,
-    batch: bool | None = None,
-    batch_timeout_seconds: float | None = None,
-    engine_timeout_seconds: float = 60.0,
-    cache_dir: str = "cache",
-    reports_dir: str = "reports",
-    db_path: str | None = None,
-    out_path: str | None = None,
-    users: int = 1,
-    user_ids: list[str] = [],  # noqa: B006
-    noise: str | None = None,
-    noise_digest: str | None = None,
-    repeat: int = 1,
-    started_unix: float | None = None,
-) -> RunOutcome:
+async def rot_benchmark(spec: RunSpec = RunSpec(),  # noqa: B008 - frozen; Prefect copies it
+                        started_unix: float | None = None) -> RunOutcome:
     """Run every seed's world through every engine, then write one report of record and its
-    DuckDB rows per engine. Parameters are ``rotbench.runspec.RunSpec``'s fields, flat, so
-    that a deployment's form in Prefect's UI shows each one typed; the first line turns them
-    into the one ``RunSpec`` the rest of the run reads (checked by the same rules as
-    ``rotbench run``). Returns a ``RunOutcome``.
+    DuckDB rows per engine. ``spec``: the run's request (``rotbench.run.spec.RunSpec``; a
+    deployment gives it as a ``spec`` mapping of its fields, shown typed in Prefect's form),
+    checked first by the same rules as ``rotbench run``. Returns a ``RunOutcome``.
 
     Paid arms: the projected calls and dollars are logged before any call and the run is
     refused (BudgetRefused) above ``budget_usd`` / ``budget_calls`` (else the settings
@@ -287,27 +224,27 @@ async def rot_benchmark(
     ``started_unix`` (epoch seconds): when ``rotbench run`` began, for the report's start-up
     timing; optional (a deployment run leaves it out).
     """
-    spec = spec_from_parameters({k: v for k, v in locals().items()
-                                 if k in RunSpec.model_fields})  # the one conversion
+    spec = spec_from_parameters(spec)
     begin, logger = time.time(), get_run_logger()
     logger.info("rotbench run: arm %s, engines %s, %d seeds, runner %s", spec.arm,
                 ", ".join(spec.engines), len(spec.seeds), spec.dask or "threads")
     await _tag_run(spec, logger)
-    paid = PaidRun()
-    if not spec.scripted:  # the scripted arms make no model call
-        paid = await asyncio.to_thread(_guard_budget, spec, logger)
-        paid.gate = await gate_for_run(spec, Path(paid.ledger_path).stem, _call_limit(spec))
+    paid = await asyncio.to_thread(guard_budget, spec, _run_id(), api_key_for_run, logger)
+    if paid.ledger_path is not None:  # a paid arm: one gate for the run's model calls
+        paid.gate = await gate_for_run(spec, Path(paid.ledger_path).stem, call_limit(spec))
         logger.info("model calls in flight: %s", gate_from_plan(paid.gate).describe())
     try:
-        _prewarm(spec)
-        batched = await asyncio.to_thread(batch_extract_stage, spec, paid)
-        _fold_early(spec)
+        warm_up(spec, result_storage(spec.cache_dir))
+        batched = await asyncio.to_thread(batch_extract, spec, partial(
+            runtime_for_world, spec, paid.ledger_path, paid.budget, paid.gate))
+        fold_early(spec)
         outcomes, missing, sandbox_notes = await asyncio.to_thread(_sandboxed_worlds, spec,
                                                                    paid, logger)
-        pairs = await asyncio.to_thread(real_pairs_stage, spec, paid)
+        pairs = await asyncio.to_thread(real_pairs, spec, lambda: WorldStages(
+            None, spec, runtime_for_world(spec, paid.ledger_path, paid.budget, paid.gate)))
     finally:
         await end_run_gate(paid.gate)
-        await asyncio.to_thread(_end_early_folds, spec)
+        await asyncio.to_thread(end_early_folds, spec)
     from prefect.runtime import flow_run
 
     outcome = RunOutcome(missing=missing, flow_run_id=flow_run.id)
@@ -320,27 +257,6 @@ async def rot_benchmark(
     return outcome
 
 
-def _fold_early(spec: RunSpec) -> None:
-    """Have each world scored in this process folded for the report by its score stage
-    (``rotbench.results.early``): not on Dask (the worlds run in other processes) nor on
-    the noisy arm (its report annotates every world first)."""
-    if spec.dask or spec.arm == "noisy":
-        return
-    from rotbench.results.early import EarlyFolds
-    from rotbench.results.files.worlds import WORLDS_DIR
-
-    EarlyFolds.open_for(spec.cache_dir, EarlyFolds(
-        spec.cache_dir, Path(spec.reports_dir).resolve() / WORLDS_DIR, spec.db.resolve(),
-        spec.scorer_version, spec.record_claim_text))
-
-
-def _end_early_folds(spec: RunSpec) -> None:
-    """The early folds' last rows inserted and the database let go, before the reports."""
-    from rotbench.results.early import EarlyFolds
-
-    EarlyFolds.end_for(spec.cache_dir)
-
-
 def _sandboxed_worlds(spec: RunSpec, paid: PaidRun,
                       logger) -> tuple[list[WorldOutcome], dict[int, str], list[str]]:
     """Every world of the run in the engines' sandbox (their working folder and HOME are
@@ -351,7 +267,7 @@ def _sandboxed_worlds(spec: RunSpec, paid: PaidRun,
     ledger_path = str(Path(paid.ledger_path).resolve()) if paid.ledger_path else None
     # each engine resolved once, here, before anything runs beside it: a plug-in's source
     # digest reads and parses its files, which no world thread does again
-    engines = [resolve(name) for name in spec.engines]
+    engines = run_engines(spec)
     with engine_sandbox(spec.cache_dir) as sandbox:
         if not spec.dask:  # plug-ins' worker servers start while the worlds are generated
             from rotbench.engines.host.engine_worker import prestart
@@ -370,42 +286,12 @@ def _sandboxed_worlds(spec: RunSpec, paid: PaidRun,
     return outcomes, missing, sandbox.notes()
 
 
-def _call_limit(spec: RunSpec) -> int:
-    """Model calls in flight for the run: the settings file's ``concurrency`` when it sets
-    one, else ``model_concurrency`` (``rotbench.perception.arms.load_llm_settings``)."""
-    from rotbench.perception.arms import run_settings
-
-    return run_settings(spec).concurrency
-
-
-def _guard_budget(spec: RunSpec, logger) -> PaidRun:
-    """Project the paid run's cost, log it, refuse it above the budget; returns the
-    projection, the spend ledger's path and the budget (the gate is planned next)."""
+def _run_id() -> str:
+    """The flow run's id (a local run without a server: one made up), naming its spend
+    ledger."""
     from prefect.runtime import flow_run
 
-    from rotbench.estimate.run import project_cost
-    from rotbench.perception.arms import run_settings
-    from rotbench.perception.calls.budget import effective_budget, refusal
-
-    settings = run_settings(spec)
-    budget = effective_budget(spec.budget_usd, spec.budget_calls, settings)
-    projection = project_cost(spec, settings)
-    usd = projection.applicable_usd
-    logger.info("projected cost: %s calls, %s; budget: %s", projection.calls,
-                "dollars unknown" if usd is None else
-                f"US${usd:.4f}{' (batch price)' if projection.batch else ''}",
-                budget.describe())
-    reason = refusal(budget, projection.calls, usd)
-    if reason:
-        raise BudgetRefused(f"refused before any model call: {reason}")
-    from flows.world import api_key_for_run
-    from rotbench.perception.model import require_api_key
-
-    require_api_key(api_key_for_run())  # missing or misshapen: refused before any call
-    run_id = flow_run.id or f"local-{os.getpid()}-{time.time_ns()}"
-    ledger = Path(spec.cache_dir).resolve() / "budget" / f"{run_id}.json"
-    return PaidRun(estimate=projection.model_dump(mode="json"), ledger_path=str(ledger),
-                   budget=budget.model_dump())
+    return flow_run.id or f"local-{os.getpid()}-{time.time_ns()}"
 
 
 async def _tag_run(spec: RunSpec, logger) -> None:

@@ -35,7 +35,6 @@ from flows.caching import (
     stage_key,
     store_payload,
 )
-from flows.outcomes import StageRef
 from rotbench._util.atomic import FULL
 from rotbench.contract.extraction import world_documents
 from rotbench.engines.host.guarded import EngineFailure
@@ -50,6 +49,7 @@ from rotbench.pipeline.score import score
 from rotbench.pipeline.stages import SPECS
 from rotbench.reference.engine import ReferenceEngine
 from rotbench.rulings import review_items
+from rotbench.run.outcome import StageRef
 
 RETRY_DELAYS_SECONDS: list[float] = [1.0, 5.0]
 """Backoff between attempts of a stage that failed transiently."""
@@ -201,34 +201,28 @@ def probe_task(key: str, seed: int, ctx, world: StageRef, ledger: StageRef,
 
 @task(name="ingest_probe", task_run_name="{engine} ingest_probe seed {seed}")
 def ingest_probe_task(key: str, seed: int, engine: str, ctx, world: StageRef, arm: str,
-                      top_k: int, timeout_seconds: float | None,
-                      overrides: list[str] | None = None, info: dict | None = None) -> StageRef:
+                      top_k: int, timeout_seconds: float | None, info: dict,
+                      config=None) -> StageRef:  # noqa: ANN001 - an EngineConfig or None
     """Build the engine for the world, deposit and probe interleaved
     (``rotbench.pipeline.ingest_probe.ingest_and_probe``). Raises EngineFailure (never cached,
     never retried) when the engine failed. A shared store (``SharedWorld``) is read with a
     perception of every persona's sessions; the reference engine is then built with the
-    run's configuration (``overrides``). The summary's ``user_scoped`` says whether the
+    run's configuration (``config``). The summary's ``user_scoped`` says whether the
     engine took the asking user (None: one user). ``info``: the engine as the parent
     resolved it before the worlds fanned out (an ``EngineInfo`` dict, its source digest
-    included), so no world reads or parses the engine's files; resolved here by name only
-    when it is not given."""
+    included), so no world reads or parses the engine's files."""
     from rotbench.contract.registry import EngineInfo
-    from rotbench.engines.registry import resolve
-    from rotbench.reference.config import EngineConfig
     from rotbench.world.shared import SharedWorld
 
     w = _load(ctx, world)
     before = ctx.failure_count()
     shared = isinstance(w, SharedWorld)
     extractor, checker = ctx.perception(w.perception_world() if shared else w)
-    info = EngineInfo.model_validate(info) if info is not None else resolve(engine)
-    kwargs = ({"config": EngineConfig().with_overrides(overrides or [])}
-              if shared and info.separable else None)
     answers = ingest_and_probe(
-        w, info, arm=arm, extractor=extractor, checker=checker,
+        w, EngineInfo.model_validate(info), arm=arm, extractor=extractor, checker=checker,
         model=ctx.engine_client(engine), embedder=ctx.embedder(), top_k=top_k,
         timeout_seconds=timeout_seconds, scratch_root=Path(ctx.cache_dir) / "scratch",
-        factory_kwargs=kwargs)
+        factory_kwargs={"config": config} if shared and config is not None else None)
     if answers.failure:
         raise EngineFailure(answers.failure, trace=answers.failure_trace)
     summary = {"name": answers.name, "version": answers.version, "config": answers.config,
@@ -272,6 +266,8 @@ def real_pairs_task(key: str, ctx, rulings: list, rulings_sha256: str, rulings_r
 STAGE_TASKS: tuple[Task, ...] = (generate_task, extract_task, index_task, deposit_task,
                                  probe_task, ingest_probe_task, score_task, real_pairs_task)
 """Every stage task, in the stage table's order (each task's ``name`` is its stage's)."""
+TASKS: dict[str, Task] = {t.name: t for t in STAGE_TASKS}
+"""Every stage task by its stage's name: what runs a ``rotbench.run.plan.StageCall``."""
 
 
 def configure(stage_task: Task, cache_dir: Path) -> Task:

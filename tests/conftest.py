@@ -203,6 +203,7 @@ def oracle_report(tmp_path_factory):
 
     from flows.rot_benchmark import rot_benchmark
     from rotbench.results.files.report import load_report
+    from rotbench.run.spec import RunSpec
 
     folder = _shared_runs_folder(tmp_path_factory)
     folder.mkdir(parents=True, exist_ok=True)
@@ -216,9 +217,9 @@ def oracle_report(tmp_path_factory):
             with open(folder / f"{name}.lock", "w") as lock:
                 fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
                 if not done.is_file():
-                    outcome = asyncio.run(rot_benchmark(
+                    outcome = asyncio.run(rot_benchmark(RunSpec(
                         cache_dir=str(root / "cache"), reports_dir=str(root / "reports"),
-                        generator=generator, seeds=list(seeds), days=days))
+                        generator=generator, seeds=list(seeds), days=days)))
                     assert outcome.missing == {} and outcome.failures == []
                     done.write_text(outcome.report_paths[0])
                 loaded[key] = load_report(Path(done.read_text()))

@@ -36,9 +36,7 @@ MAX_BACK_UP = 4
 LAZY_BACK_UP = {
     # the warm-up reads the texts each engine declares: waits for the generator registry
     "rotbench.embedding.shared -> rotbench.engines.registry",
-    # re-deriving a report's truth runs the generate and probe stages: waits for rotbench/run/
-    "rotbench.results.truth -> rotbench.pipeline.generate",
-    "rotbench.results.truth -> rotbench.pipeline.probe_shared",
+    # re-deriving a report's truth builds a synthetic world of the testing room
     "rotbench.results.truth -> rotbench.testing.synthetic",
 }
 """The lazy imports (inside a function) known to run back up between rooms, as
@@ -319,7 +317,7 @@ def test_the_contributing_page_draws_the_floors_of_the_code() -> None:
 def test_rooms_count_every_package_by_its_top_level_folder() -> None:
     assert room_of("rotbench.engines.adapters.recorded_estimate") == "rotbench.engines"
     assert room_of("rotbench.engines.host.guarded") == "rotbench.engines"
-    assert room_of("rotbench.runspec") == "rotbench.runspec"
+    assert room_of("rotbench.run.spec") == "rotbench.run"
     assert room_of("flows.world") == "flows"
     edges = [("a.x", "b.y", "module"), ("rotbench.p.m", "rotbench.q.n.o", "module"),
              ("rotbench.q.n.o", "rotbench.p", "lazy"), ("rotbench.q.z", "rotbench.p.m", "type")]

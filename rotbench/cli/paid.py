@@ -8,7 +8,7 @@ import typer
 
 from rotbench.cli.common import fail
 from rotbench.perception.arms import SettingsError, run_settings
-from rotbench.runspec import RunSpec
+from rotbench.run.spec import RunSpec
 
 CONFIRM_ABOVE_CALLS = 200
 """A real run projected above this many model calls asks before it starts (unless --yes)."""

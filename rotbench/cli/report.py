@@ -159,7 +159,7 @@ def _check_output(flag: str, path: Path, inputs: list[Path], db: Path | None,
         problem = page_path_problem(path, force)
         if problem:
             fail(f"{flag} {path}: {problem}")
-    from rotbench.runspec import SpecError, check_writable_dir
+    from rotbench.run.spec import SpecError, check_writable_dir
 
     try:
         check_writable_dir(flag, path if kind == "dir" else path.parent)

@@ -58,7 +58,7 @@ from rotbench.cli.run_options import (
     OptYes,
     OutputFormat,
 )
-from rotbench.world.generators.base import DEFAULT_GENERATOR
+from rotbench.run.spec import RunSpec
 
 
 @contextlib.contextmanager
@@ -101,16 +101,10 @@ def _run_flow(spec, server, started: float):
                f"({' '.join(map(str, spec.seeds[:10]))}"
                f"{' ...' if len(spec.seeds) > 10 else ''})"
                f"{' on Dask ' + spec.dask if spec.dask else ''} ...", err=True)
-    params = spec.model_dump(exclude={"max_concurrent_worlds"}) | {
-        "max_concurrent_worlds": spec.max_concurrent_worlds, "started_unix": started}
     from rotbench._util.progress import PlainProgress, RichProgress, set_progress
-    from rotbench.engines.registry import resolve
-    from rotbench.pipeline.stages import ENGINE_STAGES, STAGES
+    from rotbench.run.plan import progress_stages, run_engines
 
-    per_seed = ("generate",) + tuple(
-        stage for name in spec.engines
-        for stage in (STAGES if resolve(name).separable and spec.users == 1
-                      else ENGINE_STAGES)[1:])
+    per_seed = progress_stages(spec, run_engines(spec))
     if not sys.stderr.isatty():  # CI or a log file: one line per finished stage
         sink = PlainProgress()
     elif not spec.dask and len(spec.seeds) <= 20:
@@ -122,7 +116,7 @@ def _run_flow(spec, server, started: float):
 
     try:
         with collector_for_run(), sink or contextlib.nullcontext():
-            return run_leaving_on_interruption(rot_benchmark(**params))
+            return run_leaving_on_interruption(rot_benchmark(spec, started_unix=started))
     finally:
         set_progress(None)
 
@@ -173,59 +167,63 @@ def stage_summary(stages) -> str:
     )
 
 
+DEFAULTS = RunSpec()
+"""The run's defaults, set once, in ``RunSpec``: the options below read theirs here."""
+
+
 @Interrupts.around
 def run(
-    arm: OptArm = "oracle",
-    noise: OptNoise = None,
+    arm: OptArm = DEFAULTS.arm,
+    noise: OptNoise = DEFAULTS.noise,
     seed: OptSeed = None,
-    days: OptDays = 90,
-    top_k: OptTopK = 10,
-    no_trust_policy: OptNoTrustPolicy = False,
-    generator: OptGenerator = DEFAULT_GENERATOR,
-    volume: OptVolume = 1,
-    scorer: OptScorer = None,
+    days: OptDays = DEFAULTS.days,
+    top_k: OptTopK = DEFAULTS.top_k,
+    no_trust_policy: OptNoTrustPolicy = not DEFAULTS.trust_policy,
+    generator: OptGenerator = DEFAULTS.generator,
+    volume: OptVolume = DEFAULTS.volume,
+    scorer: OptScorer = DEFAULTS.scorer,
     set_: OptSet = None,
     format: OptFormat = OutputFormat.table,
-    out: OptOut = None,
-    db: OptDb = None,
+    out: OptOut = DEFAULTS.out_path,
+    db: OptDb = DEFAULTS.db_path,
     cache_dir: OptCacheDir = None,
-    reports_dir: OptReportsDir = "reports",
-    no_claim_text: OptNoClaimText = False,
+    reports_dir: OptReportsDir = DEFAULTS.reports_dir,
+    no_claim_text: OptNoClaimText = not DEFAULTS.record_claim_text,
     intervals: OptIntervals = False,
     estimate: OptEstimate = False,
     yes: OptYes = False,
-    max_worlds: OptMaxWorlds = 4,
-    concurrency: OptConcurrency = 8,
-    concurrency_limit: OptConcurrencyLimit = None,
+    max_worlds: OptMaxWorlds = DEFAULTS.max_concurrent_worlds,
+    concurrency: OptConcurrency = DEFAULTS.model_concurrency,
+    concurrency_limit: OptConcurrencyLimit = DEFAULTS.model_concurrency_limit,
     engine: OptEngine = None,
-    engine_timeout: OptEngineTimeout = 60.0,
-    html: OptHtml = None,
-    llm_settings: OptLlmSettings = None,
-    budget_usd: OptBudgetUsd = None,
-    budget_calls: OptBudgetCalls = None,
-    batch: OptBatch = None,
-    batch_timeout: OptBatchTimeout = None,
-    dask: OptDask = None,
-    dask_workers: OptDaskWorkers = 2,
+    engine_timeout: OptEngineTimeout = DEFAULTS.engine_timeout_seconds,
+    html: OptHtml = DEFAULTS.html_path,
+    llm_settings: OptLlmSettings = DEFAULTS.llm_settings,
+    budget_usd: OptBudgetUsd = DEFAULTS.budget_usd,
+    budget_calls: OptBudgetCalls = DEFAULTS.budget_calls,
+    batch: OptBatch = DEFAULTS.batch,
+    batch_timeout: OptBatchTimeout = DEFAULTS.batch_timeout_seconds,
+    dask: OptDask = DEFAULTS.dask,
+    dask_workers: OptDaskWorkers = DEFAULTS.dask_workers,
     force: OptForce = False,
     strict: OptStrict = False,
-    rulings: OptRulings = None,
-    no_real_pairs: OptNoRealPairs = False,
-    users: OptUsers = 1,
+    rulings: OptRulings = DEFAULTS.rulings_path,
+    no_real_pairs: OptNoRealPairs = not DEFAULTS.real_pairs,
+    users: OptUsers = DEFAULTS.users,
     each: OptEach = False,
     user_id: OptUserId = None,
-    repeat: OptRepeat = 1,
+    repeat: OptRepeat = DEFAULTS.repeat,
 ) -> None:
     """Run the benchmark: every seed's world through generate, extract, index, deposit,
     probe and score, then write reports/<run-id>-<engine>.json and the DuckDB rows."""
     started = time.time()
     interrupts = Interrupts.current()
-    from rotbench.runspec import SpecError, build_spec, default_cache_dir
+    from rotbench.run.spec import SpecError, build_spec, default_cache_dir
 
     try:
         spec = build_spec(
             arm=arm,
-            seeds=list(seed) if seed else [42, 43, 44],
+            seeds=list(seed) if seed else list(DEFAULTS.seeds),
             days=days,
             top_k=top_k,
             trust_policy=not no_trust_policy,
@@ -240,7 +238,7 @@ def run(
             model_concurrency_limit=concurrency_limit,
             force=force, cache_flag="--cache-dir" if cache_dir is not None else (
                 "ROTBENCH_CACHE_DIR" if "ROTBENCH_CACHE_DIR" in os.environ else "--cache-dir"),
-            engines=list(engine) if engine else ["reference"],
+            engines=list(engine) if engine else list(DEFAULTS.engines),
             engine_timeout_seconds=engine_timeout,
             llm_settings=llm_settings, budget_usd=budget_usd, budget_calls=budget_calls,
             batch=batch, batch_timeout_seconds=batch_timeout,
@@ -292,7 +290,7 @@ def start_run(spec, started: float, interrupts: Interrupts, choices: RunChoices)
         return
 
     if spec.dask is not None:
-        from rotbench.runspec import dask_unreachable
+        from rotbench.run.spec import dask_unreachable
 
         if (unreachable := dask_unreachable(spec.dask)) is not None:
             fail(unreachable, 1)
@@ -317,15 +315,12 @@ def start_run(spec, started: float, interrupts: Interrupts, choices: RunChoices)
             from flows.kept_server import open_server
 
             server = open_server(lambda line: typer.echo(line, err=True))
-        from rotbench.embedding.shared import warm_for_run
-
         if spec.dask is None and getattr(server, "process", None) is not None:
             # beside the boot of a new server (on Dask, or with a server up, the flow
             # starts it when a world needs it, and on Dask waits for it)
-            from rotbench.perception.noisy.arm import noisy_texts
+            from rotbench.run.warm import warm_up
 
-            warm_for_run(spec.arm, spec.engines, Path(spec.cache_dir), spec.generator,
-                         noisy_texts(spec))
+            warm_up(spec)
         outcome = _run_flow(spec, server, started)
     except ServerStartError as exc:
         fail(str(exc), 1)

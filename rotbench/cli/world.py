@@ -37,7 +37,7 @@ def world(
     """Print the world for SEED: its attributes, value timelines, poison, sessions and
     probes (json), the sessions as a person reads them (transcript), or what it gives an
     engine to go on (summary)."""
-    from rotbench.runspec import MAX_SEED
+    from rotbench.run.spec import MAX_SEED
     from rotbench.world import WorldConfigError, generate_world
     from rotbench.world.generators.base import UnknownGenerator
     from rotbench.world.transcript import render_transcript

@@ -1,7 +1,7 @@
 """Batch extraction (``--batch`` on the live arm): every world's documents and probe
 questions as one Message Batch before the worlds run, so that each world's extract stage then
 reads its answers from the call cache. This module decides what goes into the batch and what
-the report says of it; ``flows/run_wide.py`` runs it once per run.
+the report says of it; ``rotbench/run/wide.py`` runs it once per run.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """The pipeline's stages in one table: what each is called, which function it runs, what it
 returns, how long it may take and whether a failure is retried.
 
-``flows/`` reads this table to build its Prefect tasks (name, timeout, retries), to register
-the models its cache may decode (``output``) and to version the cache keys
-(``rotbench.pipeline.keys``). Adding a stage: write its function in
-``rotbench/pipeline/<name>.py``, add a row here, a key function in ``keys.py``, and its task
-in ``flows/tasks.py`` (``<name>_task``: loads the inputs, calls the function, stores the
-output; listed in ``STAGE_TASKS``), called by the flow that runs it (``flows/world.py``).
+``flows/`` reads this table to build its Prefect tasks (name, timeout, retries), the payload
+store to register the models it may decode (``output``, ``rotbench.run.store``) and the cache
+keys to version each stage (``rotbench.run.keys``). Adding a stage: docs/contributing.md.
 """
 
 from __future__ import annotations

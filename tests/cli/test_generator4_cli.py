@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rotbench.cli.main import app
-from rotbench.runspec import RunSpec
+from rotbench.run.spec import RunSpec
 from rotbench.world.generators.base import DEFAULT_GENERATOR
 
 runner = CliRunner()

@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from rotbench._util.regular import NotRegularFile, not_regular, read_regular
 from rotbench.cli.main import app
-from rotbench.pipeline.record import record_run
-from rotbench.runspec import RunSpec
+from rotbench.run.record import record_run
+from rotbench.run.spec import RunSpec
 from rotbench.testing.synthetic import synthetic_world_probes
 
 runner = CliRunner()

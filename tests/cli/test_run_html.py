@@ -9,7 +9,7 @@ import pytest  # noqa: E402
 from typer.testing import CliRunner
 
 from rotbench.cli.main import app
-from rotbench.runspec import RunSpec
+from rotbench.run.spec import RunSpec
 from rotbench.testing.synthetic import synthetic_report
 
 pytestmark = pytest.mark.slow

@@ -19,10 +19,10 @@ from typer.testing import CliRunner
 from rotbench.cli.main import app
 from rotbench.embedding import FAKE_MODEL_ID, Embedder, hashing_encoder
 from rotbench.pipeline.probe_shared import probe_shared
-from rotbench.pipeline.record import record_run
 from rotbench.results import render
 from rotbench.results.presentation.html import render_html
-from rotbench.runspec import RunSpec
+from rotbench.run.record import record_run
+from rotbench.run.spec import RunSpec
 from rotbench.scoring import score_world
 from rotbench.world.shared import compose_shared_world
 

@@ -25,11 +25,13 @@ def test_every_stage_has_a_task_that_calls_its_function() -> None:
                                                f"{spec.function.__name__}")
 
 
-def test_the_world_task_calls_every_task_of_a_world() -> None:
-    source = (ROOT / "flows" / "world.py").read_text()
+def test_the_plan_asks_for_every_stage_and_the_world_task_runs_each() -> None:
+    """The plan names each stage once, by name; flows/ runs a named stage through its task."""
+    plan = (ROOT / "rotbench" / "run" / "plan.py").read_text()
+    wide = (ROOT / "rotbench" / "run" / "wide.py").read_text()
     for stage_task in tasks.STAGE_TASKS:
-        if stage_task.name in diagram.RUN_WIDE:
-            continue
-        assert f"w.stage({stage_task.fn.__name__}," in source or \
-            f"w.stage(\n        {stage_task.fn.__name__}," in source, stage_task.name
+        source = wide if stage_task.name in diagram.RUN_WIDE else plan
+        assert re.search(rf'StageCall\(\s*"{stage_task.name}"', source), stage_task.name
+    assert tasks.TASKS == {t.name: t for t in tasks.STAGE_TASKS}
+    assert "TASKS[call.stage]" in (ROOT / "flows" / "world.py").read_text()
     assert "globals()" not in "".join(p.read_text() for p in (ROOT / "flows").glob("*.py"))

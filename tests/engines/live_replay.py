@@ -15,6 +15,7 @@ from rotbench.engines.registry import resolve
 from rotbench.estimate.engines import project_engines
 from rotbench.estimate.perception import estimate
 from rotbench.perception.model import LLMSettings
+from rotbench.run.spec import RunSpec
 from rotbench.testing.fake_anthropic import FakeAnthropic
 
 
@@ -40,10 +41,10 @@ def estimate_then_replay(world, engine: str, record: Callable[[object], Iterable
     with FakeAnthropic(answer) as fake, pytest.MonkeyPatch().context() as env:
         env.setenv("ANTHROPIC_API_KEY", secret)
         env.setenv("ANTHROPIC_BASE_URL", fake.base_url)
-        outcome = asyncio.run(rot_benchmark(arm="live", seeds=[world.seed], days=days,
+        outcome = asyncio.run(rot_benchmark(RunSpec(arm="live", seeds=[world.seed], days=days,
                                             generator=generator, engines=[engine],
                                             cache_dir=str(tmp_path / "cache"),
-                                            reports_dir=str(tmp_path / "reports")))
+                                            reports_dir=str(tmp_path / "reports"))))
         calls = len(fake.requests)
     assert outcome.failures == []
     assert outcome.report.usage["calls"] == calls

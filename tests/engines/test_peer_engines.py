@@ -26,6 +26,7 @@ from rotbench.estimate.perception import estimate  # noqa: E402
 from rotbench.perception.model import LLMSettings  # noqa: E402
 from rotbench.perception.oracle import OracleExtractor  # noqa: E402
 from rotbench.results.files.worlds import iter_worlds  # noqa: E402
+from rotbench.run.spec import RunSpec
 from rotbench.testing.fake_anthropic import FakeAnthropic  # noqa: E402
 from rotbench.world import generate_world  # noqa: E402
 
@@ -167,9 +168,9 @@ def test_mem0_live_estimate_is_exact(tmp_path) -> None:
     with FakeAnthropic(mem0_answerer(world)) as fake, pytest.MonkeyPatch().context() as env:
         env.setenv("ANTHROPIC_API_KEY", SECRET)
         env.setenv("ANTHROPIC_BASE_URL", fake.base_url)
-        outcome = asyncio.run(rot_benchmark(arm="live", seeds=[42], engines=["mem0"], generator="2",
-                                            cache_dir=str(tmp_path / "cache"),
-                                            reports_dir=str(tmp_path / "reports")))
+        outcome = asyncio.run(rot_benchmark(RunSpec(
+            arm="live", seeds=[42], engines=["mem0"], generator="2",
+            cache_dir=str(tmp_path / "cache"), reports_dir=str(tmp_path / "reports"))))
         calls = len(fake.requests)
     assert outcome.failures == []
     assert calls == projection.stages["engine-mem0"].calls == 109

@@ -9,15 +9,17 @@ from pathlib import Path
 
 from flows.rot_benchmark import RunOutcome, rot_benchmark
 from rotbench.results import Report
+from rotbench.run.spec import RunSpec
 
 
 def run_flow(root: Path, *, generator: str, **fields) -> tuple[Report, RunOutcome]:
     """Run the flow with cache and reports under ``root``; returns the first report and the
     run's outcome. ``generator`` is required, so that no test's figures depend on the default
     generator (generator 3 since issue 21)."""
-    outcome = asyncio.run(rot_benchmark(cache_dir=str(root / "cache"),
-                                        reports_dir=str(root / "reports"),
-                                        generator=generator, **fields))
+    started = fields.pop("started_unix", None)
+    spec = RunSpec(cache_dir=str(root / "cache"), reports_dir=str(root / "reports"),
+                   generator=generator, **fields)
+    outcome = asyncio.run(rot_benchmark(spec, started_unix=started))
     assert isinstance(outcome.report, Report)
     return outcome.report, outcome
 

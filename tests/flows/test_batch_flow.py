@@ -15,7 +15,7 @@ import pytest
 from flows.rot_benchmark import rot_benchmark
 from rotbench.estimate.run import project_cost
 from rotbench.perception.arms import run_settings
-from rotbench.runspec import RunSpec
+from rotbench.run.spec import RunSpec
 from rotbench.testing.fake_anthropic import FakeAnthropic, FakeRequest, oracle_answerer
 from rotbench.world import generate_world
 
@@ -61,10 +61,10 @@ def runs(tmp_path_factory):
         env.setenv("ANTHROPIC_BASE_URL", fake.base_url)
         for mode in ("single", "batch"):
             before = (len(fake.requests), len(fake.batches))
-            outcome = asyncio.run(rot_benchmark(
+            outcome = asyncio.run(rot_benchmark(RunSpec(
                 arm="live", seeds=SEEDS, generator="2", batch=(mode == "batch"),
                 llm_settings=str(settings_file(root / mode)),
-                cache_dir=str(root / mode / "cache"), reports_dir=str(root / mode / "r")))
+                cache_dir=str(root / mode / "cache"), reports_dir=str(root / mode / "r"))))
             out[mode] = (outcome, len(fake.requests) - before[0], fake.batches[before[1]:])
     return out
 
@@ -139,10 +139,10 @@ def test_failed_batch_requests_degrade_the_run_and_the_rerun_submits_only_them(
         return None
 
     def run(root: Path):
-        return asyncio.run(rot_benchmark(
+        return asyncio.run(rot_benchmark(RunSpec(
             arm="live", seeds=[42], days=30, generator="2", batch=True,
             llm_settings=str(settings_file(tmp_path)),
-            cache_dir=str(root / "cache"), reports_dir=str(root / "r")))
+            cache_dir=str(root / "cache"), reports_dir=str(root / "r"))))
 
     with FakeAnthropic(oracle_answerer(world), batch_outcome=outcome) as fake:
         monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)

@@ -29,6 +29,7 @@ from rotbench.perception.calls.budget import (
 )
 from rotbench.perception.calls.gate import GatedClient, ProcessGate, process_gate
 from rotbench.perception.model import LLMSettings
+from rotbench.run.spec import RunSpec
 from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
 from rotbench.world import generate_world
 
@@ -111,10 +112,10 @@ def test_four_worlds_at_once_never_pass_the_run_bound(worlds, tmp_path, monkeypa
     with FakeAnthropic(oracle_answerer(worlds), latency_seconds=LATENCY) as fake:
         monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
         monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
-        outcome = asyncio.run(rot_benchmark(
+        outcome = asyncio.run(rot_benchmark(RunSpec(
             arm="probe", seeds=SEEDS, generator="1", max_concurrent_worlds=4,
             model_concurrency=8, cache_dir=str(tmp_path / "cache"),
-            reports_dir=str(tmp_path / "reports")))
+            reports_dir=str(tmp_path / "reports"))))
         peak, calls = fake.peak_open, len(fake.requests)
     print(f"threads: peak open requests {peak} over {calls} calls")
     assert outcome.missing == {} and outcome.report.usage["calls"] == calls > 100

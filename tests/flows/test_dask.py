@@ -80,6 +80,7 @@ def test_local_cluster_keeps_one_bound_and_one_budget(api_server, tmp_path,
     from rotbench.estimate.perception import estimate
     from rotbench.perception.model import LLMSettings
     from rotbench.reference.config import EngineConfig
+    from rotbench.run.spec import RunSpec
     from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
     from rotbench.world import generate_world
 
@@ -98,10 +99,10 @@ def test_local_cluster_keeps_one_bound_and_one_budget(api_server, tmp_path,
     with FakeAnthropic(invalid_first, latency_seconds=0.3) as fake:
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-DASK-GATE-KEY-1f0c")
         monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
-        outcome = asyncio.run(rot_benchmark(
+        outcome = asyncio.run(rot_benchmark(RunSpec(
             arm="probe", seeds=seeds, days=DAYS, generator="1", dask="local", dask_workers=2,
             model_concurrency=8, budget_calls=projected, cache_dir=str(tmp_path / "cache"),
-            reports_dir=str(tmp_path / "reports")))
+            reports_dir=str(tmp_path / "reports"))))
         peak, made = fake.peak_open, len(fake.requests)
     print(f"dask: peak open requests {peak}; {made} calls made, {projected} projected")
     assert outcome.missing == {} and outcome.cut_short

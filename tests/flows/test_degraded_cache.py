@@ -17,8 +17,9 @@ import pytest
 from flow_helpers import computed, run_flow
 
 from flows.caching import SafeJSONSerializer, read_record
-from flows.outcomes import StageRef, WorldOutcome
 from flows.rot_benchmark import rot_benchmark
+from rotbench.run.outcome import StageRef, WorldOutcome
+from rotbench.run.spec import RunSpec
 from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
 from rotbench.world import generate_world
 
@@ -30,8 +31,8 @@ RUN = {"seeds": [42], "days": 30, "generator": "1"}
 
 
 def probe_run(root: Path):
-    return asyncio.run(rot_benchmark(arm="probe", cache_dir=str(root / "cache"),
-                                     reports_dir=str(root / "reports"), **RUN))
+    return asyncio.run(rot_benchmark(RunSpec(arm="probe", cache_dir=str(root / "cache"),
+                                     reports_dir=str(root / "reports"), **RUN)))
 
 
 def closed_port() -> int:

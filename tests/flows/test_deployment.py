@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import duckdb
 import pytest
+import yaml
 
 from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
 from rotbench.testing.stack import KEY, Stack
@@ -38,8 +40,20 @@ DAYS = 30
 """One short world keeps the test short; the deployments' defaults are seeds 42 43 44 over
 90 days."""
 FEW_CHECKS = ["reconcile.cross_document=false"]
-LIVE_PARAMS = ["--param", "seeds=[42]", "--param", f"days={DAYS}", "--param", "html_path=null",
-               "--param", f"overrides={json.dumps(FEW_CHECKS)}"]
+PREFECT_YAML = Path(__file__).resolve().parents[2] / "prefect.yaml"
+
+
+def deployment_spec(name: str, **changes) -> dict:
+    """The ``spec`` parameter of deployment ``name`` in prefect.yaml with ``changes``: a run's
+    ``spec`` replaces the deployment's whole (Prefect merges parameters by name only), so a
+    run restates the deployment's fields it keeps, as a user does."""
+    deployments = yaml.safe_load(PREFECT_YAML.read_text())["deployments"]
+    [found] = [d for d in deployments if d["name"] == name]
+    return {**found["parameters"]["spec"], **changes}
+
+
+LIVE_PARAMS = ["--param", "spec=" + json.dumps(deployment_spec(
+    "live-weekly", seeds=[42], days=DAYS, html_path=None, overrides=FEW_CHECKS))]
 """The live deployment on one seed, the world's checks within a document only (fewer
 calls through the fake)."""
 
@@ -56,18 +70,18 @@ def deployed(tmp_path_factory):
             runs: dict[str, tuple[int | None, str]] = {}
             # the cold oracle run and two live ones at once: the live deployment's
             # concurrency limit runs one live run at a time (either may go first)
-            runs["oracle-cold"] = (None, stack.create_run("oracle-nightly", seeds=SEED, days=DAYS,
-                                                          html_path=None))
+            runs["oracle-cold"] = (None, stack.create_run("oracle-nightly", spec=deployment_spec(
+                "oracle-nightly", seeds=SEED, days=DAYS, html_path=None)))
             # (a seed no other run reads, so its calls are never in the call cache)
-            runs["refused"] = (None, stack.create_run("live-weekly", seeds=[7], days=DAYS,
-                                                      budget_calls=3, html_path=None))
+            runs["refused"] = (None, stack.create_run("live-weekly", spec=deployment_spec(
+                "live-weekly", seeds=[7], days=DAYS, budget_calls=3, html_path=None)))
             live = stack.watch("live-weekly", *LIVE_PARAMS)
             finals = {"oracle-cold": stack.wait_final(runs["oracle-cold"][1])}
             stack.mark("cold oracle final")
             # the same oracle run again once the cold one is done (the live one may still
             # be running): every stage from the cache
-            warm = stack.watch("oracle-nightly", "--param", "seeds=[42]", "--param",
-                               f"days={DAYS}")
+            warm = stack.watch("oracle-nightly", "--param", "spec=" + json.dumps(
+                deployment_spec("oracle-nightly", seeds=SEED, days=DAYS)))
             runs["live"] = stack.watched(live, "live")
             runs["oracle-warm"] = stack.watched(warm, "warm oracle")
             finals.update({name: stack.wait_final(runs[name][1]) for name in ("refused",
@@ -198,14 +212,13 @@ def test_live_deployment_against_the_fake_api_one_run_at_a_time(deployed) -> Non
 
 def test_the_nightly_oracle_run_watches_the_default_generator() -> None:
     """``oracle-nightly`` names today's default generator (5 since issue 53); the paid weekly
-    series keeps generator 3."""
-    from pathlib import Path
-
-    import yaml
-
+    series keeps generator 3. Each deployment's one parameter is the run's request, which
+    the flow's ``RunSpec`` takes as it is."""
+    from rotbench.run.spec import RunSpec
     from rotbench.world.generators.registry import DEFAULT_GENERATOR
 
-    spec = yaml.safe_load((Path(__file__).resolve().parents[2] / "prefect.yaml").read_text())
-    generators = {d["name"]: d["parameters"]["generator"] for d in spec["deployments"]}
+    deployments = yaml.safe_load(PREFECT_YAML.read_text())["deployments"]
+    assert [set(d["parameters"]) for d in deployments] == [{"spec"}, {"spec"}]
+    generators = {d["name"]: RunSpec(**d["parameters"]["spec"]).generator for d in deployments}
     assert generators == {"live-weekly": "3", "oracle-nightly": DEFAULT_GENERATOR}
     assert DEFAULT_GENERATOR == "5"

@@ -17,6 +17,7 @@ import pytest  # noqa: E402
 from flow_helpers import run_flow
 
 from flows.rot_benchmark import rot_benchmark
+from rotbench.run.spec import RunSpec
 from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
 from rotbench.world import generate_world
 
@@ -32,7 +33,7 @@ class _Lines(logging.Handler):
         self.lines: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        if Path(record.pathname).parent.name == "flows":  # rotbench's lines, not Prefect's
+        if Path(record.pathname).parent.name in ("flows", "run"):  # rotbench's, not Prefect's
             self.lines.append(record.getMessage())
 
 
@@ -84,11 +85,11 @@ def test_a_paid_run_logs_its_projection_before_any_call_and_its_spend(tmp_path,
         with FakeAnthropic(oracle_answerer(generate_world(42, 30, "2")), fault=note_first) as fake:
             monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
             monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
-            outcome = asyncio.run(rot_benchmark(
+            outcome = asyncio.run(rot_benchmark(RunSpec(
                 arm="probe", seeds=[42], days=30, generator="2", overrides=FEW_CHECKS,
                 budget_calls=5000,
                 budget_usd=10.0, llm_settings=str(settings),
-                cache_dir=str(tmp_path / "cache"), reports_dir=str(tmp_path / "reports")))
+                cache_dir=str(tmp_path / "cache"), reports_dir=str(tmp_path / "reports"))))
             calls = len(fake.requests)
     report = outcome.report
     usage = report.usage

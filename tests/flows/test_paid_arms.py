@@ -14,6 +14,7 @@ from rotbench.embedding.shared import shared_embedder
 from rotbench.estimate.perception import estimate
 from rotbench.perception.model import LLMSettings
 from rotbench.reference.config import EngineConfig
+from rotbench.run.spec import RunSpec
 from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
 from rotbench.world import generate_world
 
@@ -24,9 +25,9 @@ SECRET = "sk-ant-api03-ROTBENCH-FLOW-KEY-must-not-leak-91d3"
 
 def paid_flow(root: Path, arm: str, **fields):
     """The flow as a deployment runs it: the key and API address from the environment."""
-    outcome = asyncio.run(rot_benchmark(arm=arm, seeds=[42], generator="1",
+    outcome = asyncio.run(rot_benchmark(RunSpec(arm=arm, seeds=[42], generator="1",
                                         cache_dir=str(root / "cache"),
-                                        reports_dir=str(root / "reports"), **fields))
+                                        reports_dir=str(root / "reports"), **fields)))
     return outcome
 
 

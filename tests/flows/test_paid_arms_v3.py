@@ -19,6 +19,7 @@ from rotbench.perception.model._prompts import (
     written_date_of,
 )
 from rotbench.reference.config import EngineConfig
+from rotbench.run.spec import RunSpec
 from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
 from rotbench.world import generate_world
 
@@ -33,9 +34,9 @@ def test_live_arm_on_generator_3_reads_with_v3_and_matches_the_oracle(
     with FakeAnthropic(oracle_answerer(world)) as fake:
         monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
         monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
-        outcome = asyncio.run(rot_benchmark(arm="live", seeds=[42], generator="3",
+        outcome = asyncio.run(rot_benchmark(RunSpec(arm="live", seeds=[42], generator="3",
                                             cache_dir=str(tmp_path / "cache"),
-                                            reports_dir=str(tmp_path / "reports")))
+                                            reports_dir=str(tmp_path / "reports"))))
         requests = fake.requests
     extracts = [r for r in requests if r.kind == "extract"]
     assert extracts and {r.system for r in extracts} == {EXTRACT_PROMPTS["extract-v3"].system}

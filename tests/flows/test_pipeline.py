@@ -196,7 +196,7 @@ def test_records_and_stage_files_replaced_by_directories_are_recomputed(baseline
 
 
 def test_a_payload_swapped_in_from_another_seed_is_recomputed(baseline, tmp_path) -> None:
-    from rotbench.pipeline.keys import content_hash
+    from rotbench.run.keys import content_hash
 
     root = clone_cache(baseline[0], tmp_path / "run")
     records = root / "cache" / "prefect"
@@ -320,7 +320,7 @@ def test_a_scorer_change_runs_one_task_per_world_and_reads_the_rest(baseline, tm
 
 def _scored_loads(monkeypatch) -> list[str]:
     """The stages whose stored output the report step loads, in order."""
-    from flows import reports
+    from rotbench.run import report as reports
 
     loaded: list[str] = []
     original = reports.load_payload

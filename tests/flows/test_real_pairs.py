@@ -18,6 +18,7 @@ from rotbench.estimate.perception import estimate
 from rotbench.perception.model import LLMSettings
 from rotbench.reference.config import EngineConfig
 from rotbench.rulings import ORACLE_REASON, read_rulings
+from rotbench.run.spec import RunSpec
 from rotbench.testing.fake_anthropic import FakeAnthropic, FakeRequest, oracle_answerer
 from rotbench.world import generate_world
 
@@ -63,10 +64,10 @@ def run_probe(root: Path, fake: FakeAnthropic, rulings: Path | None, **fields):
     with pytest.MonkeyPatch().context() as env:
         env.setenv("ANTHROPIC_API_KEY", KEY)
         env.setenv("ANTHROPIC_BASE_URL", fake.base_url)
-        outcome = asyncio.run(rot_benchmark(
+        outcome = asyncio.run(rot_benchmark(RunSpec(
             arm="probe", seeds=[42], generator="1", cache_dir=str(root / "cache"),
             reports_dir=str(root / "reports"), overrides=FEW_WORLD_CHECKS,
-            rulings_path=str(rulings) if rulings else None, **fields))
+            rulings_path=str(rulings) if rulings else None, **fields)))
     return outcome.report
 
 

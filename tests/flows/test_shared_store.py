@@ -14,12 +14,12 @@ import pytest
 from flow_helpers import clone_cache, computed, figures, frac, pinned, run_flow
 from rich.console import Console
 
-from flows.world import world_key
 from rotbench.engines.registry import resolve
 from rotbench.results import render
 from rotbench.results.presentation.compare import compare_reports, render_comparison
 from rotbench.results.presentation.html import render_html
-from rotbench.runspec import RunSpec
+from rotbench.run.plan import world_key
+from rotbench.run.spec import RunSpec
 
 pytestmark = pytest.mark.slow
 
@@ -112,7 +112,7 @@ def test_users_1_keeps_every_cache_key_and_adds_nothing_to_the_selection() -> No
     for seed in (42, 43, 44):
         assert world_key(seed, RunSpec(users=1), engines) == world_key(seed, RunSpec(), engines)
         assert world_key(seed, RunSpec(users=2), engines) != world_key(seed, RunSpec(), engines)
-    from rotbench.pipeline.record import selection_for
+    from rotbench.run.record import selection_for
 
     plain = selection_for(RunSpec(), {})
     assert "users" not in plain.model_dump_json() and "user_scoped" not in plain.model_dump()

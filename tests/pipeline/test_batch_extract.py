@@ -8,7 +8,7 @@ from stage_inputs import world
 
 from rotbench.contract.extraction import world_documents
 from rotbench.pipeline.batch_extract import batch_items, batch_note, wants_batch_extraction
-from rotbench.runspec import RunSpec
+from rotbench.run.spec import RunSpec
 
 
 def test_only_the_live_arm_in_batch_mode_batches() -> None:

@@ -104,6 +104,7 @@ def test_through_the_flow_the_wait_is_not_part_of_the_stage_timeout(tmp_path, mo
     ingest_probe stage limited to 2.5 s, the second world (waiting 1.5 s for the slot, then
     1.5 s in its factory) still passes: its Prefect task starts once it holds the slot."""
     from flows.rot_benchmark import rot_benchmark
+    from rotbench.run.spec import RunSpec
 
     real = registry.registered
     monkeypatch.setattr(registry, "registered",
@@ -111,9 +112,9 @@ def test_through_the_flow_the_wait_is_not_part_of_the_stage_timeout(tmp_path, mo
     monkeypatch.setitem(stages.SPECS, "ingest_probe",
                         dataclasses.replace(stages.SPECS["ingest_probe"], timeout_seconds=2.5))
     slot_engines.reset()
-    outcome = asyncio.run(rot_benchmark(
+    outcome = asyncio.run(rot_benchmark(RunSpec(
         cache_dir=str(tmp_path / "cache"), reports_dir=str(tmp_path / "reports"),
-        generator="3", seeds=[42, 43], days=30, engines=["slot-probe"]))
+        generator="3", seeds=[42, 43], days=30, engines=["slot-probe"])))
     assert outcome.failures == []
     assert slot_engines.most_at_once() == 1
     assert [kind for kind, _, _ in slot_engines.EVENTS] == ["enter", "exit", "enter", "exit"]

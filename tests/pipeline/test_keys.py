@@ -1,4 +1,4 @@
-"""The stage cache keys (``rotbench.pipeline.keys``) are those the flow computed inline before
+"""The stage cache keys (``rotbench.run.keys``) are those the flow computed inline before
 the key module existed, byte for byte: caches written before stay valid. The digests below
 were computed with the old inline code (flows/world.py, flows/rot_benchmark.py)."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import hashlib
 
 from rotbench.embedding.embedder import DEFAULT_MODEL_ID
-from rotbench.pipeline import keys
 from rotbench.reference import ENGINE_VERSION
 from rotbench.reference.config import DEPOSIT_SECTIONS, QUERY_SECTIONS, EngineConfig
+from rotbench.run import keys
 
 W, E, L, P, R = "a" * 64, "b" * 64, "c" * 64, "d" * 64, "e" * 64
 

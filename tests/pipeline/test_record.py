@@ -9,9 +9,9 @@ import duckdb
 import pytest
 
 from rotbench.pipeline.probe import probe_world
-from rotbench.pipeline.record import record_run
 from rotbench.results.store import import_pending
-from rotbench.runspec import RunSpec
+from rotbench.run.record import record_run
+from rotbench.run.spec import RunSpec
 from rotbench.world import generate_world
 
 

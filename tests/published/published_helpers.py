@@ -15,11 +15,12 @@ from rotbench.results import Report
 def run_arm(key: str, engines: list[str], root: Path) -> list[Report]:
     """One cold run of ``engines`` on arm ``key`` with the defaults (the shipped worlds)."""
     from flows.rot_benchmark import rot_benchmark
+    from rotbench.run.spec import RunSpec
 
     arm, noise = ARMS[key]
-    outcome = asyncio.run(rot_benchmark(
+    outcome = asyncio.run(rot_benchmark(RunSpec(
         arm=arm, noise=noise, engines=engines, engine_timeout_seconds=600.0,
-        cache_dir=str(root / "cache"), reports_dir=str(root / "reports")))
+        cache_dir=str(root / "cache"), reports_dir=str(root / "reports"))))
     assert outcome.missing == {} and outcome.failures == []
     return list(outcome.reports)
 

@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 from rotbench.cli.main import app
 from rotbench.perception.arms import ArmRuntime
 from rotbench.perception.calls.records import CallFailure, PerceptionStats
-from rotbench.pipeline.record import selection_for
 from rotbench.results import Report, render, write_report, write_run
-from rotbench.runspec import RunSpec
+from rotbench.run.record import selection_for
+from rotbench.run.spec import RunSpec
 from rotbench.scoring.metrics import Rate
 
 runner = CliRunner()

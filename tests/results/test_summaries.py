@@ -11,7 +11,6 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from rotbench.pipeline.record import record_run
 from rotbench.results import Report
 from rotbench.results.files.worlds import world_bytes, world_path
 from rotbench.results.summaries import (
@@ -21,7 +20,8 @@ from rotbench.results.summaries import (
     tally_from_json,
     tally_to_json,
 )
-from rotbench.runspec import RunSpec
+from rotbench.run.record import record_run
+from rotbench.run.spec import RunSpec
 from rotbench.scoring import score_world
 from rotbench.scoring.tally import tally_world
 from rotbench.testing.synthetic import synthetic_world_probes

@@ -19,9 +19,9 @@ from rotbench.cli.main import app
 from rotbench.engines.host.guarded import GuardedEngine
 from rotbench.pipeline.generate import generate
 from rotbench.pipeline.probe_shared import probe_any
-from rotbench.pipeline.record import record_run
 from rotbench.results.verify import verification_problems
-from rotbench.runspec import RunSpec
+from rotbench.run.record import record_run
+from rotbench.run.spec import RunSpec
 from rotbench.scoring.score import score_world
 
 runner = CliRunner()

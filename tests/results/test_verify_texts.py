@@ -14,9 +14,9 @@ import pytest
 from typer.testing import CliRunner
 
 from rotbench.cli.main import app
-from rotbench.pipeline.record import record_run
 from rotbench.results.verify import TextCheck, recompute, verification_problems
-from rotbench.runspec import RunSpec
+from rotbench.run.record import record_run
+from rotbench.run.spec import RunSpec
 from rotbench.testing.synthetic import synthetic_world_probes
 
 runner = CliRunner()

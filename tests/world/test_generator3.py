@@ -8,7 +8,7 @@ import pytest
 
 from rotbench.contract.engine import Document
 from rotbench.contract.extraction import world_documents
-from rotbench.runspec import RunSpec
+from rotbench.run.spec import RunSpec
 from rotbench.world import WorldConfigError, generate_world
 from rotbench.world.generators.base import GENERATOR_VERSIONS
 from rotbench.world.models import Fact, Session, Turn, World, knowable_truth

@@ -1,7 +1,7 @@
 """The noisy arm's hooks into a run: spec fields, the world runtime, stamps, the engines' arm.
 
-Kept here so the run's own modules change by one call each (``runspec.build_spec``,
-``flows/world.py``, the CLI's ``--noise``).
+Kept here so the run's own modules change by one call each (``rotbench.run.spec.build_spec``,
+``rotbench.run.arm``, the CLI's ``--noise``).
 """
 
 from __future__ import annotations

@@ -357,8 +357,8 @@ def test_the_extract_stage_is_keyed_by_the_prompt_its_worlds_are_read_with(
         tmp_path: Path) -> None:
     """The stamp in the extract stage's cache key names the prompt the world's extractor
     really uses, for each generator and for a version the settings pin."""
-    from flows.world import perception_stamps
     from rotbench.perception.arms import ArmRuntime
+    from rotbench.run.plan import perception_stamps
 
     for settings, want in ((LLMSettings(), {"2": "extract-v2", "3": "extract-v3"}),
                            (LLMSettings(extract_prompt_version="extract-v2"),

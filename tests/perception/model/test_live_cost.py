@@ -10,7 +10,7 @@ import pytest
 
 from rotbench.estimate.run import project_cost
 from rotbench.perception.model import LLMSettings
-from rotbench.runspec import RunSpec
+from rotbench.run.spec import RunSpec
 
 pytestmark = pytest.mark.slow  # the MiniLM model embeds every claim for the check count
 

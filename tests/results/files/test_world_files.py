@@ -14,14 +14,14 @@ import pytest
 from typer.testing import CliRunner
 
 from rotbench.cli.main import app
-from rotbench.pipeline.record import record_run
 from rotbench.results import Report, ReportError, load_report, write_report
 from rotbench.results.database import tables as db_module
 from rotbench.results.files.worlds import iter_worlds
 from rotbench.results.rescore import rescore_report
 from rotbench.results.schema import reads_decoys
 from rotbench.results.verify import mismatches, recompute
-from rotbench.runspec import RunSpec
+from rotbench.run.record import record_run
+from rotbench.run.spec import RunSpec
 from rotbench.scoring import DEFAULT_SCORER, compute_metrics, score_world
 from rotbench.scoring.models import WorldProbes
 from rotbench.testing.synthetic import synthetic_world_probes

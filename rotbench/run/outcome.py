@@ -1,4 +1,4 @@
-"""What the tasks hand back: plain data, a few KB each.
+"""What a stage, a world and a run hand back: plain data, a few KB each.
 
 A stage task returns a ``StageRef`` (where its stored output lies and its hash, never the
 output itself); a world task returns a ``WorldOutcome`` (one ``EngineOutcome`` per engine,
@@ -8,13 +8,14 @@ Prefect caches, through ``flows.caching.SafeJSONSerializer``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from rotbench.results import StageRecord
-from rotbench.rulings import ReviewItem
+from rotbench.results import Report, StageRecord
+from rotbench.rulings import RealPairs, ReviewItem
 
 
 def payload_path(cache_dir: Path | str, stage: str, key: str) -> Path:
@@ -129,3 +130,67 @@ class WorldOutcome(BaseModel):
         cached (0 s), nothing run, nothing damaged."""
         engines = [e.as_cached() for e in self.engines]
         return self.model_copy(update={"engines": engines, "spans": [], "damaged": []})
+
+
+@dataclass
+class RunWide:
+    """A run-wide stage's results, folded into every report."""
+
+    block: RealPairs | None = None
+    stages: list[StageRecord] = field(default_factory=list)
+    usage: dict | None = None
+    notes: list[str] = field(default_factory=list)
+    uncached: list[str] = field(default_factory=list)
+    degraded: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class PaidRun:
+    """What a paid run's worlds share, worked out once by the parent: the projection, the
+    spend ledger's path, the budget and the plan of the run's call gate (all None on the
+    oracle arm)."""
+
+    estimate: dict | None = None
+    ledger_path: str | None = None
+    budget: dict | None = None
+    gate: dict | None = None
+
+
+@dataclass
+class RunWides:
+    """What the run-wide parts hand the reports: real pairs, the extraction batch, the
+    engines' sandbox notes and the paid run's shared state."""
+
+    pairs: RunWide
+    batched: RunWide
+    sandbox_notes: list[str]
+    paid: PaidRun
+
+
+@dataclass
+class RunOutcome:
+    """What a run produced (the flow's return value in-process)."""
+
+    reports: list[Report] = field(default_factory=list)
+    """Every engine's report of record, in the run's engine order."""
+    report_paths: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    """One line per engine and world that failed (no report is written for that engine)."""
+    traces: list[str | None] = field(default_factory=list)
+    """Beside ``failures``: the traceback limited to the engine's own frames, or None."""
+    failure_paths: list[str] = field(default_factory=list)
+    """The failure record of each failed engine (``rotbench.results.failures``)."""
+    missing: dict[int, str] = field(default_factory=dict)
+    """Seeds whose world failed as a whole -> one-line reason (left out of every report)."""
+    refused: int = 0
+    """Model calls refused in scripted parts."""
+    spans: list[tuple[int, str, float, float]] = field(default_factory=list)
+    """(seed, stage, start, end) in epoch seconds: when each stage ran."""
+    usage: dict | None = None
+    cut_short: bool = False
+    flow_run_id: str | None = None
+    """The Prefect flow run (its artifact and task runs hang off it)."""
+
+    @property
+    def report(self) -> Report | None:
+        return self.reports[0] if self.reports else None

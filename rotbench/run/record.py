@@ -22,7 +22,7 @@ from rotbench.results import Report, Selection, StageRecord, build_report, write
 from rotbench.results.files.report import report_file_name
 from rotbench.results.schema import ConfigValue
 from rotbench.rulings import RealPairs, ReviewItem
-from rotbench.runspec import RunSpec
+from rotbench.run.spec import RunSpec
 from rotbench.scoring.models import WorldProbes
 from rotbench.world.generators.base import checkpoints_for
 

@@ -7,9 +7,7 @@ version, model id, prompt version), the part of the engine configuration it read
 versions of the logic it runs (``SPECS[stage].version``, ``ENGINE_VERSION``) and the
 embedding model. Change any of these and that stage and everything downstream recompute;
 change nothing and the stage is read from the cache. A scorer change re-runs only scoring.
-
-The keys are those of the earlier inline code (flows/world.py), byte for byte, so caches
-written before this module existed stay valid.
+The world's plan (``rotbench.run.plan``) is their one caller.
 """
 
 from __future__ import annotations

@@ -166,7 +166,7 @@ class RunSpec(BaseModel):
 def default_cache_dir() -> str:
     """``ROTBENCH_CACHE_DIR`` when set (an empty value is refused later), else ``cache``
     (relative to the working directory)."""
-    return os.environ.get("ROTBENCH_CACHE_DIR", "cache")
+    return os.environ.get("ROTBENCH_CACHE_DIR", RunSpec.model_fields["cache_dir"].default)
 
 
 def build_spec(*, force: bool = False, cache_flag: str = "--cache-dir", **fields) -> RunSpec:
@@ -565,13 +565,16 @@ def check_duckdb_file(path: Path) -> None:
         raise SpecError(f"--db {path}: {exc}") from None
 
 
-def spec_from_parameters(params: dict) -> RunSpec:
-    """A validated RunSpec from a flow run's parameters (the same checks as the CLI's).
+def spec_from_parameters(params: dict | RunSpec) -> RunSpec:
+    """A validated RunSpec from a flow run's ``spec`` parameter (a ``RunSpec``, or the
+    mapping of its fields a deployment gives), checked by the same rules as the CLI's.
 
     Raises SpecError (one line, naming the parameter) on any bad value.
     """
     from pydantic import ValidationError
 
+    if isinstance(params, RunSpec):
+        params = params.model_dump()
     try:
         spec = RunSpec.model_validate(params)
     except ValidationError as exc:

@@ -1,65 +1,22 @@
 """The end of a run, after its worlds: one report of record per engine (its file and DuckDB
-rows, ``rotbench.pipeline.record.record_run``), or a failure record for an engine that
-failed, with the notes, usage and timings every report shares. The parent flow
-(``flows.rot_benchmark``) calls ``write_reports`` once; nothing here talks to Prefect.
+rows, ``rotbench.run.record.record_run``), or a failure record for an engine that failed,
+with the notes, usage and timings every report shares. The parent flow calls
+``write_reports`` once (one writer).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from flows.caching import load_payload, payload_bytes
-from flows.outcomes import WorldOutcome
-from flows.run_wide import PaidRun, RunWide
 from rotbench.engines.registry import resolve
 from rotbench.perception.arms import degraded_lines
-from rotbench.pipeline.record import EngineIdentity, record_run
-from rotbench.results import Report
 from rotbench.results.files.report import report_file_name
-from rotbench.runspec import RunSpec
-
-
-@dataclass
-class RunOutcome:
-    """What a run produced (the flow's return value in-process)."""
-
-    reports: list[Report] = field(default_factory=list)
-    """Every engine's report of record, in the run's engine order."""
-    report_paths: list[str] = field(default_factory=list)
-    failures: list[str] = field(default_factory=list)
-    """One line per engine and world that failed (no report is written for that engine)."""
-    traces: list[str | None] = field(default_factory=list)
-    """Beside ``failures``: the traceback limited to the engine's own frames, or None."""
-    failure_paths: list[str] = field(default_factory=list)
-    """The failure record of each failed engine (``rotbench.results.failures``)."""
-    missing: dict[int, str] = field(default_factory=dict)
-    """Seeds whose world failed as a whole -> one-line reason (left out of every report)."""
-    refused: int = 0
-    """Model calls refused in scripted parts."""
-    spans: list[tuple[int, str, float, float]] = field(default_factory=list)
-    """(seed, stage, start, end) in epoch seconds: when each stage ran."""
-    usage: dict | None = None
-    cut_short: bool = False
-    flow_run_id: str | None = None
-    """The Prefect flow run (its artifact and task runs hang off it)."""
-
-    @property
-    def report(self) -> Report | None:
-        return self.reports[0] if self.reports else None
-
-
-@dataclass
-class RunWides:
-    """What the run-wide parts hand the reports: real pairs, the extraction batch, the
-    engines' sandbox notes and the paid run's shared state."""
-
-    pairs: RunWide
-    batched: RunWide
-    sandbox_notes: list[str]
-    paid: PaidRun
+from rotbench.run.outcome import PaidRun, RunOutcome, RunWide, RunWides, WorldOutcome
+from rotbench.run.record import EngineIdentity, record_run
+from rotbench.run.spec import RunSpec
+from rotbench.run.store import load_payload, payload_bytes
 
 
 def run_timings(begin: float, worlds_done: float,
@@ -200,8 +157,8 @@ def merge_usage(outcomes: list[WorldOutcome], estimate: dict | None,
 def record_failure(spec: RunSpec, name: str, seeds: list[int], results: list) -> str:
     """Write the failure record of engine ``name`` (file and DuckDB rows); returns its path,
     or a one-line reason it could not be written."""
-    from rotbench.pipeline.record import new_run_id
     from rotbench.results.failures import new_failure_record, save_failure
+    from rotbench.run.record import new_run_id
 
     record = new_failure_record(new_run_id(spec.arm), name, spec.arm, seeds,
                                 [(s, r.failure, r.failure_trace)
