@@ -89,18 +89,36 @@ class EventTimeEngine:
         self.seq += 1
         if self.arrival_order:
             written = effective = self.now
+        hooked = kind in ("present", "correction") and self._watches_updates()
+        before = self.state(self.now).get(slot) if hooked else None
         self.entries.setdefault(slot, []).append(
             _Entry(value, written, effective, kind, self.seq, corrects))
-        if kind in ("present", "correction"):
+        if hooked and self._is_update(slot, value, before):
             self._after_update(slot, value)
 
+    def _watches_updates(self) -> bool:
+        """True when a fault hook acts on updates (``_after_update``)."""
+        return self.collateral or self.slot_blind_floor is not None
+
+    def _is_update(self, slot: str, value: str, before: tuple | None) -> bool:
+        """The statement of ``value`` just filed changed ``slot`` as of now: the slot held
+        a value before it (``before``: its ``state`` entry then) and now holds ``value``,
+        which it did not (a set: ``value`` is a new member). A restatement, a statement not
+        in force yet (scheduled) and one a later statement outranks (a late document) are
+        no update."""
+        if before is None or (before[0] is None and not before[1]):
+            return False
+        current, members, _history, _retracted = self.state(self.now)[slot]
+        if slot in self.multi and not self.single_valued:
+            return value in members and value not in before[1]
+        return current == value != before[0]
+
     def _after_update(self, slot: str, value: str) -> None:
-        """Fault hooks run when a present statement is filed."""
+        """Fault hooks run when a filed statement changed ``slot`` to ``value``
+        (``_is_update``)."""
         if not (self.collateral or self.slot_blind_floor is not None):
             return
         state = self.state(self.now)
-        if state[slot][0] in (None, value):
-            return  # not an update
         others = [s for s in self.entries if s != slot and state[s][0] is not None]
         if self.collateral and others:  # retires the oldest other slot's current value
             victim = min(others, key=lambda s: max(e.seq for e in self.entries[s]))

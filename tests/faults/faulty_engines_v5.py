@@ -74,11 +74,12 @@ class MostSimilarRetired(_Retiring):
 
     name = "test-most-similar-retired"
 
+    def _watches_updates(self) -> bool:
+        return True
+
     def _after_update(self, slot: str, value: str) -> None:
         super()._after_update(slot, value)
         state = self.state(self.now)
-        if state[slot][0] in (None, value) and slot not in self.multi:
-            return  # a first statement or a restatement: nothing is updated
         others = [s for s in state if s != slot and state[s][0] is not None]
         if not others:
             return

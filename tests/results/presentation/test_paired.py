@@ -88,15 +88,15 @@ def _report(engine_factory, name: str, tmp_path: Path):
 
 
 def test_on_one_seed_the_paired_test_marks_a_fault_newcombe_does_not(tmp_path) -> None:
-    """Seed 42: the fault that retires the most similar claim of another slot loses 8 of 45
-    values against the correct engine's 2. As independent proportions (Newcombe) that is no
-    significant difference; question by question the 6 extra losses are all on the fault's
-    side (6 vs 0 discordant, p = 2/64), so the paired test marks it."""
-    from faulty_engines_v3 import EventTimeEngine
-    from faulty_engines_v5 import MostSimilarRetired
+    """Seed 42: the fault that supersedes by arrival order (a late document's old value
+    displaces the current one) loses 8 of 45 values against the correct engine's 2. As
+    independent proportions (Newcombe) that is no significant difference; question by
+    question the 6 extra losses are all on the fault's side (6 vs 0 discordant, p = 2/64),
+    so the paired test marks it."""
+    from faulty_engines_v3 import ArrivalOrder, EventTimeEngine
 
     correct = _report(EventTimeEngine, "correct", tmp_path)
-    fault = _report(MostSimilarRetired, "fault", tmp_path)
+    fault = _report(ArrivalOrder, "fault", tmp_path)
     row = next(r for f in compare_reports([correct, fault]).families for r in f.rows
                if r.metric == "current_lost")
     first, cell = row.cells
@@ -158,9 +158,9 @@ def test_gate_fails_a_worse_report_naming_each_figure(gate_files) -> None:
     assert [line.split(" (")[0] for line in lines] == ["worse: recall_current_at_k",
                                                         "worse: current_lost"]
     assert lines[1] == (
-        "worse: current_lost (lower is better): correct 2/45 -> fault 8/45 (exact McNemar, "
-        "paired: 0 questions only in the baseline's numerator, 6 only in this one's, "
-        "p=0.0312)")
+        "worse: current_lost (lower is better): correct 2/45 -> fault 10/45 (exact McNemar, "
+        "paired: 0 questions only in the baseline's numerator, 8 only in this one's, "
+        "p=0.00781)")
     # the other way round nothing is worse
     assert _gate(gate_files["fault"], gate_files["correct"]).exit_code == 0
 
@@ -212,8 +212,8 @@ def test_json_carries_each_test_and_its_discordant_counts(gate_files) -> None:
     rows = {r["metric"]: r for f in data["families"] for r in f["rows"]}
     lost = rows["current_lost"]["cells"][1]["difference"]
     assert lost["test"] == "mcnemar" and lost["significant"] is True
-    assert lost["paired"] == {"first_only": 0, "other_only": 6, "both": 2, "neither": 37,
-                              "p_value": 0.03125}
+    assert lost["paired"] == {"first_only": 0, "other_only": 8, "both": 2, "neither": 35,
+                              "p_value": 0.0078125}
     redundancy = rows["redundancy_at_k"]["cells"][1]["difference"]
     assert redundancy["test"] == "newcombe" and redundancy["paired"] is None
     assert set(data["tests"]) == {"mcnemar", "newcombe"}
