@@ -271,6 +271,16 @@ class Ledger(BaseModel):
     events: list[LedgerEvent] = Field(default_factory=list)
     reviews: list[ReviewRecord] = Field(default_factory=list)
     counts: LedgerCounts = Field(default_factory=LedgerCounts)
+    unnamed: list[str] = Field(
+        default_factory=list, exclude_if=lambda v: not v,
+        description="Engine 0.6.1 (``reconcile.grounding``): ids of the slot claims whose "
+        "value no user turn of their document names (``rotbench.reference.wording``). Left "
+        "out of the JSON while empty.")
+    changes: list[str] = Field(
+        default_factory=list, exclude_if=lambda v: not v,
+        description="Engine 0.6.1 (``reconcile.passing``): ids of the slot claims stated as "
+        "a change, not in passing (``rotbench.reference.wording.said_as_change``). Left out "
+        "of the JSON while empty.")
 
     _maps: _Maps | None = PrivateAttr(default=None)
 

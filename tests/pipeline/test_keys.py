@@ -42,7 +42,7 @@ def test_keys_that_name_the_engine_follow_the_old_formula() -> None:
         L, W, E, config.stamp(QUERY_SECTIONS), 5, ENGINE_VERSION, DEFAULT_MODEL_ID, "probe/2")
     assert keys.world_key(42, "v3", 90, 5, "v3", config, "x1", "c1", ["ref@1", "mem0@1"]) == h(
         "world/1", 42, "v3", 90, 5, "v3", config.model_dump_json(), ENGINE_VERSION,
-        DEFAULT_MODEL_ID, "x1", "c1", "extract/2", "index/2", "probe/2", "score/1",
+        DEFAULT_MODEL_ID, "x1", "c1", "extract/3", "index/2", "probe/2", "score/1",
         "ingest_probe/2", "ref@1", "mem0@1")
     assert keys.deposit_key(E, "oracle-checker-1", config) != keys.deposit_key(
         E, "oracle-checker-1", EngineConfig())
