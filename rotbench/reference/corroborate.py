@@ -94,7 +94,7 @@ class Evidence:
     dated each claim. Build once per ledger state."""
 
     def __init__(self, claims: list[Claim], states: list, config: dict,
-                 unnamed: list[str] | None = None, changes: list[str] | None = None) -> None:
+                 unnamed: list[str] | None = None, doubtful: list[str] | None = None) -> None:
         scheduled = bool(config.get("reconcile.scheduled", True))
         relative = bool(config.get("reconcile.relative_dates", True))
         event_time = bool(config.get("reconcile.event_time", True))
@@ -102,7 +102,7 @@ class Evidence:
         self.confirm = bool(config.get("reconcile.confirmation", True))
         self.passing = bool(config.get("reconcile.passing", False))
         gone = set(unnamed or ())
-        said = set(changes or ())
+        doubted = set(doubtful or ())
         n = len(claims)
         self.value = [_value(c) for c in claims]
         self.event_day = np.empty(n, dtype=np.int64)
@@ -121,10 +121,11 @@ class Evidence:
         """A statement with no change named: no event, no effective day, not an
         activated successor (``reconcile.confirmation`` doubts such a value said once)."""
         self.multi = np.array([bool(c.multi_valued) for c in claims], dtype=bool)
-        self.change = np.array([not p or c.id in said for c, p in
+        self.change = np.array([not p or c.id not in doubted for c, p in
                                 zip(claims, self.plain, strict=True)], dtype=bool)
-        """Engine 0.6.1 (``reconcile.passing``): a statement that names a change, in the
-        claim (not ``plain``) or in the user's words (``Ledger.changes``)."""
+        """Engine 0.6.1 (``reconcile.passing``): a statement that may displace a confirmed
+        value at once: it names a change (not ``plain``), or the user's words do not doubt
+        it (``Ledger.doubtful``)."""
         for i, (c, s) in enumerate(zip(claims, states, strict=True)):
             day = c.written_day if event_time and c.written_day is not None else c.day
             if scheduled and c.valid_from is not None:

@@ -276,11 +276,12 @@ class Ledger(BaseModel):
         description="Engine 0.6.1 (``reconcile.grounding``): ids of the slot claims whose "
         "value no user turn of their document names (``rotbench.reference.wording``). Left "
         "out of the JSON while empty.")
-    changes: list[str] = Field(
+    doubtful: list[str] = Field(
         default_factory=list, exclude_if=lambda v: not v,
-        description="Engine 0.6.1 (``reconcile.passing``): ids of the slot claims stated as "
-        "a change, not in passing (``rotbench.reference.wording.said_as_change``). Left out "
-        "of the JSON while empty.")
+        description="Engine 0.6.1 (``reconcile.passing``): ids of the slot claims whose "
+        "user's words doubt the value (a hedge, a negation, a stand-in, someone else's) and "
+        "state no change (``rotbench.reference.wording``). Left out of the JSON while "
+        "empty.")
 
     _maps: _Maps | None = PrivateAttr(default=None)
 

@@ -100,7 +100,7 @@ from rotbench.reference.ledger import (
 )
 from rotbench.reference.lookahead import Lookahead, speculative
 from rotbench.reference.ties import Ties
-from rotbench.reference.wording import said_as_change, unnamed
+from rotbench.reference.wording import doubtful, said_as_change, unnamed
 
 SINGLE_OWNER = "user"
 """Contributor recorded on every claim when ``store.multi_contributor`` is off."""
@@ -223,6 +223,8 @@ class Reconciler:
         """Engine 0.6.0: slot -> positions of its forget requests that name no value."""
         self._restated: dict[tuple[str | None, str], list[tuple[int, int]]] = {}
         """Engine 0.6.0: (slot, value key) -> event keys of the user's present statements."""
+        self._unnamed: set[str] = set()
+        """Engine 0.6.1: ids of ``Ledger.unnamed``, which end nothing (``reconcile.grounding``)."""
         self.lookahead: Lookahead | None = None
         """Set by ``deposit`` for a checker that can be asked ahead (see ``lookahead``)."""
 
@@ -277,19 +279,20 @@ class Reconciler:
 
     def _read_words(self, claim: Claim, doc: DocumentClaims) -> None:
         """Engine 0.6.1: record whether a slot claim's value is in the user's words of its
-        document (``reconcile.grounding``) and whether it was stated as a change
-        (``reconcile.passing``), both with ``reconcile.corroboration`` on
+        document (``reconcile.grounding``) and whether those words doubt it without stating
+        a change (``reconcile.passing``), both with ``reconcile.corroboration`` on
         (``rotbench.reference.wording``). Call before the claim joins ``by_slot``."""
         rc = self.config.reconcile
         if not rc.corroboration or doc.lineage != CONVERSATION:
             return
         if rc.grounding and unnamed(claim, doc.said):
             self.ledger.unnamed.append(claim.id)
-        if rc.passing:
+            self._unnamed.add(claim.id)
+        if rc.passing and doubtful(claim, doc.said):
             slot = (self.subjects[-1], claim.slot)
             known = [self.ledger.claims[j].value for j in self.by_slot.get(slot, [])]
-            if said_as_change(claim, doc.said, doc.drafts, known):
-                self.ledger.changes.append(claim.id)
+            if not said_as_change(claim, doc.said, doc.drafts, known):
+                self.ledger.doubtful.append(claim.id)
 
     def _end_without_check(self, index: int, claim: Claim) -> None:
         """Engine 0.4.0: what a claim with an event ends in its slot, and what earlier such
@@ -302,7 +305,7 @@ class Reconciler:
             how = terminates(claims[e], self.keys[e], claim, key, rc)
             if how is not None and claim.id not in self.inactive:
                 self.end(claim, claims[e], how, claim.day)
-        if claim.event is None:
+        if claim.event is None or claim.id in self._unnamed:  # 0.6.1: words name no value
             return
         self._enders.setdefault(slot, []).append(index)
         for j in list(self.by_slot.get(slot, [])):

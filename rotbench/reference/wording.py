@@ -3,7 +3,7 @@
 
 Deposit hands each claim of a conversation to ``unnamed`` and ``said_as_change`` with what
 the user said in that document (``DocumentClaims.said``: the user turns, one a line) and
-records the answers in the ledger (``Ledger.unnamed``, ``Ledger.changes``); the evidence
+records the answers in the ledger (``Ledger.unnamed``, ``Ledger.doubtful``); the evidence
 (``rotbench.reference.corroborate``) reads them at query time. Nothing here reads the world:
 only the claim, its document's other claims, the values the store already holds for the slot,
 and the user's words.
@@ -21,8 +21,17 @@ NOW = re.compile(r"\bnow\b(?! that)")
 warm")."""
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
 """Where one sentence of a turn ends and the next begins."""
-HEDGE = re.compile(r"\b(not|never|if|might|someday|would|nothing)\b")
+HEDGE = re.compile(r"\b(not|never|if|might|maybe|perhaps|could|someday|would|nothing)\b")
 """Words that make a turn no statement of change ("I would never pick Dacia as my car")."""
+
+
+DOUBT = re.compile(
+    r"\b(not|never|no|don't|isn't|if|might|maybe|perhaps|could|would|someday|considering"
+    r"|idea|wish|suggest\w*|recommend\w*|temporarily|until|short-term|only|won't"
+    r"|their|his|her|for my)\b|\w's \w")
+"""Words that keep a sentence from stating the user's own value as it stands: a hedge,
+a plan or a wish, a negation, a stand-in for a few days, or someone else's value ("their
+car", "my brother's car", "for my sister")."""
 
 
 def unnamed(claim: ClaimDraft, said: str | None) -> bool:
@@ -77,3 +86,16 @@ def said_as_change(claim: ClaimDraft, said: str | None, siblings: Iterable[Claim
                     or any(_named(o, sentence) for o in others)):
                 return True
     return False
+
+
+def doubtful(claim: ClaimDraft, said: str | None) -> bool:
+    """True when every sentence of the user's turns (``said``; None: not known, and then
+    False) that names ``claim``'s value doubts it (``DOUBT``): perception filed as the user's
+    own a value the user only wished for, denied, held for a few days, or gave to someone
+    else. False for a value no sentence names (``unnamed`` speaks for it)."""
+    if said is None or claim.slot is None:
+        return False
+    value = value_key(claim.value)
+    naming = [s for turn in said.casefold().split("\n") for s in SENTENCE.split(turn)
+              if _named(value, s) is not None]
+    return bool(naming) and all(DOUBT.search(s) for s in naming)
