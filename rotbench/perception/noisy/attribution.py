@@ -13,7 +13,10 @@
     recorded from its calls);
   - when no current value reached the engine (``handed.handed``: no perceived claim delivered by
     the probe's day states a current value for the asked slot as the user's own fact, in
-    any tense), the errors that kept it away: the current value's deciding claims, when
+    any tense, speaking of the day the value's current run began or later: the
+    earliest ``Statement.when`` of its deciding claims; a claim of the same value from an
+    earlier run, before another value came between, tells the engine of that run, not of
+    this one), the errors that kept it away: the current value's deciding claims, when
     every one of them was perturbed. They are the
     user's own present statements of a current value delivered by the probe's day since
     the last plain statement of another value (for a set, every statement of a current
@@ -213,12 +216,15 @@ class _World:
         self.world = world
 
     def reached(self, attribute: str, values: Iterable[str], day: int,
-                present: bool = False) -> bool:
+                present: bool = False, since: int | None = None) -> bool:
         """True when a perceived claim delivered by ``day`` states one of ``values`` for
-        ``attribute`` as the user's own (``handed``; ``present``: in the present tense)."""
+        ``attribute`` as the user's own (``handed``; ``present``: in the present tense;
+        ``since``: speaking of that day or later, i.e. of the values' current run rather
+        than of an earlier time the slot held the same value)."""
         wanted = {value_key(v) for v in values}
         return any(at <= day and v in wanted and (now or not present)
-                   for at, v, now in self.handed.get(attribute, ()))
+                   and (since is None or when >= since)
+                   for at, v, now, when in self.handed.get(attribute, ()))
 
     def root_ids(self, root: str, value: str | None, day: int) -> list[str]:
         """The errors on the root's claims when all of them were perturbed by ``day``: its
@@ -286,11 +292,13 @@ class _World:
         ids = [e.id for e in self.questions.get(p.question, ())] if p.question_read else []
         if p.truth is not None and p.attribute is not None and not p.truth.current_values:
             ids += self.ended_ids(p)
-        if (p.truth is not None and p.attribute is not None and p.truth.current_values
-                and not self.reached(p.attribute, p.truth.current_values, p.day)):
+        if p.truth is not None and p.attribute is not None and p.truth.current_values:
             claims, roots = deciding(self.stmts.get(p.attribute, []),
                                      set(p.truth.current_values), p.day,
                                      p.attribute in self.multi)
+            since = min((st.when for st in claims), default=None)
+            if self.reached(p.attribute, p.truth.current_values, p.day, since=since):
+                claims, roots = [], set()
             ids += self.errors.all_perturbed(p.attribute, claims, p.day)
             for root, value in sorted(roots, key=str):
                 ids += self.root_ids(root, value, p.day)
