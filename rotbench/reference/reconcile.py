@@ -263,8 +263,9 @@ class Reconciler:
             self.subjects.append(subject_key(claim.subject))
             self._docs.append(doc.uri)
             self.keys.append(event_key(claim, index, self.config.reconcile))
-            if claim.slot_fact:
+            if claim.slot is not None and claim.attribution == "own":
                 self._read_words(claim, doc)
+            if claim.slot_fact:
                 self.by_slot.setdefault((self.subjects[-1], claim.slot), []).append(index)
             if _may_fill(claim, self.config.reconcile):
                 self.dormant.add(claim.id)
@@ -273,7 +274,8 @@ class Reconciler:
                 self._forget(index, claim)
             if claim.slot_fact:
                 self._end_without_check(index, claim)
-            self._reconcile(index, claim)
+            if claim.id not in self._unnamed:  # 0.6.1: no statement of the user's
+                self._reconcile(index, claim)
             new.append(claim)
         return new
 
