@@ -156,6 +156,24 @@ def deciding(stmts: list[Statement], values: set[str], day: int,
     return out, roots
 
 
+def run_start(stmts: list[Statement], values: set[str], day: int, multi: bool) -> int | None:
+    """The day from which a claim of ``values`` speaks of their current run on ``day``
+    (``deciding``'s walk): the latest tied statement of another value passed over before
+    a deciding claim (the values came back when that tie lapsed: a claim of them said
+    before it tells of the run the tie ended), else the earliest deciding statement's day;
+    None when no statement carries them."""
+    found: list[Statement] = []
+    for st in reversed([st for st in stmts if st.arrival <= day and st.when <= day]):
+        if st.value in values:
+            found.append(st)
+        elif st.plain and not multi:
+            if found:
+                break
+            if st.root is not None:
+                return st.when
+    return min((st.when for st in found), default=None)
+
+
 class _Errors:
     """A world's claim errors, indexed for the per-probe questions."""
 
@@ -216,15 +234,18 @@ class _World:
         self.world = world
 
     def reached(self, attribute: str, values: Iterable[str], day: int,
-                present: bool = False, since: int | None = None) -> bool:
+                present: bool = False, since: int | None = None,
+                declared: bool | None = None) -> bool:
         """True when a perceived claim delivered by ``day`` states one of ``values`` for
         ``attribute`` as the user's own (``handed``; ``present``: in the present tense;
         ``since``: speaking of that day or later, i.e. of the values' current run rather
-        than of an earlier time the slot held the same value)."""
+        than of an earlier time the slot held the same value; ``declared``: only declared
+        successors (True) or only plain facts (False))."""
         wanted = {value_key(v) for v in values}
         return any(at <= day and v in wanted and (now or not present)
                    and (since is None or when >= since)
-                   for at, v, now, when in self.handed.get(attribute, ()))
+                   and (declared is None or cond == declared)
+                   for at, v, now, when, cond in self.handed.get(attribute, ()))
 
     def root_ids(self, root: str, value: str | None, day: int) -> list[str]:
         """The errors on the root's claims when all of them were perturbed by ``day``: its
@@ -296,12 +317,16 @@ class _World:
             claims, roots = deciding(self.stmts.get(p.attribute, []),
                                      set(p.truth.current_values), p.day,
                                      p.attribute in self.multi)
-            since = min((st.when for st in claims), default=None)
-            if self.reached(p.attribute, p.truth.current_values, p.day, since=since):
-                claims, roots = [], set()
-            ids += self.errors.all_perturbed(p.attribute, claims, p.day)
+            since = run_start(self.stmts.get(p.attribute, []), set(p.truth.current_values),
+                              p.day, p.attribute in self.multi)
+            values = p.truth.current_values
+            found = []
             for root, value in sorted(roots, key=str):
-                ids += self.root_ids(root, value, p.day)
+                found += self.root_ids(root, value, p.day)
+            if self.reached(p.attribute, values, p.day, since=since, declared=False) or (
+                    not found and self.reached(p.attribute, values, p.day, since=since)):
+                claims, found = [], []  # a fact, or a successor whose root change reached it
+            ids += self.errors.all_perturbed(p.attribute, claims, p.day) + found
         hits = []
         for h in p.hits:
             got = self.errors.of_hit(h, p.day)

@@ -59,16 +59,19 @@ def handed_ties(plan: NoisePlan, world: World) -> dict[str, list[tuple[int, str]
     return out
 
 
-def handed(plan: NoisePlan, world: World) -> dict[str, list[tuple[int, str, bool, int]]]:
-    """``{slot: [(arrival day, normalised value, present tense, day it speaks of)]}``: every
+def handed(plan: NoisePlan, world: World
+           ) -> dict[str, list[tuple[int, str, bool, int, bool]]]:
+    """``{slot: [(arrival day, normalised value, present tense, day it speaks of, declared
+    successor)]}``: every
     perceived claim that states a value for a slot as the user's own (attribution ``own``, a
     mood of ``HANDED_MOODS``, any tense; not a retraction or a member drop), from a
     conversation (a web page is never the user's fact), with the day its document reached
-    the store and the day its value holds from as the claim tells it (its perceived
-    effective day, else the day its document was written)."""
+    the store, the day its value holds from as the claim tells it (its perceived
+    effective day, else the day its document was written), and whether it is a declared
+    successor (mood ``conditional``: it holds only once its root changes)."""
     arrival = _arrivals(world)
     written = {s.document_uri: s.day for s in world.sessions}
-    out: dict[str, list[tuple[int, str, bool, int]]] = defaultdict(list)
+    out: dict[str, list[tuple[int, str, bool, int, bool]]] = defaultdict(list)
     for uri, drafts in plan.drafts.items():
         if uri not in arrival:
             continue
@@ -77,7 +80,7 @@ def handed(plan: NoisePlan, world: World) -> dict[str, list[tuple[int, str, bool
                     and d.event not in ("retraction", "member_drop")):
                 when = written[uri] if d.valid_from is None else d.valid_from
                 out[d.slot].append((arrival[uri], value_key(d.value), d.tense == "present",
-                                    when))
+                                    when, d.mood == "conditional"))
     return out
 
 
