@@ -223,8 +223,6 @@ class Reconciler:
         """Engine 0.6.0: slot -> positions of its forget requests that name no value."""
         self._restated: dict[tuple[str | None, str], list[tuple[int, int]]] = {}
         """Engine 0.6.0: (slot, value key) -> event keys of the user's present statements."""
-        self._unnamed: set[str] = set()
-        """Engine 0.6.1: ids of ``Ledger.unnamed``, which end nothing (``reconcile.grounding``)."""
         self.lookahead: Lookahead | None = None
         """Set by ``deposit`` for a checker that can be asked ahead (see ``lookahead``)."""
 
@@ -274,8 +272,7 @@ class Reconciler:
                 self._forget(index, claim)
             if claim.slot_fact:
                 self._end_without_check(index, claim)
-            if claim.id not in self._unnamed:  # 0.6.1: no statement of the user's
-                self._reconcile(index, claim)
+            self._reconcile(index, claim)
             new.append(claim)
         return new
 
@@ -289,7 +286,6 @@ class Reconciler:
             return
         if rc.grounding and unnamed(claim, doc.said):
             self.ledger.unnamed.append(claim.id)
-            self._unnamed.add(claim.id)
         if rc.passing and doubtful(claim, doc.said):
             slot = (self.subjects[-1], claim.slot)
             known = [self.ledger.claims[j].value for j in self.by_slot.get(slot, [])]
@@ -307,7 +303,7 @@ class Reconciler:
             how = terminates(claims[e], self.keys[e], claim, key, rc)
             if how is not None and claim.id not in self.inactive:
                 self.end(claim, claims[e], how, claim.day)
-        if claim.event is None or claim.id in self._unnamed:  # 0.6.1: words name no value
+        if claim.event is None:
             return
         self._enders.setdefault(slot, []).append(index)
         for j in list(self.by_slot.get(slot, [])):

@@ -147,9 +147,13 @@ def test_a_value_back_by_a_lapsed_tie_is_decided_by_its_claims_and_the_root(worl
     correction = _error("omission", D42, "home_city", "Winnipeg", 42)
     assert _stage(world, 45, STALE_45, _plan(dropped, correction, handed=gone)) == (
         "perception", [f"omission@{D3}#0", f"omission@{D42}#0"])
-    # Pulsegym reached the engine (day 3): the root's errors excuse nothing
+    # Pulsegym reached the engine on day 3, before Corestone's tie: that claim tells of the
+    # run the tie ended, and only the root's correction (dropped) says Pulsegym is back
     split = _error("subject_split", D3, "gym", "Pulsegym", 3)
-    assert _stage(world, 45, STALE_45, _plan(split, correction)) == ("never_seen", [])
+    assert _stage(world, 45, STALE_45, _plan(split, correction)) == (
+        "perception", [f"omission@{D42}#0", f"subject_split@{D3}#0"])
+    # with the correction perceived intact, the root's errors excuse nothing
+    assert _stage(world, 45, STALE_45, _plan(split)) == ("never_seen", [])
 
 
 def test_a_hit_s_errors_decide_no_stage(world) -> None:
