@@ -156,22 +156,24 @@ def deciding(stmts: list[Statement], values: set[str], day: int,
     return out, roots
 
 
-def run_start(stmts: list[Statement], values: set[str], day: int, multi: bool) -> int | None:
-    """The day from which a claim of ``values`` speaks of their current run on ``day``
-    (``deciding``'s walk): the latest tied statement of another value passed over before
-    a deciding claim (the values came back when that tie lapsed: a claim of them said
-    before it tells of the run the tie ended), else the earliest deciding statement's day;
-    None when no statement carries them."""
+def run_start(stmts: list[Statement], values: set[str], day: int,
+              multi: bool) -> tuple[int | None, int | None]:
+    """(the day from which a claim of ``values`` speaks of their current run on ``day``:
+    the earliest deciding statement's day, None when no statement carries them; the day
+    of the latest tied statement of another value ``deciding``'s walk passed over before a
+    deciding claim, or None). In the second case the values came back when that tie
+    lapsed: a claim of them said before it tells of the run the tie ended, and only the
+    lapse (the root's claims) says they hold again."""
     found: list[Statement] = []
+    lapse: int | None = None
     for st in reversed([st for st in stmts if st.arrival <= day and st.when <= day]):
         if st.value in values:
             found.append(st)
         elif st.plain and not multi:
-            if found:
+            if found or st.root is None:
                 break
-            if st.root is not None:
-                return st.when
-    return min((st.when for st in found), default=None)
+            lapse = st.when if lapse is None else lapse
+    return min((st.when for st in found), default=None), lapse
 
 
 class _Errors:
@@ -317,12 +319,14 @@ class _World:
             claims, roots = deciding(self.stmts.get(p.attribute, []),
                                      set(p.truth.current_values), p.day,
                                      p.attribute in self.multi)
-            since = run_start(self.stmts.get(p.attribute, []), set(p.truth.current_values),
-                              p.day, p.attribute in self.multi)
+            start, lapse = run_start(self.stmts.get(p.attribute, []),
+                                     set(p.truth.current_values), p.day,
+                                     p.attribute in self.multi)
             values = p.truth.current_values
             found = []
             for root, value in sorted(roots, key=str):
                 found += self.root_ids(root, value, p.day)
+            since = lapse if lapse is not None and found else start
             if self.reached(p.attribute, values, p.day, since=since, declared=False) or (
                     not found and self.reached(p.attribute, values, p.day, since=since)):
                 claims, found = [], []  # a fact, or a successor whose root change reached it
