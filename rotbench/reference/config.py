@@ -144,12 +144,13 @@ class ReconcileConfig(_Section):
     )
     passing: bool = Field(
         default=True,
-        description="Engine 0.6.1 (with ``corroboration``): a value mentioned once in "
-        "passing (no change named in the claim or in the user's words: no event, tie or "
-        "effective day, no 'now', 'my <slot>', 'new <slot>' or other value of the slot in "
-        "its sentence) does not displace a confirmed value (one said twice in a row, or "
-        "said as a change) until it is said a second time. Off: one statement displaces "
-        "(0.6.0).",
+        description="Engine 0.6.1 (with ``corroboration``): a value the user's words "
+        "doubt (every sentence naming it hedges, denies, holds it for a few days or gives "
+        "it to someone else) and that is not said as a change (no event, tie or effective "
+        "day; no 'now', 'my <slot>', 'new <slot>' or other value of the slot beside it) "
+        "does not displace a confirmed value (one said in words that do not doubt it, or "
+        "said twice in a row) until it is said a second time. Off: one statement "
+        "displaces (0.6.0).",
     )
     forget: bool = Field(
         default=True,

@@ -34,6 +34,12 @@ successor after that value was last said, there is no current value and the ques
 answered as engine 0.5.0 answers it.
 A set (``multi_valued``) keeps every member standing, most-stated first.
 
+Engine 0.6.1 reads the ledger's record of the user's words (``rotbench.reference.wording``):
+with ``reconcile.grounding`` a claim whose value no user turn of its document names is no
+statement (``Ledger.unnamed``); with ``reconcile.passing`` a value said in words that doubt
+it (``Ledger.doubtful``) does not displace a confirmed value until it is said again
+(``Evidence._in_passing``).
+
 Nothing here reads the world: only the claims and events of the ledger.
 """
 
@@ -246,10 +252,11 @@ class Evidence:
     def _in_passing(self, stated: list[int]) -> set[str]:
         """The values (``reconcile.passing``) that did not displace the value standing when
         they were said: walking the statements by event day, a value is *confirmed* once
-        it is said twice in a row or said as a change (``change``); another value said in
-        passing displaces a confirmed one only at its second statement since the standing
-        value was last said, and displaces an unconfirmed one at once. The values whose
-        every statement was held back this way, and that the walk does not end on."""
+        it is said twice in a row or in a statement of ``change`` (a change named, or words
+        that do not doubt it); another value said in doubted words displaces a confirmed
+        one only at its second statement since the standing value was last said, and an
+        unconfirmed one at once. The values whose every statement was held back this way,
+        and that the walk does not end on."""
         current: str | None = None
         confirmed = False
         pending: dict[str, int] = defaultdict(int)
