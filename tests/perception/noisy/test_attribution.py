@@ -138,6 +138,20 @@ def test_a_current_value_that_reached_the_engine_makes_the_miss_its_own(world) -
     assert _stage(world, 20, right, _plan(rival, handed=both)) == (None, [])
 
 
+def test_a_claim_of_the_value_from_before_its_run_is_no_path_to_it(world) -> None:
+    dropped = _error("omission", D22, "gym", "Corestone", 22)
+    # Pulsegym's day-3 statement read as Corestone: a claim of the current value, but one
+    # that speaks of day 3, before Corestone's run (day 22) began
+    misread = _error("distorted_value", D3, "gym", "Pulsegym", 3,
+                     after="The user's gym is Corestone.")
+    early = ((D3, "Corestone"),)
+    assert _stage(world, 30, STALE_30, _plan(dropped, misread, handed=early)) == (
+        "perception", [f"omission@{D22}#0"])
+    # Corestone's own statement handed intact: reached, the miss is the engine's
+    assert _stage(world, 30, STALE_30, _plan(misread, handed=(*early, (D22, "Corestone")))
+                  ) == ("never_seen", [])
+
+
 def test_a_value_back_by_a_lapsed_tie_is_decided_by_its_claims_and_the_root(world) -> None:
     gone = ((D22, "Corestone"),)  # Pulsegym's day-3 claim never reached the engine
     assert _stage(world, 45, STALE_45, _plan(handed=gone)) == ("never_seen", [])
