@@ -15,9 +15,9 @@
     the probe's day states a current value for the asked slot as the user's own fact, in
     any tense, speaking of the day the value's current run began or later: the
     earliest ``Statement.when`` of its deciding claims; a claim of the same value from an
-    earlier run, before another value came between, tells the engine of that run, not of
-    this one), the errors that kept it away: the current value's deciding claims, when
-    every one of them was perturbed. They are the
+    earlier run tells the engine of that run, not of this one, once a perceived claim of
+    another value came between), the errors that kept it away: the current value's
+    deciding claims, when every one of them was perturbed. They are the
     user's own present statements of a current value delivered by the probe's day since
     the last plain statement of another value (for a set, every statement of a current
     member; for a value that came back when a tie lapsed, its statements before the lapsed
@@ -26,7 +26,11 @@
     value, its checks wrong) or when a rival of the same attribute, delivered by the day and
     said no earlier than the statement's value holds, was perceived wrong and so stands
     for another value (``DISPLACING``: a distorted value; or, on a statement of another
-    value, a wrong check, an adopted decoy or relay, a flipped tense), which can retire it;
+    value, a wrong check, an adopted decoy or relay, a flipped tense), which can retire it.
+    A declared successor is a path to its value only with its root's change (not every one
+    of the root's deciding claims perturbed); a value back from a lapsed tie whose lapse
+    never reached the engine (the root's claims perturbed) has a path only in a claim said
+    on or after the tied statement (``run_start``);
   - a question with no current value (a retraction; a generator-4 dependent whose root
     changed): when an ended value reached the engine as the user's present one and its end
     did not (no perceived retraction; no perceived tie to the root, or no perceived claim of
@@ -241,13 +245,21 @@ class _World:
         """True when a perceived claim delivered by ``day`` states one of ``values`` for
         ``attribute`` as the user's own (``handed``; ``present``: in the present tense;
         ``since``: speaking of that day or later, i.e. of the values' current run rather
-        than of an earlier time the slot held the same value; ``declared``: only declared
+        than of an earlier time the slot held the same value, unless no perceived claim
+        of another value handed by ``day`` speaks of that claim's day or later (then, in
+        what the engine was handed, the value never changed); ``declared``: only declared
         successors (True) or only plain facts (False))."""
         wanted = {value_key(v) for v in values}
-        return any(at <= day and v in wanted and (now or not present)
-                   and (since is None or when >= since)
+        handed = [h for h in self.handed.get(attribute, ()) if h[0] <= day]
+        others = [when for _, v, now, when, cond in handed
+                  if v not in wanted and now and not cond]
+
+        def current(when: int) -> bool:  # of the run, or never displaced in what was handed
+            return since is None or when >= since or not any(o >= when for o in others)
+
+        return any(v in wanted and (now or not present) and current(when)
                    and (declared is None or cond == declared)
-                   for at, v, now, when, cond in self.handed.get(attribute, ()))
+                   for _, v, now, when, cond in handed)
 
     def root_ids(self, root: str, value: str | None, day: int) -> list[str]:
         """The errors on the root's claims when all of them were perturbed by ``day``: its
