@@ -27,10 +27,10 @@
     said no earlier than the statement's value holds, was perceived wrong and so stands
     for another value (``DISPLACING``: a distorted value; or, on a statement of another
     value, a wrong check, an adopted decoy or relay, a flipped tense), which can retire it.
-    A declared successor is a path to its value only with its root's change (not every one
-    of the root's deciding claims perturbed); a value back from a lapsed tie whose lapse
-    never reached the engine (the root's claims perturbed) has a path only in a claim said
-    on or after the tied statement (``run_start``);
+    A declared successor is a path to its value only when a perceived claim gave its root
+    the root's value of the day (``root_told``); a value back from a lapsed tie whose root's
+    value of the day no perceived claim gave has a path only in a claim said on or after
+    the tied statement (``run_start``);
   - a question with no current value (a retraction; a generator-4 dependent whose root
     changed): when an ended value reached the engine as the user's present one and its end
     did not (no perceived retraction; no perceived tie to the root, or no perceived claim of
@@ -261,6 +261,16 @@ class _World:
                    and (declared is None or cond == declared)
                    for _, v, now, when, cond in handed)
 
+    def root_told(self, root: str, day: int) -> bool:
+        """True when a perceived claim delivered by ``day`` gave the root slot its value of
+        that day as the user's own (or the root holds no value then): the engine was told
+        of the root's change."""
+        try:
+            now = self.world.truth(root, day).current_values
+        except ValueError:  # no value that day: nothing to be told
+            return True
+        return not now or self.reached(root, now, day)
+
     def root_ids(self, root: str, value: str | None, day: int) -> list[str]:
         """The errors on the root's claims when all of them were perturbed by ``day``: its
         deciding claims (``value`` None), or its statements of ``value``."""
@@ -338,9 +348,10 @@ class _World:
             found = []
             for root, value in sorted(roots, key=str):
                 found += self.root_ids(root, value, p.day)
-            since = lapse if lapse is not None and found else start
+            told = all(self.root_told(root, p.day) for root, value in roots if value is None)
+            since = lapse if lapse is not None and not told else start
             if self.reached(p.attribute, values, p.day, since=since, declared=False) or (
-                    not found and self.reached(p.attribute, values, p.day, since=since)):
+                    told and self.reached(p.attribute, values, p.day, since=since)):
                 claims, found = [], []  # a fact, or a successor whose root change reached it
             ids += self.errors.all_perturbed(p.attribute, claims, p.day) + found
         hits = []
