@@ -21,6 +21,7 @@ from rotbench.world import generate_world
 GYM_Q = "Which gym does the user go to?"
 D3, D22, D42 = ("session://world-42/day-003/0", "session://world-42/day-022/0",
                 "session://world-42/day-042/0")
+D10 = "session://world-42/day-010/0"
 
 
 @pytest.fixture(scope="module")
@@ -144,9 +145,12 @@ def test_a_claim_of_the_value_from_before_its_run_is_no_path_to_it(world) -> Non
     # that speaks of day 3, before Corestone's run (day 22) began
     misread = _error("distorted_value", D3, "gym", "Pulsegym", 3,
                      after="The user's gym is Corestone.")
-    early = ((D3, "Corestone"),)
+    early = ((D3, "Corestone"), (D10, "Pulsegym"))  # Pulsegym handed after it (day 10)
     assert _stage(world, 30, STALE_30, _plan(dropped, misread, handed=early)) == (
         "perception", [f"omission@{D22}#0"])
+    # with nothing handed after it, the engine was never told the gym changed: reached
+    assert _stage(world, 30, STALE_30, _plan(dropped, misread, handed=early[:1])) == (
+        "never_seen", [])
     # Corestone's own statement handed intact: reached, the miss is the engine's
     assert _stage(world, 30, STALE_30, _plan(misread, handed=(*early, (D22, "Corestone")))
                   ) == ("never_seen", [])
@@ -161,13 +165,16 @@ def test_a_value_back_by_a_lapsed_tie_is_decided_by_its_claims_and_the_root(worl
     correction = _error("omission", D42, "home_city", "Winnipeg", 42)
     assert _stage(world, 45, STALE_45, _plan(dropped, correction, handed=gone)) == (
         "perception", [f"omission@{D3}#0", f"omission@{D42}#0"])
-    # Pulsegym reached the engine on day 3, before Corestone's tie: that claim tells of the
-    # run the tie ended, and only the root's correction (dropped) says Pulsegym is back
+    # Pulsegym reached the engine (day 3) and nothing displaced it there: the root's errors
+    # excuse nothing
     split = _error("subject_split", D3, "gym", "Pulsegym", 3)
-    assert _stage(world, 45, STALE_45, _plan(split, correction)) == (
+    assert _stage(world, 45, STALE_45, _plan(split, correction)) == ("never_seen", [])
+    # Corestone handed too (day 22, tied to Hobart): the day-3 claim tells of the run the
+    # tie ended, and no perceived claim gave the home city its value of day 45 (Winnipeg,
+    # the correction dropped), so nothing the engine had says Pulsegym is back
+    both = ((D3, "Pulsegym"), (D22, "Corestone"))
+    assert _stage(world, 45, STALE_45, _plan(split, correction, handed=both)) == (
         "perception", [f"omission@{D42}#0", f"subject_split@{D3}#0"])
-    # with the correction perceived intact, the root's errors excuse nothing
-    assert _stage(world, 45, STALE_45, _plan(split)) == ("never_seen", [])
 
 
 def test_a_hit_s_errors_decide_no_stage(world) -> None:
@@ -206,8 +213,8 @@ def test_reference_engine_split_on_seed_42_typical(tmp_path) -> None:
     # engine 0.6.0: 20/66 and 25 perception misses (0.5.0: 15 and 30); a question misread as
     # about "the speaker" is asked of the user (reconcile.corroboration), so 5 of the 7
     # misreadings no longer cost the answer. A value reached only by a claim of an earlier
-    # run is not reached (perception 25 -> 34 with 0.6.1's words rules off); engine 0.6.1
-    # (reconcile.grounding, reconcile.passing): 34/66, perception 34 -> 27
+    # run is not reached (perception 25 -> 31 with 0.6.1's words rules off); engine 0.6.1
+    # (reconcile.grounding, reconcile.passing): 34/66, perception 31 -> 27
     assert (cf.numerator, cf.denominator) == (34, 66)
     assert bundle.miss_stages == {"perception": 27, "never_seen": 0, "lost": 0,
                                   "outranked": 5, "abstained": 0}
