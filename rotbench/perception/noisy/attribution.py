@@ -16,7 +16,8 @@
     any tense, speaking of the day the value's current run began or later: the
     earliest ``Statement.when`` of its deciding claims; a claim of the same value from an
     earlier run tells the engine of that run, not of this one, once a perceived claim of
-    another value came between), the errors that kept it away: the current value's
+    another value came between and was not told as past later), the errors that kept it
+    away: the current value's
     deciding claims, when every one of them was perturbed. They are the
     user's own present statements of a current value delivered by the probe's day since
     the last plain statement of another value (for a set, every statement of a current
@@ -246,13 +247,18 @@ class _World:
         ``attribute`` as the user's own (``handed``; ``present``: in the present tense;
         ``since``: speaking of that day or later, i.e. of the values' current run rather
         than of an earlier time the slot held the same value, unless no perceived claim
-        of another value handed by ``day`` speaks of that claim's day or later (then, in
-        what the engine was handed, the value never changed); ``declared``: only declared
-        successors (True) or only plain facts (False))."""
+        of another value handed by ``day`` speaks of that claim's day or later, or each
+        such value was told as past on its claim's day or later (then, in what the engine
+        was handed, the value never changed, or the value that displaced it ended);
+        ``declared``: only declared successors (True) or only plain facts (False))."""
         wanted = {value_key(v) for v in values}
         handed = [h for h in self.handed.get(attribute, ()) if h[0] <= day]
+        ended: dict[str, int] = {}  # value -> the latest day a past-tense claim speaks of
+        for _, v, now, when, _c in handed:
+            if not now:
+                ended[v] = max(ended.get(v, when), when)
         others = [when for _, v, now, when, cond in handed
-                  if v not in wanted and now and not cond]
+                  if v not in wanted and now and not cond and ended.get(v, -1) < when]
 
         def current(when: int) -> bool:  # of the run, or never displaced in what was handed
             return since is None or when >= since or not any(o >= when for o in others)
