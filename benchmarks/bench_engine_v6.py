@@ -41,9 +41,10 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 GOAL = 1.15
 
-NEW_RULES = ("reconcile.corroboration", "reconcile.confirmation", "reconcile.forget",
-             "reconcile.redelivery", "query.each_member")
-CONFIGS = {"0.6.0": (), **{f"{r.split('.')[1]}=false": (f"{r}=false",) for r in NEW_RULES},
+NEW_RULES = ("reconcile.corroboration", "reconcile.confirmation", "reconcile.grounding",
+             "reconcile.passing", "reconcile.forget", "reconcile.redelivery",
+             "query.each_member")
+CONFIGS = {"0.6.1": (), **{f"{r.split('.')[1]}=false": (f"{r}=false",) for r in NEW_RULES},
            "all off (0.5.0)": tuple(f"{r}=false" for r in NEW_RULES)}
 SHOWN = ("current_first", "recall_current_at_k", "stale_over_current", "current_lost",
          "decoy_first", "poison_first", "answered_unanswerable", "late_stale_first",
@@ -91,7 +92,7 @@ def rules(seeds, generator, arm, noise, misses, cache_dir) -> dict:
             scored[name].append(w)
             for i, stage in question_stages(w).items():
                 stages[name][stage] += 1
-                if misses and name == "0.6.0" and stage != "perception":
+                if misses and name == "0.6.1" and stage != "perception":
                     p = w.probes[i]
                     print(f"seed {seed} day {p.day} {p.attribute} [{stage}] truth "
                           f"{p.truth.current_values} q={p.question!r} first="

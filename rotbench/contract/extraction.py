@@ -35,8 +35,13 @@ class DocumentClaims(Additive, Arrives):
         default=None, description="16 hex digits of sha256 over the document's kind, "
         "timestamp and text (``content_digest``): equal for a document delivered again "
         "unchanged, whatever its URI. None in an extraction made before it was recorded.")
+    said: str | None = Field(
+        default=None, description="What the user said in the document: the text of its "
+        "user turns, one a line (``user_words``), for an engine that checks a claim against "
+        "the words it came from. None for a web page (nothing in it is the user's), and in "
+        "an extraction made before it was recorded.")
 
-    added_fields = ("delivered_day", "digest")
+    added_fields = ("delivered_day", "digest", "said")
 
 
 class Extraction(BaseModel):
@@ -104,4 +109,14 @@ def extract_document(document: Document, extractor: Extractor) -> DocumentClaims
         drafts=list(extractor.extract(document)),
         delivered_day=document.delivered_day if document.arrival != document.day else None,
         digest=content_digest(document),
+        said=user_words(document),
     )
+
+
+def user_words(document: Document) -> str | None:
+    """The text of ``document``'s user turns, one a line; None for a web page or a document
+    in which the user says nothing."""
+    if document.kind == "web_page":
+        return None
+    said = [t.text for t in document.turns if t.role == "user"]
+    return "\n".join(said) if said else None

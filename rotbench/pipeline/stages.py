@@ -57,7 +57,7 @@ class StageSpec:
 
 SPECS: dict[str, StageSpec] = {s.name: s for s in (
     StageSpec("generate", None, generate, World, 120, True),
-    StageSpec("extract", "extract/2", extract_concurrently, Extraction, 3600, True),
+    StageSpec("extract", "extract/3", extract_concurrently, Extraction, 3600, True),
     StageSpec("index", "index/2", index_world, EncodeStats, 1800, True),
     StageSpec("deposit", None, deposit, Ledger, 3600, True),
     StageSpec("probe", "probe/2", probe_as_of, WorldProbes, 1800, True),

@@ -135,6 +135,23 @@ class ReconcileConfig(_Section):
         "or three of that value's mean gaps between statements if longer). Off: the "
         "value said last stays current (0.6.0 before it).",
     )
+    grounding: bool = Field(
+        default=True,
+        description="Engine 0.6.1 (with ``corroboration``): a claim whose value no user "
+        "turn of its document names (a misread value, a value only the assistant, a tool or "
+        "a web page gave) is no statement of the user's: it neither decides nor confirms "
+        "a slot's value. Off: every claim filed as the user's counts (0.6.0).",
+    )
+    passing: bool = Field(
+        default=True,
+        description="Engine 0.6.1 (with ``corroboration``): a value the user's words "
+        "doubt (every sentence naming it hedges, denies, holds it for a few days or gives "
+        "it to someone else) and that is not said as a change (no event, tie or effective "
+        "day; no 'now', 'my <slot>', 'new <slot>' or other value of the slot beside it) "
+        "does not displace a confirmed value (one said in words that do not doubt it, or "
+        "said twice in a row) until it is said a second time. Off: one statement "
+        "displaces (0.6.0).",
+    )
     forget: bool = Field(
         default=True,
         description="Engine 0.6.0: after a forget request the value (for a request of "

@@ -34,6 +34,12 @@ successor after that value was last said, there is no current value and the ques
 answered as engine 0.5.0 answers it.
 A set (``multi_valued``) keeps every member standing, most-stated first.
 
+Engine 0.6.1 reads the ledger's record of the user's words (``rotbench.reference.wording``):
+with ``reconcile.grounding`` a claim whose value no user turn of its document names is no
+statement (``Ledger.unnamed``); with ``reconcile.passing`` a value said in words that doubt
+it (``Ledger.doubtful``) does not displace a confirmed value until it is said again
+(``Evidence._in_passing``).
+
 Nothing here reads the world: only the claims and events of the ledger.
 """
 
@@ -93,12 +99,16 @@ class Evidence:
     ``config``: the ledger's recorded settings (``Ledger.config``), which decide how deposit
     dated each claim. Build once per ledger state."""
 
-    def __init__(self, claims: list[Claim], states: list, config: dict) -> None:
+    def __init__(self, claims: list[Claim], states: list, config: dict,
+                 unnamed: list[str] | None = None, doubtful: list[str] | None = None) -> None:
         scheduled = bool(config.get("reconcile.scheduled", True))
         relative = bool(config.get("reconcile.relative_dates", True))
         event_time = bool(config.get("reconcile.event_time", True))
         self.forget = bool(config.get("reconcile.forget", True))
         self.confirm = bool(config.get("reconcile.confirmation", True))
+        self.passing = bool(config.get("reconcile.passing", False))
+        gone = set(unnamed or ())
+        doubted = set(doubtful or ())
         n = len(claims)
         self.value = [_value(c) for c in claims]
         self.event_day = np.empty(n, dtype=np.int64)
@@ -117,6 +127,11 @@ class Evidence:
         """A statement with no change named: no event, no effective day, not an
         activated successor (``reconcile.confirmation`` doubts such a value said once)."""
         self.multi = np.array([bool(c.multi_valued) for c in claims], dtype=bool)
+        self.change = np.array([not p or c.id not in doubted for c, p in
+                                zip(claims, self.plain, strict=True)], dtype=bool)
+        """Engine 0.6.1 (``reconcile.passing``): a statement that may displace a confirmed
+        value at once: it names a change (not ``plain``), or the user's words do not doubt
+        it (``Ledger.doubtful``)."""
         for i, (c, s) in enumerate(zip(claims, states, strict=True)):
             day = c.written_day if event_time and c.written_day is not None else c.day
             if scheduled and c.valid_from is not None:
@@ -141,7 +156,8 @@ class Evidence:
             self.slots[(subject, c.slot)].append(i)
             self.stating[i] = (c.tense == "present" and c.event not in (
                 "retraction", "member_drop", "forget")
-                and (c.mood == "fact" or s.activated_at is not None))
+                and (c.mood == "fact" or s.activated_at is not None)
+                and c.id not in gone)
 
     def declared_only(self, wanted: tuple[str, str], alive: np.ndarray) -> np.ndarray | None:
         """The slot's declared successors still standing, for a slot that holds no fact:
@@ -194,6 +210,8 @@ class Evidence:
 
         doubted = (self._unconfirmed(stated, day, count, first, last) if self.confirm
                    else set())
+        if self.passing:
+            doubted |= self._in_passing(stated)
 
         def standing(v: str) -> tuple[bool, bool, int, int, int]:
             lone = count[v] == 1 and self.framed.get(v, day + 1) <= day
@@ -230,6 +248,34 @@ class Evidence:
                 if count[self.value[i]] == 1 and self.plain[i]
                 and last[self.value[i]] > last[anchor]
                 and day - int(self.event_day[i]) > wait}
+
+    def _in_passing(self, stated: list[int]) -> set[str]:
+        """The values (``reconcile.passing``) that did not displace the value standing when
+        they were said: walking the statements by event day, a value is *confirmed* once
+        it is said twice in a row or in a statement of ``change`` (a change named, or words
+        that do not doubt it); another value said in doubted words displaces a confirmed
+        one only at its second statement since the standing value was last said, and an
+        unconfirmed one at once. The values whose every statement was held back this way,
+        and that the walk does not end on."""
+        current: str | None = None
+        confirmed = False
+        pending: dict[str, int] = defaultdict(int)
+        held: set[str] = set()
+        moved: set[str] = set()
+        for i in sorted(stated, key=lambda j: (int(self.event_day[j]), j)):
+            v = self.value[i]
+            if v == current:
+                confirmed, pending = True, defaultdict(int)
+                continue
+            pending[v] += 1
+            if (current is not None and confirmed and not self.change[i]
+                    and pending[v] < 2):
+                held.add(v)
+                continue
+            confirmed = bool(self.change[i]) or pending[v] >= 2
+            current, pending = v, defaultdict(int)
+            moved.add(v)
+        return held - moved - {current}
 
     def _unforgotten(self, slot: str, stated: list[int], day: int,
                      days: np.ndarray) -> list[int]:

@@ -271,6 +271,17 @@ class Ledger(BaseModel):
     events: list[LedgerEvent] = Field(default_factory=list)
     reviews: list[ReviewRecord] = Field(default_factory=list)
     counts: LedgerCounts = Field(default_factory=LedgerCounts)
+    unnamed: list[str] = Field(
+        default_factory=list, exclude_if=lambda v: not v,
+        description="Engine 0.6.1 (``reconcile.grounding``): ids of the slot claims whose "
+        "value no user turn of their document names (``rotbench.reference.wording``). Left "
+        "out of the JSON while empty.")
+    doubtful: list[str] = Field(
+        default_factory=list, exclude_if=lambda v: not v,
+        description="Engine 0.6.1 (``reconcile.passing``): ids of the slot claims whose "
+        "user's words doubt the value (a hedge, a negation, a stand-in, someone else's) and "
+        "state no change (``rotbench.reference.wording``). Left out of the JSON while "
+        "empty.")
 
     _maps: _Maps | None = PrivateAttr(default=None)
 

@@ -140,7 +140,8 @@ class LedgerIndex:
                  if states[i].reinstated_at is not None or states[i].retired_at is not None}
         self.cycles = {i: s for i, s in spans.items() if any(e is not None for _, e in s)}
         """Engine 0.5.0: claims ended and reinstated -> their retired spans (rare)."""
-        self._evidence_of = (states, dict(ledger.config))
+        self._evidence_of = (states, dict(ledger.config), list(ledger.unnamed),
+                             list(ledger.doubtful))
         self._evidence: Evidence | None = None
         order = sorted(range(n), key=lambda i: claims[i].id)
         self.id_rank = np.empty(n, dtype=np.int64)

@@ -100,6 +100,7 @@ from rotbench.reference.ledger import (
 )
 from rotbench.reference.lookahead import Lookahead, speculative
 from rotbench.reference.ties import Ties
+from rotbench.reference.wording import doubtful, said_as_change, unnamed
 
 SINGLE_OWNER = "user"
 """Contributor recorded on every claim when ``store.multi_contributor`` is off."""
@@ -260,6 +261,8 @@ class Reconciler:
             self.subjects.append(subject_key(claim.subject))
             self._docs.append(doc.uri)
             self.keys.append(event_key(claim, index, self.config.reconcile))
+            if claim.slot is not None and claim.attribution == "own":
+                self._read_words(claim, doc)
             if claim.slot_fact:
                 self.by_slot.setdefault((self.subjects[-1], claim.slot), []).append(index)
             if _may_fill(claim, self.config.reconcile):
@@ -272,6 +275,22 @@ class Reconciler:
             self._reconcile(index, claim)
             new.append(claim)
         return new
+
+    def _read_words(self, claim: Claim, doc: DocumentClaims) -> None:
+        """Engine 0.6.1: record whether a slot claim's value is in the user's words of its
+        document (``reconcile.grounding``) and whether those words doubt it without stating
+        a change (``reconcile.passing``), both with ``reconcile.corroboration`` on
+        (``rotbench.reference.wording``). Call before the claim joins ``by_slot``."""
+        rc = self.config.reconcile
+        if not rc.corroboration or doc.lineage != CONVERSATION:
+            return
+        if rc.grounding and unnamed(claim, doc.said):
+            self.ledger.unnamed.append(claim.id)
+        if rc.passing and doubtful(claim, doc.said):
+            slot = (self.subjects[-1], claim.slot)
+            known = [self.ledger.claims[j].value for j in self.by_slot.get(slot, [])]
+            if not said_as_change(claim, doc.said, doc.drafts, known):
+                self.ledger.doubtful.append(claim.id)
 
     def _end_without_check(self, index: int, claim: Claim) -> None:
         """Engine 0.4.0: what a claim with an event ends in its slot, and what earlier such

@@ -18,7 +18,7 @@ def test_keys_of_the_stages_that_name_no_engine_logic_are_pinned() -> None:
     assert keys.generate_key("v3", 42, 90) == (
         "6b9941484e749c705ae31fd0ea8aa72075b83e8e142f7ac6d2382bd3d7fe32e6")
     assert keys.extract_key(W, "oracle-extractor-1", False) == (
-        "3f22361f7da817aa062dfbfc099953efa12a1b74f21e3228c6e86b0d9c878d48")
+        "e64e4fb793e7b744e546bf465fc95b1d71293ed97ef717d7ca150aa93998622d")
     assert keys.index_key(W, E, False) == (
         "73b850b7ff0cc2e4a6f12a1aaec689897e04c9b788effabe09ded75d1d5c65e1")
     assert keys.ingest_probe_key(W, "mem0@1", "x1", "c1", 5) == (
@@ -42,7 +42,7 @@ def test_keys_that_name_the_engine_follow_the_old_formula() -> None:
         L, W, E, config.stamp(QUERY_SECTIONS), 5, ENGINE_VERSION, DEFAULT_MODEL_ID, "probe/2")
     assert keys.world_key(42, "v3", 90, 5, "v3", config, "x1", "c1", ["ref@1", "mem0@1"]) == h(
         "world/1", 42, "v3", 90, 5, "v3", config.model_dump_json(), ENGINE_VERSION,
-        DEFAULT_MODEL_ID, "x1", "c1", "extract/2", "index/2", "probe/2", "score/1",
+        DEFAULT_MODEL_ID, "x1", "c1", "extract/3", "index/2", "probe/2", "score/1",
         "ingest_probe/2", "ref@1", "mem0@1")
     assert keys.deposit_key(E, "oracle-checker-1", config) != keys.deposit_key(
         E, "oracle-checker-1", EngineConfig())

@@ -13,8 +13,12 @@
     recorded from its calls);
   - when no current value reached the engine (``handed.handed``: no perceived claim delivered by
     the probe's day states a current value for the asked slot as the user's own fact, in
-    any tense), the errors that kept it away: the current value's deciding claims, when
-    every one of them was perturbed. They are the
+    any tense, speaking of the day the value's current run began or later: the
+    earliest ``Statement.when`` of its deciding claims; a claim of the same value from an
+    earlier run tells the engine of that run, not of this one, once a perceived claim of
+    another value came between and was not told as past later), the errors that kept it
+    away: the current value's
+    deciding claims, when every one of them was perturbed. They are the
     user's own present statements of a current value delivered by the probe's day since
     the last plain statement of another value (for a set, every statement of a current
     member; for a value that came back when a tie lapsed, its statements before the lapsed
@@ -23,7 +27,11 @@
     value, its checks wrong) or when a rival of the same attribute, delivered by the day and
     said no earlier than the statement's value holds, was perceived wrong and so stands
     for another value (``DISPLACING``: a distorted value; or, on a statement of another
-    value, a wrong check, an adopted decoy or relay, a flipped tense), which can retire it;
+    value, a wrong check, an adopted decoy or relay, a flipped tense), which can retire it.
+    A declared successor is a path to its value only when a perceived claim gave its root
+    the root's value of the day (``root_told``); a value back from a lapsed tie whose root's
+    value of the day no perceived claim gave has a path only in a claim said on or after
+    the tied statement (``run_start``);
   - a question with no current value (a retraction; a generator-4 dependent whose root
     changed): when an ended value reached the engine as the user's present one and its end
     did not (no perceived retraction; no perceived tie to the root, or no perceived claim of
@@ -153,6 +161,26 @@ def deciding(stmts: list[Statement], values: set[str], day: int,
     return out, roots
 
 
+def run_start(stmts: list[Statement], values: set[str], day: int,
+              multi: bool) -> tuple[int | None, int | None]:
+    """(the day from which a claim of ``values`` speaks of their current run on ``day``:
+    the earliest deciding statement's day, None when no statement carries them; the day
+    of the latest tied statement of another value ``deciding``'s walk passed over before a
+    deciding claim, or None). In the second case the values came back when that tie
+    lapsed: a claim of them said before it tells of the run the tie ended, and only the
+    lapse (the root's claims) says they hold again."""
+    found: list[Statement] = []
+    lapse: int | None = None
+    for st in reversed([st for st in stmts if st.arrival <= day and st.when <= day]):
+        if st.value in values:
+            found.append(st)
+        elif st.plain and not multi:
+            if found or st.root is None:
+                break
+            lapse = st.when if lapse is None else lapse
+    return min((st.when for st in found), default=None), lapse
+
+
 class _Errors:
     """A world's claim errors, indexed for the per-probe questions."""
 
@@ -213,12 +241,41 @@ class _World:
         self.world = world
 
     def reached(self, attribute: str, values: Iterable[str], day: int,
-                present: bool = False) -> bool:
+                present: bool = False, since: int | None = None,
+                declared: bool | None = None) -> bool:
         """True when a perceived claim delivered by ``day`` states one of ``values`` for
-        ``attribute`` as the user's own (``handed``; ``present``: in the present tense)."""
+        ``attribute`` as the user's own (``handed``; ``present``: in the present tense;
+        ``since``: speaking of that day or later, i.e. of the values' current run rather
+        than of an earlier time the slot held the same value, unless no perceived claim
+        of another value handed by ``day`` speaks of that claim's day or later, or each
+        such value was told as past on its claim's day or later (then, in what the engine
+        was handed, the value never changed, or the value that displaced it ended);
+        ``declared``: only declared successors (True) or only plain facts (False))."""
         wanted = {value_key(v) for v in values}
-        return any(at <= day and v in wanted and (now or not present)
-                   for at, v, now in self.handed.get(attribute, ()))
+        handed = [h for h in self.handed.get(attribute, ()) if h[0] <= day]
+        ended: dict[str, int] = {}  # value -> the latest day a past-tense claim speaks of
+        for _, v, now, when, _c in handed:
+            if not now:
+                ended[v] = max(ended.get(v, when), when)
+        others = [when for _, v, now, when, cond in handed
+                  if v not in wanted and now and not cond and ended.get(v, -1) < when]
+
+        def current(when: int) -> bool:  # of the run, or never displaced in what was handed
+            return since is None or when >= since or not any(o >= when for o in others)
+
+        return any(v in wanted and (now or not present) and current(when)
+                   and (declared is None or cond == declared)
+                   for _, v, now, when, cond in handed)
+
+    def root_told(self, root: str, day: int) -> bool:
+        """True when a perceived claim delivered by ``day`` gave the root slot its value of
+        that day as the user's own (or the root holds no value then): the engine was told
+        of the root's change."""
+        try:
+            now = self.world.truth(root, day).current_values
+        except ValueError:  # no value that day: nothing to be told
+            return True
+        return not now or self.reached(root, now, day)
 
     def root_ids(self, root: str, value: str | None, day: int) -> list[str]:
         """The errors on the root's claims when all of them were perturbed by ``day``: its
@@ -286,14 +343,23 @@ class _World:
         ids = [e.id for e in self.questions.get(p.question, ())] if p.question_read else []
         if p.truth is not None and p.attribute is not None and not p.truth.current_values:
             ids += self.ended_ids(p)
-        if (p.truth is not None and p.attribute is not None and p.truth.current_values
-                and not self.reached(p.attribute, p.truth.current_values, p.day)):
+        if p.truth is not None and p.attribute is not None and p.truth.current_values:
             claims, roots = deciding(self.stmts.get(p.attribute, []),
                                      set(p.truth.current_values), p.day,
                                      p.attribute in self.multi)
-            ids += self.errors.all_perturbed(p.attribute, claims, p.day)
+            start, lapse = run_start(self.stmts.get(p.attribute, []),
+                                     set(p.truth.current_values), p.day,
+                                     p.attribute in self.multi)
+            values = p.truth.current_values
+            found = []
             for root, value in sorted(roots, key=str):
-                ids += self.root_ids(root, value, p.day)
+                found += self.root_ids(root, value, p.day)
+            told = all(self.root_told(root, p.day) for root, value in roots if value is None)
+            since = lapse if lapse is not None and not told else start
+            if self.reached(p.attribute, values, p.day, since=since, declared=False) or (
+                    told and self.reached(p.attribute, values, p.day, since=since)):
+                claims, found = [], []  # a fact, or a successor whose root change reached it
+            ids += self.errors.all_perturbed(p.attribute, claims, p.day) + found
         hits = []
         for h in p.hits:
             got = self.errors.of_hit(h, p.day)

@@ -59,20 +59,28 @@ def handed_ties(plan: NoisePlan, world: World) -> dict[str, list[tuple[int, str]
     return out
 
 
-def handed(plan: NoisePlan, world: World) -> dict[str, list[tuple[int, str, bool]]]:
-    """``{slot: [(arrival day, normalised value, present tense)]}``: every perceived claim
-    that states a value for a slot as the user's own (attribution ``own``, a mood of
-    ``HANDED_MOODS``, any tense; not a retraction or a member drop), from a conversation (a
-    web page is never the user's fact), with the day its document reached the store."""
+def handed(plan: NoisePlan, world: World
+           ) -> dict[str, list[tuple[int, str, bool, int, bool]]]:
+    """``{slot: [(arrival day, normalised value, present tense, day it speaks of, declared
+    successor)]}``: every
+    perceived claim that states a value for a slot as the user's own (attribution ``own``, a
+    mood of ``HANDED_MOODS``, any tense; not a retraction or a member drop), from a
+    conversation (a web page is never the user's fact), with the day its document reached
+    the store, the day its value holds from as the claim tells it (its perceived
+    effective day, else the day its document was written), and whether it is a declared
+    successor (mood ``conditional``: it holds only once its root changes)."""
     arrival = _arrivals(world)
-    out: dict[str, list[tuple[int, str, bool]]] = defaultdict(list)
+    written = {s.document_uri: s.day for s in world.sessions}
+    out: dict[str, list[tuple[int, str, bool, int, bool]]] = defaultdict(list)
     for uri, drafts in plan.drafts.items():
         if uri not in arrival:
             continue
         for d in drafts:
             if (d.slot is not None and d.mood in HANDED_MOODS and d.attribution == "own"
                     and d.event not in ("retraction", "member_drop")):
-                out[d.slot].append((arrival[uri], value_key(d.value), d.tense == "present"))
+                when = written[uri] if d.valid_from is None else d.valid_from
+                out[d.slot].append((arrival[uri], value_key(d.value), d.tense == "present",
+                                    when, d.mood == "conditional"))
     return out
 
 

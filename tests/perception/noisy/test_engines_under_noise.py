@@ -37,8 +37,10 @@ def test_reference_current_first_oracle_good_typical(reference) -> None:
     # under v5 "good" gave 82: on seed 44 a first hit "The user's team was previously
     # Badger." while Badger is current counted as a right first answer (scorer v6)
     # engine 0.6.0 (corroboration; a question read as about "the speaker" asked of the
-    # user): good 81 -> 96, typical 49 -> 48
-    assert got == {None: (195, 195), "good": (96, 195), "typical": (48, 195)}
+    # user): good 81 -> 96, typical 49 -> 48; engine 0.6.1 (reconcile.grounding and
+    # reconcile.passing: a value the user's words do not name, or only doubt, does not
+    # displace the slot's value): good 96 -> 109, typical 48 -> 66
+    assert got == {None: (195, 195), "good": (109, 195), "typical": (66, 195)}
     assert got[None][0] >= got["good"][0] >= got["typical"][0]
     assert got["typical"][0] < got[None][0]
 
@@ -47,10 +49,14 @@ def test_reference_misses_by_stage(reference) -> None:
     assert reference[None].miss_stages == {"never_seen": 0, "lost": 0, "outranked": 0,
                                            "abstained": 0}
     assert reference[None].perception_noise is None
+    # the attribution rule counts a current value as reached only by a claim of its current
+    # run, or one nothing handed displaced (with the words rules off: typical perception
+    # 113 -> 120, good 68 -> 82); then engine 0.6.1's words rules answer more (typical
+    # 120 -> 116, good 82 -> 76)
     assert reference["typical"].miss_stages == {
-        "perception": 113, "never_seen": 12, "lost": 11, "outranked": 11, "abstained": 0}
+        "perception": 116, "never_seen": 0, "lost": 2, "outranked": 11, "abstained": 0}
     assert reference["good"].miss_stages == {
-        "perception": 68, "never_seen": 19, "lost": 10, "outranked": 2, "abstained": 0}
+        "perception": 76, "never_seen": 5, "lost": 3, "outranked": 2, "abstained": 0}
     noise = reference["typical"].perception_noise
     assert noise["omission"] == {"injected": 89, "opportunities": 142,
                                  "question_injected": 0, "question_opportunities": 0}
