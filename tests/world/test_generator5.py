@@ -304,3 +304,30 @@ def test_the_correction_is_said_again_in_other_words(w42: World) -> None:
                      (26, "correction", "Valparaiso", "Ljubljana")]
     texts = [s.turns[0].text for s in w42.sessions if s.kind == "correction"]
     assert len(set(texts)) == 2
+
+
+def test_a_dropped_first_member_leaves_the_next_member_current() -> None:
+    """Seed 42's languages: Tagalog, the first member, is dropped on day 46; until the next
+    present statement (day 57) the truth serves Welsh, the first remaining member, as
+    current, and counts Welsh's statements as the evidence. Generator 4's replay kept
+    Tagalog current over those days (its worlds and figures stay as they were)."""
+    from rotbench.pipeline.generate import generate
+
+    world = generate(42, 90, "5")
+    for day in (46, 51, 56, 57):
+        truth = world.truth("language", day)
+        assert (truth.current, truth.members, truth.superseded) == (
+            "Welsh", ["Welsh", "Icelandic"], ["Tagalog"]), day
+    assert [world.truth("language", d).evidence for d in (45, 46, 56, 57)] == [15, 9, 9, 10]
+    for seed in (42, 43, 44):
+        world = generate(seed, 90, "5")
+        for attribute in (a for a in world.attributes if a.multi_valued):
+            for day in range(1, 91):
+                try:
+                    truth = world.truth(attribute.key, day)
+                except ValueError:  # nothing said yet
+                    continue
+                assert truth.current == (truth.members[0] if truth.members else None), \
+                    (seed, attribute.key, day)
+    g4 = generate(42, 90, "4").truth("language", 57)
+    assert g4.current not in g4.members  # generator 4's replay, kept byte for byte

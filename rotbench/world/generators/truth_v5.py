@@ -16,6 +16,9 @@ which that replay reads as history and skips), then:
   scheduled change that came late and is in force with its value current, the case
   ``scheduled`` stays live (an engine that counts its relative date from the delivery day
   holds the change back: a miss of ``current_first``).
+- **a dropped first member**: generator 4's replay leaves ``current`` on a set's first
+  member after that member is dropped, until the next present statement; here ``current``
+  is the first remaining member, or None when the set is empty.
 - **evidence**: how many of the user's own statements of ``current`` (the first member of a
   set) were delivered by the end of ``day``: present tense, any event but a forget,
   retraction or drop, tied or not, a declared successor included; None without a current
@@ -35,6 +38,10 @@ def truth_v5(world: World, key: str, day: int) -> Truth:
 
     Raises ValueError when nothing delivered by ``day`` states a value."""
     truth = truth_v4(world, key, day)
+    if world.attribute(key).multi_valued and truth.current is not None \
+            and truth.current not in truth.members:
+        truth = truth.model_copy(update={"current": truth.members[0] if truth.members
+                                         else None})
     rows = truth_rows(world, key, day)
     forgotten: list[str] = []
     for effective, *_rest in rows:
