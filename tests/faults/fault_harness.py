@@ -64,6 +64,27 @@ def correct_engine(engine, run: Callable[..., dict]):
     return correct
 
 
+def shared_runs(run: Callable[..., dict]):
+    """The module fixture ``runs``: ``runs(factory, *args)`` is ``run(factory, tmp, *args)``
+    made once per module for each ``(factory, args)``, so the tests that read one engine's
+    figures (caught on each seed, no figure better) share one probe of its worlds. The
+    figures returned are shared: a test must not change them."""
+
+    @pytest.fixture(scope="module", name="runs")
+    def runs(tmp_path_factory):
+        made: dict[tuple, dict] = {}
+
+        def get(factory, *args) -> dict:
+            key = (factory, args)
+            if key not in made:
+                made[key] = run(factory, tmp_path_factory.mktemp("engine"), *args)
+            return made[key]
+
+        return get
+
+    return runs
+
+
 def assert_right_on_every(pooled, metrics) -> None:
     """On each of ``metrics`` the pooled ``MetricsBundle`` is exactly right and asked: every
     question answered correctly (numerator = denominator when higher is better, else 0), and

@@ -228,7 +228,7 @@ class EvidenceEngine(DependencyEngine):
         """The present rows of each slot with a history value ``question`` names."""
         q = question.casefold()
         return {self._present(slot, v)
-                for slot, (current, members, history, _r) in self.state(self.now).items()
+                for slot, (current, members, history, _r) in self.state_now().items()
                 if any(h.casefold() in q for h in history)
                 for v in (members or ([current] if current else []))}
 

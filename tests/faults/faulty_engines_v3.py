@@ -81,6 +81,7 @@ class EventTimeEngine:
         self.seq = 0
         self._table: VectorTable | None = None
         self._built_for: tuple | None = None
+        self._state_now: tuple[tuple, dict] | None = None
 
     # ---- deposit -------------------------------------------------------------------------
 
@@ -246,9 +247,25 @@ class EventTimeEngine:
                          retracted)
         return out
 
+    def _store_key(self) -> tuple:
+        """What ``state(now)`` reads that a deposit changes: every filed statement, delete,
+        retirement and forget request moves ``seq``; a side row, tie or stated value that
+        does not is counted apart."""
+        return (self.now, self.seq, len(self.side), len(getattr(self, "ties", ())),
+                len(getattr(self, "stated", ())), len(getattr(self, "forgets", ())))
+
+    def state_now(self) -> dict[str, tuple[str | None, list[str], list[str], bool]]:
+        """``state(self.now)``, worked out once per change of the store and shared by the
+        questions asked between two deposits (the caller must not change it). A deposit
+        that asks for the state while it files (the fault hooks) calls ``state``."""
+        key = self._store_key()
+        if self._state_now is None or self._state_now[0] != key:
+            self._state_now = (key, self.state(self.now))
+        return self._state_now[1]
+
     def rows(self) -> list[str]:
         rows: list[str] = []
-        for slot, (current, members, history, retracted) in self.state(self.now).items():
+        for slot, (current, members, history, retracted) in self.state_now().items():
             label = self.labels[slot]
             for v in members or ([current] if current else []):
                 rows.append(PRESENT.format(label=label, value=v))

@@ -114,7 +114,7 @@ class DependencyEngine(EventTimeEngine):
             return super().rows()
         rows = super().rows()
         # every superseded value kept as it was stated (present tense), oldest first
-        for slot, (_c, _m, history, _r) in self.state(self.now).items():
+        for slot, (_c, _m, history, _r) in self.state_now().items():
             rows += [self._present(slot, v) for v in history]
         return rows
 
@@ -137,7 +137,7 @@ class DependencyEngine(EventTimeEngine):
         (a premise) gets the present rows first: similarity never lifts an ended value
         above a present one."""
         words = {w.strip("?.,!").casefold() for w in question.split()}
-        state = self.state(self.now)
+        state = self.state_now()
         ended = {v.casefold() for _c, _m, history, _r in state.values() for v in history}
         if not words & ended:
             return super().query(question, k)

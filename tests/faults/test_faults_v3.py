@@ -24,6 +24,7 @@ from fault_harness import (
     correct_engine,
     probe_seeds,
     scored,
+    shared_runs,
 )
 from fault_harness import figure as _figure
 from faulty_engines_v3 import (
@@ -59,6 +60,7 @@ def run(factory, tmp_path: Path, generator: str = "3") -> dict[int, object]:
 
 
 correct = correct_engine(EventTimeEngine, run)
+runs = shared_runs(run)
 
 
 CASES = [
@@ -103,24 +105,24 @@ def test_correct_engine_is_right_on_every_hard_case(correct) -> None:
 
 
 @pytest.mark.parametrize(("factory", "where", "expected"), CASES, ids=IDS)
-def test_each_fault_is_caught_on_each_seed(factory, where, expected, correct, tmp_path) -> None:
-    assert_caught_on_each_seed(correct, run(factory, tmp_path), where, expected)
+def test_each_fault_is_caught_on_each_seed(factory, where, expected, correct, runs) -> None:
+    assert_caught_on_each_seed(correct, runs(factory), where, expected)
 
 
 FAULTS = [c[0] for c in CASES] + [NeverAbstains]
 
 
 @pytest.mark.parametrize("factory", FAULTS, ids=[*IDS, "never-abstains"])
-def test_no_fault_improves_any_figure(factory, correct, tmp_path) -> None:
+def test_no_fault_improves_any_figure(factory, correct, runs) -> None:
     """Every figure with a better direction (all but ``CONTEXT_FIGURES``), pooled: a fault
     never lands beyond the correct engine's interval on the better side."""
-    assert_no_figure_better(correct[None], run(factory, tmp_path)[None])
+    assert_no_figure_better(correct[None], runs(factory)[None])
 
 
-def test_never_abstaining_is_caught_against_an_engine_that_abstains(tmp_path) -> None:
+def test_never_abstaining_is_caught_against_an_engine_that_abstains(tmp_path, runs) -> None:
     # the bag-of-words cosines run high, so the abstaining engine's floor is 0.5 here
     abstaining = run(lambda w, e: EventTimeEngine(w, e, floor=0.5), tmp_path / "a")
-    never = run(NeverAbstains, tmp_path / "n")
+    never = runs(NeverAbstains)
     where = ("answered_unanswerable",)
     assert [_figure(abstaining[s], where) for s in SEEDS] == [(18, 28), (14, 29), (14, 29)]
     assert [_figure(never[s], where) for s in SEEDS] == [(24, 28), (24, 29), (26, 29)]
@@ -130,9 +132,8 @@ def test_never_abstaining_is_caught_against_an_engine_that_abstains(tmp_path) ->
 
 @pytest.mark.parametrize("factory", [ArrivalOrder, SingleValued, TemporaryAsPermanent,
                                      ScheduledNow, CorrectionIgnored, RetractionIgnored])
-def test_generator_2_cannot_see_them(factory, tmp_path) -> None:
+def test_generator_2_cannot_see_them(factory, runs) -> None:
     """The worlds before generator 3 never present these cases: each of these faults scores
     exactly what the correct engine scores on generator 2 (so this file's catches above are
     generator 3's doing)."""
-    assert run(factory, tmp_path / "f", "2")[None] == run(EventTimeEngine, tmp_path / "c",
-                                                            "2")[None]
+    assert runs(factory, "2")[None] == runs(EventTimeEngine, "2")[None]

@@ -20,6 +20,7 @@ from fault_harness import (
     correct_engine,
     probe_seeds,
     scored,
+    shared_runs,
 )
 from fault_harness import figure as _figure
 from faulty_engines_v4 import (
@@ -42,6 +43,7 @@ def run(factory, tmp_path: Path) -> dict:
 
 
 correct = correct_engine(DependencyEngine, run)
+runs = shared_runs(run)
 
 
 CASES = [
@@ -67,12 +69,12 @@ def test_correct_engine_is_right_on_every_dependent_case(correct) -> None:
 
 
 @pytest.mark.parametrize(("factory", "where", "expected"), CASES, ids=IDS)
-def test_each_fault_is_caught_on_each_seed(factory, where, expected, correct, tmp_path) -> None:
-    assert_caught_on_each_seed(correct, run(factory, tmp_path), where, expected)
+def test_each_fault_is_caught_on_each_seed(factory, where, expected, correct, runs) -> None:
+    assert_caught_on_each_seed(correct, runs(factory), where, expected)
 
 
 @pytest.mark.parametrize("factory", [c[0] for c in CASES], ids=IDS)
-def test_no_fault_improves_any_figure(factory, correct, tmp_path) -> None:
+def test_no_fault_improves_any_figure(factory, correct, runs) -> None:
     """Every figure with a better direction (all but ``CONTEXT_FIGURES``), pooled: a fault
     never lands beyond the correct engine's interval on the better side."""
-    assert_no_figure_better(correct[None], run(factory, tmp_path)[None])
+    assert_no_figure_better(correct[None], runs(factory)[None])
