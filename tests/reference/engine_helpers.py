@@ -19,8 +19,10 @@ def fact(attribute: str, value: str, tense: str = "present", channel: str | None
 
 
 def session(day: int, facts: list[Fact], uri: str | None = None, kind: str = "mention") -> Session:
-    """A one-turn session carrying ``facts`` (the text, irrelevant to the oracle, names the
-    URI: two sessions are never one document delivered twice)."""
+    """A one-turn session carrying ``facts``. Its text names the URI (two sessions are never
+    one document delivered twice) and every fact's value, as a user's words would: engine
+    0.6.1's ``reconcile.grounding`` reads a claim whose value the text never names as no
+    statement of the user's."""
     uri = uri or f"session://test/day-{day:03d}/{len(facts)}-{facts[0].value if facts else 'x'}"
     role = "tool" if kind == "web_page" else "user"
     return Session(
@@ -29,7 +31,7 @@ def session(day: int, facts: list[Fact], uri: str | None = None, kind: str = "me
         timestamp=f"2026-01-01T09:00:00Z+{day}d",
         kind=kind,
         document_uri=uri,
-        turns=[Turn(role=role, text=f"(text of {uri})")],
+        turns=[Turn(role=role, text=f"(text of {uri}: {', '.join(f.value for f in facts)})")],
         facts=facts,
     )
 

@@ -25,6 +25,8 @@ def test_defaults_flat() -> None:
         "reconcile.dependencies": True,
         "reconcile.event_time": True,
         "reconcile.forget": True,
+        "reconcile.grounding": True,
+        "reconcile.passing": True,
         "reconcile.redelivery": True,
         "reconcile.relative_dates": True,
         "reconcile.retractions": True,
