@@ -14,12 +14,6 @@ unpickling what someone dropped there.
 
 from __future__ import annotations
 
-__all__ = [  # the payload store lives in rotbench.run.store; its names are importable here
-    "MODELS", "CacheAudit", "PayloadMissing", "SafeJSONSerializer", "StageRef", "cache_secret",
-    "decode_payload", "discard", "load_payload", "payload_bytes", "payload_key", "payload_path",
-    "UnwrittenRecords", "read_record", "stage_key", "store_payload", "verify_record",
-]
-
 import json
 import threading
 from pathlib import Path
@@ -28,22 +22,17 @@ from typing import Any, ClassVar, Literal
 from prefect.serializers import Serializer
 from pydantic import BaseModel
 
-from rotbench.run.outcome import StageRef, payload_path  # noqa: F401 - importable here
+from rotbench.run.outcome import StageRef
 from rotbench.run.store import (
-    MODELS,
     CacheAudit,
-    PayloadMissing,
     Unsigned,
     cache_secret,
     cacheable,
     decode_payload,
     discard,
-    load_payload,
     opened_secret,
-    payload_bytes,
     payload_key,
     seal,
-    store_payload,
 )
 
 SERIALIZER_TYPE = "rotbench-json"

@@ -23,7 +23,7 @@ from pathlib import Path
 from prefect import flow, get_run_logger
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from flows.caching import UnwrittenRecords, discard, result_storage
+from flows.caching import UnwrittenRecords, result_storage
 from flows.concurrency import end_run_gate, gate_for_run, gate_from_plan
 from flows.publish import publish_page
 from flows.world import (
@@ -43,6 +43,7 @@ from rotbench.run.paid import BudgetRefused, call_limit, guard_budget
 from rotbench.run.plan import run_engines, world_records
 from rotbench.run.report import run_timings, write_reports
 from rotbench.run.spec import RunSpec, spec_from_parameters
+from rotbench.run.store import discard
 from rotbench.run.warm import end_early_folds, fold_early, warm_up
 from rotbench.run.wide import batch_extract, real_pairs
 

@@ -7,8 +7,8 @@ downstream key names upstream content by its hash without loading it. Payloads a
 only by a stage that actually computes.
 
 Each task loads its inputs, calls its stage's function (imported here by name, so that a
-reader goes from the task straight to the code) and stores the output; the stage table
-(``rotbench.pipeline.stages.SPECS``) gives each task its timeout and retries.
+reader goes from the task straight to the code) and stores the output. Each task declares
+its timeout and retries on its ``@task``.
 
 Stage tasks run inline inside the per-world task (``flows.world``), on its thread or Dask
 worker: their ``ctx`` (the world's perception, embedder and cache folder, built inside the
@@ -27,14 +27,7 @@ from typing import Any
 
 from prefect import Task, task
 
-from flows.caching import (
-    SafeJSONSerializer,
-    UnwrittenRecords,
-    load_payload,
-    result_storage,
-    stage_key,
-    store_payload,
-)
+from flows.caching import SafeJSONSerializer, UnwrittenRecords, result_storage, stage_key
 from rotbench._util.atomic import FULL
 from rotbench.contract.extraction import world_documents
 from rotbench.engines.host.guarded import EngineFailure
@@ -50,9 +43,15 @@ from rotbench.pipeline.stages import SPECS
 from rotbench.reference.engine import ReferenceEngine
 from rotbench.rulings import review_items
 from rotbench.run.outcome import StageRef
+from rotbench.run.store import load_payload, store_payload
 
 RETRY_DELAYS_SECONDS: list[float] = [1.0, 5.0]
 """Backoff between attempts of a stage that failed transiently."""
+RETRIED = len(RETRY_DELAYS_SECONDS)
+"""Retries of a stage whose failure can be transient (a full disk, a model call); each
+stage task declares its own ``retries`` (this, or 0 for an engine's stage: an engine's fault
+is never retried) and ``timeout_seconds`` (generous: a paid extraction of a long world is
+slow; a stuck stage still ends) on its ``@task``."""
 
 
 class _ThreadTimeoutNotice(logging.Filter):
@@ -143,7 +142,8 @@ def _store(ctx, stage: str, key: str, obj, summary=None, failures_before: int | 
     return store_payload(ctx.cache_dir, stage, key, obj, summary, complete, data)
 
 
-@task(name="generate", task_run_name="generate seed {seed}")
+@task(name="generate", task_run_name="generate seed {seed}",
+      timeout_seconds=120, retries=RETRIED)
 def generate_task(key: str, seed: int, ctx, days: int, generator: str, volume: int = 1,
                   users: int = 1, user_ids: list[str] | None = None) -> StageRef:
     """The world of ``seed`` over ``days`` days (``rotbench.world.generate_world``); with
@@ -151,7 +151,8 @@ def generate_task(key: str, seed: int, ctx, days: int, generator: str, volume: i
     return _store(ctx, "generate", key, generate(seed, days, generator, volume, users, user_ids))
 
 
-@task(name="extract", task_run_name="extract seed {seed}")
+@task(name="extract", task_run_name="extract seed {seed}",
+      timeout_seconds=3600, retries=RETRIED)
 def extract_task(key: str, seed: int, ctx, world: StageRef, multi: bool,
                  concurrency: int) -> StageRef:
     """Claims of every document of the world, up to ``concurrency`` documents in flight, and
@@ -164,14 +165,16 @@ def extract_task(key: str, seed: int, ctx, world: StageRef, multi: bool,
     return _store(ctx, "extract", key, extraction, failures_before=before)
 
 
-@task(name="index", task_run_name="index seed {seed}")
+@task(name="index", task_run_name="index seed {seed}",
+      timeout_seconds=1800, retries=RETRIED)
 def index_task(key: str, seed: int, ctx, world: StageRef, extraction: StageRef) -> StageRef:
     """Embed every claim sentence and question not yet in the embedding cache."""
     stats = index_world(_load(ctx, world), _load(ctx, extraction), ctx.embedder())
     return _store(ctx, "index", key, stats)
 
 
-@task(name="deposit", task_run_name="deposit seed {seed}")
+@task(name="deposit", task_run_name="deposit seed {seed}",
+      timeout_seconds=3600, retries=RETRIED)
 def deposit_task(key: str, seed: int, ctx, world: StageRef, extraction: StageRef,
                  config) -> StageRef:
     """Reconcile the extraction into a ledger (``rotbench.reference.reconcile.deposit``). The
@@ -188,7 +191,8 @@ def deposit_task(key: str, seed: int, ctx, world: StageRef, extraction: StageRef
     return _store(ctx, "deposit", key, ledger, summary, failures_before=before)
 
 
-@task(name="probe", task_run_name="probe seed {seed}")
+@task(name="probe", task_run_name="probe seed {seed}",
+      timeout_seconds=1800, retries=RETRIED)
 def probe_task(key: str, seed: int, ctx, world: StageRef, ledger: StageRef,
                extraction: StageRef, config, top_k: int) -> StageRef:
     """Ask every checkpoint question of the ledger, each with the frame the extraction read
@@ -199,7 +203,8 @@ def probe_task(key: str, seed: int, ctx, world: StageRef, ledger: StageRef,
                                                  questions_read=frames))
 
 
-@task(name="ingest_probe", task_run_name="{engine} ingest_probe seed {seed}")
+@task(name="ingest_probe", task_run_name="{engine} ingest_probe seed {seed}",
+      timeout_seconds=7200, retries=0)
 def ingest_probe_task(key: str, seed: int, engine: str, ctx, world: StageRef, arm: str,
                       top_k: int, timeout_seconds: float | None, info: dict,
                       config=None) -> StageRef:  # noqa: ANN001 - an EngineConfig or None
@@ -230,7 +235,8 @@ def ingest_probe_task(key: str, seed: int, engine: str, ctx, world: StageRef, ar
     return _store(ctx, "ingest_probe", key, answers, summary, failures_before=before)
 
 
-@task(name="score", task_run_name="{engine} score seed {seed}")
+@task(name="score", task_run_name="{engine} score seed {seed}",
+      timeout_seconds=600, retries=RETRIED)
 def score_task(key: str, seed: int, engine: str, ctx, probes: StageRef, scorer: str,
                field: str | None = None) -> StageRef:
     """Classify every hit under ``scorer`` (``rotbench.scoring.score_world``). ``field``:
@@ -250,7 +256,8 @@ def score_task(key: str, seed: int, engine: str, ctx, probes: StageRef, scorer: 
     return ref
 
 
-@task(name="real_pairs", task_run_name="real_pairs")
+@task(name="real_pairs", task_run_name="real_pairs",
+      timeout_seconds=3600, retries=RETRIED)
 def real_pairs_task(key: str, ctx, rulings: list, rulings_sha256: str, rulings_read: int,
                     seed: int | None = None) -> StageRef:
     """Run-wide, after the worlds: the run's checker on every ruled pair, scored against the
@@ -271,9 +278,9 @@ TASKS: dict[str, Task] = {t.name: t for t in STAGE_TASKS}
 
 
 def configure(stage_task: Task, cache_dir: Path) -> Task:
-    """``stage_task`` bound to result storage under ``<cache_dir>/prefect``, with its stage's
-    timeout, and retries with backoff when the stage can fail transiently (both from the
-    stage table, ``rotbench.pipeline.stages.SPECS``). Built once per stage and storage in a
+    """``stage_task`` bound to result storage under ``<cache_dir>/prefect``, its cache key
+    (``stage_key``) and the backoff and condition of its declared retries
+    (``RETRY_DELAYS_SECONDS``, ``transient``). Built once per stage and storage in a
     process and shared by every world (a task is a definition: threads may call it at once);
     building one reads the function's source, about 1 ms. Built under a lock: the worlds'
     threads ask for the same task at the same moment, and ``lru_cache`` alone would let
@@ -295,8 +302,6 @@ def _configured(stage_task: Task, storage: Path) -> Task:
         persist_result=True,
         result_storage=storage,
         result_serializer=SafeJSONSerializer(cache_dir=str(storage.parent)),
-        timeout_seconds=spec.timeout_seconds,
-        retries=len(RETRY_DELAYS_SECONDS) if spec.retried else 0,
         retry_delay_seconds=RETRY_DELAYS_SECONDS,
         retry_condition_fn=transient,
     )

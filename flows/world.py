@@ -21,7 +21,7 @@ from typing import Any
 from prefect import Task, task
 from prefect.utilities.annotations import quote
 
-from flows.caching import CacheAudit, SafeJSONSerializer, read_record, result_storage
+from flows.caching import SafeJSONSerializer, read_record, result_storage
 from flows.concurrency import gate_from_plan
 from flows.tasks import TASKS, configure
 from rotbench._util.progress import progress
@@ -33,6 +33,7 @@ from rotbench.run.arm import world_runtime
 from rotbench.run.outcome import StageRef, WorldOutcome
 from rotbench.run.plan import StageCall, world_engines
 from rotbench.run.spec import RunSpec
+from rotbench.run.store import CacheAudit
 
 __all__ = ["WorldStages", "api_key_for_run", "runtime_for_world", "world_task",
            "world_task_for_run"]
@@ -195,7 +196,7 @@ def drop_incomplete(cache_dir: str | Path, names: list[str]) -> None:
     """Remove the Prefect records and stored outputs of the stages ``names``
     (``<stage>-<key>``) whose model calls failed: once the world is done nothing may serve
     them (and ``flows.caching.read_record`` refuses them should one be written later)."""
-    from flows.caching import payload_path
+    from rotbench.run.outcome import payload_path
 
     storage = result_storage(cache_dir)
     for name in names:

@@ -18,8 +18,8 @@ One floor up, every module belongs to its room: the top-level folder or module u
 ``flows``. The rooms' module-level imports must form no cycle: two rooms that need each other
 at import time are one room in two folders. Those imports put the rooms on floors; an import
 from a room to a room above it (one that needs it, directly or not) runs back up. At most
-``MAX_BACK_UP`` may, and only under ``if TYPE_CHECKING:``; lazy imports that run back up are
-the ones listed in ``LAZY_BACK_UP``, each waiting for the room it belongs in.
+``MAX_BACK_UP`` may, and only under ``if TYPE_CHECKING:``; a lazy import never does (none is
+listed in ``LAZY_BACK_UP``).
 """
 
 from __future__ import annotations
@@ -33,12 +33,7 @@ SHARED_PRIVATE = "rotbench._util"
 """rotbench's private helpers: any module of rotbench/ or flows/ may import them."""
 MAX_BACK_UP = 4
 """Most imports that may run back up between rooms (each type-only)."""
-LAZY_BACK_UP = {
-    # the warm-up reads the texts each engine declares: waits for the generator registry
-    "rotbench.embedding.shared -> rotbench.engines.registry",
-    # re-deriving a report's truth builds a synthetic world of the testing room
-    "rotbench.results.truth -> rotbench.testing.synthetic",
-}
+LAZY_BACK_UP: set[str] = set()
 """The lazy imports (inside a function) known to run back up between rooms, as
 ``module -> imported module``. A new one fails the test; a fixed one must leave the list."""
 

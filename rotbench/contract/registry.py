@@ -61,7 +61,7 @@ class EngineInfo(BaseModel):
         description="'module:callable' taking (arm, generator) and returning the texts the "
         "engine will embed through the run's embedder, known before any world runs; they are "
         "encoded in one batch in a child process while the run starts "
-        "(``rotbench.embedding.shared.warm_for_run``). None: nothing is known up front.",
+        "(``rotbench.run.warm.warm_for_run``). None: nothing is known up front.",
     )
     worlds_at_once: int | None = Field(
         default=None, ge=1,

@@ -1,7 +1,8 @@
-"""The pipeline's stages in one table: what each is called, which function it runs, what it
-returns, how long it may take and whether a failure is retried.
+"""The pipeline's stages in one table: what each is called, which function it runs and what
+it returns.
 
-``flows/`` reads this table to build its Prefect tasks (name, timeout, retries), the payload
+``flows/`` runs one Prefect task per row (the task's timeout and retries are declared on
+its ``@task`` in ``flows/tasks.py``), the payload
 store to register the models it may decode (``output``, ``rotbench.run.store``) and the cache
 keys to version each stage (``rotbench.run.keys``). Adding a stage: docs/contributing.md.
 """
@@ -40,30 +41,24 @@ class StageSpec:
       by other stamps instead (the world generator's version is in ``generator``; deposit's
       logic is ``ENGINE_VERSION``);
     - ``function``: the plain typed function the stage runs;
-    - ``output``: the pydantic model of its stored output;
-    - ``timeout_seconds``: upper limit on one run of the stage for one world (generous: a
-      paid extraction of a long world is slow; a stuck stage still ends);
-    - ``retried``: whether a transient failure (disk, a model call) is tried again with
-      backoff. An engine's own failure never is.
+    - ``output``: the pydantic model of its stored output.
     """
 
     name: str
     version: str | None
     function: Callable[..., Any]
     output: type[BaseModel]
-    timeout_seconds: float
-    retried: bool
 
 
 SPECS: dict[str, StageSpec] = {s.name: s for s in (
-    StageSpec("generate", None, generate, World, 120, True),
-    StageSpec("extract", "extract/3", extract_concurrently, Extraction, 3600, True),
-    StageSpec("index", "index/2", index_world, EncodeStats, 1800, True),
-    StageSpec("deposit", None, deposit, Ledger, 3600, True),
-    StageSpec("probe", "probe/2", probe_as_of, WorldProbes, 1800, True),
-    StageSpec("ingest_probe", "ingest_probe/2", ingest_and_probe, EngineAnswers, 7200, False),
-    StageSpec("score", "score/1", score, WorldProbes, 600, True),
-    StageSpec("real_pairs", "real_pairs/1", real_pairs, RealPairs, 3600, True),
+    StageSpec("generate", None, generate, World),
+    StageSpec("extract", "extract/3", extract_concurrently, Extraction),
+    StageSpec("index", "index/2", index_world, EncodeStats),
+    StageSpec("deposit", None, deposit, Ledger),
+    StageSpec("probe", "probe/2", probe_as_of, WorldProbes),
+    StageSpec("ingest_probe", "ingest_probe/2", ingest_and_probe, EngineAnswers),
+    StageSpec("score", "score/1", score, WorldProbes),
+    StageSpec("real_pairs", "real_pairs/1", real_pairs, RealPairs),
 )}
 """Every stage, in pipeline order. Read-only at run time (tests may patch a row)."""
 

@@ -28,7 +28,7 @@ PROBE_FIELDS = ("day", "attribute", "question", "truth", "unanswerable", "premis
                 "others")
 """The fields of a ``ProbeRecord`` that the generator alone decides (not its hits)."""
 SYNTHETIC = "synthetic-1"
-"""The generator version of ``rotbench.testing.synthetic``'s fixture worlds: a world that
+"""The generator version of ``rotbench.results.synthetic``'s fixture worlds: a world that
 names it is derived from its seed and the selection's days by that module, whatever
 generator the selection names (tests record fixture worlds under a real run's settings)."""
 
@@ -61,7 +61,7 @@ def derived(seed: int, days: int, generator: str, volume: int,
     shared store's user ids, () for one user). Raises what generation raises
     (``WorldConfigError``, ``SharedWorldError``) for inputs it refuses."""
     if generator == SYNTHETIC:
-        from rotbench.testing.synthetic import synthetic_world_probes
+        from rotbench.results.synthetic import synthetic_world_probes
 
         return skeleton(synthetic_world_probes(seed, days, k=1))
     from rotbench.engines.host.guarded import GuardedEngine
@@ -107,7 +107,7 @@ def truth_problem(report: Report) -> str | None:
     s = report.selection
     volume = getattr(s, "volume", None) or 1
     for world in iter_worlds(report):
-        # the fixture worlds of rotbench.testing stand in any generator's place in tests
+        # the fixture worlds of rotbench.results.synthetic stand in any generator's place in tests
         generator = SYNTHETIC if world.generator_version == SYNTHETIC else s.generator_version
         what = f"seed {world.seed}, {s.days} days, generator {printable(generator, 20)}"
         if world.seed not in s.seeds:

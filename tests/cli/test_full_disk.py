@@ -5,7 +5,7 @@ half-written.
 would show it) while every write under one folder fails half-way with ENOSPC
 (``tests/cli/full_disk_site/sitecustomize.py`` patches rotbench's one writer,
 ``rotbench._util.atomic``; no root or tiny filesystem needed). The folders: the stage outputs,
-Prefect's own cache records (written through ``flows.caching.RecordStorage``), and the
+Prefect's own cache records (under ``flows.caching.result_storage``), and the
 reports folder (world files first, then the report)."""
 
 from __future__ import annotations

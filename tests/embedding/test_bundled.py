@@ -18,6 +18,7 @@ from rotbench.embedding.store import load_shards
 from rotbench.perception.noisy.arm import noisy_texts
 from rotbench.perception.noisy.space import noisy_extra
 from rotbench.perception.oracle import oracle_texts
+from rotbench.run import warm
 
 
 @pytest.fixture
@@ -32,7 +33,7 @@ def test_the_index_lists_the_five_sets_with_their_sizes() -> None:
                      "noisy-g4": 1244, "noisy-g5": 1268}
     for entry in index["sets"]:
         if entry["name"] in bundled.SETS:
-            texts = shared.run_texts("oracle", ["reference"], bundled.SETS[entry["name"]][0])
+            texts = warm.run_texts("oracle", ["reference"], bundled.SETS[entry["name"]][0])
         else:
             texts = set(noisy_extra(generator_5=entry["name"] == "noisy-g5"))
         assert entry["sha256"] == bundled.texts_digest(sorted(texts))
@@ -58,7 +59,7 @@ def test_the_install_path_pins_the_versions_the_vectors_were_encoded_with() -> N
 
 
 def test_generator_1_and_2_share_a_set_and_3_has_none(on) -> None:
-    one, two, three = (sorted(shared.run_texts("oracle", ["reference"], g)) for g in "123")
+    one, two, three = (sorted(warm.run_texts("oracle", ["reference"], g)) for g in "123")
     assert one == two and len(one) == 703
     assert bundled.bundled_shard(one, "sentence-transformers/all-MiniLM-L6-v2") is not None
     assert bundled.bundled_shard(three, "sentence-transformers/all-MiniLM-L6-v2") is None
@@ -66,7 +67,7 @@ def test_generator_1_and_2_share_a_set_and_3_has_none(on) -> None:
 
 
 def test_a_cold_oracle_run_adopts_the_shard_and_starts_no_warm_up(on, tmp_path) -> None:
-    assert shared.warm_for_run("oracle", ["reference"], tmp_path, "4") is None
+    assert warm.warm_for_run("oracle", ["reference"], tmp_path, "4") is None
     embedder = shared.shared_embedder(tmp_path)
     texts = sorted(oracle_texts(generator_3=True, generator_4=True))
     assert embedder.missing(texts) == 0 and embedder.model_loads == 0
@@ -77,12 +78,12 @@ def test_a_cold_oracle_run_adopts_the_shard_and_starts_no_warm_up(on, tmp_path) 
                    for k, v in zip(shard["keys"], shard["vectors"], strict=True))
     # a rerun finds everything cached and writes nothing more
     before = sorted(p.name for p in embedder.root.iterdir())
-    assert shared.warm_for_run("oracle", ["reference"], tmp_path, "4") is None
+    assert warm.warm_for_run("oracle", ["reference"], tmp_path, "4") is None
     assert sorted(p.name for p in embedder.root.iterdir()) == before
 
 
 def test_other_versions_or_texts_or_off_adopt_nothing(on, tmp_path, monkeypatch) -> None:
-    texts = sorted(shared.run_texts("oracle", ["reference"], "4"))
+    texts = sorted(warm.run_texts("oracle", ["reference"], "4"))
     embedder = Embedder(tmp_path)
     assert bundled.adopt(embedder, texts[:-1]) is False  # one text fewer: another batch
     monkeypatch.setenv(bundled.OFF_ENV, "0")
@@ -112,7 +113,7 @@ def test_a_cold_noisy_run_adopts_both_shards_and_starts_no_warm_up(on, tmp_path)
     oracle = oracle_texts(generator_3=True, generator_4=True)
     noise = sorted(set(extra) - set(oracle))
     assert len(extra) == 92 and len(noise) == 8
-    assert shared.warm_for_run("noisy", ["reference"], tmp_path, "4", extra) is None
+    assert warm.warm_for_run("noisy", ["reference"], tmp_path, "4", extra) is None
     embedder = shared.shared_embedder(tmp_path)
     assert embedder.missing([*oracle, *extra]) == 0 and embedder.model_loads == 0
     table = load_shards(embedder.root)
@@ -122,7 +123,7 @@ def test_a_cold_noisy_run_adopts_both_shards_and_starts_no_warm_up(on, tmp_path)
     # other seeds on the same cache: only their new noise sentences are added, one shard
     shards = len(list(embedder.root.glob("*.npz")))
     more = noisy_texts(_noisy_spec([45]))
-    assert shared.warm_for_run("noisy", ["reference"], tmp_path, "4", more) is None
+    assert warm.warm_for_run("noisy", ["reference"], tmp_path, "4", more) is None
     new = set(more) - set(oracle) - set(noise)
     assert len(load_shards(embedder.root)) == 1220 + len(new)
     assert len(list(embedder.root.glob("*.npz"))) == shards + (1 if new else 0)
@@ -131,7 +132,7 @@ def test_a_cold_noisy_run_adopts_both_shards_and_starts_no_warm_up(on, tmp_path)
 def test_a_cold_generator_5_run_adopts_its_shards_and_loads_no_model(on, tmp_path) -> None:
     """Oracle arm: exactly ``oracle-g5``; noisy arm: ``oracle-g5`` and ``noisy-g5`` (its
     forget requests are outside generator 4's sets)."""
-    assert shared.warm_for_run("oracle", ["reference"], tmp_path / "o", "5") is None
+    assert warm.warm_for_run("oracle", ["reference"], tmp_path / "o", "5") is None
     embedder = shared.shared_embedder(tmp_path / "o")
     oracle = oracle_texts(generator_3=True, generator_4=True, generator_5=True)
     assert embedder.missing(oracle) == 0 and embedder.model_loads == 0
@@ -141,7 +142,7 @@ def test_a_cold_generator_5_run_adopts_its_shards_and_loads_no_model(on, tmp_pat
     noise = sorted(set(extra) - set(oracle))
     assert len(noise) == 59
     assert set(noise) <= set(noisy_extra(generator_5=True))  # all in the shipped closed set
-    assert shared.warm_for_run("noisy", ["reference"], tmp_path / "n", "5", extra) is None
+    assert warm.warm_for_run("noisy", ["reference"], tmp_path / "n", "5", extra) is None
     embedder = shared.shared_embedder(tmp_path / "n")
     assert embedder.missing([*oracle, *extra]) == 0 and embedder.model_loads == 0
     table = load_shards(embedder.root)
@@ -189,7 +190,7 @@ def test_the_shipped_vectors_are_what_the_model_gives_the_warm_up_batch(tmp_path
     shared model: the same floats a fresh one gives), to the float32 rounding that the
     CPU's vector kernels leave: bit for bit on the machine that encoded it, within
     ``KERNEL_TOLERANCE`` on one with other kernels (AVX-512 against AVX2)."""
-    texts = sorted(shared.run_texts("oracle", ["reference"], "1"))
+    texts = sorted(warm.run_texts("oracle", ["reference"], "1"))
     embedder = Embedder(Path(tmp_path))
     embedder.ensure(texts)
     vectors = embedder.encode(texts)

@@ -9,6 +9,7 @@ import pytest
 
 from rotbench.embedding import shared
 from rotbench.perception.oracle import oracle_names, oracle_texts
+from rotbench.run import warm
 
 
 @pytest.fixture()
@@ -25,19 +26,19 @@ def warmed(monkeypatch) -> list[list[str]]:
 
 
 def test_reference_alone_warms_the_scripted_texts_as_before(warmed, tmp_path: Path) -> None:
-    shared.warm_for_run("oracle", ["reference"], tmp_path, "3")
+    warm.warm_for_run("oracle", ["reference"], tmp_path, "3")
     assert warmed == [oracle_texts(generator_3=True)]
     assert len(warmed[0]) == 994
 
 
 def test_graphiti_declares_the_scripted_texts_and_names(warmed, tmp_path: Path) -> None:
-    shared.warm_for_run("oracle", ["graphiti"], tmp_path, "3")
+    warm.warm_for_run("oracle", ["graphiti"], tmp_path, "3")
     expected = sorted(set(oracle_texts(generator_3=True)) | set(oracle_names()))
     assert warmed == [expected] and len(expected) == 1096
 
 
 def test_nothing_is_warmed_where_no_text_is_known(warmed, tmp_path: Path) -> None:
-    shared.warm_for_run("probe", ["graphiti", "latest-wins"], tmp_path, "3")  # a model names
-    shared.warm_for_run("live", ["reference"], tmp_path, "3")
-    shared.warm_for_run("oracle", ["latest-wins", "no-such-engine"], tmp_path, "3")
+    warm.warm_for_run("probe", ["graphiti", "latest-wins"], tmp_path, "3")  # a model names
+    warm.warm_for_run("live", ["reference"], tmp_path, "3")
+    warm.warm_for_run("oracle", ["latest-wins", "no-such-engine"], tmp_path, "3")
     assert warmed == []

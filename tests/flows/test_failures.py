@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from flow_helpers import computed, run_flow
 
 import flows.tasks as tasks
-from rotbench.pipeline.stages import SPECS
 
 pytestmark = pytest.mark.slow
 
@@ -106,8 +104,8 @@ def test_a_stage_past_its_timeout_fails_its_seed_alone(tmp_path, monkeypatch, cl
         return real(seed, days, generator, *rest)
 
     monkeypatch.setattr(tasks, "generate", generate)
-    monkeypatch.setitem(SPECS, "generate", replace(SPECS["generate"], timeout_seconds=2.0))
-    monkeypatch.setattr(tasks, "RETRY_DELAYS_SECONDS", [])  # one attempt: the timeout alone
+    short = tasks.TASKS["generate"].with_options(timeout_seconds=2.0, retries=0)
+    monkeypatch.setitem(tasks.TASKS, "generate", short)  # one attempt: the timeout alone
     report, outcome = run_flow(tmp_path, seeds=SEEDS, days=DAYS, generator="2")
     assert attempts == {42: 1, 43: 1}
     assert list(outcome.missing) == [43]

@@ -340,10 +340,10 @@ def test_nothing_changed_reads_each_world_s_summary_not_its_probes(baseline, tmp
     assert len(summaries) == len(SEEDS)  # the cold run stored one per world
     loaded = _scored_loads(monkeypatch)
     calls = _StageCalls(monkeypatch)
-    from rotbench.embedding import shared
+    from rotbench.run import warm
 
     warmed: list[str] = []
-    monkeypatch.setattr(shared, "warm_for_run", lambda *a, **k: warmed.append("warm"))
+    monkeypatch.setattr(warm, "warm_for_run", lambda *a, **k: warmed.append("warm"))
     report, _ = run_flow(root, **V1)
     assert loaded == [] and calls.looked_up == [] and calls.task_runs == []
     assert warmed == []  # every world cached whole: nothing to embed, no warm-up

@@ -15,15 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from flows.caching import (
-    CacheAudit,
-    PayloadMissing,
-    SafeJSONSerializer,
-    load_payload,
-    payload_path,
-    read_record,
-    store_payload,
-)
+from flows.caching import SafeJSONSerializer, read_record
+from rotbench.run.outcome import payload_path
+from rotbench.run.store import CacheAudit, PayloadMissing, load_payload, store_payload
 from rotbench.world import generate_world
 
 
