@@ -154,11 +154,12 @@ class ReconcileConfig(_Section):
     )
     rereading: bool = Field(
         default=True,
-        description="Engine 0.6.2 (with ``corroboration``): a conversation's member drop "
-        "whose value no user turn names, or a value told as past with no present value "
-        "beside it, is read again against the user's words when they name exactly one "
-        "other value the store holds for the slot: the drop is of that member, the change "
-        "is to that value (``rotbench.reference.reread``). Off: as perceived (0.6.1).",
+        description="Engine 0.6.2 (with ``corroboration``): a conversation's claims of "
+        "change read again against the user's words: a forget request whose value no user "
+        "turn names names no value ('*'); a member drop whose value no user turn names, or "
+        "a value told as past with no present value beside it, when the words name exactly "
+        "one other value the store holds for the slot, is the drop of that member, the "
+        "change to that value (``rotbench.reference.reread``). Off: as perceived (0.6.1).",
     )
     unfiled_roots: bool = Field(
         default=True,

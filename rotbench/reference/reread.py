@@ -1,10 +1,16 @@
 """Engine 0.6.2: a conversation's claims of change read again against the user's words
 (``reconcile.rereading``, with ``reconcile.corroboration``).
 
-Perception can hand the engine a change with the wrong value, or half of it. Two cases are
-read again here, before deposit files the document, each only when the user's words of the
-document (``DocumentClaims.said``) name exactly one other value the store already holds for
-the slot (``Rereader.known``: values of the user's own present statements filed before):
+Perception can hand the engine a change with the wrong value, or half of it. Three cases are
+read again here, before deposit files the document:
+
+- **a forget request whose value no user turn names** ("Please forget which gym I go to"
+  read as a request to forget Barbelle) is read as naming no value (``FORGET_ANY``: every
+  value of the slot said before it).
+
+The other two only when the user's words of the document (``DocumentClaims.said``) name
+exactly one other value the store already holds for the slot (``Rereader.known``: values
+of the user's own present statements filed before):
 
 - **a member drop whose value no user turn names** ("I've stopped my Tagalog course" read
   as a drop of Welsh) is read as the drop of the member the words name;
@@ -44,6 +50,7 @@ class Rereader:
         drafts = list(doc.drafts)
         if doc.lineage == CONVERSATION and doc.said is not None:
             said = doc.said.casefold()
+            drafts = self._forgets(drafts, said)
             drafts = self._drops(drafts, said)
             drafts = self._told_past(drafts, said)
         for d in drafts:
@@ -58,6 +65,12 @@ class Rereader:
         named = [d for v, d in self.known.get(slot, {}).items()
                  if v != not_value and _named(v, said) is not None]
         return named[0] if len(named) == 1 else None
+
+    def _forgets(self, drafts: list[ClaimDraft], said: str) -> list[ClaimDraft]:
+        return [d.model_copy(update={"value": FORGET_ANY})
+                if (d.event == "forget" and d.slot is not None and self.is_user(d)
+                    and value_key(d.value) != FORGET_ANY
+                    and _named(value_key(d.value), said) is None) else d for d in drafts]
 
     def _drops(self, drafts: list[ClaimDraft], said: str) -> list[ClaimDraft]:
         out = []

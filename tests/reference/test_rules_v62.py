@@ -1,9 +1,11 @@
 """Engine 0.6.2's rules, on hand-written claims and the user's words of their documents
-(fake embedder): ``reconcile.rereading`` (a member drop whose value the words do not name, or
-a value told as past with no present value beside it, read again against the words) and
+(fake embedder): ``reconcile.rereading`` (a forget request or a member drop whose value the
+words do not name, or a value told as past with no present value beside it, read again
+against the words) and
 ``reconcile.unfiled_roots`` (a correction of a root value the store never filed ends what is
 tied to it). Each case is one of engine 0.6.1's own misses on generator 5 under ``good``
-noise (seed 42's study languages, seed 43's diet, seed 44's gym), cut down; each also runs
+noise (seed 42's study languages, seed 43's diet, seed 44's gym) or under ``typical``
+(seed 44's forget request), cut down; each also runs
 with its switch off, where engine 0.6.1's answer comes back.
 """
 
@@ -53,6 +55,31 @@ def first(ledger: Ledger, config: EngineConfig, embedder: Embedder, slot: str, d
           question: str) -> list[str]:
     frame = QuestionFrame(subject="the user", slot=slot)
     return [h.text for h in query_ledger(ledger, question, day, 10, config, embedder, frame)]
+
+
+# ---- rereading: a forget request the words do not name --------------------------------------
+
+def gym(value: str, **extra) -> ClaimDraft:
+    return fact("gym", value, **extra)
+
+
+FORGET = [
+    said(12, "Did a spin class at Pulsegym.", gym("Pulsegym")),
+    said(13, "Crowded at Pulsegym tonight.", gym("Pulsegym")),
+    # the request names no gym; perception gave it one (seed 44, day 26, under typical)
+    said(26, "Please forget which gym I go to.",
+         gym("Barbelle", tense="past", event="forget",
+             sentence="The user asked the assistant to forget their gym.")),
+]
+
+
+def test_a_forget_request_whose_value_the_words_do_not_name_names_none(
+        fake_embedder: Embedder) -> None:
+    ledger, config = run(FORGET, fake_embedder)
+    assert ledger.claims[-1].value == "*"
+    assert not any("Pulsegym" in h for h in ask(ledger, config, fake_embedder, "gym", 30))
+    ledger, config = run(FORGET, fake_embedder, ["reconcile.rereading=false"])
+    assert ask(ledger, config, fake_embedder, "gym", 30)[0] == "The user's gym is Pulsegym."
 
 
 # ---- rereading: a member drop the words do not name ----------------------------------------
