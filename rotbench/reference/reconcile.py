@@ -68,6 +68,15 @@ Engine 0.6.0's rules (each its own switch in ``reconcile``, all on by default):
   said before it when its value is ``FORGET_ANY`` (``Reconciler._forget``);
 - ``redelivery``: a document whose content digest (``DocumentClaims.digest``) was filed
   before files nothing (``Reconciler.add``).
+
+Engine 0.6.2's rules (each its own switch in ``reconcile``, on by default):
+
+- ``rereading`` (with ``corroboration``): each conversation's drafts are read again against
+  the user's words before they are filed (``rotbench.reference.reread``): a forget request
+  or a member drop whose value the words do not name, a value told as past with no present
+  value beside it;
+- ``unfiled_roots`` (with ``cascade``): a correction of a root value the store holds no
+  claim of ends the claims tied to that value as never held (``Ties.on_correction``).
 """
 
 from __future__ import annotations
