@@ -6,6 +6,7 @@ Usage::
     python benchmarks/bench_engine_v6.py rules [--seeds 42-44] [--generator 5]
         [--arm oracle|noisy] [--noise good|typical] [--misses]
     python benchmarks/bench_engine_v6.py cold [--base /tmp/engine-0.5.0] [--rounds 3]
+    python benchmarks/bench_engine_v6.py engine [--seeds 42-44] [--rounds 5]
 
 ``rules`` generates each world once, reads it with the arm's perception (oracle, or the noisy
 arm's ``NoisyExtractor``/``NoisyChecker`` under ``--noise``), deposits it under every
@@ -22,6 +23,9 @@ same worlds (generator 5, seeds 42-44, oracle arm); ``--base`` names another tre
 (its own default run, which may read other worlds). Prints each run's CPU seconds (user +
 system of the child and what it waited for), wall seconds and peak RSS, then the ratio of
 the median CPU seconds (goal: <= 1.15).
+
+``engine``: the engine's own share of that run, in one process: CPU seconds of deposit,
+probe and score on the same oracle reading, the engine as 0.5.0 and as shipped alternating.
 """
 
 from __future__ import annotations
@@ -172,6 +176,30 @@ def cold(base: Path | None, rounds: int) -> None:
     print(f"median CPU: base {b:.2f} s, new {n:.2f} s: {n / b:.2f}x (goal <= {GOAL}x)")
 
 
+def engine_cpu(seeds, rounds: int, cache_dir: Path) -> None:
+    """The engine's own share of ``cold``, in this process: CPU seconds of deposit, probe
+    and score (``scored_run``) over the oracle arm's reading of ``seeds`` (generator 5,
+    read once), the engine as 0.5.0 (``OFF_050``) and as shipped alternating; prints each
+    round and the ratio of the medians."""
+    from rotbench.embedding import Embedder
+    from rotbench.reference.config import EngineConfig
+
+    embedder = Embedder(cache_dir)
+    reads = [read_world(seed, "5", "oracle", "good", embedder) for seed in seeds]
+    configs = {"0.5.0": EngineConfig().with_overrides(list(OFF_050)), "new": EngineConfig()}
+    took: dict[str, list[float]] = {name: [] for name in configs}
+    for r in range(rounds):
+        for name in (list(configs) if r % 2 == 0 else list(configs)[::-1]):
+            start = time.process_time()
+            for world, extraction, checker, plan in reads:
+                run_config(world, extraction, checker, plan, configs[name], embedder)
+            took[name].append(time.process_time() - start)
+            print(json.dumps({"round": r, "config": name, "cpu_s": round(took[name][-1], 3)}),
+                  flush=True)
+    b, n = statistics.median(took["0.5.0"]), statistics.median(took["new"])
+    print(f"deposit+probe+score median CPU: 0.5.0 {b:.2f} s, new {n:.2f} s: {n / b:.2f}x")
+
+
 def main() -> None:
     from bench_reference_seeds import parse_seeds
 
@@ -189,8 +217,14 @@ def main() -> None:
                    help="a tree to compare with (default: this tree with every 0.6 switch "
                    "off, on the same worlds)")
     c.add_argument("--rounds", type=int, default=3)
+    e = sub.add_parser("engine")
+    e.add_argument("--seeds", default="42-44")
+    e.add_argument("--rounds", type=int, default=5)
+    e.add_argument("--cache-dir", type=Path, default=ROOT / "cache")
     args = parser.parse_args()
-    if args.cmd == "rules":
+    if args.cmd == "engine":
+        engine_cpu(parse_seeds(args.seeds), args.rounds, args.cache_dir)
+    elif args.cmd == "rules":
         rules(parse_seeds(args.seeds), args.generator, args.arm, args.noise, args.misses,
               args.cache_dir)
     else:
