@@ -36,8 +36,8 @@ from rotbench.reference.wording import _named
 class Rereader:
     """Reads documents again in deposit order (see the module doc); keeps, per slot, the
     values of the user's own present statements read so far and the latest draft of each.
-    ``user``: maps a draft to the subject the store files it under (the user's, or None:
-    not the user's)."""
+    ``is_user``: whether the store files a draft as the user's (``reconcile.file_claim``'s
+    reading of its subject)."""
 
     def __init__(self, is_user) -> None:
         self.is_user = is_user
