@@ -152,6 +152,22 @@ class ReconcileConfig(_Section):
         "said twice in a row) until it is said a second time. Off: one statement "
         "displaces (0.6.0).",
     )
+    rereading: bool = Field(
+        default=True,
+        description="Engine 0.6.2 (with ``corroboration``): a conversation's claims of "
+        "change read again against the user's words: a forget request whose value no user "
+        "turn names names no value ('*'); a member drop whose value no user turn names, or "
+        "a value told as past with no present value beside it, when the words name exactly "
+        "one other value the store holds for the slot, is the drop of that member, the "
+        "change to that value (``rotbench.reference.reread``). Off: as perceived (0.6.1).",
+    )
+    unfiled_roots: bool = Field(
+        default=True,
+        description="Engine 0.6.2 (with ``cascade``): a correction of a value the store "
+        "holds no claim of still ends, as never held, the claims tied to that value "
+        "(``depends_on``), and undoes what they superseded. Off: a tie is acted on only "
+        "when a filed claim of its root value ends (0.6.1).",
+    )
     forget: bool = Field(
         default=True,
         description="Engine 0.6.0: after a forget request the value (for a request of "

@@ -68,6 +68,15 @@ Engine 0.6.0's rules (each its own switch in ``reconcile``, all on by default):
   said before it when its value is ``FORGET_ANY`` (``Reconciler._forget``);
 - ``redelivery``: a document whose content digest (``DocumentClaims.digest``) was filed
   before files nothing (``Reconciler.add``).
+
+Engine 0.6.2's rules (each its own switch in ``reconcile``, on by default):
+
+- ``rereading`` (with ``corroboration``): each conversation's drafts are read again against
+  the user's words before they are filed (``rotbench.reference.reread``): a forget request
+  or a member drop whose value the words do not name, a value told as past with no present
+  value beside it;
+- ``unfiled_roots`` (with ``cascade``): a correction of a root value the store holds no
+  claim of ends the claims tied to that value as never held (``Ties.on_correction``).
 """
 
 from __future__ import annotations
@@ -99,6 +108,7 @@ from rotbench.reference.ledger import (
     ReviewRecord,
 )
 from rotbench.reference.lookahead import Lookahead, speculative
+from rotbench.reference.reread import Rereader
 from rotbench.reference.ties import Ties
 from rotbench.reference.wording import doubtful, said_as_change, unnamed
 
@@ -225,6 +235,8 @@ class Reconciler:
         """Engine 0.6.0: (slot, value key) -> event keys of the user's present statements."""
         self.lookahead: Lookahead | None = None
         """Set by ``deposit`` for a checker that can be asked ahead (see ``lookahead``)."""
+        self.rereader = rereader(config.reconcile)
+        """Engine 0.6.2 (``reconcile.rereading``): reads each document's drafts again."""
 
     # ---- deposit -------------------------------------------------------------------------
 
@@ -243,14 +255,15 @@ class Reconciler:
                 ledger.counts.redelivered += 1
                 return []
             self._digests.add(doc.digest)
-        if not doc.drafts:
+        drafts = doc.drafts if self.rereader is None else self.rereader.read(doc)
+        if not drafts:
             return []
         multi = self.config.store.multi_contributor
-        vectors = self.embedder.encode([d.sentence for d in doc.drafts])
+        vectors = self.embedder.encode([d.sentence for d in drafts])
         start = len(ledger.claims)
         self._matrix = np.vstack([self._matrix, vectors])
         new: list[Claim] = []
-        for offset, draft in enumerate(doc.drafts):
+        for offset, draft in enumerate(drafts):
             index = start + offset
             claim = file_claim(draft, index, doc, multi, self.config.reconcile.corroboration)
             if self.lookahead is not None:  # the very object the lookahead asked about
@@ -262,7 +275,7 @@ class Reconciler:
             self._docs.append(doc.uri)
             self.keys.append(event_key(claim, index, self.config.reconcile))
             if claim.slot is not None and claim.attribution == "own":
-                self._read_words(claim, doc)
+                self._read_words(claim, doc, drafts)
             if claim.slot_fact:
                 self.by_slot.setdefault((self.subjects[-1], claim.slot), []).append(index)
             if _may_fill(claim, self.config.reconcile):
@@ -276,7 +289,8 @@ class Reconciler:
             new.append(claim)
         return new
 
-    def _read_words(self, claim: Claim, doc: DocumentClaims) -> None:
+    def _read_words(self, claim: Claim, doc: DocumentClaims,
+                    drafts: list[ClaimDraft]) -> None:
         """Engine 0.6.1: record whether a slot claim's value is in the user's words of its
         document (``reconcile.grounding``) and whether those words doubt it without stating
         a change (``reconcile.passing``), both with ``reconcile.corroboration`` on
@@ -289,7 +303,7 @@ class Reconciler:
         if rc.passing and doubtful(claim, doc.said):
             slot = (self.subjects[-1], claim.slot)
             known = [self.ledger.claims[j].value for j in self.by_slot.get(slot, [])]
-            if not said_as_change(claim, doc.said, doc.drafts, known):
+            if not said_as_change(claim, doc.said, drafts, known):
                 self.ledger.doubtful.append(claim.id)
 
     def _end_without_check(self, index: int, claim: Claim) -> None:
@@ -318,6 +332,8 @@ class Reconciler:
                     self.end(target, claim, how, claim.day)
             elif target.id not in self.inactive:
                 self.end(target, claim, how, claim.day)
+        if claim.event == "correction" and rc.unfiled_roots and rc.cascade:
+            self.ties.on_correction(index)
 
     def _forget(self, index: int, claim: Claim) -> None:
         """Engine 0.6.0, ``reconcile.forget``: a forget request ends every active claim of
@@ -556,6 +572,14 @@ class Reconciler:
                 counts.quarantines += 1
 
 
+def rereader(rc: ReconcileConfig) -> Rereader | None:
+    """Engine 0.6.2: a ``Rereader`` filing as ``file_claim`` does, with
+    ``rc.rereading`` and ``rc.corroboration`` (else None: drafts as perceived)."""
+    if not (rc.rereading and rc.corroboration):
+        return None
+    return Rereader(lambda d: who(d) == USER)
+
+
 def file_claim(draft: ClaimDraft, index: int, doc: DocumentClaims, multi: bool,
                speakers: bool = False) -> Claim:
     """The claim filed at ledger position ``index`` (0-based) from ``draft`` of ``doc``.
@@ -601,12 +625,13 @@ def _lookahead(extraction: Extraction, embedder: Embedder, checker: Checker,
     multi = config.store.multi_contributor
     claims: list[Claim] = []
     seen: set[str] = set()
+    again = rereader(config.reconcile)
     for doc in extraction.documents:
         if config.reconcile.redelivery and doc.digest is not None:
             if doc.digest in seen:  # not filed (``Reconciler.add``)
                 continue
             seen.add(doc.digest)
-        for draft in doc.drafts:
+        for draft in (doc.drafts if again is None else again.read(doc)):
             claims.append(file_claim(draft, len(claims), doc, multi,
                                      config.reconcile.corroboration))
     matrix = (embedder.encode([c.sentence for c in claims]) if claims

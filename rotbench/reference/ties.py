@@ -75,6 +75,9 @@ class Ties:
         """Claim id -> (how it ended, never held, the claim that started it, day)."""
         self.caused: dict[str, list[str]] = {}
         """Claim id -> ids it superseded or made lapse (what a cascade may undo)."""
+        self.void: dict[RootKey, int] = {}
+        """Engine 0.6.2 (``reconcile.unfiled_roots``): a root value corrected while the
+        store held no claim of it -> the position of the correction."""
 
     @property
     def on(self) -> bool:
@@ -113,6 +116,10 @@ class Ties:
                  if value_key(rec.filed(j).value) == key[2]
                  and rec.ledger.claims[j].lineage == claim.lineage
                  and rec.ledger.claims[j].id in self.ends]
+        if key in self.void and not roots and not self.held(key):  # corrected, never filed
+            ender = rec.ledger.claims[self.void[key]]
+            self._act(index, ender, ender.id, "correction", True, claim.day)
+            return
         if not roots or self.held(key):
             return
         last = max(roots, key=lambda j: (self.ends[rec.ledger.claims[j].id][3], j))
@@ -121,6 +128,24 @@ class Ties:
         self._act(index, root, ender, how, never_held, claim.day)
 
     # ---- ends ---------------------------------------------------------------------------
+
+    def on_correction(self, index: int) -> None:
+        """Engine 0.6.2 (``reconcile.unfiled_roots``): the correction at ``index`` names a
+        value (``corrects``) of which its slot holds no claim of its lineage: the claims
+        tied to that value end as never held (a cascade), as if a filed claim of it had
+        been corrected, and so do claims tied to it filed later (``on_file``)."""
+        rec = self.rec
+        claim = rec.ledger.claims[index]
+        if not self.on or claim.corrects is None or claim.slot is None:
+            return
+        key = (rec.subjects[index], claim.slot, value_key(claim.corrects))
+        if any(value_key(rec.filed(j).value) == key[2]
+               and rec.ledger.claims[j].lineage == claim.lineage
+               for j in rec.by_slot.get((key[0], key[1]), [])):
+            return  # a filed claim of it: its correction acts through ``after_end``
+        self.void.setdefault(key, index)
+        for t in list(self.tied.get(key, [])):
+            self._act(t, claim, claim.id, "correction", True, claim.day)
 
     def after_end(self, target: Claim, ender_id: str, how: EndHow, day: int,
                   never_held: bool = False) -> None:
