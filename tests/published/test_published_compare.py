@@ -83,6 +83,27 @@ def test_all_compares_with_every_shipped_engine_of_the_arm(run) -> None:
                             "each paired figure is its pass^3") for n in document["notes"])
 
 
+def test_every_figure_of_published_all_shows_at_80_columns(run) -> None:
+    """On an 80-column terminal the comparison with every shipped engine falls back to one
+    line per engine under each metric; a label too long for its column wraps, and every
+    engine's figure stays on the screen (before: a label of 77 characters left the figures'
+    column no width at all)."""
+    shipped = load_arm("oracle").records
+    got = runner.invoke(app, ["compare", str(run), "published:all"], env={"COLUMNS": "80"})
+    assert got.exit_code == 0, got.output
+    lines = got.stdout.splitlines()
+    assert max(len(line) for line in lines if line.startswith(("│", "┃", "┏", "└"))) <= 80
+    start = next(i for i, line in enumerate(lines) if "current_first (higher)" in line)
+    block = []
+    for line in lines[start + 1:]:
+        if "(higher)" in line or "(lower)" in line or line.startswith("└"):
+            break
+        block.append(line)
+    figures = [line for line in block if "/238)" in line]
+    assert len(figures) == len(shipped) + 1  # the run and each shipped engine
+    assert sum("(238/238)" in line for line in figures) == 2  # the run and shipped reference
+
+
 def test_compare_with_every_peer_imports_no_peer_package(run, tmp_path) -> None:
     """A child process where every peer package fails to import (what a clone without the
     extras has) prints the paired comparison against every shipped engine in under 10 s of

@@ -415,8 +415,8 @@ def render_comparison(comparison: Comparison, console: Console, intervals: bool 
         if len(column_groups(console.width, cols + better, rows)) == 1:
             print_table(console, family.name, cols + better, rows)
         else:  # too wide side by side: one line per engine under each metric, one table
-            print_table(console, family.name, [Col("metric, then each engine"),
-                                               Col("rate", "words", "right")],
+            print_table(console, family.name, [Col("metric, then each engine", "words"),
+                                               Col("rate", "key", "right")],
                         _one_engine_a_line(family, heads, intervals))
     for line in legend_lines(comparison):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
