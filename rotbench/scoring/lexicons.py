@@ -73,6 +73,9 @@ class Lexicon:
     _compiled: dict[str, re.Pattern[str]] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
     )
+    _memos: dict[str, dict] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
 
     @property
     def fingerprint(self) -> str:
@@ -89,6 +92,12 @@ class Lexicon:
         if self.future:  # absent before v4
             body["future"] = list(self.future)
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+
+    def memo(self, name: str) -> dict:
+        """A dict kept on this lexicon under ``name``, for readings computed from its
+        patterns alone (e.g. ``rotbench.scoring.scorer_v6.occurrences``): the caller keys it
+        and bounds its size. A copy made with ``dataclasses.replace`` starts empty."""
+        return self._memos.setdefault(name, {})
 
     def _regex(self, name: str) -> re.Pattern[str]:
         rx = self._compiled.get(name)

@@ -122,11 +122,29 @@ def _split(between: str) -> tuple[str, str]:
     return between[:found.start()], between[found.start():]
 
 
+_OCCURRENCES_KEPT = 20_000
+"""(text, spans) readings remembered per lexicon (a world's hits repeat a few dozen claim
+sentences thousands of times); the memo is emptied when full."""
+
+
 def occurrences(text: str, spans: list[tuple[int, int, str]],
                 lex: Lexicon) -> list[tuple[int, str, Framing]]:
     """Every value occurrence in ``spans`` (``(start, end, normalised value)`` of the asked
     attribute's values in ``text``, in order) as (its sentence's number, the value, the
-    framing of its own scope) (module rule 1)."""
+    framing of its own scope) (module rule 1). A pure function of its arguments: each
+    (text, spans) is read once per lexicon (``Lexicon.memo``) and a new list returned."""
+    memo = lex.memo("v6.occurrences")
+    key = (text, tuple(spans))
+    found = memo.get(key)
+    if found is None:
+        if len(memo) >= _OCCURRENCES_KEPT:
+            memo.clear()
+        found = memo[key] = tuple(_read_occurrences(text, spans, lex))
+    return list(found)
+
+
+def _read_occurrences(text: str, spans: list[tuple[int, int, str]],
+                      lex: Lexicon) -> list[tuple[int, str, Framing]]:
     out: list[tuple[int, str, Framing]] = []
     for number, (start, end) in enumerate(_sentences(text, spans)):
         inside = [s for s in spans if start <= s[0] and s[1] <= end]

@@ -165,3 +165,24 @@ def test_an_engine_raising_a_timeout_of_its_own_is_named(timeout) -> None:
                                             r"\(at \S+test_registry\.py:\d+ in query_as_of\)$"):
         guard.hits(7, "q?", 2, as_of=True)
     guard.close()
+
+
+def test_a_hit_s_stored_bytes_count_its_strings_as_json() -> None:
+    """``stored_bytes``: 512 bytes of overhead plus each string as JSON, escapes and UTF-8
+    included; a string needing no escape is counted without building its JSON, and gets
+    the same count."""
+    from rotbench.contract.engine import Provenance
+    from rotbench.engines.host.guarded import _json_bytes, stored_bytes
+
+    texts = ["", "plain", 'say "hi"', "back\\slash", "tab\tand\nline", "\x00\x1f\x7f",
+             "café", "\u2028 and 😀", "x" * 10_000]
+    for text in texts:
+        assert _json_bytes(text) == len(json.dumps(text, ensure_ascii=False).encode()), text
+    assert [_json_bytes(t) for t in texts[:8]] == [2, 7, 12, 13, 16, 15, 7, 14]
+    hit = Hit(text='He said "Denver".\n', provenance=Provenance(
+        document_uri="session://world-42/day-003/0", claim_id="c-é"))
+    [scored] = validate_hits([hit], 1, EngineFailure)
+    # text 23 (three escapes), URI 30, lineage "conversation" 14, claim id 6 (é: 2 bytes)
+    assert stored_bytes(scored) == 512 + 23 + 30 + 14 + 6
+    with pytest.raises(UnicodeEncodeError):
+        _json_bytes("lone \ud800")

@@ -161,3 +161,22 @@ def test_v6_is_the_default_and_overrides_only_its_rule() -> None:
     assert (v6.figures, v6.marks_framed_past, v6.reads_by_value) == ("v6", True, True)
     assert LEXICONS["v6"].past == LEXICONS["v5"].past
     assert score_world(_world([_probe("x")]), "v6").figures == "v6"
+
+
+def test_occurrences_are_read_once_per_text_and_lexicon() -> None:
+    """``occurrences`` keeps each (text, spans) reading on its lexicon: the same reading
+    again, in a new list; a copy of the lexicon (``dataclasses.replace``) starts empty."""
+    from dataclasses import replace
+
+    from rotbench.scoring import scorer_v6
+
+    lex = replace(LEXICONS["v6"])
+    text = "My city was Boston. I moved to Denver, it's home now."
+    spans = [(12, 18, "boston"), (31, 37, "denver")]
+    first = scorer_v6.occurrences(text, spans, lex)
+    assert [(n, v, f.past) for n, v, f in first] == [(0, "boston", True),
+                                                     (1, "denver", False)]
+    again = scorer_v6.occurrences(text, spans, lex)
+    assert again == first and again is not first
+    assert list(lex.memo("v6.occurrences")) == [(text, tuple(spans))]
+    assert replace(lex).memo("v6.occurrences") == {}

@@ -15,6 +15,7 @@ import itertools
 import json
 import math
 import queue
+import re
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
@@ -370,8 +371,20 @@ def stored_bytes(hit: ScoredHit) -> int:
     if hit.provenance is not None:
         p = hit.provenance
         strings += [s for s in (p.document_uri, p.lineage, p.claim_id) if s]
-    return HIT_OVERHEAD_BYTES + sum(len(json.dumps(s, ensure_ascii=False).encode())
-                                    for s in strings)
+    return HIT_OVERHEAD_BYTES + sum(_json_bytes(s) for s in strings)
+
+
+_JSON_ESCAPED = re.compile(r'[\x00-\x1f"\\]')
+"""The characters ``json.dumps(..., ensure_ascii=False)`` writes as an escape."""
+
+
+def _json_bytes(text: str) -> int:
+    """``len(json.dumps(text, ensure_ascii=False).encode())``, without building the JSON
+    when ``text`` needs no escape (the quotes and the UTF-8 bytes). Raises
+    UnicodeEncodeError for a lone surrogate, as the JSON's encoding does."""
+    if _JSON_ESCAPED.search(text) is None:
+        return len(text) + 2 if text.isascii() else len(text.encode()) + 2
+    return len(json.dumps(text, ensure_ascii=False).encode())
 
 
 _HIT_FIELDS = tuple(Hit.model_fields)

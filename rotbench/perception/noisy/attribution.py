@@ -194,6 +194,7 @@ class _Errors:
                 self.rivals[e.attribute].append(e)
         self.all = plan.errors
         self.shown: dict[str, list[InjectedError]] = defaultdict(list)  # by document
+        self._of_hit: dict[tuple[str | None, str, int], tuple[str, ...]] = {}
         for e in plan.errors:
             if e.after:
                 self.shown[e.document_uri].append(e)
@@ -222,8 +223,13 @@ class _Errors:
         if not h.text:
             return []
         uri = h.provenance.document_uri if h.provenance is not None else None
-        errors = self.all if uri is None else self.shown.get(uri, ())
-        return sorted({e.id for e in errors if e.after and e.day <= day and e.after in h.text})
+        key = (uri, h.text, day)  # a world's hits repeat a few claim texts many times
+        got = self._of_hit.get(key)
+        if got is None:
+            errors = self.all if uri is None else self.shown.get(uri, ())
+            got = self._of_hit[key] = tuple(sorted(
+                {e.id for e in errors if e.after and e.day <= day and e.after in h.text}))
+        return list(got)
 
 
 class _World:

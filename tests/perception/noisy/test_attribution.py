@@ -299,3 +299,28 @@ def test_a_dependent_whose_tie_or_root_change_never_reached_the_engine(world) ->
                     depends_on=Dependency(slot="employer", value="Halcyra"))
     assert _ended(world, "team", TEAM_Q, 30, hit, no_move) == (
         "perception", [f"omission@{D24}#0"])
+
+
+def test_a_hit_s_errors_are_read_as_of_each_question_s_day() -> None:
+    """One hit text, served before and after the day of the error that wrote it, with and
+    without its document: the error counts from its day on, and a hit with no document is
+    matched against every error. The reading is kept per (document, text, day), so asking
+    again gives the same ids in a new list."""
+    from rotbench.perception.noisy.attribution import _Errors
+
+    later = "session://world-42/day-025/0"
+    text = "The user's gym is Pulsegym."
+    errors = _Errors(_plan(_error("distorted_value", later, "gym", "Corestone", 25,
+                                  after=text)), {later: 25})
+    served = _hit(1, text, "stale", later)
+    bare = ScoredHit(rank=1, text=text, cls="stale")
+    other = _hit(1, text, "stale", D22)
+    wanted = [f"distorted_value@{later}#0"]
+    assert errors.of_hit(served, 24) == [] and errors.of_hit(bare, 24) == []
+    assert errors.of_hit(served, 25) == wanted == errors.of_hit(bare, 30)
+    assert errors.of_hit(other, 30) == []  # another document wrote no such error
+    first = errors.of_hit(served, 30)
+    again = errors.of_hit(served, 30)
+    assert first == again == wanted and first is not again
+    assert set(errors._of_hit) == {(later, text, 24), (None, text, 24), (later, text, 25),
+                                   (None, text, 30), (D22, text, 30), (later, text, 30)}
