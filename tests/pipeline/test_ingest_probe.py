@@ -6,7 +6,6 @@ stage's Prefect timeout."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import threading
 from pathlib import Path
 
@@ -17,7 +16,6 @@ from rotbench.embedding.embedder import Embedder
 from rotbench.embedding.fake import hashing_encoder
 from rotbench.engines import builtin, registry
 from rotbench.perception.oracle import OracleChecker, OracleExtractor
-from rotbench.pipeline import stages
 from rotbench.pipeline.ingest_probe import ingest_and_probe
 from rotbench.world import generate_world
 from tests.pipeline import slot_engines
@@ -109,8 +107,12 @@ def test_through_the_flow_the_wait_is_not_part_of_the_stage_timeout(tmp_path, mo
     real = registry.registered
     monkeypatch.setattr(registry, "registered",
                         lambda: {**real(), "slot-probe": info(1)})
-    monkeypatch.setitem(stages.SPECS, "ingest_probe",
-                        dataclasses.replace(stages.SPECS["ingest_probe"], timeout_seconds=2.5))
+    from flows import tasks
+
+    monkeypatch.setitem(tasks.TASKS, "ingest_probe",
+                        tasks.TASKS["ingest_probe"].with_options(timeout_seconds=2.5))
+    # the task the world runs, bound to the run's storage, keeps the short limit
+    assert tasks.configure(tasks.TASKS["ingest_probe"], tmp_path / "cache").timeout_seconds == 2.5
     slot_engines.reset()
     outcome = asyncio.run(rot_benchmark(RunSpec(
         cache_dir=str(tmp_path / "cache"), reports_dir=str(tmp_path / "reports"),
