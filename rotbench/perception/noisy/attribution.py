@@ -71,7 +71,7 @@ from rotbench.perception.noisy.handed import (
     handed_ties,
 )
 from rotbench.perception.noisy.record import InjectedError, NoisePlan
-from rotbench.scoring.miss_stages import INTACT, error_kinds
+from rotbench.scoring.miss_stages import INTACT
 from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
 from rotbench.world.models import Truth, World
 
@@ -445,20 +445,3 @@ def annotated_worlds(spec, worlds: Iterable[WorldProbes]) -> Iterator[WorldProbe
     for w in worlds:
         world = generate_world(w.seed, spec.days, spec.generator, spec.volume)
         yield annotate(w, world_plan(world, profile), world)
-
-
-def split_line(miss_stages: dict[str, int] | None, noise: dict | None) -> str | None:
-    """One line for show/compare: injected errors and the perception/engine split of the
-    wrong first answers, e.g. ``perception noise: 61 of 152 opportunities perturbed; wrong
-    first answers 40: perception 22, engine 18``. None for a report of another arm."""
-    if noise is None:
-        return None
-    injected = sum(c["injected"] for c in error_kinds(noise).values())
-    chances = sum(c["opportunities"] for c in error_kinds(noise).values())
-    line = f"perception noise: {injected} errors injected in {chances} opportunities"
-    if miss_stages is not None:
-        wrong = sum(miss_stages.values())
-        perceived = miss_stages.get("perception", 0)
-        line += (f"; wrong first answers {wrong}: perception {perceived}, "
-                 f"engine {wrong - perceived}")
-    return line
