@@ -36,7 +36,7 @@ def runs(
     db: Annotated[Path | None, _db_option()] = None,
 ) -> None:
     """List the runs in the database, newest first: id, date, arm, noise profile (noisy
-    arm), users (--users), engine, seeds, scorer, the three headline figures and whether
+    arm), users (--users), engine, generator, seeds, scorer, the three headline figures and whether
     the run was degraded."""
     con = _connect_read_only(db or DEFAULT_DB)
     try:
@@ -52,12 +52,14 @@ def runs(
     # three columns fit 80 (they were split over four tables): the id, engine and date one
     # over the other (whole); what ran, wrapped; the three headline figures one over the
     # other, in the header's order
-    cols = [Col("run\nengine\ndate (UTC)"), Col("arm, noise, users, seeds, scorer", "words"),
+    cols = [Col("run\nengine\ndate (UTC)"),
+            Col("arm, noise, users, generator, seeds, scorer", "words"),
             Col("\n".join(HEADLINE), justify="right")]
     rows = []
     for r in found:
         what = [r["arm"], *([r["noise"]] if r["noise"] else []),
                 *([f"{r['users']} users"] if r["users"] != 1 else []),
+                *([f"generator {r['generator']}"] if r["generator"] else []),
                 "seeds " + " ".join(map(str, r["seeds"])), f"scorer {r['scorer']}",
                 *(["degraded"] if r["degraded"] else [])]
         when = (r["created_at"] or "")[:19].replace("T", " ")

@@ -51,8 +51,8 @@ def test_runs_newest_first_with_headline_figures(store: Path) -> None:
     assert [r["id"] for r in rows] == ["run-new", "run-mid", "run-old"]
     first = rows[0]
     assert first["created_at"] == "2026-11-03T10:00:00Z"
-    assert (first["arm"], first["engine"], first["seeds"], first["scorer"]) == (
-        "oracle", "beta", [42], "v2")
+    assert (first["arm"], first["engine"], first["generator"], first["seeds"],
+            first["scorer"]) == ("oracle", "beta", "synthetic-1", [42], "v2")
     assert first["degraded"] is False
     assert {m: (first[m]["numerator"], first[m]["denominator"]) for m in (
         "current_first", "stale_over_current", "poison_leak_at_k")} == {
@@ -112,9 +112,10 @@ def test_runs_shows_each_runs_noise_profile_and_users(tmp_path: Path) -> None:
         return [c.strip() for c in line.replace("┃", "│").split("│")[1:-1]]
 
     shown = {cells(x)[0]: cells(x)[1] for x in lines if "│ run-" in x}
-    assert shown == {"run-noisy": "noisy · good · seeds 42 · scorer v2",
-                     "run-shared": "oracle · 3 users · seeds 42 · scorer v2",
-                     "run-one": "oracle · seeds 42 · scorer v2"}
+    assert shown == {
+        "run-noisy": "noisy · good · generator synthetic-1 · seeds 42 · scorer v2",
+        "run-shared": "oracle · 3 users · generator synthetic-1 · seeds 42 · scorer v2",
+        "run-one": "oracle · generator synthetic-1 · seeds 42 · scorer v2"}
 
 
 def test_runs_without_a_database_is_one_line(tmp_path: Path) -> None:

@@ -28,7 +28,8 @@ def list_runs(con, arm: str | None = None, engine: str | None = None,
     """The runs in the database, newest first, as plain dicts: id, created_at (ISO UTC),
     arm, noise (the noisy arm's profile name, from the run's selection; None on the other
     arms), users (the users of its store: ``--users``, 1 for a single-user run), engine,
-    engine_version, engine_source, seeds, scorer, degraded (False when the database
+    engine_version, engine_source, generator (its version, None when the run did not record
+    one), seeds, scorer, degraded (False when the database
     predates the marking), and per headline metric ``{numerator, denominator, value}``
     (None when the run lacks it). ``engine`` matches the name or the source."""
     degraded = "r.degraded" if has_column(con, "runs", "degraded") else "NULL"
@@ -41,7 +42,8 @@ def list_runs(con, arm: str | None = None, engine: str | None = None,
         where.append(f"(r.engine = ? OR {source} = ?)")
         params += [engine, engine]
     sql = (f"SELECT r.id, r.created_at, r.arm, r.engine, r.engine_version, {source}, r.seeds, "
-           f"r.scorer_version, {degraded}, json_extract_string(r.selection, '$.noise'), "
+           f"r.generator_version, r.scorer_version, {degraded}, "
+           "json_extract_string(r.selection, '$.noise'), "
            "json_array_length(r.selection, '$.users') FROM runs r"
            + (" WHERE " + " AND ".join(where) if where else "")
            + " ORDER BY r.created_at DESC, r.id DESC"
@@ -56,11 +58,12 @@ def list_runs(con, arm: str | None = None, engine: str | None = None,
                 "AND run_id IN (SELECT unnest(?))", [*HEADLINE, ids]).fetchall():
             figures[(run_id, metric)] = (n, d)
     out = []
-    for run_id, created, arm_, eng, version, src, seeds, scorer, bad, noise, users in rows:
+    for (run_id, created, arm_, eng, version, src, seeds, generator, scorer, bad, noise,
+         users) in rows:
         entry: dict[str, Any] = {
             "id": run_id, "created_at": created.isoformat() + "Z" if created else None,
             "arm": arm_, "noise": noise, "users": max(1, users or 0), "engine": eng,
-            "engine_version": version, "engine_source": src,
+            "engine_version": version, "engine_source": src, "generator": generator,
             "seeds": list(seeds or []), "scorer": scorer, "degraded": bool(bad)}
         for metric in HEADLINE:
             got = figures.get((run_id, metric))
