@@ -11,6 +11,7 @@ recorded at all (for example, written by hand or before the database was moved).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -59,7 +60,10 @@ def pending_marker(report_path: Path) -> Path:
 
 def _write_marker(marker: Path, report_path: Path, db_path: Path) -> None:
     body = json.dumps({"report": str(report_path.resolve()), "db": str(db_path.resolve())})
-    write_atomic(marker, body.encode())
+    try:
+        write_atomic(marker, body.encode())
+    except FileNotFoundError:  # another run removed the empty folder between mkdir and write
+        write_atomic(marker, body.encode())
 
 
 def disk_full(exc: BaseException) -> bool:
@@ -141,6 +145,7 @@ def import_pending(reports_dir: Path, db_path: Path, *, wait: float = 0.0,
     """Import every pending run under ``reports_dir`` whose marker names ``db_path``.
 
     A marker whose report is gone is dropped; one whose import fails stays (and is listed).
+    The pending folder is removed once it holds no marker.
     """
     out = ImportResult()
     folder = Path(reports_dir) / PENDING_DIR
@@ -169,6 +174,8 @@ def import_pending(reports_dir: Path, db_path: Path, *, wait: float = 0.0,
         marker.unlink(missing_ok=True)
         if new:  # another process may have imported it meanwhile: announced there
             out.imported.append(report.run_id)
+    with contextlib.suppress(OSError):  # only an empty folder goes; a marker keeps it
+        folder.rmdir()
     return out
 
 

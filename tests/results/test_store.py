@@ -81,6 +81,7 @@ def test_a_database_released_during_the_wait_takes_the_rows(held_db, small_repor
     path = tmp_path / "reports" / f"{small_report.run_id}.json"
     done = record(small_report, path, db, wait=30, say=lambda line: None)
     assert done.pending is None and not pending_marker(path).exists()
+    assert not pending_marker(path).parent.exists()  # no empty folder left beside reports
     assert recorded_run_ids(db) == {"earlier", small_report.run_id}
 
 
