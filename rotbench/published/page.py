@@ -22,7 +22,7 @@ from rotbench._util.safe_text import printable
 from rotbench.published.models import ARMS, ArmFile, Record
 from rotbench.results.presentation.html import PAGE_CSS, esc
 from rotbench.results.presentation.html_tools import metric_link
-from rotbench.results.presentation.render import format_rate
+from rotbench.results.presentation.render import format_rate, percent
 from rotbench.results.schema import Report
 from rotbench.scoring.metrics import BY_KIND_V4, Rate, better_label
 
@@ -97,13 +97,10 @@ def _goodness(metric: str, rate: Rate | None) -> float | None:
     return None
 
 
-def _pct(x: float) -> str:
-    text = f"{100 * x:.1f}"
-    return (text[:-2] if text.endswith(".0") else text) + "%"
-
-
 def _interval(rate: Rate) -> str:
-    return "" if rate.low is None or rate.high is None else f"{_pct(rate.low)}–{_pct(rate.high)}"
+    if rate.low is None or rate.high is None:
+        return ""
+    return f"{percent(rate.low)}–{percent(rate.high)}"
 
 
 def _html_cell(rate: Rate | None, href: str, cls: str = "n", style: str = "") -> str:
@@ -112,7 +109,7 @@ def _html_cell(rate: Rate | None, href: str, cls: str = "n", style: str = "") ->
     iv = _interval(rate)
     title = f"{format_rate(rate)}, 95% Wilson interval {iv}" if iv else "undefined (0/0)"
     span = f'<span class="iv">{esc(iv)}</span>' if iv and cls == "n" else ""
-    text = format_rate(rate) if cls == "n" or rate.value is None else _pct(rate.value)
+    text = format_rate(rate) if cls == "n" or rate.value is None else percent(rate.value)
     return (f'<td class="{cls}"{style} title="{esc(title)}"><a href="#{href}">'
             f"{esc(text)}{span}</a></td>")
 
@@ -187,7 +184,7 @@ def _html_heat_maps(rows: list[Row], keys: list[str]) -> str:
 def _md_heat_cell(metric: str, rate: Rate | None, href: str) -> str:
     if rate is None or rate.value is None:
         return f"<td>{'n/a' if rate is None else '0/0'}</td>"
-    return f'<td{_heat_style(metric, rate)}><a href="#{href}">{_pct(rate.value)}</a></td>'
+    return f'<td{_heat_style(metric, rate)}><a href="#{href}">{percent(rate.value)}</a></td>'
 
 
 CHECKS = (

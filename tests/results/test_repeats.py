@@ -74,3 +74,22 @@ def test_a_report_with_repeats_round_trips_and_a_single_run_writes_none(small_re
     path = write_report(repeated, tmp_path / "r.json")
     assert load_report(path).repeats == summary
     assert '"repeats"' not in small_report.model_dump_json()
+
+
+def test_the_repeat_table_writes_rates_as_every_other_table_does(small_report) -> None:
+    """Median and range use the report's own percent form (``100%``, ``50%``), not a second
+    one (``100.0%``)."""
+    import io
+
+    from rich.console import Console
+
+    from rotbench.results.presentation.render import format_rate
+    from rotbench.results.presentation.repeats import render_repeats
+
+    runs = _runs(small_report)
+    report = runs[0].model_copy(update={"repeats": summarise_repeats(runs, RUNS)})
+    out = io.StringIO()
+    render_repeats(report, Console(file=out, width=120), format_rate)
+    row = next(x for x in out.getvalue().splitlines() if "│ current_first " in x)
+    assert [c.strip() for c in row.split("│")[1:-1]] == [
+        "current_first", "100% (2/2)", "100%", "50%–100%"]

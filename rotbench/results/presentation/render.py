@@ -25,7 +25,11 @@ from rotbench.scoring.metrics import FAMILIES, POISON_METRICS, Rate, better_labe
 from rotbench.scoring.models import HIT_CLASSES, HitClass
 
 
-def _pct(x: float) -> str:
+def percent(x: float | None) -> str:
+    """``x`` (a fraction) as a percent with at most one decimal: ``'67.6%'``, ``'100%'``;
+    ``'—'`` for None. Every rate on the terminal, the pages and the tables is written so."""
+    if x is None:
+        return "—"
     text = f"{100 * x:.1f}"
     return (text[:-2] if text.endswith(".0") else text) + "%"
 
@@ -36,9 +40,9 @@ def format_rate(rate: Rate, intervals: bool = False) -> str:
     counts = f"({rate.numerator}/{rate.denominator})"
     if rate.value is None:
         return f"— {counts}"
-    text = f"{_pct(rate.value)} {counts}"
+    text = f"{percent(rate.value)} {counts}"
     if intervals and rate.low is not None and rate.high is not None:
-        text += f" [{_pct(rate.low)[:-1]}–{_pct(rate.high)}]"
+        text += f" [{percent(rate.low)[:-1]}–{percent(rate.high)}]"
     return text
 
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from rich.console import Console
 
 from rotbench._util.safe_text import printable
+from rotbench.results.presentation.render import percent
 from rotbench.results.presentation.tables import Col, print_table
 from rotbench.results.schema import FigureSpread, Report
 from rotbench.scoring.metrics import Rate
@@ -17,13 +18,9 @@ FLAKY_SHOWN = 20
 """Flaky questions listed on the terminal (the report and the database hold them all)."""
 
 
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1%}"
-
-
 def spread_text(spread: FigureSpread) -> tuple[str, str]:
     """(median, 'low–high') of one figure, in percent."""
-    return _pct(spread.median), f"{_pct(spread.low)}–{_pct(spread.high)}"
+    return percent(spread.median), f"{percent(spread.low)}–{percent(spread.high)}"
 
 
 def render_repeats(report: Report, console: Console,
