@@ -189,11 +189,11 @@ def _render_diagnoses(comparison, diagnoses, console) -> None:  # noqa: ANN001
     from rotbench.results.presentation.diagnosis import COMPARE_TOP, DOCS, compare_rows
     from rotbench.results.presentation.tables import Col, print_table
 
-    heads = [heading(column) for column in comparison.columns]
+    heads = [heading(column, stacked=True) for column in comparison.columns]
     print_table(console, f"What to fix first (top {COMPARE_TOP} behaviours per engine; lost: "
                 f"current answers / questions; {DOCS})",
                 [Col("engine", "words"), Col("#"), Col("behaviour", "text"),
-                 Col("lost", "words", "right")], compare_rows(heads, diagnoses))
+                 Col("lost", "key", "right")], compare_rows(heads, diagnoses))
 
 
 def _gate_file(flag: str | None) -> Path | None:

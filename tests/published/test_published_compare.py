@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -102,6 +103,28 @@ def test_every_figure_of_published_all_shows_at_80_columns(run) -> None:
     figures = [line for line in block if "/238)" in line]
     assert len(figures) == len(shipped) + 1  # the run and each shipped engine
     assert sum("(238/238)" in line for line in figures) == 2  # the run and shipped reference
+
+
+def test_the_diagnosis_table_of_published_all_keeps_its_counts_whole_at_80(run) -> None:
+    """compare's "What to fix first" table at 80 columns: each engine's name, version and
+    source on lines of their own, every "lost" cell one whole ``n/d`` on its row's first line
+    (before: ``142 / 142`` broke over three lines beside a 44-character engine column)."""
+    got = runner.invoke(app, ["compare", str(run), "published:all"], env={"COLUMNS": "80"})
+    assert got.exit_code == 0, got.output
+    lines = got.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("What to fix first"))
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith("└"))
+    rows = [[c.strip() for c in line.split("│")[1:-1]] for line in lines[start:end]
+            if line.startswith("│")]
+    ranked = [r for r in rows if r[1] in {"1", "2", "3"}]
+    assert ranked and all(re.fullmatch(r"\d+/\d+", r[3]) for r in ranked)
+    assert all(r[3] == "" for r in rows if r[1] == "")
+    engine_lines = [r[0] for r in rows if r[0]]
+    from rotbench.reference import ENGINE_VERSION
+
+    assert engine_lines[:3] == ["reference", ENGINE_VERSION, "[reference]"]
+    assert "[published:graphiti]" in engine_lines
+    assert max(len(line) for line in lines[start:end]) <= 80
 
 
 def test_compare_with_every_peer_imports_no_peer_package(run, tmp_path) -> None:

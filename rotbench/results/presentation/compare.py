@@ -392,12 +392,14 @@ def source_mark(column: Column) -> str:
     return f" [{printable(column.engine_source, 80)}]"
 
 
-def heading(column: Column, scorer: bool = False) -> str:
+def heading(column: Column, scorer: bool = False, stacked: bool = False) -> str:
     """A column's heading: engine and version (escaped), the ``--engine`` value when another
-    column shares them, and with ``scorer`` the scorer version."""
-    text = (f"{printable(column.engine, 60)} {printable(column.engine_version, 60)}"
-            f"{source_mark(column)}")
-    return text + (f" ({printable(column.scorer_version, 10)})" if scorer else "")
+    column shares them, and with ``scorer`` the scorer version; ``stacked`` puts each part
+    on a line of its own (a table whose engine column should stay narrow)."""
+    parts = [printable(column.engine, 60), printable(column.engine_version, 60),
+             source_mark(column).strip(),
+             f"({printable(column.scorer_version, 10)})" if scorer else ""]
+    return ("\n" if stacked else " ").join(p for p in parts if p)
 
 
 def _scorers_differ(comparison: Comparison) -> bool:

@@ -101,15 +101,16 @@ def render_diagnosis(findings: list[Finding], console: Console, top: int = TOP) 
 
 def compare_rows(columns: list[str], diagnoses: list[list[Finding]],
                  top: int = COMPARE_TOP) -> list[list[str]]:
-    """Rows of ``compare``'s diagnosis table (engine, rank, behaviour, cost): per engine
-    column (``columns``: the headings), its ``top`` behaviours."""
+    """Rows of ``compare``'s diagnosis table (engine, rank, behaviour, cost as ``n/d``: the
+    current answers over the questions it lost): per engine column (``columns``: the
+    headings), its ``top`` behaviours."""
     rows = []
     for heading, findings in zip(columns, diagnoses, strict=True):
         if not findings:
             rows.append([heading, "", "no behaviour lost a question", ""])
         for n, f in enumerate(findings[:top], start=1):
             rows.append([heading if n == 1 else "", str(n), f.behaviour,
-                         f"{f.current_answers_lost} / {f.questions_lost}"])
+                         f"{f.current_answers_lost}/{f.questions_lost}"])
     return rows
 
 
