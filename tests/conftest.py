@@ -256,3 +256,19 @@ def pytest_collection_modifyitems(config, items) -> None:
     decorator."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         items.sort(key=lambda item: -_HEAVY.get(item.nodeid.split("::", 1)[0], 0))
+
+
+def pytest_collection_finish(session) -> None:
+    """The test process's cyclic collector paced as a run's process paces it
+    (``rotbench._util.collector``): what collection imported (Prefect, rotbench, every test
+    module) is moved out of the collector's passes, and young passes come every
+    ``RUN_YOUNG_THRESHOLD`` allocations. The in-process runs, probe-and-score passes and
+    world builds of the tests otherwise spend a large share of their CPU in full passes over
+    that heap which free nothing. An in-process ``rotbench run`` (``collector_for_run``)
+    unfreezes on its way out; the pace stays."""
+    import gc
+
+    from rotbench._util.collector import pace_imports
+
+    gc.freeze()
+    pace_imports()

@@ -35,3 +35,12 @@ def collector_for_run() -> Iterator[None]:
     finally:
         gc.set_threshold(*previous)
         gc.unfreeze()
+
+
+def pace_imports() -> None:
+    """Young passes every ``RUN_YOUNG_THRESHOLD`` allocations from now on in this process,
+    for a command's imports (Prefect's settings and schemas, rotbench's models: a few
+    hundred thousand objects that all live as long as the process, which CPython's default
+    pace scans again and again while they are made). ``collector_for_run`` keeps this pace
+    and puts it back when the run ends."""
+    gc.set_threshold(RUN_YOUNG_THRESHOLD, *gc.get_threshold()[1:])

@@ -83,8 +83,10 @@ def main() -> None:
     watched by this one (``rotbench.cli.supervise``), so that a run an engine ended cannot
     look like a success.
     """
+    from rotbench._util.collector import pace_imports
     from rotbench.cli import supervise
 
+    pace_imports()
     usable_standard_streams()
     argv = bare_dask_means_local(sys.argv[1:])
     if supervise.wanted(argv):

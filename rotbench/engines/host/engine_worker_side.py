@@ -314,9 +314,15 @@ def serve(ctrl_fd: int, module: str, roots: list[str] | None = None) -> None:
     """The engine server's main loop (see the module text): preload, confine writes to
     beneath ``roots`` (``rotbench.engines.host.confine``; none: unconfined), then fork a worker
     for every descriptor received on ``ctrl_fd``; on end of file or SIGTERM kill every
-    worker's process group and exit."""
+    worker's process group and exit. The collector keeps a run's pace
+    (``rotbench._util.collector``), and what the preload made is frozen before the first
+    fork: each worker's passes skip the engine's imports."""
+    import gc
+
+    from rotbench._util.collector import pace_imports
     from rotbench._util.processes import become_subreaper, end_tree
 
+    pace_imports()
     ctrl = socket.socket(fileno=ctrl_fd)
     workers: list[int] = []
     become_subreaper()  # whatever the engine starts stays below this process, setsid or not
@@ -343,6 +349,7 @@ def serve(ctrl_fd: int, module: str, roots: list[str] | None = None) -> None:
         __import__(module)
     except BaseException:  # noqa: BLE001 - the worker imports it again and reports why
         pass
+    gc.freeze()
     ctrl.sendall(b"R")
     while True:
         try:
