@@ -118,6 +118,8 @@ LATE_ECHO_ROOM = 3
 """Days a scheduled change written to be delivered late waits beyond the least delay that
 exposes delivery dating, so that a second late document can be written in between."""
 SCHEDULED_LEAD = 3
+REDELIVERIES = 4
+"""Re-delivered documents a world gets at least, when that many fit (``redeliveries``)."""
 """Intervals between the day a scheduled flip is said and the interval it takes effect in
 (so two checkpoints see it declared and not yet in force)."""
 
@@ -141,8 +143,10 @@ class _BuilderV5(_BuilderV4):
 
     def assign_roles(self) -> dict[str, str]:
         """Generator 4's roles, the scheduled attribute made a second control (the
-        reversion's flips are scheduled instead)."""
+        reversion's flips are scheduled instead); generator 4's own control is the quiet
+        one (``quiet_control``: stated at its introduction, never in passing)."""
         roles = super().assign_roles()
+        self.quiet_control = next(k for k, r in roles.items() if r == "control")
         return {k: "control" if r == "scheduled" else r for k, r in roles.items()}
 
     # ---- generator 4's roles, denser ------------------------------------------------------
@@ -312,9 +316,10 @@ class _BuilderV5(_BuilderV4):
         self.plan.hazard(key, delivered)
 
     def retraction(self, key: str) -> None:
-        """Generator 3's retraction, in the first or second interval (so it is asked about
-        from one of the first two checkpoints on)."""
-        for k in self.rng.sample((0, 1), 2):
+        """Generator 3's retraction, in the second interval (the first when the second has
+        no room), so it is asked about from the second checkpoint on and a late document
+        written before it has days to be written on."""
+        for k in (1, 0):
             t = self.interval_day(k, key, True)
             if t is not None:
                 break
@@ -325,9 +330,10 @@ class _BuilderV5(_BuilderV4):
 
     def member_steps(self, intervals: int) -> list[tuple[str, int]]:
         """The set attribute: two members added in the first two intervals and the first
-        member dropped halfway (two members or more from the first checkpoint on, each
-        change confirmed later by ``echoes``)."""
-        return [("add", 0), ("add", 1), ("drop", max(2, intervals // 2))]
+        member dropped in the third (by day 35 in a 90-day world: six checkpoints or more
+        follow it), each change said again later by ``echoes``. The set is quiet (no
+        mention in passing), so what an engine does to it lasts."""
+        return [("add", 0), ("add", 1), ("drop", 2)]
 
     def cascade_days(self) -> tuple[int, int] | None:
         """Generator 4's cascade a step earlier: the move in the first interval, taken back
@@ -359,53 +365,85 @@ class _BuilderV5(_BuilderV4):
     # ---- re-delivered documents -------------------------------------------------------
 
     def redeliveries(self, roles: dict[str, str]) -> None:
-        """Two documents delivered a second time, unchanged, after what they state stopped
-        being true: the cascade's move once the move is taken back (the value was
-        corrected), and the reversion's earliest change to a value it does not end on that
-        fits, once reverted (the value was superseded); when the reversion has none that
-        fits, a remark stating the retracted value, once retracted. Each is a hazard (no
-        own statement from its day to the next checkpoint) on a day of the first interval
-        after the undoing that has one, while its value is not current."""
+        """At least ``REDELIVERIES`` documents delivered a second time, unchanged, after
+        what they state stopped being true, taken in turns until that many fit (each
+        document once): the cascade's move once taken back (the value was corrected), a
+        change of the reversion to a value it does not end on once reverted (superseded),
+        and a statement of the retracted value once retracted. Each copy arrives on a day
+        of the first interval after the undoing that has one where its value is not current
+        up to the second checkpoint on or after that day, and nothing the user says states
+        the attribute over those days (``_second_day``): two questions a copy on which an
+        engine that takes it as new evidence serves the value again. Those days are kept
+        free of mentions in passing."""
         reversion = next((k for k, r in roles.items() if r == "reversion"), None)
         retraction = next((k for k, r in roles.items() if r == "retraction"), None)
-        wanted = [(CASCADE_ROOT, ("change",), "correction")]
+        wanted = [(CASCADE_ROOT, ("change",), "correction", REDELIVERIES - 1, False)]
         if reversion is not None:
-            wanted.append((reversion, ("change", "scheduled"), "change"))
+            wanted.append((reversion, ("change", "scheduled"), "change", 1, False))
+        if retraction is not None:  # the latest day: its late document's questions first
+            wanted.append((retraction, ("mention", "change"), "retraction", 1, True))
+        for key, kinds, undoing, most, latest in wanted:
+            self._redeliver(key, kinds, undoing, most, latest)
         if retraction is not None:
-            wanted.append((retraction, ("mention", "change"), "retraction"))
-        for key, kinds, undoing in wanted:
-            if undoing == "retraction" and len(self.again) >= 2:
-                break
+            self._redeliver(retraction, ("mention", "change"), "retraction",
+                            REDELIVERIES - len(self.again), False)
+
+    def _redeliver(self, key: str, kinds: tuple[str, ...], undoing: str, most: int,
+                   latest: bool) -> None:
+        """Up to ``most`` copies of ``key``'s documents of ``kinds`` (no more than
+        ``REDELIVERIES`` in all), each after an event of kind ``undoing`` made its value
+        untrue, on the earliest day that fits (``latest``: the latest)."""
+        undone = self._events(undoing, key)
+        final = self.value_at(key, self.days)
+        for _ in range(max(0, min(most, REDELIVERIES - len(self.again)))):
             docs = sorted((d for d in self.drafts if d.kind in kinds and d.delivered is None
                            and any(f.attribute == key and f.tense == "present"
                                    and f.depends_on is None for f in d.facts)),
                           key=lambda d: d.day)
-            undone = self._events(undoing, key)
-            final = self.value_at(key, self.days)
             docs = [d for d in docs if self._stated(d, key) != final
                     and any(t > d.day for t in undone)]
             day = None
-            for doc in docs:  # the earliest that fits
-                day = self._second_day(key, doc, undone, undoing == "retraction")
+            for doc in docs:  # the earliest document that fits
+                day = self._second_day(key, doc, undone, latest)
                 if day is not None:
                     break
             if day is None:
-                continue
+                return
             self.again.append((doc, day))
             self.plan.hazard(key, day)
+            self.plan.windows[key].append((day, self._second_checkpoint(day)))
+
+    def _second_checkpoint(self, day: int) -> int:
+        """The second checkpoint on or after ``day`` (the last one when there is none)."""
+        later = [c for c in self.checkpoints if c >= day]
+        return later[1] if len(later) > 1 else self.checkpoints[-1]
 
     def _second_day(self, key: str, doc: Draft, undone: list[int],
-                    unknown: bool = False) -> int | None:
+                    latest: bool = False) -> int | None:
         """The day ``doc`` (stating ``key``) is delivered again: a free day of the first
-        interval that has one after its undoing, while its value is not current (and,
-        unless ``unknown``, another is; None: no such day)."""
+        interval that has one after its undoing (the latest with ``latest``), with
+        two checkpoints after it, such that from that day to the second checkpoint on or
+        after it the value is not current and no own statement of ``key`` arrives (None: no
+        such day)."""
         value = self._stated(doc, key)
         lo = min(t for t in undone if t > doc.day)
-        gone = (value,) if unknown else (None, value)
-        for r in self.plan.intervals():
-            day = self.plan.pick(
-                [d for d in r if lo < d],
-                lambda d: self.plan.hazard_ok(key, d) and self.value_at(key, d) not in gone)
+        gone = (value,)
+        said = [d.arrival for d in self.drafts if any(
+            f.attribute == key and f.channel is None and f.decoy is None for f in d.facts)]
+        said += [day for d, day in self.again if any(f.attribute == key for f in d.facts)]
+
+        def fits(d: int) -> bool:
+            if not (self.plan.hazard_ok(key, d) and self.plan.statement_ok(key, d)):
+                return False
+            if d >= self.checkpoints[-2]:
+                return False
+            end = self._second_checkpoint(d)
+            return all(self.value_at(key, t) not in gone for t in range(d, end + 1)) \
+                and not any(d <= a <= end for a in said)
+
+        intervals = self.plan.intervals()
+        for r in reversed(intervals) if latest else intervals:
+            day = self.plan.pick([d for d in r if lo < d], fits)
             if day is not None:
                 return day
         return None
@@ -420,11 +458,14 @@ class _BuilderV5(_BuilderV4):
         its second day (in delivery order)."""
         sessions = super().sessions()
         copies = []
-        for doc, day in self.again:
+        times: dict[int, int] = {}
+        for doc, day in sorted(self.again, key=lambda a: a[1]):
             original = next(s for s in sessions if s.day == doc.day and s.kind == doc.kind
                             and s.turns == doc.turns and s.redelivery_of is None)
+            times[id(doc)] = times.get(id(doc), 0) + 1
+            suffix = "#redelivery" + (str(times[id(doc)]) if times[id(doc)] > 1 else "")
             copies.append(original.model_copy(update={
-                "document_uri": original.document_uri + "#redelivery",
+                "document_uri": original.document_uri + suffix,
                 "delivered_day": day, "redelivery_of": original.document_uri}))
         return sorted(sessions + copies, key=lambda s: (s.arrival, s.day, s.position,
                                                         s.redelivery_of is not None))
@@ -703,6 +744,9 @@ class _BuilderV5(_BuilderV4):
         ties = {dep: self._events("mention", dep, tied=True) for dep in DEPENDENTS[DEP_ROOT]}
         free: dict[str, list[int]] = {}
         for a in ATTRIBUTES:
+            if a.key in (self.quiet_control, MULTI_VALUED):  # quiet: no mention in passing
+                free[a.key] = []
+                continue
             lo, hi = blocked.get(a.key) or (0, -1)
             quiet = self._misdated(a.key)
             free[a.key] = [d for d in range(INTRO_LAST_DAY + 1, self.days + 1)
