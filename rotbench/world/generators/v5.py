@@ -118,7 +118,16 @@ LATE_ECHO_ROOM = 3
 """Days a scheduled change written to be delivered late waits beyond the least delay that
 exposes delivery dating, so that a second late document can be written in between."""
 SCHEDULED_LEAD = 3
+QUIET_SAYINGS = 5
+"""Statements of the quiet control, all before the first checkpoint (so that one
+perception error does not take it: nothing restates it later)."""
+MEMBER_ECHOES = 2
+"""Times a member's addition is said again (the set is never mentioned in passing)."""
 REDELIVERIES = 4
+RETRACTION_COPIES = 2
+"""Copies of the retracted value's documents placed first, on the latest days that fit (the
+retracted attribute has no current value, so its quiet days cost no question its intact
+path; the latest, so that its late document is asked about first)."""
 """Re-delivered documents a world gets at least, when that many fit (``redeliveries``)."""
 """Intervals between the day a scheduled flip is said and the interval it takes effect in
 (so two checkpoints see it declared and not yet in force)."""
@@ -148,6 +157,27 @@ class _BuilderV5(_BuilderV4):
         roles = super().assign_roles()
         self.quiet_control = next(k for k, r in roles.items() if r == "control")
         return {k: "control" if r == "scheduled" else r for k, r in roles.items()}
+
+    def rival_keys(self) -> list[str]:
+        """Every attribute but the quiet ones (the quiet control and the set): nothing but
+        the user's own statements names them, so what perception keeps of those stands."""
+        return [k for k in super().rival_keys() if k not in (self.quiet_control, MULTI_VALUED)]
+
+    def intro(self, keys: list[str]) -> None:
+        """Generator 3's introductions, then the quiet control said again
+        (``QUIET_SAYINGS`` statements in all), each in a session of its own on a free day
+        after its introduction and before the first checkpoint, in generator 3's words;
+        none after."""
+        super().intro(keys)
+        key = self.quiet_control
+        days = [d for d in range(self.intro_day[key] + 1, self.checkpoints[0])
+                if self.plan.statement_ok(key, d)]
+        for day in sorted(self.rng.sample(days, min(QUIET_SAYINGS - 1, len(days)))):
+            value = self.value_at(key, day)
+            assert value is not None
+            text = _say(self.rng, "present", key, v=value)
+            self.drafts.append(remark(self.rng, day, "mention", text, [_present(key, value)]))
+            self.plan.statement(key, day)
 
     # ---- generator 4's roles, denser ------------------------------------------------------
 
@@ -377,16 +407,14 @@ class _BuilderV5(_BuilderV4):
         free of mentions in passing."""
         reversion = next((k for k, r in roles.items() if r == "reversion"), None)
         retraction = next((k for k, r in roles.items() if r == "retraction"), None)
-        wanted = [(CASCADE_ROOT, ("change",), "correction", REDELIVERIES - 1, False)]
+        retract = (retraction, ("mention", "change"), "retraction")
+        if retraction is not None:  # the latest days first: its late document's questions
+            self._redeliver(*retract, RETRACTION_COPIES, True)
+        self._redeliver(CASCADE_ROOT, ("change",), "correction", REDELIVERIES, False)
         if reversion is not None:
-            wanted.append((reversion, ("change", "scheduled"), "change", 1, False))
-        if retraction is not None:  # the latest day: its late document's questions first
-            wanted.append((retraction, ("mention", "change"), "retraction", 1, True))
-        for key, kinds, undoing, most, latest in wanted:
-            self._redeliver(key, kinds, undoing, most, latest)
+            self._redeliver(reversion, ("change", "scheduled"), "change", 1, False)
         if retraction is not None:
-            self._redeliver(retraction, ("mention", "change"), "retraction",
-                            REDELIVERIES - len(self.again), False)
+            self._redeliver(*retract, REDELIVERIES, False)
 
     def _redeliver(self, key: str, kinds: tuple[str, ...], undoing: str, most: int,
                    latest: bool) -> None:
@@ -536,8 +564,13 @@ class _BuilderV5(_BuilderV4):
                 label=self._label(key), v=f.value, when=f"{when:%A} {when.day} {when:%B}")
             self._echo(key, "scheduled", text, f, after, f.effective_day)
         elif f.event in ("member_add", "member_drop"):
-            text = self._other(wordings(f.event, key), said, v=f.value, label=label)
-            self._echo(key, "member", text, f, after, end)
+            lo: int | None = after
+            for _ in range(MEMBER_ECHOES if f.event == "member_add" else 1):
+                text = self._other(wordings(f.event, key), said, v=f.value, label=label)
+                lo = self._echo(key, "member", text, f, lo, end)
+                if lo is None:
+                    break
+                said = text
         elif f.event == "forget":
             text = self.rng.choice(forget_wordings(key)).format(label=self._label(key))
             self.drafts.append(Draft(day=0, kind="forget", turns=[
