@@ -121,6 +121,9 @@ SCHEDULED_LEAD = 3
 QUIET_SAYINGS = 5
 """Statements of the quiet control, all before the first checkpoint (so that one
 perception error does not take it: nothing restates it later)."""
+RIVAL_DAYS = 20
+"""Change days an attribute needs before it falls silent to name an untrusted value or a
+decoy (``rival_keys``)."""
 MEMBER_ECHOES = 2
 """Times a member's addition is said again (the set is never mentioned in passing)."""
 REDELIVERIES = 4
@@ -158,10 +161,30 @@ class _BuilderV5(_BuilderV4):
         self.quiet_control = next(k for k, r in roles.items() if r == "control")
         return {k: "control" if r == "scheduled" else r for k, r in roles.items()}
 
-    def rival_keys(self) -> list[str]:
-        """Every attribute but the quiet ones (the quiet control and the set): nothing but
-        the user's own statements names them, so what perception keeps of those stands."""
-        return [k for k in super().rival_keys() if k not in (self.quiet_control, MULTI_VALUED)]
+    def rival_keys(self, count: int) -> list[str]:
+        """The attributes ``count`` untrusted values or decoys (one each) may name: not the
+        quiet ones (the quiet control and the set: nothing but the user's own statements
+        names them), and of the others those with ``RIVAL_DAYS`` days or more before they
+        fall silent to the end (``_rival_days``) when ``count`` of them have, else all."""
+        quiet = (self.quiet_control, MULTI_VALUED)
+        keys = [k for k in super().rival_keys(count) if k not in quiet]
+        roomy = [k for k in keys if len(self._rival_days(k)) >= RIVAL_DAYS]
+        return roomy if len(roomy) >= count else keys
+
+    def _rival_days(self, key: str) -> list[int]:
+        """The change days on which a rival of ``key`` may fall: none once ``key`` is
+        silent to the end (``blocked``: the root after its late document, its dependents
+        after their tie), where nothing the user says would follow it, so that one
+        misperceived rival would leave no intact path to any later question."""
+        lo, hi = self.blocked(self.roles).get(key) or (self.days + 1, -1)
+        if hi < self.days:
+            lo = self.days + 1
+        return [d for r in self.plan.intervals() for d in r if d < lo]
+
+    def hazard_day(self, key: str) -> int | None:
+        """Generator 3's day for an untrusted value or a decoy naming ``key``, among
+        ``_rival_days`` (None: none is free, and the value is left out)."""
+        return self.plan.pick(self._rival_days(key), lambda d: self.plan.hazard_ok(key, d))
 
     def intro(self, keys: list[str]) -> None:
         """Generator 3's introductions, then the quiet control said again
@@ -388,6 +411,7 @@ class _BuilderV5(_BuilderV4):
         """Generator 4's lay-out, then re-deliveries and mentions in passing."""
         self.forgotten: dict[str, int] = {}
         self.again: list[tuple[Draft, int]] = []
+        self.roles = roles
         super().lay_out(roles)
         self.redeliveries(roles)
         self.passing(roles)
