@@ -58,11 +58,12 @@ date counted from its delivery day.
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 from datetime import timedelta
 
 from rotbench.world.epoch import EPOCH
 from rotbench.world.generators.builder import INTRO_LAST_DAY, Draft, remark
-from rotbench.world.generators.v3 import _Plan, _present, _say, build
+from rotbench.world.generators.v3 import _SPECS, _Plan, _present, _say, build
 from rotbench.world.generators.v4 import (
     CASCADE_ROOT,
     DEP_ROOT,
@@ -170,6 +171,31 @@ class _BuilderV5(_BuilderV4):
         keys = [k for k in super().rival_keys(count) if k not in quiet]
         roomy = [k for k in keys if len(self._rival_days(k)) >= RIVAL_DAYS]
         return roomy if len(roomy) >= count else keys
+
+    def has_fresh(self, key: str) -> bool:
+        """An unused pool value of ``key`` is left, beyond the ones ``reserved`` keeps."""
+        left = sum(1 for v in _SPECS[key].pool if v not in self.used[key])
+        return left > getattr(self, "reserved", {}).get(key, 0)
+
+    def untrusted(self) -> None:
+        """Generator 3's untrusted values, leaving each cascade dependent a fresh value for
+        the scheduled change after its forget request (``after_forget``)."""
+        with self._reserving():
+            super().untrusted()
+
+    def decoy_mentions(self) -> None:
+        """Generator 3's decoys, leaving each cascade dependent a fresh value (as
+        ``untrusted``)."""
+        with self._reserving():
+            super().decoy_mentions()
+
+    @contextmanager
+    def _reserving(self):
+        self.reserved = {k: 1 for k, r in self.roles.items() if r == "cascade"}
+        try:
+            yield
+        finally:
+            self.reserved = {}
 
     def _rival_days(self, key: str) -> list[int]:
         """The change days on which a rival of ``key`` may fall: none once ``key`` is
