@@ -207,6 +207,17 @@ class _BuilderV5(_BuilderV4):
             lo = self.days + 1
         return [d for r in self.plan.intervals() for d in r if d < lo]
 
+    def _free_day(self, key: str, lo: int, hi: int) -> int:
+        """Generator 4's free day in [lo, hi]; for the declared successor, drawn again
+        among the days before ``hi`` when the first draw is ``hi`` (its echoes need a day
+        before the root changes: the first checkpoint follows ``hi``)."""
+        day = super()._free_day(key, lo, hi)
+        if self.roles.get(key) != "successor" or day < hi:
+            return day
+        early = [d for d in range(lo, hi) if d not in self.checkpoints
+                 and self.plan.statement_ok(key, d)]
+        return self.rng.choice(early) if early else day
+
     def hazard_day(self, key: str) -> int | None:
         """Generator 3's day for an untrusted value or a decoy naming ``key``, among
         ``_rival_days`` (None: none is free, and the value is left out)."""
