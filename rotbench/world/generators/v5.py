@@ -11,8 +11,14 @@ builder with its own random stream (``version = "5"``), with more questions per 
   declared and not yet in force), and each forgotten cascade dependent gets a new value
   the same way after its forget request;
 - the **cascade** one interval earlier (the move in the first interval, the dependents
-  and the correction in the second), the **retraction** in the first or second interval,
-  and the **set** with two members added in the first two intervals before its drop;
+  and the correction in the second), the **retraction** in the second interval (the first
+  when the second has no room), and the **set** with two members added in the first two
+  intervals and its first member dropped in the third;
+- **quiet attributes**: generator 4's own control is said ``QUIET_SAYINGS`` times before
+  the first checkpoint and never after, and the set's members are never mentioned in
+  passing (each addition said ``MEMBER_ECHOES`` times more), so what an engine does to
+  them lasts; neither is named by an untrusted value or a decoy, and no attribute is once
+  it is silent to the end (``rival_keys``, ``hazard_day``);
 - no late document dated relative to its written day arrives while its value is
   declared for a later day (a flip back).
 
@@ -24,7 +30,7 @@ Every role is then laid out as in generator 4, followed by:
   ("Please forget where I get my coffee."). The fact is past tense with
   ``event='forget'``; the value is current no more, and nothing restates it afterwards
   (the right answer from then on is an abstention).
-- **mentions in passing**: every attribute (the controls and the set's members too) gets a
+- **mentions in passing**: every attribute but the quiet ones gets a
   mention rate per week from a Zipf law over a shuffled rank (``PASSING_TOP`` per week for
   the first, ``PASSING_TOP / rank ** PASSING_SLOPE`` for the others, times a log-normal
   jitter), capped by the days it may be mentioned on: a few attributes come up most weeks,
@@ -40,9 +46,10 @@ Every role is then laid out as in generator 4, followed by:
   delivered late (``late_delivery``), far enough after it was written that its date counted
   from the delivery day falls past the checkpoint after the change, and said again by a
   second late document written in between, delivered with it (``_echo_late_scheduled``).
-- **re-delivered documents** (``redelivery``): the cascade's move, once taken back, and the
-  reversion's first change, once reverted, are delivered a second time, unchanged
-  (``Session.redelivery_of``), in the interval after the one that made them untrue.
+- **re-delivered documents** (``redelivery``): ``REDELIVERIES`` copies a world, unchanged
+  (``Session.redelivery_of``), each after what it states stopped being true and followed
+  by two checkpoints without a statement of its attribute (``redeliveries``): a statement
+  of the retracted value, the cascade's move once taken back.
 
 Mentions keep every case of generator 4 live: none falls in a hazard window (the question
 after a hard case is asked before the user restates it), the dependents of the root are
