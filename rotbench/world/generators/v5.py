@@ -463,16 +463,16 @@ class _BuilderV5(_BuilderV4):
     # ---- re-delivered documents -------------------------------------------------------
 
     def redeliveries(self, roles: dict[str, str]) -> None:
-        """At least ``REDELIVERIES`` documents delivered a second time, unchanged, after
-        what they state stopped being true, taken in turns until that many fit (each
-        document once): the cascade's move once taken back (the value was corrected), a
-        change of the reversion to a value it does not end on once reverted (superseded),
-        and a statement of the retracted value once retracted. Each copy arrives on a day
-        of the first interval after the undoing that has one where its value is not current
-        up to the second checkpoint on or after that day, and nothing the user says states
-        the attribute over those days (``_second_day``): two questions a copy on which an
-        engine that takes it as new evidence serves the value again. Those days are kept
-        free of mentions in passing."""
+        """``REDELIVERIES`` documents delivered again, unchanged, after what they state
+        stopped being true, when that many fit: ``RETRACTION_COPIES`` of a statement of the
+        retracted value on the latest days that fit, then copies of the cascade's move once
+        taken back (the value was corrected), then one of the reversion's changes to a value
+        it does not end on once reverted, then more of the retracted value's; a document may
+        be delivered more than twice. Each copy arrives where its value is not current up to
+        the second checkpoint on or after its day and no statement of its attribute arrives
+        over those days (``_second_day``): two questions a copy on which an engine that takes
+        it as new evidence serves the value again. Those days are kept free of mentions in
+        passing."""
         reversion = next((k for k, r in roles.items() if r == "reversion"), None)
         retraction = next((k for k, r in roles.items() if r == "retraction"), None)
         retract = (retraction, ("mention", "change"), "retraction")
