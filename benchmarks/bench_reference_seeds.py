@@ -35,10 +35,11 @@ SHOWN = (
     "redundancy_at_k", "late_stale_first", "premature_first", "premature_at_k",
     "corrected_served_at_k", "retracted_asserted_at_k", "members_recall_at_k", "member_lost",
     "successor_first", "dependent_stale_first", "premise_stale_first", "cascade_asserted_at_k",
+    "forgotten_served_at_k", "resurrected_first",
 )
 """Figures printed, in order; a figure the scorer does not compute is left out (the v4
 hard-case figures need ``--generator 3 --scorer v4``, generator 4's ``--generator 4 --scorer
-v5``)."""
+v5``, generator 5's ``--generator 5 --scorer v6``)."""
 KINDS_V4 = ("successor", "contingent", "implied", "premise", "cascade", "relative_date")
 """Generator 4's kinds: each gets its by-kind line of the figures it has."""
 

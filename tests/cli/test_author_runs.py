@@ -166,7 +166,7 @@ def test_three_engines_give_one_table_per_family_under_120_lines(three) -> None:
     assert "(1/2)" not in proc.stdout  # never split
     assert proc.stdout.count("rotbench report rot-") == 0  # no full report
     # generator 5 (the default): the paired test's mark '*' joined to the figure
-    assert "100% (238/238)  66.4% (158/238)*" in proc.stdout.replace("   ", "  ")
+    assert "100% (247/247)  57.1% (141/247)*" in proc.stdout.replace("   ", "  ")
     assert "* differs from the first column" in proc.stdout and "McNemar" in proc.stdout
     assert proc.stdout.rstrip().splitlines()[-1].startswith("next: ")
 
@@ -201,7 +201,7 @@ def test_each_brings_back_the_full_reports_and_columns_is_respected(three,
     assert each.returncode == 0, each.stderr[-2000:]
     assert each.stdout.count("rotbench report rot-") == 3
     wide = _cli(tmp, *args, env={"COLUMNS": "150", **prefect_server.child_env()})
-    widths = [len(x.rstrip()) for x in wide.stdout.splitlines() if "(238/238)" in x]
+    widths = [len(x.rstrip()) for x in wide.stdout.splitlines() if "(247/247)" in x]
     assert widths and max(widths) <= 150
     assert "latest-wins 1.0.0" in next(x for x in wide.stdout.splitlines()
                                        if x.startswith("metric"))
@@ -242,8 +242,8 @@ def test_new_engine_writes_a_module_and_test_that_run_beside_the_reference(
 def test_the_first_screen_counts_agree_and_has_a_legend_and_a_next_line(three,
                                                                         prefect_server) -> None:
     """Item 9 on the defaults (generator 5): the header's unanswerable count is
-    answered_unanswerable's denominator (188, of which 80 after a retraction or a forget
-    request), the questions with no current value are accounted for (those 80, and 58 on a
+    answered_unanswerable's denominator (174, of which 66 after a retraction or a forget
+    request), the questions with no current value are accounted for (those 66, and 62 on a
     dependent whose value became unknown), every denominator shown has a legend line, and
     the screen ends with what to try next."""
     tmp, proc, _ = three
@@ -252,23 +252,23 @@ def test_the_first_screen_counts_agree_and_has_a_legend_and_a_next_line(three,
     shown = _cli(tmp, "show", ref, "--db", str(tmp / "out" / "reports" / "rotbench.duckdb"),
                  env={"COLUMNS": "200"})
     out = shown.stdout
-    assert ("376 attribute questions (238 with a current value; 296 on changed and 154 on "
-            "poisoned attributes; 58 on a dependent whose value became unknown) and 188 "
-            "unanswerable (108 about what the world never mentions, 80 attribute questions "
+    assert ("375 attribute questions (247 with a current value; 294 on changed and 171 on "
+            "poisoned attributes; 62 on a dependent whose value became unknown) and 174 "
+            "unanswerable (108 about what the world never mentions, 66 attribute questions "
             "asked after a retraction or a forget request)") in out
-    assert 376 == 238 + 80 + 58
-    assert re.search(r"answered_unanswerable\s+│\s+0% \(0/188\)", out)
+    assert 375 == 247 + 66 + 62
+    assert re.search(r"answered_unanswerable\s+│\s+0% \(0/174\)", out)
     legend = out[out.index("Denominators (the d of n/d):"):]
     denominators = {int(d) for d in re.findall(r"\(\d+/(\d+)\)", out[:out.index("Notes")])}
-    # no 0: the reference engine's miss stages are over current_first's 238, not
+    # no 0: the reference engine's miss stages are over current_first's 247, not
     # over its wrong first answers (0/0)
-    assert denominators == {11, 12, 17, 18, 19, 22, 24, 27, 28, 29, 30, 32, 36, 44, 47, 48,
-                            49, 50, 51, 52, 53, 54, 58, 62, 108, 130, 154, 161, 172, 188,
-                            207, 238, 296, 376, 1747}
-    for d in (376, 238, 296, 154, 172, 161, 54, 188, 1747, 48, 24, 36, 27, 29, 58, 52, 62,
-              53, 32, 108):
+    assert denominators == {13, 14, 18, 20, 23, 24, 27, 29, 30, 33, 35, 36, 37, 43, 47, 49,
+                            50, 51, 54, 56, 60, 61, 62, 66, 108, 116, 133, 171, 173, 174,
+                            186, 247, 294, 375, 1641}
+    for d in (375, 247, 294, 171, 133, 173, 54, 174, 1641, 47, 24, 29, 27, 30, 62, 51, 60,
+              50, 35, 108):
         assert re.search(rf"^  {d}: ", legend, flags=re.M), d
-    assert "  1747: value-bearing hits (not questions) (redundancy_at_k)" in legend
+    assert "  1641: value-bearing hits (not questions) (redundancy_at_k)" in legend
     # the run's own first screen ends with one line saying what to try next
     one = _cli(tmp, "run", "--engine", "latest-wins", "--cache-dir",
                str(tmp / "out" / "cache"), "--reports-dir", str(tmp / "out" / "r1"),

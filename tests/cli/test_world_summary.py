@@ -26,35 +26,37 @@ from rotbench.world import generate_world
 runner = CliRunner()
 
 MENTIONS = """\
-│ home_city        │       55 │         60 │
-│ employer         │       19 │         21 │
-│ project_codename │        7 │          8 │
-│ code_editor      │       11 │         12 │
-│ manager          │       13 │         14 │
-│ gym              │       10 │         13 │
-│ diet             │       63 │         64 │
-│ car              │       43 │         50 │
-│ phone            │       58 │         59 │
-│ team             │       13 │         14 │
-│ coffee_shop      │        5 │          8 │
-│ language         │       46 │         51 │
-│ all              │      343 │        374 │"""
+│ home_city        │       25 │         31 │
+│ employer         │       13 │         15 │
+│ project_codename │        5 │          6 │
+│ code_editor      │       14 │         15 │
+│ manager          │        6 │          7 │
+│ gym              │        7 │         10 │
+│ diet             │       56 │         57 │
+│ car              │       41 │         47 │
+│ phone            │        4 │          5 │
+│ team             │        7 │          8 │
+│ coffee_shop      │        4 │          7 │
+│ language         │        0 │          7 │
+│ all              │      182 │        215 │"""
 
 BUCKETS = """\
-│ 1        │    4 (5%) │
-│ 2-3      │    7 (9%) │
-│ 4+       │  70 (86%) │
-│ all      │        81 │"""
+│ 1        │    5 (6%) │
+│ 2-3      │  15 (18%) │
+│ 4+       │  62 (76%) │
+│ all      │        82 │"""
 
 FORGET = """\
-│        26 │      26 │ coffee_shop │ Steamline │
+│        27 │      27 │ coffee_shop │ Steamline │
+│        30 │      30 │ gym         │ Corestone │
 │        36 │      36 │ coffee_shop │ Steamline │
-│        39 │      39 │ gym         │ Corestone │
-│        46 │      46 │ gym         │ Corestone │"""
+│        36 │      36 │ gym         │ Corestone │"""
 
 REDELIVERED = """\
-│        24 │      12 │ home_city │ Ljubljana │
-│        64 │      12 │ car       │ Lancia    │"""
+│        33 │      14 │ home_city   │ Tallinn │
+│        47 │      14 │ home_city   │ Tallinn │
+│        58 │      18 │ code_editor │ Helix   │
+│        84 │      18 │ code_editor │ Helix   │"""
 
 
 def _summary(*args: str) -> str:
@@ -67,7 +69,7 @@ def _summary(*args: str) -> str:
 def test_generator_5_summary_exact_on_seed_42() -> None:
     text = _summary("--generator", "5")
     assert text.splitlines()[0] == "World seed 42, 90 days (generator v5, fingerprint " \
-        "e6bbe981c754)"
+        "6a3917f42b38)"
     for title, rows in (("Mentions in passing per attribute", MENTIONS),
                         ("Questions by evidence", BUCKETS), ("Forget requests", FORGET),
                         ("Re-delivered documents", REDELIVERED)):
@@ -76,25 +78,26 @@ def test_generator_5_summary_exact_on_seed_42() -> None:
         < text.index("Forget requests") < text.index("Re-delivered documents") \
         < text.index("Scored questions")
     # per question: day, attribute, current value, evidence
-    assert "│  15 │ gym              │ Corestone     │        5 │" in text
-    assert "│  45 │ home_city        │ Valparaiso    │       21 │" in text
-    assert "│  90 │ coffee_shop      │ Cupola        │        2 │" in text
+    assert "│  15 │ gym              │ Corestone     │        3 │" in text
+    assert "│  45 │ home_city        │ Valparaiso    │       12 │" in text
+    assert "│  90 │ coffee_shop      │ Roastwell     │        2 │" in text
     assert max(len(line) for line in text.splitlines()) <= 80
 
 
 def test_the_counts_behind_the_tables() -> None:
     world = generate_world(42, generator="5")
     questions = scored_questions(world)
-    assert len(questions) == 81  # the currency denominator of seed 42's reports
-    assert evidence_counts(questions) == {"1": 4, "2-3": 7, "4+": 70}  # as by_evidence's
-    assert sum(q.evidence for q in questions) == 1301  # the per-question column, summed
+    assert len(questions) == 82  # the currency denominator of seed 42's reports
+    assert evidence_counts(questions) == {"1": 5, "2-3": 15, "4+": 62}  # as by_evidence's
+    assert sum(q.evidence for q in questions) == 830  # the per-question column, summed
     counts = {c.attribute: (c.mentions, c.statements) for c in statement_counts(world)}
-    assert counts["car"] == (43, 50) and counts["diet"] == (63, 64)
+    assert counts["car"] == (41, 47) and counts["diet"] == (56, 57)
     assert [(d.day, d.attribute, d.value) for d in forget_requests(world)] == [
-        (26, "coffee_shop", "Steamline"), (36, "coffee_shop", "Steamline"),
-        (39, "gym", "Corestone"), (46, "gym", "Corestone")]
+        (27, "coffee_shop", "Steamline"), (30, "gym", "Corestone"),
+        (36, "coffee_shop", "Steamline"), (36, "gym", "Corestone")]
     assert [(d.day, d.written, d.attribute, d.value) for d in redeliveries(world)] == [
-        (24, 12, "home_city", "Ljubljana"), (64, 12, "car", "Lancia")]
+        (33, 14, "home_city", "Tallinn"), (47, 14, "home_city", "Tallinn"),
+        (58, 18, "code_editor", "Helix"), (84, 18, "code_editor", "Helix")]
 
 
 def test_older_generators_have_no_evidence_tables() -> None:

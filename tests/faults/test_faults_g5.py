@@ -3,23 +3,19 @@ corroboration, each caught by its own metric against the correct engine
 (``EvidenceEngine``, tests/faults/faulty_engines_g5.py) on seeds 42, 43 and 44 (generator 5,
 its default scorer, 90 days, top 10, the bag-of-words embedder).
 
-- ``ForgetIgnored`` (``forgotten_served_at_k``) and ``FirstValueWins`` (``current_first``):
-  beyond the correct engine's 95% Wilson interval on each seed, oracle arm.
-- ``RedeliveryAsNew`` (``resurrected_first``): a world re-delivers two documents and each
-  resurrects its value for the one question asked before the value is stated again, so the
-  fault shows on 2 questions per seed, which no single seed's interval (0/10 to 0/11) can
-  exclude: caught exactly there (2 against the correct engine's exact 0 on each seed) and,
-  pooled, beyond the interval and by the exact McNemar test.
+- ``ForgetIgnored`` (``forgotten_served_at_k``), ``FirstValueWins`` (``current_first``) and
+  ``RedeliveryAsNew`` (``resurrected_first``): beyond the correct engine's 95% Wilson
+  interval on each seed, oracle arm.
+- ``RedeliveryAsNew`` (``resurrected_first``): a world re-delivers four documents, each
+  followed by two checkpoints at which its attribute is not stated again, so the fault
+  resurrects 8, 8 and 11 values on seeds 42, 43 and 44 against the correct engine's 0:
+  beyond its interval on each seed and pooled.
 - ``LastStatementWins`` (``current_first``): on the oracle arm every statement is right, so it
   answers exactly as the correct engine does; under ``--noise good`` a misperceived one-off
   (a decoy or a relayed value taken as the user's, a distorted mention) misleads it. It is
-  caught on seed 44 and pooled, by the exact McNemar test; on seed 43 the correct
-  engine pays for corroboration twice (a change whose announcement perception lost, said
-  once more in passing the day before the question: the employer and its successor
-  manager), 8 against 2, p = 0.11; on seed 42 it misses 5 questions the correct engine
-  gets right and no other, p = 0.06 (a sixth, the gym on day 90, it answered with a value
-  said before the gym's forget request until requests that name no value covered every
-  earlier value of the slot).
+  caught on seed 43 (14 against 0) and pooled (26 against 2), by the exact McNemar test;
+  on seed 42 it misses 5 questions the correct engine gets right against 1 the other way
+  (p = 0.22), on seed 44 7 against 1 (p = 0.07).
 """
 
 from __future__ import annotations
@@ -64,10 +60,11 @@ def run(factory, tmp_path: Path) -> dict:
 correct = correct_engine(EvidenceEngine, run)
 
 CASES = [  # (fault, its own metric, per-seed figures on 42, 43, 44)
-    (ForgetIgnored, ("forgotten_served_at_k",), [(15, 16), (19, 20), (16, 17)]),
-    (FirstValueWins, ("current_first",), [(52, 81), (49, 78), (52, 79)]),
+    (ForgetIgnored, ("forgotten_served_at_k",), [(16, 16), (17, 18), (15, 16)]),
+    (FirstValueWins, ("current_first",), [(53, 82), (50, 84), (50, 81)]),
+    (RedeliveryAsNew, ("resurrected_first",), [(8, 11), (8, 11), (11, 13)]),
 ]
-IDS = ["forget-ignored", "first-value-wins"]
+IDS = ["forget-ignored", "first-value-wins", "redelivery-as-new"]
 FAULTS = [ForgetIgnored, RedeliveryAsNew, FirstValueWins, LastStatementWins]
 FAULT_IDS = ["forget-ignored", "redelivery-as-new", "first-value-wins", "last-statement-wins"]
 
@@ -115,11 +112,11 @@ def test_what_marks_a_change_and_what_is_evidence() -> None:
 
 def test_correct_engine_forgets_and_resurrects_nothing(correct) -> None:
     pooled = correct[None]
-    assert figure(pooled, ("forgotten_served_at_k",)) == (0, 53)
-    assert figure(pooled, ("resurrected_first",)) == (0, 32)
-    assert figure(pooled, ("current_first",)) == (238, 238)
-    assert [figure(correct[s], ("current_first",)) for s in SEEDS] == [(81, 81), (78, 78),
-                                                                        (79, 79)]
+    assert figure(pooled, ("forgotten_served_at_k",)) == (0, 50)
+    assert figure(pooled, ("resurrected_first",)) == (0, 35)
+    assert figure(pooled, ("current_first",)) == (247, 247)
+    assert [figure(correct[s], ("current_first",)) for s in SEEDS] == [(82, 82), (84, 84),
+                                                                        (81, 81)]
 
 
 def test_corroboration_costs_nothing_on_the_oracle_arm(correct, faults) -> None:
@@ -134,12 +131,12 @@ def test_each_fault_is_caught_on_each_seed(fault, where, expected, correct, faul
     assert_caught_on_each_seed(correct, faults[fault], where, expected)
 
 
-def test_a_redelivery_taken_as_new_resurrects(correct, faults) -> None:
+def test_a_redelivery_taken_as_new_resurrects_pooled(correct, faults) -> None:
     where = ("resurrected_first",)
-    got = faults[RedeliveryAsNew]
-    assert [figure(got[s], where) for s in SEEDS] == [(2, 11), (2, 10), (3, 11)]
-    assert [figure(correct[s], where)[0] for s in SEEDS] == [0, 0, 0]
-    assert beyond(figure(correct[None], where), figure(got[None], where), False)
+    assert figure(correct[None], where) == (0, 35)
+    assert figure(faults[RedeliveryAsNew][None], where) == (27, 35)
+    assert beyond(figure(correct[None], where), figure(faults[RedeliveryAsNew][None], where),
+                  False)
 
 
 @pytest.mark.parametrize("fault", FAULTS, ids=FAULT_IDS)
@@ -161,7 +158,7 @@ def test_the_last_statement_misleads_only_under_noise(good) -> None:
     got = {s: verdict([good[(LastStatementWins, s)]], [good[(EvidenceEngine, s)]], where)
            for s in SEEDS}
     assert {s: (b, c, caught) for s, (b, c, _p, caught) in got.items()} == {
-        42: (5, 0, False), 43: (8, 2, False), 44: (12, 0, True)}
+        42: (5, 1, False), 43: (14, 0, True), 44: (7, 1, False)}
     pooled = verdict([good[(LastStatementWins, s)] for s in SEEDS],
                      [good[(EvidenceEngine, s)] for s in SEEDS], where)
-    assert pooled[:2] == (25, 2) and pooled[3]
+    assert pooled[:2] == (26, 2) and pooled[3]

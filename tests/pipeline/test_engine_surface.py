@@ -110,8 +110,8 @@ PINNED = {  # (generator, arm) -> questions read, current_first, answered_unansw
     ("3", "noisy"): (32, (5, 22), (2, 10)),
     ("4", "oracle"): (35, (17, 21), (3, 11)),
     ("4", "noisy"): (35, (10, 21), (1, 11)),
-    ("5", "oracle"): (53, (20, 34), (3, 15)),
-    ("5", "noisy"): (53, (18, 34), (3, 15)),
+    ("5", "oracle"): (53, (21, 34), (3, 15)),
+    ("5", "noisy"): (53, (13, 34), (3, 15)),
 }
 """The probe engine's figures, the same in its worker and in the run's process (with the
 worker's handle lacking ``read_question``, as before issue 54, it read no question and

@@ -47,16 +47,16 @@ def _cell(document: dict, metric: str, column: int) -> dict:
 
 
 def test_one_peer_is_paired_question_by_question(run) -> None:
-    """Reference 238/238 current_first against the shipped latest-wins 158/238: 80
+    """Reference 247/247 current_first against the shipped latest-wins 141/247: 106
     questions only the run answers first, none only latest-wins does (McNemar)."""
     document = _json([str(run), "published:latest-wins"])
     assert [c["engine_source"] for c in document["columns"]] == ["reference",
                                                                  "published:latest-wins"]
     cell = _cell(document, "current_first", 1)
-    assert (cell["rate"]["numerator"], cell["rate"]["denominator"]) == (158, 238)
+    assert (cell["rate"]["numerator"], cell["rate"]["denominator"]) == (141, 247)
     paired = cell["difference"]["paired"]
     assert (paired["first_only"], paired["other_only"], paired["both"], paired["neither"]) \
-        == (80, 0, 158, 0)
+        == (106, 0, 141, 0)
     assert cell["difference"]["test"] == "mcnemar" and cell["difference"]["significant"]
     assert document["diagnosis"][1][0]["behaviour"] == "loses a fact that did not change"
 
@@ -78,7 +78,7 @@ def test_all_compares_with_every_shipped_engine_of_the_arm(run) -> None:
         assert p["both"] + p["other_only"] == theirs.numerator
         assert (cell["rate"]["numerator"], cell["rate"]["denominator"]) == (
             theirs.numerator, theirs.denominator)
-        assert p["both"] + p["first_only"] == 238
+        assert p["both"] + p["first_only"] == 247
     hindsight = next(r for r in shipped if r.manifest.engine_source == "hindsight")
     assert any(n.startswith(f"{hindsight.report.run_id} ran each engine 3 times (--repeat): "
                             "each paired figure is its pass^3") for n in document["notes"])
@@ -100,9 +100,9 @@ def test_every_figure_of_published_all_shows_at_80_columns(run) -> None:
         if "(higher)" in line or "(lower)" in line or line.startswith("└"):
             break
         block.append(line)
-    figures = [line for line in block if "/238)" in line]
+    figures = [line for line in block if "/247)" in line]
     assert len(figures) == len(shipped) + 1  # the run and each shipped engine
-    assert sum("(238/238)" in line for line in figures) == 2  # the run and shipped reference
+    assert sum("(247/247)" in line for line in figures) == 2  # the run and shipped reference
 
 
 def test_the_diagnosis_table_of_published_all_keeps_its_counts_whole_at_80(run) -> None:

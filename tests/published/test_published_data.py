@@ -89,12 +89,12 @@ def test_a_moved_figure_or_outcome_is_named() -> None:
         "report": report.model_copy(update={"worlds": worlds, "run_id": "other"}),
         "manifest": shipped.manifest.model_copy(update={"command": "x", "run_id": "other"})})
     assert differences(shipped, same) == []
-    metrics = {**report.metrics, "current_first": Rate.of(237, 238)}
+    metrics = {**report.metrics, "current_first": Rate.of(246, 247)}
     first = shipped.outcomes["current_first"]
     moved = shipped.model_copy(update={
         "report": report.model_copy(update={"metrics": metrics}),
         "outcomes": {**shipped.outcomes, "current_first": "0" + first[1:]}})
     assert first[0] == "1"
     assert differences(shipped, moved) == [
-        "metrics.current_first: shipped '238/238', run '237/238'",
+        "metrics.current_first: shipped '247/247', run '246/247'",
         "outcomes[current_first]: 1 questions differ"]

@@ -17,13 +17,14 @@ from rotbench.world.pools_v5 import PASSING
 from tests.world.test_generator4 import NEW_KINDS, TWENTY, kind_counts
 
 SEEDS = (42, 43, 44)
-PINNED_V5 = {42: "e6bbe981c754", 43: "5ebe38a419a7", 44: "ba24db94cba9"}
+PINNED_V5 = {42: "6a3917f42b38", 43: "e4f60cb4eac9", 44: "e365231712bf"}
 
 
 def mentions(world: World) -> Counter:
-    """Mentions in passing per attribute: a present own statement worded in passing, or a
-    contingent or implied tie restated after the first time it was said."""
-    counts: Counter = Counter()
+    """Mentions in passing per attribute: a present own statement worded in passing (a
+    day's mentions share one turn, each its own sentence), or a contingent or implied tie
+    restated after the first time it was said."""
+    counts: Counter = Counter({a.key: 0 for a in world.attributes})
     tied: set[str] = set()
     for s in world.sessions:
         for f in s.facts:
@@ -32,7 +33,7 @@ def mentions(world: World) -> Counter:
                 counts[f.attribute] += f.attribute in tied
                 tied.add(f.attribute)
             elif f.tense == "present" and f.channel is None and f.decoy is None and any(
-                    text.startswith(t.format(v=f.value)) for t in PASSING.get(f.attribute, ())):
+                    t.format(v=f.value) in text for t in PASSING.get(f.attribute, ())):
                 counts[f.attribute] += 1
     return counts
 
@@ -63,29 +64,31 @@ def test_fingerprint_is_pinned(seed: int) -> None:
 
 def test_mention_counts_have_a_heavy_tail() -> None:
     got = {seed: mentions(generate_world(seed, generator="5")) for seed in SEEDS}
-    assert got[42] == {"car": 26, "phone": 18, "manager": 12, "team": 12, "employer": 5,
-                       "home_city": 4, "gym": 3, "diet": 3, "coffee_shop": 0}
-    assert [max(c.values()) for c in got.values()] == [26, 32, 42]
+    assert got[42] == {"diet": 56, "car": 36, "home_city": 25, "employer": 11,
+                       "code_editor": 10, "gym": 6, "team": 6, "manager": 5, "coffee_shop": 3,
+                       "project_codename": 1, "phone": 0, "language": 0}
+    assert [max(c.values()) for c in got.values()] == [56, 61, 52]
     for counts in got.values():
         ranked = sorted(counts.values(), reverse=True)
-        assert ranked[0] > 80 / 7 * 2  # one comes up twice a week after the intros
-        assert sorted(ranked)[len(ranked) // 2] <= 9  # most a handful of times
-        assert ranked[-1] <= 1  # some once or never
+        assert ranked[0] > 80 / 7 * 4  # one comes up four times a week after the intros
+        assert sorted(ranked)[len(ranked) // 2] <= 10  # most a handful of times
+        assert ranked[-1] == 0  # some never: the quiet control and the set
 
 
 def test_mentions_ride_on_chitchat_and_restate_the_current_value(w42: World) -> None:
     carried = [s for s in w42.sessions if s.kind == "filler" and s.facts]
-    assert [s.day for s in carried] == [28, 36, 38, 53, 60, 63, 68]
+    assert [s.day for s in carried] == [22, 27, 30, 32, 51, 52, 59, 89]
     for s in w42.sessions:
         for f in s.facts:
-            if s.kind in ("filler", "mention") and f.tense == "present" and f.channel is None:
+            if s.kind in ("filler", "mention") and f.tense == "present" and f.channel is None \
+                    and s.redelivery_of is None:  # a copy repeats a document of its day
                 if f.depends_on is None and f.effective_day is None:
                     truth = w42.truth(f.attribute, s.arrival)
                     assert f.value in truth.current_values, (s.document_uri, f)
-    assert "Walked along the river in Ljubljana after dinner, lovely evening." not in [
-        t.text for s in w42.sessions for t in s.turns]  # Ljubljana was corrected away
-    assert carried[-1].turns[0].text.startswith(  # the car is Skoda from day 54 to 70
-        "Filled up the Skoda this morning, fuel is pricey. ")
+    assert "Walked along the river in Tallinn after dinner, lovely evening." not in [
+        t.text for s in w42.sessions for t in s.turns]  # Tallinn was corrected away
+    assert carried[-1].turns[0].text.startswith(  # Valparaiso, the move taken back
+        "Grocery prices in Valparaiso are getting silly. ")
 
 
 @pytest.mark.parametrize("seed", TWENTY)
@@ -104,29 +107,29 @@ def test_forget_requests_and_their_questions() -> None:
                     and "forget" in world.truth(p.attribute, p.day).cases)
         got[seed] = (requests, asked)
     assert got == {
-        42: ([(26, "coffee_shop", "Steamline"), (36, "coffee_shop", "Steamline"),
-              (39, "gym", "Corestone"), (46, "gym", "Corestone")], 13),
-        43: ([(26, "gym", "Pulsegym"), (32, "coffee_shop", "Cupola"),
-              (36, "gym", "Pulsegym"), (36, "coffee_shop", "Cupola")], 17),
-        44: ([(26, "gym", "Pulsegym"), (32, "coffee_shop", "Mokatown"),
-              (36, "coffee_shop", "Mokatown"), (46, "gym", "Pulsegym")], 14)}
+        42: ([(27, "coffee_shop", "Steamline"), (30, "gym", "Corestone"),
+              (36, "coffee_shop", "Steamline"), (36, "gym", "Corestone")], 14),
+        43: ([(28, "coffee_shop", "Cupola"), (30, "gym", "Pulsegym"),
+              (36, "coffee_shop", "Cupola"), (36, "gym", "Pulsegym")], 10),
+        44: ([(29, "gym", "Pulsegym"), (32, "coffee_shop", "Mokatown"),
+              (36, "coffee_shop", "Mokatown"), (46, "gym", "Pulsegym")], 13)}
 
 
 def test_a_forgotten_value_has_no_current_and_is_never_restated(w42: World) -> None:
-    before, after = w42.truth("gym", 38), w42.truth("gym", 39)
-    assert (before.current, before.forgotten, before.evidence) == ("Corestone", [], 10)
+    before, after = w42.truth("gym", 29), w42.truth("gym", 30)
+    assert (before.current, before.forgotten, before.evidence) == ("Corestone", [], 7)
     assert (after.current, after.forgotten, after.evidence) == (None, ["Corestone"], None)
     assert after.cases == ["cascade", "forget"]
     assert not [s.day for s in w42.sessions for f in s.facts
-                if f.value == "Corestone" and f.event != "forget" and s.day > 39]
+                if f.value == "Corestone" and f.event != "forget" and s.day > 30]
 
 
 def test_evidence_buckets_exact(w42: World) -> None:
     buckets = Counter(bucket(w42.truth(p.attribute, p.day).evidence)
                       for p in w42.probes if p.attribute is not None)
-    assert buckets == {"1": 4, "2-3": 7, "4+": 70, None: 44}
+    assert buckets == {"1": 5, "2-3": 15, "4+": 62, None: 43}
     assert [w42.truth("home_city", d).evidence for d in w42.checkpoints] == [
-        1, 3, 12, 21, 30, 36, 45, 54, 58]
+        1, 5, 12, 12, 13, 13, 22, 24, 28]
 
 
 def test_generator_4_truths_carry_no_evidence() -> None:
@@ -153,8 +156,7 @@ def test_oracle_reads_forget_requests_and_passing_mentions(w42: World) -> None:
     drafts = oracle.extract(Document.from_session(carried, contributor="user"))
     assert [(d.slot, d.tense, d.event) for d in drafts] == [  # the day's mentions, together
         (f.attribute, "present", None) for f in carried.facts]
-    assert [f.attribute for f in carried.facts] == [
-        "language", "diet", "home_city", "phone", "employer"]
+    assert [f.attribute for f in carried.facts] == ["car", "diet", "code_editor", "employer"]
 
 
 def test_redelivered_documents_and_their_questions() -> None:
@@ -167,26 +169,32 @@ def test_redelivered_documents_and_their_questions() -> None:
                     and "redelivery" in world.truth(p.attribute, p.day).cases)
         got[seed] = (again, asked)
     assert got == {
-        42: ([(12, 24, "home_city", "Ljubljana"), (12, 64, "car", "Lancia")], 11),
-        43: ([(13, 32, "home_city", "Porto"), (14, 51, "diet", "Mediterranean")], 10),
-        44: ([(14, 22, "home_city", "Hobart"), (14, 50, "phone", "Nokia")], 11)}
+        42: ([(14, 33, "home_city", "Tallinn"), (14, 47, "home_city", "Tallinn"),
+              (18, 58, "code_editor", "Helix"), (18, 84, "code_editor", "Helix")], 11),
+        43: ([(11, 31, "home_city", "Bergen"), (11, 49, "home_city", "Bergen"),
+              (13, 60, "code_editor", "Kakoune"), (13, 79, "code_editor", "Kakoune")], 11),
+        44: ([(12, 36, "home_city", "Tallinn"), (16, 48, "car", "Saab"),
+              (12, 62, "home_city", "Tallinn"), (16, 69, "car", "Saab")], 13)}
 
 
 def test_a_redelivered_document_repeats_its_original_and_changes_no_truth(w42: World) -> None:
     by_uri = {s.document_uri: s for s in w42.sessions}
-    copy = next(s for s in w42.sessions if s.redelivery_of and s.facts[0].attribute == "car")
-    original = by_uri[copy.redelivery_of]
-    assert copy.document_uri == original.document_uri + "#redelivery"
-    assert (copy.day, copy.timestamp, copy.turns, copy.facts) == (
-        original.day, original.timestamp, original.turns, original.facts)
-    assert (original.arrival, copy.arrival) == (12, 64)
-    truth = w42.truth("car", 65)  # Lancia (scheduled) from day 26, Skoda again from 54
-    assert (truth.current, truth.redelivered, truth.cases) == ("Skoda", ["Lancia"],
-                                                               ["redelivery"])
-    assert w42.truth("car", 45).redelivered == []
+    first, second = [s for s in w42.sessions if s.redelivery_of
+                     and s.facts[0].attribute == "code_editor"]
+    original = by_uri[first.redelivery_of]
+    assert first.document_uri == original.document_uri + "#redelivery"
+    assert second.document_uri == original.document_uri + "#redelivery2"  # delivered twice
+    for copy in (first, second):
+        assert (copy.day, copy.timestamp, copy.turns, copy.facts) == (
+            original.day, original.timestamp, original.turns, original.facts)
+    assert (original.arrival, first.arrival, second.arrival) == (18, 58, 84)
+    truth = w42.truth("code_editor", 59)  # Helix, retracted on day 23
+    assert (truth.current, truth.redelivered, truth.cases) == (
+        None, ["Helix"], ["retraction", "temporary", "redelivery"])
+    assert w42.truth("code_editor", 57).redelivered == []
     moved = w42.truth("home_city", 60)  # the move, taken back, delivered again
     assert (moved.current, moved.corrected, moved.redelivered) == (
-        "Valparaiso", ["Ljubljana"], ["Ljubljana"])
+        "Valparaiso", ["Tallinn"], ["Tallinn"])
     assert moved.cases == ["correction", "redelivery"]
 
 
@@ -199,8 +207,8 @@ def test_world_command_shows_generator_5() -> None:
     text = runner.invoke(app, ["world", "--seed", "42", "--generator", "5", "--format",
                                "transcript"]).output
     assert "(forget request: gym = Corestone)" in text
-    assert "(re-delivered unchanged: session://world-42/day-012/0)" in text
-    assert "user: Took the Lancia through the car wash on the way home. " in text
+    assert "(re-delivered unchanged: session://world-42/day-014/0)" in text
+    assert "user: Took the Saab through the car wash on the way home. " in text
 
 
 POWER_KINDS = ("late", "correction", "retraction", "scheduled", "set", "successor",
@@ -216,9 +224,9 @@ def power(world: World) -> Counter:
 def test_every_kind_has_eight_questions_on_the_default_seeds() -> None:
     got = {seed: power(generate_world(seed, generator="5")) for seed in SEEDS}
     assert {seed: [c[k] for k in POWER_KINDS] for seed, c in got.items()} == {
-        42: [20, 8, 11, 10, 9, 9, 10, 10, 17, 19, 20, 13, 11],
-        43: [20, 8, 12, 11, 9, 10, 9, 9, 17, 22, 20, 17, 10],
-        44: [8, 8, 13, 12, 9, 10, 9, 11, 18, 21, 8, 14, 11]}
+        42: [18, 8, 9, 10, 9, 8, 10, 10, 17, 20, 18, 14, 11],
+        43: [15, 8, 9, 10, 9, 10, 11, 11, 17, 21, 15, 10, 11],
+        44: [14, 8, 11, 12, 9, 12, 12, 8, 17, 19, 14, 13, 13]}
 
 
 @pytest.mark.parametrize("seed", range(1, 21))
@@ -291,34 +299,35 @@ def test_hard_cases_are_carried_twice_in_half_the_questions_of_each_kind() -> No
     assert {seed: {k: (n, d) for k, (n, d) in c.items() if 2 * n < d}
             for seed, c in got.items()} == {42: {}, 43: {}, 44: {}}
     assert got[42] == {
-        "late": (20, 20), "correction": (7, 8), "retraction": (10, 11), "scheduled": (8, 10),
-        "set": (6, 9), "successor": (9, 9), "contingent": (8, 10), "implied": (9, 10),
-        "premise": (14, 17), "cascade": (17, 19), "relative_date": (20, 20),
-        "forget": (11, 13), "redelivery": (11, 11)}
+        "late": (18, 18), "correction": (7, 8), "retraction": (8, 9), "scheduled": (9, 10),
+        "set": (6, 9), "successor": (8, 8), "contingent": (10, 10), "implied": (10, 10),
+        "premise": (16, 17), "cascade": (16, 20), "relative_date": (18, 18),
+        "forget": (12, 14), "redelivery": (11, 11)}
 
 
 def test_the_correction_is_said_again_in_other_words(w42: World) -> None:
     fixes = [(s.day, s.kind, s.facts[0].value, s.facts[0].corrects) for s in w42.sessions
              if any(f.event == "correction" for f in s.facts)]
-    assert fixes == [(21, "correction", "Valparaiso", "Ljubljana"),
-                     (26, "correction", "Valparaiso", "Ljubljana")]
+    assert fixes == [(19, "correction", "Valparaiso", "Tallinn"),
+                     (26, "correction", "Valparaiso", "Tallinn")]
     texts = [s.turns[0].text for s in w42.sessions if s.kind == "correction"]
     assert len(set(texts)) == 2
 
 
 def test_a_dropped_first_member_leaves_the_next_member_current() -> None:
-    """Seed 42's languages: Tagalog, the first member, is dropped on day 46; until the next
-    present statement (day 57) the truth serves Welsh, the first remaining member, as
-    current, and counts Welsh's statements as the evidence. Generator 4's replay kept
-    Tagalog current over those days (its worlds and figures stay as they were)."""
+    """Seed 42's languages: Tagalog, the first member, is dropped on day 34; the set is
+    quiet (no present statement after it), so to the end the truth serves Icelandic, the
+    first remaining member, as current, and counts Icelandic's statements (its addition,
+    said three times) as the evidence. Generator 4's replay kept the dropped first member
+    current until the next present statement (its worlds and figures stay as they were)."""
     from rotbench.pipeline.generate import generate
 
     world = generate(42, 90, "5")
-    for day in (46, 51, 56, 57):
+    for day in (34, 46, 56, 90):
         truth = world.truth("language", day)
         assert (truth.current, truth.members, truth.superseded) == (
-            "Welsh", ["Welsh", "Icelandic"], ["Tagalog"]), day
-    assert [world.truth("language", d).evidence for d in (45, 46, 56, 57)] == [15, 9, 9, 10]
+            "Icelandic", ["Icelandic", "Georgian"], ["Tagalog"]), day
+    assert [world.truth("language", d).evidence for d in (33, 34, 56, 90)] == [1, 3, 3, 3]
     for seed in (42, 43, 44):
         world = generate(seed, 90, "5")
         for attribute in (a for a in world.attributes if a.multi_valued):

@@ -464,6 +464,11 @@ class _Builder:
 
     # ---- untrusted values, decoys, restatements, filler -----------------------------------
 
+    def rival_keys(self, count: int) -> list[str]:
+        """The attributes ``count`` untrusted values or decoys (one each) may name (every
+        one)."""
+        return [a.key for a in ATTRIBUTES]
+
     def hazard_day(self, key: str) -> int | None:
         days = [d for r in self.plan.intervals() for d in r]
         return self.plan.pick(days, lambda d: self.plan.hazard_ok(key, d))
@@ -471,7 +476,7 @@ class _Builder:
     def untrusted(self) -> None:
         rng = self.rng
         channels = [c for c in ("relay", "tool_turn", "source") for _ in range(POISON_PER_CHANNEL)]
-        keys = rng.sample([a.key for a in ATTRIBUTES], len(channels))
+        keys = rng.sample(self.rival_keys(len(channels)), len(channels))
         late_page = True
         for i, (key, channel) in enumerate(zip(keys, channels, strict=True)):
             day = self.hazard_day(key)
@@ -511,7 +516,7 @@ class _Builder:
 
     def decoy_mentions(self) -> None:
         rng = self.rng
-        keys = [a.key for a in ATTRIBUTES]
+        keys = self.rival_keys(DECOYS_PER_KIND)
         for kind in DECOY_KINDS_DRAWN:
             pool = [k for k in keys if not (kind == "temporary" and k == MULTI_VALUED)]
             for key in rng.sample(pool, DECOYS_PER_KIND):

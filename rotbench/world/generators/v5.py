@@ -11,8 +11,14 @@ builder with its own random stream (``version = "5"``), with more questions per 
   declared and not yet in force), and each forgotten cascade dependent gets a new value
   the same way after its forget request;
 - the **cascade** one interval earlier (the move in the first interval, the dependents
-  and the correction in the second), the **retraction** in the first or second interval,
-  and the **set** with two members added in the first two intervals before its drop;
+  and the correction in the second), the **retraction** in the second interval (the first
+  when the second has no room), and the **set** with two members added in the first two
+  intervals and its first member dropped in the third;
+- **quiet attributes**: generator 4's own control is said ``QUIET_SAYINGS`` times before
+  the first checkpoint and never after, and the set's members are never mentioned in
+  passing (each addition said ``MEMBER_ECHOES`` times more), so what an engine does to
+  them lasts; neither is named by an untrusted value or a decoy, and no attribute is once
+  it is silent to the end (``rival_keys``, ``hazard_day``);
 - no late document dated relative to its written day arrives while its value is
   declared for a later day (a flip back).
 
@@ -24,7 +30,7 @@ Every role is then laid out as in generator 4, followed by:
   ("Please forget where I get my coffee."). The fact is past tense with
   ``event='forget'``; the value is current no more, and nothing restates it afterwards
   (the right answer from then on is an abstention).
-- **mentions in passing**: every attribute (the controls and the set's members too) gets a
+- **mentions in passing**: every attribute but the quiet ones gets a
   mention rate per week from a Zipf law over a shuffled rank (``PASSING_TOP`` per week for
   the first, ``PASSING_TOP / rank ** PASSING_SLOPE`` for the others, times a log-normal
   jitter), capped by the days it may be mentioned on: a few attributes come up most weeks,
@@ -40,9 +46,10 @@ Every role is then laid out as in generator 4, followed by:
   delivered late (``late_delivery``), far enough after it was written that its date counted
   from the delivery day falls past the checkpoint after the change, and said again by a
   second late document written in between, delivered with it (``_echo_late_scheduled``).
-- **re-delivered documents** (``redelivery``): the cascade's move, once taken back, and the
-  reversion's first change, once reverted, are delivered a second time, unchanged
-  (``Session.redelivery_of``), in the interval after the one that made them untrue.
+- **re-delivered documents** (``redelivery``): ``REDELIVERIES`` copies a world, unchanged
+  (``Session.redelivery_of``), each after what it states stopped being true and followed
+  by two checkpoints without a statement of its attribute (``redeliveries``): a statement
+  of the retracted value, the cascade's move once taken back.
 
 Mentions keep every case of generator 4 live: none falls in a hazard window (the question
 after a hard case is asked before the user restates it), the dependents of the root are
@@ -58,11 +65,12 @@ date counted from its delivery day.
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 from datetime import timedelta
 
 from rotbench.world.epoch import EPOCH
 from rotbench.world.generators.builder import INTRO_LAST_DAY, Draft, remark
-from rotbench.world.generators.v3 import _Plan, _present, _say, build
+from rotbench.world.generators.v3 import _SPECS, _Plan, _present, _say, build
 from rotbench.world.generators.v4 import (
     CASCADE_ROOT,
     DEP_ROOT,
@@ -118,6 +126,20 @@ LATE_ECHO_ROOM = 3
 """Days a scheduled change written to be delivered late waits beyond the least delay that
 exposes delivery dating, so that a second late document can be written in between."""
 SCHEDULED_LEAD = 3
+QUIET_SAYINGS = 5
+"""Statements of the quiet control, all before the first checkpoint (so that one
+perception error does not take it: nothing restates it later)."""
+RIVAL_DAYS = 20
+"""Change days an attribute needs before it falls silent to name an untrusted value or a
+decoy (``rival_keys``)."""
+MEMBER_ECHOES = 2
+"""Times a member's addition is said again (the set is never mentioned in passing)."""
+REDELIVERIES = 4
+RETRACTION_COPIES = 2
+"""Copies of the retracted value's documents placed first, on the latest days that fit (the
+retracted attribute has no current value, so its quiet days cost no question its intact
+path; the latest, so that its late document is asked about first)."""
+"""Re-delivered documents a world gets at least, when that many fit (``redeliveries``)."""
 """Intervals between the day a scheduled flip is said and the interval it takes effect in
 (so two checkpoints see it declared and not yet in force)."""
 
@@ -141,9 +163,88 @@ class _BuilderV5(_BuilderV4):
 
     def assign_roles(self) -> dict[str, str]:
         """Generator 4's roles, the scheduled attribute made a second control (the
-        reversion's flips are scheduled instead)."""
+        reversion's flips are scheduled instead); generator 4's own control is the quiet
+        one (``quiet_control``: stated at its introduction, never in passing)."""
         roles = super().assign_roles()
+        self.quiet_control = next(k for k, r in roles.items() if r == "control")
         return {k: "control" if r == "scheduled" else r for k, r in roles.items()}
+
+    def rival_keys(self, count: int) -> list[str]:
+        """The attributes ``count`` untrusted values or decoys (one each) may name: not the
+        quiet ones (the quiet control and the set: nothing but the user's own statements
+        names them), and of the others those with ``RIVAL_DAYS`` days or more before they
+        fall silent to the end (``_rival_days``) when ``count`` of them have, else all."""
+        quiet = (self.quiet_control, MULTI_VALUED)
+        keys = [k for k in super().rival_keys(count) if k not in quiet]
+        roomy = [k for k in keys if len(self._rival_days(k)) >= RIVAL_DAYS]
+        return roomy if len(roomy) >= count else keys
+
+    def has_fresh(self, key: str) -> bool:
+        """An unused pool value of ``key`` is left, beyond the ones ``reserved`` keeps."""
+        left = sum(1 for v in _SPECS[key].pool if v not in self.used[key])
+        return left > getattr(self, "reserved", {}).get(key, 0)
+
+    def untrusted(self) -> None:
+        """Generator 3's untrusted values, leaving each cascade dependent a fresh value for
+        the scheduled change after its forget request (``after_forget``)."""
+        with self._reserving():
+            super().untrusted()
+
+    def decoy_mentions(self) -> None:
+        """Generator 3's decoys, leaving each cascade dependent a fresh value (as
+        ``untrusted``)."""
+        with self._reserving():
+            super().decoy_mentions()
+
+    @contextmanager
+    def _reserving(self):
+        self.reserved = {k: 1 for k, r in self.roles.items() if r == "cascade"}
+        try:
+            yield
+        finally:
+            self.reserved = {}
+
+    def _rival_days(self, key: str) -> list[int]:
+        """The change days on which a rival of ``key`` may fall: none once ``key`` is
+        silent to the end (``blocked``: the root after its late document, its dependents
+        after their tie), where nothing the user says would follow it, so that one
+        misperceived rival would leave no intact path to any later question."""
+        lo, hi = self.blocked(self.roles).get(key) or (self.days + 1, -1)
+        if hi < self.days:
+            lo = self.days + 1
+        return [d for r in self.plan.intervals() for d in r if d < lo]
+
+    def _free_day(self, key: str, lo: int, hi: int) -> int:
+        """Generator 4's free day in [lo, hi]; for the declared successor, drawn again
+        among the days before ``hi`` when the first draw is ``hi`` (its echoes need a day
+        before the root changes: the first checkpoint follows ``hi``)."""
+        day = super()._free_day(key, lo, hi)
+        if self.roles.get(key) != "successor" or day < hi:
+            return day
+        early = [d for d in range(lo, hi) if d not in self.checkpoints
+                 and self.plan.statement_ok(key, d)]
+        return self.rng.choice(early) if early else day
+
+    def hazard_day(self, key: str) -> int | None:
+        """Generator 3's day for an untrusted value or a decoy naming ``key``, among
+        ``_rival_days`` (None: none is free, and the value is left out)."""
+        return self.plan.pick(self._rival_days(key), lambda d: self.plan.hazard_ok(key, d))
+
+    def intro(self, keys: list[str]) -> None:
+        """Generator 3's introductions, then the quiet control said again
+        (``QUIET_SAYINGS`` statements in all), each in a session of its own on a free day
+        after its introduction and before the first checkpoint, in generator 3's words;
+        none after."""
+        super().intro(keys)
+        key = self.quiet_control
+        days = [d for d in range(self.intro_day[key] + 1, self.checkpoints[0])
+                if self.plan.statement_ok(key, d)]
+        for day in sorted(self.rng.sample(days, min(QUIET_SAYINGS - 1, len(days)))):
+            value = self.value_at(key, day)
+            assert value is not None
+            text = _say(self.rng, "present", key, v=value)
+            self.drafts.append(remark(self.rng, day, "mention", text, [_present(key, value)]))
+            self.plan.statement(key, day)
 
     # ---- generator 4's roles, denser ------------------------------------------------------
 
@@ -312,9 +413,10 @@ class _BuilderV5(_BuilderV4):
         self.plan.hazard(key, delivered)
 
     def retraction(self, key: str) -> None:
-        """Generator 3's retraction, in the first or second interval (so it is asked about
-        from one of the first two checkpoints on)."""
-        for k in self.rng.sample((0, 1), 2):
+        """Generator 3's retraction, in the second interval (the first when the second has
+        no room), so it is asked about from the second checkpoint on and a late document
+        written before it has days to be written on."""
+        for k in (1, 0):
             t = self.interval_day(k, key, True)
             if t is not None:
                 break
@@ -325,9 +427,10 @@ class _BuilderV5(_BuilderV4):
 
     def member_steps(self, intervals: int) -> list[tuple[str, int]]:
         """The set attribute: two members added in the first two intervals and the first
-        member dropped halfway (two members or more from the first checkpoint on, each
-        change confirmed later by ``echoes``)."""
-        return [("add", 0), ("add", 1), ("drop", max(2, intervals // 2))]
+        member dropped in the third (by day 35 in a 90-day world: six checkpoints or more
+        follow it), each change said again later by ``echoes``. The set is quiet (no
+        mention in passing), so what an engine does to it lasts."""
+        return [("add", 0), ("add", 1), ("drop", 2)]
 
     def cascade_days(self) -> tuple[int, int] | None:
         """Generator 4's cascade a step earlier: the move in the first interval, taken back
@@ -352,6 +455,7 @@ class _BuilderV5(_BuilderV4):
         """Generator 4's lay-out, then re-deliveries and mentions in passing."""
         self.forgotten: dict[str, int] = {}
         self.again: list[tuple[Draft, int]] = []
+        self.roles = roles
         super().lay_out(roles)
         self.redeliveries(roles)
         self.passing(roles)
@@ -359,53 +463,83 @@ class _BuilderV5(_BuilderV4):
     # ---- re-delivered documents -------------------------------------------------------
 
     def redeliveries(self, roles: dict[str, str]) -> None:
-        """Two documents delivered a second time, unchanged, after what they state stopped
-        being true: the cascade's move once the move is taken back (the value was
-        corrected), and the reversion's earliest change to a value it does not end on that
-        fits, once reverted (the value was superseded); when the reversion has none that
-        fits, a remark stating the retracted value, once retracted. Each is a hazard (no
-        own statement from its day to the next checkpoint) on a day of the first interval
-        after the undoing that has one, while its value is not current."""
+        """``REDELIVERIES`` documents delivered again, unchanged, after what they state
+        stopped being true, when that many fit: ``RETRACTION_COPIES`` of a statement of the
+        retracted value on the latest days that fit, then copies of the cascade's move once
+        taken back (the value was corrected), then one of the reversion's changes to a value
+        it does not end on once reverted, then more of the retracted value's; a document may
+        be delivered more than twice. Each copy arrives where its value is not current up to
+        the second checkpoint on or after its day and no statement of its attribute arrives
+        over those days (``_second_day``): two questions a copy on which an engine that takes
+        it as new evidence serves the value again. Those days are kept free of mentions in
+        passing."""
         reversion = next((k for k, r in roles.items() if r == "reversion"), None)
         retraction = next((k for k, r in roles.items() if r == "retraction"), None)
-        wanted = [(CASCADE_ROOT, ("change",), "correction")]
+        retract = (retraction, ("mention", "change"), "retraction")
+        if retraction is not None:  # the latest days first: its late document's questions
+            self._redeliver(*retract, RETRACTION_COPIES, True)
+        self._redeliver(CASCADE_ROOT, ("change",), "correction", REDELIVERIES, False)
         if reversion is not None:
-            wanted.append((reversion, ("change", "scheduled"), "change"))
+            self._redeliver(reversion, ("change", "scheduled"), "change", 1, False)
         if retraction is not None:
-            wanted.append((retraction, ("mention", "change"), "retraction"))
-        for key, kinds, undoing in wanted:
-            if undoing == "retraction" and len(self.again) >= 2:
-                break
+            self._redeliver(*retract, REDELIVERIES, False)
+
+    def _redeliver(self, key: str, kinds: tuple[str, ...], undoing: str, most: int,
+                   latest: bool) -> None:
+        """Up to ``most`` copies of ``key``'s documents of ``kinds`` (no more than
+        ``REDELIVERIES`` in all), each after an event of kind ``undoing`` made its value
+        untrue, on the earliest day that fits (``latest``: the latest)."""
+        undone = self._events(undoing, key)
+        final = self.value_at(key, self.days)
+        for _ in range(max(0, min(most, REDELIVERIES - len(self.again)))):
             docs = sorted((d for d in self.drafts if d.kind in kinds and d.delivered is None
                            and any(f.attribute == key and f.tense == "present"
                                    and f.depends_on is None for f in d.facts)),
                           key=lambda d: d.day)
-            undone = self._events(undoing, key)
-            final = self.value_at(key, self.days)
             docs = [d for d in docs if self._stated(d, key) != final
                     and any(t > d.day for t in undone)]
             day = None
-            for doc in docs:  # the earliest that fits
-                day = self._second_day(key, doc, undone, undoing == "retraction")
+            for doc in docs:  # the earliest document that fits
+                day = self._second_day(key, doc, undone, latest)
                 if day is not None:
                     break
             if day is None:
-                continue
+                return
             self.again.append((doc, day))
             self.plan.hazard(key, day)
+            self.plan.windows[key].append((day, self._second_checkpoint(day)))
+
+    def _second_checkpoint(self, day: int) -> int:
+        """The second checkpoint on or after ``day`` (the last one when there is none)."""
+        later = [c for c in self.checkpoints if c >= day]
+        return later[1] if len(later) > 1 else self.checkpoints[-1]
 
     def _second_day(self, key: str, doc: Draft, undone: list[int],
-                    unknown: bool = False) -> int | None:
+                    latest: bool = False) -> int | None:
         """The day ``doc`` (stating ``key``) is delivered again: a free day of the first
-        interval that has one after its undoing, while its value is not current (and,
-        unless ``unknown``, another is; None: no such day)."""
+        interval that has one after its undoing (the latest with ``latest``), with
+        two checkpoints after it, such that from that day to the second checkpoint on or
+        after it the value is not current and no own statement of ``key`` arrives (None: no
+        such day)."""
         value = self._stated(doc, key)
         lo = min(t for t in undone if t > doc.day)
-        gone = (value,) if unknown else (None, value)
-        for r in self.plan.intervals():
-            day = self.plan.pick(
-                [d for d in r if lo < d],
-                lambda d: self.plan.hazard_ok(key, d) and self.value_at(key, d) not in gone)
+        gone = (value,)
+        said = [d.arrival for d in self.drafts if any(
+            f.attribute == key and f.channel is None and f.decoy is None for f in d.facts)]
+        said += [day for d, day in self.again if any(f.attribute == key for f in d.facts)]
+
+        def fits(d: int) -> bool:
+            if not (self.plan.hazard_ok(key, d) and self.plan.statement_ok(key, d)):
+                return False
+            if d >= self.checkpoints[-2]:
+                return False
+            end = self._second_checkpoint(d)
+            return all(self.value_at(key, t) not in gone for t in range(d, end + 1)) \
+                and not any(d <= a <= end for a in said)
+
+        intervals = self.plan.intervals()
+        for r in reversed(intervals) if latest else intervals:
+            day = self.plan.pick([d for d in r if lo < d], fits)
             if day is not None:
                 return day
         return None
@@ -420,11 +554,14 @@ class _BuilderV5(_BuilderV4):
         its second day (in delivery order)."""
         sessions = super().sessions()
         copies = []
-        for doc, day in self.again:
+        times: dict[int, int] = {}
+        for doc, day in sorted(self.again, key=lambda a: a[1]):
             original = next(s for s in sessions if s.day == doc.day and s.kind == doc.kind
                             and s.turns == doc.turns and s.redelivery_of is None)
+            times[id(doc)] = times.get(id(doc), 0) + 1
+            suffix = "#redelivery" + (str(times[id(doc)]) if times[id(doc)] > 1 else "")
             copies.append(original.model_copy(update={
-                "document_uri": original.document_uri + "#redelivery",
+                "document_uri": original.document_uri + suffix,
                 "delivered_day": day, "redelivery_of": original.document_uri}))
         return sorted(sessions + copies, key=lambda s: (s.arrival, s.day, s.position,
                                                         s.redelivery_of is not None))
@@ -495,8 +632,13 @@ class _BuilderV5(_BuilderV4):
                 label=self._label(key), v=f.value, when=f"{when:%A} {when.day} {when:%B}")
             self._echo(key, "scheduled", text, f, after, f.effective_day)
         elif f.event in ("member_add", "member_drop"):
-            text = self._other(wordings(f.event, key), said, v=f.value, label=label)
-            self._echo(key, "member", text, f, after, end)
+            lo: int | None = after
+            for _ in range(MEMBER_ECHOES if f.event == "member_add" else 1):
+                text = self._other(wordings(f.event, key), said, v=f.value, label=label)
+                lo = self._echo(key, "member", text, f, lo, end)
+                if lo is None:
+                    break
+                said = text
         elif f.event == "forget":
             text = self.rng.choice(forget_wordings(key)).format(label=self._label(key))
             self.drafts.append(Draft(day=0, kind="forget", turns=[
@@ -703,6 +845,9 @@ class _BuilderV5(_BuilderV4):
         ties = {dep: self._events("mention", dep, tied=True) for dep in DEPENDENTS[DEP_ROOT]}
         free: dict[str, list[int]] = {}
         for a in ATTRIBUTES:
+            if a.key in (self.quiet_control, MULTI_VALUED):  # quiet: no mention in passing
+                free[a.key] = []
+                continue
             lo, hi = blocked.get(a.key) or (0, -1)
             quiet = self._misdated(a.key)
             free[a.key] = [d for d in range(INTRO_LAST_DAY + 1, self.days + 1)

@@ -25,26 +25,28 @@ def projections(tmp_path_factory) -> dict[str, object]:
             for g in ("4", "5")}
 
 
-def test_generator_5_costs_3_22_times_generator_4(projections) -> None:
+def test_generator_5_costs_2_59_times_generator_4(projections) -> None:
     """extract-v5's compact answer and the prompt cache of its fixed prefix (system prompt +
     slot list): generator 4 US$0.98 -> 0.3104, generator 5 US$3.03 -> 0.9800; then v5's
     forget block (267 characters more in the cached prefix, 1092 -> 1159 tokens a world):
     0.3161 and 0.9906; then generator 5's late scheduled changes (four more sessions a world,
     28,458 -> 30,019 output tokens): 1.0171; then forget requests read as value "*" (their
-    text names no value: 30,019 -> 29,999 output tokens): 1.0168. No document's expected
-    answer is refused, so no retry is priced."""
+    text names no value: 30,019 -> 29,999 output tokens): 1.0168; then the quiet worlds
+    (fewer mentions in passing: 512 -> 507 extraction calls, 726 -> 632 checks, 29,999 ->
+    20,257 output tokens): 0.8202. No document's expected answer is refused, so no retry is
+    priced."""
     g4, g5 = projections["4"], projections["5"]
     figures = {g: (e.calls, e.stages["extract"].calls, e.stages["check"].calls,
                    e.stages["extract"].output_tokens, e.usd) for g, e in projections.items()}
     assert figures == {"4": (339, 251, 88, 7_252, 0.3161),
-                       "5": (1238, 512, 726, 29_999, 1.0168)}
+                       "5": (1139, 507, 632, 20_257, 0.8202)}
     assert (g4.stages["extract"].cache_write_tokens, g5.stages["extract"].cache_write_tokens) \
         == (8 * 1159, 8 * 1159)
     assert not any("refused" in n for e in projections.values() for n in e.notes)
-    assert round(g5.usd / g4.usd, 2) == 3.22
+    assert round(g5.usd / g4.usd, 2) == 2.59
 
 
-@pytest.mark.xfail(strict=True, reason="generator 5 has 2.3x the extraction calls, "
-                   "5.5x the claims and 8x the checks of generator 4 on seeds 42-44")
+@pytest.mark.xfail(strict=True, reason="generator 5 has 2.0x the extraction calls and "
+                   "7.2x the checks of generator 4 on seeds 42-44")
 def test_generator_5_costs_at_most_1_5_times_generator_4(projections) -> None:
     assert projections["5"].usd <= 1.5 * projections["4"].usd

@@ -59,7 +59,7 @@ def test_annotate_records_intact_beside_the_error_kinds(world) -> None:
 
 
 G5 = {  # seed: (good, typical) as (intact, currency questions)
-    42: ((68, 81), (41, 81)), 43: ((64, 78), (52, 78)), 44: ((60, 79), (34, 79))}
+    42: ((68, 82), (51, 82)), 43: ((58, 84), (45, 84)), 44: ((66, 81), (47, 81))}
 
 
 def test_generator_5_keeps_intact_paths_under_good_and_typical() -> None:

@@ -15,16 +15,16 @@ import duckdb
 from rotbench.results import write_run
 
 LATEST_WINS = [
-    ("current_first", "evidence:1", 4, 4), ("current_first", "evidence:2-3", 2, 7),
-    ("current_first", "evidence:4+", 27, 70),
-    ("recall_current_at_k", "evidence:1", 4, 4),
-    ("recall_current_at_k", "evidence:2-3", 3, 7),
-    ("recall_current_at_k", "evidence:4+", 43, 70),
-    ("stale_over_current", "evidence:1", 0, 4), ("stale_over_current", "evidence:2-3", 0, 6),
-    ("stale_over_current", "evidence:4+", 8, 44),
+    ("current_first", "evidence:1", 4, 5), ("current_first", "evidence:2-3", 9, 15),
+    ("current_first", "evidence:4+", 15, 62),
+    ("recall_current_at_k", "evidence:1", 4, 5),
+    ("recall_current_at_k", "evidence:2-3", 10, 15),
+    ("recall_current_at_k", "evidence:4+", 28, 62),
+    ("stale_over_current", "evidence:1", 0, 4), ("stale_over_current", "evidence:2-3", 0, 11),
+    ("stale_over_current", "evidence:4+", 10, 40),
     ("stale_retained_at_k", "evidence:1", 0, 4),
-    ("stale_retained_at_k", "evidence:2-3", 0, 6),
-    ("stale_retained_at_k", "evidence:4+", 10, 44),
+    ("stale_retained_at_k", "evidence:2-3", 0, 11),
+    ("stale_retained_at_k", "evidence:4+", 13, 40),
 ]
 
 
@@ -45,14 +45,14 @@ def test_evidence_rows_pooled_and_per_seed(tmp_path: Path, reports_v5) -> None:
     assert _evidence_rows(db, "gen5-latest-wins", pooled=False) == LATEST_WINS
     got = _evidence_rows(db, "gen5-reference", pooled=True)
     assert [(m, c, n, d) for m, c, n, d in got if m == "current_first"] == [
-        ("current_first", "evidence:1", 4, 4), ("current_first", "evidence:2-3", 7, 7),
-        ("current_first", "evidence:4+", 70, 70)]
+        ("current_first", "evidence:1", 5, 5), ("current_first", "evidence:2-3", 15, 15),
+        ("current_first", "evidence:4+", 62, 62)]
     # the overall rows are untouched: channel NULL still means every question
     with duckdb.connect(str(db), read_only=True) as con:
         assert con.execute(
             "SELECT numerator, denominator FROM metrics WHERE run_id = 'gen5-latest-wins' AND "
             "seed IS NULL AND metric = 'current_first' AND channel IS NULL AND checkpoint "
-            "IS NULL").fetchall() == [(33, 81)]
+            "IS NULL").fetchall() == [(28, 82)]
 
 
 def test_no_evidence_rows_for_older_generators(tmp_path: Path, report_v2) -> None:

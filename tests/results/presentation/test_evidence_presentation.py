@@ -21,28 +21,28 @@ from rotbench.results.presentation.render import render
 
 SHOW_TABLE = """\
 By evidence (statements of the current value before the question)
-┏━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━┳━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┓
-┃ metric              ┃ 1 statement ┃         2-3 ┃            4+ ┃
-┡━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━╇━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━┩
-│ recall_current_at_k │  100% (4/4) │ 42.9% (3/7) │ 61.4% (43/70) │
-│ current_first       │  100% (4/4) │ 28.6% (2/7) │ 38.6% (27/70) │
-│ stale_over_current  │    0% (0/4) │    0% (0/6) │  18.2% (8/44) │
-│ stale_retained_at_k │    0% (0/4) │    0% (0/6) │ 22.7% (10/44) │
-└─────────────────────┴─────────────┴─────────────┴───────────────┘"""
+┏━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┓
+┃ metric              ┃ 1 statement ┃           2-3 ┃            4+ ┃
+┡━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━┩
+│ recall_current_at_k │   80% (4/5) │ 66.7% (10/15) │ 45.2% (28/62) │
+│ current_first       │   80% (4/5) │    60% (9/15) │ 24.2% (15/62) │
+│ stale_over_current  │    0% (0/4) │     0% (0/11) │   25% (10/40) │
+│ stale_retained_at_k │    0% (0/4) │     0% (0/11) │ 32.5% (13/40) │
+└─────────────────────┴─────────────┴───────────────┴───────────────┘"""
 
 COMPARE_ROWS = [  # row, reference n/d, latest-wins n/d, McNemar significant
-    ("recall_current_at_k (evidence 1)", (4, 4), (4, 4), False),
-    ("current_first (evidence 1)", (4, 4), (4, 4), False),
+    ("recall_current_at_k (evidence 1)", (5, 5), (4, 5), False),
+    ("current_first (evidence 1)", (5, 5), (4, 5), False),
     ("stale_over_current (evidence 1)", (0, 4), (0, 4), False),
     ("stale_retained_at_k (evidence 1)", (0, 4), (0, 4), False),
-    ("recall_current_at_k (evidence 2-3)", (7, 7), (3, 7), False),
-    ("current_first (evidence 2-3)", (7, 7), (2, 7), False),
-    ("stale_over_current (evidence 2-3)", (0, 6), (0, 6), False),
-    ("stale_retained_at_k (evidence 2-3)", (0, 6), (0, 6), False),
-    ("recall_current_at_k (evidence 4+)", (70, 70), (43, 70), True),
-    ("current_first (evidence 4+)", (70, 70), (27, 70), True),
-    ("stale_over_current (evidence 4+)", (0, 44), (8, 44), True),
-    ("stale_retained_at_k (evidence 4+)", (0, 44), (10, 44), True),
+    ("recall_current_at_k (evidence 2-3)", (15, 15), (10, 15), False),
+    ("current_first (evidence 2-3)", (15, 15), (9, 15), True),
+    ("stale_over_current (evidence 2-3)", (0, 11), (0, 11), False),
+    ("stale_retained_at_k (evidence 2-3)", (0, 11), (0, 11), False),
+    ("recall_current_at_k (evidence 4+)", (62, 62), (28, 62), True),
+    ("current_first (evidence 4+)", (62, 62), (15, 62), True),
+    ("stale_over_current (evidence 4+)", (0, 40), (10, 40), True),
+    ("stale_retained_at_k (evidence 4+)", (0, 40), (13, 40), True),
 ]
 
 
@@ -73,12 +73,14 @@ def test_compare_pairs_each_bucket_question_by_question(reports_v5) -> None:
     assert got == COMPARE_ROWS
     assert {r.cells[1].difference.test for r in family.rows} == {"mcnemar"}
     first = family.rows[9].cells[1].difference.paired  # current_first (evidence 4+)
-    assert (first.first_only, first.other_only, first.both, first.neither) == (43, 0, 27, 0)
+    assert (first.first_only, first.other_only, first.both, first.neither) == (47, 0, 15, 0)
     text = _text(lambda c: render_comparison(comparison, c))
-    assert "│ current_first (evidence 4+)        │ 100% (70/70) │ 38.6% (27/70) * │ higher │" \
+    assert "│ current_first (evidence 4+)        │ 100% (62/62) │ 24.2% (15/62) * │ higher │" \
         in text
-    assert "│ current_first (evidence 2-3)       │   100% (7/7) │     28.6% (2/7) │ higher │" \
-        in text  # 5 discordant questions, all one way: p = 0.0625
+    assert "│ current_first (evidence 2-3)       │ 100% (15/15) │    60% (9/15) * │ higher │" \
+        in text  # 6 discordant questions, all one way: p = 0.03125
+    assert "│ current_first (evidence 1)         │   100% (5/5) │       80% (4/5) │ higher │" \
+        in text  # 1 discordant question: p = 1
     # a breakdown: the gate judges the totals, never a bucket
     worse, allowed = worse_lines(comparison)
     assert not [line for line in worse if "evidence" in line] and allowed == []
@@ -99,7 +101,7 @@ def test_the_page_pictures_current_first_per_bucket(page: str) -> None:
     texts = re.findall(r"<text[^>]*>([^<]*)</text>", figure)
     # reference's bars, then latest-wins', each labelled with its counts
     assert [t for t in texts if re.fullmatch(r"\d+/\d+", t)] == [
-        "4/4", "7/7", "70/70", "4/4", "2/7", "27/70"]
+        "5/5", "15/15", "62/62", "4/5", "9/15", "15/62"]
     assert texts[:3] == ["1 statement", "2-3 statements", "4+ statements"]
     assert "current_first (higher is better)" in texts
     assert "Currency against evidence (error bars: 95% Wilson; counts n/d)" in figure
