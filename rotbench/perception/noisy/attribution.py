@@ -29,7 +29,8 @@
     for another value (``DISPLACING``: a distorted value; or, on a statement of another
     value, a wrong check, an adopted decoy or relay, a flipped tense), which can retire it.
     A declared successor is a path to its value only when a perceived claim gave its root
-    the root's value of the day (``root_told``); a value back from a lapsed tie whose root's
+    the root's value of the day, with no perceived claim of another root value speaking of
+    a later day (``root_told``); a value back from a lapsed tie whose root's
     value of the day no perceived claim gave has a path only in a claim said on or after
     the tied statement (``run_start``);
   - a question with no current value (a retraction; a generator-4 dependent whose root
@@ -275,13 +276,15 @@ class _World:
 
     def root_told(self, root: str, day: int) -> bool:
         """True when a perceived claim delivered by ``day`` gave the root slot its value of
-        that day as the user's own (or the root holds no value then): the engine was told
-        of the root's change."""
+        that day as the user's own and no perceived claim of another value speaks of a
+        later day (or the root holds no value then): the engine was told of the root's
+        change. A claim of the value from before another value displaced it in what was
+        handed tells of that earlier run, not of this one (a correction back to it lost)."""
         try:
             now = self.world.truth(root, day).current_values
         except ValueError:  # no value that day: nothing to be told
             return True
-        return not now or self.reached(root, now, day)
+        return not now or self.reached(root, now, day, since=day + 1)
 
     def root_ids(self, root: str, value: str | None, day: int) -> list[str]:
         """The errors on the root's claims when all of them were perturbed by ``day``: its
@@ -339,8 +342,7 @@ class _World:
                     ids += got
             return ids
         for root in sorted({st.root for st in ties if st.root is not None}):
-            now = self.world.truth(root, p.day).current_values
-            if now and not self.reached(root, now, p.day):
+            if not self.root_told(root, p.day):
                 ids += self.root_ids(root, None, p.day)
         return ids
 
