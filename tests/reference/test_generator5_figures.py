@@ -69,19 +69,21 @@ GOOD = {  # (current_first, forgotten_served_at_k, resurrected_first, retracted_
     "each_member": ((218, 247), (0, 50), (2, 35), (0, 29), (0, 27)),
     "all off": ((160, 247), (18, 50), (0, 35), (4, 29), (9, 27)),
 }
-GOOD_STAGES = {  # wrong first answers per stage
-    "0.6.2": {"perception": 19, "never_seen": 2, "lost": 1, "outranked": 1, "abstained": 6},
-    "corroboration": {"perception": 60, "never_seen": 5, "lost": 6,
-                      "outranked": 10, "abstained": 5},
-    "confirmation": {"perception": 19, "never_seen": 2, "lost": 1, "outranked": 1, "abstained": 6},
-    "grounding": {"perception": 24, "never_seen": 4, "lost": 9, "outranked": 1, "abstained": 6},
-    "passing": {"perception": 20, "never_seen": 2, "lost": 7, "outranked": 1, "abstained": 6},
-    "rereading": {"perception": 20, "never_seen": 4, "lost": 1, "outranked": 1, "abstained": 6},
-    "unfiled_roots": {"perception": 19, "never_seen": 2, "lost": 1, "outranked": 1, "abstained": 6},
-    "forget": {"perception": 19, "never_seen": 2, "lost": 1, "outranked": 1, "abstained": 6},
-    "redelivery": {"perception": 19, "never_seen": 2, "lost": 1, "outranked": 1, "abstained": 6},
-    "each_member": {"perception": 19, "never_seen": 2, "lost": 1, "outranked": 1, "abstained": 6},
-    "all off": {"perception": 61, "never_seen": 4, "lost": 7, "outranked": 10, "abstained": 5},
+GOOD_STAGES = {  # wrong first answers per stage (seed 44's two gym questions of day 25 are
+    # perception's: the home city's correction back to Nagasaki was misread, and its claims
+    # from before the move tell of the run the move displaced)
+    "0.6.2": {"perception": 21, "never_seen": 2, "lost": 1, "outranked": 1, "abstained": 4},
+    "corroboration": {"perception": 62, "never_seen": 5, "lost": 6,
+                      "outranked": 10, "abstained": 3},
+    "confirmation": {"perception": 21, "never_seen": 2, "lost": 1, "outranked": 1, "abstained": 4},
+    "grounding": {"perception": 26, "never_seen": 4, "lost": 9, "outranked": 1, "abstained": 4},
+    "passing": {"perception": 22, "never_seen": 2, "lost": 7, "outranked": 1, "abstained": 4},
+    "rereading": {"perception": 22, "never_seen": 4, "lost": 1, "outranked": 1, "abstained": 4},
+    "unfiled_roots": {"perception": 21, "never_seen": 2, "lost": 1, "outranked": 1, "abstained": 4},
+    "forget": {"perception": 21, "never_seen": 2, "lost": 1, "outranked": 1, "abstained": 4},
+    "redelivery": {"perception": 21, "never_seen": 2, "lost": 1, "outranked": 1, "abstained": 4},
+    "each_member": {"perception": 21, "never_seen": 2, "lost": 1, "outranked": 1, "abstained": 4},
+    "all off": {"perception": 63, "never_seen": 4, "lost": 7, "outranked": 10, "abstained": 3},
 }
 
 ENGINE_050_G4 = "8c29757f09b78553c9ce49e35bbf194ec8a523c6c5aaf7b17e9a4f980e794bb7"

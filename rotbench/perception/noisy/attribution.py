@@ -29,9 +29,9 @@
     for another value (``DISPLACING``: a distorted value; or, on a statement of another
     value, a wrong check, an adopted decoy or relay, a flipped tense), which can retire it.
     A declared successor is a path to its value only when a perceived claim gave its root
-    the root's value of the day (``root_told``); a value back from a lapsed tie whose root's
-    value of the day no perceived claim gave has a path only in a claim said on or after
-    the tied statement (``run_start``);
+    the root's value of the day, speaking of that value's current run (``root_told``); a
+    value back from a lapsed tie whose root's value of the day no perceived claim gave so
+    has a path only in a claim said on or after the tied statement (``run_start``);
   - a question with no current value (a retraction; a generator-4 dependent whose root
     changed): when an ended value reached the engine as the user's present one and its end
     did not (no perceived retraction; no perceived tie to the root, or no perceived claim of
@@ -275,13 +275,18 @@ class _World:
 
     def root_told(self, root: str, day: int) -> bool:
         """True when a perceived claim delivered by ``day`` gave the root slot its value of
-        that day as the user's own (or the root holds no value then): the engine was told
-        of the root's change."""
+        that day as the user's own, speaking of the value's current run (``run_start``; or
+        never displaced in what was handed), or the root holds no value then: the engine
+        was told of the root's change. A claim of the value from before another value came
+        between tells of that earlier run (a correction back to it lost tells nothing)."""
         try:
             now = self.world.truth(root, day).current_values
         except ValueError:  # no value that day: nothing to be told
             return True
-        return not now or self.reached(root, now, day)
+        if not now:
+            return True
+        since, _ = run_start(self.stmts.get(root, []), set(now), day, root in self.multi)
+        return self.reached(root, now, day, since=since)
 
     def root_ids(self, root: str, value: str | None, day: int) -> list[str]:
         """The errors on the root's claims when all of them were perturbed by ``day``: its
@@ -339,8 +344,7 @@ class _World:
                     ids += got
             return ids
         for root in sorted({st.root for st in ties if st.root is not None}):
-            now = self.world.truth(root, p.day).current_values
-            if now and not self.reached(root, now, p.day):
+            if not self.root_told(root, p.day):
                 ids += self.root_ids(root, None, p.day)
         return ids
 

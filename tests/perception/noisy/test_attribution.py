@@ -175,6 +175,16 @@ def test_a_value_back_by_a_lapsed_tie_is_decided_by_its_claims_and_the_root(worl
     both = ((D3, "Pulsegym"), (D22, "Corestone"))
     assert _stage(world, 45, STALE_45, _plan(split, correction, handed=both)) == (
         "perception", [f"omission@{D42}#0", f"subject_split@{D3}#0"])
+    # the home city's first value handed (Winnipeg, day 9) and its change (Hobart, day 12):
+    # Winnipeg is the value of day 45 again, but the claim that gave it speaks of the run
+    # Hobart displaced, so the engine was still never told the move was undone
+    told = _plan(split, correction, handed=both)
+    for uri, city in (("session://world-42/day-009/0", "Winnipeg"),
+                      ("session://world-42/day-012/0", "Hobart")):
+        told.drafts.setdefault(uri, []).append(
+            _claim("home_city", city, f"The user's home city is {city}."))
+    assert _stage(world, 45, STALE_45, told) == (
+        "perception", [f"omission@{D42}#0", f"subject_split@{D3}#0"])
 
 
 def test_a_hit_s_errors_decide_no_stage(world) -> None:
