@@ -22,7 +22,8 @@ from rotbench._util.safe_text import printable
 from rotbench.published.models import ARMS, ArmFile, Record
 from rotbench.results.presentation.html import PAGE_CSS, esc
 from rotbench.results.presentation.html_tools import metric_link
-from rotbench.results.presentation.render import format_rate, percent
+from rotbench.results.presentation.percent import percent
+from rotbench.results.presentation.render import format_rate
 from rotbench.results.schema import Report
 from rotbench.scoring.metrics import BY_KIND_V4, Rate, better_label
 

@@ -17,21 +17,13 @@ from rich.console import Console
 from rotbench._util.outputs import terminal_safe
 from rotbench._util.safe_text import printable
 from rotbench.results.presentation.evidence import render_evidence
+from rotbench.results.presentation.percent import percent
 from rotbench.results.presentation.tables import Col, print_table
 from rotbench.results.schema import Report
 from rotbench.scoring.lexicons import LEXICONS
 from rotbench.scoring.metrics import BY_KIND_V4 as BY_KIND
 from rotbench.scoring.metrics import FAMILIES, POISON_METRICS, Rate, better_label, hit_classes
 from rotbench.scoring.models import HIT_CLASSES, HitClass
-
-
-def percent(x: float | None) -> str:
-    """``x`` (a fraction) as a percent with at most one decimal: ``'67.6%'``, ``'100%'``;
-    ``'—'`` for None. Every rate on the terminal, the pages and the tables is written so."""
-    if x is None:
-        return "—"
-    text = f"{100 * x:.1f}"
-    return (text[:-2] if text.endswith(".0") else text) + "%"
 
 
 def format_rate(rate: Rate, intervals: bool = False) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from rich.console import Console
 
 from rotbench._util.safe_text import printable
-from rotbench.results.presentation.render import percent
+from rotbench.results.presentation.percent import percent
 from rotbench.results.presentation.tables import Col, print_table
 from rotbench.results.schema import FigureSpread, Report
 from rotbench.scoring.metrics import Rate
