@@ -1,15 +1,17 @@
-"""Every feature on every generator: each feature of ``rotbench run`` on each
-released generator (every row of the generator registry, 1 to 5), one seed and 30 days,
-through the command line (each run a child process, as a user's is, on one Prefect server
-for the module).
+"""Every feature on every generator: each feature of ``rotbench run`` on each released
+generator (every row of the generator registry, 1 to 5), one seed and 30 days, through the
+command line (each run a child process, as a user's is, on one Prefect server for the
+module).
 
 Runs are shared to keep this cheap: per generator, one oracle run holds three engine kinds
 (the reference, a baseline, a plug-in) with ``--users 2`` and, where the generator has
 filler sessions, ``--volume 2``; one probe-arm run with ``--batch`` and one live-arm run go
 to the fake Anthropic server; one run goes through a local Dask cluster. On the default
 generator one more run holds the noisy arm and ``--repeat 2``, and one run takes no
-``--generator`` at all. A feature that does not support a generator must refuse it before
-any work, in one line that says why (``--volume`` on generators 1 and 2)."""
+``--generator`` at all. The paid arms and Dask are in ``test_feature_matrix_paid.py`` (a
+file of their own, so that the two halves run in parallel under ``--dist loadfile``). A
+feature that does not support a generator must refuse it before any work, in one line that
+says why (``--volume`` on generators 1 and 2)."""
 
 from __future__ import annotations
 
@@ -118,54 +120,6 @@ def test_volume(oracle_run, capfd, tmp_path) -> None:
     assert line == ("rotbench: error: --volume: applies to generators "
                     f"{VOLUME_GENERATORS[0]} to {VOLUME_GENERATORS[-1]} only (this "
                     f"run uses generator {generator})")
-
-
-@pytest.fixture(scope="module")
-def fake_api(server):
-    """The fake Anthropic server answering as the oracle would, for every generator's world
-    of SEED; batches end 0.2 s after they are made."""
-    from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
-    from rotbench.world import generate_world
-
-    worlds = [generate_world(int(SEED), generator=g, days=int(DAYS[g])) for g in GENERATORS]
-    with FakeAnthropic(oracle_answerer(worlds), batch_delay_seconds=0.2) as fake:
-        yield fake
-
-
-@pytest.mark.parametrize("generator", GENERATORS)
-@pytest.mark.parametrize(("arm", "batch"), [("probe", True), ("live", False)])
-def test_paid_arms(generator, arm, batch, fake_api, server, tmp_path) -> None:
-    settings = tmp_path / "llm.json"
-    settings.write_text(json.dumps({"batch_poll_seconds": 0.05}))
-    singles, batches = len(fake_api.requests), len(fake_api.batches)
-    code, err, reports = _run(server, tmp_path, generator, "--arm", arm, "--yes",
-                              "--llm-settings", str(settings),
-                              *(["--batch"] if batch else ["--no-batch"]),
-                              env={"ANTHROPIC_API_KEY": KEY,
-                                   "ANTHROPIC_BASE_URL": fake_api.base_url})
-    assert code == 0, err
-    [report] = reports
-    assert report["selection"]["arm"] == arm
-    assert report["selection"]["generator_version"] == generator
-    assert report["metrics"]["current_first"]["denominator"] > 0
-    calls = report["usage"]["calls"]
-    singles = len(fake_api.requests) - singles
-    batches = len(fake_api.batches) - batches
-    assert calls > 0
-    if batch:  # every call went in a Message Batch, none one by one
-        assert singles == 0 and batches >= 1
-    else:
-        assert singles == calls and batches == 0
-
-
-@pytest.mark.parametrize("generator", GENERATORS)
-def test_dask(generator, server, tmp_path) -> None:
-    code, err, reports = _run(server, tmp_path, generator, "--dask", "local",
-                              "--dask-workers", "1")
-    assert code == 0, err
-    [report] = reports
-    assert report["selection"]["generator_version"] == generator
-    assert report["metrics"]["current_first"]["denominator"] > 0
 
 
 def test_the_default_generator_is_5() -> None:

@@ -1,0 +1,67 @@
+"""Every feature on every generator, second half (the first: ``test_feature_matrix.py``,
+whose helpers this file shares): per generator one probe-arm run with
+``--batch`` and one live-arm run against the fake Anthropic server, and one run through a
+local Dask cluster, each a child ``rotbench run`` as a user's is."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from test_feature_matrix import DAYS, GENERATORS, KEY, SEED, _run
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def server(prefect_server):
+    """The test process's Prefect server, for every child run of the module."""
+    return prefect_server
+
+
+@pytest.fixture(scope="module")
+def fake_api(server):
+    """The fake Anthropic server answering as the oracle would, for every generator's world
+    of SEED; batches end 0.2 s after they are made."""
+    from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
+    from rotbench.world import generate_world
+
+    worlds = [generate_world(int(SEED), generator=g, days=int(DAYS[g])) for g in GENERATORS]
+    with FakeAnthropic(oracle_answerer(worlds), batch_delay_seconds=0.2) as fake:
+        yield fake
+
+
+@pytest.mark.parametrize("generator", GENERATORS)
+@pytest.mark.parametrize(("arm", "batch"), [("probe", True), ("live", False)])
+def test_paid_arms(generator, arm, batch, fake_api, server, tmp_path) -> None:
+    settings = tmp_path / "llm.json"
+    settings.write_text(json.dumps({"batch_poll_seconds": 0.05}))
+    singles, batches = len(fake_api.requests), len(fake_api.batches)
+    code, err, reports = _run(server, tmp_path, generator, "--arm", arm, "--yes",
+                              "--llm-settings", str(settings),
+                              *(["--batch"] if batch else ["--no-batch"]),
+                              env={"ANTHROPIC_API_KEY": KEY,
+                                   "ANTHROPIC_BASE_URL": fake_api.base_url})
+    assert code == 0, err
+    [report] = reports
+    assert report["selection"]["arm"] == arm
+    assert report["selection"]["generator_version"] == generator
+    assert report["metrics"]["current_first"]["denominator"] > 0
+    calls = report["usage"]["calls"]
+    singles = len(fake_api.requests) - singles
+    batches = len(fake_api.batches) - batches
+    assert calls > 0
+    if batch:  # every call went in a Message Batch, none one by one
+        assert singles == 0 and batches >= 1
+    else:
+        assert singles == calls and batches == 0
+
+
+@pytest.mark.parametrize("generator", GENERATORS)
+def test_dask(generator, server, tmp_path) -> None:
+    code, err, reports = _run(server, tmp_path, generator, "--dask", "local",
+                              "--dask-workers", "1")
+    assert code == 0, err
+    [report] = reports
+    assert report["selection"]["generator_version"] == generator
+    assert report["metrics"]["current_first"]["denominator"] > 0
