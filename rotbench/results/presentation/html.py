@@ -41,6 +41,7 @@ from rotbench.results.presentation.html_tools import (
     question_fails,
 )
 from rotbench.results.presentation.noise import noise_section
+from rotbench.results.presentation.percent import percent
 from rotbench.results.presentation.plots import CLASS_COLOURS, Plot, run_labels, selection_line
 from rotbench.results.presentation.render import (
     denominator_legend,
@@ -140,18 +141,13 @@ def single_families(report: Report) -> list[Family]:
     return families
 
 
-def _pct(x: float) -> str:
-    text = f"{100 * x:.1f}"
-    return (text[:-2] if text.endswith(".0") else text) + "%"
-
-
 def _rate_cell(rate: Rate | None, extra: str = "") -> str:
     if rate is None:
         return '<td class="n muted">n/a</td>'
     main = esc(format_rate(rate))
     interval = ""
     if rate.low is not None and rate.high is not None:
-        interval = f'<span class="iv">95% CI {_pct(rate.low)}–{_pct(rate.high)}</span>'
+        interval = f'<span class="iv">95% CI {percent(rate.low)}–{percent(rate.high)}</span>'
     return f'<td class="n">{main}{extra}{interval}</td>'
 
 
@@ -240,9 +236,9 @@ def _headline(reports: list[Report], labels: list[str]) -> str:
             if rate is None or rate.value is None:
                 value, detail = "—", "n/a" if rate is None else "(0/0)"
             else:
-                value = _pct(rate.value)
+                value = percent(rate.value)
                 detail = (f"({rate.numerator}/{rate.denominator}) · 95% CI "
-                          f"{_pct(rate.low)}–{_pct(rate.high)}")
+                          f"{percent(rate.low)}–{percent(rate.high)}")
             figs.append(f'<div class="fig" data-metric="{metric}"><small><code>{metric}</code>'
                         f"</small><b>{esc(value)}</b><small>{esc(detail)} · {better} is better"
                         f"</small></div>")
