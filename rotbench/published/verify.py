@@ -19,6 +19,7 @@ outside the runs' range are named (``range_notes``), not counted as differences.
 from __future__ import annotations
 
 from rotbench.published.models import Question, Record
+from rotbench.results.presentation.percent import percent
 
 FIGURE_FIELDS: tuple[str, ...] = (
     "metrics", "by_channel", "by_kind", "by_evidence", "miss_stages", "family_miss_stages",
@@ -164,4 +165,4 @@ def range_notes(shipped: Record, fresh: Record) -> list[str]:
 def _range(low: float | None, high: float | None) -> str:
     if low is None or high is None:
         return "n/a"
-    return f"{low:.1%} to {high:.1%}"
+    return f"{percent(low)} to {percent(high)}"

@@ -24,6 +24,7 @@ import statistics
 from collections import Counter
 from collections.abc import Iterable
 
+from rotbench.results.presentation.percent import percent
 from rotbench.results.schema import (
     FigureSpread,
     FlakyQuestion,
@@ -173,10 +174,11 @@ def repeat_lines(report: Report) -> list[str]:
         lines.append(f"  pass^{rep.count} {metric}: {_fmt(rate)}")
     for metric in PASS_METRICS:
         if (s := rep.spread.get(metric)) is not None and s.median is not None:
-            lines.append(f"  {metric}: median {s.median:.1%}, range {s.low:.1%}-{s.high:.1%}")
+            lines.append(f"  {metric}: median {percent(s.median)}, "
+                         f"range {percent(s.low)}-{percent(s.high)}")
     return lines
 
 
 def _fmt(rate: Rate) -> str:
-    value = "n/a" if rate.value is None else f"{rate.value:.1%}"
+    value = "n/a" if rate.value is None else percent(rate.value)
     return f"{value} ({rate.numerator}/{rate.denominator})"

@@ -15,6 +15,7 @@ from rotbench.published.models import ARMS
 from rotbench.published.page import arms_in_order, page_markdown, shipped_rows
 from rotbench.published.regenerate import REGENERATE
 from rotbench.published.store import load_arm
+from rotbench.results.presentation.percent import percent
 from rotbench.world.generators.base import DEFAULT_GENERATOR
 
 runner = CliRunner()
@@ -104,7 +105,7 @@ def test_the_docs_page_says_how_each_record_is_checked() -> None:
         first = rep.pass_all["current_first"]
         assert (f"| repeats | `3 runs of the engine on the same worlds; {len(rep.flaky)} flaky "
                 f"question(s) of {rep.questions}") in section
-        assert f"pass^3 current_first: {first.value:.1%} ({first.numerator}/" \
+        assert f"pass^3 current_first: {percent(first.value)} ({first.numerator}/" \
                f"{first.denominator})" in section
         assert (f"lone departures by run: {', '.join(map(str, record.lone_departures))}; "
                 "the figures on this page are run 1's`") in section

@@ -16,6 +16,7 @@ from rotbench.published.models import ARMS, Record
 from rotbench.published.regenerate import REPEATS, _last_run, by_repeat, run_command
 from rotbench.published.store import load_arm, outcomes_of
 from rotbench.published.verify import departures, differences, range_notes
+from rotbench.results.presentation.percent import percent
 from rotbench.scoring.metrics import Rate
 
 
@@ -137,7 +138,8 @@ def test_a_figure_outside_the_runs_range_is_named_not_counted() -> None:
     below = fresh.model_copy(update={"report": report})
     assert differences(record, below, questions) == []
     assert range_notes(record, below) == [
-        f"current_first: run {low - 1}/{d}, shipped {spread.low:.1%} to {spread.high:.1%}"]
+        f"current_first: run {low - 1}/{d}, shipped {percent(spread.low)} to "
+        f"{percent(spread.high)}"]
     assert range_notes(record, fresh) == []
     worlds = [fresh.report.worlds[0].model_copy(update={"probes": 1}),
               *fresh.report.worlds[1:]]

@@ -93,3 +93,15 @@ def test_the_repeat_table_writes_rates_as_every_other_table_does(small_report) -
     row = next(x for x in out.getvalue().splitlines() if "│ current_first " in x)
     assert [c.strip() for c in row.split("│")[1:-1]] == [
         "current_first", "100% (2/2)", "100%", "50%–100%"]
+
+
+def test_the_repeat_lines_write_rates_as_the_tables_do(small_report) -> None:
+    """The plain repeat lines (``rotbench run``, ``show`` and the published page) write
+    ``100%`` and ``50%``, the form of every table, not ``100.0%``."""
+    from rotbench.results.repeats import repeat_lines
+
+    runs = _runs(small_report)
+    report = runs[0].model_copy(update={"repeats": summarise_repeats(runs, RUNS)})
+    lines = repeat_lines(report)
+    assert "  pass^3 current_first: 50% (1/2)" in lines
+    assert "  current_first: median 100%, range 50%-100%" in lines
