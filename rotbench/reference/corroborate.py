@@ -107,6 +107,8 @@ class Evidence:
         self.forget = bool(config.get("reconcile.forget", True))
         self.confirm = bool(config.get("reconcile.confirmation", True))
         self.passing = bool(config.get("reconcile.passing", False))
+        self.root_evidence = bool(config.get("reconcile.root_evidence", False))
+        self.grounded_ties = bool(config.get("reconcile.grounded_ties", False))
         gone = set(unnamed or ())
         doubted = set(doubtful or ())
         n = len(claims)
@@ -127,6 +129,17 @@ class Evidence:
         """A statement with no change named: no event, no effective day, not an
         activated successor (``reconcile.confirmation`` doubts such a value said once)."""
         self.multi = np.array([bool(c.multi_valued) for c in claims], dtype=bool)
+        position = {c.id: i for i, c in enumerate(claims)}
+        self.cause = [position.get(s.cause, -1) if s.cause is not None else -1
+                      for s in states]
+        """Engine 0.6.3: the position of the claim whose end ended each claim (a lapse's
+        or cascade's ``cause``: its root, or a claim between), -1 for none."""
+        self.ended_by = [s.ended_by for s in states]
+        self.tied = np.array([c.depends_on is not None for c in claims], dtype=bool)
+        self.grounded = np.array([c.id not in gone for c in claims], dtype=bool)
+        """False for a claim whose value no user turn of its document names
+        (``Ledger.unnamed``, ``reconcile.grounding``)."""
+        self.slot_key = [(who(c), c.slot) for c in claims]
         self.change = np.array([not p or c.id not in doubted for c, p in
                                 zip(claims, self.plain, strict=True)], dtype=bool)
         """Engine 0.6.1 (``reconcile.passing``): a statement that may displace a confirmed
@@ -175,14 +188,23 @@ class Evidence:
 
     def first(self, wanted: tuple[str, str], day: int, days: np.ndarray,
               ended: np.ndarray, since: np.ndarray, active_from: np.ndarray,
-              valid_from: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+              valid_from: np.ndarray, _asking: frozenset = frozenset()
+              ) -> tuple[np.ndarray, np.ndarray] | None:
         """(the claims that carry the slot's current value as of ``day``, each claim's
         support: its value's count of statements), or None when the evidence names no
         current value (the caller answers as 0.5.0 does). ``days``, ``ended``, ``since``,
-        ``active_from``, ``valid_from``: the index's arrays as of ``day``."""
+        ``active_from``, ``valid_from``: the index's arrays as of ``day`` (not modified).
+        ``_asking``: the slots whose evidence is being decided above this call (a root
+        slot is asked about a tied one's lapse at most once per chain)."""
         idx = [i for i in self.of_slot(wanted) if days[i] <= day]
         if not idx:
             return None
+        if self.root_evidence or self.grounded_ties:
+            void = self._void_ends(idx, day, (days, ended, since, active_from, valid_from),
+                                   _asking | {wanted})
+            if void:
+                ended = ended.copy()
+                ended[void] = False
         stated = [i for i in idx if self.stating[i] and active_from[i] <= day
                   and valid_from[i] <= day
                   and not (ended[i] and self.how[i] in NO_SUCCESSOR)]
@@ -219,7 +241,9 @@ class Evidence:
 
         best = max(count, key=standing)
         gone = [int(since[i]) for i in idx if ended[i] and self.how[i] in (
-            "retraction", "dependency", "cascade", "forget")]
+            "retraction", "dependency", "cascade", "forget")
+            and not (self.grounded_ties and not self.grounded[i]
+                     and self.how[i] in ("dependency", "cascade"))]
         if gone and max(gone) > last[best][0]:
             return None
         mine = [i for i in stated if self.value[i] == best]
@@ -228,6 +252,50 @@ class Evidence:
             tier[i] = True
             support[i] = count[best]
         return tier, support
+
+    def _void_ends(self, idx: list[int], day: int, arrays: tuple,
+                   asking: frozenset) -> list[int]:
+        """Positions among ``idx`` (one slot's claims) ended as of ``day`` by a tie whose
+        end the evidence does not bear out (engine 0.6.3), to be read as not ended:
+
+        - ``reconcile.root_evidence``: a lapse (``dependency``) whose root value, the value
+          of its ``cause``, is the one the root slot's evidence names current as of ``day``;
+        - ``reconcile.grounded_ties``: an untied claim ended by a lapse or a cascade that
+          only tied claims of its value, none of them a statement of the user's
+          (``grounded``), carried to it (same ``ended_by``).
+        ``arrays``: ``first``'s (days, ended, since, active_from, valid_from)."""
+        ended = arrays[1]
+        out: list[int] = []
+        roots: dict[int, bool] = {}
+        for i in idx:
+            if not ended[i] or self.how[i] not in ("dependency", "cascade"):
+                continue
+            if self.grounded_ties and not self.tied[i]:
+                carriers = [j for j in idx if self.tied[j] and ended[j]
+                            and self.value[j] == self.value[i]
+                            and self.ended_by[j] == self.ended_by[i]]
+                if carriers and not any(self.grounded[j] for j in carriers):
+                    out.append(i)
+                    continue
+            root = self.cause[i]
+            if not (self.root_evidence and self.how[i] == "dependency" and root >= 0):
+                continue
+            if root not in roots:
+                roots[root] = self._root_holds(root, day, arrays, asking)
+            if roots[root]:
+                out.append(i)
+        return out
+
+    def _root_holds(self, root: int, day: int, arrays: tuple, asking: frozenset) -> bool:
+        """Whether the evidence of ``root``'s slot names ``root``'s value current as of
+        ``day`` (False for a slot already being decided higher up the chain)."""
+        wanted = self.slot_key[root]
+        if wanted[1] is None or wanted in asking:
+            return False
+        found = self.first(wanted, day, *arrays, _asking=asking)
+        if found is None:
+            return False
+        return any(self.value[j] == self.value[root] for j in np.flatnonzero(found[0]))
 
     def _unconfirmed(self, stated: list[int], day: int, count: dict[str, int],
                      first: dict[str, int], last: dict[str, tuple[int, int]]) -> set[str]:

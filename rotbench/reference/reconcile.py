@@ -300,7 +300,7 @@ class Reconciler:
             return
         if rc.grounding and unnamed(claim, doc.said):
             self.ledger.unnamed.append(claim.id)
-        if rc.passing and doubtful(claim, doc.said):
+        if rc.passing and doubtful(claim, doc.said, rc.dreams):
             slot = (self.subjects[-1], claim.slot)
             known = [self.ledger.claims[j].value for j in self.by_slot.get(slot, [])]
             if not said_as_change(claim, doc.said, drafts, known):

@@ -33,6 +33,11 @@ DOUBT = re.compile(
 a plan or a wish, a negation, a stand-in for a few days, or someone else's value ("their
 car", "my brother's car", "for my sister")."""
 
+DREAM = re.compile(r"\b(daydream\w*|dream(?:s|ing|ed)? (?:of|about)|fantasi[sz]\w*"
+                   r"|imagin\w*|undecided|nothing is decided)\b")
+"""Engine 0.6.3 (``reconcile.dreams``): words of a daydream or an open choice ("I keep
+daydreaming about Halcyra as my employer; nothing is decided"), read as ``DOUBT``."""
+
 
 def unnamed(claim: ClaimDraft, said: str | None) -> bool:
     """True when ``claim`` gives a slot a value that no user turn of its document names
@@ -88,14 +93,16 @@ def said_as_change(claim: ClaimDraft, said: str | None, siblings: Iterable[Claim
     return False
 
 
-def doubtful(claim: ClaimDraft, said: str | None) -> bool:
+def doubtful(claim: ClaimDraft, said: str | None, dreams: bool = False) -> bool:
     """True when every sentence of the user's turns (``said``; None: not known, and then
-    False) that names ``claim``'s value doubts it (``DOUBT``): perception filed as the user's
-    own a value the user only wished for, denied, held for a few days, or gave to someone
-    else. False for a value no sentence names (``unnamed`` speaks for it)."""
+    False) that names ``claim``'s value doubts it (``DOUBT``; with ``dreams``, engine 0.6.3,
+    also ``DREAM``): perception filed as the user's own a value the user only wished for,
+    dreamt of, denied, held for a few days, or gave to someone else. False for a value no
+    sentence names (``unnamed`` speaks for it)."""
     if said is None or claim.slot is None:
         return False
     value = value_key(claim.value)
     naming = [s for turn in said.casefold().split("\n") for s in SENTENCE.split(turn)
               if _named(value, s) is not None]
-    return bool(naming) and all(DOUBT.search(s) for s in naming)
+    return bool(naming) and all(
+        DOUBT.search(s) or (dreams and DREAM.search(s)) for s in naming)
