@@ -188,23 +188,28 @@ class Evidence:
 
     def first(self, wanted: tuple[str, str], day: int, days: np.ndarray,
               ended: np.ndarray, since: np.ndarray, active_from: np.ndarray,
-              valid_from: np.ndarray, _asking: frozenset = frozenset()
-              ) -> tuple[np.ndarray, np.ndarray] | None:
+              valid_from: np.ndarray, revived_only: bool = False,
+              _asking: frozenset = frozenset()) -> tuple[np.ndarray, np.ndarray] | None:
         """(the claims that carry the slot's current value as of ``day``, each claim's
         support: its value's count of statements), or None when the evidence names no
         current value (the caller answers as 0.5.0 does). ``days``, ``ended``, ``since``,
         ``active_from``, ``valid_from``: the index's arrays as of ``day`` (not modified).
         ``_asking``: the slots whose evidence is being decided above this call (a root
-        slot is asked about a tied one's lapse at most once per chain)."""
+        slot is asked about a tied one's lapse at most once per chain). ``revived_only``:
+        None unless a claim ranked first is one whose end a tie rule voided
+        (``_void_ends``: for a slot whose every claim is ended)."""
         idx = [i for i in self.of_slot(wanted) if days[i] <= day]
         if not idx:
             return None
+        void: list[int] = []
         if self.root_evidence or self.grounded_ties:
             void = self._void_ends(idx, day, (days, ended, since, active_from, valid_from),
                                    _asking | {wanted})
             if void:
                 ended = ended.copy()
                 ended[void] = False
+        if revived_only and not void:
+            return None
         stated = [i for i in idx if self.stating[i] and active_from[i] <= day
                   and valid_from[i] <= day
                   and not (ended[i] and self.how[i] in NO_SUCCESSOR)]
@@ -228,6 +233,8 @@ class Evidence:
                 if not ended[i]:
                     tier[i] = True
                     support[i] = count[self.value[i]]
+            if revived_only and not tier[void].any():
+                return None
             return (tier, support) if tier.any() else None
 
         doubted = (self._unconfirmed(stated, day, count, first, last) if self.confirm
@@ -251,6 +258,8 @@ class Evidence:
         for i in alive or [max(mine, key=lambda j: (int(self.event_day[j]), j))]:
             tier[i] = True
             support[i] = count[best]
+        if revived_only and not tier[void].any():
+            return None
         return tier, support
 
     def _void_ends(self, idx: list[int], day: int, arrays: tuple,
