@@ -192,6 +192,14 @@ class ReconcileConfig(_Section):
         "empty the slot. Off: the tie covers earlier statements whatever carried it "
         "(0.6.2).",
     )
+    undated_plans: bool = Field(
+        default=True,
+        description="Engine 0.6.3 (with ``corroboration``): a scheduled change read with "
+        "no effective day (``event='scheduled'``, no ``valid_from``) is a plan whose day "
+        "is unknown, no statement of the slot's current value; a dated statement of the "
+        "change, or a later mention of the value, makes it current. Off: it is current "
+        "from the day it was said (0.6.2).",
+    )
     forget: bool = Field(
         default=True,
         description="Engine 0.6.0: after a forget request the value (for a request of "

@@ -109,6 +109,7 @@ class Evidence:
         self.passing = bool(config.get("reconcile.passing", False))
         self.root_evidence = bool(config.get("reconcile.root_evidence", False))
         self.grounded_ties = bool(config.get("reconcile.grounded_ties", False))
+        undated = bool(config.get("reconcile.undated_plans", False))
         gone = set(unnamed or ())
         doubted = set(doubtful or ())
         n = len(claims)
@@ -170,7 +171,8 @@ class Evidence:
             self.stating[i] = (c.tense == "present" and c.event not in (
                 "retraction", "member_drop", "forget")
                 and (c.mood == "fact" or s.activated_at is not None)
-                and c.id not in gone)
+                and c.id not in gone
+                and not (undated and c.event == "scheduled" and c.valid_from is None))
 
     def declared_only(self, wanted: tuple[str, str], alive: np.ndarray) -> np.ndarray | None:
         """The slot's declared successors still standing, for a slot that holds no fact:

@@ -303,7 +303,7 @@ class Reconciler:
         if rc.passing and doubtful(claim, doc.said, rc.dreams):
             slot = (self.subjects[-1], claim.slot)
             known = [self.ledger.claims[j].value for j in self.by_slot.get(slot, [])]
-            if not said_as_change(claim, doc.said, drafts, known):
+            if not said_as_change(claim, doc.said, drafts, known, rc.dreams):
                 self.ledger.doubtful.append(claim.id)
 
     def _end_without_check(self, index: int, claim: Claim) -> None:

@@ -34,9 +34,11 @@ a plan or a wish, a negation, a stand-in for a few days, or someone else's value
 car", "my brother's car", "for my sister")."""
 
 DREAM = re.compile(r"\b(daydream\w*|dream(?:s|ing|ed)? (?:of|about)|fantasi[sz]\w*"
-                   r"|imagin\w*|undecided|nothing is decided)\b")
-"""Engine 0.6.3 (``reconcile.dreams``): words of a daydream or an open choice ("I keep
-daydreaming about Halcyra as my employer; nothing is decided"), read as ``DOUBT``."""
+                   r"|imagin\w*|undecided|nothing is decided|considering|an idea)\b")
+"""Engine 0.6.3 (``reconcile.dreams``): words of a daydream, an idea being weighed or an
+open choice ("I keep daydreaming about Halcyra as my employer; nothing is decided", "I'm
+considering Keto as my diet, but it's only an idea"): they doubt a value as ``DOUBT``
+does, and make a turn no statement of change as ``HEDGE`` does."""
 
 
 def unnamed(claim: ClaimDraft, said: str | None) -> bool:
@@ -59,13 +61,14 @@ def slot_words(slot: str) -> list[str]:
 
 
 def said_as_change(claim: ClaimDraft, said: str | None, siblings: Iterable[ClaimDraft],
-                   known: Iterable[str]) -> bool:
+                   known: Iterable[str], dreams: bool = False) -> bool:
     """True when ``claim`` (a slot claim) states a change rather than mentioning a value in
     passing: it carries an event, a tie or an effective day; its document also says the
     slot had another value (a past claim of the slot among ``siblings``); or a sentence of
     a user turn that does not hedge (``HEDGE``) names the value together with "now", "my
     <slot>", "new <slot>" (``slot_words``) or another value of the slot (``known``: the
-    values the store holds for it, and the document's other values of it)."""
+    values the store holds for it, and the document's other values of it). ``dreams``
+    (engine 0.6.3): a turn with words of ``DREAM`` hedges too."""
     if claim.slot is None:
         return False
     if claim.event is not None or claim.depends_on is not None or claim.valid_from is not None:
@@ -82,7 +85,7 @@ def said_as_change(claim: ClaimDraft, said: str | None, siblings: Iterable[Claim
         return False
     cues = [f"{w} {n}" for n in slot_words(claim.slot) for w in ("my", "new")]
     for turn in said.casefold().split("\n"):
-        if HEDGE.search(turn):
+        if HEDGE.search(turn) or (dreams and DREAM.search(turn)):
             continue
         for sentence in SENTENCE.split(turn):
             if _named(value, sentence) is None:
