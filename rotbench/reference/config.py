@@ -200,6 +200,13 @@ class ReconcileConfig(_Section):
         "change, or a later mention of the value, makes it current. Off: it is current "
         "from the day it was said (0.6.2).",
     )
+    recent_members: bool = Field(
+        default=True,
+        description="Engine 0.6.3 (with ``corroboration``): a set's standing members stated "
+        "equally often rank by their last statement, the most recent first, as a single "
+        "slot's value stated last is current. Off: by their similarity to the question "
+        "(0.6.2).",
+    )
     forget: bool = Field(
         default=True,
         description="Engine 0.6.0: after a forget request the value (for a request of "

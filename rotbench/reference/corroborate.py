@@ -32,7 +32,8 @@ of that value's mean gaps between statements, if longer) pass without a second s
 it, the value said often stands again. When the slot's last present fact ended with no
 successor after that value was last said, there is no current value and the question is
 answered as engine 0.5.0 answers it.
-A set (``multi_valued``) keeps every member standing, most-stated first.
+A set (``multi_valued``) keeps every member standing, most-stated first (with
+``reconcile.recent_members``, engine 0.6.3, then the one stated most recently).
 
 Engine 0.6.1 reads the ledger's record of the user's words (``rotbench.reference.wording``):
 with ``reconcile.grounding`` a claim whose value no user turn of its document names is no
@@ -69,6 +70,9 @@ CONFIRMED = 4
 (``reconcile.confirmation``)."""
 MIN_WAIT = 14
 """Days a value said once is current before ``reconcile.confirmation`` may doubt it."""
+_DAYS = 1 << 32
+"""More days than any world has: a set member's support is (count, last day) packed in one
+integer (``reconcile.recent_members``)."""
 WAIT_GAPS = 3
 """The wait in the anchor's mean gaps between statements (``reconcile.confirmation``)."""
 
@@ -110,6 +114,7 @@ class Evidence:
         self.root_evidence = bool(config.get("reconcile.root_evidence", False))
         self.grounded_ties = bool(config.get("reconcile.grounded_ties", False))
         undated = bool(config.get("reconcile.undated_plans", False))
+        self.recent_members = bool(config.get("reconcile.recent_members", False))
         gone = set(unnamed or ())
         doubted = set(doubtful or ())
         n = len(claims)
@@ -235,6 +240,8 @@ class Evidence:
                 if not ended[i]:
                     tier[i] = True
                     support[i] = count[self.value[i]]
+                    if self.recent_members:  # then the member stated most recently
+                        support[i] = support[i] * _DAYS + last[self.value[i]][0]
             if revived_only and not tier[void].any():
                 return None
             return (tier, support) if tier.any() else None
