@@ -254,10 +254,8 @@ class _World:
         ``since``: speaking of that day or later, i.e. of the values' current run rather
         than of an earlier time the slot held the same value, unless no perceived claim
         of another value handed by ``day`` speaks of that claim's day or later, or each
-        such value was told as past on its claim's day or later, and the claim is in the
-        present tense and its value was not told as past after it (then, in what the engine
-        was handed, the value never changed, or the value that displaced it ended; a claim
-        telling the value as past, or followed by one, tells the engine it changed);
+        such value was told as past on its claim's day or later (then, in what the engine
+        was handed, the value never changed, or the value that displaced it ended);
         ``declared``: only declared successors (True) or only plain facts (False))."""
         wanted = {value_key(v) for v in values}
         handed = [h for h in self.handed.get(attribute, ()) if h[0] <= day]
@@ -268,11 +266,10 @@ class _World:
         others = [when for _, v, now, when, cond in handed
                   if v not in wanted and now and not cond and ended.get(v, -1) < when]
 
-        def current(v: str, when: int, now: bool) -> bool:  # of the run, or still standing
-            return since is None or when >= since or (
-                now and not any(o >= when for o in others) and ended.get(v, -1) <= when)
+        def current(when: int) -> bool:  # of the run, or never displaced in what was handed
+            return since is None or when >= since or not any(o >= when for o in others)
 
-        return any(v in wanted and (now or not present) and current(v, when, now)
+        return any(v in wanted and (now or not present) and current(when)
                    and (declared is None or cond == declared)
                    for _, v, now, when, cond in handed)
 
