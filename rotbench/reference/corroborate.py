@@ -140,12 +140,18 @@ class Evidence:
                       for s in states]
         """Engine 0.6.3: the position of the claim whose end ended each claim (a lapse's
         or cascade's ``cause``: its root, or a claim between), -1 for none."""
-        self.ended_by = [s.ended_by for s in states]
+        self.ended_by = [position.get(s.ended_by, -1) if s.ended_by is not None else -1
+                         for s in states]
+        self.doubted = np.array([c.id in doubted for c in claims], dtype=bool)
+        """A claim the user's words doubt (``Ledger.doubtful``, ``reconcile.passing``)."""
         self.tied = np.array([c.depends_on is not None for c in claims], dtype=bool)
         self.grounded = np.array([c.id not in gone for c in claims], dtype=bool)
         """False for a claim whose value no user turn of its document names
         (``Ledger.unnamed``, ``reconcile.grounding``)."""
         self.slot_key = [(who(c), c.slot) for c in claims]
+        self.told_past = np.array([c.tense == "past" and c.event is None and c.mood == "fact"
+                                   for c in claims], dtype=bool)
+        """A plain past-tense claim: the value it names was the slot's, and is no longer."""
         self.change = np.array([not p or c.id not in doubted for c, p in
                                 zip(claims, self.plain, strict=True)], dtype=bool)
         """Engine 0.6.1 (``reconcile.passing``): a statement that may displace a confirmed
@@ -295,8 +301,9 @@ class Evidence:
                 if carriers and not any(self.grounded[j] for j in carriers):
                     out.append(i)
                     continue
-            root = self.cause[i]
-            if not (self.root_evidence and self.how[i] == "dependency" and root >= 0):
+            root, ender = self.cause[i], self.ended_by[i]
+            if not (self.root_evidence and self.how[i] == "dependency" and root >= 0
+                    and ender >= 0 and self.doubted[ender]):
                 continue
             if root not in roots:
                 roots[root] = self._root_holds(root, day, arrays, asking)
@@ -313,7 +320,14 @@ class Evidence:
         found = self.first(wanted, day, *arrays, _asking=asking)
         if found is None:
             return False
-        return any(self.value[j] == self.value[root] for j in np.flatnonzero(found[0]))
+        value = self.value[root]
+        held = [j for j in np.flatnonzero(found[0]) if self.value[j] == value]
+        if not held or found[1][held[0]] < 2:  # said once: too weak to undo a lapse
+            return False
+        since = max(int(self.event_day[j]) for j in held)
+        days = arrays[0]
+        return not any(self.told_past[k] and self.value[k] == value and days[k] <= day
+                       and self.event_day[k] >= since for k in self.of_slot(wanted))
 
     def _unconfirmed(self, stated: list[int], day: int, count: dict[str, int],
                      first: dict[str, int], last: dict[str, tuple[int, int]]) -> set[str]:
