@@ -178,10 +178,11 @@ class ReconcileConfig(_Section):
     root_evidence: bool = Field(
         default=True,
         description="Engine 0.6.3 (with ``corroboration``): a claim that lapsed because the "
-        "root value it was tied to was superseded still counts as a statement while the "
-        "evidence for the root slot names that root value current: the update that "
-        "started the lapse is decided again by the evidence, as the update itself is. "
-        "Off: a lapse always stands (0.6.2).",
+        "root value it was tied to was superseded by a claim the user's words doubt still "
+        "counts as a statement while the evidence for the root slot names that root value "
+        "current, said twice or more and not told as past since: the update that started "
+        "the lapse is decided again by the evidence, as the update itself is. Off: a lapse "
+        "always stands (0.6.2).",
     )
     grounded_ties: bool = Field(
         default=True,

@@ -282,8 +282,9 @@ class Evidence:
         """Positions among ``idx`` (one slot's claims) ended as of ``day`` by a tie whose
         end the evidence does not bear out (engine 0.6.3), to be read as not ended:
 
-        - ``reconcile.root_evidence``: a lapse (``dependency``) whose root value, the value
-          of its ``cause``, is the one the root slot's evidence names current as of ``day``;
+        - ``reconcile.root_evidence``: a lapse (``dependency``) started by a claim the
+          user's words doubt (``doubted``), whose root value, the value of its ``cause``,
+          the root slot's evidence names current as of ``day`` (``_root_holds``);
         - ``reconcile.grounded_ties``: an untied claim ended by a lapse or a cascade that
           only tied claims of its value, none of them a statement of the user's
           (``grounded``), carried to it (same ``ended_by``).
@@ -313,7 +314,8 @@ class Evidence:
 
     def _root_holds(self, root: int, day: int, arrays: tuple, asking: frozenset) -> bool:
         """Whether the evidence of ``root``'s slot names ``root``'s value current as of
-        ``day`` (False for a slot already being decided higher up the chain)."""
+        ``day``, said twice or more and not told as past (a plain past-tense claim) since
+        its last statement. False for a slot already being decided higher up the chain."""
         wanted = self.slot_key[root]
         if wanted[1] is None or wanted in asking:
             return False
