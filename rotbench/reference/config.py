@@ -168,6 +168,46 @@ class ReconcileConfig(_Section):
         "(``depends_on``), and undoes what they superseded. Off: a tie is acted on only "
         "when a filed claim of its root value ends (0.6.1).",
     )
+    dreams: bool = Field(
+        default=True,
+        description="Engine 0.6.3 (with ``passing``): a sentence that daydreams of a value "
+        "or leaves the choice open ('daydreaming about', 'imagine', 'undecided', 'nothing "
+        "is decided') doubts it, as a hedge does (``rotbench.reference.wording.DREAM``). "
+        "Off: 0.6.2's words only.",
+    )
+    root_evidence: bool = Field(
+        default=True,
+        description="Engine 0.6.3 (with ``corroboration``): a claim that lapsed because the "
+        "root value it was tied to was superseded by a claim the user's words doubt still "
+        "counts as a statement while the evidence for the root slot names that root value "
+        "current, said twice or more and not told as past since: the update that started "
+        "the lapse is decided again by the evidence, as the update itself is. Off: a lapse "
+        "always stands (0.6.2).",
+    )
+    grounded_ties: bool = Field(
+        default=True,
+        description="Engine 0.6.3 (with ``grounding``): an untied claim that ended only "
+        "because a tied claim of its value ended (said before it, the tie covered it) "
+        "still counts as a statement when no such tied claim is a statement of the "
+        "user's (no user turn names its value); and such a claim's own end does not "
+        "empty the slot. Off: the tie covers earlier statements whatever carried it "
+        "(0.6.2).",
+    )
+    undated_plans: bool = Field(
+        default=True,
+        description="Engine 0.6.3 (with ``corroboration``): a scheduled change read with "
+        "no effective day (``event='scheduled'``, no ``valid_from``) is a plan whose day "
+        "is unknown, no statement of the slot's current value; a dated statement of the "
+        "change, or a later mention of the value, makes it current. Off: it is current "
+        "from the day it was said (0.6.2).",
+    )
+    recent_members: bool = Field(
+        default=True,
+        description="Engine 0.6.3 (with ``corroboration``): a set's standing members stated "
+        "equally often rank by their last statement, the most recent first, as a single "
+        "slot's value stated last is current. Off: by their similarity to the question "
+        "(0.6.2).",
+    )
     forget: bool = Field(
         default=True,
         description="Engine 0.6.0: after a forget request the value (for a request of "

@@ -32,7 +32,8 @@ of that value's mean gaps between statements, if longer) pass without a second s
 it, the value said often stands again. When the slot's last present fact ended with no
 successor after that value was last said, there is no current value and the question is
 answered as engine 0.5.0 answers it.
-A set (``multi_valued``) keeps every member standing, most-stated first.
+A set (``multi_valued``) keeps every member standing, most-stated first (with
+``reconcile.recent_members``, engine 0.6.3, then the one stated most recently).
 
 Engine 0.6.1 reads the ledger's record of the user's words (``rotbench.reference.wording``):
 with ``reconcile.grounding`` a claim whose value no user turn of its document names is no
@@ -69,6 +70,9 @@ CONFIRMED = 4
 (``reconcile.confirmation``)."""
 MIN_WAIT = 14
 """Days a value said once is current before ``reconcile.confirmation`` may doubt it."""
+_DAYS = 1 << 32
+"""More days than any world has: a set member's support is (count, last day) packed in one
+integer (``reconcile.recent_members``)."""
 WAIT_GAPS = 3
 """The wait in the anchor's mean gaps between statements (``reconcile.confirmation``)."""
 
@@ -107,6 +111,10 @@ class Evidence:
         self.forget = bool(config.get("reconcile.forget", True))
         self.confirm = bool(config.get("reconcile.confirmation", True))
         self.passing = bool(config.get("reconcile.passing", False))
+        self.root_evidence = bool(config.get("reconcile.root_evidence", False))
+        self.grounded_ties = bool(config.get("reconcile.grounded_ties", False))
+        undated = bool(config.get("reconcile.undated_plans", False))
+        self.recent_members = bool(config.get("reconcile.recent_members", False))
         gone = set(unnamed or ())
         doubted = set(doubtful or ())
         n = len(claims)
@@ -127,6 +135,23 @@ class Evidence:
         """A statement with no change named: no event, no effective day, not an
         activated successor (``reconcile.confirmation`` doubts such a value said once)."""
         self.multi = np.array([bool(c.multi_valued) for c in claims], dtype=bool)
+        position = {c.id: i for i, c in enumerate(claims)}
+        self.cause = [position.get(s.cause, -1) if s.cause is not None else -1
+                      for s in states]
+        """Engine 0.6.3: the position of the claim whose end ended each claim (a lapse's
+        or cascade's ``cause``: its root, or a claim between), -1 for none."""
+        self.ended_by = [position.get(s.ended_by, -1) if s.ended_by is not None else -1
+                         for s in states]
+        self.doubted = np.array([c.id in doubted for c in claims], dtype=bool)
+        """A claim the user's words doubt (``Ledger.doubtful``, ``reconcile.passing``)."""
+        self.tied = np.array([c.depends_on is not None for c in claims], dtype=bool)
+        self.grounded = np.array([c.id not in gone for c in claims], dtype=bool)
+        """False for a claim whose value no user turn of its document names
+        (``Ledger.unnamed``, ``reconcile.grounding``)."""
+        self.slot_key = [(who(c), c.slot) for c in claims]
+        self.told_past = np.array([c.tense == "past" and c.event is None and c.mood == "fact"
+                                   for c in claims], dtype=bool)
+        """A plain past-tense claim: the value it names was the slot's, and is no longer."""
         self.change = np.array([not p or c.id not in doubted for c, p in
                                 zip(claims, self.plain, strict=True)], dtype=bool)
         """Engine 0.6.1 (``reconcile.passing``): a statement that may displace a confirmed
@@ -157,7 +182,8 @@ class Evidence:
             self.stating[i] = (c.tense == "present" and c.event not in (
                 "retraction", "member_drop", "forget")
                 and (c.mood == "fact" or s.activated_at is not None)
-                and c.id not in gone)
+                and c.id not in gone
+                and not (undated and c.event == "scheduled" and c.valid_from is None))
 
     def declared_only(self, wanted: tuple[str, str], alive: np.ndarray) -> np.ndarray | None:
         """The slot's declared successors still standing, for a slot that holds no fact:
@@ -175,13 +201,27 @@ class Evidence:
 
     def first(self, wanted: tuple[str, str], day: int, days: np.ndarray,
               ended: np.ndarray, since: np.ndarray, active_from: np.ndarray,
-              valid_from: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+              valid_from: np.ndarray, revived_only: bool = False,
+              _asking: frozenset = frozenset()) -> tuple[np.ndarray, np.ndarray] | None:
         """(the claims that carry the slot's current value as of ``day``, each claim's
         support: its value's count of statements), or None when the evidence names no
         current value (the caller answers as 0.5.0 does). ``days``, ``ended``, ``since``,
-        ``active_from``, ``valid_from``: the index's arrays as of ``day``."""
+        ``active_from``, ``valid_from``: the index's arrays as of ``day`` (not modified).
+        ``_asking``: the slots whose evidence is being decided above this call (a root
+        slot is asked about a tied one's lapse at most once per chain). ``revived_only``:
+        None unless a claim ranked first is one whose end a tie rule voided
+        (``_void_ends``: for a slot whose every claim is ended)."""
         idx = [i for i in self.of_slot(wanted) if days[i] <= day]
         if not idx:
+            return None
+        void: list[int] = []
+        if self.root_evidence or self.grounded_ties:
+            void = self._void_ends(idx, day, (days, ended, since, active_from, valid_from),
+                                   _asking | {wanted})
+            if void:
+                ended = ended.copy()
+                ended[void] = False
+        if revived_only and not void:
             return None
         stated = [i for i in idx if self.stating[i] and active_from[i] <= day
                   and valid_from[i] <= day
@@ -206,6 +246,10 @@ class Evidence:
                 if not ended[i]:
                     tier[i] = True
                     support[i] = count[self.value[i]]
+                    if self.recent_members:  # then the member stated most recently
+                        support[i] = support[i] * _DAYS + last[self.value[i]][0]
+            if revived_only and not tier[void].any():
+                return None
             return (tier, support) if tier.any() else None
 
         doubted = (self._unconfirmed(stated, day, count, first, last) if self.confirm
@@ -219,7 +263,9 @@ class Evidence:
 
         best = max(count, key=standing)
         gone = [int(since[i]) for i in idx if ended[i] and self.how[i] in (
-            "retraction", "dependency", "cascade", "forget")]
+            "retraction", "dependency", "cascade", "forget")
+            and not (self.grounded_ties and not self.grounded[i]
+                     and self.how[i] in ("dependency", "cascade"))]
         if gone and max(gone) > last[best][0]:
             return None
         mine = [i for i in stated if self.value[i] == best]
@@ -227,7 +273,63 @@ class Evidence:
         for i in alive or [max(mine, key=lambda j: (int(self.event_day[j]), j))]:
             tier[i] = True
             support[i] = count[best]
+        if revived_only and not tier[void].any():
+            return None
         return tier, support
+
+    def _void_ends(self, idx: list[int], day: int, arrays: tuple,
+                   asking: frozenset) -> list[int]:
+        """Positions among ``idx`` (one slot's claims) ended as of ``day`` by a tie whose
+        end the evidence does not bear out (engine 0.6.3), to be read as not ended:
+
+        - ``reconcile.root_evidence``: a lapse (``dependency``) started by a claim the
+          user's words doubt (``doubted``), whose root value, the value of its ``cause``,
+          the root slot's evidence names current as of ``day`` (``_root_holds``);
+        - ``reconcile.grounded_ties``: an untied claim ended by a lapse or a cascade that
+          only tied claims of its value, none of them a statement of the user's
+          (``grounded``), carried to it (same ``ended_by``).
+        ``arrays``: ``first``'s (days, ended, since, active_from, valid_from)."""
+        ended = arrays[1]
+        out: list[int] = []
+        roots: dict[int, bool] = {}
+        for i in idx:
+            if not ended[i] or self.how[i] not in ("dependency", "cascade"):
+                continue
+            if self.grounded_ties and not self.tied[i]:
+                carriers = [j for j in idx if self.tied[j] and ended[j]
+                            and self.value[j] == self.value[i]
+                            and self.ended_by[j] == self.ended_by[i]]
+                if carriers and not any(self.grounded[j] for j in carriers):
+                    out.append(i)
+                    continue
+            root, ender = self.cause[i], self.ended_by[i]
+            if not (self.root_evidence and self.how[i] == "dependency" and root >= 0
+                    and ender >= 0 and self.doubted[ender]):
+                continue
+            if root not in roots:
+                roots[root] = self._root_holds(root, day, arrays, asking)
+            if roots[root]:
+                out.append(i)
+        return out
+
+    def _root_holds(self, root: int, day: int, arrays: tuple, asking: frozenset) -> bool:
+        """Whether the evidence of ``root``'s slot names ``root``'s value current as of
+        ``day``, said twice or more and not told as past (a plain past-tense claim) since
+        its last statement. False for a slot already being decided higher up the chain."""
+        wanted = self.slot_key[root]
+        if wanted[1] is None or wanted in asking:
+            return False
+        found = self.first(wanted, day, *arrays, _asking=asking)
+        if found is None:
+            return False
+        value = self.value[root]
+        held = [j for j in np.flatnonzero(found[0]) if self.value[j] == value]
+        if not held or found[1][held[0]] < 2:  # said once: too weak to undo a lapse
+            return False
+        since = max(int(self.event_day[j]) for j in held)
+        days = arrays[0]
+        return not any(self.told_past[k] and self.value[k] == value and days[k] <= day
+                       and self.event_day[k] >= since for k in self.of_slot(wanted))
 
     def _unconfirmed(self, stated: list[int], day: int, count: dict[str, int],
                      first: dict[str, int], last: dict[str, tuple[int, int]]) -> set[str]:

@@ -179,7 +179,10 @@ class LedgerIndex:
             if declared is not None:  # no fact of the slot: what the user said it would be
                 return declared, second, None, None
         if qc.abstain_unknown and not asked.any():
-            return None
+            revived = self._revived(wanted, frame, day, ended, since, config)
+            if revived is None:
+                return None
+            return revived[0], second, None, revived[1]
         if frame.tense != "present":
             return first, second, None, None
         if rc.corroboration and qc.present_first and frame.slot is not None:
@@ -212,6 +215,21 @@ class LedgerIndex:
         if rc.forget and rc.scheduled:  # 0.6.0: a value not yet in effect is no history
             only &= self.valid_from <= day
         return first, second, only, None
+
+    def _revived(self, wanted: tuple[str, str], frame: QuestionFrame, day: int,
+                 ended: np.ndarray, since: np.ndarray, config: EngineConfig
+                 ) -> tuple[np.ndarray, np.ndarray] | None:
+        """Engine 0.6.3: for a present-tense question about a slot whose every claim is
+        ended, the evidence's current value when it rests on a claim whose end a tie rule
+        voids (``reconcile.root_evidence``, ``reconcile.grounded_ties``); else None."""
+        rc = config.reconcile
+        if not (rc.corroboration and config.query.present_first and frame.tense == "present"
+                and (rc.root_evidence or rc.grounded_ties)):
+            return None
+        n = len(self.days)
+        return self.evidence.first(wanted, day, self.days, ended, since, self.active_from,
+                                   self.valid_from if rc.scheduled
+                                   else np.full(n, -1, dtype=np.int64), revived_only=True)
 
     def _ended(self, day: int) -> tuple[np.ndarray, np.ndarray]:
         """(retired as of ``day``, the day each such end began) for every claim."""

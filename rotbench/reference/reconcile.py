@@ -300,10 +300,10 @@ class Reconciler:
             return
         if rc.grounding and unnamed(claim, doc.said):
             self.ledger.unnamed.append(claim.id)
-        if rc.passing and doubtful(claim, doc.said):
+        if rc.passing and doubtful(claim, doc.said, rc.dreams):
             slot = (self.subjects[-1], claim.slot)
             known = [self.ledger.claims[j].value for j in self.by_slot.get(slot, [])]
-            if not said_as_change(claim, doc.said, drafts, known):
+            if not said_as_change(claim, doc.said, drafts, known, rc.dreams):
                 self.ledger.doubtful.append(claim.id)
 
     def _end_without_check(self, index: int, claim: Claim) -> None:

@@ -33,6 +33,13 @@ DOUBT = re.compile(
 a plan or a wish, a negation, a stand-in for a few days, or someone else's value ("their
 car", "my brother's car", "for my sister")."""
 
+DREAM = re.compile(r"\b(daydream\w*|dream(?:s|ing|ed)? (?:of|about)|fantasi[sz]\w*"
+                   r"|imagin\w*|undecided|nothing is decided|considering|an idea)\b")
+"""Engine 0.6.3 (``reconcile.dreams``): words of a daydream, an idea being weighed or an
+open choice ("I keep daydreaming about Halcyra as my employer; nothing is decided", "I'm
+considering Keto as my diet, but it's only an idea"): they doubt a value as ``DOUBT``
+does, and make a turn no statement of change as ``HEDGE`` does."""
+
 
 def unnamed(claim: ClaimDraft, said: str | None) -> bool:
     """True when ``claim`` gives a slot a value that no user turn of its document names
@@ -54,13 +61,14 @@ def slot_words(slot: str) -> list[str]:
 
 
 def said_as_change(claim: ClaimDraft, said: str | None, siblings: Iterable[ClaimDraft],
-                   known: Iterable[str]) -> bool:
+                   known: Iterable[str], dreams: bool = False) -> bool:
     """True when ``claim`` (a slot claim) states a change rather than mentioning a value in
     passing: it carries an event, a tie or an effective day; its document also says the
     slot had another value (a past claim of the slot among ``siblings``); or a sentence of
     a user turn that does not hedge (``HEDGE``) names the value together with "now", "my
     <slot>", "new <slot>" (``slot_words``) or another value of the slot (``known``: the
-    values the store holds for it, and the document's other values of it)."""
+    values the store holds for it, and the document's other values of it). ``dreams``
+    (engine 0.6.3): a turn with words of ``DREAM`` hedges too."""
     if claim.slot is None:
         return False
     if claim.event is not None or claim.depends_on is not None or claim.valid_from is not None:
@@ -77,7 +85,7 @@ def said_as_change(claim: ClaimDraft, said: str | None, siblings: Iterable[Claim
         return False
     cues = [f"{w} {n}" for n in slot_words(claim.slot) for w in ("my", "new")]
     for turn in said.casefold().split("\n"):
-        if HEDGE.search(turn):
+        if HEDGE.search(turn) or (dreams and DREAM.search(turn)):
             continue
         for sentence in SENTENCE.split(turn):
             if _named(value, sentence) is None:
@@ -88,14 +96,16 @@ def said_as_change(claim: ClaimDraft, said: str | None, siblings: Iterable[Claim
     return False
 
 
-def doubtful(claim: ClaimDraft, said: str | None) -> bool:
+def doubtful(claim: ClaimDraft, said: str | None, dreams: bool = False) -> bool:
     """True when every sentence of the user's turns (``said``; None: not known, and then
-    False) that names ``claim``'s value doubts it (``DOUBT``): perception filed as the user's
-    own a value the user only wished for, denied, held for a few days, or gave to someone
-    else. False for a value no sentence names (``unnamed`` speaks for it)."""
+    False) that names ``claim``'s value doubts it (``DOUBT``; with ``dreams``, engine 0.6.3,
+    also ``DREAM``): perception filed as the user's own a value the user only wished for,
+    dreamt of, denied, held for a few days, or gave to someone else. False for a value no
+    sentence names (``unnamed`` speaks for it)."""
     if said is None or claim.slot is None:
         return False
     value = value_key(claim.value)
     naming = [s for turn in said.casefold().split("\n") for s in SENTENCE.split(turn)
               if _named(value, s) is not None]
-    return bool(naming) and all(DOUBT.search(s) for s in naming)
+    return bool(naming) and all(
+        DOUBT.search(s) or (dreams and DREAM.search(s)) for s in naming)

@@ -1,4 +1,4 @@
-"""Engine 0.6.2 on generator 5 (seeds 42 43 44 pooled, scorer v6, top 10, the real embedding
+"""Engine 0.6.3 on generator 5 (seeds 42 43 44 pooled, scorer v6, top 10, the real embedding
 model) through the plain stage functions, and with its new switches off on generator 4:
 
 - the oracle arm: every figure at its ideal, ``forgotten_served_at_k`` and
@@ -39,10 +39,15 @@ OFF = {"corroboration": ("reconcile.corroboration=false",),
        "passing": ("reconcile.passing=false",),
        "rereading": ("reconcile.rereading=false",),
        "unfiled_roots": ("reconcile.unfiled_roots=false",),
+       "dreams": ("reconcile.dreams=false",),
+       "root_evidence": ("reconcile.root_evidence=false",),
+       "grounded_ties": ("reconcile.grounded_ties=false",),
+       "undated_plans": ("reconcile.undated_plans=false",),
+       "recent_members": ("reconcile.recent_members=false",),
        "forget": ("reconcile.forget=false",),
        "redelivery": ("reconcile.redelivery=false",),
        "each_member": ("query.each_member=false",)}
-CONFIGS = {"0.6.2": (), **OFF, "all off": tuple(o for v in OFF.values() for o in v)}
+CONFIGS = {"0.6.3": (), **OFF, "all off": tuple(o for v in OFF.values() for o in v)}
 
 ORACLE = {  # every figure at its ideal
     "current_first": (247, 247), "recall_current_at_k": (247, 247),
@@ -57,32 +62,41 @@ ORACLE = {  # every figure at its ideal
 
 GOOD = {  # (current_first, forgotten_served_at_k, resurrected_first, retracted_asserted_at_k,
     #        member_lost)
-    "0.6.2": ((218, 247), (0, 50), (2, 35), (0, 29), (0, 27)),
+    "0.6.3": ((227, 247), (0, 50), (2, 35), (0, 29), (0, 27)),
     "corroboration": ((161, 247), (0, 50), (0, 35), (4, 29), (9, 27)),
-    "confirmation": ((218, 247), (0, 50), (2, 35), (0, 29), (0, 27)),
-    "grounding": ((203, 247), (0, 50), (1, 35), (0, 29), (0, 27)),
-    "passing": ((211, 247), (0, 50), (2, 35), (0, 29), (0, 27)),
-    "rereading": ((215, 247), (0, 50), (2, 35), (0, 29), (0, 27)),
-    "unfiled_roots": ((218, 247), (0, 50), (2, 35), (0, 29), (0, 27)),
-    "forget": ((218, 247), (23, 50), (2, 35), (0, 29), (0, 27)),
-    "redelivery": ((218, 247), (0, 50), (2, 35), (0, 29), (0, 27)),
-    "each_member": ((218, 247), (0, 50), (2, 35), (0, 29), (0, 27)),
+    "confirmation": ((227, 247), (0, 50), (2, 35), (0, 29), (0, 27)),
+    "grounding": ((208, 247), (0, 50), (1, 35), (0, 29), (0, 27)),
+    "passing": ((216, 247), (0, 50), (2, 35), (0, 29), (0, 27)),
+    "rereading": ((224, 247), (0, 50), (2, 35), (0, 29), (0, 27)),
+    "unfiled_roots": ((225, 247), (0, 50), (2, 35), (0, 29), (0, 27)),
+    "dreams": ((223, 247), (0, 50), (2, 35), (0, 29), (0, 27)),
+    "root_evidence": ((225, 247), (0, 50), (2, 35), (0, 29), (0, 27)),
+    "grounded_ties": ((223, 247), (0, 50), (2, 35), (0, 29), (0, 27)),
+    "undated_plans": ((225, 247), (0, 50), (2, 35), (0, 29), (0, 27)),
+    "recent_members": ((227, 247), (0, 50), (2, 35), (0, 29), (0, 27)),
+    "forget": ((227, 247), (28, 50), (2, 35), (0, 29), (0, 27)),
+    "redelivery": ((227, 247), (0, 50), (2, 35), (0, 29), (0, 27)),
+    "each_member": ((227, 247), (0, 50), (2, 35), (0, 29), (0, 27)),
     "all off": ((160, 247), (18, 50), (0, 35), (4, 29), (9, 27)),
 }
-GOOD_STAGES = {  # wrong first answers per stage (seed 44's two gym questions of day 25 are
-    # perception's: the home city's correction back to Nagasaki was misread, and its claims
-    # from before the move tell of the run the move displaced)
-    "0.6.2": {"perception": 21, "never_seen": 2, "lost": 1, "outranked": 1, "abstained": 4},
+GOOD_STAGES = {  # wrong first answers per stage (the one own miss left, seed 42's car on
+    # day 90, is docs/results/engine-0.6.0.md's class (c): the change back was read swapped)
+    "0.6.3": {"perception": 19, "never_seen": 1},
     "corroboration": {"perception": 62, "never_seen": 5, "lost": 6,
                       "outranked": 10, "abstained": 3},
-    "confirmation": {"perception": 21, "never_seen": 2, "lost": 1, "outranked": 1, "abstained": 4},
-    "grounding": {"perception": 26, "never_seen": 4, "lost": 9, "outranked": 1, "abstained": 4},
-    "passing": {"perception": 22, "never_seen": 2, "lost": 7, "outranked": 1, "abstained": 4},
-    "rereading": {"perception": 22, "never_seen": 4, "lost": 1, "outranked": 1, "abstained": 4},
-    "unfiled_roots": {"perception": 21, "never_seen": 2, "lost": 1, "outranked": 1, "abstained": 4},
-    "forget": {"perception": 21, "never_seen": 2, "lost": 1, "outranked": 1, "abstained": 4},
-    "redelivery": {"perception": 21, "never_seen": 2, "lost": 1, "outranked": 1, "abstained": 4},
-    "each_member": {"perception": 21, "never_seen": 2, "lost": 1, "outranked": 1, "abstained": 4},
+    "confirmation": {"perception": 19, "never_seen": 1},
+    "grounding": {"perception": 25, "never_seen": 3, "lost": 9, "abstained": 2},
+    "passing": {"perception": 20, "never_seen": 2, "lost": 6, "outranked": 1, "abstained": 2},
+    "rereading": {"perception": 20, "never_seen": 3},
+    "unfiled_roots": {"perception": 20, "never_seen": 1, "lost": 1},
+    "dreams": {"perception": 19, "never_seen": 2, "outranked": 1, "abstained": 2},
+    "root_evidence": {"perception": 19, "never_seen": 1, "abstained": 2},
+    "grounded_ties": {"perception": 20, "never_seen": 1, "lost": 1, "abstained": 2},
+    "undated_plans": {"perception": 20, "never_seen": 1, "outranked": 1},
+    "recent_members": {"perception": 19, "never_seen": 1},
+    "forget": {"perception": 19, "never_seen": 1},
+    "redelivery": {"perception": 19, "never_seen": 1},
+    "each_member": {"perception": 19, "never_seen": 1},
     "all off": {"perception": 63, "never_seen": 4, "lost": 7, "outranked": 10, "abstained": 3},
 }
 
@@ -128,9 +142,18 @@ def test_what_each_switch_buys_under_good_noise(embedder: Embedder) -> None:
         assert dict(stages[name]) == GOOD_STAGES[name], name
 
 
-@pytest.mark.parametrize("overrides", [tuple(o for v in OFF.values() for o in v), ()],
-                         ids=["switches off", "default"])
-def test_generator4_gives_engine_050s_hits(embedder: Embedder, overrides) -> None:
+ENGINE_063_G4 = "c1294bc7056c58bb6d7811a7c257939930bb9b0f1f1682c3dc9fa4839e123267"
+"""The same digest with every switch on: 0.5.0's but for ``reconcile.recent_members``
+(engine 0.6.3), which serves a set's members stated equally often latest first (four
+questions about the study languages on seeds 42 and 43, both members current in each; with
+that switch off the digest is ``ENGINE_050_G4``)."""
+
+
+@pytest.mark.parametrize(("overrides", "expected"), [
+    (tuple(o for v in OFF.values() for o in v), ENGINE_050_G4),
+    (("reconcile.recent_members=false",), ENGINE_050_G4),
+    ((), ENGINE_063_G4)], ids=["switches off", "recent_members off", "default"])
+def test_generator4_gives_engine_050s_hits(embedder: Embedder, overrides, expected) -> None:
     config = EngineConfig().with_overrides(list(overrides))
     digest = hashlib.sha256()
     for seed in SEEDS:
@@ -140,4 +163,4 @@ def test_generator4_gives_engine_050s_hits(embedder: Embedder, overrides) -> Non
                                   for p in probed.probes]).encode())
         digest.update(json.dumps([e.model_dump() for e in ledger.events]).encode())
         digest.update(str(ledger.counts.pairs_judged).encode())
-    assert digest.hexdigest() == ENGINE_050_G4
+    assert digest.hexdigest() == expected

@@ -39,8 +39,10 @@ def test_reference_current_first_oracle_good_typical(reference) -> None:
     # engine 0.6.0 (corroboration; a question read as about "the speaker" asked of the
     # user): good 81 -> 96, typical 49 -> 48; engine 0.6.1 (reconcile.grounding and
     # reconcile.passing: a value the user's words do not name, or only doubt, does not
-    # displace the slot's value): good 96 -> 109, typical 48 -> 66
-    assert got == {None: (195, 195), "good": (109, 195), "typical": (66, 195)}
+    # displace the slot's value): good 96 -> 109, typical 48 -> 66; engine 0.6.3
+    # (reconcile.undated_plans: a scheduled change read without its day is no statement of
+    # the current value): typical 66 -> 67 (seed 43's phone, below)
+    assert got == {None: (195, 195), "good": (109, 195), "typical": (67, 195)}
     assert got[None][0] >= got["good"][0] >= got["typical"][0]
     assert got["typical"][0] < got[None][0]
 
@@ -54,9 +56,12 @@ def test_reference_misses_by_stage(reference) -> None:
     # 113 -> 120, good 68 -> 82); then engine 0.6.1's words rules answer more (typical
     # 120 -> 116, good 82 -> 76); a root is told its value only by a claim of that value's
     # current run (good 76 -> 79: seed 44's gym on days 75 and 90, the home city's move back
-    # read as the old city, whose claim from before the move told of the earlier run)
+    # read as the old city, whose claim from before the move told of the earlier run);
+    # engine 0.6.3's reconcile.undated_plans (seed 43's phone: the plan of Motorola read
+    # without its day is no longer served before it, days 60 and 75 right, lost 2 -> 0; on
+    # day 90, after that day, nothing but the undated plan says Motorola, outranked 11 -> 12)
     assert reference["typical"].miss_stages == {
-        "perception": 116, "never_seen": 0, "lost": 2, "outranked": 11, "abstained": 0}
+        "perception": 116, "never_seen": 0, "lost": 0, "outranked": 12, "abstained": 0}
     assert reference["good"].miss_stages == {
         "perception": 79, "never_seen": 5, "lost": 0, "outranked": 2, "abstained": 0}
     noise = reference["typical"].perception_noise
