@@ -65,6 +65,7 @@ date counted from its delivery day.
 from __future__ import annotations
 
 import math
+import random
 from contextlib import contextmanager
 from datetime import timedelta
 
@@ -126,6 +127,12 @@ LATE_ECHO_ROOM = 3
 """Days a scheduled change written to be delivered late waits beyond the least delay that
 exposes delivery dating, so that a second late document can be written in between."""
 SCHEDULED_LEAD = 3
+RESCHEDULE_FROM = 6
+RESCHEDULE_LEAD = 2
+"""A contingent or implied dependent's next value (``dependents_rescheduled``) is said
+from interval ``RESCHEDULE_FROM`` on (the root changed in the second: the dependent is
+asked about without a value meanwhile) and takes effect ``RESCHEDULE_LEAD`` intervals
+later (short enough for "in two weeks" or "in three weeks" to fit)."""
 QUIET_SAYINGS = 5
 """Statements of the quiet control, all before the first checkpoint (so that one
 perception error does not take it: nothing restates it later)."""
@@ -278,15 +285,16 @@ class _BuilderV5(_BuilderV4):
 
     def _scheduled_flip(self, key: str, new: str, index: int, after: int,
                         sooner: bool = True, modes: tuple[str, ...] = (),
-                        late: bool = False) -> int | None:
+                        late: bool = False, lead: int = SCHEDULED_LEAD) -> int | None:
         """One scheduled change of ``key`` to ``new``, said in interval ``index`` after day
         ``after`` and in force ``SCHEDULED_LEAD`` intervals later (the last interval at
         most; with ``sooner``, one interval sooner when nothing fits); its effective day
         (None: nothing fits). With ``late``, the document is delivered late
-        (``late_delivery``) when a day fits, on time otherwise."""
+        (``late_delivery``) when a day fits, on time otherwise; ``lead`` intervals instead
+        of ``SCHEDULED_LEAD``."""
         intervals = self.plan.intervals()
-        for lead in (SCHEDULED_LEAD, SCHEDULED_LEAD - 1)[:2 if sooner else 1]:
-            target = min(index + lead, len(intervals) - 1)
+        for ahead in (lead, lead - 1)[:2 if sooner else 1]:
+            target = min(index + ahead, len(intervals) - 1)
             if target <= index:
                 return None
             said = [d for d in intervals[index] if d > after
@@ -454,6 +462,7 @@ class _BuilderV5(_BuilderV4):
     def lay_out(self, roles: dict[str, str]) -> None:
         """Generator 4's lay-out, then re-deliveries and mentions in passing."""
         self.forgotten: dict[str, int] = {}
+        self.rescheduled: dict[str, int] = {}
         self.again: list[tuple[Draft, int]] = []
         self.roles = roles
         super().lay_out(roles)
@@ -572,6 +581,7 @@ class _BuilderV5(_BuilderV4):
         self.forgets(roles)
         self.after_forget(roles)
         self.echoes()
+        self.dependents_rescheduled(roles)
         super().restatements(roles)
         self.drafts = [d for d in self.drafts if not any(
             f.attribute in self.forgotten and d.day > self.forgotten[f.attribute]
@@ -774,6 +784,45 @@ class _BuilderV5(_BuilderV4):
                         done = self._scheduled_flip(
                             key, new, start, day, sooner=False, modes=modes,
                             late=modes == RELATIVE_MODES) is not None
+
+    def dependents_rescheduled(self, roles: dict[str, str]) -> None:
+        """Each contingent or implied dependent of the root, without a value since the root
+        changed, gets a new one as a scheduled change said in interval
+        ``RESCHEDULE_FROM`` or later and in force ``RESCHEDULE_LEAD`` intervals after it,
+        dated relative to its written day when a wording fits, and said again before it
+        takes effect (``_echo_fact``); skipped when nothing fits. The questions before it
+        takes effect ask for an abstention with a declared value pending, as after a forget
+        request. Drawn from a stream of its own (``_side_stream``), so the rest of the world
+        is laid out as without it; the dependent stays out of mentions in passing."""
+        t0 = next(iter(self._events("change", DEP_ROOT)), None)
+        if t0 is None:
+            return
+        intervals = self.plan.intervals()
+        with self._side_stream("rescheduled"):
+            for key in sorted(k for k, r in roles.items() if r in ("contingent", "implied")):
+                if self.value_at(key, t0) is not None or not self.has_fresh(key):
+                    continue
+                new = self.fresh(key)
+                e = None
+                for modes in (("relative",), RELATIVE_MODES, ALL_MODES):
+                    for start in range(RESCHEDULE_FROM, len(intervals) - RESCHEDULE_LEAD):
+                        e = e or self._scheduled_flip(key, new, start, t0, sooner=False,
+                                                      modes=modes, lead=RESCHEDULE_LEAD)
+                if e is None:
+                    continue
+                draft = self.drafts[-1]
+                self._echo_fact(draft, draft.facts[0])
+
+    @contextmanager
+    def _side_stream(self, name: str):
+        """``self.rng`` replaced, for the block, by a stream seeded by the world's seed and
+        ``name``: what the block draws leaves the main stream where it was."""
+        main = self.rng
+        self.rng = random.Random(f"{self.seed}/{name}")
+        try:
+            yield
+        finally:
+            self.rng = main
 
     # ---- mentions in passing --------------------------------------------------------------
 
