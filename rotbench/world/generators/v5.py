@@ -466,8 +466,10 @@ class _BuilderV5(_BuilderV4):
         self.again: list[tuple[Draft, int]] = []
         self.roles = roles
         super().lay_out(roles)
+        self.said_in_passing: list[tuple[Draft, Fact, str]] = []
         self.redeliveries(roles)
         self.passing(roles)
+        self.unsay_cascade()
 
     # ---- re-delivered documents -------------------------------------------------------
 
@@ -920,8 +922,33 @@ class _BuilderV5(_BuilderV4):
                 else:
                     host = remark(self.rng, day, "mention", text, [fact])
                     self.drafts.append(host)
+                self.said_in_passing.append((host, fact, text))
                 together[day] = host
                 self.plan.statement(key, day)
+
+    def unsay_cascade(self) -> None:
+        """The mentions in passing of each cascade dependent from the root's correction to
+        the dependent's forget request taken back out (its fact dropped, its words cut from
+        the turn, a session left empty dropped): an engine that retracts the root alone
+        then keeps serving the dependent's value the move implied, where a plain
+        restatement would have repaired it. Done after ``passing`` so that every other
+        mention falls where it did."""
+        t3 = (self._events("correction", CASCADE_ROOT) or [None])[0]
+        if t3 is None:
+            return
+        for host, fact, text in self.said_in_passing:
+            hi = self.forgotten.get(fact.attribute)
+            if fact.attribute not in DEPENDENTS[CASCADE_ROOT] or hi is None \
+                    or not t3 < host.day <= hi:
+                continue
+            host.facts = [f for f in host.facts if f is not fact]
+            words = host.turns[0].text
+            if words == text:
+                self.drafts = [d for d in self.drafts if d is not host]
+                continue
+            words = words.replace(f"{text} ", "", 1) if words.startswith(f"{text} ") \
+                or f" {text} " in words else words.removesuffix(f" {text}")
+            host.turns[0] = Turn(role=host.turns[0].role, text=words)
 
     def _held(self, key: str, day: int) -> list[str]:
         """The values of ``key`` held on ``day``: the set's members (its first value, added
