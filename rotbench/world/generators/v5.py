@@ -127,12 +127,6 @@ LATE_ECHO_ROOM = 3
 """Days a scheduled change written to be delivered late waits beyond the least delay that
 exposes delivery dating, so that a second late document can be written in between."""
 SCHEDULED_LEAD = 3
-RESCHEDULE_FROM = 6
-RESCHEDULE_LEAD = 2
-"""A contingent or implied dependent's next value (``dependents_rescheduled``) is said
-from interval ``RESCHEDULE_FROM`` on (the root changed in the second: the dependent is
-asked about without a value meanwhile) and takes effect ``RESCHEDULE_LEAD`` intervals
-later (short enough for "in two weeks" or "in three weeks" to fit)."""
 QUIET_SAYINGS = 5
 """Statements of the quiet control, all before the first checkpoint (so that one
 perception error does not take it: nothing restates it later)."""
@@ -285,16 +279,15 @@ class _BuilderV5(_BuilderV4):
 
     def _scheduled_flip(self, key: str, new: str, index: int, after: int,
                         sooner: bool = True, modes: tuple[str, ...] = (),
-                        late: bool = False, lead: int = SCHEDULED_LEAD) -> int | None:
+                        late: bool = False) -> int | None:
         """One scheduled change of ``key`` to ``new``, said in interval ``index`` after day
         ``after`` and in force ``SCHEDULED_LEAD`` intervals later (the last interval at
         most; with ``sooner``, one interval sooner when nothing fits); its effective day
         (None: nothing fits). With ``late``, the document is delivered late
-        (``late_delivery``) when a day fits, on time otherwise; ``lead`` intervals instead
-        of ``SCHEDULED_LEAD``."""
+        (``late_delivery``) when a day fits, on time otherwise."""
         intervals = self.plan.intervals()
-        for ahead in (lead, lead - 1)[:2 if sooner else 1]:
-            target = min(index + ahead, len(intervals) - 1)
+        for lead in (SCHEDULED_LEAD, SCHEDULED_LEAD - 1)[:2 if sooner else 1]:
+            target = min(index + lead, len(intervals) - 1)
             if target <= index:
                 return None
             said = [d for d in intervals[index] if d > after
@@ -712,7 +705,7 @@ class _BuilderV5(_BuilderV4):
     def _echo_day(self, key: str, lo: int, hi: int) -> int | None:
         """The first day strictly between ``lo`` and ``hi`` on which ``key`` may be
         stated (so the echo reaches as many of the case's questions as it can)."""
-        return next((d for d in range(lo + 1, hi) if d > INTRO_LAST_DAY
+        return next((d for d in range(lo + 1, min(hi, self.days + 1)) if d > INTRO_LAST_DAY
                      and self.plan.statement_ok(key, d) and d not in self.checkpoints), None)
 
     def _echo(self, key: str, kind: str, text: str, fact: Fact, lo: int, hi: int
@@ -789,31 +782,41 @@ class _BuilderV5(_BuilderV4):
 
     def dependents_rescheduled(self, roles: dict[str, str]) -> None:
         """Each contingent or implied dependent of the root, without a value since the root
-        changed, gets a new one as a scheduled change said in interval
-        ``RESCHEDULE_FROM`` or later and in force ``RESCHEDULE_LEAD`` intervals after it,
-        dated relative to its written day when a wording fits, and said again before it
-        takes effect (``_echo_fact``); skipped when nothing fits. The questions before it
-        takes effect ask for an abstention with a declared value pending, as after a forget
-        request. Drawn from a stream of its own (``_side_stream``), so the rest of the world
-        is laid out as without it; the dependent stays out of mentions in passing."""
+        changed, gets a next value as a scheduled change dated relative to its written day
+        that takes effect after the world's last day ("Three weeks from today my team will
+        be Otter."): said on the latest free day before the third checkpoint from the end
+        from which a span of ``SCHEDULED_RELATIVE`` reaches past the end (else the latest
+        free day from which one does), and said again by date before the end
+        (``_echo_fact``); skipped when no day fits. The last checkpoints ask for an
+        abstention with a value pending, the dependent's own questions stay (nothing takes
+        effect), and an engine that files a scheduled change at once, or reads "in three
+        weeks" as today, serves it early.
+        Drawn from a stream of its own (``_side_stream``), so the rest of the world is laid
+        out as without it; the dependent stays out of mentions in passing."""
         t0 = next(iter(self._events("change", DEP_ROOT)), None)
-        if t0 is None:
+        if t0 is None or len(self.checkpoints) < 3:
             return
-        intervals = self.plan.intervals()
         with self._side_stream("rescheduled"):
             for key in sorted(k for k, r in roles.items() if r in ("contingent", "implied")):
                 if self.value_at(key, t0) is not None or not self.has_fresh(key):
                     continue
-                new = self.fresh(key)
-                e = None
-                for modes in (("relative",), RELATIVE_MODES, ALL_MODES):
-                    for start in range(RESCHEDULE_FROM, len(intervals) - RESCHEDULE_LEAD):
-                        e = e or self._scheduled_flip(key, new, start, t0, sooner=False,
-                                                      modes=modes, lead=RESCHEDULE_LEAD)
-                if e is None:
+                fits = [(s, span) for span in sorted(SCHEDULED_RELATIVE)
+                        for s in range(max(t0, self.checkpoints[-3] - span), self.days + 1)
+                        if s + span > self.days and self.plan.hazard_ok(key, s)
+                        and self.plan.statement_ok(key, s)]
+                if not fits:
                     continue
-                draft = self.drafts[-1]
-                self._echo_fact(draft, draft.facts[0])
+                early = [f for f in fits if f[0] < self.checkpoints[-3]]
+                said, span = max(early or fits)
+                new = self.fresh(key)
+                text = self.rng.choice(SCHEDULED_RELATIVE[span]).format(
+                    label=self._label(key), v=new)
+                fact = _present(key, new, event="scheduled", effective_day=said + span)
+                draft = remark(self.rng, said, "scheduled", text, [fact])
+                self.drafts.append(draft)
+                self.plan.statement(key, said)
+                self.plan.hazard(key, said)
+                self._echo_fact(draft, fact)
 
     @contextmanager
     def _side_stream(self, name: str):
