@@ -127,6 +127,9 @@ LATE_ECHO_ROOM = 3
 """Days a scheduled change written to be delivered late waits beyond the least delay that
 exposes delivery dating, so that a second late document can be written in between."""
 SCHEDULED_LEAD = 3
+PAGE_QUIET = 3
+"""Checkpoints after a web page over which its attribute is not mentioned in passing
+(``unsay_after_pages``)."""
 QUIET_SAYINGS = 5
 """Statements of the quiet control, all before the first checkpoint (so that one
 perception error does not take it: nothing restates it later)."""
@@ -463,6 +466,7 @@ class _BuilderV5(_BuilderV4):
         self.redeliveries(roles)
         self.passing(roles)
         self.unsay_cascade()
+        self.unsay_after_pages()
 
     # ---- re-delivered documents -------------------------------------------------------
 
@@ -931,18 +935,38 @@ class _BuilderV5(_BuilderV4):
 
     def unsay_cascade(self) -> None:
         """The mentions in passing of each cascade dependent from the root's correction to
-        the dependent's forget request taken back out (its fact dropped, its words cut from
-        the turn, a session left empty dropped): an engine that retracts the root alone
-        then keeps serving the dependent's value the move implied, where a plain
-        restatement would have repaired it. Done after ``passing`` so that every other
-        mention falls where it did."""
+        the dependent's forget request taken back out (``_unsay``): an engine that retracts
+        the root alone then keeps serving the dependent's value the move implied, where a
+        plain restatement would have repaired it. Done after ``passing`` so that every
+        other mention falls where it did."""
         t3 = (self._events("correction", CASCADE_ROOT) or [None])[0]
         if t3 is None:
             return
+        for dep in DEPENDENTS[CASCADE_ROOT]:
+            if dep in self.forgotten:
+                self._unsay(dep, t3, self.forgotten[dep])
+
+    def unsay_after_pages(self) -> None:
+        """The mentions in passing of the attribute of each web page delivered in the
+        world's second half, from the page's delivery to the ``PAGE_QUIET``-th checkpoint
+        after it, taken back out (``_unsay``): an engine that files a web page as the user's
+        word keeps serving its value over those checkpoints, where few remain. (An early
+        page has checkpoints enough; a quiet stretch after it would cost the questions there
+        their intact path whenever the noise takes the page for the user's word.)"""
+        for d in self.drafts:
+            for f in d.facts:
+                if f.channel == "source" and d.arrival > self.days // 2:
+                    later = [c for c in self.checkpoints if c >= d.arrival]
+                    if later:
+                        self._unsay(f.attribute, d.arrival,
+                                    later[min(PAGE_QUIET, len(later)) - 1])
+
+    def _unsay(self, key: str, lo: int, hi: int) -> None:
+        """Take out the mentions in passing of ``key`` written after ``lo`` and by ``hi``:
+        the fact dropped, its words cut from the turn, a session left empty dropped."""
         for host, fact, text in self.said_in_passing:
-            hi = self.forgotten.get(fact.attribute)
-            if fact.attribute not in DEPENDENTS[CASCADE_ROOT] or hi is None \
-                    or not t3 < host.day <= hi:
+            if fact.attribute != key or not lo < host.day <= hi \
+                    or not any(f is fact for f in host.facts):
                 continue
             host.facts = [f for f in host.facts if f is not fact]
             words = host.turns[0].text
