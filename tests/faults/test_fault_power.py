@@ -38,7 +38,7 @@ CAUGHT = {  # oracle-42 oracle-43 oracle-44 good-42 good-43 good-44 typical-pool
     'g3 CorrectionIgnored': '..y...y',
     'g3 RetractionIgnored': 'yyy.y.y',
     'g3 RelayAdopted': 'yyyyyyy',
-    'g3 WebAsConversation': 'y.yy.yy',
+    'g3 WebAsConversation': 'yyyyyyy',
     'g3 OtherPersonAsUser': 'yyyy.yy',
     'g3 HypotheticalAsUser': 'yyy.yyy',
     'g3 SlotBlindInvalidation': 'yyyyyyy',
