@@ -46,6 +46,14 @@ Every role is then laid out as in generator 4, followed by:
   delivered late (``late_delivery``), far enough after it was written that its date counted
   from the delivery day falls past the checkpoint after the change, and said again by a
   second late document written in between, delivered with it (``_echo_late_scheduled``).
+- **pending values of the root's dependents**: the contingent and implied dependents, with
+  no value once the root changes, are told a next value dated relative to its written day
+  that takes effect after the world's last day ("Three weeks from today my team will be
+  Orca", ``dependents_rescheduled``, from a random stream of its own), said again by date.
+- **quiet stretches taken out of the mentions**: after mentions in passing are placed, those
+  of each cascade dependent from the root's correction to its forget request
+  (``unsay_cascade``) and those of a late web page's attribute up to the third checkpoint
+  after it (``unsay_after_pages``) are taken back out, every other mention left in place.
 - **re-delivered documents** (``redelivery``): ``REDELIVERIES`` copies a world, unchanged
   (``Session.redelivery_of``), each after what it states stopped being true and followed
   by two checkpoints without a statement of its attribute (``redeliveries``): a statement
