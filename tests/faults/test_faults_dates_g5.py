@@ -12,17 +12,19 @@ ago", delivered more than its span after the change that superseded it, with no 
 the attribute between that date read from the delivery day and the delivery; or by the
 calendar, "Since Saturday 31 January, my car has been Lancia", which only the arrival-order
 engine misreads), ``premature_at_k`` on the ``scheduled`` questions (the reversion's first
-flip, "In two weeks Lancia takes over as my car", and each forgotten cascade dependent's new
-value, "Next month I'm moving my gym over to Peakform", written to be delivered late) and
+flip, "In two weeks Lancia takes over as my car", each forgotten cascade dependent's new
+value, "Next month I'm moving my gym over to Peakform", written to be delivered late, and the
+root's contingent and implied dependents' next values, "Three weeks from today my team will
+be Orca", due after the last day) and
 misses of ``current_first`` on the ``scheduled`` questions (the late scheduled changes in
 force: counted from its delivery day, "next month" falls after the last checkpoint). The
-misreading engine fails the second or the third, the delivery-dating one the first (and the
-third where enough scheduled changes are in force), the arrival-order one the first two (and
-the third on seed 43); on each seed the four engines give four different triples, and each
-fault fails at least one figure beyond the correct engine's 95% Wilson interval (which ones,
-per seed: ``FAILS``). The scheduled questions are few (5, 3 and 6 in force on 42, 43 and
-44), so a miss of the third figure lies beyond the interval only on a seed where it is more
-than half of them.
+misreading engine fails the second (and the third on seed 43), the delivery-dating one the
+first (and the third where enough scheduled changes are in force), the arrival-order one the
+first two (and the third on seed 43); on each seed the four engines give four different
+triples, and each fault fails the figures that name it (``NAMED``) beyond the correct
+engine's 95% Wilson interval on every seed (all it fails, per seed: ``FAILS``). The
+scheduled questions in force are few (5, 3 and 6 on 42, 43 and 44), so a miss of the third
+figure lies beyond the interval only on a seed where it is more than half of them.
 
 The correct engine is ``EvidenceEngine`` (tests/faults/faulty_engines_g5.py: it honours the
 forget request before each late scheduled change, so its answer after the change is the new
@@ -60,22 +62,24 @@ correct = correct_engine(EvidenceEngine, run)
 
 EXPECTED = {  # per seed 42, 43, 44: relative_date stale_retained_at_k, scheduled
     # premature_at_k, scheduled current_first
-    "correct": [((0, 18), (0, 8), (5, 5)), ((0, 15), (0, 10), (3, 3)),
-                ((0, 14), (0, 9), (6, 6))],
-    "arrival-order": [((18, 18), (7, 8), (4, 5)), ((15, 15), (9, 10), (1, 3)),
-                      ((14, 14), (8, 9), (5, 6))],
-    "dated-by-delivery": [((16, 18), (0, 8), (3, 5)), ((14, 15), (0, 10), (3, 3)),
-                          ((13, 14), (0, 9), (3, 6))],
-    "misread-relative-date": [((0, 18), (7, 8), (4, 5)), ((0, 15), (2, 10), (1, 3)),
-                              ((0, 14), (8, 9), (5, 6))],
+    "correct": [((0, 18), (0, 15), (5, 5)), ((0, 15), (0, 18), (3, 3)),
+                ((0, 14), (0, 16), (6, 6))],
+    "arrival-order": [((18, 18), (14, 15), (4, 5)), ((15, 15), (17, 18), (1, 3)),
+                      ((14, 14), (15, 16), (5, 6))],
+    "dated-by-delivery": [((16, 18), (0, 15), (3, 5)), ((14, 15), (0, 18), (3, 3)),
+                          ((13, 14), (0, 16), (3, 6))],
+    "misread-relative-date": [((0, 18), (14, 15), (4, 5)), ((0, 15), (10, 18), (1, 3)),
+                              ((0, 14), (15, 16), (5, 6))],
 }
 FAILS = {  # per seed 42, 43, 44
     "arrival-order": [(0, 1), (0, 1, 2), (0, 1)],
     "dated-by-delivery": [(0,), (0,), (0, 2)],
-    "misread-relative-date": [(1,), (2,), (1,)],
+    "misread-relative-date": [(1,), (1, 2), (1,)],
 }
 """The figures (indices of ``WHERE``) each fault fails beyond the correct engine's interval
 on each seed."""
+NAMED = {"arrival-order": (0, 1), "dated-by-delivery": (0,), "misread-relative-date": (1,)}
+"""The figures each fault fails on every seed: the ones that name it."""
 FAULTS = {"arrival-order": ArrivalOrder, "dated-by-delivery": DatedByDelivery,
           "misread-relative-date": MisreadRelativeDate}
 
@@ -105,3 +109,4 @@ def test_each_misdating_is_caught_beyond_the_correct_engine_s_interval(figures) 
             caught = tuple(j for j, w in enumerate(WHERE) if beyond(
                 figures["correct"][i][j], figures[name][i][j], HIGHER_IS_BETTER[w[2]]))
             assert caught == FAILS[name][i], (name, SEEDS[i], caught)
+            assert set(NAMED[name]) <= set(caught), (name, SEEDS[i], caught)

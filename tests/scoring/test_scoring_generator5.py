@@ -59,8 +59,8 @@ def test_forgotten_served_exact(scored) -> None:
         "forgotten_served_at_k": (0, 16), "resurrected_first": (0, 11)}
     assert _pairs(ref.by_kind["forget"]) == {"forgotten_served_at_k": (0, 14),
                                              "answered_unanswerable": (0, 14)}
-    assert _pairs(naive.by_kind["forget"]) == {"forgotten_served_at_k": (4, 14),
-                                               "answered_unanswerable": (10, 14)}
+    assert _pairs(naive.by_kind["forget"]) == {"forgotten_served_at_k": (0, 14),
+                                               "answered_unanswerable": (14, 14)}
 
 
 def test_resurrected_first_exact(scored) -> None:

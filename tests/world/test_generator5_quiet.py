@@ -115,7 +115,7 @@ def test_redeliveries_of_the_default_seeds_and_their_resurrectable_questions() -
         42: ([(33, "home_city"), (47, "home_city"), (58, "code_editor"),
               (84, "code_editor")], 8),
         43: ([(31, "home_city"), (49, "home_city"), (60, "code_editor"),
-              (79, "code_editor")], 8),
+              (79, "code_editor")], 10),
         44: ([(36, "home_city"), (48, "car"), (62, "home_city"), (69, "car")], 10)}
 
 

@@ -46,6 +46,14 @@ Every role is then laid out as in generator 4, followed by:
   delivered late (``late_delivery``), far enough after it was written that its date counted
   from the delivery day falls past the checkpoint after the change, and said again by a
   second late document written in between, delivered with it (``_echo_late_scheduled``).
+- **pending values of the root's dependents**: the contingent and implied dependents, with
+  no value once the root changes, are told a next value dated relative to its written day
+  that takes effect after the world's last day ("Three weeks from today my team will be
+  Orca", ``dependents_rescheduled``, from a random stream of its own), said again by date.
+- **quiet stretches taken out of the mentions**: after mentions in passing are placed, those
+  of each cascade dependent from the root's correction to its forget request
+  (``unsay_cascade``) and those of a late web page's attribute up to the third checkpoint
+  after it (``unsay_after_pages``) are taken back out, every other mention left in place.
 - **re-delivered documents** (``redelivery``): ``REDELIVERIES`` copies a world, unchanged
   (``Session.redelivery_of``), each after what it states stopped being true and followed
   by two checkpoints without a statement of its attribute (``redeliveries``): a statement
@@ -65,6 +73,8 @@ date counted from its delivery day.
 from __future__ import annotations
 
 import math
+import random
+from collections import Counter
 from contextlib import contextmanager
 from datetime import timedelta
 
@@ -126,6 +136,9 @@ LATE_ECHO_ROOM = 3
 """Days a scheduled change written to be delivered late waits beyond the least delay that
 exposes delivery dating, so that a second late document can be written in between."""
 SCHEDULED_LEAD = 3
+PAGE_QUIET = 3
+"""Checkpoints after a web page over which its attribute is not mentioned in passing
+(``unsay_after_pages``)."""
 QUIET_SAYINGS = 5
 """Statements of the quiet control, all before the first checkpoint (so that one
 perception error does not take it: nothing restates it later)."""
@@ -454,11 +467,15 @@ class _BuilderV5(_BuilderV4):
     def lay_out(self, roles: dict[str, str]) -> None:
         """Generator 4's lay-out, then re-deliveries and mentions in passing."""
         self.forgotten: dict[str, int] = {}
+        self.rescheduled: dict[str, int] = {}
         self.again: list[tuple[Draft, int]] = []
         self.roles = roles
         super().lay_out(roles)
+        self.said_in_passing: list[tuple[Draft, Fact, str]] = []
         self.redeliveries(roles)
         self.passing(roles)
+        self.unsay_cascade()
+        self.unsay_after_pages()
 
     # ---- re-delivered documents -------------------------------------------------------
 
@@ -572,6 +589,7 @@ class _BuilderV5(_BuilderV4):
         self.forgets(roles)
         self.after_forget(roles)
         self.echoes()
+        self.dependents_rescheduled(roles)
         super().restatements(roles)
         self.drafts = [d for d in self.drafts if not any(
             f.attribute in self.forgotten and d.day > self.forgotten[f.attribute]
@@ -700,7 +718,7 @@ class _BuilderV5(_BuilderV4):
     def _echo_day(self, key: str, lo: int, hi: int) -> int | None:
         """The first day strictly between ``lo`` and ``hi`` on which ``key`` may be
         stated (so the echo reaches as many of the case's questions as it can)."""
-        return next((d for d in range(lo + 1, hi) if d > INTRO_LAST_DAY
+        return next((d for d in range(lo + 1, min(hi, self.days + 1)) if d > INTRO_LAST_DAY
                      and self.plan.statement_ok(key, d) and d not in self.checkpoints), None)
 
     def _echo(self, key: str, kind: str, text: str, fact: Fact, lo: int, hi: int
@@ -774,6 +792,55 @@ class _BuilderV5(_BuilderV4):
                         done = self._scheduled_flip(
                             key, new, start, day, sooner=False, modes=modes,
                             late=modes == RELATIVE_MODES) is not None
+
+    def dependents_rescheduled(self, roles: dict[str, str]) -> None:
+        """Each contingent or implied dependent of the root, without a value since the root
+        changed, gets a next value as a scheduled change dated relative to its written day
+        that takes effect after the world's last day ("Three weeks from today my team will
+        be Otter."): said on the latest free day before the third checkpoint from the end
+        from which a span of ``SCHEDULED_RELATIVE`` reaches past the end (else the latest
+        free day from which one does), and said again by date before the end
+        (``_echo_fact``); skipped when no day fits. The last checkpoints ask for an
+        abstention with a value pending, the dependent's own questions stay (nothing takes
+        effect), and an engine that files a scheduled change at once, or reads "in three
+        weeks" as today, serves it early.
+        Drawn from a stream of its own (``_side_stream``), so the rest of the world is laid
+        out as without it; the dependent stays out of mentions in passing."""
+        t0 = next(iter(self._events("change", DEP_ROOT)), None)
+        if t0 is None or len(self.checkpoints) < 3:
+            return
+        with self._side_stream("rescheduled"):
+            for key in sorted(k for k, r in roles.items() if r in ("contingent", "implied")):
+                if self.value_at(key, t0) is not None or not self.has_fresh(key):
+                    continue
+                fits = [(s, span) for span in sorted(SCHEDULED_RELATIVE)
+                        for s in range(max(t0, self.checkpoints[-3] - span), self.days + 1)
+                        if s + span > self.days and self.plan.hazard_ok(key, s)
+                        and self.plan.statement_ok(key, s)]
+                if not fits:
+                    continue
+                early = [f for f in fits if f[0] < self.checkpoints[-3]]
+                said, span = max(early or fits)
+                new = self.fresh(key)
+                text = self.rng.choice(SCHEDULED_RELATIVE[span]).format(
+                    label=self._label(key), v=new)
+                fact = _present(key, new, event="scheduled", effective_day=said + span)
+                draft = remark(self.rng, said, "scheduled", text, [fact])
+                self.drafts.append(draft)
+                self.plan.statement(key, said)
+                self.plan.hazard(key, said)
+                self._echo_fact(draft, fact)
+
+    @contextmanager
+    def _side_stream(self, name: str):
+        """``self.rng`` replaced, for the block, by a stream seeded by the world's seed and
+        ``name``: what the block draws leaves the main stream where it was."""
+        main = self.rng
+        self.rng = random.Random(f"{self.seed}/{name}")
+        try:
+            yield
+        finally:
+            self.rng = main
 
     # ---- mentions in passing --------------------------------------------------------------
 
@@ -871,8 +938,57 @@ class _BuilderV5(_BuilderV4):
                 else:
                     host = remark(self.rng, day, "mention", text, [fact])
                     self.drafts.append(host)
+                self.said_in_passing.append((host, fact, text))
                 together[day] = host
                 self.plan.statement(key, day)
+
+    def unsay_cascade(self) -> None:
+        """The mentions in passing of each cascade dependent from the root's correction to
+        the dependent's forget request taken back out (``_unsay``): an engine that retracts
+        the root alone then keeps serving the dependent's value the move implied, where a
+        plain restatement would have repaired it. Done after ``passing`` so that every
+        other mention falls where it did."""
+        t3 = (self._events("correction", CASCADE_ROOT) or [None])[0]
+        if t3 is None:
+            return
+        for dep in DEPENDENTS[CASCADE_ROOT]:
+            if dep in self.forgotten:
+                self._unsay(dep, t3, self.forgotten[dep])
+
+    def unsay_after_pages(self) -> None:
+        """The mentions in passing of the attribute of each web page delivered in the
+        world's second half, from the page's delivery to the ``PAGE_QUIET``-th checkpoint
+        after it, taken back out (``_unsay``): an engine that files a web page as the user's
+        word keeps serving its value over those checkpoints, where few remain. An early
+        page has checkpoints enough (a quiet stretch after it would cost the questions there
+        their intact path whenever the noise takes the page for the user's word), and the
+        attribute mentioned most keeps its mentions (it comes up most weeks)."""
+        counts = Counter(f.attribute for _h, f, _t in self.said_in_passing)
+        top = max(counts, key=lambda k: counts[k], default=None)
+        for d in self.drafts:
+            for f in d.facts:
+                if f.channel == "source" and d.arrival > self.days // 2 \
+                        and f.attribute != top:
+                    later = [c for c in self.checkpoints if c >= d.arrival]
+                    if later:
+                        self._unsay(f.attribute, d.arrival,
+                                    later[min(PAGE_QUIET, len(later)) - 1])
+
+    def _unsay(self, key: str, lo: int, hi: int) -> None:
+        """Take out the mentions in passing of ``key`` written after ``lo`` and by ``hi``:
+        the fact dropped, its words cut from the turn, a session left empty dropped."""
+        for host, fact, text in self.said_in_passing:
+            if fact.attribute != key or not lo < host.day <= hi \
+                    or not any(f is fact for f in host.facts):
+                continue
+            host.facts = [f for f in host.facts if f is not fact]
+            words = host.turns[0].text
+            if words == text:
+                self.drafts = [d for d in self.drafts if d is not host]
+                continue
+            words = words.replace(f"{text} ", "", 1) if words.startswith(f"{text} ") \
+                or f" {text} " in words else words.removesuffix(f" {text}")
+            host.turns[0] = Turn(role=host.turns[0].role, text=words)
 
     def _held(self, key: str, day: int) -> list[str]:
         """The values of ``key`` held on ``day``: the set's members (its first value, added
