@@ -53,7 +53,7 @@ ORACLE = {  # every figure at its ideal
     "current_first": (247, 247), "recall_current_at_k": (247, 247),
     "stale_over_current": (0, 294), "current_lost": (0, 173), "decoy_first": (0, 133),
     "poison_first": (0, 171), "answered_unanswerable": (0, 174), "late_stale_first": (0, 47),
-    "premature_first": (0, 27), "corrected_served_at_k": (0, 24),
+    "premature_first": (0, 49), "corrected_served_at_k": (0, 24),
     "retracted_asserted_at_k": (0, 29), "member_lost": (0, 27), "successor_first": (30, 30),
     "dependent_stale_first": (0, 62), "premise_stale_first": (0, 51),
     "cascade_asserted_at_k": (0, 60), "forgotten_served_at_k": (0, 50),
@@ -74,7 +74,7 @@ GOOD = {  # (current_first, forgotten_served_at_k, resurrected_first, retracted_
     "grounded_ties": ((223, 247), (0, 50), (2, 35), (0, 29), (0, 27)),
     "undated_plans": ((225, 247), (0, 50), (2, 35), (0, 29), (0, 27)),
     "recent_members": ((227, 247), (0, 50), (2, 35), (0, 29), (0, 27)),
-    "forget": ((227, 247), (28, 50), (2, 35), (0, 29), (0, 27)),
+    "forget": ((227, 247), (24, 50), (2, 35), (0, 29), (0, 27)),
     "redelivery": ((227, 247), (0, 50), (2, 35), (0, 29), (0, 27)),
     "each_member": ((227, 247), (0, 50), (2, 35), (0, 29), (0, 27)),
     "all off": ((160, 247), (18, 50), (0, 35), (4, 29), (9, 27)),
@@ -82,8 +82,8 @@ GOOD = {  # (current_first, forgotten_served_at_k, resurrected_first, retracted_
 GOOD_STAGES = {  # wrong first answers per stage (the one own miss left, seed 42's car on
     # day 90, is docs/results/engine-0.6.0.md's class (c): the change back was read swapped)
     "0.6.3": {"perception": 19, "never_seen": 1},
-    "corroboration": {"perception": 62, "never_seen": 5, "lost": 6,
-                      "outranked": 10, "abstained": 3},
+    "corroboration": {"perception": 62, "never_seen": 5, "lost": 4,
+                      "outranked": 12, "abstained": 3},
     "confirmation": {"perception": 19, "never_seen": 1},
     "grounding": {"perception": 25, "never_seen": 3, "lost": 9, "abstained": 2},
     "passing": {"perception": 20, "never_seen": 2, "lost": 6, "outranked": 1, "abstained": 2},
@@ -97,7 +97,7 @@ GOOD_STAGES = {  # wrong first answers per stage (the one own miss left, seed 42
     "forget": {"perception": 19, "never_seen": 1},
     "redelivery": {"perception": 19, "never_seen": 1},
     "each_member": {"perception": 19, "never_seen": 1},
-    "all off": {"perception": 63, "never_seen": 4, "lost": 7, "outranked": 10, "abstained": 3},
+    "all off": {"perception": 63, "never_seen": 4, "lost": 5, "outranked": 12, "abstained": 3},
 }
 
 ENGINE_050_G4 = "8c29757f09b78553c9ce49e35bbf194ec8a523c6c5aaf7b17e9a4f980e794bb7"
