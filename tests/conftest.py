@@ -120,6 +120,16 @@ def bundled_vectors_on(monkeypatch) -> None:
     monkeypatch.delenv(_bundled.OFF_ENV, raising=False)
 
 
+@pytest.fixture(scope="module")
+def bundled_vectors_on_in_module() -> None:
+    """``bundled_vectors_on`` for every test of a module: its runs in this process read the
+    shipped vectors, as the same runs in a child process do."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_bundled, "enabled", _BUNDLED_ENABLED)
+        patch.delenv(_bundled.OFF_ENV, raising=False)
+        yield
+
+
 @pytest.fixture
 def children_load_the_model(monkeypatch) -> None:
     """The child processes this test starts load MiniLM themselves, as a user's run does,
