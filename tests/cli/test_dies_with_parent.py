@@ -65,7 +65,10 @@ def _estimate(args: list[str], env: dict) -> tuple[int, int]:
     return sum(int(n) for n, _ in found), sum(int(c) for _, c in found)
 
 
-def test_kill_9_of_the_supervisor_stops_the_run_and_the_rerun_collects(tmp_path) -> None:
+def test_kill_9_of_the_supervisor_stops_the_run_and_the_rerun_collects(tmp_path,
+                                                                       prefect_server) -> None:
+    """The run and its rerun report to the test process's Prefect server (tests/conftest.py):
+    the test is about the supervisor's end, not the run's own server."""
     out = tmp_path / "out"
     args = [sys.executable, "-m", "rotbench.cli.main", "run", "--arm", "probe", "--seed", "42",
             "--days", "30", "--generator", "4", "--concurrency", "1", "--yes",
@@ -74,9 +77,8 @@ def test_kill_9_of_the_supervisor_stops_the_run_and_the_rerun_collects(tmp_path)
     with FakeAnthropic(oracle_answerer(generate_world(42, 30, "4")),
                        latency_seconds=LATENCY) as fake:
         env = {**os.environ, "ANTHROPIC_API_KEY": "sk-ant-test", "PYTHONPATH": str(ROOT),
-               "ANTHROPIC_BASE_URL": fake.base_url}
-        for name in ("ROTBENCH_NO_SUPERVISOR", "PREFECT_API_URL"):
-            env.pop(name, None)
+               "ANTHROPIC_BASE_URL": fake.base_url, **prefect_server.child_env()}
+        env.pop("ROTBENCH_NO_SUPERVISOR", None)
         total, cached = _estimate(args, env)
         assert cached == 0 and total > KILL_AFTER + 2
         supervisor = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL,
