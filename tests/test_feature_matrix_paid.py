@@ -65,6 +65,7 @@ def test_dask(generator, server, tmp_path) -> None:
     code, err, reports = _run(server, tmp_path, generator, "--dask", "local",
                               "--dask-workers", "1")
     assert code == 0, err
+    assert "on Dask local ..." in err  # the worlds went to the cluster
     [report] = reports
     assert report["selection"]["generator_version"] == generator
     assert report["metrics"]["current_first"]["denominator"] > 0
