@@ -34,13 +34,20 @@ def environment(values: dict[str, str | None]) -> Iterator[None]:
 def on_server(api_url: str) -> Iterator[None]:
     """Runs in this process (and the Dask workers it starts) report to the Prefect server at
     ``api_url`` inside, as a child run given ``PREFECT_API_URL`` does: the variables for the
-    processes it starts, and Prefect's settings for this one (read once, at import)."""
+    processes it starts, and Prefect's settings for this one (read once, at import). On the
+    way out the events the runs left queued are sent, as a child's are when it ends (up to
+    30 s): the server may be gone by the time this process ends, and Prefect then logs the
+    lost events as an error."""
+    from prefect.events.worker import EventsWorker
     from prefect.settings import PREFECT_API_URL, PREFECT_LOGGING_TO_API_ENABLED, temporary_settings
 
     with environment({"PREFECT_API_URL": api_url, "PREFECT_LOGGING_TO_API_ENABLED": "false"}):
         with temporary_settings(updates={PREFECT_API_URL: api_url,
                                          PREFECT_LOGGING_TO_API_ENABLED: False}):
-            yield
+            try:
+                yield
+            finally:
+                EventsWorker.drain_all(timeout=30, at_exit=False)
 
 
 def rotbench(argv: list[str], env: dict[str, str | None] | None = None) -> tuple[int, str, str]:
