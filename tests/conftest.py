@@ -120,6 +120,16 @@ def bundled_vectors_on(monkeypatch) -> None:
     monkeypatch.delenv(_bundled.OFF_ENV, raising=False)
 
 
+@pytest.fixture(scope="module")
+def bundled_vectors_on_in_module() -> None:
+    """``bundled_vectors_on`` for every test of a module: its runs in this process read the
+    shipped vectors, as the same runs in a child process do."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_bundled, "enabled", _BUNDLED_ENABLED)
+        patch.delenv(_bundled.OFF_ENV, raising=False)
+        yield
+
+
 @pytest.fixture
 def children_load_the_model(monkeypatch) -> None:
     """The child processes this test starts load MiniLM themselves, as a user's run does,
@@ -232,11 +242,12 @@ HEAVY_FILE = ROOT / "tests" / "data" / "heavy_files.json"
 """The files that take longest, heaviest first, with their seconds (the sum of their tests'
 setup, call and teardown) in one full two-process run (`pytest -n 2 --dist loadfile
 --durations=0`, 2026-12-02 04:44-05:42 UTC, load average 2 to 17, median 11.6; about five
-times a quiet machine's). Under pytest-xdist they are sent out first, so the two processes end
-together instead of one finishing a long file alone (the feature matrix, missing here before,
-ran last, alone). Every file over 40 s is listed. ``tests/engines/test_hindsight.py`` is
-skipped outside an environment with the hindsight extra; its 250 s are a one-file run's at a
-load of 6-10 (2026-12-01, issue 37)."""
+times a quiet machine's); the files whose runs moved into the test process since are scaled
+by their measured before/after ratio (docs/contributing.md). Under pytest-xdist they are
+sent out first, so the two processes end together instead of one finishing a long file alone
+(the feature matrix, missing here before, ran last, alone). Every file over 40 s is listed.
+``tests/engines/test_hindsight.py`` is skipped outside an environment with the hindsight
+extra; its 250 s are a one-file run's at a load of 6-10 (2026-12-01, issue 37)."""
 
 
 def heavy_files(path: Path = HEAVY_FILE) -> dict[str, int]:

@@ -1,7 +1,9 @@
 """Every feature on every generator: each feature of ``rotbench run`` on each released
 generator (every row of the generator registry, 1 to 5), one seed and 30 days, through the
-command line (each run a child process, as a user's is, on one Prefect server for the
-module).
+command line: each run is ``rotbench run ARGS`` called in the test process, through the
+function the console script calls (tests/in_process.py), on one Prefect server for the
+module. What only a run's own process does (its supervisor, signals, a killed run's rerun,
+its exit) is tested in tests/cli/ with child processes.
 
 Runs are shared to keep this cheap: per generator, one oracle run holds three engine kinds
 (the reference, a baseline, a plug-in) with ``--users 2`` and, where the generator has
@@ -16,12 +18,10 @@ says why (``--volume`` on generators 1 and 2)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from in_process import on_server, rotbench
 
 from rotbench.cli.main import _main
 from rotbench.world.generators.registry import DEFAULT_GENERATOR
@@ -37,15 +37,15 @@ ENGINES = {"reference": "reference", "baseline": "latest-wins",
            "plug-in": "examples.my_engine:make_engine"}
 VOLUME_GENERATORS = tuple(g.name for g in ROWS if g.max_volume > 1)
 KEY = "sk-ant-api03-ROTBENCH-MATRIX-KEY-00c4"
-REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def server(prefect_server):
-    """One Prefect server for every run of the module (each run is a child process, as a
-    user's is; a server per run would cost more than the run): the test process's own
-    (tests/conftest.py)."""
-    return prefect_server
+def server(prefect_server, bundled_vectors_on_in_module):
+    """One Prefect server for every run of the module (a server per run would cost more than
+    the run): the test process's own (tests/conftest.py), which the module's runs report to
+    (and the Dask workers they start). The runs read the shipped vectors, as a user's do."""
+    with on_server(prefect_server.api_url):
+        yield prefect_server
 
 
 def _reports(root: Path) -> list[dict]:
@@ -57,19 +57,13 @@ def _reports(root: Path) -> list[dict]:
 def _run(server, root: Path, generator: str | None, *extra: str,
          env: dict[str, str] | None = None) -> tuple[int, str, list[dict]]:
     """``rotbench run`` on SEED for ``generator`` (None: no ``--generator``, the default) in
-    a child process on the module's server: (exit code, stderr, the reports written, as
-    JSON, in the order written)."""
-    child_env = {**os.environ, **(env or {}), **server.child_env(),
-                 "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
-    child_env.pop("ROTBENCH_DEBUG", None)
+    this process on the module's server, ``env`` on top of the environment: (exit code,
+    stderr, the reports written, as JSON, in the order written)."""
     chosen = [] if generator is None else ["--generator", generator]
-    proc = subprocess.run(
-        [sys.executable, "-m", "rotbench.cli.main", "run", "--seed", SEED, "--days",
-         DAYS[generator or DEFAULT_GENERATOR], *chosen, "--reports-dir", str(root / "r"),
-         "--cache-dir", str(root / "c"), *extra],
-        env=child_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-        timeout=1200)
-    return proc.returncode, proc.stderr, _reports(root)
+    code, _, err = rotbench(
+        ["run", "--seed", SEED, "--days", DAYS[generator or DEFAULT_GENERATOR], *chosen,
+         "--reports-dir", str(root / "r"), "--cache-dir", str(root / "c"), *extra], env=env)
+    return code, err, _reports(root)
 
 
 def _one_line_refusal(capfd, root: Path, generator: str, *extra: str) -> str:

@@ -1,22 +1,25 @@
 """Every feature on every generator, second half (the first: ``test_feature_matrix.py``,
 whose helpers this file shares): per generator one probe-arm run with
 ``--batch`` and one live-arm run against the fake Anthropic server, and one run through a
-local Dask cluster, each a child ``rotbench run`` as a user's is."""
+local Dask cluster, each ``rotbench run`` in the test process (tests/in_process.py)."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
+from in_process import on_server
 from test_feature_matrix import DAYS, GENERATORS, KEY, SEED, _run
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def server(prefect_server):
-    """The test process's Prefect server, for every child run of the module."""
-    return prefect_server
+def server(prefect_server, bundled_vectors_on_in_module):
+    """The test process's Prefect server, for every run of the module (and the Dask workers
+    they start); the runs read the shipped vectors, as a user's do."""
+    with on_server(prefect_server.api_url):
+        yield prefect_server
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +65,7 @@ def test_dask(generator, server, tmp_path) -> None:
     code, err, reports = _run(server, tmp_path, generator, "--dask", "local",
                               "--dask-workers", "1")
     assert code == 0, err
+    assert "on Dask local ..." in err  # the worlds went to the cluster
     [report] = reports
     assert report["selection"]["generator_version"] == generator
     assert report["metrics"]["current_first"]["denominator"] > 0

@@ -1,5 +1,9 @@
 """An engine author's loop end to end, as the author meets it: ``rotbench run`` in a child
-process on a project folder holding the author's module.
+process on a project folder holding the author's module (the failing engine, the factory
+checks, the default run of three engines, the generated engine's run). The commands around
+those runs (``show``, ``compare``, ``rescore``, ``new-engine``, the reruns on a full cache)
+are called in the test process in that folder, through the function the console script
+calls (tests/in_process.py).
 
 - item 1: an engine's own error names its file and line; ROTBENCH_DEBUG=1 prints the
   traceback limited to the engine's frames; the failure record (file, DuckDB, ``show``)
@@ -12,6 +16,7 @@ process on a project folder holding the author's module.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -22,6 +27,7 @@ import duckdb
 import pytest
 
 from tests.cli.test_run_process import ROOT, rotbench_run
+from tests.in_process import on_server, rotbench
 
 pytestmark = [pytest.mark.slow, pytest.mark.subprocess]
 
@@ -49,10 +55,26 @@ NOT_A_FACTORY = 3
 '''
 
 
-def _cli(tmp: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+def _child_cli(tmp: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``rotbench ARGS`` in a child process in the project folder."""
     return subprocess.run([sys.executable, "-m", "rotbench.cli.main", *args],
                           cwd=tmp / "project", capture_output=True, text=True, timeout=300,
                           env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+
+
+def _cli(tmp: Path, *args: str, env: dict | None = None,
+         server=None) -> subprocess.CompletedProcess:
+    """``rotbench ARGS`` in the test process with the project folder as working folder and
+    ``env`` on top of the environment; a run reports to ``server`` (the test process's
+    Prefect server). Returns what a child process would: code, stdout, stderr."""
+    cwd = os.getcwd()
+    os.chdir(tmp / "project")
+    try:
+        with on_server(server.api_url) if server is not None else contextlib.nullcontext():
+            code, out, err = rotbench(list(args), env)
+    finally:
+        os.chdir(cwd)
+    return subprocess.CompletedProcess(list(args), code, out, err)
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +151,7 @@ def three(tmp_path_factory, prefect_server):
     args = ["run", "--engine", "reference", "--engine", "latest-wins", "--engine",
             "transcript-rag", "--cache-dir", str(out / "cache"), "--reports-dir",
             str(out / "reports")]
-    proc = _cli(tmp, *args, env={"COLUMNS": "80", **prefect_server.child_env()})
+    proc = _child_cli(tmp, *args, env={"COLUMNS": "80", **prefect_server.child_env()})
     return tmp, proc, args
 
 
@@ -197,10 +219,10 @@ def test_run_ids_work_in_show_and_compare_and_files_say_the_engine(three) -> Non
 def test_each_brings_back_the_full_reports_and_columns_is_respected(three,
                                                                    prefect_server) -> None:
     tmp, _, args = three
-    each = _cli(tmp, *args, "--each", env={"COLUMNS": "80", **prefect_server.child_env()})
+    each = _cli(tmp, *args, "--each", env={"COLUMNS": "80"}, server=prefect_server)
     assert each.returncode == 0, each.stderr[-2000:]
     assert each.stdout.count("rotbench report rot-") == 3
-    wide = _cli(tmp, *args, env={"COLUMNS": "150", **prefect_server.child_env()})
+    wide = _cli(tmp, *args, env={"COLUMNS": "150"}, server=prefect_server)
     widths = [len(x.rstrip()) for x in wide.stdout.splitlines() if "(247/247)" in x]
     assert widths and max(widths) <= 150
     assert "latest-wins 1.0.0" in next(x for x in wide.stdout.splitlines()
@@ -272,7 +294,7 @@ def test_the_first_screen_counts_agree_and_has_a_legend_and_a_next_line(three,
     # the run's own first screen ends with one line saying what to try next
     one = _cli(tmp, "run", "--engine", "latest-wins", "--cache-dir",
                str(tmp / "out" / "cache"), "--reports-dir", str(tmp / "out" / "r1"),
-               env=prefect_server.child_env())
+               server=prefect_server)
     assert one.returncode == 0, one.stderr[-2000:]
     # one engine on the worlds of the shipped reports of record: compare with all of them
     assert re.fullmatch(r"next: rotbench compare rot-oracle-[0-9]{8}-[0-9]{6}-[0-9a-f]{6} "

@@ -20,6 +20,7 @@ import pytest
 
 from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
 from rotbench.world import generate_world
+from tests.in_process import rotbench
 
 pytestmark = [pytest.mark.slow, pytest.mark.subprocess]
 
@@ -56,16 +57,20 @@ def _wait(condition, seconds: float) -> bool:
 
 
 def _estimate(args: list[str], env: dict) -> tuple[int, int]:
-    """(calls to make, calls cached) of the run's ``--estimate`` total."""
-    proc = subprocess.run([*args, "--estimate"], env=env, capture_output=True, text=True,
-                          timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    found = re.findall(r"(\d+) calls \(\+(\d+) cached\)", proc.stdout + proc.stderr)
-    assert found, proc.stdout + proc.stderr
+    """(calls to make, calls cached) of the run's ``--estimate`` total, in the test process
+    (the estimate is not about the run's process): ``args`` as for the child, from
+    ``rotbench``'s command on."""
+    code, out, err = rotbench([*args[3:], "--estimate"], env=env)
+    assert code == 0, err[-2000:]
+    found = re.findall(r"(\d+) calls \(\+(\d+) cached\)", out + err)
+    assert found, out + err
     return sum(int(n) for n, _ in found), sum(int(c) for _, c in found)
 
 
-def test_kill_9_of_the_supervisor_stops_the_run_and_the_rerun_collects(tmp_path) -> None:
+def test_kill_9_of_the_supervisor_stops_the_run_and_the_rerun_collects(tmp_path,
+                                                                       prefect_server) -> None:
+    """The run and its rerun report to the test process's Prefect server (tests/conftest.py):
+    the test is about the supervisor's end, not the run's own server."""
     out = tmp_path / "out"
     args = [sys.executable, "-m", "rotbench.cli.main", "run", "--arm", "probe", "--seed", "42",
             "--days", "30", "--generator", "4", "--concurrency", "1", "--yes",
@@ -73,11 +78,10 @@ def test_kill_9_of_the_supervisor_stops_the_run_and_the_rerun_collects(tmp_path)
             "--db", str(out / "r.duckdb")]
     with FakeAnthropic(oracle_answerer(generate_world(42, 30, "4")),
                        latency_seconds=LATENCY) as fake:
-        env = {**os.environ, "ANTHROPIC_API_KEY": "sk-ant-test", "PYTHONPATH": str(ROOT),
-               "ANTHROPIC_BASE_URL": fake.base_url}
-        for name in ("ROTBENCH_NO_SUPERVISOR", "PREFECT_API_URL"):
-            env.pop(name, None)
-        total, cached = _estimate(args, env)
+        key = {"ANTHROPIC_API_KEY": "sk-ant-test", "ANTHROPIC_BASE_URL": fake.base_url}
+        env = {**os.environ, **key, "PYTHONPATH": str(ROOT), **prefect_server.child_env()}
+        env.pop("ROTBENCH_NO_SUPERVISOR", None)
+        total, cached = _estimate(args, key)
         assert cached == 0 and total > KILL_AFTER + 2
         supervisor = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL,
                                       stderr=subprocess.DEVNULL)
@@ -97,7 +101,7 @@ def test_kill_9_of_the_supervisor_stops_the_run_and_the_rerun_collects(tmp_path)
         # the kill is over: the rerun's calls need no latency (its figures, counts and
         # warnings do not depend on it), only wall time: `left` calls one at a time
         fake.set_latency(RERUN_LATENCY)
-        left, paid = _estimate(args, env)
+        left, paid = _estimate(args, key)
         assert left + paid == total
         assert at_kill - 1 <= paid <= at_kill  # at most the call in flight was lost
         before = len(fake.requests)
