@@ -244,7 +244,7 @@ def test_new_engine_writes_a_module_and_test_that_run_beside_the_reference(
     proc = rotbench_run(tmp_path, "--engine", "demo:make_engine", "--engine", "reference",
                         server=prefect_server.child_env())
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert re.search(r"metric\s+demo 0\.1\s+reference 0\.6\.2\s+better", proc.stdout)
+    assert re.search(r"metric\s+demo 0\.1\s+reference 0\.6\.3\s+better", proc.stdout)
     assert sorted(p.name for p in (ROOT / "rotbench").iterdir()) == before
     again = _cli(tmp_path, "new-engine", "demo")
     assert again.returncode == 2 and "demo.py exists (--force replaces it)" in again.stderr
