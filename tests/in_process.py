@@ -11,23 +11,25 @@ import os
 from collections.abc import Iterator
 
 
+def _set(values: dict[str, str | None]) -> None:
+    """Set each of ``values`` in ``os.environ`` (``None``: unset it)."""
+    for name, value in values.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
 @contextlib.contextmanager
 def environment(values: dict[str, str | None]) -> Iterator[None]:
-    """``os.environ`` with ``values`` set (``None``: unset) inside, as before after."""
+    """``os.environ`` with ``values`` set (``None``: unset) inside; the named variables as
+    before after (others a command set are left)."""
     saved = {name: os.environ.get(name) for name in values}
+    _set(values)
     try:
-        for name, value in values.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
         yield
     finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+        _set(saved)
 
 
 @contextlib.contextmanager
