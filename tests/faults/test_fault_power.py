@@ -25,7 +25,7 @@ from fault_power import COLUMNS, CORRECT, FAULTS, caught, verdicts
 pytestmark = pytest.mark.slow
 
 CAUGHT = {  # oracle-42 oracle-43 oracle-44 good-42 good-43 good-44 typical-pooled
-    'g2 DecoyFiler': 'yyy..yy',
+    'g2 DecoyFiler': 'yyyy.yy',
     'g2 ReAddDeletes': 'yyy.y.y',
     'g2 CollateralInvalidation': 'yyyyyyy',
     'g2 Tripler': 'yyyyyyy',
@@ -40,7 +40,7 @@ CAUGHT = {  # oracle-42 oracle-43 oracle-44 good-42 good-43 good-44 typical-pool
     'g3 RelayAdopted': 'yyyyyyy',
     'g3 WebAsConversation': 'yyyyyyy',
     'g3 OtherPersonAsUser': 'yyyy.yy',
-    'g3 HypotheticalAsUser': 'yyy.yyy',
+    'g3 HypotheticalAsUser': 'yyyyyyy',
     'g3 SlotBlindInvalidation': 'yyyyyyy',
     'g3 ReAddDeletes': 'yyyyyyy',
     'g3 CollateralInvalidation': 'yyyyyyy',

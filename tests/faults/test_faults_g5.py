@@ -13,9 +13,9 @@ its default scorer, 90 days, top 10, the bag-of-words embedder).
 - ``LastStatementWins`` (``current_first``): on the oracle arm every statement is right, so it
   answers exactly as the correct engine does; under ``--noise good`` a misperceived one-off
   (a decoy or a relayed value taken as the user's, a distorted mention) misleads it. It is
-  caught on seed 43 (14 against 0) and pooled (26 against 2), by the exact McNemar test;
-  on seed 42 it misses 5 questions the correct engine gets right against 1 the other way
-  (p = 0.22), on seed 44 7 against 1 (p = 0.07).
+  caught on seed 43 (14 against 0) and pooled (27 against 2), by the exact McNemar test;
+  on seed 42 it misses 6 questions the correct engine gets right against 1 the other way
+  (p = 0.125), on seed 44 7 against 1 (p = 0.07).
 """
 
 from __future__ import annotations
@@ -158,7 +158,7 @@ def test_the_last_statement_misleads_only_under_noise(good) -> None:
     got = {s: verdict([good[(LastStatementWins, s)]], [good[(EvidenceEngine, s)]], where)
            for s in SEEDS}
     assert {s: (b, c, caught) for s, (b, c, _p, caught) in got.items()} == {
-        42: (5, 1, False), 43: (14, 0, True), 44: (7, 1, False)}
+        42: (6, 1, False), 43: (14, 0, True), 44: (7, 1, False)}
     pooled = verdict([good[(LastStatementWins, s)] for s in SEEDS],
                      [good[(EvidenceEngine, s)] for s in SEEDS], where)
-    assert pooled[:2] == (26, 2) and pooled[3]
+    assert pooled[:2] == (27, 2) and pooled[3]

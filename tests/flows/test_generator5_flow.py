@@ -98,7 +98,7 @@ def test_scorer_change_reruns_only_score(run_root, tmp_path) -> None:
 USERS_2 = {"current_first": (158, 158), "stale_over_current": (0, 196),
            "premise_stale_first": (0, 34), "premature_first": (0, 32),
            "forgotten_served_at_k": (0, 34), "resurrected_first": (0, 27),
-           "cross_user_leak_at_k": (0, 153), "cross_user_first": (0, 153)}
+           "cross_user_leak_at_k": (0, 142), "cross_user_first": (0, 142)}
 """The reference engine on seed 42 with two users (``rotbench run --users 2 --seed 42``)."""
 
 

@@ -17,7 +17,7 @@ from rotbench.world.pools_v5 import PASSING
 from tests.world.test_generator4 import NEW_KINDS, TWENTY, kind_counts
 
 SEEDS = (42, 43, 44)
-PINNED_V5 = {42: "5dcc5815d822", 43: "dbd6cf42d24a", 44: "bd3daf6e0c8a"}
+PINNED_V5 = {42: "e7bf5eb8970e", 43: "dbd6cf42d24a", 44: "bd3daf6e0c8a"}
 
 
 def mentions(world: World) -> Counter:
@@ -340,3 +340,31 @@ def test_a_dropped_first_member_leaves_the_next_member_current() -> None:
                     (seed, attribute.key, day)
     g4 = generate(42, 90, "4").truth("language", 57)
     assert g4.current not in g4.members  # generator 4's replay, kept byte for byte
+
+
+def test_silent_decoys_fall_where_their_attribute_has_no_value(w42: World) -> None:
+    """Seed 42 gets one hypothetical and one other-person decoy after the cascade's
+    dependents are forgotten (day 36), each asked about at three checkpoints with no value
+    (45, 55, 65); seeds 43 and 44 have no stretch that long and get none."""
+    extra = [(d.attribute, d.kind, d.day) for d in w42.decoys if d.day in (38, 40)]
+    assert extra == [("gym", "other_person", 38), ("coffee_shop", "hypothetical", 40)]
+    for key, kind, _day in extra:
+        asked = [c for c in w42.checkpoints if c > 40 and w42.truth(key, c).current is None
+                 and any(d.kind == kind for d in w42.truth(key, c).decoys)]
+        assert asked[:3] == [45, 55, 65]
+    for seed in (43, 44):
+        assert len(generate_world(seed, generator="5").decoys) == 15
+
+
+def test_silent_decoys_move_nothing_else(w42: World, monkeypatch) -> None:
+    """Without the silent decoys seed 42's world is the same, session for session (days,
+    positions, addresses): they come last, from a random stream of their own."""
+    from rotbench.world.generators.v5 import _BuilderV5
+
+    monkeypatch.setattr(_BuilderV5, "silent_decoys", lambda self: None)
+    before = generate_world(42, generator="5")
+    added = {d.document_uri for d in w42.decoys if d.day in (38, 40)}
+    assert len(added) == 2
+    assert [s for s in w42.sessions if s.document_uri not in added] == before.sessions
+    assert w42.probes == before.probes
+    assert before.fingerprint[:12] == "5dcc5815d822"

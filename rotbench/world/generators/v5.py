@@ -58,6 +58,10 @@ Every role is then laid out as in generator 4, followed by:
   (``Session.redelivery_of``), each after what it states stopped being true and followed
   by two checkpoints without a statement of its attribute (``redeliveries``): a statement
   of the retracted value, the cascade's move once taken back.
+- **silent decoys** (``silent_decoys``): last, from a random stream of their own, one
+  more hypothetical and one more other-person decoy, each on an attribute that has no value
+  (retracted or forgotten) where nothing the user says about it arrives over the next
+  ``SILENT_DECOY_ASKED`` checkpoints or more (none when no stretch is that long).
 
 Mentions keep every case of generator 4 live: none falls in a hazard window (the question
 after a hard case is asked before the user restates it), the dependents of the root are
@@ -79,7 +83,7 @@ from contextlib import contextmanager
 from datetime import timedelta
 
 from rotbench.world.epoch import EPOCH
-from rotbench.world.generators.builder import INTRO_LAST_DAY, Draft, remark
+from rotbench.world.generators.builder import INTRO_LAST_DAY, Draft, decoy_turns, remark
 from rotbench.world.generators.v3 import _SPECS, _Plan, _present, _say, build
 from rotbench.world.generators.v4 import (
     CASCADE_ROOT,
@@ -88,9 +92,10 @@ from rotbench.world.generators.v4 import (
     _BuilderV4,
     _tied,
 )
-from rotbench.world.models import Fact, Session, Turn, World
-from rotbench.world.pools import ATTRIBUTES
+from rotbench.world.models import Decoy, Fact, Session, Turn, World
+from rotbench.world.pools import ATTRIBUTES, DECOY_PEOPLE
 from rotbench.world.pools_v3 import (
+    DECOY_TEMPLATES_V3,
     MULTI_VALUED,
     SCHEDULED_DATED,
     SCHEDULED_NEXT_MONTH,
@@ -147,6 +152,13 @@ RIVAL_DAYS = 20
 decoy (``rival_keys``)."""
 MEMBER_ECHOES = 2
 """Times a member's addition is said again (the set is never mentioned in passing)."""
+SILENT_DECOYS = ("hypothetical", "other_person")
+"""Kinds of the decoys placed last, one each in this order (the first takes the longest
+stretch), where their attribute has no value (``silent_decoys``)."""
+SILENT_DECOY_ASKED = 3
+"""Questions a silent decoy must be asked about at least to be placed: each is one more
+row every engine that keeps decoys as text ranks against the rest, so one asked about
+less would cost more than it shows."""
 REDELIVERIES = 4
 RETRACTION_COPIES = 2
 """Copies of the retracted value's documents placed first, on the latest days that fit (the
@@ -476,6 +488,7 @@ class _BuilderV5(_BuilderV4):
         self.passing(roles)
         self.unsay_cascade()
         self.unsay_after_pages()
+        self.silent_decoys()
 
     # ---- re-delivered documents -------------------------------------------------------
 
@@ -973,6 +986,53 @@ class _BuilderV5(_BuilderV4):
                     if later:
                         self._unsay(f.attribute, d.arrival,
                                     later[min(PAGE_QUIET, len(later)) - 1])
+
+    def silent_decoys(self) -> None:
+        """One more decoy of each kind of ``SILENT_DECOYS``, each on its own attribute,
+        where the attribute has no value (retracted or forgotten) and nothing of the user's
+        about it arrives over the most checkpoints: every question there asks for an
+        abstention, so an engine that files the decoy as the user's serves it on each,
+        and a rival misperceived there costs no question its intact path (no current
+        value to lose). Placed after everything else, on a day with no forget request
+        (a session that sorts after it), from a random stream of its own
+        (``_side_stream``): every other document keeps its day, position and address."""
+        forget_days = {d.day for d in self.drafts if d.kind == "forget"}
+        taken: set[str] = set()
+        with self._side_stream("silent-decoys"):
+            for kind in SILENT_DECOYS:
+                spots = []
+                for key in sorted(self.roles):
+                    if key in taken or key == self.quiet_control or not self.has_fresh(key):
+                        continue
+                    own = [d.arrival for d in self.drafts if any(
+                        f.attribute == key and f.channel is None and f.decoy is None
+                        for f in d.facts)]
+                    own += [day for d, day in self.again
+                            if any(f.attribute == key for f in d.facts)]
+                    for day in self._rival_days(key):
+                        if day in self.checkpoints or day in forget_days \
+                                or self.value_at(key, day) is not None \
+                                or not (self.plan.hazard_ok(key, day)
+                                        and self.plan.statement_ok(key, day)):
+                            continue
+                        until = min([a for a in own if a > day], default=self.days + 1)
+                        asked = sum(1 for c in self.checkpoints if day < c < until
+                                    and self.value_at(key, c) is None)
+                        spots.append((asked, key, day))
+                most = max((s[0] for s in spots), default=0)
+                if most < SILENT_DECOY_ASKED:
+                    continue
+                _asked, key, day = self.rng.choice([s for s in spots if s[0] == most])
+                value = self.fresh(key)
+                text = self.rng.choice(DECOY_TEMPLATES_V3[kind]).format(
+                    who=self.rng.choice(DECOY_PEOPLE), label=_SPECS[key].label, v=value)
+                turns, turn = decoy_turns(self.rng, kind, text)
+                self.drafts.append(Draft(day=day, kind="decoy", turns=turns, facts=[Fact(
+                    turn=turn, attribute=key, value=value, tense="present", decoy=kind)]))
+                self.plan.hazard(key, day)
+                self.decoys.append(Decoy(attribute=key, value=value, kind=kind, day=day,
+                                         document_uri=""))
+                taken.add(key)
 
     def _unsay(self, key: str, lo: int, hi: int) -> None:
         """Take out the mentions in passing of ``key`` written after ``lo`` and by ``hi``:
