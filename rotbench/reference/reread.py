@@ -90,11 +90,11 @@ class Rereader:
         self.lost_changes = lost_changes
         """Engine 0.6.4 (``reconcile.lost_changes``)."""
         self.known: dict[str, dict[str, ClaimDraft]] = {}
+        """slot -> {value key: the latest present own draft of that value}."""
         self.heard: dict[str, dict[str, ClaimDraft]] = {}
         """Engine 0.6.4 (``reconcile.restatements``): slot -> {value key: the draft} of the
         values a restatement's claim was read away from. Perception handed them as values
         of the slot, so the words of a later change can still name them (``_other``)."""
-        """slot -> {value key: the latest present own draft of that value}."""
 
     def read(self, doc: DocumentClaims) -> list[ClaimDraft]:
         """``doc``'s drafts read again (a new list; the document's own drafts unchanged
@@ -116,14 +116,15 @@ class Rereader:
         return drafts
 
     def _other(self, slot: str, said: str, not_value: str) -> ClaimDraft | None:
-        """The one value of ``slot`` the store holds (or, engine 0.6.4, perception handed:
-        ``heard``), other than ``not_value``, that the
-        words name (None: none, or more than one)."""
+        """The one value of ``slot`` the store holds (or, engine 0.6.4, that perception
+        handed: ``heard``), other than ``not_value``, that the words name (None: none, or
+        more than one)."""
         named = [d for v, d in {**self.heard.get(slot, {}), **self.known.get(slot, {})}.items()
                  if v != not_value and _named(v, said) is not None]
         return named[0] if len(named) == 1 else None
 
     def _restated(self, drafts: list[ClaimDraft], said: str) -> list[ClaimDraft]:
+        """Engine 0.6.4 (``reconcile.restatements``; the module doc)."""
         out = []
         for d in drafts:
             value = value_key(d.value)
@@ -141,6 +142,8 @@ class Rereader:
         return out
 
     def _lost(self, drafts: list[ClaimDraft], said: str) -> list[ClaimDraft]:
+        """Engine 0.6.4 (``reconcile.lost_changes``; the module doc): at most one added
+        claim per slot, from the first sentence that reads as its change."""
         slots = {d.slot for d in drafts}
         added = []
         for slot, known in self.known.items():
