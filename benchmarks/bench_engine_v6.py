@@ -10,7 +10,7 @@ Usage::
 
 ``rules`` generates each world once, reads it with the arm's perception (oracle, or the noisy
 arm's ``NoisyExtractor``/``NoisyChecker`` under ``--noise``), deposits it under every
-configuration (0.6.3 as shipped, each new switch off alone, all off: 0.5.0's rules)
+configuration (0.6.4 as shipped, each new switch off alone, all off: 0.5.0's rules)
 and prints a Markdown table of pooled figures as ``value (n/d)`` with the wrong first answers
 per miss stage (noisy arm: the attribution issue's evidence rule, as a run files them).
 ``--misses`` prints each wrong first answer filed under an engine stage.
@@ -53,10 +53,11 @@ NEW_RULES = ("reconcile.corroboration", "reconcile.confirmation", "reconcile.gro
              "reconcile.passing", "reconcile.rereading", "reconcile.unfiled_roots",
              "reconcile.dreams", "reconcile.root_evidence", "reconcile.grounded_ties",
              "reconcile.undated_plans", "reconcile.recent_members",
+             "reconcile.change_sides", "reconcile.restatements", "reconcile.lost_changes",
              "reconcile.forget", "reconcile.redelivery", "query.each_member")
 OFF_050 = tuple(f"{r}=false" for r in NEW_RULES)
 """The engine as 0.5.0: every 0.6 switch off (``test_generator4_gives_engine_050s_hits``)."""
-CONFIGS = {"0.6.3": (), **{f"{r.split('.')[1]}=false": (f"{r}=false",) for r in NEW_RULES},
+CONFIGS = {"0.6.4": (), **{f"{r.split('.')[1]}=false": (f"{r}=false",) for r in NEW_RULES},
            "all off (0.5.0)": OFF_050}
 SHOWN = ("current_first", "recall_current_at_k", "stale_over_current", "current_lost",
          "decoy_first", "poison_first", "answered_unanswerable", "late_stale_first",
@@ -104,7 +105,7 @@ def rules(seeds, generator, arm, noise, misses, cache_dir) -> dict:
             scored[name].append(w)
             for i, stage in question_stages(w).items():
                 stages[name][stage] += 1
-                if misses and name == "0.6.3" and stage != "perception":
+                if misses and name == "0.6.4" and stage != "perception":
                     p = w.probes[i]
                     print(f"seed {seed} day {p.day} {p.attribute} [{stage}] truth "
                           f"{p.truth.current_values} q={p.question!r} first="

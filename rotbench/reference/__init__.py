@@ -11,6 +11,6 @@ What it perceives comes from ``rotbench.perception``; the stages that run it are
 This package module imports nothing, so importing one of its modules stays cheap.
 """
 
-ENGINE_VERSION = "0.6.3"
+ENGINE_VERSION = "0.6.4"
 """Version of the reference engine's decision and ranking logic; enters the cache keys.
 Bump it whenever what ``deposit`` decides or what ``query`` returns can change."""

@@ -161,6 +161,32 @@ class ReconcileConfig(_Section):
         "one other value the store holds for the slot, is the drop of that member, the "
         "change to that value (``rotbench.reference.reread``). Off: as perceived (0.6.1).",
     )
+    change_sides: bool = Field(
+        default=True,
+        description="Engine 0.6.4 (with ``rereading``): a value told both present and past "
+        "in one conversation, whose words tell exactly one other value the store holds as "
+        "the side the change left ('it was Saab and it's Skoda now' read as Skoda twice), "
+        "is the present side: its past claims are read as that other value "
+        "(``rotbench.reference.reread.PAST_SIDE``). Off: its present claims are read as "
+        "the other value (0.6.3).",
+    )
+    restatements: bool = Field(
+        default=True,
+        description="Engine 0.6.4 (with ``rereading``): a present claim with no event or "
+        "effective day whose value no user turn names, the only claim of its single-valued "
+        "slot in the document, is read as the one value the store holds for the slot that "
+        "the words name and do not tell as left: a misread restatement, which would "
+        "otherwise supersede the standing value and lapse what is tied to it. Off: as "
+        "perceived (0.6.3).",
+    )
+    lost_changes: bool = Field(
+        default=True,
+        description="Engine 0.6.4 (with ``rereading``): a conversation with no claim of a "
+        "single-valued slot whose words, in one sentence that does not hedge, tell one value "
+        "the store holds for the slot as left and name exactly one other ('Switched my "
+        "phone from Pixel to Nokia' read as nothing) adds one present claim of that other "
+        "value. Off: a change perception lost whole stays lost (0.6.3).",
+    )
     unfiled_roots: bool = Field(
         default=True,
         description="Engine 0.6.2 (with ``cascade``): a correction of a value the store "

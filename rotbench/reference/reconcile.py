@@ -577,7 +577,8 @@ def rereader(rc: ReconcileConfig) -> Rereader | None:
     ``rc.rereading`` and ``rc.corroboration`` (else None: drafts as perceived)."""
     if not (rc.rereading and rc.corroboration):
         return None
-    return Rereader(lambda d: who(d) == USER)
+    return Rereader(lambda d: who(d) == USER, sides=rc.change_sides,
+                    restatements=rc.restatements, lost_changes=rc.lost_changes)
 
 
 def file_claim(draft: ClaimDraft, index: int, doc: DocumentClaims, multi: bool,

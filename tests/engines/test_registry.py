@@ -65,7 +65,7 @@ def test_engines_command_lists_every_engine() -> None:
     rows = json.loads(runner.invoke(app, ["engines", "--format", "json"]).output)
     by_name = {r["name"]: r for r in rows}
     assert by_name["latest-wins"]["installed"] is True
-    assert by_name["reference"]["version"] == "0.6.3"
+    assert by_name["reference"]["version"] == "0.6.4"
 
 
 def test_run_refuses_an_unknown_engine_before_any_work(tmp_path) -> None:

@@ -45,7 +45,7 @@ def test_one_report_per_engine_in_order(three) -> None:
     finally:
         con.close()
     assert rows == [("latest-wins", "1.0.0", "latest-wins", None),
-                    ("reference", "0.6.3", "reference", True),
+                    ("reference", "0.6.4", "reference", True),
                     ("transcript-rag", "1.0.0", "transcript-rag", None)]
 
 

@@ -43,17 +43,25 @@ HOME = [said(2, "I live in Porto.", city("Porto")),
 def test_a_value_the_users_words_do_not_name_decides_nothing(fake_embedder: Embedder) -> None:
     misread = said(8, "Back in Porto after a long weekend.", city("Bergen"))
     relayed = said(8, "Can you check what is out there about me?", city("Bergen"))
+    # engine 0.6.4's reconcile.restatements reads the misread claim as Porto before it is
+    # filed (the words name Porto, a value the store holds); off here, so grounding is what
+    # is measured
+    plain = ["reconcile.restatements=false"]
     for stray in (misread, relayed):
-        ledger, config = run([*HOME, stray], fake_embedder)
+        ledger, config = run([*HOME, stray], fake_embedder, plain)
         assert ledger.unnamed == [ledger.claims[2].id]
         assert ask(ledger, config, fake_embedder, 9)[0] == PORTO
-        ledger, config = run([*HOME, stray], fake_embedder, ["reconcile.grounding=false"])
+        ledger, config = run([*HOME, stray], fake_embedder,
+                             [*plain, "reconcile.grounding=false"])
         assert ledger.unnamed == []
         assert ask(ledger, config, fake_embedder, 9)[0] == BERGEN
     # the ledger's events are 0.6.0's either way: only the evidence reads the words
-    on, _ = run([*HOME, misread], fake_embedder)
-    off, _ = run([*HOME, misread], fake_embedder, ["reconcile.grounding=false"])
+    on, _ = run([*HOME, misread], fake_embedder, plain)
+    off, _ = run([*HOME, misread], fake_embedder, [*plain, "reconcile.grounding=false"])
     assert on.events == off.events
+    ledger, config = run([*HOME, misread], fake_embedder)  # the default: read as Porto
+    assert ledger.unnamed == [] and ledger.claims[2].value == "Porto"
+    assert ask(ledger, config, fake_embedder, 9)[0] == PORTO
 
 
 def test_a_value_the_words_doubt_waits_for_a_second_statement(

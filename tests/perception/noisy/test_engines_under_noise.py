@@ -41,8 +41,10 @@ def test_reference_current_first_oracle_good_typical(reference) -> None:
     # reconcile.passing: a value the user's words do not name, or only doubt, does not
     # displace the slot's value): good 96 -> 109, typical 48 -> 66; engine 0.6.3
     # (reconcile.undated_plans: a scheduled change read without its day is no statement of
-    # the current value): typical 66 -> 67 (seed 43's phone, below)
-    assert got == {None: (195, 195), "good": (109, 195), "typical": (67, 195)}
+    # the current value): typical 66 -> 67 (seed 43's phone, below); engine 0.6.4
+    # (reconcile.lost_changes: a change whose claims perception lost whole, read from the
+    # user's words): typical 67 -> 68 (seed 42's code editor on day 75)
+    assert got == {None: (195, 195), "good": (109, 195), "typical": (68, 195)}
     assert got[None][0] >= got["good"][0] >= got["typical"][0]
     assert got["typical"][0] < got[None][0]
 
@@ -59,9 +61,10 @@ def test_reference_misses_by_stage(reference) -> None:
     # read as the old city, whose claim from before the move told of the earlier run);
     # engine 0.6.3's reconcile.undated_plans (seed 43's phone: the plan of Motorola read
     # without its day is no longer served before it, days 60 and 75 right, lost 2 -> 0; on
-    # day 90, after that day, nothing but the undated plan says Motorola, outranked 11 -> 12)
+    # day 90, after that day, nothing but the undated plan says Motorola, outranked 11 -> 12);
+    # engine 0.6.4's reconcile.lost_changes answers one of them (perception 116 -> 115)
     assert reference["typical"].miss_stages == {
-        "perception": 116, "never_seen": 0, "lost": 0, "outranked": 12, "abstained": 0}
+        "perception": 115, "never_seen": 0, "lost": 0, "outranked": 12, "abstained": 0}
     assert reference["good"].miss_stages == {
         "perception": 79, "never_seen": 5, "lost": 0, "outranked": 2, "abstained": 0}
     noise = reference["typical"].perception_noise
