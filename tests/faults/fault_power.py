@@ -171,14 +171,23 @@ class Arms:
                       for p in PROFILES for s, w in self.worlds.items()}
         self.scorer = default_scorer(GENERATOR)
 
-    def run(self, factory: Callable, profile: str | None, seed: int) -> WorldProbes:
+    def run(self, factory: Callable, profile: str | None, seed: int,
+            oracle: WorldProbes | None = None) -> WorldProbes:
         """``factory``'s engine on the world ``seed``, scored; on the noisy arm ``profile``
-        (None: the oracle arm) handed the noisy claims and annotated."""
+        (None: the oracle arm) handed the noisy claims and annotated. ``oracle``: the same
+        engine's scored oracle-arm probes of ``seed``, annotated in place of a second run
+        when the engine perceives nothing (no ``extractor``: raw lines), so its noisy run
+        would ask and answer exactly as its oracle run did."""
         world = self.worlds[seed]
         engine = factory(world, self.embedder)
-        if profile is not None and hasattr(engine, "extractor"):  # raw lines perceive nothing
-            engine.extractor = NoisyExtractor(world, self.profiles[profile])
-        scored = score_world(probe_world(world, engine, 10, timeout_seconds=None), self.scorer)
+        perceives = hasattr(engine, "extractor")
+        if profile is not None and not perceives and oracle is not None:
+            scored = oracle
+        else:
+            if profile is not None and perceives:
+                engine.extractor = NoisyExtractor(world, self.profiles[profile])
+            scored = score_world(probe_world(world, engine, 10, timeout_seconds=None),
+                                 self.scorer)
         if profile is None:
             return scored
         return annotate(scored, self.plans[(profile, seed)], world)
@@ -205,16 +214,19 @@ def outcomes(world: WorldProbes, where: Where) -> dict[tuple[int, int], int]:
 
 
 def verdict(fault: list[WorldProbes], correct: list[WorldProbes],
-            where: Where) -> tuple[int, int, float, bool]:
+            where: Where, read: Callable[[WorldProbes, Where], dict] | None = None,
+            ) -> tuple[int, int, float, bool]:
     """(b, c, p, caught) of ``fault`` against ``correct`` over the same worlds: b the
     questions the fault gets wrong and the correct engine right on ``where``, c the reverse,
-    p the exact McNemar p-value; caught when b > c and p < ``ALPHA``. Raises ValueError when
-    the two do not count the same questions."""
+    p the exact McNemar p-value; caught when b > c and p < ``ALPHA``. ``read``: how the
+    correct engine's ``outcomes`` are read (default: computed afresh). Raises ValueError
+    when the two do not count the same questions."""
+    read = read or outcomes
     mine: dict = {}
     theirs: dict = {}
     for f, c in zip(fault, correct, strict=True):
         mine.update(outcomes(f, where))
-        theirs.update(outcomes(c, where))
+        theirs.update(read(c, where))
     if where[-1] in NOT_PAIRED:  # a question with no value-bearing hit repeats nothing
         for k in mine.keys() | theirs.keys():
             mine.setdefault(k, 0)
@@ -234,12 +246,24 @@ Row = dict[tuple[str | None, int | None], tuple[int, int, float, bool]]
 def verdicts(tmp: Path, faults: Iterable[tuple[str, type, str, Where]] = FAULTS,
              log: Callable[[str], None] | None = None) -> dict[str, Row]:
     """{row name: {column: (b, c, p, caught)}} for ``faults`` over ``COLUMNS``; each correct
-    engine runs once per world."""
+    engine runs once per world, and its outcomes on a figure are read once per world (many
+    faults share a correct engine and a figure)."""
     arms = Arms(tmp)
     cells = [(profile, seed) for profile in (None, *PROFILES) for seed in SEEDS]
 
     def probed(factory: Callable) -> dict:
-        return {cell: arms.run(factory, *cell) for cell in cells}
+        out: dict = {}
+        for profile, seed in cells:  # the oracle cells first (``Arms.run``'s ``oracle``)
+            out[(profile, seed)] = arms.run(factory, profile, seed, out.get((None, seed)))
+        return out
+
+    read: dict[tuple[int, Where], dict] = {}
+
+    def correct_outcomes(world: WorldProbes, where: Where) -> dict:
+        key = (id(world), where)  # the correct engines' records live as long as ``read``
+        if key not in read:
+            read[key] = outcomes(world, where)
+        return read[key]
 
     faults = list(faults)
     corrects = {name: probed(CORRECT[name]) for name in dict.fromkeys(f[2] for f in faults)}
@@ -252,7 +276,8 @@ def verdicts(tmp: Path, faults: Iterable[tuple[str, type, str, Where]] = FAULTS,
         for profile, seed in COLUMNS:
             seeds = SEEDS if seed is None else (seed,)
             row[(profile, seed)] = verdict([mine[(profile, s)] for s in seeds],
-                                           [theirs[(profile, s)] for s in seeds], where)
+                                           [theirs[(profile, s)] for s in seeds], where,
+                                           correct_outcomes)
         out[name] = row
     return out
 
