@@ -151,9 +151,9 @@ def test_what_the_new_rules_leave_alone() -> None:
 
 
 # seed 42, days 13-25, under typical: the team Puma said under the employer Halcyra, then a
-# line about someone else's team Lynx read as the user's own retires Puma (day 19); when Halcyra gives
-# way to Tidemark (day 22) Puma is already retired and got no lapse, and the evidence, which
-# sets the relay's update aside, served Puma from then on
+# line about someone else's team Lynx read as the user's own retires Puma (day 19); when
+# Halcyra gives way to Tidemark (day 22) Puma is already retired and got no lapse, and the
+# evidence, which sets the update aside, served Puma from then on (reconcile.retired_lapses)
 PUMA = [
     said(13, "Puma is my team at Halcyra.", fact("team", "Puma", tie=("employer", "Halcyra"))),
     said(14, "Standup with the Puma team ran long.",
