@@ -54,6 +54,7 @@ NEW_RULES = ("reconcile.corroboration", "reconcile.confirmation", "reconcile.gro
              "reconcile.dreams", "reconcile.root_evidence", "reconcile.grounded_ties",
              "reconcile.undated_plans", "reconcile.recent_members",
              "reconcile.change_sides", "reconcile.restatements", "reconcile.lost_changes",
+             "reconcile.retired_lapses",
              "reconcile.forget", "reconcile.redelivery", "query.each_member")
 OFF_050 = tuple(f"{r}=false" for r in NEW_RULES)
 """The engine as 0.5.0: every 0.6 switch off (``test_generator4_gives_engine_050s_hits``)."""

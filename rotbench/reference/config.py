@@ -187,6 +187,15 @@ class ReconcileConfig(_Section):
         "phone from Pixel to Nokia' read as nothing) adds one present claim of that other "
         "value. Off: a change perception lost whole stays lost (0.6.3).",
     )
+    retired_lapses: bool = Field(
+        default=True,
+        description="Engine 0.6.4 (with ``dependencies`` or ``cascade``): when a tie's root "
+        "value leaves, a tied claim already retired by an update still gets the lapse or "
+        "cascade the root's end implies (an ``Ending`` filed after its retirement), because "
+        "the evidence may set that update aside and a reinstatement may undo it; a "
+        "reinstated claim whose root left meanwhile ends again at once. Off: a retired "
+        "claim misses its tie's later end (0.6.3).",
+    )
     unfiled_roots: bool = Field(
         default=True,
         description="Engine 0.6.2 (with ``cascade``): a correction of a value the store "

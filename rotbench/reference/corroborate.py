@@ -70,6 +70,8 @@ CONFIRMED = 4
 (``reconcile.confirmation``)."""
 MIN_WAIT = 14
 """Days a value said once is current before ``reconcile.confirmation`` may doubt it."""
+_NEVER = 1 << 40
+"""Later than any day (``Evidence.lapsed``)."""
 _DAYS = 1 << 32
 """More days than any world has: a set member's support is (count, last day) packed in one
 integer (``reconcile.recent_members``)."""
@@ -104,7 +106,8 @@ class Evidence:
     dated each claim. Build once per ledger state."""
 
     def __init__(self, claims: list[Claim], states: list, config: dict,
-                 unnamed: list[str] | None = None, doubtful: list[str] | None = None) -> None:
+                 unnamed: list[str] | None = None, doubtful: list[str] | None = None,
+                 late: dict[str, int] | None = None) -> None:
         scheduled = bool(config.get("reconcile.scheduled", True))
         relative = bool(config.get("reconcile.relative_dates", True))
         event_time = bool(config.get("reconcile.event_time", True))
@@ -121,6 +124,11 @@ class Evidence:
         self.value = [_value(c) for c in claims]
         self.event_day = np.empty(n, dtype=np.int64)
         self.how = [s.retired_how for s in states]
+        self.lapsed = np.array([(late or {}).get(c.id, _NEVER) for c in claims],
+                               dtype=np.int64)
+        """Engine 0.6.4 (``reconcile.retired_lapses``): the day a claim retired by an
+        update lapsed (or cascaded) after, when its tie's root left (``Ledger.late_ends``);
+        ``_NEVER`` for none."""
         self.slots: dict[tuple[str, str], list[int]] = defaultdict(list)
         self.forgets: dict[str, list[int]] = defaultdict(list)
         self.declared: dict[tuple[str, str], list[int]] = defaultdict(list)
@@ -269,6 +277,9 @@ class Evidence:
         if gone and max(gone) > last[best][0]:
             return None
         mine = [i for i in stated if self.value[i] == best]
+        lapsed = [int(self.lapsed[i]) for i in mine]
+        if max(lapsed) <= day and max(lapsed) > last[best][0]:
+            return None  # every statement of it lapsed with its root, after the last one
         alive = [i for i in mine if not ended[i]]
         for i in alive or [max(mine, key=lambda j: (int(self.event_day[j]), j))]:
             tier[i] = True

@@ -344,6 +344,21 @@ class Ledger(BaseModel):
             spans.append((start, None))
         return spans
 
+    def late_ends(self) -> dict[str, int]:
+        """Engine 0.6.4 (``reconcile.retired_lapses``): claim id -> the day of the first lapse
+        or cascade filed on it after an update retired it (its state keeps the retirement,
+        the earliest end), for every such claim."""
+        first: dict[str, EndEvent] = {}
+        out: dict[str, int] = {}
+        for ev in self.events:
+            if isinstance(ev, Quarantine | Activation | Reinstatement):
+                continue
+            seen = first.setdefault(ev.claim_id, ev)
+            if (seen is not ev and isinstance(seen, Retirement) and isinstance(ev, Ending)
+                    and ev.how in ("dependency", "cascade")):
+                out[ev.claim_id] = min(out.get(ev.claim_id, ev.day), ev.day)
+        return out
+
     def claim(self, claim_id: str) -> Claim:
         """The claim with this id. Raises KeyError for an unknown id."""
         return self._lookup()[0][claim_id]

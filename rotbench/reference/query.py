@@ -140,8 +140,10 @@ class LedgerIndex:
                  if states[i].reinstated_at is not None or states[i].retired_at is not None}
         self.cycles = {i: s for i, s in spans.items() if any(e is not None for _, e in s)}
         """Engine 0.5.0: claims ended and reinstated -> their retired spans (rare)."""
+        late = (ledger.late_ends() if ledger.config.get("reconcile.retired_lapses", False)
+                 else {})
         self._evidence_of = (states, dict(ledger.config), list(ledger.unnamed),
-                             list(ledger.doubtful))
+                             list(ledger.doubtful), late)
         self._evidence: Evidence | None = None
         order = sorted(range(n), key=lambda i: claims[i].id)
         self.id_rank = np.empty(n, dtype=np.int64)

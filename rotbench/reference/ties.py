@@ -42,6 +42,7 @@ import bisect
 from typing import TYPE_CHECKING, Literal
 
 from rotbench.contract.perception import Claim, subject_key, value_key
+from rotbench.reference.ledger import Ending
 
 if TYPE_CHECKING:
     from rotbench.reference.reconcile import Reconciler
@@ -75,6 +76,10 @@ class Ties:
         """Claim id -> (how it ended, never held, the claim that started it, day)."""
         self.caused: dict[str, list[str]] = {}
         """Claim id -> ids it superseded or made lapse (what a cascade may undo)."""
+        self.late: dict[str, tuple[EndHow, bool, str, int, str]] = {}
+        """Engine 0.6.4 (``reconcile.retired_lapses``): claim id -> (how, never held, the
+        claim that started it, day, cause) of a tie's end filed on a claim already retired
+        by an update; a reinstatement of the claim files it again."""
         self.void: dict[RootKey, int] = {}
         """Engine 0.6.2 (``reconcile.unfiled_roots``): a root value corrected while the
         store held no claim of it -> the position of the correction."""
@@ -180,7 +185,12 @@ class Ties:
             if end is None or end[2] != void.id or claim_id not in rec.inactive:
                 continue
             del self.ends[claim_id]
-            rec.reinstate(rec.ledger.claim(claim_id), day, void.id)
+            claim = rec.ledger.claim(claim_id)
+            rec.reinstate(claim, day, void.id)
+            late = self.late.pop(claim_id, None)
+            if late is not None:  # its root left while it was retired: that end holds
+                how, never_held, ender_id, _, cause = late
+                rec.end(claim, ender_id, how, day, cause=cause, never_held=never_held or None)
 
     def _act(self, t: int, root: Claim, ender_id: str, how: EndHow, never_held: bool,
              day: int) -> None:
@@ -188,11 +198,14 @@ class Ties:
         rec = self.rec
         rc = rec.config.reconcile
         claim = rec.ledger.claims[t]
-        if (claim.id in rec.inactive or claim.attribution != "own"
+        retired = self._retired(claim.id)
+        if ((claim.id in rec.inactive and not retired) or claim.attribution != "own"
                 or claim.lineage != root.lineage):
             return
         void = how == "correction" or (how == "cascade" and never_held)
         if claim.mood == "conditional":
+            if retired:
+                return
             if void and rc.cascade:
                 rec.end(claim, ender_id, "cascade", day, cause=root.id, never_held=True)
             elif how in _LEFT and rc.successors and t not in rec.views:
@@ -211,19 +224,49 @@ class Ties:
         if end is None:
             return
         for j in [t, *self._said_before(t)]:
-            if rec.ledger.claims[j].id not in rec.inactive:
-                rec.end(rec.ledger.claims[j], ender_id, end[0], day, cause=root.id,
+            target = rec.ledger.claims[j]
+            if target.id not in rec.inactive:
+                rec.end(target, ender_id, end[0], day, cause=root.id,
                         never_held=end[1] or None)
+            elif self._retired(target.id) and target.id not in self.late:
+                self._file_late(target, ender_id, end[0], end[1], day, root.id)
+
+    def _retired(self, claim_id: str) -> bool:
+        """Engine 0.6.4 (``reconcile.retired_lapses``): the claim is retired by an update
+        (a judgement the evidence may set aside, or a cascade undo), so a tie's end still
+        applies to it."""
+        end = self.ends.get(claim_id)
+        return (self.rec.config.reconcile.retired_lapses and end is not None
+                and end[0] == "update" and claim_id in self.rec.inactive)
+
+    def _file_late(self, target: Claim, ender_id: str, how: str, never_held: bool, day: int,
+                   cause: str) -> None:
+        """File a tie's end (``how``: ``dependency`` or ``cascade``) on ``target``, already
+        retired by an update: an ``Ending`` after its ``Retirement``. The ledger's state
+        keeps the retirement (the earliest end); the evidence reads the later end
+        (``Ledger.late_ends``), and ``undo`` files it again on a reinstatement."""
+        rec = self.rec
+        rec.ledger.events.append(Ending(claim_id=target.id, day=day, ended_by=ender_id,
+                                        how=how,  # type: ignore[arg-type]
+                                        cause=cause, never_held=True if never_held else None))
+        rec.ledger.counts.endings += 1
+        if how == "dependency":
+            rec.ledger.counts.lapses += 1
+        else:
+            rec.ledger.counts.cascades += 1
+        self.late[target.id] = (how, never_held, ender_id, day, cause)  # type: ignore[assignment]
 
     def _said_before(self, t: int) -> list[int]:
         """Active present facts of the user's own, in the slot and lineage of the tied claim
-        at ``t``, giving the same value earlier (by event time): the tie covers them."""
+        at ``t``, giving the same value earlier (by event time): the tie covers them (with
+        ``reconcile.retired_lapses``, also those retired by an update)."""
         rec = self.rec
         claim = rec.ledger.claims[t]
         out = []
         for j in rec.by_slot.get((rec.subjects[t], claim.slot), []):  # type: ignore[arg-type]
             other = rec.ledger.claims[j]
-            if (j != t and other.id not in rec.inactive and present_own(rec.filed(j))
+            if (j != t and (other.id not in rec.inactive or self._retired(other.id))
+                    and present_own(rec.filed(j))
                     and other.lineage == claim.lineage and rec.keys[j] < rec.keys[t]
                     and value_key(rec.filed(j).value) == value_key(claim.value)):
                 out.append(j)

@@ -36,6 +36,7 @@ def test_defaults_flat() -> None:
         "reconcile.relative_dates": True,
         "reconcile.rereading": True,
         "reconcile.restatements": True,
+        "reconcile.retired_lapses": True,
         "reconcile.retractions": True,
         "reconcile.root_evidence": True,
         "reconcile.same_document": True,

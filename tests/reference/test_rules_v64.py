@@ -148,3 +148,60 @@ def test_what_the_new_rules_leave_alone() -> None:
     # a dated change read with a value no one said is not a restatement
     dated = phone("Pixel").model_copy(update={"valid_from": 3})
     assert reader.read(said(5, "I switched my phone to Nokia two days ago.", dated)) == [dated]
+
+
+# seed 42, days 13-25, under typical: the team Puma said under the employer Halcyra, then a
+# line about someone else's team Lynx read as the user's own retires Puma (day 19); when
+# Halcyra gives way to Tidemark (day 22) Puma is already retired and got no lapse, and the
+# evidence, which sets the update aside, served Puma from then on (reconcile.retired_lapses)
+PUMA = [
+    said(13, "Puma is my team at Halcyra.", fact("team", "Puma", tie=("employer", "Halcyra"))),
+    said(14, "Standup with the Puma team ran long.",
+         fact("team", "Puma", tie=("employer", "Halcyra"))),
+    said(16, "Halcyra is where I work.", fact("employer", "Halcyra")),
+    said(17, "Priya told me her team is Lynx.",
+         fact("team", "Lynx", attribution="source", sentence="Priya's team is Lynx.")),
+    said(18, "Long day at Halcyra.", fact("employer", "Halcyra")),
+    said(19, "Priya says Lynx is busy this week.", fact("team", "Lynx")),  # read as the user's
+    said(22, "I left Halcyra; my employer is Tidemark now.", fact("employer", "Tidemark")),
+]
+
+
+def test_a_retired_tied_claim_still_lapses_when_its_root_changes(
+        fake_embedder: Embedder) -> None:
+    ledger, config = run(PUMA, fake_embedder)
+    lapsed = {c.id for c in ledger.claims if c.value == "Puma"}
+    assert ledger.late_ends() == dict.fromkeys(sorted(lapsed), 22)
+    assert all(ledger.state(i).retired_how == "update" for i in lapsed)  # the state keeps it
+    assert "Puma" not in first(ledger, config, fake_embedder, "team", 25, ASK_TEAM)[0]
+    assert first(ledger, config, fake_embedder, "team", 21, ASK_TEAM)[0] == (
+        "The user's team is Puma.")  # before the root changed the evidence still serves it
+    ledger, config = run(PUMA, fake_embedder, ["reconcile.retired_lapses=false"])
+    assert ledger.late_ends() == {}
+    assert first(ledger, config, fake_embedder, "team", 25, ASK_TEAM)[0] == (
+        "The user's team is Puma.")
+
+
+def test_a_claim_reinstated_after_its_root_changed_ends_again(
+        fake_embedder: Embedder) -> None:
+    # Lynx is said under the manager Ingrid and retires Puma; Halcyra gives way to Tidemark
+    # (day 22) while Puma is retired; then Ingrid is corrected (day 24), Lynx never held and
+    # Puma is reinstated, though its root left two days before
+    docs = [*PUMA[:2], PUMA[2],
+            said(17, "Ingrid is my manager.", fact("manager", "Ingrid")),
+            PUMA[4],
+            said(19, "Lynx is my team under Ingrid.",
+                 fact("team", "Lynx", tie=("manager", "Ingrid"))),
+            PUMA[6],
+            said(24, "Ingrid was never my manager; it's Tomasz.",
+                 fact("manager", "Tomasz", event="correction", corrects="Ingrid"))]
+    ledger, config = run(docs, fake_embedder)
+    puma = [c.id for c in ledger.claims if c.value == "Puma"]
+    assert [(ledger.state(i).retired_how, ledger.state(i).retired_at,
+             ledger.state(i).reinstated_at) for i in puma] == [("dependency", 24, 24)] * 2
+    assert not any("Puma" in h for h in first(ledger, config, fake_embedder, "team", 25,
+                                               ASK_TEAM)[:1])
+    ledger, config = run(docs, fake_embedder, ["reconcile.retired_lapses=false"])
+    assert [ledger.state(i).status for i in puma] == ["active"] * 2
+    assert first(ledger, config, fake_embedder, "team", 25, ASK_TEAM)[0] == (
+        "The user's team is Puma.")
