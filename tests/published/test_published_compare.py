@@ -122,10 +122,7 @@ def test_the_diagnosis_table_of_published_all_keeps_its_counts_whole_at_80(run) 
     engine_lines = [r[0] for r in rows if r[0]]
     from rotbench.reference import ENGINE_VERSION
 
-    assert engine_lines[:2] == ["reference", ENGINE_VERSION]
-    # the run's source line shows beside a shipped record of the same name and version (the
-    # shipped reference record may trail an engine bump until it is remade)
-    assert engine_lines[2] == "[reference]" or not engine_lines[2].startswith("[")
+    assert engine_lines[:3] == ["reference", ENGINE_VERSION, "[reference]"]
     assert "[published:graphiti]" in engine_lines
     assert max(len(line) for line in lines[start:end]) <= 80
 
