@@ -163,6 +163,16 @@ def _main(argv: list[str]) -> int:
         return 2
     except SystemExit as exc:  # click's own exits: a closed stdout (``| head``) ends with 1
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except OSError as exc:  # a path the system refused to look at (a name too long, a loop)
+        import os
+
+        if os.environ.get("ROTBENCH_DEBUG") or exc.filename is None:
+            raise
+        from rotbench._util.safe_text import printable
+
+        typer.echo(f"rotbench: error: {printable(os.fsdecode(exc.filename), 200)}: "
+                   f"{exc.strerror or type(exc).__name__}", err=True)
+        return 1
     except typer.Abort:  # Ctrl-C (or a signal) outside a run's own handling
         from rotbench.cli.interrupts import Interrupts
 

@@ -435,6 +435,11 @@ def _check_paths(spec: RunSpec, cache_flag: str) -> None:
                         ("--db", spec.db_path), ("--out", spec.out_path)):
         if value is not None and not value.strip():
             raise SpecError(f"{flag}: an empty path is not allowed")
+    for flag, value in ((cache_flag, spec.cache_dir), ("--reports-dir", spec.reports_dir),
+                        ("--db", spec.db_path), ("--out", spec.out_path),
+                        ("--html", spec.html_path), ("--rulings", spec.rulings_path)):
+        if value:
+            _check_lookable(flag, Path(value))
     if spec.out_path and len(spec.engines) > 1:
         raise SpecError(f"--out names one report file, but the {len(spec.engines)} engines "
                         "each write a report of their own: drop --out (each report is "
@@ -531,12 +536,44 @@ def check_html_path(spec: RunSpec) -> None:
     check_writable_file("--html", path)
 
 
+def _check_lookable(flag: str, path: Path) -> None:
+    """Raise SpecError when the system would refuse to look at ``path`` at all: a name in it
+    longer than the file system takes (checked before anything exists, since a missing
+    folder on the way hides it from ``stat``), or a ``stat`` failing for another reason
+    than the path not existing yet (a folder on the way that cannot be searched, a loop of
+    links)."""
+    try:
+        base = next(p for p in path.absolute().parents if os.path.isdir(p))
+        name_max = os.pathconf(base, "PC_NAME_MAX")
+    except (StopIteration, OSError, ValueError):
+        name_max = 255
+    for part in path.parts:
+        if len(os.fsencode(part)) > name_max:
+            raise SpecError(f"{flag} {path}: a name in it is {len(os.fsencode(part))} bytes "
+                            f"long, more than the file system takes ({name_max})")
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    except OSError as exc:
+        raise _cannot_look(flag, path, exc) from None
+
+
+def _cannot_look(flag: str, path: Path, exc: OSError) -> SpecError:
+    """The one line for a path the system will not even look at (a name longer than the
+    file system allows, a folder on the way that cannot be searched)."""
+    return SpecError(f"{flag} {path}: cannot be looked at ({exc.strerror or exc})")
+
+
 def check_writable_dir(flag: str, path: Path) -> None:
     """Raise SpecError unless ``path`` is (or can be created as) a writable directory
-    (probed by creating and removing a temporary entry)."""
+    (probed by creating and removing a temporary entry), or the system cannot look at it."""
     from rotbench._util.outputs import probe_writable_dir
 
-    reason = probe_writable_dir(path)
+    try:
+        reason = probe_writable_dir(path)
+    except OSError as exc:
+        raise _cannot_look(flag, path, exc) from None
     if reason is not None:
         raise SpecError(f"{flag} {path}: {reason}")
 
@@ -544,8 +581,13 @@ def check_writable_dir(flag: str, path: Path) -> None:
 def check_writable_file(flag: str, path: Path) -> None:
     """Raise SpecError unless ``path`` can be written as a file (its folder may not exist):
     nothing there yet, or a regular file (``/dev/stdout``, a FIFO or a device is refused:
-    rotbench writes its files atomically, beside them, and only regular paths take that)."""
-    if path.is_dir():
+    rotbench writes its files atomically, beside them, and only regular paths take that),
+    or when the system cannot look at it."""
+    try:
+        is_dir = path.is_dir()
+    except OSError as exc:
+        raise _cannot_look(flag, path, exc) from None
+    if is_dir:
         raise SpecError(f"{flag} {path}: is a directory, not a file")
     check_writable_dir(flag, path.parent)
     from rotbench._util.regular import not_regular
