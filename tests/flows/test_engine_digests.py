@@ -8,6 +8,7 @@ of 5 lost a world to "SystemError: AST constructor recursion depth mismatch" fro
 
 from __future__ import annotations
 
+import re
 import threading
 from pathlib import Path
 
@@ -88,4 +89,7 @@ def test_a_run_of_eight_plugins_takes_no_digest_in_a_world(eight, tmp_path, monk
     # check_factory), every_world_cached, the embedding warm-up's texts, the engines handed
     # to the worlds (on the thread the flow runs its blocking part on) and the reports
     assert len(threads) == 6 * len(eight)
-    assert set(threads) == {"MainThread", "asyncio_0"}
+    # the blocking part's thread is Prefect's one asyncio thread, numbered by how many this
+    # process started before (a test process that ran other flows first has asyncio_1...)
+    others = set(threads) - {"MainThread"}
+    assert len(others) == 1 and re.fullmatch(r"asyncio_\d+", others.pop())

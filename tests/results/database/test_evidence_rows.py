@@ -15,7 +15,7 @@ import duckdb
 from rotbench.results import write_run
 
 LATEST_WINS = [
-    ("current_first", "evidence:1", 4, 5), ("current_first", "evidence:2-3", 9, 15),
+    ("current_first", "evidence:1", 4, 5), ("current_first", "evidence:2-3", 8, 15),
     ("current_first", "evidence:4+", 15, 62),
     ("recall_current_at_k", "evidence:1", 4, 5),
     ("recall_current_at_k", "evidence:2-3", 10, 15),
@@ -24,7 +24,7 @@ LATEST_WINS = [
     ("stale_over_current", "evidence:4+", 10, 40),
     ("stale_retained_at_k", "evidence:1", 0, 4),
     ("stale_retained_at_k", "evidence:2-3", 0, 11),
-    ("stale_retained_at_k", "evidence:4+", 13, 40),
+    ("stale_retained_at_k", "evidence:4+", 12, 40),
 ]
 
 
@@ -52,7 +52,7 @@ def test_evidence_rows_pooled_and_per_seed(tmp_path: Path, reports_v5) -> None:
         assert con.execute(
             "SELECT numerator, denominator FROM metrics WHERE run_id = 'gen5-latest-wins' AND "
             "seed IS NULL AND metric = 'current_first' AND channel IS NULL AND checkpoint "
-            "IS NULL").fetchall() == [(28, 82)]
+            "IS NULL").fetchall() == [(27, 82)]
 
 
 def test_no_evidence_rows_for_older_generators(tmp_path: Path, report_v2) -> None:
