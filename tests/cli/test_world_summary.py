@@ -69,7 +69,7 @@ def _summary(*args: str) -> str:
 def test_generator_5_summary_exact_on_seed_42() -> None:
     text = _summary("--generator", "5")
     assert text.splitlines()[0] == "World seed 42, 90 days (generator v5, fingerprint " \
-        "e7bf5eb8970e)"
+        "83234bb26360)"
     for title, rows in (("Mentions in passing per attribute", MENTIONS),
                         ("Questions by evidence", BUCKETS), ("Forget requests", FORGET),
                         ("Re-delivered documents", REDELIVERED)):
