@@ -31,7 +31,7 @@ def test_world_without_a_generator_is_generator_5s() -> None:
     assert plain.output == named.output
     world = json.loads(plain.output)
     assert world["generator_version"] == "5"
-    assert world["fingerprint"].startswith("e7bf5eb8970e")
+    assert world["fingerprint"].startswith("83234bb26360")
 
 
 @pytest.mark.parametrize(("args", "message"), [

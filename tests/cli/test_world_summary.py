@@ -26,19 +26,19 @@ from rotbench.world import generate_world
 runner = CliRunner()
 
 MENTIONS = """\
-│ home_city        │       25 │         31 │
-│ employer         │       13 │         15 │
+│ home_city        │       25 │         33 │
+│ employer         │       14 │         16 │
 │ project_codename │        5 │          6 │
-│ code_editor      │       14 │         15 │
+│ code_editor      │       17 │         18 │
 │ manager          │        6 │          9 │
 │ gym              │        4 │          7 │
 │ diet             │       56 │         57 │
-│ car              │       41 │         47 │
+│ car              │       44 │         50 │
 │ phone            │        4 │          5 │
 │ team             │        7 │         10 │
 │ coffee_shop      │        4 │          7 │
 │ language         │        0 │          7 │
-│ all              │      179 │        216 │"""
+│ all              │      186 │        225 │"""
 
 BUCKETS = """\
 │ 1        │    5 (6%) │
@@ -54,8 +54,12 @@ FORGET = """\
 
 REDELIVERED = """\
 │        33 │      14 │ home_city   │ Tallinn │
+│        33 │      14 │ home_city   │ Tallinn │
+│        47 │      14 │ home_city   │ Tallinn │
 │        47 │      14 │ home_city   │ Tallinn │
 │        58 │      18 │ code_editor │ Helix   │
+│        58 │      18 │ code_editor │ Helix   │
+│        84 │      18 │ code_editor │ Helix   │
 │        84 │      18 │ code_editor │ Helix   │"""
 
 
@@ -69,7 +73,7 @@ def _summary(*args: str) -> str:
 def test_generator_5_summary_exact_on_seed_42() -> None:
     text = _summary("--generator", "5")
     assert text.splitlines()[0] == "World seed 42, 90 days (generator v5, fingerprint " \
-        "e7bf5eb8970e)"
+        "83234bb26360)"
     for title, rows in (("Mentions in passing per attribute", MENTIONS),
                         ("Questions by evidence", BUCKETS), ("Forget requests", FORGET),
                         ("Re-delivered documents", REDELIVERED)):
@@ -89,15 +93,17 @@ def test_the_counts_behind_the_tables() -> None:
     questions = scored_questions(world)
     assert len(questions) == 82  # the currency denominator of seed 42's reports
     assert evidence_counts(questions) == {"1": 5, "2-3": 15, "4+": 62}  # as by_evidence's
-    assert sum(q.evidence for q in questions) == 830  # the per-question column, summed
+    assert sum(q.evidence for q in questions) == 839  # the per-question column, summed
     counts = {c.attribute: (c.mentions, c.statements) for c in statement_counts(world)}
-    assert counts["car"] == (41, 47) and counts["diet"] == (56, 57)
+    assert counts["car"] == (44, 50) and counts["diet"] == (56, 57)
     assert [(d.day, d.attribute, d.value) for d in forget_requests(world)] == [
         (27, "coffee_shop", "Steamline"), (30, "gym", "Corestone"),
         (36, "coffee_shop", "Steamline"), (36, "gym", "Corestone")]
     assert [(d.day, d.written, d.attribute, d.value) for d in redeliveries(world)] == [
-        (33, 14, "home_city", "Tallinn"), (47, 14, "home_city", "Tallinn"),
-        (58, 18, "code_editor", "Helix"), (84, 18, "code_editor", "Helix")]
+        (33, 14, "home_city", "Tallinn"), (33, 14, "home_city", "Tallinn"),
+        (47, 14, "home_city", "Tallinn"), (47, 14, "home_city", "Tallinn"),
+        (58, 18, "code_editor", "Helix"), (58, 18, "code_editor", "Helix"),
+        (84, 18, "code_editor", "Helix"), (84, 18, "code_editor", "Helix")]
 
 
 def test_older_generators_have_no_evidence_tables() -> None:

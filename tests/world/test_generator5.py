@@ -17,7 +17,7 @@ from rotbench.world.pools_v5 import PASSING
 from tests.world.test_generator4 import NEW_KINDS, TWENTY, kind_counts
 
 SEEDS = (42, 43, 44)
-PINNED_V5 = {42: "e7bf5eb8970e", 43: "dbd6cf42d24a", 44: "bd3daf6e0c8a"}
+PINNED_V5 = {42: "83234bb26360", 43: "9a30151f5625", 44: "8f95133b407c"}
 
 
 def mentions(world: World) -> Counter:
@@ -160,27 +160,37 @@ def test_oracle_reads_forget_requests_and_passing_mentions(w42: World) -> None:
 
 
 def test_redelivered_documents_and_their_questions() -> None:
+    """Each copy arrives twice on its day (``CARRIED_TWICE``): the second deliveries are
+    numbered after every first one, so the first ones keep their addresses."""
     got = {}
     for seed in SEEDS:
         world = generate_world(seed, generator="5")
-        again = [(s.day, s.arrival, s.facts[0].attribute, s.facts[0].value)
-                 for s in world.sessions if s.redelivery_of]
+        again = [(s.day, s.arrival, s.facts[0].attribute, s.facts[0].value,
+                  s.document_uri.rsplit("#", 1)[1]) for s in world.sessions if s.redelivery_of]
         asked = sum(1 for p in world.probes if p.attribute is not None
                     and "redelivery" in world.truth(p.attribute, p.day).cases)
         got[seed] = (again, asked)
+    r, r2, r3, r4 = "redelivery", "redelivery2", "redelivery3", "redelivery4"
     assert got == {
-        42: ([(14, 33, "home_city", "Tallinn"), (14, 47, "home_city", "Tallinn"),
-              (18, 58, "code_editor", "Helix"), (18, 84, "code_editor", "Helix")], 11),
-        43: ([(11, 31, "home_city", "Bergen"), (11, 49, "home_city", "Bergen"),
-              (13, 60, "code_editor", "Kakoune"), (13, 79, "code_editor", "Kakoune")], 11),
-        44: ([(12, 36, "home_city", "Tallinn"), (16, 48, "car", "Saab"),
-              (12, 62, "home_city", "Tallinn"), (16, 69, "car", "Saab")], 13)}
+        42: ([(14, 33, "home_city", "Tallinn", r), (14, 33, "home_city", "Tallinn", r3),
+              (14, 47, "home_city", "Tallinn", r2), (14, 47, "home_city", "Tallinn", r4),
+              (18, 58, "code_editor", "Helix", r), (18, 58, "code_editor", "Helix", r4),
+              (18, 84, "code_editor", "Helix", r2), (18, 84, "code_editor", "Helix", r3)], 11),
+        43: ([(11, 31, "home_city", "Bergen", r), (11, 31, "home_city", "Bergen", r3),
+              (11, 49, "home_city", "Bergen", r2), (11, 49, "home_city", "Bergen", r4),
+              (13, 60, "code_editor", "Kakoune", r), (13, 60, "code_editor", "Kakoune", r4),
+              (13, 79, "code_editor", "Kakoune", r2), (13, 79, "code_editor", "Kakoune", r3)],
+             11),
+        44: ([(12, 36, "home_city", "Tallinn", r), (12, 36, "home_city", "Tallinn", r3),
+              (16, 48, "car", "Saab", r), (16, 48, "car", "Saab", r4),
+              (12, 62, "home_city", "Tallinn", r2), (12, 62, "home_city", "Tallinn", r4),
+              (16, 69, "car", "Saab", r2), (16, 69, "car", "Saab", r3)], 13)}
 
 
 def test_a_redelivered_document_repeats_its_original_and_changes_no_truth(w42: World) -> None:
     by_uri = {s.document_uri: s for s in w42.sessions}
-    first, second = [s for s in w42.sessions if s.redelivery_of
-                     and s.facts[0].attribute == "code_editor"]
+    first, _twin, second, _twin2 = [s for s in w42.sessions if s.redelivery_of
+                                    and s.facts[0].attribute == "code_editor"]
     original = by_uri[first.redelivery_of]
     assert first.document_uri == original.document_uri + "#redelivery"
     assert second.document_uri == original.document_uri + "#redelivery2"  # delivered twice
@@ -361,10 +371,41 @@ def test_silent_decoys_move_nothing_else(w42: World, monkeypatch) -> None:
     positions, addresses): they come last, from a random stream of their own."""
     from rotbench.world.generators.v5 import _BuilderV5
 
+    from rotbench.world.generators import v5
+
     monkeypatch.setattr(_BuilderV5, "silent_decoys", lambda self: None)
+    monkeypatch.setattr(v5, "CARRIED_TWICE", False)
     before = generate_world(42, generator="5")
     added = {d.document_uri for d in w42.decoys if d.day in (38, 40)}
     assert len(added) == 2
+    added |= {s.document_uri for s in w42.sessions if s.document_uri.endswith("#again")
+              or s.document_uri.endswith(("#redelivery3", "#redelivery4"))}
     assert [s for s in w42.sessions if s.document_uri not in added] == before.sessions
     assert w42.probes == before.probes
     assert before.fingerprint[:12] == "5dcc5815d822"
+
+
+def test_carried_twice_moves_nothing_else(w42: World, monkeypatch) -> None:
+    """Without the second deliveries seed 42's world is the previous one (e7bf5eb8970e),
+    session for session: each second delivery repeats a first one under its own address,
+    and every other session keeps its day, position and address (so its noise draws)."""
+    from rotbench.world.generators import v5
+
+    monkeypatch.setattr(v5, "CARRIED_TWICE", False)
+    before = generate_world(42, generator="5")
+    by_uri = {s.document_uri: s for s in w42.sessions}
+    second = [s for s in w42.sessions if s.document_uri.endswith(
+        ("#again", "#redelivery3", "#redelivery4"))]
+    assert [s.document_uri.split("/", 3)[3] for s in second] == [
+        "day-014/0#redelivery3", "day-009/1#again", "day-009/2#again", "day-004/1#again",
+        "day-014/0#redelivery4", "day-018/0#redelivery4", "day-030/0#again",
+        "day-018/0#redelivery3", "day-063/1#again"]
+    for s in second:
+        first = by_uri[s.document_uri.removesuffix("#again")] if s.document_uri.endswith(
+            "#again") else next(c for c in w42.sessions if c.redelivery_of == s.redelivery_of
+                                and c.arrival == s.arrival and c is not s)
+        assert (s.day, s.position, s.timestamp, s.turns, s.facts, s.arrival) == (
+            first.day, first.position, first.timestamp, first.turns, first.facts, first.arrival)
+    assert [s for s in w42.sessions if s not in second] == before.sessions
+    assert w42.probes == before.probes
+    assert before.fingerprint[:12] == "e7bf5eb8970e"

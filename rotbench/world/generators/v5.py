@@ -159,6 +159,13 @@ SILENT_DECOY_ASKED = 3
 """Questions a silent decoy must be asked about at least to be placed: each is one more
 row every engine that keeps decoys as text ranks against the rest, so one asked about
 less would cost more than it shows."""
+CARRIED_TWICE = True
+"""Whether each re-delivered copy and each late document of the user's own statements is
+delivered twice, the second time under its own URI (``sessions``): one perception error on
+the one document that decides a re-delivery's or a late document's case no longer
+decides it alone."""
+TWIN_SUFFIX = "#again"
+"""What a late document's second delivery adds to its URI."""
 REDELIVERIES = 4
 RETRACTION_COPIES = 2
 """Copies of the retracted value's documents placed first, on the latest days that fit (the
@@ -581,11 +588,18 @@ class _BuilderV5(_BuilderV4):
     def sessions(self) -> list[Session]:
         """Generator 3's sessions, plus each re-delivered document: the original's turns,
         facts, written day and timestamp, under its URI plus ``#redelivery``, delivered on
-        its second day (in delivery order)."""
+        its second day (in delivery order). Then what is carried twice (``CARRIED_TWICE``):
+        each copy a second time on its day, numbered after every first copy of its document
+        in the order the copies were placed, and each late document of the user's own
+        statements a second time with itself, under its URI plus ``TWIN_SUFFIX``
+        (``_twinned``). A noisy reader draws its errors per document, so the deciding
+        statement of a re-delivery or a late document is lost only when both deliveries
+        lose it. Every other session keeps its day, position and URI."""
         sessions = super().sessions()
         copies = []
         times: dict[int, int] = {}
-        for doc, day in sorted(self.again, key=lambda a: a[1]):
+        placed = sorted(self.again, key=lambda a: a[1])
+        for doc, day in placed + (list(self.again) if CARRIED_TWICE else []):
             original = next(s for s in sessions if s.day == doc.day and s.kind == doc.kind
                             and s.turns == doc.turns and s.redelivery_of is None)
             times[id(doc)] = times.get(id(doc), 0) + 1
@@ -593,8 +607,18 @@ class _BuilderV5(_BuilderV4):
             copies.append(original.model_copy(update={
                 "document_uri": original.document_uri + suffix,
                 "delivered_day": day, "redelivery_of": original.document_uri}))
-        return sorted(sessions + copies, key=lambda s: (s.arrival, s.day, s.position,
-                                                        s.redelivery_of is not None))
+        twins = [s.model_copy(update={"document_uri": s.document_uri + TWIN_SUFFIX})
+                 for s in sessions if CARRIED_TWICE and self._twinned(s)]
+        return sorted(sessions + copies + twins, key=lambda s: (
+            s.arrival, s.day, s.position, s.redelivery_of is not None,
+            s.document_uri.endswith(TWIN_SUFFIX)))
+
+    @staticmethod
+    def _twinned(s: Session) -> bool:
+        """Whether ``s`` is a late document carried twice: a mention delivered after its
+        written day that holds a present statement of the user's own."""
+        return s.late and s.redelivery_of is None and s.kind == "mention" and any(
+            f.channel is None and f.decoy is None and f.tense == "present" for f in s.facts)
 
     def restatements(self, roles: dict[str, str]) -> None:
         """The forget requests first (each after its attribute's last event), then generator
