@@ -40,6 +40,7 @@ from flows.prefect_server import (
     EarlyServer,
     ServerStartError,
     _die_with_parent,
+    flush_events,
     server_command,
     server_env,
     startup_timeout_seconds,
@@ -182,8 +183,11 @@ class KeptServer:
             self.lock.release()
             self.lock = None
 
-    def stop(self) -> None:
-        """End this run's lease (the server stays up for the next run)."""
+    def stop(self, flush: bool = True) -> None:
+        """End this run's lease (the server stays up for the next run); first (``flush``)
+        send the events this process queued for it (``flush_events``)."""
+        if flush:
+            flush_events()
         self._unlock()
         with contextlib.suppress(OSError):
             self.lease.unlink()

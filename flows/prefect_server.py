@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import inspect
 import os
 import signal
 import subprocess
@@ -100,6 +101,30 @@ def _say(line: str) -> None:
         sys.stderr.flush()
 
 
+EVENTS_FLUSH_SECONDS = 10.0
+"""How long a stopping run waits for its queued Prefect events to reach its server, seconds."""
+
+
+def flush_events(timeout: float = EVENTS_FLUSH_SECONDS) -> None:
+    """Send what this process's Prefect events queue holds and end the queue, while the
+    server the run used still answers (at most ``timeout`` seconds).
+
+    Prefect keeps a single events queue per process for every server it is pointed at, and
+    that queue keeps the address it read when it started. Left running after its server
+    stopped, it would take the next flow's events in this process (pointed at another
+    server) to the stopped one: each retried for seconds and then lost, and whoever waits
+    for the queue (the process's exit, a test's teardown) waits for all of that. The next
+    event starts a new queue on the server then in use. Nothing to do when Prefect's events
+    were never loaded in this process."""
+    if "prefect.events.worker" not in sys.modules:
+        return
+    from prefect.events.worker import EventsWorker
+
+    waiting = EventsWorker.drain_all(timeout=timeout, at_exit=False)
+    if inspect.iscoroutine(waiting):  # called on a running loop: the queue ends unwaited
+        waiting.close()
+
+
 class EarlyServer:
     """A temporary Prefect server owned by this process (stopped by ``stop``).
 
@@ -170,9 +195,13 @@ class EarlyServer:
                                f"PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS to wait "
                                f"longer); its log: {self.log_path}")
 
-    def stop(self) -> None:
+    def stop(self, flush: bool = True) -> None:
+        """Stop the server; first (``flush``) send the events this process queued for it
+        (``flush_events``). An interrupted run passes ``flush=False`` and exits at once."""
         if self.process is None:
             return
+        if flush:
+            flush_events()
         self.process.terminate()
         try:
             self.process.wait(timeout=5)

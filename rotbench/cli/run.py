@@ -328,7 +328,7 @@ def start_run(spec, started: float, interrupts: Interrupts, choices: RunChoices)
         if is_interruption(exc) or interrupts.signum is not None:
             interrupts.note(exc)
             if server is not None:
-                server.stop()
+                server.stop(flush=False)
             interrupts.exit_now()
         if os.environ.get("ROTBENCH_DEBUG") or not isinstance(exc, Exception):
             raise

@@ -82,3 +82,35 @@ def test_a_server_that_exits_is_one_clear_error(home) -> None:
             server.wait_ready(timeout_seconds=30)
     finally:
         server.stop()
+
+
+@pytest.mark.slow
+def test_a_stopped_server_gets_none_of_the_later_events_of_this_process(
+        prefect_server, tmp_path, monkeypatch) -> None:
+    """Issue 58. Prefect keeps one events queue per process for any server it is pointed
+    at, bound to the server it was pointed at when the queue started. A process pointed at a
+    temporary server that then stopped (a test fixture of the Dask tests; a Python caller
+    running a flow on its own server) kept that queue: every event of its next flows, on
+    another server, went to the stopped one and was retried for seconds each, and waiting
+    for the queue (a test's teardown: 30 s) timed out. ``stop`` now sends the queue first,
+    and the next event starts a queue on the server then in use."""
+    from prefect.events import emit_event
+    from prefect.events.worker import EventsWorker
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path))  # its own database
+    monkeypatch.setenv("PREFECT_LOGGING_TO_API_ENABLED", "false")
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    EventsWorker.drain_all(timeout=30, at_exit=False)  # no queue of an earlier test
+    resource = {"prefect.resource.id": "rotbench.test.issue-58"}
+    first = EarlyServer().start()
+    try:
+        first.wait_ready(240)
+        with temporary_settings(updates={PREFECT_API_URL: first.api_url}):
+            assert emit_event("rotbench.test.on-the-first-server", resource) is not None
+    finally:
+        first.stop()
+    with temporary_settings(updates={PREFECT_API_URL: prefect_server.api_url}):
+        assert emit_event("rotbench.test.on-the-second-server", resource) is not None
+        done, not_done = EventsWorker.drain_all(timeout=5, at_exit=False)
+    assert (len(done), len(not_done)) == (1, 0)
