@@ -140,14 +140,14 @@ def test_a_cold_generator_5_run_adopts_its_shards_and_loads_no_model(on, tmp_pat
     spec = SimpleNamespace(**{**vars(_noisy_spec([42, 43, 44])), "generator": "5"})
     extra = noisy_texts(spec)
     noise = sorted(set(extra) - set(oracle))
-    assert len(noise) == 48
+    assert len(noise) == 49
     assert set(noise) <= set(noisy_extra(generator_5=True))  # all in the shipped closed set
     assert warm.warm_for_run("noisy", ["reference"], tmp_path / "n", "5", extra) is None
     embedder = shared.shared_embedder(tmp_path / "n")
     assert embedder.missing([*oracle, *extra]) == 0 and embedder.model_loads == 0
     table = load_shards(embedder.root)
     rows = {**_shipped("oracle-g5"), **_shipped("noisy-g5")}
-    assert len(table) == 1224 + 48
+    assert len(table) == 1224 + 49
     assert all(np.array_equal(table[k], rows[k]) for k in table)
 
 
