@@ -121,10 +121,18 @@ def check_outputs(outputs: list[tuple[str, Path, str]], *, force: bool = False) 
         raise OutputError(f"{flag} {path}: holds {what}; refusing to replace it")
 
 
-def _nearest_existing(path: Path) -> Path:
-    for candidate in [path, *path.absolute().parents]:
-        if candidate.exists():
-            return candidate
+def nearest_existing(path: Path, *, folders_only: bool = False) -> Path:
+    """The first of ``path`` and its parents (absolute) that exists; with ``folders_only``,
+    the first of its parents that is a folder. A candidate the system will not look at (a
+    name too long, a folder on the way that cannot be searched) counts as missing, so the
+    walk goes on up; ``/`` when nothing on the way answers."""
+    candidates = [*path.absolute().parents] if folders_only else [path, *path.absolute().parents]
+    for candidate in candidates:
+        try:
+            if candidate.is_dir() if folders_only else candidate.exists():
+                return candidate
+        except OSError:
+            continue
     return Path("/")
 
 
@@ -134,7 +142,7 @@ def probe_writable_dir(path: Path) -> str | None:
     folder; creates nothing that stays."""
     if path.exists() and not path.is_dir():
         return "exists and is not a directory"
-    base = _nearest_existing(path)
+    base = nearest_existing(path)
     if not base.is_dir():
         return f"{base} is a file, not a directory"
     try:

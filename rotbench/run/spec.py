@@ -542,10 +542,11 @@ def _check_lookable(flag: str, path: Path) -> None:
     folder on the way hides it from ``stat``), or a ``stat`` failing for another reason
     than the path not existing yet (a folder on the way that cannot be searched, a loop of
     links)."""
+    from rotbench._util.outputs import nearest_existing
+
     try:
-        base = next(p for p in path.absolute().parents if os.path.isdir(p))
-        name_max = os.pathconf(base, "PC_NAME_MAX")
-    except (StopIteration, OSError, ValueError):
+        name_max = os.pathconf(nearest_existing(path, folders_only=True), "PC_NAME_MAX")
+    except (OSError, ValueError):
         name_max = 255
     for part in path.parts:
         if len(os.fsencode(part)) > name_max:

@@ -34,3 +34,15 @@ def test_other_commands_name_the_path_in_one_line(argv: list[str], tmp_path: Pat
     assert code == 1
     assert "Traceback" not in err
     assert err == f"rotbench: error: {LONG[:199]}…: File name too long\n"
+
+
+def test_the_nearest_folder_walk_passes_over_a_name_too_long(tmp_path: Path) -> None:
+    from rotbench._util.outputs import nearest_existing
+
+    (tmp_path / "a-file").write_text("x")
+    long_leaf = tmp_path / "x" / LONG / "y"
+    assert nearest_existing(long_leaf) == tmp_path
+    assert nearest_existing(long_leaf, folders_only=True) == tmp_path
+    assert nearest_existing(tmp_path / "a-file") == tmp_path / "a-file"
+    assert nearest_existing(tmp_path / "a-file", folders_only=True) == tmp_path
+    assert list(tmp_path.iterdir()) == [tmp_path / "a-file"]
