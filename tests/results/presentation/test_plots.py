@@ -109,7 +109,7 @@ def test_an_old_report_without_newer_metrics_still_plots() -> None:
 def test_the_plot_names_are_known_before_drawing(plots_v2, pair_plots, report_v2,
                                                 report_v1) -> None:
     """``plot_names`` gives the names ``build_plots`` draws, in its order, from the reports
-    alone (generator 5's evidence plot: tests/results/presentation/test_evidence_presentation.py)."""
+    alone (generator 5's evidence plot: test_evidence_presentation.py)."""
     assert plot_names([report_v2]) == [p.name for p in plots_v2]
     assert plot_names([report_v2, report_v1]) == [p.name for p in pair_plots]
 
