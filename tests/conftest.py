@@ -107,6 +107,37 @@ _BUNDLED_ENABLED = _bundled.enabled
 _bundled.enabled = lambda: False
 
 
+def _build_each_command_once() -> None:
+    """Build the click command of a Typer app once per test process, not once per call.
+
+    Every in-process command (``CliRunner.invoke``, ``tests/in_process.py``, ``main()``)
+    asked typer for the app's click command again, and typer builds it afresh each time:
+    the signature and type hints of every command's function (about 30 ms of CPU a call,
+    most of a call that stops at a refused argument). A user's process builds it once for
+    its one command; here the command built for an app is kept (keyed by the app, rebuilt
+    if commands or groups are added to it) and reused, the same command for the same app.
+    """
+    import typer.main
+    import typer.testing
+
+    build = typer.main.get_command
+    built: dict[int, tuple[object, tuple, object]] = {}
+
+    def get_command(typer_instance):
+        shape = (len(typer_instance.registered_commands),
+                 len(typer_instance.registered_groups), typer_instance.registered_callback)
+        kept = built.get(id(typer_instance))
+        if kept is None or kept[0] is not typer_instance or kept[1] != shape:
+            kept = built[id(typer_instance)] = (typer_instance, shape, build(typer_instance))
+        return kept[2]
+
+    typer.main.get_command = get_command
+    typer.testing._get_command = get_command
+
+
+_build_each_command_once()
+
+
 import pytest  # noqa: E402
 
 from rotbench.results import Report, write_report  # noqa: E402

@@ -10,7 +10,8 @@ Days are integers counted from the world epoch (day 0); day 1 is the first day w
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -488,17 +489,61 @@ by generator version. A later generator's module adds its own rule when it loads
 it, so the table is whole wherever a world is read."""
 
 
+OwnStatements = list[tuple[int, "Session", list[Fact]]]
+"""The sessions that state an attribute: (index in delivery order, session, the user's own
+facts of the attribute in the session, in its order)."""
+
+_INDEXED: dict[int, tuple[World, dict[str, OwnStatements]]] = {}
+"""The worlds ``facts_indexed`` indexed, by ``id``: the world and its own statements by
+attribute."""
+
+
+@contextlib.contextmanager
+def facts_indexed(world: World) -> Iterator[None]:
+    """Inside, ``truth_rows`` (so ``World.truth``) of ``world`` reads the user's own
+    statements of an attribute from an index built once, instead of scanning every fact of
+    every session per question: the same rows, for the callers that ask the truth of many
+    questions of one world (a world's premise questions, a probe stage). ``world`` must not
+    change inside."""
+    if id(world) in _INDEXED:
+        yield
+        return
+    index: dict[str, OwnStatements] = {}
+    for position, s in enumerate(world.sessions):
+        by_key: dict[str, list[Fact]] = {}
+        for f in s.facts:
+            if f.channel is None and f.decoy is None:
+                by_key.setdefault(f.attribute, []).append(f)
+        for key, own in by_key.items():
+            index.setdefault(key, []).append((position, s, own))
+    _INDEXED[id(world)] = (world, index)
+    try:
+        yield
+    finally:
+        _INDEXED.pop(id(world), None)
+
+
+def _own_statements(world: World, key: str) -> Iterator[tuple[int, Session, list[Fact]]]:
+    """The sessions of ``world`` that state ``key`` (``OwnStatements``), from the index of
+    ``facts_indexed`` when ``world`` has one."""
+    indexed = _INDEXED.get(id(world))
+    if indexed is not None and indexed[0] is world:
+        yield from indexed[1].get(key, ())
+        return
+    for index, s in enumerate(world.sessions):
+        own = [f for f in s.facts
+               if f.attribute == key and f.channel is None and f.decoy is None]
+        if own:
+            yield index, s, own
+
+
 def truth_rows(world: World, key: str, day: int) -> list[TruthRow]:
     """The user's own statements of ``key`` delivered by the end of ``day``, sorted as
     ``knowable_truth`` replays them (effective day, written day, delivery order, turn)."""
     rows: list[TruthRow] = []
-    for index, s in enumerate(world.sessions):
+    for index, s, own in _own_statements(world, key):
         arrival = s.day if s.delivered_day is None else s.delivered_day  # Session.arrival
         if arrival > day:
-            continue
-        own = [f for f in s.facts
-               if f.attribute == key and f.channel is None and f.decoy is None]
-        if not own:
             continue
         past_in_session = any(f.tense == "past" for f in own)
         for f in own:

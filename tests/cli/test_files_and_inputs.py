@@ -34,6 +34,30 @@ def _one_line_error(result, code: int, *fragments: str) -> str:
     return text
 
 
+@pytest.fixture(scope="module", autouse=True)
+def figures_drawn_once():
+    """The plots of a page drawn once per module for the same reports (the key of
+    ``rotbench.results.presentation.plot_cache``: their contents and labels, PNG or not):
+    the tests here are about the files ``report --html`` writes and refuses, not the
+    drawing (tests/results/presentation/test_plots.py), and each page of run-a drew the
+    same figures again."""
+    from rotbench.results.presentation import plots
+    from rotbench.results.presentation.plot_cache import plots_key
+
+    drawn: dict[str, list] = {}
+    build = plots.build_plots
+
+    def build_once(reports, png: bool = True):
+        key = plots_key(reports, png)
+        if key not in drawn:
+            drawn[key] = build(reports, png=png)
+        return drawn[key]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(plots, "build_plots", build_once)
+        yield
+
+
 @pytest.fixture(scope="module")
 def store(tmp_path_factory) -> Path:
     """reports/ with one run, its world file and its database rows."""

@@ -409,3 +409,27 @@ def test_carried_twice_moves_nothing_else(w42: World, monkeypatch) -> None:
     assert [s for s in w42.sessions if s not in second] == before.sessions
     assert w42.probes == before.probes
     assert before.fingerprint[:12] == "e7bf5eb8970e"
+
+
+def test_an_indexed_world_gives_the_same_truth_rows(w42: World) -> None:
+    """``facts_indexed`` (a world's premise questions, a probe stage) reads each attribute's
+    own statements from an index: the same rows and truths as the scan of every session,
+    on every attribute and checkpoint, and the index is gone on the way out."""
+    from rotbench.world import models
+
+    asked = [(a.key, day) for a in w42.attributes for day in (*w42.checkpoints, 0, w42.days)]
+    scanned = [truth_rows(w42, key, day) for key, day in asked]
+    truths = [_truth_or_error(w42, key, day) for key, day in asked]
+    assert sum(map(len, scanned)) > 1000
+    with models.facts_indexed(w42):
+        assert list(models._INDEXED) == [id(w42)]
+        assert [truth_rows(w42, key, day) for key, day in asked] == scanned
+        assert [_truth_or_error(w42, key, day) for key, day in asked] == truths
+    assert models._INDEXED == {}
+
+
+def _truth_or_error(world: World, key: str, day: int) -> object:
+    try:
+        return world.truth(key, day)
+    except ValueError as exc:
+        return str(exc)

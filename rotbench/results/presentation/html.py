@@ -664,7 +664,7 @@ def write_page(reports: list[Report], html_path: Path | None, plots_dir: Path | 
     """
     from rotbench._util.outputs import check_user_files, write_user_files
     from rotbench.results.presentation.compare import CompareError, check_same_worlds
-    from rotbench.results.presentation.plots import build_plots, write_plots
+    from rotbench.results.presentation.plots import build_plots, plot_names, write_plots
 
     if len(reports) > 1 and not force:
         reason = check_same_worlds(reports)
@@ -674,6 +674,10 @@ def write_page(reports: list[Report], html_path: Path | None, plots_dir: Path | 
     if html_path is not None:
         check_user_files("--html", [Path(html_path)], force=replace)
     if plots is None:
+        if plots_dir is not None:  # refused before the figures are drawn (seconds)
+            check_user_files("--plots", [Path(plots_dir) / f"{name}.{ext}"
+                                         for name in plot_names(reports)
+                                         for ext in ("svg", "png")], force=replace)
         plots = build_plots(reports, png=plots_dir is not None)
     if plots_dir is not None:
         check_user_files("--plots", [Path(plots_dir) / f"{p.name}.{ext}" for p in plots

@@ -268,10 +268,20 @@ def _better(metric: str) -> str:
     return f"{label} is better" if label in ("higher", "lower") else f"no direction, read {label}"
 
 
+def _present(metrics: tuple[str, ...], reports: list[Report]) -> list[str]:
+    """The metrics of ``metrics`` some report carries (a family's plot draws these)."""
+    return [m for m in metrics if any(m in r.metrics for r in reports)]
+
+
+def _has_evidence(reports: list[Report]) -> bool:
+    """Whether some report has the evidence breakdown (the ``evidence`` plot is drawn)."""
+    return any(r.by_evidence is not None for r in reports)
+
+
 def family_plot(family: str, metrics: tuple[str, ...], reports: list[Report]) -> Drawn | None:
     """Each metric of ``family`` over the checkpoint days, one line per report with its 95%
     Wilson band; None when no report carries any of the family's metrics."""
-    present = [m for m in metrics if any(m in r.metrics for r in reports)]
+    present = _present(metrics, reports)
     if not present:
         return None
     labels = run_labels(reports)
@@ -453,7 +463,7 @@ def evidence_plot(reports: list[Report]) -> Drawn | None:
     """``current_first`` per evidence bucket (``EVIDENCE_BUCKETS``), one bar per report:
     currency against how often the user had stated the current value. None when no report
     has the breakdown (generators 1 to 4)."""
-    if all(r.by_evidence is None for r in reports):
+    if not _has_evidence(reports):
         return None
     labels = run_labels(reports)
     fig = _figure(7.2, 4.3)
@@ -486,6 +496,16 @@ def build_plots(reports: list[Report], png: bool = True) -> list[Plot]:
         drawn += [heatmap_plot(reports), phrasing_plot(reports), poison_plot(reports),
                   evidence_plot(reports)]
         return [_render(*d, png=png) for d in drawn if d is not None]
+
+
+def plot_names(reports: list[Report]) -> list[str]:
+    """The ``Plot.name`` of every figure ``build_plots(reports)`` draws, in its order,
+    known without drawing: what a page's plot files will be called, so that a file there
+    that may not be replaced is refused before the figures are drawn."""
+    names = [family_plot_name(family) for family, metrics in FAMILIES.items()
+             if _present(metrics, reports)]
+    names += ["first-hit-heatmap", "phrasing", "poison-by-channel"]
+    return names + (["evidence"] if _has_evidence(reports) else [])
 
 
 def write_plots(plots: list[Plot], folder: Path, *, force: bool = False,

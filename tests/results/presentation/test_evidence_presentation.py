@@ -89,10 +89,24 @@ def test_compare_pairs_each_bucket_question_by_question(reports_v5) -> None:
 
 
 @pytest.fixture(scope="module")
-def page(reports_v5) -> str:
+def plots_v5(reports_v5) -> list:
+    """Every plot of ``reports_v5``, SVG only."""
     from rotbench.results.presentation.plots import build_plots
 
-    return render_html(reports_v5, build_plots(reports_v5, png=False))
+    return build_plots(reports_v5, png=False)
+
+
+@pytest.fixture(scope="module")
+def page(reports_v5, plots_v5) -> str:
+    return render_html(reports_v5, plots_v5)
+
+
+def test_the_evidence_plot_is_named_before_drawing(reports_v5, plots_v5) -> None:
+    """``plot_names`` knows generator 5's evidence plot, last, as ``build_plots`` draws it."""
+    from rotbench.results.presentation.plots import plot_names
+
+    assert plot_names(reports_v5) == [p.name for p in plots_v5]
+    assert plot_names(reports_v5)[-1] == "evidence"
 
 
 def test_the_page_pictures_current_first_per_bucket(page: str) -> None:

@@ -19,6 +19,7 @@ from rotbench.results.presentation.plots import (
     _render,
     build_plots,
     family_plot,
+    plot_names,
     run_labels,
     safe_label,
     selection_line,
@@ -102,6 +103,36 @@ def test_an_old_report_without_newer_metrics_still_plots() -> None:
     assert names[:3] == ["family-currency", "family-supersession", "family-poison"]
     assert "family-loss" not in names and "family-decoys" not in names
     assert names[-3:] == ["first-hit-heatmap", "phrasing", "poison-by-channel"]
+    assert plot_names([old]) == names
+
+
+def test_the_plot_names_are_known_before_drawing(plots_v2, pair_plots, report_v2,
+                                                report_v1) -> None:
+    """``plot_names`` gives the names ``build_plots`` draws, in its order, from the reports
+    alone (generator 5's evidence plot: test_evidence_presentation.py)."""
+    assert plot_names([report_v2]) == [p.name for p in plots_v2]
+    assert plot_names([report_v2, report_v1]) == [p.name for p in pair_plots]
+
+
+def test_a_users_plot_file_is_refused_before_any_figure_is_drawn(report_v2, tmp_path: Path,
+                                                                monkeypatch) -> None:
+    """A page whose plot folder holds a file of the user's is refused before the figures
+    are drawn (seconds of matplotlib), with the same line as after drawing."""
+    from rotbench._util.outputs import OutputError
+    from rotbench.results.presentation import plots
+    from rotbench.results.presentation.html import write_page
+
+    folder = tmp_path / "plots"
+    folder.mkdir()
+    (folder / "phrasing.png").write_bytes(b"mine")
+    monkeypatch.setattr(plots, "build_plots", lambda *a, **k: pytest.fail("drawn"))
+    with pytest.raises(OutputError) as refused:
+        write_page([report_v2], tmp_path / "p.html", folder)
+    assert str(refused.value) == (f"--plots {folder / 'phrasing.png'}: already exists (not "
+                                  "written there by rotbench); refusing to replace it "
+                                  "(--force replaces it)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plots"]
+    assert sorted(p.name for p in folder.iterdir()) == ["phrasing.png"]
 
 
 def test_report_text_cannot_become_mathematics_or_markup(report_v2: Report) -> None:
