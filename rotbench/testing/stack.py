@@ -25,6 +25,16 @@ from rotbench._util.ports import free_loopback_port
 ROOT = Path(__file__).resolve().parents[2]  # the repository (this file: rotbench/testing/stack.py)
 BIN = Path(sys.executable).parent
 KEY = "sk-ant-api03-ROTBENCH-DEPLOY-KEY-never-written-7c2e"
+IDLE_SERVICES_OFF = {
+    f"PREFECT_SERVER_SERVICES_{name}_ENABLED": "false"
+    for name in ("SCHEDULER", "LATE_RUNS", "FOREMAN", "PAUSE_EXPIRATIONS",
+                 "CANCELLATION_CLEANUP", "CLEANUP_RECONCILER")}
+"""The server's loop services the stack's runs never need, off: the scheduler would create
+the deployments' future runs from their cron schedules (a hundred nightly ones) the moment
+they are deployed; the others look every few seconds for late, paused, cancelled or
+offline work a short stack never has. Runs are started by hand (``create_run``, ``watch``);
+the task run recorder, the event persister and the lease repossessor (the concurrency
+limit's slots) stay on."""
 
 
 class Stack:
@@ -49,6 +59,7 @@ class Stack:
             # a live run held back by the deployment's concurrency limit is offered again
             # after this long (Prefect's default: 30 s)
             "PREFECT_SERVER_DEPLOYMENTS_CONCURRENCY_SLOT_WAIT_SECONDS": "1",
+            **IDLE_SERVICES_OFF,
             "PREFECT_UI_ENABLED": "false", "PYTHONPATH": str(ROOT),
             "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake_url,
             "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
