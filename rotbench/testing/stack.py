@@ -55,7 +55,10 @@ class Stack:
         self.env.update({
             "PREFECT_HOME": str(tmp / "prefect-home"), "PREFECT_API_URL": self.api,
             "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1",
-            "PREFECT_WORKER_QUERY_SECONDS": "1", "PREFECT_WORKER_PREFETCH_SECONDS": "1",
+            # the worker asks for runs every 2 s (Prefect's default: 10 s): each ask is a
+            # write on the server (the pool's and queue's last poll), about 20 ms of its CPU
+            # a second at 1 s
+            "PREFECT_WORKER_QUERY_SECONDS": "2", "PREFECT_WORKER_PREFETCH_SECONDS": "1",
             # a live run held back by the deployment's concurrency limit is offered again
             # after this long (Prefect's default: 30 s)
             "PREFECT_SERVER_DEPLOYMENTS_CONCURRENCY_SLOT_WAIT_SECONDS": "1",
@@ -189,7 +192,7 @@ class Stack:
             if run["state_type"] in ("COMPLETED", "FAILED", "CRASHED", "CANCELLED"):
                 return run
             assert time.monotonic() < deadline, f"flow run still {run['state_name']}"
-            time.sleep(0.2)
+            time.sleep(0.5)  # each look costs the server a request (about 10 ms of CPU)
 
     def task_states(self, run_id: str, expected: int, seconds: float = 30) -> dict[str, str]:
         """task run name -> state name of one flow run, once ``expected`` task runs reached
