@@ -25,6 +25,16 @@ from rotbench._util.ports import free_loopback_port
 ROOT = Path(__file__).resolve().parents[2]  # the repository (this file: rotbench/testing/stack.py)
 BIN = Path(sys.executable).parent
 KEY = "sk-ant-api03-ROTBENCH-DEPLOY-KEY-never-written-7c2e"
+IDLE_SERVICES_OFF = {
+    f"PREFECT_SERVER_SERVICES_{name}_ENABLED": "false"
+    for name in ("SCHEDULER", "LATE_RUNS", "FOREMAN", "PAUSE_EXPIRATIONS",
+                 "CANCELLATION_CLEANUP", "CLEANUP_RECONCILER")}
+"""The server's loop services the stack's runs never need, off: the scheduler would create
+the deployments' future runs from their cron schedules (a hundred nightly ones) the moment
+they are deployed; the others look every few seconds for late, paused, cancelled or
+offline work a short stack never has. Runs are started by hand (``create_run``, ``watch``);
+the task run recorder, the event persister and the lease repossessor (the concurrency
+limit's slots) stay on."""
 
 
 class Stack:
@@ -45,10 +55,14 @@ class Stack:
         self.env.update({
             "PREFECT_HOME": str(tmp / "prefect-home"), "PREFECT_API_URL": self.api,
             "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1",
-            "PREFECT_WORKER_QUERY_SECONDS": "1", "PREFECT_WORKER_PREFETCH_SECONDS": "1",
+            # the worker asks for runs every 2 s (Prefect's default: 10 s): each ask is a
+            # write on the server (the pool's and queue's last poll), about 20 ms of its CPU
+            # a second at 1 s
+            "PREFECT_WORKER_QUERY_SECONDS": "2", "PREFECT_WORKER_PREFETCH_SECONDS": "1",
             # a live run held back by the deployment's concurrency limit is offered again
             # after this long (Prefect's default: 30 s)
             "PREFECT_SERVER_DEPLOYMENTS_CONCURRENCY_SLOT_WAIT_SECONDS": "1",
+            **IDLE_SERVICES_OFF,
             "PREFECT_UI_ENABLED": "false", "PYTHONPATH": str(ROOT),
             "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake_url,
             "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
@@ -178,7 +192,7 @@ class Stack:
             if run["state_type"] in ("COMPLETED", "FAILED", "CRASHED", "CANCELLED"):
                 return run
             assert time.monotonic() < deadline, f"flow run still {run['state_name']}"
-            time.sleep(0.2)
+            time.sleep(0.5)  # each look costs the server a request (about 10 ms of CPU)
 
     def task_states(self, run_id: str, expected: int, seconds: float = 30) -> dict[str, str]:
         """task run name -> state name of one flow run, once ``expected`` task runs reached

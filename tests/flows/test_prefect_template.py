@@ -73,18 +73,24 @@ def test_only_a_database_seeded_for_this_version_skips_the_migration_check(
 
 
 @pytest.mark.slow
-def test_a_server_on_a_seeded_home_answers(clean, tmp_path, monkeypatch) -> None:
-    from flows.prefect_server import EarlyServer
+def test_a_server_on_a_seeded_home_answers(prefect_server) -> None:
+    """The test process's own server (``prefect_server``, tests/conftest.py) is a run's
+    temporary server (``EarlyServer``) on the session's new home, seeded before it started:
+    it answers with its migration check and block registration skipped (its settings, as the
+    API reports them), and the block types are in its database."""
+    import json
+    import os
+    import urllib.request
+    from pathlib import Path
 
-    monkeypatch.setenv("PREFECT_HOME", str(tmp_path))
-    monkeypatch.delenv("PREFECT_API_URL", raising=False)
-    server = EarlyServer().start()
-    try:
-        server.wait_ready()
-    finally:
-        server.stop()
-    assert (tmp_path / SEEDED_MARKER).is_file()
-    with sqlite3.connect(tmp_path / "prefect.db") as db:
+    home = Path(os.environ["PREFECT_HOME"])
+    with urllib.request.urlopen(f"{prefect_server.api_url}/admin/settings", timeout=30) as r:
+        settings = json.loads(r.read())
+    assert settings["home"] == str(home)
+    assert (settings["server"]["database"]["migrate_on_start"],
+            settings["server"]["register_blocks_on_start"]) == (False, False)
+    assert (home / SEEDED_MARKER).is_file() and prefect_template.at_template_head(home)
+    with sqlite3.connect(home / "prefect.db") as db:
         assert db.execute("select count(*) from block_type").fetchone() == (54,)
 
 
