@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from flow_helpers import computed, run_flow
+from flow_helpers import computed, report_of, run_flow
 
 from flows.prefect_server import EarlyServer
 
@@ -40,14 +40,26 @@ def api_server():
         os.environ.pop("PREFECT_LOGGING_TO_API_ENABLED", None)
 
 
-def test_local_cluster_gives_the_local_results_exactly(api_server, tmp_path) -> None:
+@pytest.fixture(scope="module")
+def local_run(api_server, tmp_path_factory):
+    """The default generator's worlds run locally (threads in this process) with the
+    reference engine and the plug-in: the figures both Dask runs of the default job are held
+    to (an engine's report does not depend on the engines beside it), run once."""
+    from rotbench.world.generators.base import DEFAULT_GENERATOR
+
+    _, outcome = run_flow(tmp_path_factory.mktemp("local"), seeds=SEEDS, days=DAYS,
+                          generator=DEFAULT_GENERATOR, engines=["reference", PLUGIN])
+    assert outcome.missing == {} and outcome.failures == []
+    return outcome
+
+
+def test_local_cluster_gives_the_local_results_exactly(local_run, tmp_path) -> None:
     """On the default generator (5 since issue 53), so the feature is held on the worlds a
     user gets by default."""
     from rotbench.world.generators.base import DEFAULT_GENERATOR
 
     assert DEFAULT_GENERATOR == "5"
-    local, _ = run_flow(tmp_path / "local", seeds=SEEDS, days=DAYS,
-                        generator=DEFAULT_GENERATOR)
+    local = report_of(local_run, "reference")
     dask, outcome = run_flow(tmp_path / "dask", seeds=SEEDS, days=DAYS,
                              generator=DEFAULT_GENERATOR, dask="local", dask_workers=2)
     assert local.selection.generator_version == dask.selection.generator_version == "5"
@@ -190,7 +202,7 @@ def cluster(api_server, tmp_path_factory):
 
 
 def test_a_real_cluster_gives_the_local_figures_and_ends_its_engine_servers(
-        cluster, tmp_path) -> None:
+        cluster, local_run, tmp_path) -> None:
     """Issue 56 item 3: the default job (reference engine, the default generator) and a
     plug-in on a scheduler and two worker processes reached by address (``--dask
     tcp://...``): the same reports as a local run, exactly; and the plug-in's engine servers,
@@ -200,8 +212,7 @@ def test_a_real_cluster_gives_the_local_figures_and_ends_its_engine_servers(
 
     address, workers = cluster
     engines = ["reference", PLUGIN]
-    _, local = run_flow(tmp_path / "local", seeds=SEEDS, days=DAYS,
-                        generator=DEFAULT_GENERATOR, engines=engines)
+    local = local_run
     _, remote = run_flow(tmp_path / "remote", seeds=SEEDS, days=DAYS,
                          generator=DEFAULT_GENERATOR, engines=engines, dask=address)
     assert remote.missing == {} and remote.failures == []
