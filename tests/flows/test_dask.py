@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 from flow_helpers import computed, report_of, run_flow
-
-from flows.prefect_server import EarlyServer
+from in_process import on_server
 
 pytestmark = pytest.mark.slow
 
@@ -23,21 +22,13 @@ DAYS = 30
 
 
 @pytest.fixture(scope="module")
-def api_server():
+def api_server(prefect_server):
     """Dask workers are other processes: they reach the run's server via PREFECT_API_URL
-    (inherited when the cluster spawns them). This process points at it only inside the
-    fixture, so later tests get the temporary server again."""
-    from prefect.settings import PREFECT_API_URL, temporary_settings
-
-    server = EarlyServer().start()
-    try:
-        server.wait_ready(120)
-        with temporary_settings(updates={PREFECT_API_URL: server.api_url}):
-            yield server.api_url
-    finally:
-        server.stop()
-        os.environ.pop("PREFECT_API_URL", None)
-        os.environ.pop("PREFECT_LOGGING_TO_API_ENABLED", None)
+    (inherited when the cluster spawns them). The test process's own server
+    (tests/conftest.py: these tests are not about a run's own server); this process points
+    at it only inside the fixture, so later tests get the temporary server again."""
+    with on_server(prefect_server.api_url):
+        yield prefect_server.api_url
 
 
 @pytest.fixture(scope="module")
@@ -105,6 +96,11 @@ def test_local_cluster_keeps_one_bound_and_one_budget(api_server, tmp_path,
             return "I cannot tell."
         return oracle(req)
 
+    async def limits():
+        async with get_client() as client:
+            return [limit.name for limit in await client.read_global_concurrency_limits()]
+
+    before = set(asyncio.run(limits()))  # the server is shared: other runs' limits
     projected = estimate(worlds, "probe", LLMSettings(),
                          embedder=shared_embedder(tmp_path / "cache"),
                          engine_config=EngineConfig(), cache=None).calls
@@ -121,11 +117,8 @@ def test_local_cluster_keeps_one_bound_and_one_budget(api_server, tmp_path,
     assert made == projected  # not one call past the budget, from two processes
     assert 2 <= peak <= 8, peak
 
-    async def limits():
-        async with get_client() as client:
-            return [limit.name for limit in await client.read_global_concurrency_limits()]
-
-    assert not [n for n in asyncio.run(limits()) if n.startswith("rotbench-calls-")]
+    assert not [n for n in asyncio.run(limits())
+                if n.startswith("rotbench-calls-") and n not in before]
 
 
 ROOT = Path(__file__).resolve().parents[2]
