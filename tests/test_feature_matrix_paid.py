@@ -1,7 +1,8 @@
 """Every feature on every generator, second half (the first: ``test_feature_matrix.py``,
 whose helpers this file shares): per generator one probe-arm run with
 ``--batch`` and one live-arm run against the fake Anthropic server, and one run through a
-local Dask cluster, each ``rotbench run`` in the test process (tests/in_process.py)."""
+local Dask cluster (the run's own on the default generator, else one the module shares),
+each ``rotbench run`` in the test process (tests/in_process.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import json
 import pytest
 from in_process import on_server
 from test_feature_matrix import DAYS, GENERATORS, KEY, SEED, _run
+
+from rotbench.world.generators.registry import DEFAULT_GENERATOR
 
 pytestmark = pytest.mark.slow
 
@@ -60,12 +63,29 @@ def test_paid_arms(generator, arm, batch, fake_api, server, tmp_path) -> None:
         assert singles == calls and batches == 0
 
 
+@pytest.fixture(scope="module")
+def cluster(server):
+    """A local Dask cluster of one worker process (one thread), shared by the module's Dask
+    runs on the generators other than the default, which reach it by address (``--dask
+    tcp://...``): one worker start for them all, not one per run. Started inside ``server``,
+    so its worker reports to the module's server and reads the shipped vectors, as the
+    workers of a run's own cluster do."""
+    import distributed
+
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as local:
+        yield local.scheduler_address
+
+
 @pytest.mark.parametrize("generator", GENERATORS)
-def test_dask(generator, server, tmp_path) -> None:
-    code, err, reports = _run(server, tmp_path, generator, "--dask", "local",
-                              "--dask-workers", "1")
+def test_dask(generator, server, request, tmp_path) -> None:
+    """The default generator's run starts its own local cluster (``--dask local``); the
+    others go to the module's shared cluster by address."""
+    target = (["local", "--dask-workers", "1"] if generator == DEFAULT_GENERATOR
+              else [request.getfixturevalue("cluster")])
+    code, err, reports = _run(server, tmp_path, generator, "--dask", *target)
     assert code == 0, err
-    assert "on Dask local ..." in err  # the worlds went to the cluster
+    assert f"on Dask {target[0]} ..." in err  # the worlds went to the cluster
     [report] = reports
     assert report["selection"]["generator_version"] == generator
     assert report["metrics"]["current_first"]["denominator"] > 0

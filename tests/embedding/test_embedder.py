@@ -248,20 +248,26 @@ def test_warm_child_refuses_bad_input(monkeypatch, capsys, tmp_path, stdin, mess
 @pytest.mark.subprocess
 @pytest.mark.usefixtures("children_load_the_model")
 def test_warming_in_a_child_keeps_torch_out_and_gives_the_same_vectors(tmp_path: Path) -> None:
-    """The real model: the child writes the shard, this process reads it and never imports
-    torch; the vectors equal an in-process encode of the same batch, bit for bit."""
+    """The real model: the child writes the shard, the process that warmed reads it and never
+    imports torch; the vectors equal an in-process encode of the same batch, bit for bit.
+    The in-process encode is this test process's (the session's shared model, which gives
+    the very floats a fresh one does), so only the warm-up child loads torch and MiniLM."""
     texts = ["The user's car is Saab.", "Which car does the user drive?",
              "The user's home city was previously Porto."]
+    out_file = tmp_path / "warmed.npy"
     code = (
         "import sys; import numpy as np; from pathlib import Path;"
         "from rotbench.embedding import Embedder;"
         f"texts = {texts!r}; e = Embedder(Path({str(tmp_path / 'a')!r}));"
         "e.start_warming(texts).join(); v = e.encode(texts);"
-        "print(e.model_loads, 'torch' in sys.modules, len(list(e.root.glob('*.npz'))));"
-        f"w = Embedder(Path({str(tmp_path / 'b')!r})).encode(texts);"
-        "print(np.array_equal(v, w))"
+        f"np.save({str(out_file)!r}, v);"
+        "print(e.model_loads, 'torch' in sys.modules, len(list(e.root.glob('*.npz'))))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
-    assert out.stdout.split() == ["0", "False", "1", "True"]
+    assert out.stdout.split() == ["0", "False", "1"]
+    warmed = np.load(out_file)
+    here = Embedder(tmp_path / "b").encode(texts)
+    assert warmed.shape == (3, 384) and warmed.dtype == np.float32
+    np.testing.assert_array_equal(warmed, here)

@@ -11,9 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
-from flow_helpers import computed, run_flow
-
-from flows.prefect_server import EarlyServer
+from flow_helpers import computed, report_of, run_flow
+from in_process import on_server
 
 pytestmark = pytest.mark.slow
 
@@ -23,31 +22,35 @@ DAYS = 30
 
 
 @pytest.fixture(scope="module")
-def api_server():
+def api_server(prefect_server):
     """Dask workers are other processes: they reach the run's server via PREFECT_API_URL
-    (inherited when the cluster spawns them). This process points at it only inside the
-    fixture, so later tests get the temporary server again."""
-    from prefect.settings import PREFECT_API_URL, temporary_settings
-
-    server = EarlyServer().start()
-    try:
-        server.wait_ready(120)
-        with temporary_settings(updates={PREFECT_API_URL: server.api_url}):
-            yield server.api_url
-    finally:
-        server.stop()
-        os.environ.pop("PREFECT_API_URL", None)
-        os.environ.pop("PREFECT_LOGGING_TO_API_ENABLED", None)
+    (inherited when the cluster spawns them). The test process's own server
+    (tests/conftest.py: these tests are not about a run's own server); this process points
+    at it only inside the fixture, so later tests get the temporary server again."""
+    with on_server(prefect_server.api_url):
+        yield prefect_server.api_url
 
 
-def test_local_cluster_gives_the_local_results_exactly(api_server, tmp_path) -> None:
+@pytest.fixture(scope="module")
+def local_run(api_server, tmp_path_factory):
+    """The default generator's worlds run locally (threads in this process) with the
+    reference engine and the plug-in: the figures both Dask runs of the default job are held
+    to (an engine's report does not depend on the engines beside it), run once."""
+    from rotbench.world.generators.base import DEFAULT_GENERATOR
+
+    _, outcome = run_flow(tmp_path_factory.mktemp("local"), seeds=SEEDS, days=DAYS,
+                          generator=DEFAULT_GENERATOR, engines=["reference", PLUGIN])
+    assert outcome.missing == {} and outcome.failures == []
+    return outcome
+
+
+def test_local_cluster_gives_the_local_results_exactly(local_run, tmp_path) -> None:
     """On the default generator (5 since issue 53), so the feature is held on the worlds a
     user gets by default."""
     from rotbench.world.generators.base import DEFAULT_GENERATOR
 
     assert DEFAULT_GENERATOR == "5"
-    local, _ = run_flow(tmp_path / "local", seeds=SEEDS, days=DAYS,
-                        generator=DEFAULT_GENERATOR)
+    local = report_of(local_run, "reference")
     dask, outcome = run_flow(tmp_path / "dask", seeds=SEEDS, days=DAYS,
                              generator=DEFAULT_GENERATOR, dask="local", dask_workers=2)
     assert local.selection.generator_version == dask.selection.generator_version == "5"
@@ -93,6 +96,11 @@ def test_local_cluster_keeps_one_bound_and_one_budget(api_server, tmp_path,
             return "I cannot tell."
         return oracle(req)
 
+    async def limits():
+        async with get_client() as client:
+            return [limit.name for limit in await client.read_global_concurrency_limits()]
+
+    before = set(asyncio.run(limits()))  # the server is shared: other runs' limits
     projected = estimate(worlds, "probe", LLMSettings(),
                          embedder=shared_embedder(tmp_path / "cache"),
                          engine_config=EngineConfig(), cache=None).calls
@@ -109,11 +117,8 @@ def test_local_cluster_keeps_one_bound_and_one_budget(api_server, tmp_path,
     assert made == projected  # not one call past the budget, from two processes
     assert 2 <= peak <= 8, peak
 
-    async def limits():
-        async with get_client() as client:
-            return [limit.name for limit in await client.read_global_concurrency_limits()]
-
-    assert not [n for n in asyncio.run(limits()) if n.startswith("rotbench-calls-")]
+    assert not [n for n in asyncio.run(limits())
+                if n.startswith("rotbench-calls-") and n not in before]
 
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -190,7 +195,7 @@ def cluster(api_server, tmp_path_factory):
 
 
 def test_a_real_cluster_gives_the_local_figures_and_ends_its_engine_servers(
-        cluster, tmp_path) -> None:
+        cluster, local_run, tmp_path) -> None:
     """Issue 56 item 3: the default job (reference engine, the default generator) and a
     plug-in on a scheduler and two worker processes reached by address (``--dask
     tcp://...``): the same reports as a local run, exactly; and the plug-in's engine servers,
@@ -200,8 +205,7 @@ def test_a_real_cluster_gives_the_local_figures_and_ends_its_engine_servers(
 
     address, workers = cluster
     engines = ["reference", PLUGIN]
-    _, local = run_flow(tmp_path / "local", seeds=SEEDS, days=DAYS,
-                        generator=DEFAULT_GENERATOR, engines=engines)
+    local = local_run
     _, remote = run_flow(tmp_path / "remote", seeds=SEEDS, days=DAYS,
                          generator=DEFAULT_GENERATOR, engines=engines, dask=address)
     assert remote.missing == {} and remote.failures == []
