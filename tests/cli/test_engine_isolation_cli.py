@@ -42,7 +42,10 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _run(tmp: Path, names: list[str]) -> tuple[subprocess.CompletedProcess, float]:
+def _run(tmp: Path, names: list[str],
+         server: dict[str, str]) -> tuple[subprocess.CompletedProcess, float]:
+    """The run and its seconds; ``server``: ``prefect_server.child_env()`` (these tests are
+    about the engines' processes, not the run's own server)."""
     pids = PIDS(tmp)  # beneath the cache's scratch folder: the engines may write there only
     for folder in (pids, tmp / "project", tmp / "home"):
         folder.mkdir(parents=True)
@@ -51,6 +54,7 @@ def _run(tmp: Path, names: list[str]) -> tuple[subprocess.CompletedProcess, floa
     for name in ("PREFECT_HOME", "PREFECT_API_URL", "ROTBENCH_CACHE_DIR",
                  "ROTBENCH_NO_SUPERVISOR", "ROTBENCH_ENGINES_IN_PROCESS"):
         env.pop(name, None)
+    env.update(server)
     engines = [arg for name in names for arg in ("--engine", name if ":" in name else E + name)]
     started = time.monotonic()
     proc = subprocess.run(
@@ -63,18 +67,18 @@ def _run(tmp: Path, names: list[str]) -> tuple[subprocess.CompletedProcess, floa
 
 
 @pytest.fixture(scope="module")
-def hostile(tmp_path_factory):
+def hostile(tmp_path_factory, prefect_server):
     """Items 3, 5 and 7, beside a sound plug-in."""
     tmp = tmp_path_factory.mktemp("isolation-cli")
-    proc, _ = _run(tmp, [*HOSTILE, "sound"])
+    proc, _ = _run(tmp, [*HOSTILE, "sound"], prefect_server.child_env())
     return tmp, proc
 
 
 @pytest.fixture(scope="module")
-def escapes(tmp_path_factory):
+def escapes(tmp_path_factory, prefect_server):
     """Item 6, beside a sound plug-in."""
     tmp = tmp_path_factory.mktemp("isolation-escapes")
-    proc, seconds = _run(tmp, [*ESCAPES, "sound"])
+    proc, seconds = _run(tmp, [*ESCAPES, "sound"], prefect_server.child_env())
     return tmp, proc, seconds
 
 

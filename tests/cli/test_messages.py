@@ -37,8 +37,11 @@ def test_sigterm_during_estimate_prints_one_line_and_exits_143(tmp_path, capsys,
 
 
 @pytest.mark.slow
-def test_a_batch_past_its_timeout_ends_in_exactly_one_line(tmp_path, capfd,
-                                                           monkeypatch) -> None:
+def test_a_batch_past_its_timeout_ends_in_exactly_one_line(tmp_path, capfd, monkeypatch,
+                                                           prefect_server) -> None:
+    """On the test process's Prefect server (``on_server``): the run's lines, not its
+    server, are what is checked."""
+    from tests.in_process import on_server
     from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
     from rotbench.world import generate_world
 
@@ -50,10 +53,11 @@ def test_a_batch_past_its_timeout_ends_in_exactly_one_line(tmp_path, capfd,
         monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
         monkeypatch.delenv("ROTBENCH_DEBUG", raising=False)
         capfd.readouterr()
-        code = _main(["run", "--arm", "live", "--batch", "--batch-timeout", "0.5", "--seed",
-                      "42", "--days", "30", "--generator", "2", "--yes", "--llm-settings",
-                      str(settings), "--reports-dir", str(tmp_path / "r"),
-                      "--cache-dir", str(tmp_path / "c")])
+        with on_server(prefect_server.api_url):
+            code = _main(["run", "--arm", "live", "--batch", "--batch-timeout", "0.5",
+                          "--seed", "42", "--days", "30", "--generator", "2", "--yes",
+                          "--llm-settings", str(settings), "--reports-dir",
+                          str(tmp_path / "r"), "--cache-dir", str(tmp_path / "c")])
     out, err = capfd.readouterr()
     assert code == 1, err
     assert "Traceback" not in err and "| ERROR" not in err, err

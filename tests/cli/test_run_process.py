@@ -18,7 +18,9 @@ from pathlib import Path
 
 import pytest
 
-# `rotbench run` in a child process, every test of the file
+from tests.in_process import on_server, rotbench
+
+# `rotbench run` in a child process (the relative folders: in this process, beside them)
 pytestmark = [pytest.mark.slow, pytest.mark.subprocess]
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -120,10 +122,12 @@ def test_a_run_with_every_output_given_writes_nowhere_else(hostile) -> None:
                                                             "r.duckdb.wal")}
 
 
-def test_os_exit_in_an_engine_is_never_exit_0(tmp_path) -> None:
+def test_os_exit_in_an_engine_is_never_exit_0(tmp_path, prefect_server) -> None:
     """Item 16: an engine that ends its process with os._exit(0) ends only its own worker
-    process (issue 40): the run says which call it was in and exits 1, never 0."""
-    proc = rotbench_run(tmp_path, "--engine", BAD + "hard_exit")
+    process (issue 40): the run says which call it was in and exits 1, never 0. (On the
+    test process's Prefect server: the run's own server is the hostile run's above.)"""
+    proc = rotbench_run(tmp_path, "--engine", BAD + "hard_exit",
+                        server=prefect_server.child_env())
     assert proc.returncode == 1, proc.stderr[-2000:]
     assert proc.stdout == ""
     # the default world (generator 5), seed 42: its first session is written on day 1
@@ -132,30 +136,39 @@ def test_os_exit_in_an_engine_is_never_exit_0(tmp_path) -> None:
             "engine ended its process)") in proc.stderr.splitlines()
 
 
-def test_a_thread_an_engine_left_running_does_not_hang_the_exit(tmp_path) -> None:
+def test_a_thread_an_engine_left_running_does_not_hang_the_exit(tmp_path,
+                                                               prefect_server) -> None:
     """Item 18: the report is written and the run exits with its own code; the thread ended
-    with the engine's worker process (issue 40), so there is nothing left to warn about."""
-    proc = rotbench_run(tmp_path, "--engine", BAD + "starts_a_thread", timeout=300)
+    with the engine's worker process (issue 40), so there is nothing left to warn about.
+    (On the test process's Prefect server.)"""
+    proc = rotbench_run(tmp_path, "--engine", BAD + "starts_a_thread", timeout=300,
+                        server=prefect_server.child_env())
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert len(list((tmp_path / "out" / "reports").glob("rot-*.json"))) == 1
     assert "still running" not in proc.stderr
 
 
-def test_relative_output_folders_are_where_the_user_ran_it(tmp_path) -> None:
+def test_relative_output_folders_are_where_the_user_ran_it(tmp_path, prefect_server,
+                                                           bundled_vectors_on) -> None:
     """``--cache-dir cache`` and friends are relative to the folder the user ran rotbench in,
     although the engines run in their sandbox folder: the stage files and the report land in
-    the project, never under the sandbox (a fresh clone's ``make run`` once failed so)."""
+    the project, never under the sandbox (a fresh clone's ``make run`` once failed so). Where
+    the command writes, not its process: run in the test process, in the project folder, on
+    the test process's Prefect server, with the shipped vectors as a child run has them."""
     project, home = tmp_path / "project", tmp_path / "home"
     project.mkdir()
     home.mkdir()
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(home)}
-    for name in ("PREFECT_HOME", "PREFECT_API_URL", "ROTBENCH_CACHE_DIR"):
-        env.pop(name, None)
-    proc = subprocess.run(
-        [sys.executable, "-m", "rotbench.cli.main", "run", "--seed", "42", "--days", "30",
-         "--cache-dir", "cache", "--reports-dir", "reports", "--db", "r.duckdb"],
-        cwd=project, env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    cwd = os.getcwd()
+    os.chdir(project)
+    try:
+        with on_server(prefect_server.api_url):
+            code, _, err = rotbench(
+                ["run", "--seed", "42", "--days", "30", "--cache-dir", "cache",
+                 "--reports-dir", "reports", "--db", "r.duckdb"],
+                {"HOME": str(home), "ROTBENCH_CACHE_DIR": None})
+    finally:
+        os.chdir(cwd)
+    assert code == 0, err[-2000:]
     assert len(list((project / "reports").glob("rot-oracle-*.json"))) == 1
     assert list((project / "cache" / "stages").glob("score-*.json"))
     assert not list((project / "cache" / "scratch").rglob("stages"))

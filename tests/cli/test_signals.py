@@ -56,12 +56,19 @@ def test_plain_progress_prints_one_line_per_finished_stage() -> None:
                                            "seed 43  score  cached  0.00 s"]
 
 
-@pytest.mark.parametrize(("sig", "code", "name"), [(signal.SIGTERM, 143, "SIGTERM"),
-                                                    (signal.SIGINT, 130, "SIGINT")])
+@pytest.mark.parametrize(("sig", "code", "name", "own_server"),
+                         [(signal.SIGTERM, 143, "SIGTERM", True),
+                          (signal.SIGINT, 130, "SIGINT", False)])
 def test_a_signal_mid_run_gives_one_line_and_one_exit_code(tmp_path: Path, sig, code,
-                                                           name) -> None:
+                                                           name, own_server,
+                                                           request) -> None:
+    """The SIGTERM run starts its own temporary server, so its stop on the signal shows no
+    line either; the SIGINT run, whose handling of the server is the same, is on the test
+    process's Prefect server (``prefect_server.child_env()``)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "ROTBENCH_CACHE_DIR": str(tmp_path / "c")}
     env.pop("PREFECT_API_URL", None)
+    if not own_server:
+        env.update(request.getfixturevalue("prefect_server").child_env())
     proc = subprocess.Popen(
         [sys.executable, "-m", "rotbench.cli.main", "run", "--seed", "42",
          "--reports-dir", str(tmp_path / "r")],
@@ -124,14 +131,16 @@ def _processes_naming(text: str) -> list[str]:
 
 
 @pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="reads /proc")
-def test_a_signal_stops_a_run_whose_engine_is_busy_for_minutes(tmp_path: Path) -> None:
+def test_a_signal_stops_a_run_whose_engine_is_busy_for_minutes(tmp_path: Path,
+                                                               prefect_server) -> None:
     """A fresh user's trial: with an engine inside a long call, Ctrl-C (and every signal
     after it) waited for the call to return, because closing the flow's event loop waited
     for the world's thread. Now the run ends at once with its one line, and the engine's
-    worker process ends with it."""
+    worker process ends with it. (On the test process's Prefect server: about the engine's
+    call and process, not the run's server.)"""
     (tmp_path / "slow.py").write_text(SLOW_ENGINE)
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{tmp_path}",
-           "ROTBENCH_CACHE_DIR": str(tmp_path / "c")}
+           "ROTBENCH_CACHE_DIR": str(tmp_path / "c"), **prefect_server.child_env()}
     proc = subprocess.Popen(
         [sys.executable, "-m", "rotbench.cli.main", "run", "--seed", "42", "--days", "30",
          "--engine", "slow:make_engine", "--reports-dir", str(tmp_path / "r")],

@@ -32,6 +32,7 @@ from rotbench.perception.model import LLMSettings
 from rotbench.run.spec import RunSpec
 from rotbench.testing.fake_anthropic import FakeAnthropic, oracle_answerer
 from rotbench.world import generate_world
+from tests.in_process import on_server
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "sk-ant-api03-ROTBENCH-GATE-KEY-not-written-4b1e"
@@ -106,16 +107,19 @@ def worlds():
 
 
 @pytest.mark.slow
-def test_four_worlds_at_once_never_pass_the_run_bound(worlds, tmp_path, monkeypatch) -> None:
+def test_four_worlds_at_once_never_pass_the_run_bound(worlds, tmp_path, monkeypatch,
+                                                      server_url) -> None:
     """``--max-worlds 4 --concurrency 8``, probe arm, seeds 42 43 44: the fake never sees more
-    than 8 requests open (before: 24, three worlds of 8), and the run reports figures."""
+    than 8 requests open (before: 24, three worlds of 8), and the run reports figures. On the
+    file's one Prefect server, as the CLI runs below."""
     with FakeAnthropic(oracle_answerer(worlds), latency_seconds=LATENCY) as fake:
         monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
         monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
-        outcome = asyncio.run(rot_benchmark(RunSpec(
-            arm="probe", seeds=SEEDS, generator="1", max_concurrent_worlds=4,
-            model_concurrency=8, cache_dir=str(tmp_path / "cache"),
-            reports_dir=str(tmp_path / "reports"))))
+        with on_server(server_url):
+            outcome = asyncio.run(rot_benchmark(RunSpec(
+                arm="probe", seeds=SEEDS, generator="1", max_concurrent_worlds=4,
+                model_concurrency=8, cache_dir=str(tmp_path / "cache"),
+                reports_dir=str(tmp_path / "reports"))))
         peak, calls = fake.peak_open, len(fake.requests)
     print(f"threads: peak open requests {peak} over {calls} calls")
     assert outcome.missing == {} and outcome.report.usage["calls"] == calls > 100
@@ -124,9 +128,9 @@ def test_four_worlds_at_once_never_pass_the_run_bound(worlds, tmp_path, monkeypa
 
 @pytest.fixture(scope="module")
 def server_url(prefect_server):
-    """One Prefect server for both CLI runs: the test process's own (tests/conftest.py;
-    started with a generous wait: on a busy machine the CLI's own temporary server can take
-    longer than its 60 s to answer)."""
+    """One Prefect server for the file's runs (the in-process one and both CLI runs): the
+    test process's own (tests/conftest.py; started with a generous wait: on a busy machine
+    the CLI's own temporary server can take longer than its 60 s to answer)."""
     return prefect_server.api_url
 
 
