@@ -10,6 +10,7 @@ Days are integers counted from the world epoch (day 0); day 1 is the first day w
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Annotated, Any, ClassVar, Literal, get_args
 
@@ -337,7 +338,11 @@ class World(Additive):
         """
         rule = TRUTH_RULES.get(self.generator_version)
         if rule is not None:
-            return rule(self, key, day)
+            memo = _memo(self)
+            got = memo.get((rule, key, day))
+            if got is None:
+                got = memo[(rule, key, day)] = rule(self, key, day)
+            return got
         attr = self.attribute(key)
         held = [c for c in attr.changes if c.day <= day]
         if not held:
@@ -488,25 +493,53 @@ by generator version. A later generator's module adds its own rule when it loads
 it, so the table is whole wherever a world is read."""
 
 
-def truth_rows(world: World, key: str, day: int) -> list[TruthRow]:
-    """The user's own statements of ``key`` delivered by the end of ``day``, sorted as
-    ``knowable_truth`` replays them (effective day, written day, delivery order, turn)."""
+_MEMOS: dict[int, dict] = {}
+"""Per live world (by ``id``): what its pure functions of the world worked out (the truth of
+an (attribute, day), the own statements of an attribute). A world is frozen, so each is
+computed once per world object; the entry goes when the world is collected."""
+
+
+def _memo(world: World) -> dict:
+    """The memo of ``world`` (``_MEMOS``), made empty on first use."""
+    memo = _MEMOS.get(id(world))
+    if memo is None:
+        memo = _MEMOS[id(world)] = {}
+        weakref.finalize(world, _MEMOS.pop, id(world), None)
+    return memo
+
+
+def _own_rows(world: World, key: str) -> list[TruthRow]:
+    """Every own statement of ``key`` in ``world``, whatever its arrival, as ``truth_rows``
+    gives them (unsorted, in session order)."""
     rows: list[TruthRow] = []
     for index, s in enumerate(world.sessions):
-        arrival = s.day if s.delivered_day is None else s.delivered_day  # Session.arrival
-        if arrival > day:
-            continue
         own = [f for f in s.facts
                if f.attribute == key and f.channel is None and f.decoy is None]
         if not own:
             continue
+        arrival = s.day if s.delivered_day is None else s.delivered_day  # Session.arrival
         past_in_session = any(f.tense == "past" for f in own)
         for f in own:
             effective = f.effective_day if f.effective_day is not None else s.day
             rows.append((effective, s.day, index, f.turn, f, past_in_session, arrival > s.day,
                          arrival))
-    rows.sort(key=lambda r: r[:4])
     return rows
+
+
+def truth_rows(world: World, key: str, day: int) -> list[TruthRow]:
+    """The user's own statements of ``key`` delivered by the end of ``day``, sorted as
+    ``knowable_truth`` replays them (effective day, written day, delivery order, turn).
+    Worked out once per world, attribute and day (``_memo``); each call gets its own list."""
+    memo = _memo(world)
+    rows = memo.get(("rows", key, day))
+    if rows is None:
+        every = memo.get(("own", key))
+        if every is None:
+            every = memo[("own", key)] = _own_rows(world, key)
+        rows = [r for r in every if r[7] <= day]
+        rows.sort(key=lambda r: r[:4])
+        memo[("rows", key, day)] = rows
+    return list(rows)
 
 
 def _planted(world: World, key: str, day: int) -> tuple[list[PoisonValue], list[DecoyValue]]:
