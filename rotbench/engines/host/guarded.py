@@ -393,6 +393,8 @@ def _json_bytes(text: str) -> int:
 
 _HIT_FIELDS = tuple(Hit.model_fields)
 _PROVENANCE_FIELDS = tuple(Provenance.model_fields)
+_HIT_KEYS = frozenset(_HIT_FIELDS)
+_PROVENANCE_KEYS = frozenset(_PROVENANCE_FIELDS)
 _STATUSES = frozenset(get_args(ClaimStatus))
 _DAY_MIN, _DAY_MAX = -(2**31), 2**31 - 1
 """``Provenance.day``'s bounds (a 32-bit integer)."""
@@ -520,6 +522,45 @@ def _valid_as_is(data: dict[str, object]) -> bool:
     return True
 
 
+def _exact_hit(item: object) -> tuple[str, float | None, float | None,
+                                      dict[str, object] | None] | None:
+    """(text, score, similarity, provenance as a plain dict) of an exact ``Hit`` whose
+    ``__dict__`` holds its fields and nothing else, each a value of its exact built-in
+    type (a float or no score and similarity, an int or no rank, an ASCII text within
+    ``MAX_HIT_TEXT_CHARS``) and whose provenance is None or an exact ``Provenance`` alike (ASCII strings within
+    ``MAX_HIT_FIELD_CHARS``, a known status, a day in range): what ``_fields`` copies and
+    ``Hit.model_validate`` passes unchanged. None for anything else (the full checks)."""
+    if type(item) is not Hit:
+        return None
+    d = item.__dict__
+    if d.keys() != _HIT_KEYS:
+        return None
+    text, rank, score, sim = d.get("text"), d.get("rank"), d.get("score"), d.get("similarity")
+    if type(text) is not str or len(text) > MAX_HIT_TEXT_CHARS or not text.isascii() \
+            or (rank is not None and type(rank) is not int) \
+            or (score is not None and type(score) is not float) \
+            or (sim is not None and type(sim) is not float):
+        return None
+    prov = d.get("provenance")
+    if prov is None:
+        return text, score, sim, None
+    if type(prov) is not Provenance:
+        return None
+    p = prov.__dict__
+    if p.keys() != _PROVENANCE_KEYS:
+        return None
+    for name in ("document_uri", "lineage", "claim_id"):
+        value = p.get(name)
+        if value is not None and (type(value) is not str or len(value) > MAX_HIT_FIELD_CHARS
+                                  or not value.isascii()):
+            return None
+    day, status = p.get("day"), p.get("status")
+    if (day is not None and (type(day) is not int or not _DAY_MIN <= day <= _DAY_MAX)) \
+            or (status is not None and (type(status) is not str or status not in _STATUSES)):
+        return None
+    return text, score, sim, dict(p)
+
+
 def validate_hits(answer: object, k: int,
                   fail: Callable[[str], Exception]) -> list[ScoredHit]:
     """``answer`` (a list of ``Hit`` or of dicts with Hit's fields) as ScoredHit records,
@@ -537,6 +578,14 @@ def validate_hits(answer: object, k: int,
                    f"hits for k={k}")
     out: list[ScoredHit] = []
     for position, item in enumerate(items, start=1):
+        fast = _exact_hit(item)
+        if fast is not None:  # all the checks below would pass it as it is
+            text, score, sim, prov = fast
+            if (score is None or math.isfinite(score)) \
+                    and (sim is None or -1.0 <= sim <= 1.0):
+                out.append(ScoredHit(rank=position, text=text, score=score, similarity=sim,
+                                     provenance=prov))
+                continue
         where = f"position {position}"
         data = _fields(item, _HIT_FIELDS, Hit, where, fail)
         text = data.get("text")
