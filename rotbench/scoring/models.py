@@ -75,7 +75,9 @@ def copied(model: _M, update: dict[str, Any]) -> _M:
     new = cls.__new__(cls)
     _set(new, "__dict__", {**model.__dict__, **update})
     _set(new, "__pydantic_extra__", None)
-    _set(new, "__pydantic_fields_set__", model.__pydantic_fields_set__.union(update))
+    fields_set = model.__pydantic_fields_set__.copy()
+    fields_set.update(update)
+    _set(new, "__pydantic_fields_set__", fields_set)
     _set(new, "__pydantic_private__", None)
     return new
 
