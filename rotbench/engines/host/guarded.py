@@ -527,9 +527,10 @@ def _exact_hit(item: object) -> tuple[str, float | None, float | None,
     """(text, score, similarity, provenance as a plain dict) of an exact ``Hit`` whose
     ``__dict__`` holds its fields and nothing else, each a value of its exact built-in
     type (a float or no score and similarity, an int or no rank, an ASCII text within
-    ``MAX_HIT_TEXT_CHARS``) and whose provenance is None or an exact ``Provenance`` alike (ASCII strings within
-    ``MAX_HIT_FIELD_CHARS``, a known status, a day in range): what ``_fields`` copies and
-    ``Hit.model_validate`` passes unchanged. None for anything else (the full checks)."""
+    ``MAX_HIT_TEXT_CHARS``) and whose provenance is None or an exact ``Provenance`` alike
+    (ASCII strings within ``MAX_HIT_FIELD_CHARS``, a known status, a day in range): what
+    ``_fields`` copies and ``Hit.model_validate`` passes unchanged. None for anything else
+    (the full checks)."""
     if type(item) is not Hit:
         return None
     d = item.__dict__
