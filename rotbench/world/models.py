@@ -334,7 +334,9 @@ class World(Additive):
 
         The current value is the last change on or before ``day``; superseded values are every
         earlier value that is not the current one; poison values are the untrusted values whose
-        first arrival is on or before ``day``.
+        first arrival is on or before ``day``. A generator with a rule of its own
+        (``TRUTH_RULES``) has it worked out once per world object and (attribute, day): a
+        world is frozen, and scoring and annotating ask the same truths again and again.
         """
         rule = TRUTH_RULES.get(self.generator_version)
         if rule is not None:
