@@ -23,7 +23,7 @@ from typing import Any
 from rotbench.contract.engine import AsOfEngine, Document, MemoryEngine
 from rotbench.engines.host.guarded import DEFAULT_TIMEOUT_SECONDS, GuardedEngine
 from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
-from rotbench.world.models import World, facts_indexed
+from rotbench.world.models import World
 
 
 def _world_probes(world: World, records: list[ProbeRecord]) -> WorldProbes:
@@ -73,16 +73,13 @@ def probe_world(
     records: list[ProbeRecord] = []
     next_doc = 0
     try:
-        with facts_indexed(world):  # the truth of each question; the world is not changed
-            for day, group in itertools.groupby(world.probes, key=lambda p: p.day):
-                while next_doc < len(docs) and docs[next_doc].arrival <= day:
-                    guard.deposit(docs[next_doc])
-                    next_doc += 1
-                asked = list(group)  # one checkpoint's questions, asked together
-                answers = guard.hits_many(day, [p.question for p in asked], top_k,
-                                          as_of=False)
-                records.extend(_record(world, p, h)
-                               for p, h in zip(asked, answers, strict=True))
+        for day, group in itertools.groupby(world.probes, key=lambda p: p.day):
+            while next_doc < len(docs) and docs[next_doc].arrival <= day:
+                guard.deposit(docs[next_doc])
+                next_doc += 1
+            asked = list(group)  # one checkpoint's questions, asked together
+            answers = guard.hits_many(day, [p.question for p in asked], top_k, as_of=False)
+            records.extend(_record(world, p, h) for p, h in zip(asked, answers, strict=True))
     finally:
         if guard is not engine:
             guard.close()
@@ -110,9 +107,8 @@ def probe_as_of(world: World, engine: AsOfEngine, top_k: int,
     ``with_questions_read``."""
     guard = GuardedEngine(engine, world.seed, timeout_seconds)
     try:
-        with facts_indexed(world):
-            records = [_record(world, p, guard.hits(p.day, p.question, top_k, as_of=True))
-                       for p in world.probes]
+        records = [_record(world, p, guard.hits(p.day, p.question, top_k, as_of=True))
+                   for p in world.probes]
     finally:
         guard.close()
     return with_questions_read(_world_probes(world, records), questions_read)

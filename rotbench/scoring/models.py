@@ -8,7 +8,7 @@ with the records: the truth at the probe's day and every attribute's value pool.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, get_args
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -53,6 +53,38 @@ value the user corrected as wrongly stated, served in any framing (``corrected``
 """
 
 HIT_CLASSES: tuple[HitClass, ...] = get_args(HitClass)
+
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def copied(model: _M, update: dict[str, Any]) -> _M:
+    """``model.model_copy(update=update)``: the same shallow copy (its fields with
+    ``update`` over them, nothing validated, ``update``'s keys added to the fields set),
+    made directly for a record with no extra or private part (scoring and annotating copy
+    every hit; pydantic's generic copy copies those parts one by one). Any other model
+    takes ``model_copy``."""
+    cls = type(model)
+    direct = _DIRECT.get(cls)
+    if direct is None:
+        direct = _DIRECT[cls] = (cls.__copy__ is BaseModel.__copy__
+                                 and cls.model_copy is BaseModel.model_copy)
+    if not direct or model.__pydantic_extra__ is not None \
+            or model.__pydantic_private__ is not None:
+        return model.model_copy(update=update)
+    new = cls.__new__(cls)
+    _set(new, "__dict__", {**model.__dict__, **update})
+    _set(new, "__pydantic_extra__", None)
+    fields_set = model.__pydantic_fields_set__.copy()
+    fields_set.update(update)
+    _set(new, "__pydantic_fields_set__", fields_set)
+    _set(new, "__pydantic_private__", None)
+    return new
+
+
+_DIRECT: dict[type, bool] = {}
+"""Per model class: whether it copies as ``BaseModel`` does (``copied`` may copy it)."""
+_set = object.__setattr__
 
 
 class _Frozen(BaseModel):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rotbench.scoring.classify import matcher_for, pool_items, read_hit
-from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
+from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes, copied
 from rotbench.scoring.scorer_v5 import framed_past
 from rotbench.scoring.scorers import scorer as scorer_rules
 
@@ -32,10 +32,9 @@ def score_world(world: WorldProbes, scorer: str) -> WorldProbes:
                    else None)
         for hit in probe.hits:
             if probe.truth is None:
-                hits.append(hit.model_copy(
-                    update={"cls": "none", "poison_channels": [], "values": [], "decoy_kinds": [],
-                            "framed_past": None, "other_classes": []}
-                ))
+                hits.append(copied(hit, {"cls": "none", "poison_channels": [], "values": [],
+                                         "decoy_kinds": [], "framed_past": None,
+                                         "other_classes": []}))
                 continue
             if hit.text is None:
                 raise MissingClaimText(
@@ -46,17 +45,13 @@ def score_world(world: WorldProbes, scorer: str) -> WorldProbes:
                                rules.reads_by_value)
             past = (reading.framed_past if rules.reads_by_value
                     else rules.marks_framed_past and framed_past(reading.cls, hit.text, lex))
-            hits.append(
-                hit.model_copy(
-                    update={
-                        "cls": reading.cls,
-                        "poison_channels": list(reading.poison_channels),
-                        "values": list(reading.values),
-                        "decoy_kinds": list(reading.decoy_kinds),
-                        "framed_past": past or None,
-                        "other_classes": list(reading.other_classes),
-                    }
-                )
-            )
-        probes.append(probe.model_copy(update={"hits": hits}))
-    return world.model_copy(update={"probes": probes, "figures": rules.figures})
+            hits.append(copied(hit, {
+                "cls": reading.cls,
+                "poison_channels": list(reading.poison_channels),
+                "values": list(reading.values),
+                "decoy_kinds": list(reading.decoy_kinds),
+                "framed_past": past or None,
+                "other_classes": list(reading.other_classes),
+            }))
+        probes.append(copied(probe, {"hits": hits}))
+    return copied(world, {"probes": probes, "figures": rules.figures})

@@ -10,8 +10,8 @@ Days are integers counted from the world epoch (day 0); day 1 is the first day w
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator
+import weakref
+from collections.abc import Callable
 from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -334,11 +334,17 @@ class World(Additive):
 
         The current value is the last change on or before ``day``; superseded values are every
         earlier value that is not the current one; poison values are the untrusted values whose
-        first arrival is on or before ``day``.
+        first arrival is on or before ``day``. A generator with a rule of its own
+        (``TRUTH_RULES``) has it worked out once per world object and (attribute, day): a
+        world is frozen, and scoring and annotating ask the same truths again and again.
         """
         rule = TRUTH_RULES.get(self.generator_version)
         if rule is not None:
-            return rule(self, key, day)
+            memo = _memo(self)
+            got = memo.get((rule, key, day))
+            if got is None:
+                got = memo[(rule, key, day)] = rule(self, key, day)
+            return got
         attr = self.attribute(key)
         held = [c for c in attr.changes if c.day <= day]
         if not held:
@@ -489,69 +495,53 @@ by generator version. A later generator's module adds its own rule when it loads
 it, so the table is whole wherever a world is read."""
 
 
-OwnStatements = list[tuple[int, "Session", list[Fact]]]
-"""The sessions that state an attribute: (index in delivery order, session, the user's own
-facts of the attribute in the session, in its order)."""
-
-_INDEXED: dict[int, tuple[World, dict[str, OwnStatements]]] = {}
-"""The worlds ``facts_indexed`` indexed, by ``id``: the world and its own statements by
-attribute."""
+_MEMOS: dict[int, dict] = {}
+"""Per live world (by ``id``): what its pure functions of the world worked out (the truth of
+an (attribute, day), the own statements of an attribute). A world is frozen, so each is
+computed once per world object; the entry goes when the world is collected."""
 
 
-@contextlib.contextmanager
-def facts_indexed(world: World) -> Iterator[None]:
-    """Inside, ``truth_rows`` (so ``World.truth``) of ``world`` reads the user's own
-    statements of an attribute from an index built once, instead of scanning every fact of
-    every session per question: the same rows, for the callers that ask the truth of many
-    questions of one world (a world's premise questions, a probe stage). ``world`` must not
-    change inside."""
-    if id(world) in _INDEXED:
-        yield
-        return
-    index: dict[str, OwnStatements] = {}
-    for position, s in enumerate(world.sessions):
-        by_key: dict[str, list[Fact]] = {}
-        for f in s.facts:
-            if f.channel is None and f.decoy is None:
-                by_key.setdefault(f.attribute, []).append(f)
-        for key, own in by_key.items():
-            index.setdefault(key, []).append((position, s, own))
-    _INDEXED[id(world)] = (world, index)
-    try:
-        yield
-    finally:
-        _INDEXED.pop(id(world), None)
+def _memo(world: World) -> dict:
+    """The memo of ``world`` (``_MEMOS``), made empty on first use."""
+    memo = _MEMOS.get(id(world))
+    if memo is None:
+        memo = _MEMOS[id(world)] = {}
+        weakref.finalize(world, _MEMOS.pop, id(world), None)
+    return memo
 
 
-def _own_statements(world: World, key: str) -> Iterator[tuple[int, Session, list[Fact]]]:
-    """The sessions of ``world`` that state ``key`` (``OwnStatements``), from the index of
-    ``facts_indexed`` when ``world`` has one."""
-    indexed = _INDEXED.get(id(world))
-    if indexed is not None and indexed[0] is world:
-        yield from indexed[1].get(key, ())
-        return
+def _own_rows(world: World, key: str) -> list[TruthRow]:
+    """Every own statement of ``key`` in ``world``, whatever its arrival, as ``truth_rows``
+    gives them (unsorted, in session order)."""
+    rows: list[TruthRow] = []
     for index, s in enumerate(world.sessions):
         own = [f for f in s.facts
                if f.attribute == key and f.channel is None and f.decoy is None]
-        if own:
-            yield index, s, own
-
-
-def truth_rows(world: World, key: str, day: int) -> list[TruthRow]:
-    """The user's own statements of ``key`` delivered by the end of ``day``, sorted as
-    ``knowable_truth`` replays them (effective day, written day, delivery order, turn)."""
-    rows: list[TruthRow] = []
-    for index, s, own in _own_statements(world, key):
-        arrival = s.day if s.delivered_day is None else s.delivered_day  # Session.arrival
-        if arrival > day:
+        if not own:
             continue
+        arrival = s.day if s.delivered_day is None else s.delivered_day  # Session.arrival
         past_in_session = any(f.tense == "past" for f in own)
         for f in own:
             effective = f.effective_day if f.effective_day is not None else s.day
             rows.append((effective, s.day, index, f.turn, f, past_in_session, arrival > s.day,
                          arrival))
-    rows.sort(key=lambda r: r[:4])
     return rows
+
+
+def truth_rows(world: World, key: str, day: int) -> list[TruthRow]:
+    """The user's own statements of ``key`` delivered by the end of ``day``, sorted as
+    ``knowable_truth`` replays them (effective day, written day, delivery order, turn).
+    Worked out once per world, attribute and day (``_memo``); each call gets its own list."""
+    memo = _memo(world)
+    rows = memo.get(("rows", key, day))
+    if rows is None:
+        every = memo.get(("own", key))
+        if every is None:
+            every = memo[("own", key)] = _own_rows(world, key)
+        rows = [r for r in every if r[7] <= day]
+        rows.sort(key=lambda r: r[:4])
+        memo[("rows", key, day)] = rows
+    return list(rows)
 
 
 def _planted(world: World, key: str, day: int) -> tuple[list[PoisonValue], list[DecoyValue]]:

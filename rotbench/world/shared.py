@@ -35,7 +35,7 @@ from rotbench._util.sinks import is_unsafe
 from rotbench.world.epoch import canonical_json
 from rotbench.world.generators.base import DEFAULT_GENERATOR, generate_world
 from rotbench.world.generators.registry import GENERATORS
-from rotbench.world.models import World, facts_indexed
+from rotbench.world.models import World
 
 MAX_USERS = 8
 """Most personas in one store (a shared world's probes grow linearly with it)."""
@@ -125,14 +125,13 @@ def fits(candidate: World, chosen: Sequence[World]) -> bool:
     """Whether ``candidate`` may join the personas ``chosen`` (rules in the module text)."""
     shared = conflict = False
     for other in chosen:
-        with facts_indexed(candidate), facts_indexed(other):
-            for day in candidate.checkpoints:
-                for a in candidate.attributes:
-                    mine, theirs = candidate.truth(a.key, day), other.truth(a.key, day)
-                    now_mine, now_theirs = set(mine.current_values), set(theirs.current_values)
-                    shared = shared or bool(now_mine & now_theirs)
-                    conflict = conflict or bool(now_mine & set(theirs.superseded)) \
-                        or bool(now_theirs & set(mine.superseded))
+        for day in candidate.checkpoints:
+            for a in candidate.attributes:
+                mine, theirs = candidate.truth(a.key, day), other.truth(a.key, day)
+                now_mine, now_theirs = set(mine.current_values), set(theirs.current_values)
+                shared = shared or bool(now_mine & now_theirs)
+                conflict = conflict or bool(now_mine & set(theirs.superseded)) \
+                    or bool(now_theirs & set(mine.superseded))
     return shared and conflict
 
 

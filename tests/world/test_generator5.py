@@ -411,21 +411,45 @@ def test_carried_twice_moves_nothing_else(w42: World, monkeypatch) -> None:
     assert before.fingerprint[:12] == "e7bf5eb8970e"
 
 
-def test_an_indexed_world_gives_the_same_truth_rows(w42: World) -> None:
-    """``facts_indexed`` (a world's premise questions, a probe stage) reads each attribute's
-    own statements from an index: the same rows and truths as the scan of every session,
-    on every attribute and checkpoint, and the index is gone on the way out."""
+def _scanned_rows(world: World, key: str, day: int) -> list:
+    """``truth_rows`` read the long way, as a reference: every fact of every session."""
+    rows = []
+    for index, s in enumerate(world.sessions):
+        if s.arrival > day:
+            continue
+        own = [f for f in s.facts
+               if f.attribute == key and f.channel is None and f.decoy is None]
+        past = any(f.tense == "past" for f in own)
+        for f in own:
+            effective = f.effective_day if f.effective_day is not None else s.day
+            rows.append((effective, s.day, index, f.turn, f, past, s.arrival > s.day,
+                         s.arrival))
+    return sorted(rows, key=lambda r: r[:4])
+
+
+def test_truths_kept_per_world_equal_a_fresh_reading(w42: World) -> None:
+    """``truth_rows`` and ``World.truth`` are kept per world object: asked again they give
+    the rows of a scan of every session and the truths of a fresh copy of the world (nothing
+    kept for it yet), on every attribute and checkpoint; what was kept goes with its world."""
+    import gc
+
     from rotbench.world import models
 
     asked = [(a.key, day) for a in w42.attributes for day in (*w42.checkpoints, 0, w42.days)]
-    scanned = [truth_rows(w42, key, day) for key, day in asked]
     truths = [_truth_or_error(w42, key, day) for key, day in asked]
-    assert sum(map(len, scanned)) > 1000
-    with models.facts_indexed(w42):
-        assert list(models._INDEXED) == [id(w42)]
-        assert [truth_rows(w42, key, day) for key, day in asked] == scanned
-        assert [_truth_or_error(w42, key, day) for key, day in asked] == truths
-    assert models._INDEXED == {}
+    rows = [truth_rows(w42, key, day) for key, day in asked]
+    assert sum(map(len, rows)) > 1000
+    assert rows == [_scanned_rows(w42, key, day) for key, day in asked]
+    assert [truth_rows(w42, key, day) for key, day in asked] == rows  # the kept ones
+    assert [_truth_or_error(w42, key, day) for key, day in asked] == truths
+    fresh = World.model_validate(w42.model_dump())
+    assert fresh is not w42 and id(fresh) not in models._MEMOS
+    assert [_truth_or_error(fresh, key, day) for key, day in asked] == truths
+    kept = id(fresh)
+    assert kept in models._MEMOS
+    del fresh
+    gc.collect()
+    assert kept not in models._MEMOS
 
 
 def _truth_or_error(world: World, key: str, day: int) -> object:

@@ -11,6 +11,7 @@ waits for the interpreter lock. ``validate_hits`` turns an engine's answer into
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
@@ -20,13 +21,14 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import ValidationError
 
 from rotbench._util.safe_text import printable, safe_str, type_name
 from rotbench._util.validation import first_error
 from rotbench.contract.engine import (
+    ClaimStatus,
     Document,
     Hit,
     MemoryEngine,
@@ -378,10 +380,12 @@ _JSON_ESCAPED = re.compile(r'[\x00-\x1f"\\]')
 """The characters ``json.dumps(..., ensure_ascii=False)`` writes as an escape."""
 
 
+@functools.lru_cache(maxsize=8192)
 def _json_bytes(text: str) -> int:
     """``len(json.dumps(text, ensure_ascii=False).encode())``, without building the JSON
     when ``text`` needs no escape (the quotes and the UTF-8 bytes). Raises
-    UnicodeEncodeError for a lone surrogate, as the JSON's encoding does."""
+    UnicodeEncodeError for a lone surrogate, as the JSON's encoding does. Remembered for
+    the last 8,192 distinct texts (an engine serves the same claims again and again)."""
     if _JSON_ESCAPED.search(text) is None:
         return len(text) + 2 if text.isascii() else len(text.encode()) + 2
     return len(json.dumps(text, ensure_ascii=False).encode())
@@ -389,6 +393,11 @@ def _json_bytes(text: str) -> int:
 
 _HIT_FIELDS = tuple(Hit.model_fields)
 _PROVENANCE_FIELDS = tuple(Provenance.model_fields)
+_HIT_KEYS = frozenset(_HIT_FIELDS)
+_PROVENANCE_KEYS = frozenset(_PROVENANCE_FIELDS)
+_STATUSES = frozenset(get_args(ClaimStatus))
+_DAY_MIN, _DAY_MAX = -(2**31), 2**31 - 1
+"""``Provenance.day``'s bounds (a 32-bit integer)."""
 
 
 def _plain(value: object, where: str) -> object:
@@ -408,6 +417,10 @@ def _plain(value: object, where: str) -> object:
     return value
 
 
+_BUILTIN = frozenset({str, int, float, bool})
+"""The exact types ``_plain`` keeps as they are."""
+
+
 def _fields(item: object, names: tuple[str, ...], model: type, where: str,
             fail: Callable[[str], Exception]) -> dict[str, object]:
     """The fields of a ``model`` instance or a dict, copied into a plain dict."""
@@ -423,9 +436,13 @@ def _fields(item: object, names: tuple[str, ...], model: type, where: str,
                    f"{model.__name__} or a dict")
     out: dict[str, object] = {}
     for key, value in data.items():
-        if key == "provenance" and value is not None:
+        if value is None:
+            out[key] = None
+        elif key == "provenance":
             out[key] = _fields(value, _PROVENANCE_FIELDS, Provenance, f"{where}: provenance",
                                fail)
+        elif type(value) in _BUILTIN:  # ``_plain``'s answer, without the call
+            out[key] = value
         else:
             out[key] = _plain(value, where)
     return out
@@ -444,6 +461,12 @@ def _copy_answer(answer: object, k: int, fail: Callable[[str], Exception]) -> li
     return list(itertools.islice(iter(answer), k + 1))
 
 
+def _short_ascii(text: object, limit: int) -> bool:
+    """Whether ``text`` is a string ``_check_text`` certainly takes: ASCII (no surrogate)
+    and at most ``limit`` characters."""
+    return type(text) is str and len(text) <= limit and text.isascii()
+
+
 def _check_text(text: object, what: str, limit: int) -> str | None:
     """Why the string ``text`` is refused (None: taken)."""
     if not isinstance(text, str):
@@ -456,6 +479,87 @@ def _check_text(text: object, what: str, limit: int) -> str | None:
         return (f"{what} holds a lone surrogate (U+{ord(text[exc.start]):04X} at character "
                 f"{exc.start}), which no file can store")
     return None
+
+
+def _valid_as_is(data: dict[str, object]) -> bool:
+    """Whether ``Hit.model_validate(data)`` (``data`` from ``_fields``) certainly passes and
+    keeps every value as it is: only Hit's fields, a ``str`` text, an ``int`` or no rank, a
+    ``float`` or no score and similarity, no provenance or one of Provenance's fields with
+    values of its exact types in range. Anything else (an int score, which pydantic turns
+    into a float; a malformed field) takes the full validation."""
+    if type(data.get("text")) is not str:
+        return False
+    for key, value in data.items():
+        if key == "text":
+            continue
+        if value is None:
+            if key not in _HIT_FIELDS:
+                return False
+        elif key == "score" or key == "similarity":
+            if type(value) is not float:
+                return False
+        elif key == "rank":
+            if type(value) is not int:
+                return False
+        elif key == "provenance":
+            if type(value) is not dict:
+                return False
+            for name, field in value.items():
+                if field is None:
+                    if name not in _PROVENANCE_FIELDS:
+                        return False
+                elif name == "day":
+                    if type(field) is not int or not _DAY_MIN <= field <= _DAY_MAX:
+                        return False
+                elif name == "status":
+                    if type(field) is not str or field not in _STATUSES:
+                        return False
+                elif name not in ("document_uri", "lineage", "claim_id") \
+                        or type(field) is not str:
+                    return False
+        else:
+            return False
+    return True
+
+
+def _exact_hit(item: object) -> tuple[str, float | None, float | None,
+                                      dict[str, object] | None] | None:
+    """(text, score, similarity, provenance as a plain dict) of an exact ``Hit`` whose
+    ``__dict__`` holds its fields and nothing else, each a value of its exact built-in
+    type (a float or no score and similarity, an int or no rank, an ASCII text within
+    ``MAX_HIT_TEXT_CHARS``) and whose provenance is None or an exact ``Provenance`` alike
+    (ASCII strings within ``MAX_HIT_FIELD_CHARS``, a known status, a day in range): what
+    ``_fields`` copies and ``Hit.model_validate`` passes unchanged. None for anything else
+    (the full checks)."""
+    if type(item) is not Hit:
+        return None
+    d = item.__dict__
+    if d.keys() != _HIT_KEYS:
+        return None
+    text, rank, score, sim = d.get("text"), d.get("rank"), d.get("score"), d.get("similarity")
+    if type(text) is not str or len(text) > MAX_HIT_TEXT_CHARS or not text.isascii() \
+            or (rank is not None and type(rank) is not int) \
+            or (score is not None and type(score) is not float) \
+            or (sim is not None and type(sim) is not float):
+        return None
+    prov = d.get("provenance")
+    if prov is None:
+        return text, score, sim, None
+    if type(prov) is not Provenance:
+        return None
+    p = prov.__dict__
+    if p.keys() != _PROVENANCE_KEYS:
+        return None
+    for name in ("document_uri", "lineage", "claim_id"):
+        value = p.get(name)
+        if value is not None and (type(value) is not str or len(value) > MAX_HIT_FIELD_CHARS
+                                  or not value.isascii()):
+            return None
+    day, status = p.get("day"), p.get("status")
+    if (day is not None and (type(day) is not int or not _DAY_MIN <= day <= _DAY_MAX)) \
+            or (status is not None and (type(status) is not str or status not in _STATUSES)):
+        return None
+    return text, score, sim, dict(p)
 
 
 def validate_hits(answer: object, k: int,
@@ -475,16 +579,42 @@ def validate_hits(answer: object, k: int,
                    f"hits for k={k}")
     out: list[ScoredHit] = []
     for position, item in enumerate(items, start=1):
+        fast = _exact_hit(item)
+        if fast is not None:  # all the checks below would pass it as it is
+            text, score, sim, prov = fast
+            if (score is None or math.isfinite(score)) \
+                    and (sim is None or -1.0 <= sim <= 1.0):
+                out.append(ScoredHit(rank=position, text=text, score=score, similarity=sim,
+                                     provenance=prov))
+                continue
         where = f"position {position}"
         data = _fields(item, _HIT_FIELDS, Hit, where, fail)
-        problem = _check_text(data.get("text"), "text", MAX_HIT_TEXT_CHARS)
+        text = data.get("text")
+        problem = None if _short_ascii(text, MAX_HIT_TEXT_CHARS) \
+            else _check_text(text, "text", MAX_HIT_TEXT_CHARS)
         prov = data.get("provenance")
         if isinstance(prov, dict):
             for field in ("document_uri", "lineage", "claim_id", "status"):
-                problem = problem or _check_text(prov.get(field), f"provenance.{field}",
-                                                 MAX_HIT_FIELD_CHARS)
+                value = prov.get(field)
+                if problem is None and value is not None \
+                        and not _short_ascii(value, MAX_HIT_FIELD_CHARS):
+                    problem = _check_text(value, f"provenance.{field}", MAX_HIT_FIELD_CHARS)
         if problem:
             raise fail(f"malformed hit at {where}: {problem}")
+        if _valid_as_is(data):  # what Hit.model_validate would give, without the copy
+            score, sim = data.get("score"), data.get("similarity")
+            for field, number in (("score", score), ("similarity", sim)):
+                if number is not None and not math.isfinite(number):
+                    raise fail(f"malformed hit at {where}: {field} is {number!r}, not a "
+                               "finite number")
+            if sim is not None and abs(sim) > 1.0:
+                if abs(sim) > 1.0 + SIMILARITY_SLACK:
+                    raise fail(f"malformed hit at {where}: similarity {sim!r} lies outside "
+                               "[-1, 1] (it must be a cosine)")
+                sim = max(-1.0, min(1.0, sim))
+            out.append(ScoredHit(rank=position, text=data["text"], score=score,
+                                 similarity=sim, provenance=prov))
+            continue
         try:
             hit = Hit.model_validate(data)
         except ValidationError as exc:

@@ -72,7 +72,7 @@ from rotbench.perception.noisy.handed import (
 )
 from rotbench.perception.noisy.record import InjectedError, NoisePlan
 from rotbench.scoring.miss_stages import INTACT
-from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes
+from rotbench.scoring.models import ProbeRecord, ScoredHit, WorldProbes, copied
 from rotbench.world.models import Truth, World
 
 DISPLACING: frozenset[str] = frozenset(
@@ -373,8 +373,8 @@ class _World:
         hits = []
         for h in p.hits:
             got = self.errors.of_hit(h, p.day)
-            hits.append(h.model_copy(update={"perception_errors": got}) if got else h)
-        return p.model_copy(update={"perception_errors": sorted(set(ids)), "hits": hits})
+            hits.append(copied(h, {"perception_errors": got}) if got else h)
+        return copied(p, {"perception_errors": sorted(set(ids)), "hits": hits})
 
 
 def intact(world: World, plan: NoisePlan,

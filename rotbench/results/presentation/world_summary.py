@@ -77,17 +77,14 @@ class ScoredQuestion:
 def scored_questions(world: World) -> list[ScoredQuestion]:
     """The questions of ``world`` that have a current value on their day, in the world's
     order (a shared world's users are not told apart: one user's world)."""
-    from rotbench.world.models import facts_indexed
-
     out = []
-    with facts_indexed(world):
-        for probe in world.probes:
-            if probe.attribute is None:
-                continue
-            truth = world.truth(probe.attribute, probe.day)
-            if truth.current is not None:
-                out.append(ScoredQuestion(probe.day, probe.attribute, truth.current,
-                                          truth.evidence))
+    for probe in world.probes:
+        if probe.attribute is None:
+            continue
+        truth = world.truth(probe.attribute, probe.day)
+        if truth.current is not None:
+            out.append(ScoredQuestion(probe.day, probe.attribute, truth.current,
+                                      truth.evidence))
     return out
 
 

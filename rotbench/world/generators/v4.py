@@ -34,7 +34,7 @@ from rotbench.world.generators.v3 import (
     _say,
     build,
 )
-from rotbench.world.models import Dependency, Fact, Probe, World, facts_indexed
+from rotbench.world.models import Dependency, Fact, Probe, World
 from rotbench.world.pools import ATTRIBUTES
 from rotbench.world.pools_v3 import MULTI_VALUED
 from rotbench.world.pools_v4 import (
@@ -277,13 +277,10 @@ class _BuilderV4(_Builder):
         """Up to ``PREMISE_PER_CHECKPOINT`` questions per checkpoint, each naming a value
         superseded on that day (never a corrected one, which never held)."""
         out: list[Probe] = []
-        with facts_indexed(world):
-            truths = {(key, cp): world.truth(key, cp)
-                      for cp in world.checkpoints for key in PREMISE_QUESTIONS}
         for cp in world.checkpoints:
             named: list[tuple[str, str]] = []
             for key in PREMISE_QUESTIONS:
-                truth = truths[key, cp]
+                truth = world.truth(key, cp)
                 stale = [v for v in truth.superseded if v not in truth.corrected
                          and v != truth.current]
                 if stale:
