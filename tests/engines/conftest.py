@@ -47,3 +47,14 @@ def run_engines(tmp_path_factory) -> Callable[..., EngineRun]:
         return EngineRun(root, cwd, {r.selection.engine: r for r in outcome.reports}, outcome)
 
     return run
+
+
+@pytest.fixture(scope="module")
+def on_session_server(prefect_server):
+    """The module's in-process runs report to the test process's own Prefect server
+    (tests/conftest.py ``prefect_server``) instead of each starting a temporary server of its
+    own: for modules whose tests are about the engines, not about a run's server."""
+    from in_process import on_server
+
+    with on_server(prefect_server.api_url):
+        yield prefect_server

@@ -43,7 +43,7 @@ GRAPHITI_HOME_EXISTED = GRAPHITI_HOME.exists()  # before any graphiti run of thi
 
 
 @pytest.fixture(scope="module")
-def run(run_engines):
+def run(run_engines, on_session_server):
     """Both engines on generator 2 (tests/engines/conftest.py: a trap working directory)."""
     return run_engines("graphiti", engines=ENGINES, generator="2")
 
@@ -93,7 +93,7 @@ def test_graphiti_writes_only_scratch(run) -> None:
 
 
 @pytest.fixture(scope="module")
-def run_generator_3(run_engines):
+def run_generator_3(run_engines, on_session_server):
     """Both engines on generator 3 (scorer v6, its default)."""
     return run_engines("graphiti-g3", engines=ENGINES, generator="3")
 
@@ -258,7 +258,7 @@ def test_a_bad_answer_fails_at_once_without_graphitis_retry_sleeps() -> None:
 
 
 @pytest.mark.slow
-def test_graphiti_live_estimate_is_exact(tmp_path) -> None:
+def test_graphiti_live_estimate_is_exact(tmp_path, on_session_server) -> None:
     """On the live arm Graphiti's own prompts go through rotbench's client: the estimate's
     projected calls are the calls the fake API receives when it answers as the oracle does."""
     world = generate_world(42, days=30, generator="2")
@@ -308,3 +308,17 @@ def test_one_graphiti_group_per_user_and_the_world_group_without_users() -> None
     assert engine.group_of("user-1") == "world-42-u-c6c289e49e9c05b2"
     assert engine.group_of("user-2") == "world-42-u-d92b69cfb82cecab"
     assert engine.group_of("../x y") == "world-42-u-46c740c677b096f5"  # never the id as it is
+
+
+def test_input_cleaning_is_graphitis() -> None:
+    """rotbench's clients clean graphiti's prompts with one regular expression: the very
+    string graphiti's own ``LLMClient._clean_input`` gives, for every code point and for a
+    prompt mixing kept and removed characters."""
+    from graphiti_core.llm_client.client import LLMClient
+
+    llm = scripted()
+    every = "".join(map(chr, range(0x110000)))
+    assert llm._clean_input(every) == LLMClient._clean_input(llm, every)
+    mixed = "a\x00b\tc\u200bd\ud800e\nf\x1fg\u2060h\r\x7fi\ufeffj\u00e9"
+    assert llm._clean_input(mixed) == LLMClient._clean_input(llm, mixed)
+    assert llm._clean_input(mixed) == "ab\tcde\nfgh\r\x7fij\u00e9"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import re
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -54,7 +55,7 @@ HOME_BEFORE: dict[str, tuple | None] = {}
 
 
 @pytest.fixture(scope="module")
-def peers(run_engines):
+def peers(run_engines, on_session_server):
     """The peers on generator 2 (tests/engines/conftest.py: a trap working directory)."""
     HOME_BEFORE["mem0"] = mem0_home()
     return run_engines("peers", engines=ENGINES, generator="2")
@@ -157,7 +158,7 @@ def mem0_answerer(world):
     return answer
 
 
-def test_mem0_live_estimate_is_exact(tmp_path) -> None:
+def test_mem0_live_estimate_is_exact(tmp_path, on_session_server) -> None:
     world = generate_world(42, generator="2")
     settings = LLMSettings()
     embedder = shared_embedder(tmp_path / "cache")
@@ -186,7 +187,7 @@ GENERATOR_3 = {  # pooled over seeds 42 43 44, scorer v6 (each the same under v4
 
 
 @pytest.fixture(scope="module")
-def peers_generator_3(run_engines):
+def peers_generator_3(run_engines, on_session_server):
     return run_engines("peers-g3", engines=list(GENERATOR_3), generator="3")
 
 
@@ -236,3 +237,18 @@ def test_mem0_says_nothing_about_extras_the_adapter_leaves_out(tmp_path, caplog)
             logging.getLogger(name).warning("spaCy is not installed")
     assert [r.name for r in caplog.records] == []
     assert QUIET_LOGGERS == ("mem0.utils.spacy_models", "mem0.vector_stores.qdrant")
+
+
+def test_mem0_preloaded_writes_each_worlds_home(tmp_path) -> None:
+    """The engine server imports mem0 once (``preload_in_server``, its config file in a
+    temporary folder removed at once); each world's ``import_mem0`` then points mem0 at the
+    world's own home folder and writes the config file there, as a first import does."""
+    from rotbench.engines.adapters.mem0.engine import import_mem0, preload_in_server
+
+    before = set(Path(tempfile.gettempdir()).glob("rotbench-mem0-preload-*"))
+    preload_in_server()
+    assert set(Path(tempfile.gettempdir()).glob("rotbench-mem0-preload-*")) == before
+    for world in ("a", "b"):
+        mem0 = import_mem0(tmp_path / world)
+        assert [p.name for p in (tmp_path / world).iterdir()] == ["config.json"]
+        assert mem0.memory.setup.mem0_dir == mem0.memory.main.mem0_dir == str(tmp_path / world)

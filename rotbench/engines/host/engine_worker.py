@@ -7,9 +7,10 @@ and the two baselines) runs in a worker process:
 
 - per engine and run, one *engine server* is started (``python -c``, in a session of its own,
   current folder and ``HOME`` those of the run's sandbox, ``sys.path`` the run's): it imports
-  rotbench's boundary modules and the engine's factory module once, then forks one worker per
-  world on request. Starting the server is the per-run cost (about one interpreter start-up);
-  a fork per world costs milliseconds;
+  rotbench's boundary modules and the engine's factory module once (and calls the module's
+  ``preload_in_server``, when it has one, for what its engine imports only when built), then
+  forks one worker per world on request. Starting the server is the per-run cost (about one
+  interpreter start-up); a fork per world costs milliseconds;
 - each worker starts a session (its own process group), builds the engine with the factory,
   and runs every ``deposit`` / ``query`` / ``close`` the run asks for, copying each answer into
   plain data and checking it (``validate_hits``) before it is sent. Messages are JSON frames

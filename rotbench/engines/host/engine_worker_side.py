@@ -21,6 +21,7 @@ import os
 import signal
 import socket
 import struct
+import sys
 import threading
 from collections import deque
 from pathlib import Path
@@ -310,6 +311,13 @@ def run_worker(conn: Channel) -> None:
 
 # -- the engine server (a process of its own, started by ``engine_worker``) --------------------
 
+PRELOAD = "preload_in_server"
+"""A function of that name in an engine's module is called by its server once, after the
+module's import (under the same time limit) and before the first fork: what it imports is
+then in every world's worker from the start instead of imported again per world (mem0's
+adapter imports mem0 there). It must start no thread and leave nothing behind but modules."""
+
+
 def serve(ctrl_fd: int, module: str, roots: list[str] | None = None) -> None:
     """The engine server's main loop (see the module text): preload, confine writes to
     beneath ``roots`` (``rotbench.engines.host.confine``; none: unconfined), then fork a worker
@@ -347,6 +355,9 @@ def serve(ctrl_fd: int, module: str, roots: list[str] | None = None) -> None:
     ctrl.sendall(b"B")  # booted: the engine's module is imported next, under its time limit
     try:
         __import__(module)
+        preload = getattr(sys.modules[module], PRELOAD, None)
+        if callable(preload):
+            preload()
     except BaseException:  # noqa: BLE001 - the worker imports it again and reports why
         pass
     gc.freeze()

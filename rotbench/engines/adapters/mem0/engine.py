@@ -40,6 +40,7 @@ import json
 import logging
 import os
 import re
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -77,15 +78,26 @@ def mem0_user_id(user: str | None) -> str:
 
 def import_mem0(home: Path) -> Any:
     """Import mem0 with telemetry off and its home folder at ``home`` (mem0 writes a config
-    file there on import); returns the ``mem0`` module. The environment is restored after."""
+    file there on import); returns the ``mem0`` module. The environment is restored after.
+    When mem0 is imported already (the engine server's ``preload_in_server``, or an earlier
+    world in this process), it is pointed at ``home`` as a first import would point it: its
+    home folder made there and its config file written there."""
     with _IMPORT_LOCK:
         saved = {k: os.environ.get(k) for k in ("MEM0_TELEMETRY", "MEM0_DIR")}
         os.environ["MEM0_TELEMETRY"] = "False"
         os.environ["MEM0_DIR"] = str(home)
         try:
+            imported = "mem0.memory.setup" in sys.modules
             import mem0
+            import mem0.configs.base
             import mem0.memory.main
+            import mem0.memory.setup
             import mem0.memory.telemetry
+            if imported:  # what mem0's first import does with MEM0_DIR, for ``home``
+                for module in (mem0.memory.setup, mem0.memory.main, mem0.configs.base):
+                    module.mem0_dir = str(home)
+                os.makedirs(home, exist_ok=True)
+                mem0.memory.setup.setup_config()
         finally:
             for key, value in saved.items():
                 if value is None:
@@ -98,6 +110,30 @@ def import_mem0(home: Path) -> Any:
         for name in QUIET_LOGGERS:  # warnings about extras this adapter leaves out on purpose
             logging.getLogger(name).setLevel(logging.ERROR)
         return mem0
+
+
+PRELOADED = ("mem0.llms.openai", "mem0.embeddings.openai", "mem0.vector_stores.qdrant")
+"""The modules ``Memory.from_config`` imports for this adapter's providers (the OpenAI
+placeholders, qdrant's local store), with the OpenAI and HTTP clients beneath them."""
+
+
+def preload_in_server() -> None:
+    """In the engine server, once before it forks a worker per world
+    (``rotbench.engines.host.engine_worker_side.PRELOAD``): import mem0 and ``PRELOADED``, so
+    that no world's worker imports them again. mem0 writes its config file on import: here
+    into a temporary folder removed at once; each world's ``import_mem0`` then points mem0 at
+    that world's own home folder."""
+    import importlib
+    import shutil
+    import tempfile
+
+    home = Path(tempfile.mkdtemp(prefix="rotbench-mem0-preload-"))
+    try:
+        import_mem0(home)
+        for name in PRELOADED:
+            importlib.import_module(name)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
 
 
 QUIET_LOGGERS = ("mem0.utils.spacy_models", "mem0.vector_stores.qdrant")

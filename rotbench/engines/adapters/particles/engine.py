@@ -61,6 +61,26 @@ _STATUSES = {"active", "retired", "quarantined"}
 UNTRUSTED_WEB_TRUST = 0.2
 
 
+PRELOADED = ("particles.core.schema", "particles.extraction.general", "particles.config",
+             "particles.benchmark.rot.oracle", "particles.benchmark.update_gate.scripted",
+             "particles.benchmark.memory.runner", "particles.llm", "particles.embeddings",
+             "particles.ingest.pipeline", "particles.corpus.deposit",
+             "particles.store.trust_store", "particles.operations.query.main")
+"""The Particles modules this adapter imports as a world runs (with the Anthropic SDK and
+SQLAlchemy beneath them)."""
+
+
+def preload_in_server() -> None:
+    """In the engine server, once before it forks a worker per world
+    (``rotbench.engines.host.engine_worker_side.PRELOAD``): import ``PRELOADED``, so that no
+    world's worker imports Particles again. Importing them reads no setting and starts no
+    thread; each world still points Particles' settings at its own scratch folder."""
+    import importlib
+
+    for name in PRELOADED:
+        importlib.import_module(name)
+
+
 class _Embedding:
     """rotbench's embedder behind Particles' ``EmbeddingModel`` seam (unit vectors)."""
 
