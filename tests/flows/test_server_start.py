@@ -87,13 +87,10 @@ def test_a_server_that_exits_is_one_clear_error(home) -> None:
 @pytest.mark.slow
 def test_a_stopped_server_gets_none_of_the_later_events_of_this_process(
         prefect_server, tmp_path, monkeypatch) -> None:
-    """Issue 58. Prefect keeps one events queue per process for any server it is pointed
-    at, bound to the server it was pointed at when the queue started. A process pointed at a
-    temporary server that then stopped (a test fixture of the Dask tests; a Python caller
-    running a flow on its own server) kept that queue: every event of its next flows, on
-    another server, went to the stopped one and was retried for seconds each, and waiting
-    for the queue (a test's teardown: 30 s) timed out. ``stop`` now sends the queue first,
-    and the next event starts a queue on the server then in use."""
+    """Prefect keeps one events queue per process, bound to the server the process was
+    pointed at when the queue started. After a temporary server stops, the next flows of the
+    process (on another server) must not send their events to the stopped one: ``stop``
+    sends the queue first, and the next event starts a queue on the server then in use."""
     from prefect.events import emit_event
     from prefect.events.worker import EventsWorker
     from prefect.settings import PREFECT_API_URL, temporary_settings
