@@ -522,44 +522,40 @@ def _valid_as_is(data: dict[str, object]) -> bool:
     return True
 
 
-def _exact_hit(item: object) -> tuple[str, float | None, float | None,
-                                      dict[str, object] | None] | None:
-    """(text, score, similarity, provenance as a plain dict) of an exact ``Hit`` whose
-    ``__dict__`` holds its fields and nothing else, each a value of its exact built-in
-    type (a float or no score and similarity, an int or no rank, an ASCII text within
-    ``MAX_HIT_TEXT_CHARS``) and whose provenance is None or an exact ``Provenance`` alike
-    (ASCII strings within ``MAX_HIT_FIELD_CHARS``, a known status, a day in range): what
-    ``_fields`` copies and ``Hit.model_validate`` passes unchanged. None for anything else
-    (the full checks)."""
-    if type(item) is not Hit:
+def _exact_fields(item: object) -> dict[str, object] | None:
+    """What ``_fields`` gives for an exact ``Hit`` (and an exact ``Provenance`` in it) whose
+    ``__dict__`` holds its fields and nothing else, each None or of an exact built-in type,
+    without ``_fields``' per-value copy. None for anything else (``_fields`` copies it)."""
+    if type(item) is not Hit or item.__dict__.keys() != _HIT_KEYS:
         return None
-    d = item.__dict__
-    if d.keys() != _HIT_KEYS:
-        return None
-    text, rank, score, sim = d.get("text"), d.get("rank"), d.get("score"), d.get("similarity")
-    if type(text) is not str or len(text) > MAX_HIT_TEXT_CHARS or not text.isascii() \
-            or (rank is not None and type(rank) is not int) \
-            or (score is not None and type(score) is not float) \
-            or (sim is not None and type(sim) is not float):
-        return None
-    prov = d.get("provenance")
-    if prov is None:
-        return text, score, sim, None
-    if type(prov) is not Provenance:
-        return None
-    p = prov.__dict__
-    if p.keys() != _PROVENANCE_KEYS:
-        return None
-    for name in ("document_uri", "lineage", "claim_id"):
-        value = p.get(name)
-        if value is not None and (type(value) is not str or len(value) > MAX_HIT_FIELD_CHARS
-                                  or not value.isascii()):
+    data = dict(item.__dict__)
+    prov = data["provenance"]
+    if prov is not None:
+        if type(prov) is not Provenance or prov.__dict__.keys() != _PROVENANCE_KEYS:
             return None
-    day, status = p.get("day"), p.get("status")
-    if (day is not None and (type(day) is not int or not _DAY_MIN <= day <= _DAY_MAX)) \
-            or (status is not None and (type(status) is not str or status not in _STATUSES)):
+        prov = data["provenance"] = dict(prov.__dict__)
+        if any(v is not None and type(v) not in _BUILTIN for v in prov.values()):
+            return None
+    if any(v is not None and type(v) not in _BUILTIN
+           for key, v in data.items() if key != "provenance"):
         return None
-    return text, score, sim, dict(p)
+    return data
+
+
+def _checked_similarity(score: float | None, sim: float | None, where: str,
+                        fail: Callable[[str], Exception]) -> float | None:
+    """``sim`` clamped to [-1, 1] when within ``SIMILARITY_SLACK`` of it. Raises
+    ``fail(reason)`` for a score or similarity that is not finite, or a similarity further
+    outside [-1, 1]."""
+    for field, number in (("score", score), ("similarity", sim)):
+        if number is not None and not math.isfinite(number):
+            raise fail(f"malformed hit at {where}: {field} is {number!r}, not a finite number")
+    if sim is not None and abs(sim) > 1.0:
+        if abs(sim) > 1.0 + SIMILARITY_SLACK:
+            raise fail(f"malformed hit at {where}: similarity {sim!r} lies outside [-1, 1] "
+                       "(it must be a cosine)")
+        return max(-1.0, min(1.0, sim))
+    return sim
 
 
 def validate_hits(answer: object, k: int,
@@ -579,16 +575,10 @@ def validate_hits(answer: object, k: int,
                    f"hits for k={k}")
     out: list[ScoredHit] = []
     for position, item in enumerate(items, start=1):
-        fast = _exact_hit(item)
-        if fast is not None:  # all the checks below would pass it as it is
-            text, score, sim, prov = fast
-            if (score is None or math.isfinite(score)) \
-                    and (sim is None or -1.0 <= sim <= 1.0):
-                out.append(ScoredHit(rank=position, text=text, score=score, similarity=sim,
-                                     provenance=prov))
-                continue
         where = f"position {position}"
-        data = _fields(item, _HIT_FIELDS, Hit, where, fail)
+        data = _exact_fields(item)
+        if data is None:
+            data = _fields(item, _HIT_FIELDS, Hit, where, fail)
         text = data.get("text")
         problem = None if _short_ascii(text, MAX_HIT_TEXT_CHARS) \
             else _check_text(text, "text", MAX_HIT_TEXT_CHARS)
@@ -602,17 +592,8 @@ def validate_hits(answer: object, k: int,
         if problem:
             raise fail(f"malformed hit at {where}: {problem}")
         if _valid_as_is(data):  # what Hit.model_validate would give, without the copy
-            score, sim = data.get("score"), data.get("similarity")
-            for field, number in (("score", score), ("similarity", sim)):
-                if number is not None and not math.isfinite(number):
-                    raise fail(f"malformed hit at {where}: {field} is {number!r}, not a "
-                               "finite number")
-            if sim is not None and abs(sim) > 1.0:
-                if abs(sim) > 1.0 + SIMILARITY_SLACK:
-                    raise fail(f"malformed hit at {where}: similarity {sim!r} lies outside "
-                               "[-1, 1] (it must be a cosine)")
-                sim = max(-1.0, min(1.0, sim))
-            out.append(ScoredHit(rank=position, text=data["text"], score=score,
+            sim = _checked_similarity(data.get("score"), data.get("similarity"), where, fail)
+            out.append(ScoredHit(rank=position, text=data["text"], score=data.get("score"),
                                  similarity=sim, provenance=prov))
             continue
         try:
@@ -620,16 +601,8 @@ def validate_hits(answer: object, k: int,
         except ValidationError as exc:
             field, msg = first_error(exc, "hit")
             raise fail(f"malformed hit at {where}: {field}: {msg}") from None
-        for field in ("score", "similarity"):
-            number = getattr(hit, field)
-            if number is not None and not math.isfinite(number):
-                raise fail(f"malformed hit at {where}: {field} is {number!r}, not a finite "
-                           "number")
-        sim = hit.similarity
-        if sim is not None and abs(sim) > 1.0:
-            if abs(sim) > 1.0 + SIMILARITY_SLACK:
-                raise fail(f"malformed hit at {where}: similarity {sim!r} lies outside "
-                           "[-1, 1] (it must be a cosine)")
-            hit = hit.model_copy(update={"similarity": max(-1.0, min(1.0, sim))})
+        sim = _checked_similarity(hit.score, hit.similarity, where, fail)
+        if sim != hit.similarity:
+            hit = hit.model_copy(update={"similarity": sim})
         out.append(ScoredHit.from_hit(hit, rank=position))
     return out
