@@ -673,15 +673,12 @@ def write_page(reports: list[Report], html_path: Path | None, plots_dir: Path | 
                                "(--force shows them together anyway)")
     if html_path is not None:
         check_user_files("--html", [Path(html_path)], force=replace)
-    if plots is None:
-        if plots_dir is not None:  # refused before the figures are drawn (seconds)
-            check_user_files("--plots", [Path(plots_dir) / f"{name}.{ext}"
-                                         for name in plot_names(reports)
-                                         for ext in ("svg", "png")], force=replace)
-        plots = build_plots(reports, png=plots_dir is not None)
-    if plots_dir is not None:
-        check_user_files("--plots", [Path(plots_dir) / f"{p.name}.{ext}" for p in plots
+    if plots_dir is not None:  # refused before any figure is drawn (seconds)
+        names = plot_names(reports) if plots is None else [p.name for p in plots]
+        check_user_files("--plots", [Path(plots_dir) / f"{name}.{ext}" for name in names
                                      for ext in ("svg", "png")], force=replace)
+    if plots is None:
+        plots = build_plots(reports, png=plots_dir is not None)
     size = 0
     if html_path is not None:
         page = render_html(reports, plots, sources=sources, force=force).encode()

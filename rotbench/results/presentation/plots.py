@@ -27,6 +27,7 @@ deterministic (fixed id salt, no date).
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import textwrap
@@ -492,20 +493,30 @@ def build_plots(reports: list[Report], png: bool = True) -> list[Plot]:
     import matplotlib
 
     with matplotlib.rc_context(_RC):
-        drawn = [family_plot(family, metrics, reports) for family, metrics in FAMILIES.items()]
-        drawn += [heatmap_plot(reports), phrasing_plot(reports), poison_plot(reports),
-                  evidence_plot(reports)]
+        drawn = [draw() for _, draw in _plan(reports)]
         return [_render(*d, png=png) for d in drawn if d is not None]
+
+
+def _plan(reports: list[Report]) -> list[tuple[str, Callable[[], Drawn | None]]]:
+    """The figures ``build_plots`` draws for ``reports``, in page order: (its ``Plot.name``,
+    the call that draws it). A family none of the reports carries, and the evidence plot
+    without a report that has the breakdown, are left out."""
+    plan: list[tuple[str, Callable[[], Drawn | None]]] = [
+        (family_plot_name(family), functools.partial(family_plot, family, metrics, reports))
+        for family, metrics in FAMILIES.items() if _present(metrics, reports)]
+    plan += [("first-hit-heatmap", functools.partial(heatmap_plot, reports)),
+             ("phrasing", functools.partial(phrasing_plot, reports)),
+             ("poison-by-channel", functools.partial(poison_plot, reports))]
+    if _has_evidence(reports):
+        plan.append(("evidence", functools.partial(evidence_plot, reports)))
+    return plan
 
 
 def plot_names(reports: list[Report]) -> list[str]:
     """The ``Plot.name`` of every figure ``build_plots(reports)`` draws, in its order,
     known without drawing: what a page's plot files will be called, so that a file there
     that may not be replaced is refused before the figures are drawn."""
-    names = [family_plot_name(family) for family, metrics in FAMILIES.items()
-             if _present(metrics, reports)]
-    names += ["first-hit-heatmap", "phrasing", "poison-by-channel"]
-    return names + (["evidence"] if _has_evidence(reports) else [])
+    return [name for name, _ in _plan(reports)]
 
 
 def write_plots(plots: list[Plot], folder: Path, *, force: bool = False,
