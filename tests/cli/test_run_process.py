@@ -149,7 +149,8 @@ def test_a_thread_an_engine_left_running_does_not_hang_the_exit(tmp_path,
 
 
 def test_relative_output_folders_are_where_the_user_ran_it(tmp_path, prefect_server,
-                                                           bundled_vectors_on) -> None:
+                                                           bundled_vectors_on,
+                                                           monkeypatch) -> None:
     """``--cache-dir cache`` and friends are relative to the folder the user ran rotbench in,
     although the engines run in their sandbox folder: the stage files and the report land in
     the project, never under the sandbox (a fresh clone's ``make run`` once failed so). Where
@@ -158,16 +159,12 @@ def test_relative_output_folders_are_where_the_user_ran_it(tmp_path, prefect_ser
     project, home = tmp_path / "project", tmp_path / "home"
     project.mkdir()
     home.mkdir()
-    cwd = os.getcwd()
-    os.chdir(project)
-    try:
-        with on_server(prefect_server.api_url):
-            code, _, err = rotbench(
-                ["run", "--seed", "42", "--days", "30", "--cache-dir", "cache",
-                 "--reports-dir", "reports", "--db", "r.duckdb"],
-                {"HOME": str(home), "ROTBENCH_CACHE_DIR": None})
-    finally:
-        os.chdir(cwd)
+    monkeypatch.chdir(project)
+    with on_server(prefect_server.api_url):
+        code, _, err = rotbench(
+            ["run", "--seed", "42", "--days", "30", "--cache-dir", "cache",
+             "--reports-dir", "reports", "--db", "r.duckdb"],
+            {"HOME": str(home), "ROTBENCH_CACHE_DIR": None})
     assert code == 0, err[-2000:]
     assert len(list((project / "reports").glob("rot-oracle-*.json"))) == 1
     assert list((project / "cache" / "stages").glob("score-*.json"))

@@ -54,7 +54,7 @@ def on_session_server(prefect_server):
     """The module's in-process runs report to the test process's own Prefect server
     (tests/conftest.py ``prefect_server``) instead of each starting a temporary server of its
     own: for modules whose tests are about the engines, not about a run's server."""
-    from in_process import on_server
+    from tests.in_process import on_server
 
     with on_server(prefect_server.api_url):
         yield prefect_server
